@@ -1,0 +1,77 @@
+// Lint, including the import-direction rules of SPEC §1/§13: the core (stl, qp, schema, safety,
+// gate, util) imports nothing from drivers, ROS, MQTT, files or the clock.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+const platformModules = [
+  'node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'net', 'http', 'https', 'dgram', 'worker_threads',
+  'serialport', '@serialport/*', 'mqtt', 'aedes', 'ws', 'rclnodejs', '@mcap/*', '@foxglove/*',
+  '@mujoco/*', 'onnxruntime-node', 'hyparquet', 'playwright-core',
+];
+const outerLayers = [
+  '**/drivers/**', '**/cli/**', '**/runtime/**', '**/telemetry/**', '**/episode/**', '**/report/**',
+  '**/ports/**', '**/calibration/**',
+];
+const clockRules = {
+  'no-restricted-globals': ['error',
+    { name: 'performance', message: 'Core code never reads the clock: time is passed in.' },
+    { name: 'setTimeout', message: 'Core code takes no timers: time is passed in.' },
+    { name: 'setInterval', message: 'Core code takes no timers: time is passed in.' },
+    { name: 'process', message: 'Core code is platform-free.' },
+  ],
+  'no-restricted-properties': ['error',
+    { object: 'Date', property: 'now', message: 'Core code never reads the clock: time is passed in.' },
+    { object: 'Math', property: 'random', message: 'Core code takes randomness as input (seeded).' },
+  ],
+  'no-restricted-syntax': ['error',
+    { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Core code never reads the clock.' },
+  ],
+};
+const core = (dir, extraForbidden) => ({
+  files: [`src/${dir}/**/*.ts`],
+  rules: {
+    ...clockRules,
+    'no-restricted-imports': ['error', {
+      patterns: [
+        { group: platformModules, message: `src/${dir} is platform-free core: no I/O, drivers, ROS or MQTT.` },
+        { group: [...outerLayers, ...extraForbidden], message: `src/${dir} must not depend on outer layers.` },
+      ],
+    }],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'artifacts/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node }, ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'off',
+    },
+  },
+  core('util', ['**/stl/**', '**/qp/**', '**/schema/**', '**/safety/**', '**/gate/**']),
+  core('stl', ['**/qp/**', '**/schema/**', '**/safety/**', '**/gate/**']),
+  core('qp', ['**/stl/**', '**/schema/**', '**/safety/**', '**/gate/**']),
+  core('schema', ['**/qp/**', '**/gate/**', '**/safety/**']),
+  core('safety', ['**/qp/**', '**/gate/**']),
+  core('gate', []),
+  {
+    files: ['drivers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['**/src/cli/**', '**/src/runtime/**', '**/src/stl/**', '**/src/gate/**', '**/src/telemetry/**'],
+          message: 'drivers implement ports; they know nothing of STL, the gate or the CLI.',
+        }],
+      }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'bench/**/*.mjs'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);

@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import { EXIT, type Command } from '../command.js';
+import { fileCheckers } from '../checkers.js';
+
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'validate spec, clause-library and calibration files',
+  get help() {
+    return `usage: armguard check <file>...
+
+Validates each file against its schema and prints every problem with file, line and field.
+Exit code 0 when all files are valid, 1 otherwise.
+
+File kinds: ${fileCheckers.map((c) => c.kind).join(', ') || 'none yet'}
+
+examples:
+  armguard check clauses.stl
+  armguard check calibration/so101-follower1.yaml`;
+  },
+  async run(args, io) {
+    if (args.length === 0) {
+      io.err('armguard check: no file given (usage: armguard check <file>...)');
+      return EXIT.usage;
+    }
+    let failed = false;
+    for (const path of args) {
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (e) {
+        io.err(`${path}: cannot read: ${(e as Error).message}`);
+        failed = true;
+        continue;
+      }
+      const checker = fileCheckers.find((c) => c.accepts(path, text));
+      if (!checker) {
+        io.err(`${path}: unknown file kind (known: ${fileCheckers.map((c) => c.kind).join(', ') || 'none'})`);
+        failed = true;
+        continue;
+      }
+      const problems = await checker.check(path, text);
+      if (problems.length > 0) {
+        failed = true;
+        for (const p of problems) io.err(p);
+      } else {
+        io.out(`${path}: ok (${checker.describe ? checker.describe(path, text) : checker.kind})`);
+      }
+    }
+    return failed ? EXIT.failure : EXIT.ok;
+  },
+};

@@ -1,0 +1,5 @@
+import type { Command } from '../command.js';
+import { checkCommand } from './check.js';
+
+/** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
+export const commands: Command[] = [checkCommand];

@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './clock.js';
+export * from './ring-buffer.js';
+export * from './monotonic-deque.js';
+export * from './levenshtein.js';

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { parseArgs } from '../../src/cli/command.js';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
+}
+
+describe('armguard CLI', () => {
+  it('--help lists the commands', async () => {
+    const c = capture();
+    expect(await main(['--help'], c.io)).toBe(0);
+    expect(c.out.join('\n')).toMatch(/check\s+validate/);
+  });
+  it('an unknown command is a usage error', async () => {
+    const c = capture();
+    expect(await main(['frobnicate'], c.io)).toBe(2);
+    expect(c.err.join('\n')).toContain("unknown command 'frobnicate'");
+  });
+  it('check with a missing file names the file', async () => {
+    const c = capture();
+    expect(await main(['check', '/nonexistent/x.stl'], c.io)).toBe(1);
+    expect(c.err.join('\n')).toContain('/nonexistent/x.stl');
+  });
+  it('parseArgs rejects unknown options and missing values', () => {
+    expect(parseArgs(['--x'], { strings: ['y'] })).toMatchObject({ ok: false });
+    expect(parseArgs(['--y'], { strings: ['y'] })).toMatchObject({ ok: false, error: 'option --y needs a value' });
+    const r = parseArgs(['a', '--y=1', '--b', 'c'], { strings: ['y'], booleans: ['b'] });
+    expect(r).toMatchObject({ ok: true, positionals: ['a', 'c'] });
+  });
+});
