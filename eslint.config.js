@@ -1,5 +1,5 @@
 // Lint, including the import-direction rules of SPEC §1/§13: the core (stl, qp, schema, safety,
-// gate, util) imports nothing from drivers, ROS, MQTT, files or the clock.
+// gate, kinematics, util) imports nothing from drivers, ROS, MQTT, files or the clock.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -58,6 +58,7 @@ export default tseslint.config(
   core('qp', ['**/stl/**', '**/schema/**', '**/safety/**', '**/gate/**']),
   core('schema', ['**/qp/**', '**/gate/**', '**/safety/**']),
   core('safety', ['**/qp/**', '**/gate/**']),
+  core('kinematics', ['**/stl/**', '**/qp/**', '**/safety/**', '**/gate/**']),
   core('gate', []),
   {
     files: ['drivers/**/*.ts'],
