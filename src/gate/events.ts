@@ -1,0 +1,93 @@
+/**
+ * Gate states, causes and transition events (SPEC §6). Causes are a discriminated union so
+ * recorders and dashboards can switch on `kind` exhaustively.
+ */
+export type GateState = 'armed' | 'warning' | 'filtering' | 'hold';
+
+/**
+ * A driver fault as the gate sees it. Structurally a supertype of `Fault` in src/ports, which the
+ * pure core may not import (lint rule); any `Fault` can be passed where a `GateFault` is expected.
+ */
+export interface GateFault {
+  readonly kind: string;
+  readonly source: string;
+  readonly detail?: string;
+}
+
+/** Why the gate holds. */
+export type HoldCause =
+  | { kind: 'violation'; clause: string; margin: number }
+  | { kind: 'certain-violation'; clause: string; high: number }
+  | { kind: 'invalid-margin'; clause: string; value: number }
+  | { kind: 'missing-signal'; signal: string }
+  | { kind: 'stale-signal'; signal: string; age: number; maxAge: number }
+  | { kind: 'invalid-sample'; signal: string; value: number }
+  | { kind: 'clock-jump'; dt: number }
+  | { kind: 'driver-fault'; fault: GateFault }
+  | { kind: 'solver-failure'; chunkId: string; status: string }
+  | { kind: 'unsafe-chunk'; chunkId: string; detail: string }
+  | { kind: 'e-stop'; by: string }
+  | { kind: 'watchdog'; gap: number };
+
+/** Why the gate left hold or moved between the non-hold states. */
+export type ActivityCause =
+  | { kind: 'margin-warning'; clause: string; margin: number; epsilon: number }
+  | { kind: 'margins-clear' }
+  | { kind: 'filter-active'; chunkId: string }
+  | { kind: 'filter-idle'; chunkId: string }
+  | { kind: 'release'; by: string };
+
+export type GateCause = HoldCause | ActivityCause;
+
+export interface GateEvent {
+  readonly t: number;
+  readonly from: GateState;
+  readonly to: GateState;
+  readonly cause: GateCause;
+}
+
+export type GateListener = (event: GateEvent) => void;
+
+/** One line a person can read, e.g. for the hold command's reason and logs. */
+export function describeCause(c: GateCause): string {
+  switch (c.kind) {
+    case 'violation':
+      return `clause ${c.clause} violated (normalised margin ${fmt(c.margin)})`;
+    case 'certain-violation':
+      return `clause ${c.clause} certain to be violated (upper bound ${fmt(c.high)})`;
+    case 'invalid-margin':
+      return `clause ${c.clause} robustness is not a number (${c.value})`;
+    case 'missing-signal':
+      return `required signal ${c.signal} missing`;
+    case 'stale-signal':
+      return `signal ${c.signal} stale (age ${fmt(c.age)} s > max ${c.maxAge} s)`;
+    case 'invalid-sample':
+      return `signal ${c.signal} has an invalid sample (${c.value})`;
+    case 'clock-jump':
+      return `clock jump of ${fmt(c.dt)} s between steps`;
+    case 'driver-fault':
+      return `driver fault ${c.fault.kind} from ${c.fault.source}${c.fault.detail ? `: ${c.fault.detail}` : ''}`;
+    case 'solver-failure':
+      return `CBF solve for chunk ${c.chunkId} failed (${c.status})`;
+    case 'unsafe-chunk':
+      return `chunk ${c.chunkId} cannot be made safe: ${c.detail}`;
+    case 'e-stop':
+      return `e-stop from ${c.by}`;
+    case 'watchdog':
+      return `no fresh samples for ${fmt(c.gap)} s (watchdog)`;
+    case 'margin-warning':
+      return `clause ${c.clause} inside its soft band (${fmt(c.margin)} < ε ${c.epsilon})`;
+    case 'margins-clear':
+      return 'all margins outside their soft bands';
+    case 'filter-active':
+      return `CBF modified chunk ${c.chunkId}`;
+    case 'filter-idle':
+      return `chunk ${c.chunkId} executed unmodified`;
+    case 'release':
+      return `released by ${c.by}`;
+  }
+}
+
+function fmt(x: number): string {
+  return Number.isFinite(x) ? x.toPrecision(4) : String(x);
+}

@@ -1,0 +1,256 @@
+/**
+ * The gate state machine (SPEC §6): armed → warning → filtering → hold. Pure: every input carries
+ * its time. `evaluate` runs once per sample and allocates nothing unless the state changes.
+ * Hold latches; `release` needs an authorised operator and is refused while any cause persists.
+ */
+import { SIGNALS, Validity } from '../schema/signals.js';
+import type { SignalFrame } from '../schema/signals.js';
+import type { ClauseMargins } from './margins.js';
+import type { GateCause, GateEvent, GateFault, GateListener, GateState, HoldCause } from './events.js';
+import { describeCause } from './events.js';
+
+export interface GateConfig {
+  /** Indices into SIGNALS the active clauses need; missing/stale/invalid ones hold the gate. */
+  readonly requiredSignals: readonly number[];
+  /** Per-signal max age override (s), indexed like SIGNALS; default SIGNALS[i].maxAge. */
+  readonly maxAge?: readonly number[];
+  /** A forward step larger than this (s) between evaluations is a clock jump. */
+  readonly maxStepGap: number;
+  /** A driver fault persists (blocks release) until this long (s) after its last report. */
+  readonly faultQuietPeriod: number;
+}
+
+export const DEFAULT_GATE_CONFIG: GateConfig = {
+  requiredSignals: [],
+  maxStepGap: 0.5,
+  faultQuietPeriod: 1.0,
+};
+
+export type ReleaseResult = { ok: true } | { ok: false; reason: string };
+
+/** The per-sample condition found by the last evaluation, kept as scalars (no allocation). */
+const enum Block {
+  None,
+  ClockJump,
+  Missing,
+  Stale,
+  Invalid,
+  MarginNaN,
+  Violation,
+  Certain,
+}
+
+export class Gate {
+  private st: GateState = 'armed';
+  private readonly listeners: GateListener[] = [];
+  private readonly maxAge: Float64Array;
+  private lastT = NaN;
+  private inBand = false;
+  private filterActive = false;
+  private cause: HoldCause | null = null;
+  // Persisting conditions, refreshed by evaluate / the external inputs.
+  private block: Block = Block.None;
+  private blockIndex = -1;
+  private blockValue = 0;
+  private eStopBy: string | null = null;
+  private watchdogGap = 0;
+  private watchdogExpired = false;
+  private lastFault: GateFault | null = null;
+  private lastFaultT = -Infinity;
+  private lastMargins: ClauseMargins | null = null;
+
+  constructor(private readonly config: GateConfig = DEFAULT_GATE_CONFIG) {
+    this.maxAge = new Float64Array(SIGNALS.length);
+    for (let i = 0; i < SIGNALS.length; i++) this.maxAge[i] = config.maxAge?.[i] ?? SIGNALS[i]?.maxAge ?? 0;
+  }
+
+  get state(): GateState {
+    return this.st;
+  }
+  /** Why the gate is holding (null unless in hold). */
+  get holdCause(): HoldCause | null {
+    return this.cause;
+  }
+  get holding(): boolean {
+    return this.st === 'hold';
+  }
+
+  onEvent(listener: GateListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** One sample: clock, required signals, clause margins. Returns the state after it. */
+  evaluate(t: number, margins: ClauseMargins, frame: SignalFrame | null): GateState {
+    this.block = Block.None;
+    this.lastMargins = margins;
+    const dt = t - this.lastT;
+    if (!Number.isFinite(t) || (this.lastT === this.lastT && !(dt >= 0 && dt <= this.config.maxStepGap))) {
+      this.setBlock(Block.ClockJump, -1, Number.isFinite(dt) ? dt : NaN);
+    }
+    if (Number.isFinite(t)) this.lastT = t;
+    if (frame !== null) this.checkSignals(t, frame);
+    let bandClause = -1;
+    for (let i = 0; i < margins.count; i++) {
+      const m = margins.margin(i);
+      const lo = margins.low(i);
+      const hi = margins.high(i);
+      if (m !== m || lo !== lo || hi !== hi) this.setBlock(Block.MarginNaN, i, m !== m ? m : hi !== hi ? hi : lo);
+      else if (m < 0) this.setBlock(Block.Violation, i, m);
+      else if (hi < 0) this.setBlock(Block.Certain, i, hi);
+      else if (bandClause < 0 && (m < margins.epsilon(i) || lo < margins.epsilon(i))) bandClause = i;
+    }
+    if (this.st === 'hold') return this.st;
+    if (this.block !== Block.None) {
+      this.enterHold(t, this.blockCause(margins));
+      return this.st;
+    }
+    const wasInBand = this.inBand;
+    this.inBand = bandClause >= 0;
+    if (this.inBand !== wasInBand || this.st !== this.activityState()) {
+      const cause: GateCause = this.inBand
+        ? {
+            kind: 'margin-warning',
+            clause: margins.name(bandClause),
+            margin: Math.min(margins.margin(bandClause), margins.low(bandClause)),
+            epsilon: margins.epsilon(bandClause),
+          }
+        : { kind: 'margins-clear' };
+      this.moveTo(t, this.activityState(), cause);
+    }
+    return this.st;
+  }
+
+  /** A driver reported a fault: hold. The fault persists for `faultQuietPeriod` after its last report. */
+  fault(t: number, fault: GateFault): void {
+    this.lastFault = fault;
+    this.lastFaultT = t;
+    this.enterHold(t, { kind: 'driver-fault', fault });
+  }
+
+  eStop(t: number, by: string): void {
+    this.eStopBy = by;
+    this.enterHold(t, { kind: 'e-stop', by });
+  }
+  /** The e-stop input was released (button pulled out / remote e-stop cleared). The gate stays in hold. */
+  eStopCleared(): void {
+    this.eStopBy = null;
+  }
+
+  /** The source watchdog expired: no fresh sample for `gap` seconds. */
+  watchdogExpiredAt(t: number, gap: number): void {
+    this.watchdogExpired = true;
+    this.watchdogGap = gap;
+    if (this.st !== 'hold') this.enterHold(t, { kind: 'watchdog', gap });
+  }
+  /** Fresh samples arrive again. */
+  watchdogFed(): void {
+    this.watchdogExpired = false;
+  }
+
+  /** The CBF solve failed (infeasible, iteration/time cap, numerical): hold. */
+  solverFailed(t: number, chunkId: string, status: string): void {
+    this.enterHold(t, { kind: 'solver-failure', chunkId, status });
+  }
+  /** The filter found no safe modification (h < 0 after re-check, slack beyond tolerance): hold. */
+  unsafeChunk(t: number, chunkId: string, detail: string): void {
+    this.enterHold(t, { kind: 'unsafe-chunk', chunkId, detail });
+  }
+  /** A chunk was executed: `modified` says whether the CBF changed it (→ filtering) or not. */
+  chunkExecuted(t: number, chunkId: string, modified: boolean): void {
+    if (this.st === 'hold' || modified === this.filterActive) return;
+    this.filterActive = modified;
+    this.moveTo(t, this.activityState(), modified ? { kind: 'filter-active', chunkId } : { kind: 'filter-idle', chunkId });
+  }
+
+  /** Operator release. Refused unless authorised and no hold cause persists at time `t`. */
+  release(t: number, request: { by: string; authorised: boolean }): ReleaseResult {
+    if (this.st !== 'hold') return { ok: false, reason: 'gate is not holding' };
+    if (!request.authorised) return { ok: false, reason: `release by ${request.by} refused: not authorised` };
+    const persisting = this.persistingReason(t);
+    if (persisting !== null) return { ok: false, reason: `release refused: cause persists: ${persisting}` };
+    this.cause = null;
+    this.inBand = false;
+    this.filterActive = false;
+    this.moveTo(t, 'armed', { kind: 'release', by: request.by });
+    return { ok: true };
+  }
+
+  /** What would keep the gate in hold now, or null. */
+  persistingReason(t: number): string | null {
+    if (this.eStopBy !== null) return describeCause({ kind: 'e-stop', by: this.eStopBy });
+    if (this.watchdogExpired) return describeCause({ kind: 'watchdog', gap: this.watchdogGap });
+    if (this.lastFault !== null && t - this.lastFaultT < this.config.faultQuietPeriod) {
+      return describeCause({ kind: 'driver-fault', fault: this.lastFault });
+    }
+    if (this.block !== Block.None) return describeCause(this.blockCause(this.lastMargins));
+    if (this.lastT !== this.lastT) return 'no sample evaluated yet';
+    return null;
+  }
+
+  private checkSignals(t: number, frame: SignalFrame): void {
+    const req = this.config.requiredSignals;
+    for (let k = 0; k < req.length; k++) {
+      const i = req[k] ?? -1;
+      const v = frame.validity[i];
+      if (v === Validity.Missing) this.setBlock(Block.Missing, i, NaN);
+      else if (v === Validity.Invalid) this.setBlock(Block.Invalid, i, frame.values[i] ?? NaN);
+      else {
+        const age = frame.age(i, t);
+        if (!(age <= (this.maxAge[i] ?? 0))) this.setBlock(Block.Stale, i, age);
+      }
+    }
+  }
+
+  /** Keep the first condition found: it is the one reported. */
+  private setBlock(b: Block, index: number, value: number): void {
+    if (this.block !== Block.None) return;
+    this.block = b;
+    this.blockIndex = index;
+    this.blockValue = value;
+  }
+
+  private blockCause(margins: ClauseMargins | null): HoldCause {
+    const i = this.blockIndex;
+    const signal = SIGNALS[i]?.name ?? `signal#${i}`;
+    const clause = margins ? margins.name(i) : `clause#${i}`;
+    switch (this.block) {
+      case Block.ClockJump:
+        return { kind: 'clock-jump', dt: this.blockValue };
+      case Block.Missing:
+        return { kind: 'missing-signal', signal };
+      case Block.Stale:
+        return { kind: 'stale-signal', signal, age: this.blockValue, maxAge: this.maxAge[i] ?? 0 };
+      case Block.Invalid:
+        return { kind: 'invalid-sample', signal, value: this.blockValue };
+      case Block.MarginNaN:
+        return { kind: 'invalid-margin', clause, value: this.blockValue };
+      case Block.Violation:
+        return { kind: 'violation', clause, margin: this.blockValue };
+      case Block.Certain:
+      case Block.None:
+        return { kind: 'certain-violation', clause, high: this.blockValue };
+    }
+  }
+
+  private activityState(): GateState {
+    return this.filterActive ? 'filtering' : this.inBand ? 'warning' : 'armed';
+  }
+
+  private enterHold(t: number, cause: HoldCause): void {
+    if (this.st === 'hold') return;
+    this.cause = cause;
+    this.moveTo(t, 'hold', cause);
+  }
+
+  private moveTo(t: number, to: GateState, cause: GateCause): void {
+    const from = this.st;
+    if (from === to) return;
+    this.st = to;
+    const event: GateEvent = { t, from, to, cause };
+    for (let i = 0; i < this.listeners.length; i++) this.listeners[i]?.(event);
+  }
+}
