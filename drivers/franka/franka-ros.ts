@@ -1,0 +1,104 @@
+/**
+ * Franka over ROS 2: a SignalSource fed by franka_robot_state_broadcaster and the gripper's joint
+ * states, a JointStateSource, and a CommandSink that forwards checked chunks to the trajectory
+ * controller and holds it. QoS: the robot-state topic is reliable; gripper joint states are a
+ * sensor stream (best effort matches both reliable and best-effort publishers).
+ */
+import { SignalFrame } from '../../src/schema/signals.js';
+import type { CommandSink, Fault, FaultListener, JointChunk, JointStateSource, SignalSource } from '../../src/ports/index.js';
+import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosNode, type RosPublisher } from '../ros2/interface.js';
+import { stampSeconds, toStamp, type Header, type JointState, type JointTrajectory } from '../ros2/messages.js';
+import { chunkToTrajectory, holdTrajectory } from '../ros2/trajectory.js';
+import { FrankaMapping } from './mapping.js';
+import { FRANKA_TOPICS, FRANKA_TYPES, type FrankaRobotState } from './messages.js';
+
+export interface FrankaRosOptions {
+  robotStateTopic?: string;
+  gripperTopic?: string;
+  /** Where checked chunks go (the controller's topic, remapped in launch files). */
+  controllerTopic?: string;
+  jointNames?: readonly string[];
+}
+
+export const FR3_JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'] as const;
+
+export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
+  readonly name = 'franka';
+  readonly joints: number;
+  private readonly latest = new SignalFrame();
+  private readonly positions: Float64Array;
+  private positionStamp = NaN;
+  private readonly listeners: FaultListener[] = [];
+  private readonly trajectoryPub: RosPublisher<JointTrajectory>;
+  private readonly heartbeatPub: RosPublisher<Header>;
+  private readonly jointNames: readonly string[];
+  /** Messages received per topic (diagnostics). */
+  readonly counts = { robotState: 0, gripper: 0 };
+
+  constructor(
+    private readonly node: RosNode,
+    readonly mapping: FrankaMapping = new FrankaMapping(),
+    options: FrankaRosOptions = {},
+  ) {
+    this.jointNames = options.jointNames ?? FR3_JOINTS;
+    this.joints = this.jointNames.length;
+    this.positions = new Float64Array(this.joints);
+    node.createSubscription<FrankaRobotState>(
+      FRANKA_TYPES.robotState,
+      options.robotStateTopic ?? FRANKA_TOPICS.robotState,
+      QOS_RELIABLE,
+      (m) => this.onState(m),
+    );
+    node.createSubscription<JointState>(FRANKA_TYPES.jointState, options.gripperTopic ?? FRANKA_TOPICS.gripperJointStates, QOS_SENSOR_DATA, (m) => {
+      this.counts.gripper++;
+      this.mapping.applyGripper(m, this.latest);
+    });
+    this.trajectoryPub = node.createPublisher<JointTrajectory>(
+      'trajectory_msgs/msg/JointTrajectory',
+      options.controllerTopic ?? FRANKA_TOPICS.controllerTrajectory,
+      QOS_RELIABLE,
+    );
+    this.heartbeatPub = node.createPublisher<Header>('std_msgs/msg/Header', '/armguard/heartbeat', QOS_SENSOR_DATA);
+  }
+
+  private onState(m: FrankaRobotState): void {
+    this.counts.robotState++;
+    try {
+      this.mapping.applyState(m, this.latest, (f) => this.emit(f));
+      const q = m.measured_joint_state.position;
+      if (q.length === this.joints) {
+        for (let i = 0; i < this.joints; i++) this.positions[i] = q[i] ?? NaN;
+        this.positionStamp = stampSeconds(m.header.stamp);
+      }
+    } catch {
+      // A message missing fields (wrong type on the topic) must become a fault, never a throw.
+      this.emit({ kind: 'invalid-sample', source: this.name, signal: 'robot_state', value: NaN });
+    }
+  }
+
+  private emit(f: Fault): void {
+    const t = this.positionStamp;
+    for (const l of this.listeners) l(f, t);
+  }
+
+  poll(frame: SignalFrame, _now: number): void {
+    frame.copyFrom(this.latest);
+  }
+  readPositions(out: Float64Array): number {
+    out.set(this.positions);
+    return this.positionStamp;
+  }
+  execute(chunk: JointChunk, _now: number): void {
+    this.trajectoryPub.publish(chunkToTrajectory(chunk, this.jointNames));
+  }
+  hold(now: number, _reason: string): void {
+    this.trajectoryPub.publish(holdTrajectory(this.jointNames, now));
+  }
+  /** Published on /armguard/heartbeat for an external watchdog (libfranka itself stops on a missed 1 ms cycle). */
+  heartbeat(now: number): void {
+    this.heartbeatPub.publish({ stamp: toStamp(now), frame_id: 'armguard' });
+  }
+  onFault(listener: FaultListener): void {
+    this.listeners.push(listener);
+  }
+}

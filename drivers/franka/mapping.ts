@@ -1,0 +1,172 @@
+/**
+ * Franka → signal schema (SPEC §2, §5; hardware-facts §A). Pure: typed messages in, a SignalFrame
+ * and typed faults out; no ROS, no clock.
+ *
+ * - max_joint_torque: max_i |tau_J_i| · (87 / limit_i). Joints 5–7 are limited to 12 N·m and 1–4
+ *   to 87 N·m; scaling each joint onto the 87 N·m scale lets one clause threshold (SPEC §3, 87 N·m)
+ *   fire when ANY joint reaches its own limit. The unscaled per-joint ratios are kept as well.
+ * - contact forces: |o_f_ext_hat_k.force| (base frame). While the gripper holds an object the
+ *   estimate is attributed to the held target (target_furniture_contact_force), otherwise to the arm
+ *   (arm_furniture_contact_force); contact_force_max is the max of the two. A wrench estimator gives
+ *   a resultant, not per-pair forces (seeds/000 App. G): attribution is an approximation.
+ * - obj_above_table / target_obj_tilt_world_deg: while the grasp holds, from o_t_ee (FK-free),
+ *   relative to the end-effector pose when the grasp closed (rigid grasp transform).
+ * - gripper_contact: finger width inside the configured grasp band, with hysteresis.
+ * - robot_mode REFLEX / USER_STOPPED / AUTOMATIC_ERROR_RECOVERY and any safety error flag → a
+ *   `robot-mode` fault (the gate holds).
+ */
+import { signalIndex, type SignalFrame } from '../../src/schema/signals.js';
+import type { Fault } from '../../src/ports/index.js';
+import { stampSeconds, type JointState } from '../ros2/messages.js';
+import { angleDeg, bodyZ } from '../tracking/pose-math.js';
+import { ROBOT_MODE, ROBOT_MODE_NAMES, type FrankaRobotState } from './messages.js';
+
+export interface FrankaMappingConfig {
+  /** Per-joint torque limits, N·m (FR3 and Panda: 87 ×4, 12 ×3). */
+  tauLimits: readonly number[];
+  /** The clause scale the per-joint ratios are mapped onto, N·m (SPEC §3: 87). */
+  torqueScale: number;
+  gripper: {
+    /** Width below which nothing can be held (fingers closed on nothing), m. */
+    closedWidth: number;
+    /** Width above which the gripper is open (not holding), m. */
+    openWidth: number;
+    /** Hysteresis on both edges, m. */
+    hysteresis: number;
+  };
+  source: string;
+}
+
+export const FR3_MAPPING: FrankaMappingConfig = {
+  tauLimits: [87, 87, 87, 87, 12, 12, 12],
+  torqueScale: 87,
+  gripper: { closedWidth: 0.002, openWidth: 0.075, hysteresis: 0.001 },
+  source: 'franka',
+};
+
+/** Error flags of franka_msgs/Errors that mean the robot stopped or refused motion. */
+export const SAFETY_ERROR_FLAGS = [
+  'joint_reflex',
+  'cartesian_reflex',
+  'joint_position_limits_violation',
+  'cartesian_position_limits_violation',
+  'self_collision_avoidance_violation',
+  'joint_velocity_violation',
+  'cartesian_velocity_violation',
+  'force_control_safety_violation',
+  'power_limit_violation',
+  'tau_j_range_violation',
+  'instability_detected',
+  'communication_constraints_violation',
+] as const;
+
+const I = {
+  torque: signalIndex('max_joint_torque') ?? -1,
+  arm: signalIndex('arm_furniture_contact_force') ?? -1,
+  target: signalIndex('target_furniture_contact_force') ?? -1,
+  max: signalIndex('contact_force_max') ?? -1,
+  grip: signalIndex('gripper_contact') ?? -1,
+  height: signalIndex('obj_above_table') ?? -1,
+  tilt: signalIndex('target_obj_tilt_world_deg') ?? -1,
+};
+
+export class FrankaMapping {
+  private holding = false;
+  private gripperStamp = -Infinity;
+  private graspZ = NaN;
+  private readonly graspUp = new Float64Array(3);
+  private readonly up = new Float64Array(3);
+  /** Per-joint |tau_J_i| / limit_i of the latest state (diagnostic). */
+  readonly torqueRatios: Float64Array;
+  private lastMode = -1;
+  private readonly activeErrors = new Set<string>();
+
+  constructor(readonly config: FrankaMappingConfig = FR3_MAPPING) {
+    this.torqueRatios = new Float64Array(config.tauLimits.length);
+  }
+
+  get isHolding(): boolean {
+    return this.holding;
+  }
+
+  /** Gripper finger joint states (two fingers, each at width/2). */
+  applyGripper(js: JointState, frame: SignalFrame): void {
+    const t = stampSeconds(js.header.stamp);
+    let width = 0;
+    for (const p of js.position) width += p;
+    if (!Number.isFinite(width) || js.position.length === 0) {
+      frame.set(I.grip, NaN, t, this.config.source);
+      return;
+    }
+    const g = this.config.gripper;
+    const inBand = this.holding
+      ? width > g.closedWidth - g.hysteresis && width < g.openWidth + g.hysteresis
+      : width > g.closedWidth + g.hysteresis && width < g.openWidth - g.hysteresis;
+    if (inBand && !this.holding) this.graspZ = NaN; // re-anchor the rigid-grasp pose on the next state
+    this.holding = inBand;
+    this.gripperStamp = t;
+    frame.set(I.grip, inBand ? 1 : 0, t, this.config.source);
+  }
+
+  /**
+   * Map one FrankaRobotState. Faults (robot mode, safety errors, malformed message) go to `onFault`;
+   * the function never throws.
+   */
+  applyState(s: FrankaRobotState, frame: SignalFrame, onFault: (f: Fault) => void): void {
+    const t = stampSeconds(s.header.stamp);
+    const src = this.config.source;
+    const tau = s.measured_joint_state.effort;
+    const limits = this.config.tauLimits;
+    if (tau.length !== limits.length) {
+      frame.set(I.torque, NaN, t, src);
+      onFault({ kind: 'invalid-sample', source: src, signal: 'max_joint_torque', value: tau.length });
+    } else {
+      let m = 0;
+      for (let i = 0; i < limits.length; i++) {
+        const ratio = Math.abs(tau[i] ?? NaN) / (limits[i] ?? NaN);
+        this.torqueRatios[i] = ratio;
+        m = ratio > m || Number.isNaN(ratio) ? ratio : m;
+      }
+      frame.set(I.torque, m * this.config.torqueScale, t, src);
+    }
+
+    const f = s.o_f_ext_hat_k.wrench.force;
+    const force = Math.hypot(f.x, f.y, f.z);
+    const holding = this.holding && t - this.gripperStamp < 1;
+    frame.set(I.arm, holding ? 0 : force, t, src);
+    frame.set(I.target, holding ? force : 0, t, src);
+    frame.set(I.max, force, t, src);
+
+    const p = s.o_t_ee.pose;
+    if (holding) {
+      bodyZ(p.orientation, this.up);
+      if (Number.isNaN(this.graspZ)) {
+        this.graspZ = p.position.z;
+        this.graspUp.set(this.up);
+      }
+      frame.set(I.height, p.position.z - this.graspZ, t, src);
+      frame.set(I.tilt, angleDeg(this.graspUp, this.up), t, src);
+    } else {
+      frame.set(I.height, 0, t, src);
+      frame.set(I.tilt, 0, t, src);
+    }
+
+    this.checkMode(s, onFault);
+  }
+
+  private checkMode(s: FrankaRobotState, onFault: (f: Fault) => void): void {
+    const src = this.config.source;
+    const mode = s.robot_mode;
+    const stopped = mode === ROBOT_MODE.REFLEX || mode === ROBOT_MODE.USER_STOPPED || mode === ROBOT_MODE.AUTOMATIC_ERROR_RECOVERY;
+    if (stopped && mode !== this.lastMode) {
+      onFault({ kind: 'robot-mode', source: src, mode: ROBOT_MODE_NAMES[mode] ?? `mode ${mode}` });
+    }
+    this.lastMode = mode;
+    for (const flag of SAFETY_ERROR_FLAGS) {
+      const on = s.current_errors[flag] === true;
+      if (on && !this.activeErrors.has(flag)) onFault({ kind: 'robot-mode', source: src, mode: `error:${flag}` });
+      if (on) this.activeErrors.add(flag);
+      else this.activeErrors.delete(flag);
+    }
+  }
+}

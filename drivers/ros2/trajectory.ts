@@ -1,0 +1,70 @@
+/**
+ * JointChunk ↔ trajectory_msgs/JointTrajectory (SPEC §7). A chunk of H steps becomes H points at
+ * time_from_start = (k+1)·dt; an incoming trajectory is validated (joint names, sizes, finite
+ * values, uniform strictly increasing times) and converted, or rejected with a reason.
+ */
+import type { JointChunk } from '../../src/ports/index.js';
+import { toStamp, type JointTrajectory } from './messages.js';
+
+export function chunkToTrajectory(chunk: JointChunk, jointNames: readonly string[], frameId = ''): JointTrajectory {
+  const points = [];
+  for (let k = 0; k < chunk.horizon; k++) {
+    points.push({
+      positions: Array.from(chunk.targets.subarray(k * chunk.joints, (k + 1) * chunk.joints)),
+      velocities: [],
+      accelerations: [],
+      effort: [],
+      time_from_start: toStamp((k + 1) * chunk.dt),
+    });
+  }
+  return { header: { stamp: toStamp(chunk.stamp), frame_id: frameId }, joint_names: [...jointNames], points };
+}
+
+/** The trajectory that makes a JointTrajectoryController hold its current position (empty points). */
+export function holdTrajectory(jointNames: readonly string[], stamp: number): JointTrajectory {
+  return { header: { stamp: toStamp(stamp), frame_id: '' }, joint_names: [...jointNames], points: [] };
+}
+
+export type TrajectoryParse = { ok: true; chunk: JointChunk } | { ok: false; reason: string };
+
+/**
+ * Convert a proposed trajectory into a chunk in `jointNames` order. `id` is taken from
+ * header.frame_id when it is not empty (the policy's chunk id), else from the stamp.
+ */
+export function trajectoryToChunk(msg: JointTrajectory, jointNames: readonly string[]): TrajectoryParse {
+  const n = jointNames.length;
+  if (!Array.isArray(msg.joint_names) || !Array.isArray(msg.points)) return { ok: false, reason: 'joint_names and points must be arrays' };
+  if (msg.points.length === 0) return { ok: false, reason: 'trajectory has no points' };
+  const order: number[] = [];
+  for (const name of jointNames) {
+    const i = msg.joint_names.indexOf(name);
+    if (i < 0) return { ok: false, reason: `joint '${name}' missing from joint_names [${msg.joint_names.join(', ')}]` };
+    order.push(i);
+  }
+  if (msg.joint_names.length !== n) return { ok: false, reason: `expected ${n} joints, got ${msg.joint_names.length}` };
+  const H = msg.points.length;
+  const targets = new Float64Array(H * n);
+  let prevT = 0;
+  let dt = NaN;
+  for (let k = 0; k < H; k++) {
+    const p = msg.points[k];
+    if (!p || !Array.isArray(p.positions) || p.positions.length !== n) {
+      return { ok: false, reason: `points[${k}].positions must have ${n} values` };
+    }
+    const t = (p.time_from_start?.sec ?? NaN) + (p.time_from_start?.nanosec ?? NaN) * 1e-9;
+    if (!(t > prevT)) return { ok: false, reason: `points[${k}].time_from_start must increase (got ${t} after ${prevT})` };
+    const step = t - prevT;
+    if (k === 0) dt = step;
+    else if (Math.abs(step - dt) > 1e-6) return { ok: false, reason: `points[${k}] breaks the uniform step ${dt} s (step ${step} s)` };
+    prevT = t;
+    for (let j = 0; j < n; j++) {
+      const v = p.positions[order[j] ?? -1];
+      if (typeof v !== 'number' || !Number.isFinite(v)) return { ok: false, reason: `points[${k}].positions has a non-finite value for '${jointNames[j]}'` };
+      targets[k * n + j] = v;
+    }
+  }
+  const stamp = (msg.header?.stamp?.sec ?? NaN) + (msg.header?.stamp?.nanosec ?? NaN) * 1e-9;
+  if (!Number.isFinite(stamp)) return { ok: false, reason: 'header.stamp is missing or not finite' };
+  const id = msg.header.frame_id !== '' ? msg.header.frame_id : `traj-${msg.header.stamp.sec}.${msg.header.stamp.nanosec}`;
+  return { ok: true, chunk: { id, stamp, horizon: H, joints: n, dt, targets } };
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { SignalFrame, Validity, signalIndex } from '../../../src/schema/signals.js';
+import type { Fault } from '../../../src/ports/index.js';
+import { FrankaMapping } from '../../../drivers/franka/mapping.js';
+import { ROBOT_MODE } from '../../../drivers/franka/messages.js';
+import { gripperState, robotState } from './fixtures.js';
+
+function map(states: ReturnType<typeof robotState>[], gripper?: number) {
+  const m = new FrankaMapping();
+  const frame = new SignalFrame();
+  const faults: Fault[] = [];
+  if (gripper !== undefined) m.applyGripper(gripperState(0, gripper), frame);
+  for (const s of states) m.applyState(s, frame, (f) => faults.push(f));
+  return { m, frame, faults };
+}
+
+describe('Franka mapping: joint torque against per-joint limits', () => {
+  it('a wrist joint at its own 12 N·m limit reads as 87 on the clause scale', () => {
+    const { frame } = map([robotState(0, { tau: [10, 0, 0, 0, 0, 12, 0] })]);
+    expect(frame.get('max_joint_torque')).toBeCloseTo(87, 12);
+  });
+  it('a shoulder joint at 43.5 N·m reads 43.5 (half its 87 N·m limit)', () => {
+    const { frame, m } = map([robotState(0, { tau: [0, -43.5, 0, 0, 3, 0, 0] })]);
+    expect(frame.get('max_joint_torque')).toBeCloseTo(43.5, 12);
+    expect(m.torqueRatios[1]).toBeCloseTo(0.5, 12);
+    expect(m.torqueRatios[4]).toBeCloseTo(0.25, 12);
+  });
+  it('equals max_i |tau_i|·87/limit_i on random torques (independent recomputation)', () => {
+    const limits = [87, 87, 87, 87, 12, 12, 12];
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: 7, maxLength: 7 }), (tau) => {
+        const { frame } = map([robotState(1, { tau })]);
+        const expected = Math.max(...tau.map((x, i) => (Math.abs(x) * 87) / limits[i]!));
+        expect(frame.get('max_joint_torque')).toBeCloseTo(expected, 9);
+      }),
+    );
+  });
+  it('a torque vector of the wrong length is an invalid sample and a fault, not a number', () => {
+    const { frame, faults } = map([robotState(0, { tau: [1, 2, 3] })]);
+    expect(Number.isNaN(frame.get('max_joint_torque'))).toBe(true);
+    expect(faults).toMatchObject([{ kind: 'invalid-sample', signal: 'max_joint_torque' }]);
+  });
+  it('a NaN torque propagates as invalid (never silently below the threshold)', () => {
+    const { frame } = map([robotState(0, { tau: [NaN, 0, 0, 0, 0, 0, 0] })]);
+    expect(Number.isNaN(frame.get('max_joint_torque'))).toBe(true);
+    expect(frame.validity[signalIndex('max_joint_torque')!]).toBe(Validity.Invalid);
+  });
+});
+
+describe('Franka mapping: contact forces', () => {
+  it('attributes the external force to the arm when not holding', () => {
+    const { frame } = map([robotState(0, { force: [3, 4, 12] })]);
+    expect(frame.get('arm_furniture_contact_force')).toBeCloseTo(13, 12);
+    expect(frame.get('target_furniture_contact_force')).toBe(0);
+    expect(frame.get('contact_force_max')).toBeCloseTo(13, 12);
+  });
+  it('attributes it to the held target while the gripper holds', () => {
+    const { frame } = map([robotState(0.1, { force: [0, 0, 50] })], 0.04);
+    expect(frame.get('gripper_contact')).toBe(1);
+    expect(frame.get('target_furniture_contact_force')).toBeCloseTo(50, 12);
+    expect(frame.get('arm_furniture_contact_force')).toBe(0);
+  });
+});
+
+describe('Franka mapping: held object from o_t_ee while the grasp is rigid', () => {
+  it('height and tilt are measured from the pose when the grasp closed', () => {
+    const s = Math.sin(Math.PI / 12); // 30° about x → half-angle 15°
+    const c = Math.cos(Math.PI / 12);
+    const { frame } = map(
+      [robotState(0.1, { pos: [0.4, 0, 0.2] }), robotState(0.2, { pos: [0.4, 0, 0.35], quat: { x: s, y: 0, z: 0, w: c } })],
+      0.04,
+    );
+    expect(frame.get('obj_above_table')).toBeCloseTo(0.15, 12);
+    expect(frame.get('target_obj_tilt_world_deg')).toBeCloseTo(30, 9);
+  });
+  it('gripper width bands with hysteresis', () => {
+    const m = new FrankaMapping();
+    const f = new SignalFrame();
+    const seq = [0.08, 0.074, 0.073, 0.0755, 0.0762, 0.0025, 0.0019];
+    const out = seq.map((w, i) => (m.applyGripper(gripperState(i, w), f), f.get('gripper_contact')));
+    expect(out).toEqual([0, 0, 1, 1, 0, 0, 0]);
+  });
+});
+
+describe('Franka mapping: robot mode and errors', () => {
+  it('REFLEX and USER_STOPPED raise one robot-mode fault each on entry', () => {
+    const { faults } = map([
+      robotState(0, { mode: ROBOT_MODE.MOVE }),
+      robotState(0.001, { mode: ROBOT_MODE.REFLEX }),
+      robotState(0.002, { mode: ROBOT_MODE.REFLEX }),
+      robotState(0.003, { mode: ROBOT_MODE.IDLE }),
+      robotState(0.004, { mode: ROBOT_MODE.USER_STOPPED }),
+    ]);
+    expect(faults).toEqual([
+      { kind: 'robot-mode', source: 'franka', mode: 'REFLEX' },
+      { kind: 'robot-mode', source: 'franka', mode: 'USER_STOPPED' },
+    ]);
+  });
+  it('a safety error flag raises a fault when it appears', () => {
+    const { faults } = map([robotState(0), robotState(0.001, { errors: { joint_reflex: true } }), robotState(0.002, { errors: { joint_reflex: true } })]);
+    expect(faults).toEqual([{ kind: 'robot-mode', source: 'franka', mode: 'error:joint_reflex' }]);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { chunkToTrajectory, trajectoryToChunk } from '../../../drivers/ros2/trajectory.js';
+import type { JointTrajectory } from '../../../drivers/ros2/messages.js';
+
+const names = ['j1', 'j2', 'j3'];
+
+describe('JointChunk ↔ JointTrajectory', () => {
+  it('round-trips random chunks', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.double({ min: 0.001, max: 0.2, noNaN: true }),
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+        (H, dt, stamp) => {
+          const targets = Float64Array.from({ length: H * 3 }, (_, i) => Math.sin(i));
+          const traj = chunkToTrajectory({ id: 'c', stamp, horizon: H, joints: 3, dt, targets }, names, 'c');
+          const back = trajectoryToChunk(traj, names);
+          expect(back.ok).toBe(true);
+          if (!back.ok) return;
+          expect(back.chunk.horizon).toBe(H);
+          expect(back.chunk.dt).toBeCloseTo(dt, 6);
+          expect(back.chunk.id).toBe('c');
+          expect(Array.from(back.chunk.targets)).toEqual(Array.from(targets));
+        },
+      ),
+    );
+  });
+
+  it('reorders joints by name', () => {
+    const traj: JointTrajectory = {
+      header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'x' },
+      joint_names: ['j3', 'j1', 'j2'],
+      points: [{ positions: [3, 1, 2], velocities: [], accelerations: [], effort: [], time_from_start: { sec: 0, nanosec: 5e7 } }],
+    };
+    const r = trajectoryToChunk(traj, names);
+    expect(r.ok && Array.from(r.chunk.targets)).toEqual([1, 2, 3]);
+  });
+
+  const base = (): JointTrajectory => ({
+    header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'x' },
+    joint_names: [...names],
+    points: [0, 1].map((k) => ({ positions: [0, 0, 0], velocities: [], accelerations: [], effort: [], time_from_start: { sec: 0, nanosec: (k + 1) * 1e8 } })),
+  });
+  it.each([
+    ['a missing joint', (t: JointTrajectory) => void (t.joint_names = ['j1', 'j2', 'jx']), /joint 'j3' missing/],
+    ['no points', (t: JointTrajectory) => void (t.points = []), /no points/],
+    ['a short point', (t: JointTrajectory) => void (t.points[1]!.positions = [0, 0]), /points\[1\]\.positions must have 3/],
+    ['a NaN target', (t: JointTrajectory) => void (t.points[0]!.positions[2] = NaN), /non-finite value for 'j3'/],
+    ['times that do not increase', (t: JointTrajectory) => void (t.points[1]!.time_from_start = { sec: 0, nanosec: 1e8 }), /must increase/],
+    ['a non-uniform step', (t: JointTrajectory) => t.points.push({ ...t.points[1]!, time_from_start: { sec: 0, nanosec: 5e8 } }), /uniform step/],
+  ])('rejects %s with a reason', (_name, mutate, reason) => {
+    const t = base();
+    mutate(t);
+    const r = trajectoryToChunk(t, names);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(reason);
+  });
+});
