@@ -1,0 +1,118 @@
+import { ForwardKinematics, type ChainSpec } from './chain.js';
+import { capsuleCapsuleDistance } from './distance.js';
+
+/** A capsule rigidly attached to a frame of the chain: segment a–b (frame coordinates, m) + radius. */
+export interface CapsuleSpec {
+  readonly name: string;
+  readonly frame: number;
+  readonly a: readonly [number, number, number];
+  readonly b: readonly [number, number, number];
+  readonly radius: number;
+  /**
+   * false for links that are mounted and never approach the environment (base, shoulder): they are
+   * excluded from table/obstacle distances but still take part in self-collision.
+   */
+  readonly environment: boolean;
+}
+
+export interface ArmModelSpec {
+  readonly chain: ChainSpec;
+  readonly capsules: readonly CapsuleSpec[];
+  /** Capsule-name pairs never checked against each other (beyond the automatic adjacent-link skip). */
+  readonly ignorePairs: readonly (readonly [string, string])[];
+}
+
+/**
+ * Capsules in the base frame for the current joint positions. `world` holds, per capsule, the two
+ * endpoints (6 numbers); `selfPairs` the capsule index pairs checked for self-collision: every pair
+ * except capsules on the same frame, on frames joined by one joint (adjacent links), and ignorePairs.
+ */
+export class CapsuleModel {
+  readonly fk: ForwardKinematics;
+  readonly count: number;
+  readonly world: Float64Array;
+  readonly radii: Float64Array;
+  readonly environment: Uint8Array;
+  readonly selfPairs: Int32Array;
+  private readonly local: Float64Array;
+  private readonly frames: Int32Array;
+
+  constructor(readonly spec: ArmModelSpec) {
+    this.fk = new ForwardKinematics(spec.chain);
+    const caps = spec.capsules;
+    this.count = caps.length;
+    this.world = new Float64Array(6 * caps.length);
+    this.radii = Float64Array.from(caps, (c) => c.radius);
+    this.environment = Uint8Array.from(caps, (c) => (c.environment ? 1 : 0));
+    this.local = new Float64Array(6 * caps.length);
+    this.frames = Int32Array.from(caps, (c) => c.frame);
+    caps.forEach((c, i) => {
+      if (c.frame < 0 || c.frame >= this.fk.frameCount) throw new RangeError(`capsule ${c.name}: frame ${c.frame} out of range`);
+      this.local.set([...c.a, ...c.b], 6 * i);
+    });
+    const names = caps.map((c) => c.name);
+    for (const [x, y] of spec.ignorePairs) {
+      for (const n of [x, y]) if (!names.includes(n)) throw new RangeError(`ignorePairs: unknown capsule '${n}'`);
+    }
+    const ignored = new Set(spec.ignorePairs.map(([x, y]) => (x < y ? `${x}\u0000${y}` : `${y}\u0000${x}`)));
+    const pairs: number[] = [];
+    for (let i = 0; i < caps.length; i++) {
+      for (let j = i + 1; j < caps.length; j++) {
+        const ci = caps[i]!, cj = caps[j]!;
+        if (this.adjacentFrames(ci.frame, cj.frame)) continue;
+        const key = ci.name < cj.name ? `${ci.name}\u0000${cj.name}` : `${cj.name}\u0000${ci.name}`;
+        if (ignored.has(key)) continue;
+        pairs.push(i, j);
+      }
+    }
+    this.selfPairs = Int32Array.from(pairs);
+  }
+
+  /** Same frame, or one frame is the child of the other through a single joint. */
+  adjacentFrames(f: number, g: number): boolean {
+    if (f === g) return true;
+    const joints = this.spec.chain.joints;
+    const parentOf = (k: number): number => (k >= 1 && k <= joints.length ? joints[k - 1]!.parent : -1);
+    return parentOf(f) === g || parentOf(g) === f;
+  }
+
+  /** Forward kinematics + capsule endpoints for q (rad). No allocation. */
+  update(q: ArrayLike<number>): void {
+    this.fk.compute(q);
+    for (let i = 0; i < this.count; i++) {
+      const k = this.frames[i]!;
+      const l = 6 * i;
+      const L = this.local;
+      this.fk.pointInBase(this.world, l, k, L[l]!, L[l + 1]!, L[l + 2]!);
+      this.fk.pointInBase(this.world, l + 3, k, L[l + 3]!, L[l + 4]!, L[l + 5]!);
+    }
+  }
+
+  /** Surface distance of self-collision pair p (index into selfPairs / 2). */
+  pairDistance(p: number): number {
+    const i = this.selfPairs[2 * p]!, j = this.selfPairs[2 * p + 1]!;
+    const w = this.world;
+    return capsuleCapsuleDistance(w, 6 * i, 6 * i + 3, this.radii[i]!, w, 6 * j, 6 * j + 3, this.radii[j]!);
+  }
+
+  get pairCount(): number {
+    return this.selfPairs.length / 2;
+  }
+
+  /** Number of checked capsule pairs closer than `margin` (0 = touching or overlapping). Call update first. */
+  selfCollisionCount(margin = 0): number {
+    let n = 0;
+    for (let p = 0; p < this.pairCount; p++) if (this.pairDistance(p) < margin) n++;
+    return n;
+  }
+
+  /** Smallest self-pair surface distance (Infinity when no pairs). Call update first. */
+  minSelfDistance(): number {
+    let m = Infinity;
+    for (let p = 0; p < this.pairCount; p++) {
+      const d = this.pairDistance(p);
+      if (d < m) m = d;
+    }
+    return m;
+  }
+}

@@ -1,0 +1,55 @@
+import type { ArmModelSpec, CapsuleSpec } from './capsules.js';
+import type { ChainSpec } from './chain.js';
+
+const PI = Math.PI;
+
+/**
+ * SO-101 follower kinematics from TheRobotStudio/SO-ARM100 `Simulation/SO101/so101_new_calib.urdf`
+ * (commit fda892c; hardware-facts §B6). In the "new calib" URDF the zero of every joint is the
+ * middle of its calibrated range, which is exactly LeRobot's degrees mode (0° = mid-range), so
+ * q[i] = LeRobot degrees × π/180 for the five body joints.
+ */
+export const SO101_JOINT_NAMES = ['shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex', 'wrist_roll', 'gripper'] as const;
+export type So101JointName = (typeof SO101_JOINT_NAMES)[number];
+
+export const SO101_CHAIN: ChainSpec = {
+  name: 'so101',
+  joints: [
+    { name: 'shoulder_pan', parent: 0, xyz: [0.0388353, 0, 0.0624], rpy: [PI, 0, -PI], lower: -1.91986, upper: 1.91986 },
+    { name: 'shoulder_lift', parent: 1, xyz: [-0.0303992, -0.0182778, -0.0542], rpy: [-PI / 2, -PI / 2, 0], lower: -1.74533, upper: 1.74533 },
+    { name: 'elbow_flex', parent: 2, xyz: [-0.11257, -0.028, 0], rpy: [0, 0, PI / 2], lower: -1.69, upper: 1.69 },
+    { name: 'wrist_flex', parent: 3, xyz: [-0.1349, 0.0052, 0], rpy: [0, 0, -PI / 2], lower: -1.65806, upper: 1.65806 },
+    { name: 'wrist_roll', parent: 4, xyz: [0, -0.0611, 0.0181], rpy: [PI / 2, 0.0486795, PI], lower: -2.74385, upper: 2.84121 },
+    { name: 'gripper', parent: 5, xyz: [0.0202, 0.0188, -0.0234], rpy: [PI / 2, 0, 0], lower: -0.174533, upper: 1.74533 },
+  ],
+  // gripper_frame_joint: the TCP between the jaws, fixed on gripper_link (frame 5).
+  fixedFrames: [{ name: 'gripper_frame_link', parent: 5, xyz: [-0.0079, -0.000218, -0.0981274], rpy: [0, PI, 0] }],
+};
+
+/** Frame indices in ForwardKinematics for SO101_CHAIN. */
+export const SO101_FRAMES = {
+  base: 0, shoulder: 1, upperArm: 2, lowerArm: 3, wrist: 4, gripper: 5, jaw: 6, tcp: 7,
+} as const;
+
+/**
+ * Default capsules: one per link along the segment between consecutive joint origins (taken from
+ * the URDF above), radii estimated from the printed SO-101 parts (about 5 cm wide links, 4 cm
+ * wrist). They are an approximation and a calibration file may override them; the moving jaw's
+ * 7 cm length along its local −y is an estimate (the URDF meshes are not parsed here).
+ */
+export const SO101_CAPSULES: readonly CapsuleSpec[] = [
+  { name: 'base', frame: 0, a: [0.0388353, 0, 0.0], b: [0.0388353, 0, 0.045], radius: 0.045, environment: false },
+  { name: 'shoulder', frame: 1, a: [0, 0, 0], b: [-0.0303992, -0.0182778, -0.0542], radius: 0.03, environment: false },
+  { name: 'upper_arm', frame: 2, a: [0, 0, 0], b: [-0.11257, -0.028, 0], radius: 0.022, environment: true },
+  { name: 'lower_arm', frame: 3, a: [0, 0, 0], b: [-0.1349, 0.0052, 0], radius: 0.02, environment: true },
+  { name: 'wrist', frame: 4, a: [0, 0, 0], b: [0, -0.0611, 0.0181], radius: 0.02, environment: true },
+  { name: 'gripper', frame: 5, a: [0, 0, 0], b: [-0.0079, -0.000218, -0.0981274], radius: 0.018, environment: true },
+  { name: 'jaw', frame: 6, a: [0, 0, 0], b: [0, -0.07, 0], radius: 0.01, environment: true },
+];
+
+export const SO101_MODEL: ArmModelSpec = {
+  chain: SO101_CHAIN,
+  capsules: SO101_CAPSULES,
+  // The jaw closes onto the fixed finger of gripper_link's body by design; wrist and jaw share the roll axis.
+  ignorePairs: [['wrist', 'jaw']],
+};
