@@ -8,7 +8,7 @@ import type { SignalFrame } from '../schema/signals.js';
 /** A typed fault: everything that goes wrong below the gate becomes one of these, never a throw. */
 export type Fault =
   | { kind: 'disconnect'; source: string; detail: string }
-  | { kind: 'timeout'; source: string; detail: string }
+  | { kind: 'timeout'; source: string; detail: string; servoIds?: readonly number[] }
   | { kind: 'checksum-budget'; source: string; detail: string }
   | { kind: 'servo-error'; source: string; servoId: number; bits: readonly string[] }
   | { kind: 'robot-mode'; source: string; mode: string }
