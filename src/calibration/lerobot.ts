@@ -1,0 +1,132 @@
+import { InputError, err, ok, type Result } from '../util/errors.js';
+
+/**
+ * LeRobot motor calibration and normalisation, reproduced from huggingface/lerobot
+ * `src/lerobot/motors/motors_bus.py` (`_normalize` / `_unnormalize`) and
+ * `motors/feetech/feetech.py` (hardware-facts §B4):
+ * - Homing_Offset lives in the servo: the firmware reports Present_Position = Actual − Homing_Offset,
+ *   so LeRobot never applies the offset in software; `range_min/max` are in Present_Position steps.
+ *   Half-turn homing puts the present position at 2047 in the middle of the range.
+ * - DEGREES: (raw − (min+max)/2) · 360 / 4095, unbounded, and **drive_mode is not applied** in this mode.
+ * - RANGE_M100_100: raw clamped to [min, max], ((raw − min)/(max − min))·200 − 100, negated if drive_mode.
+ * - RANGE_0_100: raw clamped, ((raw − min)/(max − min))·100, 100 − x if drive_mode.
+ * - Unnormalise truncates toward zero (Python int()).
+ * The SO-101 follower uses DEGREES (use_degrees=True) or RANGE_M100_100 for the body joints and
+ * RANGE_0_100 for the gripper. Whether Present_Position wraps modulo 4096 after the offset is
+ * subtracted is UNCONFIRMED (LeRobot clears Phase bit 4 so reads stay in 0..4095).
+ */
+export interface MotorCalibration {
+  id: number;
+  drive_mode: number;
+  homing_offset: number;
+  range_min: number;
+  range_max: number;
+}
+
+export type LeRobotCalibration = Record<string, MotorCalibration>;
+export type NormMode = 'degrees' | 'range_m100_100' | 'range_0_100';
+
+/** STS3215 resolution (steps per turn); LeRobot's `max_res` is resolution − 1 = 4095. */
+export const STS3215_RESOLUTION = 4096;
+
+export function normalize(raw: number, cal: MotorCalibration, mode: NormMode, resolution = STS3215_RESOLUTION): number {
+  const min = cal.range_min, max = cal.range_max;
+  const bounded = Math.min(max, Math.max(min, raw));
+  switch (mode) {
+    case 'degrees':
+      return ((raw - (min + max) / 2) * 360) / (resolution - 1);
+    case 'range_m100_100': {
+      const n = ((bounded - min) / (max - min)) * 200 - 100;
+      return cal.drive_mode ? -n : n;
+    }
+    case 'range_0_100': {
+      const n = ((bounded - min) / (max - min)) * 100;
+      return cal.drive_mode ? 100 - n : n;
+    }
+  }
+}
+
+export function unnormalize(value: number, cal: MotorCalibration, mode: NormMode, resolution = STS3215_RESOLUTION): number {
+  const min = cal.range_min, max = cal.range_max;
+  switch (mode) {
+    case 'degrees':
+      return Math.trunc((value * (resolution - 1)) / 360 + (min + max) / 2);
+    case 'range_m100_100': {
+      const v = Math.min(100, Math.max(-100, cal.drive_mode ? -value : value));
+      return Math.trunc(((v + 100) / 200) * (max - min) + min);
+    }
+    case 'range_0_100': {
+      const v = Math.min(100, Math.max(0, cal.drive_mode ? 100 - value : value));
+      return Math.trunc((v / 100) * (max - min) + min);
+    }
+  }
+}
+
+/** What the servo reports for an actual encoder reading once Homing_Offset is written (firmware side). */
+export function presentFromActual(actual: number, homingOffset: number): number {
+  return actual - homingOffset;
+}
+
+/** LeRobot's half-turn homing: the offset that makes the current actual position read 2047. */
+export function halfTurnHomingOffset(actual: number, resolution = STS3215_RESOLUTION): number {
+  return actual - Math.trunc((resolution - 1) / 2);
+}
+
+/** Joint angle (rad) for the SO-101 FK (so101_new_calib.urdf zero = mid-range = LeRobot 0°). */
+export function rawToRadians(raw: number, cal: MotorCalibration, resolution = STS3215_RESOLUTION): number {
+  return (normalize(raw, cal, 'degrees', resolution) * Math.PI) / 180;
+}
+
+export function radiansToRaw(rad: number, cal: MotorCalibration, resolution = STS3215_RESOLUTION): number {
+  return Math.round(((rad * 180) / Math.PI) * (resolution - 1) / 360 + (cal.range_min + cal.range_max) / 2);
+}
+
+const FIELDS = ['id', 'drive_mode', 'homing_offset', 'range_min', 'range_max'] as const;
+
+/** Validate one motor's calibration object; `where` names file and field for errors. */
+export function parseMotorCalibration(value: unknown, file: string, field: string, line?: number): Result<MotorCalibration, InputError> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return err(new InputError({ file, field, line }, `expected an object with ${FIELDS.join(', ')}`));
+  }
+  const o = value as Record<string, unknown>;
+  const out: Record<string, number> = {};
+  for (const f of FIELDS) {
+    const v = o[f];
+    if (typeof v !== 'number' || !Number.isInteger(v)) {
+      return err(new InputError({ file, field: `${field}.${f}`, line }, `expected an integer, got ${JSON.stringify(v)}`));
+    }
+    out[f] = v;
+  }
+  const c = out as unknown as MotorCalibration;
+  if (c.id < 0 || c.id > 253) return err(new InputError({ file, field: `${field}.id`, line }, `servo id must be 0..253, got ${c.id}`));
+  if (c.drive_mode !== 0 && c.drive_mode !== 1) return err(new InputError({ file, field: `${field}.drive_mode`, line }, `expected 0 or 1, got ${c.drive_mode}`));
+  if (c.range_min >= c.range_max) {
+    return err(new InputError({ file, field: `${field}.range_max`, line }, `range_max (${c.range_max}) must exceed range_min (${c.range_min})`));
+  }
+  if (c.range_min < 0 || c.range_max > STS3215_RESOLUTION - 1) {
+    return err(new InputError({ file, field: `${field}.range_min`, line }, `range must lie within 0..${STS3215_RESOLUTION - 1}`));
+  }
+  if (Math.abs(c.homing_offset) > 2047) {
+    return err(new InputError({ file, field: `${field}.homing_offset`, line }, `homing offset must fit the 11-bit sign-magnitude register (|x| ≤ 2047)`));
+  }
+  return ok(c);
+}
+
+/** Parse a LeRobot calibration JSON (`{ motor: { id, drive_mode, homing_offset, range_min, range_max } }`). */
+export function parseLeRobotCalibrationJson(text: string, file: string, required: readonly string[] = []): Result<LeRobotCalibration, InputError> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    return err(new InputError({ file }, `not valid JSON: ${(e as Error).message}`));
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return err(new InputError({ file }, 'expected an object of motors'));
+  const out: LeRobotCalibration = {};
+  for (const [name, v] of Object.entries(data)) {
+    const r = parseMotorCalibration(v, file, name);
+    if (!r.ok) return r;
+    out[name] = r.value;
+  }
+  for (const name of required) if (!(name in out)) return err(new InputError({ file, field: name }, `missing motor '${name}'`));
+  return ok(out);
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  halfTurnHomingOffset, normalize, parseLeRobotCalibrationJson, presentFromActual, rawToRadians, unnormalize,
+  type MotorCalibration,
+} from '../../src/calibration/lerobot.js';
+
+const body: MotorCalibration = { id: 2, drive_mode: 0, homing_offset: -1014, range_min: 1000, range_max: 3000 };
+const gripper: MotorCalibration = { id: 6, drive_mode: 0, homing_offset: 1041, range_min: 2031, range_max: 3524 };
+
+describe('LeRobot normalisation (hand-computed)', () => {
+  it('degrees: (raw − mid)·360/4095, unbounded, drive_mode ignored', () => {
+    expect(normalize(2000, body, 'degrees')).toBe(0);
+    expect(normalize(2500, body, 'degrees')).toBeCloseTo(180000 / 4095, 12); // 43.956…
+    expect(normalize(4000, body, 'degrees')).toBeCloseTo((2000 * 360) / 4095, 12); // beyond range: not clamped
+    expect(normalize(2500, { ...body, drive_mode: 1 }, 'degrees')).toBeCloseTo(180000 / 4095, 12);
+    expect(rawToRadians(2500, body)).toBeCloseTo(((180000 / 4095) * Math.PI) / 180, 12);
+  });
+  it('range_0_100 (gripper): clamped, inverted by drive_mode', () => {
+    expect(normalize(2031, gripper, 'range_0_100')).toBe(0);
+    expect(normalize(3524, gripper, 'range_0_100')).toBe(100);
+    expect(normalize(2404, gripper, 'range_0_100')).toBeCloseTo((373 / 1493) * 100, 12); // 24.98…
+    expect(normalize(2404, { ...gripper, drive_mode: 1 }, 'range_0_100')).toBeCloseTo(100 - (373 / 1493) * 100, 12);
+    expect(normalize(10, gripper, 'range_0_100')).toBe(0);
+  });
+  it('range_m100_100: clamped to ±100, negated by drive_mode', () => {
+    expect(normalize(3000, body, 'range_m100_100')).toBe(100);
+    expect(normalize(500, body, 'range_m100_100')).toBe(-100);
+    expect(normalize(1500, body, 'range_m100_100')).toBe(-50);
+    expect(normalize(1500, { ...body, drive_mode: 1 }, 'range_m100_100')).toBe(50);
+  });
+  it('unnormalise truncates toward zero like Python int()', () => {
+    expect(unnormalize(90, body, 'degrees')).toBe(3023); // 1023.75 + 2000
+    expect(unnormalize(-90, body, 'degrees')).toBe(976); // 2000 − 1023.75
+    expect(unnormalize(50, gripper, 'range_0_100')).toBe(2777); // 2031 + 746.5
+    expect(unnormalize(50, { ...gripper, drive_mode: 1 }, 'range_0_100')).toBe(2777);
+    expect(unnormalize(25, { ...gripper, drive_mode: 1 }, 'range_0_100')).toBe(Math.trunc(0.75 * 1493 + 2031));
+    expect(unnormalize(150, body, 'range_m100_100')).toBe(3000);
+  });
+  it('normalise ∘ unnormalise stays within one encoder step', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1000, max: 3000 }), (raw) => {
+        const back = unnormalize(normalize(raw, body, 'degrees'), body, 'degrees');
+        expect(Math.abs(back - raw)).toBeLessThanOrEqual(1);
+      }),
+    );
+  });
+  it('homing: Present = Actual − Homing_Offset; half-turn homing reads 2047', () => {
+    const off = halfTurnHomingOffset(3100);
+    expect(off).toBe(3100 - 2047);
+    expect(presentFromActual(3100, off)).toBe(2047);
+  });
+});
+
+describe('LeRobot calibration JSON', () => {
+  const good = JSON.stringify({ shoulder_pan: { id: 1, drive_mode: 0, homing_offset: 12, range_min: 800, range_max: 3300 } });
+  it('parses the five fields', () => {
+    const r = parseLeRobotCalibrationJson(good, 'cal.json');
+    expect(r.ok && r.value.shoulder_pan).toEqual({ id: 1, drive_mode: 0, homing_offset: 12, range_min: 800, range_max: 3300 });
+  });
+  it('names the file and field of a bad value', () => {
+    const bad = JSON.stringify({ elbow_flex: { id: 3, drive_mode: 0, homing_offset: 0, range_min: 3000, range_max: 1000 } });
+    const r = parseLeRobotCalibrationJson(bad, 'cal.json');
+    expect(!r.ok && r.error.message).toMatch(/cal\.json.*field 'elbow_flex\.range_max'.*must exceed/);
+    const r2 = parseLeRobotCalibrationJson(JSON.stringify({ x: { id: 1.5 } }), 'c.json');
+    expect(!r2.ok && r2.error.message).toMatch(/field 'x\.id': expected an integer/);
+    const r3 = parseLeRobotCalibrationJson(good, 'c.json', ['gripper']);
+    expect(!r3.ok && r3.error.message).toMatch(/missing motor 'gripper'/);
+    expect(parseLeRobotCalibrationJson('{', 'c.json').ok).toBe(false);
+  });
+});
