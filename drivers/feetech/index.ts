@@ -14,3 +14,4 @@ export * from './emulator/emulator.js';
 export * from './emulator/mock-binding.js';
 export * from './emulator/serve.js';
 export * from './emulator/physics.js';
+export * from './socat-pty.js';
