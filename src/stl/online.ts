@@ -1,0 +1,228 @@
+import type { Formula } from './ast.js';
+import { IndexedRing } from './buffers.js';
+import { compile, type EpisodeTree, type Tap } from './compile.js';
+import type { EngineState, StreamNode } from './online-nodes.js';
+
+const RETENTION_CHECK_MASK = 255;
+
+/**
+ * Online robustness monitor for one formula (one clause) over one episode (SPEC §4).
+ *
+ * Samples arrive with strictly increasing timestamps at any spacing. Every operator updates in
+ * amortised O(1) per sample and, once its buffers have grown to the formula's windows, `push`
+ * allocates nothing. Past-time results are decided on the sample itself; a bounded-future result
+ * is decided once the trace reaches its horizon (or at `finish`).
+ *
+ * Two views:
+ * - the per-step margin: ρ at each decided sample of the formula with its episode-level
+ *   `always`/`eventually` removed (for `always φ`, that is ρ_φ(t)). `current`, `episodeMin`,
+ *   `firstViolationTime` and `longestViolation` describe this series; a margin < 0 is a violation.
+ * - ρ at the episode's first sample (the formula's value): `low`/`high` bound it on the partial
+ *   trace (the robust satisfaction interval); after `finish()` both equal `final`, which equals
+ *   `evaluateOffline(...)[0]` exactly.
+ */
+export class OnlineMonitor {
+  private readonly state: EngineState;
+  private readonly order: StreamNode[];
+  private readonly margin: StreamNode;
+  private readonly episode: EpisodeTree;
+  private readonly taps: Tap[];
+  private readonly signalCount: number;
+  private marginSeen = 0;
+  private current_ = NaN;
+  private episodeMin_ = Infinity;
+  private firstViolationTime_ = NaN;
+  private runStartTime = NaN;
+  private runSamples = 0;
+  private readonly longest = { seconds: 0, samples: 0 };
+  private rejected = 0;
+
+  constructor(f: Formula, signalOrder: readonly string[]) {
+    const index = new Map<string, number>();
+    signalOrder.forEach((name, k) => index.set(name, k));
+    const compiled = compile(f, index);
+    this.order = compiled.order;
+    this.margin = compiled.margin;
+    this.episode = compiled.episode;
+    this.taps = compiled.taps;
+    this.signalCount = signalOrder.length;
+    this.state = { times: new IndexedRing(), n: 0, tLatest: -Infinity, finished: false, values: new Float64Array(0) };
+  }
+
+  /**
+   * One sample: time in seconds (strictly after the previous one) and the signal values in the
+   * constructor's order (booleans 0/1). Out-of-order samples and samples after `finish()` are
+   * ignored and counted in `rejectedSamples`; they never throw.
+   */
+  push(t: number, values: ArrayLike<number>): void {
+    const s = this.state;
+    if (s.finished || !(t > s.tLatest) || !Number.isFinite(t)) {
+      this.rejected++;
+      return;
+    }
+    s.times.push(t);
+    s.n++;
+    s.tLatest = t;
+    s.values = values;
+    this.run();
+    if ((s.n & RETENTION_CHECK_MASK) === 0) this.dropOldTimes();
+  }
+
+  /** Episode end: future windows are truncated to the samples that exist; everything is decided. */
+  finish(): void {
+    if (this.state.finished) return;
+    this.state.finished = true;
+    this.run();
+  }
+
+  /** Start a new episode, keeping the buffers. */
+  reset(): void {
+    const s = this.state;
+    s.times.clear();
+    s.n = 0;
+    s.tLatest = -Infinity;
+    s.finished = false;
+    for (const node of this.order) node.reset();
+    this.marginSeen = 0;
+    this.current_ = NaN;
+    this.episodeMin_ = Infinity;
+    this.firstViolationTime_ = NaN;
+    this.runStartTime = NaN;
+    this.runSamples = 0;
+    this.longest.seconds = 0;
+    this.longest.samples = 0;
+    this.rejected = 0;
+  }
+
+  /** Margin at the latest decided sample (NaN before any). */
+  get current(): number {
+    return this.current_;
+  }
+  /** Minimum margin over the decided samples (+∞ before any). */
+  get episodeMin(): number {
+    return this.episodeMin_;
+  }
+  /** Time of the first decided sample with margin < 0 (NaN if none). */
+  get firstViolationTime(): number {
+    return this.firstViolationTime_;
+  }
+  /**
+   * The longest run of consecutive violating samples. Its duration runs from its first sample to
+   * the first non-violating sample after it, or to the latest decided sample while it lasts.
+   */
+  get longestViolation(): { readonly seconds: number; readonly samples: number } {
+    return this.longest;
+  }
+  /** Samples decided for the margin so far. */
+  get decidedSamples(): number {
+    return this.marginSeen;
+  }
+  get samples(): number {
+    return this.state.n;
+  }
+  get rejectedSamples(): number {
+    return this.rejected;
+  }
+  get finished(): boolean {
+    return this.state.finished;
+  }
+  /** Lower end of the robust satisfaction interval of ρ at the episode's first sample. */
+  get low(): number {
+    return lowOf(this.episode, this.state.finished);
+  }
+  /** Upper end: high < 0 means a violation is already certain. */
+  get high(): number {
+    return highOf(this.episode, this.state.finished);
+  }
+  /** ρ at the episode's first sample once finished (NaN before). */
+  get final(): number {
+    return this.state.finished ? this.low : NaN;
+  }
+  /** Number of operators, for diagnostics. */
+  get operatorCount(): number {
+    return this.order.length - this.taps.length;
+  }
+
+  private run(): void {
+    const s = this.state;
+    const order = this.order;
+    for (let k = 0; k < order.length; k++) (order[k] as StreamNode).update(s);
+    const m = this.margin;
+    if (this.marginSeen < m.count) this.consumeMargins();
+  }
+
+  private consumeMargins(): void {
+    const m = this.margin;
+    const times = this.state.times;
+    for (let j = this.marginSeen; j < m.count; j++) {
+      const v = m.out.get(j);
+      const t = times.get(j);
+      this.current_ = v;
+      if (v < this.episodeMin_) this.episodeMin_ = v;
+      if (v < 0) {
+        if (this.firstViolationTime_ !== this.firstViolationTime_) this.firstViolationTime_ = t;
+        if (this.runSamples === 0) this.runStartTime = t;
+        this.runSamples++;
+      } else if (this.runSamples > 0) {
+        this.recordRun(t);
+        this.runSamples = 0;
+      }
+    }
+    this.marginSeen = m.count;
+    if (this.runSamples > 0) this.recordRun(times.get(m.count - 1));
+    m.out.dropBefore(m.count);
+  }
+
+  private recordRun(endTime: number): void {
+    const seconds = endTime - this.runStartTime;
+    if (seconds > this.longest.seconds || (seconds === this.longest.seconds && this.runSamples > this.longest.samples)) {
+      this.longest.seconds = seconds;
+      this.longest.samples = this.runSamples;
+    }
+  }
+
+  private dropOldTimes(): void {
+    let lowest = this.marginSeen;
+    for (let k = 0; k < this.order.length; k++) {
+      const l = (this.order[k] as StreamNode).lowestTimeIndex();
+      if (l < lowest) lowest = l;
+    }
+    this.state.times.dropBefore(lowest);
+  }
+}
+
+function lowOf(e: EpisodeTree, finished: boolean): number {
+  switch (e.kind) {
+    case 'tap': {
+      const t = e.tap;
+      if (t.mode === 'first') return t.decided ? t.value : -Infinity;
+      return finished || t.mode === 'max' ? t.value : -Infinity;
+    }
+    case 'not':
+      return -highOf(e.arg, finished);
+    case 'and':
+      return Math.min(lowOf(e.left, finished), lowOf(e.right, finished));
+    case 'or':
+      return Math.max(lowOf(e.left, finished), lowOf(e.right, finished));
+    case 'implies':
+      return Math.max(-highOf(e.left, finished), lowOf(e.right, finished));
+  }
+}
+
+function highOf(e: EpisodeTree, finished: boolean): number {
+  switch (e.kind) {
+    case 'tap': {
+      const t = e.tap;
+      if (t.mode === 'first') return t.decided ? t.value : Infinity;
+      return finished || t.mode === 'min' ? t.value : Infinity;
+    }
+    case 'not':
+      return -lowOf(e.arg, finished);
+    case 'and':
+      return Math.min(highOf(e.left, finished), highOf(e.right, finished));
+    case 'or':
+      return Math.max(highOf(e.left, finished), highOf(e.right, finished));
+    case 'implies':
+      return Math.max(-lowOf(e.left, finished), highOf(e.right, finished));
+  }
+}
