@@ -5,3 +5,6 @@ export * from './heartbeat-watchdog.js';
 export * from './chunk.js';
 export * from './chunk-parse.js';
 export * from './chunk-screen.js';
+export * from './cbf-types.js';
+export * from './cbf-qp.js';
+export * from './cbf-filter.js';

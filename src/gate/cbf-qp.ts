@@ -1,0 +1,193 @@
+/**
+ * The chunk-level CBF QP (SPEC §6, seeds/001 Eq. A.3) in OSQP form, laid out exactly as
+ * ../shared/qp/gen-chunk-qp.mjs (the layout src/qp is built and tested for):
+ *   x = [u_0 .. u_{H-1} (n each), ξ_0 .. ξ_{H-1}]; position-controlled model z_{k+1} = u_k.
+ *   cost  Σ‖u_k − u_k^nom‖² + λ Σ‖u_k − u_{k−1}‖² (u_{−1} = q0) + ρ Σ ξ_k
+ *   rows  joint limits (H·n) | motion bounds |u_k − u_{k−1}| ≤ dq (H·n) | CBF per pair (H·m) | ξ ≥ 0 (H)
+ *   CBF   h_p(u_k) ≥ (1 − γ) h_p(u_{k−1}) − ξ_k, both sides linearised at a reference chunk ū.
+ * Sparsity is structural (fixed per H, n, m): re-linearising only rewrites values, no allocation.
+ */
+import type { CscMatrix, QpProblem } from '../qp/types.js';
+import type { BarrierModel } from './cbf-types.js';
+
+export const QP_INFINITY = 1e30;
+
+export interface CbfWeights {
+  /** smoothness weight λ */
+  readonly lambda: number;
+  /** slack weight ρ */
+  readonly rho: number;
+  /** CBF decay γ in (0, 1] */
+  readonly gamma: number;
+}
+
+export class ChunkQp {
+  readonly problem: QpProblem;
+  readonly nu: number;
+  /** h_p at the reference, per step (H × m) and at q0 (m). */
+  readonly hRef: Float64Array;
+  readonly h0: Float64Array;
+  /** ∂h_p/∂q at the reference, per step (H × m × n). */
+  readonly gRef: Float64Array;
+  private readonly P: CscMatrix;
+  private readonly A: CscMatrix;
+  /** CSC index of the CBF entries: cur[(k·m + p)·n + j] for u_k, prev[...] for u_{k−1} (k ≥ 1). */
+  private readonly cbfCur: Int32Array;
+  private readonly cbfPrev: Int32Array;
+  private readonly refView: Float64Array[];
+  private readonly hView: Float64Array[];
+  private readonly gView: Float64Array[];
+
+  constructor(
+    readonly H: number,
+    readonly n: number,
+    readonly m: number,
+  ) {
+    const nu = H * n;
+    this.nu = nu;
+    const nx = nu + H;
+    const rows = 2 * nu + H * m + H;
+    this.hRef = new Float64Array(H * m);
+    this.h0 = new Float64Array(m);
+    this.gRef = new Float64Array(H * m * n);
+    this.refView = [];
+    this.hView = [];
+    this.gView = [];
+    // P: upper triangle; column (k, j) has (k−1, j) then the diagonal.
+    const pPtr = new Int32Array(nx + 1);
+    const pRow: number[] = [];
+    for (let c = 0; c < nx; c++) {
+      if (c < nu) {
+        if (c >= n) pRow.push(c - n);
+        pRow.push(c);
+      }
+      pPtr[c + 1] = pRow.length;
+    }
+    this.P = { rows: nx, cols: nx, colPtr: pPtr, rowIndex: Int32Array.from(pRow), values: new Float64Array(pRow.length) };
+    // A: per u column: joint-limit row, motion row k, motion row k+1, CBF rows of step k then k+1.
+    const cbfBase = 2 * nu;
+    const slackBase = cbfBase + H * m;
+    const aPtr = new Int32Array(nx + 1);
+    const aRow: number[] = [];
+    const aVal: number[] = [];
+    this.cbfCur = new Int32Array(H * m * n);
+    this.cbfPrev = new Int32Array(H * m * n);
+    const add = (row: number, value: number): void => {
+      aRow.push(row);
+      aVal.push(value);
+    };
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < n; j++) {
+        const c = k * n + j;
+        add(c, 1);
+        add(nu + c, 1);
+        if (k + 1 < H) add(nu + c + n, -1);
+        for (let p = 0; p < m; p++) {
+          this.cbfCur[(k * m + p) * n + j] = aRow.length;
+          add(cbfBase + k * m + p, 0);
+        }
+        if (k + 1 < H) {
+          for (let p = 0; p < m; p++) {
+            this.cbfPrev[((k + 1) * m + p) * n + j] = aRow.length;
+            add(cbfBase + (k + 1) * m + p, 0);
+          }
+        }
+        aPtr[c + 1] = aRow.length;
+      }
+    }
+    for (let k = 0; k < H; k++) {
+      for (let p = 0; p < m; p++) add(cbfBase + k * m + p, 1);
+      add(slackBase + k, 1);
+      aPtr[nu + k + 1] = aRow.length;
+    }
+    this.A = { rows, cols: nx, colPtr: aPtr, rowIndex: Int32Array.from(aRow), values: Float64Array.from(aVal) };
+    this.problem = {
+      n: nx,
+      m: rows,
+      P: this.P,
+      q: new Float64Array(nx),
+      A: this.A,
+      l: new Float64Array(rows),
+      u: new Float64Array(rows),
+      stageHint: { kind: 'chunk', horizon: H, joints: n },
+    };
+    for (let k = 0; k < H; k++) {
+      this.refView.push(new Float64Array(n));
+      this.hView.push(this.hRef.subarray(k * m, (k + 1) * m));
+      this.gView.push(this.gRef.subarray(k * m * n, (k + 1) * m * n));
+    }
+  }
+
+  /**
+   * Write cost, limits and motion bounds for a nominal chunk from q0 (everything but the CBF rows).
+   * `dq[j]` is the largest step of joint j per chunk step (rad).
+   */
+  setNominal(unom: Float64Array, q0: Float64Array, qmin: ArrayLike<number>, qmax: ArrayLike<number>, dq: ArrayLike<number>, w: CbfWeights): void {
+    const { H, n, nu } = this;
+    const Pv = this.P.values;
+    let t = 0;
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < n; j++) {
+        if (k > 0) Pv[t++] = -2 * w.lambda;
+        Pv[t++] = 2 * (1 + w.lambda * (k < H - 1 ? 2 : 1));
+      }
+    }
+    const { q, l, u } = this.problem;
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < n; j++) {
+        const c = k * n + j;
+        q[c] = -2 * (unom[c] ?? NaN) - (k === 0 ? 2 * w.lambda * (q0[j] ?? NaN) : 0);
+        l[c] = qmin[j] ?? NaN;
+        u[c] = qmax[j] ?? NaN;
+        const d = dq[j] ?? NaN;
+        l[nu + c] = k === 0 ? (q0[j] ?? NaN) - d : -d;
+        u[nu + c] = k === 0 ? (q0[j] ?? NaN) + d : d;
+      }
+    }
+    for (let k = 0; k < H; k++) q[nu + k] = w.rho;
+    const slackBase = 2 * nu + H * this.m;
+    for (let k = 0; k < H; k++) {
+      l[slackBase + k] = 0;
+      u[slackBase + k] = QP_INFINITY;
+    }
+  }
+
+  /** Linearise every pair's barrier at the reference chunk `ref` (H × n) and write the CBF rows. */
+  linearise(barrier: BarrierModel, ref: Float64Array, q0: Float64Array, gamma: number): void {
+    const { H, n, m, nu } = this;
+    const hRef = this.hRef;
+    const gRef = this.gRef;
+    barrier.h(q0, this.h0);
+    for (let k = 0; k < H; k++) {
+      const v = this.refView[k]!;
+      for (let j = 0; j < n; j++) v[j] = ref[k * n + j] ?? NaN;
+      barrier.gradient(v, this.hView[k]!, this.gView[k]!);
+    }
+    const Av = this.A.values;
+    const { l, u } = this.problem;
+    const cbfBase = 2 * nu;
+    const decay = 1 - gamma;
+    for (let k = 0; k < H; k++) {
+      for (let p = 0; p < m; p++) {
+        const g = (k * m + p) * n;
+        // h(u_k) ≈ h̄_k + ḡ_k·(u_k − ū_k); the constant parts move to the lower bound.
+        let rhs = -(hRef[k * m + p]! - dotRef(gRef, g, ref, k * n, n));
+        for (let j = 0; j < n; j++) Av[this.cbfCur[g + j]!] = gRef[g + j]!;
+        if (k === 0) rhs += decay * this.h0[p]!;
+        else {
+          const gp = ((k - 1) * m + p) * n;
+          rhs += decay * (hRef[(k - 1) * m + p]! - dotRef(gRef, gp, ref, (k - 1) * n, n));
+          for (let j = 0; j < n; j++) Av[this.cbfPrev[g + j]!] = -decay * gRef[gp + j]!;
+        }
+        l[cbfBase + k * m + p] = rhs;
+        u[cbfBase + k * m + p] = QP_INFINITY;
+      }
+    }
+  }
+}
+
+function dotRef(g: Float64Array, gOff: number, x: Float64Array, xOff: number, n: number): number {
+  let s = 0;
+  for (let j = 0; j < n; j++) s += g[gOff + j]! * x[xOff + j]!;
+  return s;
+}

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS } from '../../src/gate/index.js';
+import type { CbfFilterConfig, QpSolverFactory } from '../../src/gate/index.js';
+import { denseSolverFactory, solveDenseQp } from './support/dense-qp.js';
+import { PlanarArmDisc, sweep } from './support/planar-arm.js';
+
+const config: CbfFilterConfig = {
+  ...DEFAULT_CBF_WEIGHTS,
+  qmin: [-3, -3],
+  qmax: [3, 3],
+  maxSpeed: [2, 2], // rad/s; at dt = 0.05 s a step may move 0.1 rad
+  maxRounds: 3,
+  slackTolerance: 1e-6,
+  cbfTolerance: 1e-6,
+  maxIterations: 100,
+};
+
+// With q2 = 0.5 the tip sweeps a circle of radius TIP_R from angle 0 to 1.5 rad; the disc sits on that path.
+const TIP_R = Math.hypot(1 + 0.8 * Math.cos(0.5), 0.8 * Math.sin(0.5));
+const TIP_A = Math.atan2(0.8 * Math.sin(0.5), 1 + 0.8 * Math.cos(0.5));
+const arm = () => new PlanarArmDisc(1, 0.8, TIP_R * Math.cos(0.75 + TIP_A), TIP_R * Math.sin(0.75 + TIP_A), 0.15, 0.05);
+const q0 = [0, 0.5];
+
+/** max over pairs and steps of (1−γ)h(u_{k−1}) − h(u_k), γ = 0.2, from q0: ≤ 0 when the CBF condition holds. */
+function worstDecayViolation(model: PlanarArmDisc, u: Float64Array, H: number): number {
+  let worst = -Infinity;
+  for (let p = 0; p < 2; p++) {
+    let prev = model.pairH(q0, p);
+    for (let k = 0; k < H; k++) {
+      const hk = model.pairH([u[2 * k]!, u[2 * k + 1]!], p);
+      worst = Math.max(worst, 0.8 * prev - hk);
+      prev = hk;
+    }
+  }
+  return worst;
+}
+
+function minHOver(model: PlanarArmDisc, u: Float64Array, H: number): number {
+  let m = Infinity;
+  for (let k = 0; k < H; k++) for (let p = 0; p < 2; p++) m = Math.min(m, model.pairH([u[2 * k]!, u[2 * k + 1]!], p));
+  return m;
+}
+
+describe('dense reference QP (test support)', () => {
+  it('solves hand-computed problems: projection onto a half-plane', () => {
+    // min (x−2)² + (y−2)²  s.t.  x + y ≤ 2  →  (1, 1); as ½x'Px + q'x with P = 2I, q = (−4, −4)
+    const r = solveDenseQp({
+      n: 2,
+      m: 1,
+      P: { rows: 2, cols: 2, colPtr: Int32Array.from([0, 1, 2]), rowIndex: Int32Array.from([0, 1]), values: Float64Array.from([2, 2]) },
+      q: Float64Array.from([-4, -4]),
+      A: { rows: 1, cols: 2, colPtr: Int32Array.from([0, 1, 2]), rowIndex: Int32Array.from([0, 0]), values: Float64Array.from([1, 1]) },
+      l: Float64Array.from([-1e30]),
+      u: Float64Array.from([2]),
+    });
+    expect(r.status).toBe('solved');
+    expect(r.x[0]).toBeCloseTo(1, 7);
+    expect(r.x[1]).toBeCloseTo(1, 7);
+    expect(r.y[0]).toBeCloseTo(2, 6); // multiplier: ∇f = (−2, −2) = −y·(1, 1)
+  });
+});
+
+describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
+  it('passes a chunk that stays clear unchanged', () => {
+    const model = arm();
+    const f = new ChunkCbfFilter(model, denseSolverFactory, config);
+    const nominal = sweep(q0, [-0.5, 0.5], 10);
+    const o = f.filter(nominal, 10, q0, 0.05);
+    expect(o.status).toBe('unchanged');
+    expect(o.targets).toBe(nominal);
+    expect(o.minH).toBeGreaterThan(0);
+  });
+
+  it('filters a chunk sweeping through the disc so that h ≥ 0 at every step', () => {
+    const model = arm();
+    const H = 20;
+    const nominal = sweep(q0, [1.5, 0.5], H);
+    expect(minHOver(model, nominal, H)).toBeLessThan(-0.1); // the nominal chunk really goes through
+    const f = new ChunkCbfFilter(model, denseSolverFactory, config);
+    const o = f.filter(nominal, H, q0, 0.1);
+    expect(o.status, o.detail).toBe('filtered');
+    const u = o.targets.slice();
+    expect(minHOver(model, u, H)).toBeGreaterThanOrEqual(0);
+    expect(o.minH).toBeCloseTo(minHOver(model, u, H), 12);
+    expect(o.slackUsed).toBeLessThanOrEqual(1e-6);
+    expect(o.modification).toBeGreaterThan(0.05);
+    expect(o.rounds).toBeGreaterThanOrEqual(1);
+    expect(o.rounds).toBeLessThanOrEqual(3);
+    // after 3 SQP rounds the discrete barrier condition holds on the nonlinear h up to the
+    // remaining linearisation error (safety itself, h ≥ 0, is exact above)
+    expect(worstDecayViolation(model, u, H)).toBeLessThan(1e-3);
+    // per-step motion bounds (0.2 rad at 2 rad/s × 0.1 s) hold from q0
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < 2; j++) {
+        const prev = k === 0 ? q0[j]! : u[2 * (k - 1) + j]!;
+        expect(Math.abs(u[2 * k + j]! - prev)).toBeLessThanOrEqual(0.2 + 1e-9);
+      }
+    }
+  });
+
+  it('re-linearisation converges: with more rounds the nonlinear barrier condition holds to 1e-6', () => {
+    const model = arm();
+    const f = new ChunkCbfFilter(model, denseSolverFactory, { ...config, maxRounds: 8 });
+    const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
+    expect(o.status).toBe('filtered');
+    expect(o.rounds).toBeLessThan(8); // stopped because the re-check passed, not at the cap
+    expect(worstDecayViolation(model, o.targets, 20)).toBeLessThanOrEqual(1e-6);
+  });
+
+  it('a single linearisation deep inside the obstacle needs slack: unsafe, slack reported', () => {
+    const f = new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, maxRounds: 1 });
+    const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
+    expect(o.status).toBe('unsafe');
+    expect(o.detail).toMatch(/slack/);
+    expect(o.slackUsed).toBeGreaterThan(1e-6);
+  });
+
+  it('enforces per-step motion bounds on an obstacle-free chunk that jumps', () => {
+    const model = arm();
+    model.cx = 10; // far away
+    const f = new ChunkCbfFilter(model, denseSolverFactory, config);
+    const nominal = new Float64Array(10 * 2).fill(0.5); // step 0 jumps 0.5 rad on joint 0
+    const o = f.filter(nominal, 10, q0, 0.05);
+    expect(o.status).toBe('filtered');
+    for (let k = 0; k < 10; k++) {
+      const prev = k === 0 ? q0[0]! : o.targets[2 * (k - 1)]!;
+      expect(Math.abs(o.targets[2 * k]! - prev)).toBeLessThanOrEqual(0.1 + 1e-9);
+    }
+  });
+
+  it('declares unsafe when the present position is already inside the safety distance', () => {
+    const model = arm();
+    const [tx, ty] = model.point(q0, 1);
+    model.cx = tx + 0.16; // tip 0.01 m from the disc surface, d_safe 0.05
+    model.cy = ty;
+    const f = new ChunkCbfFilter(model, denseSolverFactory, config);
+    const o = f.filter(sweep(q0, [-0.5, 0.5], 10), 10, q0, 0.05);
+    expect(o.status).toBe('unsafe');
+    expect(o.detail).toMatch(/present position already inside/);
+    expect(o.targets.length).toBe(0);
+  });
+
+  it('reports a solver that stops early as a solver failure, with the status', () => {
+    const f = new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, maxIterations: 2 });
+    const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
+    expect(o.status).toBe('solver-failure');
+    expect(o.detail).toMatch(/^max-iterations/);
+  });
+
+  it('passes a deadline to the solver, which stops with time-limit', () => {
+    const f = new ChunkCbfFilter(arm(), denseSolverFactory, config);
+    const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1, () => true);
+    expect(o.status).toBe('solver-failure');
+    expect(o.detail).toMatch(/^time-limit/);
+  });
+
+  it('uses at most maxRounds solves and reuses one solver per chunk shape', () => {
+    let made = 0;
+    let solves = 0;
+    const counting: QpSolverFactory = (p) => {
+      made++;
+      const s = denseSolverFactory(p);
+      return { solve: (o) => (solves++, s.solve(o)) };
+    };
+    const f = new ChunkCbfFilter(arm(), counting, { ...config, maxRounds: 2 });
+    for (let i = 0; i < 3; i++) f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
+    expect(made).toBe(1);
+    expect(solves).toBeGreaterThanOrEqual(3);
+    expect(solves).toBeLessThanOrEqual(6);
+  });
+});
