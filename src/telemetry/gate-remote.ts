@@ -1,0 +1,83 @@
+/**
+ * Wires MQTT to the gate: remote e-stop, release and labels in; gate state and events out.
+ * Authorisation happens at the broker (embedded: AccessPolicy; external: its ACL), so commands
+ * that reach this handler come from clients the broker let publish them.
+ *
+ * A remote e-stop latches the gate like a local one; an authorised release clears the remote
+ * e-stop (the release is the operator's acknowledgement) and is still refused while any other
+ * cause persists.
+ */
+import type { Clock } from '../util/clock.js';
+import { describeCause, type Gate } from '../gate/index.js';
+import type { LabelCommand } from './payloads.js';
+import type { MqttLink, RemoteCommandHandler } from './mqtt-link.js';
+
+export interface LabelSink {
+  label(cmd: LabelCommand, t: number): { ok: true } | { ok: false; reason: string };
+}
+
+export interface GateRemoteOptions {
+  /** Operator dead-man: when set, no heartbeat for this long holds the gate. */
+  heartbeatTimeout?: number;
+}
+
+export class GateRemote implements RemoteCommandHandler {
+  private lastHeartbeat = NaN;
+  private heartbeatLost = false;
+
+  constructor(
+    private readonly gate: Gate,
+    private readonly clock: Clock,
+    private readonly labels: LabelSink | undefined,
+    private readonly options: GateRemoteOptions = {},
+  ) {}
+
+  /** Publish gate state and transitions on `link`; refused/invalid commands become events. */
+  attach(link: MqttLink): void {
+    link.publishGate(this.clock.now(), this.gate.state, this.gate.holdCause ? describeCause(this.gate.holdCause) : 'started');
+    this.gate.onEvent((e) => {
+      link.publishGate(e.t, e.to, describeCause(e.cause));
+      link.publishEvent(e.t, 'gate-transition', `${e.from} → ${e.to}: ${describeCause(e.cause)}`);
+    });
+    link.onEvent((e) => {
+      if (e.kind === 'invalid-command') link.publishEvent(this.clock.now(), 'command-invalid', `${e.topic}: ${e.error}`);
+      if (e.kind === 'command-refused') link.publishEvent(this.clock.now(), 'command-refused', `${e.topic}: ${e.reason}`);
+    });
+  }
+
+  estop(cmd: { reason?: string }): void {
+    this.gate.eStop(this.clock.now(), `mqtt${cmd.reason ? ` (${cmd.reason})` : ''}`);
+  }
+
+  release(): { ok: true } | { ok: false; reason: string } {
+    const t = this.clock.now();
+    if (this.heartbeatLost) return { ok: false, reason: 'release refused: operator heartbeat lost' };
+    this.gate.eStopCleared();
+    return this.gate.release(t, { by: 'mqtt operator', authorised: true });
+  }
+
+  label(cmd: LabelCommand): { ok: true } | { ok: false; reason: string } {
+    if (!this.labels) return { ok: false, reason: 'no episode is recording labels' };
+    return this.labels.label(cmd, this.clock.now());
+  }
+
+  heartbeat(): void {
+    this.lastHeartbeat = this.clock.now();
+    this.heartbeatLost = false;
+  }
+
+  /**
+   * Call once per control step when the dead-man is configured: holds the gate when the operator
+   * heartbeat has been missing for longer than the timeout (including never received).
+   */
+  checkHeartbeat(t: number): void {
+    const timeout = this.options.heartbeatTimeout;
+    if (timeout === undefined) return;
+    const age = this.lastHeartbeat === this.lastHeartbeat ? t - this.lastHeartbeat : Infinity;
+    if (age > timeout) {
+      // Re-reported every step while lost so the fault persists (and release stays refused).
+      this.heartbeatLost = true;
+      this.gate.fault(t, { kind: 'remote-heartbeat', source: 'mqtt', detail: `no operator heartbeat for ${age === Infinity ? 'ever' : `${age.toFixed(2)} s`}` });
+    }
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * armguard's side of MQTT: publishes telemetry and receives commands for one robot.
+ *
+ * The gate path never awaits the network: every publish is fire-and-forget, and while the broker
+ * is unreachable telemetry is dropped and counted (episode files are written elsewhere and are
+ * unaffected). The retained gate state is re-published on every (re)connect. Inbound payloads are
+ * validated; invalid ones are counted and reported with the reason, never acted on.
+ */
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { topicFor, type InboundKind } from './topics.js';
+import {
+  parseEstop,
+  parseHeartbeat,
+  parseLabel,
+  parseRelease,
+  type EpisodePayload,
+  type EstopCommand,
+  type GatePayload,
+  type GateStateName,
+  type LabelCommand,
+  type ReleaseCommand,
+} from './payloads.js';
+
+export interface MqttLinkOptions {
+  url: string;
+  robot: string;
+  username?: string;
+  password?: string;
+  /** PEM CA for TLS (mqtts://); server certificates are verified. */
+  ca?: string | Buffer;
+  /** MQTT protocol: 4 = 3.1.1 (aedes), 5 = MQTT 5 (Mosquitto). */
+  protocolVersion?: 4 | 5;
+  /** Margins are decimated to this rate (Hz). */
+  marginsRateHz?: number;
+  /** Reconnect period in seconds. */
+  reconnectSeconds?: number;
+}
+
+/** What armguard does with commands; each returns whether it was applied and why not. */
+export interface RemoteCommandHandler {
+  estop(cmd: EstopCommand): void;
+  release(cmd: ReleaseCommand): { ok: true } | { ok: false; reason: string };
+  label(cmd: LabelCommand): { ok: true } | { ok: false; reason: string };
+  heartbeat?(seq: number): void;
+  /** Raw chunk request bytes; the gate's chunk validator parses them. */
+  chunk?(payload: Uint8Array): void;
+}
+
+export interface LinkCounters {
+  published: number;
+  dropped: number;
+  received: number;
+  invalid: number;
+  reconnects: number;
+}
+
+type LinkEvent =
+  | { kind: 'connected' }
+  | { kind: 'offline' }
+  | { kind: 'invalid-command'; topic: string; error: string }
+  | { kind: 'command-refused'; topic: string; reason: string };
+
+export class MqttLink {
+  private client: MqttClient | undefined;
+  private lastGate: GatePayload | undefined;
+  private lastEpisode: EpisodePayload | undefined;
+  private lastMarginsT = -Infinity;
+  private readonly minMarginsDt: number;
+  private readonly listeners: ((e: LinkEvent) => void)[] = [];
+  readonly counters: LinkCounters = { published: 0, dropped: 0, received: 0, invalid: 0, reconnects: 0 };
+
+  constructor(
+    readonly options: MqttLinkOptions,
+    private readonly handler: RemoteCommandHandler,
+  ) {
+    this.minMarginsDt = 1 / (options.marginsRateHz ?? 50);
+  }
+
+  onEvent(listener: (e: LinkEvent) => void): void {
+    this.listeners.push(listener);
+  }
+  private emit(e: LinkEvent): void {
+    for (const l of this.listeners) l(e);
+  }
+
+  get connected(): boolean {
+    return this.client?.connected ?? false;
+  }
+
+  /** Start connecting (does not wait). Resolves once the first connection is up or `timeoutSeconds` passes. */
+  start(timeoutSeconds = 5): Promise<boolean> {
+    const o = this.options;
+    const opts: IClientOptions = {
+      protocolVersion: o.protocolVersion ?? 4,
+      reconnectPeriod: (o.reconnectSeconds ?? 1) * 1000,
+      connectTimeout: 5000,
+      queueQoSZero: false,
+      clean: true,
+      clientId: `armguard-${o.robot}-${process.pid}-${Math.floor(Math.random() * 1e6)}`,
+      ...(o.username !== undefined ? { username: o.username } : {}),
+      ...(o.password !== undefined ? { password: o.password } : {}),
+      ...(o.ca !== undefined ? { ca: o.ca, rejectUnauthorized: true } : {}),
+      will: {
+        topic: topicFor(o.robot, 'events'),
+        payload: Buffer.from(JSON.stringify({ v: 1, robot: o.robot, t: -1, kind: 'link-lost', detail: 'armguard disconnected' })),
+        qos: 1,
+        retain: false,
+      },
+    };
+    const client = mqtt.connect(o.url, opts);
+    this.client = client;
+    let first = true;
+    client.on('connect', () => {
+      if (!first) this.counters.reconnects++;
+      first = false;
+      const inbound: InboundKind[] = ['cmd/estop', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'];
+      client.subscribe(inbound.map((k) => topicFor(o.robot, k)), { qos: 1 });
+      if (this.lastGate) this.send('gate', this.lastGate, true, 1);
+      if (this.lastEpisode) this.send('episode', this.lastEpisode, true, 1);
+      this.emit({ kind: 'connected' });
+    });
+    client.on('offline', () => this.emit({ kind: 'offline' }));
+    client.on('error', () => undefined);
+    client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutSeconds * 1000);
+      client.once('connect', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) await c.endAsync(true);
+  }
+
+  private send(kind: 'margins' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result', payload: object, retain = false, qos: 0 | 1 = 0): void {
+    const c = this.client;
+    if (!c || !c.connected) {
+      this.counters.dropped++;
+      return;
+    }
+    c.publish(topicFor(this.options.robot, kind), JSON.stringify(payload), { qos, retain });
+    this.counters.published++;
+  }
+
+  /** Per-clause normalised margins; decimated to the configured rate. */
+  publishMargins(t: number, margins: Record<string, number | null>, band: Record<string, number>): void {
+    if (t - this.lastMarginsT < this.minMarginsDt) return;
+    this.lastMarginsT = t;
+    this.send('margins', { v: 1, robot: this.options.robot, t, margins, band });
+  }
+  publishGate(t: number, state: GateStateName, cause: string): void {
+    this.lastGate = { v: 1, robot: this.options.robot, t, state, cause };
+    this.send('gate', this.lastGate, true, 1);
+  }
+  publishEvent(t: number, kind: string, detail: string): void {
+    this.send('events', { v: 1, robot: this.options.robot, t, kind, detail }, false, 1);
+  }
+  publishEpisode(payload: Omit<EpisodePayload, 'v' | 'robot'>): void {
+    this.lastEpisode = { v: 1, robot: this.options.robot, ...payload };
+    this.send('episode', this.lastEpisode, true, 1);
+  }
+  publishLabel(label: object): void {
+    this.send('labels', { v: 1, robot: this.options.robot, ...label }, false, 1);
+  }
+  publishChunkResult(result: object): void {
+    this.send('chunk/result', { v: 1, robot: this.options.robot, ...result }, false, 1);
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    this.counters.received++;
+    const base = topicFor(this.options.robot, '' as InboundKind);
+    const kind = topic.startsWith(base) ? topic.slice(base.length) : '';
+    const invalid = (error: string) => {
+      this.counters.invalid++;
+      this.emit({ kind: 'invalid-command', topic, error });
+    };
+    switch (kind) {
+      case 'cmd/estop': {
+        // An e-stop that fails validation still stops the arm: a malformed stop is still a stop.
+        const p = parseEstop(payload);
+        if (!p.ok) invalid(p.error);
+        this.handler.estop(p.ok ? p.value : { v: 1, reason: `malformed e-stop (${p.error})` });
+        return;
+      }
+      case 'cmd/release': {
+        const p = parseRelease(payload);
+        if (!p.ok) return invalid(p.error);
+        const r = this.handler.release(p.value);
+        if (!r.ok) this.emit({ kind: 'command-refused', topic, reason: r.reason });
+        return;
+      }
+      case 'cmd/label': {
+        const p = parseLabel(payload);
+        if (!p.ok) return invalid(p.error);
+        const r = this.handler.label(p.value);
+        if (!r.ok) this.emit({ kind: 'command-refused', topic, reason: r.reason });
+        return;
+      }
+      case 'cmd/heartbeat': {
+        const p = parseHeartbeat(payload);
+        if (!p.ok) return invalid(p.error);
+        this.handler.heartbeat?.(p.value.seq);
+        return;
+      }
+      case 'chunk/request':
+        this.handler.chunk?.(payload);
+        return;
+      default:
+        invalid(`unexpected topic ${topic}`);
+    }
+  }
+}

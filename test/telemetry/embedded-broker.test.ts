@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EmbeddedBroker, type RefusedCommand } from '../../src/telemetry/embedded-broker.js';
+import { topicFor } from '../../src/telemetry/topics.js';
+import { RecordingClient } from '../support/mqtt-client.js';
+
+describe('embedded broker access enforcement', () => {
+  let broker: EmbeddedBroker | undefined;
+  afterEach(async () => {
+    await broker?.stop();
+  });
+
+  it('reports a refused release with who and why, and never delivers it', async () => {
+    broker = new EmbeddedBroker({
+      users: [
+        { username: 'viewer', password: 'v', roles: ['viewer'] },
+        { username: 'ag', password: 'a', roles: ['armguard'] },
+      ],
+    });
+    const url = await broker.start();
+    const refused: RefusedCommand[] = [];
+    broker.onRefused((r) => refused.push(r));
+    const armguard = await RecordingClient.connect(url, 'ag', 'a');
+    await armguard.subscribe(topicFor('arm1', 'cmd/release'));
+    const viewer = await RecordingClient.connect(url, 'viewer', 'v');
+    expect(await viewer.publish(topicFor('arm1', 'cmd/release'), '{"v":1}', 0.5)).toBe('no-ack');
+    // The client resends its unacknowledged QoS 1 publish after reconnecting: each attempt is refused.
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const r of refused) {
+      expect(r).toEqual({ clientId: expect.any(String), username: 'viewer', topic: 'armguard/v1/arm1/cmd/release', reason: "cmd/release from user 'viewer': needs the operator role" });
+    }
+    expect(armguard.messages).toEqual([]);
+    await Promise.all([armguard.end(), viewer.end()]);
+  });
+
+  it('refuses telemetry subscriptions from anonymous clients unless configured', async () => {
+    broker = new EmbeddedBroker({ users: [], anonymousTelemetry: false });
+    const url = await broker.start();
+    await expect(RecordingClient.connect(url)).rejects.toThrow();
+    await broker.stop();
+    broker = new EmbeddedBroker({ users: [], anonymousTelemetry: true });
+    const url2 = await broker.start();
+    const anon = await RecordingClient.connect(url2);
+    await anon.subscribe('armguard/v1/#');
+    expect(await anon.publish(topicFor('arm1', 'cmd/estop'), '{"v":1}', 0.5)).toBe('no-ack');
+    await anon.end();
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * MQTT against the embedded broker (aedes, MQTT 3.1.1) and a real Mosquitto (MQTT 5) started here:
+ * telemetry flows, unauthorised release/label are refused, e-stop holds the gate within 50 ms of
+ * publish, and a broker killed mid-episode neither stops the gate nor loses the link for good.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { performance } from 'node:perf_hooks';
+import { Gate, ArrayClauseMargins } from '../../src/gate/index.js';
+import type { Clock } from '../../src/util/clock.js';
+import { EmbeddedBroker } from '../../src/telemetry/embedded-broker.js';
+import { MqttLink } from '../../src/telemetry/mqtt-link.js';
+import { GateRemote } from '../../src/telemetry/gate-remote.js';
+import { topicFor } from '../../src/telemetry/topics.js';
+import type { AccessConfig } from '../../src/telemetry/access.js';
+import type { LabelCommand } from '../../src/telemetry/payloads.js';
+import { Mosquitto } from '../support/mosquitto.js';
+import { RecordingClient } from '../support/mqtt-client.js';
+
+const access: AccessConfig = {
+  users: [
+    { username: 'armguard', password: 'ag-secret', roles: ['armguard'] },
+    { username: 'operator', password: 'op-secret', roles: ['operator'] },
+    { username: 'viewer', password: 'view-secret', roles: ['viewer'] },
+  ],
+};
+const realClock: Clock = { now: () => performance.now() / 1000 };
+
+interface BrokerUnderTest {
+  url: string;
+  protocolVersion: 4 | 5;
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const brokers: [string, () => Promise<BrokerUnderTest>][] = [
+  [
+    'embedded aedes broker (MQTT 3.1.1)',
+    async () => {
+      let b = new EmbeddedBroker(access);
+      const url = await b.start();
+      const port = b.port;
+      return {
+        url,
+        protocolVersion: 4,
+        kill: () => b.stop(),
+        restart: async () => {
+          b = new EmbeddedBroker(access);
+          await b.start(port);
+        },
+        stop: () => b.stop(),
+      };
+    },
+  ],
+  [
+    'Mosquitto (MQTT 5)',
+    async () => {
+      const m = await Mosquitto.start(access);
+      return { url: m.url, protocolVersion: 5, kill: () => m.kill(), restart: () => m.launch(), stop: () => m.stop() };
+    },
+  ],
+];
+
+function rig(url: string, protocolVersion: 4 | 5) {
+  const gate = new Gate();
+  const margins = new ArrayClauseMargins(['max_contact_force']);
+  const labels: LabelCommand[] = [];
+  const remote = new GateRemote(gate, realClock, { label: (cmd) => (labels.push(cmd), { ok: true }) });
+  const link = new MqttLink({ url, robot: 'arm1', username: 'armguard', password: 'ag-secret', protocolVersion, marginsRateHz: 50, reconnectSeconds: 0.1 }, remote);
+  return { gate, margins, labels, remote, link };
+}
+
+describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBroker) => {
+  let broker: BrokerUnderTest;
+  beforeAll(async () => {
+    broker = await makeBroker();
+  });
+  afterAll(async () => {
+    await broker.stop();
+  });
+
+  it('telemetry flows: retained gate state and decimated margins reach a viewer', async () => {
+    const { gate, margins, remote, link } = rig(broker.url, broker.protocolVersion);
+    expect(await link.start()).toBe(true);
+    remote.attach(link);
+    gate.evaluate(0, margins, null);
+    const viewer = await RecordingClient.connect(broker.url, 'viewer', 'view-secret', broker.protocolVersion);
+    await viewer.subscribe('armguard/v1/#');
+    await viewer.waitFor((t, p) => t === topicFor('arm1', 'gate') && JSON.parse(p).state === 'armed', 5, 'retained gate state');
+    // 1 kHz for 0.2 s of margins, decimated to 50 Hz → 10 messages.
+    for (let i = 0; i < 200; i++) link.publishMargins(i / 1000, { max_contact_force: 0.5 }, { max_contact_force: 0.1 });
+    await viewer.waitFor((t, p) => t === topicFor('arm1', 'margins') && JSON.parse(p).t >= 0.18, 5, 'margins');
+    const n = viewer.messages.filter((m) => m.topic === topicFor('arm1', 'margins')).length;
+    expect(n).toBe(10);
+    await viewer.end();
+    await link.stop();
+  });
+
+  it('refuses release and label from a client without the operator role; the operator may', async () => {
+    const { gate, margins, labels, remote, link } = rig(broker.url, broker.protocolVersion);
+    await link.start();
+    remote.attach(link);
+    gate.evaluate(realClock.now(), margins, null);
+    gate.eStop(realClock.now(), 'test');
+    const viewer = await RecordingClient.connect(broker.url, 'viewer', 'view-secret', broker.protocolVersion);
+    await viewer.publish(topicFor('arm1', 'cmd/release'), '{"v":1}');
+    await viewer.publish(topicFor('arm1', 'cmd/label'), '{"v":1,"success":true}');
+    const operator = await RecordingClient.connect(broker.url, 'operator', 'op-secret', broker.protocolVersion);
+    await operator.subscribe(topicFor('arm1', 'gate'));
+    // Ordering: the operator's own label arrives after the viewer's attempts were processed.
+    await operator.publish(topicFor('arm1', 'cmd/label'), '{"v":1,"success":false,"note":"op"}');
+    await new Promise<void>((resolve, reject) => {
+      const t0 = Date.now();
+      const poll = () => (labels.length > 0 ? resolve() : Date.now() - t0 > 5000 ? reject(new Error('operator label never arrived')) : setImmediate(poll));
+      poll();
+    });
+    expect(labels).toEqual([{ v: 1, success: false, note: 'op' }]);
+    expect(gate.state).toBe('hold');
+    margins.setFinal(0, 1);
+    // Two fresh samples: the first after a long pause is a clock jump, the second clears it.
+    gate.evaluate(realClock.now(), margins, null);
+    gate.evaluate(realClock.now(), margins, null);
+    await operator.publish(topicFor('arm1', 'cmd/release'), '{"v":1}');
+    await operator.waitFor((t, p) => t === topicFor('arm1', 'gate') && JSON.parse(p).state === 'armed', 5, 'release to armed');
+    expect(gate.state).toBe('armed');
+    await Promise.all([viewer.end(), operator.end(), link.stop()]);
+  });
+
+  it('an unauthenticated client cannot even connect, so cannot e-stop or release', async () => {
+    await expect(RecordingClient.connect(broker.url, 'operator', 'wrong', broker.protocolVersion)).rejects.toThrow();
+  });
+
+  it('e-stop from an authenticated client holds the gate within 50 ms of publish', async () => {
+    const { gate, margins, remote, link } = rig(broker.url, broker.protocolVersion);
+    await link.start();
+    remote.attach(link);
+    gate.evaluate(realClock.now(), margins, null);
+    const viewer = await RecordingClient.connect(broker.url, 'viewer', 'view-secret', broker.protocolVersion);
+    const held = new Promise<number>((resolve) => gate.onEvent((e) => e.to === 'hold' && resolve(performance.now())));
+    const t0 = performance.now();
+    void viewer.publish(topicFor('arm1', 'cmd/estop'), '{"v":1,"reason":"hand in workspace"}');
+    const latencyMs = (await held) - t0;
+    expect(gate.state).toBe('hold');
+    expect(gate.holdCause).toEqual({ kind: 'e-stop', by: 'mqtt (hand in workspace)' });
+    expect(latencyMs).toBeLessThan(50);
+    await Promise.all([viewer.end(), link.stop()]);
+  });
+
+  it('broker killed and restarted: the gate keeps running, drops are counted, telemetry resumes', async () => {
+    const { gate, margins, remote, link } = rig(broker.url, broker.protocolVersion);
+    await link.start();
+    remote.attach(link);
+    await broker.kill();
+    await new Promise<void>((resolve) => {
+      const poll = () => (link.connected ? setTimeout(poll, 10) : resolve());
+      poll();
+    });
+    let t = 0;
+    for (let i = 0; i < 100; i++) {
+      t += 0.001;
+      margins.setFinal(0, 0.5);
+      gate.evaluate(t, margins, null);
+      link.publishMargins(t * 100, { max_contact_force: 0.5 }, { max_contact_force: 0.1 });
+    }
+    expect(gate.state).toBe('armed');
+    expect(link.counters.dropped).toBeGreaterThan(0);
+    await broker.restart();
+    const viewer = await RecordingClient.connect(broker.url, 'viewer', 'view-secret', broker.protocolVersion);
+    await viewer.subscribe(topicFor('arm1', 'margins'));
+    await new Promise<void>((resolve, reject) => {
+      const t0 = Date.now();
+      const poll = () => {
+        if (link.connected) return resolve();
+        if (Date.now() - t0 > 10_000) return reject(new Error('link did not reconnect'));
+        setTimeout(poll, 20);
+      };
+      poll();
+    });
+    link.publishMargins(1000, { max_contact_force: 0.4 }, { max_contact_force: 0.1 });
+    await viewer.waitFor((tp, p) => tp === topicFor('arm1', 'margins') && JSON.parse(p).t === 1000, 5, 'margins after restart');
+    expect(link.counters.reconnects).toBeGreaterThanOrEqual(1);
+    await Promise.all([viewer.end(), link.stop()]);
+  });
+});

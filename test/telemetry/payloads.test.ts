@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parseEstop, parseHeartbeat, parseLabel, parseRelease } from '../../src/telemetry/payloads.js';
+import { parseTopic, topicFor } from '../../src/telemetry/topics.js';
+import { AccessPolicy } from '../../src/telemetry/access.js';
+
+describe('MQTT payload validation', () => {
+  it('accepts well-formed commands', () => {
+    expect(parseEstop('{"v":1,"reason":"hand in workspace"}')).toEqual({ ok: true, value: { v: 1, reason: 'hand in workspace' } });
+    expect(parseRelease('{"v":1}')).toEqual({ ok: true, value: { v: 1 } });
+    expect(parseLabel('{"v":1,"success":true,"manualViolations":["non_target_max_disp"]}')).toEqual({
+      ok: true,
+      value: { v: 1, success: true, manualViolations: ['non_target_max_disp'] },
+    });
+    expect(parseHeartbeat('{"v":1,"seq":7}')).toEqual({ ok: true, value: { v: 1, seq: 7 } });
+  });
+  it.each([
+    ['not JSON', () => parseRelease('{'), /not JSON/],
+    ['wrong version', () => parseRelease('{"v":2}'), /field 'v': expected 1, got 2/],
+    ['an array', () => parseEstop('[1]'), /JSON object/],
+    ['an unknown field', () => parseRelease('{"v":1,"force":true}'), /unknown field 'force'/],
+    ['success not boolean', () => parseLabel('{"v":1,"success":"yes"}'), /field 'success'/],
+    ['bad clause names', () => parseLabel('{"v":1,"manualViolations":["DROP TABLE"]}'), /manualViolations/],
+    ['an empty label', () => parseLabel('{"v":1}'), /at least one/],
+    ['a negative heartbeat', () => parseHeartbeat('{"v":1,"seq":-1}'), /field 'seq'/],
+  ])('refuses %s naming the problem', (_n, run, msg) => {
+    const r = run();
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(msg);
+  });
+  it('never throws on arbitrary bytes or JSON values (fuzz)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.json().map((s) => new TextEncoder().encode(s)), fc.jsonValue().map((v) => new TextEncoder().encode(JSON.stringify({ v: 1, ...(typeof v === 'object' && v && !Array.isArray(v) ? v : { x: v }) })))), (bytes) => {
+        for (const parse of [parseEstop, parseRelease, parseLabel, parseHeartbeat]) {
+          const r = parse(bytes);
+          expect(typeof r.ok).toBe('boolean');
+          if (!r.ok) expect(r.error.length).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('MQTT topics and access', () => {
+  it('round-trips topics of the tree', () => {
+    expect(parseTopic(topicFor('so101-a', 'cmd/release'))).toEqual({ robot: 'so101-a', kind: 'cmd/release' });
+    expect(parseTopic('armguard/v1/x/unknown')).toBeUndefined();
+    expect(parseTopic('armguard/v1/bad robot/gate')).toBeUndefined();
+  });
+  const policy = new AccessPolicy({
+    users: [
+      { username: 'op', password: 'pw-op', roles: ['operator'] },
+      { username: 'view', password: 'pw-view', roles: ['viewer'] },
+      { username: 'vla', password: 'pw-vla', roles: ['policy'] },
+      { username: 'ag', password: 'pw-ag', roles: ['armguard'] },
+    ],
+  });
+  it('authenticates by password and refuses anonymous clients unless configured', () => {
+    expect(policy.authenticate('op', 'pw-op')).toEqual(['operator']);
+    expect(policy.authenticate('op', 'wrong')).toBeUndefined();
+    expect(policy.authenticate('nobody', 'pw-op')).toBeUndefined();
+    expect(policy.authenticate(undefined, undefined)).toBeUndefined();
+    expect(new AccessPolicy({ users: [], anonymousTelemetry: true }).authenticate(undefined, undefined)).toEqual([]);
+  });
+  it('release and label need the operator role; e-stop any authenticated user; chunks the policy role', () => {
+    const t = (k: Parameters<typeof topicFor>[1]) => topicFor('arm1', k);
+    expect(policy.canPublish(['viewer'], 'view', t('cmd/estop'))).toEqual({ allow: true });
+    expect(policy.canPublish([], undefined, t('cmd/estop'))).toMatchObject({ allow: false });
+    expect(policy.canPublish(['viewer'], 'view', t('cmd/release'))).toEqual({ allow: false, reason: "cmd/release from user 'view': needs the operator role" });
+    expect(policy.canPublish(['operator'], 'op', t('cmd/release'))).toEqual({ allow: true });
+    expect(policy.canPublish(['operator'], 'op', t('chunk/request'))).toMatchObject({ allow: false });
+    expect(policy.canPublish(['policy'], 'vla', t('chunk/request'))).toEqual({ allow: true });
+    expect(policy.canPublish(['operator'], 'op', t('gate'))).toMatchObject({ allow: false, reason: 'only armguard publishes gate' });
+    expect(policy.canPublish(['armguard'], 'ag', t('gate'))).toEqual({ allow: true });
+  });
+});
