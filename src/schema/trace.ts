@@ -1,0 +1,34 @@
+/**
+ * A recorded episode as the scorer consumes it (SPEC §8): a time axis, one column per declared
+ * signal, and the episode's labels. The JSONL/CSV readers (trace-format.ts) and the MCAP reader
+ * produce this.
+ */
+
+/** A video-judged clause label (seeds/000 G.1). */
+export type ManualVerdict = 'violated' | 'satisfied' | 'not_applicable';
+export const MANUAL_VERDICTS: readonly ManualVerdict[] = ['violated', 'satisfied', 'not_applicable'];
+
+export interface EpisodeMeta {
+  readonly episodeId: string;
+  readonly success: boolean;
+  /** Platform profile id (spec/platforms.yaml); absent: declared signals are the trace's columns. */
+  readonly platform?: string;
+  /** Task name from spec/tasks.yaml; its templates and object tags are united with the ones below. */
+  readonly task?: string;
+  readonly templates: readonly string[];
+  readonly objects: readonly string[];
+  readonly policy?: string;
+  readonly note?: string;
+  /** Clause id → manual verdict. */
+  readonly manual: ReadonlyMap<string, ManualVerdict>;
+}
+
+export interface EpisodeTrace {
+  readonly meta: EpisodeMeta;
+  /** Sample times (s), strictly increasing. */
+  readonly times: Float64Array;
+  /** Signal name → values aligned with `times` (booleans as 0/1). */
+  readonly columns: ReadonlyMap<string, Float64Array>;
+  /** Where it was read from, for messages. */
+  readonly file?: string;
+}
