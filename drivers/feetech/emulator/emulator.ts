@@ -180,6 +180,18 @@ export class FeetechEmulator {
 
   private reply(replies: readonly { s: EmulatedServo; data: Uint8Array }[]): void {
     let delay = this.extraReplyDelayS;
+    // Replies due at the same moment go out as one write: the bytes on the wire are the same, and a
+    // tty costs one syscall round instead of one per servo.
+    let batch: Uint8Array[] = [];
+    let batchDelay = delay;
+    const flush = (): void => {
+      if (batch.length === 0) return;
+      const bytes = batch.length === 1 ? (batch[0] as Uint8Array) : concatBytes(batch);
+      const n = batch.length;
+      if (batchDelay > 0) this.timers.setTimeout(() => this.transmit(bytes, n), batchDelay);
+      else this.transmit(bytes, n);
+      batch = [];
+    };
     for (const { s, data } of replies) {
       const packet = encodeStatus(s.id, s.errorByte, data);
       if (s.corruptReplies > 0) {
@@ -187,17 +199,33 @@ export class FeetechEmulator {
         packet[packet.length - 1] = (packet[packet.length - 1] ?? 0) ^ 0x5a;
       }
       delay += s.getRegister('Return_Delay_Time') * 2e-6;
-      if (delay > 0) this.timers.setTimeout(() => this.transmit(packet), delay);
-      else this.transmit(packet);
+      if (delay !== batchDelay) {
+        flush();
+        batchDelay = delay;
+      }
+      batch.push(packet);
     }
+    flush();
   }
 
-  private transmit(packet: Uint8Array): void {
-    this.replyCount++;
-    for (const l of this.transmitListeners) l(packet);
+  private transmit(bytes: Uint8Array, packets: number): void {
+    this.replyCount += packets;
+    for (const l of this.transmitListeners) l(bytes);
   }
 
   private notifyWrite(s: EmulatedServo, address: number, length: number): void {
     for (const l of this.writeListeners) l(s, address, length);
   }
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
 }
