@@ -1,0 +1,199 @@
+/**
+ * The dashboard page: one self-contained HTML document (no external assets), one card per robot
+ * with a live plot of every active clause's normalised margin ρ/|τ| and its warning band, the gate
+ * state with its cause, e-stop / release / success / failure buttons, the current episode and
+ * counters. Laid out for phone-sized screens up.
+ */
+export const DASHBOARD_HTML = String.raw`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>armguard — live pilot</title>
+<link rel="icon" href="data:,">
+<style>
+  :root { --bg:#0f1216; --card:#1a1f26; --fg:#e6e9ee; --muted:#8b95a3; --ok:#2fbf71; --warn:#f0b429; --filt:#3aa0ff; --hold:#e5484d; }
+  * { box-sizing: border-box; }
+  body { margin:0; font:15px/1.4 system-ui, sans-serif; background:var(--bg); color:var(--fg); }
+  header { display:flex; flex-wrap:wrap; gap:8px; align-items:center; justify-content:space-between; padding:10px 14px; background:#161a20; position:sticky; top:0; z-index:2; }
+  header h1 { font-size:17px; margin:0; }
+  #login { display:flex; gap:6px; flex-wrap:wrap; align-items:center; }
+  input { background:#0f1216; color:var(--fg); border:1px solid #333c48; border-radius:6px; padding:6px 8px; width:9em; }
+  button { border:0; border-radius:8px; padding:9px 12px; font-weight:600; color:#fff; background:#36404d; cursor:pointer; min-height:40px; }
+  button.estop { background:var(--hold); font-size:17px; flex:1 1 100%; min-height:52px; letter-spacing:.05em; }
+  button:disabled { opacity:.45; cursor:not-allowed; }
+  main { display:grid; grid-template-columns:repeat(auto-fill, minmax(320px, 1fr)); gap:12px; padding:12px; }
+  .card { background:var(--card); border-radius:12px; padding:12px; display:flex; flex-direction:column; gap:8px; }
+  .top { display:flex; justify-content:space-between; align-items:center; gap:8px; }
+  .robot { font-weight:700; font-size:16px; }
+  .state { padding:3px 10px; border-radius:999px; font-weight:700; text-transform:uppercase; font-size:13px; }
+  .state.armed { background:var(--ok); color:#04210f; } .state.warning { background:var(--warn); color:#2a1d00; }
+  .state.filtering { background:var(--filt); color:#001a33; } .state.hold { background:var(--hold); color:#fff; }
+  .cause { color:var(--muted); font-size:13px; min-height:1.4em; word-break:break-word; }
+  canvas { width:100%; height:180px; background:#11151a; border-radius:8px; }
+  .legend { display:flex; flex-wrap:wrap; gap:4px 10px; font-size:12px; color:var(--muted); }
+  .legend span::before { content:""; display:inline-block; width:10px; height:3px; margin-right:4px; vertical-align:middle; background:var(--c); }
+  .buttons { display:flex; flex-wrap:wrap; gap:6px; }
+  .buttons button { flex:1 1 30%; }
+  .buttons button.estop { flex:1 1 100%; }
+  .meta { display:grid; grid-template-columns:auto 1fr; gap:2px 10px; font-size:12px; color:var(--muted); }
+  #status { font-size:12px; color:var(--muted); }
+  #empty { padding:24px; color:var(--muted); }
+</style>
+</head>
+<body>
+<header>
+  <h1>armguard · live pilot</h1>
+  <form id="login" autocomplete="on">
+    <input id="user" name="username" placeholder="operator" autocomplete="username">
+    <input id="pass" name="password" type="password" placeholder="password" autocomplete="current-password">
+    <button id="loginBtn" type="submit">Log in</button>
+    <span id="who" data-testid="who"></span>
+  </form>
+  <div id="status" data-testid="status">connecting…</div>
+</header>
+<main id="cards"><div id="empty">Waiting for robots on the broker…</div></main>
+<script>
+(() => {
+  const COLORS = ['#3aa0ff','#f0b429','#2fbf71','#e5484d','#b68cff','#ff8a3d','#4dd0e1','#f06292','#aed581'];
+  const WINDOW_S = 20;
+  const robots = new Map();
+  let ws, loggedIn = false, messages = 0;
+  const $ = (id) => document.getElementById(id);
+
+  function card(robot) {
+    let r = robots.get(robot);
+    if (r) return r;
+    $('empty')?.remove();
+    const el = document.createElement('section');
+    el.className = 'card';
+    el.dataset.robot = robot;
+    el.innerHTML =
+      '<div class="top"><span class="robot"></span><span class="state armed" data-testid="state">?</span></div>' +
+      '<div class="cause" data-testid="cause"></div>' +
+      '<canvas width="640" height="360" aria-label="normalised margins"></canvas>' +
+      '<div class="legend"></div>' +
+      '<div class="buttons">' +
+      '<button class="estop" data-act="estop" data-testid="estop">E-STOP</button>' +
+      '<button data-act="release" data-testid="release">Release</button>' +
+      '<button data-act="success" data-testid="success">Success</button>' +
+      '<button data-act="failure" data-testid="failure">Failure</button></div>' +
+      '<div class="meta"><span>episode</span><span data-testid="episode">—</span>' +
+      '<span>updates</span><span data-testid="updates">0</span>' +
+      '<span>last</span><span data-testid="last">—</span>' +
+      '<span>reply</span><span data-testid="reply">—</span></div>';
+    el.querySelector('.robot').textContent = robot;
+    el.querySelectorAll('button').forEach((b) => b.addEventListener('click', () => act(robot, b.dataset.act)));
+    $('cards').appendChild(el);
+    r = { el, series: new Map(), band: {}, updates: 0, tNow: 0 };
+    robots.set(robot, r);
+    refreshButtons();
+    return r;
+  }
+
+  function act(robot, what) {
+    if (!ws || ws.readyState !== 1) return;
+    if (what === 'estop') ws.send(JSON.stringify({ type: 'estop', robot }));
+    else if (what === 'release') ws.send(JSON.stringify({ type: 'release', robot }));
+    else ws.send(JSON.stringify({ type: 'label', robot, success: what === 'success' }));
+  }
+
+  function refreshButtons() {
+    document.querySelectorAll('button[data-act]').forEach((b) => {
+      if (b.dataset.act !== 'estop') b.disabled = !loggedIn;
+      b.title = b.dataset.act === 'estop' ? 'Hold the arm now' : loggedIn ? '' : 'Log in to use';
+    });
+  }
+
+  function onTelemetry(topic, p) {
+    const parts = topic.split('/');
+    const robot = parts[2];
+    const kind = parts.slice(3).join('/');
+    if (!robot) return;
+    const r = card(robot);
+    if (kind === 'margins') {
+      r.updates++;
+      r.tNow = p.t;
+      r.band = p.band || {};
+      for (const [name, m] of Object.entries(p.margins || {})) {
+        let s = r.series.get(name);
+        if (!s) { s = []; r.series.set(name, s); }
+        s.push([p.t, m]);
+        while (s.length && s[0][0] < p.t - WINDOW_S) s.shift();
+      }
+      r.el.querySelector('[data-testid=updates]').textContent = String(r.updates);
+      r.el.querySelector('[data-testid=last]').textContent = 't = ' + Number(p.t).toFixed(2) + ' s';
+      draw(r);
+    } else if (kind === 'gate') {
+      const st = r.el.querySelector('[data-testid=state]');
+      st.textContent = p.state;
+      st.className = 'state ' + p.state;
+      r.el.querySelector('[data-testid=cause]').textContent = p.cause || '';
+    } else if (kind === 'episode') {
+      r.el.querySelector('[data-testid=episode]').textContent = p.episode + ' (' + p.phase + ')' + (p.task ? ' · ' + p.task : '');
+    } else if (kind === 'events' && /refused|invalid/.test(p.kind)) {
+      r.el.querySelector('[data-testid=reply]').textContent = p.detail;
+    }
+  }
+
+  function draw(r) {
+    const c = r.el.querySelector('canvas');
+    const g = c.getContext('2d');
+    const W = c.width, H = c.height, lo = -0.5, hi = 1.5;
+    const y = (v) => H - ((Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo)) * H;
+    const x = (t) => W - ((r.tNow - t) / WINDOW_S) * W;
+    g.clearRect(0, 0, W, H);
+    const eps = Math.max(0, ...Object.values(r.band));
+    g.fillStyle = 'rgba(240,180,41,0.15)';
+    g.fillRect(0, y(eps), W, y(0) - y(eps));
+    g.strokeStyle = '#e5484d'; g.lineWidth = 2;
+    g.beginPath(); g.moveTo(0, y(0)); g.lineTo(W, y(0)); g.stroke();
+    const legend = r.el.querySelector('.legend');
+    legend.innerHTML = '';
+    let i = 0;
+    for (const [name, s] of r.series) {
+      const color = COLORS[i++ % COLORS.length];
+      g.strokeStyle = color; g.lineWidth = 2.5; g.beginPath();
+      let started = false;
+      for (const [t, m] of s) {
+        if (m === null) { started = false; continue; }
+        if (!started) { g.moveTo(x(t), y(m)); started = true; } else g.lineTo(x(t), y(m));
+      }
+      g.stroke();
+      const span = document.createElement('span');
+      span.style.setProperty('--c', color);
+      const last = s.length ? s[s.length - 1][1] : null;
+      span.textContent = name + ' ' + (last === null ? '—' : last.toFixed(2));
+      legend.appendChild(span);
+    }
+  }
+
+  function connect() {
+    ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws');
+    ws.onopen = () => { $('status').textContent = 'live'; };
+    ws.onclose = () => { $('status').textContent = 'disconnected — retrying'; setTimeout(connect, 1000); };
+    ws.onmessage = (ev) => {
+      let m; try { m = JSON.parse(ev.data); } catch { return; }
+      messages++;
+      if (m.type === 'telemetry') onTelemetry(m.topic, m.payload);
+      else if (m.type === 'login-result') {
+        loggedIn = !!m.ok;
+        $('who').textContent = m.ok ? 'logged in as ' + m.username : (m.reason || '');
+        refreshButtons();
+      } else if (m.type === 'command-result') {
+        const r = robots.get(m.robot);
+        if (r) r.el.querySelector('[data-testid=reply]').textContent = m.command + ': ' + (m.ok ? 'sent' : m.reason);
+      }
+    };
+  }
+
+  $('login').addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'login', username: $('user').value, password: $('pass').value }));
+  });
+  connect();
+})();
+</script>
+</body>
+</html>
+`;

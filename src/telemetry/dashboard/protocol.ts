@@ -1,0 +1,42 @@
+/** Messages between the dashboard page and the dashboard server (WebSocket, JSON). */
+export type PageToServer =
+  | { type: 'login'; username: string; password: string }
+  | { type: 'logout' }
+  | { type: 'estop'; robot: string }
+  | { type: 'release'; robot: string }
+  | { type: 'label'; robot: string; success: boolean };
+
+export type ServerToPage =
+  | { type: 'telemetry'; topic: string; payload: unknown }
+  | { type: 'login-result'; ok: boolean; username?: string; reason?: string }
+  | { type: 'command-result'; command: string; robot: string; ok: boolean; reason?: string };
+
+/** Validate a message from the page; never throws. */
+export function parsePageMessage(text: string): { ok: true; msg: PageToServer } | { ok: false; error: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  if (typeof v !== 'object' || v === null) return { ok: false, error: 'not an object' };
+  const o = v as Record<string, unknown>;
+  const robotOk = typeof o.robot === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(o.robot);
+  switch (o.type) {
+    case 'login':
+      return typeof o.username === 'string' && typeof o.password === 'string' && o.username.length <= 128 && o.password.length <= 1024
+        ? { ok: true, msg: { type: 'login', username: o.username, password: o.password } }
+        : { ok: false, error: 'login needs username and password strings' };
+    case 'logout':
+      return { ok: true, msg: { type: 'logout' } };
+    case 'estop':
+    case 'release':
+      return robotOk ? { ok: true, msg: { type: o.type, robot: o.robot as string } } : { ok: false, error: `${o.type} needs a robot id` };
+    case 'label':
+      return robotOk && typeof o.success === 'boolean'
+        ? { ok: true, msg: { type: 'label', robot: o.robot as string, success: o.success } }
+        : { ok: false, error: 'label needs a robot id and success true/false' };
+    default:
+      return { ok: false, error: `unknown message type ${JSON.stringify(o.type)}` };
+  }
+}
