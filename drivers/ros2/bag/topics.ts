@@ -51,6 +51,11 @@ export class Ros2Topics {
 
   constructor(private readonly sink: McapSink) {}
 
+  /** Number of registered topics. */
+  get size(): number {
+    return this.topics.size;
+  }
+
   has(topic: string): boolean {
     return this.topics.has(topic);
   }

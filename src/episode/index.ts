@@ -1,0 +1,13 @@
+/** Episode files (SPEC §8): recorder, reader, labels, index, repair. */
+export * from './types.js';
+export * from './channels.js';
+export * from './mcap-stream-writer.js';
+export * from './file-writable.js';
+export * from './memory-writable.js';
+export * from './recorder.js';
+export * from './reader.js';
+export * from './trace.js';
+export * from './labels.js';
+export * from './append-label.js';
+export * from './episode-index.js';
+export * from './repair.js';

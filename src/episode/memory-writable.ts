@@ -1,0 +1,32 @@
+import type { EpisodeWritable } from './mcap-stream-writer.js';
+
+/** An in-memory EpisodeWritable (tests, benchmarks): `bytes()` is everything written so far. */
+export class MemoryEpisodeWritable implements EpisodeWritable {
+  private parts: Uint8Array[] = [];
+  private length = 0;
+  syncs = 0;
+  closed = false;
+  async write(bytes: Uint8Array): Promise<void> {
+    this.parts.push(bytes.slice());
+    this.length += bytes.byteLength;
+  }
+  async sync(): Promise<void> {
+    this.syncs++;
+  }
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+  get size(): number {
+    return this.length;
+  }
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.length);
+    let o = 0;
+    for (const p of this.parts) {
+      out.set(p, o);
+      o += p.byteLength;
+    }
+    this.parts = [out];
+    return out;
+  }
+}

@@ -1,0 +1,327 @@
+/**
+ * The episode recorder (SPEC §8, §12): one MCAP file per episode, written incrementally. Record
+ * calls are synchronous and never throw for storage problems (the gate calls them on its path);
+ * bytes reach the file on `flush()`, which an injected timer runs at least every second. A write
+ * or sync failure (e.g. ENOSPC) becomes a typed `Fault {kind:'storage'}` for the listeners, so the
+ * gate can hold; records offered after that are counted as dropped and reported, never silently lost.
+ */
+import type { Ros2TopicSpec } from '../../drivers/ros2/bag/topics.js';
+import { Ros2Topics } from '../../drivers/ros2/bag/topics.js';
+import type { Fault, FaultListener, JointChunk } from '../ports/index.js';
+import { SIGNALS, type SignalFrame } from '../schema/signals.js';
+import type { TimerHandle, Timers } from '../util/index.js';
+import { EPISODE_METADATA_NAME, JSON_CHANNELS, MCAP_PROFILE, type JsonKind } from './channels.js';
+import { labelRecordFrom } from './labels.js';
+import { StreamingMcapWriter, type EpisodeWritable } from './mcap-stream-writer.js';
+import type { ClauseSummary, EpisodeIndexEntry, EpisodeStart, GateRecord, LabelInput, LabelRecord, Versions } from './types.js';
+
+export const ARMGUARD_VERSION = '0.1.0';
+export const DEFAULT_FLUSH_INTERVAL_S = 0.5;
+
+export interface RecorderOptions {
+  /** Drives the periodic flush (ManualTimers in tests). */
+  timers: Timers;
+  /** Seconds between flushes; at most 1 (SPEC §12). Default 0.5. */
+  flushInterval?: number;
+  chunkSize?: number;
+  /** File name for messages and the rosbag2 metadata record. */
+  file?: string;
+  rosDistro?: string;
+}
+
+export type EpisodeStartInput = Omit<EpisodeStart, 'signals' | 'clauses' | 'versions' | 'armguardVersion'> & {
+  signals?: string[];
+  clauses?: string[];
+  versions?: Versions;
+};
+
+export interface RecorderStats {
+  state: 'recording' | 'failed' | 'ended';
+  /** Messages accepted into the file (flushed or pending). */
+  messages: number;
+  /** Messages known to be on storage (accepted before the last successful flush). */
+  flushedMessages: number;
+  /** Records offered after a storage failure (not written). */
+  dropped: number;
+  bytesWritten: number;
+}
+
+const encoder = new TextEncoder();
+
+function toNs(t: number): bigint {
+  if (!(t > 0)) return 0n;
+  const sec = Math.floor(t);
+  return BigInt(sec) * 1_000_000_000n + BigInt(Math.min(999_999_999, Math.round((t - sec) * 1e9)));
+}
+
+/** JSON number or null (NaN/±∞ are not JSON). */
+const jnum = (v: number): string => (Number.isFinite(v) ? String(v) : 'null');
+
+export class EpisodeRecorder {
+  private readonly writer: StreamingMcapWriter;
+  private readonly ros: Ros2Topics;
+  private readonly channelIds = new Map<JsonKind, number>();
+  private readonly sequences = new Map<number, number>();
+  private readonly listeners: FaultListener[] = [];
+  private readonly counts: Record<string, number> = {};
+  private readonly minRho: number[];
+  private readonly violatedSteps: number[];
+  private readonly timer: TimerHandle;
+  private state: RecorderStats['state'] = 'recording';
+  private dropped = 0;
+  private flushedMessages = 0;
+  private lastT: number;
+  private lastSources: string[] | undefined;
+  private lastSuccess: boolean | undefined;
+  private lastTask: string | undefined;
+  private lastPolicy: string | undefined;
+  private flushing: Promise<boolean> | undefined;
+
+  private constructor(
+    private readonly out: EpisodeWritable,
+    readonly start: EpisodeStart,
+    private readonly options: RecorderOptions,
+  ) {
+    this.writer = new StreamingMcapWriter(out, options.chunkSize);
+    this.ros = new Ros2Topics(this.writer);
+    this.lastT = start.t0;
+    this.minRho = start.clauses.map(() => Infinity);
+    this.violatedSteps = start.clauses.map(() => 0);
+    this.lastTask = start.task;
+    this.lastPolicy = start.policy;
+    const interval = Math.min(1, options.flushInterval ?? DEFAULT_FLUSH_INTERVAL_S);
+    this.timer = options.timers.setInterval(() => void this.flush(), interval);
+  }
+
+  /** Begin an episode on `out` (header, episode metadata, armguard's channels). */
+  static start(out: EpisodeWritable, start: EpisodeStartInput, options: RecorderOptions): EpisodeRecorder {
+    const full: EpisodeStart = {
+      ...start,
+      signals: start.signals ?? SIGNALS.map((s) => s.name),
+      clauses: start.clauses ?? [],
+      versions: start.versions ?? {},
+      armguardVersion: ARMGUARD_VERSION,
+    };
+    const r = new EpisodeRecorder(out, full, options);
+    r.writer.start({ profile: MCAP_PROFILE, library: `armguard ${ARMGUARD_VERSION}` });
+    r.writer.addMetadata({ name: EPISODE_METADATA_NAME, metadata: new Map([['episode', JSON.stringify(full)]]) });
+    for (const [kind, c] of Object.entries(JSON_CHANNELS) as [JsonKind, (typeof JSON_CHANNELS)[JsonKind]][]) {
+      const schemaId = r.writer.registerSchema({ name: c.schemaName, encoding: 'jsonschema', data: encoder.encode(JSON.stringify(c.schema)) });
+      r.channelIds.set(kind, r.writer.registerChannel({ schemaId, topic: c.topic, messageEncoding: 'json', metadata: new Map() }));
+    }
+    return r;
+  }
+
+  onFault(listener: FaultListener): void {
+    this.listeners.push(listener);
+  }
+
+  stats(): RecorderStats {
+    return {
+      state: this.state,
+      messages: this.writer.messageCount,
+      flushedMessages: this.flushedMessages,
+      dropped: this.dropped,
+      bytesWritten: this.writer.bytesCommitted,
+    };
+  }
+
+  frame(frame: SignalFrame): void {
+    const n = this.start.signals.length;
+    let values = '';
+    let stamps = '';
+    let validity = '';
+    let sourcesChanged = this.lastSources === undefined;
+    for (let i = 0; i < n; i++) {
+      const sep = i === 0 ? '' : ',';
+      values += sep + jnum(frame.values[i] ?? NaN);
+      stamps += sep + jnum(frame.stamps[i] ?? NaN);
+      validity += sep + String(frame.validity[i] ?? 0);
+      if (!sourcesChanged && this.lastSources![i] !== frame.sources[i]) sourcesChanged = true;
+    }
+    let json = `{"t":${jnum(frame.t)},"values":[${values}],"stamps":[${stamps}],"validity":[${validity}]`;
+    if (sourcesChanged) {
+      this.lastSources = frame.sources.slice(0, n);
+      json += `,"sources":${JSON.stringify(this.lastSources)}`;
+    }
+    this.put('frame', frame.t, `${json}}`);
+  }
+
+  /** Per-clause ρ at time t, in `start.clauses` order. */
+  robustness(t: number, rho: ArrayLike<number>): void {
+    let list = '';
+    for (let i = 0; i < this.minRho.length; i++) {
+      const v = rho[i] ?? NaN;
+      list += (i === 0 ? '' : ',') + jnum(v);
+      if (v < this.minRho[i]!) this.minRho[i] = v;
+      if (v < 0) this.violatedSteps[i]!++;
+    }
+    this.put('robustness', t, `{"t":${jnum(t)},"rho":[${list}]}`);
+  }
+
+  gateTransition(t: number, from: string, to: string, reason: string): void {
+    this.gate({ t, kind: 'transition', from, to, reason });
+  }
+  gateEvent(t: number, event: string, detail?: string): void {
+    this.gate(detail === undefined ? { t, kind: 'event', event } : { t, kind: 'event', event, detail });
+  }
+  fault(t: number, fault: Fault): void {
+    this.gate({ t, kind: 'fault', fault: { ...fault } });
+  }
+  private gate(record: GateRecord): void {
+    this.put('gate', record.t, JSON.stringify(record));
+  }
+
+  proposedChunk(t: number, chunk: JointChunk): void {
+    this.put('proposed-chunk', t, JSON.stringify({ t, ...chunkFields(chunk) }));
+  }
+  executedChunk(t: number, chunk: JointChunk, proposedId: string, verdict: 'executed' | 'filtered' | 'held', modification: number): void {
+    this.put('executed-chunk', t, JSON.stringify({ t, ...chunkFields(chunk), proposedId, verdict, modification }));
+  }
+
+  /** A raw input that is not a ROS message (e.g. one servo read), as JSON. */
+  raw(t: number, source: string, payload: unknown): void {
+    this.put('raw', t, JSON.stringify({ t, source, payload }));
+  }
+
+  versions(t: number, versions: Versions): void {
+    this.put('versions', t, JSON.stringify({ t, versions }));
+  }
+
+  /** Append a label record (relabeling appends; the effective label is the fold of all records). */
+  label(input: LabelInput): LabelRecord {
+    const record = labelRecordFrom(input, this.lastT);
+    if (record.success !== undefined) this.lastSuccess = record.success;
+    if (record.taskId !== undefined) this.lastTask = record.taskId;
+    if (record.policy !== undefined) this.lastPolicy = record.policy;
+    this.put('label', record.t, JSON.stringify(record));
+    return record;
+  }
+
+  /** Register a ROS 2 topic recorded as CDR (rosbag2 layout). */
+  async addRosTopic(spec: Ros2TopicSpec): Promise<void> {
+    await this.ros.add(spec);
+  }
+
+  /** A raw ROS 2 input message on a registered topic. */
+  rosMessage(topic: string, t: number, message: unknown): void {
+    if (this.state !== 'recording') {
+      this.dropped++;
+      return;
+    }
+    this.lastT = t;
+    this.counts['ros'] = (this.counts['ros'] ?? 0) + 1;
+    this.writer.addMessage(this.ros.encode(topic, toNs(t), message));
+  }
+
+  /** Write everything pending and fsync. Resolves false (after reporting a fault) on failure. */
+  flush(): Promise<boolean> {
+    if (this.state !== 'recording') return Promise.resolve(this.state === 'ended');
+    if (this.flushing) return this.flushing.then(() => this.flush());
+    const accepted = this.writer.messageCount;
+    this.flushing = this.writer.flush().then(
+      () => {
+        this.flushedMessages = accepted;
+        return true;
+      },
+      (e: unknown) => {
+        this.fail(e);
+        return false;
+      },
+    ).finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  /**
+   * Finish the episode: end record, rosbag2 metadata, summary, close. Returns the index entry
+   * (state 'complete', or 'truncated' when storage failed and the file lacks its summary).
+   */
+  async end(t: number, reason: string): Promise<EpisodeIndexEntry> {
+    if (this.state === 'recording') this.put('end', t, JSON.stringify({ t, reason }));
+    this.timer.cancel();
+    if (this.flushing) await this.flushing;
+    if (this.state === 'recording') {
+      if (this.ros.size > 0) this.writer.addMetadata(this.ros.rosbag2Metadata(this.options.file ?? 'episode.mcap', this.options.rosDistro));
+      const accepted = this.writer.messageCount;
+      try {
+        await this.writer.end();
+        this.flushedMessages = accepted;
+        this.state = 'ended';
+      } catch (e) {
+        this.fail(e);
+      }
+    }
+    const failed = this.state === 'failed';
+    try {
+      await this.out.close();
+    } catch (e) {
+      if (!failed) this.fail(e);
+    }
+    if (failed && this.dropped > 0) {
+      this.emit({ kind: 'storage', source: this.source(), detail: `${this.dropped} record(s) not written after the storage failure` });
+    }
+    return this.indexEntry(t, this.state === 'ended' ? 'complete' : 'truncated');
+  }
+
+  private indexEntry(tEnd: number, state: EpisodeIndexEntry['state']): EpisodeIndexEntry {
+    const clauses: Record<string, ClauseSummary> = {};
+    this.start.clauses.forEach((id, i) => {
+      const m = this.minRho[i]!;
+      clauses[id] = { minRho: Number.isFinite(m) ? m : null, violatedSteps: this.violatedSteps[i]! };
+    });
+    const entry: EpisodeIndexEntry = {
+      file: this.options.file ?? '',
+      episodeId: this.start.episodeId,
+      robotId: this.start.robotId,
+      startedAt: this.start.startedAt,
+      t0: this.start.t0,
+      tEnd,
+      counts: { ...this.counts },
+      versions: this.start.versions,
+      state,
+    };
+    if (this.start.platform !== undefined) entry.platform = this.start.platform;
+    if (this.lastTask !== undefined) entry.task = this.lastTask;
+    if (this.lastPolicy !== undefined) entry.policy = this.lastPolicy;
+    if (this.lastSuccess !== undefined) entry.success = this.lastSuccess;
+    if (this.start.clauses.length > 0) entry.clauses = clauses;
+    return entry;
+  }
+
+  private put(kind: JsonKind, t: number, json: string): void {
+    if (this.state !== 'recording') {
+      this.dropped++;
+      return;
+    }
+    const channelId = this.channelIds.get(kind)!;
+    const sequence = this.sequences.get(channelId) ?? 0;
+    this.sequences.set(channelId, sequence + 1);
+    this.counts[kind] = (this.counts[kind] ?? 0) + 1;
+    if (t > this.lastT) this.lastT = t;
+    const ns = toNs(t);
+    this.writer.addMessage({ channelId, sequence, logTime: ns, publishTime: ns, data: encoder.encode(json) });
+  }
+
+  private source(): string {
+    return `episode:${this.options.file ?? this.start.episodeId}`;
+  }
+
+  private fail(e: unknown): void {
+    if (this.state === 'failed') return;
+    this.state = 'failed';
+    this.timer.cancel();
+    const err = e as NodeJS.ErrnoException;
+    const code = typeof err?.code === 'string' ? `${err.code}: ` : '';
+    this.emit({ kind: 'storage', source: this.source(), detail: `${code}${err?.message ?? String(e)}` });
+  }
+
+  private emit(fault: Fault): void {
+    for (const l of this.listeners) l(fault, this.lastT);
+  }
+}
+
+function chunkFields(chunk: JointChunk) {
+  return { id: chunk.id, stamp: chunk.stamp, horizon: chunk.horizon, joints: chunk.joints, dt: chunk.dt, targets: Array.from(chunk.targets) };
+}

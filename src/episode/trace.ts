@@ -1,0 +1,102 @@
+/**
+ * An episode file as the scorer consumes it: frame times, one column per recorded signal, per-clause
+ * robustness, the episode metadata and its effective label with history. Streams the file once.
+ */
+import type { ByteSource } from '../../drivers/ros2/bag/reader.js';
+import { describeScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
+import { InputError } from '../util/index.js';
+import { EPISODE_METADATA_NAME } from './channels.js';
+import { effectiveLabel } from './labels.js';
+import { readEpisode } from './reader.js';
+import type { EffectiveLabel, EpisodeTraceFromFile, FrameRecord, LabelRecord, RobustnessRecord } from './types.js';
+
+/** A Float64Array that grows by doubling; `view()` is the filled part. */
+class Column {
+  private data = new Float64Array(256);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  view(): Float64Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+export interface TraceOptions {
+  /** Success to assume for an episode without a success label; without it such a file is an error. */
+  defaultSuccess?: boolean;
+  file?: string;
+}
+
+export async function readEpisodeTrace(source: string | ByteSource, options: TraceOptions = {}): Promise<EpisodeTraceFromFile> {
+  const times = new Column();
+  const rhoTimes = new Column();
+  let signalColumns: Column[] = [];
+  let clauseColumns: Column[] = [];
+  const history: LabelRecord[] = [];
+  const scan = await readEpisode(source, (r) => {
+    if (r.kind === 'frame') addFrame(r.value);
+    else if (r.kind === 'robustness') addRho(r.value);
+    else if (r.kind === 'label') history.push(r.value);
+  }, {
+    kinds: ['frame', 'robustness', 'label'],
+    onStart: (start) => {
+      signalColumns = start.signals.map(() => new Column());
+      clauseColumns = start.clauses.map(() => new Column());
+    },
+    ...(options.file === undefined ? {} : { file: options.file }),
+  });
+  function addFrame(f: FrameRecord): void {
+    times.push(f.t);
+    signalColumns.forEach((c, i) => {
+      const v = f.values[i];
+      c.push(v === null || v === undefined || f.validity[i] !== 1 ? NaN : v);
+    });
+  }
+  function addRho(r: RobustnessRecord): void {
+    rhoTimes.push(r.t);
+    clauseColumns.forEach((c, i) => c.push(r.rho[i] ?? NaN));
+  }
+  const file = scan.file;
+  if (!scan.start) throw new InputError({ file }, `not an armguard episode file (no '${EPISODE_METADATA_NAME}' metadata record; ${describeScanEnd(scan.end)})`);
+  const labels: EffectiveLabel = effectiveLabel(history);
+  const success = labels.success ?? options.defaultSuccess;
+  if (success === undefined) throw new InputError({ file, field: 'labels.success' }, 'episode has no success label (label it with appendLabel / armguard label)');
+  const start = scan.start;
+  const meta = {
+    episodeId: start.episodeId,
+    success,
+    templates: labels.taskTags,
+    objects: labels.objectTags,
+    manual: new Map(Object.entries(labels.manual)),
+    ...(start.platform === undefined ? {} : { platform: start.platform }),
+    ...((labels.taskId ?? start.task) === undefined ? {} : { task: labels.taskId ?? start.task }),
+    ...((labels.policy ?? start.policy) === undefined ? {} : { policy: labels.policy ?? start.policy }),
+    ...(labels.note === undefined ? {} : { note: labels.note }),
+  };
+  return {
+    meta,
+    times: times.view(),
+    columns: new Map(start.signals.map((name, i) => [name, signalColumns[i]!.view()])),
+    file,
+    start,
+    robustnessTimes: rhoTimes.view(),
+    robustness: new Map(start.clauses.map((id, i) => [id, clauseColumns[i]!.view()])),
+    labels: { effective: labels, history },
+    end: scan.end.kind,
+  };
+}
+
+/** The label history and effective label of an episode file. */
+export async function readLabels(source: string | ByteSource): Promise<{ history: LabelRecord[]; effective: EffectiveLabel }> {
+  const history: LabelRecord[] = [];
+  await readEpisode(source, (r) => {
+    if (r.kind === 'label') history.push(r.value);
+  }, { kinds: ['label'] });
+  return { history, effective: effectiveLabel(history) };
+}

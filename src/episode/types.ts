@@ -1,0 +1,208 @@
+/**
+ * What an episode file holds (SPEC §8), as typed records. Each kind is one MCAP channel with a JSON
+ * schema (`jsonschema` / `json`, see json-schemas.ts); ROS 2 messages go on their own `cdr` channels.
+ * Times are seconds on the episode clock (Unix epoch seconds recommended, so Foxglove shows wall
+ * time); the MCAP log time is the same instant in nanoseconds.
+ */
+
+/** A video-judged clause label (seeds/000 App. G.1); same values as src/schema/trace.ts. */
+export type ManualVerdict = 'violated' | 'satisfied' | 'not_applicable';
+export const MANUAL_VERDICTS: readonly ManualVerdict[] = ['violated', 'satisfied', 'not_applicable'];
+
+/** Written once at the start (MCAP metadata record `armguard.episode`) and copied to the index. */
+export interface EpisodeStart {
+  episodeId: string;
+  robotId: string;
+  platform?: string;
+  task?: string;
+  policy?: string;
+  /** ISO-8601 wall-clock time the episode started. */
+  startedAt: string;
+  /** Episode-clock time of the start (s). */
+  t0: number;
+  /** Signal names in the order frame values are recorded (SIGNALS order by default). */
+  signals: string[];
+  /** Clause ids in the order robustness values are recorded. */
+  clauses: string[];
+  /** Content hashes of what the monitor ran with (e.g. `sha256:…`), so reports can group by them. */
+  versions: Versions;
+  armguardVersion: string;
+}
+
+export interface Versions {
+  spec?: string;
+  clauseLibrary?: string;
+  calibration?: string;
+  platform?: string;
+  [other: string]: string | undefined;
+}
+
+/** Who gave a label. */
+export type LabelSource = 'operator' | 'mqtt' | 'ros2' | 'predicate' | 'import' | 'api';
+
+/**
+ * One label record. Every field is optional: a record sets what it names, and the effective label
+ * is the field-wise fold of all records in order (later records win per field; manual clause
+ * labels merge per clause id). Relabeling appends a record; raw data is never rewritten.
+ */
+export interface LabelRecord {
+  t: number;
+  source: LabelSource;
+  /** Who labeled (operator name, MQTT client id, node name). */
+  by?: string;
+  success?: boolean;
+  taskId?: string;
+  policy?: string;
+  /** Task templates / semantic task tags (e.g. `lift`, `place`). */
+  taskTags?: string[];
+  /** Object tags (e.g. `fragile`, `heavy`). */
+  objectTags?: string[];
+  /** Clause id → video-judged verdict. */
+  manual?: Record<string, ManualVerdict>;
+  note?: string;
+}
+
+export type LabelInput = Omit<LabelRecord, 't' | 'source'> & { t?: number; source?: LabelSource };
+
+export interface EffectiveLabel {
+  success?: boolean;
+  taskId?: string;
+  policy?: string;
+  taskTags: string[];
+  objectTags: string[];
+  manual: Record<string, ManualVerdict>;
+  note?: string;
+  /** Time of the last label record (undefined when never labeled). */
+  labeledAt?: number;
+}
+
+/** A signal frame: values in `EpisodeStart.signals` order; NaN/±∞ stored as null with validity 2. */
+export interface FrameRecord {
+  t: number;
+  values: (number | null)[];
+  /** Sample timestamps (s) per signal; null when the signal never arrived. */
+  stamps: (number | null)[];
+  /** 0 missing, 1 valid, 2 invalid (src/schema/signals.ts Validity). */
+  validity: number[];
+  /** Source id per signal; present only when it changed since the previous frame. */
+  sources?: string[];
+}
+
+/** Per-clause robustness at one step, in `EpisodeStart.clauses` order (NaN as null). */
+export interface RobustnessRecord {
+  t: number;
+  rho: (number | null)[];
+}
+
+export type GateRecord =
+  | { t: number; kind: 'transition'; from: string; to: string; reason: string }
+  | { t: number; kind: 'event'; event: string; detail?: string }
+  | { t: number; kind: 'fault'; fault: { kind: string; source: string; [key: string]: unknown } };
+
+export interface ChunkRecord {
+  t: number;
+  id: string;
+  /** Time the policy produced it (s). */
+  stamp: number;
+  horizon: number;
+  joints: number;
+  dt: number;
+  /** horizon × joints targets, row-major (rad). */
+  targets: number[];
+}
+
+export interface ExecutedChunkRecord extends ChunkRecord {
+  /** The proposed chunk it came from. */
+  proposedId: string;
+  verdict: 'executed' | 'filtered' | 'held';
+  /** Norm of (executed − proposed), rad; 0 when unchanged. */
+  modification: number;
+}
+
+export interface RawRecord {
+  t: number;
+  source: string;
+  payload: unknown;
+}
+
+export interface VersionsRecord {
+  t: number;
+  versions: Versions;
+}
+
+export interface EndRecord {
+  t: number;
+  reason: string;
+}
+
+/** A decoded episode-file message, by kind. */
+export type EpisodeRecord =
+  | { kind: 'frame'; t: number; value: FrameRecord }
+  | { kind: 'robustness'; t: number; value: RobustnessRecord }
+  | { kind: 'gate'; t: number; value: GateRecord }
+  | { kind: 'proposed-chunk'; t: number; value: ChunkRecord }
+  | { kind: 'executed-chunk'; t: number; value: ExecutedChunkRecord }
+  | { kind: 'raw'; t: number; value: RawRecord }
+  | { kind: 'label'; t: number; value: LabelRecord }
+  | { kind: 'versions'; t: number; value: VersionsRecord }
+  | { kind: 'end'; t: number; value: EndRecord }
+  | { kind: 'ros'; t: number; topic: string; type: string; decode(): Record<string, unknown> };
+
+export type EpisodeRecordKind = EpisodeRecord['kind'];
+
+/** Per-clause summary kept in the index so reports need not open files for it. */
+export interface ClauseSummary {
+  minRho: number | null;
+  /** Steps with ρ < 0. */
+  violatedSteps: number;
+}
+
+/** One line of the episode index (episodes.jsonl); the last line for a file wins. */
+export interface EpisodeIndexEntry {
+  file: string;
+  episodeId: string;
+  robotId: string;
+  platform?: string;
+  task?: string;
+  policy?: string;
+  success?: boolean;
+  startedAt: string;
+  t0: number;
+  tEnd: number;
+  counts: Record<string, number>;
+  clauses?: Record<string, ClauseSummary>;
+  versions: Versions;
+  /** How the file ended when indexed: complete, or recovered from a truncated/corrupt tail. */
+  state: 'complete' | 'truncated' | 'corrupt';
+}
+
+/**
+ * What the scorer consumes, shaped like src/schema/trace.ts EpisodeTrace (meta, times, columns,
+ * file) plus the episode's own metadata and label history.
+ */
+export interface EpisodeTraceMeta {
+  readonly episodeId: string;
+  readonly success: boolean;
+  readonly platform?: string;
+  readonly task?: string;
+  readonly templates: readonly string[];
+  readonly objects: readonly string[];
+  readonly policy?: string;
+  readonly note?: string;
+  readonly manual: ReadonlyMap<string, ManualVerdict>;
+}
+
+export interface EpisodeTraceFromFile {
+  readonly meta: EpisodeTraceMeta;
+  /** Frame times (s), in recorded order. */
+  readonly times: Float64Array;
+  /** Signal name → values aligned with `times` (NaN where missing/invalid). */
+  readonly columns: ReadonlyMap<string, Float64Array>;
+  readonly file?: string;
+  readonly start: EpisodeStart;
+  /** Robustness per clause aligned with `robustnessTimes`. */
+  readonly robustnessTimes: Float64Array;
+  readonly robustness: ReadonlyMap<string, Float64Array>;
+  readonly labels: { effective: EffectiveLabel; history: readonly LabelRecord[] };
+  readonly end: 'complete' | 'truncated' | 'corrupt';
+}
