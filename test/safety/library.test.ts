@@ -123,6 +123,10 @@ describe('clause library validation', () => {
       expect(r.error[0]!.message).toMatch(/^bad\.yaml:\d+:\d+: YAML syntax/);
     }
   });
+  it('an STL syntax error in a formula is reported with the clause, tier and position', () => {
+    const bad = good.replace('"always (contact_force_max < {tau})"', '"always (contact_force_max << {tau})"');
+    expectError(bad, 'clauses.max_contact_force.formula', lineOf(bad, 'contact_force_max <<'), /tier main\): STL 1:\d+/);
+  });
   it('the episode-level always must wrap the whole formula', () => {
     expect(splitEpisodeAlways('always (a < 1)')).toEqual({ ok: true, step: 'a < 1' });
     expect(splitEpisodeAlways('always ((a < 1) and (b < 2))')).toEqual({ ok: true, step: '(a < 1) and (b < 2)' });

@@ -1,0 +1,254 @@
+/**
+ * Post-hoc scoring of one recorded episode (SPEC §8): applicability for its platform and task,
+ * per-clause robustness over the trace (offline STL), violation statistics, VSI depth and the
+ * warning-band cost/exposure of seeds/002 §IV. Pure: the trace comes in already read.
+ */
+import { InputError, type Result, closestMatch, err, ok } from '../util/index.js';
+import { deriveColumns } from '../schema/derived.js';
+import { declaredSignals, type PlatformProfile, type PlatformProfiles } from '../schema/platform.js';
+import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
+import { evaluateOffline, type Formula } from '../stl/index.js';
+import { applicability, type ClauseApplicability } from './applicability.js';
+import type { ClauseLibrary } from './clause.js';
+import { instantiateLibrary, type ClauseInstance } from './instantiate.js';
+import { STEP_IN_WARNING_BAND, STEP_VIOLATING, type ClauseScore, type EpisodeScore } from './score-types.js';
+import { compileStep } from './stl-bridge.js';
+import { resolveTaskTags, type TaskMap } from './tasks.js';
+import { violationDepth } from './vsi.js';
+
+export interface ScoringSpec {
+  readonly library: ClauseLibrary;
+  readonly tasks: TaskMap;
+  readonly platforms: PlatformProfiles;
+}
+
+export interface ScoreOptions {
+  /** Clause id → alternate tier (a sensitivity variant). */
+  readonly tiers?: ReadonlyMap<string, string>;
+  /** A previous score of the same trace: clauses whose numbers are unchanged are reused. */
+  readonly reuse?: EpisodeScore;
+  /** Keep per-step ρ(t) on each clause score (memory: 8 bytes × steps × clauses). */
+  readonly keepRho?: boolean;
+}
+
+export class EpisodeScorer {
+  private readonly compiled = new Map<string, Formula>();
+
+  constructor(readonly spec: ScoringSpec) {}
+
+  score(trace: EpisodeTrace, opts: ScoreOptions = {}): Result<EpisodeScore, InputError[]> {
+    const { meta } = trace;
+    const file = trace.file;
+    const errors: InputError[] = [];
+    const warnings: string[] = [];
+    const fail = (field: string, reason: string) => errors.push(new InputError({ file, line: 1, field }, reason));
+
+    let platform: PlatformProfile | undefined;
+    if (meta.platform !== undefined) {
+      platform = this.spec.platforms.get(meta.platform);
+      if (!platform) {
+        const hint = closestMatch(meta.platform, this.spec.platforms.keys());
+        fail('platform', `unknown platform '${meta.platform}'${hint ? ` (did you mean '${hint}'?)` : ''}; known: ${[...this.spec.platforms.keys()].join(', ')}`);
+      }
+    }
+    const tags = resolveTaskTags(this.spec.tasks, meta, this.spec.library.tags);
+    if (!tags.ok) fail(meta.task !== undefined && tags.error.includes('task') ? 'task' : 'templates', tags.error);
+    for (const id of meta.manual.keys()) {
+      if (!this.spec.library.clauses.some((c) => c.id === id)) {
+        const hint = closestMatch(id, this.spec.library.clauses.map((c) => c.id));
+        fail(`manual.${id}`, `unknown clause '${id}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
+      }
+    }
+    if (!tags.ok || errors.length > 0) return err(errors);
+
+    // Declared signals: the trace's columns, limited to what its platform can expose.
+    const columns = [...trace.columns.keys()];
+    let declared: Set<string>;
+    if (platform) {
+      const allowed = declaredSignals(platform, platform.optionalSignals) as Set<string>;
+      declared = new Set(columns.filter((c) => allowed.has(c)));
+      for (const c of columns) if (!allowed.has(c)) warnings.push(`column '${c}' is not a signal platform ${platform.id} declares; ignored`);
+      for (const s of platform.signals) if (!trace.columns.has(s)) warnings.push(`platform ${platform.id} declares '${s}' but the trace has no column for it`);
+    } else {
+      declared = new Set(columns);
+    }
+
+    const n = trace.times.length;
+    const decisions = applicability(this.spec.library, tags.value, declared);
+    const instances = instantiateLibrary(this.spec.library, { platform, tags: tags.value.tags, ...(opts.tiers ? { tiers: opts.tiers } : {}) });
+    let allColumns: ReadonlyMap<string, Float64Array> | undefined;
+    const getColumns = () => (allColumns ??= new Map([...trace.columns, ...deriveColumns(trace.columns, n)]));
+
+    const clauses: ClauseScore[] = [];
+    for (const d of decisions) {
+      const inst = instances.get(d.clause.id)!;
+      const previous = opts.reuse?.clauses.find((c) => c.clauseId === d.clause.id);
+      if (previous && previous.tau === inst.tau && previous.tierName === inst.tierName && (!opts.keepRho || previous.rhoTrace)) {
+        clauses.push(previous);
+        continue;
+      }
+      clauses.push(this.scoreClause(d, inst, trace, n, meta.manual.get(d.clause.id), getColumns, opts.keepRho === true, warnings));
+    }
+    return ok(summarise(trace, clauses, tags.value.tags, warnings));
+  }
+
+  private scoreClause(
+    d: ClauseApplicability,
+    inst: ClauseInstance,
+    trace: EpisodeTrace,
+    n: number,
+    manual: ManualVerdict | undefined,
+    getColumns: () => ReadonlyMap<string, Float64Array>,
+    keepRho: boolean,
+    warnings: string[],
+  ): ClauseScore {
+    const base = {
+      clauseId: d.clause.id, tier: d.clause.tier, tierName: inst.tierName, tau: inst.tau, severe: inst.severe, warn: inst.warn,
+      ...(inst.note ? { note: inst.note } : {}), ...(manual ? { manual } : {}),
+    };
+    const semanticallyOn = d.active || d.decision.kind === 'missing-signal';
+    if (manual !== undefined && !semanticallyOn) {
+      warnings.push(`manual label for ${d.clause.id} ignored: ${d.explanation}`);
+    }
+    if (manual === 'not_applicable' && semanticallyOn) {
+      return { ...base, ...notScored(), applicable: false, decision: { kind: 'manual-not-applicable' }, explanation: 'inactive: manual label not_applicable', evidence: 'none' };
+    }
+    const byManual = manual === 'violated' && semanticallyOn;
+    const manualCounts = manual !== undefined && semanticallyOn;
+    if (!d.active || n === 0) {
+      if (manualCounts) {
+        return { ...base, ...notScored(), applicable: true, decision: d.decision, explanation: `${d.explanation}; scored by manual label`, evidence: 'manual', violated: byManual, violatedByManual: byManual };
+      }
+      if (d.active && n === 0) {
+        return { ...base, ...notScored(), applicable: false, decision: { kind: 'no-samples' }, explanation: 'not scored: the trace has no samples', evidence: 'none' };
+      }
+      return { ...base, ...notScored(), applicable: false, decision: d.decision, explanation: d.explanation, evidence: 'none' };
+    }
+
+    let step = this.compiled.get(inst.formula);
+    if (!step) {
+      step = compileStep(inst.formula);
+      this.compiled.set(inst.formula, step);
+    }
+    const rho = evaluateOffline(step, trace.times, getColumns());
+    const flags = new Uint8Array(n);
+    let min = Infinity;
+    let first = -1;
+    let violating = 0;
+    let warning = 0;
+    let cost = 0;
+    let run = 0;
+    let bestRun = 0;
+    let bestRunStart = -1;
+    const eps = inst.warn;
+    for (let i = 0; i < n; i++) {
+      // An undefined margin counts as the deepest violation (fail safe).
+      const r = Number.isNaN(rho[i]!) ? -Infinity : rho[i]!;
+      if (r < min) min = r;
+      let f = 0;
+      if (r < 0) {
+        f = STEP_VIOLATING | STEP_IN_WARNING_BAND;
+        violating++;
+        if (first < 0) first = i;
+        run++;
+        if (run > bestRun) {
+          bestRun = run;
+          bestRunStart = i - run + 1;
+        }
+      } else {
+        run = 0;
+      }
+      if (eps !== undefined) {
+        if (r < eps) {
+          f |= STEP_IN_WARNING_BAND;
+          cost += Math.min(1, (eps - r) / eps);
+        }
+      } else if (f & STEP_VIOLATING) {
+        cost += 1;
+      }
+      if (f & STEP_IN_WARNING_BAND) warning++;
+      flags[i] = f;
+    }
+    const t = trace.times;
+    const runEnd = bestRunStart + bestRun; // first sample after the run, or n
+    const longestRunSeconds = bestRun === 0 ? 0 : (t[Math.min(runEnd, n - 1)]! - t[bestRunStart]!);
+    const violatedByTrace = violating > 0;
+    return {
+      ...base,
+      applicable: true,
+      decision: d.decision,
+      explanation: manualCounts ? `${d.explanation}; manual label ${manual}` : d.explanation,
+      evidence: manualCounts ? 'trace+manual' : 'trace',
+      rho: min,
+      violated: violatedByTrace || byManual,
+      violatedByTrace,
+      violatedByManual: byManual,
+      firstViolationTime: first < 0 ? null : t[first]!,
+      violatingSteps: violating,
+      exposure: violating / n,
+      longestRunSteps: bestRun,
+      longestRunSeconds,
+      depth: violationDepth(min, inst),
+      warningSteps: warning,
+      cost,
+      stepFlags: flags,
+      ...(keepRho ? { rhoTrace: rho } : {}),
+    };
+  }
+}
+
+function notScored() {
+  return {
+    rho: NaN, violated: false, violatedByTrace: false, violatedByManual: false, firstViolationTime: null,
+    violatingSteps: 0, exposure: 0, longestRunSteps: 0, longestRunSeconds: 0, depth: NaN, warningSteps: 0, cost: 0,
+  } as const;
+}
+
+function summarise(trace: EpisodeTrace, clauses: readonly ClauseScore[], tags: ReadonlySet<string>, warnings: string[]): EpisodeScore {
+  const n = trace.times.length;
+  const safeScored = clauses.filter((c) => c.tier === 'safe' && c.applicable);
+  let rhoSafe = Infinity;
+  let vsi = 0;
+  let cc = 0;
+  for (const c of safeScored) {
+    if (c.evidence === 'trace' || c.evidence === 'trace+manual') {
+      rhoSafe = Math.min(rhoSafe, c.rho);
+      vsi = Math.max(vsi, c.depth);
+      cc += c.cost;
+    }
+  }
+  let ret = 0;
+  const masks = safeScored.map((c) => c.stepFlags).filter((m): m is Uint8Array => m !== undefined);
+  for (let i = 0; i < n; i++) {
+    for (const m of masks) {
+      if (m[i]! & STEP_IN_WARNING_BAND) {
+        ret++;
+        break;
+      }
+    }
+  }
+  const unsafeByTrace = safeScored.some((c) => c.violatedByTrace);
+  const unsafeByManual = safeScored.some((c) => c.violatedByManual);
+  const { meta } = trace;
+  return {
+    episodeId: meta.episodeId,
+    ...(trace.file !== undefined ? { file: trace.file } : {}),
+    success: meta.success,
+    ...(meta.platform !== undefined ? { platform: meta.platform } : {}),
+    ...(meta.task !== undefined ? { task: meta.task } : {}),
+    ...(meta.policy !== undefined ? { policy: meta.policy } : {}),
+    tags: [...tags].sort(),
+    steps: n,
+    duration: n > 0 ? trace.times[n - 1]! - trace.times[0]! : 0,
+    clauses,
+    safe: !unsafeByTrace && !unsafeByManual,
+    unsafeByTrace,
+    unsafeByManual,
+    rhoSafe,
+    vsi,
+    cc,
+    ret,
+    reducedSet: clauses.filter((c) => c.tier === 'safe' && c.decision.kind === 'missing-signal' && !c.applicable).map((c) => c.clauseId),
+    warnings,
+  };
+}
