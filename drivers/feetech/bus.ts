@@ -341,8 +341,9 @@ export class FeetechBus {
       });
       return;
     }
-    this.link.write(packet);
+    // Arm the timeout first: a link may deliver the reply before write() returns.
     t.timer = this.timers.setTimeout(() => this.onTimeout(t), this.timeoutS);
+    this.link.write(packet);
   }
 
   private onTimeout(t: Transaction): void {
