@@ -1,5 +1,6 @@
 import type { Command } from '../command.js';
 import { checkCommand } from './check.js';
+import { stlCommand } from './stl.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
-export const commands: Command[] = [checkCommand];
+export const commands: Command[] = [checkCommand, stlCommand];
