@@ -32,11 +32,21 @@ export function describeRepair(r: RepairReport): string {
     (r.discardedBytes > 0 ? `; ${r.discardedBytes} trailing bytes could not be recovered` : '');
 }
 
+export interface RepairOptions {
+  /**
+   * Keep only ROS 2 channels (`ros2msg`/`cdr`) and the `rosbag2` metadata: a plain rosbag2 file.
+   * rosbag2's SequentialReader refuses files whose topics differ in serialization format, so an
+   * episode (JSON + CDR channels) must be exported this way before `ros2 bag play`.
+   */
+  rosOnly?: boolean;
+}
+
 /**
  * Repair `input` into `output` (default: in place — the original is kept as `<input>.bak`).
  * Throws InputError when the input is not an MCAP file at all.
  */
-export async function repairMcapFile(input: string, output?: string): Promise<RepairReport> {
+export async function repairMcapFile(input: string, output?: string, options: RepairOptions = {}): Promise<RepairReport> {
+  const rosOnly = options.rosOnly === true;
   const inPlace = output === undefined;
   const target = output ?? `${input}.repair-tmp`;
   const scanner = new TolerantMcapScanner();
@@ -66,23 +76,23 @@ export async function repairMcapFile(input: string, output?: string): Promise<Re
             await ensureStarted(r.profile, r.library);
             break;
           case 'Schema':
-            if (!schemaIds.has(r.id)) {
-              await ensureStarted();
-              schemas.set(r.id, r);
-              schemaIds.set(r.id, await writer.registerSchema({ name: r.name, encoding: r.encoding, data: r.data }));
-            }
+            schemas.set(r.id, r);
             break;
-          case 'Channel':
-            if (!channelIds.has(r.id) && !inSummary) {
-              await ensureStarted();
-              channels.set(r.id, r);
-              channelIds.set(r.id, await writer.registerChannel({
-                topic: r.topic, messageEncoding: r.messageEncoding, metadata: r.metadata,
-                schemaId: r.schemaId === 0 ? 0 : (schemaIds.get(r.schemaId) ?? 0),
-              }));
-              report.channels++;
+          case 'Channel': {
+            if (channelIds.has(r.id) || inSummary) break;
+            const schema = schemas.get(r.schemaId);
+            if (rosOnly && !(r.messageEncoding === 'cdr' && schema?.encoding === 'ros2msg')) break;
+            await ensureStarted();
+            let schemaId = 0;
+            if (schema) {
+              schemaId = schemaIds.get(r.schemaId) ?? (await writer.registerSchema({ name: schema.name, encoding: schema.encoding, data: schema.data }));
+              schemaIds.set(r.schemaId, schemaId);
             }
+            channels.set(r.id, r);
+            channelIds.set(r.id, await writer.registerChannel({ topic: r.topic, messageEncoding: r.messageEncoding, metadata: r.metadata, schemaId }));
+            report.channels++;
             break;
+          }
           case 'Message': {
             const id = channelIds.get(r.channelId);
             if (id === undefined) break;
@@ -94,12 +104,14 @@ export async function repairMcapFile(input: string, output?: string): Promise<Re
             break;
           }
           case 'Metadata':
+            if (rosOnly && r.name !== 'rosbag2') break;
             if (r.name === 'rosbag2') hasRosbag2 = true;
             await ensureStarted();
             await writer.addMetadata({ name: r.name, metadata: r.metadata });
             report.metadata++;
             break;
           case 'Attachment':
+            if (rosOnly) break;
             await ensureStarted();
             await writer.addAttachment({ name: r.name, logTime: r.logTime, createTime: r.createTime, mediaType: r.mediaType, data: r.data });
             report.attachments++;
