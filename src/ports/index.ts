@@ -52,6 +52,8 @@ export interface CommandSink {
   hold(now: number, reason: string): void;
   /** Gate heartbeat; the arm-side driver holds by itself when heartbeats stop. */
   heartbeat(now: number): void;
+  /** Optional part of the hold action (SPEC §6, off by default): open the gripper. */
+  openGripper?(now: number): void;
   onFault(listener: FaultListener): void;
 }
 

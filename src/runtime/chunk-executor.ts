@@ -1,0 +1,118 @@
+/**
+ * The only path from a proposed chunk to the CommandSink (SPEC §7, §12): screen → gate state →
+ * present joint state → CBF filter → sink. Whatever fails, the chunk is rejected or held and never
+ * forwarded; what is forwarded is a copy of the filter's output (or of a nominal chunk the filter
+ * found already safe). Faults become gate holds; nothing throws out of `submit`.
+ */
+import type { ChunkCbfFilter } from '../gate/cbf-filter.js';
+import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
+import { describeRejection } from '../gate/chunk.js';
+import type { ChunkScreen } from '../gate/chunk-screen.js';
+import { describeCause } from '../gate/events.js';
+import type { Gate } from '../gate/gate.js';
+import type { CommandSink, Fault, JointChunk, JointStateSource } from '../ports/index.js';
+
+export interface ChunkExecutorOptions {
+  readonly gate: Gate;
+  readonly screen: ChunkScreen;
+  readonly filter: ChunkCbfFilter;
+  readonly sink: CommandSink;
+  readonly joints: JointStateSource;
+  /** The present joint state may be at most this old (s) when a chunk is filtered. */
+  readonly maxStateAge: number;
+  /** Returns a deadline predicate for one solve started at `now` (the runtime's clock), if any. */
+  readonly deadline?: (now: number) => () => boolean;
+  /** Reported to on every decision. */
+  readonly onResult?: (result: ExecutedChunk, now: number) => void;
+}
+
+export class ChunkExecutor {
+  private readonly q0: Float64Array;
+
+  constructor(private readonly o: ChunkExecutorOptions) {
+    this.q0 = new Float64Array(o.joints.joints);
+  }
+
+  submit(chunk: GateChunk, now: number): ExecutedChunk {
+    const r = this.decide(chunk, now);
+    this.o.onResult?.(r, now);
+    return r;
+  }
+
+  private decide(chunk: GateChunk, now: number): ExecutedChunk {
+    const { gate, screen, filter, sink, joints } = this.o;
+    const id = chunk.id;
+    const rejection = screen.check(chunk, now);
+    if (rejection) return { id, verdict: 'rejected', code: rejection.code, reason: describeRejection(rejection) };
+    if (gate.holding) return this.held(id, gate);
+    let stateTime: number;
+    try {
+      stateTime = joints.readPositions(this.q0);
+    } catch (e) {
+      gate.fault(now, { kind: 'disconnect', source: 'joint-state', detail: `readPositions threw: ${message(e)}` });
+      return this.held(id, gate);
+    }
+    const age = now - stateTime;
+    let finite = true;
+    for (let j = 0; j < this.q0.length; j++) if (!Number.isFinite(this.q0[j])) finite = false;
+    if (!(age <= this.o.maxStateAge) || !finite) {
+      const fault: Fault = { kind: 'stale-signal', source: 'joint-state', signal: 'joint_positions', age };
+      gate.fault(now, fault);
+      return this.held(id, gate);
+    }
+    let outcome;
+    try {
+      outcome = filter.filter(chunk.targets, chunk.horizon, this.q0, chunk.dt, this.o.deadline?.(now));
+    } catch (e) {
+      gate.solverFailed(now, id, `filter threw: ${message(e)}`);
+      return this.held(id, gate);
+    }
+    switch (outcome.status) {
+      case 'solver-failure':
+        gate.solverFailed(now, id, outcome.detail);
+        return this.held(id, gate);
+      case 'unsafe':
+        gate.unsafeChunk(now, id, outcome.detail);
+        return { ...this.held(id, gate), slackUsed: outcome.slackUsed };
+      case 'unchanged':
+      case 'filtered': {
+        const modified = outcome.status === 'filtered';
+        const forward: JointChunk = {
+          id,
+          stamp: chunk.stamp,
+          horizon: chunk.horizon,
+          joints: chunk.joints,
+          dt: chunk.dt,
+          targets: Float64Array.from(outcome.targets),
+        };
+        const slackUsed = outcome.slackUsed;
+        const modification = outcome.modification;
+        try {
+          sink.execute(forward, now);
+        } catch (e) {
+          gate.fault(now, { kind: 'disconnect', source: sink.name, detail: `execute threw: ${message(e)}` });
+          return this.held(id, gate);
+        }
+        gate.chunkExecuted(now, id, modified);
+        return {
+          id,
+          verdict: modified ? 'filtered' : 'executed',
+          code: modified ? 'filtered' : 'ok',
+          reason: modified ? `CBF modified the chunk by up to ${modification.toPrecision(3)} rad` : 'chunk already satisfies the barrier and limits',
+          targets: forward.targets,
+          slackUsed,
+          modification,
+        };
+      }
+    }
+  }
+
+  private held(id: string, gate: Gate): ExecutedChunk {
+    const cause = gate.holdCause;
+    return { id, verdict: 'held', code: cause?.kind ?? 'hold', reason: cause ? describeCause(cause) : 'gate holding' };
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,49 @@
+/**
+ * Binds a chunk transport to the pipeline: JSON chunk in → parse → pipeline → JSON result out.
+ * Every payload gets exactly one answer; malformed payloads are rejected with the field named.
+ */
+import { parseChunkText } from '../gate/chunk-parse.js';
+import { describeRejection, toResultMessage } from '../gate/chunk.js';
+import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
+import type { Clock } from '../util/clock.js';
+import type { ChunkServerTransport } from './chunk-transport.js';
+
+export interface ChunkSubmitter {
+  submitChunk(chunk: GateChunk, now: number): ExecutedChunk;
+}
+
+export class ChunkServer {
+  constructor(
+    private readonly transport: ChunkServerTransport,
+    private readonly pipeline: ChunkSubmitter,
+    private readonly clock: Clock,
+    private readonly joints: number,
+    private readonly onRejectedPayload?: (result: ExecutedChunk, now: number) => void,
+  ) {
+    transport.onRequest((payload) => this.handle(payload));
+  }
+
+  private handle(payload: string): void {
+    const now = this.clock.now();
+    const parsed = parseChunkText(payload);
+    let result: ExecutedChunk;
+    if (!parsed.ok) {
+      result = { id: idOf(payload), verdict: 'rejected', code: parsed.error.code, reason: describeRejection(parsed.error) };
+      this.onRejectedPayload?.(result, now);
+    } else {
+      result = this.pipeline.submitChunk(parsed.value, now);
+    }
+    this.transport.respond(JSON.stringify(toResultMessage(result, now, this.joints)));
+  }
+}
+
+/** Best effort: the id of a payload that failed validation, so the client can match the answer. */
+function idOf(payload: string): string {
+  try {
+    const v: unknown = JSON.parse(payload);
+    if (typeof v === 'object' && v !== null && 'id' in v && typeof v.id === 'string') return v.id.slice(0, 128);
+  } catch {
+    // not JSON: no id
+  }
+  return '';
+}

@@ -1,0 +1,142 @@
+/**
+ * Runs the active clauses' STL monitors on each signal frame and presents their margins to the gate
+ * as normalised ClauseMargins (ρ/|τ|, ε = warn/|τ|; τ = 0 clauses are not normalised). No
+ * allocation per frame: values are gathered into per-clause preallocated arrays.
+ */
+import type { ClauseMargins } from '../gate/margins.js';
+import { SIGNALS, signalIndex } from '../schema/signals.js';
+import type { SignalFrame } from '../schema/signals.js';
+import { OnlineMonitor, parseFormula, signalsOf } from '../stl/index.js';
+import type { StlSignalDecl } from '../stl/index.js';
+import { InputError } from '../util/errors.js';
+
+/** The part of src/stl's OnlineMonitor the bank uses. */
+export interface ClauseMonitor {
+  push(t: number, values: ArrayLike<number>): void;
+  readonly current: number;
+  readonly episodeMin: number;
+  readonly low: number;
+  readonly high: number;
+  readonly decidedSamples: number;
+  reset(): void;
+}
+
+export interface BankClause {
+  readonly name: string;
+  readonly monitor: ClauseMonitor;
+  /** The monitor's signal order (schema names). */
+  readonly signals: readonly string[];
+  /** Threshold τ in the clause's unit (normalises ρ); 0 = do not normalise. */
+  readonly tau: number;
+  /** Soft band in the clause's unit; undefined = no band. */
+  readonly warn: number | undefined;
+}
+
+/** What the bank needs of a clause instance (src/safety's ClauseInstance satisfies it). */
+export interface ClauseSpecLike {
+  readonly clause: { readonly id: string };
+  readonly formula: string;
+  readonly tau: number;
+  readonly warn: number | undefined;
+}
+
+const STL_SIGNALS: readonly StlSignalDecl[] = SIGNALS.map((s) => ({ name: s.name, type: s.kind === 'boolean' ? 'boolean' : 'real' }));
+
+export class MonitorBank implements ClauseMargins {
+  private readonly clauses: readonly BankClause[];
+  private readonly indices: Int32Array[];
+  private readonly values: Float64Array[];
+  private readonly scale: Float64Array;
+  private readonly eps: Float64Array;
+  private readonly m: Float64Array;
+  private readonly lo: Float64Array;
+  private readonly hi: Float64Array;
+  /** Signals any clause reads (indices into SIGNALS): the gate's required signals. */
+  readonly requiredSignals: readonly number[];
+
+  constructor(clauses: readonly BankClause[]) {
+    this.clauses = clauses;
+    const required = new Set<number>();
+    this.indices = clauses.map((c) =>
+      Int32Array.from(c.signals, (name) => {
+        const i = signalIndex(name);
+        if (i === undefined) throw new InputError({ field: `clause ${c.name}` }, `signal '${name}' is not in the schema`);
+        required.add(i);
+        return i;
+      }),
+    );
+    this.requiredSignals = [...required].sort((a, b) => a - b);
+    this.values = clauses.map((c) => new Float64Array(c.signals.length));
+    const n = clauses.length;
+    this.scale = Float64Array.from(clauses, (c) => (c.tau !== 0 && Number.isFinite(c.tau) ? 1 / Math.abs(c.tau) : 1));
+    this.eps = Float64Array.from(clauses, (c, i) => (c.warn === undefined ? 0 : Math.abs(c.warn) * this.scale[i]!));
+    this.m = new Float64Array(n).fill(Infinity);
+    this.lo = new Float64Array(n).fill(Infinity);
+    this.hi = new Float64Array(n).fill(Infinity);
+  }
+
+  /** Build monitors from clause instances' STL text; a formula that does not parse is an InputError. */
+  static fromClauses(specs: readonly ClauseSpecLike[]): MonitorBank {
+    return new MonitorBank(
+      specs.map((s) => {
+        const parsed = parseFormula(s.formula, STL_SIGNALS);
+        if (!parsed.ok) {
+          throw new InputError({ field: `clause ${s.clause.id}`, line: parsed.error.line, column: parsed.error.column }, `formula does not parse: ${parsed.error.message}`);
+        }
+        const signals = [...signalsOf(parsed.formula)];
+        return { name: s.clause.id, monitor: new OnlineMonitor(parsed.formula, signals), signals, tau: s.tau, warn: s.warn };
+      }),
+    );
+  }
+
+  get count(): number {
+    return this.clauses.length;
+  }
+  name(i: number): string {
+    return this.clauses[i]?.name ?? `clause#${i}`;
+  }
+  margin(i: number): number {
+    return this.m[i] ?? NaN;
+  }
+  low(i: number): number {
+    return this.lo[i] ?? NaN;
+  }
+  high(i: number): number {
+    return this.hi[i] ?? NaN;
+  }
+  epsilon(i: number): number {
+    return this.eps[i] ?? NaN;
+  }
+
+  /**
+   * Push the frame's values at `t` to every monitor and refresh the margins.
+   * margin = the latest decided per-step margin (+∞ before any is decided); low = margin (the
+   * episode-level lower bound of an `always` is −∞ on any partial trace and says nothing).
+   * high = the episode-level upper bound while no decided sample has violated the clause, so a
+   * violation that is already certain before its step is decided holds the gate; once a decided
+   * sample has violated, that bound only repeats the past, so high = margin and a cleared
+   * condition can be released.
+   */
+  push(t: number, frame: SignalFrame): void {
+    for (let c = 0; c < this.clauses.length; c++) {
+      const idx = this.indices[c]!;
+      const vals = this.values[c]!;
+      for (let k = 0; k < idx.length; k++) vals[k] = frame.values[idx[k]!]!;
+      const mon = this.clauses[c]!.monitor;
+      mon.push(t, vals);
+      const s = this.scale[c]!;
+      const cur = mon.decidedSamples > 0 ? mon.current * s : Infinity;
+      this.m[c] = cur;
+      this.lo[c] = cur;
+      this.hi[c] = mon.episodeMin >= 0 ? mon.high * s : cur;
+    }
+  }
+
+  /** New episode: monitors restart, margins return to +∞. */
+  reset(): void {
+    for (const c of this.clauses) c.monitor.reset();
+    this.m.fill(Infinity);
+    this.lo.fill(Infinity);
+    this.hi.fill(Infinity);
+  }
+}

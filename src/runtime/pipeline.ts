@@ -1,0 +1,134 @@
+/**
+ * The runtime pipeline (SPEC §1): source → mapping → monitors → gate → sinks, one `step(now)` per
+ * sample; plus the source watchdog, the hold action and the per-cycle heartbeat. Time comes from
+ * the caller (the composition root's clock, or a ManualClock in tests and replays).
+ */
+import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
+import { describeCause } from '../gate/events.js';
+import type { GateEvent, GateState } from '../gate/events.js';
+import type { Gate, ReleaseResult } from '../gate/gate.js';
+import type { ClauseMargins } from '../gate/margins.js';
+import type { CommandSink, Fault, SignalSource } from '../ports/index.js';
+import { SIGNAL_COUNT, SignalFrame, Validity } from '../schema/signals.js';
+import type { ChunkExecutor } from './chunk-executor.js';
+import type { GateEventSink } from './events.js';
+
+/** Monitors the pipeline drives: margins for the gate plus a per-frame update. */
+export interface FrameMonitors extends ClauseMargins {
+  push(t: number, frame: SignalFrame): void;
+}
+
+export interface PipelineOptions {
+  readonly source: SignalSource;
+  /** Platform mapping (calibration, estimators) applied in place after polling. */
+  readonly mapping?: (frame: SignalFrame, now: number) => void;
+  readonly monitors: FrameMonitors;
+  readonly gate: Gate;
+  readonly sink: CommandSink;
+  readonly chunks?: ChunkExecutor;
+  readonly events?: GateEventSink;
+  /** No fresh sample (newest stamp in the frame) for this long (s) trips the watchdog. */
+  readonly watchdogTimeout: number;
+  /** Hold action: also open the gripper (SPEC §6: off by default for held objects). */
+  readonly openGripperOnHold?: boolean;
+}
+
+export class Pipeline {
+  readonly frame = new SignalFrame();
+  private newest = -Infinity;
+  private watchdogTripped = false;
+  private started = NaN;
+
+  constructor(private readonly o: PipelineOptions) {
+    o.gate.onEvent((e) => this.onGateEvent(e));
+    const onFault = (f: Fault, t: number) => {
+      o.events?.fault(f, t);
+      o.gate.fault(t, f);
+    };
+    o.source.onFault(onFault);
+    o.sink.onFault(onFault);
+  }
+
+  get state(): GateState {
+    return this.o.gate.state;
+  }
+
+  /** One sample cycle at `now`. Never throws; allocates nothing unless the gate changes state. */
+  step(now: number): GateState {
+    const { source, gate, monitors, sink } = this.o;
+    if (this.started !== this.started) this.started = now;
+    const frame = this.frame;
+    try {
+      source.poll(frame, now);
+      this.o.mapping?.(frame, now);
+    } catch (e) {
+      const f: Fault = { kind: 'disconnect', source: source.name, detail: `poll threw: ${e instanceof Error ? e.message : String(e)}` };
+      this.o.events?.fault(f, now);
+      gate.fault(now, f);
+    }
+    frame.t = now;
+    this.checkWatchdog(now);
+    try {
+      monitors.push(now, frame);
+    } catch (e) {
+      // Margins from a monitor that threw cannot be trusted: hold.
+      const f: Fault = { kind: 'invalid-sample', source: `monitors: ${e instanceof Error ? e.message : String(e)}`, signal: '*', value: NaN };
+      this.o.events?.fault(f, now);
+      gate.fault(now, f);
+    }
+    gate.evaluate(now, monitors, frame);
+    try {
+      sink.heartbeat(now);
+    } catch {
+      // The arm-side watchdog holds the arm when heartbeats do not arrive.
+    }
+    return gate.state;
+  }
+
+  /** A proposed chunk, already parsed. */
+  submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
+    if (!this.o.chunks) {
+      return { id: chunk.id, verdict: 'rejected', code: 'no-chunk-path', reason: 'this pipeline has no chunk executor configured' };
+    }
+    return this.o.chunks.submit(chunk, now);
+  }
+
+  eStop(now: number, by: string): void {
+    this.o.gate.eStop(now, by);
+  }
+  release(now: number, request: { by: string; authorised: boolean }): ReleaseResult {
+    return this.o.gate.release(now, request);
+  }
+
+  private checkWatchdog(now: number): void {
+    const f = this.frame;
+    let newest = this.newest;
+    for (let i = 0; i < SIGNAL_COUNT; i++) {
+      if (f.validity[i] !== Validity.Missing && f.stamps[i]! > newest) newest = f.stamps[i]!;
+    }
+    this.newest = newest;
+    const since = newest === -Infinity ? this.started : newest;
+    const gap = now - since;
+    if (gap > this.o.watchdogTimeout) {
+      if (!this.watchdogTripped) {
+        this.watchdogTripped = true;
+        this.o.gate.watchdogExpiredAt(now, gap);
+      }
+    } else if (this.watchdogTripped) {
+      this.watchdogTripped = false;
+      this.o.gate.watchdogFed();
+    }
+  }
+
+  private onGateEvent(e: GateEvent): void {
+    this.o.events?.gateEvent(e);
+    if (e.to !== 'hold') return;
+    const { sink } = this.o;
+    try {
+      sink.hold(e.t, describeCause(e.cause));
+      if (this.o.openGripperOnHold) sink.openGripper?.(e.t);
+    } catch {
+      // The sink reports its own faults; the arm-side heartbeat watchdog is the last line.
+    }
+  }
+}
