@@ -1,0 +1,730 @@
+import { ArmguardError } from '../util/errors.js';
+import { BlockTridiagonal } from './block-tridiagonal.js';
+import { RuizScaling } from './scaling.js';
+import { detectStructure, rowView } from './structure.js';
+import type { QpStructure, RowView } from './structure.js';
+import { INFINITE_BOUND } from './types.js';
+import type { CscMatrix, QpProblem, QpResult, QpSolveOptions, QpStatus } from './types.js';
+
+const ROW_FREE = 0;
+const ROW_LOWER = 1;
+const ROW_UPPER = 2;
+const ROW_BOTH = 3;
+const ROW_EQUAL = 4;
+
+/** equality rows enter the normal matrix with weight 1/EQ_REG (regularised KKT, scaled space) */
+const EQ_REG = 1e-9;
+/** primal regularisation of the normal matrix (scaled space) */
+const PRIMAL_REG = 1e-11;
+/** fraction of the way to the boundary a step may go */
+const STEP_TO_BOUNDARY = 0.995;
+const DEFAULT_MAX_ITERATIONS = 50;
+/** iterative-refinement passes per Newton direction */
+const REFINEMENT_STEPS = 1;
+const DEFAULT_EPS = 1e-9;
+/** relative tolerance of the primal infeasibility certificate */
+const EPS_INFEASIBLE = 1e-8;
+
+interface MutableResult {
+  status: QpStatus;
+  reason: string;
+  objective: number;
+  iterations: number;
+  maxViolation: number;
+  primalResidual: number;
+  dualResidual: number;
+  complementarity: number;
+  x: Float64Array;
+  y: Float64Array;
+}
+
+const NO_OPTIONS: QpSolveOptions = {};
+/** slack floor of the starting point (scaled space), cold and warm */
+const COLD_SLACK_FLOOR = 1;
+const WARM_SLACK_FLOOR = 1e-2;
+
+function isLowerFinite(v: number): boolean {
+  return v > -INFINITE_BOUND;
+}
+function isUpperFinite(v: number): boolean {
+  return v < INFINITE_BOUND;
+}
+
+function samePattern(a: CscMatrix, b: CscMatrix): boolean {
+  if (a.rows !== b.rows || a.cols !== b.cols) return false;
+  const nnz = a.colPtr[a.cols]!;
+  if (b.colPtr[b.cols] !== nnz) return false;
+  for (let j = 0; j <= a.cols; j++) if (a.colPtr[j] !== b.colPtr[j]) return false;
+  for (let t = 0; t < nnz; t++) if (a.rowIndex[t] !== b.rowIndex[t]) return false;
+  return true;
+}
+
+function copyPattern(a: CscMatrix): CscMatrix {
+  const nnz = a.colPtr[a.cols]!;
+  return {
+    rows: a.rows,
+    cols: a.cols,
+    colPtr: a.colPtr.slice(),
+    rowIndex: a.rowIndex.slice(0, nnz),
+    values: new Float64Array(nnz),
+  };
+}
+
+/** Throws if the matrix is not a well-formed CSC matrix (setup only). */
+function validateCsc(name: string, a: CscMatrix, rows: number, cols: number, upperOnly: boolean): void {
+  if (a.rows !== rows || a.cols !== cols) throw new ArmguardError(`${name} is ${a.rows}×${a.cols}, expected ${rows}×${cols}`);
+  if (a.colPtr.length !== cols + 1 || a.colPtr[0] !== 0) throw new ArmguardError(`${name}.colPtr must have ${cols + 1} entries starting at 0`);
+  const nnz = a.colPtr[cols]!;
+  if (a.rowIndex.length < nnz || a.values.length < nnz) throw new ArmguardError(`${name} has ${nnz} entries per colPtr but fewer row indices/values`);
+  for (let j = 0; j < cols; j++) {
+    if (a.colPtr[j + 1]! < a.colPtr[j]!) throw new ArmguardError(`${name}.colPtr decreases at column ${j}`);
+    let prev = -1;
+    for (let t = a.colPtr[j]!; t < a.colPtr[j + 1]!; t++) {
+      const i = a.rowIndex[t]!;
+      if (i <= prev || i >= rows) throw new ArmguardError(`${name} column ${j}: row indices must be ascending, unique and < ${rows} (got ${i})`);
+      if (upperOnly && i > j) throw new ArmguardError(`${name}(${i},${j}) lies below the diagonal; give the upper triangle only`);
+      prev = i;
+    }
+  }
+}
+
+/**
+ * Primal-dual interior-point solver (Mehrotra predictor-corrector) for one problem shape (the
+ * sparsity patterns of P and A). All memory is allocated here; {@link QpSolver.solve} allocates
+ * nothing and returns a result object owned by the solver (overwritten by the next solve).
+ *
+ * Each Newton system is reduced to the normal equations (P + A'WA) dx = r, whose matrix is
+ * block-tridiagonal in the detected stage order and is factorised with {@link BlockTridiagonal}.
+ * Inequalities l ≤ a'x, a'x ≤ u get their own slack and multiplier; equality rows enter through a
+ * regularised (quasi-definite) KKT elimination with weight 1/EQ_REG.
+ */
+export class QpSolver {
+  readonly n: number;
+  readonly m: number;
+  readonly structure: QpStructure;
+
+  private readonly P: CscMatrix;
+  private readonly A: CscMatrix;
+  private readonly rows: RowView;
+  private readonly kkt: BlockTridiagonal;
+  private readonly scaling: RuizScaling;
+  /** P nnz → offset in kkt.values */
+  private readonly pTarget: Int32Array;
+  /** per row, the products a_r a_c it contributes: target offset and the two CSC indices */
+  private readonly rowPairStart: Int32Array;
+  private readonly pairTarget: Int32Array;
+  private readonly pairA: Int32Array;
+  private readonly pairB: Int32Array;
+  /** kkt offset of every diagonal element, by variable */
+  private readonly diagTarget: Int32Array;
+
+  // scaled data
+  private readonly Pv: Float64Array;
+  private readonly Av: Float64Array;
+  private readonly qs: Float64Array;
+  private readonly lo: Float64Array;
+  private readonly hi: Float64Array;
+  private readonly rowKind: Uint8Array;
+  // iterate (scaled)
+  private readonly x: Float64Array;
+  private readonly sL: Float64Array;
+  private readonly zL: Float64Array;
+  private readonly sU: Float64Array;
+  private readonly zU: Float64Array;
+  private readonly yE: Float64Array;
+  // direction
+  private readonly dx: Float64Array;
+  private readonly dsL: Float64Array;
+  private readonly dzL: Float64Array;
+  private readonly dsU: Float64Array;
+  private readonly dzU: Float64Array;
+  private readonly dyE: Float64Array;
+  // work
+  private readonly ax: Float64Array;
+  private readonly px: Float64Array;
+  private readonly atl: Float64Array;
+  private readonly rd: Float64Array;
+  private readonly rpL: Float64Array;
+  private readonly rpU: Float64Array;
+  private readonly rcL: Float64Array;
+  private readonly rcU: Float64Array;
+  private readonly w: Float64Array;
+  private readonly g: Float64Array;
+  private readonly adx: Float64Array;
+  private readonly rhs: Float64Array;
+  private readonly perm: Float64Array;
+  private readonly lam: Float64Array;
+  private readonly out: MutableResult;
+
+  constructor(shape: Pick<QpProblem, 'n' | 'm' | 'P' | 'A' | 'stageHint'>) {
+    const { n, m } = shape;
+    if (!Number.isInteger(n) || n < 0 || !Number.isInteger(m) || m < 0) throw new ArmguardError(`QP dimensions n=${n}, m=${m} must be non-negative integers`);
+    validateCsc('P', shape.P, n, n, true);
+    validateCsc('A', shape.A, m, n, false);
+    this.n = n;
+    this.m = m;
+    this.P = copyPattern(shape.P);
+    this.A = copyPattern(shape.A);
+    this.rows = rowView(this.A);
+    this.structure = detectStructure({ P: this.P, A: this.A, stageHint: shape.stageHint }, this.rows);
+    const st = this.structure;
+    this.kkt = new BlockTridiagonal(st.stageStart);
+    this.scaling = new RuizScaling(n, m);
+
+    const pnnz = this.P.colPtr[n]!;
+    this.pTarget = new Int32Array(pnnz);
+    for (let j = 0; j < n; j++) {
+      for (let t = this.P.colPtr[j]!; t < this.P.colPtr[j + 1]!; t++) {
+        this.pTarget[t] = this.kkt.offsetOf(st.positionOf[this.P.rowIndex[t]!]!, st.positionOf[j]!, st.stageOfPosition);
+      }
+    }
+    this.diagTarget = new Int32Array(n);
+    for (let j = 0; j < n; j++) this.diagTarget[j] = this.kkt.offsetOf(st.positionOf[j]!, st.positionOf[j]!, st.stageOfPosition);
+    const rs = this.rows.rowStart;
+    this.rowPairStart = new Int32Array(m + 1);
+    for (let i = 0; i < m; i++) {
+      const k = rs[i + 1]! - rs[i]!;
+      this.rowPairStart[i + 1] = this.rowPairStart[i]! + (k * (k + 1)) / 2;
+    }
+    const npairs = this.rowPairStart[m]!;
+    this.pairTarget = new Int32Array(npairs);
+    this.pairA = new Int32Array(npairs);
+    this.pairB = new Int32Array(npairs);
+    let at = 0;
+    for (let i = 0; i < m; i++) {
+      for (let e1 = rs[i]!; e1 < rs[i + 1]!; e1++) {
+        for (let e2 = rs[i]!; e2 <= e1; e2++) {
+          const off = this.kkt.offsetOf(st.positionOf[this.rows.column[e1]!]!, st.positionOf[this.rows.column[e2]!]!, st.stageOfPosition);
+          if (off < 0) throw new ArmguardError(`internal: row ${i} of A does not fit the stage structure`);
+          this.pairTarget[at] = off;
+          this.pairA[at] = this.rows.cscIndex[e1]!;
+          this.pairB[at] = this.rows.cscIndex[e2]!;
+          at++;
+        }
+      }
+    }
+    this.Pv = new Float64Array(pnnz);
+    this.Av = new Float64Array(this.A.colPtr[n]!);
+    this.qs = new Float64Array(n);
+    this.lo = new Float64Array(m);
+    this.hi = new Float64Array(m);
+    this.rowKind = new Uint8Array(m);
+    this.x = new Float64Array(n);
+    this.sL = new Float64Array(m);
+    this.zL = new Float64Array(m);
+    this.sU = new Float64Array(m);
+    this.zU = new Float64Array(m);
+    this.yE = new Float64Array(m);
+    this.dx = new Float64Array(n);
+    this.dsL = new Float64Array(m);
+    this.dzL = new Float64Array(m);
+    this.dsU = new Float64Array(m);
+    this.dzU = new Float64Array(m);
+    this.dyE = new Float64Array(m);
+    this.ax = new Float64Array(m);
+    this.px = new Float64Array(n);
+    this.atl = new Float64Array(n);
+    this.rd = new Float64Array(n);
+    this.rpL = new Float64Array(m);
+    this.rpU = new Float64Array(m);
+    this.rcL = new Float64Array(m);
+    this.rcU = new Float64Array(m);
+    this.w = new Float64Array(m);
+    this.g = new Float64Array(m);
+    this.adx = new Float64Array(m);
+    this.rhs = new Float64Array(n);
+    this.perm = new Float64Array(n);
+    this.lam = new Float64Array(m);
+    this.out = {
+      status: 'numerical-error',
+      reason: 'not solved yet',
+      objective: NaN,
+      iterations: 0,
+      maxViolation: NaN,
+      primalResidual: NaN,
+      dualResidual: NaN,
+      complementarity: NaN,
+      x: new Float64Array(n),
+      y: new Float64Array(m),
+    };
+  }
+
+  /** True if `problem` has this solver's shape (dimensions and sparsity patterns of P and A). */
+  accepts(problem: Pick<QpProblem, 'n' | 'm' | 'P' | 'A'>): boolean {
+    return problem.n === this.n && problem.m === this.m && samePattern(problem.P, this.P) && samePattern(problem.A, this.A);
+  }
+
+  /**
+   * Solves `problem`, which must have this solver's shape (else throws: that is a wiring error,
+   * not data). Bad data (NaN/∞ in P, q, A; NaN bounds) gives status 'numerical-error', l > u gives
+   * 'infeasible'. The returned object is reused by the next call.
+   */
+  solve(problem: QpProblem, options: QpSolveOptions = NO_OPTIONS): QpResult {
+    if (!this.accepts(problem)) throw new ArmguardError('QP does not have the shape this solver was built for (n, m or sparsity of P/A differ)');
+    const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+    const epsAbs = options.epsAbs ?? DEFAULT_EPS;
+    const epsRel = options.epsRel ?? DEFAULT_EPS;
+    const deadline = options.deadline;
+    const { n, m, out } = this;
+    out.iterations = 0;
+
+    const bad = this.loadData(problem);
+    if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
+    this.initialise(options.warmStart);
+
+    const { x, sL, zL, sU, zU, yE, rowKind, lo, hi } = this;
+    const { D, E } = this.scaling;
+    const c = this.scaling.c;
+    let boundsNorm = 0;
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      if (kind === ROW_LOWER || kind === ROW_BOTH || kind === ROW_EQUAL) boundsNorm = Math.max(boundsNorm, Math.abs(lo[i]! / E[i]!));
+      if (kind === ROW_UPPER || kind === ROW_BOTH) boundsNorm = Math.max(boundsNorm, Math.abs(hi[i]! / E[i]!));
+    }
+    let nBounds = 0;
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      if (kind === ROW_LOWER || kind === ROW_UPPER) nBounds += 1;
+      else if (kind === ROW_BOTH) nBounds += 2;
+    }
+
+    for (let iter = 0; ; iter++) {
+      out.iterations = iter;
+      this.residuals();
+      // convergence, in unscaled terms
+      let primRes = 0;
+      let axNorm = 0;
+      for (let i = 0; i < m; i++) {
+        const ei = E[i]!;
+        axNorm = Math.max(axNorm, Math.abs(this.ax[i]! / ei));
+        primRes = Math.max(primRes, Math.abs(this.rpL[i]! / ei), Math.abs(this.rpU[i]! / ei));
+      }
+      let dualRes = 0;
+      let dualScale = 0;
+      for (let j = 0; j < n; j++) {
+        const s = 1 / (c * D[j]!);
+        dualRes = Math.max(dualRes, Math.abs(this.rd[j]! * s));
+        dualScale = Math.max(dualScale, Math.abs(this.px[j]! * s), Math.abs(this.atl[j]! * s), Math.abs(this.qs[j]! * s));
+      }
+      let gap = 0;
+      for (let i = 0; i < m; i++) gap += sL[i]! * zL[i]! + sU[i]! * zU[i]!;
+      const mu = nBounds > 0 ? gap / nBounds : 0;
+      let objScaled = 0;
+      for (let j = 0; j < n; j++) objScaled += x[j]! * (0.5 * this.px[j]! + this.qs[j]!);
+      const objective = objScaled / c;
+      out.primalResidual = primRes;
+      out.dualResidual = dualRes;
+      out.complementarity = mu / c;
+      if (
+        primRes <= epsAbs + epsRel * Math.max(axNorm, boundsNorm) &&
+        dualRes <= epsAbs + epsRel * dualScale &&
+        gap / c <= epsAbs + epsRel * Math.abs(objective)
+      ) {
+        return this.finish(problem, 'solved', '');
+      }
+      if (!Number.isFinite(primRes + dualRes + gap)) return this.finish(problem, 'numerical-error', 'iterate became non-finite');
+      if (this.certifiesInfeasible()) return this.finish(problem, 'infeasible', 'primal infeasibility certificate: A\'y ≈ 0 with u\'y₊ + l\'y₋ < 0');
+      if (iter >= maxIterations) return this.finish(problem, 'max-iterations', 'iteration cap reached before convergence');
+      if (deadline !== undefined && deadline()) return this.finish(problem, 'time-limit', 'deadline reached before convergence');
+
+      if (!this.factorise()) return this.finish(problem, 'numerical-error', 'normal-equation factorisation failed (non-finite values)');
+      // predictor (affine scaling) direction
+      for (let i = 0; i < m; i++) {
+        this.rcL[i] = sL[i]! * zL[i]!;
+        this.rcU[i] = sU[i]! * zU[i]!;
+      }
+      this.direction(false);
+      let alpha = this.maxStep();
+      let gapAff = 0;
+      for (let i = 0; i < m; i++) {
+        gapAff += (sL[i]! + alpha * this.dsL[i]!) * (zL[i]! + alpha * this.dzL[i]!);
+        gapAff += (sU[i]! + alpha * this.dsU[i]!) * (zU[i]! + alpha * this.dzU[i]!);
+      }
+      const muAff = nBounds > 0 ? gapAff / nBounds : 0;
+      const ratio = mu > 0 ? muAff / mu : 0;
+      const sigmaMu = ratio * ratio * ratio * mu;
+      // corrector (Mehrotra): centring plus second-order term of the affine step
+      for (let i = 0; i < m; i++) {
+        const kind = rowKind[i]!;
+        if (kind === ROW_LOWER || kind === ROW_BOTH) this.rcL[i] = sL[i]! * zL[i]! + this.dsL[i]! * this.dzL[i]! - sigmaMu;
+        if (kind === ROW_UPPER || kind === ROW_BOTH) this.rcU[i] = sU[i]! * zU[i]! + this.dsU[i]! * this.dzU[i]! - sigmaMu;
+      }
+      this.direction(true);
+      alpha = Math.min(1, STEP_TO_BOUNDARY * this.maxStep());
+      if (!(alpha > 0)) return this.finish(problem, 'numerical-error', 'step length collapsed to zero');
+      if (this.certifiesUnbounded()) return this.finish(problem, 'infeasible', 'dual infeasible (unbounded below): direction d with Pd ≈ 0, q\'d < 0, Ad within the bounds\' recession cone');
+      for (let j = 0; j < n; j++) x[j]! += alpha * this.dx[j]!;
+      for (let i = 0; i < m; i++) {
+        sL[i]! += alpha * this.dsL[i]!;
+        zL[i]! += alpha * this.dzL[i]!;
+        sU[i]! += alpha * this.dsU[i]!;
+        zU[i]! += alpha * this.dzU[i]!;
+        yE[i]! += alpha * this.dyE[i]!;
+      }
+    }
+  }
+
+  /** Copies and scales the problem data; returns a failure if the data are unusable. */
+  private loadData(problem: QpProblem): { status: QpStatus; reason: string } | undefined {
+    const { n, m, Pv, Av, qs, lo, hi, rowKind } = this;
+    const pnnz = Pv.length;
+    const pVals = problem.P.values;
+    for (let t = 0; t < pnnz; t++) {
+      const v = pVals[t]!;
+      if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `P has a non-finite value at entry ${t}` };
+      Pv[t] = v;
+    }
+    const aVals = problem.A.values;
+    for (let t = 0; t < Av.length; t++) {
+      const v = aVals[t]!;
+      if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `A has a non-finite value at entry ${t}` };
+      Av[t] = v;
+    }
+    for (let j = 0; j < n; j++) {
+      const v = problem.q[j]!;
+      if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `q[${j}] is not finite` };
+      qs[j] = v;
+    }
+    for (let i = 0; i < m; i++) {
+      const l = problem.l[i]!;
+      const u = problem.u[i]!;
+      if (Number.isNaN(l) || Number.isNaN(u)) return { status: 'numerical-error', reason: `bound of row ${i} is NaN` };
+      if (l > u) return { status: 'infeasible', reason: `row ${i} has l > u` };
+    }
+    this.scaling.equilibrate(this.P, Pv, this.A, Av, qs);
+    const E = this.scaling.E;
+    for (let i = 0; i < m; i++) {
+      const l = problem.l[i]!;
+      const u = problem.u[i]!;
+      const hasL = isLowerFinite(l);
+      const hasU = isUpperFinite(u);
+      if (hasL && hasU && u - l <= 1e-12 * Math.max(1, Math.abs(l), Math.abs(u))) {
+        rowKind[i] = ROW_EQUAL;
+        lo[i] = 0.5 * (l + u) * E[i]!;
+        hi[i] = lo[i]!;
+      } else {
+        rowKind[i] = hasL ? (hasU ? ROW_BOTH : ROW_LOWER) : hasU ? ROW_UPPER : ROW_FREE;
+        lo[i] = hasL ? l * E[i]! : 0;
+        hi[i] = hasU ? u * E[i]! : 0;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Starting point: x from the warm start or 0 (in scaled space); slacks pushed at least `floor`
+   * into the interior, multipliers 1. (A least-squares start and other floors were tried on the
+   * generator's sequences and needed more iterations.)
+   */
+  private initialise(warm: Float64Array | undefined): void {
+    const { n, m, x, sL, zL, sU, zU, yE, rowKind, lo, hi, ax } = this;
+    const D = this.scaling.D;
+    if (warm !== undefined && warm.length === n) for (let j = 0; j < n; j++) x[j] = Number.isFinite(warm[j]!) ? warm[j]! / D[j]! : 0;
+    else x.fill(0);
+    this.multiplyA(x, ax);
+    const floor = warm !== undefined ? WARM_SLACK_FLOOR : COLD_SLACK_FLOOR;
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      const r = ax[i]!;
+      sL[i] = 0;
+      zL[i] = 0;
+      sU[i] = 0;
+      zU[i] = 0;
+      yE[i] = 0;
+      if (kind === ROW_LOWER || kind === ROW_BOTH) {
+        sL[i] = Math.max(r - lo[i]!, floor);
+        zL[i] = 1;
+      }
+      if (kind === ROW_UPPER || kind === ROW_BOTH) {
+        sU[i] = Math.max(hi[i]! - r, floor);
+        zU[i] = 1;
+      }
+    }
+  }
+
+  private multiplyA(v: Float64Array, outRows: Float64Array): void {
+    const { A, Av } = this;
+    outRows.fill(0);
+    for (let j = 0; j < this.n; j++) {
+      const vj = v[j]!;
+      if (vj === 0) continue;
+      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) outRows[A.rowIndex[t]!]! += Av[t]! * vj;
+    }
+  }
+
+  /** out = P̄ v with the upper-triangle storage of P̄ */
+  private multiplyP(v: Float64Array, outVars: Float64Array): void {
+    const { P, Pv } = this;
+    outVars.fill(0);
+    for (let j = 0; j < this.n; j++) {
+      const vj = v[j]!;
+      for (let t = P.colPtr[j]!; t < P.colPtr[j + 1]!; t++) {
+        const i = P.rowIndex[t]!;
+        const pv = Pv[t]!;
+        outVars[i]! += pv * vj;
+        if (i !== j) outVars[j]! += pv * v[i]!;
+      }
+    }
+  }
+
+  private multiplyAT(rowsIn: Float64Array, outVars: Float64Array): void {
+    const { A, Av } = this;
+    for (let j = 0; j < this.n; j++) {
+      let s = 0;
+      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) s += Av[t]! * rowsIn[A.rowIndex[t]!]!;
+      outVars[j] = s;
+    }
+  }
+
+  /** ax, px, atl = A'λ, rd = Px + q − A'λ, rpL/rpU (primal residuals; equality residual in rpL). */
+  private residuals(): void {
+    const { n, m, x, px, rowKind, lam, sL, zL, sU, zU, yE, lo, hi, ax } = this;
+    this.multiplyA(x, ax);
+    this.multiplyP(x, px);
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      lam[i] = kind === ROW_EQUAL ? yE[i]! : zL[i]! - zU[i]!;
+      this.rpL[i] = kind === ROW_EQUAL ? ax[i]! - lo[i]! : kind === ROW_LOWER || kind === ROW_BOTH ? ax[i]! - lo[i]! - sL[i]! : 0;
+      this.rpU[i] = kind === ROW_UPPER || kind === ROW_BOTH ? hi[i]! - ax[i]! - sU[i]! : 0;
+    }
+    this.multiplyAT(lam, this.atl);
+    for (let j = 0; j < n; j++) this.rd[j] = px[j]! + this.qs[j]! - this.atl[j]!;
+  }
+
+  /** Row weights W of the current iterate, then P + A'WA factorised. */
+  private factorise(): boolean {
+    const { m, rowKind, sL, zL, sU, zU, w } = this;
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      let wi = 0;
+      if (kind === ROW_EQUAL) wi = 1 / EQ_REG;
+      else {
+        if (kind === ROW_LOWER || kind === ROW_BOTH) wi += zL[i]! / sL[i]!;
+        if (kind === ROW_UPPER || kind === ROW_BOTH) wi += zU[i]! / sU[i]!;
+      }
+      w[i] = wi;
+    }
+    return this.factoriseWith(w);
+  }
+
+  /** Assembles P + A'WA (+ regularisation) in stage order and factorises it. */
+  private factoriseWith(w: Float64Array): boolean {
+    const { m, kkt, Pv, Av, pTarget, rowPairStart, pairTarget, pairA, pairB } = this;
+    const M = kkt.values;
+    M.fill(0);
+    for (let t = 0; t < Pv.length; t++) M[pTarget[t]!]! += Pv[t]!;
+    for (let j = 0; j < this.n; j++) M[this.diagTarget[j]!]! += PRIMAL_REG;
+    for (let i = 0; i < m; i++) {
+      const wi = w[i]!;
+      if (wi === 0) continue;
+      for (let p = rowPairStart[i]!; p < rowPairStart[i + 1]!; p++) M[pairTarget[p]!]! += wi * Av[pairA[p]!]! * Av[pairB[p]!]!;
+    }
+    return kkt.factorize();
+  }
+
+  /**
+   * Newton direction for complementarity targets rcL/rcU (s∘z − target): solves the normal
+   * equations and recovers slack and multiplier steps. The predictor only feeds Mehrotra's
+   * heuristics, so only the corrector is refined.
+   */
+  private direction(refine: boolean): void {
+    const { n, m, rowKind, sL, zL, sU, zU, rpL, rpU, rcL, rcU, g, w, rhs, perm, adx } = this;
+    const { order } = this.structure;
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      let gi = 0;
+      if (kind === ROW_EQUAL) gi = rpL[i]! / EQ_REG;
+      else {
+        if (kind === ROW_LOWER || kind === ROW_BOTH) gi += (rcL[i]! + zL[i]! * rpL[i]!) / sL[i]!;
+        if (kind === ROW_UPPER || kind === ROW_BOTH) gi -= (rcU[i]! + zU[i]! * rpU[i]!) / sU[i]!;
+      }
+      g[i] = gi;
+    }
+    this.multiplyAT(g, rhs);
+    for (let p = 0; p < n; p++) {
+      const j = order[p]!;
+      perm[p] = -this.rd[j]! - rhs[j]!;
+    }
+    this.kkt.solveInPlace(perm);
+    for (let p = 0; p < n; p++) this.dx[order[p]!] = perm[p]!;
+    this.multiplyA(this.dx, adx);
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      this.dsL[i] = 0;
+      this.dzL[i] = 0;
+      this.dsU[i] = 0;
+      this.dzU[i] = 0;
+      this.dyE[i] = 0;
+      if (kind === ROW_EQUAL) {
+        this.dyE[i] = -(w[i]! * adx[i]! + g[i]!);
+      } else {
+        if (kind === ROW_LOWER || kind === ROW_BOTH) {
+          const ds = adx[i]! + rpL[i]!;
+          this.dsL[i] = ds;
+          this.dzL[i] = -(rcL[i]! + zL[i]! * ds) / sL[i]!;
+        }
+        if (kind === ROW_UPPER || kind === ROW_BOTH) {
+          const ds = rpU[i]! - adx[i]!;
+          this.dsU[i] = ds;
+          this.dzU[i] = -(rcU[i]! + zU[i]! * ds) / sU[i]!;
+        }
+      }
+    }
+    if (refine) for (let k = 0; k < REFINEMENT_STEPS; k++) this.refine();
+  }
+
+  /**
+   * Iterative refinement on the full Newton system. The slack and complementarity equations hold
+   * exactly by construction; only stationarity P dx − A'dλ = −rd carries the error of the
+   * ill-conditioned normal equations (weights z/s → ∞ near the solution). Its residual is computed
+   * from the actual dλ and corrected with one more solve with the same factor.
+   */
+  private refine(): void {
+    const { n, m, rowKind, sL, zL, sU, zU, w, rhs, perm, adx, lam } = this;
+    const { order } = this.structure;
+    for (let i = 0; i < m; i++) lam[i] = rowKind[i] === ROW_EQUAL ? this.dyE[i]! : this.dzL[i]! - this.dzU[i]!;
+    this.multiplyAT(lam, rhs);
+    this.multiplyP(this.dx, this.px);
+    for (let p = 0; p < n; p++) {
+      const j = order[p]!;
+      perm[p] = -this.rd[j]! - this.px[j]! + rhs[j]!;
+    }
+    this.kkt.solveInPlace(perm);
+    for (let p = 0; p < n; p++) rhs[order[p]!] = perm[p]!;
+    for (let j = 0; j < n; j++) this.dx[j]! += rhs[j]!;
+    this.multiplyA(rhs, adx);
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      const da = adx[i]!;
+      if (kind === ROW_EQUAL) this.dyE[i]! -= w[i]! * da;
+      else {
+        if (kind === ROW_LOWER || kind === ROW_BOTH) {
+          this.dsL[i]! += da;
+          this.dzL[i]! -= (zL[i]! * da) / sL[i]!;
+        }
+        if (kind === ROW_UPPER || kind === ROW_BOTH) {
+          this.dsU[i]! -= da;
+          this.dzU[i]! += (zU[i]! * da) / sU[i]!;
+        }
+      }
+    }
+  }
+
+  /** Largest α ≤ 1 keeping all slacks and multipliers non-negative along the current direction. */
+  private maxStep(): number {
+    const { m, sL, zL, sU, zU, dsL, dzL, dsU, dzU, rowKind } = this;
+    let alpha = 1;
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      if (kind === ROW_LOWER || kind === ROW_BOTH) {
+        if (dsL[i]! < 0) alpha = Math.min(alpha, -sL[i]! / dsL[i]!);
+        if (dzL[i]! < 0) alpha = Math.min(alpha, -zL[i]! / dzL[i]!);
+      }
+      if (kind === ROW_UPPER || kind === ROW_BOTH) {
+        if (dsU[i]! < 0) alpha = Math.min(alpha, -sU[i]! / dsU[i]!);
+        if (dzU[i]! < 0) alpha = Math.min(alpha, -zU[i]! / dzU[i]!);
+      }
+    }
+    return alpha;
+  }
+
+  /**
+   * Farkas certificate on the current multipliers y = −λ (OSQP sign): ‖A'y‖∞ small relative to
+   * ‖y‖∞ while u'y₊ + l'y₋ < 0, with y₊ = 0 on rows without an upper bound (and y₋ likewise).
+   */
+  private certifiesInfeasible(): boolean {
+    const { m, n, lam, rowKind, lo, hi, A, Av } = this;
+    const E = this.scaling.E;
+    const D = this.scaling.D;
+    let yNorm = 0;
+    for (let i = 0; i < m; i++) yNorm = Math.max(yNorm, Math.abs(lam[i]! * E[i]!));
+    if (!(yNorm > 0)) return false;
+    let support = 0;
+    for (let i = 0; i < m; i++) {
+      const y = -lam[i]! * E[i]!; // unscaled up to the common factor 1/c
+      const kind = rowKind[i]!;
+      if (y > 0) {
+        if (kind === ROW_UPPER || kind === ROW_BOTH || kind === ROW_EQUAL) support += y * (hi[i]! / E[i]!);
+        else if (y > EPS_INFEASIBLE * yNorm) return false;
+      } else if (y < 0) {
+        if (kind === ROW_LOWER || kind === ROW_BOTH || kind === ROW_EQUAL) support += y * (lo[i]! / E[i]!);
+        else if (-y > EPS_INFEASIBLE * yNorm) return false;
+      }
+    }
+    if (!(support < -EPS_INFEASIBLE * yNorm)) return false;
+    // ‖A'y‖∞ in unscaled terms: (A'y)_j = (Ā'λ̄)_j / D_j (up to 1/c)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) s += Av[t]! * lam[A.rowIndex[t]!]!;
+      if (Math.abs(s / D[j]!) > EPS_INFEASIBLE * yNorm) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Dual infeasibility certificate (OSQP's test) on the Newton direction d = dx: ‖Pd‖∞ and the
+   * bound-violating part of Ad small relative to ‖d‖∞ while q'd < 0, all in unscaled terms.
+   */
+  private certifiesUnbounded(): boolean {
+    const { n, m, dx, px, adx, rowKind, qs } = this;
+    const { D, E, c } = this.scaling;
+    let dNorm = 0;
+    for (let j = 0; j < n; j++) dNorm = Math.max(dNorm, Math.abs(dx[j]! * D[j]!));
+    if (!(dNorm > 0)) return false;
+    const eps = EPS_INFEASIBLE * dNorm;
+    let qd = 0;
+    for (let j = 0; j < n; j++) qd += qs[j]! * dx[j]!;
+    if (!(qd / c < -eps)) return false;
+    this.multiplyA(dx, adx);
+    for (let i = 0; i < m; i++) {
+      const kind = rowKind[i]!;
+      const a = adx[i]! / E[i]!;
+      if ((kind === ROW_LOWER || kind === ROW_BOTH || kind === ROW_EQUAL) && a < -eps) return false;
+      if ((kind === ROW_UPPER || kind === ROW_BOTH || kind === ROW_EQUAL) && a > eps) return false;
+    }
+    this.multiplyP(dx, px);
+    for (let j = 0; j < n; j++) if (Math.abs(px[j]! / (c * D[j]!)) > eps) return false;
+    return true;
+  }
+
+  /** Unscales the iterate into the result and computes objective and violation on the original data. */
+  private finish(problem: QpProblem, status: QpStatus, reason: string): QpResult {
+    const { n, m, out, x } = this;
+    const { D, E, c } = this.scaling;
+    out.status = status;
+    out.reason = reason;
+    for (let j = 0; j < n; j++) out.x[j] = x[j]! * D[j]!;
+    for (let i = 0; i < m; i++) {
+      const kind = this.rowKind[i]!;
+      const lam = kind === ROW_EQUAL ? this.yE[i]! : this.zL[i]! - this.zU[i]!;
+      out.y[i] = (-lam * E[i]!) / c;
+    }
+    const xs = out.x;
+    const P = problem.P;
+    let obj = 0;
+    for (let j = 0; j < n; j++) {
+      const xj = xs[j]!;
+      obj += problem.q[j]! * xj;
+      for (let t = P.colPtr[j]!; t < P.colPtr[j + 1]!; t++) {
+        const i = P.rowIndex[t]!;
+        obj += (i === j ? 0.5 : 1) * P.values[t]! * xs[i]! * xj;
+      }
+    }
+    out.objective = obj;
+    const ax = this.ax;
+    ax.fill(0);
+    const A = problem.A;
+    for (let j = 0; j < n; j++) {
+      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) ax[A.rowIndex[t]!]! += A.values[t]! * xs[j]!;
+    }
+    let viol = 0;
+    for (let i = 0; i < m; i++) {
+      const l = problem.l[i]!;
+      const u = problem.u[i]!;
+      if (isLowerFinite(l)) viol = Math.max(viol, l - ax[i]!);
+      if (isUpperFinite(u)) viol = Math.max(viol, ax[i]! - u);
+    }
+    out.maxViolation = viol;
+    return out as unknown as QpResult;
+  }
+}

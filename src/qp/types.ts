@@ -1,0 +1,90 @@
+/**
+ * QP in OSQP form:  minimise ½ x'Px + q'x  subject to  l ≤ Ax ≤ u.
+ *
+ * Bounds with |value| ≥ {@link INFINITE_BOUND} (or ±Infinity) mean "no bound" — the shared
+ * generator writes 1e30 for one-sided rows. A row with l = u is an equality.
+ */
+export const INFINITE_BOUND = 1e20;
+
+/** Compressed sparse column matrix; row indices within a column ascending. */
+export interface CscMatrix {
+  readonly rows: number;
+  readonly cols: number;
+  /** length cols + 1 */
+  readonly colPtr: Int32Array;
+  /** length nnz */
+  readonly rowIndex: Int32Array;
+  /** length nnz */
+  readonly values: Float64Array;
+}
+
+/**
+ * Optional hint about the stage layout. `chunk` is the layout of `gen-chunk-qp.mjs` and of the
+ * chunk-level CBF filter: x = [u_0..u_{H-1} (n each), ξ_0..ξ_{H-1}], stage k = (u_k, ξ_k).
+ * `stages` assigns every variable a stage index explicitly.
+ */
+export type StageHint =
+  | { readonly kind: 'chunk'; readonly horizon: number; readonly joints: number }
+  | { readonly kind: 'stages'; readonly stageOfVariable: Int32Array };
+
+export interface QpProblem {
+  /** number of variables */
+  readonly n: number;
+  /** number of constraint rows */
+  readonly m: number;
+  /** n × n, upper triangle (entries below the diagonal are rejected by the solver) */
+  readonly P: CscMatrix;
+  readonly q: Float64Array;
+  /** m × n */
+  readonly A: CscMatrix;
+  readonly l: Float64Array;
+  readonly u: Float64Array;
+  readonly stageHint?: StageHint;
+}
+
+export type QpStatus = 'solved' | 'infeasible' | 'max-iterations' | 'time-limit' | 'numerical-error';
+
+interface QpResultFields {
+  /** ½x'Px + q'x at the returned x (unscaled) */
+  readonly objective: number;
+  readonly iterations: number;
+  /** max over rows of how far Ax lies outside [l, u] (unscaled, absolute) */
+  readonly maxViolation: number;
+  /** ‖primal residual‖∞ of the interior-point iterate (includes slacks), unscaled */
+  readonly primalResidual: number;
+  /** ‖Px + q + A'y‖∞, unscaled */
+  readonly dualResidual: number;
+  /** mean complementarity s'z / (number of inequality bounds), unscaled */
+  readonly complementarity: number;
+  /** primal solution (length n); owned by the solver and overwritten by the next solve */
+  readonly x: Float64Array;
+  /** constraint multipliers in OSQP's sign convention (y > 0 at an active upper bound); length m */
+  readonly y: Float64Array;
+}
+
+/** The outcome of a solve. `x`/`y` hold the last iterate also when the solve failed. */
+export type QpResult =
+  | (QpResultFields & { readonly status: 'solved' })
+  | (QpResultFields & { readonly status: 'infeasible'; readonly reason: string })
+  | (QpResultFields & { readonly status: 'max-iterations'; readonly reason: string })
+  | (QpResultFields & { readonly status: 'time-limit'; readonly reason: string })
+  | (QpResultFields & { readonly status: 'numerical-error'; readonly reason: string });
+
+export interface QpSolveOptions {
+  /** iteration cap (default 50) */
+  readonly maxIterations?: number;
+  /**
+   * Time cap supplied from outside (the core never reads a clock): called once per iteration;
+   * returning true stops the solve with status 'time-limit'.
+   */
+  readonly deadline?: () => boolean;
+  /**
+   * Primal starting point (length n), e.g. the previous chunk's solution shifted by the executed
+   * steps. Slacks and multipliers are then started close to it; without it the solve starts cold.
+   */
+  readonly warmStart?: Float64Array;
+  /** absolute tolerance on residuals and complementarity (default 1e-9) */
+  readonly epsAbs?: number;
+  /** relative tolerance (default 1e-9) */
+  readonly epsRel?: number;
+}

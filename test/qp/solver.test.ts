@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseQpJson, QpSolver } from '../../src/qp/index.js';
+import type { QpProblem } from '../../src/qp/index.js';
+import { toProblem } from './support/build.js';
+import { sharedDir } from '../support/paths.js';
+
+const file = join(sharedDir, 'qp', 'chunk_H50_n6.json');
+const chunk = parseQpJson(readFileSync(file, 'utf8'), file)[0]!;
+
+describe('QpSolver on hand-computed problems', () => {
+  it('equality row: min ½(x₁² + x₂²) s.t. x₁ + x₂ = 1 → (½, ½)', () => {
+    const p = toProblem({ n: 2, P: [[1, 0], [0, 1]], q: [0, 0], A: [[1, 1]], l: [1], u: [1] });
+    const r = new QpSolver(p).solve(p);
+    expect(r.status).toBe('solved');
+    expect(r.x[0]).toBeCloseTo(0.5, 8);
+    expect(r.x[1]).toBeCloseTo(0.5, 8);
+    expect(r.objective).toBeCloseTo(0.25, 9);
+    // y = −(P x + q)/a = −½ (OSQP sign)
+    expect(r.y[0]).toBeCloseTo(-0.5, 6);
+  });
+
+  it.each([Infinity, 1e20, 1e30])('one-sided rows with "no bound" = %s: min ½x² − 3x, x ≤ 2, x ≥ −5 → 2', (big) => {
+    const p = toProblem({ n: 1, P: [[1]], q: [-3], A: [[1], [1]], l: [-big, -5], u: [2, big] });
+    const r = new QpSolver(p).solve(p);
+    expect(r.status).toBe('solved');
+    expect(r.x[0]).toBeCloseTo(2, 8);
+    expect(r.y[0]).toBeCloseTo(1, 6);
+    expect(Math.abs(r.y[1]!)).toBeLessThan(1e-7);
+  });
+
+  it('linear cost with a bound (P = 0): min x s.t. 1 ≤ x ≤ 4 → 1', () => {
+    const p = toProblem({ n: 1, P: [[0]], q: [1], A: [[1]], l: [1], u: [4] });
+    const r = new QpSolver(p).solve(p);
+    expect(r.status).toBe('solved');
+    expect(r.x[0]).toBeCloseTo(1, 8);
+  });
+});
+
+describe('QpSolver statuses and contract', () => {
+  it('stops at the iteration cap with max-iterations and the last iterate', () => {
+    const r = new QpSolver(chunk).solve(chunk, { maxIterations: 3 });
+    expect(r.status).toBe('max-iterations');
+    expect(r.iterations).toBe(3);
+    expect(r.x.every(Number.isFinite)).toBe(true);
+  });
+
+  it('stops with time-limit when the caller-supplied deadline says so', () => {
+    let calls = 0;
+    const r = new QpSolver(chunk).solve(chunk, { deadline: () => ++calls > 4 });
+    expect(r.status).toBe('time-limit');
+    expect(calls).toBe(5);
+    expect(r.iterations).toBe(4);
+  });
+
+  it('reports NaN data as numerical-error naming the entry, and l > u as infeasible', () => {
+    const solver = new QpSolver(chunk);
+    const q = Float64Array.from(chunk.q);
+    q[7] = NaN;
+    const r = solver.solve({ ...chunk, q });
+    expect(r.status).toBe('numerical-error');
+    if (r.status === 'numerical-error') expect(r.reason).toBe('q[7] is not finite');
+    const l = Float64Array.from(chunk.l);
+    l[3] = chunk.u[3]! + 1;
+    const r2 = solver.solve({ ...chunk, l });
+    expect(r2.status).toBe('infeasible');
+    // and the solver is still good for the next problem
+    expect(solver.solve(chunk).status).toBe('solved');
+  });
+
+  it('refuses a problem of another shape (wiring error) and says which shapes it accepts', () => {
+    const solver = new QpSolver(chunk);
+    const other = toProblem({ n: 1, P: [[1]], q: [0], A: [[1]], l: [0], u: [1] });
+    expect(solver.accepts(other)).toBe(false);
+    expect(solver.accepts(chunk)).toBe(true);
+    expect(() => solver.solve(other)).toThrowError(/shape/);
+  });
+
+  it('rejects a P with entries below the diagonal at construction', () => {
+    const p: QpProblem = toProblem({ n: 2, P: [[1, 0], [0, 1]], q: [0, 0], A: [[1, 1]], l: [0], u: [1] });
+    const lower = { ...p, P: { rows: 2, cols: 2, colPtr: Int32Array.from([0, 2, 3]), rowIndex: Int32Array.from([0, 1, 1]), values: Float64Array.from([1, 0.1, 1]) } };
+    expect(() => new QpSolver(lower)).toThrowError(/below the diagonal/);
+  });
+
+  it('reports an unbounded problem (min −x₁ + x₂², x₁ ≥ 0) as dual infeasible', () => {
+    const p = toProblem({ n: 2, P: [[0, 0], [0, 2]], q: [-1, 0], A: [[1, 0]], l: [0], u: [Infinity] });
+    const r = new QpSolver(p).solve(p, { maxIterations: 60 });
+    expect(r.status).toBe('infeasible');
+    if (r.status === 'infeasible') expect(r.reason).toMatch(/^dual infeasible/);
+  });
+
+  it('returns the same result object every solve (no allocation) holding the latest answer', () => {
+    const solver = new QpSolver(chunk);
+    const a = solver.solve(chunk);
+    const objective = a.objective;
+    const b = solver.solve(chunk, { maxIterations: 2 });
+    expect(b).toBe(a);
+    expect(b.status).toBe('max-iterations');
+    expect(b.objective).not.toBe(objective);
+  });
+});
