@@ -42,3 +42,21 @@ describe('platform profiles (spec/platforms.yaml)', () => {
     }
   });
 });
+
+describe('platform recalibrations against the clause library', () => {
+  it('must name a real clause and keep a VSI anchor', async () => {
+    const { crossCheckPlatforms } = await import('../../src/safety/cross-check.js');
+    const { loadSpec } = await import('../safety/spec-fixture.js');
+    const { library } = loadSpec();
+    const good = parsePlatformProfiles(text, 'p.yaml');
+    if (!good.ok) throw new Error('fixture');
+    expect(crossCheckPlatforms(library, good.value)).toEqual([]);
+    const bad = parsePlatformProfiles(text.replace('      joint_torque:\n', '      joint_torq:\n').replace('main: { tau: 1.3, severe: 1.86, warn: 0.13 }', 'main: { tau: 1.3 }'), 'p.yaml');
+    if (!bad.ok) throw new Error('fixture');
+    const errs = crossCheckPlatforms(library, bad.value);
+    expect(errs[0]!.message).toMatch(/p\.yaml:\d+ field 'platforms\.so101\.thresholds\.joint_torq': unknown clause 'joint_torq'/);
+    const noSevere = parsePlatformProfiles(text.replace('main: { tau: 1.3, severe: 1.86, warn: 0.13 }', 'main: { tau: 1.3 }'), 'p.yaml');
+    if (!noSevere.ok) throw new Error('fixture');
+    expect(crossCheckPlatforms(library, noSevere.value)[0]!.where.field).toBe('platforms.so101.thresholds.joint_torque.tiers.main.severe');
+  });
+});
