@@ -92,7 +92,7 @@ export async function readEpisode(
   const scanner = new TolerantMcapScanner();
   const codecs = new Ros2CodecCache();
   const schemas = new Map<number, TypedMcapRecords['Schema']>();
-  const channels = new Map<number, { topic: string; kind: JsonKind | 'ros'; schema: TypedMcapRecords['Schema'] | undefined; encoding: string }>();
+  const channels = new Map<number, { topic: string; kind: JsonKind | 'ros' | 'other'; schema: TypedMcapRecords['Schema'] | undefined; encoding: string }>();
   const scan: EpisodeScan = { file, start: undefined, end: { kind: 'truncated', offset: 0 }, errors: [], counts: {} };
   const bad = (topic: string, logTime: bigint, reason: string): void => {
     if (scan.errors.length < MAX_ERRORS) scan.errors.push(new InputError({ file, field: `${topic} @ ${logTime} ns` }, reason));
@@ -102,7 +102,7 @@ export async function readEpisode(
     const ch = channels.get(record.channelId);
     if (!ch) return;
     scan.counts[ch.kind] = (scan.counts[ch.kind] ?? 0) + 1;
-    if (want && !want.has(ch.kind)) return;
+    if (ch.kind === 'other' || (want && !want.has(ch.kind))) return;
     if (ch.kind === 'ros') {
       const schema = ch.schema;
       const t = Number(record.logTime) / 1e9;
@@ -148,7 +148,9 @@ export async function readEpisode(
       else if (r.type === 'Channel') {
         if (channels.has(r.id)) continue;
         const jsonKind = r.messageEncoding === 'json' ? KIND_BY_TOPIC.get(r.topic) : undefined;
-        channels.set(r.id, { topic: r.topic, kind: jsonKind ?? 'ros', schema: schemas.get(r.schemaId), encoding: r.messageEncoding });
+        // Channels that are neither armguard's JSON kinds nor CDR are counted as 'other' and skipped.
+        const kind = jsonKind ?? (r.messageEncoding === 'cdr' ? 'ros' : 'other');
+        channels.set(r.id, { topic: r.topic, kind, schema: schemas.get(r.schemaId), encoding: r.messageEncoding });
       } else if (r.type === 'Message') handle(r);
       else if (r.type === 'Metadata' && r.name === EPISODE_METADATA_NAME && scan.start === undefined) {
         scan.start = parseStart(r.metadata.get('episode'));
