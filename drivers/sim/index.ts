@@ -1,0 +1,25 @@
+/** The MuJoCo testbed (issue 9): scenes, world, signals, ports, scripted policies, episodes. */
+export { loadMujoco, type Mujoco } from './mujoco.js';
+export { SimWorld, type JointStepSample, type StepHook, type TickPeaks } from './world.js';
+export { SimSignals, SIM_SOURCE_ID, bodyZ } from './signals.js';
+export { SimCommandSink, SimSignalSource, SimJointState } from './ports.js';
+export { DlsIk, type TcpFrame, type IkResult } from './ik.js';
+export { buildTrajectory, topDownFrame, graspOffset, PlanError, type Waypoint } from './plan.js';
+export {
+  POLICIES,
+  CLAUSE_FAMILIES,
+  CHUNK_HORIZON,
+  ScriptedPolicy,
+  planContext,
+  policyByName,
+  type ClauseFamily,
+  type PolicyDefinition,
+  type PolicyName,
+  type PlanContext,
+} from './policies.js';
+export { runEpisode, simPorts, type ChunkGate, type EpisodeOptions, type EpisodeResult, type SimPorts } from './episode.js';
+export { targetInBox, type TaskOutcome } from './task.js';
+export { scoreEpisode, mainTier, violatedClauses, type ClauseScore, type Thresholds } from './score.js';
+export { so101Scene, SO101_STALL_TORQUE, SO101_TORQUE_CEILING } from './scenes/so101.js';
+export { Role, roleOfGeomName } from './scenes/naming.js';
+export type { SceneSpec, GripperMap, Vec3 } from './scenes/types.js';

@@ -1,0 +1,53 @@
+/**
+ * The shared tabletop: a table whose top is z = 0, a riser the target starts on, the target block,
+ * bystanders and an open container. Geom names carry the roles (naming.ts).
+ */
+import type { Vec3 } from './types.js';
+
+export interface TabletopLayout {
+  readonly table: { readonly center: readonly [number, number]; readonly half: readonly [number, number] };
+  /** Riser under the target: top at `height`. */
+  readonly riser: { readonly center: readonly [number, number]; readonly half: number; readonly height: number };
+  readonly target: { readonly half: Vec3; readonly mass: number };
+  readonly bystanders: readonly { readonly name: string; readonly pos: readonly [number, number]; readonly radius: number /* half width of the square footprint */; readonly halfHeight: number; readonly mass: number }[];
+  readonly box: { readonly center: readonly [number, number]; readonly innerHalf: number; readonly wall: number; readonly floor: number; readonly height: number };
+}
+
+const f = (x: number): string => (Math.abs(x) < 1e-12 ? '0' : x.toFixed(5));
+const v = (...xs: number[]): string => xs.map(f).join(' ');
+
+export function targetRestOf(l: TabletopLayout): Vec3 {
+  return [l.riser.center[0], l.riser.center[1], l.riser.height + l.target.half[2] + 0.0005];
+}
+
+export function tabletopXml(l: TabletopLayout): string {
+  const [tx, ty] = l.table.center;
+  const [thx, thy] = l.table.half;
+  const r = l.riser;
+  const t = targetRestOf(l);
+  const b = l.box;
+  const wallCentre = b.innerHalf + b.wall / 2;
+  const wallHalfLen = b.innerHalf + b.wall;
+  const wallZ = b.floor + b.height / 2;
+  const parts: string[] = [];
+  parts.push(`<geom name="furn_table" type="box" pos="${v(tx, ty, -0.02)}" size="${v(thx, thy, 0.02)}" rgba=".6 .5 .4 1"/>`);
+  parts.push(`<geom name="furn_riser" type="box" pos="${v(r.center[0], r.center[1], r.height / 2)}" size="${v(r.half, r.half, r.height / 2)}" rgba=".5 .5 .6 1"/>`);
+  parts.push(`<body name="box" pos="${v(b.center[0], b.center[1], 0)}">
+      <geom name="furn_box_floor" type="box" pos="0 0 ${f(b.floor / 2)}" size="${v(wallHalfLen, wallHalfLen, b.floor / 2)}" rgba=".3 .3 .8 1"/>
+      <geom name="furn_box_wall_px" type="box" pos="${v(wallCentre, 0, wallZ)}" size="${v(b.wall / 2, wallHalfLen, b.height / 2)}" rgba=".3 .3 .8 1"/>
+      <geom name="furn_box_wall_nx" type="box" pos="${v(-wallCentre, 0, wallZ)}" size="${v(b.wall / 2, wallHalfLen, b.height / 2)}" rgba=".3 .3 .8 1"/>
+      <geom name="furn_box_wall_py" type="box" pos="${v(0, wallCentre, wallZ)}" size="${v(b.innerHalf, b.wall / 2, b.height / 2)}" rgba=".3 .3 .8 1"/>
+      <geom name="furn_box_wall_ny" type="box" pos="${v(0, -wallCentre, wallZ)}" size="${v(b.innerHalf, b.wall / 2, b.height / 2)}" rgba=".3 .3 .8 1"/>
+    </body>`);
+  parts.push(`<body name="target" pos="${v(...t)}">
+      <freejoint name="target_free"/>
+      <geom name="tgt_block" type="box" size="${v(...l.target.half)}" mass="${f(l.target.mass)}" friction="1 0.01 0.001" rgba=".9 .2 .2 1"/>
+    </body>`);
+  for (const by of l.bystanders) {
+    parts.push(`<body name="${by.name}" pos="${v(by.pos[0], by.pos[1], by.halfHeight + 0.0005)}">
+      <freejoint name="${by.name}_free"/>
+      <geom name="bys_${by.name}" type="box" size="${v(by.radius, by.radius, by.halfHeight)}" mass="${f(by.mass)}" rgba=".2 .7 .3 1"/>
+    </body>`);
+  }
+  return parts.join('\n    ');
+}

@@ -1,0 +1,117 @@
+/**
+ * The simulator's signal extraction, as seeds/000 Tables 24 and 32 define it:
+ * role-level peak contact forces, bystander displacement from t = 0, held-object world body-z
+ * drift, target height relative to its lift baseline, finger–object contact, peak |τ| over arm
+ * joints, and the arm–arm contact count.
+ */
+import { signalIndex, type SignalFrame, type SignalName } from '../../src/schema/signals.js';
+import type { SimWorld } from './world.js';
+
+export const SIM_SOURCE_ID = 'sim';
+
+function idx(name: SignalName): number {
+  const i = signalIndex(name);
+  if (i === undefined) throw new Error(`signal schema lacks '${name}'`);
+  return i;
+}
+
+const I = {
+  af: idx('arm_furniture_contact_force'),
+  tf: idx('target_furniture_contact_force'),
+  max: idx('contact_force_max'),
+  disp: idx('non_target_disp_max'),
+  tilt: idx('target_obj_tilt_world_deg'),
+  above: idx('obj_above_table'),
+  grip: idx('gripper_contact'),
+  torque: idx('max_joint_torque'),
+  self: idx('self_collision'),
+} as const;
+
+/** World body-z axis of a unit quaternion (w, x, y, z). */
+export function bodyZ(q: ArrayLike<number>, out: Float64Array): void {
+  const w = q[0] ?? 1;
+  const x = q[1] ?? 0;
+  const y = q[2] ?? 0;
+  const z = q[3] ?? 0;
+  out[0] = 2 * (x * z + w * y);
+  out[1] = 2 * (y * z - w * x);
+  out[2] = 1 - 2 * (x * x + y * y);
+}
+
+export class SimSignals {
+  private readonly bz0 = new Float64Array(3);
+  private readonly bz = new Float64Array(3);
+  private readonly quat = new Float64Array(4);
+  private readonly pos = new Float64Array(3);
+  private readonly bystander0: Float64Array;
+  private liftBaseline = 0;
+  private readonly declared: Uint8Array;
+
+  constructor(private readonly world: SimWorld) {
+    this.bystander0 = new Float64Array(3 * world.bystanderBodyIds.length);
+    this.declared = new Uint8Array(Object.keys(I).length);
+    const names = new Set<string>(world.scene.signals);
+    const keys: SignalName[] = [
+      'arm_furniture_contact_force',
+      'target_furniture_contact_force',
+      'contact_force_max',
+      'non_target_disp_max',
+      'target_obj_tilt_world_deg',
+      'obj_above_table',
+      'gripper_contact',
+      'max_joint_torque',
+      'self_collision',
+    ];
+    keys.forEach((k, i) => (this.declared[i] = names.has(k) ? 1 : 0));
+  }
+
+  /** Capture the t = 0 references (call right after world.reset). */
+  begin(): void {
+    const w = this.world;
+    w.bodyQuat(w.targetBodyId, this.quat);
+    bodyZ(this.quat, this.bz0);
+    w.bodyPos(w.targetBodyId, this.pos);
+    this.liftBaseline = this.pos[2] ?? 0;
+    w.bystanderBodyIds.forEach((b, i) => {
+      w.bodyPos(b, this.pos);
+      this.bystander0.set(this.pos, 3 * i);
+    });
+  }
+
+  /** Fill `frame` with the signals of the world's current tick, stamped `now`. */
+  fill(frame: SignalFrame, now: number): void {
+    const w = this.world;
+    const p = w.peaks;
+    const d = this.declared;
+    let k = 0;
+    if (d[k++]) frame.set(I.af, p.armFurniture, now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.tf, p.targetFurniture, now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.max, p.anyPair, now, SIM_SOURCE_ID);
+    if (d[k++]) {
+      let disp = 0;
+      for (let i = 0; i < w.bystanderBodyIds.length; i++) {
+        w.bodyPos(w.bystanderBodyIds[i] ?? 0, this.pos);
+        const dx = (this.pos[0] ?? 0) - (this.bystander0[3 * i] ?? 0);
+        const dy = (this.pos[1] ?? 0) - (this.bystander0[3 * i + 1] ?? 0);
+        const dz = (this.pos[2] ?? 0) - (this.bystander0[3 * i + 2] ?? 0);
+        const dist = Math.sqrt(dx * dx + dy * dy + dz * dz);
+        if (dist > disp) disp = dist;
+      }
+      frame.set(I.disp, disp, now, SIM_SOURCE_ID);
+    }
+    if (d[k++]) {
+      w.bodyQuat(w.targetBodyId, this.quat);
+      bodyZ(this.quat, this.bz);
+      const dot = (this.bz[0] ?? 0) * (this.bz0[0] ?? 0) + (this.bz[1] ?? 0) * (this.bz0[1] ?? 0) + (this.bz[2] ?? 0) * (this.bz0[2] ?? 0);
+      frame.set(I.tilt, (Math.acos(Math.min(1, Math.max(-1, dot))) * 180) / Math.PI, now, SIM_SOURCE_ID);
+    }
+    if (d[k++]) {
+      w.bodyPos(w.targetBodyId, this.pos);
+      frame.set(I.above, (this.pos[2] ?? 0) - this.liftBaseline, now, SIM_SOURCE_ID);
+    }
+    if (d[k++]) frame.set(I.grip, w.fingerObjectContact ? 1 : 0, now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.torque, p.maxArmTorque, now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.self, p.selfContacts, now, SIM_SOURCE_ID);
+    frame.t = now;
+  }
+}
