@@ -167,8 +167,15 @@ export class MqttLink {
   publishLabel(label: object): void {
     this.send('labels', { v: 1, robot: this.options.robot, ...label }, false, 1);
   }
-  publishChunkResult(result: object): void {
-    this.send('chunk/result', { v: 1, robot: this.options.robot, ...result }, false, 1);
+  /** A chunk result already serialised by the chunk server (ChunkResultMessage JSON). */
+  publishChunkResult(text: string): void {
+    const c = this.client;
+    if (!c || !c.connected) {
+      this.counters.dropped++;
+      return;
+    }
+    c.publish(topicFor(this.options.robot, 'chunk/result'), text, { qos: 1 });
+    this.counters.published++;
   }
 
   private onMessage(topic: string, payload: Buffer): void {
