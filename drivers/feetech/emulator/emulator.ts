@@ -5,7 +5,7 @@
  */
 import type { Timers } from '../../../src/util/clock.js';
 import { PacketFramer } from '../framer.js';
-import { BROADCAST_ID, Instruction, type Packet, encodeStatus } from '../protocol.js';
+import { BROADCAST_ID, Instruction, MAX_PARAMS, type Packet, encodeStatus } from '../protocol.js';
 import type { RegisterName } from '../registers.js';
 import { driverTimers } from '../timers.js';
 import { EmulatedServo } from './servo.js';
@@ -101,6 +101,7 @@ export class FeetechEmulator {
       case Instruction.READ: {
         if (params.length !== 2) return;
         const [address = 0, length = 0] = params;
+        if (length > MAX_PARAMS) return;
         this.unicast(p.id, (s) => {
           this.physics?.(s);
           return { s, data: s.readBytes(address, length) };
@@ -140,6 +141,7 @@ export class FeetechEmulator {
         if (p.id !== BROADCAST_ID || params.length < 2) return;
         const address = params[0] ?? 0;
         const length = params[1] ?? 0;
+        if (length > MAX_PARAMS) return;
         const replies: { s: EmulatedServo; data: Uint8Array }[] = [];
         for (const id of params.subarray(2)) {
           const s = this.find(id);

@@ -113,15 +113,26 @@ export class EmulatedServo {
     return this.getRegister('Torque_Enable') !== 0;
   }
 
-  /** Physics hook side: drive what the servo reports. */
+  /**
+   * Physics hook side: drive what the servo reports. Values are rounded and saturated to each
+   * register's range (as a sensor saturates) so a simulator can never crash the emulator.
+   */
   setPresent(v: PresentValues): void {
-    if (v.position !== undefined) this.setRegister('Present_Position', Math.round(v.position));
-    if (v.velocity !== undefined) this.setRegister('Present_Velocity', Math.round(v.velocity));
-    if (v.load !== undefined) this.setRegister('Present_Load', Math.round(v.load));
-    if (v.voltage !== undefined) this.setRegister('Present_Voltage', Math.round(v.voltage));
-    if (v.temperature !== undefined) this.setRegister('Present_Temperature', Math.round(v.temperature));
-    if (v.current !== undefined) this.setRegister('Present_Current', Math.round(v.current));
+    if (v.position !== undefined) this.setSaturated('Present_Position', v.position);
+    if (v.velocity !== undefined) this.setSaturated('Present_Velocity', v.velocity);
+    if (v.load !== undefined) this.setSaturated('Present_Load', v.load);
+    if (v.voltage !== undefined) this.setSaturated('Present_Voltage', v.voltage);
+    if (v.temperature !== undefined) this.setSaturated('Present_Temperature', v.temperature);
+    if (v.current !== undefined) this.setSaturated('Present_Current', v.current);
     if (v.moving !== undefined) this.setRegister('Moving', v.moving ? 1 : 0);
+  }
+
+  private setSaturated(name: RegisterName, value: number): void {
+    const spec: RegisterSpec = R[name];
+    const hi = spec.signBit !== undefined ? (1 << spec.signBit) - 1 : (1 << (8 * spec.size)) - 1;
+    const lo = spec.signBit !== undefined ? -hi : 0;
+    const v = Number.isFinite(value) ? Math.round(value) : 0;
+    this.setRegister(name, Math.min(hi, Math.max(lo, v)));
   }
 
   /**
@@ -149,6 +160,8 @@ export class EmulatedServo {
     for (let i = 0; i < data.length; i++) {
       const a = address + i;
       if (a >= REGISTER_SPACE || READ_ONLY.has(a)) continue;
+      // Ids 254 (broadcast) and 255 (header byte) cannot be a servo's own id.
+      if (a === R.ID.address && (data[i] ?? 0) > 0xfd) continue;
       this.mem[a] = data[i] ?? 0;
     }
     // With Lock = 0 EEPROM writes are saved; with Lock = 1 they last until power-off.

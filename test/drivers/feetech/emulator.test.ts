@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { ManualClock, ManualTimers } from '../../../src/util/clock.js';
 import {
   ERROR_BITS,
@@ -8,6 +9,7 @@ import {
   STS3215_REGISTERS,
   decodeRegister,
   encodeAction,
+  encodePacket,
   encodePing,
   encodeRead,
   encodeRegWrite,
@@ -198,5 +200,53 @@ describe('goalTrackingPhysics (kinematic stand-in)', () => {
     hook(s);
     expect(s.getRegister('Present_Position')).toBe(3000);
     expect(s.getRegister('Moving')).toBe(0);
+  });
+});
+
+describe('FeetechEmulator robustness', () => {
+  it('never throws on random bytes or random instructions, and only emits valid status packets', () => {
+    const instruction = fc
+      .record({
+        id: fc.oneof(fc.integer({ min: 0, max: 7 }), fc.constant(0xfe)),
+        code: fc.oneof(fc.constantFrom(1, 2, 3, 4, 5, 6, 0x82, 0x83), fc.integer({ min: 0, max: 255 })),
+        params: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 30 }),
+      })
+      .map((p) => encodePacket(p.id, p.code, p.params));
+    const chunk = fc.oneof(fc.uint8Array({ maxLength: 40 }), instruction);
+    fc.assert(
+      fc.property(fc.array(chunk, { maxLength: 30 }), (chunks) => {
+        const emu = new FeetechEmulator({ ids: [1, 2, 3] });
+        const sent: Uint8Array[] = [];
+        emu.onTransmit((b) => sent.push(b));
+        for (const c of chunks) emu.feed(c);
+        const f = new PacketFramer();
+        let packets = 0;
+        for (const b of sent) f.push(b, () => packets++);
+        expect(f.counters.droppedBytes).toBe(0);
+        expect(f.buffered).toBe(0);
+        expect(packets).toBe(emu.counters.replies);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('ignores requests no servo could answer (reply longer than a packet, id 0xFF)', () => {
+    const emu = new FeetechEmulator({ ids: [1] });
+    const sent: Uint8Array[] = [];
+    emu.onTransmit((b) => sent.push(b));
+    expect(() => emu.feed(encodeRead(1, 0, 255))).not.toThrow();
+    expect(() => emu.feed(encodeSyncRead(0, 254, [1]))).not.toThrow();
+    expect(sent).toEqual([]);
+    emu.feed(encodeWrite(1, 5, [0xff])); // ID := 255 is refused
+    expect(emu.servo(1).id).toBe(1);
+  });
+
+  it('saturates simulator values instead of throwing', () => {
+    const emu = new FeetechEmulator({ ids: [1] });
+    emu.servo(1).setPresent({ position: 1e9, load: -5000, current: -3, temperature: Number.NaN });
+    expect(emu.servo(1).getRegister('Present_Position')).toBe(32767);
+    expect(emu.servo(1).getRegister('Present_Load')).toBe(-1023);
+    expect(emu.servo(1).getRegister('Present_Current')).toBe(0);
+    expect(emu.servo(1).getRegister('Present_Temperature')).toBe(0);
   });
 });
