@@ -25,6 +25,7 @@ export class Tap extends StreamNode {
   ) {
     super();
     this.value = this.identity();
+    if (!node.immediate) node.ringed = true;
   }
   private identity(): number {
     return this.mode === 'min' ? Infinity : this.mode === 'max' ? -Infinity : NaN;
@@ -33,8 +34,16 @@ export class Tap extends StreamNode {
     const node = this.node;
     if (this.mode === 'first') {
       if (this.seen === 0 && node.count > 0) {
-        this.value = node.out.get(0);
+        this.value = node.immediate ? node.last : node.out.get(0);
         this.seen = 1;
+      }
+      return;
+    }
+    if (node.immediate) {
+      if (node.count > this.seen) {
+        const x = node.last;
+        this.value = this.mode === 'min' ? Math.min(this.value, x) : Math.max(this.value, x);
+        this.seen = node.count;
       }
       return;
     }
@@ -42,7 +51,7 @@ export class Tap extends StreamNode {
     const min = this.mode === 'min';
     for (let j = this.seen; j < node.count; j++) {
       const x = node.out.get(j);
-      v = min ? (x < v ? x : v) : x > v ? x : v;
+      v = min ? Math.min(v, x) : Math.max(v, x);
     }
     this.value = v;
     this.seen = node.count;

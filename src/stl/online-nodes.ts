@@ -22,6 +22,17 @@ export interface EngineState {
 export abstract class StreamNode {
   readonly out = new IndexedRing();
   count = 0;
+  /** ρ at the latest decided sample. */
+  last = NaN;
+  /** Decides exactly the newest sample on every push (atoms and pointwise combinations of them). */
+  immediate = false;
+  /** A consumer reads `out`; otherwise only `last` is kept (no buffer traffic). */
+  ringed = false;
+  protected emit(v: number): void {
+    this.last = v;
+    if (this.ringed) this.out.push(v);
+    this.count++;
+  }
   /** Decide as many further samples as the trace so far allows. */
   abstract update(s: EngineState): void;
   /** Lowest sample index whose time this node may still read. */
@@ -31,6 +42,7 @@ export abstract class StreamNode {
   reset(): void {
     this.out.clear();
     this.count = 0;
+    this.last = NaN;
     this.resetState();
   }
   protected resetState(): void {}
@@ -44,12 +56,10 @@ function decidedThrough(s: EngineState, child: StreamNode, edge: number): boolea
 export class LiteralNode extends StreamNode {
   constructor(private readonly value: number) {
     super();
+    this.immediate = true;
   }
   update(s: EngineState): void {
-    while (this.count < s.n) {
-      this.out.push(this.value);
-      this.count++;
-    }
+    if (this.count < s.n) this.emit(this.value);
   }
 }
 
@@ -57,12 +67,10 @@ export class LiteralNode extends StreamNode {
 export class BoolAtomNode extends StreamNode {
   constructor(private readonly index: number) {
     super();
+    this.immediate = true;
   }
   update(s: EngineState): void {
-    if (this.count < s.n) {
-      this.out.push((s.values[this.index] as number) >= 0.5 ? Infinity : -Infinity);
-      this.count++;
-    }
+    if (this.count < s.n) this.emit((s.values[this.index] as number) >= 0.5 ? Infinity : -Infinity);
   }
 }
 
@@ -74,12 +82,12 @@ export class ThresholdNode extends StreamNode {
     private readonly cMinusX: boolean,
   ) {
     super();
+    this.immediate = true;
   }
   update(s: EngineState): void {
     if (this.count < s.n) {
       const x = s.values[this.index] as number;
-      this.out.push(this.cMinusX ? this.c - x : x - this.c);
-      this.count++;
+      this.emit(this.cMinusX ? this.c - x : x - this.c);
     }
   }
 }
@@ -88,44 +96,64 @@ export class ThresholdNode extends StreamNode {
 export class ClosureAtomNode extends StreamNode {
   constructor(private readonly evaluate: (values: ArrayLike<number>) => number) {
     super();
+    this.immediate = true;
   }
   update(s: EngineState): void {
-    if (this.count < s.n) {
-      this.out.push(this.evaluate(s.values));
-      this.count++;
-    }
+    if (this.count < s.n) this.emit(this.evaluate(s.values));
   }
 }
 
 export class NotNode extends StreamNode {
   constructor(private readonly child: StreamNode) {
     super();
+    this.immediate = child.immediate;
+    child.ringed ||= !child.immediate;
   }
   update(): void {
     const c = this.child;
-    while (this.count < c.count) this.out.push(-c.out.get(this.count++));
+    if (this.immediate) {
+      if (this.count < c.count) this.emit(-c.last);
+      return;
+    }
+    while (this.count < c.count) this.emit(-c.out.get(this.count));
     c.out.dropBefore(this.count);
   }
 }
 
+const AND = 0;
+const OR = 1;
+const IMPLIES = 2;
+
 export class BoolNode extends StreamNode {
+  private readonly op: number;
   constructor(
-    private readonly kind: 'and' | 'or' | 'implies',
+    kind: 'and' | 'or' | 'implies',
     private readonly left: StreamNode,
     private readonly right: StreamNode,
   ) {
     super();
+    this.op = kind === 'and' ? AND : kind === 'or' ? OR : IMPLIES;
+    this.immediate = left.immediate && right.immediate;
+    if (!this.immediate) {
+      left.ringed = true;
+      right.ringed = true;
+    }
+  }
+  private combine(x: number, y: number): number {
+    const op = this.op;
+    if (op === AND) return Math.min(x, y);
+    if (op === OR) return Math.max(x, y);
+    return Math.max(-x, y);
   }
   update(): void {
     const l = this.left;
     const r = this.right;
-    const end = l.count < r.count ? l.count : r.count;
-    while (this.count < end) {
-      const x = l.out.get(this.count);
-      const y = r.out.get(this.count);
-      this.out.push(this.kind === 'and' ? Math.min(x, y) : this.kind === 'or' ? Math.max(x, y) : Math.max(-x, y));
-      this.count++;
+    if (this.immediate) {
+      if (this.count < l.count) this.emit(this.op === AND ? Math.min(l.last, r.last) : this.combine(l.last, r.last));
+      return;
     }
+    const end = l.count < r.count ? l.count : r.count;
+    while (this.count < end) this.emit(this.combine(l.out.get(this.count), r.out.get(this.count)));
     l.out.dropBefore(this.count);
     r.out.dropBefore(this.count);
   }
@@ -144,6 +172,7 @@ export class FutureWindowNode extends StreamNode {
   ) {
     super();
     this.deque = new MonotonicDeque(kind);
+    child.ringed = true;
   }
   update(s: EngineState): void {
     const c = this.child;
@@ -162,8 +191,7 @@ export class FutureWindowNode extends StreamNode {
       while (j < s.n && (j + 1 < s.n ? times.get(j + 1) <= lo : times.get(j) < lo)) j++;
       this.start = j;
       this.deque.evictBefore(j);
-      this.out.push(this.deque.peek());
-      this.count++;
+      this.emit(this.deque.peek());
     }
     c.out.dropBefore(this.fed);
   }
@@ -191,6 +219,7 @@ export class PastWindowNode extends StreamNode {
     private readonly child: StreamNode,
   ) {
     super();
+    child.ringed = true;
     this.deque = new MonotonicDeque(kind);
     this.min = kind === 'min';
     this.running = this.min ? Infinity : -Infinity;
@@ -214,9 +243,8 @@ export class PastWindowNode extends StreamNode {
         const lo = t - this.b;
         while (this.start < this.fed && this.start + 1 < s.n && times.get(this.start + 1) <= lo) this.start++;
         this.deque.evictBefore(this.start);
-        this.out.push(this.deque.peek());
-      } else this.out.push(this.running);
-      this.count++;
+        this.emit(this.deque.peek());
+      } else this.emit(this.running);
     }
     c.out.dropBefore(this.fed);
   }
@@ -249,6 +277,8 @@ export class UntilNode extends StreamNode {
     private readonly right: StreamNode,
   ) {
     super();
+    left.ringed = true;
+    right.ringed = true;
   }
   update(s: EngineState): void {
     const l = this.left;
@@ -275,8 +305,7 @@ export class UntilNode extends StreamNode {
       }
       this.prefix.evictBefore(i);
       const empty = this.window.length === 0;
-      this.out.push(empty ? -Infinity : Math.min(this.prefix.peek(), this.window.aggregateB()));
-      this.count++;
+      this.emit(empty ? -Infinity : Math.min(this.prefix.peek(), this.window.aggregateB()));
     }
     l.out.dropBefore(Math.min(this.fedPrefix, this.fedWindow));
     r.out.dropBefore(this.fedWindow);
@@ -313,6 +342,8 @@ export class SinceNode extends StreamNode {
     private readonly right: StreamNode,
   ) {
     super();
+    left.ringed = true;
+    right.ringed = true;
   }
   update(s: EngineState): void {
     const l = this.left;
@@ -346,8 +377,7 @@ export class SinceNode extends StreamNode {
         this.window.evictBefore(this.start);
         value = this.window.length === 0 ? -Infinity : Math.min(this.window.aggregateB(), this.suffix.peek());
       } else value = this.fedWindow === 0 ? -Infinity : Math.min(this.runB, this.suffix.peek());
-      this.out.push(value);
-      this.count++;
+      this.emit(value);
     }
     l.out.dropBefore(Math.min(this.fedWindow, this.fedSuffix));
     r.out.dropBefore(this.fedWindow);

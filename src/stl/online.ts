@@ -43,6 +43,7 @@ export class OnlineMonitor {
     const compiled = compile(f, index);
     this.order = compiled.order;
     this.margin = compiled.margin;
+    if (!this.margin.immediate) this.margin.ringed = true;
     this.episode = compiled.episode;
     this.taps = compiled.taps;
     this.signalCount = signalOrder.length;
@@ -153,24 +154,30 @@ export class OnlineMonitor {
 
   private consumeMargins(): void {
     const m = this.margin;
-    const times = this.state.times;
-    for (let j = this.marginSeen; j < m.count; j++) {
-      const v = m.out.get(j);
-      const t = times.get(j);
-      this.current_ = v;
-      if (v < this.episodeMin_) this.episodeMin_ = v;
-      if (v < 0) {
-        if (this.firstViolationTime_ !== this.firstViolationTime_) this.firstViolationTime_ = t;
-        if (this.runSamples === 0) this.runStartTime = t;
-        this.runSamples++;
-      } else if (this.runSamples > 0) {
-        this.recordRun(t);
-        this.runSamples = 0;
-      }
+    if (m.immediate) {
+      this.observe(m.last, this.state.tLatest);
+      this.marginSeen = m.count;
+      if (this.runSamples > 0) this.recordRun(this.state.tLatest);
+      return;
     }
+    const times = this.state.times;
+    for (let j = this.marginSeen; j < m.count; j++) this.observe(m.out.get(j), times.get(j));
     this.marginSeen = m.count;
     if (this.runSamples > 0) this.recordRun(times.get(m.count - 1));
     m.out.dropBefore(m.count);
+  }
+
+  private observe(v: number, t: number): void {
+    this.current_ = v;
+    if (v < this.episodeMin_) this.episodeMin_ = v;
+    if (v < 0) {
+      if (this.firstViolationTime_ !== this.firstViolationTime_) this.firstViolationTime_ = t;
+      if (this.runSamples === 0) this.runStartTime = t;
+      this.runSamples++;
+    } else if (this.runSamples > 0) {
+      this.recordRun(t);
+      this.runSamples = 0;
+    }
   }
 
   private recordRun(endTime: number): void {
