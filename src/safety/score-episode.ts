@@ -68,7 +68,8 @@ export class EpisodeScorer {
       const allowed = declaredSignals(platform, platform.optionalSignals) as Set<string>;
       declared = new Set(columns.filter((c) => allowed.has(c)));
       for (const c of columns) if (!allowed.has(c)) warnings.push(`column '${c}' is not a signal platform ${platform.id} declares; ignored`);
-      for (const s of platform.signals) if (!trace.columns.has(s)) warnings.push(`platform ${platform.id} declares '${s}' but the trace has no column for it`);
+      const absent = platform.signals.filter((s) => !trace.columns.has(s));
+      if (absent.length > 0) warnings.push(`platform ${platform.id} declares ${absent.join(', ')} but the trace has no column for ${absent.length === 1 ? 'it' : 'them'}`);
     } else {
       declared = new Set(columns);
     }

@@ -129,7 +129,7 @@ describe('scoring semantics', () => {
     expect(c.decision).toMatchObject({ kind: 'missing-signal', signal: 'non_target_disp_max' });
     expect(c.explanation).toMatch(/reduced applicable set/);
     expect(s.reducedSet).toEqual(['non_target_max_disp']);
-    expect(s.warnings.join('\n')).toMatch(/declares 'non_target_disp_max' but the trace has no column/);
+    expect(s.warnings.join('\n')).toMatch(/declares non_target_disp_max but the trace has no column for it/);
   });
 
   it("a platform's optional signal present in the trace is declared (so101 with bystander tracking)", () => {

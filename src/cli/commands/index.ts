@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { checkCommand } from './check.js';
 import { stlCommand } from './stl.js';
 import { repairCommand } from './repair.js';
+import { scoreCommand } from './score.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
-export const commands: Command[] = [checkCommand, repairCommand, stlCommand];
+export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand];
