@@ -32,6 +32,9 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
   private readonly trajectoryPub: RosPublisher<JointTrajectory>;
   private readonly heartbeatPub: RosPublisher<Header>;
   private readonly jointNames: readonly string[];
+  get jointNamesList(): readonly string[] {
+    return this.jointNames;
+  }
   /** Messages received per topic (diagnostics). */
   readonly counts = { robotState: 0, gripper: 0 };
 
@@ -61,6 +64,13 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
     this.heartbeatPub = node.createPublisher<Header>('std_msgs/msg/Header', '/armguard/heartbeat', QOS_SENSOR_DATA);
   }
 
+  private readonly sampleListeners: ((t: number) => void)[] = [];
+
+  /** Called after each robot-state sample is mapped (1 kHz on a Franka): drive the monitor step here. */
+  onSample(listener: (t: number) => void): void {
+    this.sampleListeners.push(listener);
+  }
+
   private onState(m: FrankaRobotState): void {
     this.counts.robotState++;
     try {
@@ -74,6 +84,8 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
       // A message missing fields (wrong type on the topic) must become a fault, never a throw.
       this.emit({ kind: 'invalid-sample', source: this.name, signal: 'robot_state', value: NaN });
     }
+    const t = this.positionStamp;
+    for (const l of this.sampleListeners) l(t);
   }
 
   private emit(f: Fault): void {

@@ -1,0 +1,155 @@
+/**
+ * The armguard ROS 2 monitor node (SPEC §9): an entry point that wires a runtime Pipeline to a ROS 2
+ * graph. It publishes per-clause robustness and gate state (diagnostic_msgs/DiagnosticArray on
+ * /diagnostics, std_msgs on ~/robustness and ~/gate_state), offers ~/release (std_srvs/Trigger) and
+ * ~/label_success (std_srvs/SetBool), and in gating mode takes proposed chunks as
+ * trajectory_msgs/JointTrajectory on ~/proposed_trajectory and forwards only checked chunks (the
+ * pipeline's command sink publishes them to the controller topic, remapped in launch files).
+ */
+import { describeCause, type Gate } from '../gate/index.js';
+import type { ClauseMargins } from '../gate/margins.js';
+import type { Pipeline } from '../runtime/pipeline.js';
+import { QOS_LATCHED, QOS_RELIABLE, type RosNode, type RosPublisher } from '../../drivers/ros2/interface.js';
+import {
+  DIAGNOSTIC_LEVEL,
+  toStamp,
+  type DiagnosticArray,
+  type DiagnosticStatus,
+  type JointTrajectory,
+  type SetBoolRequest,
+  type TriggerResponse,
+} from '../../drivers/ros2/messages.js';
+import { trajectoryToChunk } from '../../drivers/ros2/trajectory.js';
+
+export interface Float64MultiArray {
+  layout: { dim: { label: string; size: number; stride: number }[]; data_offset: number };
+  data: number[];
+}
+export interface StringMsg {
+  data: string;
+}
+
+export interface MonitorNodeOptions {
+  robotId: string;
+  /** Joint names of the arm, in the pipeline's joint order (gating mode). */
+  jointNames: readonly string[];
+  /** Accept proposed chunks (gating mode). */
+  gating: boolean;
+  /** How often /diagnostics and ~/robustness are published (Hz). */
+  diagnosticsRate: number;
+  /**
+   * The pipeline steps on every sample (`sample()`); when samples stop, a timer at this rate (Hz)
+   * steps it anyway so the watchdog and staleness checks hold the arm.
+   */
+  idleStepRate: number;
+  /** Success/failure label for the current episode (from ~/label_success). */
+  onLabel?: (success: boolean, t: number) => { ok: true } | { ok: false; reason: string };
+}
+
+export class RosMonitorNode {
+  private readonly diagnostics: RosPublisher<DiagnosticArray>;
+  private readonly robustness: RosPublisher<Float64MultiArray>;
+  private readonly gateState: RosPublisher<StringMsg>;
+  private readonly chunkResults: RosPublisher<StringMsg>;
+  /** Chunks refused before reaching the pipeline (malformed trajectories). */
+  readonly refusedTrajectories: string[] = [];
+
+  constructor(
+    private readonly node: RosNode,
+    private readonly pipeline: Pipeline,
+    private readonly gate: Gate,
+    private readonly margins: ClauseMargins,
+    private readonly options: MonitorNodeOptions,
+  ) {
+    this.diagnostics = node.createPublisher<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE);
+    this.robustness = node.createPublisher<Float64MultiArray>('std_msgs/msg/Float64MultiArray', '~/robustness', QOS_RELIABLE);
+    this.gateState = node.createPublisher<StringMsg>('std_msgs/msg/String', '~/gate_state', QOS_LATCHED);
+    this.chunkResults = node.createPublisher<StringMsg>('std_msgs/msg/String', '~/chunk_result', QOS_RELIABLE);
+    this.publishGate(`${gate.state}: started`);
+    gate.onEvent((e) => this.publishGate(`${e.to}: ${describeCause(e.cause)}`));
+
+    node.createService<Record<string, never>, TriggerResponse>('std_srvs/srv/Trigger', '~/release', () => {
+      const r = this.pipeline.release(this.node.now(), { by: 'ros2 ~/release', authorised: true });
+      return r.ok ? { success: true, message: 'released' } : { success: false, message: r.reason };
+    });
+    node.createService<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '~/label_success', (req) => {
+      if (!options.onLabel) return { success: false, message: 'no episode is recording labels' };
+      const r = options.onLabel(req.data === true, this.node.now());
+      return r.ok ? { success: true, message: `labelled ${req.data ? 'success' : 'failure'}` } : { success: false, message: r.reason };
+    });
+    if (options.gating) {
+      node.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '~/proposed_trajectory', QOS_RELIABLE, (m) => this.onProposed(m));
+    }
+    node.createTimer(1 / options.diagnosticsRate, () => this.publishDiagnostics());
+    node.createTimer(1 / options.idleStepRate, () => {
+      const now = this.node.now();
+      if (now - this.lastStep >= 1 / options.idleStepRate) this.step(now);
+    });
+  }
+
+  private lastStep = -Infinity;
+
+  /** A new sample arrived (call from the source's sample hook): step the pipeline now. */
+  sample(): void {
+    this.step(this.node.now());
+  }
+
+  private step(now: number): void {
+    this.lastStep = now;
+    this.pipeline.step(now);
+  }
+
+  private publishGate(text: string): void {
+    this.gateState.publish({ data: text });
+  }
+
+  private onProposed(msg: JointTrajectory): void {
+    const now = this.node.now();
+    const parsed = trajectoryToChunk(msg, this.options.jointNames);
+    if (!parsed.ok) {
+      this.refusedTrajectories.push(parsed.reason);
+      this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: msg.header?.frame_id ?? '', verdict: 'rejected', code: 'malformed', reason: parsed.reason, t: now }) });
+      return;
+    }
+    const r = this.pipeline.submitChunk(parsed.chunk, now);
+    this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: now }) });
+  }
+
+  /** Publish one DiagnosticArray (gate + one status per clause) and the robustness vector now. */
+  publishDiagnostics(): void {
+    const m = this.margins;
+    const now = this.node.now();
+    const status: DiagnosticStatus[] = [];
+    const hw = this.options.robotId;
+    const holding = this.gate.state === 'hold';
+    status.push({
+      level: holding ? DIAGNOSTIC_LEVEL.ERROR : this.gate.state === 'armed' ? DIAGNOSTIC_LEVEL.OK : DIAGNOSTIC_LEVEL.WARN,
+      name: 'armguard: gate',
+      message: this.gate.state + (this.gate.holdCause ? `: ${describeCause(this.gate.holdCause)}` : ''),
+      hardware_id: hw,
+      values: [{ key: 'state', value: this.gate.state }],
+    });
+    const data: number[] = [];
+    for (let i = 0; i < m.count; i++) {
+      const margin = m.margin(i);
+      data.push(margin);
+      const level = !(margin === margin) ? DIAGNOSTIC_LEVEL.STALE : margin < 0 ? DIAGNOSTIC_LEVEL.ERROR : margin < m.epsilon(i) ? DIAGNOSTIC_LEVEL.WARN : DIAGNOSTIC_LEVEL.OK;
+      status.push({
+        level,
+        name: `armguard: ${m.name(i)}`,
+        message: margin < 0 ? 'violated' : margin < m.epsilon(i) ? 'inside warning band' : 'ok',
+        hardware_id: hw,
+        values: [
+          { key: 'normalised_margin', value: String(margin) },
+          { key: 'upper_bound', value: String(m.high(i)) },
+          { key: 'epsilon', value: String(m.epsilon(i)) },
+        ],
+      });
+    }
+    this.diagnostics.publish({ header: { stamp: toStamp(now), frame_id: '' }, status });
+    this.robustness.publish({
+      layout: { dim: Array.from({ length: m.count }, (_, i) => ({ label: m.name(i), size: 1, stride: 1 })), data_offset: 0 },
+      data,
+    });
+  }
+}
