@@ -330,6 +330,8 @@ export class FeetechBus {
   private send(t: Transaction, ids: readonly number[]): void {
     // Half-duplex master: anything buffered before a new request is a stale reply fragment.
     this.framer.discard();
+    // Only replies of the expected length are acceptable; a longer LEN is noise, not worth waiting for.
+    this.framer.setMaxParams(t.replyLength);
     const packet = t.build(ids);
     this.c.tx++;
     this.c.txBytes += packet.length;

@@ -23,8 +23,16 @@ export class PacketFramer {
   private droppedByteCount = 0;
 
   /** `maxParams` bounds LEN so a corrupt length byte cannot make the framer wait for long. */
-  constructor(private readonly maxParams: number = MAX_PARAMS) {
+  constructor(private maxParams: number = MAX_PARAMS) {
     this.buf = new Uint8Array(512);
+  }
+
+  /**
+   * Tighten (or relax) the LEN bound, e.g. to the reply length a master expects: a header with a
+   * longer LEN is then dropped at once instead of swallowing the real reply while it waits.
+   */
+  setMaxParams(maxParams: number): void {
+    this.maxParams = Math.max(0, Math.min(MAX_PARAMS, Math.floor(maxParams)));
   }
 
   get counters(): FramerCounters {

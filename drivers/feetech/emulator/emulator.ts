@@ -82,6 +82,11 @@ export class FeetechEmulator {
     this.transmitListeners.push(listener);
   }
 
+  /** Put arbitrary bytes on the wire towards the master (line noise, a second talker). */
+  injectNoise(bytes: Uint8Array): void {
+    for (const l of this.transmitListeners) l(bytes);
+  }
+
   /** Bytes arriving from the master. */
   feed(bytes: Uint8Array): void {
     this.framer.push(bytes, (p) => this.handle(p));

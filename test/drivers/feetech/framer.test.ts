@@ -168,3 +168,15 @@ describe('PacketFramer', () => {
     expect(checksum([0xff, 0xff, 1, 2, 1], 2, 5)).toBe(0xfb);
   });
 });
+
+describe('PacketFramer with a tightened LEN bound', () => {
+  it('drops a header whose LEN exceeds the bound instead of waiting on it', () => {
+    const f = new PacketFramer();
+    f.setMaxParams(2);
+    // A noise header claiming 200 params, then a real 2-param reply.
+    const got = runFramer([concat([Uint8Array.of(0xff, 0xff, 0x01, 202), encodeStatus(1, 0, [0, 8])])], f).map(plain);
+    expect(got).toEqual([{ id: 1, code: 0, params: Uint8Array.of(0, 8) }]);
+    // Without the bound the same stream stalls on the bogus header.
+    expect(runFramer([concat([Uint8Array.of(0xff, 0xff, 0x01, 202), encodeStatus(1, 0, [0, 8])])])).toEqual([]);
+  });
+});
