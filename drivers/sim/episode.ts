@@ -18,6 +18,8 @@ export type ChunkGate = (chunk: JointChunk, frame: SignalFrame, now: number) => 
 export interface EpisodeOptions {
   readonly seed: number;
   readonly gate?: ChunkGate;
+  /** Stop early after this many ticks (short test runs). */
+  readonly maxTicks?: number;
   /** Called after every tick with the frame of that tick (reused; copy what you keep). */
   readonly onFrame?: (frame: SignalFrame, tick: number) => void;
 }
@@ -53,7 +55,7 @@ export function runEpisode(world: SimWorld, ik: DlsIk, definition: PolicyDefinit
   const ports = simPorts(world);
   ports.signals.begin();
   const policy = new ScriptedPolicy(definition, world.scene, ik, planContext(world));
-  const ticks = policy.ticks;
+  const ticks = Math.min(policy.ticks, options.maxTicks ?? Infinity);
   const dt = world.scene.controlDt;
   const series = Array.from({ length: SIGNAL_COUNT }, () => new Float64Array(ticks));
   const frame = new SignalFrame();
