@@ -12,6 +12,7 @@
  * - obj_above_table / target_obj_tilt_world_deg: while the grasp holds, from o_t_ee (FK-free),
  *   relative to the end-effector pose when the grasp closed (rigid grasp transform).
  * - gripper_contact: finger width inside the configured grasp band, with hysteresis.
+ * - self_collision: touching non-adjacent capsule pairs of the arm model at the measured q.
  * - robot_mode REFLEX / USER_STOPPED / AUTOMATIC_ERROR_RECOVERY and any safety error flag → a
  *   `robot-mode` fault (the gate holds).
  */
@@ -19,6 +20,7 @@ import { signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { Fault } from '../../src/ports/index.js';
 import { stampSeconds, type JointState } from '../ros2/messages.js';
 import { angleDeg, bodyZ } from '../tracking/pose-math.js';
+import { CapsuleModel, FR3_MODEL, type ArmModelSpec } from '../../src/kinematics/index.js';
 import { ROBOT_MODE, ROBOT_MODE_NAMES, type FrankaRobotState } from './messages.js';
 
 export interface FrankaMappingConfig {
@@ -35,9 +37,12 @@ export interface FrankaMappingConfig {
     hysteresis: number;
   };
   source: string;
+  /** Capsule model for self_collision (count of touching non-adjacent link pairs from q). */
+  capsules: ArmModelSpec;
 }
 
 export const FR3_MAPPING: FrankaMappingConfig = {
+  capsules: FR3_MODEL,
   tauLimits: [87, 87, 87, 87, 12, 12, 12],
   torqueScale: 87,
   gripper: { closedWidth: 0.002, openWidth: 0.075, hysteresis: 0.001 },
@@ -66,6 +71,7 @@ const I = {
   target: signalIndex('target_furniture_contact_force') ?? -1,
   max: signalIndex('contact_force_max') ?? -1,
   grip: signalIndex('gripper_contact') ?? -1,
+  selfCollision: signalIndex('self_collision') ?? -1,
   height: signalIndex('obj_above_table') ?? -1,
   tilt: signalIndex('target_obj_tilt_world_deg') ?? -1,
 };
@@ -81,8 +87,11 @@ export class FrankaMapping {
   private lastMode = -1;
   private readonly activeErrors = new Set<string>();
 
+  private readonly capsules: CapsuleModel;
+
   constructor(readonly config: FrankaMappingConfig = FR3_MAPPING) {
     this.torqueRatios = new Float64Array(config.tauLimits.length);
+    this.capsules = new CapsuleModel(config.capsules);
   }
 
   get isHolding(): boolean {
@@ -128,6 +137,14 @@ export class FrankaMapping {
         m = ratio > m || Number.isNaN(ratio) ? ratio : m;
       }
       frame.set(I.torque, m * this.config.torqueScale, t, src);
+    }
+
+    const q = s.measured_joint_state.position;
+    if (q.length === this.capsules.fk.joints && q.every(Number.isFinite)) {
+      this.capsules.update(q);
+      frame.set(I.selfCollision, this.capsules.selfCollisionCount(), t, src);
+    } else {
+      frame.set(I.selfCollision, NaN, t, src);
     }
 
     const f = s.o_f_ext_hat_k.wrench.force;

@@ -102,3 +102,16 @@ describe('Franka mapping: robot mode and errors', () => {
     expect(faults).toEqual([{ kind: 'robot-mode', source: 'franka', mode: 'error:joint_reflex' }]);
   });
 });
+
+describe('Franka mapping: self-collision from the capsule model', () => {
+  it('the ready pose is collision-free; a fully folded elbow touches the capsules', () => {
+    const home = map([robotState(0, { q: [0, -0.785, 0, -2.356, 0, 1.571, 0.785] })]);
+    expect(home.frame.get('self_collision')).toBe(0);
+    const folded = map([robotState(0, { q: [-2.45, 0.106, 0.993, -3.02, -0.654, 0.81, -0.498] })]);
+    expect(folded.frame.get('self_collision')).toBeGreaterThanOrEqual(1);
+  });
+  it('a position vector of the wrong size makes self_collision invalid, not zero', () => {
+    const { frame } = map([robotState(0, { q: [0, 0, 0] })]);
+    expect(Number.isNaN(frame.get('self_collision'))).toBe(true);
+  });
+});
