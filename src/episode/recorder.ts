@@ -76,6 +76,7 @@ export class EpisodeRecorder {
   private lastTask: string | undefined;
   private lastPolicy: string | undefined;
   private flushing: Promise<boolean> | undefined;
+  private scratch = new Uint8Array(64 * 1024);
 
   private constructor(
     private readonly out: EpisodeWritable,
@@ -214,6 +215,17 @@ export class EpisodeRecorder {
     this.writer.addMessage(this.ros.encode(topic, toNs(t), message));
   }
 
+  /** A ROS 2 input already serialized as CDR (raw subscription): recorded without re-encoding. */
+  rosSerialized(topic: string, t: number, data: Uint8Array): void {
+    if (this.state !== 'recording') {
+      this.dropped++;
+      return;
+    }
+    this.lastT = t;
+    this.counts['ros'] = (this.counts['ros'] ?? 0) + 1;
+    this.writer.addMessage(this.ros.serialized(topic, toNs(t), data));
+  }
+
   /** Write everything pending and fsync. Resolves false (after reporting a fault) on failure. */
   flush(): Promise<boolean> {
     if (this.state !== 'recording') return Promise.resolve(this.state === 'ended');
@@ -301,7 +313,13 @@ export class EpisodeRecorder {
     this.counts[kind] = (this.counts[kind] ?? 0) + 1;
     if (t > this.lastT) this.lastT = t;
     const ns = toNs(t);
-    this.writer.addMessage({ channelId, sequence, logTime: ns, publishTime: ns, data: encoder.encode(json) });
+    // Encode into a reused buffer: the chunk builder copies the bytes, so no per-record allocation.
+    let { written } = encoder.encodeInto(json, this.scratch);
+    if (written === this.scratch.byteLength || json.length * 3 > this.scratch.byteLength) {
+      this.scratch = new Uint8Array(Math.max(this.scratch.byteLength * 2, json.length * 3));
+      written = encoder.encodeInto(json, this.scratch).written;
+    }
+    this.writer.addMessage({ channelId, sequence, logTime: ns, publishTime: ns, data: this.scratch.subarray(0, written) });
   }
 
   private source(): string {

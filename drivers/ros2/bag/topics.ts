@@ -93,7 +93,16 @@ export class Ros2Topics {
   encode(topic: string, logTimeNs: bigint, message: unknown, publishTimeNs: bigint = logTimeNs): Message {
     const t = this.topics.get(topic);
     if (!t) throw new Error(`topic '${topic}' is not registered`);
-    const data = t.codec.encode(message);
+    return this.serialized(topic, logTimeNs, t.codec.encode(message), publishTimeNs);
+  }
+
+  /**
+   * Build the MCAP message for an already CDR-serialized payload (as a ROS 2 subscription in raw
+   * mode delivers it, and as rosbag2 records): no encoding cost. Throws for an unknown topic.
+   */
+  serialized(topic: string, logTimeNs: bigint, data: Uint8Array, publishTimeNs: bigint = logTimeNs): Message {
+    const t = this.topics.get(topic);
+    if (!t) throw new Error(`topic '${topic}' is not registered`);
     t.count++;
     this.total++;
     if (this.firstNs === undefined || logTimeNs < this.firstNs) this.firstNs = logTimeNs;
