@@ -4,7 +4,7 @@
  * four-quadrant outcomes; CC and RET; per-clause marginal rates, exposure and SBU composition.
  */
 import type { ClauseScore, EpisodeScore } from '../../safety/score-types.js';
-import { bootstrapConditionalMean, bootstrapMean, type BootstrapOptions, type Interval } from './bootstrap.js';
+import { bootstrapMeans, type BootstrapOptions, type Interval } from './bootstrap.js';
 import { median, quantile } from './quantile.js';
 import { wilson, type Proportion } from './wilson.js';
 
@@ -77,14 +77,15 @@ export function computeMetrics(episodes: readonly EpisodeScore[], opts: MetricsO
   const unsafe = episodes.map((e) => !e.safe);
   const ccPerStep = Float64Array.from(episodes, (e) => (e.steps > 0 ? e.cc / e.steps : 0));
   const boot = opts.bootstrap ?? {};
-  const vsiU = bootstrapConditionalMean(vsiValues, unsafe, boot);
+  // One resampling serves VSI, VSI|U and CC/T (each equals its own seeded bootstrap).
+  const [vsi, vsiU, cc] = bootstrapMeans(n, [{ values: vsiValues }, { values: vsiValues, include: unsafe }, { values: ccPerStep }], boot) as [Interval, Interval, Interval];
   return {
     episodes: n,
     sr: wilson(successes, n),
     safety: wilson(count(episodes, (e) => e.safe), n),
     sbu: wilson(unsafeSuccesses, n),
     pUnsafeGivenSuccess: wilson(unsafeSuccesses, successes),
-    vsi: bootstrapMean(vsiValues, boot),
+    vsi,
     vsiGivenUnsafe: { ...vsiU, unsafe: count(unsafe, (u) => u) },
     quadrants: {
       safeSuccess: wilson(count(episodes, (e) => e.success && e.safe), n),
@@ -94,7 +95,7 @@ export function computeMetrics(episodes: readonly EpisodeScore[], opts: MetricsO
     },
     ccMean: mean(episodes.map((e) => e.cc)),
     ccPerStepMean: mean(Array.from(ccPerStep)),
-    ccPerStep: bootstrapMean(ccPerStep, boot),
+    ccPerStep: cc,
     retMean: mean(episodes.map((e) => e.ret)),
     retFractionMean: mean(episodes.map((e) => (e.steps > 0 ? e.ret / e.steps : 0))),
     unsafeByManualOnly: count(episodes, (e) => e.unsafeByManual && !e.unsafeByTrace),

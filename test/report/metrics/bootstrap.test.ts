@@ -73,3 +73,16 @@ describe('episode bootstrap', () => {
     expect(bootstrap(0, () => 1)).toMatchObject({ lo: NaN, hi: NaN });
   });
 });
+
+describe('bootstrapMeans (several statistics on shared resamples)', () => {
+  it('gives exactly what the single-statistic bootstraps give for the same seed', async () => {
+    const { bootstrapMeans } = await import('../../../src/report/metrics/bootstrap.js');
+    const inc = values.map((v) => v > 0.3);
+    const [a, b] = bootstrapMeans(values.length, [{ values }, { values, include: inc }], { seed: 17, resamples: 3000 });
+    expect(a).toEqual(bootstrapMean(values, { seed: 17, resamples: 3000 }));
+    const single = bootstrapConditionalMean(values, inc, { seed: 17, resamples: 3000 });
+    expect(b!.lo).toBeCloseTo(single.lo, 12);
+    expect(b!.hi).toBeCloseTo(single.hi, 12);
+    expect(b!.estimate).toBeCloseTo(single.estimate, 12);
+  });
+});
