@@ -91,6 +91,8 @@ interface Transaction {
   readonly resolve: (r: BusResult<Map<number, Packet>>) => void;
   attempt: number;
   timer: TimerHandle | undefined;
+  firstSentAt: number;
+  lastSentAt: number;
 }
 
 function checkId(id: number, allowBroadcast = false): void {
@@ -124,6 +126,8 @@ export class FeetechBus {
   private readonly listeners: FaultListener[] = [];
   private readonly queue: Transaction[] = [];
   private inflight: Transaction | undefined;
+  /** Set while the bus waits out late replies after a retried transaction. */
+  private drainTimer: TimerHandle | undefined;
   private closeFault: Fault | undefined;
   private closingByCaller = false;
   private readonly lastErrorByte = new Map<number, number>();
@@ -316,8 +320,11 @@ export class FeetechBus {
   ): Promise<BusResult<Map<number, Packet>>> {
     if (this.closeFault) return Promise.resolve(err(this.closeFault));
     return new Promise((resolve) => {
-      this.queue.push({ label, build, ids, replyLength, responses: new Map(), reportTimeout, resolve, attempt: 0, timer: undefined });
-      if (!this.inflight) this.startNext();
+      this.queue.push({
+        label, build, ids, replyLength, responses: new Map(), reportTimeout, resolve,
+        attempt: 0, timer: undefined, firstSentAt: NaN, lastSentAt: NaN,
+      });
+      if (!this.inflight && !this.drainTimer) this.startNext();
     });
   }
 
@@ -333,6 +340,9 @@ export class FeetechBus {
     // Only replies of the expected length are acceptable; a longer LEN is noise, not worth waiting for.
     this.framer.setMaxParams(t.replyLength);
     const packet = t.build(ids);
+    const now = this.clock.now();
+    if (t.attempt === 0) t.firstSentAt = now;
+    t.lastSentAt = now;
     this.c.tx++;
     this.c.txBytes += packet.length;
     if (t.ids.length === 0) {
@@ -373,7 +383,22 @@ export class FeetechBus {
     t.timer = undefined;
     if (this.inflight === t) this.inflight = undefined;
     t.resolve(r);
-    if (!this.inflight && !this.closeFault) this.startNext();
+    if (this.inflight || this.closeFault) return;
+    if (t.attempt === 0) {
+      this.startNext();
+      return;
+    }
+    // A retried request may still be answered late, once per attempt. The protocol has no sequence
+    // numbers, so such a reply would be taken as the answer to the next request for the same id and
+    // length (wrong register, wrong data). Wait out the attempts' spread plus one timeout and drop
+    // whatever arrives meanwhile.
+    const spread = Math.max(0, t.lastSentAt - t.firstSentAt);
+    this.drainTimer = this.timers.setTimeout(() => {
+      this.drainTimer = undefined;
+      if (this.closeFault) return;
+      this.framer.discard();
+      if (!this.inflight) this.startNext();
+    }, spread + this.timeoutS);
   }
 
   private onData(chunk: Uint8Array): void {
@@ -431,6 +456,8 @@ export class FeetechBus {
     const fault = this.disconnectFault(reason);
     this.closeFault = fault;
     if (!this.closingByCaller) this.emit(fault);
+    this.drainTimer?.cancel();
+    this.drainTimer = undefined;
     const pending = [...(this.inflight ? [this.inflight] : []), ...this.queue.splice(0)];
     this.inflight = undefined;
     for (const t of pending) {

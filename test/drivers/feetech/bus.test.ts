@@ -18,10 +18,10 @@ import {
 let seq = 0;
 const open: FeetechBus[] = [];
 
-async function rig(options: FeetechBusOptions = {}, ids = [1, 2, 3, 4, 5, 6]) {
+async function rig(options: FeetechBusOptions = {}, ids = [1, 2, 3, 4, 5, 6], replyDelayS = 0) {
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
-  const emu = new FeetechEmulator({ ids });
+  const emu = new FeetechEmulator({ ids, timers, extraReplyDelayS: replyDelayS });
   const path = `/dev/feetech-bus-test-${process.pid}-${++seq}`;
   const binding = createEmulatorMockBinding(emu, path);
   const r = await FeetechBus.open({ path, binding, timers, clock, timeoutS: 0.02, retries: 2, ...options });
@@ -101,6 +101,19 @@ describe('FeetechBus over the mock binding', () => {
     // 14-byte SYNC_READ for six, then two 9-byte SYNC_READs for servo 2 alone.
     expect(bus.counters.txBytes).toBe(14 + 9 + 9);
     expect(bus.counters.rx).toBe(5);
+  });
+
+  it('a late reply to a retried request is not taken as the answer to the next request', async () => {
+    // Replies take 25 ms, the timeout is 20 ms: the first READ is retried, answered late, and the
+    // retry's own reply arrives after the transaction ended. Same id, same length as the next READ.
+    const { bus, emu, settle } = await rig({ timeoutS: 0.02, retries: 2 }, [1], 0.025);
+    emu.servo(1).setPresent({ position: 1111 });
+    emu.servo(1).setRegister('Goal_Position', 2222);
+    const present = bus.readRegister(1, 'Present_Position');
+    const goal = bus.readRegister(1, 'Goal_Position');
+    expect(await settle(present)).toEqual({ ok: true, value: 1111 });
+    expect(await settle(goal)).toEqual({ ok: true, value: 2222 });
+    expect(bus.counters.unexpected).toBeGreaterThanOrEqual(1);
   });
 
   it('a retry succeeds after a corrupted reply; the checksum error is counted', async () => {
@@ -216,7 +229,8 @@ describe('FeetechBus over the mock binding', () => {
           if (!r.ok) throw new Error(`read ${i} failed: ${JSON.stringify(r.error)}`);
           for (const id of [1, 2, 3]) expect(r.value.get(id)).toMatchObject({ position: 10 * id, load: -id });
         }
-        expect(faults).toEqual([]);
+        // Heavy noise may exhaust the checksum budget (a fault the gate holds on); nothing else.
+        for (const f of faults) expect(f.kind).toBe('checksum-budget');
         await bus.close();
       }),
       { numRuns: 40 },
