@@ -3,7 +3,8 @@
  * position q0 and a nominal chunk, either passes the chunk unchanged (it already satisfies the
  * discrete barrier condition, joint limits and motion bounds), returns the minimally modified chunk,
  * or says why it cannot be made safe. Linearised at the nominal chunk, re-linearised at the result
- * (at most `maxRounds` QP solves), the nonlinear h re-checked every round. Preallocated per shape.
+ * (or, after a round that needed slack, at the standing-still chunk) — at most `maxRounds` QP
+ * solves — with the nonlinear h re-checked every round. Preallocated per shape.
  */
 import type { QpSolveOptions } from '../qp/types.js';
 import { ChunkQp } from './cbf-qp.js';
@@ -57,6 +58,7 @@ export class ChunkCbfFilter {
   private readonly dq: Float64Array;
   private out: Float64Array = new Float64Array(0);
   private ref: Float64Array = new Float64Array(0);
+  private refIsStill = false;
   readonly outcome: CbfOutcome = {
     status: 'unchanged',
     targets: new Float64Array(0),
@@ -68,6 +70,8 @@ export class ChunkCbfFilter {
     iterations: 0,
     detail: '',
   };
+  /** Diagnostics hook: called after every round with its slack and result. */
+  trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
   private readonly solveOptions: { maxIterations: number; deadline?: () => boolean };
 
   constructor(
@@ -119,7 +123,7 @@ export class ChunkCbfFilter {
       o.minHStep = -1;
       return this.fail('unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
     }
-    if (this.satisfies(nominal, horizon, 0, null)) {
+    if (this.satisfies(nominal, horizon, 0)) {
       o.status = 'unchanged';
       return o;
     }
@@ -127,6 +131,7 @@ export class ChunkCbfFilter {
     const { nu } = qp;
     qp.setNominal(nominal, this.q0Buf, cfg.qmin, cfg.qmax, this.dq, cfg);
     this.ref.set(nominal);
+    this.refIsStill = false;
     this.solveOptions.deadline = deadline;
     for (let round = 1; round <= cfg.maxRounds; round++) {
       o.rounds = round;
@@ -139,13 +144,25 @@ export class ChunkCbfFilter {
       for (let k = 0; k < horizon; k++) slack += Math.max(0, x[nu + k]!);
       for (let c = 0; c < nu; c++) this.out[c] = clamp(x[c]!, cfg.qmin[c % n]!, cfg.qmax[c % n]!);
       o.slackUsed = slack;
-      const ok = this.satisfies(this.out, horizon, cfg.cbfTolerance, x);
+      if (this.trace) this.trace(round, slack, this.out);
+      // The re-check gives no credit for slack: the barrier condition must hold on the nonlinear h.
+      const ok = this.satisfies(this.out, horizon, cfg.cbfTolerance) && slack <= cfg.slackTolerance;
       if (ok || round === cfg.maxRounds) {
         if (!(o.minH >= 0)) return this.fail('unsafe', `h = ${fmt(o.minH)} < 0 at step ${o.minHStep} after ${round} round(s)`);
-        if (slack > cfg.slackTolerance) return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance}`);
+        if (slack > cfg.slackTolerance) return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance} after ${round} round(s)`);
         break;
       }
-      this.ref.set(this.out);
+      // Next reference: the result, unless the linearised problem needed slack. Then the result lies
+      // where the linear model of h is poor (typically far from q0 along a nominal that runs into the
+      // obstacle); linearise at the standing-still chunk instead, where u = q0 meets every row
+      // exactly (h(q0) ≥ (1−γ)h(q0)), so the next QP is feasible without slack near q0.
+      if (slack > cfg.slackTolerance && !this.refIsStill) {
+        for (let c = 0; c < nu; c++) this.ref[c] = this.q0Buf[c % n]!;
+        this.refIsStill = true;
+      } else {
+        this.ref.set(this.out);
+        this.refIsStill = false;
+      }
     }
     let mod = 0;
     for (let c = 0; c < nu; c++) mod = Math.max(mod, Math.abs(this.out[c]! - nominal[c]!));
@@ -157,15 +174,13 @@ export class ChunkCbfFilter {
 
   /**
    * Does chunk `u` meet joint limits, motion bounds (1e-9 rad slack for rounding) and the nonlinear
-   * barrier condition h_p(u_k) ≥ (1−γ) h_p(u_{k−1}) − ξ_k − tol, with h_p(u_k) ≥ 0? Sets minH.
-   * `x` (the QP solution) supplies ξ; null means ξ = 0.
+   * barrier condition h_p(u_k) ≥ (1−γ) h_p(u_{k−1}) − tol, with h_p(u_k) ≥ 0? Sets minH.
    */
-  private satisfies(u: Float64Array, horizon: number, tol: number, x: Float64Array | null): boolean {
+  private satisfies(u: Float64Array, horizon: number, tol: number): boolean {
     const n = this.barrier.joints;
     const m = this.barrier.pairs;
     const cfg = this.config;
     const decay = 1 - cfg.gamma;
-    const nu = horizon * n;
     let ok = true;
     let minH = Infinity;
     let minStep = -1;
@@ -182,9 +197,8 @@ export class ChunkCbfFilter {
         minH = hk;
         minStep = k;
       }
-      const xi = x === null ? 0 : Math.max(0, x[nu + k]!);
       for (let p = 0; p < m; p++) {
-        if (!(this.hq[p]! >= decay * this.hPrev[p]! - xi - tol)) ok = false;
+        if (!(this.hq[p]! >= decay * this.hPrev[p]! - tol)) ok = false;
         this.hPrev[p] = this.hq[p]!;
       }
     }
