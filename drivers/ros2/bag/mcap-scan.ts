@@ -6,8 +6,11 @@
 import { McapStreamReader, type DecompressHandlers, type TypedMcapRecord } from '@mcap/core';
 import { decompress as zstdDecompress } from 'fzstd';
 
-/** Chunks larger than this (uncompressed) are treated as corrupt rather than allocated. */
-export const MAX_CHUNK_BYTES = 256 * 1024 * 1024;
+/**
+ * Compressed chunks claiming more than this uncompressed are treated as corrupt rather than
+ * allocated (rosbag2 writes 768 KiB chunks by default, 4 MiB with its zstd_small preset).
+ */
+export const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
 
 export type ScanEnd =
   /** Footer and trailing magic read: the file is complete (and, if written so, indexed). */
