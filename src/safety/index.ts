@@ -7,6 +7,7 @@ export { instantiateClause, instantiateLibrary, defaultWarn, type ClauseInstance
 export { violationDepth } from './vsi.js';
 export { substituteTau, splitEpisodeAlways } from './formula-text.js';
 export { STL_SIGNALS, compileStep, checkFormulaSyntax } from './stl-bridge.js';
-export { EpisodeScorer, type ScoringSpec, type ScoreOptions } from './score-episode.js';
+export { EpisodeScorer, type ScoreOptions } from './score-episode.js';
+export { planClauses, type ScoringSpec, type PlanRequest, type ClausePlan } from './plan.js';
 export * from './score-types.js';
 export { crossCheckPlatforms } from './cross-check.js';

@@ -5,22 +5,16 @@
  */
 import { InputError, type Result, closestMatch, err, ok } from '../util/index.js';
 import { deriveColumns } from '../schema/derived.js';
-import { declaredSignals, type PlatformProfile, type PlatformProfiles } from '../schema/platform.js';
 import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
 import { evaluateOffline, type Formula } from '../stl/index.js';
-import { applicability, type ClauseApplicability } from './applicability.js';
-import type { ClauseLibrary } from './clause.js';
-import { instantiateLibrary, type ClauseInstance } from './instantiate.js';
+import type { ClauseApplicability } from './applicability.js';
+import type { ClauseInstance } from './instantiate.js';
+import { planClauses, type ScoringSpec } from './plan.js';
 import { STEP_IN_WARNING_BAND, STEP_VIOLATING, type ClauseScore, type EpisodeScore } from './score-types.js';
 import { compileStep } from './stl-bridge.js';
-import { resolveTaskTags, type TaskMap } from './tasks.js';
 import { violationDepth } from './vsi.js';
 
-export interface ScoringSpec {
-  readonly library: ClauseLibrary;
-  readonly tasks: TaskMap;
-  readonly platforms: PlatformProfiles;
-}
+export type { ScoringSpec } from './plan.js';
 
 export interface ScoreOptions {
   /** Clause id → alternate tier (a sensitivity variant). */
@@ -43,40 +37,26 @@ export class EpisodeScorer {
     const warnings: string[] = [];
     const fail = (field: string, reason: string) => errors.push(new InputError({ file, line: 1, field }, reason));
 
-    let platform: PlatformProfile | undefined;
-    if (meta.platform !== undefined) {
-      platform = this.spec.platforms.get(meta.platform);
-      if (!platform) {
-        const hint = closestMatch(meta.platform, this.spec.platforms.keys());
-        fail('platform', `unknown platform '${meta.platform}'${hint ? ` (did you mean '${hint}'?)` : ''}; known: ${[...this.spec.platforms.keys()].join(', ')}`);
-      }
-    }
-    const tags = resolveTaskTags(this.spec.tasks, meta, this.spec.library.tags);
-    if (!tags.ok) fail(meta.task !== undefined && tags.error.includes('task') ? 'task' : 'templates', tags.error);
     for (const id of meta.manual.keys()) {
       if (!this.spec.library.clauses.some((c) => c.id === id)) {
         const hint = closestMatch(id, this.spec.library.clauses.map((c) => c.id));
         fail(`manual.${id}`, `unknown clause '${id}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
       }
     }
-    if (!tags.ok || errors.length > 0) return err(errors);
-
-    // Declared signals: the trace's columns, limited to what its platform can expose.
-    const columns = [...trace.columns.keys()];
-    let declared: Set<string>;
+    const plan = planClauses(this.spec, {
+      platform: meta.platform, signals: trace.columns.keys(), task: meta.task, templates: meta.templates, objects: meta.objects,
+      ...(opts.tiers ? { tiers: opts.tiers } : {}),
+    });
+    if (!plan.ok) errors.unshift(new InputError({ file, line: 1, field: plan.error.field }, plan.error.reason));
+    if (!plan.ok || errors.length > 0) return err(errors);
+    const { platform, decisions, instances } = plan.value;
+    for (const c of plan.value.ignoredSignals) warnings.push(`column '${c}' is not a signal platform ${platform?.id ?? ''} declares; ignored`);
     if (platform) {
-      const allowed = declaredSignals(platform, platform.optionalSignals) as Set<string>;
-      declared = new Set(columns.filter((c) => allowed.has(c)));
-      for (const c of columns) if (!allowed.has(c)) warnings.push(`column '${c}' is not a signal platform ${platform.id} declares; ignored`);
       const absent = platform.signals.filter((s) => !trace.columns.has(s));
       if (absent.length > 0) warnings.push(`platform ${platform.id} declares ${absent.join(', ')} but the trace has no column for ${absent.length === 1 ? 'it' : 'them'}`);
-    } else {
-      declared = new Set(columns);
     }
 
     const n = trace.times.length;
-    const decisions = applicability(this.spec.library, tags.value, declared);
-    const instances = instantiateLibrary(this.spec.library, { platform, tags: tags.value.tags, ...(opts.tiers ? { tiers: opts.tiers } : {}) });
     let allColumns: ReadonlyMap<string, Float64Array> | undefined;
     const getColumns = () => (allColumns ??= new Map([...trace.columns, ...deriveColumns(trace.columns, n)]));
 
@@ -90,7 +70,7 @@ export class EpisodeScorer {
       }
       clauses.push(this.scoreClause(d, inst, trace, n, meta.manual.get(d.clause.id), getColumns, opts.keepRho === true, warnings));
     }
-    return ok(summarise(trace, clauses, tags.value.tags, warnings));
+    return ok(summarise(trace, clauses, plan.value.tags.tags, warnings));
   }
 
   private scoreClause(
