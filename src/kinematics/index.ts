@@ -10,3 +10,4 @@ export * from './obstacles.js';
 export * from './barrier.js';
 export * from './so101.js';
 export * from './panda.js';
+export * from './force.js';

@@ -3,6 +3,8 @@ import { checkCommand } from './check.js';
 import { stlCommand } from './stl.js';
 import { repairCommand } from './repair.js';
 import { scoreCommand } from './score.js';
+import { calibrateCommand } from './calibrate.js';
+import '../checkers-so101.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
-export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand];
+export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, calibrateCommand];

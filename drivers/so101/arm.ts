@@ -1,0 +1,233 @@
+/**
+ * The SO-101 follower on its own Feetech bus (ids 1–6 at 1 Mbps). Implements the ports:
+ * SignalSource (mapped signals), CommandSink (execute / hold / heartbeat with an arm-side watchdog)
+ * and JointStateSource. Connecting only pings: it never writes Goal_Position or Torque_Enable, so
+ * the arm does not move and keeps whatever torque state it had. Every bus problem becomes a typed
+ * Fault for the listeners; no method throws into the caller's loop.
+ */
+import type { CommandSink, Fault, FaultListener, JointChunk, JointStateSource, SignalSource } from '../../src/ports/index.js';
+import type { SignalFrame } from '../../src/schema/signals.js';
+import type { Clock, TimerHandle, Timers } from '../../src/util/clock.js';
+import { err, ok, type Result } from '../../src/util/errors.js';
+import { radiansToRaw } from '../../src/calibration/lerobot.js';
+import type { So101Calibration } from '../../src/calibration/so101.js';
+import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
+import type { FeetechBus, ServoState } from '../feetech/index.js';
+import { So101Mapping, createRawState, type So101RawState } from './mapping.js';
+
+export interface So101ArmOptions {
+  bus: FeetechBus;
+  calibration: So101Calibration;
+  freeMotion: FreeMotionModel;
+  clock: Clock;
+  timers: Timers;
+  /** Hold when no gate heartbeat arrived for this long (s). Default 0.25. */
+  watchdogS?: number;
+  name?: string;
+}
+
+/** Latest full state: registers per joint plus servo health. */
+export interface So101State {
+  readonly t: number;
+  readonly raw: So101RawState;
+  readonly voltage: Float64Array;
+  readonly temperature: Float64Array;
+  readonly status: Uint8Array;
+}
+
+const JOINTS = 6;
+
+export class So101Arm implements SignalSource, CommandSink, JointStateSource {
+  readonly name: string;
+  readonly joints = JOINTS;
+  readonly mapping: So101Mapping;
+  readonly ids: readonly number[];
+  private readonly listeners: FaultListener[] = [];
+  private readonly raw = createRawState();
+  private readonly voltage = new Float64Array(JOINTS);
+  private readonly temperature = new Float64Array(JOINTS);
+  private readonly status = new Uint8Array(JOINTS);
+  private stamp = NaN;
+  private readonly watchdogS: number;
+  private lastHeartbeat = NaN;
+  private watchdog: TimerHandle | undefined;
+  private watchdogTripped = false;
+  private chunkTimers: TimerHandle[] = [];
+  private readonly lower: Float64Array;
+  private readonly upper: Float64Array;
+  /** Holds issued (count) and the last reason, for diagnostics. */
+  holds = 0;
+  lastHoldReason = '';
+
+  private constructor(private readonly o: So101ArmOptions) {
+    this.name = o.name ?? `so101:${o.calibration.armId}`;
+    this.ids = o.calibration.joints.map((j) => j.id);
+    this.mapping = new So101Mapping(o.calibration, o.freeMotion);
+    this.watchdogS = o.watchdogS ?? 0.25;
+    this.lower = Float64Array.from(o.calibration.joints, (j) => (j.lowerDeg * Math.PI) / 180);
+    this.upper = Float64Array.from(o.calibration.joints, (j) => (j.upperDeg * Math.PI) / 180);
+    o.bus.onFault((f, t) => this.emit(f, t));
+  }
+
+  /**
+   * Check that all six servos answer (PING only). Nothing is written: no Goal_Position, no
+   * Torque_Enable — the arm stays exactly as it was.
+   */
+  static async connect(o: So101ArmOptions): Promise<Result<So101Arm, Fault>> {
+    const arm = new So101Arm(o);
+    for (const id of arm.ids) {
+      const r = await o.bus.ping(id);
+      if (!r.ok) return err(r.error);
+    }
+    return ok(arm);
+  }
+
+  onFault(listener: FaultListener): void {
+    this.listeners.push(listener);
+  }
+
+  private emit(f: Fault, t = this.o.clock.now()): void {
+    for (const l of this.listeners) {
+      try {
+        l(f, t);
+      } catch {
+        // a listener's failure must not reach the bus loop
+      }
+    }
+  }
+
+  /** One SYNC_READ of the full state block for all six servos, then the signal mapping. */
+  async readState(): Promise<Result<So101State, Fault>> {
+    let r: Result<Map<number, ServoState>, Fault>;
+    try {
+      r = await this.o.bus.readFullState(this.ids);
+    } catch (e) {
+      const f: Fault = { kind: 'disconnect', source: this.name, detail: `state read failed: ${(e as Error).message}` };
+      this.emit(f);
+      return err(f);
+    }
+    if (!r.ok) return r;
+    for (let j = 0; j < JOINTS; j++) {
+      const s = r.value.get(this.ids[j]!);
+      if (!s) {
+        const f: Fault = { kind: 'timeout', source: this.name, detail: `no state from servo ${this.ids[j]}` };
+        this.emit(f);
+        return err(f);
+      }
+      this.raw.position[j] = s.position;
+      this.raw.velocity[j] = s.velocity;
+      this.raw.load[j] = s.load;
+      this.raw.current[j] = s.current;
+      this.voltage[j] = s.voltage / 10;
+      this.temperature[j] = s.temperature;
+      this.status[j] = s.status | s.errorByte;
+    }
+    this.stamp = this.o.clock.now();
+    this.mapping.update(this.raw);
+    return ok({ t: this.stamp, raw: this.raw, voltage: this.voltage, temperature: this.temperature, status: this.status });
+  }
+
+  /** SignalSource: the mapped signals of the latest read (stamped with that read's time). */
+  poll(frame: SignalFrame, now: number): void {
+    void now;
+    if (Number.isNaN(this.stamp)) return;
+    this.mapping.writeFrame(frame, this.stamp, this.name);
+  }
+
+  /** JointStateSource: joint angles (rad) of the latest read. */
+  readPositions(out: Float64Array): number {
+    out.set(this.mapping.q.subarray(0, Math.min(out.length, JOINTS)));
+    return this.stamp;
+  }
+
+  /** Sync-write goal positions (rad, 6 joints), clamped to the calibrated joint limits. */
+  async writeGoals(qRad: ArrayLike<number>): Promise<Result<void, Fault>> {
+    const values = new Map<number, number>();
+    for (let j = 0; j < JOINTS; j++) {
+      const q = Math.min(this.upper[j]!, Math.max(this.lower[j]!, qRad[j] ?? NaN));
+      if (!Number.isFinite(q)) {
+        const f: Fault = { kind: 'invalid-sample', source: this.name, signal: `goal[${j}]`, value: qRad[j] ?? NaN };
+        this.emit(f);
+        return err(f);
+      }
+      values.set(this.ids[j]!, radiansToRaw(q, this.o.calibration.lerobot[this.o.calibration.joints[j]!.name]));
+    }
+    return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
+  }
+
+  /** Torque on/off for all six servos (one sync write). */
+  async setTorque(enabled: boolean): Promise<Result<void, Fault>> {
+    const values = new Map(this.ids.map((id) => [id, enabled ? 1 : 0]));
+    return this.safely(() => this.o.bus.syncWriteRegister('Torque_Enable', values));
+  }
+
+  /** Hold: a fresh read of Present_Position, then Goal_Position := Present_Position. */
+  async holdNow(reason: string): Promise<Result<void, Fault>> {
+    this.cancelChunk();
+    this.holds++;
+    this.lastHoldReason = reason;
+    const pos = await this.safely(() => this.o.bus.syncReadRegister(this.ids, 'Present_Position'));
+    const values = new Map<number, number>();
+    if (pos.ok) for (const [id, p] of pos.value) values.set(id, p);
+    else if (!Number.isNaN(this.stamp)) this.ids.forEach((id, j) => values.set(id, this.raw.position[j]!));
+    else return err(pos.error);
+    return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
+  }
+
+  /** CommandSink: play the chunk's rows at its step period (first row now). */
+  execute(chunk: JointChunk, now: number): void {
+    void now;
+    this.cancelChunk();
+    const row = new Float64Array(JOINTS);
+    for (let k = 0; k < chunk.horizon; k++) {
+      const fire = (): void => {
+        for (let j = 0; j < JOINTS; j++) row[j] = chunk.targets[k * chunk.joints + j] ?? NaN;
+        void this.writeGoals(row);
+      };
+      if (k === 0) fire();
+      else this.chunkTimers.push(this.o.timers.setTimeout(fire, k * chunk.dt));
+    }
+  }
+
+  hold(now: number, reason: string): void {
+    void now;
+    void this.holdNow(reason);
+  }
+
+  /** CommandSink: the gate is alive. Arms the watchdog on the first call. */
+  heartbeat(now: number): void {
+    this.lastHeartbeat = now;
+    this.watchdogTripped = false;
+    this.watchdog ??= this.o.timers.setInterval(() => this.checkWatchdog(), this.watchdogS / 2);
+  }
+
+  private checkWatchdog(): void {
+    const now = this.o.clock.now();
+    if (this.watchdogTripped || Number.isNaN(this.lastHeartbeat) || now - this.lastHeartbeat <= this.watchdogS) return;
+    this.watchdogTripped = true;
+    this.emit({ kind: 'remote-heartbeat', source: this.name, detail: `no gate heartbeat for ${(now - this.lastHeartbeat).toFixed(3)} s (limit ${this.watchdogS} s): holding` }, now);
+    void this.holdNow('heartbeat lost');
+  }
+
+  private cancelChunk(): void {
+    for (const t of this.chunkTimers) t.cancel();
+    this.chunkTimers = [];
+  }
+
+  /** Stop timers; leaves torque as it is (the operator decides, not a disconnect). */
+  close(): void {
+    this.cancelChunk();
+    this.watchdog?.cancel();
+    this.watchdog = undefined;
+  }
+
+  private async safely<T>(op: () => Promise<Result<T, Fault>>): Promise<Result<T, Fault>> {
+    try {
+      return await op();
+    } catch (e) {
+      const f: Fault = { kind: 'disconnect', source: this.name, detail: (e as Error).message };
+      this.emit(f);
+      return err(f);
+    }
+  }
+}

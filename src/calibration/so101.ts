@@ -1,0 +1,250 @@
+/**
+ * `calibration/so101-<id>.yaml`: one SO-101 arm instance (SPEC §5). Types and a pure validator
+ * (text in, typed calibration or positioned problems out). Thresholds carry their reason and source.
+ */
+import { SO101_JOINT_NAMES, type CapsuleSpec, type So101JointName } from '../kinematics/index.js';
+import { isSignalName, type SignalName } from '../schema/signals.js';
+import type { InputError } from '../util/errors.js';
+import { STS3215_RESOLUTION, type MotorCalibration } from './lerobot.js';
+import { YamlReader } from './yaml-reader.js';
+
+export const SO101_CALIBRATION_KIND = 'so101-calibration';
+/** Gravity regressor width per joint: 4 inertial parameters (m, m·cx, m·cy, m·cz) × 5 moving links. */
+export const GRAVITY_PARAMS = 20;
+/** Body joints (gravity, friction, torque): everything but the gripper. */
+export const SO101_ARM_JOINTS = 5;
+
+export interface So101JointEntry {
+  name: So101JointName;
+  id: number;
+  lowerDeg: number;
+  upperDeg: number;
+}
+
+export interface ThresholdEntry {
+  value: number;
+  unit: string;
+  reason: string;
+  source: string;
+}
+
+export type TorqueSource = 'load' | 'current';
+
+export interface So101Calibration {
+  armId: string;
+  /** Servo supply voltage (V): 7.4 V (C001) or 12 V (C018) followers. */
+  supplyVoltage: number;
+  joints: So101JointEntry[];
+  /** LeRobot's normalisation for body joints in recorded data; the gripper is always range_0_100. */
+  normMode: 'degrees' | 'range_m100_100';
+  lerobot: Record<So101JointName, MotorCalibration>;
+  torque: {
+    source: TorqueSource;
+    /** Stall torque at the supply voltage (N·m). */
+    stallTorqueNm: number;
+    /**
+     * N·m per register unit (0.1 % load, or 6.5 mA current) for each body joint, in joint order; a
+     * negative constant means the servo reports load with the opposite sign to the URDF joint axis.
+     */
+    constants: number[];
+    /** Where each constant came from ('payload fit', 'datasheet stall/1000', …). */
+    constantSources: string[];
+  };
+  freeMotion: {
+    /** Per body joint: gravity coefficients over the 4 × 5 link regressor (N·m per (kg, kg·m)). */
+    gravity: number[][];
+    /** Viscous (N·m·s/rad) and Coulomb (N·m) friction per body joint. */
+    viscous: number[];
+    coulomb: number[];
+    /** tanh smoothing width of the Coulomb term (rad/s). */
+    coulombWidth: number;
+    /** Optional learned residual model (path relative to the calibration file). */
+    residualOnnx?: string;
+    /** RMS fit residual per body joint (N·m), from the calibration report. */
+    residualRmsNm?: number[];
+  };
+  tableHeightM: number;
+  /** Held-object reference point in the TCP (gripper_frame_link) frame (m). */
+  graspOffsetM: [number, number, number];
+  gripperContact: {
+    /** |load| (0.1 %) at or above which a stalled gripper counts as holding. */
+    loadOn: number;
+    /** |load| below which contact is released (hysteresis, < loadOn). */
+    loadOff: number;
+    /** |velocity| (steps/s) at or below which the gripper counts as stalled. */
+    stallVelocity: number;
+    /** Opening (LeRobot 0–100) below which the jaws are closed on nothing. */
+    emptyClosedPct: number;
+  };
+  contactForce: {
+    /** Damping λ (m²) of the Jacobian-transpose pseudo-inverse. */
+    damping: number;
+    /** Residual forces below this (N) read as 0 (the calibrated noise floor). */
+    deadbandN: number;
+  };
+  capsules?: CapsuleSpec[];
+  declaredSignals: SignalName[];
+  thresholds: Record<string, ThresholdEntry>;
+}
+
+const TOP_KEYS = [
+  'kind', 'version', 'arm_id', 'supply_voltage', 'joints', 'norm_mode', 'lerobot', 'torque', 'free_motion',
+  'table_height_m', 'grasp', 'gripper_contact', 'contact_force', 'capsules', 'declared_signals', 'thresholds',
+] as const;
+
+/** Parse and validate; returns every problem found (file, line, field) or the calibration. */
+export function parseSo101Calibration(text: string, file: string): { ok: true; value: So101Calibration } | { ok: false; problems: InputError[] } {
+  const y = new YamlReader(file, text);
+  if (!y.ok) return { ok: false, problems: y.problems };
+  y.noExtraKeys([], TOP_KEYS);
+  y.string(['kind'], { oneOf: [SO101_CALIBRATION_KIND] });
+  y.number(['version'], { integer: true, min: 1, max: 1 });
+  const armId = y.string(['arm_id']);
+  const supplyVoltage = y.number(['supply_voltage'], { min: 4, max: 14 });
+
+  const joints: So101JointEntry[] = [];
+  const nj = y.length(['joints']);
+  if (y.has(['joints']) && nj !== SO101_JOINT_NAMES.length) y.problem(['joints'], `expected ${SO101_JOINT_NAMES.length} joints (${SO101_JOINT_NAMES.join(', ')}), got ${nj}`);
+  for (let i = 0; i < Math.min(nj, SO101_JOINT_NAMES.length); i++) {
+    const p = ['joints', i];
+    y.noExtraKeys(p, ['name', 'id', 'lower_deg', 'upper_deg']);
+    const expected = SO101_JOINT_NAMES[i]!;
+    const name = y.string([...p, 'name'], { oneOf: [expected] }) as So101JointName;
+    const id = y.number([...p, 'id'], { integer: true, min: 0, max: 253 });
+    const lowerDeg = y.number([...p, 'lower_deg'], { min: -180, max: 180 });
+    const upperDeg = y.number([...p, 'upper_deg'], { min: -180, max: 180 });
+    if (lowerDeg >= upperDeg) y.problem([...p, 'upper_deg'], `upper_deg (${upperDeg}) must exceed lower_deg (${lowerDeg})`);
+    joints.push({ name, id, lowerDeg, upperDeg });
+  }
+  const ids = joints.map((j) => j.id);
+  if (new Set(ids).size !== ids.length) y.problem(['joints'], `servo ids must be distinct, got ${ids.join(', ')}`);
+
+  const normMode = y.string(['norm_mode'], { oneOf: ['degrees', 'range_m100_100'] }) as So101Calibration['normMode'];
+
+  const lerobot = {} as Record<So101JointName, MotorCalibration>;
+  y.keys(['lerobot']);
+  y.noExtraKeys(['lerobot'], SO101_JOINT_NAMES);
+  for (const [i, name] of SO101_JOINT_NAMES.entries()) {
+    const p = ['lerobot', name];
+    if (!y.has(p)) {
+      y.problem(p, `missing motor '${name}' (id, drive_mode, homing_offset, range_min, range_max)`);
+      continue;
+    }
+    y.noExtraKeys(p, ['id', 'drive_mode', 'homing_offset', 'range_min', 'range_max']);
+    const c: MotorCalibration = {
+      id: y.number([...p, 'id'], { integer: true, min: 0, max: 253 }),
+      drive_mode: y.number([...p, 'drive_mode'], { integer: true, min: 0, max: 1 }),
+      homing_offset: y.number([...p, 'homing_offset'], { integer: true, min: -2047, max: 2047 }),
+      range_min: y.number([...p, 'range_min'], { integer: true, min: 0, max: STS3215_RESOLUTION - 1 }),
+      range_max: y.number([...p, 'range_max'], { integer: true, min: 0, max: STS3215_RESOLUTION - 1 }),
+    };
+    if (c.range_min >= c.range_max) y.problem([...p, 'range_max'], `range_max (${c.range_max}) must exceed range_min (${c.range_min})`);
+    const joint = joints[i];
+    if (joint && Number.isInteger(c.id) && c.id !== joint.id) y.problem([...p, 'id'], `id ${c.id} differs from joints[${i}].id ${joint.id}`);
+    lerobot[name] = c;
+  }
+
+  y.noExtraKeys(['torque'], ['source', 'stall_torque_nm', 'constants', 'constant_sources']);
+  const torque = {
+    source: y.string(['torque', 'source'], { oneOf: ['load', 'current'] }) as TorqueSource,
+    stallTorqueNm: y.number(['torque', 'stall_torque_nm'], { min: 0.1, max: 10 }),
+    constants: y.numbers(['torque', 'constants'], SO101_ARM_JOINTS),
+    constantSources: [] as string[],
+  };
+  torque.constants.forEach((k, i) => {
+    if (k === 0) y.problem(['torque', 'constants', i], 'torque constant must be non-zero (its sign is the load polarity)');
+  });
+  const ns = y.length(['torque', 'constant_sources']);
+  if (y.has(['torque', 'constant_sources']) && ns !== SO101_ARM_JOINTS) y.problem(['torque', 'constant_sources'], `expected ${SO101_ARM_JOINTS} sources, got ${ns}`);
+  for (let i = 0; i < ns; i++) torque.constantSources.push(y.string(['torque', 'constant_sources', i]));
+
+  const fm = ['free_motion'];
+  y.noExtraKeys(fm, ['gravity', 'viscous', 'coulomb', 'coulomb_width', 'residual_onnx', 'residual_rms_nm']);
+  const gravity: number[][] = [];
+  const ng = y.length([...fm, 'gravity']);
+  if (y.has([...fm, 'gravity']) && ng !== SO101_ARM_JOINTS) y.problem([...fm, 'gravity'], `expected ${SO101_ARM_JOINTS} rows (one per body joint), got ${ng}`);
+  for (let i = 0; i < ng; i++) gravity.push(y.numbers([...fm, 'gravity', i], GRAVITY_PARAMS));
+  const freeMotion: So101Calibration['freeMotion'] = {
+    gravity,
+    viscous: y.numbers([...fm, 'viscous'], SO101_ARM_JOINTS),
+    coulomb: y.numbers([...fm, 'coulomb'], SO101_ARM_JOINTS),
+    coulombWidth: y.number([...fm, 'coulomb_width'], { min: 1e-4, max: 10 }),
+  };
+  if (y.has([...fm, 'residual_onnx'])) freeMotion.residualOnnx = y.string([...fm, 'residual_onnx']);
+  if (y.has([...fm, 'residual_rms_nm'])) freeMotion.residualRmsNm = y.numbers([...fm, 'residual_rms_nm'], SO101_ARM_JOINTS);
+
+  const tableHeightM = y.number(['table_height_m'], { min: -1, max: 1 });
+  y.noExtraKeys(['grasp'], ['object_offset_m']);
+  const off = y.numbers(['grasp', 'object_offset_m'], 3);
+  const graspOffsetM: [number, number, number] = [off[0] ?? NaN, off[1] ?? NaN, off[2] ?? NaN];
+
+  const gc = ['gripper_contact'];
+  y.noExtraKeys(gc, ['load_on', 'load_off', 'stall_velocity', 'empty_closed_pct']);
+  const gripperContact = {
+    loadOn: y.number([...gc, 'load_on'], { min: 0, max: 1000 }),
+    loadOff: y.number([...gc, 'load_off'], { min: 0, max: 1000 }),
+    stallVelocity: y.number([...gc, 'stall_velocity'], { min: 0 }),
+    emptyClosedPct: y.number([...gc, 'empty_closed_pct'], { min: 0, max: 100 }),
+  };
+  if (gripperContact.loadOff >= gripperContact.loadOn) y.problem([...gc, 'load_off'], `load_off (${gripperContact.loadOff}) must be below load_on (${gripperContact.loadOn}) for hysteresis`);
+
+  y.noExtraKeys(['contact_force'], ['damping', 'deadband_n']);
+  const contactForce = {
+    damping: y.number(['contact_force', 'damping'], { min: 0, max: 1 }),
+    deadbandN: y.number(['contact_force', 'deadband_n'], { min: 0 }),
+  };
+
+  let capsules: CapsuleSpec[] | undefined;
+  if (y.has(['capsules'])) {
+    capsules = [];
+    const nc = y.length(['capsules']);
+    for (let i = 0; i < nc; i++) {
+      const p = ['capsules', i];
+      y.noExtraKeys(p, ['name', 'frame', 'a', 'b', 'radius', 'environment']);
+      const a = y.numbers([...p, 'a'], 3), b = y.numbers([...p, 'b'], 3);
+      const env = y.raw([...p, 'environment']);
+      if (typeof env !== 'boolean') y.problem([...p, 'environment'], 'expected true or false');
+      capsules.push({
+        name: y.string([...p, 'name']),
+        frame: y.number([...p, 'frame'], { integer: true, min: 0, max: 7 }),
+        a: [a[0] ?? NaN, a[1] ?? NaN, a[2] ?? NaN],
+        b: [b[0] ?? NaN, b[1] ?? NaN, b[2] ?? NaN],
+        radius: y.number([...p, 'radius'], { min: 0, max: 0.2 }),
+        environment: env === true,
+      });
+    }
+  }
+
+  const declaredSignals: SignalName[] = [];
+  const nd = y.length(['declared_signals']);
+  for (let i = 0; i < nd; i++) {
+    const s = y.string(['declared_signals', i]);
+    if (s && !isSignalName(s)) y.problem(['declared_signals', i], `unknown signal '${s}' (see SPEC §2)`);
+    else if (s) declaredSignals.push(s as SignalName);
+  }
+
+  const thresholds: Record<string, ThresholdEntry> = {};
+  for (const clause of y.keys(['thresholds'])) {
+    const p = ['thresholds', clause];
+    y.noExtraKeys(p, ['value', 'unit', 'reason', 'source']);
+    thresholds[clause] = {
+      value: y.number([...p, 'value']),
+      unit: y.string([...p, 'unit']),
+      reason: y.string([...p, 'reason']),
+      source: y.string([...p, 'source']),
+    };
+  }
+  if (y.has(['thresholds']) && !thresholds.joint_torque) y.problem(['thresholds'], 'missing joint_torque (the SO-101 ceiling recalibrated to the servo, SPEC §5)');
+  const jt = thresholds.joint_torque;
+  if (jt && Number.isFinite(torque.stallTorqueNm) && jt.value > torque.stallTorqueNm) {
+    y.problem(['thresholds', 'joint_torque', 'value'], `${jt.value} N·m exceeds the stall torque ${torque.stallTorqueNm} N·m: a servo cannot reach it, so the clause could never fire`);
+  }
+
+  if (!y.ok) return { ok: false, problems: y.problems };
+  const value: So101Calibration = {
+    armId, supplyVoltage, joints, normMode, lerobot, torque, freeMotion, tableHeightM, graspOffsetM,
+    gripperContact, contactForce, declaredSignals, thresholds,
+  };
+  if (capsules) value.capsules = capsules;
+  return { ok: true, value };
+}

@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseSo101Calibration } from '../../src/calibration/so101.js';
+import { defaultSo101Calibration } from '../../src/calibration/so101-defaults.js';
+import { formatSo101Calibration } from '../../src/calibration/so101-write.js';
+import { main } from '../../src/cli/main.js';
+import { repoRoot } from '../support/paths.js';
+
+const demoPath = join(repoRoot, 'calibration/so101-demo.yaml');
+const demo = readFileSync(demoPath, 'utf8');
+
+function problems(text: string): string[] {
+  const r = parseSo101Calibration(text, 'so101-x.yaml');
+  return r.ok ? [] : r.problems.map((p) => p.message);
+}
+
+describe('SO-101 calibration file', () => {
+  it('the shipped demo validates, with the joint_torque ceiling at half the 12 V stall torque and its reason', () => {
+    const r = parseSo101Calibration(demo, demoPath);
+    if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('\n'));
+    expect(r.value.thresholds.joint_torque).toMatchObject({ value: 1.47, unit: 'N·m' });
+    expect(r.value.thresholds.joint_torque!.reason).toMatch(/stall/);
+    expect(r.value.thresholds.joint_torque!.source).toMatch(/lerobot#1809/);
+    expect(r.value.declaredSignals).toContain('self_collision');
+  });
+  it('format → parse round-trips the defaults', () => {
+    const cal = defaultSo101Calibration('rt', 7.4);
+    const r = parseSo101Calibration(formatSo101Calibration(cal), 'so101-rt.yaml');
+    expect(r.ok && r.value).toEqual(cal);
+    expect(cal.thresholds.joint_torque!.value).toBeCloseTo(0.93, 6);
+  });
+  it('reports every problem with file, line and field', () => {
+    const bad = demo
+      .replace('supply_voltage: 12', 'supply_voltage: twelve')
+      .replace(/ {2}load_off: \d+/, '  load_off: 900')
+      .replace('table_height_m:', 'table_heigth_m:');
+    const ps = problems(bad);
+    const lineOf = (needle: string): number => bad.split('\n').findIndex((l) => l.includes(needle)) + 1;
+    expect(ps).toContain(`so101-x.yaml:${lineOf('supply_voltage')} field 'supply_voltage': expected a number in [4, 14], got "twelve"`);
+    expect(ps.some((p) => p.startsWith(`so101-x.yaml:${lineOf('  load_off:')} field 'gripper_contact.load_off'`) && p.includes('hysteresis'))).toBe(true);
+    expect(ps.some((p) => p.includes("field 'table_heigth_m': unknown field"))).toBe(true);
+    expect(ps.some((p) => p.includes("field 'table_height_m': missing"))).toBe(true);
+  });
+  it('refuses a joint_torque ceiling above stall, a wrong joint order and unknown signals', () => {
+    expect(problems(demo.replace(/(joint_torque:\n\s+value: )[\d.]+/, '$1 5'))).toEqual([
+      expect.stringMatching(/field 'thresholds\.joint_torque\.value': 5 N·m exceeds the stall torque 2\.94 N·m/),
+    ]);
+    expect(problems(demo.replace('name: shoulder_pan, id: 1', 'name: elbow_flex, id: 1')).join('\n')).toMatch(/joints\[0\]\.name': expected one of shoulder_pan/);
+    expect(problems(demo.replace('  - self_collision', '  - self_colision')).join('\n')).toMatch(/unknown signal 'self_colision'/);
+    expect(problems('kind: [')).toEqual([expect.stringMatching(/^so101-x\.yaml:1: YAML syntax/)]);
+  });
+  it('armguard check accepts the demo and names the problem in a broken copy', async () => {
+    const out: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t) };
+    expect(await main(['check', demoPath], io)).toBe(0);
+    expect(out.join('\n')).toMatch(/ok \(SO-101 calibration 'demo'/);
+  });
+});
