@@ -1,5 +1,6 @@
 import type { Formula } from './ast.js';
 import { IndexedRing } from './buffers.js';
+import { partialBounds, type PartialTrace } from './bounds.js';
 import { compile, type EpisodeTree, type Tap } from './compile.js';
 import type { EngineState, StreamNode } from './online-nodes.js';
 
@@ -36,10 +37,23 @@ export class OnlineMonitor {
   private runSamples = 0;
   private readonly longest = { seconds: 0, samples: 0 };
   private rejected = 0;
+  /**
+   * While ρ at the first sample is undecided (bounded-future parts at episode level), the raw
+   * samples so far are kept so low/high can be computed on the partial trace. At most the
+   * formula's horizon of samples; released for reuse once decided.
+   */
+  private readonly formula: Formula;
+  private readonly hasStartTaps: boolean;
+  private prefixActive: boolean;
+  private readonly prefix: PartialTrace;
+  private boundsCacheN = -1;
+  private boundsLo = NaN;
+  private boundsHi = NaN;
 
   constructor(f: Formula, signalOrder: readonly string[]) {
     const index = new Map<string, number>();
     signalOrder.forEach((name, k) => index.set(name, k));
+    this.formula = f;
     const compiled = compile(f, index);
     this.order = compiled.order;
     this.margin = compiled.margin;
@@ -48,6 +62,10 @@ export class OnlineMonitor {
     this.taps = compiled.taps;
     this.signalCount = signalOrder.length;
     this.state = { times: new IndexedRing(), n: 0, tLatest: -Infinity, finished: false, values: new Float64Array(0) };
+    this.hasStartTaps = this.taps.some((t) => t.mode === 'first');
+    this.prefixActive = this.hasStartTaps;
+    const width = Math.max(1, signalOrder.length);
+    this.prefix = { times: new Float64Array(16), rows: new Float64Array(16 * width), width, n: 0, index };
   }
 
   /**
@@ -65,7 +83,9 @@ export class OnlineMonitor {
     s.n++;
     s.tLatest = t;
     s.values = values;
+    if (this.prefixActive) this.keepPrefix(t, values);
     this.run();
+    if (this.prefixActive && this.startDecided()) this.prefixActive = false;
     if ((s.n & RETENTION_CHECK_MASK) === 0) this.dropOldTimes();
   }
 
@@ -93,6 +113,9 @@ export class OnlineMonitor {
     this.longest.seconds = 0;
     this.longest.samples = 0;
     this.rejected = 0;
+    this.prefixActive = this.hasStartTaps;
+    this.prefix.n = 0;
+    this.boundsCacheN = -1;
   }
 
   /** Margin at the latest decided sample (NaN before any). */
@@ -127,13 +150,51 @@ export class OnlineMonitor {
   get finished(): boolean {
     return this.state.finished;
   }
-  /** Lower end of the robust satisfaction interval of ρ at the episode's first sample. */
+  /**
+   * Lower end of the robust satisfaction interval of ρ at the episode's first sample: bounds
+   * that hold however the episode continues (or if it ends now). O(1) once the first sample's
+   * bounded parts are decided; before that, computed from the kept prefix on each new sample.
+   */
   get low(): number {
+    if (this.usePrefixBounds()) return this.boundsLo;
     return lowOf(this.episode, this.state.finished);
   }
   /** Upper end: high < 0 means a violation is already certain. */
   get high(): number {
+    if (this.usePrefixBounds()) return this.boundsHi;
     return highOf(this.episode, this.state.finished);
+  }
+
+  private usePrefixBounds(): boolean {
+    if (!this.prefixActive || this.state.finished || this.prefix.n === 0) return false;
+    if (this.boundsCacheN !== this.prefix.n) {
+      const b = partialBounds(this.formula, this.prefix);
+      this.boundsLo = b.lo[0] ?? NaN;
+      this.boundsHi = b.hi[0] ?? NaN;
+      this.boundsCacheN = this.prefix.n;
+    }
+    return true;
+  }
+
+  private startDecided(): boolean {
+    for (const tap of this.taps) if (tap.mode === 'first' && !tap.decided) return false;
+    return true;
+  }
+
+  private keepPrefix(t: number, values: ArrayLike<number>): void {
+    const p = this.prefix;
+    if (p.n === p.times.length) {
+      const times = new Float64Array(p.times.length * 2);
+      times.set(p.times);
+      const rows = new Float64Array(p.rows.length * 2);
+      rows.set(p.rows);
+      p.times = times;
+      p.rows = rows;
+    }
+    p.times[p.n] = t;
+    const o = p.n * p.width;
+    for (let k = 0; k < p.width; k++) p.rows[o + k] = values[k] ?? NaN;
+    p.n++;
   }
   /** ρ at the episode's first sample once finished (NaN before). */
   get final(): number {

@@ -66,6 +66,30 @@ describe('OnlineMonitor', () => {
     expect([m.low, m.high, m.final]).toEqual([2, 2, 2]);
   });
 
+  it('bounded-future formula: [low, high] narrows before the horizon and a certain violation shows in high', () => {
+    const m = monitor('always[0:2] (x < 3)');
+    m.push(0, [1, 0, 0]);
+    expect([m.low, m.high]).toEqual([-Infinity, 2]);
+    m.push(1, [2, 0, 0]);
+    expect([m.low, m.high]).toEqual([-Infinity, 1]);
+    m.push(1.5, [5, 0, 0]);
+    expect(m.decidedSamples).toBe(0);
+    expect(m.high).toBe(-2); // violated whatever comes next
+    m.push(2, [0, 0, 0]);
+    expect(m.decidedSamples).toBe(1);
+    expect([m.low, m.high]).toEqual([-2, -2]);
+  });
+
+  it('bounded-future satisfaction becomes certain before the horizon (low > 0)', () => {
+    const m = monitor('eventually[0:2] (x > 4) and historically (y < 10)');
+    m.push(0, [1, 0, 0]);
+    expect([m.low, m.high]).toEqual([-3, 10]);
+    m.push(0.5, [6, 0, 0]);
+    expect([m.low, m.high]).toEqual([2, 10]);
+    m.finish();
+    expect(m.final).toBe(2);
+  });
+
   it('longest violating run, in seconds and samples, over irregular samples', () => {
     const m = monitor('always (x < 0)');
     const samples: [number, number][] = [[0, -1], [1, 1], [1.5, 2], [3, -1], [3.2, 1], [3.3, 1], [3.4, 1], [5, -1]];

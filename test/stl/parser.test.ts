@@ -89,14 +89,14 @@ describe('parser', () => {
   });
 
   it('fuzz: arbitrary unicode and mutated valid formulas', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 60 }), checkOutcome), { numRuns: 1000 });
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 60 }), checkOutcome), { numRuns: 500 });
     fc.assert(
       fc.property(boundedFormulaArb(2), fc.nat(), fc.nat(), fc.string({ maxLength: 3 }), (f, at, len, insert) => {
         const text = printFormula(f);
         const k = at % (text.length + 1);
         checkOutcome(text.slice(0, k) + insert + text.slice(k + (len % 4)));
       }),
-      { numRuns: 1000 },
+      { numRuns: 500 },
     );
   });
 });
