@@ -2,6 +2,8 @@
  * An episode file as the scorer consumes it: frame times, one column per recorded signal, per-clause
  * robustness, the episode metadata and its effective label with history. Streams the file once.
  */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ByteSource } from '../../drivers/ros2/bag/reader.js';
 import { describeScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
 import { InputError } from '../util/index.js';
@@ -39,6 +41,9 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
   let signalColumns: Column[] = [];
   let clauseColumns: Column[] = [];
   const history: LabelRecord[] = [];
+  let lastFrameT = -Infinity;
+  let outOfOrder: InputError | undefined;
+  const scanFile = (): string => (typeof source === 'string' ? source : (options.file ?? '(bytes)'));
   const scan = await readEpisode(source, (r) => {
     if (r.kind === 'frame') addFrame(r.value);
     else if (r.kind === 'robustness') addRho(r.value);
@@ -52,6 +57,10 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
     ...(options.file === undefined ? {} : { file: options.file }),
   });
   function addFrame(f: FrameRecord): void {
+    if (times.length > 0 && !(f.t > lastFrameT) && outOfOrder === undefined) {
+      outOfOrder = new InputError({ file: scanFile(), field: `frame ${times.length}` }, `frame time ${f.t} is not after the previous frame's ${lastFrameT} (EpisodeTrace times must increase strictly)`);
+    }
+    lastFrameT = f.t;
     times.push(f.t);
     signalColumns.forEach((c, i) => {
       const v = f.values[i];
@@ -63,6 +72,7 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
     clauseColumns.forEach((c, i) => c.push(r.rho[i] ?? NaN));
   }
   const file = scan.file;
+  if (outOfOrder) throw outOfOrder;
   if (!scan.start) throw new InputError({ file }, `not an armguard episode file (no '${EPISODE_METADATA_NAME}' metadata record; ${describeScanEnd(scan.end)})`);
   const labels: EffectiveLabel = effectiveLabel(history);
   const success = labels.success ?? options.defaultSuccess;
@@ -99,4 +109,28 @@ export async function readLabels(source: string | ByteSource): Promise<{ history
     if (r.kind === 'label') history.push(r.value);
   }, { kinds: ['label'] });
   return { history, effective: effectiveLabel(history) };
+}
+
+/**
+ * The traces of every episode file (`*.mcap`) in `dir`, one at a time in file-name order, so a
+ * report never holds more than one episode. A file that cannot be scored goes to `onError` (default:
+ * the error is thrown).
+ */
+export async function* episodeTraces(
+  dir: string,
+  options: TraceOptions & { onError?: (file: string, error: Error) => void } = {},
+): AsyncGenerator<EpisodeTraceFromFile> {
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.mcap')).sort();
+  for (const name of names) {
+    const path = join(dir, name);
+    let trace: EpisodeTraceFromFile;
+    try {
+      trace = await readEpisodeTrace(path, { ...options, file: path });
+    } catch (e) {
+      if (!options.onError) throw e;
+      options.onError(path, e as Error);
+      continue;
+    }
+    yield trace;
+  }
 }

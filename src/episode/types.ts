@@ -5,9 +5,11 @@
  * time); the MCAP log time is the same instant in nanoseconds.
  */
 
-/** A video-judged clause label (seeds/000 App. G.1); same values as src/schema/trace.ts. */
-export type ManualVerdict = 'violated' | 'satisfied' | 'not_applicable';
-export const MANUAL_VERDICTS: readonly ManualVerdict[] = ['violated', 'satisfied', 'not_applicable'];
+import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
+
+/** A video-judged clause label (seeds/000 App. G.1), as in src/schema/trace.ts. */
+export type { ManualVerdict };
+export { MANUAL_VERDICTS } from '../schema/trace.js';
 
 /** Written once at the start (MCAP metadata record `armguard.episode`) and copied to the index. */
 export interface EpisodeStart {
@@ -177,28 +179,11 @@ export interface EpisodeIndexEntry {
 }
 
 /**
- * What the scorer consumes, shaped like src/schema/trace.ts EpisodeTrace (meta, times, columns,
- * file) plus the episode's own metadata and label history.
+ * What the scorer consumes: src/schema/trace.ts's EpisodeTrace (meta, frame times, signal columns
+ * with NaN where missing/invalid, file) plus the episode's own metadata, per-clause robustness and
+ * label history.
  */
-export interface EpisodeTraceMeta {
-  readonly episodeId: string;
-  readonly success: boolean;
-  readonly platform?: string;
-  readonly task?: string;
-  readonly templates: readonly string[];
-  readonly objects: readonly string[];
-  readonly policy?: string;
-  readonly note?: string;
-  readonly manual: ReadonlyMap<string, ManualVerdict>;
-}
-
-export interface EpisodeTraceFromFile {
-  readonly meta: EpisodeTraceMeta;
-  /** Frame times (s), in recorded order. */
-  readonly times: Float64Array;
-  /** Signal name → values aligned with `times` (NaN where missing/invalid). */
-  readonly columns: ReadonlyMap<string, Float64Array>;
-  readonly file?: string;
+export interface EpisodeTraceFromFile extends EpisodeTrace {
   readonly start: EpisodeStart;
   /** Robustness per clause aligned with `robustnessTimes`. */
   readonly robustnessTimes: Float64Array;
