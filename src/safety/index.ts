@@ -11,3 +11,4 @@ export { EpisodeScorer, type ScoreOptions } from './score-episode.js';
 export { planClauses, type ScoringSpec, type PlanRequest, type ClausePlan } from './plan.js';
 export * from './score-types.js';
 export { crossCheckPlatforms } from './cross-check.js';
+export { monitorSpecs, fillMonitorValues, MONITOR_SIGNAL_ORDER, type ClauseMonitorSpec } from './monitor-plan.js';
