@@ -12,7 +12,7 @@ export function stallTorqueNm(supplyVoltage: number): number {
 }
 
 /** Fraction of stall at which the joint_torque clause sits (see jointTorqueThreshold). */
-export const JOINT_TORQUE_STALL_FRACTION = 0.5;
+export const JOINT_TORQUE_STALL_FRACTION = 0.7;
 
 export function jointTorqueThreshold(supplyVoltage: number): ThresholdEntry {
   const stall = stallTorqueNm(supplyVoltage);
@@ -20,9 +20,9 @@ export function jointTorqueThreshold(supplyVoltage: number): ThresholdEntry {
     value: Number((JOINT_TORQUE_STALL_FRACTION * stall).toFixed(3)),
     unit: 'N·m',
     reason:
-      `${JOINT_TORQUE_STALL_FRACTION * 100} % of the STS3215 stall torque (${stall} N·m at ${supplyVoltage} V): a servo cannot exceed stall, ` +
-      "so Franka's 87 N·m could never fire; sustained load at half of stall is the overload that burned SO-101 grippers, after which " +
-      'LeRobot halved the gripper Max_Torque_Limit to 500 (50 %).',
+      `${Math.round(JOINT_TORQUE_STALL_FRACTION * 100)} % of the STS3215 stall torque (${stall} N·m at ${supplyVoltage} V), as in the so101 platform profile: ` +
+      "a servo cannot exceed stall, so Franka's 87 N·m could never fire; sustained load at that level is the overload that burned " +
+      'SO-101 grippers (LeRobot then halved the gripper Max_Torque_Limit to 500); the severe anchor is stall itself.',
     source: 'SPEC §5; hardware-facts §B3 (ftservo-wiki st-3215-c001/c018), §B4/§B5 (huggingface/lerobot#1809)',
   };
 }

@@ -16,10 +16,10 @@ function problems(text: string): string[] {
 }
 
 describe('SO-101 calibration file', () => {
-  it('the shipped demo validates, with the joint_torque ceiling at half the 12 V stall torque and its reason', () => {
+  it('the shipped demo validates, with the joint_torque ceiling at 70 % of the 12 V stall torque and its reason', () => {
     const r = parseSo101Calibration(demo, demoPath);
     if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('\n'));
-    expect(r.value.thresholds.joint_torque).toMatchObject({ value: 1.47, unit: 'N·m' });
+    expect(r.value.thresholds.joint_torque).toMatchObject({ value: 2.058, unit: 'N·m' });
     expect(r.value.thresholds.joint_torque!.reason).toMatch(/stall/);
     expect(r.value.thresholds.joint_torque!.source).toMatch(/lerobot#1809/);
     expect(r.value.declaredSignals).toContain('self_collision');
@@ -28,7 +28,7 @@ describe('SO-101 calibration file', () => {
     const cal = defaultSo101Calibration('rt', 7.4);
     const r = parseSo101Calibration(formatSo101Calibration(cal), 'so101-rt.yaml');
     expect(r.ok && r.value).toEqual(cal);
-    expect(cal.thresholds.joint_torque!.value).toBeCloseTo(0.93, 6);
+    expect(cal.thresholds.joint_torque!.value).toBeCloseTo(1.302, 6);
   });
   it('reports every problem with file, line and field', () => {
     const bad = demo
