@@ -43,6 +43,7 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
   const history: LabelRecord[] = [];
   let lastFrameT = -Infinity;
   let outOfOrder: InputError | undefined;
+  let seen: boolean[] = [];
   const scanFile = (): string => (typeof source === 'string' ? source : (options.file ?? '(bytes)'));
   const scan = await readEpisode(source, (r) => {
     if (r.kind === 'frame') addFrame(r.value);
@@ -52,6 +53,7 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
     kinds: ['frame', 'robustness', 'label'],
     onStart: (start) => {
       signalColumns = start.signals.map(() => new Column());
+      seen = start.signals.map(() => false);
       clauseColumns = start.clauses.map(() => new Column());
     },
     ...(options.file === undefined ? {} : { file: options.file }),
@@ -64,7 +66,10 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
     times.push(f.t);
     signalColumns.forEach((c, i) => {
       const v = f.values[i];
-      c.push(v === null || v === undefined || f.validity[i] !== 1 ? NaN : v);
+      const validity = f.validity[i];
+      if (validity !== undefined && validity !== 0) seen[i] = true;
+      // Missing or invalid samples are NaN: the scorer counts an undefined margin as a violation.
+      c.push(v === null || v === undefined || validity !== 1 ? NaN : v);
     });
   }
   function addRho(r: RobustnessRecord): void {
@@ -92,7 +97,9 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
   return {
     meta,
     times: times.view(),
-    columns: new Map(start.signals.map((name, i) => [name, signalColumns[i]!.view()])),
+    // Only signals that arrived at least once are columns: the scorer decides clause applicability
+    // from the columns present, and a signal this platform never measured must not look measured.
+    columns: new Map(start.signals.flatMap((name, i) => (seen[i] ? [[name, signalColumns[i]!.view()] as const] : []))),
     file,
     start,
     robustnessTimes: rhoTimes.view(),
