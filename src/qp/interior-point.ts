@@ -19,6 +19,18 @@ const PRIMAL_REG = 1e-11;
 /** fraction of the way to the boundary a step may go */
 const STEP_TO_BOUNDARY = 0.995;
 const DEFAULT_MAX_ITERATIONS = 50;
+/**
+ * Ruiz passes. The interior point is invariant to variable scaling from its x = 0 start and fairly
+ * insensitive to row scaling; on the generator's sequences 0, 1, 2, 3, 5, 10 and 15 passes all
+ * converged, 2 as fast as any, and each pass costs a sweep over P and A per solve.
+ */
+const RUIZ_ITERATIONS = 2;
+/** refine Newton directions only once some row weight z/s exceeds this (scaled) */
+const REFINE_ABOVE_WEIGHT = 1e6;
+/** Gondzio centrality correctors per iteration (tried only when the step is short) */
+const GONDZIO_CORRECTORS = 2;
+const GONDZIO_BETA_MIN = 0.1;
+const GONDZIO_BETA_MAX = 10;
 /** iterative-refinement passes per Newton direction */
 const REFINEMENT_STEPS = 1;
 const DEFAULT_EPS = 1e-9;
@@ -39,6 +51,13 @@ interface MutableResult {
 }
 
 const NO_OPTIONS: QpSolveOptions = {};
+
+/** Gondzio's target change of a complementarity product v: into [lo, hi], large ones by at most hi */
+function centralityTarget(v: number, lo: number, hi: number): number {
+  if (v < lo) return lo - v;
+  if (v > hi) return Math.max(hi - v, -hi);
+  return 0;
+}
 /** slack floor of the starting point (scaled space), cold and warm */
 const COLD_SLACK_FLOOR = 1;
 const WARM_SLACK_FLOOR = 1e-2;
@@ -110,11 +129,9 @@ export class QpSolver {
   private readonly scaling: RuizScaling;
   /** P nnz → offset in kkt.values */
   private readonly pTarget: Int32Array;
-  /** per row, the products a_r a_c it contributes: target offset and the two CSC indices */
+  /** per row, where each product a_r a_c (r ≥ c in row order) lands in kkt.values */
   private readonly rowPairStart: Int32Array;
   private readonly pairTarget: Int32Array;
-  private readonly pairA: Int32Array;
-  private readonly pairB: Int32Array;
   /** kkt offset of every diagonal element, by variable */
   private readonly diagTarget: Int32Array;
 
@@ -125,6 +142,20 @@ export class QpSolver {
   private readonly lo: Float64Array;
   private readonly hi: Float64Array;
   private readonly rowKind: Uint8Array;
+  /** 1 where the row has a finite lower (upper) inequality bound, else 0: keeps hot loops branch-free */
+  private readonly hasL: Float64Array;
+  private readonly hasU: Float64Array;
+  /** equality rows (l = u), the first eqCount entries */
+  private readonly eqRows: Int32Array;
+  private eqCount = 0;
+  /** number of finite inequality bounds */
+  private nBounds = 0;
+  /** 1/s where the bound exists, 0 otherwise (per iteration) */
+  private readonly invSL: Float64Array;
+  private readonly invSU: Float64Array;
+  /** 1/E (rows) and 1/(c·D) (variables): unscaling factors of residuals, per solve */
+  private readonly invE: Float64Array;
+  private readonly dualUnscale: Float64Array;
   // iterate (scaled)
   private readonly x: Float64Array;
   private readonly sL: Float64Array;
@@ -154,7 +185,15 @@ export class QpSolver {
   private readonly rhs: Float64Array;
   private readonly perm: Float64Array;
   private readonly lam: Float64Array;
+  private readonly zeroRows: Float64Array;
+  private readonly zeroVars: Float64Array;
+  /** the Mehrotra direction while a Gondzio corrector is tried on top of it */
+  private readonly keep: Float64Array;
   private readonly out: MutableResult;
+  /** largest row weight of the last factorisation */
+  private maxWeight = 0;
+  /** A's values row by row (rowView order), for assembling the normal matrix */
+  private readonly rowValues: Float64Array;
 
   constructor(shape: Pick<QpProblem, 'n' | 'm' | 'P' | 'A' | 'stageHint'>) {
     const { n, m } = shape;
@@ -169,7 +208,7 @@ export class QpSolver {
     this.structure = detectStructure({ P: this.P, A: this.A, stageHint: shape.stageHint }, this.rows);
     const st = this.structure;
     this.kkt = new BlockTridiagonal(st.stageStart);
-    this.scaling = new RuizScaling(n, m);
+    this.scaling = new RuizScaling(n, m, RUIZ_ITERATIONS);
 
     const pnnz = this.P.colPtr[n]!;
     this.pTarget = new Int32Array(pnnz);
@@ -188,8 +227,6 @@ export class QpSolver {
     }
     const npairs = this.rowPairStart[m]!;
     this.pairTarget = new Int32Array(npairs);
-    this.pairA = new Int32Array(npairs);
-    this.pairB = new Int32Array(npairs);
     let at = 0;
     for (let i = 0; i < m; i++) {
       for (let e1 = rs[i]!; e1 < rs[i + 1]!; e1++) {
@@ -197,8 +234,6 @@ export class QpSolver {
           const off = this.kkt.offsetOf(st.positionOf[this.rows.column[e1]!]!, st.positionOf[this.rows.column[e2]!]!, st.stageOfPosition);
           if (off < 0) throw new ArmguardError(`internal: row ${i} of A does not fit the stage structure`);
           this.pairTarget[at] = off;
-          this.pairA[at] = this.rows.cscIndex[e1]!;
-          this.pairB[at] = this.rows.cscIndex[e2]!;
           at++;
         }
       }
@@ -209,6 +244,13 @@ export class QpSolver {
     this.lo = new Float64Array(m);
     this.hi = new Float64Array(m);
     this.rowKind = new Uint8Array(m);
+    this.hasL = new Float64Array(m);
+    this.hasU = new Float64Array(m);
+    this.eqRows = new Int32Array(m);
+    this.invSL = new Float64Array(m);
+    this.invSU = new Float64Array(m);
+    this.invE = new Float64Array(m);
+    this.dualUnscale = new Float64Array(n);
     this.x = new Float64Array(n);
     this.sL = new Float64Array(m);
     this.zL = new Float64Array(m);
@@ -235,6 +277,10 @@ export class QpSolver {
     this.rhs = new Float64Array(n);
     this.perm = new Float64Array(n);
     this.lam = new Float64Array(m);
+    this.rowValues = new Float64Array(this.A.colPtr[n]!);
+    this.zeroRows = new Float64Array(m);
+    this.zeroVars = new Float64Array(n);
+    this.keep = new Float64Array(n + 5 * m);
     this.out = {
       status: 'numerical-error',
       reason: 'not solved yet',
@@ -272,21 +318,11 @@ export class QpSolver {
     if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
     this.initialise(options.warmStart);
 
-    const { x, sL, zL, sU, zU, yE, rowKind, lo, hi } = this;
-    const { D, E } = this.scaling;
+    const { x, sL, zL, sU, zU, yE, lo, hi, invE, dualUnscale, rpL, rpU, rcL, rcU, dsL, dzL, dsU, dzU } = this;
     const c = this.scaling.c;
+    const nBounds = this.nBounds;
     let boundsNorm = 0;
-    for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
-      if (kind === ROW_LOWER || kind === ROW_BOTH || kind === ROW_EQUAL) boundsNorm = Math.max(boundsNorm, Math.abs(lo[i]! / E[i]!));
-      if (kind === ROW_UPPER || kind === ROW_BOTH) boundsNorm = Math.max(boundsNorm, Math.abs(hi[i]! / E[i]!));
-    }
-    let nBounds = 0;
-    for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
-      if (kind === ROW_LOWER || kind === ROW_UPPER) nBounds += 1;
-      else if (kind === ROW_BOTH) nBounds += 2;
-    }
+    for (let i = 0; i < m; i++) boundsNorm = Math.max(boundsNorm, Math.abs(lo[i]! * invE[i]!), Math.abs(hi[i]! * invE[i]!));
 
     for (let iter = 0; ; iter++) {
       out.iterations = iter;
@@ -295,14 +331,14 @@ export class QpSolver {
       let primRes = 0;
       let axNorm = 0;
       for (let i = 0; i < m; i++) {
-        const ei = E[i]!;
-        axNorm = Math.max(axNorm, Math.abs(this.ax[i]! / ei));
-        primRes = Math.max(primRes, Math.abs(this.rpL[i]! / ei), Math.abs(this.rpU[i]! / ei));
+        const ie = invE[i]!;
+        axNorm = Math.max(axNorm, Math.abs(this.ax[i]! * ie));
+        primRes = Math.max(primRes, Math.abs(rpL[i]! * ie), Math.abs(rpU[i]! * ie));
       }
       let dualRes = 0;
       let dualScale = 0;
       for (let j = 0; j < n; j++) {
-        const s = 1 / (c * D[j]!);
+        const s = dualUnscale[j]!;
         dualRes = Math.max(dualRes, Math.abs(this.rd[j]! * s));
         dualScale = Math.max(dualScale, Math.abs(this.px[j]! * s), Math.abs(this.atl[j]! * s), Math.abs(this.qs[j]! * s));
       }
@@ -330,35 +366,40 @@ export class QpSolver {
       if (!this.factorise()) return this.finish(problem, 'numerical-error', 'normal-equation factorisation failed (non-finite values)');
       // predictor (affine scaling) direction
       for (let i = 0; i < m; i++) {
-        this.rcL[i] = sL[i]! * zL[i]!;
-        this.rcU[i] = sU[i]! * zU[i]!;
+        rcL[i] = sL[i]! * zL[i]!;
+        rcU[i] = sU[i]! * zU[i]!;
       }
       this.direction(false);
       let alpha = this.maxStep();
       let gapAff = 0;
       for (let i = 0; i < m; i++) {
-        gapAff += (sL[i]! + alpha * this.dsL[i]!) * (zL[i]! + alpha * this.dzL[i]!);
-        gapAff += (sU[i]! + alpha * this.dsU[i]!) * (zU[i]! + alpha * this.dzU[i]!);
+        gapAff += (sL[i]! + alpha * dsL[i]!) * (zL[i]! + alpha * dzL[i]!) + (sU[i]! + alpha * dsU[i]!) * (zU[i]! + alpha * dzU[i]!);
       }
       const muAff = nBounds > 0 ? gapAff / nBounds : 0;
       const ratio = mu > 0 ? muAff / mu : 0;
       const sigmaMu = ratio * ratio * ratio * mu;
       // corrector (Mehrotra): centring plus second-order term of the affine step
       for (let i = 0; i < m; i++) {
-        const kind = rowKind[i]!;
-        if (kind === ROW_LOWER || kind === ROW_BOTH) this.rcL[i] = sL[i]! * zL[i]! + this.dsL[i]! * this.dzL[i]! - sigmaMu;
-        if (kind === ROW_UPPER || kind === ROW_BOTH) this.rcU[i] = sU[i]! * zU[i]! + this.dsU[i]! * this.dzU[i]! - sigmaMu;
+        rcL[i] = sL[i]! * zL[i]! + dsL[i]! * dzL[i]! - sigmaMu;
+        rcU[i] = sU[i]! * zU[i]! + dsU[i]! * dzU[i]! - sigmaMu;
       }
-      this.direction(true);
+      this.direction(false);
+      alpha = this.maxStep();
+      for (let k = 0; k < GONDZIO_CORRECTORS && alpha < 0.9; k++) {
+        const improved = this.centralityCorrector(alpha, sigmaMu);
+        if (improved <= alpha) break;
+        alpha = improved;
+      }
+      if (this.maxWeight > REFINE_ABOVE_WEIGHT) for (let k = 0; k < REFINEMENT_STEPS; k++) this.refine();
       alpha = Math.min(1, STEP_TO_BOUNDARY * this.maxStep());
       if (!(alpha > 0)) return this.finish(problem, 'numerical-error', 'step length collapsed to zero');
-      if (this.certifiesUnbounded()) return this.finish(problem, 'infeasible', 'dual infeasible (unbounded below): direction d with Pd ≈ 0, q\'d < 0, Ad within the bounds\' recession cone');
+      if (iter % 4 === 3 && this.certifiesUnbounded()) return this.finish(problem, 'infeasible', 'dual infeasible (unbounded below): direction d with Pd ≈ 0, q\'d < 0, Ad within the bounds\' recession cone');
       for (let j = 0; j < n; j++) x[j]! += alpha * this.dx[j]!;
       for (let i = 0; i < m; i++) {
-        sL[i]! += alpha * this.dsL[i]!;
-        zL[i]! += alpha * this.dzL[i]!;
-        sU[i]! += alpha * this.dsU[i]!;
-        zU[i]! += alpha * this.dzU[i]!;
+        sL[i]! += alpha * dsL[i]!;
+        zL[i]! += alpha * dzL[i]!;
+        sU[i]! += alpha * dsU[i]!;
+        zU[i]! += alpha * dzU[i]!;
         yE[i]! += alpha * this.dyE[i]!;
       }
     }
@@ -392,22 +433,36 @@ export class QpSolver {
       if (l > u) return { status: 'infeasible', reason: `row ${i} has l > u` };
     }
     this.scaling.equilibrate(this.P, Pv, this.A, Av, qs);
-    const E = this.scaling.E;
+    const { cscIndex } = this.rows;
+    for (let e = 0; e < cscIndex.length; e++) this.rowValues[e] = Av[cscIndex[e]!]!;
+    const { E, D, c } = this.scaling;
+    let eqCount = 0;
+    let nBounds = 0;
     for (let i = 0; i < m; i++) {
       const l = problem.l[i]!;
       const u = problem.u[i]!;
       const hasL = isLowerFinite(l);
       const hasU = isUpperFinite(u);
+      this.invE[i] = 1 / E[i]!;
       if (hasL && hasU && u - l <= 1e-12 * Math.max(1, Math.abs(l), Math.abs(u))) {
         rowKind[i] = ROW_EQUAL;
         lo[i] = 0.5 * (l + u) * E[i]!;
         hi[i] = lo[i]!;
+        this.hasL[i] = 0;
+        this.hasU[i] = 0;
+        this.eqRows[eqCount++] = i;
       } else {
         rowKind[i] = hasL ? (hasU ? ROW_BOTH : ROW_LOWER) : hasU ? ROW_UPPER : ROW_FREE;
         lo[i] = hasL ? l * E[i]! : 0;
         hi[i] = hasU ? u * E[i]! : 0;
+        this.hasL[i] = hasL ? 1 : 0;
+        this.hasU[i] = hasU ? 1 : 0;
+        nBounds += (hasL ? 1 : 0) + (hasU ? 1 : 0);
       }
     }
+    this.eqCount = eqCount;
+    this.nBounds = nBounds;
+    for (let j = 0; j < n; j++) this.dualUnscale[j] = 1 / (c * D[j]!);
     return undefined;
   }
 
@@ -417,28 +472,21 @@ export class QpSolver {
    * generator's sequences and needed more iterations.)
    */
   private initialise(warm: Float64Array | undefined): void {
-    const { n, m, x, sL, zL, sU, zU, yE, rowKind, lo, hi, ax } = this;
+    const { n, m, x, sL, zL, sU, zU, yE, lo, hi, ax } = this;
     const D = this.scaling.D;
     if (warm !== undefined && warm.length === n) for (let j = 0; j < n; j++) x[j] = Number.isFinite(warm[j]!) ? warm[j]! / D[j]! : 0;
     else x.fill(0);
     this.multiplyA(x, ax);
     const floor = warm !== undefined ? WARM_SLACK_FLOOR : COLD_SLACK_FLOOR;
+    const { hasL, hasU } = this;
+    // a missing bound gets s = 1, z = 0 (and zero steps), so it drops out of every formula
     for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
       const r = ax[i]!;
-      sL[i] = 0;
-      zL[i] = 0;
-      sU[i] = 0;
-      zU[i] = 0;
+      sL[i] = hasL[i]! > 0 ? Math.max(r - lo[i]!, floor) : 1;
+      zL[i] = hasL[i]!;
+      sU[i] = hasU[i]! > 0 ? Math.max(hi[i]! - r, floor) : 1;
+      zU[i] = hasU[i]!;
       yE[i] = 0;
-      if (kind === ROW_LOWER || kind === ROW_BOTH) {
-        sL[i] = Math.max(r - lo[i]!, floor);
-        zL[i] = 1;
-      }
-      if (kind === ROW_UPPER || kind === ROW_BOTH) {
-        sU[i] = Math.max(hi[i]! - r, floor);
-        zU[i] = 1;
-      }
     }
   }
 
@@ -478,38 +526,48 @@ export class QpSolver {
 
   /** ax, px, atl = A'λ, rd = Px + q − A'λ, rpL/rpU (primal residuals; equality residual in rpL). */
   private residuals(): void {
-    const { n, m, x, px, rowKind, lam, sL, zL, sU, zU, yE, lo, hi, ax } = this;
+    const { n, m, x, px, lam, sL, zL, sU, zU, yE, lo, hi, ax, hasL, hasU, rpL, rpU } = this;
     this.multiplyA(x, ax);
     this.multiplyP(x, px);
     for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
-      lam[i] = kind === ROW_EQUAL ? yE[i]! : zL[i]! - zU[i]!;
-      this.rpL[i] = kind === ROW_EQUAL ? ax[i]! - lo[i]! : kind === ROW_LOWER || kind === ROW_BOTH ? ax[i]! - lo[i]! - sL[i]! : 0;
-      this.rpU[i] = kind === ROW_UPPER || kind === ROW_BOTH ? hi[i]! - ax[i]! - sU[i]! : 0;
+      const a = ax[i]!;
+      lam[i] = zL[i]! - zU[i]! + yE[i]!;
+      rpL[i] = hasL[i]! * (a - lo[i]! - sL[i]!);
+      rpU[i] = hasU[i]! * (hi[i]! - a - sU[i]!);
+    }
+    for (let k = 0; k < this.eqCount; k++) {
+      const i = this.eqRows[k]!;
+      rpL[i] = ax[i]! - lo[i]!;
     }
     this.multiplyAT(lam, this.atl);
     for (let j = 0; j < n; j++) this.rd[j] = px[j]! + this.qs[j]! - this.atl[j]!;
   }
 
+
   /** Row weights W of the current iterate, then P + A'WA factorised. */
   private factorise(): boolean {
-    const { m, rowKind, sL, zL, sU, zU, w } = this;
+    const { m, sL, zL, sU, zU, w, hasL, hasU, invSL, invSU } = this;
+    let maxWeight = 0;
     for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
-      let wi = 0;
-      if (kind === ROW_EQUAL) wi = 1 / EQ_REG;
-      else {
-        if (kind === ROW_LOWER || kind === ROW_BOTH) wi += zL[i]! / sL[i]!;
-        if (kind === ROW_UPPER || kind === ROW_BOTH) wi += zU[i]! / sU[i]!;
-      }
+      const il = hasL[i]! / sL[i]!;
+      const iu = hasU[i]! / sU[i]!;
+      invSL[i] = il;
+      invSU[i] = iu;
+      const wi = zL[i]! * il + zU[i]! * iu;
       w[i] = wi;
+      if (wi > maxWeight) maxWeight = wi;
     }
+    for (let k = 0; k < this.eqCount; k++) w[this.eqRows[k]!] = 1 / EQ_REG;
+    if (this.eqCount > 0 && 1 / EQ_REG > maxWeight) maxWeight = 1 / EQ_REG;
+    this.maxWeight = maxWeight;
     return this.factoriseWith(w);
   }
 
+
   /** Assembles P + A'WA (+ regularisation) in stage order and factorises it. */
   private factoriseWith(w: Float64Array): boolean {
-    const { m, kkt, Pv, Av, pTarget, rowPairStart, pairTarget, pairA, pairB } = this;
+    const { m, kkt, Pv, pTarget, rowPairStart, pairTarget, rowValues } = this;
+    const rowStart = this.rows.rowStart;
     const M = kkt.values;
     M.fill(0);
     for (let t = 0; t < Pv.length; t++) M[pTarget[t]!]! += Pv[t]!;
@@ -517,7 +575,13 @@ export class QpSolver {
     for (let i = 0; i < m; i++) {
       const wi = w[i]!;
       if (wi === 0) continue;
-      for (let p = rowPairStart[i]!; p < rowPairStart[i + 1]!; p++) M[pairTarget[p]!]! += wi * Av[pairA[p]!]! * Av[pairB[p]!]!;
+      let p = rowPairStart[i]!;
+      const e0 = rowStart[i]!;
+      const e1 = rowStart[i + 1]!;
+      for (let a = e0; a < e1; a++) {
+        const va = wi * rowValues[a]!;
+        for (let b = e0; b <= a; b++) M[pairTarget[p++]!]! += va * rowValues[b]!;
+      }
     }
     return kkt.factorize();
   }
@@ -527,50 +591,87 @@ export class QpSolver {
    * equations and recovers slack and multiplier steps. The predictor only feeds Mehrotra's
    * heuristics, so only the corrector is refined.
    */
-  private direction(refine: boolean): void {
-    const { n, m, rowKind, sL, zL, sU, zU, rpL, rpU, rcL, rcU, g, w, rhs, perm, adx } = this;
+  private direction(refine: boolean, withResiduals = true): void {
+    const { n, m, zL, zU, rcL, rcU, g, w, rhs, perm, adx, hasL, hasU, invSL, invSU, dsL, dzL, dsU, dzU } = this;
     const { order } = this.structure;
-    for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
-      let gi = 0;
-      if (kind === ROW_EQUAL) gi = rpL[i]! / EQ_REG;
-      else {
-        if (kind === ROW_LOWER || kind === ROW_BOTH) gi += (rcL[i]! + zL[i]! * rpL[i]!) / sL[i]!;
-        if (kind === ROW_UPPER || kind === ROW_BOTH) gi -= (rcU[i]! + zU[i]! * rpU[i]!) / sU[i]!;
-      }
-      g[i] = gi;
+    // a centrality corrector has zero primal/dual residuals on the right-hand side
+    const rpL = withResiduals ? this.rpL : this.zeroRows;
+    const rpU = withResiduals ? this.rpU : this.zeroRows;
+    const rd = withResiduals ? this.rd : this.zeroVars;
+    for (let i = 0; i < m; i++) g[i] = (rcL[i]! + zL[i]! * rpL[i]!) * invSL[i]! - (rcU[i]! + zU[i]! * rpU[i]!) * invSU[i]!;
+    for (let k = 0; k < this.eqCount; k++) {
+      const i = this.eqRows[k]!;
+      g[i] = rpL[i]! / EQ_REG;
     }
     this.multiplyAT(g, rhs);
     for (let p = 0; p < n; p++) {
       const j = order[p]!;
-      perm[p] = -this.rd[j]! - rhs[j]!;
+      perm[p] = -rd[j]! - rhs[j]!;
     }
     this.kkt.solveInPlace(perm);
     for (let p = 0; p < n; p++) this.dx[order[p]!] = perm[p]!;
     this.multiplyA(this.dx, adx);
     for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
-      this.dsL[i] = 0;
-      this.dzL[i] = 0;
-      this.dsU[i] = 0;
-      this.dzU[i] = 0;
-      this.dyE[i] = 0;
-      if (kind === ROW_EQUAL) {
-        this.dyE[i] = -(w[i]! * adx[i]! + g[i]!);
-      } else {
-        if (kind === ROW_LOWER || kind === ROW_BOTH) {
-          const ds = adx[i]! + rpL[i]!;
-          this.dsL[i] = ds;
-          this.dzL[i] = -(rcL[i]! + zL[i]! * ds) / sL[i]!;
-        }
-        if (kind === ROW_UPPER || kind === ROW_BOTH) {
-          const ds = rpU[i]! - adx[i]!;
-          this.dsU[i] = ds;
-          this.dzU[i] = -(rcU[i]! + zU[i]! * ds) / sU[i]!;
-        }
-      }
+      const a = adx[i]!;
+      const dl = hasL[i]! * (a + rpL[i]!);
+      const du = hasU[i]! * (rpU[i]! - a);
+      dsL[i] = dl;
+      dzL[i] = -(rcL[i]! + zL[i]! * dl) * invSL[i]!;
+      dsU[i] = du;
+      dzU[i] = -(rcU[i]! + zU[i]! * du) * invSU[i]!;
+    }
+    for (let k = 0; k < this.eqCount; k++) {
+      const i = this.eqRows[k]!;
+      this.dyE[i] = -(w[i]! * adx[i]! + g[i]!);
     }
     if (refine) for (let k = 0; k < REFINEMENT_STEPS; k++) this.refine();
+  }
+
+
+  /**
+   * Gondzio's multiple-centrality corrector: products s_i z_i that the current direction would
+   * leave far outside [β_min, β_max]·σμ (at a somewhat longer trial step) are pulled back by an extra
+   * solve with the same factor and zero residuals. Kept only if it lengthens the step; returns the
+   * resulting maximal step. Cures the stalls Mehrotra's direction shows on degenerate
+   * (non-strictly complementary) slack/CBF pairs.
+   */
+  private centralityCorrector(alpha: number, sigmaMu: number): number {
+    const { n, m, sL, zL, sU, zU, dsL, dzL, dsU, dzU, rcL, rcU, keep, dx, dyE } = this;
+    const trial = Math.min(1, 1.5 * alpha + 0.1);
+    const lo = GONDZIO_BETA_MIN * sigmaMu;
+    const hi = GONDZIO_BETA_MAX * sigmaMu;
+    for (let i = 0; i < m; i++) {
+      rcL[i] = -centralityTarget((sL[i]! + trial * dsL[i]!) * (zL[i]! + trial * dzL[i]!), lo, hi);
+      rcU[i] = -centralityTarget((sU[i]! + trial * dsU[i]!) * (zU[i]! + trial * dzU[i]!), lo, hi);
+    }
+    for (let j = 0; j < n; j++) keep[j] = dx[j]!;
+    for (let i = 0; i < m; i++) {
+      keep[n + i] = dsL[i]!;
+      keep[n + m + i] = dzL[i]!;
+      keep[n + 2 * m + i] = dsU[i]!;
+      keep[n + 3 * m + i] = dzU[i]!;
+      keep[n + 4 * m + i] = dyE[i]!;
+    }
+    this.direction(false, false);
+    for (let j = 0; j < n; j++) dx[j]! += keep[j]!;
+    for (let i = 0; i < m; i++) {
+      dsL[i]! += keep[n + i]!;
+      dzL[i]! += keep[n + m + i]!;
+      dsU[i]! += keep[n + 2 * m + i]!;
+      dzU[i]! += keep[n + 3 * m + i]!;
+      dyE[i]! += keep[n + 4 * m + i]!;
+    }
+    const improved = this.maxStep();
+    if (improved >= 1.01 * alpha) return improved;
+    for (let j = 0; j < n; j++) dx[j] = keep[j]!;
+    for (let i = 0; i < m; i++) {
+      dsL[i] = keep[n + i]!;
+      dzL[i] = keep[n + m + i]!;
+      dsU[i] = keep[n + 2 * m + i]!;
+      dzU[i] = keep[n + 3 * m + i]!;
+      dyE[i] = keep[n + 4 * m + i]!;
+    }
+    return alpha;
   }
 
   /**
@@ -580,9 +681,9 @@ export class QpSolver {
    * from the actual dλ and corrected with one more solve with the same factor.
    */
   private refine(): void {
-    const { n, m, rowKind, sL, zL, sU, zU, w, rhs, perm, adx, lam } = this;
+    const { n, m, zL, zU, w, rhs, perm, adx, lam, invSL, invSU, hasL, hasU, dsL, dzL, dsU, dzU, dyE } = this;
     const { order } = this.structure;
-    for (let i = 0; i < m; i++) lam[i] = rowKind[i] === ROW_EQUAL ? this.dyE[i]! : this.dzL[i]! - this.dzU[i]!;
+    for (let i = 0; i < m; i++) lam[i] = dzL[i]! - dzU[i]! + dyE[i]!;
     this.multiplyAT(lam, rhs);
     this.multiplyP(this.dx, this.px);
     for (let p = 0; p < n; p++) {
@@ -594,39 +695,32 @@ export class QpSolver {
     for (let j = 0; j < n; j++) this.dx[j]! += rhs[j]!;
     this.multiplyA(rhs, adx);
     for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
       const da = adx[i]!;
-      if (kind === ROW_EQUAL) this.dyE[i]! -= w[i]! * da;
-      else {
-        if (kind === ROW_LOWER || kind === ROW_BOTH) {
-          this.dsL[i]! += da;
-          this.dzL[i]! -= (zL[i]! * da) / sL[i]!;
-        }
-        if (kind === ROW_UPPER || kind === ROW_BOTH) {
-          this.dsU[i]! -= da;
-          this.dzU[i]! += (zU[i]! * da) / sU[i]!;
-        }
-      }
+      dsL[i]! += hasL[i]! * da;
+      dzL[i]! -= zL[i]! * invSL[i]! * da;
+      dsU[i]! -= hasU[i]! * da;
+      dzU[i]! += zU[i]! * invSU[i]! * da;
+    }
+    for (let k = 0; k < this.eqCount; k++) {
+      const i = this.eqRows[k]!;
+      dyE[i]! -= w[i]! * adx[i]!;
     }
   }
 
+
   /** Largest α ≤ 1 keeping all slacks and multipliers non-negative along the current direction. */
   private maxStep(): number {
-    const { m, sL, zL, sU, zU, dsL, dzL, dsU, dzU, rowKind } = this;
+    const { m, sL, zL, sU, zU, dsL, dzL, dsU, dzU } = this;
     let alpha = 1;
     for (let i = 0; i < m; i++) {
-      const kind = rowKind[i]!;
-      if (kind === ROW_LOWER || kind === ROW_BOTH) {
-        if (dsL[i]! < 0) alpha = Math.min(alpha, -sL[i]! / dsL[i]!);
-        if (dzL[i]! < 0) alpha = Math.min(alpha, -zL[i]! / dzL[i]!);
-      }
-      if (kind === ROW_UPPER || kind === ROW_BOTH) {
-        if (dsU[i]! < 0) alpha = Math.min(alpha, -sU[i]! / dsU[i]!);
-        if (dzU[i]! < 0) alpha = Math.min(alpha, -zU[i]! / dzU[i]!);
-      }
+      if (dsL[i]! < 0) alpha = Math.min(alpha, -sL[i]! / dsL[i]!);
+      if (dzL[i]! < 0) alpha = Math.min(alpha, -zL[i]! / dzL[i]!);
+      if (dsU[i]! < 0) alpha = Math.min(alpha, -sU[i]! / dsU[i]!);
+      if (dzU[i]! < 0) alpha = Math.min(alpha, -zU[i]! / dzU[i]!);
     }
     return alpha;
   }
+
 
   /**
    * Farkas certificate on the current multipliers y = −λ (OSQP sign): ‖A'y‖∞ small relative to
@@ -694,11 +788,7 @@ export class QpSolver {
     out.status = status;
     out.reason = reason;
     for (let j = 0; j < n; j++) out.x[j] = x[j]! * D[j]!;
-    for (let i = 0; i < m; i++) {
-      const kind = this.rowKind[i]!;
-      const lam = kind === ROW_EQUAL ? this.yE[i]! : this.zL[i]! - this.zU[i]!;
-      out.y[i] = (-lam * E[i]!) / c;
-    }
+    for (let i = 0; i < m; i++) out.y[i] = (-(this.zL[i]! - this.zU[i]! + this.yE[i]!) * E[i]!) / c;
     const xs = out.x;
     const P = problem.P;
     let obj = 0;
