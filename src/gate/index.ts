@@ -8,3 +8,5 @@ export * from './chunk-screen.js';
 export * from './cbf-types.js';
 export * from './cbf-qp.js';
 export * from './cbf-filter.js';
+export * from './capsule-barrier.js';
+export * from './cbf-solver.js';

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { CapsuleBarrier, ChunkCbfFilter, interiorPointSolver, obstacleGroups } from '../../src/gate/index.js';
+import { Barrier, CapsuleModel, SO101_MODEL } from '../../src/kinematics/index.js';
+import type { ObstacleSet } from '../../src/kinematics/index.js';
+import { denseSolverFactory } from './support/dense-qp.js';
+import { sweep } from './support/planar-arm.js';
+import { FILTER_CONFIG, planarModel, Q0 } from '../runtime/support/rig.js';
+
+const obstacles: ObstacleSet = {
+  planes: Float64Array.from([0, 0, 1, 0]),
+  spheres: Float64Array.from([0.25, 0.05, 0.12, 0.03, 0.2, -0.1, 0.2, 0.02]),
+  box: Float64Array.from([-0.5, -0.5, -0.1, 0.5, 0.5, 0.6]),
+};
+
+describe('CapsuleBarrier (SO-101 capsules)', () => {
+  it('has one pair per sphere, plane and box, and min over pairs equals the kinematics Barrier over the whole set', () => {
+    const b = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), obstacleGroups(obstacles), 0.02);
+    expect(b.pairs).toBe(4);
+    const whole = new Barrier(new CapsuleModel(SO101_MODEL), obstacles, 0.02, { includeSelf: false });
+    const h = new Float64Array(4);
+    for (const q of [[0, -0.5, 0.5, 0.5, 0, 0.3], [0.4, 0, 0.8, 0.2, 1, 0], [-1, 0.3, 1.2, -0.5, 0, 0.5]]) {
+      const qa = Float64Array.from(q);
+      expect(b.h(qa, h)).toBeCloseTo(whole.value(qa), 12);
+      expect(Math.min(...h)).toBeCloseTo(whole.value(qa), 12);
+    }
+  });
+
+  it('gradient matches a finite difference of h, pair by pair', () => {
+    const b = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), obstacleGroups(obstacles), 0.02);
+    const q = Float64Array.from([0.2, -0.3, 0.6, 0.4, 0.3, 0.2]);
+    const hv = new Float64Array(4);
+    const g = new Float64Array(24);
+    b.gradient(q, hv, g);
+    const hp = new Float64Array(4);
+    const hm = new Float64Array(4);
+    for (let j = 0; j < 6; j++) {
+      const qp = q.slice();
+      const qm = q.slice();
+      qp[j]! += 1e-5;
+      qm[j]! -= 1e-5;
+      b.h(qp, hp);
+      b.h(qm, hm);
+      for (let p = 0; p < 4; p++) expect(g[p * 6 + j]).toBeCloseTo((hp[p]! - hm[p]!) / 2e-5, 5);
+    }
+    const h0 = new Float64Array(4);
+    b.h(q, h0);
+    expect(Array.from(hv)).toEqual(Array.from(h0));
+  });
+});
+
+describe('production interior-point QP in the filter', () => {
+  it('filters the planar sweep to the same chunk as the dense reference solver', () => {
+    const nominal = sweep(Q0, [1.5, 0.5], 20);
+    const a = new ChunkCbfFilter(planarModel(), interiorPointSolver, FILTER_CONFIG).filter(nominal, 20, Q0, 0.1);
+    const targetsA = a.targets.slice();
+    const roundsA = a.rounds;
+    const b = new ChunkCbfFilter(planarModel(), denseSolverFactory, FILTER_CONFIG).filter(nominal, 20, Q0, 0.1);
+    expect(a.status).toBe('filtered');
+    expect(b.status).toBe('filtered');
+    expect(roundsA).toBe(b.rounds);
+    for (let i = 0; i < targetsA.length; i++) expect(targetsA[i]).toBeCloseTo(b.targets[i]!, 5);
+  });
+});
