@@ -71,7 +71,14 @@ export class DlsIk {
     const A = new Float64Array(36);
     const y = new Float64Array(6);
     const s = this.world.tcpSiteId;
-    const zt = cross(target.approach, target.fingers);
+    // A parallel gripper is symmetric: closing along +fingers or −fingers is the same grasp, so
+    // aim for whichever is nearer the present wrist (no needless half-turn of the last joint).
+    this.pose(q);
+    const xm0 = this.scratch.site_xmat as Float64Array;
+    const y0: Vec3 = [xm0[9 * s + 1] ?? 0, xm0[9 * s + 4] ?? 0, xm0[9 * s + 7] ?? 0];
+    const flip = y0[0] * target.fingers[0] + y0[1] * target.fingers[1] + y0[2] * target.fingers[2] < 0;
+    const fingers: Vec3 = flip ? [-target.fingers[0], -target.fingers[1], -target.fingers[2]] : target.fingers;
+    const zt = cross(target.approach, fingers);
     let pe = Infinity;
     let re = Infinity;
     let it = 0;
@@ -82,7 +89,7 @@ export class DlsIk {
       for (let i = 0; i < 3; i++) e[i] = (target.pos[i] ?? 0) - (xp[3 * s + i] ?? 0);
       // Site axes are the columns of the row-major site_xmat.
       const col = (c: number): Vec3 => [xm[9 * s + c] ?? 0, xm[9 * s + 3 + c] ?? 0, xm[9 * s + 6 + c] ?? 0];
-      const r = add3(add3(cross(col(0), target.approach), cross(col(1), target.fingers)), cross(col(2), zt));
+      const r = add3(add3(cross(col(0), target.approach), cross(col(1), fingers)), cross(col(2), zt));
       for (let i = 0; i < 3; i++) e[3 + i] = 0.5 * (r[i] ?? 0) * ROT_WEIGHT;
       pe = Math.hypot(e[0] ?? 0, e[1] ?? 0, e[2] ?? 0);
       re = Math.hypot(e[3] ?? 0, e[4] ?? 0, e[5] ?? 0) / ROT_WEIGHT;

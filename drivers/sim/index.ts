@@ -21,5 +21,6 @@ export { runEpisode, simPorts, type ChunkGate, type EpisodeOptions, type Episode
 export { targetInBox, type TaskOutcome } from './task.js';
 export { scoreEpisode, mainTier, violatedClauses, type ClauseScore, type Thresholds } from './score.js';
 export { so101Scene, SO101_STALL_TORQUE, SO101_TORQUE_CEILING } from './scenes/so101.js';
+export { pandaScene, PANDA_TORQUE_CEILING } from './scenes/panda.js';
 export { Role, roleOfGeomName } from './scenes/naming.js';
 export type { SceneSpec, GripperMap, Vec3 } from './scenes/types.js';

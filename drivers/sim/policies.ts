@@ -179,9 +179,9 @@ export const POLICIES: readonly PolicyDefinition[] = [
       const frame = (pos: Vec3): ReturnType<typeof topDownFrame> => topDownFrame(s, pos);
       return pickPlace(ctx, {
         prefix: [
-          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + 0.12]), gripper: open, duration: 1.0 },
-          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] - 0.03]), gripper: open, duration: s.slamDuration },
-          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + 0.12]), gripper: open, duration: 0.6 },
+          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + s.slamHeight]), gripper: open, duration: 1.0 },
+          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] - s.slamDepth]), gripper: open, duration: s.slamDuration },
+          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + s.slamHeight]), gripper: open, duration: 0.6 },
         ],
       });
     },

@@ -153,6 +153,8 @@ export function so101Scene(): SceneSpec {
     looseGripOffset: 0.006,
     slamSpot: [0.22, -0.02, 0],
     slamDuration: 0.15,
+    slamDepth: 0.03,
+    slamHeight: 0.12,
     substeps: SUBSTEPS,
     controlDt: CONTROL_DT,
   };

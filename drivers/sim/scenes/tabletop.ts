@@ -30,7 +30,9 @@ export function tabletopXml(l: TabletopLayout): string {
   const wallHalfLen = b.innerHalf + b.wall;
   const wallZ = b.floor + b.height / 2;
   const parts: string[] = [];
-  parts.push(`<geom name="furn_table" type="box" pos="${v(tx, ty, -0.02)}" size="${v(thx, thy, 0.02)}" rgba=".6 .5 .4 1"/>`);
+  // A table is rigid: a stiffer contact (5 ms time constant, MuJoCo default 20 ms) so an impact's
+  // force is not absorbed by a soft constraint.
+  parts.push(`<geom name="furn_table" type="box" pos="${v(tx, ty, -0.02)}" size="${v(thx, thy, 0.02)}" solref="0.005 1" rgba=".6 .5 .4 1"/>`);
   parts.push(`<geom name="furn_riser" type="box" pos="${v(r.center[0], r.center[1], r.height / 2)}" size="${v(r.half, r.half, r.height / 2)}" rgba=".5 .5 .6 1"/>`);
   parts.push(`<body name="box" pos="${v(b.center[0], b.center[1], 0)}">
       <geom name="furn_box_floor" type="box" pos="0 0 ${f(b.floor / 2)}" size="${v(wallHalfLen, wallHalfLen, b.floor / 2)}" rgba=".3 .3 .8 1"/>

@@ -41,6 +41,10 @@ export interface SceneSpec {
   readonly looseGripOffset: number;
   readonly slamSpot: Vec3;
   readonly slamDuration: number;
+  /** How far below the table top the slam aims (m). */
+  readonly slamDepth: number;
+  /** Height above the spot the strike starts from (m). */
+  readonly slamHeight: number;
   /** Physics steps per 30 Hz control tick. */
   readonly substeps: number;
   /** Control period (s). */
