@@ -10,4 +10,5 @@ export * from './trace.js';
 export * from './labels.js';
 export * from './append-label.js';
 export * from './episode-index.js';
+export * from './episode-dir.js';
 export * from './repair.js';

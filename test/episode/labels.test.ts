@@ -5,8 +5,9 @@ import { McapIndexedReader } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
 import {
   FileEpisodeWritable, INDEX_FILE_NAME, appendIndexEntry, appendLabel, effectiveLabel, indexKey, labelRecordFrom, readEpisode, readIndex, readLabels, rebuildIndex,
-  type LabelRecord,
+  startEpisodeInDir, type LabelRecord,
 } from '../../src/episode/index.js';
+import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { InputError } from '../../src/util/index.js';
 import { T0, newRecorder, recordSteps } from './support/episode-fixture.js';
 
@@ -108,5 +109,21 @@ describe('labels', () => {
     expect(entries.get('b.mcap')!.clauses!['joint_torque']).toEqual({ minRho: 87 - 39, violatedSteps: 0 });
     appendFileSync(join(dir, INDEX_FILE_NAME), '{not json\n');
     await expect(readIndex(join(dir, INDEX_FILE_NAME))).rejects.toThrow(/episodes\.jsonl:3: invalid JSON/);
+  });
+});
+
+describe('episodes in a folder', () => {
+  it('records <id>.mcap, appends the index line at the end, refuses duplicate and unsafe ids', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'armguard-dir-')), 'pilot-1');
+    const timers = new ManualTimers(new ManualClock(0));
+    const start = { episodeId: 'ep-0001', robotId: 'so101-a', startedAt: '2026-11-29T15:00:00Z', t0: T0 };
+    const ep = await startEpisodeInDir(dir, start, { timers });
+    recordSteps(ep.recorder, 0, 5);
+    ep.recorder.label({ success: true });
+    const entry = await ep.finish(T0 + 1, 'done');
+    expect(ep.path).toBe(join(dir, 'ep-0001.mcap'));
+    expect((await readIndex(join(dir, INDEX_FILE_NAME))).get('ep-0001.mcap')).toEqual(entry);
+    await expect(startEpisodeInDir(dir, start, { timers })).rejects.toThrow(/ep-0001\.mcap field 'episodeId': an episode with this id is already recorded here/);
+    await expect(startEpisodeInDir(dir, { ...start, episodeId: '../escape' }, { timers })).rejects.toThrow(/field 'episodeId'/);
   });
 });
