@@ -13,7 +13,7 @@ export const SO101_STALL_TORQUE = 2.94;
 /** joint_torque ceiling: half the stall torque (the recalibrated SO-101 ceiling of SPEC §5). */
 export const SO101_TORQUE_CEILING = 0.5 * SO101_STALL_TORQUE;
 const CONTROL_DT = 1 / 30;
-const SUBSTEPS = 20;
+const SUBSTEPS = 10;
 
 export const SO101_LAYOUT: TabletopLayout = {
   table: { center: [0.15, 0], half: [0.3, 0.35] },

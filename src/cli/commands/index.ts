@@ -4,7 +4,8 @@ import { stlCommand } from './stl.js';
 import { repairCommand } from './repair.js';
 import { scoreCommand } from './score.js';
 import { calibrateCommand } from './calibrate.js';
+import { demoCommand } from './demo.js';
 import '../checkers-so101.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
-export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, calibrateCommand];
+export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, calibrateCommand, demoCommand];
