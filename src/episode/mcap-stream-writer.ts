@@ -8,7 +8,7 @@
  * @mcap/core's McapWriter cannot close a chunk on demand (it only closes one when it is full), so
  * the same records are assembled here with its McapRecordBuilder and McapChunkBuilder.
  */
-import { crc32 } from '@foxglove/crc';
+import { crc32Final, crc32Init, crc32Update } from '@foxglove/crc';
 import {
   McapChunkBuilder,
   McapRecordBuilder,
@@ -56,6 +56,9 @@ export class StreamingMcapWriter {
   private nextSchemaId = 1;
   private nextChannelId = 1;
   private io: Promise<void> = Promise.resolve();
+  /** Running CRC-32 of the open chunk's records, updated per message so closing a chunk is cheap. */
+  private chunkCrc = crc32Init();
+  private readonly messageHeader = new DataView(new ArrayBuffer(31));
   private ended = false;
 
   constructor(
@@ -106,6 +109,7 @@ export class StreamingMcapWriter {
     s.messageCount++;
     s.channelMessageCounts.set(message.channelId, (s.channelMessageCounts.get(message.channelId) ?? 0n) + 1n);
     this.chunk.addMessage(message);
+    this.updateChunkCrc(message);
     if (this.chunk.byteLength >= this.chunkSize) this.closeChunk();
   }
 
@@ -153,13 +157,26 @@ export class StreamingMcapWriter {
     return this.drain(true);
   }
 
+  /** CRC the message record exactly as the chunk builder lays it out (MCAP Message, opcode 0x05). */
+  private updateChunkCrc(m: Message): void {
+    const h = this.messageHeader;
+    h.setUint8(0, Opcode.MESSAGE);
+    h.setUint32(1, 2 + 4 + 8 + 8 + m.data.byteLength, true); // uint64 record length, low word
+    h.setUint32(5, 0, true);
+    h.setUint16(9, m.channelId, true);
+    h.setUint32(11, m.sequence, true);
+    h.setBigUint64(15, m.logTime, true);
+    h.setBigUint64(23, m.publishTime, true);
+    this.chunkCrc = crc32Update(crc32Update(this.chunkCrc, h), m.data);
+  }
+
   private offset(): number {
     return this.committed + this.pendingBytes;
   }
 
   private takeRecords(): void {
     if (this.records.length === 0) return;
-    this.pending.push(this.records.buffer.slice());
+    this.pending.push(this.records.buffer as Uint8Array); // the getter returns a copy
     this.pendingBytes += this.records.length;
     this.records.reset();
   }
@@ -172,7 +189,7 @@ export class StreamingMcapWriter {
       messageStartTime: this.chunk.messageStartTime,
       messageEndTime: this.chunk.messageEndTime,
       uncompressedSize: BigInt(data.byteLength),
-      uncompressedCrc: crc32(data),
+      uncompressedCrc: crc32Final(this.chunkCrc),
       compression: '',
       records: data,
     });
@@ -199,6 +216,7 @@ export class StreamingMcapWriter {
     });
     this.stats.chunkCount++;
     this.chunk.reset();
+    this.chunkCrc = crc32Init();
   }
 
   /** Write pending buffers in order (one at a time), then sync. Writes queue behind each other. */
