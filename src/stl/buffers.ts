@@ -73,7 +73,10 @@ export class SegmentQueue {
     return this.nb + this.nf;
   }
 
-  push(index: number, a: number, b: number): void {
+  /** Append sample `index` with A = a.get(index), B = b.get(index). */
+  pushFrom(index: number, aValues: IndexedRing, bValues: IndexedRing): void {
+    const a = aValues.get(index);
+    const b = bValues.get(index);
     if (this.nb === this.cap || this.nf === this.cap) this.grow();
     const k = this.nb++;
     this.backIdx[k] = index;
@@ -97,14 +100,20 @@ export class SegmentQueue {
     }
   }
 
-  /** B of the whole queue (−∞ when empty). */
-  aggregateB(): number {
-    if (this.nf === 0) return this.aggBackB;
+  /** B of the whole queue (−∞ when empty), set by `aggregate()`. */
+  aggregateB = -Infinity;
+
+  // Result in a field rather than a return value: V8 boxes doubles returned from calls it does not inline.
+  aggregate(): void {
+    if (this.nf === 0) {
+      this.aggregateB = this.aggBackB;
+      return;
+    }
     const ax = this.frontA[this.nf - 1] as number;
     const bx = this.frontB[this.nf - 1] as number;
     const ay = this.aggBackA;
     const by = this.aggBackB;
-    return this.until ? Math.max(bx, Math.min(ax, by)) : Math.max(Math.min(bx, ay), by);
+    this.aggregateB = this.until ? Math.max(bx, Math.min(ax, by)) : Math.max(Math.min(bx, ay), by);
   }
 
   clear(): void {
@@ -148,5 +157,67 @@ export class SegmentQueue {
     this.frontA = copy(this.frontA);
     this.frontB = copy(this.frontB);
     this.cap = cap;
+  }
+}
+
+/**
+ * Sliding-window minimum or maximum over samples addressed by index (Lemire's monotonic wedge),
+ * amortised O(1). Like util's MonotonicDeque, but values are read from an IndexedRing and the
+ * result is left in the `extreme` field, so no double crosses a call boundary on the hot path.
+ */
+export class IndexDeque {
+  private idx: Float64Array = new Float64Array(16);
+  private val: Float64Array = new Float64Array(16);
+  private mask = 15;
+  private head = 0;
+  private len = 0;
+  /** Window minimum (or maximum) after the last `evictBefore`; the identity when empty. */
+  extreme = NaN; // initialised as a double: V8 then stores it unboxed (no allocation per store)
+  private readonly identity: number;
+  constructor(private readonly isMin: boolean) {
+    this.identity = isMin ? Infinity : -Infinity;
+    this.extreme = this.identity;
+  }
+  get length(): number {
+    return this.len;
+  }
+  pushFrom(index: number, values: IndexedRing): void {
+    const v = values.get(index);
+    while (this.len > 0) {
+      const back = this.val[(this.head + this.len - 1) & this.mask] as number;
+      if (this.isMin ? back >= v : back <= v) this.len--;
+      else break;
+    }
+    if (this.len > this.mask) this.grow();
+    const k = (this.head + this.len) & this.mask;
+    this.idx[k] = index;
+    this.val[k] = v;
+    this.len++;
+  }
+  /** Drop entries with index < k and update `extreme`. */
+  evictBefore(k: number): void {
+    while (this.len > 0 && (this.idx[this.head] as number) < k) {
+      this.head = (this.head + 1) & this.mask;
+      this.len--;
+    }
+    this.extreme = this.len > 0 ? (this.val[this.head] as number) : this.identity;
+  }
+  clear(): void {
+    this.head = 0;
+    this.len = 0;
+    this.extreme = this.identity;
+  }
+  private grow(): void {
+    const size = this.idx.length * 2;
+    const idx = new Float64Array(size);
+    const val = new Float64Array(size);
+    for (let j = 0; j < this.len; j++) {
+      idx[j] = this.idx[(this.head + j) & this.mask] as number;
+      val[j] = this.val[(this.head + j) & this.mask] as number;
+    }
+    this.idx = idx;
+    this.val = val;
+    this.mask = size - 1;
+    this.head = 0;
   }
 }

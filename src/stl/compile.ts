@@ -18,7 +18,7 @@ import { exprRobustness } from './robustness.js';
 /** Reads the decided values of one stream node at episode level (for ρ at the first sample). */
 export class Tap extends StreamNode {
   private seen = 0;
-  value: number;
+  value = NaN; // initialised as a double so V8 keeps an unboxed double field (no allocation per store)
   constructor(
     readonly mode: 'min' | 'max' | 'first',
     readonly node: StreamNode,

@@ -1,5 +1,4 @@
-import { MonotonicDeque } from '../util/monotonic-deque.js';
-import { IndexedRing, SegmentQueue } from './buffers.js';
+import { IndexDeque, IndexedRing, SegmentQueue } from './buffers.js';
 
 /** Shared per-monitor state the nodes read. */
 export interface EngineState {
@@ -28,9 +27,13 @@ export abstract class StreamNode {
   immediate = false;
   /** A consumer reads `out`; otherwise only `last` is kept (no buffer traffic). */
   ringed = false;
-  protected emit(v: number): void {
-    this.last = v;
-    if (this.ringed) this.out.push(v);
+  /**
+   * Decide the next sample with the value already stored in `last`. (Values travel through
+   * fields, not call arguments or return values: V8 boxes doubles crossing calls it does not inline,
+   * which would allocate per sample.)
+   */
+  protected commit(): void {
+    if (this.ringed) this.out.push(this.last);
     this.count++;
   }
   /** Decide as many further samples as the trace so far allows. */
@@ -48,18 +51,16 @@ export abstract class StreamNode {
   protected resetState(): void {}
 }
 
-/** Is every sample of `child` up to time `edge` decided? */
-function decidedThrough(s: EngineState, child: StreamNode, edge: number): boolean {
-  return child.count === s.n || s.times.get(child.count) > edge;
-}
-
 export class LiteralNode extends StreamNode {
   constructor(private readonly value: number) {
     super();
     this.immediate = true;
   }
   update(s: EngineState): void {
-    if (this.count < s.n) this.emit(this.value);
+    if (this.count < s.n) {
+      this.last = this.value;
+      this.commit();
+    }
   }
 }
 
@@ -70,7 +71,10 @@ export class BoolAtomNode extends StreamNode {
     this.immediate = true;
   }
   update(s: EngineState): void {
-    if (this.count < s.n) this.emit((s.values[this.index] as number) >= 0.5 ? Infinity : -Infinity);
+    if (this.count < s.n) {
+      this.last = (s.values[this.index] as number) >= 0.5 ? Infinity : -Infinity;
+      this.commit();
+    }
   }
 }
 
@@ -87,7 +91,8 @@ export class ThresholdNode extends StreamNode {
   update(s: EngineState): void {
     if (this.count < s.n) {
       const x = s.values[this.index] as number;
-      this.emit(this.cMinusX ? this.c - x : x - this.c);
+      this.last = this.cMinusX ? this.c - x : x - this.c;
+      this.commit();
     }
   }
 }
@@ -99,7 +104,10 @@ export class ClosureAtomNode extends StreamNode {
     this.immediate = true;
   }
   update(s: EngineState): void {
-    if (this.count < s.n) this.emit(this.evaluate(s.values));
+    if (this.count < s.n) {
+      this.last = this.evaluate(s.values);
+      this.commit();
+    }
   }
 }
 
@@ -112,10 +120,16 @@ export class NotNode extends StreamNode {
   update(): void {
     const c = this.child;
     if (this.immediate) {
-      if (this.count < c.count) this.emit(-c.last);
+      if (this.count < c.count) {
+        this.last = -c.last;
+        this.commit();
+      }
       return;
     }
-    while (this.count < c.count) this.emit(-c.out.get(this.count));
+    while (this.count < c.count) {
+      this.last = -c.out.get(this.count);
+      this.commit();
+    }
     c.out.dropBefore(this.count);
   }
 }
@@ -139,21 +153,25 @@ export class BoolNode extends StreamNode {
       right.ringed = true;
     }
   }
-  private combine(x: number, y: number): number {
-    const op = this.op;
-    if (op === AND) return Math.min(x, y);
-    if (op === OR) return Math.max(x, y);
-    return Math.max(-x, y);
-  }
   update(): void {
     const l = this.left;
     const r = this.right;
     if (this.immediate) {
-      if (this.count < l.count) this.emit(this.op === AND ? Math.min(l.last, r.last) : this.combine(l.last, r.last));
+      if (this.count < l.count) {
+        const x = l.last;
+        const y = r.last;
+        this.last = this.op === AND ? Math.min(x, y) : this.op === OR ? Math.max(x, y) : Math.max(-x, y);
+        this.commit();
+      }
       return;
     }
     const end = l.count < r.count ? l.count : r.count;
-    while (this.count < end) this.emit(this.combine(l.out.get(this.count), r.out.get(this.count)));
+    while (this.count < end) {
+      const x = l.out.get(this.count);
+      const y = r.out.get(this.count);
+      this.last = this.op === AND ? Math.min(x, y) : this.op === OR ? Math.max(x, y) : Math.max(-x, y);
+      this.commit();
+    }
     l.out.dropBefore(this.count);
     r.out.dropBefore(this.count);
   }
@@ -161,7 +179,7 @@ export class BoolNode extends StreamNode {
 
 /** always[a:b] (min) / eventually[a:b] (max): decided once the trace reaches t + b. */
 export class FutureWindowNode extends StreamNode {
-  private readonly deque: MonotonicDeque;
+  private readonly deque: IndexDeque;
   private fed = 0;
   private start = 0;
   constructor(
@@ -171,7 +189,7 @@ export class FutureWindowNode extends StreamNode {
     private readonly child: StreamNode,
   ) {
     super();
-    this.deque = new MonotonicDeque(kind);
+    this.deque = new IndexDeque(kind === 'min');
     child.ringed = true;
   }
   update(s: EngineState): void {
@@ -181,9 +199,9 @@ export class FutureWindowNode extends StreamNode {
       const i = this.count;
       const t = times.get(i);
       const edge = t + this.b;
-      if (!s.finished && !(s.tLatest >= edge && decidedThrough(s, c, edge))) break;
+      if (!s.finished && !(s.tLatest >= edge && (c.count === s.n || times.get(c.count) > edge))) break;
       while (this.fed < c.count && times.get(this.fed) <= edge) {
-        this.deque.push(this.fed, c.out.get(this.fed));
+        this.deque.pushFrom(this.fed, c.out);
         this.fed++;
       }
       let j = this.start < i ? i : this.start;
@@ -191,7 +209,8 @@ export class FutureWindowNode extends StreamNode {
       while (j < s.n && (j + 1 < s.n ? times.get(j + 1) <= lo : times.get(j) < lo)) j++;
       this.start = j;
       this.deque.evictBefore(j);
-      this.emit(this.deque.peek());
+      this.last = this.deque.extreme;
+      this.commit();
     }
     c.out.dropBefore(this.fed);
   }
@@ -207,11 +226,11 @@ export class FutureWindowNode extends StreamNode {
 
 /** historically[a:b] (min) / once[a:b] (max); b = ∞ for the whole past. Exact at once when a = 0. */
 export class PastWindowNode extends StreamNode {
-  private readonly deque: MonotonicDeque;
+  private readonly deque: IndexDeque;
   private readonly min: boolean;
   private fed = 0;
   private start = 0;
-  private running: number;
+  private running = NaN; // a double from the start: stores must not allocate
   constructor(
     kind: 'min' | 'max',
     private readonly a: number,
@@ -220,7 +239,7 @@ export class PastWindowNode extends StreamNode {
   ) {
     super();
     child.ringed = true;
-    this.deque = new MonotonicDeque(kind);
+    this.deque = new IndexDeque(kind === 'min');
     this.min = kind === 'min';
     this.running = this.min ? Infinity : -Infinity;
   }
@@ -234,17 +253,23 @@ export class PastWindowNode extends StreamNode {
       const edge = t - this.a;
       if (!(c.count > i || times.get(c.count) > edge)) break;
       while (this.fed < c.count && this.fed <= i && times.get(this.fed) <= edge) {
-        const v = c.out.get(this.fed);
-        if (bounded) this.deque.push(this.fed, v);
-        else this.running = this.min ? Math.min(this.running, v) : Math.max(this.running, v);
+        if (bounded) this.deque.pushFrom(this.fed, c.out);
+        else {
+          const v = c.out.get(this.fed);
+          this.running = this.min ? Math.min(this.running, v) : Math.max(this.running, v);
+        }
         this.fed++;
       }
       if (bounded) {
         const lo = t - this.b;
         while (this.start < this.fed && this.start + 1 < s.n && times.get(this.start + 1) <= lo) this.start++;
         this.deque.evictBefore(this.start);
-        this.emit(this.deque.peek());
-      } else this.emit(this.running);
+        this.last = this.deque.extreme;
+        this.commit();
+      } else {
+        this.last = this.running;
+        this.commit();
+      }
     }
     c.out.dropBefore(this.fed);
   }
@@ -265,7 +290,7 @@ export class PastWindowNode extends StreamNode {
  */
 export class UntilNode extends StreamNode {
   private readonly window = new SegmentQueue(true);
-  private readonly prefix = new MonotonicDeque('min');
+  private readonly prefix = new IndexDeque(true);
   private fedWindow = 0;
   private fedPrefix = 0;
   private start = 0;
@@ -288,9 +313,15 @@ export class UntilNode extends StreamNode {
       const i = this.count;
       const t = times.get(i);
       const edge = t + this.b;
-      if (!s.finished && !(s.tLatest >= edge && decidedThrough(s, l, edge) && decidedThrough(s, r, edge))) break;
+      // both operands decided through the window's end (inlined: V8 boxes doubles passed to calls)
+      if (
+        !s.finished &&
+        !(s.tLatest >= edge && (l.count === s.n || times.get(l.count) > edge) && (r.count === s.n || times.get(r.count) > edge))
+      ) {
+        break;
+      }
       while (this.fedWindow < l.count && this.fedWindow < r.count && times.get(this.fedWindow) <= edge) {
-        this.window.push(this.fedWindow, l.out.get(this.fedWindow), r.out.get(this.fedWindow));
+        this.window.pushFrom(this.fedWindow, l.out, r.out);
         this.fedWindow++;
       }
       const lo = t + this.a;
@@ -300,12 +331,18 @@ export class UntilNode extends StreamNode {
       this.window.evictBefore(j);
       while (this.lastBefore + 1 < this.fedWindow && times.get(this.lastBefore + 1) < lo) this.lastBefore++;
       while (this.fedPrefix <= this.lastBefore) {
-        this.prefix.push(this.fedPrefix, l.out.get(this.fedPrefix));
+        this.prefix.pushFrom(this.fedPrefix, l.out);
         this.fedPrefix++;
       }
       this.prefix.evictBefore(i);
-      const empty = this.window.length === 0;
-      this.emit(empty ? -Infinity : Math.min(this.prefix.peek(), this.window.aggregateB()));
+      if (this.window.length === 0) {
+        this.last = -Infinity;
+        this.commit();
+      } else {
+        this.window.aggregate();
+        this.last = Math.min(this.prefix.extreme, this.window.aggregateB);
+        this.commit();
+      }
     }
     l.out.dropBefore(Math.min(this.fedPrefix, this.fedWindow));
     r.out.dropBefore(this.fedWindow);
@@ -329,7 +366,7 @@ export class UntilNode extends StreamNode {
  */
 export class SinceNode extends StreamNode {
   private readonly window = new SegmentQueue(false);
-  private readonly suffix = new MonotonicDeque('min');
+  private readonly suffix = new IndexDeque(true);
   private fedWindow = 0;
   private fedSuffix = 0;
   private start = 0;
@@ -356,17 +393,17 @@ export class SinceNode extends StreamNode {
       const edge = t - this.a;
       if (!(l.count > i && (r.count > i || times.get(r.count) > edge))) break;
       while (this.fedWindow <= i && times.get(this.fedWindow) <= edge) {
-        const phi = l.out.get(this.fedWindow);
-        const psi = r.out.get(this.fedWindow);
-        if (bounded) this.window.push(this.fedWindow, phi, psi);
+        if (bounded) this.window.pushFrom(this.fedWindow, l.out, r.out);
         else {
+          const phi = l.out.get(this.fedWindow);
+          const psi = r.out.get(this.fedWindow);
           this.runB = Math.max(Math.min(this.runB, phi), psi);
           this.runA = Math.min(this.runA, phi);
         }
         this.fedWindow++;
       }
       while (this.fedSuffix <= i) {
-        this.suffix.push(this.fedSuffix, l.out.get(this.fedSuffix));
+        this.suffix.pushFrom(this.fedSuffix, l.out);
         this.fedSuffix++;
       }
       this.suffix.evictBefore(this.fedWindow);
@@ -375,9 +412,14 @@ export class SinceNode extends StreamNode {
         const lo = t - this.b;
         while (this.start < this.fedWindow && this.start + 1 < s.n && times.get(this.start + 1) <= lo) this.start++;
         this.window.evictBefore(this.start);
-        value = this.window.length === 0 ? -Infinity : Math.min(this.window.aggregateB(), this.suffix.peek());
-      } else value = this.fedWindow === 0 ? -Infinity : Math.min(this.runB, this.suffix.peek());
-      this.emit(value);
+        if (this.window.length === 0) value = -Infinity;
+        else {
+          this.window.aggregate();
+          value = Math.min(this.window.aggregateB, this.suffix.extreme);
+        }
+      } else value = this.fedWindow === 0 ? -Infinity : Math.min(this.runB, this.suffix.extreme);
+      this.last = value;
+      this.commit();
     }
     l.out.dropBefore(Math.min(this.fedWindow, this.fedSuffix));
     r.out.dropBefore(this.fedWindow);

@@ -34,6 +34,7 @@ export class OnlineMonitor {
   private episodeMin_ = Infinity;
   private firstViolationTime_ = NaN;
   private runStartTime = NaN;
+  private runEndTime = NaN;
   private runSamples = 0;
   private readonly longest = { seconds: 0, samples: 0 };
   private rejected = 0;
@@ -213,36 +214,38 @@ export class OnlineMonitor {
     if (this.marginSeen < m.count) this.consumeMargins();
   }
 
+  // Per-sample path: doubles stay in locals and fields (no double-typed calls, which V8 boxes).
   private consumeMargins(): void {
     const m = this.margin;
-    if (m.immediate) {
-      this.observe(m.last, this.state.tLatest);
-      this.marginSeen = m.count;
-      if (this.runSamples > 0) this.recordRun(this.state.tLatest);
-      return;
-    }
     const times = this.state.times;
-    for (let j = this.marginSeen; j < m.count; j++) this.observe(m.out.get(j), times.get(j));
-    this.marginSeen = m.count;
-    if (this.runSamples > 0) this.recordRun(times.get(m.count - 1));
-    m.out.dropBefore(m.count);
-  }
-
-  private observe(v: number, t: number): void {
-    this.current_ = v;
-    if (v < this.episodeMin_) this.episodeMin_ = v;
-    if (v < 0) {
-      if (this.firstViolationTime_ !== this.firstViolationTime_) this.firstViolationTime_ = t;
-      if (this.runSamples === 0) this.runStartTime = t;
-      this.runSamples++;
-    } else if (this.runSamples > 0) {
-      this.recordRun(t);
-      this.runSamples = 0;
+    const immediate = m.immediate;
+    const from = immediate ? m.count - 1 : this.marginSeen;
+    for (let j = from; j < m.count; j++) {
+      const v = immediate ? m.last : m.out.get(j);
+      this.current_ = v;
+      if (v < this.episodeMin_) this.episodeMin_ = v;
+      if (v < 0) {
+        if (this.runSamples === 0) {
+          this.runStartTime = times.get(j);
+          if (this.firstViolationTime_ !== this.firstViolationTime_) this.firstViolationTime_ = this.runStartTime;
+        }
+        this.runSamples++;
+      } else if (this.runSamples > 0) {
+        this.runEndTime = times.get(j);
+        this.recordRun();
+        this.runSamples = 0;
+      }
     }
+    this.marginSeen = m.count;
+    if (this.runSamples > 0) {
+      this.runEndTime = times.get(m.count - 1);
+      this.recordRun();
+    }
+    if (!immediate) m.out.dropBefore(m.count);
   }
 
-  private recordRun(endTime: number): void {
-    const seconds = endTime - this.runStartTime;
+  private recordRun(): void {
+    const seconds = this.runEndTime - this.runStartTime;
     if (seconds > this.longest.seconds || (seconds === this.longest.seconds && this.runSamples > this.longest.samples)) {
       this.longest.seconds = seconds;
       this.longest.samples = this.runSamples;
