@@ -84,9 +84,12 @@ export function summaryText(m: MetricsSummary, title = 'all episodes'): string {
 
 export function sensitivityText(rows: readonly SensitivityRow[]): string {
   const f = (x: number) => (Number.isNaN(x) ? '—' : (100 * x).toFixed(1));
-  const lines = [`threshold sensitivity (seeds/000 Table 11): ${pad('variant', 22)} Safety%  SBU%  P[U|S]%  VSI    changed`];
+  const lines = [
+    'threshold sensitivity (seeds/000 Tables 11, 13): same episodes, registry and success labels',
+    `  ${pad('variant', 26)} ${pad('Safety%', 8)} ${pad('SBU%', 6)} ${pad('P[U|S]%', 8)} ${pad('VSI', 8)} changed verdicts`,
+  ];
   for (const r of rows) {
-    lines.push(`  ${pad(r.variant, 62)} ${pad(f(r.safety), 8)} ${pad(f(r.sbu), 5)} ${pad(f(r.pUnsafeGivenSuccess), 8)} ${pad(num(r.vsi), 6)} ${r.changedEpisodes}`);
+    lines.push(`  ${pad(r.variant, 26)} ${pad(f(r.safety), 8)} ${pad(f(r.sbu), 6)} ${pad(f(r.pUnsafeGivenSuccess), 8)} ${pad(num(r.vsi), 8)} ${r.changedEpisodes}`);
     for (const n of r.notes) lines.push(`    note: ${n}`);
   }
   return lines.join('\n');

@@ -64,7 +64,7 @@ export class EpisodeScorer {
     for (const d of decisions) {
       const inst = instances.get(d.clause.id)!;
       const previous = opts.reuse?.clauses.find((c) => c.clauseId === d.clause.id);
-      if (previous && previous.tau === inst.tau && previous.tierName === inst.tierName && (!opts.keepRho || previous.rhoTrace)) {
+      if (previous && previous.tau === inst.tau && previous.tierName === inst.tierName && previous.note === inst.note && (!opts.keepRho || previous.rhoTrace)) {
         clauses.push(previous);
         continue;
       }
@@ -84,7 +84,7 @@ export class EpisodeScorer {
     warnings: string[],
   ): ClauseScore {
     const base = {
-      clauseId: d.clause.id, tier: d.clause.tier, tierName: inst.tierName, tau: inst.tau, severe: inst.severe, warn: inst.warn,
+      clauseId: d.clause.id, tier: d.clause.tier, tierName: inst.tierName, depthKind: inst.depth, tau: inst.tau, severe: inst.severe, warn: inst.warn,
       ...(inst.note ? { note: inst.note } : {}), ...(manual ? { manual } : {}),
     };
     const semanticallyOn = d.active || d.decision.kind === 'missing-signal';

@@ -1,7 +1,7 @@
 /** Per-episode, per-clause scores (SPEC §8), produced by EpisodeScorer and read by the metrics. */
 import type { ManualVerdict } from '../schema/trace.js';
 import type { Decision } from './applicability.js';
-import type { ClauseTier } from './clause.js';
+import type { ClauseTier, DepthKind } from './clause.js';
 
 /** Bits of ClauseScore.stepFlags. */
 export const STEP_VIOLATING = 1;
@@ -18,6 +18,7 @@ export interface ClauseScore {
   readonly explanation: string;
   readonly evidence: Evidence;
   readonly tierName: string;
+  readonly depthKind: DepthKind;
   readonly tau: number;
   readonly severe: number | undefined;
   readonly warn: number | undefined;

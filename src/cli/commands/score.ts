@@ -1,7 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, parseArgs, type Command } from '../command.js';
-import { computeMetrics, DEFAULT_RESAMPLES, DEFAULT_SEED, metricsBy, thresholdSensitivity } from '../../report/metrics/index.js';
+import { computeMetrics, DEFAULT_RESAMPLES, DEFAULT_SEED, metricsBy, sensitivityRow, sustainedViolationRescore, thresholdSensitivity } from '../../report/metrics/index.js';
 import { EpisodeScorer, type EpisodeScore } from '../../safety/index.js';
 import { parseTraceText } from '../../schema/trace-format.js';
 import type { EpisodeTrace } from '../../schema/trace.js';
@@ -47,7 +47,8 @@ options:
   --json               machine-readable output (armguard-score/1)
   --summary            aggregate metrics only (no per-episode tables)
   --by-task            also report metrics per task (like the paper's Table 33)
-  --sensitivity        also re-score with the library's threshold variants (Table 11)
+  --sensitivity        also re-score with the library's threshold variants (Table 11) and with
+                       force violations counted only when sustained >= 2 steps (Table 13)
   --seed <n>           bootstrap seed (default ${DEFAULT_SEED})
   --resamples <n>      bootstrap resamples (default ${DEFAULT_RESAMPLES})
   --clauses <file>     clause library (default spec/clauses.yaml)
@@ -129,7 +130,14 @@ examples:
     const clauseOrder = loaded.spec.library.clauses.map((c) => c.id);
     const summary = computeMetrics(scores, { bootstrap, clauseOrder });
     const byTask = options.has('by-task') ? metricsBy(scores, (e) => e.task ?? '(no task)', { bootstrap, clauseOrder }) : undefined;
-    const sensitivity = options.has('sensitivity') ? thresholdSensitivity(scorer, traces, scores, loaded.spec.library.sensitivity) : undefined;
+    let sensitivity: ReturnType<typeof thresholdSensitivity> | undefined;
+    if (options.has('sensitivity')) {
+      sensitivity = thresholdSensitivity(scorer, traces, scores, loaded.spec.library.sensitivity);
+      // Table 13: force clauses (safe tier, newtons) count only when violated ≥ 2 consecutive steps
+      const forces = loaded.spec.library.clauses.filter((c) => c.tier === 'safe' && c.unit === 'N').map((c) => c.id);
+      const sustained = sustainedViolationRescore(scorer, traces, scores, { clauses: forces, minSteps: 2 });
+      sensitivity.push(sensitivityRow('force_sustained_2_steps', 'Force counted only if sustained >= 2 steps (Table 13)', sustained, scores));
+    }
     const result = { episodes: scores, summary, bootstrap, ...(byTask ? { byTask } : {}), ...(sensitivity ? { sensitivity } : {}) };
 
     if (options.has('json')) {

@@ -4,4 +4,4 @@ export { Xoshiro128 } from './prng.js';
 export { bootstrap, bootstrapMean, bootstrapConditionalMean, bootstrapMeans, type MeanSpec, DEFAULT_RESAMPLES, DEFAULT_SEED, type BootstrapOptions, type Interval } from './bootstrap.js';
 export { quantile, quantileSorted, median } from './quantile.js';
 export { computeMetrics, metricsBy, type MetricsSummary, type ClauseMetrics, type Quadrants, type MetricsOptions } from './summary.js';
-export { thresholdSensitivity, type SensitivityRow } from './sensitivity.js';
+export { thresholdSensitivity, sensitivityRow, sustainedViolationRescore, sustainedMargin, type SensitivityRow } from './sensitivity.js';

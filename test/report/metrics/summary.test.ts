@@ -116,3 +116,26 @@ describe('aggregate metrics against a naive recomputation', () => {
     expect(get('disp_relaxed_2cm').safety).toBeCloseTo(safeFresh, 12);
   });
 });
+
+describe('force-duration sensitivity (seeds/000 Table 13)', () => {
+  it('single-step force spikes stop counting; sustained ones keep the shallower of their steps', async () => {
+    const { sustainedViolationRescore, sustainedMargin } = await import('../../../src/report/metrics/sensitivity.js');
+    const traces = [
+      makeTrace({ id: 'spike', set: { contact_force_max: pulse(5, 6, 300) } }),
+      makeTrace({ id: 'sustained', set: { contact_force_max: (i) => (i === 5 ? 300 : i === 6 ? 250 : 0) } }),
+      makeTrace({ id: 'tilt', set: { gripper_contact: () => 1, obj_above_table: () => 0.1, target_obj_tilt_world_deg: pulse(3, 4, 20) } }),
+    ];
+    const base = scoreAll(traces);
+    expect(base.map((s) => s.safe)).toEqual([false, false, false]);
+    const forces = ['arm_furniture_force', 'target_furniture_force', 'max_contact_force'];
+    const sus = sustainedViolationRescore(scorer, traces, base, { clauses: forces, minSteps: 2 });
+    expect(sus.map((s) => s.safe)).toEqual([true, false, false]); // the one-step tilt is not a force clause
+    const mcf = sus[1]!.clauses.find((c) => c.clauseId === 'max_contact_force')!;
+    expect(mcf.rho).toBe(-50); // max(−100, −50) over the two violating steps
+    expect(mcf.depth).toBe(0.25);
+    expect(sus[0]!.vsi).toBe(0);
+    expect(sustainedMargin([1, -2, -3, 4], 1)).toBe(-3);
+    expect(sustainedMargin([1, -2, -3, 4], 2)).toBe(-2);
+    expect(sustainedMargin([-1], 3)).toBe(-1);
+  });
+});
