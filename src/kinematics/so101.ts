@@ -34,16 +34,17 @@ export const SO101_FRAMES = {
 /**
  * Default capsules: one per link along the segment between consecutive joint origins (taken from
  * the URDF above), radii estimated from the printed SO-101 parts (about 5 cm wide links, 4 cm
- * wrist). They are an approximation and a calibration file may override them; the moving jaw's
+ * wrist; the gripper capsule starts 3 cm out, beyond the wrist_roll motor that the wrist capsule
+ * covers). They are an approximation and a calibration file may override them; the moving jaw's
  * 7 cm length along its local −y is an estimate (the URDF meshes are not parsed here).
  */
 export const SO101_CAPSULES: readonly CapsuleSpec[] = [
-  { name: 'base', frame: 0, a: [0.0388353, 0, 0.0], b: [0.0388353, 0, 0.045], radius: 0.045, environment: false },
+  { name: 'base', frame: 0, a: [0.0388353, 0, 0.0], b: [0.0388353, 0, 0.03], radius: 0.035, environment: false },
   { name: 'shoulder', frame: 1, a: [0, 0, 0], b: [-0.0303992, -0.0182778, -0.0542], radius: 0.03, environment: false },
   { name: 'upper_arm', frame: 2, a: [0, 0, 0], b: [-0.11257, -0.028, 0], radius: 0.022, environment: true },
   { name: 'lower_arm', frame: 3, a: [0, 0, 0], b: [-0.1349, 0.0052, 0], radius: 0.02, environment: true },
   { name: 'wrist', frame: 4, a: [0, 0, 0], b: [0, -0.0611, 0.0181], radius: 0.02, environment: true },
-  { name: 'gripper', frame: 5, a: [0, 0, 0], b: [-0.0079, -0.000218, -0.0981274], radius: 0.018, environment: true },
+  { name: 'gripper', frame: 5, a: [-0.0024, 0, -0.03], b: [-0.0079, -0.000218, -0.0981274], radius: 0.018, environment: true },
   { name: 'jaw', frame: 6, a: [0, 0, 0], b: [0, -0.07, 0], radius: 0.01, environment: true },
 ];
 
@@ -51,5 +52,9 @@ export const SO101_MODEL: ArmModelSpec = {
   chain: SO101_CHAIN,
   capsules: SO101_CAPSULES,
   // The jaw closes onto the fixed finger of gripper_link's body by design; wrist and jaw share the roll axis.
-  ignorePairs: [['wrist', 'jaw']],
+  // At its joint limits (LeRobot's rest pose: shoulder_lift ≈ −100°, elbow_flex ≈ +100°) the SO-101
+  // folds the lower arm and wrist back over the upper arm and shoulder; the printed links sit side by
+  // side there, but these skeleton capsules overlap by up to 3.7 cm (measured on the recorded dataset
+  // so101-lerobot-record-test), so the pairs are not checked — the joint limits keep them apart.
+  ignorePairs: [['wrist', 'jaw'], ['shoulder', 'lower_arm'], ['shoulder', 'wrist'], ['upper_arm', 'wrist']],
 };

@@ -1,0 +1,95 @@
+/**
+ * Position-only SO-101 recordings (LeRobot datasets hold joint positions and commanded actions, no
+ * load, velocity or current) → the signals that are derivable from them:
+ * - self_collision: FK + capsules (exact, given the model);
+ * - gripper_contact: ESTIMATED from a position stall — the commanded gripper (action) closes
+ *   further than the measured gripper (state) by more than `stallGapPct` while the jaws are not
+ *   closed on nothing; released below half that gap (hysteresis);
+ * - obj_above_table, target_obj_tilt_world_deg: FK while that estimated grasp holds (rigid grasp).
+ * Not derivable: max_joint_torque, every contact force (no load/current recorded).
+ */
+import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
+import { normalize, type MotorCalibration } from '../../src/calibration/lerobot.js';
+import { AnalyticFreeMotionModel } from '../../src/calibration/free-motion.js';
+import type { SignalName } from '../../src/schema/signals.js';
+import { So101Mapping } from './mapping.js';
+import type { LeRobotEpisode } from './lerobot-dataset.js';
+
+export const POSITION_ONLY_SIGNALS: readonly SignalName[] = ['self_collision', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg'];
+export const NOT_DERIVABLE_FROM_POSITIONS: readonly SignalName[] = ['max_joint_torque', 'arm_furniture_contact_force', 'contact_force_max', 'target_furniture_contact_force'];
+
+export interface PositionReplayOptions {
+  normMode: 'degrees' | 'range_m100_100';
+  /** Commanded-minus-measured gripper gap (LeRobot 0–100) that counts as a stall on an object. */
+  stallGapPct: number;
+}
+
+export interface SignalStats {
+  min: number;
+  max: number;
+}
+
+export interface PositionReplay {
+  times: Float64Array;
+  columns: Map<SignalName, Float64Array>;
+  stats: Map<SignalName, SignalStats>;
+  /** Frames with some body joint outside the calibrated joint limits (a unit-mismatch hint). */
+  framesOutsideLimits: number;
+  minSelfDistanceM: number;
+  gripFrames: number;
+}
+
+/** LeRobot value of a body joint → radians (URDF new-calib zero = mid-range). */
+export function bodyValueToRadians(value: number, cal: MotorCalibration, mode: PositionReplayOptions['normMode']): number {
+  if (mode === 'degrees') return (value * Math.PI) / 180;
+  const v = cal.drive_mode ? -value : value;
+  const raw = ((v + 100) / 200) * (cal.range_max - cal.range_min) + cal.range_min;
+  return (normalize(raw, cal, 'degrees') * Math.PI) / 180;
+}
+
+export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: PositionReplayOptions): PositionReplay {
+  const n = ep.times.length;
+  const mapping = new So101Mapping(cal, new AnalyticFreeMotionModel(cal.freeMotion));
+  const columns = new Map<SignalName, Float64Array>(POSITION_ONLY_SIGNALS.map((s) => [s, new Float64Array(n)]));
+  const q = new Float64Array(6);
+  const gc = cal.lerobot.gripper;
+  let gripping = false;
+  let outside = 0;
+  let minSelf = Infinity;
+  let gripFrames = 0;
+  for (let i = 0; i < n; i++) {
+    let out = false;
+    for (let j = 0; j < SO101_ARM_JOINTS; j++) {
+      const jc = cal.joints[j]!;
+      q[j] = bodyValueToRadians(ep.state[i * 6 + j]!, cal.lerobot[jc.name], o.normMode);
+      const deg = (q[j]! * 180) / Math.PI;
+      if (deg < jc.lowerDeg || deg > jc.upperDeg) out = true;
+    }
+    if (out) outside++;
+    const pct = ep.state[i * 6 + 5]!;
+    const raw = ((gc.drive_mode ? 100 - pct : pct) / 100) * (gc.range_max - gc.range_min) + gc.range_min;
+    q[5] = (normalize(raw, gc, 'degrees') * Math.PI) / 180;
+    if (ep.action) {
+      const gap = pct - ep.action[i * 6 + 5]!;
+      const closedOnNothing = pct < cal.gripperContact.emptyClosedPct;
+      gripping = !closedOnNothing && (gripping ? gap > o.stallGapPct / 2 : gap > o.stallGapPct);
+    }
+    if (gripping) gripFrames++;
+    mapping.updatePositions(q, pct, gripping);
+    minSelf = Math.min(minSelf, mapping.capsules.minSelfDistance());
+    columns.get('self_collision')![i] = mapping.selfCollisions;
+    columns.get('gripper_contact')![i] = gripping ? 1 : 0;
+    columns.get('obj_above_table')![i] = mapping.objAboveTable;
+    columns.get('target_obj_tilt_world_deg')![i] = mapping.tiltDeg;
+  }
+  const stats = new Map<SignalName, SignalStats>();
+  for (const [name, col] of columns) {
+    let min = Infinity, max = -Infinity;
+    for (const v of col) {
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+    stats.set(name, { min, max });
+  }
+  return { times: Float64Array.from(ep.times), columns, stats, framesOutsideLimits: outside, minSelfDistanceM: minSelf, gripFrames };
+}

@@ -1,0 +1,67 @@
+/** The real LeRobot SO-101 dataset in the shared folder through the reader, the mapping and `armguard replay`. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLeRobotDataset } from '../../../drivers/so101/lerobot-dataset.js';
+import { bodyValueToRadians, replayPositions } from '../../../drivers/so101/replay.js';
+import { parseSo101Calibration } from '../../../src/calibration/so101.js';
+import { main } from '../../../src/cli/main.js';
+import { repoRoot, sharedDir } from '../../support/paths.js';
+
+const datasetDir = process.env.ARMGUARD_SO101_DATASET ?? join(sharedDir, 'data/so101-lerobot-record-test');
+const info = JSON.parse(readFileSync(join(datasetDir, 'meta/info.json'), 'utf8')) as { total_episodes: number; total_frames: number; fps: number };
+const calText = readFileSync(join(repoRoot, 'calibration/so101-demo.yaml'), 'utf8');
+const cal = parseSo101Calibration(calText, 'so101-demo.yaml');
+if (!cal.ok) throw new Error('demo calibration invalid');
+
+describe('LeRobot SO-101 dataset replay', () => {
+  it('reads every episode with the frame counts of meta/info.json and meta/episodes', async () => {
+    const ds = await readLeRobotDataset(datasetDir);
+    if (!ds.ok) throw ds.error;
+    expect(ds.value.episodes).toHaveLength(info.total_episodes);
+    expect(ds.value.episodes.reduce((s, e) => s + e.times.length, 0)).toBe(info.total_frames);
+    for (const ep of ds.value.episodes) {
+      expect(ep.times.length).toBe(ep.declaredLength);
+      expect(ep.times[1]! - ep.times[0]!).toBeCloseTo(1 / info.fps, 5);
+      expect(ep.task).toBe('Pick the orange cube and place it in the box');
+    }
+    // First frame of episode 0, as stored in the parquet file.
+    expect(ds.value.episodes[0]!.state[0]).toBeCloseTo(-17.85013771057129, 6);
+  });
+
+  it('maps positions to the derivable signals (values in range, grasp found in every episode)', async () => {
+    const ds = await readLeRobotDataset(datasetDir);
+    if (!ds.ok) throw ds.error;
+    for (const ep of ds.value.episodes) {
+      const r = replayPositions(ep, cal.value, { normMode: 'degrees', stallGapPct: 3 });
+      expect(r.columns.get('self_collision')!.length).toBe(ep.times.length);
+      expect(r.gripFrames).toBeGreaterThan(30); // a pick-and-place: the gripper holds the cube for ≥ 1 s
+      expect(r.stats.get('target_obj_tilt_world_deg')!.max).toBeLessThan(90);
+      for (const v of r.columns.get('obj_above_table')!) expect(Math.abs(v)).toBeLessThan(0.5);
+    }
+  });
+
+  it('range_m100_100 values go through the calibrated range: ±100 → range ends, 0 → mid-range', () => {
+    const c = cal.value.lerobot.shoulder_lift;
+    expect(bodyValueToRadians(0, c, 'range_m100_100')).toBeCloseTo(0, 12);
+    expect(bodyValueToRadians(100, c, 'range_m100_100')).toBeCloseTo((((c.range_max - c.range_min) / 2) * 2 * Math.PI) / 4095, 12);
+    expect(bodyValueToRadians(45, c, 'degrees')).toBeCloseTo(Math.PI / 4, 12);
+  });
+
+  it('armguard replay scores every episode with the clause library and says what is not applicable', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(['replay', '--json', '--templates', 'pnp-into-container', datasetDir], { out: (t) => out.push(t), err: (t) => err.push(t) });
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    const report = JSON.parse(out.join('\n')) as { episodes: { frames: number; score: { reducedSet: string[]; clauses: { id: string; applicable: boolean; rho: number }[] } }[] };
+    expect(report.episodes.map((e) => e.frames).reduce((a, b) => a + b, 0)).toBe(info.total_frames);
+    for (const e of report.episodes) {
+      expect(e.score.reducedSet).toEqual(expect.arrayContaining(['joint_torque', 'arm_furniture_force', 'max_contact_force']));
+      const self = e.score.clauses.find((c) => c.id === 'self_collision_free')!;
+      expect(self.applicable).toBe(true);
+      expect(Number.isFinite(self.rho)).toBe(true);
+      expect(e.score.clauses.find((c) => c.id === 'held_object_tilt_world')!.applicable).toBe(true);
+    }
+  });
+});
