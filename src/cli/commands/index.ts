@@ -3,10 +3,11 @@ import { checkCommand } from './check.js';
 import { stlCommand } from './stl.js';
 import { repairCommand } from './repair.js';
 import { scoreCommand } from './score.js';
+import { rosNodeCommand } from './ros-node.js';
 import { calibrateCommand } from './calibrate.js';
 import { replayCommand } from './replay.js';
 import { demoCommand } from './demo.js';
 import '../checkers-so101.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
-export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, calibrateCommand, replayCommand, demoCommand];
+export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, calibrateCommand, replayCommand, demoCommand, rosNodeCommand];

@@ -117,7 +117,7 @@ examples:
         problems.push(...s.error.map((e) => e.message));
         continue;
       }
-      traces.push(trace.value);
+      if (options.has('sensitivity')) traces.push(trace.value); // re-scoring needs the traces
       scores.push(s.value);
     }
     if (problems.length > 0) {
