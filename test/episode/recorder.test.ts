@@ -10,6 +10,7 @@ import type { Fault } from '../../src/ports/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { CLAUSES, T0, chunkAt, frameAt, newRecorder, recordSteps, rhoAt } from './support/episode-fixture.js';
 import { jointState, plain } from '../drivers/ros2/bag/franka-fixtures.js';
+import { scanBag } from '../../drivers/ros2/bag/reader.js';
 
 async function records(bytes: Uint8Array) {
   const out: EpisodeRecord[] = [];
@@ -60,6 +61,12 @@ describe('episode recorder', () => {
     expect(plain(ros[2]!.decode())).toEqual(jointState(BigInt(T0 + 2) * 1_000_000_000n, 2));
     // file order: the end record is the last message
     expect(out[out.length - 1]!.kind).toBe('end');
+    // the ROS side carries rosbag2's metadata record, counting only the ROS topics
+    const bag = await scanBag([mem.bytes()]);
+    const info = bag.rosbag2Metadata as { message_count: bigint; relative_file_paths: string[]; topics_with_message_count: { topic_metadata: { name: string }; message_count: bigint }[] };
+    expect(info.message_count).toBe(3n);
+    expect(info.relative_file_paths).toEqual(['ep-001.mcap']);
+    expect(info.topics_with_message_count.map((t) => [t.topic_metadata.name, t.message_count])).toEqual([['/joint_states', 3n]]);
 
     expect(entry).toMatchObject({ episodeId: 'ep-001', file: 'ep-001.mcap', success: true, task: 'pick-cube', state: 'complete', counts: { frame: 60, robustness: 60, ros: 3 } });
     // per-clause min ρ: contact 30 − 5.9, torque 87 − 79, bystander 0.05 − 0.059 (NaN at k = 40 ignored)
@@ -81,6 +88,10 @@ describe('episode recorder', () => {
     const schema = JSON.parse(new TextDecoder().decode([...reader.schemasById.values()].find((s) => s.name === 'armguard.SignalFrame')!.data));
     expect(schema.required).toEqual(['t', 'values', 'stamps', 'validity']);
     expect(reader.metadataIndexes.map((m) => m.name)).toContain('armguard.episode');
+    // the metadata index points at the record (offsets computed by the streaming writer)
+    const meta = [];
+    for await (const m of reader.readMetadata({ name: 'armguard.episode' })) meta.push(JSON.parse(m.metadata.get('episode')!));
+    expect(meta).toEqual([expect.objectContaining({ episodeId: 'ep-001', clauses: CLAUSES })]);
     let n = 0;
     for await (const _ of reader.readMessages({ topics: ['/armguard/signals'] })) n++;
     expect(n).toBe(200);
