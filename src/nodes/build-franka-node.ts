@@ -1,0 +1,77 @@
+/**
+ * Composition of the Franka monitor node on any ROS 2 context (rclnodejs on a robot, the fake
+ * graph in tests): FrankaRos source/sink, external tracking, the applicable clause monitors,
+ * the gate, the pipeline and the monitor node.
+ */
+import type { ScoringSpec } from '../safety/index.js';
+import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability } from '../safety/index.js';
+import { declaredSignals } from '../schema/platform.js';
+import { DEFAULT_GATE_CONFIG, Gate } from '../gate/index.js';
+import { MonitorBank } from '../runtime/monitor-bank.js';
+import { Pipeline } from '../runtime/pipeline.js';
+import type { ChunkExecutor } from '../runtime/chunk-executor.js';
+import type { GateEventSink } from '../runtime/events.js';
+import type { RosContext } from '../../drivers/ros2/interface.js';
+import { FrankaRos } from '../../drivers/franka/franka-ros.js';
+import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
+import { subscribeTracking } from '../../drivers/tracking/ros-adapters.js';
+import { RosMonitorNode } from './ros-monitor-node.js';
+import type { FrankaNodeConfig } from './franka-node-config.js';
+
+export interface FrankaNodeParts {
+  franka: FrankaRos;
+  gate: Gate;
+  bank: MonitorBank;
+  pipeline: Pipeline;
+  node: RosMonitorNode;
+  decisions: ClauseApplicability[];
+}
+
+export function buildFrankaNode(
+  ctx: RosContext,
+  config: FrankaNodeConfig,
+  spec: ScoringSpec,
+  extras: { chunks?: (franka: FrankaRos, gate: Gate) => ChunkExecutor; events?: GateEventSink } = {},
+): FrankaNodeParts {
+  const profile = spec.platforms.get(config.platform);
+  if (!profile) throw new Error(`platform '${config.platform}' is not in the platform profiles`);
+  const task = resolveTaskTags(spec.tasks, { task: config.task }, spec.library.tags);
+  if (!task.ok) throw new Error(`task '${config.task}': ${task.error}`);
+  const optional = config.bystanders.length > 0 && config.tracking ? ['non_target_disp_max'] : [];
+  const decisions = applicability(spec.library, task.value, declaredSignals(profile, optional));
+  const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
+  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })));
+
+  const rosNode = ctx.createNode(config.nodeName);
+  const franka = new FrankaRos(rosNode, undefined, {
+    robotStateTopic: config.robotStateTopic,
+    gripperTopic: config.gripperTopic,
+    controllerTopic: config.controllerTopic,
+  });
+  let tracker: SceneTracker | undefined;
+  if (config.tracking && config.bystanders.length > 0) {
+    tracker = new SceneTracker({ bystanders: config.bystanders, source: config.tracking.kind });
+    subscribeTracking(rosNode, tracker, config.tracking);
+  }
+  const gate = new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals });
+  if (config.gating && !extras.chunks) throw new Error('gating mode needs a chunk executor (CBF filter) for this platform');
+  const pipeline = new Pipeline({
+    source: franka,
+    ...(tracker ? { mapping: (frame) => tracker.writeSignals(frame) } : {}),
+    monitors: bank,
+    gate,
+    sink: franka,
+    watchdogTimeout: 0.1,
+    ...(extras.chunks ? { chunks: extras.chunks(franka, gate) } : {}),
+    ...(extras.events ? { events: extras.events } : {}),
+  });
+  const node = new RosMonitorNode(rosNode, pipeline, gate, bank, {
+    robotId: config.robotId,
+    jointNames: franka.jointNamesList,
+    gating: config.gating,
+    diagnosticsRate: config.diagnosticsRate,
+    idleStepRate: config.idleStepRate,
+  });
+  franka.onSample(() => node.sample());
+  return { franka, gate, bank, pipeline, node, decisions };
+}

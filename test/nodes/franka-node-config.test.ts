@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ManualClock, ManualTimers } from '../../src/util/clock.js';
+import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
+import { QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
+import type { PoseStamped } from '../../drivers/ros2/messages.js';
+import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
+import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
+import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import { main } from '../../src/cli/main.js';
+import { repoRoot } from '../support/paths.js';
+
+const spec = (() => {
+  const s = loadScoringSpec(defaultSpecPaths());
+  if (!s.ok) throw new Error(s.problems.join('\n'));
+  return s.spec;
+})();
+
+describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
+  it('reads the shipped launch/params/fr3.yaml', () => {
+    const r = parseFrankaNodeConfig(readFileSync(join(repoRoot, 'launch/params/fr3.yaml'), 'utf8'), 'fr3.yaml');
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', gating: false, bystanders: ['cup', 'bowl'] });
+    expect(r.config.tracking).toEqual({ kind: 'vrpn', trackers: { Cup1: 'cup', Bowl2: 'bowl' } });
+  });
+  it('names file, line and parameter for every problem', () => {
+    const text = 'armguard:\n  ros__parameters:\n    robot_id: 7\n    platform: ur5\n    task: t\n    tracking: vrpn\n    vrpn_trackers: ["nocolon"]\n';
+    const r = parseFrankaNodeConfig(text, 'p.yaml');
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const messages = r.errors.map((e) => e.message);
+    expect(messages).toContain("p.yaml:4 field 'armguard.ros__parameters.platform': expected fr3 or panda, got 'ur5'");
+    expect(messages.some((m) => m.startsWith("p.yaml:3 field 'armguard.ros__parameters.robot_id'"))).toBe(true);
+    expect(messages.some((m) => m.includes("expected 'source:body' entries, got 'nocolon'"))).toBe(true);
+    expect(messages.some((m) => m.includes('no bystanders are listed'))).toBe(true);
+  });
+  it('a missing node section says what is expected', () => {
+    const r = parseFrankaNodeConfig('other:\n  ros__parameters: {}\n', 'p.yaml');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]!.message).toMatch(/expected the node's section 'armguard:'/);
+  });
+});
+
+describe('buildFrankaNode on the fake graph', () => {
+  const config = (tracking: boolean) => {
+    const r = parseFrankaNodeConfig(readFileSync(join(repoRoot, 'launch/params/fr3.yaml'), 'utf8'), 'fr3.yaml');
+    if (!r.ok) throw new Error('bad params');
+    return tracking ? r.config : { ...r.config, tracking: undefined, bystanders: [] };
+  };
+  it('tracked bystanders make non_target_max_disp applicable and feed it', () => {
+    const clock = new ManualClock(10);
+    const graph = new FakeRosGraph(clock, new ManualTimers(clock));
+    const parts = buildFrankaNode(graph, config(true), spec);
+    const names = Array.from({ length: parts.bank.count }, (_, i) => parts.bank.name(i));
+    expect(names).toContain('non_target_max_disp');
+    const pub = graph.createNode('vrpn').createPublisher<PoseStamped>('geometry_msgs/msg/PoseStamped', '/vrpn_mocap/Cup1/pose', QOS_SENSOR_DATA);
+    pub.publish({ header: { stamp: { sec: 10, nanosec: 0 }, frame_id: 'world' }, pose: { position: { x: 0, y: 0, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } });
+    expect(graph.topics().get('/vrpn_mocap/Bowl2/pose')).toBe('geometry_msgs/msg/PoseStamped');
+  });
+  it('without tracking the clause is reported as not applicable (reduced set), never scored safe', () => {
+    const clock = new ManualClock(10);
+    const parts = buildFrankaNode(new FakeRosGraph(clock, new ManualTimers(clock)), config(false), spec);
+    const d = parts.decisions.find((x) => x.clause.id === 'non_target_max_disp')!;
+    expect(d.active).toBe(false);
+    expect(d.explanation).toMatch(/reduced applicable set/);
+  });
+  it('gating mode without a chunk executor is refused at build time', () => {
+    const clock = new ManualClock(10);
+    expect(() => buildFrankaNode(new FakeRosGraph(clock, new ManualTimers(clock)), { ...config(false), gating: true }, spec)).toThrow(/gating mode needs a chunk executor/);
+  });
+});
+
+describe('armguard ros-node', () => {
+  const io = () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) } };
+  };
+  it('--check validates the parameters and lists clause applicability without ROS 2', async () => {
+    const c = io();
+    expect(await main(['ros-node', '--params', join(repoRoot, 'launch/params/fr3.yaml'), '--check'], c.io)).toBe(0);
+    expect(c.out.join('\n')).toMatch(/joint_torque\s+active/);
+  });
+  it('without ROS 2 sourced it explains how to get it', async () => {
+    const saved = process.env.ROS_DISTRO;
+    delete process.env.ROS_DISTRO;
+    const c = io();
+    expect(await main(['ros-node', '--params', join(repoRoot, 'launch/params/fr3.yaml'), '--ros-args', '-r', '__node:=armguard'], c.io)).toBe(2);
+    expect(c.err.join('\n')).toMatch(/ROS_DISTRO is unset/);
+    if (saved !== undefined) process.env.ROS_DISTRO = saved;
+  });
+});
