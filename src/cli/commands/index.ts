@@ -7,7 +7,8 @@ import { rosNodeCommand } from './ros-node.js';
 import { calibrateCommand } from './calibrate.js';
 import { replayCommand } from './replay.js';
 import { demoCommand } from './demo.js';
+import { reportCommand } from './report.js';
 import '../checkers-so101.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
-export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, calibrateCommand, replayCommand, demoCommand, rosNodeCommand];
+export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, reportCommand, calibrateCommand, replayCommand, demoCommand, rosNodeCommand];

@@ -1,0 +1,74 @@
+/**
+ * Episodes of a report directory, one at a time: armguard MCAP episode files (src/episode) and the
+ * JSONL/CSV trace files `armguard score` reads. Gate statistics come from a second, filtered pass
+ * over an MCAP file, skipped when the episode index says the file has no gate or chunk records.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { INDEX_FILE_NAME, readEpisode, readEpisodeTrace, readIndex } from '../episode/index.js';
+import type { EpisodeIndexEntry } from '../episode/types.js';
+import { parseTraceText } from '../schema/trace-format.js';
+import type { EpisodeTrace } from '../schema/trace.js';
+import { GateAccumulator } from './build-gate.js';
+import type { EpisodeExtras } from './build-types.js';
+
+/** Robot id of episodes from trace files, which do not record one. */
+export const UNRECORDED_ROBOT = '(unrecorded)';
+
+export interface EpisodeInput {
+  readonly trace: EpisodeTrace;
+  readonly extras: EpisodeExtras;
+}
+
+const EPISODE_FILE = /\.(mcap|jsonl|csv)$/i;
+
+/** Episode files in `dir`, sorted by name (the episode index itself is not one). */
+export async function listEpisodeFiles(dir: string): Promise<string[]> {
+  const names = (await readdir(dir)).filter((n) => EPISODE_FILE.test(n) && n !== INDEX_FILE_NAME).sort();
+  return names.map((n) => join(dir, n));
+}
+
+export class EpisodeFileReader {
+  private constructor(private readonly index: ReadonlyMap<string, EpisodeIndexEntry>) {}
+
+  /** A reader for files of `dir`, using its episode index when there is one. */
+  static async forDir(dir: string): Promise<EpisodeFileReader> {
+    let index: ReadonlyMap<string, EpisodeIndexEntry> = new Map();
+    try {
+      index = await readIndex(join(dir, INDEX_FILE_NAME));
+    } catch {
+      // A damaged index only costs speed: every file gets its gate pass.
+    }
+    return new EpisodeFileReader(index);
+  }
+
+  /** Read one episode file; throws an Error naming the file when it cannot be read. */
+  async read(file: string): Promise<EpisodeInput> {
+    if (/\.mcap$/i.test(file)) return this.readMcap(file);
+    const text = await readFile(file, 'utf8');
+    const parsed = parseTraceText(text, file);
+    if (!parsed.ok) throw new Error(parsed.error.slice(0, 3).map((e) => e.message).join('; '));
+    return { trace: parsed.value, extras: { robotId: UNRECORDED_ROBOT, format: /\.csv$/i.test(file) ? 'csv' : 'jsonl' } };
+  }
+
+  private async readMcap(file: string): Promise<EpisodeInput> {
+    const trace = await readEpisodeTrace(file, { file });
+    const entry = this.index.get(basename(file));
+    const hasGate = entry === undefined || (entry.counts['gate'] ?? 0) > 0 || (entry.counts['executed-chunk'] ?? 0) > 0;
+    let gate;
+    if (hasGate) {
+      const acc = new GateAccumulator(trace.start.t0);
+      let tEnd = trace.times.length > 0 ? trace.times[trace.times.length - 1]! : trace.start.t0;
+      await readEpisode(file, (r) => {
+        if (r.kind === 'gate') acc.gate(r.value);
+        else if (r.kind === 'executed-chunk') acc.chunk(r.value);
+        else if (r.kind === 'end' && r.t > tEnd) tEnd = r.t;
+      }, { kinds: ['gate', 'executed-chunk', 'end'], file });
+      gate = acc.finish(tEnd);
+    }
+    return {
+      trace,
+      extras: { robotId: trace.start.robotId, format: 'mcap', fileState: trace.end, ...(gate ? { gate } : {}) },
+    };
+  }
+}

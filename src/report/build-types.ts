@@ -1,0 +1,161 @@
+/**
+ * The data of an `armguard report` (SPEC §8): what the streaming builder produces and every
+ * renderer (HTML, Markdown, CSV, JSON) reads. Plain data, JSON-serialisable except typed arrays
+ * in trace plots.
+ */
+import type { MetricsSummary, SensitivityRow } from './metrics/index.js';
+
+export type GroupKey = 'policy' | 'task' | 'platform' | 'robot';
+export const GROUP_KEYS: readonly GroupKey[] = ['policy', 'task', 'platform', 'robot'];
+
+/** Gate activity of one episode, from its gate-transition and executed-chunk records. */
+export interface GateStats {
+  /** Transitions into `hold`. */
+  readonly holds: number;
+  readonly transitions: number;
+  readonly faults: number;
+  readonly executedChunks: number;
+  readonly filteredChunks: number;
+  readonly heldChunks: number;
+  /** Sum of ‖executed − proposed‖ over filtered chunks (rad). */
+  readonly modificationSum: number;
+  /** Seconds spent in `hold` (an episode ending in hold counts up to its last record). */
+  readonly timeHeld: number;
+  /** Episode span the gate records cover (s). */
+  readonly span: number;
+}
+
+/** What a source yields per episode besides its trace. */
+export interface EpisodeExtras {
+  readonly robotId: string;
+  readonly format: 'mcap' | 'jsonl' | 'csv';
+  /** How the episode file ended (MCAP): complete, or recovered from a truncated/corrupt tail. */
+  readonly fileState?: 'complete' | 'truncated' | 'corrupt';
+  /** Undefined when the episode carries no gate records. */
+  readonly gate?: GateStats;
+}
+
+/** One plotted clause trace: ρ(t)/|τ|, downsampled keeping each bucket's extremes. */
+export interface ClauseTracePlot {
+  readonly clauseId: string;
+  readonly tier: 'safe' | 'report';
+  readonly tau: number;
+  readonly violated: boolean;
+  readonly t: Float64Array;
+  readonly value: Float64Array;
+}
+
+export interface WorstEpisode {
+  readonly episodeId: string;
+  readonly file?: string;
+  readonly robotId: string;
+  readonly task?: string;
+  readonly policy?: string;
+  readonly success: boolean;
+  readonly vsi: number;
+  /** The violated safe clause with the deepest violation (ties: earliest). */
+  readonly clauseId: string;
+  readonly rho: number;
+  readonly tau: number;
+  readonly violationTime: number;
+  readonly violationStep: number;
+  readonly violatedClauses: readonly string[];
+  readonly t0: number;
+  readonly duration: number;
+  readonly traces: readonly ClauseTracePlot[];
+}
+
+/** Table 33 cell: violated over applicable, with how many violations are video-judged. */
+export interface ClauseCell {
+  readonly violated: number;
+  readonly applicable: number;
+  readonly manual: number;
+}
+
+export interface TaskRow {
+  readonly task: string;
+  readonly episodes: number;
+  readonly successes: number;
+  readonly safe: number;
+  readonly unsafeSuccesses: number;
+  readonly clauses: Readonly<Record<string, ClauseCell>>;
+}
+
+export interface ClauseRun {
+  readonly clauseId: string;
+  /** Longest violating run over all episodes. */
+  readonly longestRunSteps: number;
+  readonly longestRunSeconds: number;
+  readonly episodeId: string;
+  /** Mean fraction of steps in violation over episodes where the clause was scored from a trace. */
+  readonly meanExposure: number;
+}
+
+export interface GateSummary {
+  readonly episodesWithRecords: number;
+  readonly holds: number;
+  readonly episodesWithHold: number;
+  readonly transitions: number;
+  readonly faults: number;
+  readonly executedChunks: number;
+  readonly filteredChunks: number;
+  readonly heldChunks: number;
+  /** Mean modification over filtered chunks (rad); NaN when none. */
+  readonly meanModification: number;
+  readonly timeHeld: number;
+  /** timeHeld over the summed spans of episodes with gate records. */
+  readonly timeHeldFraction: number;
+}
+
+export interface GroupReport {
+  readonly key: string;
+  readonly metrics: MetricsSummary;
+}
+
+export interface EpisodeRow {
+  readonly episodeId: string;
+  readonly file: string;
+  readonly format: EpisodeExtras['format'];
+  readonly fileState: string;
+  readonly robotId: string;
+  readonly platform: string;
+  readonly task: string;
+  readonly policy: string;
+  readonly success: boolean;
+  readonly safe: boolean;
+  readonly evidence: 'trace' | 'manual' | 'trace+manual' | 'none';
+  readonly steps: number;
+  readonly duration: number;
+  readonly rhoSafe: number;
+  readonly vsi: number;
+  readonly cc: number;
+  readonly ret: number;
+  readonly violated: readonly string[];
+  readonly manualViolated: readonly string[];
+  readonly reducedSet: readonly string[];
+  readonly gate?: GateStats;
+}
+
+export interface ReportData {
+  readonly format: 'armguard-report/1';
+  readonly title: string;
+  readonly source: string;
+  readonly generatedAt: string;
+  readonly bootstrap: { readonly resamples: number; readonly seed: number };
+  readonly episodes: number;
+  readonly robots: readonly { readonly robotId: string; readonly episodes: number }[];
+  readonly summary: MetricsSummary;
+  /** Safe-tier clauses applicable somewhere, in library order: the per-task table's columns. */
+  readonly taskClauses: readonly string[];
+  readonly tasks: readonly TaskRow[];
+  readonly taskAll: TaskRow;
+  readonly runs: readonly ClauseRun[];
+  readonly sensitivity: readonly SensitivityRow[];
+  readonly gate: GateSummary;
+  readonly groupBy?: { readonly by: GroupKey; readonly groups: readonly GroupReport[] };
+  readonly compare?: { readonly a: GroupReport; readonly b: GroupReport };
+  readonly worst: readonly WorstEpisode[];
+  readonly rows: readonly EpisodeRow[];
+  readonly skipped: readonly { readonly file: string; readonly reason: string }[];
+  readonly warnings: readonly string[];
+}

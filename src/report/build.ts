@@ -1,0 +1,304 @@
+/**
+ * Streaming report aggregation (SPEC §8): episodes are added one at a time; only per-episode
+ * summaries (scores without per-step data) and the worst-K candidates' ρ(t) traces are kept.
+ * `finish()` computes the metrics (src/report/metrics) and the report tables.
+ */
+import type { SensitivityVariant } from '../safety/clause.js';
+import type { EpisodeScorer } from '../safety/score-episode.js';
+import type { ClauseScore, EpisodeScore } from '../safety/score-types.js';
+import type { EpisodeTrace } from '../schema/trace.js';
+import { computeMetrics, type MetricsSummary, type SensitivityRow } from './metrics/index.js';
+import { summariseGate } from './build-gate.js';
+import { WorstTracker } from './build-worst.js';
+import type { ClauseCell, ClauseRun, EpisodeExtras, EpisodeRow, GroupKey, GroupReport, ReportData, TaskRow } from './build-types.js';
+
+export interface BuildOptions {
+  readonly scorer: EpisodeScorer;
+  readonly bootstrap: { readonly resamples: number; readonly seed: number };
+  readonly sensitivity?: readonly SensitivityVariant[];
+  readonly groupBy?: GroupKey;
+  /** Two policies shown side by side. */
+  readonly compare?: readonly [string, string];
+  /** How many worst unsafe episodes get trace plots (default 10). */
+  readonly worst?: number;
+  readonly title?: string;
+  readonly source: string;
+  /** ISO time stamp written into the report (passed in: the builder reads no clock). */
+  readonly generatedAt: string;
+}
+
+const NO_VALUE = '(none)';
+
+type SlimScore = EpisodeScore;
+
+/** The score without its per-step arrays (what the report keeps per episode). */
+function slim(s: EpisodeScore): SlimScore {
+  return { ...s, clauses: s.clauses.map(({ stepFlags: _f, rhoTrace: _r, ...rest }) => rest as ClauseScore) };
+}
+
+function evidenceOf(s: EpisodeScore): EpisodeRow['evidence'] {
+  if (s.unsafeByTrace && s.unsafeByManual) return 'trace+manual';
+  if (s.unsafeByTrace) return 'trace';
+  if (s.unsafeByManual) return 'manual';
+  return s.clauses.some((c) => c.applicable && c.evidence !== 'manual' && c.evidence !== 'none') ? 'trace' : s.clauses.some((c) => c.applicable) ? 'manual' : 'none';
+}
+
+interface TaskAcc {
+  episodes: number;
+  successes: number;
+  safe: number;
+  unsafeSuccesses: number;
+  cells: Map<string, { violated: number; applicable: number; manual: number }>;
+}
+
+interface RunAcc {
+  steps: number;
+  seconds: number;
+  episodeId: string;
+  exposureSum: number;
+  scored: number;
+}
+
+export class ReportBuilder {
+  private readonly scores: SlimScore[] = [];
+  private readonly rows: EpisodeRow[] = [];
+  private readonly tasks = new Map<string, TaskAcc>();
+  private readonly runs = new Map<string, RunAcc>();
+  private readonly robots = new Map<string, number>();
+  private readonly variants: { variant: SensitivityVariant; safe: boolean[]; vsi: number[]; notes: Set<string> }[];
+  private readonly worst: WorstTracker;
+  private readonly skipped: { file: string; reason: string }[] = [];
+  private readonly warnings: string[] = [];
+  private readonly clauseOrder: string[];
+  private readonly safeClauses: Set<string>;
+
+  constructor(private readonly opts: BuildOptions) {
+    this.variants = (opts.sensitivity ?? []).map((variant) => ({ variant, safe: [], vsi: [], notes: new Set<string>() }));
+    this.worst = new WorstTracker(opts.worst ?? 10);
+    const clauses = opts.scorer.spec.library.clauses;
+    this.clauseOrder = clauses.map((c) => c.id);
+    this.safeClauses = new Set(clauses.filter((c) => c.tier === 'safe').map((c) => c.id));
+  }
+
+  get episodes(): number {
+    return this.scores.length;
+  }
+
+  /** A file that could not be read or scored: listed in the report, not counted. */
+  skip(file: string, reason: string): void {
+    this.skipped.push({ file, reason });
+  }
+
+  /** Score one episode and fold it in. Returns the scoring problems (then nothing is counted). */
+  add(trace: EpisodeTrace, extras: EpisodeExtras): string[] {
+    const scored = this.opts.scorer.score(trace, { keepRho: this.opts.worst !== 0 });
+    if (!scored.ok) {
+      const problems = scored.error.map((e) => e.message);
+      this.skip(trace.file ?? trace.meta.episodeId, problems.join('; '));
+      return problems;
+    }
+    const score = scored.value;
+    for (const v of this.variants) {
+      const r = this.opts.scorer.score(trace, { tiers: v.variant.tiers, reuse: score });
+      if (!r.ok) {
+        this.warnings.push(`sensitivity ${v.variant.id}: ${score.episodeId}: ${r.error[0]?.message ?? 'not scored'}`);
+        v.safe.push(score.safe);
+        v.vsi.push(score.vsi);
+        continue;
+      }
+      for (const c of r.value.clauses) if (c.note && v.variant.tiers.has(c.clauseId)) v.notes.add(`${c.clauseId}: ${c.note}`);
+      v.safe.push(r.value.safe);
+      v.vsi.push(r.value.vsi);
+    }
+    this.worst.offer(score, trace.times, extras.robotId);
+    this.foldTask(score);
+    this.foldRuns(score);
+    this.robots.set(extras.robotId, (this.robots.get(extras.robotId) ?? 0) + 1);
+    for (const w of score.warnings) if (this.warnings.length < 200) this.warnings.push(`${score.episodeId}: ${w}`);
+    this.scores.push(slim(score));
+    this.rows.push(this.row(score, trace, extras));
+    return [];
+  }
+
+  private row(s: EpisodeScore, trace: EpisodeTrace, extras: EpisodeExtras): EpisodeRow {
+    const violated = s.clauses.filter((c) => c.applicable && c.violated);
+    return {
+      episodeId: s.episodeId,
+      file: trace.file ?? '',
+      format: extras.format,
+      fileState: extras.fileState ?? 'complete',
+      robotId: extras.robotId,
+      platform: s.platform ?? NO_VALUE,
+      task: s.task ?? NO_VALUE,
+      policy: s.policy ?? NO_VALUE,
+      success: s.success,
+      safe: s.safe,
+      evidence: evidenceOf(s),
+      steps: s.steps,
+      duration: s.duration,
+      rhoSafe: s.rhoSafe,
+      vsi: s.vsi,
+      cc: s.cc,
+      ret: s.ret,
+      violated: violated.map((c) => c.clauseId),
+      manualViolated: violated.filter((c) => c.violatedByManual).map((c) => c.clauseId),
+      reducedSet: s.reducedSet,
+      ...(extras.gate ? { gate: extras.gate } : {}),
+    };
+  }
+
+  private foldTask(s: EpisodeScore): void {
+    const key = s.task ?? NO_VALUE;
+    let t = this.tasks.get(key);
+    if (!t) this.tasks.set(key, (t = { episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, cells: new Map() }));
+    t.episodes++;
+    if (s.success) t.successes++;
+    if (s.safe) t.safe++;
+    if (s.success && !s.safe) t.unsafeSuccesses++;
+    for (const c of s.clauses) {
+      if (!this.safeClauses.has(c.clauseId)) continue;
+      let cell = t.cells.get(c.clauseId);
+      if (!cell) t.cells.set(c.clauseId, (cell = { violated: 0, applicable: 0, manual: 0 }));
+      if (!c.applicable) continue;
+      cell.applicable++;
+      if (c.violated) cell.violated++;
+      if (c.violatedByManual) cell.manual++;
+    }
+  }
+
+  private foldRuns(s: EpisodeScore): void {
+    for (const c of s.clauses) {
+      if (!c.applicable || (c.evidence !== 'trace' && c.evidence !== 'trace+manual')) continue;
+      let r = this.runs.get(c.clauseId);
+      if (!r) this.runs.set(c.clauseId, (r = { steps: 0, seconds: 0, episodeId: '', exposureSum: 0, scored: 0 }));
+      r.scored++;
+      r.exposureSum += c.exposure;
+      if (c.longestRunSteps > r.steps) {
+        r.steps = c.longestRunSteps;
+        r.seconds = c.longestRunSeconds;
+        r.episodeId = s.episodeId;
+      }
+    }
+  }
+
+  private metrics(scores: readonly SlimScore[], bootstrap = this.opts.bootstrap): MetricsSummary {
+    const m = computeMetrics(scores, { bootstrap, clauseOrder: this.clauseOrder });
+    // computeMetrics reads RET_k/T from per-step flags, which the report does not keep.
+    const ret = new Map<string, { sum: number; n: number }>();
+    for (const e of scores) {
+      for (const c of e.clauses) {
+        if (!c.applicable || (c.evidence !== 'trace' && c.evidence !== 'trace+manual')) continue;
+        const a = ret.get(c.clauseId) ?? { sum: 0, n: 0 };
+        a.sum += e.steps > 0 ? c.warningSteps / e.steps : 0;
+        a.n++;
+        ret.set(c.clauseId, a);
+      }
+    }
+    return { ...m, clauses: m.clauses.map((c) => { const a = ret.get(c.clauseId); return { ...c, retFraction: a ? a.sum / a.n : NaN }; }) };
+  }
+
+  private group(key: (r: EpisodeRow) => string): GroupReport[] {
+    const idx = new Map<string, number[]>();
+    this.rows.forEach((r, i) => {
+      const k = key(r);
+      const list = idx.get(k);
+      if (list) list.push(i);
+      else idx.set(k, [i]);
+    });
+    return [...idx].sort(([a], [b]) => a.localeCompare(b)).map(([k, is]) => ({ key: k, metrics: this.metrics(is.map((i) => this.scores[i]!)) }));
+  }
+
+  finish(): ReportData {
+    const summary = this.metrics(this.scores);
+    const applicableSafe = new Set<string>();
+    for (const t of this.tasks.values()) for (const [id, c] of t.cells) if (c.applicable > 0) applicableSafe.add(id);
+    const taskClauses = this.clauseOrder.filter((id) => applicableSafe.has(id));
+    const taskRow = (task: string, t: TaskAcc): TaskRow => {
+      const clauses: Record<string, ClauseCell> = {};
+      for (const id of taskClauses) clauses[id] = { ...(t.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0 }) };
+      return { task, episodes: t.episodes, successes: t.successes, safe: t.safe, unsafeSuccesses: t.unsafeSuccesses, clauses };
+    };
+    const tasks = [...this.tasks].map(([k, t]) => taskRow(k, t));
+    const all: TaskAcc = { episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, cells: new Map() };
+    for (const t of this.tasks.values()) {
+      all.episodes += t.episodes;
+      all.successes += t.successes;
+      all.safe += t.safe;
+      all.unsafeSuccesses += t.unsafeSuccesses;
+      for (const [id, c] of t.cells) {
+        const a = all.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0 };
+        all.cells.set(id, { violated: a.violated + c.violated, applicable: a.applicable + c.applicable, manual: a.manual + c.manual });
+      }
+    }
+    const runs: ClauseRun[] = this.clauseOrder.flatMap((id) => {
+      const r = this.runs.get(id);
+      return r ? [{ clauseId: id, longestRunSteps: r.steps, longestRunSeconds: r.seconds, episodeId: r.episodeId, meanExposure: r.exposureSum / r.scored }] : [];
+    });
+    const keyOf: Record<GroupKey, (r: EpisodeRow) => string> = { policy: (r) => r.policy, task: (r) => r.task, platform: (r) => r.platform, robot: (r) => r.robotId };
+    const groupBy = this.opts.groupBy ? { by: this.opts.groupBy, groups: this.group(keyOf[this.opts.groupBy]) } : undefined;
+    let compare: ReportData['compare'];
+    if (this.opts.compare) {
+      const [a, b] = this.opts.compare;
+      const pick = (p: string): GroupReport => ({ key: p, metrics: this.metrics(this.scores.filter((_, i) => this.rows[i]!.policy === p)) });
+      const known = new Set(this.rows.map((r) => r.policy));
+      for (const p of [a, b]) if (!known.has(p)) this.warnings.push(`--compare: no episode has policy '${p}' (policies: ${[...known].sort().join(', ')})`);
+      compare = { a: pick(a), b: pick(b) };
+    }
+    return {
+      format: 'armguard-report/1',
+      title: this.opts.title ?? 'armguard safety report',
+      source: this.opts.source,
+      generatedAt: this.opts.generatedAt,
+      bootstrap: this.opts.bootstrap,
+      episodes: this.scores.length,
+      robots: [...this.robots].sort(([a], [b]) => a.localeCompare(b)).map(([robotId, episodes]) => ({ robotId, episodes })),
+      summary,
+      taskClauses,
+      tasks,
+      taskAll: taskRow('All', all),
+      runs,
+      sensitivity: this.sensitivityRows(summary),
+      gate: summariseGate(this.rows.map((r) => r.gate)),
+      ...(groupBy ? { groupBy } : {}),
+      ...(compare ? { compare } : {}),
+      worst: this.worst.worst(),
+      rows: this.rows,
+      skipped: this.skipped,
+      warnings: this.warnings,
+    };
+  }
+
+  /** Table 11 rows, as thresholdSensitivity computes them, from the per-variant verdicts kept while streaming. */
+  private sensitivityRows(summary: MetricsSummary): SensitivityRow[] {
+    if (this.variants.length === 0) return [];
+    const success = this.scores.map((s) => s.success);
+    const baseSafe = this.scores.map((s) => s.safe);
+    const row = (variant: string, description: string, safe: readonly boolean[], vsi: readonly number[], notes: string[]): SensitivityRow => {
+      const n = safe.length;
+      let safeK = 0;
+      let sbu = 0;
+      let vsiSum = 0;
+      let changed = 0;
+      for (let i = 0; i < n; i++) {
+        if (safe[i]) safeK++;
+        if (success[i] && !safe[i]) sbu++;
+        if (safe[i] !== baseSafe[i]) changed++;
+        vsiSum += vsi[i]!;
+      }
+      const successes = summary.sr.k;
+      return {
+        variant, description,
+        safety: n === 0 ? NaN : safeK / n,
+        sbu: n === 0 ? NaN : sbu / n,
+        pUnsafeGivenSuccess: successes === 0 ? NaN : sbu / successes,
+        vsi: n === 0 ? NaN : vsiSum / n,
+        changedEpisodes: changed,
+        notes,
+      };
+    };
+    return [
+      row('default', 'Default (main tiers)', baseSafe, this.scores.map((s) => s.vsi), []),
+      ...this.variants.map((v) => row(v.variant.id, v.variant.description, v.safe, v.vsi, [...v.notes])),
+    ];
+  }
+}

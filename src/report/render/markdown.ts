@@ -1,0 +1,73 @@
+/** report.md: the report's tables in GitHub Markdown (plots are in report.html). */
+import type { MetricsSummary } from '../metrics/index.js';
+import type { ReportData, TaskRow } from '../build-types.js';
+import { DASH, cellText, fraction, kn, mdCell as c, meanInterval, num, pct, propInterval, seconds } from './format.js';
+
+function table(head: readonly string[], rows: readonly string[][]): string {
+  return [`| ${head.map(c).join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(c).join(' | ')} |`)].join('\n');
+}
+
+function metricRows(m: MetricsSummary): string[][] {
+  return [
+    ['SR', pct(m.sr.p), propInterval(m.sr), kn(m.sr)],
+    ['Safety', pct(m.safety.p), propInterval(m.safety), kn(m.safety)],
+    ['SBU', pct(m.sbu.p), propInterval(m.sbu), kn(m.sbu)],
+    ['P[U|S]', pct(m.pUnsafeGivenSuccess.p), propInterval(m.pUnsafeGivenSuccess), kn(m.pUnsafeGivenSuccess)],
+    ['VSI', num(m.vsi.estimate), meanInterval(m.vsi), `${m.episodes} ep.`],
+    ['VSI|U', num(m.vsiGivenUnsafe.estimate), meanInterval(m.vsiGivenUnsafe), `${m.vsiGivenUnsafe.unsafe} ep.`],
+  ];
+}
+
+export function renderMarkdown(r: ReportData): string {
+  const m = r.summary;
+  const out: string[] = [];
+  out.push(`# ${r.title}`, '', `${r.source} · ${r.episodes} episodes · ${r.robots.length} robot(s) · generated ${r.generatedAt}`, '');
+  if (r.skipped.length > 0) out.push(`> **${r.skipped.length} file(s) not counted:** ${r.skipped.slice(0, 10).map((s) => `${s.file} (${s.reason})`).join('; ')}`, '');
+  out.push('## Headline', '', table(['Metric', 'Estimate', '95% interval', 'k/n'], metricRows(m)), '',
+    `Wilson 95% for proportions; VSI bootstrap ${r.bootstrap.resamples} resamples, seed ${r.bootstrap.seed}.${m.unsafeByManualOnly > 0 ? ` ${m.unsafeByManualOnly} unsafe episode(s) by manual (video-judged) label only.` : ''}`, '');
+  const q = m.quadrants;
+  out.push('## Outcomes', '', table(['', 'success', 'failure'], [
+    ['safe', `${pct(q.safeSuccess.p)} (${kn(q.safeSuccess)})`, `${pct(q.safeFailure.p)} (${kn(q.safeFailure)})`],
+    ['unsafe', `${pct(q.unsafeSuccess.p)} (${kn(q.unsafeSuccess)})`, `${pct(q.unsafeFailure.p)} (${kn(q.unsafeFailure)})`],
+  ]), '');
+  const taskRow = (t: TaskRow) => [t.task, fraction(t.successes, t.episodes), ...r.taskClauses.map((id) => cellText(t.clauses[id])), fraction(t.unsafeSuccesses, t.successes)];
+  out.push('## Per task', '', table(['Task', 'Success', ...r.taskClauses, 'P[U|S]'], [...r.tasks.map(taskRow), taskRow(r.taskAll)]), '',
+    `Clause columns: violated / applicable episodes. † includes manual (video-judged) labels. SBU = ${fraction(r.taskAll.unsafeSuccesses, r.taskAll.episodes)}.`, '');
+  const runs = new Map(r.runs.map((x) => [x.clauseId, x]));
+  out.push('## Per clause', '', table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'No signal', 'Exposure median', 'Longest run (max)', 'SBU share'],
+    m.clauses.filter((x) => x.rate.n > 0 || x.unavailable > 0).map((x) => {
+      const run = runs.get(x.clauseId);
+      return [x.clauseId, x.tier, pct(x.rate.p), kn(x.rate), propInterval(x.rate), String(x.manualViolations), String(x.unavailable), pct(x.exposureMedian, 2),
+        run && run.longestRunSteps > 0 ? `${run.longestRunSteps} steps (${seconds(run.longestRunSeconds)})` : DASH, x.sbuCount > 0 ? `${pct(x.sbuShare)} (${x.sbuCount})` : DASH];
+    })), '');
+  out.push('## Cumulative cost and risk exposure', '', table(['Measure', 'Value'], [
+    ['CC per episode (mean)', num(m.ccMean, 2)], ['CC / T', `${num(m.ccPerStepMean, 4)} ${meanInterval(m.ccPerStep, 4)}`],
+    ['RET per episode (mean steps)', num(m.retMean, 1)], ['RET / T', pct(m.retFractionMean, 2)],
+  ]), '');
+  if (r.sensitivity.length > 0) {
+    out.push('## Threshold sensitivity', '', table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Changed'],
+      r.sensitivity.map((s) => [s.description, pct(s.safety), pct(s.sbu), pct(s.pUnsafeGivenSuccess), num(s.vsi), String(s.changedEpisodes)])), '');
+  }
+  const g = r.gate;
+  out.push('## Gate statistics', '', g.episodesWithRecords === 0 ? 'No gate records in these episodes.' : table(['Measure', 'Value'], [
+    ['Episodes with gate records', String(g.episodesWithRecords)], ['Holds', `${g.holds} (${g.episodesWithHold} episodes)`],
+    ['Time held', `${seconds(g.timeHeld)} (${pct(g.timeHeldFraction, 2)})`], ['Filtered chunks', String(g.filteredChunks)],
+    ['Held chunks', String(g.heldChunks)], ['Executed chunks', String(g.executedChunks)],
+    ['Mean modification (filtered)', Number.isFinite(g.meanModification) ? `${num(g.meanModification, 4)} rad` : DASH],
+  ]), '');
+  if (r.groupBy) {
+    out.push(`## By ${r.groupBy.by}`, '', table([r.groupBy.by, 'n', 'SR', 'Safety', 'SBU', 'P[U|S]', 'VSI'], r.groupBy.groups.map((x) => [
+      x.key, String(x.metrics.episodes), pct(x.metrics.sr.p), pct(x.metrics.safety.p), `${pct(x.metrics.sbu.p)} (${kn(x.metrics.sbu)})`, `${pct(x.metrics.pUnsafeGivenSuccess.p)} (${kn(x.metrics.pUnsafeGivenSuccess)})`, num(x.metrics.vsi.estimate),
+    ])), '');
+  }
+  if (r.compare) {
+    const { a, b } = r.compare;
+    const rows = metricRows(a.metrics).map((ra, i) => { const rb = metricRows(b.metrics)[i]!; return [ra[0]!, `${ra[1]} ${ra[2]} (${ra[3]})`, `${rb[1]} ${rb[2]} (${rb[3]})`]; });
+    out.push(`## Comparison: ${a.key} vs ${b.key}`, '', table(['Metric', a.key, b.key], rows), '');
+  }
+  out.push('## Worst unsafe episodes', '', r.worst.length === 0 ? 'None unsafe by trace evidence.' : table(['#', 'Episode', 'Outcome', 'Task', 'Policy', 'Robot', 'VSI', 'Clause', 'First violation'],
+    r.worst.map((w, i) => [String(i + 1), w.episodeId, w.success ? 'unsafe success' : 'unsafe failure', w.task ?? DASH, w.policy ?? DASH, w.robotId, num(w.vsi), w.clauseId, `step ${w.violationStep} (t = ${num(w.violationTime - w.t0, 2)} s)`])), '',
+  'Robustness-trace plots: report.html.', '');
+  out.push('## Robots', '', table(['Robot', 'Episodes'], r.robots.map((x) => [x.robotId, String(x.episodes)])), '');
+  return out.join('\n');
+}
