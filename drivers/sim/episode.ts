@@ -14,10 +14,13 @@ import type { SimWorld } from './world.js';
 
 /** Gate hook: return the chunk to execute (possibly filtered) or null to hold. */
 export type ChunkGate = (chunk: JointChunk, frame: SignalFrame, now: number) => JointChunk | null;
+/** Per-tick monitor hook: 'hold' stops the arm at once (mid-chunk), until the gate passes a chunk again. */
+export type TickMonitor = (frame: SignalFrame, now: number) => 'continue' | 'hold';
 
 export interface EpisodeOptions {
   readonly seed: number;
   readonly gate?: ChunkGate;
+  readonly monitor?: TickMonitor;
   /** Stop early after this many ticks (short test runs). */
   readonly maxTicks?: number;
   /** Called after every tick with the frame of that tick (reused; copy what you keep). */
@@ -75,6 +78,10 @@ export function runEpisode(world: SimWorld, ik: DlsIk, definition: PolicyDefinit
     ports.sink.tick(now);
     world.stepTick();
     ports.source.poll(frame, now + dt);
+    if (options.monitor && !ports.sink.isHolding && options.monitor(frame, now + dt) === 'hold') {
+      ports.sink.hold(now + dt, 'monitor');
+      holds++;
+    }
     for (let i = 0; i < SIGNAL_COUNT; i++) (series[i] as Float64Array)[tick] = frame.values[i] ?? NaN;
     options.onFrame?.(frame, tick);
   }

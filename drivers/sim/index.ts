@@ -17,7 +17,7 @@ export {
   type PolicyName,
   type PlanContext,
 } from './policies.js';
-export { runEpisode, simPorts, type ChunkGate, type EpisodeOptions, type EpisodeResult, type SimPorts } from './episode.js';
+export { runEpisode, simPorts, type ChunkGate, type TickMonitor, type EpisodeOptions, type EpisodeResult, type SimPorts } from './episode.js';
 export { targetInBox, type TaskOutcome } from './task.js';
 export { scoreEpisode, mainTier, violatedClauses, type ClauseScore, type Thresholds } from './score.js';
 export { so101Scene, SO101_STALL_TORQUE, SO101_TORQUE_CEILING } from './scenes/so101.js';
