@@ -3,8 +3,9 @@
  * load, velocity or current) → the signals that are derivable from them:
  * - self_collision: FK + capsules (exact, given the model);
  * - gripper_contact: ESTIMATED from a position stall — the commanded gripper (action) closes
- *   further than the measured gripper (state) by more than `stallGapPct` while the jaws are not
- *   closed on nothing; released below half that gap (hysteresis);
+ *   further than the measured gripper (state) by more than `stallGapPct` while the measured gripper
+ *   stands still (≤ STALL_STEP_PCT per frame for STALL_FRAMES frames: a follower merely lagging a
+ *   closing leader is moving) and the jaws are not closed on nothing; released below half the gap;
  * - obj_above_table, target_obj_tilt_world_deg: FK while that estimated grasp holds (rigid grasp).
  * Not derivable: max_joint_torque, every contact force (no load/current recorded).
  */
@@ -17,6 +18,11 @@ import type { LeRobotEpisode } from './lerobot-dataset.js';
 
 export const POSITION_ONLY_SIGNALS: readonly SignalName[] = ['self_collision', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg'];
 export const NOT_DERIVABLE_FROM_POSITIONS: readonly SignalName[] = ['max_joint_torque', 'arm_furniture_contact_force', 'contact_force_max', 'target_furniture_contact_force'];
+
+/** Per-frame gripper change (LeRobot 0–100) below which the gripper counts as stalled. */
+export const STALL_STEP_PCT = 0.3;
+/** Consecutive stalled frames with the gap before a grasp is declared. */
+export const STALL_FRAMES = 3;
 
 export interface PositionReplayOptions {
   normMode: 'degrees' | 'range_m100_100';
@@ -57,6 +63,7 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
   let outside = 0;
   let minSelf = Infinity;
   let gripFrames = 0;
+  let stalledFrames = 0;
   for (let i = 0; i < n; i++) {
     let out = false;
     for (let j = 0; j < SO101_ARM_JOINTS; j++) {
@@ -71,8 +78,10 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
     q[5] = (normalize(raw, gc, 'degrees') * Math.PI) / 180;
     if (ep.action) {
       const gap = pct - ep.action[i * 6 + 5]!;
+      const still = i > 0 && Math.abs(pct - ep.state[(i - 1) * 6 + 5]!) <= STALL_STEP_PCT;
+      stalledFrames = still && gap > o.stallGapPct ? stalledFrames + 1 : 0;
       const closedOnNothing = pct < cal.gripperContact.emptyClosedPct;
-      gripping = !closedOnNothing && (gripping ? gap > o.stallGapPct / 2 : gap > o.stallGapPct);
+      gripping = !closedOnNothing && (gripping ? gap > o.stallGapPct / 2 : stalledFrames >= STALL_FRAMES);
     }
     if (gripping) gripFrames++;
     mapping.updatePositions(q, pct, gripping);

@@ -35,7 +35,7 @@ describe('LeRobot SO-101 dataset replay', () => {
     for (const ep of ds.value.episodes) {
       const r = replayPositions(ep, cal.value, { normMode: 'degrees', stallGapPct: 3 });
       expect(r.columns.get('self_collision')!.length).toBe(ep.times.length);
-      expect(r.gripFrames).toBeGreaterThan(30); // a pick-and-place: the gripper holds the cube for ≥ 1 s
+      expect(r.gripFrames).toBeGreaterThanOrEqual(20); // a pick-and-place: the gripper holds the cube for ≥ 0.67 s
       expect(r.stats.get('target_obj_tilt_world_deg')!.max).toBeLessThan(90);
       for (const v of r.columns.get('obj_above_table')!) expect(Math.abs(v)).toBeLessThan(0.5);
     }
@@ -63,5 +63,27 @@ describe('LeRobot SO-101 dataset replay', () => {
       expect(Number.isFinite(self.rho)).toBe(true);
       expect(e.score.clauses.find((c) => c.id === 'held_object_tilt_world')!.applicable).toBe(true);
     }
+  });
+});
+
+describe('stall-estimated grasp', () => {
+  const still = (pct: number, act: number, n: number) => Array.from({ length: n }, () => [pct, act] as const);
+  function episode(grip: (readonly [number, number])[]) {
+    const n = grip.length;
+    const state = new Float64Array(n * 6), action = new Float64Array(n * 6);
+    grip.forEach(([s, a], i) => {
+      state[i * 6 + 5] = s;
+      action[i * 6 + 5] = a;
+    });
+    return { index: 0, task: undefined, times: Float64Array.from(grip, (_, i) => i / 30), state, action, declaredLength: n };
+  }
+  it('a follower lagging a closing leader is not a grasp; a stalled gap is, released when the gap closes', () => {
+    // Closing freely: state trails action by 5 but keeps moving 2 per frame.
+    const closing = Array.from({ length: 10 }, (_, i) => [40 - 2 * i, 35 - 2 * i] as const);
+    const r1 = replayPositions(episode(closing), cal.value, { normMode: 'degrees', stallGapPct: 3 });
+    expect(r1.gripFrames).toBe(0);
+    // Stalled on the cube at 10 % while the leader asks for 1 %: grasp after 3 still frames; opening releases it.
+    const r2 = replayPositions(episode([...still(12, 11, 2), ...still(10, 1, 6), ...still(10, 9, 3)]), cal.value, { normMode: 'degrees', stallGapPct: 3 });
+    expect(Array.from(r2.columns.get('gripper_contact')!)).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0]);
   });
 });
