@@ -51,6 +51,11 @@ export class FakeRosGraph implements RosContext {
   constructor(
     private readonly clock: Clock,
     private readonly timers: Timers,
+    /**
+     * Deliver copies of messages, as a real graph does (default). A replay whose publisher never
+     * touches a message again may turn copying off for speed.
+     */
+    readonly copyMessages = true,
   ) {}
 
   createNode(name: string, options: RosNodeOptions = {}): RosNode {
@@ -170,7 +175,7 @@ class FakeNode implements RosNode {
     const pub: RosPublisher<T> = {
       topic: full,
       publish(message: T) {
-        if (e.alive) graph.deliver(full, e, structuredClone(message));
+        if (e.alive) graph.deliver(full, e, graph.copyMessages ? structuredClone(message) : message);
       },
       destroy: () => void (e.alive = false),
     };

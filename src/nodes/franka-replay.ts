@@ -67,7 +67,8 @@ export async function replayFrankaBag(
   // every period since time zero.
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
-  const graph = new FakeRosGraph(clock, timers);
+  // Decoded bag messages are published once and never touched again: no defensive copies.
+  const graph = new FakeRosGraph(clock, timers, false);
   const minMargin = new Float64Array(bank.count).fill(Infinity);
   const firstViolation: (number | null)[] = new Array<number | null>(bank.count).fill(null);
   const violating = new Int32Array(bank.count);
