@@ -5,6 +5,11 @@ import { compile, type EpisodeTree, type Tap } from './compile.js';
 import type { EngineState, StreamNode } from './online-nodes.js';
 
 const RETENTION_CHECK_MASK = 255;
+/**
+ * Longest prefix kept for the partial-trace interval (its evaluation is O(n·window)); past it,
+ * low/high fall back to the decided parts only (still sound, looser).
+ */
+const PREFIX_LIMIT = 4096;
 
 /**
  * Online robustness monitor for one formula (one clause) over one episode (SPEC §4).
@@ -86,7 +91,7 @@ export class OnlineMonitor {
     s.values = values;
     if (this.prefixActive) this.keepPrefix(t, values);
     this.run();
-    if (this.prefixActive && this.startDecided()) this.prefixActive = false;
+    if (this.prefixActive && (this.startDecided() || this.prefix.n >= PREFIX_LIMIT)) this.prefixActive = false;
     if ((s.n & RETENTION_CHECK_MASK) === 0) this.dropOldTimes();
   }
 

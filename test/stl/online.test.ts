@@ -90,6 +90,17 @@ describe('OnlineMonitor', () => {
     expect(m.final).toBe(2);
   });
 
+  it('a very long undecided horizon keeps a bounded prefix and a sound (looser) interval', () => {
+    const m = monitor('eventually[0:10000] (x > 3)');
+    for (let i = 0; i < 5000; i++) {
+      m.push(i, [i === 10 ? 5 : 0, 0, 0]);
+      if (i === 20) expect([m.low, m.high]).toEqual([2, Infinity]); // from the kept prefix
+    }
+    expect(m.low <= 2 && m.high >= 2).toBe(true);
+    m.finish();
+    expect(m.final).toBe(2);
+  });
+
   it('longest violating run, in seconds and samples, over irregular samples', () => {
     const m = monitor('always (x < 0)');
     const samples: [number, number][] = [[0, -1], [1, 1], [1.5, 2], [3, -1], [3.2, 1], [3.3, 1], [3.4, 1], [5, -1]];
