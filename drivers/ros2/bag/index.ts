@@ -1,3 +1,4 @@
+export * from './bag-files.js';
 export * from './codec.js';
 export * from './mcap-scan.js';
 export * from './msg-definitions.js';

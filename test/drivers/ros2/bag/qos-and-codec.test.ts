@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRos2Codec, fileSource, normalizeSchemaText, parseQosProfiles, scanBag, serializeQosProfiles, type QosProfile } from '../../../../drivers/ros2/bag/index.js';
+import { bagFiles, createRos2Codec, fileSource, normalizeSchemaText, parseQosProfiles, scanBag, serializeQosProfiles, type QosProfile } from '../../../../drivers/ros2/bag/index.js';
 import { sharedDir } from '../../../support/paths.js';
 
 describe('QoS profiles in rosbag2 layout', () => {
@@ -53,5 +53,19 @@ describe('schema texts with --- separators', () => {
 
   it('a text that does not parse is refused naming the schema', () => {
     expect(() => createRos2Codec('pkg/msg/Bad', 'int64 a b c d\n')).toThrow(/schema 'pkg\/msg\/Bad'/);
+  });
+});
+
+describe('bag files from a path', () => {
+  const bags = resolve(sharedDir, 'data/rosbag2-test-bags');
+  it('a bag directory with metadata.yaml lists its relative_file_paths; a file is itself', async () => {
+    expect(await bagFiles(join(bags, 'rosbag2_py/test/resources/mcap/talker'))).toEqual([join(bags, 'rosbag2_py/test/resources/mcap/talker/talker.mcap')]);
+    const f = join(bags, 'rosbag2_tests/resources/mcap/cdr_test/cdr_test_0.mcap');
+    expect(await bagFiles(f)).toEqual([f]);
+  });
+  it('without metadata.yaml the .mcap files in name order; an empty folder is refused with its path', async () => {
+    const dir = join(bags, 'rosbag2_cpp/test/rosbag2_cpp/bags');
+    expect((await bagFiles(dir)).map((p) => p.split('/').pop())).toEqual(['only_topics.mcap', 'topics_and_services.mcap']);
+    await expect(bagFiles(join(bags, 'rosbag2_cpp/test'))).rejects.toThrow(/rosbag2_cpp\/test: no metadata.yaml and no .mcap files/);
   });
 });
