@@ -1,8 +1,11 @@
-import { performance } from 'node:perf_hooks';
 import type { Clock, TimerHandle, Timers } from '../util/clock.js';
 
-/** The real monotonic clock, in seconds. Only composition roots construct it. */
-export const systemClock: Clock = { now: () => performance.now() / 1000 };
+/**
+ * The real monotonic clock, in seconds: the operating system's CLOCK_MONOTONIC, the same time base
+ * as Python's `time.monotonic()` and C++'s `steady_clock` on Linux, so a policy process on the same
+ * machine can stamp its chunks in armguard's time. Only composition roots use it.
+ */
+export const systemClock: Clock = { now: () => Number(process.hrtime.bigint()) / 1e9 };
 
 export const systemTimers: Timers = {
   setTimeout(fn, seconds): TimerHandle {
