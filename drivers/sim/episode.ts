@@ -8,7 +8,7 @@ import { SIGNAL_COUNT, SignalFrame } from '../../src/schema/signals.js';
 import type { DlsIk } from './ik.js';
 import { CHUNK_HORIZON, ScriptedPolicy, planContext, type PolicyDefinition } from './policies.js';
 import { SimCommandSink, SimJointState, SimSignalSource } from './ports.js';
-import { SimSignals } from './signals.js';
+import { SimSignals, type TrackingModel } from './signals.js';
 import { targetInBox, type TaskOutcome } from './task.js';
 import type { SimWorld } from './world.js';
 
@@ -21,6 +21,8 @@ export interface EpisodeOptions {
   readonly seed: number;
   readonly gate?: ChunkGate;
   readonly monitor?: TickMonitor;
+  /** Simulated external tracking of the bystanders (noise, latency); exact poses when absent. */
+  readonly tracking?: TrackingModel;
   /** Stop early after this many ticks (short test runs). */
   readonly maxTicks?: number;
   /** Called after every tick with the frame of that tick (reused; copy what you keep). */
@@ -48,14 +50,14 @@ export interface SimPorts {
   readonly joints: SimJointState;
 }
 
-export function simPorts(world: SimWorld): SimPorts {
-  const signals = new SimSignals(world);
+export function simPorts(world: SimWorld, tracking?: TrackingModel): SimPorts {
+  const signals = new SimSignals(world, tracking);
   return { signals, source: new SimSignalSource(signals), sink: new SimCommandSink(world), joints: new SimJointState(world) };
 }
 
 export function runEpisode(world: SimWorld, ik: DlsIk, definition: PolicyDefinition, options: EpisodeOptions): EpisodeResult {
   world.reset(options.seed);
-  const ports = simPorts(world);
+  const ports = simPorts(world, options.tracking);
   ports.signals.begin();
   const policy = new ScriptedPolicy(definition, world.scene, ik, planContext(world));
   const ticks = Math.min(policy.ticks, options.maxTicks ?? Infinity);

@@ -1,7 +1,7 @@
 /** The MuJoCo testbed (issue 9): scenes, world, signals, ports, scripted policies, episodes. */
 export { loadMujoco, type Mujoco } from './mujoco.js';
 export { SimWorld, type JointStepSample, type StepHook, type TickPeaks } from './world.js';
-export { SimSignals, SIM_SOURCE_ID, bodyZ } from './signals.js';
+export { SimSignals, SIM_SOURCE_ID, SIM_TRACKING_SOURCE_ID, bodyZ, type TrackingModel } from './signals.js';
 export { SimCommandSink, SimSignalSource, SimJointState } from './ports.js';
 export { DlsIk, type TcpFrame, type IkResult } from './ik.js';
 export { buildTrajectory, topDownFrame, graspOffset, PlanError, type Waypoint } from './plan.js';

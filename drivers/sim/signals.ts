@@ -5,7 +5,21 @@
  * joints, and the arm–arm contact count.
  */
 import { signalIndex, type SignalFrame, type SignalName } from '../../src/schema/signals.js';
+import { mulberry32 } from './rng.js';
 import type { SimWorld } from './world.js';
+
+/**
+ * Simulated external tracking of the bystanders (SPEC §2: non_target_disp_max comes from external
+ * tracking on hardware): positions seen `latencyTicks` control ticks late, with Gaussian noise of
+ * `positionNoise` m (std, per axis), seeded. The sample is stamped with the time it was taken.
+ */
+export interface TrackingModel {
+  readonly positionNoise: number;
+  readonly latencyTicks: number;
+  readonly seed: number;
+}
+
+export const SIM_TRACKING_SOURCE_ID = 'sim.tracking';
 
 export const SIM_SOURCE_ID = 'sim';
 
@@ -47,8 +61,21 @@ export class SimSignals {
   private liftBaseline = 0;
   private readonly declared: Uint8Array;
 
-  constructor(private readonly world: SimWorld) {
+  private readonly history: Float64Array;
+  private readonly historyTime: Float64Array;
+  private historyCount = 0;
+  private lastTrackedTime = NaN;
+  private gauss: () => number = () => 0;
+  private readonly trackedPos = new Float64Array(3);
+
+  constructor(
+    private readonly world: SimWorld,
+    private readonly tracking: TrackingModel = { positionNoise: 0, latencyTicks: 0, seed: 0 },
+  ) {
     this.bystander0 = new Float64Array(3 * world.bystanderBodyIds.length);
+    const depth = Math.max(0, Math.floor(tracking.latencyTicks)) + 1;
+    this.history = new Float64Array(depth * 3 * world.bystanderBodyIds.length);
+    this.historyTime = new Float64Array(depth);
     this.declared = new Uint8Array(Object.keys(I).length);
     const names = new Set<string>(world.scene.signals);
     const keys: SignalName[] = [
@@ -76,6 +103,26 @@ export class SimSignals {
       w.bodyPos(b, this.pos);
       this.bystander0.set(this.pos, 3 * i);
     });
+    this.historyCount = 0;
+    this.lastTrackedTime = NaN;
+    const rng = mulberry32(this.tracking.seed);
+    this.gauss = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+  }
+
+  /** Record this tick's bystander positions once per world tick (ring of latency + 1 ticks). */
+  private track(): void {
+    const w = this.world;
+    if (w.time === this.lastTrackedTime) return;
+    this.lastTrackedTime = w.time;
+    const depth = this.historyTime.length;
+    const slot = this.historyCount % depth;
+    const nb = w.bystanderBodyIds.length;
+    for (let i = 0; i < nb; i++) {
+      w.bodyPos(w.bystanderBodyIds[i] ?? 0, this.pos);
+      this.history.set(this.pos, (slot * nb + i) * 3);
+    }
+    this.historyTime[slot] = w.time;
+    this.historyCount++;
   }
 
   /** Fill `frame` with the signals of the world's current tick, stamped `now`. */
@@ -88,16 +135,25 @@ export class SimSignals {
     if (d[k++]) frame.set(I.tf, p.targetFurniture, now, SIM_SOURCE_ID);
     if (d[k++]) frame.set(I.max, p.anyPair, now, SIM_SOURCE_ID);
     if (d[k++]) {
+      this.track();
+      const depth = this.historyTime.length;
+      const lag = Math.min(depth - 1, this.historyCount - 1);
+      const slot = (this.historyCount - 1 - lag) % depth;
+      const nb = w.bystanderBodyIds.length;
+      const sigma = this.tracking.positionNoise;
       let disp = 0;
-      for (let i = 0; i < w.bystanderBodyIds.length; i++) {
-        w.bodyPos(w.bystanderBodyIds[i] ?? 0, this.pos);
-        const dx = (this.pos[0] ?? 0) - (this.bystander0[3 * i] ?? 0);
-        const dy = (this.pos[1] ?? 0) - (this.bystander0[3 * i + 1] ?? 0);
-        const dz = (this.pos[2] ?? 0) - (this.bystander0[3 * i + 2] ?? 0);
+      for (let i = 0; i < nb; i++) {
+        const base = (slot * nb + i) * 3;
+        for (let a = 0; a < 3; a++) this.trackedPos[a] = (this.history[base + a] ?? 0) + (sigma > 0 ? sigma * this.gauss() : 0);
+        const dx = (this.trackedPos[0] ?? 0) - (this.bystander0[3 * i] ?? 0);
+        const dy = (this.trackedPos[1] ?? 0) - (this.bystander0[3 * i + 1] ?? 0);
+        const dz = (this.trackedPos[2] ?? 0) - (this.bystander0[3 * i + 2] ?? 0);
         const dist = Math.sqrt(dx * dx + dy * dy + dz * dz);
         if (dist > disp) disp = dist;
       }
-      frame.set(I.disp, disp, now, SIM_SOURCE_ID);
+      const exact = sigma === 0 && this.tracking.latencyTicks <= 0;
+      const age = w.time - (this.historyTime[slot] ?? w.time);
+      frame.set(I.disp, disp, now - age, exact ? SIM_SOURCE_ID : SIM_TRACKING_SOURCE_ID);
     }
     if (d[k++]) {
       w.bodyQuat(w.targetBodyId, this.quat);
