@@ -5,7 +5,7 @@
  * Everything up to the last whole record is kept; what follows it cannot be recovered. ROS topics
  * get a `rosbag2` metadata record if the original never wrote one.
  */
-import { open, rename, rm } from 'node:fs/promises';
+import { access, open, rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { McapWriter, type TypedMcapRecords } from '@mcap/core';
 import { TolerantMcapScanner, describeScanEnd, type ScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
@@ -49,6 +49,9 @@ export async function repairMcapFile(input: string, output?: string, options: Re
   const rosOnly = options.rosOnly === true;
   const inPlace = output === undefined;
   const target = output ?? `${input}.repair-tmp`;
+  if (inPlace && (await exists(`${input}.bak`))) {
+    throw new InputError({ file: input }, `${input}.bak already exists (an earlier repair's original); move it away or use --out`);
+  }
   const scanner = new TolerantMcapScanner();
   const handle = await open(target, 'w');
   const report: RepairReport = { input, output: output ?? input, inputEnd: { kind: 'truncated', offset: 0 }, messages: 0, channels: 0, metadata: 0, attachments: 0, discardedBytes: 0 };
@@ -166,4 +169,13 @@ export async function repairMcapFile(input: string, output?: string, options: Re
     await rename(target, input);
   }
   return report;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -116,6 +116,9 @@ describe('a recorder killed mid-episode', () => {
     expect(out.join('\n')).toMatch(/truncated after byte \d+.*wrote .*crash\.mcap \(indexed\)/s);
     expect(existsSync(`${path}.bak`)).toBe(true);
     expect(await messagesOf(path)).toEqual(await messagesOf(`${path}.bak`));
+    const refused: string[] = [];
+    expect(await main(['repair', path], { out: () => {}, err: (t) => refused.push(t) })).toBe(1);
+    expect(refused.join('\n')).toMatch(/crash\.mcap\.bak already exists/);
     const again: string[] = [];
     expect(await main(['repair', path, '--out', join(dir, 'again.mcap')], { out: (t) => again.push(t), err: () => {} })).toBe(0);
     expect(again.join('\n')).toContain(': complete;');
