@@ -14,6 +14,12 @@ import { topicFor } from '../../src/telemetry/topics.js';
 import type { AccessConfig } from '../../src/telemetry/access.js';
 import type { LabelCommand } from '../../src/telemetry/payloads.js';
 import { Mosquitto } from '../support/mosquitto.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EpisodeRecorder, FileEpisodeWritable, readEpisode } from '../../src/episode/index.js';
+import { SignalFrame } from '../../src/schema/signals.js';
+import { systemTimers } from '../../src/runtime/system-clock.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 
 const access: AccessConfig = {
@@ -146,22 +152,37 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
     await Promise.all([viewer.end(), link.stop()]);
   });
 
-  it('broker killed and restarted: the gate keeps running, drops are counted, telemetry resumes', async () => {
+  it('broker killed and restarted mid-episode: the gate keeps running, telemetry resumes, the episode file is complete', async () => {
     const { gate, margins, remote, link } = rig(broker.url, broker.protocolVersion);
     await link.start();
     remote.attach(link);
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-mqtt-episode-'));
+    const path = join(dir, 'ep.mcap');
+    const recorder = EpisodeRecorder.start(
+      await FileEpisodeWritable.create(path),
+      { episodeId: 'ep1', robotId: 'arm1', startedAt: new Date(0).toISOString(), t0: 1 },
+      { timers: systemTimers, flushInterval: 0.2 },
+    );
+    const frame = new SignalFrame();
+    let t = 1;
+    let steps = 0;
+    const step = () => {
+      t += 0.001;
+      frame.t = t;
+      frame.setByName('contact_force_max', 10 + (steps % 7), t, 'test');
+      margins.setFinal(0, 0.5);
+      gate.evaluate(t, margins, null);
+      recorder.frame(frame);
+      link.publishMargins(t * 100, { max_contact_force: 0.5 }, { max_contact_force: 0.1 });
+      steps++;
+    };
+    for (let i = 0; i < 50; i++) step();
     await broker.kill();
     await new Promise<void>((resolve) => {
       const poll = () => (link.connected ? setTimeout(poll, 10) : resolve());
       poll();
     });
-    let t = 0;
-    for (let i = 0; i < 100; i++) {
-      t += 0.001;
-      margins.setFinal(0, 0.5);
-      gate.evaluate(t, margins, null);
-      link.publishMargins(t * 100, { max_contact_force: 0.5 }, { max_contact_force: 0.1 });
-    }
+    for (let i = 0; i < 100; i++) step();
     expect(gate.state).toBe('armed');
     expect(link.counters.dropped).toBeGreaterThan(0);
     await broker.restart();
@@ -172,13 +193,22 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
       const poll = () => {
         if (link.connected) return resolve();
         if (Date.now() - t0 > 10_000) return reject(new Error('link did not reconnect'));
+        step();
         setTimeout(poll, 20);
       };
       poll();
     });
-    link.publishMargins(1000, { max_contact_force: 0.4 }, { max_contact_force: 0.1 });
-    await viewer.waitFor((tp, p) => tp === topicFor('arm1', 'margins') && JSON.parse(p).t === 1000, 5, 'margins after restart');
+    link.publishMargins(1e6, { max_contact_force: 0.4 }, { max_contact_force: 0.1 });
+    await viewer.waitFor((tp, p) => tp === topicFor('arm1', 'margins') && JSON.parse(p).t === 1e6, 5, 'margins after restart');
     expect(link.counters.reconnects).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 50; i++) step();
+    await recorder.end(t + 0.001, 'test complete');
+    let frames = 0;
+    const scan = await readEpisode(path, (r) => void (r.kind === 'frame' && frames++), { kinds: ['frame'] });
+    expect(scan.end.kind).toBe('complete');
+    expect(frames).toBe(steps);
+    expect(recorder.stats().dropped).toBe(0);
     await Promise.all([viewer.end(), link.stop()]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
