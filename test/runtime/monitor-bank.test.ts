@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/util/errors.js';
+import { MonitorBank } from '../../src/runtime/index.js';
+import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
+
+const TORQUE = signalIndex('max_joint_torque')!;
+const SELF = signalIndex('self_collision')!;
+
+function bank() {
+  return MonitorBank.fromClauses([
+    { clause: { id: 'joint_torque' }, formula: 'always (max_joint_torque < 2)', tau: 2, warn: 0.2 },
+    { clause: { id: 'self_collision_free' }, formula: 'always (self_collision <= 0)', tau: 0, warn: undefined },
+  ]);
+}
+
+describe('MonitorBank', () => {
+  it('normalises ρ by |τ| and ε = warn/|τ|; τ = 0 clauses are not normalised and have no band', () => {
+    const b = bank();
+    expect(b.count).toBe(2);
+    expect([b.name(0), b.name(1)]).toEqual(['joint_torque', 'self_collision_free']);
+    expect(b.epsilon(0)).toBeCloseTo(0.1, 15);
+    expect(b.epsilon(1)).toBe(0);
+    expect(b.requiredSignals).toEqual([TORQUE, SELF].sort((x, y) => x - y));
+    const f = new SignalFrame();
+    f.set(TORQUE, 1.5, 0, 't');
+    f.set(SELF, 0, 0, 't');
+    b.push(0, f);
+    expect(b.margin(0)).toBeCloseTo(0.25, 15); // (2 − 1.5) / 2
+    expect(b.margin(1)).toBe(0); // 0 − 0, unnormalised
+    f.set(TORQUE, 2.4, 0.01, 't');
+    f.set(SELF, 1, 0.01, 't');
+    b.push(0.01, f);
+    expect(b.margin(0)).toBeCloseTo(-0.2, 15);
+    expect(b.high(0)).toBeCloseTo(-0.2, 15);
+    expect(b.margin(1)).toBe(-1);
+  });
+
+  it('after a violation clears, margin and high follow the present again (release is possible)', () => {
+    const b = bank();
+    const f = new SignalFrame();
+    f.set(SELF, 0, 0, 't');
+    for (const [t, v] of [[0, 1], [0.01, 3], [0.02, 1]] as const) {
+      f.set(TORQUE, v, t, 't');
+      b.push(t, f);
+    }
+    expect(b.margin(0)).toBeCloseTo(0.5, 15);
+    expect(b.high(0)).toBeCloseTo(0.5, 15);
+  });
+
+  it('reports +∞ before anything is decided and after reset', () => {
+    const b = bank();
+    expect(b.margin(0)).toBe(Infinity);
+    const f = new SignalFrame();
+    f.set(TORQUE, 3, 0, 't');
+    f.set(SELF, 0, 0, 't');
+    b.push(0, f);
+    expect(b.margin(0)).toBeLessThan(0);
+    b.reset();
+    expect(b.margin(0)).toBe(Infinity);
+  });
+
+  it('a formula that does not parse is an InputError naming the clause and position', () => {
+    let error: unknown;
+    try {
+      MonitorBank.fromClauses([{ clause: { id: 'broken' }, formula: 'always (max_joint_torque <', tau: 1, warn: undefined }]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toMatch(/clause broken/);
+    expect((error as InputError).where.column).toBeGreaterThan(0);
+  });
+});
