@@ -39,7 +39,18 @@ const I = {
   grip: idx('gripper_contact'),
   torque: idx('max_joint_torque'),
   self: idx('self_collision'),
+  eeSpeed: idx('ee_speed'),
+  eeAcc: idx('ee_acc'),
+  eeJerk: idx('ee_jerk'),
+  tgtSpeed: idx('target_obj_speed'),
+  release: idx('release_speed'),
+  noFurn: idx('arm_no_furniture_contact'),
 } as const;
+
+/** Rolling-mean window for the end-effector diagnostics (seeds/000 App. C.3: 5 steps). */
+const SMOOTH = 5;
+/** arm_no_furniture_contact threshold (N). */
+const NO_CONTACT_FORCE = 0.5;
 
 /** World body-z axis of a unit quaternion (w, x, y, z). */
 export function bodyZ(q: ArrayLike<number>, out: Float64Array): void {
@@ -67,6 +78,13 @@ export class SimSignals {
   private lastTrackedTime = NaN;
   private gauss: () => number = () => 0;
   private readonly trackedPos = new Float64Array(3);
+  /** Last SMOOTH raw TCP positions and the last 4 smoothed ones (ring buffers, xyz interleaved). */
+  private readonly eeRaw = new Float64Array(3 * SMOOTH);
+  private readonly eeSmooth = new Float64Array(3 * 4);
+  private eeCount = 0;
+  private lastDiagTime = NaN;
+  private readonly prevTarget = new Float64Array(3);
+  private targetSpeed = 0;
 
   constructor(
     private readonly world: SimWorld,
@@ -88,6 +106,12 @@ export class SimSignals {
       'gripper_contact',
       'max_joint_torque',
       'self_collision',
+      'ee_speed',
+      'ee_acc',
+      'ee_jerk',
+      'target_obj_speed',
+      'release_speed',
+      'arm_no_furniture_contact',
     ];
     keys.forEach((k, i) => (this.declared[i] = names.has(k) ? 1 : 0));
   }
@@ -105,8 +129,38 @@ export class SimSignals {
     });
     this.historyCount = 0;
     this.lastTrackedTime = NaN;
+    this.eeCount = 0;
+    this.lastDiagTime = NaN;
+    this.targetSpeed = 0;
+    w.bodyPos(w.targetBodyId, this.prevTarget);
     const rng = mulberry32(this.tracking.seed);
     this.gauss = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+  }
+
+  /** Once per world tick: push the TCP into the smoothing window and difference the target. */
+  private diagnostics(): void {
+    const w = this.world;
+    if (w.time === this.lastDiagTime) return;
+    const elapsed = Number.isNaN(this.lastDiagTime) ? 0 : w.time - this.lastDiagTime;
+    this.lastDiagTime = w.time;
+    w.tcpPos(this.pos);
+    const n = this.eeCount;
+    this.eeRaw.set(this.pos, (n % SMOOTH) * 3);
+    const m = Math.min(n + 1, SMOOTH);
+    for (let a = 0; a < 3; a++) {
+      let sum = 0;
+      for (let j = 0; j < m; j++) sum += this.eeRaw[j * 3 + a] ?? 0;
+      this.eeSmooth[(n % 4) * 3 + a] = sum / m;
+    }
+    this.eeCount++;
+    w.bodyPos(w.targetBodyId, this.pos);
+    if (elapsed > 0) {
+      const dx = (this.pos[0] ?? 0) - (this.prevTarget[0] ?? 0);
+      const dy = (this.pos[1] ?? 0) - (this.prevTarget[1] ?? 0);
+      const dz = (this.pos[2] ?? 0) - (this.prevTarget[2] ?? 0);
+      this.targetSpeed = Math.sqrt(dx * dx + dy * dy + dz * dz) / elapsed;
+    }
+    this.prevTarget.set(this.pos);
   }
 
   /** Record this tick's bystander positions once per world tick (ring of latency + 1 ticks). */
@@ -168,6 +222,27 @@ export class SimSignals {
     if (d[k++]) frame.set(I.grip, w.fingerObjectContact ? 1 : 0, now, SIM_SOURCE_ID);
     if (d[k++]) frame.set(I.torque, p.maxArmTorque, now, SIM_SOURCE_ID);
     if (d[k++]) frame.set(I.self, p.selfContacts, now, SIM_SOURCE_ID);
+    this.diagnostics();
+    const n = this.eeCount;
+    const dt = w.scene.controlDt;
+    const diff = (order: number): number => {
+      // Backward finite difference of the smoothed TCP path (causal: the monitor runs online).
+      if (n - SMOOTH + 1 < order + 1) return 0;
+      const c = order === 1 ? [1, -1] : order === 2 ? [1, -2, 1] : [1, -3, 3, -1];
+      let sq = 0;
+      for (let a = 0; a < 3; a++) {
+        let v = 0;
+        for (let j = 0; j < c.length; j++) v += (c[j] ?? 0) * (this.eeSmooth[((n - 1 - j) % 4) * 3 + a] ?? 0);
+        sq += v * v;
+      }
+      return Math.sqrt(sq) / dt ** order;
+    };
+    if (d[k++]) frame.set(I.eeSpeed, diff(1), now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.eeAcc, diff(2), now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.eeJerk, diff(3), now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.tgtSpeed, this.targetSpeed, now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.release, w.fingerObjectContact ? 0 : this.targetSpeed, now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.noFurn, p.armFurniture < NO_CONTACT_FORCE ? 1 : 0, now, SIM_SOURCE_ID);
     frame.t = now;
   }
 }
