@@ -9,6 +9,7 @@ import { replayCommand } from './replay.js';
 import { demoCommand } from './demo.js';
 import { reportCommand } from './report.js';
 import '../checkers-so101.js';
+import '../replay-rosbag2.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
 export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, reportCommand, calibrateCommand, replayCommand, demoCommand, rosNodeCommand];
