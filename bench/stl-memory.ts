@@ -6,7 +6,8 @@
  *
  * Runs the 8-clause safe-tier conjunction together with a clause using every windowed operator
  * (bounded future and past, until, since) over 10,000,000 irregular samples (~1 kHz), and
- * compares the heap after a full GC at 100,000 samples with the heap after all of them.
+ * compares the heap plus typed-array storage after a full GC at 100,000 samples with the same after
+ * all of them, and prints the monitor's own buffer capacity at both points.
  * `--baseline` runs the same loop without the monitor: V8 itself drifts by a few tens of KiB.
  */
 import { OnlineMonitor } from '../src/stl/index.js';
@@ -35,8 +36,11 @@ let t = 0;
 const heapAt = (): number => {
   gc();
   gc();
-  return process.memoryUsage().heapUsed;
+  // typed-array storage lives outside the JS heap (arrayBuffers), so count both
+  const u = process.memoryUsage();
+  return u.heapUsed + u.arrayBuffers;
 };
+const capacities: string[] = [];
 let heapSmall = 0;
 let heapMillion = 0;
 const start = process.cpuUsage();
@@ -55,6 +59,7 @@ for (let i = 1; i <= N; i++) {
   if (!BASELINE) m.push(t, row);
   if (i === 100_000) heapSmall = heapAt();
   if (i === 1_000_000) heapMillion = heapAt();
+  if (!BASELINE && (i === 100_000 || i === 1_000_000 || i === N)) capacities.push(`${i.toLocaleString('en')}: ${m.bufferCapacity}`);
   if (VERBOSE && i % 1_000_000 === 0) console.log(`  ${i}: ${heapAt()}`);
 }
 const cpu = process.cpuUsage(start);
@@ -62,7 +67,8 @@ const heapLarge = heapAt();
 m.finish();
 const kb = (b: number): string => `${(b / 1024).toFixed(0)} KiB`;
 console.log(`operators: ${m.operatorCount}; samples: ${N.toLocaleString('en')}; decided: ${m.decidedSamples.toLocaleString('en')}`);
-console.log(`${BASELINE ? 'BASELINE (samples generated, no monitor) ' : ''}heap after 100,000 samples: ${kb(heapSmall)}`);
-if (heapMillion > 0) console.log(`heap after 1,000,000 samples: ${kb(heapMillion)}`);
-console.log(`heap after ${N.toLocaleString('en')} samples: ${kb(heapLarge)} (${heapLarge <= heapSmall ? 'not larger' : `+${kb(heapLarge - heapSmall)}`})`);
+console.log(`${BASELINE ? 'BASELINE (samples generated, no monitor) ' : ''}heap + array buffers after 100,000 samples: ${kb(heapSmall)}`);
+if (heapMillion > 0) console.log(`heap + array buffers after 1,000,000 samples: ${kb(heapMillion)}`);
+console.log(`heap + array buffers after ${N.toLocaleString('en')} samples: ${kb(heapLarge)} (${heapLarge <= heapSmall ? 'not larger' : `+${kb(heapLarge - heapSmall)}`})`);
+if (!BASELINE) console.log(`monitor buffer capacity (Float64 slots) after ${capacities.join(', ')}`);
 console.log(`CPU: ${(((cpu.user + cpu.system) / N)).toFixed(3)} µs/sample (incl. generating the sample)`);

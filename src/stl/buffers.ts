@@ -72,6 +72,10 @@ export class SegmentQueue {
   get length(): number {
     return this.nb + this.nf;
   }
+  /** Float64 slots held. */
+  get capacity(): number {
+    return this.cap * 6;
+  }
 
   /** Append sample `index` with A = a.get(index), B = b.get(index). */
   pushFrom(index: number, aValues: IndexedRing, bValues: IndexedRing): void {
@@ -180,6 +184,10 @@ export class IndexDeque {
   }
   get length(): number {
     return this.len;
+  }
+  /** Float64 slots held. */
+  get capacity(): number {
+    return this.idx.length * 2;
   }
   pushFrom(index: number, values: IndexedRing): void {
     const v = values.get(index);

@@ -38,6 +38,10 @@ export abstract class StreamNode {
   }
   /** Decide as many further samples as the trace so far allows. */
   abstract update(s: EngineState): void;
+  /** Float64 slots this node's buffers hold (for memory diagnostics). */
+  bufferCapacity(): number {
+    return this.out.capacity;
+  }
   /** Lowest sample index whose time this node may still read. */
   lowestTimeIndex(): number {
     return this.count;
@@ -217,6 +221,9 @@ export class FutureWindowNode extends StreamNode {
   override lowestTimeIndex(): number {
     return Math.min(this.count, this.start);
   }
+  override bufferCapacity(): number {
+    return this.out.capacity + this.deque.capacity;
+  }
   protected override resetState(): void {
     this.deque.clear();
     this.fed = 0;
@@ -274,7 +281,11 @@ export class PastWindowNode extends StreamNode {
     c.out.dropBefore(this.fed);
   }
   override lowestTimeIndex(): number {
-    return Math.min(this.count, this.start, this.fed);
+    // unbounded: `start` never moves and no time before `fed` is read again
+    return this.b === Infinity ? Math.min(this.count, this.fed) : Math.min(this.count, this.start, this.fed);
+  }
+  override bufferCapacity(): number {
+    return this.out.capacity + this.deque.capacity;
   }
   protected override resetState(): void {
     this.deque.clear();
@@ -349,6 +360,9 @@ export class UntilNode extends StreamNode {
   }
   override lowestTimeIndex(): number {
     return Math.min(this.count, this.start, this.lastBefore + 1);
+  }
+  override bufferCapacity(): number {
+    return this.out.capacity + this.window.capacity + this.prefix.capacity;
   }
   protected override resetState(): void {
     this.window.clear();
@@ -425,7 +439,10 @@ export class SinceNode extends StreamNode {
     r.out.dropBefore(this.fedWindow);
   }
   override lowestTimeIndex(): number {
-    return Math.min(this.count, this.start, this.fedWindow);
+    return this.b === Infinity ? Math.min(this.count, this.fedWindow) : Math.min(this.count, this.start, this.fedWindow);
+  }
+  override bufferCapacity(): number {
+    return this.out.capacity + this.window.capacity + this.suffix.capacity;
   }
   protected override resetState(): void {
     this.window.clear();

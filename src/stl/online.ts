@@ -206,6 +206,16 @@ export class OnlineMonitor {
   get final(): number {
     return this.state.finished ? this.low : NaN;
   }
+  /**
+   * Float64 slots held by the monitor's buffers (8 bytes each). Grows to the windows' high-water
+   * mark (samples per window) and then stays: constant in episode length for past-time and
+   * bounded formulas.
+   */
+  get bufferCapacity(): number {
+    let total = this.state.times.capacity + this.prefix.times.length + this.prefix.rows.length;
+    for (const node of this.order) total += node.bufferCapacity();
+    return total;
+  }
   /** Number of operators, for diagnostics. */
   get operatorCount(): number {
     return this.order.length - this.taps.length;

@@ -125,6 +125,20 @@ describe('OnlineMonitor', () => {
     expect([m.current, m.high]).toEqual([-2, -2]);
   });
 
+  it('memory is constant in episode length for past-time and bounded formulas (incl. unbounded past)', () => {
+    const m = monitor(
+      'always ((once (x > 3)) or (historically[0:0.5] (x < 5)) and ((x > 0) since (y > 0)) and ' +
+        '((x > 0) since[0.1:0.4] (y > 0)) and (eventually[0:0.3] (y < 1)) and ((x < 4) until[0:0.2] (y > -1)))',
+    );
+    let capacityAt20k = 0;
+    for (let i = 0; i < 200_000; i++) {
+      m.push(i * 0.01 + (i % 3) * 0.001, [3 * Math.sin(i * 0.01), Math.cos(i * 0.003), 0]);
+      if (i === 20_000) capacityAt20k = m.bufferCapacity;
+    }
+    expect(capacityAt20k).toBeLessThan(2_000);
+    expect(m.bufferCapacity).toBe(capacityAt20k);
+  });
+
   it('reset starts a new episode with identical results', () => {
     const m = monitor('always[0:1] (x < 3) and once[0:2] (y > 0)');
     const run = (): number[] => {
