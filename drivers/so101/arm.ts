@@ -123,7 +123,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
       this.status[j] = s.status | s.errorByte;
     }
     this.stamp = this.o.clock.now();
-    this.mapping.update(this.raw);
+    this.mapping.update(this.raw, this.stamp);
     return ok({ t: this.stamp, raw: this.raw, voltage: this.voltage, temperature: this.temperature, status: this.status });
   }
 

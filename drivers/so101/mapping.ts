@@ -16,7 +16,7 @@
  *   is under-attributed); contact_force_max = max of the available estimates.
  */
 import {
-  CapsuleModel, PointForceEstimator, SO101_FRAMES, SO101_MODEL, TF, type ArmModelSpec,
+  CapsuleModel, PointForceEstimator, SmoothedDerivatives, SO101_FRAMES, SO101_MODEL, TF, type ArmModelSpec,
 } from '../../src/kinematics/index.js';
 import { normalize, STS3215_RESOLUTION } from '../../src/calibration/lerobot.js';
 import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
@@ -53,6 +53,9 @@ const SIG = {
   grip: idx('gripper_contact'),
   torque: idx('max_joint_torque'),
   self: idx('self_collision'),
+  eeSpeed: idx('ee_speed'),
+  eeAcc: idx('ee_acc'),
+  eeJerk: idx('ee_jerk'),
 };
 
 export class So101Mapping {
@@ -92,7 +95,7 @@ export class So101Mapping {
     this.capsules = new CapsuleModel(so101ModelFor(cal));
     this.forceEstimator = new PointForceEstimator(this.capsules.fk, SO101_FRAMES.tcp, SO101_ARM_JOINTS, cal.contactForce.damping);
     this.declared = new Uint8Array(Object.keys(SIG).length);
-    const names: SignalName[] = ['arm_furniture_contact_force', 'contact_force_max', 'target_obj_tilt_world_deg', 'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision'];
+    const names: SignalName[] = ['arm_furniture_contact_force', 'contact_force_max', 'target_obj_tilt_world_deg', 'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision', 'ee_speed', 'ee_acc', 'ee_jerk'];
     names.forEach((n, i) => (this.declared[i] = cal.declaredSignals.includes(n) ? 1 : 0));
   }
 
@@ -103,8 +106,11 @@ export class So101Mapping {
     this.deadbandN = deadbandN;
   }
 
-  /** Full update from servo registers. */
-  update(raw: So101RawState): void {
+  /** TCP speed/acceleration/jerk (5-step smoothed; NaN until enough samples with times). */
+  readonly ee = new SmoothedDerivatives(5);
+
+  /** Full update from servo registers taken at time `t` (s; NaN skips the TCP derivatives). */
+  update(raw: So101RawState, t = NaN): void {
     const cal = this.cal;
     for (let j = 0; j < JOINTS; j++) {
       const mc = cal.lerobot[cal.joints[j]!.name];
@@ -115,7 +121,7 @@ export class So101Mapping {
     this.gripperPct = normalize(raw.position[GRIPPER]!, gmc, 'range_0_100');
     this.updateTorques(cal.torque.source === 'load' ? raw.load : raw.current);
     this.updateGripper(Math.abs(raw.load[GRIPPER]!), Math.abs(raw.velocity[GRIPPER]!));
-    this.updateKinematics();
+    this.updateKinematics(t);
     this.updateContactForce();
   }
 
@@ -123,11 +129,11 @@ export class So101Mapping {
    * Position-only update (recorded datasets: no load/velocity): kinematic signals only; the grasp
    * state is taken from `gripping` (e.g. labels), torques and forces are left untouched.
    */
-  updatePositions(qRad: ArrayLike<number>, gripperPct: number, gripping: boolean): void {
+  updatePositions(qRad: ArrayLike<number>, gripperPct: number, gripping: boolean, t = NaN): void {
     for (let j = 0; j < JOINTS; j++) this.q[j] = qRad[j] ?? 0;
     this.gripperPct = gripperPct;
     this.setGripping(gripping);
-    this.updateKinematics();
+    this.updateKinematics(t);
   }
 
   private updateTorques(units: Float64Array): void {
@@ -155,11 +161,15 @@ export class So101Mapping {
     this.gripping = next;
   }
 
-  private updateKinematics(): void {
+  private updateKinematics(t: number): void {
     const cm = this.capsules;
     cm.update(this.q);
     this.selfCollisions = cm.selfCollisionCount();
     const F = cm.fk.frames;
+    if (Number.isFinite(t)) {
+      const o = TF * SO101_FRAMES.tcp;
+      this.ee.push(t, F[o + 9]!, F[o + 10]!, F[o + 11]!);
+    }
     const o = this.cal.graspOffsetM;
     cm.fk.pointInBase(this.obj, 0, SO101_FRAMES.tcp, o[0], o[1], o[2]);
     const g = TF * SO101_FRAMES.gripper;
@@ -208,6 +218,10 @@ export class So101Mapping {
     if (d[4]) frame.set(SIG.grip, this.gripping ? 1 : 0, t, `${source}.gripper`);
     if (d[5]) frame.set(SIG.torque, this.maxJointTorque, t, `${source}.${this.cal.torque.source}`);
     if (d[6]) frame.set(SIG.self, this.selfCollisions, t, `${source}.capsules`);
+    // Diagnostics only once the smoothing window is full (a NaN would mark the signal invalid).
+    if (d[7] && Number.isFinite(this.ee.speed)) frame.set(SIG.eeSpeed, this.ee.speed, t, `${source}.fk`);
+    if (d[8] && Number.isFinite(this.ee.acc)) frame.set(SIG.eeAcc, this.ee.acc, t, `${source}.fk`);
+    if (d[9] && Number.isFinite(this.ee.jerk)) frame.set(SIG.eeJerk, this.ee.jerk, t, `${source}.fk`);
   }
 }
 

@@ -7,6 +7,8 @@
  *   stands still (≤ STALL_STEP_PCT per frame for STALL_FRAMES frames: a follower merely lagging a
  *   closing leader is moving) and the jaws are not closed on nothing; released below half the gap;
  * - obj_above_table, target_obj_tilt_world_deg: FK while that estimated grasp holds (rigid grasp).
+ * - ee_speed, ee_acc, ee_jerk: 5-step smoothed differences of the FK TCP position (0 until the
+ *   smoothing window is full: 6, 11 and 16 frames).
  * Not derivable: max_joint_torque, every contact force (no load/current recorded).
  */
 import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
@@ -16,7 +18,7 @@ import type { SignalName } from '../../src/schema/signals.js';
 import { So101Mapping } from './mapping.js';
 import type { LeRobotEpisode } from './lerobot-dataset.js';
 
-export const POSITION_ONLY_SIGNALS: readonly SignalName[] = ['self_collision', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg'];
+export const POSITION_ONLY_SIGNALS: readonly SignalName[] = ['self_collision', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg', 'ee_speed', 'ee_acc', 'ee_jerk'];
 export const NOT_DERIVABLE_FROM_POSITIONS: readonly SignalName[] = ['max_joint_torque', 'arm_furniture_contact_force', 'contact_force_max', 'target_furniture_contact_force'];
 
 /** Per-frame gripper change (LeRobot 0–100) below which the gripper counts as stalled. */
@@ -84,12 +86,15 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
       gripping = !closedOnNothing && (gripping ? gap > o.stallGapPct / 2 : stalledFrames >= STALL_FRAMES);
     }
     if (gripping) gripFrames++;
-    mapping.updatePositions(q, pct, gripping);
+    mapping.updatePositions(q, pct, gripping, ep.times[i]!);
     minSelf = Math.min(minSelf, mapping.capsules.minSelfDistance());
     columns.get('self_collision')![i] = mapping.selfCollisions;
     columns.get('gripper_contact')![i] = gripping ? 1 : 0;
     columns.get('obj_above_table')![i] = mapping.objAboveTable;
     columns.get('target_obj_tilt_world_deg')![i] = mapping.tiltDeg;
+    columns.get('ee_speed')![i] = finiteOr0(mapping.ee.speed);
+    columns.get('ee_acc')![i] = finiteOr0(mapping.ee.acc);
+    columns.get('ee_jerk')![i] = finiteOr0(mapping.ee.jerk);
   }
   const stats = new Map<SignalName, SignalStats>();
   for (const [name, col] of columns) {
@@ -101,4 +106,8 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
     stats.set(name, { min, max });
   }
   return { times: Float64Array.from(ep.times), columns, stats, framesOutsideLimits: outside, minSelfDistanceM: minSelf, gripFrames };
+}
+
+function finiteOr0(v: number): number {
+  return Number.isFinite(v) ? v : 0;
 }

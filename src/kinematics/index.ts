@@ -11,3 +11,4 @@ export * from './barrier.js';
 export * from './so101.js';
 export * from './panda.js';
 export * from './force.js';
+export * from './derivatives.js';
