@@ -239,7 +239,10 @@ export class ReportBuilder {
     let compare: ReportData['compare'];
     if (this.opts.compare) {
       const [a, b] = this.opts.compare;
-      const pick = (p: string): GroupReport => ({ key: p, metrics: this.metrics(this.scores.filter((_, i) => this.rows[i]!.policy === p)) });
+      // Grouped by policy already: the same episodes, the same seeded bootstrap.
+      const pick = (p: string): GroupReport =>
+        (groupBy?.by === 'policy' ? groupBy.groups.find((g) => g.key === p) : undefined)
+        ?? { key: p, metrics: this.metrics(this.scores.filter((_, i) => this.rows[i]!.policy === p)) };
       const known = new Set(this.rows.map((r) => r.policy));
       for (const p of [a, b]) if (!known.has(p)) this.warnings.push(`--compare: no episode has policy '${p}' (policies: ${[...known].sort().join(', ')})`);
       compare = { a: pick(a), b: pick(b) };

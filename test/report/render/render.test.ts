@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { renderEpisodesCsv, renderHtml, renderMarkdown, renderSummaryJson, traceSvg } from '../../../src/report/render/index.js';
+import { downsample } from '../../../src/report/build-worst.js';
+import { computeMetrics } from '../../../src/report/metrics/index.js';
+import { summariseGate } from '../../../src/report/build-gate.js';
+import type { EpisodeRow, ReportData, WorstEpisode } from '../../../src/report/build-types.js';
+
+const HOSTILE = '<script>alert("x")</script>,"|\n';
+
+function row(over: Partial<EpisodeRow> = {}): EpisodeRow {
+  return {
+    episodeId: 'ep', file: 'ep.mcap', format: 'mcap', fileState: 'complete', robotId: 'arm', platform: 'sim', task: 't', policy: 'p',
+    success: true, safe: true, evidence: 'none', steps: 10, duration: 0.5, rhoSafe: 1, vsi: 0, cc: 0, ret: 0, violated: [], manualViolated: [], reducedSet: [],
+    ...over,
+  };
+}
+
+function worstEpisode(id: string): WorstEpisode {
+  const t = Float64Array.from({ length: 20 }, (_, i) => 100 + i * 0.1);
+  return {
+    episodeId: id, robotId: HOSTILE, success: true, vsi: 0.4, clauseId: 'max_contact_force', rho: -80, tau: 200, violationTime: 100.5, violationStep: 5,
+    violatedClauses: ['max_contact_force'], t0: 100, duration: 1.9,
+    traces: [
+      { clauseId: 'max_contact_force', tier: 'safe', tau: 200, violated: true, t, value: t.map((_, i) => (i >= 5 && i < 8 ? -0.4 : 0.9)) },
+      { clauseId: 'joint_torque', tier: 'safe', tau: 87, violated: false, t, value: t.map((_, i) => (i === 3 ? NaN : 0.7)) },
+    ],
+  };
+}
+
+function report(rows: EpisodeRow[], worst: WorstEpisode[]): ReportData {
+  const summary = computeMetrics([], { bootstrap: { resamples: 0 } });
+  return {
+    format: 'armguard-report/1', title: HOSTILE, source: HOSTILE, generatedAt: 'now', bootstrap: { resamples: 0, seed: 1 }, episodes: rows.length,
+    robots: [{ robotId: HOSTILE, episodes: 1 }], summary, taskClauses: [], tasks: [], taskAll: { task: 'All', episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, clauses: {} },
+    runs: [], sensitivity: [], gate: summariseGate([]), worst, rows, skipped: [{ file: HOSTILE, reason: HOSTILE }], warnings: [HOSTILE],
+  };
+}
+
+describe('report renderers', () => {
+  it('HTML escapes every recorded string (episode ids, robot ids, file names come from files)', () => {
+    const html = renderHtml(report([row({ episodeId: HOSTILE, robotId: HOSTILE })], [worstEpisode(HOSTILE)]));
+    expect(html).not.toContain('<script');
+    expect(html).toContain('&lt;script&gt;');
+    expect(html).not.toMatch(/<link|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+  });
+
+  it('an empty report renders without NaN or undefined leaking into the text', () => {
+    const r = report([], []);
+    for (const text of [renderHtml(r), renderMarkdown(r)]) {
+      expect(text).not.toMatch(/NaN|undefined/);
+    }
+  });
+
+  it('episodes.csv quotes fields per RFC 4180 and round-trips', () => {
+    const csv = renderEpisodesCsv([row({ episodeId: HOSTILE, violated: ['a', 'b'], rhoSafe: Infinity, vsi: NaN })]);
+    const lines = csv.split('\n');
+    expect(lines[0]!.split(',')[0]).toBe('episode_id');
+    // A minimal RFC 4180 reader, written here.
+    const fields: string[] = [];
+    let cur = '';
+    let quoted = false;
+    const body = csv.slice(csv.indexOf('\n') + 1);
+    for (let i = 0; i < body.length; i++) {
+      const ch = body[i]!;
+      if (quoted) {
+        if (ch === '"' && body[i + 1] === '"') { cur += '"'; i++; } else if (ch === '"') quoted = false; else cur += ch;
+      } else if (ch === '"') quoted = true;
+      else if (ch === ',') { fields.push(cur); cur = ''; } else if (ch === '\n') { fields.push(cur); break; } else cur += ch;
+    }
+    expect(fields[0]).toBe(HOSTILE);
+    const header = lines[0]!.split(',');
+    expect(fields[header.indexOf('violated')]).toBe('a b');
+    expect(fields[header.indexOf('rho_safe')]).toBe('inf');
+    expect(fields[header.indexOf('vsi')]).toBe('');
+    expect(fields).toHaveLength(header.length);
+  });
+
+  it('trace SVG: one path per clause, the violating one highlighted, NaN breaks the line, violation step marked', () => {
+    const svg = traceSvg(worstEpisode('e1'), 'p1');
+    expect(svg.match(/<path /g)).toHaveLength(2);
+    expect(svg).toMatch(/class="clause-violating" data-clause="max_contact_force"/);
+    const torque = /d="([^"]*)"[^>]*data-clause="joint_torque"/.exec(svg)![1]!;
+    expect(torque.match(/M/g)).toHaveLength(2); // the NaN sample splits the line
+    expect(svg).toContain('class="violation-step"');
+    expect(svg).toContain('first violation: step 5, t = 0.50 s');
+    expect(svg).not.toContain('NaN');
+  });
+
+  it('summary.json: typed arrays become arrays, non-finite numbers null, rows left to the CSV', () => {
+    const json = JSON.parse(renderSummaryJson(report([row()], [worstEpisode('e1')])));
+    expect(json.rows).toBeUndefined();
+    expect(json.worst[0].traces[1].value[3]).toBeNull();
+    expect(json.worst[0].traces[0].t).toHaveLength(20);
+  });
+
+  it('downsample keeps every bucket extreme (a one-step spike survives) and time order', () => {
+    fc.assert(fc.property(fc.integer({ min: 601, max: 5000 }), fc.nat(), fc.double({ min: -5, max: -0.01, noNaN: true }), (n, at, depth) => {
+      const spikeAt = at % n;
+      const t = Float64Array.from({ length: n }, (_, i) => i);
+      const v = Float64Array.from({ length: n }, (_, i) => (i === spikeAt ? depth : 1 + Math.sin(i)));
+      const d = downsample(t, v, 600);
+      expect(d.t.length).toBeLessThanOrEqual(600);
+      expect(Math.min(...d.value)).toBe(depth);
+      expect(d.t[d.value.indexOf(depth)]).toBe(spikeAt);
+      for (let i = 1; i < d.t.length; i++) expect(d.t[i]!).toBeGreaterThan(d.t[i - 1]!);
+    }), { numRuns: 50 });
+  });
+});
