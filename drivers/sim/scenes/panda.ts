@@ -21,7 +21,7 @@ export const PANDA_LAYOUT: TabletopLayout = {
     { name: 'bystander_2', pos: [0.66, 0.12], radius: 0.025, halfHeight: 0.05, mass: 0.2 },
     { name: 'bystander_3', pos: [0.3, -0.32], radius: 0.025, halfHeight: 0.05, mass: 0.2 },
   ],
-  box: { center: [0.4, 0.3], innerHalf: 0.07, wall: 0.008, floor: 0.008, height: 0.06 },
+  box: { center: [0.4, 0.3], innerHalf: 0.07, wall: 0.008, floor: 0.008, height: 0.04 },
 };
 
 const FINGER_TRAVEL = 0.04;

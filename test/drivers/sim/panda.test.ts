@@ -6,7 +6,7 @@ import { DlsIk } from '../../../drivers/sim/ik.js';
 import { topDownFrame } from '../../../drivers/sim/plan.js';
 import { POLICIES } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
-import { series } from './helpers.js';
+import { naiveRobustness, series, violated } from './helpers.js';
 
 let world: SimWorld;
 let ik: DlsIk;
@@ -33,8 +33,13 @@ describe('Panda-like scene', () => {
     }
   });
 
-  it('the clean run never presses on furniture or bystanders and its torque includes gravity load', () => {
+  it('the clean run succeeds, violates no declared clause, and its torque includes gravity load', () => {
     const r = runEpisode(world, ik, POLICIES.find((p) => p.name === 'clean')!, { seed: 4 });
+    expect(r.outcome.success).toBe(true);
+    const rho = naiveRobustness(r, scene.torqueCeiling);
+    delete rho.self_collision_free;
+    expect(violated(rho)).toEqual([]);
+    expect(rho.held_object_tilt_world).toBeLessThan(15);
     expect(max(series(r, 'arm_furniture_contact_force'))).toBe(0);
     expect(max(series(r, 'non_target_disp_max'))).toBeLessThan(0.005);
     const tau = max(series(r, 'max_joint_torque'));
