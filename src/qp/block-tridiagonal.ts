@@ -160,7 +160,7 @@ export class BlockTridiagonal {
         b[base + i] = s / L[ri + i]!;
       }
     }
-    // backward: L_k' x_k = y_k − G_{k+1}' x_{k+1}
+    // backward: L_k' x_k = y_k − G_{k+1}' x_{k+1} (row-oriented: contiguous reads of G and L)
     for (let k = S - 1; k >= 0; k--) {
       const d = this.blockSize(k);
       const base = this.stageStart[k]!;
@@ -169,16 +169,17 @@ export class BlockTridiagonal {
         const dn = this.blockSize(k + 1);
         const os = this.subOffset[k + 1]!;
         const nb = this.stageStart[k + 1]!;
-        for (let c = 0; c < d; c++) {
-          let s = 0;
-          for (let r = 0; r < dn; r++) s += L[os + r * d + c]! * b[nb + r]!;
-          b[base + c]! -= s;
+        for (let r = 0; r < dn; r++) {
+          const xr = b[nb + r]!;
+          const gr = os + r * d;
+          for (let c = 0; c < d; c++) b[base + c]! -= L[gr + c]! * xr;
         }
       }
       for (let i = d - 1; i >= 0; i--) {
-        let s = b[base + i]!;
-        for (let t = i + 1; t < d; t++) s -= L[od + t * d + i]! * b[base + t]!;
-        b[base + i] = s / L[od + i * d + i]!;
+        const ri = od + i * d;
+        const xi = b[base + i]! / L[ri + i]!;
+        b[base + i] = xi;
+        for (let t = 0; t < i; t++) b[base + t]! -= L[ri + t]! * xi;
       }
     }
   }

@@ -4,6 +4,7 @@ import { RuizScaling } from './scaling.js';
 import { detectStructure, rowView } from './structure.js';
 import type { QpStructure, RowView } from './structure.js';
 import { INFINITE_BOUND } from './types.js';
+import { copyPattern, samePattern, validateCsc } from './csc.js';
 import type { CscMatrix, QpProblem, QpResult, QpSolveOptions, QpStatus } from './types.js';
 
 const ROW_FREE = 0;
@@ -52,6 +53,11 @@ interface MutableResult {
 
 const NO_OPTIONS: QpSolveOptions = {};
 
+/** complementarity right-hand side of a Newton direction */
+const PREDICTOR = 0;
+const CORRECTOR = 1;
+const CENTRALITY = 2;
+
 /** Gondzio's target change of a complementarity product v: into [lo, hi], large ones by at most hi */
 function centralityTarget(v: number, lo: number, hi: number): number {
   if (v < lo) return lo - v;
@@ -67,44 +73,6 @@ function isLowerFinite(v: number): boolean {
 }
 function isUpperFinite(v: number): boolean {
   return v < INFINITE_BOUND;
-}
-
-function samePattern(a: CscMatrix, b: CscMatrix): boolean {
-  if (a.rows !== b.rows || a.cols !== b.cols) return false;
-  const nnz = a.colPtr[a.cols]!;
-  if (b.colPtr[b.cols] !== nnz) return false;
-  for (let j = 0; j <= a.cols; j++) if (a.colPtr[j] !== b.colPtr[j]) return false;
-  for (let t = 0; t < nnz; t++) if (a.rowIndex[t] !== b.rowIndex[t]) return false;
-  return true;
-}
-
-function copyPattern(a: CscMatrix): CscMatrix {
-  const nnz = a.colPtr[a.cols]!;
-  return {
-    rows: a.rows,
-    cols: a.cols,
-    colPtr: a.colPtr.slice(),
-    rowIndex: a.rowIndex.slice(0, nnz),
-    values: new Float64Array(nnz),
-  };
-}
-
-/** Throws if the matrix is not a well-formed CSC matrix (setup only). */
-function validateCsc(name: string, a: CscMatrix, rows: number, cols: number, upperOnly: boolean): void {
-  if (a.rows !== rows || a.cols !== cols) throw new ArmguardError(`${name} is ${a.rows}×${a.cols}, expected ${rows}×${cols}`);
-  if (a.colPtr.length !== cols + 1 || a.colPtr[0] !== 0) throw new ArmguardError(`${name}.colPtr must have ${cols + 1} entries starting at 0`);
-  const nnz = a.colPtr[cols]!;
-  if (a.rowIndex.length < nnz || a.values.length < nnz) throw new ArmguardError(`${name} has ${nnz} entries per colPtr but fewer row indices/values`);
-  for (let j = 0; j < cols; j++) {
-    if (a.colPtr[j + 1]! < a.colPtr[j]!) throw new ArmguardError(`${name}.colPtr decreases at column ${j}`);
-    let prev = -1;
-    for (let t = a.colPtr[j]!; t < a.colPtr[j + 1]!; t++) {
-      const i = a.rowIndex[t]!;
-      if (i <= prev || i >= rows) throw new ArmguardError(`${name} column ${j}: row indices must be ascending, unique and < ${rows} (got ${i})`);
-      if (upperOnly && i > j) throw new ArmguardError(`${name}(${i},${j}) lies below the diagonal; give the upper triangle only`);
-      prev = i;
-    }
-  }
 }
 
 /**
@@ -192,6 +160,16 @@ export class QpSolver {
   private readonly out: MutableResult;
   /** largest row weight of the last factorisation */
   private maxWeight = 0;
+  /** from residuals(): unscaled ‖primal residual‖∞ and ‖Ax‖∞, scaled s'z */
+  private primRes = 0.5;
+  private axNorm = 0.5;
+  private gap = 0.5;
+  /** from direction(): largest feasible step, and Σ(s dz + z ds), Σ ds dz (affine gap polynomial) */
+  private stepMax = 0.5;
+  private gapSlope = 0.5;
+  private gapCurve = 0.5;
+  /** σμ of the current corrector */
+  private sigmaMu = 0.5;
   /** A's values row by row (rowView order), for assembling the normal matrix */
   private readonly rowValues: Float64Array;
 
@@ -318,23 +296,20 @@ export class QpSolver {
     if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
     this.initialise(options.warmStart);
 
-    const { x, sL, zL, sU, zU, yE, lo, hi, invE, dualUnscale, rpL, rpU, rcL, rcU, dsL, dzL, dsU, dzU } = this;
+    const { x, sL, zL, sU, zU, yE, lo, hi, invE, dualUnscale, dsL, dzL, dsU, dzU } = this;
     const c = this.scaling.c;
     const nBounds = this.nBounds;
     let boundsNorm = 0;
     for (let i = 0; i < m; i++) boundsNorm = Math.max(boundsNorm, Math.abs(lo[i]! * invE[i]!), Math.abs(hi[i]! * invE[i]!));
 
+    let previousPrimRes = Infinity;
     for (let iter = 0; ; iter++) {
       out.iterations = iter;
       this.residuals();
       // convergence, in unscaled terms
-      let primRes = 0;
-      let axNorm = 0;
-      for (let i = 0; i < m; i++) {
-        const ie = invE[i]!;
-        axNorm = Math.max(axNorm, Math.abs(this.ax[i]! * ie));
-        primRes = Math.max(primRes, Math.abs(rpL[i]! * ie), Math.abs(rpU[i]! * ie));
-      }
+      const primRes = this.primRes;
+      const axNorm = this.axNorm;
+      const gap = this.gap;
       let dualRes = 0;
       let dualScale = 0;
       for (let j = 0; j < n; j++) {
@@ -342,8 +317,6 @@ export class QpSolver {
         dualRes = Math.max(dualRes, Math.abs(this.rd[j]! * s));
         dualScale = Math.max(dualScale, Math.abs(this.px[j]! * s), Math.abs(this.atl[j]! * s), Math.abs(this.qs[j]! * s));
       }
-      let gap = 0;
-      for (let i = 0; i < m; i++) gap += sL[i]! * zL[i]! + sU[i]! * zU[i]!;
       const mu = nBounds > 0 ? gap / nBounds : 0;
       let objScaled = 0;
       for (let j = 0; j < n; j++) objScaled += x[j]! * (0.5 * this.px[j]! + this.qs[j]!);
@@ -359,39 +332,36 @@ export class QpSolver {
         return this.finish(problem, 'solved', '');
       }
       if (!Number.isFinite(primRes + dualRes + gap)) return this.finish(problem, 'numerical-error', 'iterate became non-finite');
-      if (this.certifiesInfeasible()) return this.finish(problem, 'infeasible', 'primal infeasibility certificate: A\'y ≈ 0 with u\'y₊ + l\'y₋ < 0');
+      // a converging primal residual rules out a primal certificate; check when it stalls
+      const stalled = primRes > epsAbs && primRes > 0.5 * previousPrimRes;
+      previousPrimRes = primRes;
+      if (stalled && this.certifiesInfeasible()) return this.finish(problem, 'infeasible', 'primal infeasibility certificate: A\'y ≈ 0 with u\'y₊ + l\'y₋ < 0');
       if (iter >= maxIterations) return this.finish(problem, 'max-iterations', 'iteration cap reached before convergence');
       if (deadline !== undefined && deadline()) return this.finish(problem, 'time-limit', 'deadline reached before convergence');
 
       if (!this.factorise()) return this.finish(problem, 'numerical-error', 'normal-equation factorisation failed (non-finite values)');
       // predictor (affine scaling) direction
-      for (let i = 0; i < m; i++) {
-        rcL[i] = sL[i]! * zL[i]!;
-        rcU[i] = sU[i]! * zU[i]!;
-      }
-      this.direction(false);
-      let alpha = this.maxStep();
-      let gapAff = 0;
-      for (let i = 0; i < m; i++) {
-        gapAff += (sL[i]! + alpha * dsL[i]!) * (zL[i]! + alpha * dzL[i]!) + (sU[i]! + alpha * dsU[i]!) * (zU[i]! + alpha * dzU[i]!);
-      }
+      this.direction(PREDICTOR);
+      let alpha = this.stepMax;
+      const gapAff = gap + alpha * this.gapSlope + alpha * alpha * this.gapCurve;
       const muAff = nBounds > 0 ? gapAff / nBounds : 0;
-      const ratio = mu > 0 ? muAff / mu : 0;
+      const ratio = mu > 0 ? Math.max(0, muAff / mu) : 0;
       const sigmaMu = ratio * ratio * ratio * mu;
       // corrector (Mehrotra): centring plus second-order term of the affine step
-      for (let i = 0; i < m; i++) {
-        rcL[i] = sL[i]! * zL[i]! + dsL[i]! * dzL[i]! - sigmaMu;
-        rcU[i] = sU[i]! * zU[i]! + dsU[i]! * dzU[i]! - sigmaMu;
-      }
-      this.direction(false);
-      alpha = this.maxStep();
+      this.sigmaMu = sigmaMu;
+      this.direction(CORRECTOR);
+      alpha = this.stepMax;
+      let changed = false;
       for (let k = 0; k < GONDZIO_CORRECTORS && alpha < 0.9; k++) {
         const improved = this.centralityCorrector(alpha, sigmaMu);
         if (improved <= alpha) break;
         alpha = improved;
       }
-      if (this.maxWeight > REFINE_ABOVE_WEIGHT) for (let k = 0; k < REFINEMENT_STEPS; k++) this.refine();
-      alpha = Math.min(1, STEP_TO_BOUNDARY * this.maxStep());
+      if (this.maxWeight > REFINE_ABOVE_WEIGHT) {
+        for (let k = 0; k < REFINEMENT_STEPS; k++) this.refine();
+        changed = true;
+      }
+      alpha = Math.min(1, STEP_TO_BOUNDARY * (changed ? this.maxStep() : alpha));
       if (!(alpha > 0)) return this.finish(problem, 'numerical-error', 'step length collapsed to zero');
       if (iter % 4 === 3 && this.certifiesUnbounded()) return this.finish(problem, 'infeasible', 'dual infeasible (unbounded below): direction d with Pd ≈ 0, q\'d < 0, Ad within the bounds\' recession cone');
       for (let j = 0; j < n; j++) x[j]! += alpha * this.dx[j]!;
@@ -490,15 +460,17 @@ export class QpSolver {
     }
   }
 
+  /** out = Ā v, row by row over the row-major copy of Ā (gathers, no scatter) */
   private multiplyA(v: Float64Array, outRows: Float64Array): void {
-    const { A, Av } = this;
-    outRows.fill(0);
-    for (let j = 0; j < this.n; j++) {
-      const vj = v[j]!;
-      if (vj === 0) continue;
-      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) outRows[A.rowIndex[t]!]! += Av[t]! * vj;
+    const { rowValues } = this;
+    const { rowStart, column } = this.rows;
+    for (let i = 0; i < this.m; i++) {
+      let s = 0;
+      for (let e = rowStart[i]!; e < rowStart[i + 1]!; e++) s += rowValues[e]! * v[column[e]!]!;
+      outRows[i] = s;
     }
   }
+
 
   /** out = P̄ v with the upper-triangle storage of P̄ */
   private multiplyP(v: Float64Array, outVars: Float64Array): void {
@@ -526,22 +498,37 @@ export class QpSolver {
 
   /** ax, px, atl = A'λ, rd = Px + q − A'λ, rpL/rpU (primal residuals; equality residual in rpL). */
   private residuals(): void {
-    const { n, m, x, px, lam, sL, zL, sU, zU, yE, lo, hi, ax, hasL, hasU, rpL, rpU } = this;
+    const { n, m, x, px, lam, sL, zL, sU, zU, yE, lo, hi, ax, hasL, hasU, rpL, rpU, invE } = this;
     this.multiplyA(x, ax);
     this.multiplyP(x, px);
+    let primRes = 0;
+    let axNorm = 0;
+    let gap = 0;
     for (let i = 0; i < m; i++) {
       const a = ax[i]!;
+      const ie = invE[i]!;
       lam[i] = zL[i]! - zU[i]! + yE[i]!;
-      rpL[i] = hasL[i]! * (a - lo[i]! - sL[i]!);
-      rpU[i] = hasU[i]! * (hi[i]! - a - sU[i]!);
+      const rl = hasL[i]! * (a - lo[i]! - sL[i]!);
+      const ru = hasU[i]! * (hi[i]! - a - sU[i]!);
+      rpL[i] = rl;
+      rpU[i] = ru;
+      axNorm = Math.max(axNorm, Math.abs(a * ie));
+      primRes = Math.max(primRes, Math.abs(rl * ie), Math.abs(ru * ie));
+      gap += sL[i]! * zL[i]! + sU[i]! * zU[i]!;
     }
     for (let k = 0; k < this.eqCount; k++) {
       const i = this.eqRows[k]!;
-      rpL[i] = ax[i]! - lo[i]!;
+      const r = ax[i]! - lo[i]!;
+      rpL[i] = r;
+      primRes = Math.max(primRes, Math.abs(r * invE[i]!));
     }
+    this.primRes = primRes;
+    this.axNorm = axNorm;
+    this.gap = gap;
     this.multiplyAT(lam, this.atl);
     for (let j = 0; j < n; j++) this.rd[j] = px[j]! + this.qs[j]! - this.atl[j]!;
   }
+
 
 
   /** Row weights W of the current iterate, then P + A'WA factorised. */
@@ -588,17 +575,38 @@ export class QpSolver {
 
   /**
    * Newton direction for complementarity targets rcL/rcU (s∘z − target): solves the normal
-   * equations and recovers slack and multiplier steps. The predictor only feeds Mehrotra's
-   * heuristics, so only the corrector is refined.
+   * equations and recovers slack and multiplier steps (refinement is applied by the caller to the
+   * final direction only).
    */
-  private direction(refine: boolean, withResiduals = true): void {
-    const { n, m, zL, zU, rcL, rcU, g, w, rhs, perm, adx, hasL, hasU, invSL, invSU, dsL, dzL, dsU, dzU } = this;
+  private direction(mode: number): void {
+    const { n, m, sL, sU, zL, zU, rcL, rcU, g, w, rhs, perm, adx, hasL, hasU, invSL, invSU, dsL, dzL, dsU, dzU } = this;
     const { order } = this.structure;
     // a centrality corrector has zero primal/dual residuals on the right-hand side
+    const withResiduals = mode !== CENTRALITY;
     const rpL = withResiduals ? this.rpL : this.zeroRows;
     const rpU = withResiduals ? this.rpU : this.zeroRows;
     const rd = withResiduals ? this.rd : this.zeroVars;
-    for (let i = 0; i < m; i++) g[i] = (rcL[i]! + zL[i]! * rpL[i]!) * invSL[i]! - (rcU[i]! + zU[i]! * rpU[i]!) * invSU[i]!;
+    // complementarity targets rc = s∘z − target, fused with the reduced right-hand side g
+    if (mode === PREDICTOR) {
+      for (let i = 0; i < m; i++) {
+        const cl = sL[i]! * zL[i]!;
+        const cu = sU[i]! * zU[i]!;
+        rcL[i] = cl;
+        rcU[i] = cu;
+        g[i] = (cl + zL[i]! * rpL[i]!) * invSL[i]! - (cu + zU[i]! * rpU[i]!) * invSU[i]!;
+      }
+    } else if (mode === CORRECTOR) {
+      const sigmaMu = this.sigmaMu;
+      for (let i = 0; i < m; i++) {
+        const cl = sL[i]! * zL[i]! + dsL[i]! * dzL[i]! - sigmaMu;
+        const cu = sU[i]! * zU[i]! + dsU[i]! * dzU[i]! - sigmaMu;
+        rcL[i] = cl;
+        rcU[i] = cu;
+        g[i] = (cl + zL[i]! * rpL[i]!) * invSL[i]! - (cu + zU[i]! * rpU[i]!) * invSU[i]!;
+      }
+    } else {
+      for (let i = 0; i < m; i++) g[i] = rcL[i]! * invSL[i]! - rcU[i]! * invSU[i]!;
+    }
     for (let k = 0; k < this.eqCount; k++) {
       const i = this.eqRows[k]!;
       g[i] = rpL[i]! / EQ_REG;
@@ -611,21 +619,40 @@ export class QpSolver {
     this.kkt.solveInPlace(perm);
     for (let p = 0; p < n; p++) this.dx[order[p]!] = perm[p]!;
     this.multiplyA(this.dx, adx);
+    // recover slack and multiplier steps; fused: step to the boundary and the affine gap terms
+    let alpha = 1;
+    let slope = 0;
+    let curve = 0;
     for (let i = 0; i < m; i++) {
       const a = adx[i]!;
+      const sl = sL[i]!;
+      const su = sU[i]!;
+      const zl = zL[i]!;
+      const zu = zU[i]!;
       const dl = hasL[i]! * (a + rpL[i]!);
       const du = hasU[i]! * (rpU[i]! - a);
+      const el = -(rcL[i]! + zl * dl) * invSL[i]!;
+      const eu = -(rcU[i]! + zu * du) * invSU[i]!;
       dsL[i] = dl;
-      dzL[i] = -(rcL[i]! + zL[i]! * dl) * invSL[i]!;
+      dzL[i] = el;
       dsU[i] = du;
-      dzU[i] = -(rcU[i]! + zU[i]! * du) * invSU[i]!;
+      dzU[i] = eu;
+      if (alpha * dl < -sl) alpha = -sl / dl;
+      if (alpha * el < -zl) alpha = -zl / el;
+      if (alpha * du < -su) alpha = -su / du;
+      if (alpha * eu < -zu) alpha = -zu / eu;
+      slope += sl * el + zl * dl + su * eu + zu * du;
+      curve += dl * el + du * eu;
     }
+    this.stepMax = alpha;
+    this.gapSlope = slope;
+    this.gapCurve = curve;
     for (let k = 0; k < this.eqCount; k++) {
       const i = this.eqRows[k]!;
       this.dyE[i] = -(w[i]! * adx[i]! + g[i]!);
     }
-    if (refine) for (let k = 0; k < REFINEMENT_STEPS; k++) this.refine();
   }
+
 
 
   /**
@@ -652,7 +679,7 @@ export class QpSolver {
       keep[n + 3 * m + i] = dzU[i]!;
       keep[n + 4 * m + i] = dyE[i]!;
     }
-    this.direction(false, false);
+    this.direction(CENTRALITY);
     for (let j = 0; j < n; j++) dx[j]! += keep[j]!;
     for (let i = 0; i < m; i++) {
       dsL[i]! += keep[n + i]!;
