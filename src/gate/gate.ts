@@ -74,6 +74,10 @@ export class Gate {
   get holding(): boolean {
     return this.st === 'hold';
   }
+  /** Time of the last `evaluate` (NaN before the first). */
+  get lastEvaluated(): number {
+    return this.lastT;
+  }
 
   onEvent(listener: GateListener): () => void {
     this.listeners.push(listener);

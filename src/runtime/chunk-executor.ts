@@ -45,6 +45,12 @@ export class ChunkExecutor {
     const rejection = screen.check(chunk, now);
     if (rejection) return { id, verdict: 'rejected', code: rejection.code, reason: describeRejection(rejection) };
     if (gate.holding) return this.held(id, gate);
+    // Monitors must be running: a chunk is not filtered against a gate nobody is feeding.
+    const evalAge = now - gate.lastEvaluated;
+    if (!(evalAge <= this.o.maxStateAge)) {
+      gate.fault(now, { kind: 'timeout', source: 'gate', detail: `no monitor evaluation for ${Number.isFinite(evalAge) ? `${evalAge.toPrecision(3)} s` : 'ever'}` });
+      return this.held(id, gate);
+    }
     let stateTime: number;
     try {
       stateTime = joints.readPositions(this.q0);

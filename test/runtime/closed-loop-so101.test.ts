@@ -83,6 +83,7 @@ describe('closed loop: kinematic SO-101, capsule barrier, interior-point QP', ()
 
     let t = 0;
     let filtered = 0;
+    s.pipeline.step(t);
     for (let cycle = 0; cycle < 12; cycle++) {
       const res = s.pipeline.submitChunk({ id: `c${cycle}`, stamp: t, horizon: 50, joints: 6, dt: DT, targets: nominalFrom(s.arm.q, 50) }, t);
       expect(['executed', 'filtered'], res.reason).toContain(res.verdict);

@@ -149,6 +149,16 @@ describe('Pipeline: source → monitors → gate → sink', () => {
     expect(r.gate.state).toBe('armed');
   });
 
+  it('a chunk arriving while no sample has been evaluated recently is held, not filtered', () => {
+    const r = rig();
+    r.source.live.set('max_joint_torque', 1);
+    r.pipeline.step(0);
+    const res = r.pipeline.submitChunk(chunkOf('late', 0.1, sweep(Q0, [-0.2, 0.5], 5)), 0.1); // last evaluation 0.1 s ago
+    expect(res).toMatchObject({ verdict: 'held', code: 'driver-fault' });
+    expect(res.reason).toMatch(/no monitor evaluation/);
+    expect(r.arm.executed).toHaveLength(0);
+  });
+
   it('after a hold, chunks are answered "held" and never forwarded', () => {
     const r = rig();
     r.source.live.set('max_joint_torque', 3);
