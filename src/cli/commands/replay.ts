@@ -5,7 +5,8 @@
  * `replayInputs` from their own module imported by commands/index.ts.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 import { readLeRobotDataset } from '../../../drivers/so101/lerobot-dataset.js';
 import { NOT_DERIVABLE_FROM_POSITIONS, POSITION_ONLY_SIGNALS, replayPositions } from '../../../drivers/so101/replay.js';
@@ -25,14 +26,15 @@ export interface ReplayInput {
   run(path: string, options: ReadonlyMap<string, string | true>, io: CliIo): Promise<number>;
 }
 
-const DEFAULT_CALIBRATION = 'calibration/so101-demo.yaml';
+/** The shipped example calibration (this file is src/cli/commands/replay.ts). */
+const DEFAULT_CALIBRATION = resolve(dirname(fileURLToPath(import.meta.url)), '../../../calibration/so101-demo.yaml');
 
 export const lerobotReplayInput: ReplayInput = {
   kind: 'LeRobot SO-101 dataset (v3.0 parquet)',
   strings: ['calibration', 'norm-mode', 'stall-gap', 'task', 'templates', 'objects'],
   booleans: ['json'],
   help: `LeRobot dataset options:
-  --calibration <yaml>  SO-101 calibration (capsules, LeRobot ranges for the gripper; default ${DEFAULT_CALIBRATION})
+  --calibration <yaml>  SO-101 calibration (capsules, LeRobot ranges for the gripper; default calibration/so101-demo.yaml)
   --norm-mode <m>       units of observation.state body joints: degrees (default) or range_m100_100
   --stall-gap <pct>     commanded-minus-measured gripper gap (0–100) read as a grasp (default 3)
   --task <name>         task from spec/tasks.yaml; or --templates a,b and --objects x,y (tags)
@@ -90,8 +92,11 @@ export const lerobotReplayInput: ReplayInput = {
     ];
     const json: unknown[] = [];
     let failed = false;
+    let outside = 0, frames = 0;
     for (const ep of ds.value.episodes) {
       const r = replayPositions(ep, cal, { normMode, stallGapPct });
+      outside += r.framesOutsideLimits;
+      frames += ep.times.length;
       const trace: EpisodeTrace = {
         meta: {
           episodeId: `episode_${ep.index}`,
@@ -120,6 +125,10 @@ export const lerobotReplayInput: ReplayInput = {
         lines.push(...score.error.map((e) => `  scoring: ${e.message}`));
       }
       json.push({ episode: ep.index, frames: ep.times.length, task: ep.task, stats, gripFrames: r.gripFrames, framesOutsideLimits: r.framesOutsideLimits, score: score.ok ? summarise(score.value) : null });
+    }
+    if (outside > 0.05 * frames) {
+      lines.push('', `note: ${((100 * outside) / frames).toFixed(1)} % of frames put a body joint outside the calibrated joint limits when read as ${normMode}. ` +
+        `LeRobot's so101_follower defaults to use_degrees=False (range_m100_100); if this recording used it, re-run with --norm-mode range_m100_100 --calibration <this arm's file>.`);
     }
     if (options.has('json')) io.out(JSON.stringify({ format: 'armguard-replay/1', dataset: path, normMode, episodes: json }, null, 2));
     else io.out(lines.join('\n'));
