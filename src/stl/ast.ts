@@ -50,9 +50,6 @@ export type Formula =
   /** `until` always has an interval; `since` may be unbounded (whole past). */
   | { kind: BinaryTemporalKind; interval: Interval | null; left: Formula; right: Formula };
 
-export const FUTURE_UNARY: ReadonlySet<string> = new Set(['always', 'eventually']);
-export const PAST_UNARY: ReadonlySet<string> = new Set(['historically', 'once']);
-
 /** True for an unbounded `always`/`eventually`: "over the whole rest of the episode". */
 export function isEpisodeOperator(f: Formula): boolean {
   return (f.kind === 'always' || f.kind === 'eventually') && f.interval === null;

@@ -33,7 +33,6 @@ export class OnlineMonitor {
   private readonly margin: StreamNode;
   private readonly episode: EpisodeTree;
   private readonly taps: Tap[];
-  private readonly signalCount: number;
   private marginSeen = 0;
   private current_ = NaN;
   private episodeMin_ = Infinity;
@@ -66,7 +65,6 @@ export class OnlineMonitor {
     if (!this.margin.immediate) this.margin.ringed = true;
     this.episode = compiled.episode;
     this.taps = compiled.taps;
-    this.signalCount = signalOrder.length;
     this.state = { times: new IndexedRing(), n: 0, tLatest: -Infinity, finished: false, values: new Float64Array(0) };
     this.hasStartTaps = this.taps.some((t) => t.mode === 'first');
     this.prefixActive = this.hasStartTaps;
