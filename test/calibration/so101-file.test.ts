@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { defaultSo101Calibration } from '../../src/calibration/so101-defaults.js';
 import { formatSo101Calibration } from '../../src/calibration/so101-write.js';
@@ -55,5 +56,18 @@ describe('SO-101 calibration file', () => {
     const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t) };
     expect(await main(['check', demoPath], io)).toBe(0);
     expect(out.join('\n')).toMatch(/ok \(SO-101 calibration 'demo'/);
+  });
+});
+
+describe('SO-101 calibration parser fuzz', () => {
+  it('never throws on corrupted files; every problem names the file', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: demo.length - 1 }), fc.integer({ min: 0, max: 40 }), fc.string({ maxLength: 12 }), (at, cut, insert) => {
+        const text = demo.slice(0, at) + insert + demo.slice(Math.min(demo.length, at + cut));
+        const r = parseSo101Calibration(text, 'fuzz.yaml');
+        if (!r.ok) for (const p of r.problems) expect(p.message.startsWith('fuzz.yaml')).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
