@@ -8,8 +8,9 @@ import { calibrateCommand } from './calibrate.js';
 import { replayCommand } from './replay.js';
 import { demoCommand } from './demo.js';
 import { reportCommand } from './report.js';
+import { runCommand } from './run.js';
 import '../checkers-so101.js';
 import '../replay-rosbag2.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
-export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, reportCommand, calibrateCommand, replayCommand, demoCommand, rosNodeCommand];
+export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, reportCommand, calibrateCommand, replayCommand, demoCommand, rosNodeCommand, runCommand];

@@ -1,0 +1,209 @@
+/**
+ * `armguard run so101`: the live composition root a pilot team runs beside the arm. Parses and
+ * validates the options, then runs a RunSession (src/cli/compose/session.ts) until the operator
+ * quits, --duration elapses or SIGINT/SIGTERM arrives; every way out holds the arm first and
+ * closes the episode file. Real clock and timers are used only here.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseSo101Calibration, type So101Calibration } from '../../calibration/so101.js';
+import { systemClock, systemTimers } from '../../runtime/system-clock.js';
+import type { AccessConfig } from '../../telemetry/access.js';
+import { isValidRobotId } from '../../telemetry/topics.js';
+import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
+import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
+import { parseAccessFile } from '../compose/access-file.js';
+import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys.js';
+import { RunSession, type RunSessionOptions } from '../compose/session.js';
+import type { BrokerChoice } from '../compose/telemetry.js';
+
+const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'max-age'] as const;
+const BOOLEANS = ['emulator'] as const;
+
+const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
+
+Monitors and gates a live SO-101: connects the arm without moving it, scores every control step
+against the clauses that apply to the task (signals declared by the calibration file), holds the
+arm on a violation, fault, stale signal or e-stop, filters policy chunks (screen → CBF on the arm
+capsules vs the table plane / workspace box → arm), records one MCAP episode per episode, and
+publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/request.
+
+  --port <tty>          the arm's serial port (e.g. /dev/ttyACM0)
+  --emulator            emulated STS3215 servos + simulated arm behind a real socat pty pair
+  --calibration <yaml>  SO-101 calibration (armguard calibrate so101; e.g. calibration/so101-demo.yaml)
+  --task <id>           task from spec/tasks.yaml (decides which clauses apply)
+  --robot-id <id>       robot id in MQTT topics and episode ids (default: so101)
+  --episodes-dir <dir>  where episode files go (default: episodes)
+  --rate <hz>           control steps per second (default 100)
+  --mqtt <url>          external broker (mqtt://user:pass@host:1883); default: embedded broker
+  --access <yaml>       users and roles for the embedded broker (see hardware.md "Running a pilot")
+  --broker-port <n>     embedded broker port on 127.0.0.1 (default 1883; 0 = any free port)
+  --dashboard <port>    serve the live dashboard on 127.0.0.1:<port> (needs a viewer user)
+  --gate on|off         off = monitor only: nothing is commanded, chunks are refused (default on)
+  --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
+  --max-age <s>         raise every signal's max age (SPEC §2) to at least this, for a slow
+                        adapter or loaded host (default: the SPEC values, e.g. 0.05 s for torque)
+  --duration <s>        stop by itself after this many seconds
+
+${OPERATOR_KEYS_HELP} (when stdin is a terminal)
+SIGINT/SIGTERM hold the arm, close the episode file and exit 0.
+
+examples:
+  armguard run so101 --emulator --calibration calibration/so101-demo.yaml --task so101-pick-blue-can --access access.yaml
+  armguard run so101 --port /dev/ttyACM0 --calibration cal.yaml --task so101-pick-butter --access access.yaml --dashboard 8080`;
+
+type Parsed = { ok: true; options: Omit<RunSessionOptions, 'clock' | 'timers' | 'log'> } | { ok: false; code: number; errors: string[] };
+
+function usageError(msg: string): Parsed {
+  return { ok: false, code: EXIT.usage, errors: [`armguard run: ${msg}`] };
+}
+
+/** Validate the arguments and read the files they name (calibration, access, spec). */
+export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
+  const p = parseArgs(args, { strings: STRINGS, booleans: BOOLEANS });
+  if (!p.ok) return usageError(p.error);
+  const str = (k: (typeof STRINGS)[number]): string | undefined => {
+    const v = p.options.get(k);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const [platform, ...extra] = p.positionals;
+  if (platform !== 'so101') return usageError(platform === undefined ? "give the platform: 'armguard run so101 …'" : `unknown platform '${platform}' (this command drives: so101; Franka runs as 'armguard ros-node')`);
+  if (extra.length > 0) return usageError(`unexpected argument '${extra[0]}'`);
+  const port = str('port');
+  const emulator = p.options.get('emulator') === true;
+  if (!port === !emulator) return usageError('give exactly one of --port <tty> or --emulator');
+  const calPath = str('calibration');
+  if (!calPath) return usageError('--calibration <yaml> is required');
+  const task = str('task');
+  if (!task) return usageError('--task <task-id> is required (see spec/tasks.yaml)');
+  const robotId = str('robot-id') ?? 'so101';
+  if (!isValidRobotId(robotId)) return usageError(`--robot-id '${robotId}': use letters, digits, '_' or '-'`);
+  const num = (k: (typeof STRINGS)[number], dflt: number | undefined, check: (v: number) => boolean, expected: string): number | undefined | string => {
+    const raw = str(k);
+    if (raw === undefined) return dflt;
+    const v = Number(raw);
+    return raw.trim() !== '' && check(v) ? v : `--${k}: expected ${expected}, got '${raw}'`;
+  };
+  const rate = num('rate', 100, (v) => v >= 1 && v <= 1000, 'a rate in Hz between 1 and 1000');
+  const brokerPort = num('broker-port', 1883, (v) => Number.isInteger(v) && v >= 0 && v <= 65535, 'a TCP port 0..65535');
+  const dashboardPort = num('dashboard', undefined, (v) => Number.isInteger(v) && v >= 0 && v <= 65535, 'a TCP port 0..65535');
+  const duration = num('duration', undefined, (v) => v > 0 && Number.isFinite(v), 'a positive number of seconds');
+  const maxAge = num('max-age', undefined, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
+  for (const v of [rate, brokerPort, dashboardPort, duration, maxAge]) if (typeof v === 'string') return usageError(v);
+  const gateOpt = str('gate') ?? 'on';
+  if (gateOpt !== 'on' && gateOpt !== 'off') return usageError(`--gate: expected on or off, got '${gateOpt}'`);
+  let workspace: number[] | undefined;
+  const ws = str('workspace');
+  if (ws !== undefined) {
+    workspace = ws.split(',').map(Number);
+    if (workspace.length !== 6 || workspace.some((v) => !Number.isFinite(v)) || workspace[0]! >= workspace[3]! || workspace[1]! >= workspace[4]! || workspace[2]! >= workspace[5]!) {
+      return usageError(`--workspace: expected x0,y0,z0,x1,y1,z1 (m) with x0<x1, y0<y1, z0<z1, got '${ws}'`);
+    }
+  }
+  const mqttUrl = str('mqtt');
+  const accessPath = str('access');
+  if (mqttUrl && accessPath) return usageError('--access configures the embedded broker; with --mqtt the external broker enforces access (give credentials in the URL)');
+
+  const errors: string[] = [];
+  let calibration: So101Calibration | undefined;
+  try {
+    const c = parseSo101Calibration(await readFile(calPath, 'utf8'), calPath);
+    if (c.ok) calibration = c.value;
+    else errors.push(...c.problems.map((e) => e.message));
+  } catch (e) {
+    errors.push(`${calPath}: cannot read: ${(e as Error).message}`);
+  }
+  let access: AccessConfig | undefined;
+  if (accessPath) {
+    try {
+      const a = parseAccessFile(await readFile(accessPath, 'utf8'), accessPath);
+      if (a.ok) access = a.value;
+      else errors.push(...a.problems.map((e) => e.message));
+    } catch (e) {
+      errors.push(`${accessPath}: cannot read: ${(e as Error).message}`);
+    }
+  } else if (!mqttUrl) {
+    errors.push('armguard run: the embedded broker needs --access <yaml> (users and roles; see hardware.md "Running a pilot"), or give --mqtt <url>');
+  }
+  const spec = loadScoringSpec(defaultSpecPaths());
+  if (!spec.ok) errors.push(...spec.problems);
+  if (errors.length > 0 || !calibration || !spec.ok) return { ok: false, code: EXIT.failure, errors };
+  if (!spec.spec.tasks.tasks.has(task)) return { ok: false, code: EXIT.usage, errors: [`armguard run: unknown task '${task}' (known: ${[...spec.spec.tasks.tasks.keys()].join(', ')})`] };
+
+  let broker: BrokerChoice;
+  if (mqttUrl) {
+    let u: URL;
+    try {
+      u = new URL(mqttUrl);
+    } catch {
+      return usageError(`--mqtt: '${mqttUrl}' is not a URL (expected mqtt://user:pass@host:1883)`);
+    }
+    const creds = { ...(u.username ? { username: decodeURIComponent(u.username) } : {}), ...(u.password ? { password: decodeURIComponent(u.password) } : {}) };
+    u.username = '';
+    u.password = '';
+    broker = { kind: 'external', url: u.toString(), ...creds };
+  } else {
+    broker = { kind: 'embedded', port: brokerPort as number, access: access! };
+  }
+  let dashboard: RunSessionOptions['dashboard'];
+  if (dashboardPort !== undefined) {
+    const viewer = access?.users.find((x) => x.roles.includes('viewer'));
+    if (!viewer) return { ok: false, code: EXIT.usage, errors: ["armguard run: --dashboard needs a user with the 'viewer' role in --access (the dashboard reads telemetry with it)"] };
+    dashboard = { port: dashboardPort as number, viewer: { username: viewer.username, password: viewer.password } };
+  }
+  return {
+    ok: true,
+    options: {
+      calibration, spec: spec.spec, task, robotId,
+      episodesDir: str('episodes-dir') ?? 'episodes',
+      rate: rate as number,
+      gating: gateOpt === 'on',
+      arm: emulator ? { kind: 'emulator' } : { kind: 'port', path: port! },
+      broker,
+      ...(dashboard ? { dashboard } : {}),
+      ...(workspace ? { workspace } : {}),
+      ...(duration !== undefined ? { durationS: duration as number } : {}),
+      ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),
+    },
+  };
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'monitor and gate a live arm (SO-101 on its serial bus, or the emulator)',
+  help: HELP,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const parsed = await parseRunArgs(args);
+    if (!parsed.ok) {
+      for (const e of parsed.errors) io.err(e);
+      return parsed.code;
+    }
+    const log = (line: string): void => io.err(`[armguard] ${line}`);
+    let session: RunSession;
+    try {
+      session = await RunSession.start({ ...parsed.options, clock: systemClock, timers: systemTimers, log });
+    } catch (e) {
+      io.err(`armguard run: ${(e as Error).message}`);
+      return EXIT.failure;
+    }
+    const o = parsed.options;
+    io.out(`armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (monitor only)'}`);
+    io.out(`clauses: ${session.runtime.clauses.join(', ') || '(none applicable)'}`);
+    io.out(`mqtt: ${session.brokerUrl}${o.gating ? ` — chunks on armguard/v1/${o.robotId}/chunk/request` : ''}`);
+    io.out(`episode: ${session.episodes.path}`);
+    const quit = (why: string) => () => void session.act('quit').then(() => log(`${why}: holding and closing`));
+    const onSigint = quit('SIGINT');
+    const onSigterm = quit('SIGTERM');
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigterm);
+    const detachKeys = attachOperatorKeys(process.stdin, (a) => void session.act(a));
+    if (detachKeys) io.err(OPERATOR_KEYS_HELP);
+    const reason = await session.done;
+    await session.stop(reason);
+    detachKeys?.();
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+    const ended = session.episodes.finished;
+    io.out(`stopped (${reason}); arm held; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
+    return EXIT.ok;
+  },
+};

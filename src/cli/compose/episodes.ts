@@ -1,0 +1,90 @@
+/**
+ * One MCAP episode file at a time for `armguard run`: `<dir>/<id>.mcap` plus the folder index.
+ * Record calls go to the current episode (none between episodes). Storage faults from the
+ * recorder are passed on (the composition root holds the gate on them).
+ */
+import { startEpisodeInDir, type EpisodeInDir, type EpisodeIndexEntry, type LabelInput, type LabelRecord } from '../../episode/index.js';
+import type { EpisodeRecorder } from '../../episode/recorder.js';
+import type { Fault } from '../../ports/index.js';
+import type { Timers } from '../../util/clock.js';
+
+export interface EpisodeManagerOptions {
+  dir: string;
+  robotId: string;
+  task: string;
+  clauses: string[];
+  timers: Timers;
+  versions?: Record<string, string>;
+  policy?: string;
+  /** Wall-clock ISO time for ids and `startedAt` (injectable for tests). */
+  wallClock?: () => Date;
+  onFault: (fault: Fault) => void;
+}
+
+export class EpisodeManager {
+  private current: EpisodeInDir | undefined;
+  private seq = 0;
+  /** Files of the episodes finished so far, in order. */
+  readonly finished: EpisodeIndexEntry[] = [];
+  readonly paths: string[] = [];
+
+  constructor(private readonly o: EpisodeManagerOptions) {}
+
+  get recorder(): EpisodeRecorder | undefined {
+    return this.current?.recorder;
+  }
+  get episodeId(): string | undefined {
+    return this.current?.recorder.start.episodeId;
+  }
+  get path(): string | undefined {
+    return this.current?.path;
+  }
+
+  /** Start a new episode at t (ends the running one first). */
+  async start(t: number): Promise<string> {
+    if (this.current) await this.end(t, 'new episode');
+    const now = (this.o.wallClock ?? (() => new Date()))();
+    const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const episodeId = `${this.o.robotId}-${stamp}-${String(++this.seq).padStart(3, '0')}`;
+    const ep = await startEpisodeInDir(
+      this.o.dir,
+      {
+        episodeId,
+        robotId: this.o.robotId,
+        platform: 'so101',
+        task: this.o.task,
+        ...(this.o.policy ? { policy: this.o.policy } : {}),
+        startedAt: now.toISOString(),
+        t0: t,
+        clauses: this.o.clauses,
+        ...(this.o.versions ? { versions: this.o.versions } : {}),
+      },
+      { timers: this.o.timers },
+    );
+    ep.recorder.onFault((f) => this.o.onFault(f));
+    this.current = ep;
+    this.paths.push(ep.path);
+    return episodeId;
+  }
+
+  label(input: LabelInput): { ok: true; record: LabelRecord } | { ok: false; reason: string } {
+    const r = this.current?.recorder;
+    if (!r) return { ok: false, reason: 'no episode is recording' };
+    return { ok: true, record: r.label(input) };
+  }
+
+  /** End the running episode (no-op when none). */
+  async end(t: number, reason: string): Promise<EpisodeIndexEntry | undefined> {
+    const ep = this.current;
+    if (!ep) return undefined;
+    this.current = undefined;
+    try {
+      const entry = await ep.finish(t, reason);
+      this.finished.push(entry);
+      return entry;
+    } catch (e) {
+      this.o.onFault({ kind: 'storage', source: ep.path, detail: `episode end failed: ${(e as Error).message}` });
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * A live `armguard run so101` session: the arm (real tty or emulator behind a pty), the runtime
+ * (monitors, gate, chunk path), the episode files, MQTT telemetry and chunk server, the optional
+ * dashboard and the fixed-rate control loop. `start` wires everything; `stop` holds the arm first,
+ * then closes the episode and everything else. Faults end in hold with the cause recorded, never
+ * a throw out of the loop.
+ */
+import type { So101Calibration } from '../../calibration/so101.js';
+import type { ExecutedChunk, GateChunk } from '../../gate/chunk.js';
+import { describeCause, type GateEvent } from '../../gate/events.js';
+import type { Fault } from '../../ports/index.js';
+import type { GateEventSink } from '../../runtime/index.js';
+import type { ScoringSpec } from '../../safety/index.js';
+import { DashboardServer } from '../../telemetry/dashboard/server.js';
+import type { LabelCommand } from '../../telemetry/payloads.js';
+import type { Clock, TimerHandle, Timers } from '../../util/clock.js';
+import { ControlLoop } from './control-loop.js';
+import { EpisodeManager } from './episodes.js';
+import type { OperatorAction } from './operator-keys.js';
+import { connectEmulatedSo101, connectSo101, type So101Connection } from './so101-arm.js';
+import { buildSo101Runtime, type So101Runtime } from './so101-runtime.js';
+import { startTelemetry, type BrokerChoice, type Telemetry } from './telemetry.js';
+
+export interface RunSessionOptions {
+  calibration: So101Calibration;
+  spec: ScoringSpec;
+  task: string;
+  robotId: string;
+  episodesDir: string;
+  /** Control steps per second. */
+  rate: number;
+  gating: boolean;
+  arm: { kind: 'port'; path: string } | { kind: 'emulator' };
+  broker: BrokerChoice;
+  /** Dashboard HTTP port and the viewer credentials it reads telemetry with. */
+  dashboard?: { port: number; viewer: { username: string; password: string } };
+  workspace?: readonly number[];
+  /** Floor for every signal's max age (s); see So101RuntimeOptions.minMaxAge. */
+  minMaxAge?: number;
+  /** Stop by itself after this many seconds. */
+  durationS?: number;
+  clock: Clock;
+  timers: Timers;
+  log: (line: string) => void;
+}
+
+/** Same-fault records are rate-limited to one per this many seconds (a dead bus faults every tick). */
+const FAULT_REPEAT_S = 1;
+
+export class RunSession {
+  readonly conn: So101Connection;
+  readonly runtime: So101Runtime;
+  readonly episodes: EpisodeManager;
+  telemetry: Telemetry | undefined;
+  dashboard: DashboardServer | undefined;
+  private readonly loop: ControlLoop;
+  private readonly rho: Float64Array;
+  private lastMarginsT = -Infinity;
+  private readonly lastFault = new Map<string, number>();
+  private durationTimer: TimerHandle | undefined;
+  private stopping: Promise<void> | undefined;
+  private resolveDone!: (reason: string) => void;
+  /** Resolves with the reason when the session should end (quit key, --duration, SIGINT). */
+  readonly done: Promise<string>;
+
+  private constructor(
+    private readonly o: RunSessionOptions,
+    conn: So101Connection,
+  ) {
+    this.conn = conn;
+    this.done = new Promise((r) => (this.resolveDone = r));
+    const events: GateEventSink = {
+      gateEvent: (e) => this.onGateEvent(e),
+      chunkResult: (r, t) => this.onChunkResult(r, t),
+      fault: (f, t) => this.onFault(f, t),
+    };
+    this.runtime = buildSo101Runtime({
+      spec: o.spec, calibration: o.calibration, task: o.task, arm: conn.arm, events, gating: o.gating,
+      ...(o.workspace ? { workspace: o.workspace } : {}),
+      ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
+    });
+    this.rho = new Float64Array(this.runtime.bank.count);
+    this.episodes = new EpisodeManager({
+      dir: o.episodesDir, robotId: o.robotId, task: o.task, clauses: this.runtime.clauses, timers: o.timers,
+      versions: { platform: 'so101', calibration: o.calibration.armId },
+      onFault: (f) => {
+        const t = o.clock.now();
+        o.log(`storage fault: ${'detail' in f ? f.detail : f.kind} — holding`);
+        this.runtime.gate.fault(t, f);
+        this.telemetry?.link.publishEvent(t, 'fault', `${f.kind}: ${'detail' in f ? f.detail : ''}`);
+      },
+    });
+    this.loop = new ControlLoop({
+      clock: o.clock, timers: o.timers, rate: o.rate,
+      step: (now) => this.step(now),
+      read: () => conn.arm.readState(),
+      onError: (e) => o.log(`control loop: ${(e as Error).message ?? String(e)}`),
+    });
+  }
+
+  /** Connect the arm (without moving it), build the runtime, start MQTT, the first episode and the loop. */
+  static async start(o: RunSessionOptions): Promise<RunSession> {
+    const connectOptions = { calibration: o.calibration, clock: o.clock, timers: o.timers };
+    const c = o.arm.kind === 'emulator' ? await connectEmulatedSo101(connectOptions) : await connectSo101(o.arm.path, connectOptions);
+    if (!c.ok) {
+      const f = c.error;
+      throw new Error(`cannot connect the SO-101 (${o.arm.kind === 'emulator' ? 'emulator' : o.arm.path}): ${f.kind}${'detail' in f ? `: ${f.detail}` : ''}`);
+    }
+    let s: RunSession;
+    try {
+      s = new RunSession(o, c.value);
+    } catch (e) {
+      await c.value.close();
+      throw e;
+    }
+    try {
+      await s.startRest();
+    } catch (e) {
+      await s.stop(`setup failed: ${(e as Error).message}`);
+      throw e;
+    }
+    return s;
+  }
+
+  private async startRest(): Promise<void> {
+    const o = this.o;
+    const { gate, pipeline } = this.runtime;
+    this.telemetry = await startTelemetry({
+      broker: o.broker, robotId: o.robotId, clock: o.clock, gate,
+      labels: { label: (cmd) => this.labelFromMqtt(cmd) },
+      onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
+      ...(o.gating
+        ? {
+            chunks: {
+              submitter: { submitChunk: (chunk: GateChunk, now: number) => this.submitChunk(chunk, now) },
+              joints: this.conn.arm.joints,
+              onRejectedPayload: (r: ExecutedChunk, now: number) => this.episodes.recorder?.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`),
+            },
+          }
+        : {}),
+    });
+    if (!this.telemetry.connected) o.log(`MQTT: not connected to ${this.telemetry.url} yet (telemetry is dropped until it is; the gate does not depend on it)`);
+    if (o.dashboard) {
+      this.dashboard = new DashboardServer({ brokerUrl: this.telemetry.url, viewer: o.dashboard.viewer, port: o.dashboard.port });
+      o.log(`dashboard: ${await this.dashboard.start()}`);
+    }
+    const t = o.clock.now();
+    const id = await this.episodes.start(t);
+    this.telemetry.link.publishEpisode({ t, phase: 'start', episode: id, task: o.task });
+    o.log(`episode ${id} → ${this.episodes.path}`);
+    // A first read before the loop, so the first step sees a sample.
+    await this.conn.arm.readState();
+    pipeline.step(o.clock.now());
+    this.loop.start();
+    if (o.durationS !== undefined) this.durationTimer = o.timers.setTimeout(() => this.resolveDone(`--duration ${o.durationS} s elapsed`), o.durationS);
+  }
+
+  get gate() {
+    return this.runtime.gate;
+  }
+  get pipeline() {
+    return this.runtime.pipeline;
+  }
+  get brokerUrl(): string | undefined {
+    return this.telemetry?.url;
+  }
+
+  private step(now: number): void {
+    const { pipeline, bank } = this.runtime;
+    pipeline.step(now);
+    const r = this.episodes.recorder;
+    if (r) {
+      for (let i = 0; i < this.rho.length; i++) this.rho[i] = bank.margin(i);
+      r.frame(pipeline.frame);
+      r.robustness(now, this.rho);
+    }
+    const link = this.telemetry?.link;
+    if (link && now - this.lastMarginsT >= 0.1) {
+      this.lastMarginsT = now;
+      const margins: Record<string, number | null> = {};
+      const band: Record<string, number> = {};
+      for (let i = 0; i < bank.count; i++) {
+        const m = bank.margin(i);
+        margins[bank.name(i)] = Number.isFinite(m) ? m : null;
+        band[bank.name(i)] = bank.epsilon(i);
+      }
+      link.publishMargins(now, margins, band);
+    }
+  }
+
+  private submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
+    this.episodes.recorder?.proposedChunk(now, chunk);
+    const r = this.runtime.pipeline.submitChunk(chunk, now);
+    const rec = this.episodes.recorder;
+    if (rec && r.targets && (r.verdict === 'executed' || r.verdict === 'filtered')) {
+      rec.executedChunk(now, { ...chunk, targets: r.targets }, chunk.id, r.verdict, r.modification ?? 0);
+    }
+    return r;
+  }
+
+  private record(fn: (r: NonNullable<EpisodeManager['recorder']>, t: number) => void): void {
+    const r = this.episodes.recorder;
+    if (r) fn(r, this.o.clock.now());
+  }
+
+  private onGateEvent(e: GateEvent): void {
+    const cause = describeCause(e.cause);
+    this.episodes.recorder?.gateTransition(e.t, e.from, e.to, cause);
+    if (e.to === 'hold' || e.from === 'hold') this.o.log(`gate ${e.from} → ${e.to}: ${cause}`);
+  }
+
+  private onChunkResult(r: ExecutedChunk, t: number): void {
+    if (r.verdict === 'held' || r.verdict === 'rejected') this.episodes.recorder?.gateEvent(t, `chunk-${r.verdict}`, `${r.id}: ${r.code}: ${r.reason}`);
+  }
+
+  private onFault(f: Fault, t: number): void {
+    const key = `${f.kind}|${f.source}|${'detail' in f ? f.detail : ''}`;
+    const last = this.lastFault.get(key);
+    if (last !== undefined && t - last < FAULT_REPEAT_S) return;
+    this.lastFault.set(key, t);
+    this.episodes.recorder?.fault(t, f);
+    this.telemetry?.link.publishEvent(t, 'fault', `${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
+    this.o.log(`fault: ${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
+  }
+
+  private labelFromMqtt(cmd: LabelCommand): { ok: true } | { ok: false; reason: string } {
+    if (cmd.episode !== undefined && cmd.episode !== this.episodes.episodeId) return { ok: false, reason: `episode '${cmd.episode}' is not the running episode` };
+    const r = this.episodes.label({
+      source: 'mqtt',
+      ...(cmd.success !== undefined ? { success: cmd.success } : {}),
+      ...(cmd.task !== undefined ? { taskId: cmd.task } : {}),
+      ...(cmd.note !== undefined ? { note: cmd.note } : {}),
+      ...(cmd.manualViolations ? { manual: Object.fromEntries(cmd.manualViolations.map((c) => [c, 'violated' as const])) } : {}),
+    });
+    if (!r.ok) return r;
+    this.telemetry?.link.publishLabel(r.record);
+    return { ok: true };
+  }
+
+  /** An operator action (keys, or tests). Never throws. */
+  async act(a: OperatorAction): Promise<void> {
+    const t = this.o.clock.now();
+    switch (a) {
+      case 'estop':
+        this.runtime.pipeline.eStop(t, 'operator key');
+        return;
+      case 'release': {
+        this.runtime.gate.eStopCleared();
+        const r = this.runtime.pipeline.release(t, { by: 'operator key', authorised: true });
+        this.o.log(r.ok ? 'released' : `release refused: ${r.reason}`);
+        return;
+      }
+      case 'success':
+      case 'failure': {
+        const l = this.episodes.label({ source: 'operator', by: 'keyboard', success: a === 'success' });
+        if (!l.ok) {
+          this.o.log(l.reason);
+          return;
+        }
+        this.telemetry?.link.publishLabel(l.record);
+        const id = this.episodes.episodeId;
+        await this.episodes.end(t, `labelled ${a}`);
+        this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id ?? '', task: this.o.task });
+        this.o.log(`episode ${id} labelled ${a} and closed; press n for a new episode`);
+        return;
+      }
+      case 'new-episode': {
+        const id = await this.episodes.start(t);
+        this.runtime.bank.reset();
+        this.telemetry?.link.publishEpisode({ t, phase: 'start', episode: id, task: this.o.task });
+        this.o.log(`episode ${id} → ${this.episodes.path}`);
+        return;
+      }
+      case 'quit':
+        this.resolveDone('operator quit');
+        return;
+    }
+  }
+
+  /** Hold the arm, stop the loop, close the episode, MQTT and the arm. Idempotent. */
+  stop(reason: string): Promise<void> {
+    this.stopping ??= this.doStop(reason);
+    return this.stopping;
+  }
+
+  private async doStop(reason: string): Promise<void> {
+    this.durationTimer?.cancel();
+    this.loop.stop();
+    const t = this.o.clock.now();
+    if (this.o.gating) {
+      this.episodes.recorder?.gateEvent(t, 'shutdown-hold', reason);
+      const h = await this.conn.arm.holdNow(`shutdown: ${reason}`);
+      if (!h.ok) this.o.log(`shutdown hold failed: ${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`);
+    }
+    const id = this.episodes.episodeId;
+    await this.episodes.end(this.o.clock.now(), reason);
+    if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
+    await this.dashboard?.stop().catch(() => undefined);
+    await this.telemetry?.stop().catch(() => undefined);
+    await this.conn.close().catch(() => undefined);
+    this.resolveDone(reason);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Connect the SO-101 for `armguard run`: on a real tty, or `--emulator` — emulated STS3215 servos
+ * with the simulated-arm physics served on one end of a socat pty pair while the real serial driver
+ * opens the other end, so the whole serialport path runs. Connecting only pings (the arm does not move).
+ */
+import { AnalyticFreeMotionModel } from '../../calibration/free-motion.js';
+import type { So101Calibration } from '../../calibration/so101.js';
+import type { Fault } from '../../ports/index.js';
+import type { Clock, Timers } from '../../util/clock.js';
+import { err, ok, type Result } from '../../util/errors.js';
+import { FeetechBus, FeetechEmulator, openPtyPair, serveEmulatorOnPort, type ByteLink, type PtyPair } from '../../../drivers/feetech/index.js';
+import { So101Arm } from '../../../drivers/so101/arm.js';
+import { DEFAULT_SIM_TRUTH, SimulatedSo101 } from '../../../drivers/so101/sim-physics.js';
+
+export interface So101Connection {
+  arm: So101Arm;
+  bus: FeetechBus;
+  /** Port path the driver opened. */
+  path: string;
+  /** Present only with --emulator. */
+  emulated?: { emulator: FeetechEmulator; sim: SimulatedSo101; pty: PtyPair; link: ByteLink };
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  calibration: So101Calibration;
+  clock: Clock;
+  timers: Timers;
+  /** Per-attempt bus response timeout (s). */
+  timeoutS?: number;
+  /** Arm-side heartbeat watchdog (s). */
+  watchdogS?: number;
+}
+
+async function connectOnPath(path: string, o: ConnectOptions): Promise<Result<{ arm: So101Arm; bus: FeetechBus }, Fault>> {
+  const b = await FeetechBus.open({ path, timers: o.timers, clock: o.clock, timeoutS: o.timeoutS ?? 0.02, retries: 2 });
+  if (!b.ok) return b;
+  const a = await So101Arm.connect({
+    bus: b.value,
+    calibration: o.calibration,
+    freeMotion: new AnalyticFreeMotionModel(o.calibration.freeMotion),
+    clock: o.clock,
+    timers: o.timers,
+    ...(o.watchdogS !== undefined ? { watchdogS: o.watchdogS } : {}),
+  });
+  if (!a.ok) {
+    await b.value.close();
+    return a;
+  }
+  return ok({ arm: a.value, bus: b.value });
+}
+
+/** A real arm on `path` (e.g. /dev/ttyACM0). */
+export async function connectSo101(path: string, o: ConnectOptions): Promise<Result<So101Connection, Fault>> {
+  const c = await connectOnPath(path, o);
+  if (!c.ok) return c;
+  const { arm, bus } = c.value;
+  return ok({
+    arm, bus, path,
+    close: async () => {
+      arm.close();
+      if (bus.connected) await bus.close();
+    },
+  });
+}
+
+/**
+ * The emulated arm behind a real pty. Servos start powered (torque on) at mid-range, as a follower
+ * arm standing ready; the simulated physics runs on `o.clock`.
+ */
+export async function connectEmulatedSo101(o: ConnectOptions): Promise<Result<So101Connection, Fault>> {
+  const cal = o.calibration;
+  const emulator = new FeetechEmulator({ timers: o.timers });
+  const ids = cal.joints.map((j) => j.id);
+  const cals = cal.joints.map((j) => cal.lerobot[j.name]);
+  ids.forEach((id, i) => {
+    const c = cals[i]!;
+    const mid = Math.round((c.range_min + c.range_max) / 2);
+    emulator.addServo(id, {
+      Min_Position_Limit: c.range_min, Max_Position_Limit: c.range_max, Homing_Offset: c.homing_offset,
+      Present_Position: mid, Goal_Position: mid, Torque_Enable: 1, Present_Voltage: Math.round(cal.supplyVoltage * 10),
+    });
+  });
+  const sim = new SimulatedSo101(emulator, ids, cals, DEFAULT_SIM_TRUTH, o.clock);
+  sim.install();
+  let pty: PtyPair;
+  try {
+    pty = await openPtyPair();
+  } catch (e) {
+    return err({ kind: 'disconnect', source: 'emulator', detail: (e as Error).message });
+  }
+  const served = await serveEmulatorOnPort(emulator, { path: pty.b });
+  if (!served.ok) {
+    await pty.kill();
+    return err({ kind: 'disconnect', source: 'emulator', detail: served.detail });
+  }
+  // The emulator answers from this same process's event loop: allow for its latency on a busy host.
+  const c = await connectOnPath(pty.a, { ...o, timeoutS: o.timeoutS ?? 0.1 });
+  if (!c.ok) {
+    if (served.link.isOpen) await served.link.close();
+    await pty.kill();
+    return c;
+  }
+  const { arm, bus } = c.value;
+  return ok({
+    arm, bus, path: pty.a,
+    emulated: { emulator, sim, pty, link: served.link },
+    close: async () => {
+      arm.close();
+      if (bus.connected) await bus.close();
+      if (served.link.isOpen) await served.link.close();
+      await pty.kill();
+    },
+  });
+}

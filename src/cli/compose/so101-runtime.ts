@@ -1,0 +1,111 @@
+/**
+ * The SO-101 gate runtime: the applicable safe-tier clause monitors for the task (signals declared
+ * by the calibration file), the gate, and the chunk path screen → CBF filter (arm capsules vs the
+ * table plane and optional workspace box) → arm, all in one Pipeline.
+ */
+import type { So101Calibration } from '../../calibration/so101.js';
+import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../gate/index.js';
+import { CapsuleModel } from '../../kinematics/index.js';
+import type { ObstacleSet } from '../../kinematics/index.js';
+import type { CommandSink, JointStateSource, SignalSource } from '../../ports/index.js';
+import { ChunkExecutor, MonitorBank, Pipeline, type GateEventSink } from '../../runtime/index.js';
+import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability, type ScoringSpec } from '../../safety/index.js';
+import { SIGNALS } from '../../schema/signals.js';
+import { so101ModelFor } from '../../../drivers/so101/mapping.js';
+
+export interface So101RuntimeOptions {
+  spec: ScoringSpec;
+  calibration: So101Calibration;
+  task: string;
+  /** The arm: signals in, commands out, joint state for the filter. */
+  arm: SignalSource & CommandSink & JointStateSource;
+  events: GateEventSink;
+  /** false (--gate off): monitor only — no chunk path, holds are logged but not commanded. Default true. */
+  gating?: boolean;
+  /** Workspace box the capsules stay inside (xmin, ymin, zmin, xmax, ymax, zmax; m, base frame). */
+  workspace?: readonly number[];
+  /** Safety distance of the barrier (m). Default 0.01. */
+  dSafe?: number;
+  /** Per-joint speed bound used by the filter (rad/s). Default 2. */
+  maxSpeed?: number;
+  /** Oldest chunk stamp accepted (s). Default 0.2. */
+  maxChunkAge?: number;
+  /** No fresh sample for this long holds (s). Default 0.1. */
+  watchdogTimeout?: number;
+  /**
+   * Raise every signal's max age (SPEC §2 values) to at least this (s), e.g. for a slow USB
+   * adapter or a loaded host; the pipeline watchdog is raised with it. Default: SPEC values.
+   */
+  minMaxAge?: number;
+}
+
+export interface So101Runtime {
+  gate: Gate;
+  bank: MonitorBank;
+  pipeline: Pipeline;
+  decisions: ClauseApplicability[];
+  /** Names of the monitored clauses, in margin order. */
+  clauses: string[];
+}
+
+/** Build the runtime; throws an Error naming the problem for an unknown task or platform. */
+export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
+  const { spec, calibration: cal } = o;
+  const profile = spec.platforms.get('so101');
+  if (!profile) throw new Error("platform 'so101' is not in the platform profiles (spec/platforms.yaml)");
+  const task = resolveTaskTags(spec.tasks, { task: o.task }, spec.library.tags);
+  if (!task.ok) throw new Error(`--task '${o.task}': ${task.error}`);
+  const decisions = applicability(spec.library, task.value, new Set(cal.declaredSignals));
+  const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
+  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })));
+  const clauses = Array.from({ length: bank.count }, (_, i) => bank.name(i));
+
+  const floor = o.minMaxAge ?? 0;
+  const gate = new Gate({
+    requiredSignals: bank.requiredSignals, maxStepGap: 0.5, faultQuietPeriod: 1.0,
+    ...(floor > 0 ? { maxAge: SIGNALS.map((sig) => Math.max(sig.maxAge, floor)) } : {}),
+  });
+  const qmin = cal.joints.map((j) => (j.lowerDeg * Math.PI) / 180);
+  const qmax = cal.joints.map((j) => (j.upperDeg * Math.PI) / 180);
+  const obstacles: ObstacleSet = {
+    planes: Float64Array.from([0, 0, 1, cal.tableHeightM]),
+    spheres: new Float64Array(0),
+    box: o.workspace ? Float64Array.from(o.workspace) : null,
+  };
+  const barrier = new CapsuleBarrier(new CapsuleModel(so101ModelFor(cal)), obstacleGroups(obstacles), o.dSafe ?? 0.01);
+  const filter = new ChunkCbfFilter(barrier, interiorPointSolver, {
+    ...DEFAULT_CBF_WEIGHTS,
+    qmin,
+    qmax,
+    maxSpeed: new Array<number>(qmin.length).fill(o.maxSpeed ?? 2),
+    maxRounds: 3,
+    slackTolerance: 1e-6,
+    cbfTolerance: 1e-6,
+    maxIterations: 40,
+  });
+  const maxAge = o.maxChunkAge ?? 0.2;
+  const screen = new ChunkScreen({ joints: qmin.length, maxHorizon: 100, qmin, qmax, maxAge, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 1024 });
+  const gating = o.gating ?? true;
+  const chunks = gating ? new ChunkExecutor({ gate, screen, filter, sink: o.arm, joints: o.arm, maxStateAge: Math.max(0.1, floor), onResult: (r, t) => o.events.chunkResult(r, t) }) : undefined;
+  // The arm is both source and sink: give the pipeline its faults once (through the source).
+  // Monitor-only mode never commands the arm (no heartbeat either, so its watchdog stays unarmed).
+  const sink: CommandSink = gating
+    ? {
+        name: o.arm.name,
+        execute: (c, now) => o.arm.execute(c, now),
+        hold: (now, reason) => o.arm.hold(now, reason),
+        heartbeat: (now) => o.arm.heartbeat(now),
+        onFault: () => undefined,
+      }
+    : { name: `${o.arm.name} (monitor only)`, execute: () => undefined, hold: () => undefined, heartbeat: () => undefined, onFault: () => undefined };
+  const pipeline = new Pipeline({
+    source: o.arm, monitors: bank, gate, sink, events: o.events, watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),
+    ...(chunks ? { chunks } : {}),
+  });
+  return { gate, bank, pipeline, decisions, clauses };
+}
+
+/** Names of the signals the active clauses need (for the startup summary). */
+export function requiredSignalNames(bank: MonitorBank): string[] {
+  return bank.requiredSignals.map((i) => SIGNALS[i]?.name ?? `#${i}`);
+}
