@@ -3,16 +3,19 @@
  * src/qp's interior point + nonlinear re-check), on the scenarios of ../shared/qp/gen-chunk-qp.mjs
  * (`--seq 20`: a reach sweeping the tool through a sphere, obstacles drifting): the generator's
  * nominal chunk and q0 per cycle, its toy kinematics as the barrier model, H = 50, 2–4 pairs,
- * 6 and 7 joints, three seeds. Then heap growth over repeated filtering of one shape.
+ * 6 and 7 joints, three seeds. Then the SO-101 capsule barrier (src/kinematics, allocation-free)
+ * with 2–4 obstacle pairs on pan sweeps through a tracked object, and heap growth over repeated
+ * filtering of one shape.
  *
- *   node --expose-gc --import tsx bench/gate-cbf.ts        (or: npx tsx bench/gate-cbf.ts, no heap figure)
+ *   node --expose-gc --import tsx bench/gate-cbf.ts [heapFilters=2000] [skipToy]
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../src/gate/index.js';
-import type { CbfOutcome } from '../src/gate/index.js';
+import { CapsuleBarrier, ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups } from '../src/gate/index.js';
+import type { CbfOutcome, QpSolverFactory } from '../src/gate/index.js';
+import { CapsuleModel, SO101_CHAIN, SO101_FRAMES, SO101_MODEL } from '../src/kinematics/index.js';
 import { generatorObstacles, ToyBarrier } from '../test/gate/support/toy-so101.js';
 
 const shared = process.env.ARMGUARD_SHARED ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared');
@@ -26,11 +29,25 @@ function q(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
 }
 
+/** src/qp's solver, with the time spent inside solve() accumulated (to separate QP from barrier cost). */
+let qpMs = 0;
+const timedSolver: QpSolverFactory = (problem) => {
+  const s = interiorPointSolver(problem);
+  return {
+    solve: (o) => {
+      const t0 = performance.now();
+      const r = s.solve(o);
+      qpMs += performance.now() - t0;
+      return r;
+    },
+  };
+};
+
 function makeFilter(n: number, pairs: number, cycle: number) {
   const qmax = [1.9, 1.75, 1.6, 1.65, 2.8, 1.0, 2.9, 2.9].slice(0, n);
   const qmin = qmax.map((v, j) => (j === 5 ? -0.1 : -v));
   const barrier = new ToyBarrier(n, generatorObstacles(H, n, cycle), pairs);
-  return new ChunkCbfFilter(barrier, interiorPointSolver, {
+  return new ChunkCbfFilter(barrier, timedSolver, {
     ...DEFAULT_CBF_WEIGHTS,
     qmin,
     qmax,
@@ -44,9 +61,11 @@ function makeFilter(n: number, pairs: number, cycle: number) {
 
 const summary: Record<string, unknown>[] = [];
 const medians = new Map<number, number>();
-for (const n of [6, 7]) {
+for (const n of process.argv[3] === 'skipToy' ? [] : [6, 7]) {
   const times: number[] = [];
   const solveTimes: number[] = [];
+  const qpPerSolve: number[] = [];
+  const unsafeWhy = new Map<string, number>();
   const status = new Map<string, number>();
   let maxIter = 0;
   for (const pairs of [2, 3, 4]) {
@@ -59,11 +78,17 @@ for (const n of [6, 7]) {
         problems.forEach((p, i) => {
           const f = filters[i]!;
           const unom = Float64Array.from(p.unom);
+          qpMs = 0;
           const t0 = performance.now();
           const o: CbfOutcome = f.filter(unom, H, p.q0, 1);
           const dt = performance.now() - t0;
           if (rep === 0) return; // first pass warms the JIT and the per-shape allocation
           times.push(dt);
+          if (o.rounds > 0) qpPerSolve.push(qpMs / o.rounds);
+          if (o.status === 'unsafe') {
+            const why = o.detail.startsWith('present position') ? 'q0 inside d_safe' : o.detail.includes('slack') ? 'slack needed' : 'h < 0 after re-check';
+            unsafeWhy.set(why, (unsafeWhy.get(why) ?? 0) + 1);
+          }
           if (o.rounds > 0) solveTimes.push(dt / o.rounds);
           status.set(o.status, (status.get(o.status) ?? 0) + 1);
           maxIter = Math.max(maxIter, o.rounds > 0 ? Math.ceil(o.iterations / o.rounds) : 0);
@@ -79,12 +104,52 @@ for (const n of [6, 7]) {
     p99_ms: +q(times, 0.99).toFixed(3),
     max_ms: +Math.max(...times).toFixed(3),
     per_round_median_ms: +q(solveTimes, 0.5).toFixed(3),
+    qp_solve_median_ms: +q(qpPerSolve, 0.5).toFixed(3),
+    qp_solve_p99_ms: +q(qpPerSolve, 0.99).toFixed(3),
+    unsafe_reasons: Object.fromEntries(unsafeWhy),
     max_mean_iterations_per_solve: maxIter,
     outcomes: Object.fromEntries(status),
   });
 }
 for (const s of summary) console.log(JSON.stringify(s));
-console.log(JSON.stringify({ ratio_7_over_6_median: +(medians.get(7)! / medians.get(6)!).toFixed(2) }));
+if (medians.size === 2) console.log(JSON.stringify({ ratio_7_over_6_median: +(medians.get(7)! / medians.get(6)!).toFixed(2) }));
+
+// SO-101 capsules: pan sweeps from 21 start positions towards a goal past a sphere just below the path.
+{
+  const QMIN = SO101_CHAIN.joints.map((j) => j.lower!);
+  const QMAX = SO101_CHAIN.joints.map((j) => j.upper!);
+  const m = new CapsuleModel(SO101_MODEL);
+  m.update([0, -0.5, 0.5, 0.5, 0, 0.3]);
+  const mid = new Float64Array(3);
+  m.fk.pointInBase(mid, 0, SO101_FRAMES.tcp, 0, 0, 0);
+  for (const pairs of [2, 3, 4]) {
+    const spheres = [mid[0]!, mid[1]!, mid[2]! - 0.03, 0.03];
+    if (pairs >= 3) spheres.push(mid[0]! + 0.05, mid[1]! - 0.12, mid[2]! + 0.05, 0.03);
+    const obstacles = { planes: Float64Array.from([0, 0, 1, 0]), spheres: Float64Array.from(spheres), box: pairs >= 4 ? Float64Array.from([-0.1, -0.45, -0.05, 0.5, 0.45, 0.5]) : null };
+    const barrier = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), obstacleGroups(obstacles), 0.02);
+    if (barrier.pairs !== pairs) throw new Error(`expected ${pairs} pairs, got ${barrier.pairs}`);
+    const f = new ChunkCbfFilter(barrier, timedSolver, { ...DEFAULT_CBF_WEIGHTS, qmin: QMIN, qmax: QMAX, maxSpeed: new Array<number>(6).fill(1.5), maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: 1e-6, maxIterations: 40 });
+    const times: number[] = [];
+    const qpTimes: number[] = [];
+    const status = new Map<string, number>();
+    const nominal = new Float64Array(50 * 6);
+    for (let rep = 0; rep < 4; rep++) {
+      for (let i = 0; i <= 20; i++) {
+        const q0 = [-0.6 + 0.03 * i, -0.5, 0.5, 0.5, 0, 0.3];
+        for (let k = 0; k < 50; k++) for (let j = 0; j < 6; j++) nominal[k * 6 + j] = j === 0 ? Math.min(0.6, q0[0]! + 0.024 * (k + 1)) : q0[j]!;
+        qpMs = 0;
+        const t0 = performance.now();
+        const o = f.filter(nominal, 50, q0, 0.02);
+        const dt = performance.now() - t0;
+        if (rep === 0) continue;
+        times.push(dt);
+        if (o.rounds > 0) qpTimes.push(qpMs);
+        status.set(o.status, (status.get(o.status) ?? 0) + 1);
+      }
+    }
+    console.log(JSON.stringify({ so101_pairs: pairs, chunks: times.length, median_ms: +q(times, 0.5).toFixed(3), p99_ms: +q(times, 0.99).toFixed(3), qp_ms_per_chunk_median: qpTimes.length ? +q(qpTimes, 0.5).toFixed(3) : null, outcomes: Object.fromEntries(status) }));
+  }
+}
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc) {
@@ -95,7 +160,7 @@ if (gc) {
   for (let i = 0; i < 200; i++) f.filter(unom, H, p.q0, 1);
   gc();
   const before = process.memoryUsage().heapUsed;
-  const N = 10_000;
+  const N = Number(process.argv[2] ?? 2000);
   for (let i = 0; i < N; i++) f.filter(unom, H, p.q0, 1);
   gc();
   const after = process.memoryUsage().heapUsed;
