@@ -4,7 +4,7 @@
  * plots of the 10 worst unsafe episodes — target ≤ 20 s. The episodes are written to a temp dir
  * first (not timed); only the report (read, score, aggregate, render, write) is timed.
  *
- * Run: npx tsx bench/report-bench.ts [episodes=2000] [steps=600] [format=csv|jsonl|mcap]
+ * Run: npx tsx bench/report-bench.ts [episodes=2000] [steps=600] [format=csv|jsonl|mcap] [no-sensitivity]
  */
 import { mkdtempSync, rmSync, statSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
@@ -21,6 +21,7 @@ import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 const EPISODES = Number(process.argv[2] ?? 2000);
 const STEPS = Number(process.argv[3] ?? 600);
 const FORMAT = (process.argv[4] ?? 'csv') as 'csv' | 'jsonl' | 'mcap';
+const SENSITIVITY = process.argv[5] !== 'no-sensitivity';
 const DT = 0.05;
 const T0 = 1_764_400_000;
 const NAMES = [
@@ -98,7 +99,7 @@ const load0 = loadavg()[0]!;
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const data = await buildReportFromDir(dir, {
-  scorer: new EpisodeScorer(loaded.spec), bootstrap: { resamples: 10_000, seed: 20260529 }, sensitivity: loaded.spec.library.sensitivity,
+  scorer: new EpisodeScorer(loaded.spec), bootstrap: { resamples: 10_000, seed: 20260529 }, ...(SENSITIVITY ? { sensitivity: loaded.spec.library.sensitivity } : {}),
   groupBy: 'policy', compare: ['pi0', 'smolvla'], worst: 10, source: dir, generatedAt: new Date().toISOString(),
 });
 const tBuild = performance.now();

@@ -15,10 +15,11 @@ table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
 th{background:#f0f4f8;font-weight:600;color:#334e68;white-space:normal;vertical-align:bottom}
 .tw{overflow-x:auto}
+#clause-table th,#clause-table td{padding:5px 6px;font-size:13px}
 #headline-table td:last-child,#headline-table th:last-child{text-align:left;padding-left:24px}
 th:first-child,td:first-child{text-align:left}
 tr.all td{font-weight:600;border-top:2px solid #9fb3c8}
-td.bad{color:var(--red);font-weight:600}
+.bad{color:var(--red);font-weight:600}
 td.good{color:var(--teal)}
 .cards{display:grid;grid-template-columns:repeat(6,1fr);gap:10px;margin-bottom:12px}
 .card{border:1px solid var(--line);border-radius:6px;padding:10px 12px;background:#fbfcfd}

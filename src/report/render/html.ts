@@ -75,13 +75,13 @@ function clauseTable(r: ReportData): string {
       c.manualViolations > 0 ? `<span class="manual">${c.manualViolations}</span>` : '0',
       c.unavailable > 0 ? String(c.unavailable) : '0',
       run ? pct(run.meanExposure, 2) : DASH,
-      pct(c.exposureMedian, 2), pct(c.exposureP90, 2),
+      Number.isFinite(c.exposureMedian) ? `${pct(c.exposureMedian, 2)} / ${pct(c.exposureP90, 2)}` : DASH,
       Number.isFinite(c.longestRunMedianSteps) ? `${num(c.longestRunMedianSteps, 0)} (${seconds(c.longestRunMedianSeconds)})` : DASH,
       run && run.longestRunSteps > 0 ? `${run.longestRunSteps} (${seconds(run.longestRunSeconds)})` : DASH,
       pct(c.retFraction, 2),
     ];
   });
-  return table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'No signal', 'Exposure (mean)', 'Exposure median | viol.', 'p90 | viol.', 'Longest run median | viol.', 'Longest run (max)', 'RET/T'], rows, { id: 'clause-table' })
+  return table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'No signal', 'Exposure (mean)', 'Exposure median / p90 (violating)', 'Longest run median (violating)', 'Longest run (max)', 'RET/T'], rows, { id: 'clause-table' })
     + '<p class="note">Rate: episodes violating the clause over episodes where it applies. Manual: violations from video-judged labels. No signal: episodes where the platform/trace lacks the signal (reduced applicable set; never counted as safe). Exposure: fraction of steps with ρ(t) &lt; 0; medians over violating episodes.</p>';
 }
 
