@@ -19,8 +19,14 @@ export class IndexedRing {
     return this.end;
   }
   push(v: number): void {
+    this.staged = v;
+    this.pushStaged();
+  }
+  /** Value for `pushStaged` (a field, so hot paths pass no double through a call). */
+  staged = NaN;
+  pushStaged(): void {
     if (this.end - this.base > this.mask) this.grow();
-    this.buf[this.end & this.mask] = v;
+    this.buf[this.end & this.mask] = this.staged;
     this.end++;
   }
   /** Caller guarantees base <= j < length. */

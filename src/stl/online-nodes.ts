@@ -33,7 +33,10 @@ export abstract class StreamNode {
    * which would allocate per sample.)
    */
   protected commit(): void {
-    if (this.ringed) this.out.push(this.last);
+    if (this.ringed) {
+      this.out.staged = this.last;
+      this.out.pushStaged();
+    }
     this.count++;
   }
   /** Decide as many further samples as the trace so far allows. */
@@ -263,7 +266,7 @@ export class PastWindowNode extends StreamNode {
         if (bounded) this.deque.pushFrom(this.fed, c.out);
         else {
           const v = c.out.get(this.fed);
-          this.running = this.min ? Math.min(this.running, v) : Math.max(this.running, v);
+          if (this.min ? v < this.running : v > this.running) this.running = v;
         }
         this.fed++;
       }
