@@ -1,0 +1,144 @@
+/**
+ * The `armguard run` session on the emulated SO-101 behind a real socat pty: a hold commands the
+ * present position (checked on the emulated servos' registers), and faults — a servo that stops
+ * answering, the pty disappearing — end in hold with the cause recorded in the episode file, never
+ * a crash. Waits are on conditions with timeouts, never fixed sleeps.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseSo101Calibration } from '../../src/calibration/so101.js';
+import { parseAccessFile } from '../../src/cli/compose/access-file.js';
+import { RunSession } from '../../src/cli/compose/session.js';
+import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import { readEpisode, type EpisodeRecord, type GateRecord } from '../../src/episode/index.js';
+import { systemClock, systemTimers } from '../../src/runtime/system-clock.js';
+import { repoRoot } from '../support/paths.js';
+
+const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
+const ACCESS = `users:
+  - { username: armguard, password: "armguard-secret", roles: [armguard] }
+  - { username: alice, password: "alice-secret", roles: [operator] }
+`;
+
+const sessions: RunSession[] = [];
+afterEach(async () => {
+  for (const s of sessions.splice(0)) await s.stop('test cleanup');
+});
+
+async function startSession(): Promise<{ s: RunSession; log: string[] }> {
+  const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
+  const access = parseAccessFile(ACCESS, 'access.yaml');
+  const spec = loadScoringSpec(defaultSpecPaths());
+  if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
+  const log: string[] = [];
+  const s = await RunSession.start({
+    calibration: cal.value, spec: spec.spec, task: 'so101-pick-butter', robotId: 'arm9',
+    episodesDir: mkdtempSync(join(tmpdir(), 'armguard-session-')), rate: 100, gating: true,
+    arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value },
+    minMaxAge: 0.5, clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
+  });
+  sessions.push(s);
+  return { s, log };
+}
+
+/** Resolve once `pred()` holds (checked every 10 ms), fail after `seconds`. */
+function waitUntil(pred: () => boolean, seconds: number, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const deadline = systemClock.now() + seconds;
+    const check = () => {
+      if (pred()) return resolve();
+      if (systemClock.now() > deadline) return reject(new Error(`timed out after ${seconds} s waiting for ${what}`));
+      setTimeout(check, 10);
+    };
+    check();
+  });
+}
+
+async function gateRecords(path: string): Promise<GateRecord[]> {
+  const out: EpisodeRecord[] = [];
+  await readEpisode(path, (r) => out.push(r), { kinds: ['gate'] });
+  return out.flatMap((r) => (r.kind === 'gate' ? [r.value] : []));
+}
+
+function register(s: RunSession, id: number, name: 'Goal_Position' | 'Present_Position'): number {
+  return s.conn.emulated!.emulator.servo(id).getRegister(name);
+}
+
+describe('armguard run session (emulated SO-101 behind a pty)', () => {
+  it('an e-stop mid-chunk holds the arm where it is: Goal_Position = Present_Position', async () => {
+    const { s } = await startSession();
+    const q = new Float64Array(6);
+    await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(q)), 5, 'a first joint sample');
+    expect(s.gate.state).toBe('armed');
+    const start = register(s, 1, 'Present_Position');
+    // 0.4 rad on the pan joint over 1 s (50 × 20 ms).
+    const H = 50;
+    const targets = new Float64Array(H * 6);
+    for (let k = 0; k < H; k++) {
+      targets.set(q, k * 6);
+      targets[k * 6] = q[0]! + (0.4 * (k + 1)) / H;
+    }
+    const r = s.pipeline.submitChunk({ id: 'move', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets }, systemClock.now());
+    expect(['executed', 'filtered'], r.reason).toContain(r.verdict);
+    await waitUntil(() => Math.abs(register(s, 1, 'Present_Position') - start) > 40, 5, 'the pan joint to move');
+
+    await s.act('estop');
+    expect(s.gate.state).toBe('hold');
+    await waitUntil(() => s.conn.arm.holds >= 1 && Math.abs(register(s, 1, 'Goal_Position') - register(s, 1, 'Present_Position')) <= 3, 5, 'the hold to reach the servos');
+    const heldGoal = register(s, 1, 'Goal_Position');
+    const fullTarget = 0.4 * (4096 / (2 * Math.PI));
+    expect(Math.abs(heldGoal - start)).toBeLessThan(fullTarget - 40); // held mid-motion, not at the chunk's end
+    // The rest of the chunk is cancelled: after many more reads the goal is unchanged and every joint rests on its goal.
+    const reads = s.conn.bus.counters.rx;
+    await waitUntil(() => s.conn.bus.counters.rx > reads + 60, 5, '10 more state reads');
+    expect(register(s, 1, 'Goal_Position')).toBe(heldGoal);
+    for (const id of [1, 2, 3, 4, 5, 6]) expect(Math.abs(register(s, id, 'Goal_Position') - register(s, id, 'Present_Position')), `servo ${id}`).toBeLessThanOrEqual(3);
+    // Release clears the e-stop (no other cause persists).
+    await s.act('release');
+    expect(s.gate.state).not.toBe('hold');
+
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    const gate = await gateRecords(path);
+    expect(gate).toEqual(expect.arrayContaining([
+      expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) }),
+      expect.objectContaining({ kind: 'transition', from: 'hold' }),
+      expect.objectContaining({ kind: 'event', event: 'shutdown-hold', detail: 'test done' }),
+    ]));
+  }, 30_000);
+
+  it('a servo that stops answering ends in hold with the timeout recorded; release is refused while it persists', async () => {
+    const { s, log } = await startSession();
+    await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(new Float64Array(6))), 5, 'a first joint sample');
+    s.conn.emulated!.emulator.servo(3).responsive = false;
+    await waitUntil(() => s.gate.state === 'hold', 5, 'hold');
+    const r = s.pipeline.release(systemClock.now(), { by: 'test', authorised: true });
+    expect(r.ok).toBe(false);
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    const gate = await gateRecords(path);
+    expect(gate).toEqual(expect.arrayContaining([
+      expect.objectContaining({ kind: 'fault', fault: expect.objectContaining({ kind: 'timeout', detail: expect.stringMatching(/servo\(s\) 3\b/) }) }),
+      expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/timeout/) }),
+    ]));
+    expect(log.some((l) => /gate \w+ → hold: .*timeout/.test(l))).toBe(true);
+  }, 30_000);
+
+  it('the serial port disappearing (socat killed) ends in hold with the disconnect recorded, and shutdown still closes the episode', async () => {
+    const { s } = await startSession();
+    await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(new Float64Array(6))), 5, 'a first joint sample');
+    await s.conn.emulated!.pty.kill();
+    await waitUntil(() => s.gate.state === 'hold', 5, 'hold');
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    const gate = await gateRecords(path);
+    expect(gate).toEqual(expect.arrayContaining([
+      expect.objectContaining({ kind: 'fault', fault: expect.objectContaining({ kind: 'disconnect' }) }),
+      expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/disconnect/) }),
+    ]));
+    expect(s.episodes.finished).toHaveLength(1);
+    expect(s.episodes.finished[0]!.state).toBe('complete');
+  }, 30_000);
+});
