@@ -4,6 +4,7 @@
  * MQTT broker, a Node policy client (ChunkClient over MqttChunkClientTransport), an operator e-stop
  * over MQTT, and the episode MCAP file read back with the episode reader.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ import { repoRoot } from '../support/paths.js';
 const CAL = join(repoRoot, 'calibration/so101-demo.yaml');
 const TASK = 'so101-pick-blue-can';
 
-export const ACCESS_YAML = `users:
+const ACCESS_YAML = `users:
   - { username: armguard, password: "armguard-secret", roles: [armguard] }
   - { username: alice, password: "alice-secret", roles: [operator] }
   - { username: vla, password: "vla-secret-1", roles: [policy] }
@@ -157,4 +158,28 @@ describe('armguard run: arguments', () => {
     const ok = await parseRunArgs([...base, '--gate', 'off', '--workspace', '-0.5,-0.5,-0.01,0.5,0.5,0.6']);
     expect(ok.ok && ok.options).toMatchObject({ gating: false, workspace: [-0.5, -0.5, -0.01, 0.5, 0.5, 0.6], rate: 100, robotId: 'so101', arm: { kind: 'emulator' } });
   });
+});
+
+describe('armguard run as a child process', () => {
+  it('SIGINT holds the arm, closes the episode file and exits 0', async () => {
+    const { dir, access } = tempSetup();
+    const eps = join(dir, 'episodes');
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard.mjs'), 'run', 'so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, '--broker-port', '0', '--episodes-dir', eps, '--max-age', '0.5'], {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lio = new LineIo();
+    child.stdout.on('data', (b: Buffer) => lio.io.out(b.toString()));
+    child.stderr.on('data', (b: Buffer) => lio.io.err(b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const episodePath = (await lio.waitFor(/^episode: (\S+\.mcap)/, 40))[1]!;
+    await lio.waitFor(/^\[armguard\] episode /, 10);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(lio.lines.some((l) => /stopped \(SIGINT\); arm held/.test(l))).toBe(true);
+    const records = await readAll(episodePath);
+    expect(records.some((r) => r.kind === 'frame')).toBe(true);
+    expect(records.some((r) => r.kind === 'gate' && r.value.kind === 'event' && r.value.event === 'shutdown-hold' && r.value.detail === 'SIGINT')).toBe(true);
+    const end = records.find((r) => r.kind === 'end');
+    expect(end?.kind === 'end' ? end.value.reason : '').toBe('SIGINT');
+  }, 60_000);
 });

@@ -190,7 +190,10 @@ export const runCommand: Command = {
     io.out(`clauses: ${session.runtime.clauses.join(', ') || '(none applicable)'}`);
     io.out(`mqtt: ${session.brokerUrl}${o.gating ? ` — chunks on armguard/v1/${o.robotId}/chunk/request` : ''}`);
     io.out(`episode: ${session.episodes.path}`);
-    const quit = (why: string) => () => void session.act('quit').then(() => log(`${why}: holding and closing`));
+    const quit = (why: string) => () => {
+      log(`${why}: holding the arm and closing the episode`);
+      session.requestStop(why);
+    };
     const onSigint = quit('SIGINT');
     const onSigterm = quit('SIGTERM');
     process.on('SIGINT', onSigint);

@@ -272,9 +272,14 @@ export class RunSession {
         return;
       }
       case 'quit':
-        this.resolveDone('operator quit');
+        this.requestStop('operator quit');
         return;
     }
+  }
+
+  /** Ask the session to end (resolves `done`; the owner then calls `stop`). */
+  requestStop(reason: string): void {
+    this.resolveDone(reason);
   }
 
   /** Hold the arm, stop the loop, close the episode, MQTT and the arm. Idempotent. */
