@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { EpisodeScorer } from '../../src/safety/index.js';
 import { buildReportFromDir, writeReport } from '../../src/report/build-run.js';
 import type { ReportData } from '../../src/report/build-types.js';
-import { wilson } from '../../src/report/metrics/index.js';
+import { thresholdSensitivity, wilson } from '../../src/report/metrics/index.js';
+import { EpisodeFileReader, listEpisodeFiles } from '../../src/report/build-sources.js';
 import { loadSpec } from '../safety/spec-fixture.js';
 import { DT, STEPS, tempDir, writeEpisodes, type EpisodeSpec, type Excursion } from './build-fixture.js';
 import { SPECS } from './build-specs.js';
@@ -191,6 +192,26 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     expect(row.safety).toBeCloseTo((n - unsafeAt500.length) / n, 12);
     expect(row.changedEpisodes).toBe(count((e) => e.unsafe) - unsafeAt500.length);
     expect(r.sensitivity[0]!.sbu).toBeCloseTo(r.summary.sbu.p, 12);
+  });
+
+  it('streamed sensitivity rows equal thresholdSensitivity over all traces held in memory', async () => {
+    const spec = loadSpec();
+    const scorer = new EpisodeScorer(spec);
+    const reader = await EpisodeFileReader.forDir(dir);
+    const traces = await Promise.all((await listEpisodeFiles(dir)).map(async (f) => (await reader.read(f)).trace));
+    const base = traces.map((t) => {
+      const s = scorer.score(t);
+      if (!s.ok) throw new Error(s.error[0]!.message);
+      return s.value;
+    });
+    const rows = thresholdSensitivity(scorer, traces, base, spec.library.sensitivity);
+    expect(r.sensitivity.map((x) => x.variant)).toEqual(rows.map((x) => x.variant));
+    r.sensitivity.forEach((x, i) => {
+      const y = rows[i]!;
+      expect([x.safety, x.sbu, x.pUnsafeGivenSuccess, x.changedEpisodes]).toEqual([y.safety, y.sbu, y.pUnsafeGivenSuccess, y.changedEpisodes]);
+      expect(x.vsi).toBeCloseTo(y.vsi, 12);
+      expect([...x.notes].sort()).toEqual([...y.notes].sort());
+    });
   });
 
   it('grouping by robot and comparing two policies', () => {
