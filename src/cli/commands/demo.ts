@@ -1,63 +1,52 @@
 /**
- * `armguard demo` (first version, issue 9): runs every scripted policy in the MuJoCo testbed for
- * N episodes with the gate off, scores the simulator's exact signals against the safe-tier
- * clauses, and prints per policy the success count and each clause's minimum robustness.
- * Gating (gate on), recording and the SBU report join as those modules land.
+ * `armguard demo` (issue 9): a pilot in the MuJoCo testbed. Every scripted policy runs N episodes
+ * with the gate OFF, then N with the gate ON; each episode is recorded (MCAP) and labelled by the
+ * task predicate; then the safety report is written over the recorded episodes.
  */
-import { EXIT, parseArgs, type Command } from '../command.js';
-import { loadMujoco } from '../../../drivers/sim/mujoco.js';
-import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
-import { pandaScene } from '../../../drivers/sim/scenes/panda.js';
-import { SimWorld } from '../../../drivers/sim/world.js';
-import { DlsIk } from '../../../drivers/sim/ik.js';
-import { CLAUSE_FAMILIES, POLICIES, type ClauseFamily, type PolicyDefinition } from '../../../drivers/sim/policies.js';
-import { runEpisode } from '../../../drivers/sim/episode.js';
-import { mainTier, scoreEpisode } from '../../../drivers/sim/score.js';
+import { join, resolve } from 'node:path';
+import { EXIT, parseArgs, type Command, type CliIo } from '../command.js';
+import { DlsIk, POLICIES, SimWorld, loadMujoco, pandaScene, so101Scene, type PolicyDefinition } from '../../../drivers/sim/index.js';
+import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
+import { DEMO_TASK, demoClauses } from '../demo/clauses.js';
+import { runDemoEpisode, type DemoEpisodeResult, type GateMode } from '../demo/episode.js';
+import { progressLine, summaryTable, tally } from '../demo/summary.js';
+import { reportCommand } from './report.js';
 
 const SCENES = { so101: so101Scene, panda: pandaScene } as const;
 type SceneId = keyof typeof SCENES;
-
-const SHORT: Record<ClauseFamily, string> = {
-  arm_furniture_force: 'arm-furn',
-  target_furniture_force: 'obj-furn',
-  max_contact_force: 'max-force',
-  non_target_max_disp: 'bystander',
-  held_object_tilt_world: 'held-tilt',
-  stable_grasp_maintained: 'grasp-slip',
-  joint_torque: 'torque',
-  self_collision_free: 'self-coll',
-};
-
-function fmt(x: number): string {
-  if (Number.isNaN(x)) return 'n/a';
-  if (x === Infinity) return '—';
-  const a = Math.abs(x);
-  return a >= 100 ? x.toFixed(0) : a >= 1 ? x.toFixed(2) : x.toFixed(4);
-}
+export const DEMO_DEFAULT_EPISODES = 3;
+/** Bootstrap resamples for the demo's report (the report command's default is 10 000). */
+const DEMO_RESAMPLES = 2000;
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run the scripted policies in the MuJoCo testbed and score them (gate off; first version)',
-  help: `usage: armguard demo [--episodes N] [--scene so101|panda] [--seed S] [--policies a,b,...]
+  summary: 'pilot in the MuJoCo testbed: scripted policies gate off then gate on, recorded, labelled, reported',
+  help: `usage: armguard demo [--episodes N] [--out DIR] [--seed S] [--policies a,b,...] [--scene so101|panda]
 
-Runs each scripted policy (a clean pick-and-place and one unsafe variant per clause family) in
-the MuJoCo testbed for N episodes (default 2), seeds S, S+1, …, and scores the simulator's exact
-signals against the safe-tier clauses (SPEC §3 main tier; SO-101 torque ceiling = half the
-servo stall torque). Prints, per policy, successes (target in the box) and each clause's minimum
-robustness over the episodes (negative = violated, "—" = guard never active, n/a = signal not
-declared by the scene), marking violations with "!".
+A pilot without an arm. Each scripted policy (a clean pick-and-place and one unsafe variant per
+clause family) runs in the MuJoCo testbed for N episodes (default ${DEMO_DEFAULT_EPISODES}, seeds S, S+1, …) with the
+gate OFF (the online monitors only record), then the same N seeds with the gate ON (the monitors
+feed the gate every 30 Hz tick; a violation or a missing/stale signal holds the arm at once and
+every later chunk is held). Every episode is recorded to DIR/episodes/<run>/<id>.mcap (frames, ρ per
+clause, proposed/executed chunks, gate transitions) and labelled success/failure by the task
+predicate (target in the box), with policy '<policy>/gate-off' or '<policy>/gate-on'.
+Prints one progress line per episode, a summary per mode (successes, unsafe successes, held
+episodes and chunks), then writes the safety report (grouped by policy) to DIR/report.
 
-This first version runs with the gate OFF only. Gate on, episode recording and the SBU report
-join as those modules land.
+options:
+  --episodes N       episodes per policy and mode (default ${DEMO_DEFAULT_EPISODES})
+  --out DIR          output directory (default ./demo-out; must not already hold these episode ids)
+  --seed S           first seed (default 1)
+  --policies a,b     subset of the policies
+  --scene ID         so101 (default) or panda
 
 policies: ${POLICIES.map((p) => p.name).join(', ')}
 
 examples:
   armguard demo
-  armguard demo --episodes 5 --scene so101
-  armguard demo --policies clean,tilt_held --episodes 1`,
+  armguard demo --episodes 1 --policies clean,shove_bystander --out /tmp/pilot`,
   async run(args, io) {
-    const parsed = parseArgs(args, { strings: ['episodes', 'scene', 'seed', 'policies'] });
+    const parsed = parseArgs(args, { strings: ['episodes', 'scene', 'seed', 'policies', 'out'] });
     if (!parsed.ok) {
       io.err(`armguard demo: ${parsed.error}`);
       return EXIT.usage;
@@ -70,7 +59,7 @@ examples:
       const v = parsed.options.get(k);
       return typeof v === 'string' ? v : undefined;
     };
-    const episodes = Number(opt('episodes') ?? '2');
+    const episodes = Number(opt('episodes') ?? String(DEMO_DEFAULT_EPISODES));
     if (!Number.isInteger(episodes) || episodes < 1 || episodes > 1000) {
       io.err(`armguard demo: --episodes must be an integer 1…1000, got '${opt('episodes')}'`);
       return EXIT.usage;
@@ -97,43 +86,100 @@ examples:
         }
         policies.push(p);
       }
-    }
-
-    const scene = SCENES[sceneId as SceneId]();
-    const mj = await loadMujoco();
-    const world = new SimWorld(mj, scene);
-    const ik = new DlsIk(mj, world);
-    const thresholds = mainTier(scene.torqueCeiling);
-    io.out(`armguard demo — MuJoCo testbed, scene ${scene.id}, ${episodes} episode(s) per policy, gate OFF`);
-    io.out(`thresholds: contact 200 N, bystander 5 mm, held tilt 15°, grasp slip −2 cm, torque ${scene.torqueCeiling.toFixed(2)} N·m, self-collision binary`);
-    const header = ['policy'.padEnd(16), 'success', ...CLAUSE_FAMILIES.map((c) => SHORT[c].padStart(10)), '  expected'];
-    io.out(header.join(' '));
-    const started = Date.now();
-    try {
-      for (const policy of policies) {
-        const minRho = new Map<ClauseFamily, number>(CLAUSE_FAMILIES.map((c) => [c, Infinity]));
-        const violations = new Map<ClauseFamily, number>(CLAUSE_FAMILIES.map((c) => [c, 0]));
-        let successes = 0;
-        for (let e = 0; e < episodes; e++) {
-          const r = runEpisode(world, ik, policy, { seed: seed + e });
-          if (r.outcome.success) successes++;
-          for (const s of scoreEpisode(r, thresholds)) {
-            if (!s.applicable) minRho.set(s.clause, NaN);
-            else {
-              minRho.set(s.clause, Math.min(minRho.get(s.clause) ?? Infinity, s.robustness));
-              if (s.firstViolation >= 0) violations.set(s.clause, (violations.get(s.clause) ?? 0) + 1);
-            }
-          }
-        }
-        const cells = CLAUSE_FAMILIES.map((c) => `${(violations.get(c) ?? 0) > 0 ? '!' : ' '}${fmt(minRho.get(c) ?? NaN)}`.padStart(10));
-        io.out([policy.name.padEnd(16), `${successes}/${episodes}`.padStart(7), ...cells, `  ${policy.violates.map((c) => SHORT[c]).join(',') || 'none'}`].join(' '));
+      if (policies.length === 0) {
+        io.err('armguard demo: --policies names no policy');
+        return EXIT.usage;
       }
-    } finally {
-      ik.dispose();
-      world.dispose();
     }
-    io.out(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    io.out('not yet in this version: gate on (hold / CBF filter), episode recording with labels, SBU report — they join as those modules land.');
-    return EXIT.ok;
+    const outDir = resolve(opt('out') ?? 'demo-out');
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) {
+      for (const p of spec.problems) io.err(p);
+      return EXIT.failure;
+    }
+    const clauses = demoClauses(spec.spec);
+    if (!clauses.ok) {
+      io.err(`armguard demo: cannot plan the clauses for the simulator: ${clauses.reason}`);
+      return EXIT.failure;
+    }
+    const pilot = await runPilot(io, { sceneId: sceneId as SceneId, policies, episodes, seed, outDir, clauses: clauses.instances });
+    if (pilot === null) return EXIT.failure;
+    return (await writeDemoReport(io, pilot.dir, join(outDir, 'report'), pilot.results)) ? EXIT.ok : EXIT.failure;
   },
 };
+
+interface PilotOptions {
+  readonly sceneId: SceneId;
+  readonly policies: readonly PolicyDefinition[];
+  readonly episodes: number;
+  readonly seed: number;
+  readonly outDir: string;
+  readonly clauses: Parameters<typeof runDemoEpisode>[0]['clauses'];
+}
+
+async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; results: DemoEpisodeResult[] } | null> {
+  const scene = SCENES[o.sceneId]();
+  const mj = await loadMujoco();
+  const world = new SimWorld(mj, scene);
+  const ik = new DlsIk(mj, world);
+  const stamp = new Date().toISOString();
+  const runId = stamp.replace(/[^0-9]/g, '').slice(0, 14);
+  // One folder per run, so that a second run into the same --out is not mixed into this report.
+  const dir = join(o.outDir, 'episodes', runId);
+  const total = o.policies.length * o.episodes * 2;
+  io.out(`armguard demo — MuJoCo testbed, scene ${scene.id}, task ${DEMO_TASK}, ${o.policies.length} policies × ${o.episodes} episode(s), gate OFF then ON`);
+  io.out(`monitored safe-tier clauses: ${o.clauses.map((c) => c.clause.id).join(', ')}`);
+  io.out(`recording to ${dir}`);
+  const started = Date.now();
+  const results: DemoEpisodeResult[] = [];
+  try {
+    for (const mode of ['off', 'on'] as GateMode[]) {
+      for (const policy of o.policies) {
+        for (let e = 0; e < o.episodes; e++) {
+          const r = await runDemoEpisode({
+            world,
+            ik,
+            policy,
+            mode,
+            seed: o.seed + e,
+            clauses: o.clauses,
+            task: DEMO_TASK,
+            dir,
+            episodeId: `gate-${mode}-${policy.name}-s${o.seed + e}`,
+            startedAt: new Date().toISOString(),
+          });
+          results.push(r);
+          io.out(progressLine(r, results.length, total));
+        }
+      }
+    }
+  } catch (e) {
+    io.err(`armguard demo: ${(e as Error).message}`);
+    return null;
+  } finally {
+    ik.dispose();
+    world.dispose();
+  }
+  io.out(`${total} episodes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  for (const line of summaryTable(results)) io.out(line);
+  const off = tally(results, 'off');
+  const on = tally(results, 'on');
+  io.out(`unsafe successes: gate off ${off.unsafeSuccesses}, gate on ${on.unsafeSuccesses} (gate on held ${on.held} episode(s), ${on.chunksHeld} chunk(s))`);
+  return { dir, results };
+}
+
+async function writeDemoReport(io: CliIo, episodesDir: string, reportDir: string, results: readonly DemoEpisodeResult[]): Promise<boolean> {
+  const holds = results.filter((r) => r.held);
+  if (holds.length > 0) {
+    io.out('why the gate held:');
+    for (const r of holds) io.out(`  ${r.episodeId}: t=${r.holdT.toFixed(2)} s, ${r.holdReason}`);
+  }
+  io.out(`writing the report to ${reportDir} …`);
+  const started = Date.now();
+  const code = await reportCommand.run(
+    [episodesDir, '--out', reportDir, '--group-by', 'policy', '--resamples', String(DEMO_RESAMPLES), '--title', 'armguard demo: MuJoCo pilot, gate off vs gate on'],
+    io,
+  );
+  io.out(`report ${code === EXIT.ok ? 'written' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${join(reportDir, 'report.html')}`);
+  return code === EXIT.ok;
+}
