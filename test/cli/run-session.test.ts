@@ -12,7 +12,10 @@ import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { parseAccessFile } from '../../src/cli/compose/access-file.js';
 import { RunSession } from '../../src/cli/compose/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { readEpisode, type EpisodeRecord, type GateRecord } from '../../src/episode/index.js';
+import { readEpisode, type EpisodeRecord, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
+import { keysToActions } from '../../src/cli/compose/operator-keys.js';
+import { RecordingClient } from '../support/mqtt-client.js';
+import { topicFor } from '../../src/telemetry/topics.js';
 import { systemClock, systemTimers } from '../../src/runtime/system-clock.js';
 import { repoRoot } from '../support/paths.js';
 
@@ -20,6 +23,7 @@ const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
 const ACCESS = `users:
   - { username: armguard, password: "armguard-secret", roles: [armguard] }
   - { username: alice, password: "alice-secret", roles: [operator] }
+  - { username: viewer, password: "viewer-secret", roles: [viewer] }
 `;
 
 const sessions: RunSession[] = [];
@@ -27,7 +31,7 @@ afterEach(async () => {
   for (const s of sessions.splice(0)) await s.stop('test cleanup');
 });
 
-async function startSession(): Promise<{ s: RunSession; log: string[] }> {
+async function startSession(extra: Partial<Parameters<typeof RunSession.start>[0]> = {}): Promise<{ s: RunSession; log: string[] }> {
   const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
   const access = parseAccessFile(ACCESS, 'access.yaml');
   const spec = loadScoringSpec(defaultSpecPaths());
@@ -38,6 +42,7 @@ async function startSession(): Promise<{ s: RunSession; log: string[] }> {
     episodesDir: mkdtempSync(join(tmpdir(), 'armguard-session-')), rate: 100, gating: true,
     arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value },
     minMaxAge: 0.5, clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
+    ...extra,
   });
   sessions.push(s);
   return { s, log };
@@ -140,5 +145,40 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     ]));
     expect(s.episodes.finished).toHaveLength(1);
     expect(s.episodes.finished[0]!.state).toBe('complete');
+  }, 30_000);
+
+  it('operator keys and MQTT labels: s labels success and closes the episode, n starts the next file; the dashboard serves its page', async () => {
+    expect(keysToActions('xe r\u0003snfq')).toEqual(['estop', 'estop', 'release', 'quit', 'success', 'new-episode', 'failure', 'quit']);
+    const { s } = await startSession({ dashboard: { port: 0, viewer: { username: 'viewer', password: 'viewer-secret' } } });
+    const page = await fetch(s.dashboard!.url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<html/i);
+
+    const alice = await RecordingClient.connect(s.brokerUrl!, 'alice', 'alice-secret');
+    await alice.subscribe(topicFor('arm9', 'labels'));
+    await alice.publish(topicFor('arm9', 'cmd/label'), JSON.stringify({ v: 1, note: 'jello box dented', manualViolations: ['stable_grasp_maintained'] }));
+    await alice.waitFor((t) => t === topicFor('arm9', 'labels'), 5, 'the label echo');
+    await alice.end();
+    const first = s.episodes.path!;
+    await s.act('success');
+    expect(s.episodes.recorder).toBeUndefined();
+    await s.act('new-episode');
+    const second = s.episodes.path!;
+    expect(second).not.toBe(first);
+    await s.act('failure');
+    await s.stop('test done');
+
+    const labels = async (path: string): Promise<LabelRecord[]> => {
+      const out: LabelRecord[] = [];
+      await readEpisode(path, (r) => r.kind === 'label' && out.push(r.value), { kinds: ['label'] });
+      return out;
+    };
+    expect(await labels(first)).toEqual([
+      expect.objectContaining({ source: 'mqtt', note: 'jello box dented', manual: { stable_grasp_maintained: 'violated' } }),
+      expect.objectContaining({ source: 'operator', success: true }),
+    ]);
+    expect(await labels(second)).toEqual([expect.objectContaining({ source: 'operator', success: false })]);
+    const index = readFileSync(join(s.episodes.paths[0]!, '..', 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { success?: boolean; state: string });
+    expect(index.map((e) => [e.success, e.state])).toEqual([[true, 'complete'], [false, 'complete']]);
   }, 30_000);
 });
