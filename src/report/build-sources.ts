@@ -24,7 +24,10 @@ const EPISODE_FILE = /\.(mcap|jsonl|csv)$/i;
 
 /** Episode files in `dir`, sorted by name (the episode index itself is not one). */
 export async function listEpisodeFiles(dir: string): Promise<string[]> {
-  const names = (await readdir(dir)).filter((n) => EPISODE_FILE.test(n) && n !== INDEX_FILE_NAME).sort();
+  const all = await readdir(dir);
+  // A report written into the episode folder itself (--out <dir>) is not an episode.
+  const ownReport = all.includes('summary.json') && all.includes('report.html');
+  const names = all.filter((n) => EPISODE_FILE.test(n) && n !== INDEX_FILE_NAME && !(ownReport && n === 'episodes.csv')).sort();
   return names.map((n) => join(dir, n));
 }
 

@@ -47,6 +47,16 @@ describe('armguard report (CLI)', () => {
     expect(html).toContain('Comparison: pi0 vs smolvla');
   });
 
+  it('a report written into the episode folder is not read back as an episode', async () => {
+    const here = tempDir('armguard-report-inplace-');
+    await writeEpisodes(here, SPECS.slice(0, 2));
+    expect((await run([here, '--out', here, '--resamples', '20', '--no-sensitivity'])).code).toBe(0);
+    const again = await run([here, '--out', here, '--resamples', '20', '--no-sensitivity']);
+    expect(again.err).toBe('');
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('2 episodes');
+  });
+
   it('a file that cannot be read is listed, not counted, and the exit status is 1', async () => {
     const bad = tempDir('armguard-report-bad-');
     await writeEpisodes(bad, SPECS.slice(0, 2));
