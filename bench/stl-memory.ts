@@ -9,6 +9,8 @@
  * compares the heap plus typed-array storage after a full GC at 100,000 samples with the same after
  * all of them, and prints the monitor's own buffer capacity at both points.
  * `--baseline` runs the same loop without the monitor: V8 itself drifts by a few tens of KiB.
+ * `--presize` passes minSampleInterval (the trace's 0.6 ms minimum spacing): buffers are sized at
+ * construction and never grow.
  */
 import { OnlineMonitor } from '../src/stl/index.js';
 import { parseOrThrow, prng, SAFE_TIER_CONJUNCTION, SAFE_TIER_ORDER, SAFE_TIER_SIGNALS } from './stl-common.js';
@@ -28,7 +30,9 @@ const windowed =
   '((target_obj_tilt_world_deg < 40) since[0:1] (gripper_contact or self_collision <= 0)) and ' +
   '(once (non_target_disp_max < 1)) and (always[0.1:2] (target_furniture_contact_force < 300)))';
 const f = parseOrThrow(`${SAFE_TIER_CONJUNCTION} and ${windowed}`, SAFE_TIER_SIGNALS);
-const m = new OnlineMonitor(f, SAFE_TIER_ORDER);
+// --presize: declare the trace's minimum sample spacing (0.6 ms) so buffers are sized up front
+const PRESIZE = process.argv.includes('--presize');
+const m = new OnlineMonitor(f, SAFE_TIER_ORDER, PRESIZE ? { minSampleInterval: 0.0006 } : {});
 
 const rnd = prng(7);
 const row = new Float64Array(9);
@@ -59,14 +63,14 @@ for (let i = 1; i <= N; i++) {
   if (!BASELINE) m.push(t, row);
   if (i === 100_000) heapSmall = heapAt();
   if (i === 1_000_000) heapMillion = heapAt();
-  if (!BASELINE && (i === 100_000 || i === 1_000_000 || i === N)) capacities.push(`${i.toLocaleString('en')}: ${m.bufferCapacity}`);
+  if (!BASELINE && (i === 1 || i === 100_000 || i === 1_000_000 || i === N)) capacities.push(`${i.toLocaleString('en')}: ${m.bufferCapacity}`);
   if (VERBOSE && i % 1_000_000 === 0) console.log(`  ${i}: ${heapAt()}`);
 }
 const cpu = process.cpuUsage(start);
 const heapLarge = heapAt();
 m.finish();
 const kb = (b: number): string => `${(b / 1024).toFixed(0)} KiB`;
-console.log(`operators: ${m.operatorCount}; samples: ${N.toLocaleString('en')}; decided: ${m.decidedSamples.toLocaleString('en')}`);
+console.log(`${PRESIZE ? '[minSampleInterval 0.6 ms] ' : ''}operators: ${m.operatorCount}; samples: ${N.toLocaleString('en')}; decided: ${m.decidedSamples.toLocaleString('en')}`);
 console.log(`${BASELINE ? 'BASELINE (samples generated, no monitor) ' : ''}heap + array buffers after 100,000 samples: ${kb(heapSmall)}`);
 if (heapMillion > 0) console.log(`heap + array buffers after 1,000,000 samples: ${kb(heapMillion)}`);
 console.log(`heap + array buffers after ${N.toLocaleString('en')} samples: ${kb(heapLarge)} (${heapLarge <= heapSmall ? 'not larger' : `+${kb(heapLarge - heapSmall)}`})`);

@@ -43,6 +43,10 @@ export class IndexedRing {
   get capacity(): number {
     return this.buf.length;
   }
+  /** Make room for `n` values up front (rounded up to a power of two). */
+  reserve(n: number): void {
+    while (this.buf.length < n) this.grow();
+  }
   private grow(): void {
     const next = new Float64Array(this.buf.length * 2);
     const mask = next.length - 1;
@@ -81,6 +85,10 @@ export class SegmentQueue {
   /** Float64 slots held. */
   get capacity(): number {
     return this.cap * 6;
+  }
+  /** Make room for `n` entries up front. */
+  reserve(n: number): void {
+    while (this.cap < n) this.grow();
   }
 
   /** Append sample `index` with A = a.get(index), B = b.get(index). */
@@ -194,6 +202,10 @@ export class IndexDeque {
   /** Float64 slots held. */
   get capacity(): number {
     return this.idx.length * 2;
+  }
+  /** Make room for `n` entries up front. */
+  reserve(n: number): void {
+    while (this.idx.length < n) this.grow();
   }
   pushFrom(index: number, values: IndexedRing): void {
     const v = values.get(index);

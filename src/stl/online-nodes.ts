@@ -1,5 +1,10 @@
 import { IndexDeque, IndexedRing, SegmentQueue } from './buffers.js';
 
+/** Most samples at least `dt` apart that a time span of `seconds` (plus its edge pieces) can hold. */
+export function spanSamples(seconds: number, dt: number): number {
+  return Math.ceil(seconds / dt) + 4;
+}
+
 /** Shared per-monitor state the nodes read. */
 export interface EngineState {
   /** Sample times by absolute index (strictly increasing). */
@@ -41,6 +46,13 @@ export abstract class StreamNode {
   }
   /** Decide as many further samples as the trace so far allows. */
   abstract update(s: EngineState): void;
+  /**
+   * Size buffers for samples at least `dt` seconds apart, `lag` seconds being the longest a
+   * consumer may leave this node's values unread; afterwards they never grow.
+   */
+  reserve(dt: number, lag: number): void {
+    if (this.ringed) this.out.reserve(spanSamples(lag, dt));
+  }
   /** Float64 slots this node's buffers hold (for memory diagnostics). */
   bufferCapacity(): number {
     return this.out.capacity;
@@ -224,6 +236,10 @@ export class FutureWindowNode extends StreamNode {
   override lowestTimeIndex(): number {
     return Math.min(this.count, this.start);
   }
+  override reserve(dt: number, lag: number): void {
+    super.reserve(dt, lag);
+    this.deque.reserve(spanSamples(this.b - this.a, dt));
+  }
   override bufferCapacity(): number {
     return this.out.capacity + this.deque.capacity;
   }
@@ -289,6 +305,10 @@ export class PastWindowNode extends StreamNode {
   }
   override bufferCapacity(): number {
     return this.out.capacity + this.deque.capacity;
+  }
+  override reserve(dt: number, lag: number): void {
+    super.reserve(dt, lag);
+    if (this.b !== Infinity) this.deque.reserve(spanSamples(this.b - this.a, dt));
   }
   protected override resetState(): void {
     this.deque.clear();
@@ -366,6 +386,11 @@ export class UntilNode extends StreamNode {
   }
   override bufferCapacity(): number {
     return this.out.capacity + this.window.capacity + this.prefix.capacity;
+  }
+  override reserve(dt: number, lag: number): void {
+    super.reserve(dt, lag);
+    this.window.reserve(spanSamples(this.b, dt));
+    this.prefix.reserve(spanSamples(this.a, dt));
   }
   protected override resetState(): void {
     this.window.clear();
@@ -446,6 +471,11 @@ export class SinceNode extends StreamNode {
   }
   override bufferCapacity(): number {
     return this.out.capacity + this.window.capacity + this.suffix.capacity;
+  }
+  override reserve(dt: number, lag: number): void {
+    super.reserve(dt, lag);
+    if (this.b !== Infinity) this.window.reserve(spanSamples(this.b - this.a, dt));
+    this.suffix.reserve(spanSamples(this.a, dt));
   }
   protected override resetState(): void {
     this.window.clear();

@@ -1,8 +1,8 @@
-import type { Formula } from './ast.js';
+import { futureHorizon, type Formula } from './ast.js';
 import { IndexedRing } from './buffers.js';
 import { partialBounds, type PartialTrace } from './bounds.js';
 import { compile, type EpisodeTree, type Tap } from './compile.js';
-import type { EngineState, StreamNode } from './online-nodes.js';
+import { spanSamples, type EngineState, type StreamNode } from './online-nodes.js';
 
 const RETENTION_CHECK_MASK = 255;
 /**
@@ -55,7 +55,12 @@ export class OnlineMonitor {
   private boundsLo = NaN;
   private boundsHi = NaN;
 
-  constructor(f: Formula, signalOrder: readonly string[]) {
+  /**
+   * `options.minSampleInterval` (seconds): when samples are known to be at least this far apart,
+   * every buffer is sized up front for the formula's windows and never grows during an episode
+   * (no allocation at all after construction). Closer samples still work; buffers then grow.
+   */
+  constructor(f: Formula, signalOrder: readonly string[], options: { minSampleInterval?: number } = {}) {
     const index = new Map<string, number>();
     signalOrder.forEach((name, k) => index.set(name, k));
     this.formula = f;
@@ -70,6 +75,18 @@ export class OnlineMonitor {
     this.prefixActive = this.hasStartTaps;
     const width = Math.max(1, signalOrder.length);
     this.prefix = { times: new Float64Array(16), rows: new Float64Array(16 * width), width, n: 0, index };
+    const dt = options.minSampleInterval;
+    if (dt !== undefined && dt > 0 && Number.isFinite(dt)) {
+      // Any value or time is needed for at most the sum of all window bounds (a loose upper bound).
+      const lag = boundSum(f);
+      for (const node of this.order) node.reserve(dt, lag);
+      this.state.times.reserve(spanSamples(lag, dt) + 2 * (RETENTION_CHECK_MASK + 1));
+      if (this.hasStartTaps) {
+        const n = Math.min(PREFIX_LIMIT, spanSamples(futureHorizon(f), dt));
+        this.prefix.times = new Float64Array(n);
+        this.prefix.rows = new Float64Array(n * width);
+      }
+    }
   }
 
   /**
@@ -272,6 +289,30 @@ export class OnlineMonitor {
       if (l < lowest) lowest = l;
     }
     this.state.times.dropBefore(lowest);
+  }
+}
+
+/** Sum of the finite time bounds of every temporal operator in f. */
+function boundSum(f: Formula): number {
+  switch (f.kind) {
+    case 'literal':
+    case 'atom':
+    case 'compare':
+      return 0;
+    case 'not':
+      return boundSum(f.arg);
+    case 'and':
+    case 'or':
+    case 'implies':
+      return boundSum(f.left) + boundSum(f.right);
+    case 'always':
+    case 'eventually':
+    case 'historically':
+    case 'once':
+      return (f.interval?.hi ?? 0) + boundSum(f.arg);
+    case 'until':
+    case 'since':
+      return (f.interval?.hi ?? 0) + boundSum(f.left) + boundSum(f.right);
   }
 }
 

@@ -139,6 +139,26 @@ describe('OnlineMonitor', () => {
     expect(m.bufferCapacity).toBe(capacityAt20k);
   });
 
+  it('minSampleInterval sizes every buffer up front: no growth at all, same results', () => {
+    const text =
+      'always ((once (x > 3)) or (historically[0:0.5] (x < 5)) and ((x > 0) since[0.1:0.4] (y > 0)) and ' +
+      '(eventually[0:0.3] (y < 1)) and ((x < 4) until[0.05:0.2] (y > -1))) and eventually[0:1] (x > 2)';
+    const sized = new OnlineMonitor(formula(text, SIG), ['x', 'y', 'g'], { minSampleInterval: 0.001 });
+    const plain = monitor(text);
+    const capacity = sized.bufferCapacity;
+    for (let i = 0; i < 50_000; i++) {
+      const t = i * 0.0015 + (i % 2) * 0.0004;
+      const row = [3 * Math.sin(i * 0.01), Math.cos(i * 0.003), 0];
+      sized.push(t, row);
+      plain.push(t, row);
+      if (i % 997 === 0) expect([sized.current, sized.low, sized.high]).toEqual([plain.current, plain.low, plain.high]);
+    }
+    expect(sized.bufferCapacity).toBe(capacity);
+    sized.finish();
+    plain.finish();
+    expect(sized.final).toBe(plain.final);
+  });
+
   it('reset starts a new episode with identical results', () => {
     const m = monitor('always[0:1] (x < 3) and once[0:2] (y > 0)');
     const run = (): number[] => {
