@@ -32,8 +32,8 @@ const REFINE_ABOVE_WEIGHT = 1e6;
 const GONDZIO_CORRECTORS = 2;
 const GONDZIO_BETA_MIN = 0.1;
 const GONDZIO_BETA_MAX = 10;
-/** iterative-refinement passes per Newton direction */
-const REFINEMENT_STEPS = 1;
+/** a second refinement pass once weights exceed this (the last iterations before convergence) */
+const REFINE_TWICE_ABOVE_WEIGHT = 1e10;
 const DEFAULT_EPS = 1e-9;
 /** relative tolerance of the primal infeasibility certificate */
 const EPS_INFEASIBLE = 1e-8;
@@ -346,7 +346,10 @@ export class QpSolver {
       const gapAff = gap + alpha * this.gapSlope + alpha * alpha * this.gapCurve;
       const muAff = nBounds > 0 ? gapAff / nBounds : 0;
       const ratio = mu > 0 ? Math.max(0, muAff / mu) : 0;
-      const sigmaMu = ratio * ratio * ratio * mu;
+      // never aim below a tenth of the tolerated gap: deeper centring only inflates z/s and
+      // the normal equations' conditioning without improving the answer
+      const muFloor = nBounds > 0 ? (0.1 * c * (epsAbs + epsRel * Math.abs(objective))) / nBounds : 0;
+      const sigmaMu = Math.max(ratio * ratio * ratio * mu, muFloor);
       // corrector (Mehrotra): centring plus second-order term of the affine step
       this.sigmaMu = sigmaMu;
       this.direction(CORRECTOR);
@@ -358,7 +361,8 @@ export class QpSolver {
         alpha = improved;
       }
       if (this.maxWeight > REFINE_ABOVE_WEIGHT) {
-        for (let k = 0; k < REFINEMENT_STEPS; k++) this.refine();
+        const steps = this.maxWeight > REFINE_TWICE_ABOVE_WEIGHT ? 2 : 1;
+        for (let k = 0; k < steps; k++) this.refine();
         changed = true;
       }
       alpha = Math.min(1, STEP_TO_BOUNDARY * (changed ? this.maxStep() : alpha));

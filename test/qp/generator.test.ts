@@ -27,9 +27,17 @@ function stationarity(p: QpProblem, x: Float64Array, y: Float64Array): number {
   return g.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
 }
 
-// one generator run per (joints, pairs), each with its own seed: six seeds, 120 problems
-const cases: { joints: number; pairs: number; seed: number }[] = [];
-for (const joints of [6, 7]) for (const pairs of [2, 3, 4]) cases.push({ joints, pairs, seed: 3 * pairs + joints });
+// one generator run per (joints, pairs), each with its own seed: six seeds, 120 problems.
+// --n 6 --pairs 4 --seed 1 once ended with a dual residual blown up by z/s ~ 1e17 (fixed by a
+// floor on the centring target and a second refinement pass), so it stays in the list.
+const cases: { joints: number; pairs: number; seed: number }[] = [
+  { joints: 6, pairs: 2, seed: 12 },
+  { joints: 6, pairs: 3, seed: 15 },
+  { joints: 6, pairs: 4, seed: 1 },
+  { joints: 7, pairs: 2, seed: 13 },
+  { joints: 7, pairs: 3, seed: 16 },
+  { joints: 7, pairs: 4, seed: 19 },
+];
 const generated = new Map<string, QpProblem[]>();
 const key = (c: { joints: number; pairs: number; seed: number }) => `${c.joints}/${c.pairs}/${c.seed}`;
 
