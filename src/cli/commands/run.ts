@@ -178,33 +178,43 @@ export const runCommand: Command = {
       return parsed.code;
     }
     const log = (line: string): void => io.err(`[armguard] ${line}`);
-    let session: RunSession;
-    try {
-      session = await RunSession.start({ ...parsed.options, clock: systemClock, timers: systemTimers, log });
-    } catch (e) {
-      io.err(`armguard run: ${(e as Error).message}`);
-      return EXIT.failure;
-    }
-    const o = parsed.options;
-    io.out(`armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (monitor only)'}`);
-    io.out(`clauses: ${session.runtime.clauses.join(', ') || '(none applicable)'}`);
-    io.out(`mqtt: ${session.brokerUrl}${o.gating ? ` — chunks on armguard/v1/${o.robotId}/chunk/request` : ''}`);
-    io.out(`episode: ${session.episodes.path}`);
+    // Signals are caught from before the arm is connected: one arriving during start-up ends the
+    // session as soon as it is running (holding the arm, closing the episode).
+    let session: RunSession | undefined;
+    let pendingStop: string | undefined;
     const quit = (why: string) => () => {
       log(`${why}: holding the arm and closing the episode`);
-      session.requestStop(why);
+      if (session) session.requestStop(why);
+      else pendingStop ??= why;
     };
     const onSigint = quit('SIGINT');
     const onSigterm = quit('SIGTERM');
     process.on('SIGINT', onSigint);
     process.on('SIGTERM', onSigterm);
-    const detachKeys = attachOperatorKeys(process.stdin, (a) => void session.act(a));
+    const detachSignals = (): void => {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
+    };
+    try {
+      session = await RunSession.start({ ...parsed.options, clock: systemClock, timers: systemTimers, log });
+    } catch (e) {
+      detachSignals();
+      io.err(`armguard run: ${(e as Error).message}`);
+      return EXIT.failure;
+    }
+    const live = session;
+    if (pendingStop) live.requestStop(pendingStop);
+    const o = parsed.options;
+    io.out(`armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (monitor only)'}`);
+    io.out(`clauses: ${session.runtime.clauses.join(', ') || '(none applicable)'}`);
+    io.out(`mqtt: ${session.brokerUrl}${o.gating ? ` — chunks on armguard/v1/${o.robotId}/chunk/request` : ''}`);
+    io.out(`episode: ${session.episodes.path}`);
+    const detachKeys = attachOperatorKeys(process.stdin, (a) => void live.act(a));
     if (detachKeys) io.err(OPERATOR_KEYS_HELP);
     const reason = await session.done;
     await session.stop(reason);
     detachKeys?.();
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
+    detachSignals();
     const ended = session.episodes.finished;
     io.out(`stopped (${reason}); arm held; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
     return EXIT.ok;

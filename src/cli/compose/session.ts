@@ -124,7 +124,7 @@ export class RunSession {
 
   private async startRest(): Promise<void> {
     const o = this.o;
-    const { gate, pipeline } = this.runtime;
+    const { gate } = this.runtime;
     this.telemetry = await startTelemetry({
       broker: o.broker, robotId: o.robotId, clock: o.clock, gate,
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
@@ -150,7 +150,7 @@ export class RunSession {
     o.log(`episode ${id} → ${this.episodes.path}`);
     // A first read before the loop, so the first step sees a sample.
     await this.conn.arm.readState();
-    pipeline.step(o.clock.now());
+    this.step(o.clock.now());
     this.loop.start();
     if (o.durationS !== undefined) this.durationTimer = o.timers.setTimeout(() => this.resolveDone(`--duration ${o.durationS} s elapsed`), o.durationS);
   }
