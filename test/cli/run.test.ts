@@ -82,6 +82,11 @@ describe('armguard run so101 --emulator', () => {
 
     const operator = await RecordingClient.connect(url, 'alice', 'alice-secret');
     await operator.subscribe(topicFor('arm7', 'gate'));
+    await operator.subscribe(topicFor('arm7', 'margins'));
+    // Decimated per-clause margins, one entry per monitored clause.
+    await operator.waitFor((t) => t === topicFor('arm7', 'margins'), 5, 'a margins message');
+    const margins = JSON.parse(operator.messages.find((m) => m.topic === topicFor('arm7', 'margins'))!.payload) as { margins: Record<string, number | null> };
+    expect(Object.keys(margins.margins)).toEqual(expect.arrayContaining(['joint_torque', 'self_collision_free']));
     const transport = await MqttChunkClientTransport.connect({ url, robot: 'arm7', username: 'vla', password: 'vla-secret-1' });
     const policy = new ChunkClient(transport, systemTimers, 2);
 
