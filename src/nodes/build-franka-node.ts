@@ -16,6 +16,7 @@ import { FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
 import { subscribeTracking } from '../../drivers/tracking/ros-adapters.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
+import { frankaChunkExecutor } from './franka-chunks.js';
 import type { FrankaNodeConfig } from './franka-node-config.js';
 
 export interface FrankaNodeParts {
@@ -54,7 +55,7 @@ export function buildFrankaNode(
     subscribeTracking(rosNode, tracker, config.tracking);
   }
   const gate = new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals });
-  if (config.gating && !extras.chunks) throw new Error('gating mode needs a chunk executor (CBF filter) for this platform');
+  const chunks = extras.chunks ?? (config.gating ? (f: FrankaRos, g: Gate) => frankaChunkExecutor(f, g, { platform: config.platform, tableHeight: config.tableHeight }) : undefined);
   const pipeline = new Pipeline({
     source: franka,
     ...(tracker ? { mapping: (frame) => tracker.writeSignals(frame) } : {}),
@@ -62,7 +63,7 @@ export function buildFrankaNode(
     gate,
     sink: franka,
     watchdogTimeout: 0.1,
-    ...(extras.chunks ? { chunks: extras.chunks(franka, gate) } : {}),
+    ...(chunks ? { chunks: chunks(franka, gate) } : {}),
     ...(extras.events ? { events: extras.events } : {}),
   });
   const node = new RosMonitorNode(rosNode, pipeline, gate, bank, {

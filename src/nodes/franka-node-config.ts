@@ -18,6 +18,8 @@ export interface FrankaNodeConfig {
   robotStateTopic: string;
   gripperTopic: string;
   controllerTopic: string;
+  /** Table plane height in the robot base frame (m), for the CBF filter in gating mode. */
+  tableHeight: number;
   /** Bystanders tracked for non_target_disp_max (empty: the clause is not applicable). */
   bystanders: string[];
   tracking: TrackingInput | undefined;
@@ -25,7 +27,7 @@ export interface FrankaNodeConfig {
 
 const KEYS = [
   'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'robot_state_topic', 'gripper_topic',
-  'controller_topic', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
+  'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
 ] as const;
 
 export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'armguard'): { ok: true; config: FrankaNodeConfig } | { ok: false; errors: InputError[] } {
@@ -96,6 +98,10 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
     robotStateTopic: str('robot_state_topic', '/franka_robot_state_broadcaster/robot_state') ?? '',
     gripperTopic: str('gripper_topic', '/franka_gripper/joint_states') ?? '',
     controllerTopic: str('controller_topic', '/fr3_arm_controller/joint_trajectory') ?? '',
+    tableHeight: (() => {
+      const e = p?.get('table_height');
+      return e ? (r.number(e.value, field('table_height')) ?? 0) : 0;
+    })(),
     bystanders,
     tracking,
   };

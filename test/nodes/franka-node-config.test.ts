@@ -66,10 +66,6 @@ describe('buildFrankaNode on the fake graph', () => {
     expect(d.active).toBe(false);
     expect(d.explanation).toMatch(/reduced applicable set/);
   });
-  it('gating mode without a chunk executor is refused at build time', () => {
-    const clock = new ManualClock(10);
-    expect(() => buildFrankaNode(new FakeRosGraph(clock, new ManualTimers(clock)), { ...config(false), gating: true }, spec)).toThrow(/gating mode needs a chunk executor/);
-  });
 });
 
 describe('armguard ros-node', () => {

@@ -1,0 +1,45 @@
+/**
+ * The chunk path of a Franka in gating mode: screen → chunk CBF filter (FR3/Panda capsules against
+ * the table plane and the workspace) → FrankaRos (JointTrajectory to the controller).
+ */
+import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups, type Gate } from '../gate/index.js';
+import { CapsuleModel, FR3_CHAIN, FR3_MODEL, PANDA_CHAIN, PANDA_MODEL, type ObstacleSet } from '../kinematics/index.js';
+import { ChunkExecutor, type ChunkExecutorOptions } from '../runtime/chunk-executor.js';
+import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
+
+/** hardware-facts §A6: FR3 and Panda joint velocity limits (rad/s). */
+const DQ_MAX = { fr3: [2.62, 2.62, 2.62, 2.62, 5.26, 4.18, 5.26], panda: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61] } as const;
+
+export interface FrankaChunkOptions {
+  platform: 'fr3' | 'panda';
+  /** Table plane height in the robot base frame (m); the arm's links keep d_safe above it. */
+  tableHeight: number;
+  /** Workspace box [xmin, ymin, zmin, xmax, ymax, zmax] in the base frame, or none. */
+  workspace?: readonly number[];
+  dSafe?: number;
+  onResult?: ChunkExecutorOptions['onResult'];
+}
+
+export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChunkOptions): ChunkExecutor {
+  const chain = o.platform === 'fr3' ? FR3_CHAIN : PANDA_CHAIN;
+  const qmin = chain.joints.map((j) => j.lower);
+  const qmax = chain.joints.map((j) => j.upper);
+  const obstacles: ObstacleSet = {
+    planes: Float64Array.from([0, 0, 1, o.tableHeight]),
+    spheres: new Float64Array(0),
+    box: o.workspace ? Float64Array.from(o.workspace) : null,
+  };
+  const barrier = new CapsuleBarrier(new CapsuleModel(o.platform === 'fr3' ? FR3_MODEL : PANDA_MODEL), obstacleGroups(obstacles), o.dSafe ?? 0.03);
+  const filter = new ChunkCbfFilter(barrier, interiorPointSolver, {
+    ...DEFAULT_CBF_WEIGHTS,
+    qmin,
+    qmax,
+    maxSpeed: [...DQ_MAX[o.platform]],
+    maxRounds: 3,
+    slackTolerance: 1e-6,
+    cbfTolerance: 1e-6,
+    maxIterations: 40,
+  });
+  const screen = new ChunkScreen({ joints: 7, maxHorizon: 200, qmin, qmax, maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });
+  return new ChunkExecutor({ gate, screen, filter, sink: franka, joints: franka, maxStateAge: 0.05, ...(o.onResult ? { onResult: o.onResult } : {}) });
+}

@@ -1,0 +1,98 @@
+/**
+ * Gating mode on the fake ROS graph: proposed JointTrajectories go through the screen and the chunk
+ * CBF filter (FR3 capsules vs the table plane) and only checked chunks reach the controller topic.
+ */
+import { describe, expect, it } from 'vitest';
+import { ManualClock, ManualTimers } from '../../src/util/clock.js';
+import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
+import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
+import { toStamp, type JointState, type JointTrajectory } from '../../drivers/ros2/messages.js';
+import type { FrankaRobotState } from '../../drivers/franka/messages.js';
+import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
+import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
+import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
+import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import { Barrier, CapsuleModel, FR3_MODEL } from '../../src/kinematics/index.js';
+import { gripperState, robotState } from '../drivers/franka/fixtures.js';
+
+const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
+const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
+
+function setup() {
+  const spec = loadScoringSpec(defaultSpecPaths());
+  if (!spec.ok) throw new Error(spec.problems.join('\n'));
+  const clock = new ManualClock(100);
+  const timers = new ManualTimers(clock);
+  const graph = new FakeRosGraph(clock, timers);
+  const config: FrankaNodeConfig = {
+    nodeName: 'armguard', robotId: 'fr3-test', platform: 'fr3', task: 'libero-spatial-pick-bowl', gating: true,
+    diagnosticsRate: 10, idleStepRate: 100, robotStateTopic: '/franka_robot_state_broadcaster/robot_state',
+    gripperTopic: '/franka_gripper/joint_states', controllerTopic: '/fr3_arm_controller/joint_trajectory', tableHeight: 0, bystanders: [], tracking: undefined,
+  };
+  const parts = buildFrankaNode(graph, config, spec.spec);
+  const other = graph.createNode('world');
+  const state = other.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+  const gripper = other.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
+  const proposer = other.createPublisher<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+  const toController: JointTrajectory[] = [];
+  const results: { verdict: string; code: string; reason: string }[] = [];
+  other.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
+  other.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) => results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }));
+  const tick = (ms: number) => {
+    for (let i = 0; i < ms; i++) {
+      timers.advance(0.001);
+      gripper.publish(gripperState(clock.now(), 0.08));
+      state.publish(robotState(clock.now(), { q: READY, tau: [5, 5, 5, 5, 1, 1, 1] }));
+    }
+  };
+  const propose = (id: string, end: number[], steps = 20, dt = 0.05) => {
+    const points = Array.from({ length: steps }, (_, k) => ({
+      positions: READY.map((q0, j) => q0 + ((k + 1) / steps) * (end[j]! - q0)),
+      velocities: [], accelerations: [], effort: [],
+      time_from_start: toStamp((k + 1) * dt),
+    }));
+    proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: JOINTS, points });
+  };
+  return { parts, tick, propose, toController, results };
+}
+
+describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
+  it('a small safe motion is forwarded unchanged to the controller', () => {
+    const s = setup();
+    s.tick(50);
+    expect(s.parts.gate.state).toBe('armed');
+    s.propose('safe', READY.map((q, j) => (j === 0 ? q + 0.2 : q)));
+    expect(s.results.at(-1)).toMatchObject({ verdict: 'executed' });
+    const sent = s.toController.at(-1)!;
+    expect(sent.points).toHaveLength(20);
+    expect(sent.points.at(-1)!.positions[0]).toBeCloseTo(0.2, 9);
+  });
+
+  it('a motion that would drive the arm through the table is never forwarded as proposed', () => {
+    const s = setup();
+    s.tick(50);
+    // Shoulder forward and wrist flexed: the nominal end pose puts the hand below the table plane.
+    const end = [0, 0.8, 0, -2.356, 0, 2.5, 0.785];
+    const check = new Barrier(new CapsuleModel(FR3_MODEL), { planes: Float64Array.from([0, 0, 1, 0]), spheres: new Float64Array(0), box: null }, 0.03, { includeSelf: false });
+    expect(check.value(end)).toBeLessThan(0);
+    const before = s.toController.length;
+    s.propose('into-table', end);
+    const r = s.results.at(-1)!;
+    expect(['filtered', 'held']).toContain(r.verdict);
+    if (r.verdict === 'filtered') {
+      const sent = s.toController.at(-1)!;
+      for (const p of sent.points) expect(check.value(p.positions)).toBeGreaterThanOrEqual(-1e-6);
+    } else {
+      expect(s.toController.slice(before).every((m) => m.points.length === 0)).toBe(true);
+    }
+  });
+
+  it('a malformed trajectory is rejected and nothing reaches the controller', () => {
+    const s = setup();
+    s.tick(20);
+    const before = s.toController.length;
+    s.propose('short', [0, 0, 0], 3);
+    expect(s.results.at(-1)).toMatchObject({ verdict: 'rejected' });
+    expect(s.toController.length).toBe(before);
+  });
+});
