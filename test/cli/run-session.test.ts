@@ -12,7 +12,7 @@ import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { parseAccessFile } from '../../src/cli/compose/access-file.js';
 import { RunSession } from '../../src/cli/compose/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { readEpisode, type EpisodeRecord, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
+import { EpisodeRecorder, readEpisode, type EpisodeRecord, type EpisodeWritable, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
 import { keysToActions } from '../../src/cli/compose/operator-keys.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
@@ -184,5 +184,27 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     expect(await labels(second)).toEqual([expect.objectContaining({ source: 'operator', success: false })]);
     const index = readFileSync(join(s.episodes.paths[0]!, '..', 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { success?: boolean; state: string });
     expect(index.map((e) => [e.success, e.state])).toEqual([[true, 'complete'], [false, 'complete']]);
+  }, 30_000);
+
+  it('a full disk while recording (ENOSPC on write) ends in hold with the storage cause, and shutdown still completes', async () => {
+    const enospc: EpisodeWritable = {
+      write: async () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      },
+      sync: async () => undefined,
+      close: async () => undefined,
+    };
+    const { s, log } = await startSession({
+      openEpisode: async (_dir, start, options) => {
+        const recorder = EpisodeRecorder.start(enospc, start, { ...options, file: `${start.episodeId}.mcap` });
+        return { recorder, path: '(full disk)', finish: (t, reason) => recorder.end(t, reason) };
+      },
+    });
+    await waitUntil(() => s.gate.state === 'hold', 5, 'hold');
+    expect(s.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'storage' } });
+    expect(log.some((l) => /storage fault: .*ENOSPC.*holding/.test(l))).toBe(true);
+    expect(log.some((l) => /gate \w+ → hold: .*ENOSPC/.test(l))).toBe(true);
+    await s.stop('test done');
+    expect(s.episodes.finished[0]).toMatchObject({ state: 'truncated' });
   }, 30_000);
 });

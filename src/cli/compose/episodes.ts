@@ -3,7 +3,7 @@
  * Record calls go to the current episode (none between episodes). Storage faults from the
  * recorder are passed on (the composition root holds the gate on them).
  */
-import { startEpisodeInDir, type EpisodeInDir, type EpisodeIndexEntry, type LabelInput, type LabelRecord } from '../../episode/index.js';
+import { startEpisodeInDir, type EpisodeInDir, type EpisodeIndexEntry, type EpisodeStartInput, type LabelInput, type LabelRecord, type RecorderOptions } from '../../episode/index.js';
 import type { EpisodeRecorder } from '../../episode/recorder.js';
 import type { Fault } from '../../ports/index.js';
 import type { Timers } from '../../util/clock.js';
@@ -19,6 +19,8 @@ export interface EpisodeManagerOptions {
   /** Wall-clock ISO time for ids and `startedAt` (injectable for tests). */
   wallClock?: () => Date;
   onFault: (fault: Fault) => void;
+  /** Opens an episode; default startEpisodeInDir (tests inject failing storage here). */
+  open?: (dir: string, start: EpisodeStartInput, options: Omit<RecorderOptions, 'file'>) => Promise<EpisodeInDir>;
 }
 
 export class EpisodeManager {
@@ -46,7 +48,7 @@ export class EpisodeManager {
     const now = (this.o.wallClock ?? (() => new Date()))();
     const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
     const episodeId = `${this.o.robotId}-${stamp}-${String(++this.seq).padStart(3, '0')}`;
-    const ep = await startEpisodeInDir(
+    const ep = await (this.o.open ?? startEpisodeInDir)(
       this.o.dir,
       {
         episodeId,

@@ -15,7 +15,7 @@ import { DashboardServer } from '../../telemetry/dashboard/server.js';
 import type { LabelCommand } from '../../telemetry/payloads.js';
 import type { Clock, TimerHandle, Timers } from '../../util/clock.js';
 import { ControlLoop } from './control-loop.js';
-import { EpisodeManager } from './episodes.js';
+import { EpisodeManager, type EpisodeManagerOptions } from './episodes.js';
 import type { OperatorAction } from './operator-keys.js';
 import { connectEmulatedSo101, connectSo101, type So101Connection } from './so101-arm.js';
 import { buildSo101Runtime, type So101Runtime } from './so101-runtime.js';
@@ -35,6 +35,8 @@ export interface RunSessionOptions {
   /** Dashboard HTTP port and the viewer credentials it reads telemetry with. */
   dashboard?: { port: number; viewer: { username: string; password: string } };
   workspace?: readonly number[];
+  /** Opens episode files (default: `<episodesDir>/<id>.mcap`); tests inject failing storage. */
+  openEpisode?: EpisodeManagerOptions['open'];
   /** Floor for every signal's max age (s); see So101RuntimeOptions.minMaxAge. */
   minMaxAge?: number;
   /** Stop by itself after this many seconds. */
@@ -83,6 +85,7 @@ export class RunSession {
     this.episodes = new EpisodeManager({
       dir: o.episodesDir, robotId: o.robotId, task: o.task, clauses: this.runtime.clauses, timers: o.timers,
       versions: { platform: 'so101', calibration: o.calibration.armId },
+      ...(o.openEpisode ? { open: o.openEpisode } : {}),
       onFault: (f) => {
         const t = o.clock.now();
         o.log(`storage fault: ${'detail' in f ? f.detail : f.kind} — holding`);
