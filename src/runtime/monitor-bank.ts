@@ -9,6 +9,7 @@ import type { SignalFrame } from '../schema/signals.js';
 import { OnlineMonitor, parseFormula, signalsOf } from '../stl/index.js';
 import type { StlSignalDecl } from '../stl/index.js';
 import { InputError } from '../util/errors.js';
+import { DERIVED_SIGNALS } from '../schema/derived.js';
 
 /** The part of src/stl's OnlineMonitor the bank uses. */
 export interface ClauseMonitor {
@@ -40,7 +41,11 @@ export interface ClauseSpecLike {
   readonly warn: number | undefined;
 }
 
-const STL_SIGNALS: readonly StlSignalDecl[] = SIGNALS.map((s) => ({ name: s.name, type: s.kind === 'boolean' ? 'boolean' : 'real' }));
+/** Schema signals and the derived booleans (SPEC §2, e.g. in_transport) clause formulas may use. */
+const STL_SIGNALS: readonly StlSignalDecl[] = [
+  ...SIGNALS.map((s): StlSignalDecl => ({ name: s.name, type: s.kind === 'boolean' ? 'boolean' : 'real' })),
+  ...DERIVED_SIGNALS.map((d): StlSignalDecl => ({ name: d.name, type: 'boolean' })),
+];
 
 export class MonitorBank implements ClauseMargins {
   private readonly clauses: readonly BankClause[];
@@ -51,6 +56,8 @@ export class MonitorBank implements ClauseMargins {
   private readonly m: Float64Array;
   private readonly lo: Float64Array;
   private readonly hi: Float64Array;
+  private readonly derivedInputs: Int32Array[];
+  private readonly derivedScratch: number[][];
   /** Signals any clause reads (indices into SIGNALS): the gate's required signals. */
   readonly requiredSignals: readonly number[];
 
@@ -60,11 +67,18 @@ export class MonitorBank implements ClauseMargins {
     this.indices = clauses.map((c) =>
       Int32Array.from(c.signals, (name) => {
         const i = signalIndex(name);
-        if (i === undefined) throw new InputError({ field: `clause ${c.name}` }, `signal '${name}' is not in the schema`);
-        required.add(i);
-        return i;
+        if (i !== undefined) {
+          required.add(i);
+          return i;
+        }
+        const k = DERIVED_SIGNALS.findIndex((d) => d.name === name);
+        if (k < 0) throw new InputError({ field: `clause ${c.name}` }, `signal '${name}' is neither in the schema nor derived`);
+        for (const input of DERIVED_SIGNALS[k]!.inputs) required.add(signalIndex(input)!);
+        return -(k + 1);
       }),
     );
+    this.derivedInputs = DERIVED_SIGNALS.map((d) => Int32Array.from(d.inputs, (n) => signalIndex(n)!));
+    this.derivedScratch = DERIVED_SIGNALS.map((d) => new Array<number>(d.inputs.length).fill(0));
     this.requiredSignals = [...required].sort((a, b) => a - b);
     this.values = clauses.map((c) => new Float64Array(c.signals.length));
     const n = clauses.length;
@@ -121,7 +135,10 @@ export class MonitorBank implements ClauseMargins {
     for (let c = 0; c < this.clauses.length; c++) {
       const idx = this.indices[c]!;
       const vals = this.values[c]!;
-      for (let k = 0; k < idx.length; k++) vals[k] = frame.values[idx[k]!]!;
+      for (let k = 0; k < idx.length; k++) {
+        const i = idx[k]!;
+        vals[k] = i >= 0 ? frame.values[i]! : this.derived(-i - 1, frame);
+      }
       const mon = this.clauses[c]!.monitor;
       mon.push(t, vals);
       const s = this.scale[c]!;
@@ -130,6 +147,14 @@ export class MonitorBank implements ClauseMargins {
       this.lo[c] = cur;
       this.hi[c] = mon.episodeMin >= 0 ? mon.high * s : cur;
     }
+  }
+
+  /** A derived boolean (DERIVED_SIGNALS[k]) from the frame's schema values; no allocation. */
+  private derived(k: number, frame: SignalFrame): number {
+    const inputs = this.derivedInputs[k]!;
+    const scratch = this.derivedScratch[k]!;
+    for (let j = 0; j < inputs.length; j++) scratch[j] = frame.values[inputs[j]!]!;
+    return DERIVED_SIGNALS[k]!.compute(scratch);
   }
 
   /** New episode: monitors restart, margins return to +∞. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/util/errors.js';
 import { MonitorBank } from '../../src/runtime/index.js';
-import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
+import { SIGNALS, SignalFrame, signalIndex } from '../../src/schema/signals.js';
 
 const TORQUE = signalIndex('max_joint_torque')!;
 const SELF = signalIndex('self_collision')!;
@@ -69,5 +69,27 @@ describe('MonitorBank', () => {
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toMatch(/clause broken/);
     expect((error as InputError).where.column).toBeGreaterThan(0);
+  });
+});
+
+describe('MonitorBank with derived signals', () => {
+  it('monitors the transport-guarded tilt clause: ρ in degrees while in transport, +∞ otherwise', () => {
+    const bank = MonitorBank.fromClauses([
+      { clause: { id: 'held_object_tilt_world' }, formula: 'always (in_transport -> target_obj_tilt_world_deg < 15)', tau: 15, warn: 1.5 },
+    ]);
+    const names = bank.requiredSignals.map((i) => SIGNALS[i]!.name).sort();
+    expect(names).toEqual(['gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg']);
+    const f = new SignalFrame();
+    const step = (t: number, grip: number, height: number, tilt: number) => {
+      f.setByName('gripper_contact', grip, t, 'test');
+      f.setByName('obj_above_table', height, t, 'test');
+      f.setByName('target_obj_tilt_world_deg', tilt, t, 'test');
+      bank.push(t, f);
+      return bank.margin(0);
+    };
+    expect(step(0, 1, 0.01, 40)).toBe(Infinity); // held but not lifted past 5 cm: guard false
+    expect(step(0.1, 1, 0.08, 9)).toBeCloseTo((15 - 9) / 15, 12);
+    expect(step(0.2, 1, 0.08, 22.5)).toBeCloseTo(-0.5, 12);
+    expect(step(0.3, 0, 0.08, 40)).toBe(Infinity); // released
   });
 });
