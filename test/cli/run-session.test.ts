@@ -207,4 +207,23 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     await s.stop('test done');
     expect(s.episodes.finished[0]).toMatchObject({ state: 'truncated' });
   }, 30_000);
+
+  it('--gate off monitors only: a hold is recorded but never commanded, chunks are refused', async () => {
+    const { s } = await startSession({ gating: false });
+    await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(new Float64Array(6))), 5, 'a first joint sample');
+    const goals = [1, 2, 3, 4, 5, 6].map((id) => register(s, id, 'Goal_Position'));
+    const r = s.pipeline.submitChunk({ id: 'c1', stamp: systemClock.now(), horizon: 1, joints: 6, dt: 0.02, targets: new Float64Array(6) }, systemClock.now());
+    expect(r).toMatchObject({ verdict: 'rejected', code: 'no-chunk-path' });
+    await s.act('estop');
+    expect(s.gate.state).toBe('hold');
+    const rx0 = s.conn.bus.counters.rx;
+    await waitUntil(() => s.conn.bus.counters.rx > rx0 + 30, 5, 'five more state reads');
+    expect(s.conn.arm.holds).toBe(0);
+    expect([1, 2, 3, 4, 5, 6].map((id) => register(s, id, 'Goal_Position'))).toEqual(goals);
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    expect(s.conn.arm.holds).toBe(0); // shutdown does not command the arm either
+    const gate = await gateRecords(path);
+    expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) })]));
+  }, 30_000);
 });

@@ -207,7 +207,7 @@ export const runCommand: Command = {
     const o = parsed.options;
     io.out(`armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (monitor only)'}`);
     io.out(`clauses: ${session.runtime.clauses.join(', ') || '(none applicable)'}`);
-    io.out(`mqtt: ${session.brokerUrl}${o.gating ? ` — chunks on armguard/v1/${o.robotId}/chunk/request` : ''}`);
+    io.out(`mqtt: ${session.brokerUrl} — chunks on armguard/v1/${o.robotId}/chunk/request${o.gating ? '' : ' (refused: monitor only)'}`);
     io.out(`episode: ${session.episodes.path}`);
     const detachKeys = attachOperatorKeys(process.stdin, (a) => void live.act(a));
     if (detachKeys) io.err(OPERATOR_KEYS_HELP);
@@ -216,7 +216,7 @@ export const runCommand: Command = {
     detachKeys?.();
     detachSignals();
     const ended = session.episodes.finished;
-    io.out(`stopped (${reason}); arm held; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
+    io.out(`stopped (${reason}); ${o.gating ? 'arm held' : 'arm not commanded (monitor only)'}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
     return EXIT.ok;
   },
 };

@@ -132,15 +132,12 @@ export class RunSession {
       broker: o.broker, robotId: o.robotId, clock: o.clock, gate,
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
       onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
-      ...(o.gating
-        ? {
-            chunks: {
-              submitter: { submitChunk: (chunk: GateChunk, now: number) => this.submitChunk(chunk, now) },
-              joints: this.conn.arm.joints,
-              onRejectedPayload: (r: ExecutedChunk, now: number) => this.episodes.recorder?.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`),
-            },
-          }
-        : {}),
+      // With --gate off the pipeline has no chunk path: requests are answered 'rejected' (no-chunk-path).
+      chunks: {
+        submitter: { submitChunk: (chunk: GateChunk, now: number) => this.submitChunk(chunk, now) },
+        joints: this.conn.arm.joints,
+        onRejectedPayload: (r: ExecutedChunk, now: number) => this.episodes.recorder?.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`),
+      },
     });
     if (!this.telemetry.connected) o.log(`MQTT: not connected to ${this.telemetry.url} yet (telemetry is dropped until it is; the gate does not depend on it)`);
     if (o.dashboard) {
@@ -198,6 +195,7 @@ export class RunSession {
     if (rec && r.targets && (r.verdict === 'executed' || r.verdict === 'filtered')) {
       rec.executedChunk(now, { ...chunk, targets: r.targets }, chunk.id, r.verdict, r.modification ?? 0);
     }
+    if (rec && r.code === 'no-chunk-path') rec.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`);
     return r;
   }
 
