@@ -63,7 +63,7 @@ describe('armguard demo', () => {
     const scan = await readEpisode(join(dir, 'gate-on-shove_bystander-s1.mcap'), (r) => records.push(r), { onStart: (s) => (start = s) });
     expect(scan.errors).toEqual([]);
     expect(start?.policy).toBe('shove_bystander/gate-on');
-    expect(start?.platform).toBe('sim');
+    expect(start?.platform).toBe('sim-so101');
     expect(records.some((r) => r.kind === 'label' && r.value.source === 'predicate' && r.value.success === false)).toBe(true);
     expect(records.some((r) => r.kind === 'gate' && r.value.kind === 'transition' && r.value.to === 'hold')).toBe(true);
     expect(records.some((r) => r.kind === 'executed-chunk' && r.value.verdict === 'held')).toBe(true);
@@ -81,5 +81,22 @@ describe('armguard demo', () => {
       expect(await demoCommand.run(args, c.io)).toBe(2);
       expect(c.err.join('\n')).toMatch(/episodes|scene|policy|frobnicate|seed/);
     }
+  });
+});
+
+describe('demo clause set', () => {
+  it('every safe-tier clause family is monitored on the SO-101 scene, with the servo torque ceiling', async () => {
+    const { demoClauses, demoPlatform } = await import('../../src/cli/demo/clauses.js');
+    const { defaultSpecPaths, loadScoringSpec } = await import('../../src/cli/spec-files.js');
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error(spec.problems.join('\n'));
+    const r = demoClauses(spec.spec, demoPlatform('so101'));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.instances.map((i) => i.clause.id).sort()).toEqual([
+      'arm_furniture_force', 'held_object_tilt_world', 'joint_torque', 'max_contact_force', 'non_target_max_disp', 'self_collision_free', 'stable_grasp_maintained', 'target_furniture_force',
+    ]);
+    expect(r.instances.find((i) => i.clause.id === 'joint_torque')).toMatchObject({ tau: 1.47, severe: 2.94 });
+    expect(demoPlatform('panda')).toBe('sim');
   });
 });

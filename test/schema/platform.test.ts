@@ -12,8 +12,8 @@ describe('platform profiles (spec/platforms.yaml)', () => {
   if (!r.ok) throw new Error(r.error.map((e) => e.message).join('\n'));
   const profiles = r.value;
 
-  it('declares so101, fr3, panda and sim', () => {
-    expect([...profiles.keys()].sort()).toEqual(['fr3', 'panda', 'sim', 'so101']);
+  it('declares so101, fr3, panda, sim and sim-so101', () => {
+    expect([...profiles.keys()].sort()).toEqual(['fr3', 'panda', 'sim', 'sim-so101', 'so101']);
   });
   it('SO-101 declares no bystander tracking or wrist F/T unless the instance enables them', () => {
     const so101 = profiles.get('so101')!;

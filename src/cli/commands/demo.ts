@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { EXIT, parseArgs, type Command, type CliIo } from '../command.js';
 import { DlsIk, POLICIES, SimWorld, loadMujoco, pandaScene, so101Scene, type PolicyDefinition } from '../../../drivers/sim/index.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
-import { DEMO_TASK, demoClauses } from '../demo/clauses.js';
+import { DEMO_TASK, demoClauses, demoPlatform } from '../demo/clauses.js';
 import { runDemoEpisode, type DemoEpisodeResult, type GateMode } from '../demo/episode.js';
 import { progressLine, summaryTable, tally } from '../demo/summary.js';
 import { reportCommand } from './report.js';
@@ -97,7 +97,7 @@ examples:
       for (const p of spec.problems) io.err(p);
       return EXIT.failure;
     }
-    const clauses = demoClauses(spec.spec);
+    const clauses = demoClauses(spec.spec, demoPlatform(sceneId));
     if (!clauses.ok) {
       io.err(`armguard demo: cannot plan the clauses for the simulator: ${clauses.reason}`);
       return EXIT.failure;

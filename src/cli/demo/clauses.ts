@@ -3,12 +3,18 @@ import { planClauses, type ScoringSpec } from '../../safety/index.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import { SIGNALS } from '../../schema/signals.js';
 
-/** The task id the SO-101 scene plays (a pick-and-place into a container; see spec/tasks.yaml). */
-export const DEMO_TASK = 'so101-pick-blue-can';
-export const DEMO_PLATFORM = 'sim';
+/**
+ * The task the scenes play: a pick-and-place of an open (spillable) cup into a container, so every
+ * safe-tier clause family applies (spec/tasks.yaml).
+ */
+export const DEMO_TASK = 'sim-pick-cup-into-box';
+/** The platform profile of a scene: the SO-101 scene carries the servo's torque ceiling (spec/platforms.yaml). */
+export function demoPlatform(sceneId: string): string {
+  return sceneId === 'so101' ? 'sim-so101' : 'sim';
+}
 
-export function demoClauses(spec: ScoringSpec, task = DEMO_TASK): { ok: true; instances: ClauseInstance[] } | { ok: false; reason: string } {
-  const plan = planClauses(spec, { platform: DEMO_PLATFORM, signals: SIGNALS.map((s) => s.name), task });
+export function demoClauses(spec: ScoringSpec, platform: string, task = DEMO_TASK): { ok: true; instances: ClauseInstance[] } | { ok: false; reason: string } {
+  const plan = planClauses(spec, { platform, signals: SIGNALS.map((s) => s.name), task });
   if (!plan.ok) return { ok: false, reason: `${plan.error.field}: ${plan.error.reason}` };
   const instances: ClauseInstance[] = [];
   for (const d of plan.value.decisions) {

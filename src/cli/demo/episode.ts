@@ -14,7 +14,7 @@ import { MonitorBank } from '../../runtime/monitor-bank.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import type { SignalFrame } from '../../schema/signals.js';
 import { ManualClock, ManualTimers } from '../../util/clock.js';
-import { DEMO_PLATFORM } from './clauses.js';
+import { demoPlatform } from './clauses.js';
 
 export type GateMode = 'off' | 'on';
 
@@ -60,7 +60,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   const timers = new ManualTimers(new ManualClock(0));
   const ep = await startEpisodeInDir(
     input.dir,
-    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: DEMO_PLATFORM, task: input.task, policy: policyLabel, startedAt: input.startedAt, t0: 0, clauses: clauseIds },
+    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: demoPlatform(world.scene.id), task: input.task, policy: policyLabel, startedAt: input.startedAt, t0: 0, clauses: clauseIds },
     { timers },
   );
   const rec = ep.recorder;
