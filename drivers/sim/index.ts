@@ -24,3 +24,4 @@ export { so101Scene, SO101_STALL_TORQUE, SO101_TORQUE_CEILING } from './scenes/s
 export { pandaScene, PANDA_TORQUE_CEILING } from './scenes/panda.js';
 export { Role, roleOfGeomName } from './scenes/naming.js';
 export type { SceneSpec, GripperMap, Vec3 } from './scenes/types.js';
+export { MujocoServoBridge, type ServoBridgeJoint } from './servo-bridge.js';
