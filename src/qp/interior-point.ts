@@ -342,8 +342,8 @@ export class QpSolver {
       if (!this.factorise()) return this.finish(problem, 'numerical-error', 'normal-equation factorisation failed (non-finite values)');
       // predictor (affine scaling) direction
       this.direction(PREDICTOR);
-      let alpha = this.stepMax;
-      const gapAff = gap + alpha * this.gapSlope + alpha * alpha * this.gapCurve;
+      const alphaAff = this.stepMax;
+      const gapAff = gap + alphaAff * this.gapSlope + alphaAff * alphaAff * this.gapCurve;
       const muAff = nBounds > 0 ? gapAff / nBounds : 0;
       const ratio = mu > 0 ? Math.max(0, muAff / mu) : 0;
       // never aim below a tenth of the tolerated gap: deeper centring only inflates z/s and
@@ -353,19 +353,13 @@ export class QpSolver {
       // corrector (Mehrotra): centring plus second-order term of the affine step
       this.sigmaMu = sigmaMu;
       this.direction(CORRECTOR);
-      alpha = this.stepMax;
-      let changed = false;
-      for (let k = 0; k < GONDZIO_CORRECTORS && alpha < 0.9; k++) {
-        const improved = this.centralityCorrector(alpha, sigmaMu);
-        if (improved <= alpha) break;
-        alpha = improved;
-      }
+      for (let k = 0; k < GONDZIO_CORRECTORS && this.stepMax < 0.9; k++) if (!this.centralityCorrector()) break;
       if (this.maxWeight > REFINE_ABOVE_WEIGHT) {
         const steps = this.maxWeight > REFINE_TWICE_ABOVE_WEIGHT ? 2 : 1;
         for (let k = 0; k < steps; k++) this.refine();
-        changed = true;
+        this.updateStepMax();
       }
-      alpha = Math.min(1, STEP_TO_BOUNDARY * (changed ? this.maxStep() : alpha));
+      const alpha = Math.min(1, STEP_TO_BOUNDARY * this.stepMax);
       if (!(alpha > 0)) return this.finish(problem, 'numerical-error', 'step length collapsed to zero');
       if (iter % 4 === 3 && this.certifiesUnbounded()) return this.finish(problem, 'infeasible', 'dual infeasible (unbounded below): direction d with Pd ≈ 0, q\'d < 0, Ad within the bounds\' recession cone');
       for (let j = 0; j < n; j++) x[j]! += alpha * this.dx[j]!;
@@ -662,12 +656,14 @@ export class QpSolver {
   /**
    * Gondzio's multiple-centrality corrector: products s_i z_i that the current direction would
    * leave far outside [β_min, β_max]·σμ (at a somewhat longer trial step) are pulled back by an extra
-   * solve with the same factor and zero residuals. Kept only if it lengthens the step; returns the
-   * resulting maximal step. Cures the stalls Mehrotra's direction shows on degenerate
+   * solve with the same factor and zero residuals. Kept (true, stepMax updated) only if it
+   * lengthens the step. Scalars travel through fields so the hot path boxes no numbers. Cures the stalls Mehrotra's direction shows on degenerate
    * (non-strictly complementary) slack/CBF pairs.
    */
-  private centralityCorrector(alpha: number, sigmaMu: number): number {
+  private centralityCorrector(): boolean {
     const { n, m, sL, zL, sU, zU, dsL, dzL, dsU, dzU, rcL, rcU, keep, dx, dyE } = this;
+    const alpha = this.stepMax;
+    const sigmaMu = this.sigmaMu;
     const trial = Math.min(1, 1.5 * alpha + 0.1);
     const lo = GONDZIO_BETA_MIN * sigmaMu;
     const hi = GONDZIO_BETA_MAX * sigmaMu;
@@ -692,8 +688,9 @@ export class QpSolver {
       dzU[i]! += keep[n + 3 * m + i]!;
       dyE[i]! += keep[n + 4 * m + i]!;
     }
-    const improved = this.maxStep();
-    if (improved >= 1.01 * alpha) return improved;
+    this.updateStepMax();
+    if (this.stepMax >= 1.01 * alpha) return true;
+    this.stepMax = alpha;
     for (let j = 0; j < n; j++) dx[j] = keep[j]!;
     for (let i = 0; i < m; i++) {
       dsL[i] = keep[n + i]!;
@@ -702,7 +699,7 @@ export class QpSolver {
       dzU[i] = keep[n + 3 * m + i]!;
       dyE[i] = keep[n + 4 * m + i]!;
     }
-    return alpha;
+    return false;
   }
 
   /**
@@ -740,17 +737,18 @@ export class QpSolver {
 
 
   /** Largest α ≤ 1 keeping all slacks and multipliers non-negative along the current direction. */
-  private maxStep(): number {
+  private updateStepMax(): void {
     const { m, sL, zL, sU, zU, dsL, dzL, dsU, dzU } = this;
     let alpha = 1;
     for (let i = 0; i < m; i++) {
-      if (dsL[i]! < 0) alpha = Math.min(alpha, -sL[i]! / dsL[i]!);
-      if (dzL[i]! < 0) alpha = Math.min(alpha, -zL[i]! / dzL[i]!);
-      if (dsU[i]! < 0) alpha = Math.min(alpha, -sU[i]! / dsU[i]!);
-      if (dzU[i]! < 0) alpha = Math.min(alpha, -zU[i]! / dzU[i]!);
+      if (alpha * dsL[i]! < -sL[i]!) alpha = -sL[i]! / dsL[i]!;
+      if (alpha * dzL[i]! < -zL[i]!) alpha = -zL[i]! / dzL[i]!;
+      if (alpha * dsU[i]! < -sU[i]!) alpha = -sU[i]! / dsU[i]!;
+      if (alpha * dzU[i]! < -zU[i]!) alpha = -zU[i]! / dzU[i]!;
     }
-    return alpha;
+    this.stepMax = alpha;
   }
+
 
 
   /**
