@@ -20,7 +20,7 @@ export async function buildReportFromDir(dir: string, opts: BuildOptions, onProg
       const { trace, extras } = await reader.read(file);
       builder.add(trace, extras);
     } catch (e) {
-      builder.skip(file, (e as Error).message);
+      builder.exclude(file, (e as Error).message);
     }
     onProgress?.(i + 1, files.length, file);
   }

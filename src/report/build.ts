@@ -85,7 +85,7 @@ export class ReportBuilder {
   }
 
   /** A file that could not be read or scored: listed in the report, not counted. */
-  skip(file: string, reason: string): void {
+  exclude(file: string, reason: string): void {
     this.skipped.push({ file, reason });
   }
 
@@ -94,7 +94,7 @@ export class ReportBuilder {
     const scored = this.opts.scorer.score(trace, { keepRho: this.opts.worst !== 0 });
     if (!scored.ok) {
       const problems = scored.error.map((e) => e.message);
-      this.skip(trace.file ?? trace.meta.episodeId, problems.join('; '));
+      this.exclude(trace.file ?? trace.meta.episodeId, problems.join('; '));
       return problems;
     }
     const score = scored.value;
