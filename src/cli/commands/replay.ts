@@ -157,7 +157,7 @@ export const replayInputs: ReplayInput[] = [lerobotReplayInput];
 
 export const replayCommand: Command = {
   name: 'replay',
-  summary: 'replay recorded data (LeRobot SO-101 datasets, …) through the mapping and the clauses',
+  summary: 'replay recorded data (Franka rosbag2 files, LeRobot SO-101 datasets) through the mapping and the clauses',
   get help() {
     return `usage: armguard replay [options] <recording>
 
