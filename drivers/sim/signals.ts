@@ -6,6 +6,7 @@
  */
 import { signalIndex, type SignalFrame, type SignalName } from '../../src/schema/signals.js';
 import { mulberry32 } from './rng.js';
+import { ALL_SIM_SIGNALS } from './scenes/tabletop.js';
 import type { SimWorld } from './world.js';
 
 /**
@@ -96,23 +97,7 @@ export class SimSignals {
     this.historyTime = new Float64Array(depth);
     this.declared = new Uint8Array(Object.keys(I).length);
     const names = new Set<string>(world.scene.signals);
-    const keys: SignalName[] = [
-      'arm_furniture_contact_force',
-      'target_furniture_contact_force',
-      'contact_force_max',
-      'non_target_disp_max',
-      'target_obj_tilt_world_deg',
-      'obj_above_table',
-      'gripper_contact',
-      'max_joint_torque',
-      'self_collision',
-      'ee_speed',
-      'ee_acc',
-      'ee_jerk',
-      'target_obj_speed',
-      'release_speed',
-      'arm_no_furniture_contact',
-    ];
+    const keys = ALL_SIM_SIGNALS;
     keys.forEach((k, i) => (this.declared[i] = names.has(k) ? 1 : 0));
   }
 

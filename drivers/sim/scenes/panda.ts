@@ -5,7 +5,7 @@
  * actuator torque and clamped to the joint torque limits (87 N·m ×4, 12 N·m ×3).
  * Arm–arm collision geometry is not modelled here, so this scene does not declare self_collision.
  */
-import { tabletopXml, targetRestOf, type TabletopLayout } from './tabletop.js';
+import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';
 import type { GripperMap, SceneSpec } from './types.js';
 
 const CONTROL_DT = 1 / 30;
@@ -125,33 +125,9 @@ export function pandaScene(): SceneSpec {
     approachTilt: 0,
     home: [0, -0.3, 0, -2.2, 0, 1.9, 0.785, FINGER_TRAVEL],
     torqueCeiling: PANDA_TORQUE_CEILING,
-    targetBody: 'target',
-    bystanderBodies: PANDA_LAYOUT.bystanders.map((b) => b.name),
-    box: {
-      center: [PANDA_LAYOUT.box.center[0], PANDA_LAYOUT.box.center[1], 0],
-      innerHalf: [PANDA_LAYOUT.box.innerHalf, PANDA_LAYOUT.box.innerHalf],
-      floorTop: PANDA_LAYOUT.box.floor,
-      wallTop: PANDA_LAYOUT.box.floor + PANDA_LAYOUT.box.height,
-    },
-    targetRest: targetRestOf(PANDA_LAYOUT),
-    targetHalfHeight: PANDA_LAYOUT.target.half[2],
+    ...tabletopSceneFields(PANDA_LAYOUT),
     perturbation: { xy: 0.005, yaw: 0.08 },
-    signals: [
-      'arm_furniture_contact_force',
-      'target_furniture_contact_force',
-      'contact_force_max',
-      'non_target_disp_max',
-      'target_obj_tilt_world_deg',
-      'obj_above_table',
-      'gripper_contact',
-      'max_joint_torque',
-      'ee_speed',
-      'ee_acc',
-      'ee_jerk',
-      'target_obj_speed',
-      'release_speed',
-      'arm_no_furniture_contact',
-    ],
+    signals: ALL_SIM_SIGNALS.filter((x) => x !== 'self_collision'),
     tiltJoint: 'joint7',
     tiltAngle: 0.6,
     stallPose: {},

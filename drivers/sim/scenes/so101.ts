@@ -6,7 +6,7 @@
  * so a policy can drive a joint into its stop (the servo's position limits are registers, the
  * stops are metal).
  */
-import { tabletopXml, targetRestOf, type TabletopLayout } from './tabletop.js';
+import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';
 import type { GripperMap, SceneSpec } from './types.js';
 
 export const SO101_STALL_TORQUE = 2.94;
@@ -123,34 +123,9 @@ export function so101Scene(): SceneSpec {
     approachTilt: 0.5,
     home: [0, -0.7, 0.5, 1.2, 0, GRIPPER_OPEN_RAD],
     torqueCeiling: SO101_TORQUE_CEILING,
-    targetBody: 'target',
-    bystanderBodies: SO101_LAYOUT.bystanders.map((b) => b.name),
-    box: {
-      center: [SO101_LAYOUT.box.center[0], SO101_LAYOUT.box.center[1], 0],
-      innerHalf: [SO101_LAYOUT.box.innerHalf, SO101_LAYOUT.box.innerHalf],
-      floorTop: SO101_LAYOUT.box.floor,
-      wallTop: SO101_LAYOUT.box.floor + SO101_LAYOUT.box.height,
-    },
-    targetRest: targetRestOf(SO101_LAYOUT),
-    targetHalfHeight: SO101_LAYOUT.target.half[2],
+    ...tabletopSceneFields(SO101_LAYOUT),
     perturbation: { xy: 0.004, yaw: 0.08 },
-    signals: [
-      'arm_furniture_contact_force',
-      'target_furniture_contact_force',
-      'contact_force_max',
-      'non_target_disp_max',
-      'target_obj_tilt_world_deg',
-      'obj_above_table',
-      'gripper_contact',
-      'max_joint_torque',
-      'self_collision',
-      'ee_speed',
-      'ee_acc',
-      'ee_jerk',
-      'target_obj_speed',
-      'release_speed',
-      'arm_no_furniture_contact',
-    ],
+    signals: ALL_SIM_SIGNALS,
     tiltJoint: 'wrist_roll',
     tiltAngle: 1.2,
     stallPose: { wrist_roll: 2.84121 + 0.15 },

@@ -1,3 +1,4 @@
+import { SIGNALS, type SignalName } from '../../../src/schema/signals.js';
 /**
  * The shared tabletop: a table whose top is z = 0, a riser the target starts on, the target block,
  * bystanders and an open container. Geom names carry the roles (naming.ts).
@@ -53,3 +54,22 @@ export function tabletopXml(l: TabletopLayout): string {
   }
   return parts.join('\n    ');
 }
+
+/** Scene fields every tabletop scene derives from its layout the same way. */
+export function tabletopSceneFields(l: TabletopLayout) {
+  return {
+    targetBody: 'target',
+    bystanderBodies: l.bystanders.map((b) => b.name),
+    box: {
+      center: [l.box.center[0], l.box.center[1], 0] as Vec3,
+      innerHalf: [l.box.innerHalf, l.box.innerHalf] as [number, number],
+      floorTop: l.box.floor,
+      wallTop: l.box.floor + l.box.height,
+    },
+    targetRest: targetRestOf(l),
+    targetHalfHeight: l.target.half[2],
+  };
+}
+
+/** Every schema signal, in schema order: what a scene with arm–arm collision geometry declares. */
+export const ALL_SIM_SIGNALS: readonly SignalName[] = SIGNALS.map((x) => x.name);
