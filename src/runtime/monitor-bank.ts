@@ -57,7 +57,7 @@ export class MonitorBank implements ClauseMargins {
   private readonly lo: Float64Array;
   private readonly hi: Float64Array;
   private readonly derivedInputs: Int32Array[];
-  private readonly derivedScratch: number[][];
+  private readonly derivedScratch: Float64Array[];
   /** Signals any clause reads (indices into SIGNALS): the gate's required signals. */
   readonly requiredSignals: readonly number[];
 
@@ -78,7 +78,7 @@ export class MonitorBank implements ClauseMargins {
       }),
     );
     this.derivedInputs = DERIVED_SIGNALS.map((d) => Int32Array.from(d.inputs, (n) => signalIndex(n)!));
-    this.derivedScratch = DERIVED_SIGNALS.map((d) => new Array<number>(d.inputs.length).fill(0));
+    this.derivedScratch = DERIVED_SIGNALS.map((d) => new Float64Array(d.inputs.length));
     this.requiredSignals = [...required].sort((a, b) => a - b);
     this.values = clauses.map((c) => new Float64Array(c.signals.length));
     const n = clauses.length;

@@ -14,7 +14,8 @@ export interface DerivedSignalSpec {
   readonly inputs: readonly SignalName[];
   readonly description: string;
   /** 1 or 0 from the input values, in `inputs` order (booleans as 0/1). */
-  readonly compute: (inputs: readonly number[]) => number;
+  /** Called on the per-sample path: index the inputs, never destructure (no iterator allocation). */
+  readonly compute: (inputs: ArrayLike<number>) => number;
 }
 
 export const DERIVED_SIGNALS: readonly DerivedSignalSpec[] = [
@@ -24,7 +25,7 @@ export const DERIVED_SIGNALS: readonly DerivedSignalSpec[] = [
     unit: '0/1',
     inputs: ['gripper_contact', 'obj_above_table'],
     description: `transport gate tr = gripper_contact and obj_above_table > ${TRANSPORT_HEIGHT_M} m`,
-    compute: ([grip = 0, height = NaN]) => (grip >= 0.5 && height > TRANSPORT_HEIGHT_M ? 1 : 0),
+    compute: (x) => ((x[0] ?? 0) >= 0.5 && (x[1] ?? NaN) > TRANSPORT_HEIGHT_M ? 1 : 0),
   },
 ];
 
