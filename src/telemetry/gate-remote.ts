@@ -42,6 +42,7 @@ export class GateRemote implements RemoteCommandHandler {
     link.onEvent((e) => {
       if (e.kind === 'invalid-command') link.publishEvent(this.clock.now(), 'command-invalid', `${e.topic}: ${e.error}`);
       if (e.kind === 'command-refused') link.publishEvent(this.clock.now(), 'command-refused', `${e.topic}: ${e.reason}`);
+      if (e.kind === 'command-failed') link.publishEvent(this.clock.now(), 'command-failed', `${e.topic}: ${e.error}`);
     });
   }
 

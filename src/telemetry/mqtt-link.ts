@@ -58,7 +58,8 @@ type LinkEvent =
   | { kind: 'connected' }
   | { kind: 'offline' }
   | { kind: 'invalid-command'; topic: string; error: string }
-  | { kind: 'command-refused'; topic: string; reason: string };
+  | { kind: 'command-refused'; topic: string; reason: string }
+  | { kind: 'command-failed'; topic: string; error: string };
 
 export class MqttLink {
   private client: MqttClient | undefined;
@@ -121,7 +122,15 @@ export class MqttLink {
     });
     client.on('offline', () => this.emit({ kind: 'offline' }));
     client.on('error', () => undefined);
-    client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    client.on('message', (topic, payload) => {
+      // A handler that throws must not take the process (and the gate loop) down with it.
+      try {
+        this.onMessage(topic, payload);
+      } catch (e) {
+        this.counters.invalid++;
+        this.emit({ kind: 'command-failed', topic, error: e instanceof Error ? e.message : String(e) });
+      }
+    });
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutSeconds * 1000);
       client.once('connect', () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedBroker, type RefusedCommand } from '../../src/telemetry/embedded-broker.js';
 import { topicFor } from '../../src/telemetry/topics.js';
+import { MqttLink } from '../../src/telemetry/mqtt-link.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 
 describe('embedded broker access enforcement', () => {
@@ -43,5 +44,39 @@ describe('embedded broker access enforcement', () => {
     await anon.subscribe('armguard/v1/#');
     expect(await anon.publish(topicFor('arm1', 'cmd/estop'), '{"v":1}', 0.5)).toBe('no-ack');
     await anon.end();
+  });
+});
+
+describe('MqttLink command handling', () => {
+  let broker: EmbeddedBroker | undefined;
+  afterEach(async () => {
+    await broker?.stop();
+  });
+
+  it('a command handler that throws becomes a command-failed event; later commands still arrive', async () => {
+    broker = new EmbeddedBroker({
+      users: [
+        { username: 'ag', password: 'a', roles: ['armguard'] },
+        { username: 'op', password: 'o', roles: ['operator'] },
+      ],
+    });
+    const url = await broker.start();
+    const estops: string[] = [];
+    const link = new MqttLink({ url, robot: 'arm1', username: 'ag', password: 'a' }, {
+      estop: (c) => void estops.push(c.reason ?? ''),
+      release: () => ({ ok: true }),
+      label: () => {
+        throw new Error('episode file closed');
+      },
+    });
+    const events: string[] = [];
+    link.onEvent((e) => e.kind === 'command-failed' && events.push(`${e.topic}: ${e.error}`));
+    expect(await link.start()).toBe(true);
+    const op = await RecordingClient.connect(url, 'op', 'o');
+    await op.publish(topicFor('arm1', 'cmd/label'), '{"v":1,"success":true}');
+    await op.publish(topicFor('arm1', 'cmd/estop'), '{"v":1,"reason":"after"}');
+    await expect.poll(() => estops, { timeout: 5000 }).toEqual(['after']);
+    expect(events).toEqual(['armguard/v1/arm1/cmd/label: episode file closed']);
+    await Promise.all([op.end(), link.stop()]);
   });
 });
