@@ -51,8 +51,9 @@ export class RosMonitorNode {
   private readonly robustness: RosPublisher<Float64MultiArray>;
   private readonly gateState: RosPublisher<StringMsg>;
   private readonly chunkResults: RosPublisher<StringMsg>;
-  /** Chunks refused before reaching the pipeline (malformed trajectories). */
-  readonly refusedTrajectories: string[] = [];
+  /** Trajectories refused before reaching the pipeline (malformed), and the last reason (bounded). */
+  refusedTrajectories = 0;
+  lastRefusal = '';
 
   constructor(
     private readonly node: RosNode,
@@ -107,7 +108,8 @@ export class RosMonitorNode {
     const now = this.node.now();
     const parsed = trajectoryToChunk(msg, this.options.jointNames);
     if (!parsed.ok) {
-      this.refusedTrajectories.push(parsed.reason);
+      this.refusedTrajectories++;
+      this.lastRefusal = parsed.reason;
       this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: msg.header?.frame_id ?? '', verdict: 'rejected', code: 'malformed', reason: parsed.reason, t: now }) });
       return;
     }

@@ -104,7 +104,8 @@ describe('armguard ROS 2 monitor node (fake graph)', () => {
     const before = s.toController.length;
     const proposer = s.graph.createNode('policy').createPublisher<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
     proposer.publish({ header: { stamp: toStamp(100.1), frame_id: 'c1' }, joint_names: ['fr3_joint1'], points: [] });
-    expect(s.node.refusedTrajectories).toEqual(['trajectory has no points']);
+    expect(s.node.refusedTrajectories).toBe(1);
+    expect(s.node.lastRefusal).toBe('trajectory has no points');
     expect(s.toController.length).toBe(before);
   });
 });
