@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FeetechBus, FeetechEmulator, openPtyPair, serveEmulatorOnPort, type PtyPair } from '../../../drivers/feetech/index.js';
+import { FeetechEmulator, type FeetechBus } from '../../../drivers/feetech/index.js';
+import { emulatorOnPty, type PtyBus } from '../../support/pty-bus.js';
 import { So101Arm } from '../../../drivers/so101/arm.js';
 import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { SimWorld, so101Scene } from '../../../drivers/sim/index.js';
@@ -22,9 +23,8 @@ const parsed = parseSo101Calibration(calText, 'calibration/so101-demo.yaml');
 if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.message).join('\n'));
 const cal = parsed.value;
 
-let pair: PtyPair;
+let ptyBus: PtyBus;
 let bus: FeetechBus;
-let served: { close(): Promise<void> };
 let world: SimWorld;
 const emu = new FeetechEmulator();
 
@@ -39,19 +39,12 @@ beforeAll(async () => {
     emu,
     cal.joints.map((j, i) => ({ id: j.id, calibration: cal.lerobot[j.name], torqueConstant: Math.abs(cal.torque.constants[i] ?? cal.torque.stallTorqueNm / 1000) })),
   ).install();
-  pair = await openPtyPair();
-  const s = await serveEmulatorOnPort(emu, { path: pair.b });
-  if (!s.ok) throw new Error(s.detail);
-  served = s.link;
-  const b = await FeetechBus.open({ path: pair.a, timeoutS: 0.1, retries: 2 });
-  if (!b.ok) throw new Error(JSON.stringify(b.error));
-  bus = b.value;
+  ptyBus = await emulatorOnPty(emu);
+  bus = ptyBus.bus;
 }, 60_000);
 
 afterAll(async () => {
-  if (bus?.connected) await bus.close();
-  await served?.close();
-  await pair?.kill();
+  await ptyBus?.close();
   world?.dispose();
 });
 

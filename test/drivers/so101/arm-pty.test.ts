@@ -4,7 +4,8 @@
  * hardware.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FeetechBus, FeetechEmulator, openPtyPair, serveEmulatorOnPort, type PtyPair } from '../../../drivers/feetech/index.js';
+import { FeetechEmulator, type FeetechBus } from '../../../drivers/feetech/index.js';
+import { emulatorOnPty, type PtyBus } from '../../support/pty-bus.js';
 import { So101Arm } from '../../../drivers/so101/arm.js';
 import { DEFAULT_SIM_TRUTH, SimulatedSo101 } from '../../../drivers/so101/sim-physics.js';
 import { defaultSo101Calibration } from '../../../src/calibration/so101-defaults.js';
@@ -14,33 +15,25 @@ import { ManualClock, ManualTimers } from '../../../src/util/clock.js';
 import type { Fault } from '../../../src/ports/index.js';
 
 const cal = defaultSo101Calibration('pty', 12);
-let pair: PtyPair;
+let ptyBus: PtyBus;
 let bus: FeetechBus;
-let served: { close(): Promise<void> };
 const emu = new FeetechEmulator();
 const clock = new ManualClock(0);
 const timers = new ManualTimers(clock);
 
 beforeAll(async () => {
-  pair = await openPtyPair();
   cal.joints.forEach((j) => {
     const c = cal.lerobot[j.name];
     const mid = Math.round((c.range_min + c.range_max) / 2);
     emu.addServo(j.id, { Present_Position: mid, Goal_Position: mid, Present_Voltage: 120 });
   });
   new SimulatedSo101(emu, cal.joints.map((j) => j.id), cal.joints.map((j) => cal.lerobot[j.name]), DEFAULT_SIM_TRUTH, clock).install();
-  const s = await serveEmulatorOnPort(emu, { path: pair.b });
-  if (!s.ok) throw new Error(s.detail);
-  served = s.link;
-  const b = await FeetechBus.open({ path: pair.a, timeoutS: 0.1, retries: 2 });
-  if (!b.ok) throw new Error(JSON.stringify(b.error));
-  bus = b.value;
+  ptyBus = await emulatorOnPty(emu);
+  bus = ptyBus.bus;
 }, 30_000);
 
 afterAll(async () => {
-  if (bus?.connected) await bus.close();
-  await served?.close();
-  await pair?.kill();
+  await ptyBus?.close();
 });
 
 /** Resolves at the emulator write that makes `cond` true; rejects after 5 s. */
