@@ -39,7 +39,8 @@ export function segmentSegmentDistanceSq(
     } else {
       const bb = d1x * d2x + d1y * d2y + d1z * d2z;
       const denom = aa * e - bb * bb;
-      s = denom > 1e-12 * aa * e ? clamp01((bb * f - c * e) / denom) : 0;
+      if (denom <= 1e-12 * aa * e) return nearlyParallelDistanceSq(a, p1, q1, b, p2, q2);
+      s = clamp01((bb * f - c * e) / denom);
       t = (bb * s + f) / e;
       if (t < 0) {
         t = 0;
@@ -54,6 +55,23 @@ export function segmentSegmentDistanceSq(
   const dy = ry + d1y * s - d2y * t;
   const dz = rz + d1z * s - d2z * t;
   return dx * dx + dy * dy + dz * dz;
+}
+
+/**
+ * (Nearly) parallel segments: the interior critical point is ill-conditioned, but the minimum over
+ * the boundary of [0,1]² — an endpoint of one segment against the other segment — is exact for
+ * parallel segments and within length·sin(angle) otherwise.
+ */
+function nearlyParallelDistanceSq(
+  a: Float64Array, p1: number, q1: number,
+  b: Float64Array, p2: number, q2: number,
+): number {
+  return Math.min(
+    pointSegmentDistanceSq(b, p2, q2, a[p1]!, a[p1 + 1]!, a[p1 + 2]!),
+    pointSegmentDistanceSq(b, p2, q2, a[q1]!, a[q1 + 1]!, a[q1 + 2]!),
+    pointSegmentDistanceSq(a, p1, q1, b[p2]!, b[p2 + 1]!, b[p2 + 2]!),
+    pointSegmentDistanceSq(a, p1, q1, b[q2]!, b[q2 + 1]!, b[q2 + 2]!),
+  );
 }
 
 /** Squared distance from point (x,y,z) to segment p–q in `a`. */

@@ -48,6 +48,9 @@ describe('segment–segment distance', () => {
     // Skew lines crossing at distance 0.3 in z.
     const skew = b(-1, 0, 0, 1, 0, 0, 0, -1, 0.3, 0, 1, 0.3);
     expect(Math.sqrt(segmentSegmentDistanceSq(skew, 0, 3, skew, 6, 9))).toBeCloseTo(0.3, 12);
+    // Nearly parallel (angle 1e-9 rad) and meeting at their far ends: distance 0, not the 1e-9 gap at the near ends.
+    const meet = b(0, -1e-9, 0, -1, 0, 0, 0, 0, 0, -1, 0, 0);
+    expect(Math.sqrt(segmentSegmentDistanceSq(meet, 0, 3, meet, 6, 9))).toBeLessThan(1e-15);
     // Two points.
     const pts = b(0, 0, 0, 0, 0, 0, 3, 4, 0, 3, 4, 0);
     expect(Math.sqrt(segmentSegmentDistanceSq(pts, 0, 3, pts, 6, 9))).toBeCloseTo(5, 12);
