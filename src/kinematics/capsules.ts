@@ -34,8 +34,9 @@ export class CapsuleModel {
   readonly radii: Float64Array;
   readonly environment: Uint8Array;
   readonly selfPairs: Int32Array;
+  /** Chain frame each capsule is attached to. */
+  readonly frames: Int32Array;
   private readonly local: Float64Array;
-  private readonly frames: Int32Array;
 
   constructor(readonly spec: ArmModelSpec) {
     this.fk = new ForwardKinematics(spec.chain);

@@ -11,11 +11,13 @@ function clamp01(x: number): number {
 
 /**
  * Squared distance between segments p1–q1 and p2–q2 (Ericson, Real-Time Collision Detection §5.1.9,
- * "ClosestPtSegmentSegment"), robust to degenerate (zero-length) segments.
+ * "ClosestPtSegmentSegment"), robust to degenerate (zero-length) segments. The closest points are
+ * p1 + s·(q1 − p1) and p2 + t·(q2 − p2); `st` (optional) receives [s, t].
  */
 export function segmentSegmentDistanceSq(
   a: Float64Array, p1: number, q1: number,
   b: Float64Array, p2: number, q2: number,
+  st: Float64Array = ST_SCRATCH,
 ): number {
   const d1x = a[q1]! - a[p1]!, d1y = a[q1 + 1]! - a[p1 + 1]!, d1z = a[q1 + 2]! - a[p1 + 2]!;
   const d2x = b[q2]! - b[p2]!, d2y = b[q2 + 1]! - b[p2 + 1]!, d2z = b[q2 + 2]! - b[p2 + 2]!;
@@ -39,7 +41,7 @@ export function segmentSegmentDistanceSq(
     } else {
       const bb = d1x * d2x + d1y * d2y + d1z * d2z;
       const denom = aa * e - bb * bb;
-      if (denom <= 1e-12 * aa * e) return nearlyParallelDistanceSq(a, p1, q1, b, p2, q2);
+      if (denom <= 1e-12 * aa * e) return nearlyParallelDistanceSq(a, p1, q1, b, p2, q2, st);
       s = clamp01((bb * f - c * e) / denom);
       t = (bb * s + f) / e;
       if (t < 0) {
@@ -51,11 +53,15 @@ export function segmentSegmentDistanceSq(
       }
     }
   }
+  st[0] = s;
+  st[1] = t;
   const dx = rx + d1x * s - d2x * t;
   const dy = ry + d1y * s - d2y * t;
   const dz = rz + d1z * s - d2z * t;
   return dx * dx + dy * dy + dz * dz;
 }
+
+const ST_SCRATCH = new Float64Array(2);
 
 /**
  * (Nearly) parallel segments: the interior critical point is ill-conditioned, but the minimum over
@@ -65,23 +71,54 @@ export function segmentSegmentDistanceSq(
 function nearlyParallelDistanceSq(
   a: Float64Array, p1: number, q1: number,
   b: Float64Array, p2: number, q2: number,
+  st: Float64Array,
 ): number {
-  return Math.min(
-    pointSegmentDistanceSq(b, p2, q2, a[p1]!, a[p1 + 1]!, a[p1 + 2]!),
-    pointSegmentDistanceSq(b, p2, q2, a[q1]!, a[q1 + 1]!, a[q1 + 2]!),
-    pointSegmentDistanceSq(a, p1, q1, b[p2]!, b[p2 + 1]!, b[p2 + 2]!),
-    pointSegmentDistanceSq(a, p1, q1, b[q2]!, b[q2 + 1]!, b[q2 + 2]!),
-  );
+  let s = 0;
+  let t = pointSegmentParameter(b, p2, q2, a[p1]!, a[p1 + 1]!, a[p1 + 2]!);
+  let best = segmentPointDistanceSqAt(b, p2, q2, t, a[p1]!, a[p1 + 1]!, a[p1 + 2]!);
+  const t1 = pointSegmentParameter(b, p2, q2, a[q1]!, a[q1 + 1]!, a[q1 + 2]!);
+  const d1 = segmentPointDistanceSqAt(b, p2, q2, t1, a[q1]!, a[q1 + 1]!, a[q1 + 2]!);
+  if (d1 < best) {
+    best = d1;
+    s = 1;
+    t = t1;
+  }
+  const s2 = pointSegmentParameter(a, p1, q1, b[p2]!, b[p2 + 1]!, b[p2 + 2]!);
+  const d2 = segmentPointDistanceSqAt(a, p1, q1, s2, b[p2]!, b[p2 + 1]!, b[p2 + 2]!);
+  if (d2 < best) {
+    best = d2;
+    s = s2;
+    t = 0;
+  }
+  const s3 = pointSegmentParameter(a, p1, q1, b[q2]!, b[q2 + 1]!, b[q2 + 2]!);
+  const d3 = segmentPointDistanceSqAt(a, p1, q1, s3, b[q2]!, b[q2 + 1]!, b[q2 + 2]!);
+  if (d3 < best) {
+    best = d3;
+    s = s3;
+    t = 1;
+  }
+  st[0] = s;
+  st[1] = t;
+  return best;
+}
+
+/** Parameter t ∈ [0, 1] of the point p + t·(q − p) of segment p–q in `a` closest to (x,y,z). */
+export function pointSegmentParameter(a: Float64Array, p: number, q: number, x: number, y: number, z: number): number {
+  const dx = a[q]! - a[p]!, dy = a[q + 1]! - a[p + 1]!, dz = a[q + 2]! - a[p + 2]!;
+  const len2 = dx * dx + dy * dy + dz * dz;
+  return len2 <= EPS ? 0 : clamp01(((x - a[p]!) * dx + (y - a[p + 1]!) * dy + (z - a[p + 2]!) * dz) / len2);
+}
+
+function segmentPointDistanceSqAt(a: Float64Array, p: number, q: number, t: number, x: number, y: number, z: number): number {
+  const ex = a[p]! + t * (a[q]! - a[p]!) - x;
+  const ey = a[p + 1]! + t * (a[q + 1]! - a[p + 1]!) - y;
+  const ez = a[p + 2]! + t * (a[q + 2]! - a[p + 2]!) - z;
+  return ex * ex + ey * ey + ez * ez;
 }
 
 /** Squared distance from point (x,y,z) to segment p–q in `a`. */
 export function pointSegmentDistanceSq(a: Float64Array, p: number, q: number, x: number, y: number, z: number): number {
-  const dx = a[q]! - a[p]!, dy = a[q + 1]! - a[p + 1]!, dz = a[q + 2]! - a[p + 2]!;
-  const wx = x - a[p]!, wy = y - a[p + 1]!, wz = z - a[p + 2]!;
-  const len2 = dx * dx + dy * dy + dz * dz;
-  const t = len2 <= EPS ? 0 : clamp01((wx * dx + wy * dy + wz * dz) / len2);
-  const ex = wx - t * dx, ey = wy - t * dy, ez = wz - t * dz;
-  return ex * ex + ey * ey + ez * ez;
+  return segmentPointDistanceSqAt(a, p, q, pointSegmentParameter(a, p, q, x, y, z), x, y, z);
 }
 
 /** Signed surface distance between two capsules. */

@@ -7,6 +7,7 @@ export * from './chain.js';
 export * from './distance.js';
 export * from './capsules.js';
 export * from './obstacles.js';
+export * from './clearance-gradient.js';
 export * from './barrier.js';
 export * from './so101.js';
 export * from './panda.js';
