@@ -1,10 +1,11 @@
 /**
  * The robot's CBF barrier (SPEC §6, seeds/001 Eq. A.4) as a BarrierModel over src/kinematics:
  * one pair per obstacle group — h_p(q) = min distance(environment capsules, group p) − d_safe —
- * and optionally one self-collision pair. Gradients by central differences with one FK update per
- * perturbed configuration for all pairs. Obstacle groups are mutable (tracked objects move).
+ * and optionally one self-collision pair. Gradients are analytic (active term's n̂·J, one FK update
+ * per configuration for all pairs). Obstacle groups are mutable (tracked objects move).
  */
 import type { CapsuleModel } from '../kinematics/capsules.js';
+import { ClearanceGradient } from '../kinematics/clearance-gradient.js';
 import { minimumClearance } from '../kinematics/obstacles.js';
 import type { Clearance, ObstacleSet } from '../kinematics/obstacles.js';
 import type { BarrierModel } from './cbf-types.js';
@@ -24,23 +25,19 @@ export class CapsuleBarrier implements BarrierModel {
   readonly joints: number;
   readonly pairs: number;
   private readonly scratch: Clearance = { distance: Infinity, kind: 'none', capsule: -1, other: -1 };
-  private readonly qs: Float64Array;
-  private readonly hp: Float64Array;
-  private readonly hm: Float64Array;
+  private readonly clearanceGradient: ClearanceGradient;
 
   constructor(
     readonly model: CapsuleModel,
     /** Obstacle groups, one barrier pair each; edit their arrays in place as objects move. */
     readonly groups: readonly ObstacleSet[],
     public dSafe: number,
-    readonly options: { includeSelf: boolean; step?: number } = { includeSelf: false },
+    readonly options: { includeSelf: boolean } = { includeSelf: false },
   ) {
     this.joints = model.fk.joints;
     this.pairs = groups.length + (options.includeSelf ? 1 : 0);
     if (this.pairs === 0) throw new RangeError('CapsuleBarrier needs at least one obstacle group or self-collision');
-    this.qs = new Float64Array(this.joints);
-    this.hp = new Float64Array(this.pairs);
-    this.hm = new Float64Array(this.pairs);
+    this.clearanceGradient = new ClearanceGradient(model);
   }
 
   h(q: Float64Array, out: Float64Array): number {
@@ -50,23 +47,17 @@ export class CapsuleBarrier implements BarrierModel {
 
   gradient(q: Float64Array, hOut: Float64Array, grad: Float64Array): void {
     const n = this.joints;
-    const m = this.pairs;
-    const step = this.options.step ?? 1e-6;
-    const qs = this.qs;
-    qs.set(q);
-    for (let j = 0; j < n; j++) {
-      const qj = qs[j]!;
-      qs[j] = qj + step;
-      this.model.update(qs);
-      this.evalPairs(this.hp);
-      qs[j] = qj - step;
-      this.model.update(qs);
-      this.evalPairs(this.hm);
-      qs[j] = qj;
-      for (let p = 0; p < m; p++) grad[p * n + j] = (this.hp[p]! - this.hm[p]!) / (2 * step);
+    const g = this.groups;
+    const c = this.scratch;
+    this.model.update(q);
+    for (let p = 0; p < g.length; p++) {
+      hOut[p] = minimumClearance(this.model, g[p]!, false, c).distance - this.dSafe;
+      this.clearanceGradient.compute(g[p]!, c, grad, p * n);
     }
-    this.model.update(qs);
-    this.evalPairs(hOut);
+    if (this.options.includeSelf) {
+      hOut[g.length] = minimumClearance(this.model, NO_OBSTACLES, true, c).distance - this.dSafe;
+      this.clearanceGradient.compute(NO_OBSTACLES, c, grad, g.length * n);
+    }
   }
 
   /** Pair values for the model's current configuration. */
