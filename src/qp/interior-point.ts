@@ -67,6 +67,8 @@ function centralityTarget(v: number, lo: number, hi: number): number {
 /** slack floor of the starting point (scaled space), cold and warm */
 const COLD_SLACK_FLOOR = 1;
 const WARM_SLACK_FLOOR = 1e-2;
+/** multiplier floor of a dual warm start (scaled); 1e-1 and 1e-2 needed more iterations on SQP rounds */
+const WARM_DUAL_FLOOR = 1e-3;
 
 function isLowerFinite(v: number): boolean {
   return v > -INFINITE_BOUND;
@@ -294,7 +296,7 @@ export class QpSolver {
 
     const bad = this.loadData(problem);
     if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
-    this.initialise(options.warmStart);
+    this.initialise(options.warmStart, options.warmStartDual);
 
     const { x, sL, zL, sU, zU, yE, lo, hi, invE, dualUnscale, dsL, dzL, dsU, dzU } = this;
     const c = this.scaling.c;
@@ -436,10 +438,11 @@ export class QpSolver {
 
   /**
    * Starting point: x from the warm start or 0 (in scaled space); slacks pushed at least `floor`
-   * into the interior, multipliers 1. (A least-squares start and other floors were tried on the
+   * into the interior; multipliers 1, or from the dual warm start pushed at least WARM_DUAL_FLOOR
+   * into the interior. (A least-squares start and other floors were tried on the
    * generator's sequences and needed more iterations.)
    */
-  private initialise(warm: Float64Array | undefined): void {
+  private initialise(warm: Float64Array | undefined, warmDual: Float64Array | undefined): void {
     const { n, m, x, sL, zL, sU, zU, yE, lo, hi, ax } = this;
     const D = this.scaling.D;
     if (warm !== undefined && warm.length === n) for (let j = 0; j < n; j++) x[j] = Number.isFinite(warm[j]!) ? warm[j]! / D[j]! : 0;
@@ -447,13 +450,23 @@ export class QpSolver {
     this.multiplyA(x, ax);
     const floor = warm !== undefined ? WARM_SLACK_FLOOR : COLD_SLACK_FLOOR;
     const { hasL, hasU } = this;
+    const dual = warm !== undefined && warmDual !== undefined && warmDual.length === m;
+    const E = this.scaling.E;
+    const c = this.scaling.c;
     // a missing bound gets s = 1, z = 0 (and zero steps), so it drops out of every formula
     for (let i = 0; i < m; i++) {
       const r = ax[i]!;
       sL[i] = hasL[i]! > 0 ? Math.max(r - lo[i]!, floor) : 1;
-      zL[i] = hasL[i]!;
       sU[i] = hasU[i]! > 0 ? Math.max(hi[i]! - r, floor) : 1;
-      zU[i] = hasU[i]!;
+      if (dual) {
+        // y = −(zL − zU)·E/c in the result's sign convention
+        const lam = Number.isFinite(warmDual[i]!) ? (-warmDual[i]! * c) / E[i]! : 0;
+        zL[i] = hasL[i]! * Math.max(lam, WARM_DUAL_FLOOR);
+        zU[i] = hasU[i]! * Math.max(-lam, WARM_DUAL_FLOOR);
+      } else {
+        zL[i] = hasL[i]!;
+        zU[i] = hasU[i]!;
+      }
       yE[i] = 0;
     }
   }

@@ -83,6 +83,11 @@ export interface QpSolveOptions {
    * steps. Slacks and multipliers are then started close to it; without it the solve starts cold.
    */
   readonly warmStart?: Float64Array;
+  /**
+   * Multipliers y (length m, OSQP sign as in the result) to start from, with `warmStart`: e.g. the
+   * previous solve of a problem that differs only in some rows' values (SQP re-linearisation).
+   */
+  readonly warmStartDual?: Float64Array;
   /** absolute tolerance on residuals and complementarity (default 1e-9) */
   readonly epsAbs?: number;
   /** relative tolerance (default 1e-9) */

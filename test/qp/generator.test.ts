@@ -99,4 +99,39 @@ describe('every --seq 20 case of gen-chunk-qp.mjs solves in ≤ 40 iterations', 
     }
     expect(warmIterations).toBeLessThan(coldIterations);
   });
+  it('primal-dual warm start after a change of some rows (an SQP re-linearisation) reaches the cold solution in far fewer iterations', () => {
+    const problems = generated.get(key(cases[2]!))!;
+    const solver = new QpSolver(problems[0]!);
+    const cold = new QpSolver(problems[0]!);
+    let warmIterations = 0;
+    let coldIterations = 0;
+    for (const p of problems) {
+      const first = solver.solve(p);
+      expect(first.status).toBe('solved');
+      const x = Float64Array.from(first.x);
+      const y = Float64Array.from(first.y);
+      // perturb every row with a finite lower and no upper bound (the CBF and slack rows): values ×1.03, bound +1e-3
+      const A = { ...p.A, values: Float64Array.from(p.A.values) };
+      const l = Float64Array.from(p.l);
+      for (let j = 0; j < p.n; j++) {
+        for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) {
+          const i = A.rowIndex[t]!;
+          if (p.u[i]! >= 1e20 && p.l[i]! > -1e20) A.values[t] = A.values[t]! * 1.03;
+        }
+      }
+      for (let i = 0; i < p.m; i++) if (p.u[i]! >= 1e20 && p.l[i]! > -1e20 && p.l[i] !== 0) l[i] = l[i]! + 1e-3;
+      const next: QpProblem = { ...p, A, l };
+      const c = cold.solve(next);
+      const w = solver.solve(next, { warmStart: x, warmStartDual: y });
+      expect(c.status).toBe('solved');
+      expect(w.status).toBe('solved');
+      expect(Math.abs(w.objective - c.objective)).toBeLessThanOrEqual(1e-6 * Math.abs(c.objective));
+      for (let j = 0; j < p.n; j++) expect(Math.abs(w.x[j]! - c.x[j]!)).toBeLessThan(1e-4);
+      expect(w.maxViolation).toBeLessThanOrEqual(1e-6);
+      warmIterations += w.iterations;
+      coldIterations += c.iterations;
+    }
+    // measured 0.51 (136 / 266); a primal-only warm start gives 0.81
+    expect(warmIterations).toBeLessThan(0.7 * coldIterations);
+  });
 });
