@@ -4,7 +4,14 @@
  * discrete barrier condition, joint limits and motion bounds), returns the minimally modified chunk,
  * or says why it cannot be made safe. Linearised at the nominal chunk, re-linearised at the result
  * (or, after a round that needed slack, at the standing-still chunk) — at most `maxRounds` QP
- * solves — with the nonlinear h re-checked every round. Preallocated per shape.
+ * solves — with the nonlinear h re-checked every round.
+ *
+ * A round's result is safe when, on the nonlinear h, every step keeps h ≥ 0 within joint limits and
+ * motion bounds and the solve needed no slack (SPEC §6's re-check). It is accepted at once when it
+ * also meets the discrete barrier condition h(u_k) ≥ (1−γ)h(u_{k−1}) within `cbfTolerance`; otherwise
+ * the next round re-linearises. After the last round the safe result with the smallest
+ * barrier-condition violation is executed, so re-linearisation can only improve on a safe round,
+ * never turn it into a hold. No safe round → unsafe. Preallocated per shape.
  */
 import type { QpSolveOptions } from '../qp/types.js';
 import { ChunkQp } from './cbf-qp.js';
@@ -20,7 +27,11 @@ export interface CbfFilterConfig extends CbfWeights {
   readonly maxRounds: number;
   /** Σξ above this means the barrier condition could not be met: hold. */
   readonly slackTolerance: number;
-  /** Allowed violation of the nonlinear barrier condition before another round is tried. */
+  /**
+   * Violation of the nonlinear barrier condition (m) accepted without another round. Safety does not
+   * rest on it (h ≥ 0 is checked exactly); it bounds how much faster than (1−γ) per step the arm may
+   * close in on an obstacle because of linearisation error.
+   */
   readonly cbfTolerance: number;
   readonly maxIterations: number;
 }
@@ -42,6 +53,8 @@ export interface CbfOutcome {
   minH: number;
   /** step (0-based) where minH occurs; −1 for q0. */
   minHStep: number;
+  /** max over steps and pairs of (1−γ)h_p(u_{k−1}) − h_p(u_k), clipped at 0, of the executed chunk (m). */
+  cbfViolation: number;
   rounds: number;
   iterations: number;
   /** For 'unsafe' / 'solver-failure': why. */
@@ -58,6 +71,12 @@ export class ChunkCbfFilter {
   private readonly dq: Float64Array;
   private out: Float64Array = new Float64Array(0);
   private ref: Float64Array = new Float64Array(0);
+  /** The best safe round so far (smallest barrier-condition violation). */
+  private best: Float64Array = new Float64Array(0);
+  private readonly bestStats = { round: 0, slack: 0, minH: 0, minHStep: 0, violation: Infinity };
+  /** Set by check(): max barrier-condition violation, and whether limits, motion bounds and h ≥ 0 held. */
+  private checkViolation = 0;
+  private checkHard = false;
   private refIsStill = false;
   readonly outcome: CbfOutcome = {
     status: 'unchanged',
@@ -66,13 +85,16 @@ export class ChunkCbfFilter {
     modification: 0,
     minH: Infinity,
     minHStep: -1,
+    cbfViolation: 0,
     rounds: 0,
     iterations: 0,
     detail: '',
   };
   /** Diagnostics hook: called after every round with its slack and result. */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
-  private readonly solveOptions: { maxIterations: number; deadline?: () => boolean };
+  private readonly solveOptions: { maxIterations: number; deadline?: () => boolean; warmStart?: Float64Array; warmStartDual?: Float64Array };
+  private warm: Float64Array = new Float64Array(0);
+  private warmDual: Float64Array = new Float64Array(0);
 
   constructor(
     readonly barrier: BarrierModel,
@@ -108,6 +130,7 @@ export class ChunkCbfFilter {
     const cfg = this.config;
     o.slackUsed = 0;
     o.modification = 0;
+    o.cbfViolation = 0;
     o.rounds = 0;
     o.iterations = 0;
     o.detail = '';
@@ -123,7 +146,8 @@ export class ChunkCbfFilter {
       o.minHStep = -1;
       return this.fail('unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
     }
-    if (this.satisfies(nominal, horizon, 0)) {
+    this.check(nominal, horizon);
+    if (this.checkHard && this.checkViolation <= 0) {
       o.status = 'unchanged';
       return o;
     }
@@ -133,6 +157,13 @@ export class ChunkCbfFilter {
     this.ref.set(nominal);
     this.refIsStill = false;
     this.solveOptions.deadline = deadline;
+    this.solveOptions.warmStart = undefined;
+    this.solveOptions.warmStartDual = undefined;
+    const best = this.bestStats;
+    best.violation = Infinity;
+    let lastMinH = Infinity;
+    let lastMinHStep = -1;
+    let lastSlack = 0;
     for (let round = 1; round <= cfg.maxRounds; round++) {
       o.rounds = round;
       qp.linearise(this.barrier, this.ref, this.q0Buf, cfg.gamma);
@@ -140,18 +171,30 @@ export class ChunkCbfFilter {
       o.iterations += r.iterations;
       if (r.status !== 'solved') return this.fail('solver-failure', `${r.status}: ${r.reason}`);
       const x = r.x;
+      // The next round changes only the CBF rows: start it from this round's primal-dual solution.
+      this.warm.set(x);
+      this.warmDual.set(r.y);
+      this.solveOptions.warmStart = this.warm;
+      this.solveOptions.warmStartDual = this.warmDual;
       let slack = 0;
       for (let k = 0; k < horizon; k++) slack += Math.max(0, x[nu + k]!);
       for (let c = 0; c < nu; c++) this.out[c] = clamp(x[c]!, cfg.qmin[c % n]!, cfg.qmax[c % n]!);
-      o.slackUsed = slack;
       if (this.trace) this.trace(round, slack, this.out);
       // The re-check gives no credit for slack: the barrier condition must hold on the nonlinear h.
-      const ok = this.satisfies(this.out, horizon, cfg.cbfTolerance) && slack <= cfg.slackTolerance;
-      if (ok || round === cfg.maxRounds) {
-        if (!(o.minH >= 0)) return this.fail('unsafe', `h = ${fmt(o.minH)} < 0 at step ${o.minHStep} after ${round} round(s)`);
-        if (slack > cfg.slackTolerance) return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance} after ${round} round(s)`);
-        break;
+      this.check(this.out, horizon);
+      lastMinH = o.minH;
+      lastMinHStep = o.minHStep;
+      lastSlack = slack;
+      const safe = this.checkHard && slack <= cfg.slackTolerance;
+      if (safe && this.checkViolation < best.violation) {
+        this.best.set(this.out);
+        best.round = round;
+        best.slack = slack;
+        best.minH = o.minH;
+        best.minHStep = o.minHStep;
+        best.violation = this.checkViolation;
       }
+      if ((safe && this.checkViolation <= cfg.cbfTolerance) || round === cfg.maxRounds) break;
       // Next reference: the result, unless the linearised problem needed slack. Then the result lies
       // where the linear model of h is poor (typically far from q0 along a nominal that runs into the
       // obstacle); linearise at the standing-still chunk instead, where u = q0 meets every row
@@ -164,6 +207,19 @@ export class ChunkCbfFilter {
         this.refIsStill = false;
       }
     }
+    if (best.violation === Infinity) {
+      o.minH = lastMinH;
+      o.minHStep = lastMinHStep;
+      o.slackUsed = lastSlack;
+      if (!(lastMinH >= 0)) return this.fail('unsafe', `h = ${fmt(lastMinH)} < 0 at step ${lastMinHStep} after ${o.rounds} round(s)`);
+      if (lastSlack > cfg.slackTolerance) return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(lastSlack)} > ${cfg.slackTolerance} after ${o.rounds} round(s)`);
+      return this.fail('unsafe', `no round met joint limits and motion bounds after ${o.rounds} round(s)`);
+    }
+    this.out.set(this.best);
+    o.slackUsed = best.slack;
+    o.minH = best.minH;
+    o.minHStep = best.minHStep;
+    o.cbfViolation = best.violation;
     let mod = 0;
     for (let c = 0; c < nu; c++) mod = Math.max(mod, Math.abs(this.out[c]! - nominal[c]!));
     o.modification = mod;
@@ -173,15 +229,17 @@ export class ChunkCbfFilter {
   }
 
   /**
-   * Does chunk `u` meet joint limits, motion bounds (1e-9 rad slack for rounding) and the nonlinear
-   * barrier condition h_p(u_k) ≥ (1−γ) h_p(u_{k−1}) − tol, with h_p(u_k) ≥ 0? Sets minH.
+   * Re-check of chunk `u` on the nonlinear barrier: sets checkHard (joint limits, motion bounds with
+   * 1e-9 rad for rounding, h ≥ 0 at every step), checkViolation (max of (1−γ)h_p(u_{k−1}) − h_p(u_k),
+   * clipped at 0) and the outcome's minH / minHStep.
    */
-  private satisfies(u: Float64Array, horizon: number, tol: number): boolean {
+  private check(u: Float64Array, horizon: number): void {
     const n = this.barrier.joints;
     const m = this.barrier.pairs;
     const cfg = this.config;
     const decay = 1 - cfg.gamma;
-    let ok = true;
+    let hard = true;
+    let violation = 0;
     let minH = Infinity;
     let minStep = -1;
     this.barrier.h(this.q0Buf, this.hPrev);
@@ -189,7 +247,7 @@ export class ChunkCbfFilter {
       for (let j = 0; j < n; j++) {
         const v = u[k * n + j]!;
         const prev = k === 0 ? this.q0Buf[j]! : u[(k - 1) * n + j]!;
-        if (!(v >= cfg.qmin[j]! && v <= cfg.qmax[j]! && Math.abs(v - prev) <= this.dq[j]! + 1e-9)) ok = false;
+        if (!(v >= cfg.qmin[j]! && v <= cfg.qmax[j]! && Math.abs(v - prev) <= this.dq[j]! + 1e-9)) hard = false;
         this.step[j] = v;
       }
       const hk = this.barrier.h(this.step, this.hq);
@@ -198,13 +256,15 @@ export class ChunkCbfFilter {
         minStep = k;
       }
       for (let p = 0; p < m; p++) {
-        if (!(this.hq[p]! >= decay * this.hPrev[p]! - tol)) ok = false;
+        const short = decay * this.hPrev[p]! - this.hq[p]!;
+        if (short > violation || short !== short) violation = short !== short ? Infinity : short;
         this.hPrev[p] = this.hq[p]!;
       }
     }
     this.outcome.minH = minH;
     this.outcome.minHStep = minStep;
-    return ok && minH >= 0;
+    this.checkHard = hard && minH >= 0;
+    this.checkViolation = violation;
   }
 
   private shape(horizon: number): ChunkQp {
@@ -214,6 +274,9 @@ export class ChunkCbfFilter {
       this.solver = this.makeSolver(this.qp.problem);
       this.out = new Float64Array(horizon * n);
       this.ref = new Float64Array(horizon * n);
+      this.best = new Float64Array(horizon * n);
+      this.warm = new Float64Array(this.qp.problem.n);
+      this.warmDual = new Float64Array(this.qp.problem.m);
     }
     return this.qp;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS } from '../../src/gate/index.js';
-import type { CbfFilterConfig, QpSolverFactory } from '../../src/gate/index.js';
+import type { BarrierModel, CbfFilterConfig, QpSolverFactory } from '../../src/gate/index.js';
 import { denseSolverFactory, solveDenseQp } from './support/dense-qp.js';
 import { PlanarArmDisc, sweep } from './support/planar-arm.js';
 
@@ -105,6 +105,44 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     expect(o.status).toBe('filtered');
     expect(o.rounds).toBeLessThan(8); // stopped because the re-check passed, not at the cap
     expect(worstDecayViolation(model, o.targets, 20)).toBeLessThanOrEqual(1e-6);
+  });
+
+  it('executes the safe round with the smallest barrier-condition violation; a worse later round never makes it a hold', () => {
+    const model = arm();
+    const H = 20;
+    // Linearisations from round 4 on get the gradient's sign wrong, so round 4 steers into the disc.
+    let gradientCalls = 0;
+    const misleading: BarrierModel = {
+      joints: 2,
+      pairs: 2,
+      h: (q, out) => model.h(q, out),
+      gradient: (q, hOut, grad) => {
+        model.gradient(q, hOut, grad);
+        if (gradientCalls++ >= 3 * H) for (let i = 0; i < grad.length; i++) grad[i] = -grad[i]!;
+      },
+    };
+    // a negative tolerance accepts no round early: all four run and the filter must choose
+    const f = new ChunkCbfFilter(misleading, denseSolverFactory, { ...config, maxRounds: 4, cbfTolerance: -1 });
+    const rounds: { u: Float64Array; slack: number }[] = [];
+    f.trace = (_round, slack, u) => rounds.push({ u: u.slice(), slack });
+    const o = f.filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
+    expect(rounds).toHaveLength(4);
+    // independent verdict per round: safe = h ≥ 0 at every step, motion bounds, no slack
+    const verdicts = rounds.map(({ u, slack }) => {
+      let motionOk = true;
+      for (let k = 0; k < H; k++) for (let j = 0; j < 2; j++) if (Math.abs(u[2 * k + j]! - (k === 0 ? q0[j]! : u[2 * (k - 1) + j]!)) > 0.2 + 1e-9) motionOk = false;
+      return { safe: minHOver(model, u, H) >= 0 && motionOk && slack <= 1e-6, violation: Math.max(0, worstDecayViolation(model, u, H)) };
+    });
+    expect(verdicts[0]!.safe).toBe(false); // linearised at the nominal through the disc: needs slack
+    expect(verdicts[3]!.safe).toBe(false); // the misled round
+    const safe = verdicts.map((v, i) => ({ ...v, i })).filter((v) => v.safe);
+    expect(safe.length).toBeGreaterThan(0);
+    const best = safe.reduce((a, b) => (b.violation < a.violation ? b : a));
+    expect(o.status, o.detail).toBe('filtered');
+    expect(o.rounds).toBe(4);
+    expect(Array.from(o.targets)).toEqual(Array.from(rounds[best.i]!.u));
+    expect(o.cbfViolation).toBeCloseTo(best.violation, 12);
+    expect(o.minH).toBeCloseTo(minHOver(model, rounds[best.i]!.u, H), 12);
   });
 
   it('a single linearisation deep inside the obstacle needs slack: unsafe, slack reported', () => {
