@@ -50,6 +50,10 @@ export interface ExecutedChunk {
   readonly slackUsed?: number;
   /** Max |u − u_nom| over the chunk (rad). */
   readonly modification?: number;
+  /** Smallest barrier value h over the executed chunk's steps (m; ≥ 0). */
+  readonly minH?: number;
+  /** Largest shortfall of the barrier condition h(u_k) ≥ (1−γ)h(u_{k−1}) on the executed chunk (m; 0 = met). */
+  readonly cbfViolation?: number;
 }
 
 /** Result out, as JSON. */
@@ -64,6 +68,8 @@ export interface ChunkResultMessage {
   targets?: number[][];
   slackUsed?: number;
   modification?: number;
+  minH?: number;
+  cbfViolation?: number;
 }
 
 export function describeRejection(r: ChunkRejection): string {
@@ -96,5 +102,7 @@ export function toResultMessage(r: ExecutedChunk, t: number, joints: number): Ch
   }
   if (r.slackUsed !== undefined) msg.slackUsed = r.slackUsed;
   if (r.modification !== undefined) msg.modification = r.modification;
+  if (r.minH !== undefined && Number.isFinite(r.minH)) msg.minH = r.minH;
+  if (r.cbfViolation !== undefined) msg.cbfViolation = r.cbfViolation;
   return msg;
 }

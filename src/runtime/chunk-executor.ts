@@ -91,8 +91,7 @@ export class ChunkExecutor {
           dt: chunk.dt,
           targets: Float64Array.from(outcome.targets),
         };
-        const slackUsed = outcome.slackUsed;
-        const modification = outcome.modification;
+        const { slackUsed, modification, minH, cbfViolation } = outcome;
         try {
           sink.execute(forward, now);
         } catch (e) {
@@ -108,6 +107,8 @@ export class ChunkExecutor {
           targets: forward.targets,
           slackUsed,
           modification,
+          minH,
+          cbfViolation,
         };
       }
     }

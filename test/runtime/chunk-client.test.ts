@@ -34,6 +34,13 @@ describe('chunk client ↔ server over the in-process transport', () => {
     expect(res.slackUsed).toBeLessThanOrEqual(1e-6);
     expect(res.modification).toBeGreaterThan(0);
     expect(res.targets!.flat()).toEqual(Array.from(r.arm.executed[0]!.chunk.targets));
+    // the reported smallest h is the executed chunk's, recomputed here on the nonlinear barrier
+    const rows = res.targets!;
+    const minH = Math.min(...rows.map((q) => Math.min(r.model.pairH(q, 0), r.model.pairH(q, 1))));
+    expect(res.minH).toBeCloseTo(minH, 9);
+    expect(res.minH).toBeGreaterThanOrEqual(0);
+    expect(res.cbfViolation).toBeGreaterThanOrEqual(0);
+    expect(res.cbfViolation).toBeLessThan(1e-3);
   });
 
   it('malformed payloads are rejected with the field named and answered with their id', async () => {
