@@ -10,3 +10,4 @@ export * from './cbf-qp.js';
 export * from './cbf-filter.js';
 export * from './capsule-barrier.js';
 export * from './cbf-solver.js';
+export * from './tracked-obstacles.js';

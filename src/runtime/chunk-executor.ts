@@ -10,6 +10,7 @@ import { describeRejection } from '../gate/chunk.js';
 import type { ChunkScreen } from '../gate/chunk-screen.js';
 import { describeCause } from '../gate/events.js';
 import type { Gate } from '../gate/gate.js';
+import type { StaleObstacle } from '../gate/tracked-obstacles.js';
 import type { CommandSink, Fault, JointChunk, JointStateSource } from '../ports/index.js';
 
 export interface ChunkExecutorOptions {
@@ -22,6 +23,11 @@ export interface ChunkExecutorOptions {
   readonly maxStateAge: number;
   /** Returns a deadline predicate for one solve started at `now` (the runtime's clock), if any. */
   readonly deadline?: (now: number) => () => boolean;
+  /**
+   * Tracked obstacles to move into the barrier before each chunk is filtered; a stale one holds
+   * (stale-signal fault from 'tracking').
+   */
+  readonly obstacles?: { refresh(now: number): StaleObstacle | null };
   /** Reported to on every decision. */
   readonly onResult?: (result: ExecutedChunk, now: number) => void;
 }
@@ -64,6 +70,12 @@ export class ChunkExecutor {
     if (!(age <= this.o.maxStateAge) || !finite) {
       const fault: Fault = { kind: 'stale-signal', source: 'joint-state', signal: 'joint_positions', age };
       gate.fault(now, fault);
+      return this.held(id, gate);
+    }
+    const stale = this.o.obstacles?.refresh(now) ?? null;
+    if (stale !== null) {
+      const seen = Number.isFinite(stale.age) ? `last seen ${stale.age.toPrecision(3)} s ago` : 'never seen';
+      gate.fault(now, { kind: 'stale-signal', source: 'tracking', detail: `tracked obstacle '${stale.body}' ${seen}: the chunk cannot be checked against it` });
       return this.held(id, gate);
     }
     let outcome;
