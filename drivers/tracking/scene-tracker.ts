@@ -6,6 +6,7 @@
  */
 import { Validity, signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { Pose, Quaternion, Vector3 } from '../ros2/messages.js';
+import type { TrackedPositionSource } from '../../src/gate/tracked-obstacles.js';
 import { angleDeg, bodyZ, distance, finitePose } from './pose-math.js';
 
 export interface SceneTrackerConfig {
@@ -15,6 +16,8 @@ export interface SceneTrackerConfig {
   target?: string;
   /** Source id written into frames, e.g. 'mocap' or 'apriltag'. */
   source: string;
+  /** Bodies tracked only as CBF obstacles (positions through `positionOf`). */
+  obstacles?: readonly string[];
 }
 
 interface BodyTrack {
@@ -29,13 +32,13 @@ const DISP = signalIndex('non_target_disp_max') ?? -1;
 const TILT = signalIndex('target_obj_tilt_world_deg') ?? -1;
 const HEIGHT = signalIndex('obj_above_table') ?? -1;
 
-export class SceneTracker {
+export class SceneTracker implements TrackedPositionSource {
   private readonly bodies = new Map<string, BodyTrack>();
   private readonly bystanders: ReadonlySet<string>;
 
   constructor(readonly config: SceneTrackerConfig) {
     this.bystanders = new Set(config.bystanders);
-    for (const name of [...config.bystanders, ...(config.target ? [config.target] : [])]) {
+    for (const name of [...config.bystanders, ...(config.target ? [config.target] : []), ...(config.obstacles ?? [])]) {
       this.bodies.set(name, {
         initial: undefined,
         initialUp: new Float64Array(3),
@@ -65,6 +68,16 @@ export class SceneTracker {
   }
   observePose(name: string, pose: Pose, stamp: number): void {
     this.observe(name, pose.position, pose.orientation, stamp);
+  }
+
+  /** Latest position of `body` into out (tracking frame); its stamp, or NaN if never seen / not tracked. */
+  positionOf(body: string, out: Float64Array): number {
+    const b = this.bodies.get(body);
+    if (!b || b.stamp === -Infinity) return NaN;
+    out[0] = b.current.x;
+    out[1] = b.current.y;
+    out[2] = b.current.z;
+    return b.stamp;
   }
 
   /** New episode: displacements are measured from the next pose of each body. */

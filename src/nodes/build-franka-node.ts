@@ -50,12 +50,26 @@ export function buildFrankaNode(
     controllerTopic: config.controllerTopic,
   });
   let tracker: SceneTracker | undefined;
-  if (config.tracking && config.bystanders.length > 0) {
-    tracker = new SceneTracker({ bystanders: config.bystanders, source: config.tracking.kind });
+  if (config.tracking && (config.bystanders.length > 0 || config.obstacles.length > 0)) {
+    tracker = new SceneTracker({ bystanders: config.bystanders, obstacles: config.obstacles.map((o) => o.body), source: config.tracking.kind });
     subscribeTracking(rosNode, tracker, config.tracking);
   }
   const gate = new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals });
-  const chunks = extras.chunks ?? (config.gating ? (f: FrankaRos, g: Gate) => frankaChunkExecutor(f, g, { platform: config.platform, tableHeight: config.tableHeight }) : undefined);
+  const trackedBodies = tracker && config.obstacles.length > 0 ? tracker : undefined;
+  const chunks =
+    extras.chunks ??
+    (config.gating
+      ? (f: FrankaRos, g: Gate) =>
+          frankaChunkExecutor(f, g, {
+            platform: config.platform,
+            tableHeight: config.tableHeight,
+            dSafe: config.dSafe,
+            ...(config.workspace ? { workspace: config.workspace } : {}),
+            ...(trackedBodies
+              ? { tracked: { bodies: config.obstacles, source: trackedBodies, trackingInBase: config.trackingInBase, maxAge: config.obstacleMaxAge } }
+              : {}),
+          })
+      : undefined);
   const pipeline = new Pipeline({
     source: franka,
     ...(tracker ? { mapping: (frame) => tracker.writeSignals(frame) } : {}),

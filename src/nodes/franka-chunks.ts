@@ -1,8 +1,9 @@
 /**
  * The chunk path of a Franka in gating mode: screen → chunk CBF filter (FR3/Panda capsules against
- * the table plane and the workspace) → FrankaRos (JointTrajectory to the controller).
+ * tracked objects, the table plane and the workspace) → FrankaRos (JointTrajectory to the controller).
  */
-import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups, type Gate } from '../gate/index.js';
+import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups, TrackedObstacles, type Gate } from '../gate/index.js';
+import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.js';
 import { CapsuleModel, FR3_CHAIN, FR3_MODEL, PANDA_CHAIN, PANDA_MODEL, type ObstacleSet } from '../kinematics/index.js';
 import { ChunkExecutor, type ChunkExecutorOptions } from '../runtime/chunk-executor.js';
 import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
@@ -17,6 +18,13 @@ export interface FrankaChunkOptions {
   /** Workspace box [xmin, ymin, zmin, xmax, ymax, zmax] in the base frame, or none. */
   workspace?: readonly number[];
   dSafe?: number;
+  /** Tracked objects as barrier spheres, positions from `source` (tracking frame → base by `trackingInBase`). */
+  tracked?: {
+    bodies: readonly TrackedObstacleSpec[];
+    source: TrackedPositionSource;
+    trackingInBase: readonly [number, number, number, number, number, number];
+    maxAge: number;
+  };
   onResult?: ChunkExecutorOptions['onResult'];
 }
 
@@ -26,10 +34,15 @@ export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChun
   const qmax = chain.joints.map((j) => j.upper);
   const obstacles: ObstacleSet = {
     planes: Float64Array.from([0, 0, 1, o.tableHeight]),
-    spheres: new Float64Array(0),
+    // one sphere per tracked body, placed by TrackedObstacles before every chunk
+    spheres: new Float64Array(4 * (o.tracked?.bodies.length ?? 0)),
     box: o.workspace ? Float64Array.from(o.workspace) : null,
   };
-  const barrier = new CapsuleBarrier(new CapsuleModel(o.platform === 'fr3' ? FR3_MODEL : PANDA_MODEL), obstacleGroups(obstacles), o.dSafe ?? 0.03);
+  const groups = obstacleGroups(obstacles);
+  const barrier = new CapsuleBarrier(new CapsuleModel(o.platform === 'fr3' ? FR3_MODEL : PANDA_MODEL), groups, o.dSafe ?? 0.03);
+  const tracked = o.tracked
+    ? new TrackedObstacles(o.tracked.bodies, groups.slice(0, o.tracked.bodies.length), o.tracked.source, o.tracked.trackingInBase, o.tracked.maxAge)
+    : undefined;
   const filter = new ChunkCbfFilter(barrier, interiorPointSolver, {
     ...DEFAULT_CBF_WEIGHTS,
     qmin,
@@ -41,5 +54,9 @@ export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChun
     maxIterations: 40,
   });
   const screen = new ChunkScreen({ joints: 7, maxHorizon: 200, qmin, qmax, maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });
-  return new ChunkExecutor({ gate, screen, filter, sink: franka, joints: franka, maxStateAge: 0.05, ...(o.onResult ? { onResult: o.onResult } : {}) });
+  return new ChunkExecutor({
+    gate, screen, filter, sink: franka, joints: franka, maxStateAge: 0.05,
+    ...(tracked ? { obstacles: tracked } : {}),
+    ...(o.onResult ? { onResult: o.onResult } : {}),
+  });
 }

@@ -6,6 +6,7 @@
 import { YamlReader } from '../schema/yaml-reader.js';
 import type { InputError } from '../util/errors.js';
 import type { TrackingInput } from '../../drivers/tracking/ros-adapters.js';
+import type { TrackedObstacleSpec } from '../gate/tracked-obstacles.js';
 
 export interface FrankaNodeConfig {
   nodeName: string;
@@ -23,11 +24,22 @@ export interface FrankaNodeConfig {
   /** Bystanders tracked for non_target_disp_max (empty: the clause is not applicable). */
   bystanders: string[];
   tracking: TrackingInput | undefined;
+  /** Tracked bodies the CBF keeps the arm clear of (spheres around their tracked positions). */
+  obstacles: TrackedObstacleSpec[];
+  /** Pose of the tracking frame in the robot base frame: x, y, z (m), roll, pitch, yaw (rad). */
+  trackingInBase: [number, number, number, number, number, number];
+  /** A tracked obstacle older than this (s) holds the next chunk. */
+  obstacleMaxAge: number;
+  /** Workspace box [xmin, ymin, zmin, xmax, ymax, zmax] (m, base frame) the capsules stay inside, or none. */
+  workspace: number[] | undefined;
+  /** Safety distance of the CBF (m). */
+  dSafe: number;
 }
 
 const KEYS = [
   'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'robot_state_topic', 'gripper_topic',
   'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
+  'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe',
 ] as const;
 
 export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'armguard'): { ok: true; config: FrankaNodeConfig } | { ok: false; errors: InputError[] } {
@@ -86,7 +98,35 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
     default:
       r.fail(p?.get('tracking')?.value, field('tracking'), `expected none, vrpn, mocap4r2 or apriltag, got '${kind}'`);
   }
-  if (tracking && bystanders.length === 0) r.fail(p?.get('tracking')?.value, field('bystanders'), 'tracking is configured but no bystanders are listed');
+  const numbers = (k: string, count: number): number[] | undefined => {
+    const e = p?.get(k);
+    if (!e) return undefined;
+    const items = r.seq(e.value, field(k));
+    if (!items) return undefined;
+    if (items.length !== count) return r.fail(e.value, field(k), `expected ${count} numbers, got ${items.length}`);
+    const out = items.map((item, i) => r.number(item, `${field(k)}[${i}]`));
+    return out.every((v): v is number => v !== undefined) ? out : undefined;
+  };
+  const obstacles: TrackedObstacleSpec[] = [];
+  for (const item of list('obstacle_bodies') ?? []) {
+    const i = item.lastIndexOf(':');
+    const radius = i > 0 ? Number(item.slice(i + 1)) : NaN;
+    if (i <= 0 || !(radius > 0 && radius < 2)) r.fail(p?.get('obstacle_bodies')?.value, field('obstacle_bodies'), `expected 'body:radius_m' entries with 0 < radius < 2, got '${item}'`);
+    else obstacles.push({ body: item.slice(0, i), radius });
+  }
+  if (obstacles.length > 0 && !tracking) r.fail(p?.get('obstacle_bodies')?.value, field('obstacle_bodies'), 'obstacle bodies need tracking (vrpn, mocap4r2 or apriltag)');
+  if (tracking && tracking.kind !== 'mocap4r2') {
+    const named = new Set(Object.values(tracking.kind === 'vrpn' ? tracking.trackers : tracking.tags));
+    for (const o of obstacles) {
+      if (!named.has(o.body)) r.fail(p?.get('obstacle_bodies')?.value, field('obstacle_bodies'), `obstacle body '${o.body}' is not mapped in ${tracking.kind === 'vrpn' ? 'vrpn_trackers' : 'apriltag_tags'}`);
+    }
+  }
+  if (tracking && bystanders.length === 0 && obstacles.length === 0) r.fail(p?.get('tracking')?.value, field('bystanders'), 'tracking is configured but no bystanders or obstacle_bodies are listed');
+  const workspace = numbers('workspace', 6);
+  if (workspace && !(workspace[0]! < workspace[3]! && workspace[1]! < workspace[4]! && workspace[2]! < workspace[5]!)) {
+    r.fail(p?.get('workspace')?.value, field('workspace'), 'expected [xmin, ymin, zmin, xmax, ymax, zmax] with each min below its max');
+  }
+  const trackingInBase = (numbers('tracking_frame_in_base', 6) ?? [0, 0, 0, 0, 0, 0]) as [number, number, number, number, number, number];
   const config = {
     nodeName,
     robotId: robotId ?? '',
@@ -104,6 +144,11 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
     })(),
     bystanders,
     tracking,
+    obstacles,
+    trackingInBase,
+    obstacleMaxAge: num('obstacle_max_age', 0.1) ?? 0.1,
+    workspace,
+    dSafe: num('d_safe', 0.03) ?? 0.03,
   };
   return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config };
 }

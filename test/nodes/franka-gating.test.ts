@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type JointTrajectory } from '../../drivers/ros2/messages.js';
+import { toStamp, type JointState, type JointTrajectory, type PoseStamped } from '../../drivers/ros2/messages.js';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
@@ -18,7 +18,7 @@ import { gripperState, robotState } from '../drivers/franka/fixtures.js';
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
 
-function setup() {
+function setup(overrides: Partial<FrankaNodeConfig> = {}) {
   const spec = loadScoringSpec(defaultSpecPaths());
   if (!spec.ok) throw new Error(spec.problems.join('\n'));
   const clock = new ManualClock(100);
@@ -28,6 +28,8 @@ function setup() {
     nodeName: 'armguard', robotId: 'fr3-test', platform: 'fr3', task: 'libero-spatial-pick-bowl', gating: true,
     diagnosticsRate: 10, idleStepRate: 100, robotStateTopic: '/franka_robot_state_broadcaster/robot_state',
     gripperTopic: '/franka_gripper/joint_states', controllerTopic: '/fr3_arm_controller/joint_trajectory', tableHeight: 0, bystanders: [], tracking: undefined,
+    obstacles: [], trackingInBase: [0, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1, workspace: undefined, dSafe: 0.03,
+    ...overrides,
   };
   const parts = buildFrankaNode(graph, config, spec.spec);
   const other = graph.createNode('world');
@@ -53,7 +55,7 @@ function setup() {
     }));
     proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: JOINTS, points });
   };
-  return { parts, tick, propose, toController, results };
+  return { parts, tick, propose, toController, results, clock, other };
 }
 
 describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
@@ -96,3 +98,60 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
     expect(s.toController.length).toBe(before);
   });
 });
+
+describe('Franka gating with a tracked object as a barrier sphere (vrpn, tracking frame turned 90° in the base)', () => {
+  // tracking frame at (0.3, 0, 0) in the base, yaw +90°: base = (0.3 − y_t, x_t, z_t), so tracking = (y_b, 0.3 − x_b, z_b)
+  const trackingInBase: [number, number, number, number, number, number] = [0.3, 0, 0, 0, 0, Math.PI / 2];
+  const toTracking = (b: Float64Array) => ({ x: b[1]!, y: 0.3 - b[0]!, z: b[2]! });
+  const END = READY.map((q, j) => (j === 0 ? q + 0.8 : q)); // a 0.8 rad turn of the base joint sweeps the hand sideways
+  // the object sits where the hand passes halfway through the turn
+  const model = new CapsuleModel(FR3_MODEL);
+  model.update(READY.map((q, j) => (j === 0 ? q + 0.4 : q)));
+  const k = model.count - 1;
+  const hand = Float64Array.from(model.world.subarray(6 * k + 3, 6 * k + 6));
+  const RADIUS = 0.04;
+  const tracked = () =>
+    setup({
+      tracking: { kind: 'vrpn', trackers: { Box1: 'box' } },
+      obstacles: [{ body: 'box', radius: RADIUS }],
+      trackingInBase,
+    });
+  const publishBox = (s: ReturnType<typeof setup>) => {
+    const pub = s.other.createPublisher<PoseStamped>('geometry_msgs/msg/PoseStamped', '/vrpn_mocap/Box1/pose', QOS_SENSOR_DATA);
+    return () => pub.publish({ header: { stamp: toStamp(s.clock.now()), frame_id: 'world' }, pose: { position: toTracking(hand), orientation: { x: 0, y: 0, z: 0, w: 1 } } });
+  };
+  const sphereCheck = () =>
+    new Barrier(new CapsuleModel(FR3_MODEL), { planes: new Float64Array(0), spheres: Float64Array.from([...hand, RADIUS]), box: null }, 0.03, { includeSelf: false });
+
+  it('a sweep through the tracked object reaches the controller only bent around it', () => {
+    const s = tracked();
+    const box = publishBox(s);
+    s.tick(50);
+    box();
+    expect(sphereCheck().value(READY.map((q, j) => (j === 0 ? q + 0.4 : q)))).toBeLessThan(0); // the nominal sweep goes through it
+    s.propose('sweep', END);
+    const r = s.results.at(-1)!;
+    expect(r.verdict, r.reason).toBe('filtered');
+    const check = sphereCheck();
+    for (const p of s.toController.at(-1)!.points) expect(check.value(p.positions)).toBeGreaterThanOrEqual(-1e-9);
+  });
+
+  it('without a recent sample of the object the chunk is held, naming the body', () => {
+    const s = tracked();
+    s.tick(50);
+    const before = s.toController.length;
+    s.propose('never-seen', END);
+    expect(s.results.at(-1)).toMatchObject({ verdict: 'held' });
+    expect(s.results.at(-1)!.reason).toMatch(/tracked obstacle 'box' never seen/);
+    expect(s.toController.slice(before).every((m) => m.points.length === 0)).toBe(true);
+
+    const t = tracked();
+    const box = publishBox(t);
+    t.tick(20);
+    box();
+    t.tick(200); // 0.2 s without a sample > obstacle_max_age 0.1 s
+    t.propose('stale', END);
+    expect(t.results.at(-1)!.reason).toMatch(/tracked obstacle 'box' last seen 0\.2\d* s ago/);
+  });
+});
+

@@ -34,7 +34,30 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
     expect(messages).toContain("p.yaml:4 field 'armguard.ros__parameters.platform': expected fr3 or panda, got 'ur5'");
     expect(messages.some((m) => m.startsWith("p.yaml:3 field 'armguard.ros__parameters.robot_id'"))).toBe(true);
     expect(messages.some((m) => m.includes("expected 'source:body' entries, got 'nocolon'"))).toBe(true);
-    expect(messages.some((m) => m.includes('no bystanders are listed'))).toBe(true);
+    expect(messages.some((m) => m.includes('no bystanders or obstacle_bodies are listed'))).toBe(true);
+  });
+  it('reads tracked obstacle bodies, the tracking frame, the workspace and d_safe, and names every bad one', () => {
+    const head = 'armguard:\n  ros__parameters:\n    robot_id: r\n    task: t\n    tracking: vrpn\n    vrpn_trackers: ["Box1:box"]\n';
+    const ok = parseFrankaNodeConfig(
+      `${head}    obstacle_bodies: ["box:0.06"]\n    tracking_frame_in_base: [0.3, 0, 0, 0, 0, 1.5708]\n    obstacle_max_age: 0.05\n    workspace: [-0.8, -0.8, -0.05, 0.8, 0.8, 1.2]\n    d_safe: 0.02\n`,
+      'p.yaml',
+    );
+    expect(ok.ok).toBe(true);
+    if (ok.ok) {
+      expect(ok.config).toMatchObject({ obstacles: [{ body: 'box', radius: 0.06 }], trackingInBase: [0.3, 0, 0, 0, 0, 1.5708], obstacleMaxAge: 0.05, workspace: [-0.8, -0.8, -0.05, 0.8, 0.8, 1.2], dSafe: 0.02 });
+      expect(ok.config.bystanders).toEqual([]);
+    }
+    const bad = parseFrankaNodeConfig(`${head}    obstacle_bodies: ["cup:0.05", "box:-1"]\n    tracking_frame_in_base: [1, 2]\n    workspace: [1, 0, 0, 0, 1, 1]\n`, 'p.yaml');
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    const m = bad.errors.map((e) => e.message);
+    expect(m).toContain("p.yaml:7 field 'armguard.ros__parameters.obstacle_bodies': expected 'body:radius_m' entries with 0 < radius < 2, got 'box:-1'");
+    expect(m).toContain("p.yaml:7 field 'armguard.ros__parameters.obstacle_bodies': obstacle body 'cup' is not mapped in vrpn_trackers");
+    expect(m).toContain("p.yaml:8 field 'armguard.ros__parameters.tracking_frame_in_base': expected 6 numbers, got 2");
+    expect(m).toContain("p.yaml:9 field 'armguard.ros__parameters.workspace': expected [xmin, ymin, zmin, xmax, ymax, zmax] with each min below its max");
+    const untracked = parseFrankaNodeConfig('armguard:\n  ros__parameters:\n    robot_id: r\n    task: t\n    obstacle_bodies: ["box:0.05"]\n', 'p.yaml');
+    expect(untracked.ok).toBe(false);
+    if (!untracked.ok) expect(untracked.errors[0]!.message).toMatch(/obstacle bodies need tracking/);
   });
   it('a missing node section says what is expected', () => {
     const r = parseFrankaNodeConfig('other:\n  ros__parameters: {}\n', 'p.yaml');
