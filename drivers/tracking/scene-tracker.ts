@@ -6,7 +6,6 @@
  */
 import { Validity, signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { Pose, Quaternion, Vector3 } from '../ros2/messages.js';
-import type { TrackedPositionSource } from '../../src/gate/tracked-obstacles.js';
 import { angleDeg, bodyZ, distance, finitePose } from './pose-math.js';
 
 export interface SceneTrackerConfig {
@@ -32,7 +31,7 @@ const DISP = signalIndex('non_target_disp_max') ?? -1;
 const TILT = signalIndex('target_obj_tilt_world_deg') ?? -1;
 const HEIGHT = signalIndex('obj_above_table') ?? -1;
 
-export class SceneTracker implements TrackedPositionSource {
+export class SceneTracker {
   private readonly bodies = new Map<string, BodyTrack>();
   private readonly bystanders: ReadonlySet<string>;
 
@@ -70,7 +69,7 @@ export class SceneTracker implements TrackedPositionSource {
     this.observe(name, pose.position, pose.orientation, stamp);
   }
 
-  /** Latest position of `body` into out (tracking frame); its stamp, or NaN if never seen / not tracked. */
+  /** Latest position of `body` into out (tracking frame); its stamp, or NaN if never seen / not tracked (the gate's TrackedPositionSource). */
   positionOf(body: string, out: Float64Array): number {
     const b = this.bodies.get(body);
     if (!b || b.stamp === -Infinity) return NaN;
