@@ -10,6 +10,7 @@
  *   node --expose-gc --import tsx bench/gate-cbf.ts [heapFilters=2000] [skipToy]
  */
 import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,22 @@ function makeFilter(n: number, pairs: number, cycle: number) {
   });
 }
 
+/** CPU ms for 1e8 multiply-adds (best of 3): how fast this (shared, virtualised) machine is right now. */
+function calibrationMs(): number {
+  const a = new Float64Array(1000).fill(1);
+  let best = Infinity;
+  for (let rep = 0; rep < 3; rep++) {
+    const c0 = process.cpuUsage();
+    let s = 0;
+    for (let r = 0; r < 100000; r++) for (let i = 0; i < 1000; i++) s += a[i]! * 1.0001 + i;
+    const c = process.cpuUsage(c0);
+    if (s === 0) console.log('');
+    best = Math.min(best, (c.user + c.system) / 1000);
+  }
+  return +best.toFixed(1);
+}
+console.log(JSON.stringify({ bench: 'gate-cbf', loadavg_start: loadavg().map((v) => +v.toFixed(2)), calibration_1e8_madd_cpu_ms: calibrationMs() }));
+
 const summary: Record<string, unknown>[] = [];
 const medians = new Map<number, number>();
 for (const n of process.argv[3] === 'skipToy' ? [] : [6, 7]) {
@@ -67,6 +84,7 @@ for (const n of process.argv[3] === 'skipToy' ? [] : [6, 7]) {
   const qpPerSolve: number[] = [];
   const unsafeWhy = new Map<string, number>();
   const status = new Map<string, number>();
+  const byRounds = new Map<number, number[]>();
   let maxIter = 0;
   for (const pairs of [2, 3, 4]) {
     for (const seed of [1, 2, 3]) {
@@ -84,6 +102,7 @@ for (const n of process.argv[3] === 'skipToy' ? [] : [6, 7]) {
           const dt = performance.now() - t0;
           if (rep === 0) return; // first pass warms the JIT and the per-shape allocation
           times.push(dt);
+          byRounds.set(o.rounds, [...(byRounds.get(o.rounds) ?? []), dt]);
           if (o.rounds > 0) qpPerSolve.push(qpMs / o.rounds);
           if (o.status === 'unsafe') {
             const why = o.detail.startsWith('present position') ? 'q0 inside d_safe' : o.detail.includes('slack') ? 'slack needed' : 'h < 0 after re-check';
@@ -109,6 +128,7 @@ for (const n of process.argv[3] === 'skipToy' ? [] : [6, 7]) {
     unsafe_reasons: Object.fromEntries(unsafeWhy),
     max_mean_iterations_per_solve: maxIter,
     outcomes: Object.fromEntries(status),
+    by_rounds: Object.fromEntries([...byRounds].sort((a, b) => a[0] - b[0]).map(([r, ts]) => [r, { chunks: ts.length, median_ms: +q(ts, 0.5).toFixed(3), max_ms: +Math.max(...ts).toFixed(3) }])),
   });
 }
 for (const s of summary) console.log(JSON.stringify(s));
@@ -168,3 +188,4 @@ if (gc) {
 } else {
   console.log('(run with node --expose-gc --import tsx for the heap-growth figure)');
 }
+console.log(JSON.stringify({ loadavg_end: loadavg().map((v) => +v.toFixed(2)), calibration_1e8_madd_cpu_ms: calibrationMs() }));
