@@ -1,10 +1,10 @@
 /**
  * Kinematics hot-path costs for the gate's CBF filter and the SO-101 mapping (issue 4 / SPEC §6):
- * FK + capsules, barrier h(q), barrier gradient (central differences), and one full SO-101 mapping
+ * FK + capsules, barrier h(q), barrier gradient (central differences and analytic), and one full SO-101 mapping
  * update from raw registers. Run: npx tsx bench/kinematics-bench.ts
  */
 import { performance } from 'node:perf_hooks';
-import { Barrier, CapsuleModel, FR3_MODEL, SO101_MODEL, type ObstacleSet } from '../src/kinematics/index.js';
+import { Barrier, CapsuleModel, ClearanceGradient, FR3_MODEL, minimumClearance, SO101_MODEL, type Clearance, type ObstacleSet } from '../src/kinematics/index.js';
 import { So101Mapping, createRawState } from '../drivers/so101/mapping.js';
 import { defaultSo101Calibration } from '../src/calibration/so101-defaults.js';
 import { AnalyticFreeMotionModel } from '../src/calibration/free-motion.js';
@@ -39,6 +39,14 @@ for (const [name, spec, n] of [['SO-101', SO101_MODEL, 6], ['FR3', FR3_MODEL, 7]
   time(`${name}: barrier gradient (central differences, ${2 * n + 1} evals)`, 50_000, (i) => {
     q[1] = 0.3 + 1e-6 * i;
     barrier.gradient(q, grad);
+  });
+  const analytic = new ClearanceGradient(model);
+  const active: Clearance = { distance: 0, kind: 'none', capsule: -1, other: -1 };
+  time(`${name}: barrier h + gradient (analytic n̂·J of the active term)`, 200_000, (i) => {
+    q[1] = 0.3 + 1e-6 * i;
+    model.update(q);
+    minimumClearance(model, obstacles, true, active);
+    analytic.compute(obstacles, active, grad, 0);
   });
 }
 const cal = defaultSo101Calibration('bench', 12);
