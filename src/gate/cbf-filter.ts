@@ -36,7 +36,13 @@ export interface CbfFilterConfig extends CbfWeights {
   readonly maxIterations: number;
 }
 
-export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2 };
+export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
+
+/**
+ * Shortfall of the nonlinear barrier condition (m) accepted without another round: 0.1 mm, below
+ * the capsule model's and any tracker's accuracy. h ≥ 0 itself is always checked exactly.
+ */
+export const DEFAULT_CBF_TOLERANCE = 1e-4;
 
 export type CbfStatus = 'unchanged' | 'filtered' | 'unsafe' | 'solver-failure';
 
@@ -177,6 +183,7 @@ export class ChunkCbfFilter {
     for (let round = 1; round <= cfg.maxRounds; round++) {
       o.rounds = round;
       qp.linearise(this.barrier, this.ref, this.q0Buf, cfg.gamma);
+      if (round > 1) qp.setProximal(this.ref, this.refIsStill ? 0 : cfg.proximal);
       const r = this.solver!.solve(this.solveOptions as QpSolveOptions);
       o.iterations += r.iterations;
       if (r.status !== 'solved') return this.fail('solver-failure', `${r.status}: ${r.reason}`);

@@ -19,6 +19,12 @@ export interface CbfWeights {
   readonly rho: number;
   /** CBF decay γ in (0, 1] */
   readonly gamma: number;
+  /**
+   * Weight μ of a proximal term μ‖u − ū‖² added in rounds that re-linearise at the previous round's
+   * result ū: the next solution moves only as far from ū as the re-linearised barrier requires, so
+   * the linearisation error (quadratic in that move) stays small and SQP rounds converge.
+   */
+  readonly proximal: number;
 }
 
 export class ChunkQp {
@@ -35,6 +41,10 @@ export class ChunkQp {
   private readonly cbfCur: Int32Array;
   private readonly cbfPrev: Int32Array;
   private readonly refView: Float64Array[];
+  /** q and P's diagonal for the u variables as setNominal wrote them (the proximal term is added on top). */
+  private readonly baseQ: Float64Array;
+  private readonly baseDiag: Float64Array;
+  private readonly diagIndex: Int32Array;
   private readonly hView: Float64Array[];
   private readonly gView: Float64Array[];
 
@@ -51,6 +61,9 @@ export class ChunkQp {
     this.h0 = new Float64Array(m);
     this.gRef = new Float64Array(H * m * n);
     this.refView = [];
+    this.baseQ = new Float64Array(nu);
+    this.baseDiag = new Float64Array(nu);
+    this.diagIndex = new Int32Array(nu);
     this.hView = [];
     this.gView = [];
     // P: upper triangle; column (k, j) has (k−1, j) then the diagonal.
@@ -59,6 +72,7 @@ export class ChunkQp {
     for (let c = 0; c < nx; c++) {
       if (c < nu) {
         if (c >= n) pRow.push(c - n);
+        this.diagIndex[c] = pRow.length;
         pRow.push(c);
       }
       pPtr[c + 1] = pRow.length;
@@ -122,7 +136,7 @@ export class ChunkQp {
    * Write cost, limits and motion bounds for a nominal chunk from q0 (everything but the CBF rows).
    * `dq[j]` is the largest step of joint j per chunk step (rad).
    */
-  setNominal(unom: Float64Array, q0: Float64Array, qmin: ArrayLike<number>, qmax: ArrayLike<number>, dq: ArrayLike<number>, w: CbfWeights): void {
+  setNominal(unom: Float64Array, q0: Float64Array, qmin: ArrayLike<number>, qmax: ArrayLike<number>, dq: ArrayLike<number>, w: Pick<CbfWeights, 'lambda' | 'rho'>): void {
     const { H, n, nu } = this;
     const Pv = this.P.values;
     let t = 0;
@@ -145,10 +159,24 @@ export class ChunkQp {
       }
     }
     for (let k = 0; k < H; k++) q[nu + k] = w.rho;
+    for (let c = 0; c < nu; c++) {
+      this.baseQ[c] = q[c]!;
+      this.baseDiag[c] = Pv[this.diagIndex[c]!]!;
+    }
     const slackBase = 2 * nu + H * this.m;
     for (let k = 0; k < H; k++) {
       l[slackBase + k] = 0;
       u[slackBase + k] = QP_INFINITY;
+    }
+  }
+
+  /** Adds μ‖u − ref‖² to the cost set by setNominal (μ = 0 removes it). */
+  setProximal(ref: Float64Array, mu: number): void {
+    const Pv = this.P.values;
+    const q = this.problem.q;
+    for (let c = 0; c < this.nu; c++) {
+      Pv[this.diagIndex[c]!] = this.baseDiag[c]! + 2 * mu;
+      q[c] = this.baseQ[c]! - 2 * mu * (ref[c] ?? NaN);
     }
   }
 
