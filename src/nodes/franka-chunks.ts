@@ -2,7 +2,7 @@
  * The chunk path of a Franka in gating mode: screen → chunk CBF filter (FR3/Panda capsules against
  * tracked objects, the table plane and the workspace) → FrankaRos (JointTrajectory to the controller).
  */
-import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups, TrackedObstacles, type Gate } from '../gate/index.js';
+import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups, TrackedObstacles, type Gate } from '../gate/index.js';
 import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.js';
 import { CapsuleModel, FR3_CHAIN, FR3_MODEL, PANDA_CHAIN, PANDA_MODEL, type ObstacleSet } from '../kinematics/index.js';
 import { ChunkExecutor, type ChunkExecutorOptions } from '../runtime/chunk-executor.js';
@@ -50,7 +50,7 @@ export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChun
     maxSpeed: [...DQ_MAX[o.platform]],
     maxRounds: 3,
     slackTolerance: 1e-6,
-    cbfTolerance: 1e-6,
+    cbfTolerance: DEFAULT_CBF_TOLERANCE,
     maxIterations: 40,
   });
   const screen = new ChunkScreen({ joints: 7, maxHorizon: 200, qmin, qmax, maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });

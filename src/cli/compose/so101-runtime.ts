@@ -4,7 +4,7 @@
  * table plane and optional workspace box) → arm, all in one Pipeline.
  */
 import type { So101Calibration } from '../../calibration/so101.js';
-import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../gate/index.js';
+import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../gate/index.js';
 import { CapsuleModel } from '../../kinematics/index.js';
 import type { ObstacleSet } from '../../kinematics/index.js';
 import type { CommandSink, JointStateSource, SignalSource } from '../../ports/index.js';
@@ -80,7 +80,7 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
     maxSpeed: new Array<number>(qmin.length).fill(o.maxSpeed ?? 2),
     maxRounds: 3,
     slackTolerance: 1e-6,
-    cbfTolerance: 1e-6,
+    cbfTolerance: DEFAULT_CBF_TOLERANCE,
     maxIterations: 40,
   });
   const maxAge = o.maxChunkAge ?? 0.2;
