@@ -18,6 +18,7 @@ import { CapsuleBarrier, ChunkCbfFilter, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIG
 import type { CbfOutcome, QpSolverFactory } from '../src/gate/index.js';
 import { CapsuleModel, SO101_CHAIN, SO101_FRAMES, SO101_MODEL } from '../src/kinematics/index.js';
 import { generatorObstacles, ToyBarrier } from '../test/gate/support/toy-so101.js';
+import { calibrationMs } from './machine-speed.js';
 
 const shared = process.env.ARMGUARD_SHARED ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared');
 const gen = resolve(shared, 'qp/gen-chunk-qp.mjs');
@@ -60,20 +61,6 @@ function makeFilter(n: number, pairs: number, cycle: number) {
   });
 }
 
-/** CPU ms for 1e8 multiply-adds (best of 3): how fast this (shared, virtualised) machine is right now. */
-function calibrationMs(): number {
-  const a = new Float64Array(1000).fill(1);
-  let best = Infinity;
-  for (let rep = 0; rep < 3; rep++) {
-    const c0 = process.cpuUsage();
-    let s = 0;
-    for (let r = 0; r < 100000; r++) for (let i = 0; i < 1000; i++) s += a[i]! * 1.0001 + i;
-    const c = process.cpuUsage(c0);
-    if (s === 0) console.log('');
-    best = Math.min(best, (c.user + c.system) / 1000);
-  }
-  return +best.toFixed(1);
-}
 console.log(JSON.stringify({ bench: 'gate-cbf', loadavg_start: loadavg().map((v) => +v.toFixed(2)), calibration_1e8_madd_cpu_ms: calibrationMs() }));
 
 const summary: Record<string, unknown>[] = [];

@@ -16,6 +16,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { QpSolver, parseQpJson } from '../src/qp/index.js';
 import type { QpProblem, QpSolveOptions } from '../src/qp/index.js';
+import { calibrationMs } from './machine-speed.js';
 
 const generator = fileURLToPath(new URL('../../shared/qp/gen-chunk-qp.mjs', import.meta.url));
 const arg = (name: string, fallback: string): string => {
@@ -147,24 +148,6 @@ function heapRun(groups: Group[]) {
   return { solves: heapSolves, growth_without_gc_bytes: noGc, growth_after_gc_bytes: afterGc };
 }
 
-/**
- * Machine-speed probe run beside the solves: CPU ms for 1e8 multiply-adds over a Float64Array
- * (about 100 ms on an idle core of this machine class). On a shared, overloaded machine it shows
- * how much slower a CPU-millisecond was during the run.
- */
-function calibrationMs(): number {
-  const a = new Float64Array(1000).fill(1);
-  let best = Infinity;
-  for (let rep = 0; rep < 3; rep++) {
-    const c0 = process.cpuUsage();
-    let s = 0;
-    for (let r = 0; r < 100000; r++) for (let i = 0; i < 1000; i++) s += a[i]! * 1.0001 + i;
-    const c = process.cpuUsage(c0);
-    if (s === 0) console.log('');
-    best = Math.min(best, (c.user + c.system) / 1000);
-  }
-  return Number(best.toFixed(1));
-}
 
 console.log(JSON.stringify({ bench: 'qp-chunk', seeds, rounds, node: process.version, loadavg_start: loadavg().map((v) => Number(v.toFixed(2))), calibration_1e8_madd_cpu_ms: calibrationMs() }));
 const summary: Record<number, number> = {};
