@@ -6,7 +6,7 @@
 import type { ScoringSpec } from '../safety/index.js';
 import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability } from '../safety/index.js';
 import { declaredSignals } from '../schema/platform.js';
-import { DEFAULT_GATE_CONFIG, Gate } from '../gate/index.js';
+import { DEFAULT_GATE_CONFIG, Gate, type ExecutedChunk, type GateChunk } from '../gate/index.js';
 import { MonitorBank } from '../runtime/monitor-bank.js';
 import { Pipeline } from '../runtime/pipeline.js';
 import type { ChunkExecutor } from '../runtime/chunk-executor.js';
@@ -18,6 +18,8 @@ import { subscribeTracking } from '../../drivers/tracking/ros-adapters.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
 import { frankaChunkExecutor } from './franka-chunks.js';
 import type { FrankaNodeConfig } from './franka-node-config.js';
+import { FrankaEpisodes } from './franka-episodes.js';
+import type { Timers } from '../util/clock.js';
 
 export interface FrankaNodeParts {
   franka: FrankaRos;
@@ -26,13 +28,20 @@ export interface FrankaNodeParts {
   pipeline: Pipeline;
   node: RosMonitorNode;
   decisions: ClauseApplicability[];
+  /** Episode recording, when the parameters name `episodes_dir` and the caller gave `recording`. */
+  episodes: FrankaEpisodes | undefined;
 }
 
 export function buildFrankaNode(
   ctx: RosContext,
   config: FrankaNodeConfig,
   spec: ScoringSpec,
-  extras: { chunks?: (franka: FrankaRos, gate: Gate) => ChunkExecutor; events?: GateEventSink } = {},
+  extras: {
+    chunks?: (franka: FrankaRos, gate: Gate) => ChunkExecutor;
+    events?: GateEventSink;
+    /** Timers for the episode recorder's flushes (and a wall clock for ids), to record when `episodes_dir` is set. */
+    recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void };
+  } = {},
 ): FrankaNodeParts {
   const profile = spec.platforms.get(config.platform);
   if (!profile) throw new Error(`platform '${config.platform}' is not in the platform profiles`);
@@ -80,13 +89,34 @@ export function buildFrankaNode(
     ...(chunks ? { chunks: chunks(franka, gate) } : {}),
     ...(extras.events ? { events: extras.events } : {}),
   });
+  const rec = extras.recording;
+  const episodes =
+    config.episodesDir !== undefined && rec
+      ? new FrankaEpisodes(pipeline, bank, gate, {
+          dir: config.episodesDir,
+          robotId: config.robotId,
+          platform: config.platform,
+          task: config.task,
+          timers: rec.timers,
+          now: () => rosNode.now(),
+          log: rec.log ?? (() => {}),
+          ...(rec.wallClock ? { wallClock: rec.wallClock } : {}),
+        })
+      : undefined;
   const node = new RosMonitorNode(rosNode, pipeline, gate, bank, {
     robotId: config.robotId,
     jointNames: franka.jointNamesList,
     gating: config.gating,
     diagnosticsRate: config.diagnosticsRate,
     idleStepRate: config.idleStepRate,
+    ...(episodes
+      ? {
+          onStep: (t: number) => episodes.onStep(t),
+          onChunk: (c: GateChunk, r: ExecutedChunk, t: number) => episodes.onChunk(c, r, t),
+          onLabel: (success: boolean, t: number) => episodes.label(success, t),
+        }
+      : {}),
   });
   franka.onSample(() => node.sample());
-  return { franka, gate, bank, pipeline, node, decisions };
+  return { franka, gate, bank, pipeline, node, decisions, episodes };
 }

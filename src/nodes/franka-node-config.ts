@@ -34,12 +34,14 @@ export interface FrankaNodeConfig {
   workspace: number[] | undefined;
   /** Safety distance of the CBF (m). */
   dSafe: number;
+  /** Directory for armguard MCAP episode files, or none (no recording). */
+  episodesDir: string | undefined;
 }
 
 const KEYS = [
   'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'robot_state_topic', 'gripper_topic',
   'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
-  'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe',
+  'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir',
 ] as const;
 
 export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'armguard'): { ok: true; config: FrankaNodeConfig } | { ok: false; errors: InputError[] } {
@@ -149,6 +151,7 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
     obstacleMaxAge: num('obstacle_max_age', 0.1) ?? 0.1,
     workspace,
     dSafe: num('d_safe', 0.03) ?? 0.03,
+    episodesDir: p?.get('episodes_dir') ? str('episodes_dir') : undefined,
   };
   return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config };
 }

@@ -6,7 +6,7 @@
  * trajectory_msgs/JointTrajectory on ~/proposed_trajectory and forwards only checked chunks (the
  * pipeline's command sink publishes them to the controller topic, remapped in launch files).
  */
-import { describeCause, type Gate } from '../gate/index.js';
+import { describeCause, type ExecutedChunk, type Gate, type GateChunk } from '../gate/index.js';
 import type { ClauseMargins } from '../gate/margins.js';
 import type { Pipeline } from '../runtime/pipeline.js';
 import { QOS_LATCHED, QOS_RELIABLE, type RosNode, type RosPublisher } from '../../drivers/ros2/interface.js';
@@ -44,6 +44,10 @@ export interface MonitorNodeOptions {
   idleStepRate: number;
   /** Success/failure label for the current episode (from ~/label_success). */
   onLabel?: (success: boolean, t: number) => { ok: true } | { ok: false; reason: string };
+  /** After every pipeline step (episode recording). */
+  onStep?: (t: number) => void;
+  /** A proposed chunk and the gate's answer (episode recording). */
+  onChunk?: (chunk: GateChunk, result: ExecutedChunk, t: number) => void;
 }
 
 export class RosMonitorNode {
@@ -98,6 +102,7 @@ export class RosMonitorNode {
   private step(now: number): void {
     this.lastStep = now;
     this.pipeline.step(now);
+    this.options.onStep?.(now);
   }
 
   private publishGate(text: string): void {
@@ -114,6 +119,7 @@ export class RosMonitorNode {
       return;
     }
     const r = this.pipeline.submitChunk(parsed.chunk, now);
+    this.options.onChunk?.(parsed.chunk, r, now);
     this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: now }) });
   }
 

@@ -39,12 +39,12 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
   it('reads tracked obstacle bodies, the tracking frame, the workspace and d_safe, and names every bad one', () => {
     const head = 'armguard:\n  ros__parameters:\n    robot_id: r\n    task: t\n    tracking: vrpn\n    vrpn_trackers: ["Box1:box"]\n';
     const ok = parseFrankaNodeConfig(
-      `${head}    obstacle_bodies: ["box:0.06"]\n    tracking_frame_in_base: [0.3, 0, 0, 0, 0, 1.5708]\n    obstacle_max_age: 0.05\n    workspace: [-0.8, -0.8, -0.05, 0.8, 0.8, 1.2]\n    d_safe: 0.02\n`,
+      `${head}    obstacle_bodies: ["box:0.06"]\n    tracking_frame_in_base: [0.3, 0, 0, 0, 0, 1.5708]\n    obstacle_max_age: 0.05\n    workspace: [-0.8, -0.8, -0.05, 0.8, 0.8, 1.2]\n    d_safe: 0.02\n    episodes_dir: /data/episodes\n`,
       'p.yaml',
     );
     expect(ok.ok).toBe(true);
     if (ok.ok) {
-      expect(ok.config).toMatchObject({ obstacles: [{ body: 'box', radius: 0.06 }], trackingInBase: [0.3, 0, 0, 0, 0, 1.5708], obstacleMaxAge: 0.05, workspace: [-0.8, -0.8, -0.05, 0.8, 0.8, 1.2], dSafe: 0.02 });
+      expect(ok.config).toMatchObject({ obstacles: [{ body: 'box', radius: 0.06 }], trackingInBase: [0.3, 0, 0, 0, 0, 1.5708], obstacleMaxAge: 0.05, workspace: [-0.8, -0.8, -0.05, 0.8, 0.8, 1.2], dSafe: 0.02, episodesDir: '/data/episodes' });
       expect(ok.config.bystanders).toEqual([]);
     }
     const bad = parseFrankaNodeConfig(`${head}    obstacle_bodies: ["cup:0.05", "box:-1"]\n    tracking_frame_in_base: [1, 2]\n    workspace: [1, 0, 0, 0, 1, 1]\n`, 'p.yaml');

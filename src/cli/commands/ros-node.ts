@@ -4,6 +4,7 @@ import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
+import { systemTimers } from '../../runtime/system-clock.js';
 
 export const rosNodeCommand: Command = {
   name: 'ros-node',
@@ -12,6 +13,8 @@ export const rosNodeCommand: Command = {
 
 Runs armguard as a ROS 2 node beside franka_bringup: reads the robot state, gripper and tracking,
 publishes /diagnostics, ~/robustness and ~/gate_state, offers ~/release and ~/label_success.
+With episodes_dir set, records one armguard MCAP episode at a time there (~/label_success labels
+it, closes it and opens the next; \`armguard report <dir>\` reads them).
 Parameters use the ROS 2 parameter-file layout (<node>: ros__parameters: ...); see
 launch/params/fr3.yaml. Needs a sourced ROS 2 installation and rclnodejs (see hardware.md).
 
@@ -62,13 +65,16 @@ examples:
     }
     try {
       const ctx = await loadRclnodejsRos();
-      const parts = buildFrankaNode(ctx, cfg.config, spec.spec);
+      const parts = buildFrankaNode(ctx, cfg.config, spec.spec, { recording: { timers: systemTimers, log: (l) => io.out(l) } });
       io.out(`armguard ros-node: ${cfg.config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.state}`);
+      const episodes = parts.episodes;
+      if (episodes) await episodes.start(episodes.now());
       ctx.spin();
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());
       });
+      if (episodes) await episodes.close(episodes.now(), 'node shut down');
       await ctx.shutdown();
       return EXIT.ok;
     } catch (e) {

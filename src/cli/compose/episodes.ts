@@ -1,5 +1,5 @@
 /**
- * One MCAP episode file at a time for `armguard run`: `<dir>/<id>.mcap` plus the folder index.
+ * One MCAP episode file at a time for `armguard run` and the Franka ROS node: `<dir>/<id>.mcap` plus the folder index.
  * Record calls go to the current episode (none between episodes). Storage faults from the
  * recorder are passed on (the composition root holds the gate on them).
  */
@@ -11,6 +11,8 @@ import type { Timers } from '../../util/clock.js';
 export interface EpisodeManagerOptions {
   dir: string;
   robotId: string;
+  /** Platform written into each episode's start record (default 'so101'). */
+  platform?: string;
   task: string;
   clauses: string[];
   timers: Timers;
@@ -53,7 +55,7 @@ export class EpisodeManager {
       {
         episodeId,
         robotId: this.o.robotId,
-        platform: 'so101',
+        platform: this.o.platform ?? 'so101',
         task: this.o.task,
         ...(this.o.policy ? { policy: this.o.policy } : {}),
         startedAt: now.toISOString(),

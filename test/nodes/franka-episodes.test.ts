@@ -1,0 +1,123 @@
+/**
+ * The Franka node records armguard MCAP episodes when `episodes_dir` is set (fake ROS graph, manual
+ * clock): frames and ρ at every step, gate transitions, proposed/executed chunks, and the label from
+ * ~/label_success, which closes the episode and opens the next; `armguard report` reads the folder.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, ManualTimers } from '../../src/util/clock.js';
+import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
+import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
+import { toStamp, type JointState, type JointTrajectory, type SetBoolRequest, type TriggerResponse } from '../../drivers/ros2/messages.js';
+import type { FrankaRobotState } from '../../drivers/franka/messages.js';
+import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
+import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
+import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
+import { buildReportFromDir } from '../../src/report/build-run.js';
+import { EpisodeScorer } from '../../src/safety/index.js';
+import { gripperState, robotState } from '../drivers/franka/fixtures.js';
+
+const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
+const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('Franka node episode recording (episodes_dir)', () => {
+  it('records steps, chunks, gate transitions and the label, then opens the next episode; report reads them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-franka-ep-'));
+    dirs.push(dir);
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error(spec.problems.join('\n'));
+    const clock = new ManualClock(100);
+    const timers = new ManualTimers(clock);
+    const graph = new FakeRosGraph(clock, timers);
+    const config: FrankaNodeConfig = {
+      nodeName: 'armguard', robotId: 'fr3-rec', platform: 'fr3', task: 'libero-spatial-pick-bowl', gating: true,
+      diagnosticsRate: 10, idleStepRate: 100, robotStateTopic: '/franka_robot_state_broadcaster/robot_state',
+      gripperTopic: '/franka_gripper/joint_states', controllerTopic: '/fr3_arm_controller/joint_trajectory', tableHeight: 0, bystanders: [], tracking: undefined,
+      obstacles: [], trackingInBase: [0, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1, workspace: undefined, dSafe: 0.03, episodesDir: dir,
+    };
+    let wall = Date.UTC(2026, 10, 29, 12, 0, 0);
+    const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers, wallClock: () => new Date((wall += 1000)) } });
+    const episodes = parts.episodes!;
+    expect(episodes).toBeDefined();
+    await episodes.start(clock.now());
+    const world = graph.createNode('world');
+    const state = world.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+    const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
+    const proposer = world.createPublisher<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+    const labelClient = world.createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success');
+    const tick = (ms: number, tau = 5) => {
+      for (let i = 0; i < ms; i++) {
+        timers.advance(0.001);
+        gripper.publish(gripperState(clock.now(), 0.08));
+        state.publish(robotState(clock.now(), { q: READY, tau: [tau, tau, tau, tau, 1, 1, 1] }));
+      }
+    };
+    tick(100);
+    const points = Array.from({ length: 10 }, (_, k) => ({
+      positions: READY.map((q, j) => (j === 0 ? q + (0.1 * (k + 1)) / 10 : q)),
+      velocities: [], accelerations: [], effort: [], time_from_start: toStamp((k + 1) * 0.05),
+    }));
+    proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: 'chunk-1' }, joint_names: JOINTS, points });
+    tick(50);
+    tick(20, 95); // joint torque above the 87 N·m clause: the gate holds
+    expect(parts.gate.state).toBe('hold');
+    const labelled = await labelClient.call({ data: true });
+    expect(labelled).toEqual({ success: true, message: 'labelled success' });
+    await episodes.settled();
+    tick(10);
+    await episodes.close(clock.now(), 'test end');
+
+    const files = readdirSync(dir).filter((f) => f.endsWith('.mcap')).sort();
+    expect(files).toHaveLength(2);
+    const records: EpisodeRecord[] = [];
+    let platform = '';
+    const scan = await readEpisode(join(dir, files[0]!), (r) => records.push(r), { onStart: (s) => (platform = s.platform ?? '') });
+    expect(scan.end.kind).toBe('complete');
+    expect(scan.errors.map((e) => e.message)).toEqual([]);
+    expect(platform).toBe('fr3');
+    const count = (k: EpisodeRecord['kind']) => records.filter((r) => r.kind === k).length;
+    // one frame and one ρ record per pipeline step: 170 robot states (idle steps do not fire while states arrive)
+    expect(count('frame')).toBe(170);
+    expect(count('robustness')).toBe(170);
+    expect(count('proposed-chunk')).toBe(1);
+    expect(count('executed-chunk')).toBe(1);
+    const gate = records.flatMap((r) => (r.kind === 'gate' ? [r.value] : []));
+    expect(gate.some((g) => 'to' in g && g.to === 'hold')).toBe(true);
+    const labels = records.flatMap((r) => (r.kind === 'label' ? [r.value] : []));
+    expect(labels).toHaveLength(1);
+    expect(labels[0]).toMatchObject({ success: true, source: 'operator', by: 'ros2 ~/label_success' });
+
+    const report = await buildReportFromDir(dir, { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 100, seed: 1 }, source: dir, generatedAt: 'test' });
+    // the second episode was closed at shutdown without a label: listed as skipped, not counted
+    expect(report.skipped.map((k) => k.file)).toEqual([join(dir, files[1]!)]);
+    expect(report.skipped[0]!.reason).toMatch(/no success label/);
+    expect(report.episodes).toBe(1);
+    const first = report.rows.find((r) => r.file.endsWith(files[0]!))!;
+    // labelled a success, and the joint-torque clause was violated: a hardware success-but-unsafe
+    expect(first).toMatchObject({ platform: 'fr3', robotId: 'fr3-rec', success: true, safe: false });
+    expect(report.gate.executedChunks).toBe(1);
+  });
+
+  it('without episodes_dir nothing records and ~/label_success says so', async () => {
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error(spec.problems.join('\n'));
+    const clock = new ManualClock(5);
+    const graph = new FakeRosGraph(clock, new ManualTimers(clock));
+    const config: FrankaNodeConfig = {
+      nodeName: 'armguard', robotId: 'fr3-none', platform: 'fr3', task: 'libero-spatial-pick-bowl', gating: false,
+      diagnosticsRate: 10, idleStepRate: 100, robotStateTopic: '/s', gripperTopic: '/g', controllerTopic: '/c', tableHeight: 0, bystanders: [], tracking: undefined,
+      obstacles: [], trackingInBase: [0, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1, workspace: undefined, dSafe: 0.03, episodesDir: undefined,
+    };
+    const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers: new ManualTimers(clock) } });
+    expect(parts.episodes).toBeUndefined();
+    const r = await graph.createNode('op').createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success').call({ data: true });
+    expect(r).toEqual({ success: false, message: 'no episode is recording labels' });
+  });
+});
