@@ -102,7 +102,16 @@ export class RosMonitorNode {
   private step(now: number): void {
     this.lastStep = now;
     this.pipeline.step(now);
-    this.options.onStep?.(now);
+    if (this.options.onStep) this.guarded(now, 'step hook', () => this.options.onStep!(now));
+  }
+
+  /** A hook (episode recording) that throws becomes a fault that holds, never an exception in a ROS callback. */
+  private guarded(now: number, what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.gate.fault(now, { kind: 'storage', source: 'armguard node', detail: `${what} threw: ${e instanceof Error ? e.message : String(e)}` });
+    }
   }
 
   private publishGate(text: string): void {
@@ -119,7 +128,7 @@ export class RosMonitorNode {
       return;
     }
     const r = this.pipeline.submitChunk(parsed.chunk, now);
-    this.options.onChunk?.(parsed.chunk, r, now);
+    if (this.options.onChunk) this.guarded(now, 'chunk hook', () => this.options.onChunk!(parsed.chunk, r, now));
     this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: now }) });
   }
 

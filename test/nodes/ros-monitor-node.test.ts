@@ -17,11 +17,11 @@ import { parseClauseLibrary, instantiateClause } from '../../src/safety/index.js
 import { MonitorBank } from '../../src/runtime/monitor-bank.js';
 import { Pipeline } from '../../src/runtime/pipeline.js';
 import { Gate, DEFAULT_GATE_CONFIG } from '../../src/gate/index.js';
-import { RosMonitorNode, type Float64MultiArray, type StringMsg } from '../../src/nodes/ros-monitor-node.js';
+import { RosMonitorNode, type Float64MultiArray, type MonitorNodeOptions, type StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { repoRoot } from '../support/paths.js';
 import { robotState } from '../drivers/franka/fixtures.js';
 
-function setup() {
+function setup(hooks: Pick<MonitorNodeOptions, 'onStep'> = {}) {
   const clock = new ManualClock(100);
   const timers = new ManualTimers(clock);
   const graph = new FakeRosGraph(clock, timers);
@@ -34,7 +34,7 @@ function setup() {
   const bank = MonitorBank.fromClauses([instantiateClause(torqueClause)]);
   const gate = new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals });
   const pipeline = new Pipeline({ source: franka, monitors: bank, gate, sink: franka, watchdogTimeout: 0.1 });
-  const node = new RosMonitorNode(armguard, pipeline, gate, bank, { robotId: 'fr3-lab', jointNames: franka.jointNamesList, gating: true, diagnosticsRate: 10, idleStepRate: 100 });
+  const node = new RosMonitorNode(armguard, pipeline, gate, bank, { robotId: 'fr3-lab', jointNames: franka.jointNamesList, gating: true, diagnosticsRate: 10, idleStepRate: 100, ...hooks });
   franka.onSample(() => node.sample());
 
   const observer = graph.createNode('observer');
@@ -61,6 +61,18 @@ function setup() {
 }
 
 describe('armguard ROS 2 monitor node (fake graph)', () => {
+  it('a recording hook that throws holds the gate with the reason instead of throwing out of the ROS callback', () => {
+    let calls = 0;
+    const s = setup({
+      onStep: () => {
+        if (++calls === 50) throw new Error('disk gone');
+      },
+    });
+    expect(() => s.run(100, 6)).not.toThrow();
+    expect(calls).toBe(100);
+    expect(s.gate.state).toBe('hold');
+    expect(s.gateStates.at(-1)).toMatch(/step hook threw: disk gone/);
+  });
   it('publishes robustness and diagnostics; a wrist torque over its 12 N·m limit holds the arm', async () => {
     const s = setup();
     s.run(200, 6); // 6 N·m on a 12 N·m joint: half the limit
