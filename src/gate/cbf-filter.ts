@@ -153,7 +153,9 @@ export class ChunkCbfFilter {
       return this.fail('unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
     }
     this.check(nominal, horizon);
-    if (this.checkHard && this.checkViolation <= 0) {
+    // The nominal chunk is held to the same acceptance as a round's result.
+    if (this.checkHard && this.checkViolation <= cfg.cbfTolerance) {
+      o.cbfViolation = this.checkViolation;
       o.status = 'unchanged';
       return o;
     }

@@ -145,6 +145,28 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     expect(o.minH).toBeCloseTo(minHOver(model, rounds[best.i]!.u, H), 12);
   });
 
+  it('a nominal chunk short of the barrier condition by less than the tolerance passes unchanged (and says by how much)', () => {
+    // one joint, h(q) = q: from q0 = 1 a step to 0.79 falls 0.01 short of h ≥ 0.8·h(q0)
+    const line: BarrierModel = {
+      joints: 1,
+      pairs: 1,
+      h: (q, out) => ((out[0] = q[0]!), q[0]!),
+      gradient: (q, hOut, grad) => {
+        hOut[0] = q[0]!;
+        grad[0] = 1;
+      },
+    };
+    const cfg1 = { ...config, qmin: [-3], qmax: [3], maxSpeed: [2] };
+    const nominal = Float64Array.from([0.79]);
+    const lenient = new ChunkCbfFilter(line, denseSolverFactory, { ...cfg1, cbfTolerance: 0.02 }).filter(nominal, 1, [1], 0.2);
+    expect(lenient.status).toBe('unchanged');
+    expect(lenient.cbfViolation).toBeCloseTo(0.01, 12);
+    const strict = new ChunkCbfFilter(line, denseSolverFactory, { ...cfg1, cbfTolerance: 1e-6 }).filter(nominal, 1, [1], 0.2);
+    expect(strict.status).toBe('filtered');
+    // hand-computed: min (u − 0.79)² + λ(u − 1)², λ = 5, s.t. u ≥ 0.8 → u = (0.79 + 5)/6 = 0.965 (constraint inactive)
+    expect(strict.targets[0]).toBeCloseTo(0.965, 6);
+  });
+
   it('a single linearisation deep inside the obstacle needs slack: unsafe, slack reported', () => {
     const f = new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, maxRounds: 1 });
     const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
