@@ -2,10 +2,11 @@ import type { CapsuleModel } from './capsules.js';
 import { minimumClearance, type Clearance, type ObstacleSet } from './obstacles.js';
 
 /**
- * The CBF barrier of SPEC §6: h(q) = min distance(robot capsules, obstacles ∪ other links) − d_safe.
- * The gradient is by central differences (step `step` rad), which is exact enough for the SQP
- * linearisation and stays correct when the active pair switches; min() is only piecewise smooth, so
- * at a switch the result is a one-sided mix, as any gradient of min would be.
+ * The CBF barrier of SPEC §6 as one scalar: h(q) = min distance(robot capsules, obstacles ∪ other
+ * links) − d_safe, used to check results independently of the filter (tests, closed-loop checks).
+ * Its gradient is by central differences (step `step` rad); min() is only piecewise smooth, so at a
+ * switch of the active pair the result is a one-sided mix. The chunk filter itself uses the
+ * per-pair analytic gradients of the gate's CapsuleBarrier (ClearanceGradient).
  */
 export class Barrier {
   readonly clearance: Clearance = { distance: Infinity, kind: 'none', capsule: -1, other: -1 };
