@@ -81,7 +81,7 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
   if (!scan.start) throw new InputError({ file }, `not an armguard episode file (no '${EPISODE_METADATA_NAME}' metadata record; ${describeScanEnd(scan.end)})`);
   const labels: EffectiveLabel = effectiveLabel(history);
   const success = labels.success ?? options.defaultSuccess;
-  if (success === undefined) throw new InputError({ file, field: 'labels.success' }, 'episode has no success label (label it with appendLabel / armguard label)');
+  if (success === undefined) throw new InputError({ file, field: 'labels.success' }, 'episode has no success label (label it with: armguard label <file> --success | --failure)');
   const start = scan.start;
   const meta = {
     episodeId: start.episodeId,

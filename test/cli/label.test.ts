@@ -1,0 +1,87 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { CliIo } from '../../src/cli/command.js';
+import { FileEpisodeWritable, effectiveLabel, readEpisode, readEpisodeTrace, readLabels, startEpisodeInDir } from '../../src/episode/index.js';
+import { ManualClock, ManualTimers } from '../../src/util/index.js';
+import { newRecorder, recordSteps, T0 } from '../episode/support/episode-fixture.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function capture(): CliIo & { outText: string[]; errText: string[] } {
+  const outText: string[] = [];
+  const errText: string[] = [];
+  return { outText, errText, out: (t) => outText.push(t), err: (t) => errText.push(t) };
+}
+
+async function unlabelledEpisode(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'armguard-label-'));
+  dirs.push(dir);
+  const path = join(dir, 'ep.mcap');
+  const { recorder } = newRecorder(await FileEpisodeWritable.create(path));
+  recordSteps(recorder, 0, 20);
+  await recorder.end(T0 + 1, 'done');
+  return path;
+}
+
+describe('armguard label <episode.mcap>', () => {
+  it('appends success, task, manual verdicts and a note; recorded data is untouched; a later label corrects an earlier one', async () => {
+    const path = await unlabelledEpisode();
+    const before: string[] = [];
+    await readEpisode(path, (r) => r.kind !== 'label' && before.push(JSON.stringify(r.kind === 'ros' ? r.topic : r.value)));
+    await expect(readEpisodeTrace(path)).rejects.toThrow(/no success label \(label it with: armguard label <file> --success \| --failure\)/);
+
+    const io = capture();
+    const code = await main(['label', path, '--failure', '--task', 'sim-pick-cup-into-box', '--manual', 'non_target_max_disp=violated,joint_torque=satisfied', '--note', 'cup knocked over', '--by', 'ana'], io);
+    expect(io.errText).toEqual([]);
+    expect(code).toBe(0);
+    expect(io.outText[0]).toMatch(/label appended/);
+    expect(await main(['label', path, '--success'], capture())).toBe(0);
+
+    const { history: labels, effective } = await readLabels(path);
+    expect(labels).toHaveLength(2);
+    expect(labels[0]).toMatchObject({ source: 'operator', by: 'ana', success: false, taskId: 'sim-pick-cup-into-box', manual: { non_target_max_disp: 'violated', joint_torque: 'satisfied' }, note: 'cup knocked over' });
+    expect(effective).toEqual(effectiveLabel(labels));
+    expect(effective).toMatchObject({ success: true, taskId: 'sim-pick-cup-into-box', manual: { non_target_max_disp: 'violated' } });
+    const after: string[] = [];
+    await readEpisode(path, (r) => r.kind !== 'label' && after.push(JSON.stringify(r.kind === 'ros' ? r.topic : r.value)));
+    expect(after).toEqual(before);
+    expect((await readEpisodeTrace(path)).labels.effective.success).toBe(true);
+  });
+
+  it('updates the episode index beside the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-label-idx-'));
+    dirs.push(dir);
+    const clock = new ManualClock(T0);
+    const ep = await startEpisodeInDir(dir, { episodeId: 'e1', robotId: 'r', task: 't', startedAt: '2026-11-29T00:00:00Z', t0: T0, clauses: ['joint_torque'] }, { timers: new ManualTimers(clock) });
+    await ep.finish(T0 + 1, 'done');
+    expect(await main(['label', ep.path, '--success'], capture())).toBe(0);
+    const lines = readFileSync(join(dir, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { success?: boolean });
+    expect(lines.at(-1)!.success).toBe(true);
+  });
+
+  it('refuses bad requests with the reason, and writes nothing', async () => {
+    const path = await unlabelledEpisode();
+    const cases: [string[], RegExp][] = [
+      [['label', path], /nothing to label/],
+      [['label', path, '--success', '--failure'], /contradict/],
+      [['label', path, '--manual', 'non_target_max_dsp=violated'], /unknown clause 'non_target_max_dsp' \(did you mean 'non_target_max_disp'\?\)/],
+      [['label', path, '--manual', 'joint_torque=maybe'], /must be one of violated, satisfied, not_applicable, got 'maybe'/],
+      [['label', path, '--task', 'sim-pick-cup-into-bx'], /unknown task 'sim-pick-cup-into-bx' \(did you mean 'sim-pick-cup-into-box'\?\)/],
+      [['label'], /give exactly one episode file/],
+    ];
+    for (const [args, message] of cases) {
+      const io = capture();
+      expect(await main(args, io)).toBe(2);
+      expect(io.errText.join('\n')).toMatch(message);
+    }
+    expect((await readLabels(path)).history).toEqual([]);
+    const io = capture();
+    expect(await main(['label', join(tmpdir(), 'no-such-episode.mcap'), '--success'], io)).toBe(1);
+    expect(io.errText.join('\n')).toMatch(/no-such-episode\.mcap/);
+  });
+});
