@@ -46,6 +46,7 @@ export class FrankaEpisodes {
       clauses: Array.from({ length: bank.count }, (_, i) => bank.name(i)),
       timers: o.timers,
       ...(o.wallClock ? { wallClock: o.wallClock } : {}),
+      log: o.log,
       onFault: (f) => gate.fault(o.now(), f),
     });
     gate.onEvent((e) => this.onGateEvent(e));

@@ -43,7 +43,8 @@ describe('Franka node episode recording (episodes_dir)', () => {
       obstacles: [], trackingInBase: [0, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1, workspace: undefined, dSafe: 0.03, episodesDir: dir,
     };
     let wall = Date.UTC(2026, 10, 29, 12, 0, 0);
-    const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers, wallClock: () => new Date((wall += 1000)) } });
+    const log: string[] = [];
+    const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers, wallClock: () => new Date((wall += 1000)), log: (l) => log.push(l) } });
     const episodes = parts.episodes!;
     expect(episodes).toBeDefined();
     await episodes.start(clock.now());
@@ -76,6 +77,9 @@ describe('Franka node episode recording (episodes_dir)', () => {
 
     const files = readdirSync(dir).filter((f) => f.endsWith('.mcap')).sort();
     expect(files).toHaveLength(2);
+    // only the unlabelled second episode gets the reminder, with the command that labels it
+    const reminders = log.filter((l) => l.includes('without a success label'));
+    expect(reminders).toEqual([expect.stringContaining(`armguard label ${join(dir, files[1]!)} --success | --failure`) as string]);
     const records: EpisodeRecord[] = [];
     let platform = '';
     const scan = await readEpisode(join(dir, files[0]!), (r) => records.push(r), { onStart: (s) => (platform = s.platform ?? '') });

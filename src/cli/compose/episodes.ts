@@ -21,6 +21,8 @@ export interface EpisodeManagerOptions {
   /** Wall-clock ISO time for ids and `startedAt` (injectable for tests). */
   wallClock?: () => Date;
   onFault: (fault: Fault) => void;
+  /** Told when an episode closes without a success label (with the command that labels it later). */
+  log?: (line: string) => void;
   /** Opens an episode; default startEpisodeInDir (tests inject failing storage here). */
   open?: (dir: string, start: EpisodeStartInput, options: Omit<RecorderOptions, 'file'>) => Promise<EpisodeInDir>;
 }
@@ -85,6 +87,7 @@ export class EpisodeManager {
     try {
       const entry = await ep.finish(t, reason);
       this.finished.push(entry);
+      if (entry.success === undefined) this.o.log?.(`episode ${entry.episodeId} closed without a success label; label it with: armguard label ${ep.path} --success | --failure`);
       return entry;
     } catch (e) {
       this.o.onFault({ kind: 'storage', source: ep.path, detail: `episode end failed: ${(e as Error).message}` });

@@ -86,6 +86,7 @@ export class RunSession {
       dir: o.episodesDir, robotId: o.robotId, task: o.task, clauses: this.runtime.clauses, timers: o.timers,
       versions: { platform: 'so101', calibration: o.calibration.armId },
       ...(o.openEpisode ? { open: o.openEpisode } : {}),
+      log: o.log,
       onFault: (f) => {
         const t = o.clock.now();
         o.log(`storage fault: ${'detail' in f ? f.detail : f.kind} — holding`);
