@@ -13,7 +13,7 @@ import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
 import { toStamp, type JointState, type JointTrajectory, type SetBoolRequest, type TriggerResponse } from '../../drivers/ros2/messages.js';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
-import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
+import { frankaTestConfig } from './support/franka-config.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
@@ -36,12 +36,7 @@ describe('Franka node episode recording (episodes_dir)', () => {
     const clock = new ManualClock(100);
     const timers = new ManualTimers(clock);
     const graph = new FakeRosGraph(clock, timers);
-    const config: FrankaNodeConfig = {
-      nodeName: 'armguard', robotId: 'fr3-rec', platform: 'fr3', task: 'libero-spatial-pick-bowl', gating: true,
-      diagnosticsRate: 10, idleStepRate: 100, robotStateTopic: '/franka_robot_state_broadcaster/robot_state',
-      gripperTopic: '/franka_gripper/joint_states', controllerTopic: '/fr3_arm_controller/joint_trajectory', tableHeight: 0, bystanders: [], tracking: undefined,
-      obstacles: [], trackingInBase: [0, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1, workspace: undefined, dSafe: 0.03, episodesDir: dir,
-    };
+    const config = frankaTestConfig({ robotId: 'fr3-rec', episodesDir: dir });
     let wall = Date.UTC(2026, 10, 29, 12, 0, 0);
     const log: string[] = [];
     const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers, wallClock: () => new Date((wall += 1000)), log: (l) => log.push(l) } });
@@ -114,11 +109,7 @@ describe('Franka node episode recording (episodes_dir)', () => {
     if (!spec.ok) throw new Error(spec.problems.join('\n'));
     const clock = new ManualClock(5);
     const graph = new FakeRosGraph(clock, new ManualTimers(clock));
-    const config: FrankaNodeConfig = {
-      nodeName: 'armguard', robotId: 'fr3-none', platform: 'fr3', task: 'libero-spatial-pick-bowl', gating: false,
-      diagnosticsRate: 10, idleStepRate: 100, robotStateTopic: '/s', gripperTopic: '/g', controllerTopic: '/c', tableHeight: 0, bystanders: [], tracking: undefined,
-      obstacles: [], trackingInBase: [0, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1, workspace: undefined, dSafe: 0.03, episodesDir: undefined,
-    };
+    const config = frankaTestConfig({ robotId: 'fr3-none', gating: false, robotStateTopic: '/s', gripperTopic: '/g', controllerTopic: '/c' });
     const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers: new ManualTimers(clock) } });
     expect(parts.episodes).toBeUndefined();
     const r = await graph.createNode('op').createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success').call({ data: true });

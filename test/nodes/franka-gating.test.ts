@@ -11,6 +11,7 @@ import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
+import { frankaTestConfig } from './support/franka-config.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { Barrier, CapsuleModel, FR3_MODEL } from '../../src/kinematics/index.js';
 import { gripperState, robotState } from '../drivers/franka/fixtures.js';
@@ -24,13 +25,7 @@ function setup(overrides: Partial<FrankaNodeConfig> = {}) {
   const clock = new ManualClock(100);
   const timers = new ManualTimers(clock);
   const graph = new FakeRosGraph(clock, timers);
-  const config: FrankaNodeConfig = {
-    nodeName: 'armguard', robotId: 'fr3-test', platform: 'fr3', task: 'libero-spatial-pick-bowl', gating: true,
-    diagnosticsRate: 10, idleStepRate: 100, robotStateTopic: '/franka_robot_state_broadcaster/robot_state',
-    gripperTopic: '/franka_gripper/joint_states', controllerTopic: '/fr3_arm_controller/joint_trajectory', tableHeight: 0, bystanders: [], tracking: undefined,
-    obstacles: [], trackingInBase: [0, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1, workspace: undefined, dSafe: 0.03, episodesDir: undefined,
-    ...overrides,
-  };
+  const config = frankaTestConfig(overrides);
   const parts = buildFrankaNode(graph, config, spec.spec);
   const other = graph.createNode('world');
   const state = other.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
