@@ -151,6 +151,8 @@ describe('armguard run: arguments', () => {
     expect(await errs([...base, '--rate', 'fast'])).toEqual([expect.stringMatching(/--rate: expected a rate in Hz/)]);
     expect(await errs([...base, '--gate', 'maybe'])).toEqual([expect.stringMatching(/--gate: expected on or off/)]);
     expect(await errs([...base, '--workspace', '0,0,0,1,1'])).toEqual([expect.stringMatching(/--workspace: expected x0,y0,z0,x1,y1,z1/)]);
+    expect(await errs([...base, '--obstacles', '0.2,0,0.1,0.03;0.1,0.1,0.1'])).toEqual([expect.stringMatching(/--obstacles: expected 'x,y,z,r' spheres .* got '0\.1,0\.1,0\.1'/)]);
+    expect(await errs([...base, '--obstacles', '0.2,0,0.1,0'])).toEqual([expect.stringMatching(/--obstacles: .*r > 0/)]);
     expect(await errs(['so101', '--emulator', '--calibration', CAL, '--task', TASK])).toEqual([expect.stringMatching(/embedded broker needs --access/)]);
     const badAccess = join(dir, 'bad-access.yaml');
     writeFileSync(badAccess, 'users:\n  - { username: vla, password: "short", roles: [pilot] }\n');
@@ -160,8 +162,8 @@ describe('armguard run: arguments', () => {
       expect.stringMatching(/users\[0\]\.roles\[0\].*expected one of armguard, operator, policy, viewer, got 'pilot'/),
     ]));
     expect(await errs([...base.slice(0, 6), '--access', access, '--dashboard', '8080', '--duration', '-1'])).toEqual([expect.stringMatching(/--duration: expected a positive number/)]);
-    const ok = await parseRunArgs([...base, '--gate', 'off', '--workspace', '-0.5,-0.5,-0.01,0.5,0.5,0.6']);
-    expect(ok.ok && ok.options).toMatchObject({ gating: false, workspace: [-0.5, -0.5, -0.01, 0.5, 0.5, 0.6], rate: 100, robotId: 'so101', arm: { kind: 'emulator' } });
+    const ok = await parseRunArgs([...base, '--gate', 'off', '--workspace', '-0.5,-0.5,-0.01,0.5,0.5,0.6', '--obstacles', '0.2,0,0.1,0.03;0.1,-0.1,0.05,0.02']);
+    expect(ok.ok && ok.options).toMatchObject({ gating: false, workspace: [-0.5, -0.5, -0.01, 0.5, 0.5, 0.6], obstacles: [0.2, 0, 0.1, 0.03, 0.1, -0.1, 0.05, 0.02], rate: 100, robotId: 'so101', arm: { kind: 'emulator' } });
   });
 });
 

@@ -16,7 +16,7 @@ import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
 import type { BrokerChoice } from '../compose/telemetry.js';
 
-const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'max-age'] as const;
+const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age'] as const;
 const BOOLEANS = ['emulator'] as const;
 
 const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
@@ -40,6 +40,7 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
   --dashboard <port>    serve the live dashboard on 127.0.0.1:<port> (needs a viewer user)
   --gate on|off         off = monitor only: nothing is commanded, chunks are refused (default on)
   --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
+  --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
   --max-age <s>         raise every signal's max age (SPEC §2) to at least this, for a slow
                         adapter or loaded host (default: the SPEC values, e.g. 0.05 s for torque)
   --duration <s>        stop by itself after this many seconds
@@ -97,6 +98,18 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
     workspace = ws.split(',').map(Number);
     if (workspace.length !== 6 || workspace.some((v) => !Number.isFinite(v)) || workspace[0]! >= workspace[3]! || workspace[1]! >= workspace[4]! || workspace[2]! >= workspace[5]!) {
       return usageError(`--workspace: expected x0,y0,z0,x1,y1,z1 (m) with x0<x1, y0<y1, z0<z1, got '${ws}'`);
+    }
+  }
+  let obstacles: number[] | undefined;
+  const obs = str('obstacles');
+  if (obs !== undefined) {
+    obstacles = [];
+    for (const item of obs.split(';')) {
+      const v = item.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
+      if (v.length !== 4 || v.some((x) => !Number.isFinite(x)) || !(v[3]! > 0)) {
+        return usageError(`--obstacles: expected 'x,y,z,r' spheres (m, r > 0) separated by ';', got '${item}'`);
+      }
+      obstacles.push(...v);
     }
   }
   const mqttUrl = str('mqtt');
@@ -161,6 +174,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       broker,
       ...(dashboard ? { dashboard } : {}),
       ...(workspace ? { workspace } : {}),
+      ...(obstacles ? { obstacles } : {}),
       ...(duration !== undefined ? { durationS: duration as number } : {}),
       ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),
     },

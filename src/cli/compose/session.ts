@@ -35,6 +35,8 @@ export interface RunSessionOptions {
   /** Dashboard HTTP port and the viewer credentials it reads telemetry with. */
   dashboard?: { port: number; viewer: { username: string; password: string } };
   workspace?: readonly number[];
+  /** Fixed spheres the arm keeps clear of: x, y, z, r per sphere (m, base frame). */
+  obstacles?: readonly number[];
   /** Opens episode files (default: `<episodesDir>/<id>.mcap`); tests inject failing storage. */
   openEpisode?: EpisodeManagerOptions['open'];
   /** Floor for every signal's max age (s); see So101RuntimeOptions.minMaxAge. */
@@ -79,6 +81,7 @@ export class RunSession {
     this.runtime = buildSo101Runtime({
       spec: o.spec, calibration: o.calibration, task: o.task, arm: conn.arm, events, gating: o.gating,
       ...(o.workspace ? { workspace: o.workspace } : {}),
+      ...(o.obstacles ? { obstacles: o.obstacles } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
     });
     this.rho = new Float64Array(this.runtime.bank.count);

@@ -1,7 +1,7 @@
 /**
  * The SO-101 gate runtime: the applicable safe-tier clause monitors for the task (signals declared
  * by the calibration file), the gate, and the chunk path screen → CBF filter (arm capsules vs the
- * table plane and optional workspace box) → arm, all in one Pipeline.
+ * table plane, optional fixed spheres and workspace box) → arm, all in one Pipeline.
  */
 import type { So101Calibration } from '../../calibration/so101.js';
 import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../gate/index.js';
@@ -24,6 +24,8 @@ export interface So101RuntimeOptions {
   gating?: boolean;
   /** Workspace box the capsules stay inside (xmin, ymin, zmin, xmax, ymax, zmax; m, base frame). */
   workspace?: readonly number[];
+  /** Fixed spheres the capsules keep clear of: x, y, z, r per sphere (m, base frame), one barrier pair each. */
+  obstacles?: readonly number[];
   /** Safety distance of the barrier (m). Default 0.01. */
   dSafe?: number;
   /** Per-joint speed bound used by the filter (rad/s). Default 2. */
@@ -69,7 +71,7 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
   const qmax = cal.joints.map((j) => (j.upperDeg * Math.PI) / 180);
   const obstacles: ObstacleSet = {
     planes: Float64Array.from([0, 0, 1, cal.tableHeightM]),
-    spheres: new Float64Array(0),
+    spheres: Float64Array.from(o.obstacles ?? []),
     box: o.workspace ? Float64Array.from(o.workspace) : null,
   };
   const barrier = new CapsuleBarrier(new CapsuleModel(so101ModelFor(cal)), obstacleGroups(obstacles), o.dSafe ?? 0.01);
