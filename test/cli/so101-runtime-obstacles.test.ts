@@ -11,18 +11,14 @@ import { so101ModelFor } from '../../drivers/so101/mapping.js';
 import { CapsuleModel } from '../../src/kinematics/index.js';
 import { SIGNALS, type SignalFrame } from '../../src/schema/signals.js';
 import type { ExecutedChunk } from '../../src/gate/index.js';
-import type { FaultListener } from '../../src/ports/index.js';
 import { KinematicArm } from '../runtime/support/kinematic-arm.js';
 
 const Q0 = [0, -0.5, 0.5, 0.5, 0, 0.3];
 
-/** The kinematic arm plus a signal source that delivers every signal at a benign value. */
+/** The kinematic arm (CommandSink, JointStateSource, fault listeners) plus a source that delivers every signal at a benign value. */
 class QuietArm extends KinematicArm {
   poll(frame: SignalFrame, now: number): void {
     SIGNALS.forEach((_, i) => frame.set(i, 0, now, 'test'));
-  }
-  onFault(listener: FaultListener): void {
-    this.faultListeners.push(listener);
   }
 }
 
