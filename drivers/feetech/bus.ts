@@ -33,12 +33,12 @@ import {
   decodeRegister,
   encodeRegister,
 } from './registers.js';
-import { driverClock, driverTimers } from './timers.js';
+import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 
 export interface FeetechBusOptions {
   /** Fault source name; default `feetech:<link name>`. */
   source?: string;
-  /** Default: real timers (drivers/feetech/timers.ts). Tests pass ManualTimers. */
+  /** Default: the system timers (src/platform/system-clock.ts). Tests pass ManualTimers. */
   timers?: Timers;
   /** Time stamps for fault listeners; default: monotonic performance clock. */
   clock?: Clock;
@@ -141,8 +141,8 @@ export class FeetechBus {
     options: FeetechBusOptions = {},
   ) {
     this.source = options.source ?? `feetech:${link.name}`;
-    this.timers = options.timers ?? driverTimers;
-    this.clock = options.clock ?? driverClock;
+    this.timers = options.timers ?? systemTimers;
+    this.clock = options.clock ?? systemClock;
     this.timeoutS = options.timeoutS ?? 0.02;
     this.retries = Math.max(0, Math.floor(options.retries ?? 2));
     this.budget = options.checksumBudget ?? { maxErrors: 10, windowS: 1 };

@@ -13,7 +13,7 @@ import { FeetechEmulator } from './emulator/emulator.js';
 import { goalTrackingPhysics } from './emulator/physics.js';
 import { serveEmulatorOnPort } from './emulator/serve.js';
 import { type PtyPair, openPtyPair } from './socat-pty.js';
-import { driverClock } from './timers.js';
+import { systemClock } from '../../src/platform/system-clock.js';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -54,7 +54,7 @@ async function main(): Promise<number> {
   }
   const emu = new FeetechEmulator();
   for (const id of ids) emu.addServo(id, { Return_Delay_Time: returnDelay });
-  if (values.physics === 'track') emu.setPhysics(goalTrackingPhysics(driverClock));
+  if (values.physics === 'track') emu.setPhysics(goalTrackingPhysics(systemClock));
 
   const served = await serveEmulatorOnPort(emu, { path: servePath ?? '' });
   if (!served.ok) {

@@ -8,7 +8,6 @@ export * from './registers.js';
 export * from './framer.js';
 export * from './link.js';
 export * from './bus.js';
-export { driverClock, driverTimers } from './timers.js';
 export * from './emulator/servo.js';
 export * from './emulator/emulator.js';
 export * from './emulator/mock-binding.js';

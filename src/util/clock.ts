@@ -1,6 +1,6 @@
 /**
  * Time is an input. Core code receives timestamps; only the composition root owns a real clock
- * (see src/runtime/system-clock.ts). Seconds as float64 throughout.
+ * (see src/platform/system-clock.ts). Seconds as float64 throughout.
  */
 export interface Clock {
   /** Monotonic seconds. */

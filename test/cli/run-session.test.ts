@@ -16,7 +16,7 @@ import { EpisodeRecorder, readEpisode, type EpisodeRecord, type EpisodeWritable,
 import { keysToActions } from '../../src/cli/compose/operator-keys.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
-import { systemClock, systemTimers } from '../../src/runtime/system-clock.js';
+import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { repoRoot } from '../support/paths.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');

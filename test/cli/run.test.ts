@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { runCommand, parseRunArgs } from '../../src/cli/commands/run.js';
 import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
 import { ChunkClient } from '../../src/runtime/chunk-client.js';
-import { systemClock, systemTimers } from '../../src/runtime/system-clock.js';
+import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { MqttChunkClientTransport } from '../../src/telemetry/mqtt-chunk-transport.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { RecordingClient } from '../support/mqtt-client.js';

@@ -10,7 +10,7 @@ import { ChunkScreen } from '../../src/gate/chunk-screen.js';
 import { describeRejection, type ExecutedChunk, type GateChunk } from '../../src/gate/chunk.js';
 import { ChunkServer } from '../../src/runtime/chunk-server.js';
 import { ChunkClient } from '../../src/runtime/chunk-client.js';
-import { systemTimers } from '../../src/runtime/system-clock.js';
+import { systemTimers } from '../../src/platform/system-clock.js';
 import type { Clock } from '../../src/util/clock.js';
 import { EmbeddedBroker } from '../../src/telemetry/embedded-broker.js';
 import { MqttLink } from '../../src/telemetry/mqtt-link.js';

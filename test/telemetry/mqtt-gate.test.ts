@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EpisodeRecorder, FileEpisodeWritable, readEpisode } from '../../src/episode/index.js';
 import { SignalFrame } from '../../src/schema/signals.js';
-import { systemTimers } from '../../src/runtime/system-clock.js';
+import { systemTimers } from '../../src/platform/system-clock.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 
 const access: AccessConfig = {

@@ -7,7 +7,7 @@ import type { Timers } from '../../../src/util/clock.js';
 import { PacketFramer } from '../framer.js';
 import { BROADCAST_ID, Instruction, MAX_PARAMS, type Packet, encodeStatus } from '../protocol.js';
 import type { RegisterName } from '../registers.js';
-import { driverTimers } from '../timers.js';
+import { systemTimers } from '../../../src/platform/system-clock.js';
 import { EmulatedServo } from './servo.js';
 
 /** Called before a servo answers a READ/SYNC_READ, so a simulator can refresh present values. */
@@ -42,7 +42,7 @@ export class FeetechEmulator {
   extraReplyDelayS: number;
 
   constructor(options: FeetechEmulatorOptions = {}) {
-    this.timers = options.timers ?? driverTimers;
+    this.timers = options.timers ?? systemTimers;
     this.extraReplyDelayS = options.extraReplyDelayS ?? 0;
     for (const id of options.ids ?? []) this.addServo(id);
   }

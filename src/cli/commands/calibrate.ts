@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { join } from 'node:path';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
-import { systemClock, systemTimers } from '../../runtime/system-clock.js';
+import { systemClock, systemTimers } from '../../platform/system-clock.js';
 import { parseLeRobotCalibrationJson, type MotorCalibration } from '../../calibration/lerobot.js';
 import { defaultSo101Calibration, EXAMPLE_LEROBOT_CALIBRATION } from '../../calibration/so101-defaults.js';
 import { applyFit, calibrationReport } from '../../calibration/so101-report.js';

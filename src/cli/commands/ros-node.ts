@@ -4,7 +4,7 @@ import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
-import { systemTimers } from '../../runtime/system-clock.js';
+import { systemTimers } from '../../platform/system-clock.js';
 
 export const rosNodeCommand: Command = {
   name: 'ros-node',

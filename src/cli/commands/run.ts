@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseSo101Calibration, type So101Calibration } from '../../calibration/so101.js';
-import { systemClock, systemTimers } from '../../runtime/system-clock.js';
+import { systemClock, systemTimers } from '../../platform/system-clock.js';
 import type { AccessConfig } from '../../telemetry/access.js';
 import { isValidRobotId } from '../../telemetry/topics.js';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';

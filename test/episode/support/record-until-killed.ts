@@ -4,7 +4,7 @@
  * each flush completes, until it is killed.
  */
 import { EpisodeRecorder, FileEpisodeWritable } from '../../../src/episode/index.js';
-import { systemTimers } from '../../../src/runtime/system-clock.js';
+import { systemTimers } from '../../../src/platform/system-clock.js';
 import { CLAUSES, T0, frameAt } from './episode-fixture.js';
 import { jointState } from '../../drivers/ros2/bag/franka-fixtures.js';
 

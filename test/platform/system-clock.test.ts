@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { systemClock } from '../../src/runtime/system-clock.js';
+import { systemClock } from '../../src/platform/system-clock.js';
 
 describe('systemClock', () => {
   it('is on the OS monotonic clock that Python policies read with time.monotonic()', () => {

@@ -3,7 +3,7 @@ import type { Clock, TimerHandle, Timers } from '../util/clock.js';
 /**
  * The real monotonic clock, in seconds: the operating system's CLOCK_MONOTONIC, the same time base
  * as Python's `time.monotonic()` and C++'s `steady_clock` on Linux, so a policy process on the same
- * machine can stamp its chunks in armguard's time. Only composition roots use it.
+ * machine can stamp its chunks in armguard's time. Composition roots (CLI, nodes) and drivers run standalone (the emulator process) use it; the core takes time as input.
  */
 export const systemClock: Clock = { now: () => Number(process.hrtime.bigint()) / 1e9 };
 
