@@ -12,3 +12,4 @@ export * from './append-label.js';
 export * from './episode-index.js';
 export * from './episode-dir.js';
 export * from './repair.js';
+export * from './episode-manager.js';

@@ -10,7 +10,7 @@ import type { MonitorBank } from '../runtime/monitor-bank.js';
 import type { Pipeline } from '../runtime/pipeline.js';
 import type { Gate } from '../gate/gate.js';
 import type { Timers } from '../util/clock.js';
-import { EpisodeManager } from '../cli/compose/episodes.js';
+import { EpisodeManager } from '../episode/episode-manager.js';
 
 export interface FrankaEpisodeOptions {
   dir: string;

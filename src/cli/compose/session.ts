@@ -15,7 +15,7 @@ import { DashboardServer } from '../../telemetry/dashboard/server.js';
 import type { LabelCommand } from '../../telemetry/payloads.js';
 import type { Clock, TimerHandle, Timers } from '../../util/clock.js';
 import { ControlLoop } from './control-loop.js';
-import { EpisodeManager, type EpisodeManagerOptions } from './episodes.js';
+import { EpisodeManager, type EpisodeManagerOptions } from '../../episode/episode-manager.js';
 import type { OperatorAction } from './operator-keys.js';
 import { connectEmulatedSo101, connectSo101, type So101Connection } from './so101-arm.js';
 import { buildSo101Runtime, type So101Runtime } from './so101-runtime.js';

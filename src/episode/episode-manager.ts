@@ -1,12 +1,13 @@
 /**
- * One MCAP episode file at a time for `armguard run` and the Franka ROS node: `<dir>/<id>.mcap` plus the folder index.
+ * One MCAP episode file at a time (`armguard run`, the Franka ROS node): `<dir>/<id>.mcap` plus the folder index.
  * Record calls go to the current episode (none between episodes). Storage faults from the
  * recorder are passed on (the composition root holds the gate on them).
  */
-import { startEpisodeInDir, type EpisodeInDir, type EpisodeIndexEntry, type EpisodeStartInput, type LabelInput, type LabelRecord, type RecorderOptions } from '../../episode/index.js';
-import type { EpisodeRecorder } from '../../episode/recorder.js';
-import type { Fault } from '../../ports/index.js';
-import type { Timers } from '../../util/clock.js';
+import { startEpisodeInDir, type EpisodeInDir } from './episode-dir.js';
+import type { EpisodeRecorder, EpisodeStartInput, RecorderOptions } from './recorder.js';
+import type { EpisodeIndexEntry, LabelInput, LabelRecord } from './types.js';
+import type { Fault } from '../ports/index.js';
+import type { Timers } from '../util/clock.js';
 
 export interface EpisodeManagerOptions {
   dir: string;
