@@ -15,6 +15,9 @@ import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
 import type { FeetechBus, ServoState } from '../feetech/index.js';
 import { So101Mapping, createRawState, type So101RawState } from './mapping.js';
 
+/** Oldest last-read position (s) a hold may command when its own read fails. */
+export const HOLD_FALLBACK_MAX_AGE = 0.05;
+
 export interface So101ArmOptions {
   bus: FeetechBus;
   calibration: So101Calibration;
@@ -161,7 +164,12 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     return this.safely(() => this.o.bus.syncWriteRegister('Torque_Enable', values));
   }
 
-  /** Hold: a fresh read of Present_Position, then Goal_Position := Present_Position. */
+  /**
+   * Hold: a fresh read of Present_Position, then Goal_Position := Present_Position. If that read
+   * fails, the last full-state read stands in only while it is at most HOLD_FALLBACK_MAX_AGE old;
+   * an older one could drive the arm back to where it was, so the goals are then left as they are
+   * (the chunk is cancelled: the arm stops at the row it was heading to) and the fault is returned.
+   */
   async holdNow(reason: string): Promise<Result<void, Fault>> {
     this.cancelChunk();
     this.holds++;
@@ -169,7 +177,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     const pos = await this.safely(() => this.o.bus.syncReadRegister(this.ids, 'Present_Position'));
     const values = new Map<number, number>();
     if (pos.ok) for (const [id, p] of pos.value) values.set(id, p);
-    else if (!Number.isNaN(this.stamp)) this.ids.forEach((id, j) => values.set(id, this.raw.position[j]!));
+    else if (this.o.clock.now() - this.stamp <= HOLD_FALLBACK_MAX_AGE) this.ids.forEach((id, j) => values.set(id, this.raw.position[j]!));
     else return err(pos.error);
     return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
   }

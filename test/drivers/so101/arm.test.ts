@@ -107,6 +107,22 @@ describe('So101Arm', () => {
     expect(r.arm.lastHoldReason).toBe('heartbeat lost');
   });
 
+  it('a hold whose own read fails commands the last read only while it is fresh, never an old position', async () => {
+    const { r } = await rig();
+    expect((await r.arm.readState()).ok).toBe(true);
+    const lastRead = r.emulator.servo(1).getRegister('Present_Position');
+    r.emulator.servo(1).setRegister('Goal_Position', lastRead + 300); // the arm moves on after the read
+    r.emulator.servo(4).responsive = false; // the hold's own sync read fails
+    r.timers.advance(0.02); // within HOLD_FALLBACK_MAX_AGE (0.05 s): the last read stands in
+    expect((await r.arm.holdNow('fresh fallback')).ok).toBe(true);
+    expect(r.emulator.servo(1).goalPosition).toBe(lastRead);
+    r.emulator.servo(1).setRegister('Goal_Position', lastRead + 300);
+    r.timers.advance(1); // the last read is now 1 s old
+    const stale = await r.arm.holdNow('stale fallback');
+    expect(!stale.ok && stale.error.kind).toBe('timeout');
+    expect(r.emulator.servo(1).goalPosition).toBe(lastRead + 300); // not driven back to the old position
+  });
+
   it('executes a chunk row by row at its step period', async () => {
     const { r } = await rig();
     const targets = new Float64Array(3 * 6);
