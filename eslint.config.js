@@ -11,7 +11,7 @@ const platformModules = [
 ];
 const outerLayers = [
   '**/drivers/**', '**/cli/**', '**/runtime/**', '**/telemetry/**', '**/episode/**', '**/report/**',
-  '**/ports/**', '**/calibration/**',
+  '**/ports/**', '**/calibration/**', '**/platform/**',
 ];
 const clockRules = {
   'no-restricted-globals': ['error',
