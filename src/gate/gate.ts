@@ -255,6 +255,13 @@ export class Gate {
     if (from === to) return;
     this.st = to;
     const event: GateEvent = { t, from, to, cause };
-    for (let i = 0; i < this.listeners.length; i++) this.listeners[i]?.(event);
+    for (let i = 0; i < this.listeners.length; i++) {
+      try {
+        this.listeners[i]?.(event);
+      } catch {
+        // A failing listener (recorder, telemetry) must neither undo the transition nor keep it
+        // from the listeners after it, which include the one that sends the hold command.
+      }
+    }
   }
 }

@@ -166,6 +166,39 @@ describe('Gate state machine', () => {
       { kind: 'filter-idle', chunkId: 'c' },
     ]);
   });
+
+  it('a throwing listener neither escapes nor keeps the transition from the listeners after it', () => {
+    const { gate, margins, frame, fresh } = setup([]);
+    const seen: GateEvent[] = [];
+    gate.onEvent(() => {
+      throw new Error('recorder disk full');
+    });
+    gate.onEvent((e) => seen.push(e));
+    fresh(0);
+    gate.evaluate(0, margins, frame);
+    margins.setFinal(1, -0.01);
+    fresh(0.01);
+    let state: string | undefined;
+    expect(() => (state = gate.evaluate(0.01, margins, frame))).not.toThrow();
+    expect(state).toBe('hold');
+    expect(gate.state).toBe('hold');
+    expect(seen).toEqual([{ t: 0.01, from: 'armed', to: 'hold', cause: { kind: 'violation', clause: 'joint_torque', margin: -0.01 } }]);
+    for (const hold of [
+      (g: Gate) => g.fault(0, { kind: 'disconnect', source: 'so101' }),
+      (g: Gate) => g.eStop(0, 'panel'),
+      (g: Gate) => g.solverFailed(0, 'c1', 'infeasible'),
+    ]) {
+      const g = new Gate({ requiredSignals: [], maxStepGap: 0.5, faultQuietPeriod: 1 });
+      const heard: GateEvent[] = [];
+      g.onEvent(() => {
+        throw new Error('telemetry down');
+      });
+      g.onEvent((e) => heard.push(e));
+      expect(() => hold(g)).not.toThrow();
+      expect(g.state).toBe('hold');
+      expect(heard.map((e) => e.to)).toEqual(['hold']);
+    }
+  });
 });
 
 describe('Gate release', () => {
