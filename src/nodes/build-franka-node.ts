@@ -12,7 +12,9 @@ import { Pipeline } from '../runtime/pipeline.js';
 import type { ChunkExecutor } from '../runtime/chunk-executor.js';
 import type { GateEventSink } from '../runtime/events.js';
 import type { RosContext } from '../../drivers/ros2/interface.js';
-import { FrankaRos } from '../../drivers/franka/franka-ros.js';
+import { FR3_JOINTS, FrankaRos } from '../../drivers/franka/franka-ros.js';
+import { FR3_MAPPING, FrankaMapping } from '../../drivers/franka/mapping.js';
+import { PANDA_MODEL } from '../kinematics/index.js';
 import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
 import { subscribeTracking } from '../../drivers/tracking/ros-adapters.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
@@ -53,7 +55,11 @@ export function buildFrankaNode(
   const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })));
 
   const rosNode = ctx.createNode(config.nodeName);
-  const franka = new FrankaRos(rosNode, undefined, {
+  // franka_ros2 prefixes joint names with robot_type (hardware-facts §A): fr3_joint1..7 or panda_joint1..7.
+  const panda = config.platform === 'panda';
+  const mapping = new FrankaMapping(panda ? { ...FR3_MAPPING, capsules: PANDA_MODEL } : FR3_MAPPING);
+  const franka = new FrankaRos(rosNode, mapping, {
+    jointNames: panda ? FR3_JOINTS.map((j) => j.replace('fr3_', 'panda_')) : FR3_JOINTS,
     robotStateTopic: config.robotStateTopic,
     gripperTopic: config.gripperTopic,
     controllerTopic: config.controllerTopic,

@@ -13,7 +13,7 @@ import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { Barrier, CapsuleModel, FR3_MODEL } from '../../src/kinematics/index.js';
+import { Barrier, CapsuleModel, FR3_MODEL, PANDA_MODEL } from '../../src/kinematics/index.js';
 import { gripperState, robotState } from '../drivers/franka/fixtures.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
@@ -42,13 +42,14 @@ function setup(overrides: Partial<FrankaNodeConfig> = {}) {
       state.publish(robotState(clock.now(), { q: READY, tau: [5, 5, 5, 5, 1, 1, 1] }));
     }
   };
+  const names = config.platform === 'panda' ? JOINTS.map((j) => j.replace('fr3_', 'panda_')) : JOINTS;
   const propose = (id: string, end: number[], steps = 20, dt = 0.05) => {
     const points = Array.from({ length: steps }, (_, k) => ({
       positions: READY.map((q0, j) => q0 + ((k + 1) / steps) * (end[j]! - q0)),
       velocities: [], accelerations: [], effort: [],
       time_from_start: toStamp((k + 1) * dt),
     }));
-    proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: JOINTS, points });
+    proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: names, points });
   };
   return { parts, tick, propose, toController, results, clock, other };
 }
@@ -82,6 +83,15 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
     } else {
       expect(s.toController.slice(before).every((m) => m.points.length === 0)).toBe(true);
     }
+  });
+
+  it('on a Panda the joints are panda_joint1..7 (robot_type prefix): its trajectories are accepted and forwarded under those names', () => {
+    const s = setup({ platform: 'panda' });
+    s.tick(50);
+    s.propose('panda-safe', READY.map((q, j) => (j === 0 ? q + 0.2 : q)));
+    expect(s.results.at(-1)).toMatchObject({ verdict: 'executed' });
+    expect(s.toController.at(-1)!.joint_names).toEqual(JOINTS.map((j) => j.replace('fr3_', 'panda_')));
+    expect(s.parts.franka.mapping.config.capsules).toBe(PANDA_MODEL);
   });
 
   it('a malformed trajectory is rejected and nothing reaches the controller', () => {
