@@ -32,6 +32,8 @@ export interface Clearance {
 /**
  * Minimum signed surface distance over self pairs (when `includeSelf`) and environment capsules vs
  * obstacles, written into `out` (no allocation). The model must have been `update`d.
+ * A NaN distance (NaN configuration, an unrefreshed tracked sphere) wins: the clearance is NaN,
+ * never Infinity, so every `h >= 0` check fails on it.
  */
 export function minimumClearance(model: CapsuleModel, obstacles: ObstacleSet, includeSelf: boolean, out: Clearance): Clearance {
   out.distance = Infinity;
@@ -41,7 +43,7 @@ export function minimumClearance(model: CapsuleModel, obstacles: ObstacleSet, in
   if (includeSelf) {
     for (let p = 0; p < model.pairCount; p++) {
       const d = model.pairDistance(p);
-      if (d < out.distance) {
+      if (d < out.distance || d !== d) {
         out.distance = d;
         out.kind = 'self';
         out.capsule = model.selfPairs[2 * p]!;
@@ -56,15 +58,15 @@ export function minimumClearance(model: CapsuleModel, obstacles: ObstacleSet, in
     const p = 6 * i, q = 6 * i + 3, r = model.radii[i]!;
     for (let k = 0; k + 3 < planes.length; k += 4) {
       const d = capsulePlaneDistance(w, p, q, r, planes[k]!, planes[k + 1]!, planes[k + 2]!, planes[k + 3]!);
-      if (d < out.distance) set(out, d, 'plane', i, k / 4);
+      if (d < out.distance || d !== d) set(out, d, 'plane', i, k / 4);
     }
     for (let k = 0; k + 3 < spheres.length; k += 4) {
       const d = capsuleSphereDistance(w, p, q, r, spheres[k]!, spheres[k + 1]!, spheres[k + 2]!, spheres[k + 3]!);
-      if (d < out.distance) set(out, d, 'sphere', i, k / 4);
+      if (d < out.distance || d !== d) set(out, d, 'sphere', i, k / 4);
     }
     if (box) {
       const d = capsuleInsideBoxDistance(w, p, q, r, box, 0);
-      if (d < out.distance) set(out, d, 'box', i, -1);
+      if (d < out.distance || d !== d) set(out, d, 'box', i, -1);
     }
   }
   return out;

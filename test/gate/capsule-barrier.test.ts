@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CapsuleBarrier, ChunkCbfFilter, interiorPointSolver, obstacleGroups } from '../../src/gate/index.js';
+import { CapsuleBarrier, ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups } from '../../src/gate/index.js';
 import { Barrier, CapsuleModel, SO101_MODEL } from '../../src/kinematics/index.js';
 import type { ObstacleSet } from '../../src/kinematics/index.js';
 import { denseSolverFactory } from './support/dense-qp.js';
@@ -45,6 +45,45 @@ describe('CapsuleBarrier (SO-101 capsules)', () => {
     const h0 = new Float64Array(4);
     b.h(q, h0);
     expect(Array.from(hv)).toEqual(Array.from(h0));
+  });
+});
+
+describe('a NaN obstacle (unrefreshed tracked sphere) is never clear', () => {
+  const nanSphere = (): ObstacleSet => ({ planes: new Float64Array(0), spheres: Float64Array.from([NaN, NaN, NaN, NaN]), box: null });
+  const table = (): ObstacleSet => ({ planes: Float64Array.from([0, 0, 1, 0]), spheres: new Float64Array(0), box: null });
+  const q = Float64Array.from([0, -0.5, 0.5, 0.5, 0, 0.3]);
+
+  it('h is NaN for the NaN pair and for the min; the other pair stays finite', () => {
+    const b = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), [table(), nanSphere()], 0.02);
+    const h = new Float64Array(2);
+    expect(b.h(q, h)).toBeNaN();
+    expect(h[0]).toBeGreaterThan(0);
+    expect(h[1]).toBeNaN();
+    const g = new Float64Array(12);
+    b.gradient(q, h, g);
+    expect(h[1]).toBeNaN();
+  });
+
+  it('the chunk filter (interior-point QP) calls the chunk unsafe at the present position', () => {
+    const b = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), [table(), nanSphere()], 0.02);
+    const filter = new ChunkCbfFilter(b, interiorPointSolver, {
+      ...DEFAULT_CBF_WEIGHTS,
+      qmin: SO101_MODEL.chain.joints.map((j) => j.lower),
+      qmax: SO101_MODEL.chain.joints.map((j) => j.upper),
+      maxSpeed: [2, 2, 2, 2, 2, 2],
+      maxRounds: 3,
+      slackTolerance: 1e-6,
+      cbfTolerance: 1e-6,
+      maxIterations: 100,
+    });
+    const horizon = 5;
+    const nominal = new Float64Array(horizon * 6);
+    for (let k = 0; k < horizon; k++) nominal.set(q, k * 6); // standing still: nothing to filter
+    const o = filter.filter(nominal, horizon, q, 0.1);
+    expect(o.status).toBe('unsafe');
+    expect(o.minH).toBeNaN();
+    expect(o.minHStep).toBe(-1);
+    expect(o.targets.length).toBe(0);
   });
 });
 

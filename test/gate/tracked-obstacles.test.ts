@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TrackedObstacles, type TrackedPositionSource } from '../../src/gate/index.js';
-import type { ObstacleSet } from '../../src/kinematics/index.js';
+import { CapsuleBarrier, TrackedObstacles, type TrackedPositionSource } from '../../src/gate/index.js';
+import { CapsuleModel, SO101_MODEL, type ObstacleSet } from '../../src/kinematics/index.js';
 
 class Positions implements TrackedPositionSource {
   readonly bodies = new Map<string, { p: [number, number, number]; t: number }>();
@@ -39,14 +39,24 @@ describe('tracked objects as barrier spheres', () => {
     const groups = [group(), group()];
     const t = new TrackedObstacles([{ body: 'cup', radius: 0.05 }, { body: 'bowl', radius: 0.08 }], groups, src, [0, 0, 0, 0, 0, 0], 0.1);
     expect(groups[0]!.spheres.every(Number.isNaN)).toBe(true); // before any refresh
+    const barrier = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), groups, 0.02);
+    const q = Float64Array.from([0, -0.5, 0.5, 0.5, 0, 0.3]);
+    const h = new Float64Array(2);
+    expect(barrier.h(q, h)).toBeNaN();
+    expect(h[0]).toBeNaN();
+    expect(h[1]).toBeNaN();
     src.bodies.set('cup', { p: [0, 0, 0], t: 10 });
     expect(t.refresh(10)).toEqual({ body: 'bowl', age: Infinity });
     src.bodies.set('bowl', { p: [1, 1, 1], t: 9.85 });
     expect(t.refresh(10)).toEqual({ body: 'bowl', age: expect.closeTo(0.15, 9) as number });
     expect(groups[1]!.spheres.every(Number.isNaN)).toBe(true);
+    expect(barrier.h(q, h)).toBeNaN();
+    expect(h[0]).toBeGreaterThan(0);
+    expect(h[1]).toBeNaN();
     src.bodies.set('bowl', { p: [1, 1, 1], t: 9.95 });
     expect(t.refresh(10)).toBeNull();
     expect(Array.from(groups[1]!.spheres)).toEqual([1, 1, 1, 0.08]);
+    expect(barrier.h(q, h)).toBeGreaterThan(0);
     src.bodies.set('cup', { p: [NaN, 0, 0], t: 10 });
     expect(t.refresh(10)?.body).toBe('cup');
   });
