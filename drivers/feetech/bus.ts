@@ -345,7 +345,9 @@ export class FeetechBus {
     t.lastSentAt = now;
     this.c.tx++;
     this.c.txBytes += packet.length;
+    // Arm the timeout first: a link may deliver the reply (or its write callback) before write() returns.
     if (t.ids.length === 0) {
+      t.timer = this.timers.setTimeout(() => this.onWriteTimeout(t), this.timeoutS);
       this.link.write(packet, (e) => {
         if (this.inflight !== t) return;
         if (e) this.finish(t, err(this.closeFault ?? this.disconnectFault(e.message)));
@@ -353,9 +355,21 @@ export class FeetechBus {
       });
       return;
     }
-    // Arm the timeout first: a link may deliver the reply before write() returns.
     t.timer = this.timers.setTimeout(() => this.onTimeout(t), this.timeoutS);
     this.link.write(packet);
+  }
+
+  /** A no-reply request whose bytes the link has not taken within the timeout (wedged adapter). */
+  private onWriteTimeout(t: Transaction): void {
+    if (this.inflight !== t) return;
+    this.c.timeouts++;
+    const fault: Fault = {
+      kind: 'timeout',
+      source: this.source,
+      detail: `${t.label}: the link did not complete the write within ${this.timeoutS}s`,
+    };
+    if (t.reportTimeout) this.emit(fault);
+    this.finish(t, err(fault));
   }
 
   private onTimeout(t: Transaction): void {

@@ -9,6 +9,7 @@ import { ArmguardError } from '../../../src/util/errors.js';
 import { ManualClock, ManualTimers } from '../../../src/util/clock.js';
 import {
   ERROR_BITS,
+  type ByteLink,
   FeetechBus,
   type FeetechBusOptions,
   FeetechEmulator,
@@ -235,6 +236,56 @@ describe('FeetechBus over the mock binding', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('a wedged adapter that never completes a no-reply write: timeout fault, and the queue moves on', async () => {
+    const clock = new ManualClock(0);
+    const timers = new ManualTimers(clock);
+    const written: Uint8Array[] = [];
+    let wedged = true;
+    const link: ByteLink = {
+      name: 'wedged',
+      isOpen: true,
+      write: (bytes, done) => {
+        written.push(bytes);
+        if (!wedged) done?.(null);
+      },
+      onData: () => undefined,
+      onClose: () => undefined,
+      close: async () => undefined,
+    };
+    const bus = new FeetechBus(link, { timers, clock, timeoutS: 0.02, retries: 2 });
+    const faults: Fault[] = [];
+    bus.onFault((f) => faults.push(f));
+    const outcomes: string[] = [];
+    const track = (label: string, p: Promise<{ ok: true } | { ok: false; error: Fault }>) =>
+      void p.then((r) => outcomes.push(`${label}:${r.ok ? 'ok' : r.error.kind}`));
+    track('sync', bus.syncWriteRegister('Goal_Position', new Map([[1, 100], [2, 200]])));
+    track('action', bus.action());
+    track('broadcast', bus.write(0xfe, 40, Uint8Array.of(1)));
+    await Promise.resolve();
+    expect(written).toHaveLength(1);
+    timers.advance(0.019);
+    await Promise.resolve();
+    expect(outcomes).toEqual([]);
+    timers.advance(0.002);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(outcomes).toEqual(['sync:timeout']);
+    expect(written).toHaveLength(2);
+    timers.advance(0.021);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(outcomes).toEqual(['sync:timeout', 'action:timeout']);
+    // The adapter recovers: the next no-reply write completes normally.
+    wedged = false;
+    timers.advance(0.021);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(outcomes).toEqual(['sync:timeout', 'action:timeout', 'broadcast:timeout']);
+    const again = bus.action();
+    expect(await again).toEqual({ ok: true, value: undefined });
+    expect(faults.map((f) => f.kind)).toEqual(['timeout', 'timeout', 'timeout']);
+    expect(faults[0]).toMatchObject({ source: 'feetech:wedged', detail: expect.stringMatching(/^SYNC_WRITE/) });
+    expect(bus.counters.timeouts).toBe(3);
+    expect(timers.size).toBe(0);
   });
 
   it('opening a port that does not exist is a disconnect fault, not a throw', async () => {
