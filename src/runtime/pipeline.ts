@@ -42,8 +42,8 @@ export class Pipeline {
   constructor(private readonly o: PipelineOptions) {
     o.gate.onEvent((e) => this.onGateEvent(e));
     const onFault = (f: Fault, t: number) => {
-      o.events?.fault(f, t);
       o.gate.fault(t, f);
+      this.report(f, t);
     };
     o.source.onFault(onFault);
     o.sink.onFault(onFault);
@@ -63,8 +63,8 @@ export class Pipeline {
       this.o.mapping?.(frame, now);
     } catch (e) {
       const f: Fault = { kind: 'disconnect', source: source.name, detail: `poll threw: ${e instanceof Error ? e.message : String(e)}` };
-      this.o.events?.fault(f, now);
       gate.fault(now, f);
+      this.report(f, now);
     }
     frame.t = now;
     this.checkWatchdog(now);
@@ -73,8 +73,8 @@ export class Pipeline {
     } catch (e) {
       // Margins from a monitor that threw cannot be trusted: hold.
       const f: Fault = { kind: 'invalid-sample', source: `monitors: ${e instanceof Error ? e.message : String(e)}`, signal: '*', value: NaN };
-      this.o.events?.fault(f, now);
       gate.fault(now, f);
+      this.report(f, now);
     }
     gate.evaluate(now, monitors, frame);
     try {
@@ -121,14 +121,28 @@ export class Pipeline {
   }
 
   private onGateEvent(e: GateEvent): void {
-    this.o.events?.gateEvent(e);
-    if (e.to !== 'hold') return;
-    const { sink } = this.o;
+    if (e.to === 'hold') {
+      const { sink } = this.o;
+      try {
+        sink.hold(e.t, describeCause(e.cause));
+        if (this.o.openGripperOnHold) sink.openGripper?.(e.t);
+      } catch {
+        // The sink reports its own faults; the arm-side heartbeat watchdog is the last line.
+      }
+    }
     try {
-      sink.hold(e.t, describeCause(e.cause));
-      if (this.o.openGripperOnHold) sink.openGripper?.(e.t);
+      this.o.events?.gateEvent(e);
     } catch {
-      // The sink reports its own faults; the arm-side heartbeat watchdog is the last line.
+      // A failing recorder or telemetry sink loses this record; the hold above has been sent.
+    }
+  }
+
+  /** To the events sink, after the gate has acted on the fault: a sink that throws cannot undo that. */
+  private report(f: Fault, t: number): void {
+    try {
+      this.o.events?.fault(f, t);
+    } catch {
+      // The fault is already in the gate's hold cause.
     }
   }
 }

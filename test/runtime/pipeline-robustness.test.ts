@@ -1,0 +1,99 @@
+/** Pipeline paths that must hold the arm whatever the events sink, the mapping or the source clock do. */
+import { describe, expect, it } from 'vitest';
+import { ArrayClauseMargins, Gate } from '../../src/gate/index.js';
+import type { GateEvent } from '../../src/gate/index.js';
+import type { Fault } from '../../src/ports/index.js';
+import { MonitorBank, Pipeline } from '../../src/runtime/index.js';
+import type { GateEventSink, PipelineOptions } from '../../src/runtime/index.js';
+import { KinematicArm } from './support/kinematic-arm.js';
+import { Q0, TORQUE_CLAUSE } from './support/rig.js';
+import { ScriptedSource } from './support/scripted-source.js';
+
+const DT = 0.001;
+
+class ThrowingEvents implements GateEventSink {
+  gateEventCalls = 0;
+  faultCalls = 0;
+  gateEvent(_e: GateEvent): void {
+    this.gateEventCalls++;
+    throw new Error('recorder: disk full');
+  }
+  chunkResult(): void {
+    throw new Error('recorder: disk full');
+  }
+  fault(_f: Fault, _t: number): void {
+    this.faultCalls++;
+    throw new Error('telemetry: socket closed');
+  }
+}
+
+function build(opts: Partial<Pick<PipelineOptions, 'events' | 'mapping' | 'monitors' | 'watchdogTimeout'>> = {}) {
+  const source = new ScriptedSource();
+  const bank = MonitorBank.fromClauses([TORQUE_CLAUSE]);
+  const gate = new Gate({ requiredSignals: bank.requiredSignals, maxStepGap: 0.25, faultQuietPeriod: 0.5 });
+  const arm = new KinematicArm(Q0);
+  const pipeline = new Pipeline({ source, monitors: opts.monitors ?? bank, gate, sink: arm, watchdogTimeout: 0.2, openGripperOnHold: true, ...opts });
+  return { source, gate, arm, pipeline };
+}
+
+function run(r: ReturnType<typeof build>, from: number, steps: number): number {
+  let t = from;
+  for (let k = 0; k < steps; k++) {
+    t = from + k * DT;
+    r.arm.tick(t);
+    r.pipeline.step(t);
+  }
+  return t;
+}
+
+describe('Pipeline with an events sink that throws', () => {
+  it('still sends exactly one hold (and opens the gripper) on a violating sample, and step does not throw', () => {
+    const events = new ThrowingEvents();
+    const r = build({ events });
+    r.source.live.set('max_joint_torque', 1);
+    const t = run(r, 0, 3);
+    r.source.live.set('max_joint_torque', 2.5);
+    expect(() => run(r, t + DT, 3)).not.toThrow();
+    expect(r.gate.holdCause).toMatchObject({ kind: 'violation', clause: 'joint_torque' });
+    expect(r.arm.holds).toHaveLength(1);
+    expect(r.arm.holds[0]!.reason).toMatch(/clause joint_torque violated/);
+    expect(r.arm.gripperOpened).toBe(1);
+    expect(events.gateEventCalls).toBe(1);
+  });
+
+  it('still holds when polling throws, and step does not throw', () => {
+    const events = new ThrowingEvents();
+    const r = build({ events });
+    r.source.pollThrows = new Error('port closed');
+    expect(() => r.pipeline.step(0)).not.toThrow();
+    expect(r.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'disconnect', source: 'scripted' } });
+    expect(r.arm.holds).toHaveLength(1);
+    expect(events.faultCalls).toBe(1);
+  });
+
+  it('still holds on a fault a driver reports, and the report does not throw back into the driver', () => {
+    const events = new ThrowingEvents();
+    const r = build({ events });
+    r.source.live.set('max_joint_torque', 1);
+    run(r, 0, 3);
+    expect(() => r.source.raise({ kind: 'servo-error', source: 'so101', servoId: 3, bits: ['overload'] }, 0.0025)).not.toThrow();
+    expect(r.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'servo-error' } });
+    expect(r.arm.holds).toHaveLength(1);
+    expect(() => r.arm.faultListeners.forEach((l) => l({ kind: 'disconnect', source: 'so101', detail: 'EIO' }, 0.003))).not.toThrow();
+    expect(events.faultCalls).toBe(2);
+  });
+
+  it('still holds when a monitor throws, and step does not throw', () => {
+    const events = new ThrowingEvents();
+    const monitors = Object.assign(new ArrayClauseMargins(['joint_torque'], [0.1]), {
+      push(): void {
+        throw new Error('monitor blew up');
+      },
+    });
+    const r = build({ events, monitors });
+    expect(() => r.pipeline.step(0)).not.toThrow();
+    expect(r.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'invalid-sample' } });
+    expect(r.arm.holds).toHaveLength(1);
+    expect(events.faultCalls).toBe(1);
+  });
+});
