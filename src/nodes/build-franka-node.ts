@@ -32,6 +32,8 @@ export interface FrankaNodeParts {
   decisions: ClauseApplicability[];
   /** Episode recording, when the parameters name `episodes_dir` and the caller gave `recording`. */
   episodes: FrankaEpisodes | undefined;
+  /** The node's clock (s). */
+  now: () => number;
 }
 
 export function buildFrankaNode(
@@ -124,5 +126,5 @@ export function buildFrankaNode(
       : {}),
   });
   franka.onSample(() => node.sample());
-  return { franka, gate, bank, pipeline, node, decisions, episodes };
+  return { franka, gate, bank, pipeline, node, decisions, episodes, now: () => rosNode.now() };
 }

@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { EXIT, parseArgs, type Command } from '../command.js';
+import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
+import type { RosContext } from '../../../drivers/ros2/interface.js';
+import type { FrankaNodeConfig } from '../../nodes/franka-node-config.js';
+import type { ScoringSpec } from '../../safety/index.js';
+import type { Timers } from '../../util/clock.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
@@ -63,23 +67,41 @@ examples:
       for (const d of parts.decisions) io.out(`  ${d.clause.id.padEnd(26)} ${d.clause.tier === 'safe' ? d.explanation : 'report-only'}`);
       return EXIT.ok;
     }
+    let ctx;
     try {
-      const ctx = await loadRclnodejsRos();
-      const parts = buildFrankaNode(ctx, cfg.config, spec.spec, { recording: { timers: systemTimers, log: (l) => io.out(l) } });
-      io.out(`armguard ros-node: ${cfg.config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.state}`);
-      const episodes = parts.episodes;
-      if (episodes) await episodes.start(episodes.now());
-      ctx.spin();
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
-      if (episodes) await episodes.close(episodes.now(), 'node shut down');
-      await ctx.shutdown();
-      return EXIT.ok;
+      ctx = await loadRclnodejsRos();
     } catch (e) {
       io.err(`armguard ros-node: ${(e as Error).message}`);
       return e instanceof RosUnavailableError ? EXIT.usage : EXIT.failure;
     }
+    const stop = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+    return serveFrankaNode(ctx, cfg.config, spec.spec, io, stop);
   },
 };
+
+/**
+ * Runs the node on `ctx` until `stop` resolves, then holds the arm (gating mode) before closing the
+ * episode, as `armguard run` does, and always shuts the context down.
+ */
+export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig, spec: ScoringSpec, io: CliIo, stop: Promise<string>, timers: Timers = systemTimers): Promise<number> {
+  try {
+    const parts = buildFrankaNode(ctx, config, spec, { recording: { timers, log: (l) => io.out(l) } });
+    io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.state}`);
+    const episodes = parts.episodes;
+    if (episodes) await episodes.start(parts.now());
+    ctx.spin();
+    const why = await stop;
+    // The controller would otherwise keep executing the last forwarded trajectory.
+    if (config.gating) parts.pipeline.eStop(parts.now(), `node shut down (${why})`);
+    if (episodes) await episodes.close(parts.now(), `node shut down (${why})`);
+    return EXIT.ok;
+  } catch (e) {
+    io.err(`armguard ros-node: ${(e as Error).message}`);
+    return EXIT.failure;
+  } finally {
+    await ctx.shutdown();
+  }
+}

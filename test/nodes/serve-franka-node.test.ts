@@ -1,0 +1,77 @@
+/**
+ * `armguard ros-node` after SIGINT/SIGTERM (serveFrankaNode on the fake ROS graph): in gating mode
+ * the arm is held (an empty JointTrajectory to the controller) before the episode closes, and the
+ * ROS context is shut down whatever happens.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, ManualTimers } from '../../src/util/clock.js';
+import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
+import { QOS_RELIABLE } from '../../drivers/ros2/interface.js';
+import type { JointTrajectory } from '../../drivers/ros2/messages.js';
+import { serveFrankaNode } from '../../src/cli/commands/ros-node.js';
+import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
+import { frankaTestConfig } from './support/franka-config.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const spec = (() => {
+  const s = loadScoringSpec(defaultSpecPaths());
+  if (!s.ok) throw new Error(s.problems.join('\n'));
+  return s.spec;
+})();
+const io = { out: () => undefined, err: () => undefined };
+
+describe('serveFrankaNode (armguard ros-node) shutdown', () => {
+  it('gating: holds the arm, records the hold in the episode, closes it, shuts the context down', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-serve-'));
+    dirs.push(dir);
+    const clock = new ManualClock(50);
+    const timers = new ManualTimers(clock);
+    const graph = new FakeRosGraph(clock, timers);
+    let shutdowns = 0;
+    const ctx = Object.assign(graph, { shutdown: async () => void shutdowns++ });
+    const config = frankaTestConfig({ episodesDir: dir });
+    const toController: JointTrajectory[] = [];
+    graph.createNode('controller').createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
+    let stop!: (why: string) => void;
+    const running = serveFrankaNode(ctx, config, spec, io, new Promise<string>((r) => (stop = r)), timers);
+    await new Promise((r) => setImmediate(r));
+    expect(toController).toEqual([]);
+    stop('SIGINT');
+    expect(await running).toBe(0);
+    expect(toController.at(-1)?.points).toEqual([]); // JointTrajectoryController: hold position
+    expect(shutdowns).toBe(1);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.mcap'));
+    expect(files).toHaveLength(1);
+    const gate: string[] = [];
+    const scan = await readEpisode(join(dir, files[0]!), (r: EpisodeRecord) => {
+      if (r.kind === 'gate' && 'to' in r.value) gate.push(`${r.value.to}: ${r.value.reason}`);
+    });
+    expect(scan.end.kind).toBe('complete');
+    expect(gate.at(-1)).toMatch(/^hold: e-stop from node shut down \(SIGINT\)/);
+  });
+
+  it('monitor only (gating false): nothing is commanded; a failure while starting still shuts the context down', async () => {
+    const clock = new ManualClock(50);
+    const graph = new FakeRosGraph(clock, new ManualTimers(clock));
+    let shutdowns = 0;
+    const ctx = Object.assign(graph, { shutdown: async () => void shutdowns++ });
+    const config = frankaTestConfig({ gating: false });
+    const toController: JointTrajectory[] = [];
+    graph.createNode('controller').createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
+    expect(await serveFrankaNode(ctx, config, spec, io, Promise.resolve('SIGTERM'))).toBe(0);
+    expect(toController).toEqual([]);
+    expect(shutdowns).toBe(1);
+    const errs: string[] = [];
+    const bad = frankaTestConfig({ platform: 'panda', task: 'no-such-task' });
+    expect(await serveFrankaNode(ctx, bad, spec, { out: () => undefined, err: (t) => errs.push(t) }, Promise.resolve('SIGTERM'))).toBe(1);
+    expect(errs.join('\n')).toMatch(/no-such-task/);
+    expect(shutdowns).toBe(2);
+  });
+});
