@@ -58,13 +58,25 @@ export class Pipeline {
     const { source, gate, monitors, sink } = this.o;
     if (this.started !== this.started) this.started = now;
     const frame = this.frame;
+    let polled = false;
     try {
       source.poll(frame, now);
-      this.o.mapping?.(frame, now);
+      polled = true;
     } catch (e) {
       const f: Fault = { kind: 'disconnect', source: source.name, detail: `poll threw: ${e instanceof Error ? e.message : String(e)}` };
       gate.fault(now, f);
       this.report(f, now);
+    }
+    // The mapping works in place: on a frame the poll did not refresh it would map mapped values again.
+    if (polled && this.o.mapping) {
+      try {
+        this.o.mapping(frame, now);
+      } catch (e) {
+        // The source is fine; the mapped frame (calibration, estimators) cannot be trusted.
+        const f = { kind: 'invalid-sample', source: 'mapping', signal: '*', value: NaN, detail: `mapping threw: ${e instanceof Error ? e.message : String(e)}` } as const;
+        gate.fault(now, f);
+        this.report(f, now);
+      }
     }
     frame.t = now;
     this.checkWatchdog(now);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ArrayClauseMargins, Gate } from '../../src/gate/index.js';
 import type { GateEvent } from '../../src/gate/index.js';
 import type { Fault } from '../../src/ports/index.js';
-import { MonitorBank, Pipeline } from '../../src/runtime/index.js';
+import { MemoryEventSink, MonitorBank, Pipeline } from '../../src/runtime/index.js';
 import type { GateEventSink, PipelineOptions } from '../../src/runtime/index.js';
 import { KinematicArm } from './support/kinematic-arm.js';
 import { Q0, TORQUE_CLAUSE } from './support/rig.js';
@@ -95,5 +95,28 @@ describe('Pipeline with an events sink that throws', () => {
     expect(r.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'invalid-sample' } });
     expect(r.arm.holds).toHaveLength(1);
     expect(events.faultCalls).toBe(1);
+  });
+});
+
+describe('Pipeline mapping', () => {
+  it('a throwing mapping holds as an invalid sample from the mapping, with what it threw, not as a source disconnect', () => {
+    const events = new MemoryEventSink();
+    let broken = false;
+    const r = build({
+      events,
+      mapping: () => {
+        if (broken) throw new Error('calibration table missing joint 3');
+      },
+    });
+    r.source.live.set('max_joint_torque', 1);
+    const t = run(r, 0, 3);
+    expect(r.gate.state).toBe('armed');
+    broken = true;
+    expect(() => r.pipeline.step(t + DT)).not.toThrow();
+    const fault = { kind: 'invalid-sample', source: 'mapping', detail: 'mapping threw: calibration table missing joint 3' };
+    expect(r.gate.holdCause).toEqual({ kind: 'driver-fault', fault: expect.objectContaining(fault) });
+    expect(events.faults).toEqual([{ fault: expect.objectContaining(fault), t: t + DT }]);
+    expect(r.arm.holds).toHaveLength(1);
+    expect(r.arm.holds[0]!.reason).toBe('driver fault invalid-sample from mapping: mapping threw: calibration table missing joint 3');
   });
 });
