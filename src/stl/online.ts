@@ -1,4 +1,4 @@
-import { futureHorizon, type Formula } from './ast.js';
+import { futureHorizon, signalsOf, type Formula } from './ast.js';
 import { IndexedRing } from './buffers.js';
 import { partialBounds, type PartialTrace } from './bounds.js';
 import { compile, type EpisodeTree, type Tap } from './compile.js';
@@ -42,6 +42,9 @@ export class OnlineMonitor {
   private runSamples = 0;
   private readonly longest = { seconds: 0, samples: 0 };
   private rejected = 0;
+  private invalid = 0;
+  /** Columns of the row the formula reads. */
+  private readonly readColumns: Int32Array;
   /**
    * While ρ at the first sample is undecided (bounded-future parts at episode level), the raw
    * samples so far are kept so low/high can be computed on the partial trace. At most the
@@ -70,6 +73,7 @@ export class OnlineMonitor {
     if (!this.margin.immediate) this.margin.ringed = true;
     this.episode = compiled.episode;
     this.taps = compiled.taps;
+    this.readColumns = Int32Array.from(signalsOf(f), (name) => index.get(name)!);
     this.state = { times: new IndexedRing(), n: 0, tLatest: -Infinity, finished: false, values: new Float64Array(0) };
     this.hasStartTaps = this.taps.some((t) => t.mode === 'first');
     this.prefixActive = this.hasStartTaps;
@@ -92,13 +96,24 @@ export class OnlineMonitor {
   /**
    * One sample: time in seconds (strictly after the previous one) and the signal values in the
    * constructor's order (booleans 0/1). Out-of-order samples and samples after `finish()` are
-   * ignored and counted in `rejectedSamples`; they never throw.
+   * ignored and counted in `rejectedSamples`; a sample missing a value the formula reads, or
+   * reading NaN, is ignored and counted in `invalidSamples`. Neither throws.
    */
   push(t: number, values: ArrayLike<number>): void {
     const s = this.state;
     if (s.finished || !(t > s.tLatest) || !Number.isFinite(t)) {
       this.rejected++;
       return;
+    }
+    // NaN compares false both ways: in a window it breaks the monotone deques and can hide a later
+    // violation, and it would stick in the episode bounds.
+    const cols = this.readColumns;
+    for (let k = 0; k < cols.length; k++) {
+      const c = cols[k]!;
+      if (c >= values.length || Number.isNaN(values[c])) {
+        this.invalid++;
+        return;
+      }
     }
     s.times.push(t);
     s.n++;
@@ -134,6 +149,7 @@ export class OnlineMonitor {
     this.longest.seconds = 0;
     this.longest.samples = 0;
     this.rejected = 0;
+    this.invalid = 0;
     this.prefixActive = this.hasStartTaps;
     this.prefix.n = 0;
     this.boundsCacheN = -1;
@@ -167,6 +183,10 @@ export class OnlineMonitor {
   }
   get rejectedSamples(): number {
     return this.rejected;
+  }
+  /** Samples ignored because a value the formula reads was NaN or missing. */
+  get invalidSamples(): number {
+    return this.invalid;
   }
   get finished(): boolean {
     return this.state.finished;

@@ -192,6 +192,47 @@ describe('OnlineMonitor', () => {
     expect(m.final).toBe(1);
   });
 
+  it('a NaN value is ignored and counted: it cannot hide a later violation inside a window', () => {
+    const m = monitor('always (historically[0:1] (x < 10))');
+    [-100, NaN, 15, 15, 15].forEach((x, i) => m.push(i * 0.1, [x, 0, 0])); // all in one window
+    expect(m.current).toBe(-5);
+    expect(m.firstViolationTime).toBe(0.2);
+    expect(m.high).toBe(-5);
+    expect(m.samples).toBe(4);
+    expect(m.invalidSamples).toBe(1);
+    expect(m.rejectedSamples).toBe(0);
+    m.finish();
+    expect(m.final).toBe(-5);
+    expect(m.episodeMin).toBe(-5);
+  });
+
+  it('a NaN value does not latch the episode bounds at NaN', () => {
+    const m = monitor('always (x < 10)');
+    [1, NaN, 1, 1].forEach((x, i) => m.push(i * 0.1, [x, 0, 0]));
+    expect([m.current, m.episodeMin, m.high]).toEqual([9, 9, 9]);
+    expect(m.invalidSamples).toBe(1);
+    m.push(0.4, [12, 0, 0]);
+    expect(m.high).toBe(-2);
+    expect(m.firstViolationTime).toBe(0.4);
+    m.finish();
+    expect(m.final).toBe(-2);
+  });
+
+  it('only the columns the formula reads are checked; a missing one is invalid; reset clears the count', () => {
+    const m = monitor('always (x < 10) and always (g)');
+    m.push(0, [1, NaN, 1]); // y is not read
+    expect(m.samples).toBe(1);
+    m.push(1, [1, 0, NaN]);
+    m.push(2, [1, 0]);
+    expect(m.samples).toBe(1);
+    expect(m.invalidSamples).toBe(2);
+    m.push(3, [2, 0, 1]);
+    expect(m.samples).toBe(2);
+    expect(m.current).toBe(8);
+    m.reset();
+    expect(m.invalidSamples).toBe(0);
+  });
+
   it('refuses a formula reading a signal outside its signal order', () => {
     expect(() => new OnlineMonitor(formula('always (y < 1)', SIG), ['x'])).toThrow(/signal 'y'/);
   });
