@@ -45,22 +45,30 @@ export function calibrationTrajectory(t: number, out: Float64Array): void {
   out[5] = 0.3;
 }
 
-async function recordPhase(arm: So101Arm, io: ProcedureIo, durationS: number, payloadKg: number, samples: FreeMotionSample[]): Promise<Result<void, Fault>> {
-  const goal = new Float64Array(6);
-  const steps = Math.round(durationS / io.dt);
-  calibrationTrajectory(0, goal);
-  // Approach the start pose slowly before recording (ramp over 2 s from the present pose).
+/** Move from the present pose to `goal` in a straight joint-space line over `seconds`, one goal per sample. */
+async function rampTo(arm: So101Arm, io: ProcedureIo, goal: ArrayLike<number>, seconds: number): Promise<Result<void, Fault>> {
   const start = await arm.readState();
   if (!start.ok) return start;
   const q0 = Float64Array.from(arm.mapping.q);
-  const ramp = Math.round(2 / io.dt);
+  const ramp = Math.max(1, Math.round(seconds / io.dt));
+  const g = new Float64Array(q0.length);
   for (let k = 1; k <= ramp; k++) {
     const a = k / ramp;
-    const g = q0.map((v, j) => v + (goal[j]! - v) * a);
+    for (let j = 0; j < g.length; j++) g[j] = q0[j]! + (goal[j]! - q0[j]!) * a;
     const w = await arm.writeGoals(g);
     if (!w.ok) return w;
     await io.pace();
   }
+  return ok(undefined);
+}
+
+async function recordPhase(arm: So101Arm, io: ProcedureIo, durationS: number, payloadKg: number, samples: FreeMotionSample[]): Promise<Result<void, Fault>> {
+  const goal = new Float64Array(6);
+  const steps = Math.round(durationS / io.dt);
+  calibrationTrajectory(0, goal);
+  // Approach the start pose slowly before recording.
+  const approach = await rampTo(arm, io, goal, 2);
+  if (!approach.ok) return approach;
   for (let k = 0; k < steps; k++) {
     calibrationTrajectory(k * io.dt, goal);
     const w = await arm.writeGoals(goal);
@@ -123,6 +131,9 @@ export const PROBE_START = [0, -0.3, 0.6, 0.9, 0, 0.3] as const;
 /** Lower the TCP along shoulder_lift in 0.5 mm steps until the residual force exceeds `forceN`. */
 async function probeTable(arm: So101Arm, io: ProcedureIo, forceN: number): Promise<Result<{ z: number; force: number }, Fault>> {
   const goal = Float64Array.from(PROBE_START);
+  // Phase 2 can end up to ~2.3 rad away (wrist_flex); approach near the table slowly, then settle there.
+  const approach = await rampTo(arm, io, goal, 2);
+  if (!approach.ok) return approach;
   for (let k = 0; k < Math.round(2 / io.dt); k++) {
     const w = await arm.writeGoals(goal);
     if (!w.ok) return w;
