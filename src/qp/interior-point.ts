@@ -282,7 +282,7 @@ export class QpSolver {
 
   /**
    * Solves `problem`, which must have this solver's shape (else throws: that is a wiring error,
-   * not data). Bad data (NaN/∞ in P, q, A; NaN bounds) gives status 'numerical-error', l > u gives
+   * not data). Bad data (NaN/∞ in P, q, A; NaN bounds; q, l or u too short) gives status 'numerical-error', l > u gives
    * 'infeasible'. The returned object is reused by the next call.
    */
   solve(problem: QpProblem, options: QpSolveOptions = NO_OPTIONS): QpResult {
@@ -338,7 +338,7 @@ export class QpSolver {
       const stalled = primRes > epsAbs && primRes > 0.5 * previousPrimRes;
       previousPrimRes = primRes;
       if (stalled && this.certifiesInfeasible()) return this.finish(problem, 'infeasible', 'primal infeasibility certificate: A\'y ≈ 0 with u\'y₊ + l\'y₋ < 0');
-      if (iter >= maxIterations) return this.finish(problem, 'max-iterations', 'iteration cap reached before convergence');
+      if (!(iter < maxIterations)) return this.finish(problem, 'max-iterations', 'iteration cap reached before convergence');
       if (deadline !== undefined && deadline()) return this.finish(problem, 'time-limit', 'deadline reached before convergence');
 
       if (!this.factorise()) return this.finish(problem, 'numerical-error', 'normal-equation factorisation failed (non-finite values)');
@@ -378,6 +378,9 @@ export class QpSolver {
   /** Copies and scales the problem data; returns a failure if the data are unusable. */
   private loadData(problem: QpProblem): { status: QpStatus; reason: string } | undefined {
     const { n, m, Pv, Av, qs, lo, hi, rowKind } = this;
+    if (problem.q.length < n) return { status: 'numerical-error', reason: `q has ${problem.q.length} entries, expected ${n}` };
+    if (problem.l.length < m) return { status: 'numerical-error', reason: `l has ${problem.l.length} entries, expected ${m}` };
+    if (problem.u.length < m) return { status: 'numerical-error', reason: `u has ${problem.u.length} entries, expected ${m}` };
     const pnnz = Pv.length;
     const pVals = problem.P.values;
     for (let t = 0; t < pnnz; t++) {

@@ -69,6 +69,29 @@ describe('QpSolver statuses and contract', () => {
     expect(solver.solve(chunk).status).toBe('solved');
   });
 
+  it('reports a q, l or u shorter than the shape as numerical-error naming the array (a missing bound is not "no bound")', () => {
+    // min ½x² − 3x s.t. x ≤ 2: without the row the answer would be 3
+    const p = toProblem({ n: 1, P: [[1]], q: [-3], A: [[1]], l: [-Infinity], u: [2] });
+    const solver = new QpSolver(p);
+    const none = new Float64Array(0);
+    const failure = (problem: QpProblem): [string, string] => {
+      const r = solver.solve(problem);
+      return [r.status, r.status === 'solved' ? '' : r.reason];
+    };
+    expect(failure({ ...p, l: none, u: none })).toEqual(['numerical-error', 'l has 0 entries, expected 1']);
+    expect(failure({ ...p, u: none })).toEqual(['numerical-error', 'u has 0 entries, expected 1']);
+    expect(failure({ ...p, q: none })).toEqual(['numerical-error', 'q has 0 entries, expected 1']);
+    const ok = solver.solve(p);
+    expect(ok.status).toBe('solved');
+    expect(ok.x[0]).toBeCloseTo(2, 8);
+  });
+
+  it('a NaN iteration cap stops at once with max-iterations (it is not "no cap")', () => {
+    const r = new QpSolver(chunk).solve(chunk, { maxIterations: NaN });
+    expect(r.status).toBe('max-iterations');
+    expect(r.iterations).toBe(0);
+  });
+
   it('refuses a problem of another shape (wiring error) and says which shapes it accepts', () => {
     const solver = new QpSolver(chunk);
     const other = toProblem({ n: 1, P: [[1]], q: [0], A: [[1]], l: [0], u: [1] });
