@@ -58,6 +58,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
   private chunkTimers: TimerHandle[] = [];
   private readonly lower: Float64Array;
   private readonly upper: Float64Array;
+  private readonly unsubscribeBus: () => void;
   /** Holds issued (count) and the last reason, for diagnostics. */
   holds = 0;
   lastHoldReason = '';
@@ -69,7 +70,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     this.watchdogS = o.watchdogS ?? 0.25;
     this.lower = Float64Array.from(o.calibration.joints, (j) => (j.lowerDeg * Math.PI) / 180);
     this.upper = Float64Array.from(o.calibration.joints, (j) => (j.upperDeg * Math.PI) / 180);
-    o.bus.onFault((f, t) => this.emit(f, t));
+    this.unsubscribeBus = o.bus.onFault((f, t) => this.emit(f, t));
   }
 
   /**
@@ -80,7 +81,10 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     const arm = new So101Arm(o);
     for (const id of arm.ids) {
       const r = await o.bus.ping(id);
-      if (!r.ok) return err(r.error);
+      if (!r.ok) {
+        arm.close();
+        return err(r.error);
+      }
     }
     return ok(arm);
   }
@@ -222,8 +226,9 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     this.chunkTimers = [];
   }
 
-  /** Stop timers; leaves torque as it is (the operator decides, not a disconnect). */
+  /** Stop timers and stop forwarding bus faults; leaves torque as it is (the operator decides, not a disconnect). */
   close(): void {
+    this.unsubscribeBus();
     this.cancelChunk();
     this.watchdog?.cancel();
     this.watchdog = undefined;

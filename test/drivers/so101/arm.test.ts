@@ -137,6 +137,21 @@ describe('So101Arm', () => {
     expect(r.emulator.servo(1).goalPosition).not.toBe(radiansToRaw(0.3, cal.lerobot.shoulder_pan));
   });
 
+  it('a closed arm stops reporting bus faults: a new arm on the same bus is the only one to report', async () => {
+    const { r, faults } = await rig();
+    r.arm.close();
+    const next = await So101Arm.connect({ bus: r.bus, calibration: cal, freeMotion: r.arm.mapping.freeMotion, clock: r.clock, timers: r.timers });
+    if (!next.ok) throw new Error(next.error.kind);
+    const nextFaults: Fault[] = [];
+    next.value.onFault((f) => nextFaults.push(f));
+    r.emulator.servo(4).responsive = false;
+    const s = await next.value.readState();
+    expect(!s.ok && s.error.kind).toBe('timeout');
+    expect(nextFaults.map((f) => f.kind)).toEqual(['timeout']);
+    expect(faults).toEqual([]);
+    next.value.close();
+  });
+
   it('a servo that stops answering and an unplugged port become typed faults, never throws', async () => {
     const { r, faults } = await rig();
     r.emulator.servo(4).responsive = false;
