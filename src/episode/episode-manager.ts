@@ -47,9 +47,38 @@ export class EpisodeManager {
     return this.current?.path;
   }
 
-  /** Start a new episode at t (ends the running one first). */
-  async start(t: number): Promise<string> {
-    if (this.current) await this.end(t, 'new episode');
+  /**
+   * Start a new episode at t (ends the running one first). Starts and ends run one at a time, in
+   * call order, so keys pressed in quick succession never open two files at once; after `close`
+   * no episode starts.
+   */
+  start(t: number): Promise<string> {
+    return this.serially(() => this.open(t));
+  }
+
+  /** End the running episode (no-op when none). */
+  end(t: number, reason: string): Promise<EpisodeIndexEntry | undefined> {
+    return this.serially(() => this.finishCurrent(t, reason));
+  }
+
+  /** End the running episode and refuse further starts (shutdown). */
+  close(t: number, reason: string): Promise<EpisodeIndexEntry | undefined> {
+    this.closed = true;
+    return this.end(t, reason);
+  }
+
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async open(t: number): Promise<string> {
+    if (this.closed) throw new Error('episode recording is closed (shutting down)');
+    if (this.current) await this.finishCurrent(t, 'new episode');
     const now = (this.o.wallClock ?? (() => new Date()))();
     const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
     const episodeId = `${this.o.robotId}-${stamp}-${String(++this.seq).padStart(3, '0')}`;
@@ -80,8 +109,7 @@ export class EpisodeManager {
     return { ok: true, record: r.label(input) };
   }
 
-  /** End the running episode (no-op when none). */
-  async end(t: number, reason: string): Promise<EpisodeIndexEntry | undefined> {
+  private async finishCurrent(t: number, reason: string): Promise<EpisodeIndexEntry | undefined> {
     const ep = this.current;
     if (!ep) return undefined;
     this.current = undefined;

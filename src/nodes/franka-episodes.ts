@@ -102,7 +102,7 @@ export class FrankaEpisodes {
   /** Closes the running episode (shutdown). */
   async close(t: number, reason: string): Promise<void> {
     await this.pending;
-    await this.manager.end(t, reason);
+    await this.manager.close(t, reason);
   }
 
   /** Waits for label-triggered episode switches in flight (tests, shutdown). */

@@ -12,7 +12,7 @@ import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { parseAccessFile } from '../../src/cli/compose/access-file.js';
 import { RunSession } from '../../src/cli/compose/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { EpisodeRecorder, readEpisode, type EpisodeRecord, type EpisodeWritable, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
+import { EpisodeRecorder, startEpisodeInDir, readEpisode, type EpisodeRecord, type EpisodeWritable, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
 import { keysToActions } from '../../src/cli/compose/operator-keys.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
@@ -225,5 +225,19 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     expect(s.conn.arm.holds).toBe(0); // shutdown does not command the arm either
     const gate = await gateRecords(path);
     expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) })]));
+  }, 30_000);
+  it("a new episode that cannot be opened (key 'n') holds the gate with the reason instead of an unhandled rejection", async () => {
+    let opened = 0;
+    const { s, log } = await startSession({
+      openEpisode: async (dir, start, options) => {
+        if (++opened > 1) throw new Error('EACCES: permission denied');
+        return startEpisodeInDir(dir, start, options);
+      },
+    });
+    await s.act('new-episode'); // must not reject
+    expect(s.gate.state).toBe('hold');
+    expect(s.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'storage', detail: expect.stringMatching(/new-episode failed: EACCES/) as string } });
+    expect(log.some((l) => /new-episode failed: EACCES.*holding/.test(l))).toBe(true);
+    await s.stop('test done');
   }, 30_000);
 });

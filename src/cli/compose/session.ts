@@ -242,8 +242,19 @@ export class RunSession {
     return { ok: true };
   }
 
-  /** An operator action (keys, or tests). Never throws. */
+  /** An operator action (keys, or tests). Never throws: a failure (e.g. no new episode file) holds. */
   async act(a: OperatorAction): Promise<void> {
+    try {
+      await this.actUnguarded(a);
+    } catch (e) {
+      const t = this.o.clock.now();
+      const fault: Fault = { kind: 'storage', source: 'operator action', detail: `${a} failed: ${e instanceof Error ? e.message : String(e)}` };
+      this.o.log(`${fault.detail} — holding`);
+      this.runtime.gate.fault(t, fault);
+    }
+  }
+
+  private async actUnguarded(a: OperatorAction): Promise<void> {
     const t = this.o.clock.now();
     switch (a) {
       case 'estop':
@@ -303,7 +314,7 @@ export class RunSession {
       if (!h.ok) this.o.log(`shutdown hold failed: ${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`);
     }
     const id = this.episodes.episodeId;
-    await this.episodes.end(this.o.clock.now(), reason);
+    await this.episodes.close(this.o.clock.now(), reason);
     if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
     await this.dashboard?.stop().catch(() => undefined);
     await this.telemetry?.stop().catch(() => undefined);
