@@ -5,11 +5,11 @@
  */
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { describeCause } from '../gate/events.js';
-import type { GateEvent, GateState } from '../gate/events.js';
+import type { GateEvent, GateFault, GateState } from '../gate/events.js';
 import type { Gate, ReleaseResult } from '../gate/gate.js';
 import type { ClauseMargins } from '../gate/margins.js';
 import type { CommandSink, Fault, SignalSource } from '../ports/index.js';
-import { SIGNAL_COUNT, SignalFrame, Validity } from '../schema/signals.js';
+import { SIGNAL_COUNT, SIGNALS, SignalFrame, Validity } from '../schema/signals.js';
 import type { ChunkExecutor } from './chunk-executor.js';
 import type { GateEventSink } from './events.js';
 
@@ -31,12 +31,16 @@ export interface PipelineOptions {
   readonly watchdogTimeout: number;
   /** Hold action: also open the gripper (SPEC §6: off by default for held objects). */
   readonly openGripperOnHold?: boolean;
+  /** A sample stamped more than this (s) after `now` is a clock fault (default 0.05). */
+  readonly futureStampTolerance?: number;
 }
 
 export class Pipeline {
   readonly frame = new SignalFrame();
   private newest = -Infinity;
   private watchdogTripped = false;
+  /** Set while the frame holds a sample stamped in the future; re-raised each step so it persists. */
+  private futureFault: (Fault & GateFault) | null = null;
   private started = NaN;
 
   constructor(private readonly o: PipelineOptions) {
@@ -114,11 +118,20 @@ export class Pipeline {
 
   private checkWatchdog(now: number): void {
     const f = this.frame;
+    const limit = now + (this.o.futureStampTolerance ?? 0.05);
     let newest = this.newest;
+    let future = -1;
     for (let i = 0; i < SIGNAL_COUNT; i++) {
-      if (f.validity[i] !== Validity.Missing && f.stamps[i]! > newest) newest = f.stamps[i]!;
+      if (f.validity[i] === Validity.Missing) continue;
+      const stamp = f.stamps[i]!;
+      // A future stamp (clock skew) must not feed the watchdog: as the running max it would keep it fed.
+      if (stamp > limit) {
+        if (future < 0) future = i;
+      } else if (stamp > newest) newest = stamp;
     }
     this.newest = newest;
+    if (future >= 0) this.futureStamped(now, future);
+    else this.futureFault = null;
     const since = newest === -Infinity ? this.started : newest;
     const gap = now - since;
     if (gap > this.o.watchdogTimeout) {
@@ -130,6 +143,23 @@ export class Pipeline {
       this.watchdogTripped = false;
       this.o.gate.watchdogFed();
     }
+  }
+
+  private futureStamped(now: number, i: number): void {
+    if (this.futureFault !== null) {
+      this.o.gate.fault(now, this.futureFault);
+      return;
+    }
+    const ahead = this.frame.stamps[i]! - now;
+    const f: Fault & GateFault = {
+      kind: 'clock-jump',
+      source: this.frame.sources[i] || this.o.source.name,
+      dt: ahead,
+      detail: `${SIGNALS[i]?.name ?? `signal#${i}`} sample stamped ${ahead.toPrecision(3)} s in the future`,
+    };
+    this.futureFault = f;
+    this.o.gate.fault(now, f);
+    this.report(f, now);
   }
 
   private onGateEvent(e: GateEvent): void {

@@ -4,6 +4,7 @@ import { ArrayClauseMargins, Gate } from '../../src/gate/index.js';
 import type { GateEvent } from '../../src/gate/index.js';
 import type { Fault } from '../../src/ports/index.js';
 import { MemoryEventSink, MonitorBank, Pipeline } from '../../src/runtime/index.js';
+import type { SignalFrame } from '../../src/schema/signals.js';
 import type { GateEventSink, PipelineOptions } from '../../src/runtime/index.js';
 import { KinematicArm } from './support/kinematic-arm.js';
 import { Q0, TORQUE_CLAUSE } from './support/rig.js';
@@ -27,8 +28,9 @@ class ThrowingEvents implements GateEventSink {
   }
 }
 
-function build(opts: Partial<Pick<PipelineOptions, 'events' | 'mapping' | 'monitors' | 'watchdogTimeout'>> = {}) {
-  const source = new ScriptedSource();
+type BuildOptions = Partial<Pick<PipelineOptions, 'events' | 'mapping' | 'monitors' | 'watchdogTimeout'>> & { source?: ScriptedSource };
+
+function build({ source = new ScriptedSource(), ...opts }: BuildOptions = {}) {
   const bank = MonitorBank.fromClauses([TORQUE_CLAUSE]);
   const gate = new Gate({ requiredSignals: bank.requiredSignals, maxStepGap: 0.25, faultQuietPeriod: 0.5 });
   const arm = new KinematicArm(Q0);
@@ -118,5 +120,45 @@ describe('Pipeline mapping', () => {
     expect(events.faults).toEqual([{ fault: expect.objectContaining(fault), t: t + DT }]);
     expect(r.arm.holds).toHaveLength(1);
     expect(r.arm.holds[0]!.reason).toBe('driver fault invalid-sample from mapping: mapping threw: calibration table missing joint 3');
+  });
+});
+
+/** Stamps the next poll's samples `skew` seconds after the pipeline's now (a source clock ahead). */
+class SkewedSource extends ScriptedSource {
+  skewOnce = 0;
+  override poll(frame: SignalFrame, now: number): void {
+    super.poll(frame, now + this.skewOnce);
+    this.skewOnce = 0;
+  }
+}
+
+describe('Pipeline watchdog and future-stamped samples', () => {
+  it('one sample stamped 100 s ahead, then silence: holds for the future stamp, and the watchdog still expires', () => {
+    const source = new SkewedSource();
+    const events = new MemoryEventSink();
+    const r = build({ source, events, watchdogTimeout: 0.2 });
+    source.live.set('max_joint_torque', 1);
+    let t = run(r, 0, 10);
+    source.skewOnce = 0.04; // within the tolerance
+    t += DT;
+    r.pipeline.step(t);
+    expect(r.gate.state).toBe('armed');
+    t += DT;
+    source.skewOnce = 100;
+    r.arm.tick(t);
+    r.pipeline.step(t);
+    source.live.set('max_joint_torque', undefined); // silence
+    expect(r.gate.holdCause).toEqual({
+      kind: 'driver-fault',
+      fault: { kind: 'clock-jump', source: 'scripted', dt: expect.closeTo(100, 9), detail: 'max_joint_torque sample stamped 100 s in the future' },
+    });
+    expect(r.arm.holds).toHaveLength(1);
+    const refused = r.pipeline.release(t, { by: 'op', authorised: true });
+    expect(!refused.ok && refused.reason).toMatch(/clock-jump .*stamped 100 s in the future/);
+    t = run(r, t + DT, 300); // > watchdogTimeout after the last sane sample
+    const later = r.pipeline.release(t, { by: 'op', authorised: true });
+    expect(later).toEqual({ ok: false, reason: 'release refused: cause persists: no fresh samples for 0.2010 s (watchdog)' });
+    expect(events.faults).toHaveLength(1); // reported once, not every step
+    expect(r.arm.holds).toHaveLength(1);
   });
 });
