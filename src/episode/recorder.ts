@@ -68,6 +68,8 @@ export class EpisodeRecorder {
   private readonly violatedSteps: number[];
   private readonly timer: TimerHandle;
   private state: RecorderStats['state'] = 'recording';
+  /** Set once end() has written the end record: later record calls are counted as dropped, never throw. */
+  private ending = false;
   private dropped = 0;
   private flushedMessages = 0;
   private lastT: number;
@@ -204,26 +206,42 @@ export class EpisodeRecorder {
     await this.ros.add(spec);
   }
 
-  /** A raw ROS 2 input message on a registered topic. */
+  /** A raw ROS 2 input message on a registered topic (one it cannot encode is counted as dropped, with a fault). */
   rosMessage(topic: string, t: number, message: unknown): void {
-    if (this.state !== 'recording') {
+    if (this.state !== 'recording' || this.ending) {
       this.dropped++;
       return;
     }
+    let record;
+    try {
+      record = this.ros.encode(topic, toNs(t), message);
+    } catch (e) {
+      this.dropped++;
+      this.emit({ kind: 'storage', source: this.source(), detail: `ROS message on ${topic} not recorded: ${(e as Error).message}` });
+      return;
+    }
+    this.writer.addMessage(record);
     this.lastT = t;
     this.counts['ros'] = (this.counts['ros'] ?? 0) + 1;
-    this.writer.addMessage(this.ros.encode(topic, toNs(t), message));
   }
 
   /** A ROS 2 input already serialized as CDR (raw subscription): recorded without re-encoding. */
   rosSerialized(topic: string, t: number, data: Uint8Array): void {
-    if (this.state !== 'recording') {
+    if (this.state !== 'recording' || this.ending) {
       this.dropped++;
       return;
     }
+    let record;
+    try {
+      record = this.ros.serialized(topic, toNs(t), data);
+    } catch (e) {
+      this.dropped++;
+      this.emit({ kind: 'storage', source: this.source(), detail: `ROS message on ${topic} not recorded: ${(e as Error).message}` });
+      return;
+    }
+    this.writer.addMessage(record);
     this.lastT = t;
     this.counts['ros'] = (this.counts['ros'] ?? 0) + 1;
-    this.writer.addMessage(this.ros.serialized(topic, toNs(t), data));
   }
 
   /** Write everything pending and fsync. Resolves false (after reporting a fault) on failure. */
@@ -251,7 +269,8 @@ export class EpisodeRecorder {
    * (state 'complete', or 'truncated' when storage failed and the file lacks its summary).
    */
   async end(t: number, reason: string): Promise<EpisodeIndexEntry> {
-    if (this.state === 'recording') this.put('end', t, JSON.stringify({ t, reason }));
+    if (this.state === 'recording' && !this.ending) this.put('end', t, JSON.stringify({ t, reason }));
+    this.ending = true;
     this.timer.cancel();
     if (this.flushing) await this.flushing;
     if (this.state === 'recording') {
@@ -271,8 +290,9 @@ export class EpisodeRecorder {
     } catch (e) {
       if (!failed) this.fail(e);
     }
-    if (failed && this.dropped > 0) {
-      this.emit({ kind: 'storage', source: this.source(), detail: `${this.dropped} record(s) not written after the storage failure` });
+    const unflushed = this.writer.messageCount - this.flushedMessages;
+    if (failed && this.dropped + unflushed > 0) {
+      this.emit({ kind: 'storage', source: this.source(), detail: `${this.dropped + unflushed} record(s) not on storage: ${unflushed} accepted but not flushed before the failure, ${this.dropped} offered after it` });
     }
     return this.indexEntry(t, this.state === 'ended' ? 'complete' : 'truncated');
   }
@@ -303,7 +323,7 @@ export class EpisodeRecorder {
   }
 
   private put(kind: JsonKind, t: number, json: string): void {
-    if (this.state !== 'recording') {
+    if (this.state !== 'recording' || this.ending) {
       this.dropped++;
       return;
     }
@@ -331,8 +351,9 @@ export class EpisodeRecorder {
     this.state = 'failed';
     this.timer.cancel();
     const err = e as NodeJS.ErrnoException;
-    const code = typeof err?.code === 'string' ? `${err.code}: ` : '';
-    this.emit({ kind: 'storage', source: this.source(), detail: `${code}${err?.message ?? String(e)}` });
+    const message = err?.message ?? String(e);
+    const code = typeof err?.code === 'string' && !message.startsWith(err.code) ? `${err.code}: ` : '';
+    this.emit({ kind: 'storage', source: this.source(), detail: `${code}${message}` });
   }
 
   private emit(fault: Fault): void {

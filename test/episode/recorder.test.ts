@@ -145,7 +145,7 @@ describe('episode recorder', () => {
     timers.advance(0.5);
     expect(await recorder.flush()).toBe(false);
     expect(faults).toHaveLength(1);
-    expect(faults[0]![0]).toEqual({ kind: 'storage', source: 'episode:ep-001.mcap', detail: 'ENOSPC: ENOSPC: no space left on device, write' });
+    expect(faults[0]![0]).toEqual({ kind: 'storage', source: 'episode:ep-001.mcap', detail: 'ENOSPC: no space left on device, write' });
     expect(recorder.stats().state).toBe('failed');
     recordSteps(recorder, 205, 3); // offered after the failure
     const entry = await recorder.end(T0 + 3, 'stop');
@@ -153,11 +153,43 @@ describe('episode recorder', () => {
     expect(recorder.stats().dropped).toBeGreaterThan(0);
     expect(faults).toHaveLength(2);
     expect(faults[1]![0].kind).toBe('storage');
-    expect((faults[1]![0] as { detail: string }).detail).toBe(`${recorder.stats().dropped} record(s) not written after the storage failure`);
+    // everything accepted after the last successful flush is lost too, not only what came after the failure
+    const st = recorder.stats();
+    const unflushed = st.messages - st.flushedMessages;
+    expect(unflushed).toBeGreaterThan(100); // ~200 steps recorded between the good flush and the failed one
+    expect((faults[1]![0] as { detail: string }).detail).toBe(`${st.dropped + unflushed} record(s) not on storage: ${unflushed} accepted but not flushed before the failure, ${st.dropped} offered after it`);
     // What reached the disk is still readable: the first flushed steps at least.
     const back = await records(disk.inner.bytes());
     expect(back.of('frame').length).toBeGreaterThanOrEqual(5);
     expect(disk.inner.closed).toBe(true);
+  });
+
+  it('record calls while end() is finishing the file are counted as dropped, never thrown, and the file is complete', async () => {
+    const out = new MemoryEpisodeWritable();
+    const { recorder } = newRecorder(out);
+    recordSteps(recorder, 0, 10);
+    const ending = recorder.end(T0 + 1, 'stop'); // not awaited: the control loop keeps calling in
+    expect(() => {
+      recorder.frame(frameAt(11));
+      recorder.robustness(T0 + 1.01, rhoAt(11));
+      recorder.gateEvent(T0 + 1.01, 'late');
+    }).not.toThrow();
+    const entry = await ending;
+    expect(entry.state).toBe('complete');
+    expect(recorder.stats().dropped).toBe(3);
+    const back = await records(out.bytes());
+    expect(back.of('frame')).toHaveLength(10);
+  });
+
+  it('a ROS message that cannot be encoded is counted as dropped with a fault, not thrown into the caller', async () => {
+    const { recorder } = newRecorder(new MemoryEpisodeWritable());
+    const faults: Fault[] = [];
+    recorder.onFault((f) => faults.push(f));
+    const before = recorder.stats().messages;
+    expect(() => recorder.rosMessage('/not/registered', T0, {})).not.toThrow();
+    expect(recorder.stats()).toMatchObject({ dropped: 1, messages: before });
+    expect(faults).toEqual([expect.objectContaining({ kind: 'storage', detail: expect.stringMatching(/ROS message on \/not\/registered not recorded/) as string })]);
+    await recorder.end(T0 + 1, 'stop');
   });
 
   it('a failing sync (fsync error) is a storage fault too', async () => {
