@@ -40,8 +40,19 @@ export class ChunkExecutor {
   }
 
   submit(chunk: GateChunk, now: number): ExecutedChunk {
-    const r = this.decide(chunk, now);
-    this.o.onResult?.(r, now);
+    let r: ExecutedChunk;
+    try {
+      r = this.decide(chunk, now);
+    } catch (e) {
+      // Same convention as readPositions/execute throwing: the component is treated as gone.
+      this.o.gate.fault(now, { kind: 'disconnect', source: 'chunk path', detail: `threw: ${message(e)}` });
+      r = this.held(chunk.id, this.o.gate);
+    }
+    try {
+      this.o.onResult?.(r, now);
+    } catch {
+      // A failing recorder loses this record; the caller still gets the decision.
+    }
     return r;
   }
 
