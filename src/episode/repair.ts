@@ -5,7 +5,7 @@
  * Everything up to the last whole record is kept; what follows it cannot be recovered. ROS topics
  * get a `rosbag2` metadata record if the original never wrote one.
  */
-import { access, open, rename, rm } from 'node:fs/promises';
+import { access, open, rename, rm, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { McapWriter, type TypedMcapRecords } from '@mcap/core';
 import { TolerantMcapScanner, describeScanEnd, type ScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
@@ -134,7 +134,8 @@ export async function repairMcapFile(input: string, output?: string, options: Re
     }
     await drain();
     report.inputEnd = scanner.end();
-    report.discardedBytes = report.inputEnd.kind === 'complete' ? 0 : scanner.bytesAppended - report.inputEnd.offset;
+    // Reading stops at the first bad record, so the bytes not read count as lost too.
+    report.discardedBytes = report.inputEnd.kind === 'complete' ? 0 : (await stat(input)).size - report.inputEnd.offset;
     if (!started) throw new InputError({ file: input }, `not an MCAP file: ${describeScanEnd(report.inputEnd)}`);
     const rosChannels = [...channels.values()].filter((c) => c.messageEncoding === 'cdr' && schemas.get(c.schemaId)?.encoding === 'ros2msg');
     if (!hasRosbag2 && rosChannels.length > 0) {

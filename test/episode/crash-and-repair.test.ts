@@ -5,17 +5,17 @@
  * the same messages.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McapIndexedReader } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
 import { TolerantMcapScanner } from '../../drivers/ros2/bag/mcap-scan.js';
 import { fileSource, scanBag } from '../../drivers/ros2/bag/reader.js';
-import { readEpisode, repairMcapFile, indexEpisodeFile, type EpisodeRecord } from '../../src/episode/index.js';
+import { FileEpisodeWritable, readEpisode, repairMcapFile, indexEpisodeFile, type EpisodeRecord } from '../../src/episode/index.js';
 import { main } from '../../src/cli/main.js';
 import { repoRoot } from '../support/paths.js';
-import { frameAt } from './support/episode-fixture.js';
+import { T0, frameAt, newRecorder, recordSteps } from './support/episode-fixture.js';
 
 function recordUntilKilled(path: string, minFrames: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -105,6 +105,22 @@ describe('a recorder killed mid-episode', () => {
     const entry = await indexEpisodeFile(out);
     expect(entry).toMatchObject({ episodeId: 'crash-1', state: 'complete' });
     expect(entry.counts['frame']).toBeGreaterThanOrEqual(flushed);
+  });
+
+  it('a corrupt byte early in a large file: repair reports every byte after the last good record as lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-corrupt-'));
+    const path = join(dir, 'big.mcap');
+    const { recorder } = newRecorder(await FileEpisodeWritable.create(path), { chunkSize: 16_000 });
+    recordSteps(recorder, 0, 3000);
+    await recorder.end(T0 + 31, 'done');
+    const bytes = readFileSync(path);
+    bytes[20_000] = bytes[20_000]! ^ 0xff;
+    writeFileSync(path, bytes);
+    const report = await repairMcapFile(path, join(dir, 'fixed.mcap'));
+    expect(report.inputEnd.kind).not.toBe('complete');
+    expect(report.inputEnd.offset).toBeLessThan(40_000);
+    expect(report.discardedBytes).toBe(bytes.length - report.inputEnd.offset);
+    expect(report.discardedBytes).toBeGreaterThan(256 * 1024); // far more than one 64 KiB read
   });
 
   it('armguard repair <file> repairs in place and keeps the original as .bak', async () => {
