@@ -74,13 +74,21 @@ export async function loadRclnodejsRos(env: Readonly<Record<string, string | und
 
 class RclnodejsRos implements RosContext {
   private readonly nodes: RclNode[] = [];
+  private spinning = false;
   constructor(private readonly rcl: Rclnodejs) {}
   createNode(name: string, options: RosNodeOptions = {}): RosNode {
     const node = new this.rcl.Node(name, options.namespace ?? '');
     this.nodes.push(node);
-    return new RclnodejsNode(this.rcl, node, name, options.namespace ?? '', options.remaps);
+    if (this.spinning) this.rcl.spin(node);
+    return new RclnodejsNode(this.rcl, node, name, options.namespace ?? '', options.remaps, () => {
+      const i = this.nodes.indexOf(node);
+      if (i >= 0) this.nodes.splice(i, 1);
+    });
   }
+  /** Spin every node, and from now on every node created later. Idempotent (rclnodejs refuses to spin a node twice). */
   spin(): void {
+    if (this.spinning) return;
+    this.spinning = true;
     for (const n of this.nodes) this.rcl.spin(n);
   }
   async shutdown(): Promise<void> {
@@ -95,6 +103,7 @@ class RclnodejsNode implements RosNode {
     readonly name: string,
     readonly namespace: string,
     private readonly remaps: Readonly<Record<string, string>> | undefined,
+    private readonly onDestroy: () => void,
   ) {}
 
   private qos(p: QosProfile): unknown {
@@ -148,6 +157,7 @@ class RclnodejsNode implements RosNode {
     return Number(this.node.now().nanoseconds) / 1e9;
   }
   destroy(): void {
+    this.onDestroy();
     this.node.destroy();
   }
 }
