@@ -117,9 +117,10 @@ describe('a recorder killed mid-episode', () => {
     bytes[20_000] = bytes[20_000]! ^ 0xff;
     writeFileSync(path, bytes);
     const report = await repairMcapFile(path, join(dir, 'fixed.mcap'));
-    expect(report.inputEnd.kind).not.toBe('complete');
-    expect(report.inputEnd.offset).toBeLessThan(40_000);
-    expect(report.discardedBytes).toBe(bytes.length - report.inputEnd.offset);
+    const end = report.inputEnd;
+    if (end.kind === 'complete') throw new Error('the corrupt file scanned as complete');
+    expect(end.offset).toBeLessThan(40_000);
+    expect(report.discardedBytes).toBe(bytes.length - end.offset);
     expect(report.discardedBytes).toBeGreaterThan(256 * 1024); // far more than one 64 KiB read
   });
 
