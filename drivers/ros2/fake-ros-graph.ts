@@ -3,7 +3,8 @@
  * (CI, this project's machines). It matches topics by name and type, applies DDS QoS
  * compatibility (so a reliable subscriber misses a best-effort publisher, as on a real graph),
  * keeps the last message of transient-local publishers for late joiners, and answers services
- * synchronously. It is named a fake in code and docs; the real path is rclnodejs-adapter.ts.
+ * synchronously (a call with no server waits for one until its timeout, on the injected timers, as
+ * rclnodejs's waitForService does). It is named a fake in code and docs; the real path is rclnodejs-adapter.ts.
  */
 import type { TimerHandle, Timers, Clock } from '../../src/util/clock.js';
 import {
@@ -45,6 +46,8 @@ export class FakeRosGraph implements RosContext {
   private readonly subs = new Map<string, SubEndpoint[]>();
   private readonly pubs = new Map<string, PubEndpoint[]>();
   private readonly services = new Map<string, { type: string; handler: (r: unknown) => unknown }>();
+  /** Calls waiting for a server to appear, by service name. */
+  private readonly serviceWaiters = new Map<string, Set<() => void>>();
   /** QoS mismatches seen (a real graph reports these as incompatible-QoS events). */
   readonly qosMismatches: QosMismatch[] = [];
 
@@ -66,6 +69,7 @@ export class FakeRosGraph implements RosContext {
     this.subs.clear();
     this.pubs.clear();
     this.services.clear();
+    this.serviceWaiters.clear();
   }
 
   /** Topic names with at least one live endpoint, and their types. */
@@ -111,16 +115,27 @@ export class FakeRosGraph implements RosContext {
   addService(name: string, type: string, handler: (r: unknown) => unknown): void {
     if (this.services.has(name)) throw new Error(`service ${name} already exists`);
     this.services.set(name, { type, handler });
+    const waiters = this.serviceWaiters.get(name);
+    this.serviceWaiters.delete(name);
+    // Answered after createService returns, as on a real graph.
+    for (const w of waiters ?? []) queueMicrotask(w);
+  }
+  /** @internal Call `ready` when `name` gets a server; returns a cancel function. */
+  waitForService(name: string, ready: () => void): () => void {
+    const set = this.serviceWaiters.get(name) ?? new Set();
+    set.add(ready);
+    this.serviceWaiters.set(name, set);
+    return () => void set.delete(ready);
   }
   /** @internal */
   removeService(name: string): void {
     this.services.delete(name);
   }
   /** @internal */
-  callService(name: string, type: string, request: unknown): { ok: true; response: unknown } | { ok: false; reason: string } {
+  callService(name: string, type: string, request: unknown): { ok: true; response: unknown } | { ok: false; noServer: boolean; reason: string } {
     const s = this.services.get(name);
-    if (!s) return { ok: false, reason: `no server for service ${name}` };
-    if (s.type !== type) return { ok: false, reason: `service ${name} has type ${s.type}, client asked for ${type}` };
+    if (!s) return { ok: false, noServer: true, reason: `no server for service ${name}` };
+    if (s.type !== type) return { ok: false, noServer: false, reason: `service ${name} has type ${s.type}, client asked for ${type}` };
     return { ok: true, response: s.handler(request) };
   }
   /** @internal */
@@ -194,10 +209,35 @@ class FakeNode implements RosNode {
     const graph = this.graph;
     return {
       name: full,
-      async call(request: Req): Promise<Res> {
-        const r = graph.callService(full, type, structuredClone(request));
-        if (!r.ok) throw new Error(r.reason);
-        return structuredClone(r.response) as Res;
+      call(request: Req, timeoutSeconds = 2): Promise<Res> {
+        return new Promise<Res>((resolve, reject) => {
+          const req = structuredClone(request);
+          /** True once the call is decided (answered or refused). */
+          const attempt = (): boolean => {
+            try {
+              const r = graph.callService(full, type, req);
+              if (r.ok) resolve(structuredClone(r.response) as Res);
+              else if (r.noServer) return false;
+              else reject(new Error(r.reason));
+            } catch (e) {
+              reject(e instanceof Error ? e : new Error(String(e)));
+            }
+            return true;
+          };
+          if (attempt()) return;
+          let stopWaiting = (): void => undefined;
+          const timer = graph.timerSource.setTimeout(() => {
+            stopWaiting();
+            reject(new Error(`no server for service ${full} within ${timeoutSeconds} s`));
+          }, timeoutSeconds);
+          const wait = (): void => {
+            stopWaiting = graph.waitForService(full, () => {
+              if (attempt()) timer.cancel();
+              else wait();
+            });
+          };
+          wait();
+        });
       },
       destroy() {},
     };

@@ -4,6 +4,7 @@
  * sourced ROS 2 installation `loadRclnodejsRos` fails with a message that says what to do.
  */
 import type { TimerHandle } from '../../src/util/clock.js';
+import { systemTimers } from '../../src/platform/system-clock.js';
 import {
   resolveTopic,
   type QosProfile,
@@ -142,9 +143,36 @@ class RclnodejsNode implements RosNode {
     const client = this.node.createClient(type, full);
     return {
       name: full,
-      async call(request: Req, timeoutSeconds = 2): Promise<Res> {
-        if (!(await client.waitForService(timeoutSeconds * 1000))) throw new Error(`no server for service ${full}`);
-        return new Promise<Res>((resolve) => client.sendRequest(request, (r) => resolve(r as Res)));
+      call(request: Req, timeoutSeconds = 2): Promise<Res> {
+        return new Promise<Res>((resolve, reject) => {
+          let settled = false;
+          const settle = (fn: () => void): void => {
+            if (settled) return;
+            settled = true;
+            timer.cancel();
+            fn();
+          };
+          // One deadline for the whole call: waiting for the server and for its response.
+          const timer = systemTimers.setTimeout(
+            () => settle(() => reject(new Error(`service ${full}: no response within ${timeoutSeconds} s`))),
+            timeoutSeconds,
+          );
+          client.waitForService(timeoutSeconds * 1000).then(
+            (up) => {
+              if (settled) return;
+              if (!up) {
+                settle(() => reject(new Error(`no server for service ${full}`)));
+                return;
+              }
+              try {
+                client.sendRequest(request, (r) => settle(() => resolve(r as Res)));
+              } catch (e) {
+                settle(() => reject(e instanceof Error ? e : new Error(String(e))));
+              }
+            },
+            (e: unknown) => settle(() => reject(e instanceof Error ? e : new Error(String(e)))),
+          );
+        });
       },
       destroy: () => this.node.destroyClient(client),
     };

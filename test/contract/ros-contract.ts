@@ -18,6 +18,9 @@ interface StringMsg {
   data: string;
 }
 
+/** One event-loop turn, so settled promises' callbacks have run (not a sleep). */
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
 export function rosContract(name: string, make: () => Promise<RosHarness>): void {
   describe(`ROS 2 interface contract: ${name}`, () => {
     const unique = () => `/armguard_contract_${Math.floor(Math.random() * 1e9)}`;
@@ -82,6 +85,40 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
       const client = h.ctx.createNode('contract_cli').createClient<Record<string, never>, { success: boolean; message: string }>('std_srvs/srv/Trigger', name);
       expect(await client.call({})).toEqual({ success: true, message: 'call 1' });
       expect(await client.call({})).toEqual({ success: false, message: 'call 2' });
+      await h.close();
+    });
+
+    it('a call to a service with no server rejects once its timeout has passed, not before', async () => {
+      const h = await make();
+      const name = `${unique()}_nobody`;
+      const client = h.ctx.createNode('contract_cli_none').createClient<Record<string, never>, { success: boolean }>('std_srvs/srv/Trigger', name);
+      const seen: { outcome: 'pending' | 'resolved' | Error } = { outcome: 'pending' };
+      void client.call({}, 0.5).then(
+        () => (seen.outcome = 'resolved'),
+        (e: Error) => (seen.outcome = e),
+      );
+      await h.pass(0.3);
+      await turn();
+      expect(seen.outcome).toBe('pending');
+      await h.pass(0.4);
+      await turn();
+      expect(seen.outcome).toBeInstanceOf(Error);
+      expect(seen.outcome instanceof Error && seen.outcome.message).toContain(name);
+      await h.close();
+    });
+
+    it('a call made before its server exists is answered once the server appears within the timeout', async () => {
+      const h = await make();
+      const name = `${unique()}_late`;
+      const client = h.ctx.createNode('contract_cli_late').createClient<Record<string, never>, { success: boolean; message: string }>('std_srvs/srv/Trigger', name);
+      const answer = client.call({}, 2);
+      await h.pass(0.2);
+      h.ctx.createNode('contract_srv_late').createService<Record<string, never>, { success: boolean; message: string }>('std_srvs/srv/Trigger', name, () => ({
+        success: true,
+        message: 'late',
+      }));
+      await h.pass(0.5);
+      expect(await answer).toEqual({ success: true, message: 'late' });
       await h.close();
     });
 
