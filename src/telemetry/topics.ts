@@ -42,12 +42,15 @@ export function parseTopic(topic: string): { robot: string; kind: OutboundKind |
   return kinds.includes(kind) ? { robot, kind: kind as OutboundKind | InboundKind } : undefined;
 }
 
-/** Which inbound commands need the operator role (release, label) or the policy role (chunks). */
+/**
+ * Which inbound commands need the operator role (release, label, the operator's dead-man heartbeat:
+ * a viewer or the policy must not keep it alive) or the policy role (chunks); e-stop is anyone's.
+ */
 export function requiredRole(kind: InboundKind): 'any' | 'operator' | 'policy' {
   switch (kind) {
     case 'cmd/estop':
-    case 'cmd/heartbeat':
       return 'any';
+    case 'cmd/heartbeat':
     case 'cmd/release':
     case 'cmd/label':
       return 'operator';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseEstop, parseHeartbeat, parseLabel, parseRelease } from '../../src/telemetry/payloads.js';
 import { parseTopic, topicFor } from '../../src/telemetry/topics.js';
-import { AccessPolicy } from '../../src/telemetry/access.js';
+import { AccessPolicy, mosquittoAcl } from '../../src/telemetry/access.js';
 
 describe('MQTT payload validation', () => {
   it('accepts well-formed commands', () => {
@@ -63,12 +63,21 @@ describe('MQTT topics and access', () => {
     expect(policy.authenticate(undefined, undefined)).toBeUndefined();
     expect(new AccessPolicy({ users: [], anonymousTelemetry: true }).authenticate(undefined, undefined)).toEqual([]);
   });
-  it('release and label need the operator role; e-stop any authenticated user; chunks the policy role', () => {
+  it('release, label and the dead-man heartbeat need the operator role; e-stop any authenticated user; chunks the policy role', () => {
     const t = (k: Parameters<typeof topicFor>[1]) => topicFor('arm1', k);
     expect(policy.canPublish(['viewer'], 'view', t('cmd/estop'))).toEqual({ allow: true });
     expect(policy.canPublish([], undefined, t('cmd/estop'))).toMatchObject({ allow: false });
     expect(policy.canPublish(['viewer'], 'view', t('cmd/release'))).toEqual({ allow: false, reason: "cmd/release from user 'view': needs the operator role" });
     expect(policy.canPublish(['operator'], 'op', t('cmd/release'))).toEqual({ allow: true });
+    expect(policy.canPublish(['viewer'], 'view', t('cmd/heartbeat'))).toMatchObject({ allow: false });
+    expect(policy.canPublish(['policy'], 'vla', t('cmd/heartbeat'))).toMatchObject({ allow: false });
+    expect(policy.canPublish(['operator'], 'op', t('cmd/heartbeat'))).toEqual({ allow: true });
+    // the generated Mosquitto ACL grants the same
+    const acl = mosquittoAcl({ users: [{ username: 'view', password: 'pw-view-123', roles: ['viewer'] }, { username: 'op', password: 'pw-op-1234', roles: ['operator'] }], anonymousTelemetry: false });
+    const block = (user: string) => acl.split('\n\n').find((b) => b.startsWith(`user ${user}`)) ?? '';
+    expect(block('view')).not.toContain('cmd/heartbeat');
+    expect(block('view')).toContain('topic write armguard/v1/+/cmd/estop');
+    expect(block('op')).toContain('topic write armguard/v1/+/cmd/heartbeat');
     expect(policy.canPublish(['operator'], 'op', t('chunk/request'))).toMatchObject({ allow: false });
     expect(policy.canPublish(['policy'], 'vla', t('chunk/request'))).toEqual({ allow: true });
     expect(policy.canPublish(['operator'], 'op', t('gate'))).toMatchObject({ allow: false, reason: 'only armguard publishes gate' });
