@@ -22,8 +22,8 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
     const r = parseFrankaNodeConfig(readFileSync(join(repoRoot, 'launch/params/fr3.yaml'), 'utf8'), 'fr3.yaml');
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', gating: false, bystanders: ['cup', 'bowl'] });
-    expect(r.config.tracking).toEqual({ kind: 'vrpn', trackers: { Cup1: 'cup', Bowl2: 'bowl' } });
+    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', gating: false, bystanders: ['cup', 'plate'] });
+    expect(r.config.tracking).toEqual({ kind: 'vrpn', trackers: { Cup1: 'cup', Plate3: 'plate' } });
   });
   it('names file, line and parameter for every problem', () => {
     const text = 'armguard:\n  ros__parameters:\n    robot_id: 7\n    platform: ur5\n    task: t\n    tracking: vrpn\n    vrpn_trackers: ["nocolon"]\n';
@@ -80,7 +80,7 @@ describe('buildFrankaNode on the fake graph', () => {
     expect(names).toContain('non_target_max_disp');
     const pub = graph.createNode('vrpn').createPublisher<PoseStamped>('geometry_msgs/msg/PoseStamped', '/vrpn_mocap/Cup1/pose', QOS_SENSOR_DATA);
     pub.publish({ header: { stamp: { sec: 10, nanosec: 0 }, frame_id: 'world' }, pose: { position: { x: 0, y: 0, z: 0 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } });
-    expect(graph.topics().get('/vrpn_mocap/Bowl2/pose')).toBe('geometry_msgs/msg/PoseStamped');
+    expect(graph.topics().get('/vrpn_mocap/Plate3/pose')).toBe('geometry_msgs/msg/PoseStamped');
   });
   it('without tracking the clause is reported as not applicable (reduced set), never scored safe', () => {
     const clock = new ManualClock(10);

@@ -24,7 +24,7 @@ const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibratio
 Monitors and gates a live SO-101: connects the arm without moving it, scores every control step
 against the clauses that apply to the task (signals declared by the calibration file), holds the
 arm on a violation, fault, stale signal or e-stop, filters policy chunks (screen → CBF on the arm
-capsules vs the table plane / workspace box → arm), records one MCAP episode per episode, and
+capsules vs the table plane / workspace box / fixed spheres → arm), records one MCAP episode per episode, and
 publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/request.
 
   --port <tty>          the arm's serial port (e.g. /dev/ttyACM0)
