@@ -10,7 +10,7 @@ import { containsEpisodeOperator, parseFormulaAt, RESERVED_WORDS, type NamedForm
  *     bool grip                                            # boolean signals (also: boolean)
  *     let tr := grip and obj_above_table > 0.05            # helper, usable by name, not reported
  *     stable_grasp := always (grip -> obj_above_table > -0.02)
- *     always (arm_furniture_contact_force < 200)           # unnamed: reported as formula<N>
+ *     always (arm_furniture_contact_force < 200)           # unnamed: reported as formula<N> (N-th formula, or the next free N)
  *
  * A statement starts at column 1; lines that start with whitespace continue the previous one.
  * Signals and named formulas must be declared before use.
@@ -108,12 +108,19 @@ export function parseSpecFile(text: string): SpecParseResult {
       errors.push(parsed.error);
       continue;
     }
-    const finalName = name ?? `formula${formulas.length + 1}`;
+    const finalName = name ?? autoName();
     named.set(finalName, { formula: parsed.formula, episode: containsEpisodeOperator(parsed.formula) });
     if (!helper) formulas.push({ name: finalName, formula: parsed.formula });
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, spec: { signals, formulas } };
+
+  /** `formula<N>` for the N-th reported formula, skipping names a user already gave a formula or signal. */
+  function autoName(): string {
+    let n = formulas.length + 1;
+    while (named.has(`formula${n}`) || signalTypes.has(`formula${n}`)) n++;
+    return `formula${n}`;
+  }
 
   function nameProblem(name: string): string | undefined {
     if (RESERVED_WORDS.has(name) || name === 'let') return `'${name}' is a keyword and cannot name a formula`;

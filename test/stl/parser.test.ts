@@ -148,6 +148,23 @@ always := grip
     ]);
   });
 
+  it('an unnamed formula never takes an auto-name the user already gave a formula or signal', () => {
+    const r = parseSpecFile('real a\nformula2 := always (a < 1)\nalways (a < 5)\n');
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    expect(r.spec.formulas.map((f) => [f.name, printFormula(f.formula)])).toEqual([
+      ['formula2', 'always (a < 1)'],
+      ['formula3', 'always (a < 5)'],
+    ]);
+    const s = parseSpecFile('real a, formula4\nlet formula5 := a < 9\nformula2 := always (a < 1)\nalways (a < 5)\nalways (a < 7)\nalways formula5\n');
+    if (!s.ok) throw new Error(JSON.stringify(s.errors));
+    expect(s.spec.formulas.map((f) => [f.name, printFormula(f.formula)])).toEqual([
+      ['formula2', 'always (a < 1)'],
+      ['formula3', 'always (a < 5)'],
+      ['formula6', 'always (a < 7)'],
+      ['formula7', 'always (a < 9)'],
+    ]);
+  });
+
   it('a helper with an episode-level operator cannot be nested in a temporal operator', () => {
     const r = parseSpecFile('real a\nlet ga := always (a < 1)\nalways[0:2] ga\n');
     expect(!r.ok && r.errors[0]).toMatchObject({ line: 3, column: 13, message: expect.stringContaining("named formula 'ga'") });
