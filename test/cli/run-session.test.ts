@@ -240,4 +240,22 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     expect(log.some((l) => /new-episode failed: EACCES.*holding/.test(l))).toBe(true);
     await s.stop('test done');
   }, 30_000);
+  it('a control step that throws every tick holds the gate with the cause and logs it once per second, not every tick', async () => {
+    const { s, log } = await startSession({
+      openEpisode: async (dir, start, options) => {
+        const ep = await startEpisodeInDir(dir, start, options);
+        ep.recorder.frame = () => {
+          throw new Error('recorder broke');
+        };
+        return ep;
+      },
+    });
+    await waitUntil(() => s.gate.state === 'hold', 5, 'hold');
+    expect(s.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'internal', source: 'control loop', detail: 'control loop: recorder broke' } });
+    await waitUntil(() => log.filter((l) => l.includes('recorder broke')).length >= 1, 2, 'log line');
+    const t0 = systemClock.now();
+    await waitUntil(() => systemClock.now() - t0 > 0.3, 2, '0.3 s of steps'); // ~30 failing steps at 100 Hz
+    expect(log.filter((l) => l === 'control loop: recorder broke — holding')).toHaveLength(1);
+    await s.stop('test done');
+  }, 30_000);
 });

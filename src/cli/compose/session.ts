@@ -101,7 +101,7 @@ export class RunSession {
       clock: o.clock, timers: o.timers, rate: o.rate,
       step: (now) => this.step(now),
       read: () => conn.arm.readState(),
-      onError: (e) => o.log(`control loop: ${(e as Error).message ?? String(e)}`),
+      onError: (e) => this.onLoopError(e),
     });
   }
 
@@ -154,7 +154,11 @@ export class RunSession {
     o.log(`episode ${id} → ${this.episodes.path}`);
     // A first read before the loop, so the first step sees a sample.
     await this.conn.arm.readState();
-    this.step(o.clock.now());
+    try {
+      this.step(o.clock.now());
+    } catch (e) {
+      this.onLoopError(e);
+    }
     this.loop.start();
     if (o.durationS !== undefined) this.durationTimer = o.timers.setTimeout(() => this.resolveDone(`--duration ${o.durationS} s elapsed`), o.durationS);
   }
@@ -216,6 +220,17 @@ export class RunSession {
 
   private onChunkResult(r: ExecutedChunk, t: number): void {
     if (r.verdict === 'held' || r.verdict === 'rejected') this.episodes.recorder?.gateEvent(t, `chunk-${r.verdict}`, `${r.id}: ${r.code}: ${r.reason}`);
+  }
+
+  /** A control step or arm read that threw: the gate holds (a step that fails every tick must not go on logging only). */
+  private onLoopError(e: unknown): void {
+    const t = this.o.clock.now();
+    const detail = `control loop: ${e instanceof Error ? e.message : String(e)}`;
+    this.runtime.gate.fault(t, { kind: 'internal', source: 'control loop', detail });
+    const last = this.lastFault.get(detail);
+    if (last !== undefined && t - last < FAULT_REPEAT_S) return;
+    this.lastFault.set(detail, t);
+    this.o.log(`${detail} — holding`);
   }
 
   private onFault(f: Fault, t: number): void {
