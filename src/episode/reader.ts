@@ -17,8 +17,10 @@ export interface EpisodeScan {
   file: string;
   start: EpisodeStart | undefined;
   end: ScanEnd;
-  /** Messages whose content did not decode (each positioned); reading went on past them. */
+  /** Messages whose content did not decode (each positioned; the first MAX_ERRORS kept); reading went on past them. */
   errors: InputError[];
+  /** How many messages did not decode, including those past the `errors` cap. */
+  errorCount: number;
   /** Messages read per kind (all kinds, even those not asked for). */
   counts: Record<string, number>;
 }
@@ -93,8 +95,9 @@ export async function readEpisode(
   const codecs = new Ros2CodecCache();
   const schemas = new Map<number, TypedMcapRecords['Schema']>();
   const channels = new Map<number, { topic: string; kind: JsonKind | 'ros' | 'other'; schema: TypedMcapRecords['Schema'] | undefined; encoding: string }>();
-  const scan: EpisodeScan = { file, start: undefined, end: { kind: 'truncated', offset: 0 }, errors: [], counts: {} };
+  const scan: EpisodeScan = { file, start: undefined, end: { kind: 'truncated', offset: 0 }, errors: [], errorCount: 0, counts: {} };
   const bad = (topic: string, logTime: bigint, reason: string): void => {
+    scan.errorCount++;
     if (scan.errors.length < MAX_ERRORS) scan.errors.push(new InputError({ file, field: `${topic} @ ${logTime} ns` }, reason));
   };
 

@@ -29,6 +29,9 @@ class Column {
   }
 }
 
+/** How many decode error messages a trace carries (the count covers all). */
+const MAX_ERROR_MESSAGES = 10;
+
 export interface TraceOptions {
   /** Success to assume for an episode without a success label; without it such a file is an error. */
   defaultSuccess?: boolean;
@@ -106,6 +109,9 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
     robustness: new Map(start.clauses.map((id, i) => [id, clauseColumns[i]!.view()])),
     labels: { effective: labels, history },
     end: scan.end.kind,
+    scanEnd: scan.end,
+    decodeErrorCount: scan.errorCount,
+    decodeErrors: scan.errors.slice(0, MAX_ERROR_MESSAGES).map((e) => e.message),
   };
 }
 
