@@ -42,6 +42,8 @@ export function parseArgs(
     } else if (strings.has(name)) {
       const value = eq >= 0 ? a.slice(eq + 1) : args[++i];
       if (value === undefined) return { ok: false, error: `option --${name} needs a value` };
+      // `--out --ros-only` is a missing value, not a file named '--ros-only' (write --out=--x for that)
+      if (eq < 0 && value.startsWith('--')) return { ok: false, error: `option --${name} needs a value (got option ${value})` };
       options.set(name, value);
     } else {
       const known = [...strings, ...booleans].map((s) => `--${s}`).join(', ');
