@@ -1,15 +1,17 @@
 /**
  * The VLA chunk interface (SPEC §7): what a policy proposes and what it gets back. Wire shapes are
- * JSON; the in-memory chunk is structurally the `JointChunk` of src/ports (the pure core may not
- * import ports, so the type is restated here and kept identical).
+ * JSON; the in-memory chunk is defined here (src/ports' `JointChunk` is this type: the pure core may
+ * not import ports, ports may import the core).
  */
 
-/** H rows of n joint targets (rad), row-major; `stamp` is the policy's monotonic time (s). */
+/** H rows of n joint targets (rad), row-major. */
 export interface GateChunk {
   readonly id: string;
+  /** Seconds (monotonic) at which the policy produced it. */
   readonly stamp: number;
   readonly horizon: number;
   readonly joints: number;
+  /** Step period in seconds. */
   readonly dt: number;
   readonly targets: Float64Array;
 }

@@ -4,6 +4,7 @@
  * composition root.
  */
 import type { SignalFrame } from '../schema/signals.js';
+import type { GateChunk } from '../gate/chunk.js';
 
 /** A typed fault: everything that goes wrong below the gate becomes one of these, never a throw. */
 export type Fault =
@@ -31,17 +32,8 @@ export interface SignalSource {
   onFault(listener: FaultListener): void;
 }
 
-/** Joint-space targets for one chunk: H rows of n joint positions (rad), row-major. */
-export interface JointChunk {
-  readonly id: string;
-  /** Seconds (monotonic) at which the policy produced it. */
-  readonly stamp: number;
-  readonly horizon: number;
-  readonly joints: number;
-  /** Step period in seconds. */
-  readonly dt: number;
-  readonly targets: Float64Array;
-}
+/** Joint-space targets for one chunk: H rows of n joint positions (rad), row-major; the gate's chunk type (src/gate/chunk.ts). */
+export type JointChunk = GateChunk;
 
 /** What the gate commands the arm through. Implemented by the SO-101 bus and the ROS 2 controller path. */
 export interface CommandSink {
