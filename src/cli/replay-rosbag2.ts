@@ -10,6 +10,7 @@ import { replayInputs, type ReplayInput } from './commands/replay.js';
 import { defaultSpecPaths, loadScoringSpec } from './spec-files.js';
 import { fileSource } from '../../drivers/ros2/bag/index.js';
 import { replayFrankaBag } from '../nodes/franka-replay.js';
+import { describeScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
 
 async function mcapPath(path: string): Promise<string | undefined> {
   try {
@@ -68,7 +69,8 @@ export const rosbag2ReplayInput: ReplayInput = {
       io.out(JSON.stringify(report, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2));
       return EXIT.ok;
     }
-    io.out(`${file}: ${report.bag.messageCount} messages, ${report.duration.toFixed(3)} s, ${report.steps} robot-state samples (${report.bag.end.kind})`);
+    io.out(`${file}: ${report.bag.messageCount} messages, ${report.duration.toFixed(3)} s, ${report.steps} robot-state samples (${describeScanEnd(report.bag.end)})`);
+    for (const u of report.undecodable) io.err(`${file}: ${u.count} message(s) on ${u.topic} could not be decoded and were not replayed (first ${u.firstError})`);
     for (const t of report.bag.topics) io.out(`  ${t.topic} (${t.type}): ${t.count}`);
     io.out('clauses:');
     for (const c of report.clauses) {

@@ -45,6 +45,8 @@ export interface FrankaReplayReport {
   steps: number;
   clauses: ClauseReplay[];
   gateEvents: { t: number; from: string; to: string; cause: string }[];
+  /** Messages that could not be decoded (not replayed), per topic, with the first reason. */
+  undecodable: { topic: string; count: number; firstError: string }[];
   /** Wall-clock cost per step (sample → signals → clauses → gate), for benchmarks. */
   stepTimes?: Float64Array;
 }
@@ -113,6 +115,7 @@ export async function replayFrankaBag(
   const playback = graph.createNode('rosbag2_player');
   const publishers = new Map<string, RosPublisher<unknown>>();
   const stateTopic = options.robotStateTopic ?? FRANKA_TOPICS.robotState;
+  const undecodable = new Map<string, { topic: string; count: number; firstError: string }>();
   const summary = await scanBag(source, (msg) => {
     const t = Number(msg.logTime) / 1e9;
     if (t0 === undefined) start(t);
@@ -125,8 +128,11 @@ export async function replayFrankaBag(
     let decoded: Record<string, unknown>;
     try {
       decoded = msg.decode();
-    } catch {
-      return; // undecodable messages are counted in the summary and skipped
+    } catch (e) {
+      const u = undecodable.get(msg.topic);
+      if (u) u.count++;
+      else undecodable.set(msg.topic, { topic: msg.topic, count: 1, firstError: `at ${Number(msg.logTime) / 1e9} s: ${(e as Error).message}` });
+      return;
     }
     pub.publish(decoded);
   });
@@ -152,6 +158,7 @@ export async function replayFrankaBag(
     steps,
     clauses: clauseReports,
     gateEvents: events.map((e) => ({ t: e.t - (t0 ?? 0), from: e.from, to: e.to, cause: describeCause(e.cause) })),
+    undecodable: [...undecodable.values()],
     ...(timing ? { stepTimes: Float64Array.from(stepTimes) } : {}),
   };
 }
