@@ -45,7 +45,15 @@ export interface NamedFormula {
   formula: Formula;
   /** Contains an episode-level (unbounded future) operator. */
   episode: boolean;
+  /** Nesting depth as counted by the parser (see MAX_NESTING); using the formula by name nests it this deep. */
+  depth: number;
 }
+
+/**
+ * Deepest nesting a formula may have: the parser and every later pass over the AST recurse, so an
+ * unbounded depth would end in a stack overflow instead of a positioned error.
+ */
+export const MAX_NESTING = 256;
 
 export interface ParseContext {
   signals: ReadonlyMap<string, StlType>;
@@ -59,6 +67,7 @@ class ParseError extends Error {
 }
 
 export type ParseResult = { ok: true; formula: Formula } | { ok: false; error: StlDiagnostic };
+export type ParseAtResult = { ok: true; formula: Formula; depth: number } | { ok: false; error: StlDiagnostic };
 
 /** Parses text[start, end) as one formula; positions are reported relative to the whole text. */
 export function parseFormulaAt(
@@ -68,14 +77,14 @@ export function parseFormulaAt(
   end = text.length,
   line = 1,
   column = 1,
-): ParseResult {
+): ParseAtResult {
   const lexed = lex(text, start, end, line, column);
   if (!lexed.ok) return { ok: false, error: { line: lexed.line, column: lexed.column, message: lexed.message } };
   try {
     const parser = new Parser(lexed.tokens, ctx);
     const formula = parser.formula(false);
     parser.expectEnd();
-    return { ok: true, formula };
+    return { ok: true, formula, depth: parser.maxDepth };
   } catch (e) {
     if (e instanceof ParseError) return { ok: false, error: e.diagnostic };
     throw e;
@@ -85,11 +94,15 @@ export function parseFormulaAt(
 export function parseFormula(text: string, signals: readonly StlSignalDecl[]): ParseResult {
   const map = new Map<string, StlType>();
   for (const s of signals) map.set(s.name, s.type);
-  return parseFormulaAt(text, { signals: map });
+  const r = parseFormulaAt(text, { signals: map });
+  return r.ok ? { ok: true, formula: r.formula } : r;
 }
 
 class Parser {
   private pos = 0;
+  /** Nesting of the AST being built on the current path: recursion plus left-associative chain links. */
+  private depth = 0;
+  maxDepth = 0;
   constructor(
     private readonly tokens: readonly Token[],
     private readonly ctx: ParseContext,
@@ -116,6 +129,15 @@ class Parser {
   private fail(at: Token, message: string): never {
     throw new ParseError({ line: at.line, column: at.column, message });
   }
+  /** One level deeper at `at`; undo with `leave`. */
+  private enter(at: Token, levels = 1): void {
+    this.depth += levels;
+    if (this.depth > MAX_NESTING) this.fail(at, `formula nested too deeply (more than ${MAX_NESTING} levels)`);
+    if (this.depth > this.maxDepth) this.maxDepth = this.depth;
+  }
+  private leave(levels = 1): void {
+    this.depth -= levels;
+  }
   private describe(t: Token): string {
     return t.kind === 'eof' ? 'end of formula' : `'${t.text}'`;
   }
@@ -141,8 +163,9 @@ class Parser {
   private implies(inTemporal: boolean): Formula {
     const left = this.or(inTemporal);
     if (this.isPunct('->')) {
-      this.next();
+      this.enter(this.next());
       const right = this.implies(inTemporal);
+      this.leave();
       return { kind: 'implies', left, right };
     }
     return left;
@@ -150,29 +173,40 @@ class Parser {
 
   private or(inTemporal: boolean): Formula {
     let left = this.and(inTemporal);
+    let links = 0;
     while (this.isWord('or')) {
-      this.next();
+      this.enter(this.next());
+      links++;
       left = { kind: 'or', left, right: this.and(inTemporal) };
     }
+    this.leave(links);
     return left;
   }
 
   private and(inTemporal: boolean): Formula {
     let left = this.binaryTemporal(inTemporal);
+    let links = 0;
     while (this.isWord('and')) {
-      this.next();
+      this.enter(this.next());
+      links++;
       left = { kind: 'and', left, right: this.binaryTemporal(inTemporal) };
     }
+    this.leave(links);
     return left;
   }
 
   private binaryTemporal(inTemporal: boolean): Formula {
     let left = this.unary(inTemporal);
+    let links = 0;
     for (;;) {
       const t = this.peek();
       const kind = t.kind === 'ident' ? BINARY_KEYWORDS[t.text] : undefined;
-      if (!kind) return left;
-      this.next();
+      if (!kind) {
+        this.leave(links);
+        return left;
+      }
+      this.enter(this.next());
+      links++;
       const interval = this.optionalInterval(t);
       if (kind === 'until' && interval === null) {
         this.fail(t, "'until' needs a time bound, e.g. 'a until[0:2] b' (seconds)");
@@ -193,12 +227,14 @@ class Parser {
   private unary(inTemporal: boolean): Formula {
     const t = this.peek();
     if (t.kind === 'ident' && t.text === 'not') {
-      this.next();
-      return { kind: 'not', arg: this.unary(inTemporal) };
+      this.enter(this.next());
+      const arg = this.unary(inTemporal);
+      this.leave();
+      return { kind: 'not', arg };
     }
     const kind = t.kind === 'ident' ? UNARY_KEYWORDS[t.text] : undefined;
     if (kind) {
-      this.next();
+      this.enter(this.next());
       const interval = this.optionalInterval(t);
       if (interval === null && (kind === 'always' || kind === 'eventually') && inTemporal) {
         this.fail(
@@ -207,6 +243,7 @@ class Parser {
         );
       }
       const arg = this.unary(true);
+      this.leave();
       return { kind, interval, arg };
     }
     return this.primary(inTemporal);
@@ -239,9 +276,10 @@ class Parser {
     const t = this.peek();
     if (t.kind === 'punct' && t.text === '(') {
       if (this.parenthesisedExpression()) return this.comparison();
-      this.next();
+      this.enter(this.next());
       const inner = this.formula(inTemporal);
       this.expectPunct(')', `to close '(' opened at ${t.line}:${t.column}`);
+      this.leave();
       return inner;
     }
     if (t.kind === 'ident') {
@@ -263,6 +301,8 @@ class Parser {
         if (named.episode && inTemporal) {
           this.fail(t, `named formula '${t.text}' contains an unbounded 'always'/'eventually' (the whole episode) and cannot be used inside a temporal operator`);
         }
+        this.enter(t, named.depth);
+        this.leave(named.depth);
         return named.formula;
       }
     }
@@ -311,33 +351,47 @@ class Parser {
 
   private expr(): Expr {
     let left = this.term();
+    let links = 0;
     for (;;) {
       if (this.isPunct('+')) {
-        this.next();
+        this.enter(this.next());
+        links++;
         left = { kind: 'add', left, right: this.term() };
       } else if (this.isPunct('-')) {
-        this.next();
+        this.enter(this.next());
+        links++;
         left = { kind: 'sub', left, right: this.term() };
-      } else return left;
+      } else {
+        this.leave(links);
+        return left;
+      }
     }
   }
 
   private term(): Expr {
     let left = this.factor();
+    let links = 0;
     for (;;) {
       if (this.isPunct('*')) {
         const op = this.next();
+        this.enter(op);
+        links++;
         const right = this.factor();
         if (right.kind === 'num') left = { kind: 'scale', factor: right.value, arg: left };
         else if (left.kind === 'num') left = { kind: 'scale', factor: left.value, arg: right };
         else this.fail(op, "'*' needs a number on one side: expressions must be linear in the signals");
       } else if (this.isPunct('/')) {
         const op = this.next();
+        this.enter(op);
+        links++;
         const right = this.factor();
         if (right.kind !== 'num') this.fail(op, "'/' must divide by a number: expressions must be linear in the signals");
         if (right.value === 0) this.fail(op, 'division by zero');
         left = { kind: 'scale', factor: 1 / right.value, arg: left };
-      } else return left;
+      } else {
+        this.leave(links);
+        return left;
+      }
     }
   }
 
@@ -350,7 +404,10 @@ class Parser {
         this.next();
         return { kind: 'num', value: -n.value };
       }
-      return { kind: 'neg', arg: this.factor() };
+      this.enter(t);
+      const arg = this.factor();
+      this.leave();
+      return { kind: 'neg', arg };
     }
     if (t.kind === 'number') {
       this.next();
@@ -358,17 +415,19 @@ class Parser {
       return { kind: 'num', value: t.value };
     }
     if (t.kind === 'punct' && t.text === '(') {
-      this.next();
+      this.enter(this.next());
       const inner = this.expr();
       this.expectPunct(')', `to close '(' opened at ${t.line}:${t.column}`);
+      this.leave();
       return inner;
     }
     if (t.kind === 'ident') {
       if (t.text === 'abs') {
-        this.next();
+        this.enter(this.next());
         this.expectPunct('(', "after 'abs'");
         const inner = this.expr();
         this.expectPunct(')', `to close 'abs(' at ${t.line}:${t.column}`);
+        this.leave();
         return { kind: 'abs', arg: inner };
       }
       const type = this.ctx.signals.get(t.text);

@@ -109,7 +109,7 @@ export function parseSpecFile(text: string): SpecParseResult {
       continue;
     }
     const finalName = name ?? autoName();
-    named.set(finalName, { formula: parsed.formula, episode: containsEpisodeOperator(parsed.formula) });
+    named.set(finalName, { formula: parsed.formula, episode: containsEpisodeOperator(parsed.formula), depth: parsed.depth });
     if (!helper) formulas.push({ name: finalName, formula: parsed.formula });
   }
   if (errors.length > 0) return { ok: false, errors };

@@ -52,6 +52,33 @@ describe('parser', () => {
     expect(error('\n\n  (force < 1) or')).toMatchObject({ line: 3, column: 17 });
   });
 
+  it('deep nesting is a positioned error, not a stack overflow; 200 levels still parse', () => {
+    const tooDeep = 'formula nested too deeply (more than 256 levels)';
+    const parens = (n: number): string => `${'('.repeat(n)}force < 1${')'.repeat(n)}`;
+    expect(error(parens(20000))).toEqual({ line: 1, column: 257, message: tooDeep });
+    expect(error(`${'not '.repeat(20000)}grip`)).toEqual({ line: 1, column: 1025, message: tooDeep });
+    expect(error(`${'always[0:1] '.repeat(20000)}grip`)).toEqual({ line: 1, column: 3073, message: tooDeep });
+    expect(error(`${'-'.repeat(20000)}force < 1`)).toEqual({ line: 1, column: 257, message: tooDeep });
+    expect(error(Array<string>(20000).fill('grip').join(' -> '))).toEqual({ line: 1, column: 2054, message: tooDeep });
+    // left-associative chains nest the AST as deeply, and later passes recurse over it
+    expect(error(Array<string>(20000).fill('grip').join(' and '))).toEqual({ line: 1, column: 2310, message: tooDeep });
+    expect(error(Array<string>(20000).fill('grip').join(' until[0:1] '))).toEqual({ line: 1, column: 4102, message: tooDeep });
+    const spec = parseSpecFile(`bool grip\nreal force\nalways ${parens(20000)}\n`);
+    expect(spec).toEqual({ ok: false, errors: [{ line: 3, column: 263, message: tooDeep }] });
+
+    for (const text of [parens(200), `${'not '.repeat(200)}grip`, `${'-'.repeat(200)}force < 1`, Array<string>(200).fill('grip').join(' and ')]) {
+      expect(parseFormula(text, SIG).ok).toBe(true);
+    }
+    expect(parseSpecFile(`bool grip\nreal force\nalways ${parens(200)}\n`).ok).toBe(true);
+  });
+
+  it('a formula used by name counts its own nesting', () => {
+    let text = 'bool grip\nlet f0 := grip\n';
+    for (let i = 1; i <= 3; i++) text += `let f${i} := ${'not '.repeat(100)}f${i - 1}\n`;
+    const r = parseSpecFile(text);
+    expect(!r.ok && r.errors[0]).toEqual({ line: 5, column: 411, message: 'formula nested too deeply (more than 256 levels)' });
+  });
+
   it('round-trip: parse(print(f)) == f for random ASTs', () => {
     fc.assert(
       fc.property(fc.oneof(boundedFormulaArb(3), episodeFormulaArb(2), boundedFormulaArb(1)), (f) => {
