@@ -6,9 +6,11 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { INDEX_FILE_NAME, readEpisode, readEpisodeTrace, readIndex } from '../episode/index.js';
+import { describeScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
 import type { EpisodeIndexEntry } from '../episode/types.js';
 import { parseTraceText } from '../schema/trace-format.js';
 import type { EpisodeTrace } from '../schema/trace.js';
+import type { EpisodeDamage } from './build.js';
 import { GateAccumulator } from './build-gate.js';
 import type { EpisodeExtras } from './build-types.js';
 
@@ -17,8 +19,11 @@ export const UNRECORDED_ROBOT = '(unrecorded)';
 
 export interface EpisodeInput {
   readonly trace: EpisodeTrace;
-  readonly extras: EpisodeExtras;
+  readonly extras: EpisodeExtras & { readonly damage?: EpisodeDamage };
 }
+
+/** How many decode error messages an episode's damage keeps (the count covers all). */
+const MAX_ERROR_MESSAGES = 10;
 
 const EPISODE_FILE = /\.(mcap|jsonl|csv)$/i;
 
@@ -59,19 +64,26 @@ export class EpisodeFileReader {
     const entry = this.index.get(basename(file));
     const hasGate = entry === undefined || (entry.counts['gate'] ?? 0) > 0 || (entry.counts['executed-chunk'] ?? 0) > 0;
     let gate;
+    let skippedRecords = trace.decodeErrorCount;
+    const firstErrors = [...trace.decodeErrors];
     if (hasGate) {
       const acc = new GateAccumulator(trace.start.t0);
       let tEnd = trace.times.length > 0 ? trace.times[trace.times.length - 1]! : trace.start.t0;
-      await readEpisode(file, (r) => {
+      const scan = await readEpisode(file, (r) => {
         if (r.kind === 'gate') acc.gate(r.value);
         else if (r.kind === 'executed-chunk') acc.chunk(r.value);
         else if (r.kind === 'end' && r.t > tEnd) tEnd = r.t;
       }, { kinds: ['gate', 'executed-chunk', 'end'], file });
       gate = acc.finish(tEnd);
+      skippedRecords += scan.errorCount;
+      firstErrors.push(...scan.errors.slice(0, MAX_ERROR_MESSAGES - firstErrors.length).map((e) => e.message));
     }
+    const damage: EpisodeDamage | undefined = trace.end !== 'complete' || skippedRecords > 0
+      ? { state: trace.end, end: describeScanEnd(trace.scanEnd), skippedRecords, firstErrors }
+      : undefined;
     return {
       trace,
-      extras: { robotId: trace.start.robotId, format: 'mcap', fileState: trace.end, ...(gate ? { gate } : {}) },
+      extras: { robotId: trace.start.robotId, format: 'mcap', fileState: trace.end, ...(gate ? { gate } : {}), ...(damage ? { damage } : {}) },
     };
   }
 }

@@ -27,6 +27,27 @@ export interface BuildOptions {
   readonly generatedAt: string;
 }
 
+/** How an episode's file fell short of a whole recording (set by the reader; absent when read whole). */
+export interface EpisodeDamage {
+  readonly state: 'complete' | 'truncated' | 'corrupt';
+  /** describeScanEnd of the scan: where and why reading stopped. */
+  readonly end: string;
+  /** Records that did not decode and were skipped. */
+  readonly skippedRecords: number;
+  readonly firstErrors: readonly string[];
+}
+
+/** An episode counted from a damaged file: its figures cover only what could be read. */
+export interface DamagedEpisode {
+  readonly file: string;
+  readonly episodeId: string;
+  readonly state: string;
+  readonly end: string;
+  readonly skippedRecords: number;
+}
+
+export type ReportWithDamage = ReportData & { readonly damaged: readonly DamagedEpisode[] };
+
 const NO_VALUE = '(none)';
 
 type SlimScore = EpisodeScore;
@@ -69,6 +90,7 @@ export class ReportBuilder {
   private readonly worst: WorstTracker;
   private readonly skipped: { file: string; reason: string }[] = [];
   private readonly warnings: string[] = [];
+  private readonly damaged: DamagedEpisode[] = [];
   private readonly clauseOrder: string[];
   private readonly safeClauses: Set<string>;
 
@@ -90,7 +112,7 @@ export class ReportBuilder {
   }
 
   /** Score one episode and fold it in. Returns the scoring problems (then nothing is counted). */
-  add(trace: EpisodeTrace, extras: EpisodeExtras): string[] {
+  add(trace: EpisodeTrace, extras: EpisodeExtras & { readonly damage?: EpisodeDamage }): string[] {
     const scored = this.opts.scorer.score(trace, { keepRho: this.opts.worst !== 0 });
     if (!scored.ok) {
       const problems = scored.error.map((e) => e.message);
@@ -117,7 +139,18 @@ export class ReportBuilder {
     for (const w of score.warnings) if (this.warnings.length < 200) this.warnings.push(`${score.episodeId}: ${w}`);
     this.scores.push(slim(score));
     this.rows.push(this.row(score, trace, extras));
+    this.noteDamage(score.episodeId, trace.file ?? score.episodeId, extras);
     return [];
+  }
+
+  private noteDamage(episodeId: string, file: string, extras: EpisodeExtras & { readonly damage?: EpisodeDamage }): void {
+    const state = extras.damage?.state ?? extras.fileState ?? 'complete';
+    const skippedRecords = extras.damage?.skippedRecords ?? 0;
+    if (state === 'complete' && skippedRecords === 0) return;
+    const end = extras.damage?.end ?? state;
+    this.damaged.push({ file, episodeId, state, end, skippedRecords });
+    const first = extras.damage?.firstErrors[0];
+    this.warnings.push(`${file}: episode ${episodeId} counted from a damaged file (${end}; ${skippedRecords} undecodable record(s) skipped${first ? `, first: ${first}` : ''}): its figures cover only what was read`);
   }
 
   private row(s: EpisodeScore, trace: EpisodeTrace, extras: EpisodeExtras): EpisodeRow {
@@ -208,7 +241,7 @@ export class ReportBuilder {
     return [...idx].sort(([a], [b]) => a.localeCompare(b)).map(([k, is]) => ({ key: k, metrics: this.metrics(is.map((i) => this.scores[i]!)) }));
   }
 
-  finish(): ReportData {
+  finish(): ReportWithDamage {
     const summary = this.metrics(this.scores);
     const applicableSafe = new Set<string>();
     for (const t of this.tasks.values()) for (const [id, c] of t.cells) if (c.applicable > 0) applicableSafe.add(id);
@@ -268,6 +301,7 @@ export class ReportBuilder {
       rows: this.rows,
       skipped: this.skipped,
       warnings: this.warnings,
+      damaged: this.damaged,
     };
   }
 

@@ -3,6 +3,7 @@
  * everything of SPEC §8, laid out for a go/no-go review.
  */
 import type { MetricsSummary } from '../metrics/index.js';
+import type { DamagedEpisode } from '../build.js';
 import type { GroupReport, ReportData, TaskRow } from '../build-types.js';
 import { DASH, cellText, escapeHtml as h, fraction, kn, meanInterval, num, pct, propInterval, seconds } from './format.js';
 import { REPORT_CSS } from './html-style.js';
@@ -169,7 +170,13 @@ function robots(r: ReportData): string {
   return table(['Robot', 'Episodes'], rows, { id: 'robot-table' });
 }
 
-export function renderHtml(r: ReportData): string {
+function damagedBanner(damaged: readonly DamagedEpisode[]): string {
+  if (damaged.length === 0) return '';
+  const items = damaged.slice(0, 20).map((d) => `<li>${h(d.file)}: ${h(d.end)}; ${d.skippedRecords} undecodable record(s) skipped</li>`).join('');
+  return `<div class="banner" id="damaged"><b>${damaged.length} counted episode(s) come from damaged files (truncated, corrupt or with undecodable records skipped); their figures cover only what was read:</b><ul>${items}</ul>${damaged.length > 20 ? `<p>… and ${damaged.length - 20} more (see summary.json)</p>` : ''}</div>`;
+}
+
+export function renderHtml(r: ReportData & { readonly damaged?: readonly DamagedEpisode[] }): string {
   const m = r.summary;
   const policies = new Set(r.rows.map((x) => x.policy));
   const platforms = new Set(r.rows.map((x) => x.platform));
@@ -177,12 +184,14 @@ export function renderHtml(r: ReportData): string {
   const banner = r.skipped.length > 0
     ? `<div class="banner" id="skipped"><b>${r.skipped.length} file(s) could not be read or scored and are not counted:</b><ul>${r.skipped.slice(0, 20).map((s) => `<li>${h(s.file)}: ${h(s.reason)}</li>`).join('')}</ul>${r.skipped.length > 20 ? `<p>… and ${r.skipped.length - 20} more (see summary.json)</p>` : ''}</div>`
     : '';
+  const damaged = damagedBanner(r.damaged ?? []);
   const warnings = r.warnings.length > 0 ? section('warnings', 'Warnings', `<details><summary>${r.warnings.length} warning(s)</summary><ul>${r.warnings.slice(0, 100).map((w) => `<li>${h(w)}</li>`).join('')}</ul></details>`) : '';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${h(r.title)}</title><style>${REPORT_CSS}</style></head>
 <body><header><h1>${h(r.title)}</h1><div class="meta">${meta}</div></header><main>
 ${banner}
+${damaged}
 ${section('headline', 'Headline', headline(m))}
 ${section('outcomes', 'Outcomes (four quadrants)', quadrants(m))}
 ${section('tasks', 'Per task', taskTable(r))}

@@ -1,5 +1,6 @@
 /** report.md: the report's tables in GitHub Markdown (plots are in report.html). */
 import type { MetricsSummary } from '../metrics/index.js';
+import type { DamagedEpisode } from '../build.js';
 import type { ReportData, TaskRow } from '../build-types.js';
 import { DASH, cellText, fraction, kn, mdCell as c, meanInterval, num, pct, propInterval, seconds } from './format.js';
 
@@ -18,11 +19,15 @@ function metricRows(m: MetricsSummary): string[][] {
   ];
 }
 
-export function renderMarkdown(r: ReportData): string {
+export function renderMarkdown(r: ReportData & { readonly damaged?: readonly DamagedEpisode[] }): string {
   const m = r.summary;
   const out: string[] = [];
   out.push(`# ${r.title}`, '', `${r.source} · ${r.episodes} episodes · ${r.robots.length} robot(s) · generated ${r.generatedAt}`, '');
   if (r.skipped.length > 0) out.push(`> **${r.skipped.length} file(s) not counted:** ${r.skipped.slice(0, 10).map((s) => `${s.file} (${s.reason})`).join('; ')}`, '');
+  const damaged = r.damaged ?? [];
+  if (damaged.length > 0) {
+    out.push(`> **${damaged.length} counted episode(s) from damaged files (figures cover only what was read):** ${damaged.slice(0, 10).map((d) => `${d.file} (${d.end}; ${d.skippedRecords} undecodable record(s) skipped)`).join('; ')}${damaged.length > 10 ? `; … and ${damaged.length - 10} more (see summary.json)` : ''}`, '');
+  }
   out.push('## Headline', '', table(['Metric', 'Estimate', '95% interval', 'k/n'], metricRows(m)), '',
     `Wilson 95% for proportions; VSI bootstrap ${r.bootstrap.resamples} resamples, seed ${r.bootstrap.seed}.${m.unsafeByManualOnly > 0 ? ` ${m.unsafeByManualOnly} unsafe episode(s) by manual (video-judged) label only.` : ''}`, '');
   const q = m.quadrants;
