@@ -69,6 +69,7 @@ export interface CbfOutcome {
 
 export class ChunkCbfFilter {
   private qp: ChunkQp | null = null;
+  private readonly shapes: { qp: ChunkQp; solver: BoundQpSolver; out: Float64Array; ref: Float64Array; best: Float64Array; warm: Float64Array; warmDual: Float64Array }[] = [];
   private solver: BoundQpSolver | null = null;
   private readonly hq: Float64Array;
   private readonly hPrev: Float64Array;
@@ -286,18 +287,36 @@ export class ChunkCbfFilter {
     this.checkViolation = violation;
   }
 
+  /**
+   * The QP, solver and buffers for this horizon. The last SHAPE_CACHE horizons are kept, so a policy
+   * that alternates chunk lengths does not rebuild (and allocate) a solver per chunk.
+   */
   private shape(horizon: number): ChunkQp {
-    const n = this.barrier.joints;
-    if (this.qp === null || this.qp.H !== horizon) {
-      this.qp = new ChunkQp(horizon, n, this.barrier.pairs);
-      this.solver = this.makeSolver(this.qp.problem);
-      this.out = new Float64Array(horizon * n);
-      this.ref = new Float64Array(horizon * n);
-      this.best = new Float64Array(horizon * n);
-      this.warm = new Float64Array(this.qp.problem.n);
-      this.warmDual = new Float64Array(this.qp.problem.m);
+    if (this.qp !== null && this.qp.H === horizon) return this.qp;
+    let s = this.shapes.find((x) => x.qp.H === horizon);
+    if (s === undefined) {
+      const n = this.barrier.joints;
+      const qp = new ChunkQp(horizon, n, this.barrier.pairs);
+      s = {
+        qp,
+        solver: this.makeSolver(qp.problem),
+        out: new Float64Array(horizon * n),
+        ref: new Float64Array(horizon * n),
+        best: new Float64Array(horizon * n),
+        warm: new Float64Array(qp.problem.n),
+        warmDual: new Float64Array(qp.problem.m),
+      };
+      if (this.shapes.length >= SHAPE_CACHE) this.shapes.shift();
+      this.shapes.push(s);
     }
-    return this.qp;
+    this.qp = s.qp;
+    this.solver = s.solver;
+    this.out = s.out;
+    this.ref = s.ref;
+    this.best = s.best;
+    this.warm = s.warm;
+    this.warmDual = s.warmDual;
+    return s.qp;
   }
 
   private fail(status: 'unsafe' | 'solver-failure', detail: string): CbfOutcome {
@@ -310,6 +329,8 @@ export class ChunkCbfFilter {
 }
 
 const EMPTY = new Float64Array(0);
+/** Chunk horizons whose QP and solver are kept (a policy rarely uses more than two lengths). */
+const SHAPE_CACHE = 4;
 
 function clamp(x: number, lo: number, hi: number): number {
   return x < lo ? lo : x > hi ? hi : x;

@@ -228,4 +228,22 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     expect(solves).toBeGreaterThanOrEqual(3);
     expect(solves).toBeLessThanOrEqual(6);
   });
+
+  it('a policy alternating two chunk lengths gets one solver per length, not one per chunk', () => {
+    let made = 0;
+    const counting: QpSolverFactory = (p) => {
+      made++;
+      return denseSolverFactory(p);
+    };
+    const f = new ChunkCbfFilter(arm(), counting, config);
+    for (let i = 0; i < 6; i++) {
+      const H = i % 2 === 0 ? 20 : 19;
+      const o = f.filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
+      // the same answer as a filter that never saw another length
+      const fresh = new ChunkCbfFilter(arm(), denseSolverFactory, config).filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
+      expect(o.status).toBe(fresh.status);
+      expect(Array.from(o.targets)).toEqual(Array.from(fresh.targets));
+    }
+    expect(made).toBe(2);
+  });
 });
