@@ -84,7 +84,11 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
   if (!scan.start) throw new InputError({ file }, `not an armguard episode file (no '${EPISODE_METADATA_NAME}' metadata record; ${describeScanEnd(scan.end)})`);
   const labels: EffectiveLabel = effectiveLabel(history);
   const success = labels.success ?? options.defaultSuccess;
-  if (success === undefined) throw new InputError({ file, field: 'labels.success' }, 'episode has no success label (label it with: armguard label <file> --success | --failure)');
+  if (success === undefined) {
+    // A label recorded after where a cut-short file stops is lost; say so rather than blame the labeling.
+    const cut = scan.end.kind === 'complete' ? '' : `; the file is ${describeScanEnd(scan.end)}: any label recorded after that point is lost`;
+    throw new InputError({ file, field: 'labels.success' }, `episode has no success label (label it with: armguard label <file> --success | --failure)${cut}`);
+  }
   const start = scan.start;
   const meta = {
     episodeId: start.episodeId,
