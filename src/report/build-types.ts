@@ -136,6 +136,15 @@ export interface EpisodeRow {
   readonly gate?: GateStats;
 }
 
+/** An episode counted from a damaged file: its figures cover only what could be read. */
+export interface DamagedEpisode {
+  readonly file: string;
+  readonly episodeId: string;
+  readonly state: string;
+  readonly end: string;
+  readonly skippedRecords: number;
+}
+
 export interface ReportData {
   readonly format: 'armguard-report/1';
   readonly title: string;
@@ -157,5 +166,7 @@ export interface ReportData {
   readonly worst: readonly WorstEpisode[];
   readonly rows: readonly EpisodeRow[];
   readonly skipped: readonly { readonly file: string; readonly reason: string }[];
+  /** Counted episodes whose files were truncated, corrupt or had undecodable records. */
+  readonly damaged: readonly DamagedEpisode[];
   readonly warnings: readonly string[];
 }

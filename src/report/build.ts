@@ -10,7 +10,7 @@ import type { EpisodeTrace } from '../schema/trace.js';
 import { computeMetrics, type MetricsSummary, type SensitivityRow } from './metrics/index.js';
 import { summariseGate } from './build-gate.js';
 import { WorstTracker } from './build-worst.js';
-import type { ClauseCell, ClauseRun, EpisodeExtras, EpisodeRow, GroupKey, GroupReport, ReportData, TaskRow } from './build-types.js';
+import type { ClauseCell, ClauseRun, DamagedEpisode, EpisodeExtras, EpisodeRow, GroupKey, GroupReport, ReportData, TaskRow } from './build-types.js';
 
 export interface BuildOptions {
   readonly scorer: EpisodeScorer;
@@ -37,16 +37,6 @@ export interface EpisodeDamage {
   readonly firstErrors: readonly string[];
 }
 
-/** An episode counted from a damaged file: its figures cover only what could be read. */
-export interface DamagedEpisode {
-  readonly file: string;
-  readonly episodeId: string;
-  readonly state: string;
-  readonly end: string;
-  readonly skippedRecords: number;
-}
-
-export type ReportWithDamage = ReportData & { readonly damaged: readonly DamagedEpisode[] };
 
 const NO_VALUE = '(none)';
 
@@ -241,7 +231,7 @@ export class ReportBuilder {
     return [...idx].sort(([a], [b]) => a.localeCompare(b)).map(([k, is]) => ({ key: k, metrics: this.metrics(is.map((i) => this.scores[i]!)) }));
   }
 
-  finish(): ReportWithDamage {
+  finish(): ReportData {
     const summary = this.metrics(this.scores);
     const applicableSafe = new Set<string>();
     for (const t of this.tasks.values()) for (const [id, c] of t.cells) if (c.applicable > 0) applicableSafe.add(id);

@@ -3,7 +3,7 @@
  * everything of SPEC §8, laid out for a go/no-go review.
  */
 import type { MetricsSummary } from '../metrics/index.js';
-import type { DamagedEpisode } from '../build.js';
+import type { DamagedEpisode } from '../build-types.js';
 import type { GroupReport, ReportData, TaskRow } from '../build-types.js';
 import { DASH, cellText, escapeHtml as h, fraction, kn, meanInterval, num, pct, propInterval, seconds } from './format.js';
 import { REPORT_CSS } from './html-style.js';
@@ -176,7 +176,7 @@ function damagedBanner(damaged: readonly DamagedEpisode[]): string {
   return `<div class="banner" id="damaged"><b>${damaged.length} counted episode(s) come from damaged files (truncated, corrupt or with undecodable records skipped); their figures cover only what was read:</b><ul>${items}</ul>${damaged.length > 20 ? `<p>… and ${damaged.length - 20} more (see summary.json)</p>` : ''}</div>`;
 }
 
-export function renderHtml(r: ReportData & { readonly damaged?: readonly DamagedEpisode[] }): string {
+export function renderHtml(r: ReportData): string {
   const m = r.summary;
   const policies = new Set(r.rows.map((x) => x.policy));
   const platforms = new Set(r.rows.map((x) => x.platform));

@@ -1,6 +1,5 @@
 /** report.md: the report's tables in GitHub Markdown (plots are in report.html). */
 import type { MetricsSummary } from '../metrics/index.js';
-import type { DamagedEpisode } from '../build.js';
 import type { ReportData, TaskRow } from '../build-types.js';
 import { DASH, cellText, fraction, kn, mdCell as c, meanInterval, num, pct, propInterval, seconds } from './format.js';
 
@@ -19,7 +18,7 @@ function metricRows(m: MetricsSummary): string[][] {
   ];
 }
 
-export function renderMarkdown(r: ReportData & { readonly damaged?: readonly DamagedEpisode[] }): string {
+export function renderMarkdown(r: ReportData): string {
   const m = r.summary;
   const out: string[] = [];
   out.push(`# ${r.title}`, '', `${r.source} · ${r.episodes} episodes · ${r.robots.length} robot(s) · generated ${r.generatedAt}`, '');
