@@ -19,6 +19,8 @@ export interface DashboardOptions {
   /** HTTP port on 127.0.0.1 by default (0 = any free port). */
   port?: number;
   host?: string;
+  /** How long a command waits for the broker's acknowledgement before the page is told it failed (ms). Default 2000. */
+  commandAckTimeoutMs?: number;
 }
 
 interface Session {
@@ -37,6 +39,10 @@ export class DashboardServer {
   url = '';
 
   constructor(private readonly options: DashboardOptions) {}
+
+  private get ackTimeout(): number {
+    return this.options.commandAckTimeoutMs ?? 2000;
+  }
 
   async start(): Promise<string> {
     this.viewer = await this.connectMqtt(this.options.viewer.username, this.options.viewer.password, 'dashboard-viewer');
@@ -168,18 +174,46 @@ export class DashboardServer {
         return;
       case 'estop': {
         const via = s.client ?? this.viewer;
-        via?.publish(topicFor(msg.robot, 'cmd/estop'), JSON.stringify({ v: 1, reason: `dashboard${s.username ? ` (${s.username})` : ''}` }), { qos: 1 });
-        this.send(s, { type: 'command-result', command: 'estop', robot: msg.robot, ok: true });
+        if (!via) return this.send(s, { type: 'command-result', command: 'estop', robot: msg.robot, ok: false, reason: 'not connected to the broker' });
+        const refused = await publishConfirmed(via, this.ackTimeout, topicFor(msg.robot, 'cmd/estop'), JSON.stringify({ v: 1, reason: `dashboard${s.username ? ` (${s.username})` : ''}` }));
+        this.send(s, { type: 'command-result', command: 'estop', robot: msg.robot, ok: refused === null, ...(refused !== null ? { reason: refused } : {}) });
         return;
       }
       case 'release':
       case 'label': {
-        if (!s.client) return this.send(s, { type: 'command-result', command: msg.type, robot: msg.robot, ok: false, reason: 'log in first' });
+        const client = s.client;
+        if (!client) return this.send(s, { type: 'command-result', command: msg.type, robot: msg.robot, ok: false, reason: 'log in first' });
         const payload = msg.type === 'release' ? { v: 1 } : { v: 1, success: msg.success };
-        s.client.publish(topicFor(msg.robot, msg.type === 'release' ? 'cmd/release' : 'cmd/label'), JSON.stringify(payload), { qos: 1 });
-        this.send(s, { type: 'command-result', command: msg.type, robot: msg.robot, ok: true });
+        const refused = await publishConfirmed(client, this.ackTimeout, topicFor(msg.robot, msg.type === 'release' ? 'cmd/release' : 'cmd/label'), JSON.stringify(payload));
+        if (refused !== null) {
+          // An unacknowledged QoS 1 publish would be re-sent on every reconnect: drop this login.
+          if (s.client === client) {
+            s.client = undefined;
+            s.username = undefined;
+          }
+          await client.endAsync(true).catch(() => undefined);
+        }
+        this.send(s, { type: 'command-result', command: msg.type, robot: msg.robot, ok: refused === null, ...(refused !== null ? { reason: refused } : {}) });
         return;
       }
     }
+  }
+}
+
+/** Publish at QoS 1 and wait for the broker's PUBACK: null when accepted, else why not. */
+async function publishConfirmed(client: MqttClient, timeoutMs: number, topic: string, payload: string): Promise<string | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      client.publishAsync(topic, payload, { qos: 1 }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`not accepted by the broker within ${timeoutMs / 1000} s (does this login have the role?)`)), timeoutMs);
+      }),
+    ]);
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  } finally {
+    clearTimeout(timer);
   }
 }

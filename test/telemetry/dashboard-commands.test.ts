@@ -1,0 +1,88 @@
+/**
+ * Dashboard commands are confirmed by the broker before the page is told they worked: a release
+ * from a login without the operator role is reported as failed (and that login dropped, so the
+ * refused publish is not re-sent on every reconnect); an operator's release reaches the topic.
+ * Embedded broker with the access policy, the dashboard's WebSocket protocol from Node.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import mqtt from 'mqtt';
+import { EmbeddedBroker } from '../../src/telemetry/embedded-broker.js';
+import { DashboardServer } from '../../src/telemetry/dashboard/server.js';
+import { topicFor } from '../../src/telemetry/topics.js';
+
+let broker: EmbeddedBroker;
+let dashboard: DashboardServer;
+let brokerUrl = '';
+let pageUrl = '';
+
+beforeAll(async () => {
+  broker = new EmbeddedBroker({
+    users: [
+      { username: 'dashboard', password: 'dash-pass', roles: ['viewer'] },
+      { username: 'vic', password: 'vic-pass1', roles: ['viewer'] },
+      { username: 'alice', password: 'op-pass1', roles: ['operator'] },
+    ],
+  });
+  brokerUrl = await broker.start();
+  dashboard = new DashboardServer({ brokerUrl, viewer: { username: 'dashboard', password: 'dash-pass' }, port: 0, commandAckTimeoutMs: 300 });
+  pageUrl = await dashboard.start();
+});
+afterAll(async () => {
+  await dashboard.stop();
+  await broker.stop();
+});
+
+type Reply = { type: string; ok?: boolean; reason?: string; command?: string };
+async function page(): Promise<{ send: (m: object) => void; next: (type: string) => Promise<Reply>; close: () => void }> {
+  const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`);
+  const queue: Reply[] = [];
+  const waiting: { type: string; resolve: (r: Reply) => void }[] = [];
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString()) as Reply;
+    const w = waiting.findIndex((x) => x.type === m.type);
+    if (w >= 0) waiting.splice(w, 1)[0]!.resolve(m);
+    else queue.push(m);
+  });
+  await new Promise((r) => ws.once('open', r));
+  return {
+    send: (m) => ws.send(JSON.stringify(m)),
+    next: (type) => {
+      const q = queue.findIndex((x) => x.type === type);
+      if (q >= 0) return Promise.resolve(queue.splice(q, 1)[0]!);
+      return new Promise((resolve) => waiting.push({ type, resolve }));
+    },
+    close: () => ws.close(),
+  };
+}
+
+describe('dashboard commands are confirmed by the broker', () => {
+  it('a viewer login pressing release is told it failed; an operator release reaches the topic', async () => {
+    const watcher = await mqtt.connectAsync(brokerUrl, { username: 'alice', password: 'op-pass1', protocolVersion: 4 });
+    const seen: string[] = [];
+    watcher.on('message', (topic) => seen.push(topic));
+    await watcher.subscribeAsync(topicFor('arm1', 'cmd/release'));
+
+    const p = await page();
+    p.send({ type: 'login', username: 'vic', password: 'vic-pass1' });
+    expect(await p.next('login-result')).toMatchObject({ ok: true });
+    p.send({ type: 'release', robot: 'arm1' });
+    const refused = await p.next('command-result');
+    expect(refused.ok).toBe(false);
+    expect(refused.reason).toMatch(/not accepted by the broker|connection closed|disconnect/i);
+    // the login was dropped: the next release asks to log in
+    p.send({ type: 'release', robot: 'arm1' });
+    expect(await p.next('command-result')).toMatchObject({ ok: false, reason: 'log in first' });
+
+    p.send({ type: 'login', username: 'alice', password: 'op-pass1' });
+    expect(await p.next('login-result')).toMatchObject({ ok: true });
+    p.send({ type: 'release', robot: 'arm1' });
+    expect(await p.next('command-result')).toMatchObject({ ok: true, command: 'release' });
+    await expect.poll(() => seen.length, { timeout: 2000 }).toBe(1);
+
+    p.send({ type: 'estop', robot: 'arm1' });
+    expect(await p.next('command-result')).toMatchObject({ ok: true, command: 'estop' });
+    p.close();
+    await watcher.endAsync();
+  });
+});
