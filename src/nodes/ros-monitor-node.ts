@@ -85,7 +85,7 @@ export class RosMonitorNode {
     if (options.gating) {
       node.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '~/proposed_trajectory', QOS_RELIABLE, (m) => this.onProposed(m));
     }
-    node.createTimer(1 / options.diagnosticsRate, () => this.publishDiagnostics());
+    node.createTimer(1 / options.diagnosticsRate, () => this.guarded(this.node.now(), 'diagnostics publish', () => this.publishDiagnostics()));
     node.createTimer(1 / options.idleStepRate, () => {
       const now = this.node.now();
       if (now - this.lastStep >= 1 / options.idleStepRate) this.step(now);
@@ -105,7 +105,7 @@ export class RosMonitorNode {
     if (this.options.onStep) this.guarded(now, 'step hook', () => this.options.onStep!(now));
   }
 
-  /** A hook (episode recording) that throws becomes a fault that holds, never an exception in a ROS callback. */
+  /** A hook (episode recording) or publish that throws becomes a fault that holds, never an exception in a ROS callback. */
   private guarded(now: number, what: string, fn: () => void): void {
     try {
       fn();

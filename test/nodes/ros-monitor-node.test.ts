@@ -61,6 +61,18 @@ function setup(hooks: Pick<MonitorNodeOptions, 'onStep'> = {}) {
 }
 
 describe('armguard ROS 2 monitor node (fake graph)', () => {
+  it('a diagnostics publish that throws (a failing graph) holds the gate instead of throwing out of the ROS timer', () => {
+    const s = setup();
+    s.run(50, 6);
+    expect(s.gate.state).toBe('armed');
+    s.graph.createNode('bad-listener').createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, () => {
+      throw new Error('transport down');
+    });
+    expect(() => s.timers.advance(0.2)).not.toThrow(); // two diagnostics periods at 10 Hz
+    expect(s.gate.state).toBe('hold');
+    expect(s.gateStates.at(-1)).toMatch(/diagnostics publish threw: transport down/);
+  });
+
   it('a recording hook that throws holds the gate with the reason instead of throwing out of the ROS callback', () => {
     let calls = 0;
     const s = setup({
