@@ -1,3 +1,4 @@
+import { YamlReader } from './yaml-reader.js';
 import { InputError, err, ok, type Result } from '../util/errors.js';
 
 /**
@@ -82,9 +83,21 @@ export function radiansToRaw(rad: number, cal: MotorCalibration, resolution = ST
 }
 
 const FIELDS = ['id', 'drive_mode', 'homing_offset', 'range_min', 'range_max'] as const;
+type Field = (typeof FIELDS)[number];
 
-/** Validate one motor's calibration object; `where` names file and field for errors. */
-export function parseMotorCalibration(value: unknown, file: string, field: string, line?: number): Result<MotorCalibration, InputError> {
+/**
+ * Validate one motor's calibration object; errors name `file` and `field`, and the line of the
+ * failing value (`fieldLines`), else of the motor object (`line`).
+ */
+export function parseMotorCalibration(
+  value: unknown,
+  file: string,
+  field: string,
+  line?: number,
+  fieldLines: Partial<Record<Field, number>> = {},
+): Result<MotorCalibration, InputError> {
+  const fail = (f: Field, reason: string): Result<MotorCalibration, InputError> =>
+    err(new InputError({ file, field: `${field}.${f}`, line: fieldLines[f] ?? line }, reason));
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return err(new InputError({ file, field, line }, `expected an object with ${FIELDS.join(', ')}`));
   }
@@ -92,22 +105,19 @@ export function parseMotorCalibration(value: unknown, file: string, field: strin
   const out: Record<string, number> = {};
   for (const f of FIELDS) {
     const v = o[f];
-    if (typeof v !== 'number' || !Number.isInteger(v)) {
-      return err(new InputError({ file, field: `${field}.${f}`, line }, `expected an integer, got ${JSON.stringify(v)}`));
-    }
+    if (typeof v !== 'number' || !Number.isInteger(v)) return fail(f, `expected an integer, got ${JSON.stringify(v)}`);
     out[f] = v;
   }
   const c = out as unknown as MotorCalibration;
-  if (c.id < 0 || c.id > 253) return err(new InputError({ file, field: `${field}.id`, line }, `servo id must be 0..253, got ${c.id}`));
-  if (c.drive_mode !== 0 && c.drive_mode !== 1) return err(new InputError({ file, field: `${field}.drive_mode`, line }, `expected 0 or 1, got ${c.drive_mode}`));
-  if (c.range_min >= c.range_max) {
-    return err(new InputError({ file, field: `${field}.range_max`, line }, `range_max (${c.range_max}) must exceed range_min (${c.range_min})`));
-  }
-  if (c.range_min < 0 || c.range_max > STS3215_RESOLUTION - 1) {
-    return err(new InputError({ file, field: `${field}.range_min`, line }, `range must lie within 0..${STS3215_RESOLUTION - 1}`));
+  if (c.id < 0 || c.id > 253) return fail('id', `servo id must be 0..253, got ${c.id}`);
+  if (c.drive_mode !== 0 && c.drive_mode !== 1) return fail('drive_mode', `expected 0 or 1, got ${c.drive_mode}`);
+  if (c.range_min >= c.range_max) return fail('range_max', `range_max (${c.range_max}) must exceed range_min (${c.range_min})`);
+  if (c.range_min < 0) return fail('range_min', `range must lie within 0..${STS3215_RESOLUTION - 1}, got range_min ${c.range_min}`);
+  if (c.range_max > STS3215_RESOLUTION - 1) {
+    return fail('range_max', `range must lie within 0..${STS3215_RESOLUTION - 1}, got range_max ${c.range_max}`);
   }
   if (Math.abs(c.homing_offset) > 2047) {
-    return err(new InputError({ file, field: `${field}.homing_offset`, line }, `homing offset must fit the 11-bit sign-magnitude register (|x| ≤ 2047)`));
+    return fail('homing_offset', `homing offset must fit the 11-bit sign-magnitude register (|x| ≤ 2047)`);
   }
   return ok(c);
 }
@@ -120,13 +130,23 @@ export function parseLeRobotCalibrationJson(text: string, file: string, required
   } catch (e) {
     return err(new InputError({ file }, `not valid JSON: ${(e as Error).message}`));
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return err(new InputError({ file }, 'expected an object of motors'));
+  // JSON is YAML: the YAML parser gives the line of each motor and field. JSON.parse stays the judge
+  // of syntax and values, so text the YAML parser rejects only loses its line numbers.
+  const y = new YamlReader(file, text);
+  const lineOf = (path: string[]): number | undefined => (y.ok ? y.line(path) : undefined);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return err(new InputError({ file, line: lineOf([]) }, 'expected an object of motors'));
+  }
   const out: LeRobotCalibration = {};
   for (const [name, v] of Object.entries(data)) {
-    const r = parseMotorCalibration(v, file, name);
+    const fieldLines: Partial<Record<Field, number>> = {};
+    for (const f of FIELDS) fieldLines[f] = lineOf([name, f]);
+    const r = parseMotorCalibration(v, file, name, lineOf([name]), fieldLines);
     if (!r.ok) return r;
     out[name] = r.value;
   }
-  for (const name of required) if (!(name in out)) return err(new InputError({ file, field: name }, `missing motor '${name}'`));
+  for (const name of required) {
+    if (!(name in out)) return err(new InputError({ file, field: name, line: lineOf([]) }, `missing motor '${name}'`));
+  }
   return ok(out);
 }

@@ -68,4 +68,30 @@ describe('LeRobot calibration JSON', () => {
     expect(!r3.ok && r3.error.message).toMatch(/missing motor 'gripper'/);
     expect(parseLeRobotCalibrationJson('{', 'c.json').ok).toBe(false);
   });
+  it('names the line of the failing value, and range_max when range_max is out of bounds', () => {
+    const text = JSON.stringify(
+      {
+        shoulder_pan: { id: 1, drive_mode: 0, homing_offset: 12, range_min: 800, range_max: 3300 },
+        elbow_flex: { id: 3, drive_mode: 0, homing_offset: 0, range_min: 900, range_max: 4200 },
+      },
+      null,
+      2,
+    );
+    const line = text.split('\n').findIndex((l) => l.includes('"range_max": 4200')) + 1;
+    expect(line).toBe(14);
+    const r = parseLeRobotCalibrationJson(text, 'cal.json');
+    expect(!r.ok && r.error.where).toEqual({ file: 'cal.json', line, field: 'elbow_flex.range_max' });
+    expect(!r.ok && r.error.message).toMatch(/^cal\.json:14 field 'elbow_flex\.range_max': .*0\.\.4095, got range_max 4200/);
+    const low = parseLeRobotCalibrationJson(text.replace('"range_min": 900', '"range_min": -5'), 'cal.json');
+    expect(!low.ok && low.error.where).toEqual({ file: 'cal.json', line: line - 1, field: 'elbow_flex.range_min' });
+  });
+  it("a missing field names the motor's line; a missing motor names the line of the motors object", () => {
+    const text = '\n\n{\n  "wrist_roll": { "id": 5, "drive_mode": 0,\n    "homing_offset": 0, "range_min": 10 }\n}\n';
+    const r = parseLeRobotCalibrationJson(text, 'cal.json');
+    expect(!r.ok && r.error.where).toEqual({ file: 'cal.json', line: 4, field: 'wrist_roll.range_max' });
+    const ok = text.replace('"range_min": 10', '"range_min": 10, "range_max": 20');
+    const missing = parseLeRobotCalibrationJson(ok, 'cal.json', ['wrist_roll', 'gripper']);
+    expect(!missing.ok && missing.error.where).toEqual({ file: 'cal.json', line: 3, field: 'gripper' });
+    expect(!missing.ok && missing.error.message).toBe("cal.json:3 field 'gripper': missing motor 'gripper'");
+  });
 });
