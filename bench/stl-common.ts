@@ -1,4 +1,5 @@
 /** Shared pieces of the STL benchmarks: the SPEC §3 safe-tier conjunction and a synthetic trace. */
+import { mulberry32 as prng } from '../src/util/rng.js';
 import { parseFormula, type Formula, type StlSignalDecl } from '../src/stl/index.js';
 
 export const SAFE_TIER_SIGNALS: StlSignalDecl[] = [
@@ -33,16 +34,7 @@ export function parseOrThrow(text: string, signals: readonly StlSignalDecl[]): F
 }
 
 /** Deterministic PRNG (mulberry32) so every run sees the same trace. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 /**
  * n samples at ~1 kHz with jitter (0.6–1.4 ms), 9 signals each, row-major. Forces and torques

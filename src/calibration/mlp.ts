@@ -4,6 +4,7 @@
  * a random-feature network: small, deterministic, and exactly exportable to ONNX (onnx-export.ts).
  * Inputs are standardised inside W1/b1, so the exported graph is just MatMul/Add/Tanh/MatMul/Add.
  */
+import { gaussian, mulberry32Open } from '../util/rng.js';
 import { ridgeLeastSquares } from './least-squares.js';
 
 export interface Mlp {
@@ -33,15 +34,8 @@ export function mlpPredict(m: Mlp, x: ArrayLike<number>, out: Float64Array, hidd
 
 /** Seeded normal variates (mulberry32 + Box–Muller): the fit is reproducible. */
 function normals(seed: number): () => number {
-  let a = seed >>> 0;
-  const uni = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
-  };
-  return () => Math.sqrt(-2 * Math.log(uni())) * Math.cos(2 * Math.PI * uni());
+  const uni = mulberry32Open(seed);
+  return () => gaussian(uni);
 }
 
 /** Fit on X (n × inputs) → Y (n × outputs), row-major. */

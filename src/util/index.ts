@@ -3,3 +3,4 @@ export * from './clock.js';
 export * from './ring-buffer.js';
 export * from './monotonic-deque.js';
 export * from './levenshtein.js';
+export * from './rng.js';

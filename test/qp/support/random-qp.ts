@@ -1,19 +1,12 @@
+import { boxMuller, mulberry32 as rng } from '../../../src/util/rng.js';
 import type { DenseQp } from './dense-reference.js';
 
 /** mulberry32: deterministic test randomness from a fast-check seed */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng };
 
+/** Standard normal from a [0, 1) stream: the offset keeps a drawn 0 away from log. */
 export function gauss(r: () => number): number {
-  return Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+  return boxMuller(r() + 1e-12, r());
 }
 
 export interface StagedQp {
