@@ -6,6 +6,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
+import { SO101_JOINT_NAMES } from '../../src/kinematics/so101.js';
 import { InputError, err, ok, type Result } from '../../src/util/errors.js';
 
 export interface LeRobotInfo {
@@ -49,6 +50,23 @@ async function parquetFiles(dir: string): Promise<string[]> {
   return out;
 }
 
+/** The SO-101 follower's feature names (LeRobot `<motor>.pos`), in the order the mapping reads them. */
+export const SO101_STATE_NAMES: readonly string[] = SO101_JOINT_NAMES.map((j) => `${j}.pos`);
+
+function jointNamesProblem(names: unknown): string | undefined {
+  const expected = SO101_STATE_NAMES;
+  if (Array.isArray(names) && names.length === expected.length && names.every((n, i) => n === expected[i])) return undefined;
+  return `expected the SO-101 joint names in order [${expected.join(', ')}], got ${JSON.stringify(names)}`;
+}
+
+async function readParquet(file: string, columns: string[]): Promise<Result<Record<string, unknown>[], InputError>> {
+  try {
+    return ok((await parquetReadObjects({ file: await asyncBufferFromFile(file), columns })) as Record<string, unknown>[]);
+  } catch (e) {
+    return err(new InputError({ file }, `cannot read parquet file: ${(e as Error).message}`));
+  }
+}
+
 export async function readLeRobotDataset(dir: string): Promise<Result<LeRobotDataset, InputError>> {
   const infoPath = join(dir, 'meta/info.json');
   let raw: Record<string, unknown>;
@@ -59,24 +77,27 @@ export async function readLeRobotDataset(dir: string): Promise<Result<LeRobotDat
   }
   const features = raw.features as Record<string, { names?: unknown; shape?: unknown }> | undefined;
   const stateNames = features?.['observation.state']?.names;
-  if (!Array.isArray(stateNames) || stateNames.length !== 6) {
-    return err(new InputError({ file: infoPath, field: 'features.observation.state.names' }, 'expected the 6 SO-101 joint names (shoulder_pan.pos … gripper.pos)'));
-  }
+  const badState = jointNamesProblem(stateNames);
+  if (badState) return err(new InputError({ file: infoPath, field: 'features.observation.state.names' }, badState));
+  const actionNames = features?.action?.names;
+  const badAction = actionNames === undefined ? undefined : jointNamesProblem(actionNames);
+  if (badAction) return err(new InputError({ file: infoPath, field: 'features.action.names' }, badAction));
   const info: LeRobotInfo = {
     codebase_version: String(raw.codebase_version ?? ''),
     robot_type: String(raw.robot_type ?? ''),
     total_episodes: Number(raw.total_episodes),
     total_frames: Number(raw.total_frames),
     fps: Number(raw.fps),
-    stateNames: stateNames.map(String),
+    stateNames: [...SO101_STATE_NAMES],
   };
   if (!info.codebase_version.startsWith('v3')) {
     return err(new InputError({ file: infoPath, field: 'codebase_version' }, `expected a LeRobot v3 dataset, got '${info.codebase_version}'`));
   }
   const tasks = new Map<number, { task: string | undefined; length: number | undefined }>();
   for (const f of await parquetFiles(join(dir, 'meta/episodes'))) {
-    const rows = await parquetReadObjects({ file: await asyncBufferFromFile(f), columns: ['episode_index', 'tasks', 'length'] });
-    for (const r of rows as { episode_index: bigint | number; tasks?: unknown; length?: bigint | number }[]) {
+    const rows = await readParquet(f, ['episode_index', 'tasks', 'length']);
+    if (!rows.ok) return rows;
+    for (const r of rows.value as { episode_index: bigint | number; tasks?: unknown; length?: bigint | number }[]) {
       const t = Array.isArray(r.tasks) ? r.tasks.map(String).join('; ') : undefined;
       tasks.set(Number(r.episode_index), { task: t, length: r.length === undefined ? undefined : Number(r.length) });
     }
@@ -87,8 +108,9 @@ export async function readLeRobotDataset(dir: string): Promise<Result<LeRobotDat
   for (const f of files) {
     const hasAction = features?.action !== undefined;
     const columns = ['timestamp', 'episode_index', 'frame_index', 'observation.state', ...(hasAction ? ['action'] : [])];
-    const rows = (await parquetReadObjects({ file: await asyncBufferFromFile(f), columns })) as Record<string, unknown>[];
-    for (const [i, r] of rows.entries()) {
+    const rows = await readParquet(f, columns);
+    if (!rows.ok) return rows;
+    for (const [i, r] of rows.value.entries()) {
       const state = r['observation.state'];
       if (!Array.isArray(state) || state.length !== 6) return err(new InputError({ file: f, line: i + 1, field: 'observation.state' }, 'expected 6 values'));
       const ep = Number(r.episode_index as bigint);
