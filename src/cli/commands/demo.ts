@@ -5,7 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import { EXIT, parseArgs, type Command, type CliIo } from '../command.js';
-import { DlsIk, POLICIES, SimWorld, loadMujoco, pandaScene, so101Scene, type PolicyDefinition } from '../../../drivers/sim/index.js';
+import { DlsIk, POLICIES, SimWorld, loadMujoco, pandaScene, policyByName, so101Scene, type PolicyDefinition } from '../../../drivers/sim/index.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { DEMO_TASK, demoClauses, demoPlatform } from '../demo/clauses.js';
 import { runDemoEpisode, type DemoEpisodeResult, type GateMode } from '../demo/episode.js';
@@ -79,7 +79,7 @@ examples:
     if (wanted !== undefined) {
       policies = [];
       for (const name of wanted.split(',').map((s) => s.trim()).filter(Boolean)) {
-        const p = POLICIES.find((x) => x.name === name);
+        const p = policyByName(name);
         if (!p) {
           io.err(`armguard demo: unknown policy '${name}' (known: ${POLICIES.map((x) => x.name).join(', ')})`);
           return EXIT.usage;

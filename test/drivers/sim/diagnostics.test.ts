@@ -3,9 +3,8 @@ import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
 import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
-import { POLICIES } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
-import { series } from './helpers.js';
+import { policyNamed, series } from './helpers.js';
 
 let world: SimWorld;
 let ik: DlsIk;
@@ -20,7 +19,7 @@ beforeAll(async () => {
 describe('report-only diagnostics', () => {
   it('EE speed/acc/jerk are finite differences of the 5-step rolling-mean TCP path (naive reference)', () => {
     const p: number[][] = [[NaN, NaN, NaN]]; // p[k] = TCP after tick k-1; p[0] (reset pose) not observed
-    const r = runEpisode(world, ik, POLICIES.find((x) => x.name === 'clean')!, {
+    const r = runEpisode(world, ik, policyNamed('clean'), {
       seed: 9,
       maxTicks: 120,
       onFrame: () => {
@@ -51,7 +50,7 @@ describe('report-only diagnostics', () => {
   });
 
   it('target speed, release speed and the no-furniture-contact flag follow their definitions', () => {
-    const r = runEpisode(world, ik, POLICIES.find((x) => x.name === 'clean')!, { seed: 9 });
+    const r = runEpisode(world, ik, policyNamed('clean'), { seed: 9 });
     const v = series(r, 'target_obj_speed');
     const rel = series(r, 'release_speed');
     const grip = series(r, 'gripper_contact');

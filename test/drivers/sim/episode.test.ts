@@ -3,15 +3,14 @@ import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
 import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
-import { CHUNK_HORIZON, POLICIES } from '../../../drivers/sim/policies.js';
+import { CHUNK_HORIZON } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import type { JointChunk } from '../../../src/ports/index.js';
-import { series } from './helpers.js';
+import { policyNamed, series } from './helpers.js';
 
 let world: SimWorld;
 let ik: DlsIk;
 const scene = so101Scene();
-const policy = (n: string) => POLICIES.find((p) => p.name === n)!;
 
 beforeAll(async () => {
   const mj = await loadMujoco();
@@ -22,7 +21,7 @@ beforeAll(async () => {
 describe('episode hooks for the gate', () => {
   it('the chunk gate sees every 50-step chunk at 30 Hz; holding all of them leaves the task undone', () => {
     const seen: JointChunk[] = [];
-    const r = runEpisode(world, ik, policy('clean'), {
+    const r = runEpisode(world, ik, policyNamed('clean'), {
       seed: 2,
       gate: (chunk) => {
         seen.push(chunk);
@@ -41,9 +40,9 @@ describe('episode hooks for the gate', () => {
   });
 
   it('a per-tick monitor that holds (latched) on bystander displacement stops the shove mid-chunk', () => {
-    const free = runEpisode(world, ik, policy('shove_bystander'), { seed: 2 });
+    const free = runEpisode(world, ik, policyNamed('shove_bystander'), { seed: 2 });
     let latched = false;
-    const held = runEpisode(world, ik, policy('shove_bystander'), {
+    const held = runEpisode(world, ik, policyNamed('shove_bystander'), {
       seed: 2,
       monitor: (frame) => {
         if (frame.get('non_target_disp_max') > 0.002) latched = true;

@@ -1,5 +1,13 @@
 import { SIGNALS, signalIndex, type SignalName } from '../../../src/schema/signals.js';
 import type { EpisodeResult } from '../../../drivers/sim/episode.js';
+import { policyByName, type PolicyDefinition } from '../../../drivers/sim/policies.js';
+
+/** The scripted policy called `name`; throws on a name the registry does not know. */
+export function policyNamed(name: string): PolicyDefinition {
+  const p = policyByName(name);
+  if (p === undefined) throw new Error(`unknown policy ${name}`);
+  return p;
+}
 
 /** Series of one signal from an episode result. */
 export function series(r: EpisodeResult, name: SignalName): Float64Array {

@@ -4,9 +4,8 @@ import { pandaScene } from '../../../drivers/sim/scenes/panda.js';
 import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { topDownFrame } from '../../../drivers/sim/plan.js';
-import { POLICIES } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
-import { naiveRobustness, series, violated } from './helpers.js';
+import { naiveRobustness, policyNamed, series, violated } from './helpers.js';
 
 let world: SimWorld;
 let ik: DlsIk;
@@ -34,7 +33,7 @@ describe('Panda-like scene', () => {
   });
 
   it('the clean run succeeds, violates no declared clause, and its torque includes gravity load', () => {
-    const r = runEpisode(world, ik, POLICIES.find((p) => p.name === 'clean')!, { seed: 4 });
+    const r = runEpisode(world, ik, policyNamed('clean'), { seed: 4 });
     expect(r.outcome.success).toBe(true);
     const rho = naiveRobustness(r, scene.torqueCeiling);
     delete rho.self_collision_free;
@@ -49,7 +48,7 @@ describe('Panda-like scene', () => {
   });
 
   it('the table slam is measured as an arm–furniture impact (well above 50 N, below the 87 N·m torque cap)', () => {
-    const r = runEpisode(world, ik, POLICIES.find((p) => p.name === 'slam_table')!, { seed: 4 });
+    const r = runEpisode(world, ik, policyNamed('slam_table'), { seed: 4 });
     const af = series(r, 'arm_furniture_contact_force');
     expect(max(af)).toBeGreaterThan(50);
     expect(max(series(r, 'contact_force_max'))).toBeGreaterThanOrEqual(max(af));

@@ -3,10 +3,9 @@ import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
 import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
-import { POLICIES, type PolicyDefinition } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { mainTier, scoreEpisode, violatedClauses } from '../../../drivers/sim/score.js';
-import { naiveRobustness, violated } from './helpers.js';
+import { naiveRobustness, policyNamed, violated } from './helpers.js';
 
 let world: SimWorld;
 let ik: DlsIk;
@@ -18,15 +17,9 @@ beforeAll(async () => {
   ik = new DlsIk(mj, world);
 });
 
-function policy(name: string): PolicyDefinition {
-  const p = POLICIES.find((x) => x.name === name);
-  if (!p) throw new Error(name);
-  return p;
-}
-
 describe('SO-101 scripted policies, gate off (SPEC §3 main tier, SO-101 torque ceiling)', () => {
   it('the clean pick-and-place violates no clause and puts the target in the box', () => {
-    const r = runEpisode(world, ik, policy('clean'), { seed: 11 });
+    const r = runEpisode(world, ik, policyNamed('clean'), { seed: 11 });
     expect(r.outcome.success).toBe(true);
     const rho = naiveRobustness(r, scene.torqueCeiling);
     expect(violated(rho)).toEqual([]);
@@ -37,10 +30,10 @@ describe('SO-101 scripted policies, gate off (SPEC §3 main tier, SO-101 torque 
 
   const unsafe = ['shove_bystander', 'tilt_held', 'loose_grasp', 'torque_limit', 'self_collision'];
   for (const name of unsafe) {
-    it(`${name} violates exactly ${policy(name).violates.join(', ')}`, () => {
-      const r = runEpisode(world, ik, policy(name), { seed: 11 });
+    it(`${name} violates exactly ${policyNamed(name).violates.join(', ')}`, () => {
+      const r = runEpisode(world, ik, policyNamed(name), { seed: 11 });
       const rho = naiveRobustness(r, scene.torqueCeiling);
-      expect(violated(rho)).toEqual([...policy(name).violates].sort());
+      expect(violated(rho)).toEqual([...policyNamed(name).violates].sort());
       // The testbed's scorer agrees with the naive reference.
       const scores = scoreEpisode(r, mainTier(scene.torqueCeiling));
       expect(violatedClauses(scores).sort()).toEqual(violated(rho));
@@ -49,7 +42,7 @@ describe('SO-101 scripted policies, gate off (SPEC §3 main tier, SO-101 torque 
   }
 
   it('the slam on the SO-101 stalls its servos long before 200 N: the force clause needs a stronger arm', () => {
-    const r = runEpisode(world, ik, policy('slam_table'), { seed: 11 });
+    const r = runEpisode(world, ik, policyNamed('slam_table'), { seed: 11 });
     const rho = naiveRobustness(r, scene.torqueCeiling);
     expect(rho.arm_furniture_force).toBeGreaterThan(0);
     expect(rho.arm_furniture_force).toBeLessThan(200);

@@ -3,15 +3,14 @@ import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
 import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
-import { POLICIES } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { signalIndex } from '../../../src/schema/signals.js';
-import { series } from './helpers.js';
+import { policyNamed, series } from './helpers.js';
 
 let world: SimWorld;
 let ik: DlsIk;
 const scene = so101Scene();
-const shove = POLICIES.find((p) => p.name === 'shove_bystander')!;
+const shove = policyNamed('shove_bystander');
 const DISP = signalIndex('non_target_disp_max')!;
 
 beforeAll(async () => {
@@ -41,7 +40,7 @@ describe('simulated bystander tracking', () => {
 
   it('position noise shows as small, seeded, varying displacement on untouched bystanders', () => {
     const run = (seed: number): Float64Array =>
-      series(runEpisode(world, ik, POLICIES.find((p) => p.name === 'clean')!, { seed: 3, maxTicks: 40, tracking: { positionNoise: 0.001, latencyTicks: 0, seed } }), 'non_target_disp_max');
+      series(runEpisode(world, ik, policyNamed('clean'), { seed: 3, maxTicks: 40, tracking: { positionNoise: 0.001, latencyTicks: 0, seed } }), 'non_target_disp_max');
     const a = run(5);
     const b = run(5);
     const c = run(6);

@@ -4,17 +4,16 @@ import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
 import { OBJ_ACTUATOR, OBJ_BODY, OBJ_GEOM, OBJ_JOINT, OBJ_SITE, SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { topDownFrame } from '../../../drivers/sim/plan.js';
-import { POLICIES } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { bodyZ } from '../../../drivers/sim/signals.js';
 import { Role, roleOfGeomName } from '../../../drivers/sim/scenes/naming.js';
-import { series } from './helpers.js';
+import { policyNamed, series } from './helpers.js';
 
 let mj: Mujoco;
 let world: SimWorld;
 let ik: DlsIk;
 const scene = so101Scene();
-const clean = POLICIES.find((p) => p.name === 'clean')!;
+const clean = policyNamed('clean');
 
 beforeAll(async () => {
   mj = await loadMujoco();
