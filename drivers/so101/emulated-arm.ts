@@ -6,6 +6,7 @@
 import { ManualClock, ManualTimers, type Clock, type Timers } from '../../src/util/clock.js';
 import { err, ok, type Result } from '../../src/util/errors.js';
 import type { Fault } from '../../src/ports/index.js';
+import type { MotorCalibration } from '../../src/calibration/lerobot.js';
 import type { So101Calibration } from '../../src/calibration/so101.js';
 import { AnalyticFreeMotionModel, type FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { FeetechBus, FeetechEmulator, createEmulatorMockBinding, type EmulatorMockBinding } from '../feetech/index.js';
@@ -26,23 +27,38 @@ export interface EmulatedSo101 {
 
 let seq = 0;
 
+/**
+ * Add the arm's six servos to `emulator`, each at the middle of its calibrated range with the
+ * calibration's limits and homing offset. `voltage` (V) defaults to the calibration's supply voltage.
+ * Returns the servo ids and calibrations in joint order, as the simulated physics takes them.
+ */
+export function addSo101Servos(
+  emulator: FeetechEmulator,
+  calibration: So101Calibration,
+  o: { torqueEnabled: boolean; voltage?: number },
+): { ids: number[]; cals: MotorCalibration[] } {
+  const ids = calibration.joints.map((j) => j.id);
+  const cals = calibration.joints.map((j) => calibration.lerobot[j.name]);
+  const voltage = Math.round((o.voltage ?? calibration.supplyVoltage) * 10);
+  ids.forEach((id, i) => {
+    const c = cals[i]!;
+    const mid = Math.round((c.range_min + c.range_max) / 2);
+    emulator.addServo(id, {
+      Min_Position_Limit: c.range_min, Max_Position_Limit: c.range_max, Homing_Offset: c.homing_offset,
+      Present_Position: mid, Goal_Position: mid, Torque_Enable: o.torqueEnabled ? 1 : 0, Present_Voltage: voltage,
+    });
+  });
+  return { ids, cals };
+}
+
 export async function createEmulatedSo101(
   calibration: So101Calibration,
   o: { truth?: SimArmTruth; freeMotion?: FreeMotionModel; busTimers?: Timers; busClock?: Clock; watchdogS?: number; armTimers?: Timers } = {},
 ): Promise<Result<EmulatedSo101, Fault>> {
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
-  const ids = calibration.joints.map((j) => j.id);
   const emulator = new FeetechEmulator();
-  const cals = calibration.joints.map((j) => calibration.lerobot[j.name]);
-  ids.forEach((id, i) => {
-    const c = cals[i]!;
-    const mid = Math.round((c.range_min + c.range_max) / 2);
-    emulator.addServo(id, {
-      Min_Position_Limit: c.range_min, Max_Position_Limit: c.range_max, Homing_Offset: c.homing_offset,
-      Present_Position: mid, Goal_Position: mid, Torque_Enable: 0, Present_Voltage: Math.round(calibration.supplyVoltage * 10),
-    });
-  });
+  const { ids, cals } = addSo101Servos(emulator, calibration, { torqueEnabled: false });
   const sim = new SimulatedSo101(emulator, ids, cals, o.truth ?? DEFAULT_SIM_TRUTH, clock);
   sim.install();
   const path = `/dev/armguard-so101-emulated-${process.pid}-${++seq}`;

@@ -10,6 +10,7 @@ import type { Clock, Timers } from '../../util/clock.js';
 import { err, ok, type Result } from '../../util/errors.js';
 import { FeetechBus, FeetechEmulator, openPtyPair, serveEmulatorOnPort, type ByteLink, type PtyPair } from '../../../drivers/feetech/index.js';
 import { So101Arm } from '../../../drivers/so101/arm.js';
+import { addSo101Servos } from '../../../drivers/so101/emulated-arm.js';
 import { DEFAULT_SIM_TRUTH, SimulatedSo101 } from '../../../drivers/so101/sim-physics.js';
 
 export interface So101Connection {
@@ -71,16 +72,7 @@ export async function connectSo101(path: string, o: ConnectOptions): Promise<Res
 export async function connectEmulatedSo101(o: ConnectOptions): Promise<Result<So101Connection, Fault>> {
   const cal = o.calibration;
   const emulator = new FeetechEmulator({ timers: o.timers });
-  const ids = cal.joints.map((j) => j.id);
-  const cals = cal.joints.map((j) => cal.lerobot[j.name]);
-  ids.forEach((id, i) => {
-    const c = cals[i]!;
-    const mid = Math.round((c.range_min + c.range_max) / 2);
-    emulator.addServo(id, {
-      Min_Position_Limit: c.range_min, Max_Position_Limit: c.range_max, Homing_Offset: c.homing_offset,
-      Present_Position: mid, Goal_Position: mid, Torque_Enable: 1, Present_Voltage: Math.round(cal.supplyVoltage * 10),
-    });
-  });
+  const { ids, cals } = addSo101Servos(emulator, cal, { torqueEnabled: true });
   const sim = new SimulatedSo101(emulator, ids, cals, DEFAULT_SIM_TRUTH, o.clock);
   sim.install();
   let pty: PtyPair;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeetechEmulator, type FeetechBus } from '../../../drivers/feetech/index.js';
 import { emulatorOnPty, type PtyBus } from '../../support/pty-bus.js';
 import { So101Arm } from '../../../drivers/so101/arm.js';
+import { addSo101Servos } from '../../../drivers/so101/emulated-arm.js';
 import { DEFAULT_SIM_TRUTH, SimulatedSo101 } from '../../../drivers/so101/sim-physics.js';
 import { defaultSo101Calibration } from '../../../src/calibration/so101-defaults.js';
 import { AnalyticFreeMotionModel } from '../../../src/calibration/free-motion.js';
@@ -22,11 +23,7 @@ const clock = new ManualClock(0);
 const timers = new ManualTimers(clock);
 
 beforeAll(async () => {
-  cal.joints.forEach((j) => {
-    const c = cal.lerobot[j.name];
-    const mid = Math.round((c.range_min + c.range_max) / 2);
-    emu.addServo(j.id, { Present_Position: mid, Goal_Position: mid, Present_Voltage: 120 });
-  });
+  addSo101Servos(emu, cal, { torqueEnabled: false, voltage: 12 });
   new SimulatedSo101(emu, cal.joints.map((j) => j.id), cal.joints.map((j) => cal.lerobot[j.name]), DEFAULT_SIM_TRUTH, clock).install();
   ptyBus = await emulatorOnPty(emu);
   bus = ptyBus.bus;
