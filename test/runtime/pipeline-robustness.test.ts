@@ -7,7 +7,7 @@ import { MemoryEventSink, MonitorBank, Pipeline } from '../../src/runtime/index.
 import type { SignalFrame } from '../../src/schema/signals.js';
 import type { GateEventSink, PipelineOptions } from '../../src/runtime/index.js';
 import { KinematicArm } from './support/kinematic-arm.js';
-import { Q0, TORQUE_CLAUSE } from './support/rig.js';
+import { Q0, TORQUE_CLAUSE, runSteps } from './support/rig.js';
 import { ScriptedSource } from './support/scripted-source.js';
 
 const DT = 0.001;
@@ -39,13 +39,7 @@ function build({ source = new ScriptedSource(), ...opts }: BuildOptions = {}) {
 }
 
 function run(r: ReturnType<typeof build>, from: number, steps: number): number {
-  let t = from;
-  for (let k = 0; k < steps; k++) {
-    t = from + k * DT;
-    r.arm.tick(t);
-    r.pipeline.step(t);
-  }
-  return t;
+  return runSteps(r, from, steps, DT);
 }
 
 describe('Pipeline with an events sink that throws', () => {

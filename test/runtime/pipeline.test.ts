@@ -2,18 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { QpSolverFactory } from '../../src/gate/index.js';
 import { denseSolverFactory } from '../gate/support/dense-qp.js';
 import { sweep } from '../gate/support/planar-arm.js';
-import { chunkOf, Q0, rig } from './support/rig.js';
+import { chunkOf, Q0, rig, runSteps } from './support/rig.js';
 
 const DT = 0.001; // 1 kHz
 
 function run(r: ReturnType<typeof rig>, from: number, steps: number): number {
-  let t = from;
-  for (let k = 0; k < steps; k++) {
-    t = from + k * DT;
-    r.arm.tick(t);
-    r.pipeline.step(t);
-  }
-  return t;
+  return runSteps(r, from, steps, DT);
 }
 
 describe('Pipeline: source → monitors → gate → sink', () => {

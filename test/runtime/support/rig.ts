@@ -61,3 +61,14 @@ export function rig(opts: RigOptions = {}) {
 export function chunkOf(id: string, stamp: number, targets: Float64Array, dt = 0.1): GateChunk {
   return { id, stamp, horizon: targets.length / 2, joints: 2, dt, targets };
 }
+
+/** Step arm and pipeline `steps` times from `from` every `dt` seconds; returns the last time. */
+export function runSteps(r: { arm: { tick(t: number): void }; pipeline: { step(t: number): void } }, from: number, steps: number, dt: number): number {
+  let t = from;
+  for (let k = 0; k < steps; k++) {
+    t = from + k * dt;
+    r.arm.tick(t);
+    r.pipeline.step(t);
+  }
+  return t;
+}
