@@ -208,32 +208,22 @@ export class EpisodeRecorder {
 
   /** A raw ROS 2 input message on a registered topic (one it cannot encode is counted as dropped, with a fault). */
   rosMessage(topic: string, t: number, message: unknown): void {
-    if (this.state !== 'recording' || this.ending) {
-      this.dropped++;
-      return;
-    }
-    let record;
-    try {
-      record = this.ros.encode(topic, toNs(t), message);
-    } catch (e) {
-      this.dropped++;
-      this.emit({ kind: 'storage', source: this.source(), detail: `ROS message on ${topic} not recorded: ${(e as Error).message}` });
-      return;
-    }
-    this.writer.addMessage(record);
-    this.lastT = t;
-    this.counts['ros'] = (this.counts['ros'] ?? 0) + 1;
+    this.addRos(topic, t, () => this.ros.encode(topic, toNs(t), message));
   }
 
   /** A ROS 2 input already serialized as CDR (raw subscription): recorded without re-encoding. */
   rosSerialized(topic: string, t: number, data: Uint8Array): void {
+    this.addRos(topic, t, () => this.ros.serialized(topic, toNs(t), data));
+  }
+
+  private addRos(topic: string, t: number, build: () => Parameters<StreamingMcapWriter['addMessage']>[0]): void {
     if (this.state !== 'recording' || this.ending) {
       this.dropped++;
       return;
     }
     let record;
     try {
-      record = this.ros.serialized(topic, toNs(t), data);
+      record = build();
     } catch (e) {
       this.dropped++;
       this.emit({ kind: 'storage', source: this.source(), detail: `ROS message on ${topic} not recorded: ${(e as Error).message}` });
