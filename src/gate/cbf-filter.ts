@@ -34,6 +34,8 @@ export interface CbfFilterConfig extends CbfWeights {
    */
   readonly cbfTolerance: number;
   readonly maxIterations: number;
+  /** QP convergence tolerance (absolute and relative); default {@link DEFAULT_CBF_QP_TOLERANCE}. */
+  readonly qpTolerance?: number;
 }
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
@@ -43,6 +45,14 @@ export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.
  * the capsule model's and any tracker's accuracy. h ≥ 0 itself is always checked exactly.
  */
 export const DEFAULT_CBF_TOLERANCE = 1e-4;
+
+/**
+ * Convergence tolerance of the filter's QP solves: residuals of about a micro-radian, three orders
+ * below a servo's encoder step (2π/4096 on the STS3215). The result is re-checked exactly on the
+ * nonlinear h, the limits and the motion bounds anyway; solving to 1e-9 cost 15 % more
+ * interior-point iterations on the generator's sequences and changed no outcome.
+ */
+export const DEFAULT_CBF_QP_TOLERANCE = 1e-6;
 
 export type CbfStatus = 'unchanged' | 'filtered' | 'unsafe' | 'solver-failure';
 
@@ -99,7 +109,7 @@ export class ChunkCbfFilter {
   };
   /** Diagnostics hook: called after every round with its slack and result. */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
-  private readonly solveOptions: { maxIterations: number; deadline?: () => boolean; warmStart?: Float64Array; warmStartDual?: Float64Array };
+  private readonly solveOptions: { maxIterations: number; epsAbs: number; epsRel: number; deadline?: () => boolean; warmStart?: Float64Array; warmStartDual?: Float64Array };
   private warm: Float64Array = new Float64Array(0);
   private warmDual: Float64Array = new Float64Array(0);
 
@@ -119,7 +129,9 @@ export class ChunkCbfFilter {
     this.step = new Float64Array(n);
     this.q0Buf = new Float64Array(n);
     this.dq = new Float64Array(n);
-    this.solveOptions = { maxIterations: config.maxIterations };
+    const eps = config.qpTolerance ?? DEFAULT_CBF_QP_TOLERANCE;
+    if (!(eps > 0)) throw new RangeError(`CBF filter: qpTolerance must be > 0, got ${eps}`);
+    this.solveOptions = { maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps };
   }
 
   /** The QP of the last filtered chunk (for benchmarks and diagnostics). */
@@ -198,7 +210,13 @@ export class ChunkCbfFilter {
       this.solveOptions.warmStartDual = this.warmDual;
       let slack = 0;
       for (let k = 0; k < horizon; k++) slack += Math.max(0, x[nu + k]!);
-      for (let c = 0; c < nu; c++) this.out[c] = clamp(x[c]!, cfg.qmin[c % n]!, cfg.qmax[c % n]!);
+      // Into the motion bounds and limits: removes the solver's residual (≈ qpTolerance), which
+      // the exact re-check below would otherwise count as a violated bound.
+      for (let c = 0; c < nu; c++) {
+        const j = c % n;
+        const prev = c < n ? this.q0Buf[j]! : this.out[c - n]!;
+        this.out[c] = clamp(clamp(x[c]!, prev - this.dq[j]!, prev + this.dq[j]!), cfg.qmin[j]!, cfg.qmax[j]!);
+      }
       if (this.trace) this.trace(round, slack, this.out);
       // The re-check gives no credit for slack: the barrier condition must hold on the nonlinear h.
       this.check(this.out, horizon);

@@ -5,6 +5,7 @@ import { detectStructure, rowView } from './structure.js';
 import type { QpStructure, RowView } from './structure.js';
 import { INFINITE_BOUND } from './types.js';
 import { copyPattern, samePattern, validateCsc } from './csc.js';
+import { multiplyRows, multiplySymmetric, multiplyTransposed } from './kernels.js';
 import type { CscMatrix, QpProblem, QpResult, QpSolveOptions, QpStatus } from './types.js';
 
 const ROW_FREE = 0;
@@ -474,40 +475,18 @@ export class QpSolver {
     }
   }
 
-  /** out = Ā v, row by row over the row-major copy of Ā (gathers, no scatter) */
+  /** out = Ā v (row-major copy of Ā: gathers, no scatter) */
   private multiplyA(v: Float64Array, outRows: Float64Array): void {
-    const { rowValues } = this;
-    const { rowStart, column } = this.rows;
-    for (let i = 0; i < this.m; i++) {
-      let s = 0;
-      for (let e = rowStart[i]!; e < rowStart[i + 1]!; e++) s += rowValues[e]! * v[column[e]!]!;
-      outRows[i] = s;
-    }
+    multiplyRows(this.m, this.rows, this.rowValues, v, outRows);
   }
-
 
   /** out = P̄ v with the upper-triangle storage of P̄ */
   private multiplyP(v: Float64Array, outVars: Float64Array): void {
-    const { P, Pv } = this;
-    outVars.fill(0);
-    for (let j = 0; j < this.n; j++) {
-      const vj = v[j]!;
-      for (let t = P.colPtr[j]!; t < P.colPtr[j + 1]!; t++) {
-        const i = P.rowIndex[t]!;
-        const pv = Pv[t]!;
-        outVars[i]! += pv * vj;
-        if (i !== j) outVars[j]! += pv * v[i]!;
-      }
-    }
+    multiplySymmetric(this.P, this.Pv, v, outVars);
   }
 
   private multiplyAT(rowsIn: Float64Array, outVars: Float64Array): void {
-    const { A, Av } = this;
-    for (let j = 0; j < this.n; j++) {
-      let s = 0;
-      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) s += Av[t]! * rowsIn[A.rowIndex[t]!]!;
-      outVars[j] = s;
-    }
+    multiplyTransposed(this.A, this.Av, rowsIn, outVars);
   }
 
   /** ax, px, atl = A'λ, rd = Px + q − A'λ, rpL/rpU (primal residuals; equality residual in rpL). */

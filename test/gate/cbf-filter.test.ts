@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS } from '../../src/gate/index.js';
+import { ChunkCbfFilter, DEFAULT_CBF_QP_TOLERANCE, DEFAULT_CBF_WEIGHTS } from '../../src/gate/index.js';
 import type { BarrierModel, CbfFilterConfig, QpSolverFactory } from '../../src/gate/index.js';
 import { denseSolverFactory, solveDenseQp } from './support/dense-qp.js';
 import { PlanarArmDisc, sweep } from './support/planar-arm.js';
@@ -186,6 +186,43 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
       const prev = k === 0 ? q0[0]! : o.targets[2 * (k - 1)]!;
       expect(Math.abs(o.targets[2 * k]! - prev)).toBeLessThanOrEqual(0.1 + 1e-9);
     }
+  });
+
+  it('removes a solver residual past a motion bound before the exact re-check (the chunk is not judged on it)', () => {
+    const model = arm();
+    model.cx = 10;
+    // a solver that returns its solution with every joint-0 step overshooting by 1e-7 rad
+    const overshooting: QpSolverFactory = (p) => {
+      const s = denseSolverFactory(p);
+      return {
+        solve: (o) => {
+          const r = s.solve(o);
+          for (let k = 0; k < 10; k++) r.x[2 * k]! += 1e-7;
+          return r;
+        },
+      };
+    };
+    const nominal = new Float64Array(10 * 2).fill(0.5);
+    const o = new ChunkCbfFilter(model, overshooting, config).filter(nominal, 10, q0, 0.05);
+    expect(o.status).toBe('filtered');
+    expect(o.rounds).toBe(1);
+    for (let k = 0; k < 10; k++) {
+      const prev = k === 0 ? q0[0]! : o.targets[2 * (k - 1)]!;
+      expect(Math.abs(o.targets[2 * k]! - prev)).toBeLessThanOrEqual(0.1 + 1e-12);
+    }
+  });
+
+  it('solves its QPs to qpTolerance (default 1e-6) and refuses a tolerance that is not positive', () => {
+    const seen: (number | undefined)[] = [];
+    const recording: QpSolverFactory = (p) => {
+      const s = denseSolverFactory(p);
+      return { solve: (o) => (seen.push(o.epsAbs, o.epsRel), s.solve(o)) };
+    };
+    new ChunkCbfFilter(arm(), recording, config).filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
+    new ChunkCbfFilter(arm(), recording, { ...config, qpTolerance: 1e-9 }).filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
+    expect(new Set(seen)).toEqual(new Set([1e-6, 1e-9]));
+    expect(DEFAULT_CBF_QP_TOLERANCE).toBe(1e-6);
+    for (const bad of [0, -1e-6, NaN]) expect(() => new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, qpTolerance: bad })).toThrow(/qpTolerance/);
   });
 
   it('declares unsafe when the present position is already inside the safety distance', () => {
