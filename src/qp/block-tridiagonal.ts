@@ -21,6 +21,8 @@ export class BlockTridiagonal {
   modifiedPivots = 0;
 
   private readonly factor: Float64Array;
+  /** 1 / diagonal of the factor, by position (multiplications instead of divisions in the recursions) */
+  private readonly invDiag: Float64Array;
 
   constructor(readonly stageStart: Int32Array) {
     this.stageCount = stageStart.length - 1;
@@ -39,6 +41,7 @@ export class BlockTridiagonal {
     }
     this.values = new Float64Array(off);
     this.factor = new Float64Array(off);
+    this.invDiag = new Float64Array(this.size);
   }
 
   blockSize(k: number): number {
@@ -80,6 +83,7 @@ export class BlockTridiagonal {
   factorize(pivotFloor = 1e-14): boolean {
     const M = this.values;
     const L = this.factor;
+    const inv = this.invDiag;
     L.set(M);
     this.modifiedPivots = 0;
     for (let k = 0; k < this.stageCount; k++) {
@@ -90,13 +94,14 @@ export class BlockTridiagonal {
         const os = this.subOffset[k]!;
         const op = this.diagOffset[k - 1]!;
         // G = M_{k,k-1} L_{k-1}^{-T}: each row g solves L_{k-1} g' = row'
+        const pb = this.stageStart[k - 1]!;
         for (let r = 0; r < d; r++) {
           const gr = os + r * dp;
           for (let c = 0; c < dp; c++) {
             let s = L[gr + c]!;
             const lc = op + c * dp;
             for (let t = 0; t < c; t++) s -= L[lc + t]! * L[gr + t]!;
-            L[gr + c] = s / L[lc + c]!;
+            L[gr + c] = s * inv[pb + c]!;
           }
         }
         // D_k = M_kk − G G' (lower triangle)
@@ -111,6 +116,7 @@ export class BlockTridiagonal {
         }
       }
       // dense Cholesky of the diagonal block, in place (lower)
+      const base = this.stageStart[k]!;
       for (let j = 0; j < d; j++) {
         const rj = od + j * d;
         let s = L[rj + j]!;
@@ -121,12 +127,14 @@ export class BlockTridiagonal {
           this.modifiedPivots++;
         }
         const ljj = Math.sqrt(s);
+        const il = 1 / ljj;
         L[rj + j] = ljj;
+        inv[base + j] = il;
         for (let i = j + 1; i < d; i++) {
           const ri = od + i * d;
           let v = L[ri + j]!;
           for (let t = 0; t < j; t++) v -= L[ri + t]! * L[rj + t]!;
-          L[ri + j] = v / ljj;
+          L[ri + j] = v * il;
         }
       }
     }
@@ -136,6 +144,7 @@ export class BlockTridiagonal {
   /** Solves M x = b in place (b in permuted coordinates) with the last factorisation. */
   solveInPlace(b: Float64Array): void {
     const L = this.factor;
+    const inv = this.invDiag;
     const S = this.stageCount;
     // forward: L_k y_k = b_k − G_k y_{k-1}
     for (let k = 0; k < S; k++) {
@@ -157,7 +166,7 @@ export class BlockTridiagonal {
         const ri = od + i * d;
         let s = b[base + i]!;
         for (let t = 0; t < i; t++) s -= L[ri + t]! * b[base + t]!;
-        b[base + i] = s / L[ri + i]!;
+        b[base + i] = s * inv[base + i]!;
       }
     }
     // backward: L_k' x_k = y_k − G_{k+1}' x_{k+1} (row-oriented: contiguous reads of G and L)
@@ -177,7 +186,7 @@ export class BlockTridiagonal {
       }
       for (let i = d - 1; i >= 0; i--) {
         const ri = od + i * d;
-        const xi = b[base + i]! / L[ri + i]!;
+        const xi = b[base + i]! * inv[base + i]!;
         b[base + i] = xi;
         for (let t = 0; t < i; t++) b[base + t]! -= L[ri + t]! * xi;
       }

@@ -8,6 +8,45 @@ import { copyPattern, samePattern, validateCsc } from './csc.js';
 import { multiplyRows, multiplySymmetric, multiplyTransposed } from './kernels.js';
 import type { CscMatrix, QpProblem, QpResult, QpSolveOptions, QpStatus } from './types.js';
 
+/**
+ * Every per-row vector lives in one Float64Array (rowData), slot k at [k·m, (k+1)·m). The fields
+ * below are views of it for the cold code; the hot loops index rowData directly, because V8 reloads
+ * a typed array's base and length on every access inside a loop that stores, so a loop over 17
+ * separate arrays ran about twice as slow as the same loop over one (measured on this machine).
+ */
+const R_SL = 0;
+const R_ZL = 1;
+const R_SU = 2;
+const R_ZU = 3;
+const R_DSL = 4;
+const R_DZL = 5;
+const R_DSU = 6;
+const R_DZU = 7;
+const R_RCL = 8;
+const R_RCU = 9;
+const R_INVSL = 10;
+const R_INVSU = 11;
+const R_HASL = 12;
+const R_HASU = 13;
+const R_RPL = 14;
+const R_RPU = 15;
+const R_ADX = 16;
+const R_G = 17;
+const R_AX = 18;
+const R_LO = 19;
+const R_HI = 20;
+const R_YE = 21;
+const R_DYE = 22;
+const R_W = 23;
+const R_ZEROROWS = 24;
+const R_LAM = 25;
+const R_INVE = 26;
+/** the Mehrotra direction's dsL, dzL, dsU, dzU (consecutive, as R_DSL..R_DZU), A·dx and dyE during a Gondzio trial */
+const R_KEEP_DSL = 27;
+const R_KEEP_ADX = 31;
+const R_KEEP_DYE = 32;
+const ROW_VECTORS = 33;
+
 const ROW_FREE = 0;
 const ROW_LOWER = 1;
 const ROW_UPPER = 2;
@@ -158,7 +197,7 @@ export class QpSolver {
   private readonly lam: Float64Array;
   private readonly zeroRows: Float64Array;
   private readonly zeroVars: Float64Array;
-  /** the Mehrotra direction while a Gondzio corrector is tried on top of it */
+  /** dx of the Mehrotra direction while a Gondzio corrector is tried on top of it (the row parts are rowData slots R_KEEP_*) */
   private readonly keep: Float64Array;
   private readonly out: MutableResult;
   /** largest row weight of the last factorisation */
@@ -167,12 +206,13 @@ export class QpSolver {
   private primRes = 0.5;
   private axNorm = 0.5;
   private gap = 0.5;
-  /** from direction(): largest feasible step, and Σ(s dz + z ds), Σ ds dz (affine gap polynomial) */
+  /** from direction(): largest feasible step, and Σ ds dz (affine gap polynomial) */
   private stepMax = 0.5;
-  private gapSlope = 0.5;
   private gapCurve = 0.5;
   /** σμ of the current corrector */
   private sigmaMu = 0.5;
+  /** all per-row vectors, slot by slot (see R_*) */
+  private readonly rowData: Float64Array;
   /** A's values row by row (rowView order), for assembling the normal matrix */
   private readonly rowValues: Float64Array;
 
@@ -219,49 +259,51 @@ export class QpSolver {
         }
       }
     }
+    this.rowData = new Float64Array(ROW_VECTORS * m);
+    const row = (slot: number): Float64Array => this.rowData.subarray(slot * m, (slot + 1) * m);
+    this.sL = row(R_SL);
+    this.zL = row(R_ZL);
+    this.sU = row(R_SU);
+    this.zU = row(R_ZU);
+    this.dsL = row(R_DSL);
+    this.dzL = row(R_DZL);
+    this.dsU = row(R_DSU);
+    this.dzU = row(R_DZU);
+    this.rcL = row(R_RCL);
+    this.rcU = row(R_RCU);
+    this.invSL = row(R_INVSL);
+    this.invSU = row(R_INVSU);
+    this.hasL = row(R_HASL);
+    this.hasU = row(R_HASU);
+    this.rpL = row(R_RPL);
+    this.rpU = row(R_RPU);
+    this.adx = row(R_ADX);
+    this.g = row(R_G);
+    this.ax = row(R_AX);
+    this.lo = row(R_LO);
+    this.hi = row(R_HI);
+    this.yE = row(R_YE);
+    this.dyE = row(R_DYE);
+    this.w = row(R_W);
+    this.zeroRows = row(R_ZEROROWS);
+    this.lam = row(R_LAM);
+    this.invE = row(R_INVE);
     this.Pv = new Float64Array(pnnz);
     this.Av = new Float64Array(this.A.colPtr[n]!);
     this.qs = new Float64Array(n);
-    this.lo = new Float64Array(m);
-    this.hi = new Float64Array(m);
     this.rowKind = new Uint8Array(m);
-    this.hasL = new Float64Array(m);
-    this.hasU = new Float64Array(m);
     this.eqRows = new Int32Array(m);
-    this.invSL = new Float64Array(m);
-    this.invSU = new Float64Array(m);
-    this.invE = new Float64Array(m);
     this.dualUnscale = new Float64Array(n);
     this.x = new Float64Array(n);
-    this.sL = new Float64Array(m);
-    this.zL = new Float64Array(m);
-    this.sU = new Float64Array(m);
-    this.zU = new Float64Array(m);
-    this.yE = new Float64Array(m);
     this.dx = new Float64Array(n);
-    this.dsL = new Float64Array(m);
-    this.dzL = new Float64Array(m);
-    this.dsU = new Float64Array(m);
-    this.dzU = new Float64Array(m);
-    this.dyE = new Float64Array(m);
-    this.ax = new Float64Array(m);
     this.px = new Float64Array(n);
     this.atl = new Float64Array(n);
     this.rd = new Float64Array(n);
-    this.rpL = new Float64Array(m);
-    this.rpU = new Float64Array(m);
-    this.rcL = new Float64Array(m);
-    this.rcU = new Float64Array(m);
-    this.w = new Float64Array(m);
-    this.g = new Float64Array(m);
-    this.adx = new Float64Array(m);
     this.rhs = new Float64Array(n);
     this.perm = new Float64Array(n);
-    this.lam = new Float64Array(m);
     this.rowValues = new Float64Array(this.A.colPtr[n]!);
-    this.zeroRows = new Float64Array(m);
     this.zeroVars = new Float64Array(n);
-    this.keep = new Float64Array(n + 5 * m);
+    this.keep = new Float64Array(n);
     this.out = {
       status: 'numerical-error',
       reason: 'not solved yet',
@@ -299,7 +341,7 @@ export class QpSolver {
     if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
     this.initialise(options.warmStart, options.warmStartDual);
 
-    const { x, sL, zL, sU, zU, yE, lo, hi, invE, dualUnscale, dsL, dzL, dsU, dzU } = this;
+    const { x, yE, lo, hi, invE, dualUnscale } = this;
     const c = this.scaling.c;
     const nBounds = this.nBounds;
     let boundsNorm = 0;
@@ -346,7 +388,8 @@ export class QpSolver {
       // predictor (affine scaling) direction
       this.direction(PREDICTOR);
       const alphaAff = this.stepMax;
-      const gapAff = gap + alphaAff * this.gapSlope + alphaAff * alphaAff * this.gapCurve;
+      // the affine direction's complementarity: Σ(s + α ds)(z + α dz) = (1 − α)·gap + α²·Σ ds dz
+      const gapAff = (1 - alphaAff) * gap + alphaAff * alphaAff * this.gapCurve;
       const muAff = nBounds > 0 ? gapAff / nBounds : 0;
       const ratio = mu > 0 ? Math.max(0, muAff / mu) : 0;
       // never aim below a tenth of the tolerated gap: deeper centring only inflates z/s and
@@ -366,11 +409,16 @@ export class QpSolver {
       if (!(alpha > 0)) return this.finish(problem, 'numerical-error', 'step length collapsed to zero');
       if (iter % 4 === 3 && this.certifiesUnbounded()) return this.finish(problem, 'infeasible', 'dual infeasible (unbounded below): direction d with Pd ≈ 0, q\'d < 0, Ad within the bounds\' recession cone');
       for (let j = 0; j < n; j++) x[j]! += alpha * this.dx[j]!;
+      const D = this.rowData;
       for (let i = 0; i < m; i++) {
-        sL[i]! += alpha * dsL[i]!;
-        zL[i]! += alpha * dzL[i]!;
-        sU[i]! += alpha * dsU[i]!;
-        zU[i]! += alpha * dzU[i]!;
+        D[R_AX * m + i]! += alpha * D[R_ADX * m + i]!;
+        D[R_SL * m + i]! += alpha * D[R_DSL * m + i]!;
+        D[R_ZL * m + i]! += alpha * D[R_DZL * m + i]!;
+        D[R_SU * m + i]! += alpha * D[R_DSU * m + i]!;
+        D[R_ZU * m + i]! += alpha * D[R_DZU * m + i]!;
+      }
+      for (let k = 0; k < this.eqCount; k++) {
+        const i = this.eqRows[k]!;
         yE[i]! += alpha * this.dyE[i]!;
       }
     }
@@ -489,25 +537,32 @@ export class QpSolver {
     multiplyTransposed(this.A, this.Av, rowsIn, outVars);
   }
 
-  /** ax, px, atl = A'λ, rd = Px + q − A'λ, rpL/rpU (primal residuals; equality residual in rpL). */
+  /**
+   * px, atl = A'λ, rd = Px + q − A'λ, rpL/rpU (primal residuals; equality residual in rpL). ax = Ax
+   * is kept up to date by initialise() and every step (ax += α·A dx), not recomputed.
+   */
   private residuals(): void {
-    const { n, m, x, px, lam, sL, zL, sU, zU, yE, lo, hi, ax, hasL, hasU, rpL, rpU, invE } = this;
-    this.multiplyA(x, ax);
+    const { n, m, x, px, lam, lo, ax, rpL, invE } = this;
     this.multiplyP(x, px);
     let primRes = 0;
     let axNorm = 0;
     let gap = 0;
+    const D = this.rowData;
     for (let i = 0; i < m; i++) {
-      const a = ax[i]!;
-      const ie = invE[i]!;
-      lam[i] = zL[i]! - zU[i]! + yE[i]!;
-      const rl = hasL[i]! * (a - lo[i]! - sL[i]!);
-      const ru = hasU[i]! * (hi[i]! - a - sU[i]!);
-      rpL[i] = rl;
-      rpU[i] = ru;
+      const a = D[R_AX * m + i]!;
+      const ie = D[R_INVE * m + i]!;
+      const sl = D[R_SL * m + i]!;
+      const su = D[R_SU * m + i]!;
+      const zl = D[R_ZL * m + i]!;
+      const zu = D[R_ZU * m + i]!;
+      D[R_LAM * m + i] = zl - zu + D[R_YE * m + i]!;
+      const rl = D[R_HASL * m + i]! * (a - D[R_LO * m + i]! - sl);
+      const ru = D[R_HASU * m + i]! * (D[R_HI * m + i]! - a - su);
+      D[R_RPL * m + i] = rl;
+      D[R_RPU * m + i] = ru;
       axNorm = Math.max(axNorm, Math.abs(a * ie));
       primRes = Math.max(primRes, Math.abs(rl * ie), Math.abs(ru * ie));
-      gap += sL[i]! * zL[i]! + sU[i]! * zU[i]!;
+      gap += sl * zl + su * zu;
     }
     for (let k = 0; k < this.eqCount; k++) {
       const i = this.eqRows[k]!;
@@ -526,15 +581,16 @@ export class QpSolver {
 
   /** Row weights W of the current iterate, then P + A'WA factorised. */
   private factorise(): boolean {
-    const { m, sL, zL, sU, zU, w, hasL, hasU, invSL, invSU } = this;
+    const { m, w } = this;
+    const D = this.rowData;
     let maxWeight = 0;
     for (let i = 0; i < m; i++) {
-      const il = hasL[i]! / sL[i]!;
-      const iu = hasU[i]! / sU[i]!;
-      invSL[i] = il;
-      invSU[i] = iu;
-      const wi = zL[i]! * il + zU[i]! * iu;
-      w[i] = wi;
+      const il = D[R_HASL * m + i]! / D[R_SL * m + i]!;
+      const iu = D[R_HASU * m + i]! / D[R_SU * m + i]!;
+      D[R_INVSL * m + i] = il;
+      D[R_INVSU * m + i] = iu;
+      const wi = D[R_ZL * m + i]! * il + D[R_ZU * m + i]! * iu;
+      D[R_W * m + i] = wi;
       if (wi > maxWeight) maxWeight = wi;
     }
     for (let k = 0; k < this.eqCount; k++) w[this.eqRows[k]!] = 1 / EQ_REG;
@@ -572,33 +628,33 @@ export class QpSolver {
    * final direction only).
    */
   private direction(mode: number): void {
-    const { n, m, sL, sU, zL, zU, rcL, rcU, g, w, rhs, perm, adx, hasL, hasU, invSL, invSU, dsL, dzL, dsU, dzU } = this;
+    const { n, m, g, w, rhs, perm, adx, rpL } = this;
     const { order } = this.structure;
+    const D = this.rowData;
     // a centrality corrector has zero primal/dual residuals on the right-hand side
     const withResiduals = mode !== CENTRALITY;
-    const rpL = withResiduals ? this.rpL : this.zeroRows;
-    const rpU = withResiduals ? this.rpU : this.zeroRows;
+    const oRpL = (withResiduals ? R_RPL : R_ZEROROWS) * m;
+    const oRpU = (withResiduals ? R_RPU : R_ZEROROWS) * m;
     const rd = withResiduals ? this.rd : this.zeroVars;
     // complementarity targets rc = s∘z − target, fused with the reduced right-hand side g
-    if (mode === PREDICTOR) {
-      for (let i = 0; i < m; i++) {
-        const cl = sL[i]! * zL[i]!;
-        const cu = sU[i]! * zU[i]!;
-        rcL[i] = cl;
-        rcU[i] = cu;
-        g[i] = (cl + zL[i]! * rpL[i]!) * invSL[i]! - (cu + zU[i]! * rpU[i]!) * invSU[i]!;
-      }
-    } else if (mode === CORRECTOR) {
-      const sigmaMu = this.sigmaMu;
-      for (let i = 0; i < m; i++) {
-        const cl = sL[i]! * zL[i]! + dsL[i]! * dzL[i]! - sigmaMu;
-        const cu = sU[i]! * zU[i]! + dsU[i]! * dzU[i]! - sigmaMu;
-        rcL[i] = cl;
-        rcU[i] = cu;
-        g[i] = (cl + zL[i]! * rpL[i]!) * invSL[i]! - (cu + zU[i]! * rpU[i]!) * invSU[i]!;
-      }
+    if (mode === CENTRALITY) {
+      for (let i = 0; i < m; i++) D[R_G * m + i] = D[R_RCL * m + i]! * D[R_INVSL * m + i]! - D[R_RCU * m + i]! * D[R_INVSU * m + i]!;
     } else {
-      for (let i = 0; i < m; i++) g[i] = rcL[i]! * invSL[i]! - rcU[i]! * invSU[i]!;
+      const corrector = mode === CORRECTOR;
+      const sigmaMu = corrector ? this.sigmaMu : 0;
+      for (let i = 0; i < m; i++) {
+        const zl = D[R_ZL * m + i]!;
+        const zu = D[R_ZU * m + i]!;
+        let cl = D[R_SL * m + i]! * zl;
+        let cu = D[R_SU * m + i]! * zu;
+        if (corrector) {
+          cl += D[R_DSL * m + i]! * D[R_DZL * m + i]! - sigmaMu;
+          cu += D[R_DSU * m + i]! * D[R_DZU * m + i]! - sigmaMu;
+        }
+        D[R_RCL * m + i] = cl;
+        D[R_RCU * m + i] = cu;
+        D[R_G * m + i] = (cl + zl * D[oRpL + i]!) * D[R_INVSL * m + i]! - (cu + zu * D[oRpU + i]!) * D[R_INVSU * m + i]!;
+      }
     }
     for (let k = 0; k < this.eqCount; k++) {
       const i = this.eqRows[k]!;
@@ -612,33 +668,31 @@ export class QpSolver {
     this.kkt.solveInPlace(perm);
     for (let p = 0; p < n; p++) this.dx[order[p]!] = perm[p]!;
     this.multiplyA(this.dx, adx);
-    // recover slack and multiplier steps; fused: step to the boundary and the affine gap terms
+    // recover slack and multiplier steps; fused: step to the boundary and Σ ds∘dz (the affine gap's
+    // curvature; its slope Σ(s∘dz + z∘ds) = −Σ rc holds by construction)
     let alpha = 1;
-    let slope = 0;
     let curve = 0;
     for (let i = 0; i < m; i++) {
-      const a = adx[i]!;
-      const sl = sL[i]!;
-      const su = sU[i]!;
-      const zl = zL[i]!;
-      const zu = zU[i]!;
-      const dl = hasL[i]! * (a + rpL[i]!);
-      const du = hasU[i]! * (rpU[i]! - a);
-      const el = -(rcL[i]! + zl * dl) * invSL[i]!;
-      const eu = -(rcU[i]! + zu * du) * invSU[i]!;
-      dsL[i] = dl;
-      dzL[i] = el;
-      dsU[i] = du;
-      dzU[i] = eu;
+      const a = D[R_ADX * m + i]!;
+      const sl = D[R_SL * m + i]!;
+      const su = D[R_SU * m + i]!;
+      const zl = D[R_ZL * m + i]!;
+      const zu = D[R_ZU * m + i]!;
+      const dl = D[R_HASL * m + i]! * (a + D[oRpL + i]!);
+      const du = D[R_HASU * m + i]! * (D[oRpU + i]! - a);
+      const el = -(D[R_RCL * m + i]! + zl * dl) * D[R_INVSL * m + i]!;
+      const eu = -(D[R_RCU * m + i]! + zu * du) * D[R_INVSU * m + i]!;
+      D[R_DSL * m + i] = dl;
+      D[R_DZL * m + i] = el;
+      D[R_DSU * m + i] = du;
+      D[R_DZU * m + i] = eu;
       if (alpha * dl < -sl) alpha = -sl / dl;
       if (alpha * el < -zl) alpha = -zl / el;
       if (alpha * du < -su) alpha = -su / du;
       if (alpha * eu < -zu) alpha = -zu / eu;
-      slope += sl * el + zl * dl + su * eu + zu * du;
       curve += dl * el + du * eu;
     }
     this.stepMax = alpha;
-    this.gapSlope = slope;
     this.gapCurve = curve;
     for (let k = 0; k < this.eqCount; k++) {
       const i = this.eqRows[k]!;
@@ -656,46 +710,39 @@ export class QpSolver {
    * (non-strictly complementary) slack/CBF pairs.
    */
   private centralityCorrector(): boolean {
-    const { n, m, sL, zL, sU, zU, dsL, dzL, dsU, dzU, rcL, rcU, keep, dx, dyE } = this;
+    const { n, m, keep, dx } = this;
+    const D = this.rowData;
     const alpha = this.stepMax;
     const sigmaMu = this.sigmaMu;
     const trial = Math.min(1, 1.5 * alpha + 0.1);
     const lo = GONDZIO_BETA_MIN * sigmaMu;
     const hi = GONDZIO_BETA_MAX * sigmaMu;
     for (let i = 0; i < m; i++) {
-      rcL[i] = -centralityTarget((sL[i]! + trial * dsL[i]!) * (zL[i]! + trial * dzL[i]!), lo, hi);
-      rcU[i] = -centralityTarget((sU[i]! + trial * dsU[i]!) * (zU[i]! + trial * dzU[i]!), lo, hi);
+      D[R_RCL * m + i] = -centralityTarget((D[R_SL * m + i]! + trial * D[R_DSL * m + i]!) * (D[R_ZL * m + i]! + trial * D[R_DZL * m + i]!), lo, hi);
+      D[R_RCU * m + i] = -centralityTarget((D[R_SU * m + i]! + trial * D[R_DSU * m + i]!) * (D[R_ZU * m + i]! + trial * D[R_DZU * m + i]!), lo, hi);
     }
-    for (let j = 0; j < n; j++) keep[j] = dx[j]!;
-    for (let i = 0; i < m; i++) {
-      keep[n + i] = dsL[i]!;
-      keep[n + m + i] = dzL[i]!;
-      keep[n + 2 * m + i] = dsU[i]!;
-      keep[n + 3 * m + i] = dzU[i]!;
-      keep[n + 4 * m + i] = dyE[i]!;
-    }
+    // the Mehrotra direction (dx, ds, dz, A·dx, dyE) is kept while the corrector is tried on top of it
+    keep.set(dx);
+    D.copyWithin(R_KEEP_DSL * m, R_DSL * m, (R_DZU + 1) * m);
+    D.copyWithin(R_KEEP_ADX * m, R_ADX * m, (R_ADX + 1) * m);
+    D.copyWithin(R_KEEP_DYE * m, R_DYE * m, (R_DYE + 1) * m);
     this.direction(CENTRALITY);
     for (let j = 0; j < n; j++) dx[j]! += keep[j]!;
+    for (let i = 0; i < 4 * m; i++) D[R_DSL * m + i]! += D[R_KEEP_DSL * m + i]!;
     for (let i = 0; i < m; i++) {
-      dsL[i]! += keep[n + i]!;
-      dzL[i]! += keep[n + m + i]!;
-      dsU[i]! += keep[n + 2 * m + i]!;
-      dzU[i]! += keep[n + 3 * m + i]!;
-      dyE[i]! += keep[n + 4 * m + i]!;
+      D[R_ADX * m + i]! += D[R_KEEP_ADX * m + i]!;
+      D[R_DYE * m + i]! += D[R_KEEP_DYE * m + i]!;
     }
     this.updateStepMax();
     if (this.stepMax >= 1.01 * alpha) return true;
     this.stepMax = alpha;
-    for (let j = 0; j < n; j++) dx[j] = keep[j]!;
-    for (let i = 0; i < m; i++) {
-      dsL[i] = keep[n + i]!;
-      dzL[i] = keep[n + m + i]!;
-      dsU[i] = keep[n + 2 * m + i]!;
-      dzU[i] = keep[n + 3 * m + i]!;
-      dyE[i] = keep[n + 4 * m + i]!;
-    }
+    dx.set(keep);
+    D.copyWithin(R_DSL * m, R_KEEP_DSL * m, (R_KEEP_DSL + 4) * m);
+    D.copyWithin(R_ADX * m, R_KEEP_ADX * m, (R_KEEP_ADX + 1) * m);
+    D.copyWithin(R_DYE * m, R_KEEP_DYE * m, (R_KEEP_DYE + 1) * m);
     return false;
   }
+
 
   /**
    * Iterative refinement on the full Newton system. The slack and complementarity equations hold
@@ -716,9 +763,11 @@ export class QpSolver {
     this.kkt.solveInPlace(perm);
     for (let p = 0; p < n; p++) rhs[order[p]!] = perm[p]!;
     for (let j = 0; j < n; j++) this.dx[j]! += rhs[j]!;
-    this.multiplyA(rhs, adx);
+    const adc = this.g;
+    this.multiplyA(rhs, adc);
     for (let i = 0; i < m; i++) {
-      const da = adx[i]!;
+      const da = adc[i]!;
+      adx[i]! += da;
       dsL[i]! += hasL[i]! * da;
       dzL[i]! -= zL[i]! * invSL[i]! * da;
       dsU[i]! -= hasU[i]! * da;
@@ -726,20 +775,29 @@ export class QpSolver {
     }
     for (let k = 0; k < this.eqCount; k++) {
       const i = this.eqRows[k]!;
-      dyE[i]! -= w[i]! * adx[i]!;
+      dyE[i]! -= w[i]! * adc[i]!;
     }
   }
 
 
   /** Largest α ≤ 1 keeping all slacks and multipliers non-negative along the current direction. */
   private updateStepMax(): void {
-    const { m, sL, zL, sU, zU, dsL, dzL, dsU, dzU } = this;
+    const m = this.m;
+    const D = this.rowData;
     let alpha = 1;
     for (let i = 0; i < m; i++) {
-      if (alpha * dsL[i]! < -sL[i]!) alpha = -sL[i]! / dsL[i]!;
-      if (alpha * dzL[i]! < -zL[i]!) alpha = -zL[i]! / dzL[i]!;
-      if (alpha * dsU[i]! < -sU[i]!) alpha = -sU[i]! / dsU[i]!;
-      if (alpha * dzU[i]! < -zU[i]!) alpha = -zU[i]! / dzU[i]!;
+      const sl = D[R_SL * m + i]!;
+      const zl = D[R_ZL * m + i]!;
+      const su = D[R_SU * m + i]!;
+      const zu = D[R_ZU * m + i]!;
+      const dl = D[R_DSL * m + i]!;
+      const el = D[R_DZL * m + i]!;
+      const du = D[R_DSU * m + i]!;
+      const eu = D[R_DZU * m + i]!;
+      if (alpha * dl < -sl) alpha = -sl / dl;
+      if (alpha * el < -zl) alpha = -zl / el;
+      if (alpha * du < -su) alpha = -su / du;
+      if (alpha * eu < -zu) alpha = -zu / eu;
     }
     this.stepMax = alpha;
   }
