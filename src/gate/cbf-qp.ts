@@ -180,8 +180,13 @@ export class ChunkQp {
     }
   }
 
-  /** Linearise every pair's barrier at the reference chunk `ref` (H × n) and write the CBF rows. */
-  linearise(barrier: BarrierModel, ref: Float64Array, q0: Float64Array, gamma: number): void {
+  /**
+   * Linearise every pair's barrier at the reference chunk `ref` (H × n) and write the CBF rows.
+   * `backOff` (m) tightens each row by min(backOff, γ·h̄_{k−1}/2), h̄ the reference's h one step
+   * earlier: room for the linearisation error of a re-linearised round, capped so that a
+   * standing-still chunk never becomes infeasible because of it.
+   */
+  linearise(barrier: BarrierModel, ref: Float64Array, q0: Float64Array, gamma: number, backOff = 0): void {
     const { H, n, m, nu } = this;
     const hRef = this.hRef;
     const gRef = this.gRef;
@@ -201,13 +206,14 @@ export class ChunkQp {
         // h(u_k) ≈ h̄_k + ḡ_k·(u_k − ū_k); the constant parts move to the lower bound.
         let rhs = -(hRef[k * m + p]! - dotRef(gRef, g, ref, k * n, n));
         for (let j = 0; j < n; j++) Av[this.cbfCur[g + j]!] = gRef[g + j]!;
-        if (k === 0) rhs += decay * this.h0[p]!;
+        const hPrev = k === 0 ? this.h0[p]! : hRef[(k - 1) * m + p]!;
+        if (k === 0) rhs += decay * hPrev;
         else {
           const gp = ((k - 1) * m + p) * n;
-          rhs += decay * (hRef[(k - 1) * m + p]! - dotRef(gRef, gp, ref, (k - 1) * n, n));
+          rhs += decay * (hPrev - dotRef(gRef, gp, ref, (k - 1) * n, n));
           for (let j = 0; j < n; j++) Av[this.cbfPrev[g + j]!] = -decay * gRef[gp + j]!;
         }
-        l[cbfBase + k * m + p] = rhs;
+        l[cbfBase + k * m + p] = backOff > 0 ? rhs + Math.min(backOff, 0.5 * gamma * Math.max(0, hPrev)) : rhs;
         u[cbfBase + k * m + p] = QP_INFINITY;
       }
     }

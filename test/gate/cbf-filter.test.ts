@@ -212,7 +212,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     }
   });
 
-  it('solves its QPs to qpTolerance (default 1e-6) and refuses a tolerance that is not positive', () => {
+  it('solves its QPs to qpTolerance (default 1e-6); refuses a tolerance that is not positive or a negative back-off', () => {
     const seen: (number | undefined)[] = [];
     const recording: QpSolverFactory = (p) => {
       const s = denseSolverFactory(p);
@@ -223,6 +223,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     expect(new Set(seen)).toEqual(new Set([1e-6, 1e-9]));
     expect(DEFAULT_CBF_QP_TOLERANCE).toBe(1e-6);
     for (const bad of [0, -1e-6, NaN]) expect(() => new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, qpTolerance: bad })).toThrow(/qpTolerance/);
+    for (const bad of [-1e-4, NaN]) expect(() => new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, backOff: bad })).toThrow(/backOff/);
   });
 
   it('declares unsafe when the present position is already inside the safety distance', () => {

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkQp } from '../../src/gate/index.js';
+import type { BarrierModel } from '../../src/gate/index.js';
 import { generatorObstacles, ToyBarrier } from './support/toy-so101.js';
 import { sharedDir } from '../support/paths.js';
 
@@ -56,4 +57,39 @@ describe('ChunkQp matches gen-chunk-qp.mjs', () => {
       expect(p.stageHint).toEqual({ kind: 'chunk', horizon: H, joints: n });
     });
   }
+});
+
+describe('ChunkQp.linearise back-off', () => {
+  // one joint, one pair, h(q) = q: the rows are u_k − 0.8·u_{k−1} ≥ 0 (row 0: u_0 ≥ 0.8·q0)
+  const line: BarrierModel = {
+    joints: 1,
+    pairs: 1,
+    h: (q, out) => ((out[0] = q[0]!), q[0]!),
+    gradient: (q, hOut, grad) => {
+      hOut[0] = q[0]!;
+      grad[0] = 1;
+    },
+  };
+  it('tightens each CBF row by min(backOff, γ·h̄_{k−1}/2), nothing else', () => {
+    const H = 4;
+    const q0 = Float64Array.from([0.01]);
+    const ref = Float64Array.from([0.004, 0.0001, 0, -0.002]); // h̄ one step earlier: 0.01, 0.004, 0.0001, 0
+    const plain = new ChunkQp(H, 1, 1);
+    const tight = new ChunkQp(H, 1, 1);
+    for (const qp of [plain, tight]) qp.setNominal(ref, q0, [-1], [1], [0.5], { lambda: 5, rho: 1000 });
+    plain.linearise(line, ref, q0, 0.2);
+    tight.linearise(line, ref, q0, 0.2, 2e-4);
+    const cbf = 2 * H; // rows: limits (H), motion (H), CBF (H), slack (H)
+    // by hand: γ·h̄/2 = 1e-3, 4e-4, 1e-5, 0 → capped at 2e-4 in the first two
+    const expected = [2e-4, 2e-4, 1e-5, 0];
+    for (let i = 0; i < tight.problem.m; i++) {
+      const extra = tight.problem.l[i]! - plain.problem.l[i]!;
+      if (i >= cbf && i < cbf + H) expect(extra).toBeCloseTo(expected[i - cbf]!, 15);
+      else expect(extra).toBe(0);
+      expect(tight.problem.u[i]).toBe(plain.problem.u[i]);
+    }
+    // standing still (u_k = q0, no slack) still meets every tightened row: u_0 ≥ l_0, u_k − 0.8·u_{k−1} ≥ l_k
+    expect(0.01).toBeGreaterThanOrEqual(tight.problem.l[cbf]!);
+    for (let k = 1; k < H; k++) expect(0.2 * 0.01).toBeGreaterThanOrEqual(tight.problem.l[cbf + k]!);
+  });
 });
