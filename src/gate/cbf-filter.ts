@@ -65,7 +65,8 @@ export const DEFAULT_CBF_QP_TOLERANCE = 1e-6;
  * the previous result is typically 0.1–0.25 mm short of the nonlinear barrier condition (its own
  * linearisation error); asking the QP for that much extra clearance lets it land within
  * `DEFAULT_CBF_TOLERANCE` instead of needing a third round. On the generator's sequences it cut
- * three-round chunks from 18 to 3 of 180 and changed no outcome.
+ * three-round chunks from 18 to 6 of 180 (6 joints) and changed no outcome; the executed
+ * chunks moved 1.8 % further from the nominal in sum (Σ max|u − u_nom| 23.2 against 22.8 rad).
  */
 export const DEFAULT_CBF_BACK_OFF = 2e-4;
 
