@@ -1,6 +1,7 @@
 import type { CapsuleModel } from './capsules.js';
 import { pointSegmentParameter, segmentSegmentDistanceSq } from './distance.js';
 import type { Clearance, ObstacleSet } from './obstacles.js';
+import { length3 } from './transform.js';
 
 /**
  * Analytic ∂d/∂q of the clearance term that {@link minimumClearance} reported as active, at the
@@ -63,7 +64,7 @@ export class ClearanceGradient {
     const x = w[o]! + t * (w[o + 3]! - w[o]!);
     const y = w[o + 1]! + t * (w[o + 4]! - w[o + 1]!);
     const z = w[o + 2]! + t * (w[o + 5]! - w[o + 2]!);
-    const len = Math.hypot(x - cx, y - cy, z - cz);
+    const len = length3(x - cx, y - cy, z - cz);
     if (!(len > 0)) {
       grad.fill(0, offset, offset + this.model.fk.joints);
       return;
@@ -115,7 +116,7 @@ export class ClearanceGradient {
     const y2 = w[b + 1]! + t * (w[b + 4]! - w[b + 1]!);
     const z2 = w[b + 2]! + t * (w[b + 5]! - w[b + 2]!);
     const dx = pt[0]! - x2, dy = pt[1]! - y2, dz = pt[2]! - z2;
-    const len = Math.hypot(dx, dy, dz);
+    const len = length3(dx, dy, dz);
     if (!(len > 0)) {
       grad.fill(0, offset, offset + n);
       return;

@@ -4,6 +4,7 @@
  * level below divided by the sample interval, averaged over the last `window` values. Values are
  * NaN until a level has a full window. No allocation per sample.
  */
+import { length3 } from './transform.js';
 class VectorAverage {
   private readonly buf: Float64Array;
   private n = 0;
@@ -67,7 +68,7 @@ export class SmoothedDerivatives {
       const lev = this.levels[L]!;
       if (!lev.push(dx, dy, dz)) break;
       vx = lev.mean[0]!; vy = lev.mean[1]!; vz = lev.mean[2]!;
-      const m = Math.hypot(vx, vy, vz);
+      const m = length3(vx, vy, vz);
       if (L === 0) this.speed = m;
       else if (L === 1) this.acc = m;
       else this.jerk = m;

@@ -1,4 +1,4 @@
-import { TF } from './transform.js';
+import { length3, TF } from './transform.js';
 import type { ForwardKinematics } from './chain.js';
 
 /**
@@ -38,7 +38,7 @@ export class PointForceEstimator {
       }
     }
     solve3(A, b, this.force);
-    return Math.hypot(this.force[0]!, this.force[1]!, this.force[2]!);
+    return length3(this.force[0]!, this.force[1]!, this.force[2]!);
   }
 }
 

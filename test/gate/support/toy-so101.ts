@@ -4,6 +4,7 @@
  * differences with step 1e-6, as the generator does). Used by the QP-layout test and the benchmark.
  */
 import type { BarrierModel } from '../../../src/gate/index.js';
+import { length3 } from '../../../src/kinematics/index.js';
 
 /** The generator's four link points for q, written into out (12 numbers: 4 × xyz). */
 export function fkPointsInto(q: ArrayLike<number>, out: Float64Array): void {
@@ -54,7 +55,7 @@ export class ToyBarrier implements BarrierModel {
   private pairAt(pts: Float64Array, p: number): number {
     const k = 3 * (p % 4);
     const o = this.obs[p % this.obs.length]!;
-    return Math.hypot(pts[k]! - o.c[0]!, pts[k + 1]! - o.c[1]!, pts[k + 2]! - o.c[2]!) - o.r - 0.03;
+    return length3(pts[k]! - o.c[0]!, pts[k + 1]! - o.c[1]!, pts[k + 2]! - o.c[2]!) - o.r - 0.03;
   }
   pair(q: ArrayLike<number>, p: number): number {
     fkPointsInto(q, this.pts);
