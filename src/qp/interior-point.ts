@@ -107,8 +107,17 @@ function centralityTarget(v: number, lo: number, hi: number): number {
 /** slack floor of the starting point (scaled space), cold and warm */
 const COLD_SLACK_FLOOR = 1;
 const WARM_SLACK_FLOOR = 1e-2;
-/** multiplier floor of a dual warm start (scaled); 1e-1 and 1e-2 needed more iterations on SQP rounds */
+/** multiplier floor of a dual warm start and of the centred start (scaled); 1e-1 and 1e-2 needed more iterations on SQP rounds */
 const WARM_DUAL_FLOOR = 1e-3;
+/**
+ * Without a dual warm start, multipliers start at z = CENTRED_PRODUCT·floor/s (at least
+ * WARM_DUAL_FLOOR), so every complementarity product starts equal instead of z = 1 (s·z = s, spread
+ * over orders of magnitude). On the generator's --seq 20 problems (cold, 4 pairs) 10.35 instead of
+ * 11.4 iterations per solve; in the chunk filter (primal warm start) 13 % fewer iterations in all
+ * and 22 instead of 29 for the 99th-percentile chunk. 0.5 and 1 were slightly worse, 0.1 and below
+ * much worse in the filter.
+ */
+const CENTRED_PRODUCT = 0.3;
 
 function isLowerFinite(v: number): boolean {
   return v > -INFINITE_BOUND;
@@ -490,8 +499,8 @@ export class QpSolver {
 
   /**
    * Starting point: x from the warm start or 0 (in scaled space); slacks pushed at least `floor`
-   * into the interior; multipliers 1, or from the dual warm start pushed at least WARM_DUAL_FLOOR
-   * into the interior. (A least-squares start and other floors were tried on the
+   * into the interior; multipliers centred on the slacks (CENTRED_PRODUCT), or from the dual warm
+   * start pushed at least WARM_DUAL_FLOOR into the interior. (A least-squares start and other floors were tried on the
    * generator's sequences and needed more iterations.)
    */
   private initialise(warm: Float64Array | undefined, warmDual: Float64Array | undefined): void {
@@ -516,8 +525,9 @@ export class QpSolver {
         zL[i] = hasL[i]! * Math.max(lam, WARM_DUAL_FLOOR);
         zU[i] = hasU[i]! * Math.max(-lam, WARM_DUAL_FLOOR);
       } else {
-        zL[i] = hasL[i]!;
-        zU[i] = hasU[i]!;
+        // centred: every bound starts with the same product s·z = CENTRED_PRODUCT·floor
+        zL[i] = hasL[i]! * Math.max(WARM_DUAL_FLOOR, (CENTRED_PRODUCT * floor) / sL[i]!);
+        zU[i] = hasU[i]! * Math.max(WARM_DUAL_FLOOR, (CENTRED_PRODUCT * floor) / sU[i]!);
       }
       yE[i] = 0;
     }
