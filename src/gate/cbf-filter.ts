@@ -61,14 +61,14 @@ export const DEFAULT_CBF_TOLERANCE = 1e-4;
 export const DEFAULT_CBF_QP_TOLERANCE = 1e-6;
 
 /**
- * Back-off of re-linearised rounds: 0.2 mm, twice the accepted shortfall. A round re-linearised at
- * the previous result is typically 0.1–0.25 mm short of the nonlinear barrier condition (its own
+ * Back-off of re-linearised rounds: 0.5 mm. A round re-linearised at the previous result was
+ * 0.1–0.45 mm short of the nonlinear barrier condition on the generator's sequences (its own
  * linearisation error); asking the QP for that much extra clearance lets it land within
- * `DEFAULT_CBF_TOLERANCE` instead of needing a third round. On the generator's sequences it cut
- * three-round chunks from 18 to 6 of 180 (6 joints) and changed no outcome; the executed
- * chunks moved 1.8 % further from the nominal in sum (Σ max|u − u_nom| 23.2 against 22.8 rad).
+ * `DEFAULT_CBF_TOLERANCE` instead of needing a third round. There it cut three-round chunks from
+ * 18 to 3 of 180 (6 joints; 0.2 mm: 6) and changed no outcome; the executed chunks moved 2 %
+ * further from the nominal in sum (Σ max|u − u_nom| 23.3 against 22.8 rad).
  */
-export const DEFAULT_CBF_BACK_OFF = 2e-4;
+export const DEFAULT_CBF_BACK_OFF = 5e-4;
 
 export type CbfStatus = 'unchanged' | 'filtered' | 'unsafe' | 'solver-failure';
 
@@ -197,14 +197,11 @@ export class ChunkCbfFilter {
     this.ref.set(nominal);
     this.refIsStill = false;
     this.solveOptions.deadline = deadline;
-    this.solveOptions.warmStartDual = undefined;
     // Round 1's interior point starts at the standing-still chunk (u_k = q0 within the limits, no
     // slack), which meets every motion bound. On the generator's sequences that took 6 % fewer
     // iterations in all than starting at the nominal chunk walked into the motion bounds, and a
     // quarter fewer for the median chunk (6 against 8); the cold start at u = 0 took 12 % more.
-    for (let c = 0; c < nu; c++) this.warm[c] = clamp(this.q0Buf[c % n]!, cfg.qmin[c % n]!, cfg.qmax[c % n]!);
-    this.warm.fill(0, nu, nu + horizon);
-    this.solveOptions.warmStart = this.warm;
+    this.startStill(horizon);
     const best = this.bestStats;
     best.violation = Infinity;
     let lastMinH = Infinity;
@@ -255,6 +252,8 @@ export class ChunkCbfFilter {
       if (slack > cfg.slackTolerance && !this.refIsStill) {
         for (let c = 0; c < nu; c++) this.ref[c] = this.q0Buf[c % n]!;
         this.refIsStill = true;
+        // a different QP from this round's: start it like round 1, not from this round's solution
+        this.startStill(horizon);
       } else {
         this.ref.set(this.out);
         this.refIsStill = false;
@@ -279,6 +278,17 @@ export class ChunkCbfFilter {
     o.targets = this.out;
     o.status = 'filtered';
     return o;
+  }
+
+  /** The next solve starts at the standing-still chunk (u_k = q0 within the limits, no slack), primal only. */
+  private startStill(horizon: number): void {
+    const n = this.barrier.joints;
+    const nu = horizon * n;
+    const { qmin, qmax } = this.config;
+    for (let c = 0; c < nu; c++) this.warm[c] = clamp(this.q0Buf[c % n]!, qmin[c % n]!, qmax[c % n]!);
+    this.warm.fill(0, nu, nu + horizon);
+    this.solveOptions.warmStart = this.warm;
+    this.solveOptions.warmStartDual = undefined;
   }
 
   /**
