@@ -131,7 +131,7 @@ describe('every --seq 20 case of gen-chunk-qp.mjs solves in ≤ 40 iterations', 
       warmIterations += w.iterations;
       coldIterations += c.iterations;
     }
-    // measured 0.51 (136 / 266); a primal-only warm start gives 0.81
+    // measured 0.57 (136 / 237 with the centred cold start; 0.51 = 136 / 266 before it); primal-only 0.77
     expect(warmIterations).toBeLessThan(0.7 * coldIterations);
   });
 });
