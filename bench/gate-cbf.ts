@@ -10,6 +10,8 @@
  *   node --expose-gc --import tsx bench/gate-cbf.ts [heapFilters=2000] [skipToy]
  */
 import { execFileSync } from 'node:child_process';
+import type { HeapProfiler } from 'node:inspector';
+import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +46,31 @@ const timedSolver: QpSolverFactory = (problem) => {
     },
   };
 };
+
+/**
+ * Bytes allocated per call of `run` (estimated by V8's sampling heap profiler at a 64-byte interval,
+ * collected objects included), split by where the allocating frame's code lives: src/ (armguard),
+ * test/ (the bench's toy barrier model), anything else (Node, V8 builtins).
+ */
+async function sampledAllocation(run: () => number, calls: number): Promise<{ src: number; test: number; other: number; filters: number }> {
+  let filters = 0;
+  for (let i = 0; i < Math.max(10, calls / 10); i++) run();
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 64, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true } as HeapProfiler.StartSamplingParameterType);
+  for (let i = 0; i < calls; i++) filters += run();
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  const bytes = { src: 0, test: 0, other: 0 };
+  const walk = (node: HeapProfiler.SamplingHeapProfileNode): void => {
+    const url = node.callFrame.url;
+    const where = url.includes('/src/') ? 'src' : url.includes('/test/') ? 'test' : 'other';
+    bytes[where] += node.selfSize;
+    for (const c of node.children) walk(c);
+  };
+  walk(profile.head);
+  return { src: Math.round(bytes.src / filters), test: Math.round(bytes.test / filters), other: Math.round(bytes.other / filters), filters };
+}
 
 function makeFilter(n: number, pairs: number, cycle: number) {
   const qmax = [1.9, 1.75, 1.6, 1.65, 2.8, 1.0, 2.9, 2.9].slice(0, n);
@@ -137,20 +164,39 @@ for (const s of summary) console.log(JSON.stringify(s));
 if (medians.size === 2) console.log(JSON.stringify({ ratio_7_over_6_median: +(medians.get(7)! / medians.get(6)!).toFixed(2) }));
 
 // SO-101 capsules: pan sweeps from 21 start positions towards a goal past a sphere just below the path.
-{
+function so101Filter(pairs: number): ChunkCbfFilter {
   const QMIN = SO101_CHAIN.joints.map((j) => j.lower!);
   const QMAX = SO101_CHAIN.joints.map((j) => j.upper!);
   const m = new CapsuleModel(SO101_MODEL);
   m.update([0, -0.5, 0.5, 0.5, 0, 0.3]);
   const mid = new Float64Array(3);
   m.fk.pointInBase(mid, 0, SO101_FRAMES.tcp, 0, 0, 0);
+  const spheres = [mid[0]!, mid[1]!, mid[2]! - 0.03, 0.03];
+  if (pairs >= 3) spheres.push(mid[0]! + 0.05, mid[1]! - 0.12, mid[2]! + 0.05, 0.03);
+  const obstacles = { planes: Float64Array.from([0, 0, 1, 0]), spheres: Float64Array.from(spheres), box: pairs >= 4 ? Float64Array.from([-0.1, -0.45, -0.05, 0.5, 0.45, 0.5]) : null };
+  const barrier = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), obstacleGroups(obstacles), 0.02);
+  if (barrier.pairs !== pairs) throw new Error(`expected ${pairs} pairs, got ${barrier.pairs}`);
+  return new ChunkCbfFilter(barrier, timedSolver, { ...DEFAULT_CBF_WEIGHTS, qmin: QMIN, qmax: QMAX, maxSpeed: new Array<number>(6).fill(1.5), maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40 });
+}
+
+/** One call filters the 21 sweeps (start positions preallocated); returns the number of filter calls. */
+function so101Sweeps(pairs: number): () => number {
+  const f = so101Filter(pairs);
+  const nominal = new Float64Array(50 * 6);
+  const starts = Array.from({ length: 21 }, (_, i) => [-0.6 + 0.03 * i, -0.5, 0.5, 0.5, 0, 0.3]);
+  return () => {
+    for (let s = 0; s < starts.length; s++) {
+      const q0 = starts[s]!;
+      for (let k = 0; k < 50; k++) for (let j = 0; j < 6; j++) nominal[k * 6 + j] = j === 0 ? Math.min(0.6, q0[0]! + 0.024 * (k + 1)) : q0[j]!;
+      f.filter(nominal, 50, q0, 0.02);
+    }
+    return starts.length;
+  };
+}
+
+{
   for (const pairs of [2, 3, 4]) {
-    const spheres = [mid[0]!, mid[1]!, mid[2]! - 0.03, 0.03];
-    if (pairs >= 3) spheres.push(mid[0]! + 0.05, mid[1]! - 0.12, mid[2]! + 0.05, 0.03);
-    const obstacles = { planes: Float64Array.from([0, 0, 1, 0]), spheres: Float64Array.from(spheres), box: pairs >= 4 ? Float64Array.from([-0.1, -0.45, -0.05, 0.5, 0.45, 0.5]) : null };
-    const barrier = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), obstacleGroups(obstacles), 0.02);
-    if (barrier.pairs !== pairs) throw new Error(`expected ${pairs} pairs, got ${barrier.pairs}`);
-    const f = new ChunkCbfFilter(barrier, timedSolver, { ...DEFAULT_CBF_WEIGHTS, qmin: QMIN, qmax: QMAX, maxSpeed: new Array<number>(6).fill(1.5), maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40 });
+    const f = so101Filter(pairs);
     const times: number[] = [];
     const qpTimes: number[] = [];
     const status = new Map<string, number>();
@@ -187,6 +233,10 @@ if (gc) {
   gc();
   const after = process.memoryUsage().heapUsed;
   console.log(JSON.stringify({ heap_growth_bytes_over_filters: after - before, filters: N, status: f.outcome.status, rounds: f.outcome.rounds }));
+  // Allocation per filter call, garbage included (heap growth above shows only what is retained):
+  // V8's sampling heap profiler, keeping objects that minor and major GCs collected.
+  const toy = await sampledAllocation(() => (f.filter(unom, H, p.q0, 1), 1), 2000);
+  console.log(JSON.stringify({ sampled_alloc_bytes_per_filter: { generator_toy_model: toy, so101_capsules_4_pairs: await sampledAllocation(so101Sweeps(4), 50) } }));
 } else {
   console.log('(run with node --expose-gc --import tsx for the heap-growth figure)');
 }

@@ -1,5 +1,6 @@
 import { ForwardKinematics, type ChainSpec } from './chain.js';
 import { capsuleCapsuleDistance } from './distance.js';
+import { TF, transformPointAt } from './transform.js';
 
 /** A capsule rigidly attached to a frame of the chain: segment a–b (frame coordinates, m) + radius. */
 export interface CapsuleSpec {
@@ -84,8 +85,8 @@ export class CapsuleModel {
       const k = this.frames[i]!;
       const l = 6 * i;
       const L = this.local;
-      this.fk.pointInBase(this.world, l, k, L[l]!, L[l + 1]!, L[l + 2]!);
-      this.fk.pointInBase(this.world, l + 3, k, L[l + 3]!, L[l + 4]!, L[l + 5]!);
+      transformPointAt(this.world, l, this.fk.frames, TF * k, L, l);
+      transformPointAt(this.world, l + 3, this.fk.frames, TF * k, L, l + 3);
     }
   }
 

@@ -30,7 +30,7 @@ export class ClearanceGradient {
     switch (active.kind) {
       case 'sphere': {
         const s = obstacles.spheres;
-        this.towardPoint(i, s[4 * k]!, s[4 * k + 1]!, s[4 * k + 2]!, grad, offset);
+        this.towardPoint(i, s, 4 * k, grad, offset);
         return;
       }
       case 'plane': {
@@ -56,8 +56,9 @@ export class ClearanceGradient {
     }
   }
 
-  /** Capsule i vs a point c: n̂ = (x − c)/|x − c| at the closest point x of i's segment. */
-  private towardPoint(i: number, cx: number, cy: number, cz: number, grad: Float64Array, offset: number): void {
+  /** Capsule i vs the point c = src[so..so+2]: n̂ = (x − c)/|x − c| at the closest point x of i's segment. */
+  private towardPoint(i: number, src: Float64Array, so: number, grad: Float64Array, offset: number): void {
+    const cx = src[so]!, cy = src[so + 1]!, cz = src[so + 2]!;
     const w = this.model.world;
     const o = 6 * i;
     const t = pointSegmentParameter(w, o, o + 3, cx, cy, cz);

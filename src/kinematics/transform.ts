@@ -80,6 +80,17 @@ export function transformPoint(
 }
 
 /**
+ * transformPoint with the point read from p[po..po+2]. Doubles passed as arguments to a call that
+ * V8 does not inline are boxed (a heap allocation each), so hot loops pass arrays and offsets.
+ */
+export function transformPointAt(out: Float64Array, oo: number, t: Float64Array, to: number, p: Float64Array, po: number): void {
+  const px = p[po]!, py = p[po + 1]!, pz = p[po + 2]!;
+  out[oo] = t[to]! * px + t[to + 1]! * py + t[to + 2]! * pz + t[to + 9]!;
+  out[oo + 1] = t[to + 3]! * px + t[to + 4]! * py + t[to + 5]! * pz + t[to + 10]!;
+  out[oo + 2] = t[to + 6]! * px + t[to + 7]! * py + t[to + 8]! * pz + t[to + 11]!;
+}
+
+/**
  * Euclidean length of (x, y, z). Math.hypot with three arguments allocates on V8 (about 100 B per
  * call measured in the chunk filter); its overflow guard is moot for lengths in metres.
  */
