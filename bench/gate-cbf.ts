@@ -10,8 +10,6 @@
  *   node --expose-gc --import tsx bench/gate-cbf.ts [heapFilters=2000] [skipToy]
  */
 import { execFileSync } from 'node:child_process';
-import type { HeapProfiler } from 'node:inspector';
-import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,6 +19,7 @@ import type { CbfOutcome, QpSolverFactory } from '../src/gate/index.js';
 import { CapsuleModel, SO101_CHAIN, SO101_FRAMES, SO101_MODEL } from '../src/kinematics/index.js';
 import { generatorObstacles, ToyBarrier } from '../test/gate/support/toy-so101.js';
 import { calibrationMs } from './machine-speed.js';
+import { sampledAllocation } from './sampled-allocation.js';
 
 const shared = process.env.ARMGUARD_SHARED ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared');
 const gen = resolve(shared, 'qp/gen-chunk-qp.mjs');
@@ -46,31 +45,6 @@ const timedSolver: QpSolverFactory = (problem) => {
     },
   };
 };
-
-/**
- * Bytes allocated per call of `run` (estimated by V8's sampling heap profiler at a 64-byte interval,
- * collected objects included), split by where the allocating frame's code lives: src/ (armguard),
- * test/ (the bench's toy barrier model), anything else (Node, V8 builtins).
- */
-async function sampledAllocation(run: () => number, calls: number): Promise<{ src: number; test: number; other: number; filters: number }> {
-  let filters = 0;
-  for (let i = 0; i < Math.max(10, calls / 10); i++) run();
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 64, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true } as HeapProfiler.StartSamplingParameterType);
-  for (let i = 0; i < calls; i++) filters += run();
-  const { profile } = await session.post('HeapProfiler.stopSampling');
-  session.disconnect();
-  const bytes = { src: 0, test: 0, other: 0 };
-  const walk = (node: HeapProfiler.SamplingHeapProfileNode): void => {
-    const url = node.callFrame.url;
-    const where = url.includes('/src/') ? 'src' : url.includes('/test/') ? 'test' : 'other';
-    bytes[where] += node.selfSize;
-    for (const c of node.children) walk(c);
-  };
-  walk(profile.head);
-  return { src: Math.round(bytes.src / filters), test: Math.round(bytes.test / filters), other: Math.round(bytes.other / filters), filters };
-}
 
 function makeFilter(n: number, pairs: number, cycle: number) {
   const qmax = [1.9, 1.75, 1.6, 1.65, 2.8, 1.0, 2.9, 2.9].slice(0, n);
@@ -233,8 +207,7 @@ if (gc) {
   gc();
   const after = process.memoryUsage().heapUsed;
   console.log(JSON.stringify({ heap_growth_bytes_over_filters: after - before, filters: N, status: f.outcome.status, rounds: f.outcome.rounds }));
-  // Allocation per filter call, garbage included (heap growth above shows only what is retained):
-  // V8's sampling heap profiler, keeping objects that minor and major GCs collected.
+  // Allocation per filter call, garbage included (heap growth above shows only what is retained).
   const toy = await sampledAllocation(() => (f.filter(unom, H, p.q0, 1), 1), 2000);
   console.log(JSON.stringify({ sampled_alloc_bytes_per_filter: { generator_toy_model: toy, so101_capsules_4_pairs: await sampledAllocation(so101Sweeps(4), 50) } }));
 } else {

@@ -9,7 +9,8 @@
  * per-solve CPU time (process.cpuUsage, which leaves out time spent waiting for a core when the
  * machine is shared) percentiles, iterations, worst violation; then the same sequences
  * warm-started from the previous solution shifted by the executed steps; then heap growth over
- * `heap-solves` solves (with --expose-gc: growth with no GC in between, and after a full GC).
+ * `heap-solves` solves (with --expose-gc: growth with no GC in between, and after a full GC) and
+ * the bytes allocated per solve, garbage included (sampling heap profiler, bench/sampled-allocation.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { QpSolver, parseQpJson } from '../src/qp/index.js';
 import type { QpProblem, QpSolveOptions } from '../src/qp/index.js';
 import { calibrationMs } from './machine-speed.js';
+import { sampledAllocation } from './sampled-allocation.js';
 
 const generator = fileURLToPath(new URL('../../shared/qp/gen-chunk-qp.mjs', import.meta.url));
 const arg = (name: string, fallback: string): string => {
@@ -148,6 +150,18 @@ function heapRun(groups: Group[]) {
   return { solves: heapSolves, growth_without_gc_bytes: noGc, growth_after_gc_bytes: afterGc };
 }
 
+/** Bytes allocated per solve, garbage included (sampling heap profiler; see sampled-allocation.ts). */
+async function allocationPerSolve(groups: Group[]) {
+  const all: { solver: QpSolver; problem: QpProblem }[] = [];
+  for (const g of groups) for (const p of g.problems) all.push({ solver: g.solver, problem: p });
+  let k = 0;
+  return sampledAllocation(() => {
+    const e = all[k++ % all.length]!;
+    e.solver.solve(e.problem, COLD);
+    return 1;
+  }, 2000);
+}
+
 
 console.log(JSON.stringify({ bench: 'qp-chunk', seeds, rounds, node: process.version, loadavg_start: loadavg().map((v) => Number(v.toFixed(2))), calibration_1e8_madd_cpu_ms: calibrationMs() }));
 const summary: Record<number, number> = {};
@@ -157,6 +171,6 @@ for (const joints of [6, 7]) {
   summary[joints] = cold.cpu_ms.median;
   console.log(JSON.stringify({ joints, problems: groups.length * 20, setup_ms_max: Number(setupMs.toFixed(3)), cold }));
   console.log(JSON.stringify({ joints, warm: warmRun(groups, joints) }));
-  console.log(JSON.stringify({ joints, heap: heapRun(groups) }));
+  console.log(JSON.stringify({ joints, heap: heapRun(groups), sampled_alloc_bytes_per_solve: await allocationPerSolve(groups) }));
 }
 console.log(JSON.stringify({ ratio_7_to_6_cpu_median: Number((summary[7]! / summary[6]!).toFixed(3)), loadavg_end: loadavg().map((v) => Number(v.toFixed(2))), calibration_1e8_madd_cpu_ms: calibrationMs() }));
