@@ -24,6 +24,8 @@ export interface GateRemoteOptions {
 export class GateRemote implements RemoteCommandHandler {
   private lastHeartbeat = NaN;
   private heartbeatLost = false;
+  /** Why the remote e-stop or heartbeat cannot arrive (a refused subscription), or null. */
+  private commandChannelLost: string | null = null;
 
   constructor(
     private readonly gate: Gate,
@@ -43,7 +45,23 @@ export class GateRemote implements RemoteCommandHandler {
       if (e.kind === 'invalid-command') link.publishEvent(this.clock.now(), 'command-invalid', `${e.topic}: ${e.error}`);
       if (e.kind === 'command-refused') link.publishEvent(this.clock.now(), 'command-refused', `${e.topic}: ${e.reason}`);
       if (e.kind === 'command-failed') link.publishEvent(this.clock.now(), 'command-failed', `${e.topic}: ${e.error}`);
+      if (e.kind === 'subscribe-refused') this.subscriptionRefused(e.topics, e.detail, link);
+      if (e.kind === 'subscribed') this.commandChannelLost = null;
     });
+  }
+
+  /**
+   * A remote e-stop or operator heartbeat that cannot arrive is a stop channel that silently does not
+   * work: hold, and refuse release until a later (re)subscription is granted. A refused label or
+   * chunk topic only loses that feature: reported, no hold.
+   */
+  private subscriptionRefused(topics: readonly string[], detail: string, link: MqttLink): void {
+    const t = this.clock.now();
+    link.publishEvent(t, 'subscribe-refused', `${topics.join(', ')}: ${detail}`);
+    const stopChannels = topics.filter((topic) => topic.endsWith('/cmd/estop') || topic.endsWith('/cmd/heartbeat'));
+    if (stopChannels.length === 0) return;
+    this.commandChannelLost = `broker refused ${stopChannels.join(', ')} (${detail})`;
+    this.gate.fault(t, { kind: 'subscribe-refused', source: 'mqtt', detail: this.commandChannelLost });
   }
 
   estop(cmd: { reason?: string }): void {
@@ -53,6 +71,7 @@ export class GateRemote implements RemoteCommandHandler {
   release(): { ok: true } | { ok: false; reason: string } {
     const t = this.clock.now();
     if (this.heartbeatLost) return { ok: false, reason: 'release refused: operator heartbeat lost' };
+    if (this.commandChannelLost !== null) return { ok: false, reason: `release refused: ${this.commandChannelLost}` };
     this.gate.eStopCleared();
     return this.gate.release(t, { by: 'mqtt operator', authorised: true });
   }

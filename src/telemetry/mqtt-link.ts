@@ -59,7 +59,11 @@ type LinkEvent =
   | { kind: 'offline' }
   | { kind: 'invalid-command'; topic: string; error: string }
   | { kind: 'command-refused'; topic: string; reason: string }
-  | { kind: 'command-failed'; topic: string; error: string };
+  | { kind: 'command-failed'; topic: string; error: string }
+  /** The broker refused (SUBACK failure code) or failed some command subscriptions: those commands cannot arrive. */
+  | { kind: 'subscribe-refused'; topics: string[]; detail: string }
+  /** Every command subscription was granted. */
+  | { kind: 'subscribed'; topics: string[] };
 
 export class MqttLink {
   private client: MqttClient | undefined;
@@ -115,7 +119,17 @@ export class MqttLink {
       if (!first) this.counters.reconnects++;
       first = false;
       const inbound: InboundKind[] = ['cmd/estop', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'];
-      client.subscribe(inbound.map((k) => topicFor(o.robot, k)), { qos: 1 });
+      const topics = inbound.map((k) => topicFor(o.robot, k));
+      client.subscribe(topics, { qos: 1 }, (err, granted) => {
+        if (err) {
+          this.emit({ kind: 'subscribe-refused', topics, detail: err.message });
+          return;
+        }
+        // SUBACK: granted QoS 0x80 (MQTT 3.1.1) or a reason code ≥ 0x80 (MQTT 5) is a refusal
+        const refused = (granted ?? []).filter((g) => g.qos >= 0x80).map((g) => g.topic);
+        if (refused.length > 0) this.emit({ kind: 'subscribe-refused', topics: refused, detail: `broker refused the subscription (SUBACK code ${(granted ?? []).find((g) => g.qos >= 0x80)?.qos})` });
+        else this.emit({ kind: 'subscribed', topics });
+      });
       if (this.lastGate) this.send('gate', this.lastGate, true, 1);
       if (this.lastEpisode) this.send('episode', this.lastEpisode, true, 1);
       this.emit({ kind: 'connected' });

@@ -212,3 +212,33 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('a command subscription the broker refuses (embedded aedes broker, SUBACK 0x80)', () => {
+  it('holds the gate, reports the refused topics and refuses an MQTT release: the remote e-stop would silently not work', async () => {
+    // a user with no role may connect but not subscribe (AccessPolicy.canSubscribe)
+    const broker = new EmbeddedBroker({ users: [...access.users, { username: 'norole', password: 'nr-secret', roles: [] }] });
+    const url = await broker.start();
+    const gate = new Gate();
+    const remote = new GateRemote(gate, realClock, undefined);
+    const link = new MqttLink({ url, robot: 'arm1', username: 'norole', password: 'nr-secret', protocolVersion: 4, reconnectSeconds: 0.1 }, remote);
+    remote.attach(link);
+    const refused = new Promise<string[]>((resolve) => link.onEvent((e) => e.kind === 'subscribe-refused' && resolve(e.topics)));
+    gate.evaluate(realClock.now(), new ArrayClauseMargins(['max_contact_force']), null);
+    expect(gate.state).toBe('armed');
+    expect(await link.start()).toBe(true);
+    const topics = await refused;
+    expect(topics).toEqual(expect.arrayContaining([topicFor('arm1', 'cmd/estop'), topicFor('arm1', 'cmd/heartbeat'), topicFor('arm1', 'chunk/request')]));
+    expect(gate.state).toBe('hold');
+    const cause = gate.holdCause;
+    expect(cause?.kind).toBe('driver-fault');
+    if (cause?.kind === 'driver-fault') {
+      expect(cause.fault.kind).toBe('subscribe-refused');
+      expect(cause.fault.detail).toMatch(/cmd\/estop/);
+    }
+    const release = remote.release();
+    expect(release.ok).toBe(false);
+    if (!release.ok) expect(release.reason).toMatch(/release refused: broker refused .*cmd\/estop/);
+    await link.stop();
+    await broker.stop();
+  });
+});
