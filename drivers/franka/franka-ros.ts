@@ -75,8 +75,8 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
     this.counts.robotState++;
     try {
       this.mapping.applyState(m, this.latest, (f) => this.emit(f));
-      const q = m.measured_joint_state.position;
-      if (q.length === this.joints) {
+      const q = (m.measured_joint_state as Partial<FrankaRobotState['measured_joint_state']> | undefined)?.position ?? [];
+      if (q.length === this.joints && m.header?.stamp !== undefined) {
         for (let i = 0; i < this.joints; i++) this.positions[i] = q[i] ?? NaN;
         this.positionStamp = stampSeconds(m.header.stamp);
       }

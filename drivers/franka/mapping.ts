@@ -20,7 +20,7 @@ import { signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { Fault } from '../../src/ports/index.js';
 import { stampSeconds, type JointState } from '../ros2/messages.js';
 import { angleDeg, bodyZ } from '../tracking/pose-math.js';
-import { CapsuleModel, FR3_MODEL, type ArmModelSpec } from '../../src/kinematics/index.js';
+import { CapsuleModel, FR3_MODEL, length3, type ArmModelSpec } from '../../src/kinematics/index.js';
 import { ROBOT_MODE, ROBOT_MODE_NAMES, type FrankaRobotState } from './messages.js';
 
 export interface FrankaMappingConfig {
@@ -119,12 +119,20 @@ export class FrankaMapping {
 
   /**
    * Map one FrankaRobotState. Faults (robot mode, safety errors, malformed message) go to `onFault`;
-   * the function never throws.
+   * the function never throws. A message without a usable header stamp writes nothing (its signals
+   * go stale); a missing or non-numeric field makes the signals derived from it invalid (NaN) and
+   * is reported, while the fields that are present are still mapped.
    */
   applyState(s: FrankaRobotState, frame: SignalFrame, onFault: (f: Fault) => void): void {
-    const t = stampSeconds(s.header.stamp);
     const src = this.config.source;
-    const tau = s.measured_joint_state.effort;
+    const stamp = (s as Partial<FrankaRobotState> | undefined)?.header?.stamp;
+    const t = stamp !== undefined ? stampSeconds({ sec: num(stamp.sec), nanosec: num(stamp.nanosec) }) : NaN;
+    if (!Number.isFinite(t)) {
+      onFault({ kind: 'invalid-sample', source: src, signal: 'robot_state', value: t });
+      return;
+    }
+    const joints = (s.measured_joint_state as Partial<FrankaRobotState['measured_joint_state']> | undefined) ?? {};
+    const tau = numbers(joints.effort);
     const limits = this.config.tauLimits;
     if (tau.length !== limits.length) {
       frame.set(I.torque, NaN, t, src);
@@ -132,36 +140,43 @@ export class FrankaMapping {
     } else {
       let m = 0;
       for (let i = 0; i < limits.length; i++) {
-        const ratio = Math.abs(tau[i] ?? NaN) / (limits[i] ?? NaN);
+        const ratio = Math.abs(num(tau[i])) / (limits[i] ?? NaN);
         this.torqueRatios[i] = ratio;
         m = ratio > m || Number.isNaN(ratio) ? ratio : m;
       }
       frame.set(I.torque, m * this.config.torqueScale, t, src);
     }
 
-    const q = s.measured_joint_state.position;
-    if (q.length === this.capsules.fk.joints && q.every(Number.isFinite)) {
-      this.capsules.update(q);
+    const q = numbers(joints.position);
+    if (q.length === this.capsules.fk.joints && Array.prototype.every.call(q, Number.isFinite)) {
+      this.capsules.update(q as ArrayLike<number>);
       frame.set(I.selfCollision, this.capsules.selfCollisionCount(), t, src);
     } else {
       frame.set(I.selfCollision, NaN, t, src);
     }
 
-    const f = s.o_f_ext_hat_k.wrench.force;
-    const force = Math.hypot(f.x, f.y, f.z);
+    const f = (s.o_f_ext_hat_k as Partial<FrankaRobotState['o_f_ext_hat_k']> | undefined)?.wrench?.force;
+    const force = length3(num(f?.x), num(f?.y), num(f?.z));
+    if (Number.isNaN(force)) onFault({ kind: 'invalid-sample', source: src, signal: 'contact_force_max', value: force });
     const holding = this.holding && t - this.gripperStamp < 1;
     frame.set(I.arm, holding ? 0 : force, t, src);
     frame.set(I.target, holding ? force : 0, t, src);
     frame.set(I.max, force, t, src);
 
-    const p = s.o_t_ee.pose;
-    if (holding) {
-      bodyZ(p.orientation, this.up);
+    const p = (s.o_t_ee as Partial<FrankaRobotState['o_t_ee']> | undefined)?.pose;
+    if (holding && !(isObject(p) && isObject(p.position) && isObject(p.orientation))) {
+      onFault({ kind: 'invalid-sample', source: src, signal: 'obj_above_table', value: NaN });
+      frame.set(I.height, NaN, t, src);
+      frame.set(I.tilt, NaN, t, src);
+    } else if (holding && p !== undefined) {
+      const o = p.orientation;
+      bodyZ({ x: num(o.x), y: num(o.y), z: num(o.z), w: num(o.w) }, this.up);
+      const z = num(p.position.z);
       if (Number.isNaN(this.graspZ)) {
-        this.graspZ = p.position.z;
+        this.graspZ = z;
         this.graspUp.set(this.up);
       }
-      frame.set(I.height, p.position.z - this.graspZ, t, src);
+      frame.set(I.height, z - this.graspZ, t, src);
       frame.set(I.tilt, angleDeg(this.graspUp, this.up), t, src);
     } else {
       frame.set(I.height, 0, t, src);
@@ -179,11 +194,26 @@ export class FrankaMapping {
       onFault({ kind: 'robot-mode', source: src, mode: ROBOT_MODE_NAMES[mode] ?? `mode ${mode}` });
     }
     this.lastMode = mode;
+    const errors = (s.current_errors as Partial<FrankaRobotState['current_errors']> | undefined) ?? {};
     for (const flag of SAFETY_ERROR_FLAGS) {
-      const on = s.current_errors[flag] === true;
+      const on = errors[flag] === true;
       if (on && !this.activeErrors.has(flag)) onFault({ kind: 'robot-mode', source: src, mode: `error:${flag}` });
       if (on) this.activeErrors.add(flag);
       else this.activeErrors.delete(flag);
     }
   }
+}
+
+/** A message field as a number: anything else (missing, a string from a mistyped topic) is NaN. */
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : NaN;
+}
+
+/** A numeric array field (a JS array or, from a CDR decoder, a typed array); anything else is empty. */
+function numbers(v: unknown): ArrayLike<unknown> {
+  return Array.isArray(v) || ArrayBuffer.isView(v) ? (v as unknown as ArrayLike<unknown>) : [];
+}
+
+function isObject(v: unknown): v is object {
+  return typeof v === 'object' && v !== null;
 }

@@ -59,7 +59,14 @@ describe('Franka over the ROS 2 interface (fake graph)', () => {
     const faults: Fault[] = [];
     franka.onFault((f) => faults.push(f));
     const pub = broadcaster.createPublisher<unknown>('franka_msgs/msg/FrankaRobotState', '/franka_robot_state_broadcaster/robot_state', QOS_RELIABLE);
+    // a stamp and nothing else: every signal derived from a missing field is reported
     expect(() => pub.publish({ header: { stamp: { sec: 0, nanosec: 0 } } })).not.toThrow();
+    expect(faults.length).toBeGreaterThan(0);
+    expect(faults.every((f) => f.kind === 'invalid-sample')).toBe(true);
+    expect(faults.map((f) => (f.kind === 'invalid-sample' ? f.signal : ''))).toEqual(expect.arrayContaining(['max_joint_torque', 'contact_force_max']));
+    // not even a header: one fault for the message
+    faults.length = 0;
+    expect(() => pub.publish({ robot_mode: 'x' })).not.toThrow();
     expect(faults).toMatchObject([{ kind: 'invalid-sample', signal: 'robot_state' }]);
   });
 

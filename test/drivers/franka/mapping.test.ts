@@ -115,3 +115,53 @@ describe('Franka mapping: self-collision from the capsule model', () => {
     expect(Number.isNaN(frame.get('self_collision'))).toBe(true);
   });
 });
+
+describe('Franka mapping: malformed messages (a wrong type on the topic) never throw', () => {
+  it('a state without the wrench estimate maps torque and self-collision; the force signals are invalid and reported', () => {
+    const s = robotState(1, { tau: [43.5, 0, 0, 0, 0, 0, 0] }) as Partial<ReturnType<typeof robotState>>;
+    delete s.o_f_ext_hat_k;
+    const { frame, faults } = map([s as ReturnType<typeof robotState>]);
+    expect(frame.get('max_joint_torque')).toBeCloseTo(43.5, 9);
+    expect(frame.get('self_collision')).toBe(0);
+    for (const name of ['contact_force_max', 'arm_furniture_contact_force'] as const) {
+      expect(Number.isNaN(frame.get(name))).toBe(true);
+      expect(frame.validity[signalIndex(name)!]).toBe(Validity.Invalid);
+    }
+    expect(faults).toMatchObject([{ kind: 'invalid-sample', signal: 'contact_force_max' }]);
+  });
+
+  it('a state without a header writes nothing (its signals go stale) and is reported', () => {
+    const m = new FrankaMapping();
+    const frame = new SignalFrame();
+    const faults: Fault[] = [];
+    m.applyState(robotState(1, { tau: [10, 0, 0, 0, 0, 0, 0] }), frame, (f) => faults.push(f));
+    const before = { values: Float64Array.from(frame.values), stamps: Float64Array.from(frame.stamps) };
+    const s = robotState(2, { tau: [80, 0, 0, 0, 0, 0, 0] }) as Partial<ReturnType<typeof robotState>>;
+    delete s.header;
+    m.applyState(s as ReturnType<typeof robotState>, frame, (f) => faults.push(f));
+    expect(Array.from(frame.values)).toEqual(Array.from(before.values));
+    expect(Array.from(frame.stamps)).toEqual(Array.from(before.stamps));
+    expect(faults).toMatchObject([{ kind: 'invalid-sample', signal: 'robot_state' }]);
+  });
+
+  it('property: deleting or mistyping any fields of a state never throws, and every written signal is stamped with the message time', () => {
+    const paths = ['header', 'measured_joint_state', 'measured_joint_state.effort', 'measured_joint_state.position', 'o_f_ext_hat_k', 'o_f_ext_hat_k.wrench', 'o_f_ext_hat_k.wrench.force', 'o_t_ee', 'o_t_ee.pose', 'o_t_ee.pose.position', 'o_t_ee.pose.orientation', 'current_errors', 'robot_mode'];
+    fc.assert(
+      fc.property(fc.subarray(paths), fc.constantFrom<unknown>(undefined, 'x', null, 7), fc.boolean(), (broken, replacement, holding) => {
+        const m = new FrankaMapping();
+        const frame = new SignalFrame();
+        if (holding) m.applyGripper(gripperState(1, 0.04), frame);
+        const s = robotState(1) as unknown as Record<string, unknown>;
+        for (const path of broken) {
+          const keys = path.split('.');
+          let o = s;
+          for (const k of keys.slice(0, -1)) o = (o[k] ?? {}) as Record<string, unknown>;
+          if (typeof o === 'object' && o !== null) o[keys.at(-1)!] = replacement;
+        }
+        const faults: Fault[] = [];
+        expect(() => m.applyState(s as unknown as ReturnType<typeof robotState>, frame, (f) => faults.push(f))).not.toThrow();
+        for (let i = 0; i < frame.stamps.length; i++) if (frame.stamps[i] !== -Infinity && i !== signalIndex('gripper_contact')) expect(frame.stamps[i]).toBeCloseTo(1, 9);
+      }),
+    );
+  });
+});
