@@ -5,8 +5,10 @@ import { exprRobustness } from './robustness.js';
  * Robust satisfaction interval on a partial trace: for every sample, bounds [lo, hi] on ρ that
  * hold however the episode continues — with more samples of any value at any later times, or
  * ending right now (truncation rule). Used by OnlineMonitor for ρ at the episode's first sample
- * while that value is undecided (at most the formula's horizon of samples), so it favours
- * plainness over speed: O(n·window) per operator.
+ * while that value is undecided (at most the formula's horizon of samples). It favours plainness
+ * over speed, but computes each operator only at the samples its parent needs (`count`: the bounds
+ * at samples 0..count−1): for the monitor's count = 1 a top-level future operator over a
+ * non-temporal argument costs O(samples in its window) per call, not O(n·window).
  */
 export interface PartialTrace {
   times: Float64Array;
@@ -22,13 +24,22 @@ export interface Bounds {
   hi: Float64Array;
 }
 
-export function partialBounds(f: Formula, p: PartialTrace): Bounds {
+export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds {
   const n = p.n;
+  const m = Math.max(0, Math.min(count, n));
   const times = p.times;
   const tl = times[n - 1] ?? -Infinity;
-  const lo = new Float64Array(n);
-  const hi = new Float64Array(n);
+  const lo = new Float64Array(m);
+  const hi = new Float64Array(m);
   const t = (j: number): number => times[j] ?? NaN;
+  /** Samples 0..k−1 where k − 1 is the last index a window [t(i)+a, t(i)+b] of some i < m reaches. */
+  const reach = (b: number): number => {
+    if (m === 0) return 0;
+    const end = t(m - 1) + b;
+    let k = m;
+    while (k < n && t(k) <= end) k++;
+    return k;
+  };
 
   switch (f.kind) {
     case 'literal':
@@ -37,15 +48,15 @@ export function partialBounds(f: Formula, p: PartialTrace): Bounds {
       return { lo, hi };
     case 'atom': {
       const k = p.index.get(f.name) ?? 0;
-      for (let i = 0; i < n; i++) lo[i] = hi[i] = (p.rows[i * p.width + k] ?? NaN) >= 0.5 ? Infinity : -Infinity;
+      for (let i = 0; i < m; i++) lo[i] = hi[i] = (p.rows[i * p.width + k] ?? NaN) >= 0.5 ? Infinity : -Infinity;
       return { lo, hi };
     }
     case 'compare':
-      for (let i = 0; i < n; i++) lo[i] = hi[i] = exprRobustness(f.op, expr(f.left, p, i), expr(f.right, p, i));
+      for (let i = 0; i < m; i++) lo[i] = hi[i] = exprRobustness(f.op, expr(f.left, p, i), expr(f.right, p, i));
       return { lo, hi };
     case 'not': {
-      const a = partialBounds(f.arg, p);
-      for (let i = 0; i < n; i++) {
+      const a = partialBounds(f.arg, p, m);
+      for (let i = 0; i < m; i++) {
         lo[i] = -(a.hi[i] ?? NaN);
         hi[i] = -(a.lo[i] ?? NaN);
       }
@@ -54,9 +65,9 @@ export function partialBounds(f: Formula, p: PartialTrace): Bounds {
     case 'and':
     case 'or':
     case 'implies': {
-      const a = partialBounds(f.left, p);
-      const b = partialBounds(f.right, p);
-      for (let i = 0; i < n; i++) {
+      const a = partialBounds(f.left, p, m);
+      const b = partialBounds(f.right, p, m);
+      for (let i = 0; i < m; i++) {
         const [alo, ahi] = f.kind === 'implies' ? [-(a.hi[i] ?? NaN), -(a.lo[i] ?? NaN)] : [a.lo[i] ?? NaN, a.hi[i] ?? NaN];
         const pick = f.kind === 'and' ? Math.min : Math.max;
         lo[i] = pick(alo, b.lo[i] ?? NaN);
@@ -66,29 +77,45 @@ export function partialBounds(f: Formula, p: PartialTrace): Bounds {
     }
     case 'always':
     case 'eventually': {
-      const c = partialBounds(f.arg, p);
       const isMin = f.kind === 'always';
       const a = f.interval?.lo ?? 0;
       const b = f.interval?.hi ?? Infinity;
-      for (let i = 0; i < n; i++) {
+      const c = partialBounds(f.arg, p, reach(b));
+      // Members j of sample i's window: sure for j ≤ n−2 when t(j+1) > t(i)+a and t(j) ≤ t(i)+b — a
+      // range [s_i, e_i] moving right with i — and the latest sample n−1, sure when t(n−1) ≥ t(i)+a,
+      // maybe (in the window iff the next sample comes after t(i)+a) otherwise.
+      const s = new Int32Array(m);
+      const e = new Int32Array(m);
+      let j0 = 0;
+      let j1 = -1;
+      for (let i = 0; i < m; i++) {
         const from = t(i) + a;
         const to = t(i) + b;
-        let defLo = isMin ? Infinity : -Infinity; // over members for sure
-        let defHi = defLo;
+        while (j0 < n - 1 && !(t(j0 + 1) > from)) j0++;
+        while (j1 + 1 < n && t(j1 + 1) <= to) j1++;
+        s[i] = Math.max(i, j0);
+        e[i] = Math.min(j1, n - 2);
+      }
+      const rangeLo = slidingExtreme(c.lo, s, e, isMin);
+      const rangeHi = slidingExtreme(c.hi, s, e, isMin);
+      const pick = isMin ? Math.min : Math.max;
+      const last = n - 1;
+      for (let i = 0; i < m; i++) {
+        const from = t(i) + a;
+        const to = t(i) + b;
+        let defLo = rangeLo[i] ?? NaN; // over members for sure
+        let defHi = rangeHi[i] ?? NaN;
         let anyLo = defLo; // over members for sure or maybe (the latest sample)
-        let anyHi = defLo;
-        for (let j = i; j < n && t(j) <= to; j++) {
-          const sure = j < n - 1 ? t(j + 1) > from : t(j) >= from;
-          const maybe = j === n - 1 && !sure; // in the window iff the next sample comes after `from`
-          if (!sure && !maybe) continue;
-          const l = c.lo[j] ?? NaN;
-          const h = c.hi[j] ?? NaN;
-          if (sure) {
-            defLo = isMin ? Math.min(defLo, l) : Math.max(defLo, l);
-            defHi = isMin ? Math.min(defHi, h) : Math.max(defHi, h);
+        let anyHi = defHi;
+        if (last >= i && t(last) <= to) {
+          const l = c.lo[last] ?? NaN;
+          const h = c.hi[last] ?? NaN;
+          if (t(last) >= from) {
+            defLo = pick(defLo, l);
+            defHi = pick(defHi, h);
           }
-          anyLo = isMin ? Math.min(anyLo, l) : Math.max(anyLo, l);
-          anyHi = isMin ? Math.min(anyHi, h) : Math.max(anyHi, h);
+          anyLo = pick(anyLo, l);
+          anyHi = pick(anyHi, h);
         }
         const extends_ = to > tl; // unknown later samples may fall in the window
         if (isMin) {
@@ -103,60 +130,73 @@ export function partialBounds(f: Formula, p: PartialTrace): Bounds {
     }
     case 'historically':
     case 'once': {
-      const c = partialBounds(f.arg, p);
+      const c = partialBounds(f.arg, p, m);
       const isMin = f.kind === 'historically';
       const a = f.interval?.lo ?? 0;
       const b = f.interval?.hi ?? Infinity;
-      for (let i = 0; i < n; i++) {
-        let l = isMin ? Infinity : -Infinity;
-        let h = l;
-        for (let j = 0; j <= i; j++) {
-          if (!(t(j) <= t(i) - a && (j + 1 < n ? t(j + 1) > t(i) - b : true))) continue;
-          l = isMin ? Math.min(l, c.lo[j] ?? NaN) : Math.max(l, c.lo[j] ?? NaN);
-          h = isMin ? Math.min(h, c.hi[j] ?? NaN) : Math.max(h, c.hi[j] ?? NaN);
-        }
-        lo[i] = l;
-        hi[i] = h;
+      // members of sample i: j ≤ i with t(j) ≤ t(i) − a whose hold interval reaches past t(i) − b
+      // (the latest sample always does): a range [s_i, e_i] moving right with i
+      const s = new Int32Array(m);
+      const e = new Int32Array(m);
+      let k0 = 0;
+      let k1 = -1;
+      for (let i = 0; i < m; i++) {
+        while (k0 < n - 1 && !(t(k0 + 1) > t(i) - b)) k0++;
+        while (k1 + 1 <= i && t(k1 + 1) <= t(i) - a) k1++;
+        s[i] = k0;
+        e[i] = k1;
       }
+      lo.set(slidingExtreme(c.lo, s, e, isMin));
+      hi.set(slidingExtreme(c.hi, s, e, isMin));
       return { lo, hi };
     }
     case 'until': {
-      const phi = partialBounds(f.left, p);
-      const psi = partialBounds(f.right, p);
       const a = f.interval?.lo ?? 0;
       const b = f.interval?.hi ?? Infinity;
-      const minOver = (arr: Float64Array, from: number, to: number): number => {
-        let m = Infinity;
-        for (let k = from; k <= to; k++) m = Math.min(m, arr[k] ?? NaN);
-        return m;
-      };
-      for (let i = 0; i < n; i++) {
+      // φ up to the last sample when some window reaches past it (the prefix of unknown length)
+      const psi = partialBounds(f.right, p, reach(b));
+      const phi = partialBounds(f.left, p, m > 0 && t(m - 1) + b > tl ? n : reach(b));
+      for (let i = 0; i < m; i++) {
         const from = t(i) + a;
         const to = t(i) + b;
         let l = -Infinity;
         let h = -Infinity;
+        // running minima of φ over samples i..k−1 (k only grows while j does)
+        let k = i;
+        let phiLo = Infinity;
+        let phiHi = Infinity;
+        const upTo = (last: number): void => {
+          for (; k <= last; k++) {
+            phiLo = Math.min(phiLo, phi.lo[k] ?? NaN);
+            phiHi = Math.min(phiHi, phi.hi[k] ?? NaN);
+          }
+        };
         for (let j = i; j < n && t(j) <= to; j++) {
           const sure = j < n - 1 ? t(j + 1) > from : t(j) >= from;
           if (sure) {
-            const last = t(j) < from ? j : j - 1; // φ at the samples before the witness instant
-            l = Math.max(l, Math.min(psi.lo[j] ?? NaN, minOver(phi.lo, i, last)));
-            h = Math.max(h, Math.min(psi.hi[j] ?? NaN, minOver(phi.hi, i, last)));
+            upTo(t(j) < from ? j : j - 1); // φ at the samples before the witness instant
+            l = Math.max(l, Math.min(psi.lo[j] ?? NaN, phiLo));
+            h = Math.max(h, Math.min(psi.hi[j] ?? NaN, phiHi));
           } else if (j === n - 1) {
-            h = Math.max(h, Math.min(psi.hi[j] ?? NaN, minOver(phi.hi, i, j)));
+            upTo(j);
+            h = Math.max(h, Math.min(psi.hi[j] ?? NaN, phiHi));
           }
         }
-        if (to > tl) h = Math.max(h, minOver(phi.hi, i, n - 1));
+        if (to > tl) {
+          upTo(n - 1);
+          h = Math.max(h, phiHi);
+        }
         lo[i] = l;
         hi[i] = h;
       }
       return { lo, hi };
     }
     case 'since': {
-      const phi = partialBounds(f.left, p);
-      const psi = partialBounds(f.right, p);
+      const phi = partialBounds(f.left, p, m);
+      const psi = partialBounds(f.right, p, m);
       const a = f.interval?.lo ?? 0;
       const b = f.interval?.hi ?? Infinity;
-      for (let i = 0; i < n; i++) {
+      for (let i = 0; i < m; i++) {
         let l = -Infinity;
         let h = -Infinity;
         for (let j = 0; j <= i; j++) {
@@ -195,4 +235,35 @@ function expr(e: Expr, p: PartialTrace, i: number): number {
     case 'sub':
       return expr(e.left, p, i) - expr(e.right, p, i);
   }
+}
+
+/**
+ * out[i] = min (or max) of v[s[i]..e[i]] (inclusive; +∞ for min, −∞ for max when empty) for
+ * nondecreasing s and e, in one pass with a monotonic deque of indices; NaN anywhere in a window
+ * makes that window's extreme NaN, as Math.min/Math.max would.
+ */
+function slidingExtreme(v: Float64Array, s: Int32Array, e: Int32Array, isMin: boolean): Float64Array {
+  const m = s.length;
+  const out = new Float64Array(m);
+  const dq = new Int32Array(v.length + 1);
+  const nanBefore = new Int32Array(v.length + 1); // NaNs among v[0..k−1]
+  for (let k = 0; k < v.length; k++) nanBefore[k + 1] = nanBefore[k]! + (Number.isNaN(v[k]!) ? 1 : 0);
+  let head = 0;
+  let tail = 0;
+  let next = 0;
+  for (let i = 0; i < m; i++) {
+    const from = s[i]!;
+    const to = e[i]!;
+    for (; next <= to; next++) {
+      const x = v[next]!;
+      if (Number.isNaN(x)) continue;
+      while (tail > head && (isMin ? v[dq[tail - 1]!]! >= x : v[dq[tail - 1]!]! <= x)) tail--;
+      dq[tail++] = next;
+    }
+    while (tail > head && dq[head]! < from) head++;
+    if (to < from) out[i] = isMin ? Infinity : -Infinity;
+    else if (nanBefore[to + 1]! - nanBefore[from]! > 0) out[i] = NaN;
+    else out[i] = tail > head ? v[dq[head]!]! : isMin ? Infinity : -Infinity;
+  }
+  return out;
 }

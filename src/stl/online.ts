@@ -6,8 +6,14 @@ import { spanSamples, type EngineState, type StreamNode } from './online-nodes.j
 
 const RETENTION_CHECK_MASK = 255;
 /**
- * Longest prefix kept for the partial-trace interval (its evaluation is O(n·window)); past it,
- * low/high fall back to the decided parts only (still sound, looser).
+ * The undecided first sample's bounds are recomputed when the kept prefix has grown by 1/64 of its
+ * length (every sample up to 64 samples): a recomputation costs O(prefix), so this is O(1) per
+ * sample amortised, and the bounds lag the trace by at most 1/64 of the time since it started.
+ */
+const PREFIX_BOUNDS_LAG_SHIFT = 6;
+/**
+ * Longest prefix kept for the partial-trace interval (each evaluation is O(prefix) for the
+ * common shapes); past it, low/high fall back to the decided parts only (still sound, looser).
  */
 const PREFIX_LIMIT = 4096;
 
@@ -208,8 +214,11 @@ export class OnlineMonitor {
 
   private usePrefixBounds(): boolean {
     if (!this.prefixActive || this.state.finished || this.prefix.n === 0) return false;
-    if (this.boundsCacheN !== this.prefix.n) {
-      const b = partialBounds(this.formula, this.prefix);
+    // Bounds from a shorter prefix still hold for every continuation of it, the actual one
+    // included, so recomputing them less often than every sample keeps them sound, only less tight.
+    const n = this.prefix.n;
+    if (this.boundsCacheN < 0 || n - this.boundsCacheN >= Math.max(1, n >> PREFIX_BOUNDS_LAG_SHIFT)) {
+      const b = partialBounds(this.formula, this.prefix, 1);
       this.boundsLo = b.lo[0] ?? NaN;
       this.boundsHi = b.hi[0] ?? NaN;
       this.boundsCacheN = this.prefix.n;
