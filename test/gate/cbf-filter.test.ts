@@ -3,6 +3,7 @@ import { ChunkCbfFilter, DEFAULT_CBF_QP_TOLERANCE, DEFAULT_CBF_WEIGHTS } from '.
 import type { BarrierModel, CbfFilterConfig, QpSolverFactory } from '../../src/gate/index.js';
 import { denseSolverFactory, solveDenseQp } from './support/dense-qp.js';
 import { PlanarArmDisc, sweep } from './support/planar-arm.js';
+import { LINE_BARRIER } from './support/line-barrier.js';
 
 const config: CbfFilterConfig = {
   ...DEFAULT_CBF_WEIGHTS,
@@ -147,15 +148,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
 
   it('a nominal chunk short of the barrier condition by less than the tolerance passes unchanged (and says by how much)', () => {
     // one joint, h(q) = q: from q0 = 1 a step to 0.79 falls 0.01 short of h ≥ 0.8·h(q0)
-    const line: BarrierModel = {
-      joints: 1,
-      pairs: 1,
-      h: (q, out) => ((out[0] = q[0]!), q[0]!),
-      gradient: (q, hOut, grad) => {
-        hOut[0] = q[0]!;
-        grad[0] = 1;
-      },
-    };
+    const line = LINE_BARRIER;
     const cfg1 = { ...config, qmin: [-3], qmax: [3], maxSpeed: [2] };
     const nominal = Float64Array.from([0.79]);
     const lenient = new ChunkCbfFilter(line, denseSolverFactory, { ...cfg1, cbfTolerance: 0.02 }).filter(nominal, 1, [1], 0.2);

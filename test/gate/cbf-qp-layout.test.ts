@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkQp } from '../../src/gate/index.js';
-import type { BarrierModel } from '../../src/gate/index.js';
+import { LINE_BARRIER } from './support/line-barrier.js';
 import { generatorObstacles, ToyBarrier } from './support/toy-so101.js';
 import { sharedDir } from '../support/paths.js';
 
@@ -61,15 +61,7 @@ describe('ChunkQp matches gen-chunk-qp.mjs', () => {
 
 describe('ChunkQp.linearise back-off', () => {
   // one joint, one pair, h(q) = q: the rows are u_k − 0.8·u_{k−1} ≥ 0 (row 0: u_0 ≥ 0.8·q0)
-  const line: BarrierModel = {
-    joints: 1,
-    pairs: 1,
-    h: (q, out) => ((out[0] = q[0]!), q[0]!),
-    gradient: (q, hOut, grad) => {
-      hOut[0] = q[0]!;
-      grad[0] = 1;
-    },
-  };
+  const line = LINE_BARRIER;
   it('tightens each CBF row by min(backOff, γ·h̄_{k−1}/2), nothing else', () => {
     const H = 4;
     const q0 = Float64Array.from([0.01]);
