@@ -54,7 +54,8 @@ export function buildFrankaNode(
   const optional = config.bystanders.length > 0 && config.tracking ? ['non_target_disp_max'] : [];
   const decisions = applicability(spec.library, task.value, declaredSignals(profile, optional));
   const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
-  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })));
+  // robot state at 1 kHz: buffers sized for samples 0.5 ms apart
+  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })), { minSampleInterval: 0.0005 });
 
   const rosNode = ctx.createNode(config.nodeName);
   // franka_ros2 prefixes joint names with robot_type (hardware-facts §A): fr3_joint1..7 or panda_joint1..7.

@@ -63,7 +63,8 @@ export async function replayFrankaBag(
   if (!task.ok) throw new Error(task.error);
   const decisions: ClauseApplicability[] = applicability(spec.library, task.value, declaredSignals(profile));
   const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
-  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })));
+  // robot state at 1 kHz: buffers sized for samples 0.5 ms apart
+  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })), { minSampleInterval: 0.0005 });
 
   // The clock starts at the bag's first log time: timers created earlier would have to fire for
   // every period since time zero.

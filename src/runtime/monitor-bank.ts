@@ -19,6 +19,8 @@ export interface ClauseMonitor {
   readonly low: number;
   readonly high: number;
   readonly decidedSamples: number;
+  /** Float64 slots the monitor's buffers hold (constant once they are sized). */
+  readonly bufferCapacity: number;
   reset(): void;
 }
 
@@ -89,8 +91,13 @@ export class MonitorBank implements ClauseMargins {
     this.hi = new Float64Array(n).fill(Infinity);
   }
 
-  /** Build monitors from clause instances' STL text; a formula that does not parse is an InputError. */
-  static fromClauses(specs: readonly ClauseSpecLike[]): MonitorBank {
+  /**
+   * Build monitors from clause instances' STL text; a formula that does not parse is an InputError.
+   * `minSampleInterval` (s): the closest two samples will be (e.g. half the nominal period, for
+   * jitter); every monitor's buffers are then sized for its windows up front and do not grow, or
+   * allocate, during an episode. Closer samples still work (the buffers then grow).
+   */
+  static fromClauses(specs: readonly ClauseSpecLike[], options: { minSampleInterval?: number } = {}): MonitorBank {
     return new MonitorBank(
       specs.map((s) => {
         const parsed = parseFormula(s.formula, STL_SIGNALS);
@@ -98,13 +105,19 @@ export class MonitorBank implements ClauseMargins {
           throw new InputError({ field: `clause ${s.clause.id}`, line: parsed.error.line, column: parsed.error.column }, `formula does not parse: ${parsed.error.message}`);
         }
         const signals = [...signalsOf(parsed.formula)];
-        return { name: s.clause.id, monitor: new OnlineMonitor(parsed.formula, signals), signals, tau: s.tau, warn: s.warn };
+        return { name: s.clause.id, monitor: new OnlineMonitor(parsed.formula, signals, options), signals, tau: s.tau, warn: s.warn };
       }),
     );
   }
 
   get count(): number {
     return this.clauses.length;
+  }
+  /** Float64 slots held by all monitors' buffers. */
+  get bufferCapacity(): number {
+    let total = 0;
+    for (const c of this.clauses) total += c.monitor.bufferCapacity;
+    return total;
   }
   name(i: number): string {
     return this.clauses[i]?.name ?? `clause#${i}`;

@@ -93,3 +93,30 @@ describe('MonitorBank with derived signals', () => {
     expect(step(0.3, 0, 0.08, 40)).toBe(Infinity); // released
   });
 });
+
+describe('MonitorBank buffer sizing', () => {
+  const clauses = [
+    { clause: { id: 'torque_window' }, formula: 'always (historically[0:0.5] (max_joint_torque < 2))', tau: 2, warn: undefined },
+    { clause: { id: 'torque_soon' }, formula: 'always ((max_joint_torque > 3) -> eventually[0:0.2] (max_joint_torque < 2))', tau: 0, warn: undefined },
+  ];
+  const run = (b: MonitorBank): void => {
+    const f = new SignalFrame();
+    for (let i = 0; i < 3000; i++) {
+      const t = i * 0.001;
+      f.set(TORQUE, 1 + Math.sin(i * 0.01), t, 't');
+      b.push(t, f);
+    }
+  };
+  it('with minSampleInterval the monitors are sized up front: a 1 kHz episode grows no buffer', () => {
+    const b = MonitorBank.fromClauses(clauses, { minSampleInterval: 0.0005 });
+    const sized = b.bufferCapacity;
+    run(b);
+    expect(b.bufferCapacity).toBe(sized);
+  });
+  it('without it the buffers start small and grow during the first episode (what the option avoids)', () => {
+    const b = MonitorBank.fromClauses(clauses);
+    const initial = b.bufferCapacity;
+    run(b);
+    expect(b.bufferCapacity).toBeGreaterThan(initial);
+  });
+});

@@ -79,7 +79,7 @@ export class RunSession {
       fault: (f, t) => this.onFault(f, t),
     };
     this.runtime = buildSo101Runtime({
-      spec: o.spec, calibration: o.calibration, task: o.task, arm: conn.arm, events, gating: o.gating,
+      spec: o.spec, calibration: o.calibration, task: o.task, arm: conn.arm, events, gating: o.gating, rate: o.rate,
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.obstacles ? { obstacles: o.obstacles } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),

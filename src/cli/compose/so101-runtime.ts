@@ -39,6 +39,8 @@ export interface So101RuntimeOptions {
    * adapter or a loaded host; the pipeline watchdog is raised with it. Default: SPEC values.
    */
   minMaxAge?: number;
+  /** Control-loop rate (Hz): the monitors' buffers are sized for samples half a period apart. */
+  rate?: number;
 }
 
 export interface So101Runtime {
@@ -59,7 +61,10 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
   if (!task.ok) throw new Error(`--task '${o.task}': ${task.error}`);
   const decisions = applicability(spec.library, task.value, new Set(cal.declaredSignals));
   const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
-  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })));
+  const bank = MonitorBank.fromClauses(
+    active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })),
+    o.rate !== undefined && o.rate > 0 ? { minSampleInterval: 0.5 / o.rate } : {},
+  );
   const clauses = Array.from({ length: bank.count }, (_, i) => bank.name(i));
 
   const floor = o.minMaxAge ?? 0;

@@ -55,7 +55,7 @@ export function modePolicy(policy: string, mode: GateMode): string {
 export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpisodeResult> {
   const { world, mode } = input;
   const policyLabel = modePolicy(input.policy.name, mode);
-  const bank = MonitorBank.fromClauses(input.clauses);
+  const bank = MonitorBank.fromClauses(input.clauses, { minSampleInterval: 0.5 * world.scene.controlDt });
   const clauseIds = input.clauses.map((c) => c.clause.id);
   const timers = new ManualTimers(new ManualClock(0));
   const ep = await startEpisodeInDir(
