@@ -55,7 +55,10 @@ export class EpisodeFileReader {
     if (/\.mcap$/i.test(file)) return this.readMcap(file);
     const text = await readFile(file, 'utf8');
     const parsed = parseTraceText(text, file);
-    if (!parsed.ok) throw new Error(parsed.error.slice(0, 3).map((e) => e.message).join('; '));
+    if (!parsed.ok) {
+      const more = parsed.error.length > 3 ? `; … and ${parsed.error.length - 3} more error(s)` : '';
+      throw new Error(parsed.error.slice(0, 3).map((e) => e.message).join('; ') + more);
+    }
     return { trace: parsed.value, extras: { robotId: UNRECORDED_ROBOT, format: /\.csv$/i.test(file) ? 'csv' : 'jsonl' } };
   }
 

@@ -4,7 +4,7 @@
  * specs and the clause thresholds (τ, severe), not from the scorer.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EpisodeScorer } from '../../src/safety/index.js';
 import { buildReportFromDir, writeReport } from '../../src/report/build-run.js';
@@ -240,5 +240,15 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script|<link|src="http/i);
     expect((html.match(/<svg /g) ?? []).length).toBe(3);
+  });
+});
+
+describe('EpisodeFileReader errors', () => {
+  it('a trace file with many bad lines names the first three and says how many more there are', async () => {
+    const d = tempDir('armguard-bad-trace-');
+    const meta = JSON.stringify({ episode: 'bad', success: false });
+    writeFileSync(join(d, 'bad.csv'), `# armguard-trace/1 ${meta}\nt,max_joint_torque\n0,x\n0.5,y\n1.0,z\n1.5,w\n2,v\n`);
+    const reader = await EpisodeFileReader.forDir(d);
+    await expect(reader.read(join(d, 'bad.csv'))).rejects.toThrow(/bad\.csv:3 .*bad\.csv:4 .*bad\.csv:5 .*; … and 2 more error\(s\)$/);
   });
 });

@@ -185,7 +185,7 @@ export function renderHtml(r: ReportData): string {
     ? `<div class="banner" id="skipped"><b>${r.skipped.length} file(s) could not be read or scored and are not counted:</b><ul>${r.skipped.slice(0, 20).map((s) => `<li>${h(s.file)}: ${h(s.reason)}</li>`).join('')}</ul>${r.skipped.length > 20 ? `<p>… and ${r.skipped.length - 20} more (see summary.json)</p>` : ''}</div>`
     : '';
   const damaged = damagedBanner(r.damaged ?? []);
-  const warnings = r.warnings.length > 0 ? section('warnings', 'Warnings', `<details><summary>${r.warnings.length} warning(s)</summary><ul>${r.warnings.slice(0, 100).map((w) => `<li>${h(w)}</li>`).join('')}</ul></details>`) : '';
+  const warnings = r.warnings.length > 0 ? section('warnings', 'Warnings', `<details><summary>${r.warnings.length} warning(s)</summary><ul>${r.warnings.slice(0, 100).map((w) => `<li>${h(w)}</li>`).join('')}</ul>${r.warnings.length > 100 ? `<p>… and ${r.warnings.length - 100} more (see summary.json)</p>` : ''}</details>`) : '';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${h(r.title)}</title><style>${REPORT_CSS}</style></head>

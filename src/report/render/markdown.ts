@@ -22,7 +22,7 @@ export function renderMarkdown(r: ReportData): string {
   const m = r.summary;
   const out: string[] = [];
   out.push(`# ${r.title}`, '', `${r.source} · ${r.episodes} episodes · ${r.robots.length} robot(s) · generated ${r.generatedAt}`, '');
-  if (r.skipped.length > 0) out.push(`> **${r.skipped.length} file(s) not counted:** ${r.skipped.slice(0, 10).map((s) => `${s.file} (${s.reason})`).join('; ')}`, '');
+  if (r.skipped.length > 0) out.push(`> **${r.skipped.length} file(s) not counted:** ${r.skipped.slice(0, 10).map((s) => `${s.file} (${s.reason})`).join('; ')}${r.skipped.length > 10 ? `; … and ${r.skipped.length - 10} more (see summary.json)` : ''}`, '');
   const damaged = r.damaged ?? [];
   if (damaged.length > 0) {
     out.push(`> **${damaged.length} counted episode(s) from damaged files (figures cover only what was read):** ${damaged.slice(0, 10).map((d) => `${d.file} (${d.end}; ${d.skippedRecords} undecodable record(s) skipped)`).join('; ')}${damaged.length > 10 ? `; … and ${damaged.length - 10} more (see summary.json)` : ''}`, '');

@@ -45,6 +45,23 @@ describe('report renderers', () => {
     expect(html).not.toMatch(/<link|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
   });
 
+  it('a long list of skipped files, damaged files or warnings says how many were left out', () => {
+    const many = (k: number) => Array.from({ length: k }, (_, i) => i);
+    const r: ReportData = {
+      ...report([], []),
+      skipped: many(25).map((i) => ({ file: `s${i}.mcap`, reason: 'bad' })),
+      damaged: many(23).map((i) => ({ file: `d${i}.mcap`, episodeId: `d${i}`, state: 'corrupt' as const, end: 'cut', skippedRecords: 1 })),
+      warnings: many(130).map((i) => `w${i}`),
+    };
+    const html = renderHtml(r);
+    expect(html).toContain('… and 5 more (see summary.json)'); // skipped: 20 shown
+    expect(html).toContain('… and 3 more (see summary.json)'); // damaged: 20 shown
+    expect(html).toContain('… and 30 more (see summary.json)'); // warnings: 100 shown
+    const md = renderMarkdown(r);
+    expect(md).toContain('s9.mcap (bad); … and 15 more (see summary.json)');
+    expect(md).toContain('… and 13 more (see summary.json)');
+  });
+
   it('an empty report renders without NaN or undefined leaking into the text', () => {
     const r = report([], []);
     for (const text of [renderHtml(r), renderMarkdown(r)]) {
