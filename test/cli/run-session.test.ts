@@ -208,6 +208,28 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     expect(s.episodes.finished[0]).toMatchObject({ state: 'truncated' });
   }, 30_000);
 
+  it('--dead-man: no operator heartbeat holds the arm from the start; with heartbeats flowing an MQTT release is accepted', async () => {
+    const { s } = await startSession({ deadManS: 0.3 });
+    await waitUntil(() => s.gate.state === 'hold', 5, 'the dead-man hold');
+    const cause = s.gate.holdCause;
+    expect(cause?.kind === 'driver-fault' && cause.fault.kind).toBe('remote-heartbeat');
+    const operator = await RecordingClient.connect(s.brokerUrl!, 'alice', 'alice-secret', 4);
+    const beats = setInterval(() => void operator.publish(topicFor('arm9', 'cmd/heartbeat'), JSON.stringify({ v: 1, seq: 1 })), 50);
+    try {
+      // the fault stops being re-reported once heartbeats arrive; release after its quiet period
+      let released = false;
+      await waitUntil(() => {
+        if (!released && s.gate.state === 'hold') released = s.telemetry!.remote.release().ok;
+        return s.gate.state !== 'hold';
+      }, 10, 'a release accepted while heartbeats flow');
+    } finally {
+      clearInterval(beats);
+      await operator.end();
+    }
+    // heartbeats stop: the dead-man holds again
+    await waitUntil(() => s.gate.state === 'hold', 5, 'the dead-man hold after heartbeats stopped');
+  }, 30_000);
+
   it('--gate off monitors only: a hold is recorded but never commanded, chunks are refused', async () => {
     const { s } = await startSession({ gating: false });
     await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(new Float64Array(6))), 5, 'a first joint sample');

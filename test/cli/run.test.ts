@@ -162,6 +162,9 @@ describe('armguard run: arguments', () => {
       expect.stringMatching(/users\[0\]\.roles\[0\].*expected one of armguard, operator, policy, viewer, got 'pilot'/),
     ]));
     expect(await errs([...base.slice(0, 6), '--access', access, '--dashboard', '8080', '--duration', '-1'])).toEqual([expect.stringMatching(/--duration: expected a positive number/)]);
+    expect(await errs([...base, '--dead-man', '0'])).toEqual([expect.stringMatching(/--dead-man: expected seconds in \[0\.1, 60\], got '0'/)]);
+    const deadMan = await parseRunArgs([...base, '--dead-man', '1.5']);
+    expect(deadMan.ok && deadMan.options.deadManS).toBe(1.5);
     const ok = await parseRunArgs([...base, '--gate', 'off', '--workspace', '-0.5,-0.5,-0.01,0.5,0.5,0.6', '--obstacles', '0.2,0,0.1,0.03;0.1,-0.1,0.05,0.02']);
     expect(ok.ok && ok.options).toMatchObject({ gating: false, workspace: [-0.5, -0.5, -0.01, 0.5, 0.5, 0.6], obstacles: [0.2, 0, 0.1, 0.03, 0.1, -0.1, 0.05, 0.02], rate: 100, robotId: 'so101', arm: { kind: 'emulator' } });
   });

@@ -16,7 +16,7 @@ import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
 import type { BrokerChoice } from '../compose/telemetry.js';
 
-const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age'] as const;
+const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man'] as const;
 const BOOLEANS = ['emulator'] as const;
 
 const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
@@ -43,6 +43,8 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
   --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
   --max-age <s>         raise every signal's max age (SPEC §2) to at least this, for a slow
                         adapter or loaded host (default: the SPEC values, e.g. 0.05 s for torque)
+  --dead-man <s>        operator dead-man: hold while no heartbeat from an operator-role MQTT
+                        client (armguard/v1/<robot>/cmd/heartbeat) arrived for <s>, from the start
   --duration <s>        stop by itself after this many seconds
 
 ${OPERATOR_KEYS_HELP} (when stdin is a terminal)
@@ -89,7 +91,8 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const dashboardPort = num('dashboard', undefined, (v) => Number.isInteger(v) && v >= 0 && v <= 65535, 'a TCP port 0..65535');
   const duration = num('duration', undefined, (v) => v > 0 && Number.isFinite(v), 'a positive number of seconds');
   const maxAge = num('max-age', undefined, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
-  for (const v of [rate, brokerPort, dashboardPort, duration, maxAge]) if (typeof v === 'string') return usageError(v);
+  const deadMan = num('dead-man', undefined, (v) => v >= 0.1 && v <= 60, 'seconds in [0.1, 60]');
+  for (const v of [rate, brokerPort, dashboardPort, duration, maxAge, deadMan]) if (typeof v === 'string') return usageError(v);
   const gateOpt = str('gate') ?? 'on';
   if (gateOpt !== 'on' && gateOpt !== 'off') return usageError(`--gate: expected on or off, got '${gateOpt}'`);
   let workspace: number[] | undefined;
@@ -177,6 +180,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(obstacles ? { obstacles } : {}),
       ...(duration !== undefined ? { durationS: duration as number } : {}),
       ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),
+      ...(deadMan !== undefined ? { deadManS: deadMan as number } : {}),
     },
   };
 }

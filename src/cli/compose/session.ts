@@ -41,6 +41,11 @@ export interface RunSessionOptions {
   openEpisode?: EpisodeManagerOptions['open'];
   /** Floor for every signal's max age (s); see So101RuntimeOptions.minMaxAge. */
   minMaxAge?: number;
+  /**
+   * Operator dead-man (s): the arm holds when no heartbeat from an operator (MQTT cmd/heartbeat)
+   * arrived for this long, including none yet; release is refused until heartbeats come.
+   */
+  deadManS?: number;
   /** Stop by itself after this many seconds. */
   durationS?: number;
   clock: Clock;
@@ -136,6 +141,7 @@ export class RunSession {
       broker: o.broker, robotId: o.robotId, clock: o.clock, gate,
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
       onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
+      ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
       // With --gate off the pipeline has no chunk path: requests are answered 'rejected' (no-chunk-path).
       chunks: {
         submitter: { submitChunk: (chunk: GateChunk, now: number) => this.submitChunk(chunk, now) },
@@ -175,6 +181,7 @@ export class RunSession {
 
   private step(now: number): void {
     const { pipeline, bank } = this.runtime;
+    this.telemetry?.remote.checkHeartbeat(now);
     pipeline.step(now);
     const r = this.episodes.recorder;
     if (r) {

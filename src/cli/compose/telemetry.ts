@@ -29,6 +29,8 @@ export interface TelemetryOptions {
   /** Margins decimation (Hz). */
   marginsRateHz?: number;
   onRefused?: (text: string) => void;
+  /** Operator dead-man (s): no operator heartbeat for this long holds the gate (GateRemote.checkHeartbeat). */
+  heartbeatTimeout?: number;
 }
 
 export interface Telemetry {
@@ -60,7 +62,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     password = o.broker.password;
     protocolVersion = o.broker.protocolVersion ?? 4;
   }
-  const remote = new GateRemote(o.gate, o.clock, o.labels);
+  const remote = new GateRemote(o.gate, o.clock, o.labels, o.heartbeatTimeout !== undefined ? { heartbeatTimeout: o.heartbeatTimeout } : {});
   let transport: MqttChunkServerTransport | undefined;
   const link = new MqttLink(
     {
