@@ -24,6 +24,13 @@ describe('armguard replay <bag.mcap>', () => {
     expect(text).toMatch(/non_target_max_disp\s+— not applicable/);
     expect(text).toMatch(/0\.300 s {2}armed → hold: clause joint_torque violated/);
   });
+  it('says how many messages could not be decoded, on which topic, first when and why', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'armguard-cli-replay-')), 'garbled.mcap');
+    await writeFrankaBag(path, { seconds: 0.2, garbled: [50, 60] });
+    const c = capture();
+    expect(await main(['replay', path, '--task', 'libero-spatial-pick-bowl'], c.io)).toBe(0);
+    expect(c.err.join('\n')).toMatch(/garbled\.mcap: 2 message\(s\) on \/franka_robot_state_broadcaster\/robot_state could not be decoded and were not replayed \(first at 1700000000\.05 s: /);
+  });
   it('a bag replay without --task says why it needs one', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'armguard-cli-replay-')), 'calm.mcap');
     await writeFrankaBag(path, { seconds: 0.05 });

@@ -37,4 +37,15 @@ describe('Franka rosbag2 replay', () => {
     expect(hold?.t).toBeCloseTo(1.2, 6);
     expect(hold?.cause).toMatch(/joint_torque violated/);
   });
+
+  it('messages that cannot be decoded are counted per topic with the first time and reason, not replayed, and the rest still is', async () => {
+    const loaded = loadScoringSpec(defaultSpecPaths());
+    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+    const path = join(mkdtempSync(join(tmpdir(), 'armguard-replay-')), 'garbled.mcap');
+    await writeFrankaBag(path, { seconds: 0.5, garbled: [100, 101, 300] });
+    const report = await replayFrankaBag(fileSource(path), { spec: loaded.spec, platform: 'fr3', task: 'libero-spatial-pick-bowl' });
+    expect(report.undecodable).toEqual([{ topic: '/franka_robot_state_broadcaster/robot_state', count: 3, firstError: expect.stringMatching(/^at 1700000000\.1 s: \S/) }]);
+    expect(report.steps).toBe(500 - 3);
+    expect(report.bag.messageCount).toBe(500 + Math.ceil(500 / 66));
+  });
 });

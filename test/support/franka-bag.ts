@@ -12,6 +12,8 @@ export interface FrankaBagPlan {
   seconds: number;
   /** [start s, end s, joint index, torque N·m] spikes on top of a calm baseline. */
   spikes?: [number, number, number, number][];
+  /** Robot-state samples (by index, 1 kHz) recorded as bytes that are not a FrankaRobotState. */
+  garbled?: readonly number[];
   startNs?: bigint;
 }
 
@@ -35,7 +37,8 @@ export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise
         const g = jointState(ns, 0);
         await w.write(FRANKA_GRIPPER_TOPIC, ns, { ...g, name: ['fr3_finger_joint1', 'fr3_finger_joint2'], position: [0.04, 0.04], velocity: [0, 0], effort: [0, 0] });
       }
-      await w.write(FRANKA_STATE_TOPIC, ns, s);
+      if (plan.garbled?.includes(k)) await w.writeSerialized(FRANKA_STATE_TOPIC, ns, Uint8Array.from([0, 1, 0, 0, 7, 7, 7]));
+      else await w.write(FRANKA_STATE_TOPIC, ns, s);
     }
   });
 }

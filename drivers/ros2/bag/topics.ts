@@ -114,6 +114,10 @@ export class Ros2Topics {
     await this.sink.addMessage(this.encode(topic, logTimeNs, message, publishTimeNs));
   }
 
+  async writeSerialized(topic: string, logTimeNs: bigint, data: Uint8Array, publishTimeNs?: bigint): Promise<void> {
+    await this.sink.addMessage(this.serialized(topic, logTimeNs, data, publishTimeNs));
+  }
+
   /** The `rosbag2` metadata record summarising the ROS topics written so far. */
   rosbag2Metadata(relativePath: string, rosDistro?: string): Metadata {
     const start = this.firstNs ?? 0n;

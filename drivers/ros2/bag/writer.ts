@@ -44,6 +44,15 @@ export class Rosbag2Writer {
     return this.topics.write(topic, logTimeNs, message, publishTimeNs);
   }
 
+  /**
+   * Write one already CDR-serialized payload as it arrived (a raw subscription's bytes): not
+   * re-encoded, and not checked — what a recorder received is recorded as is.
+   */
+  writeSerialized(topic: string, logTimeNs: bigint, data: Uint8Array, publishTimeNs?: bigint): Promise<void> {
+    if (this.closed) throw new Error('bag writer is closed');
+    return this.topics.writeSerialized(topic, logTimeNs, data, publishTimeNs);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
