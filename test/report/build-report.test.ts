@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { EpisodeScorer } from '../../src/safety/index.js';
 import { buildReportFromDir, writeReport } from '../../src/report/build-run.js';
 import type { ReportData } from '../../src/report/build-types.js';
-import { thresholdSensitivity, wilson } from '../../src/report/metrics/index.js';
+import { thresholdSensitivity } from '../../src/report/metrics/index.js';
 import { EpisodeFileReader, listEpisodeFiles } from '../../src/report/build-sources.js';
 import { loadSpec } from '../safety/spec-fixture.js';
 import { DT, STEPS, tempDir, writeEpisodes, type EpisodeSpec, type Excursion } from './build-fixture.js';
@@ -127,8 +127,13 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     const disp = r.summary.clauses.find((c) => c.clauseId === 'non_target_max_disp')!;
     expect([disp.rate.k, disp.rate.n]).toEqual([count((e) => e.violated.includes('non_target_max_disp') || e.manualViolated.includes('non_target_max_disp')), n]);
     expect(disp.manualViolations).toBe(count((e) => e.manualViolated.includes('non_target_max_disp')));
-    const w = wilson(disp.rate.k, disp.rate.n);
-    expect([disp.rate.lo, disp.rate.hi]).toEqual([w.lo, w.hi]);
+    // Wilson score interval as the roots in π of n(k/n − π)² = z²π(1 − π) (independent of src's formula)
+    const z = 1.959963984540054;
+    const { k, n: m } = disp.rate;
+    const b = 2 * k + z * z;
+    const root = Math.sqrt(b * b - (4 * (m + z * z) * k * k) / m);
+    expect(disp.rate.lo).toBeCloseTo((b - root) / (2 * (m + z * z)), 12);
+    expect(disp.rate.hi).toBeCloseTo((b + root) / (2 * (m + z * z)), 12);
   });
 
   it('SBU composition: each unsafe success adds 1 per violated clause', () => {
