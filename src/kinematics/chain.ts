@@ -81,13 +81,13 @@ export class ForwardKinematics {
     return -1;
   }
 
-  /** Fill all frames for joint positions q (rad, length ≥ joints). No allocation. */
+  /** Fill all frames for joint positions q (rad, length ≥ joints; a missing one makes the poses after it NaN, not a guess). No allocation. */
   compute(q: ArrayLike<number>): void {
     const { frames, origins, scratch } = this;
     const joints = this.spec.joints;
     for (let i = 0; i < this.joints; i++) {
       multiply(scratch, 0, frames, TF * joints[i]!.parent, origins, TF * i);
-      multiplyRotZ(frames, TF * (i + 1), scratch, 0, q[i] ?? 0);
+      multiplyRotZ(frames, TF * (i + 1), scratch, 0, q[i] ?? NaN);
     }
     const fixed = this.spec.fixedFrames;
     for (let i = 0; i < fixed.length; i++) {

@@ -21,7 +21,7 @@ export class PointForceEstimator {
     this.Jfull = new Float64Array(3 * fk.joints);
   }
 
-  /** |F| (N) for residual torques r (N·m, length ≥ joints); F itself is left in `force`. */
+  /** |F| (N) for residual torques r (N·m, length ≥ joints; a missing one gives NaN); F itself is left in `force`. */
   estimate(residual: ArrayLike<number>): number {
     const fk = this.fk, n = this.joints, N = fk.joints, J = this.Jfull;
     const o = TF * this.frame;
@@ -29,7 +29,7 @@ export class PointForceEstimator {
     const A = this.A, b = this.b;
     for (let r = 0; r < 3; r++) {
       let s = 0;
-      for (let j = 0; j < n; j++) s += J[r * N + j]! * (residual[j] ?? 0);
+      for (let j = 0; j < n; j++) s += J[r * N + j]! * (residual[j] ?? NaN);
       b[r] = s;
       for (let c = 0; c < 3; c++) {
         let a = r === c ? this.damping : 0;

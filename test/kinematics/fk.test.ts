@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  ForwardKinematics, PANDA_CHAIN, FR3_CHAIN, SO101_CHAIN, SO101_FRAMES, FRANKA_FRAMES, type ChainSpec,
+  ForwardKinematics, PointForceEstimator, PANDA_CHAIN, FR3_CHAIN, SO101_CHAIN, SO101_FRAMES, FRANKA_FRAMES, type ChainSpec,
 } from '../../src/kinematics/index.js';
 
 type M4 = number[][];
@@ -118,5 +118,21 @@ describe('SO-101 forward kinematics (so101_new_calib.urdf)', () => {
       for (let r = 0; r < 3; r++) expect(Math.abs(J[r * 6 + j]! - (p[r]! - m[r]!) / (2 * h))).toBeLessThan(1e-7);
     }
     expect(J[5]).toBe(0); // the jaw does not move the TCP
+  });
+});
+
+describe('missing inputs are NaN, not a guessed zero', () => {
+  it('a joint vector one short leaves the frames before the missing joint exact and makes the flange NaN', () => {
+    const fk = new ForwardKinematics(PANDA_CHAIN);
+    fk.compute([0, 0, 0, 0, 0, 0]); // 6 of 7 joints
+    expect(position(fk, 6).every(Number.isFinite)).toBe(true); // joint 6's frame does not depend on q7
+    expect(position(fk, FRANKA_FRAMES.flange).every(Number.isNaN)).toBe(true);
+  });
+  it('a residual torque vector one short gives NaN force, not the force of a zero torque', () => {
+    const fk = new ForwardKinematics(PANDA_CHAIN);
+    fk.compute([0, -0.5, 0, -2, 0, 1.5, 0.8]);
+    const est = new PointForceEstimator(fk, FRANKA_FRAMES.flange, 7, 1e-3);
+    expect(est.estimate([1, 2, 3, 4, 5, 6, 7])).toBeGreaterThan(0);
+    expect(est.estimate([1, 2, 3, 4, 5, 6])).toBeNaN();
   });
 });
