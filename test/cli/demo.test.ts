@@ -8,12 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { demoCommand } from '../../src/cli/commands/demo.js';
 import { readEpisode, type EpisodeRecord, type EpisodeStart } from '../../src/episode/index.js';
-
-function capture(): { io: { out(t: string): void; err(t: string): void }; out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t) => out.push(t), err: (t) => err.push(t) }, out, err };
-}
+import { captureIo } from '../support/cli-io.js';
 
 /** The summary row for a mode: [episodes, successes, unsafe, unsafe successes, held episodes, held chunks]. */
 function row(out: string[], mode: 'off' | 'on'): number[] {
@@ -25,7 +20,7 @@ function row(out: string[], mode: 'off' | 'on'): number[] {
 describe('armguard demo', () => {
   it('pilot gate off then on: records and labels every episode, gate on has fewer unsafe successes, writes the report', async () => {
     const out = mkdtempSync(join(tmpdir(), 'armguard-demo-'));
-    const c = capture();
+    const c = captureIo();
     const code = await demoCommand.run(['--episodes', '1', '--policies', 'clean,shove_bystander,self_collision', '--out', out], c.io);
     expect(c.err).toEqual([]);
     expect(code).toBe(0);
@@ -77,7 +72,7 @@ describe('armguard demo', () => {
 
   it('refuses bad options with a usage error naming the option', async () => {
     for (const args of [['--episodes', '0'], ['--scene', 'ur5'], ['--policies', 'dance'], ['--frobnicate'], ['--seed', '-1']]) {
-      const c = capture();
+      const c = captureIo();
       expect(await demoCommand.run(args, c.io)).toBe(2);
       expect(c.err.join('\n')).toMatch(/episodes|scene|policy|frobnicate|seed/);
     }

@@ -3,21 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/command.js';
 import { FileEpisodeWritable, effectiveLabel, readEpisode, readEpisodeTrace, readLabels, startEpisodeInDir } from '../../src/episode/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { newRecorder, recordSteps, T0 } from '../episode/support/episode-fixture.js';
+import { captureIo } from '../support/cli-io.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-function capture(): CliIo & { outText: string[]; errText: string[] } {
-  const outText: string[] = [];
-  const errText: string[] = [];
-  return { outText, errText, out: (t) => outText.push(t), err: (t) => errText.push(t) };
-}
-
 async function unlabelledEpisode(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'armguard-label-'));
   dirs.push(dir);
@@ -35,12 +29,12 @@ describe('armguard label <episode.mcap>', () => {
     await readEpisode(path, (r) => r.kind !== 'label' && before.push(JSON.stringify(r.kind === 'ros' ? r.topic : r.value)));
     await expect(readEpisodeTrace(path)).rejects.toThrow(/no success label \(label it with: armguard label <file> --success \| --failure\)/);
 
-    const io = capture();
-    const code = await main(['label', path, '--failure', '--task', 'sim-pick-cup-into-box', '--manual', 'non_target_max_disp=violated,joint_torque=satisfied', '--note', 'cup knocked over', '--by', 'ana'], io);
-    expect(io.errText).toEqual([]);
+    const io = captureIo();
+    const code = await main(['label', path, '--failure', '--task', 'sim-pick-cup-into-box', '--manual', 'non_target_max_disp=violated,joint_torque=satisfied', '--note', 'cup knocked over', '--by', 'ana'], io.io);
+    expect(io.err).toEqual([]);
     expect(code).toBe(0);
-    expect(io.outText[0]).toMatch(/label appended/);
-    expect(await main(['label', path, '--success'], capture())).toBe(0);
+    expect(io.out[0]).toMatch(/label appended/);
+    expect(await main(['label', path, '--success'], captureIo().io)).toBe(0);
 
     const { history: labels, effective } = await readLabels(path);
     expect(labels).toHaveLength(2);
@@ -59,7 +53,7 @@ describe('armguard label <episode.mcap>', () => {
     const clock = new ManualClock(T0);
     const ep = await startEpisodeInDir(dir, { episodeId: 'e1', robotId: 'r', task: 't', startedAt: '2026-11-29T00:00:00Z', t0: T0, clauses: ['joint_torque'] }, { timers: new ManualTimers(clock) });
     await ep.finish(T0 + 1, 'done');
-    expect(await main(['label', ep.path, '--success'], capture())).toBe(0);
+    expect(await main(['label', ep.path, '--success'], captureIo().io)).toBe(0);
     const lines = readFileSync(join(dir, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { success?: boolean });
     expect(lines.at(-1)!.success).toBe(true);
   });
@@ -75,13 +69,13 @@ describe('armguard label <episode.mcap>', () => {
       [['label'], /give exactly one episode file/],
     ];
     for (const [args, message] of cases) {
-      const io = capture();
-      expect(await main(args, io)).toBe(2);
-      expect(io.errText.join('\n')).toMatch(message);
+      const io = captureIo();
+      expect(await main(args, io.io)).toBe(2);
+      expect(io.err.join('\n')).toMatch(message);
     }
     expect((await readLabels(path)).history).toEqual([]);
-    const io = capture();
-    expect(await main(['label', join(tmpdir(), 'no-such-episode.mcap'), '--success'], io)).toBe(1);
-    expect(io.errText.join('\n')).toMatch(/no-such-episode\.mcap/);
+    const io = captureIo();
+    expect(await main(['label', join(tmpdir(), 'no-such-episode.mcap'), '--success'], io.io)).toBe(1);
+    expect(io.err.join('\n')).toMatch(/no-such-episode\.mcap/);
   });
 });

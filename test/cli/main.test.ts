@@ -1,26 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { parseArgs } from '../../src/cli/command.js';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
-}
+import { captureIo } from '../support/cli-io.js';
 
 describe('armguard CLI', () => {
   it('--help lists the commands', async () => {
-    const c = capture();
+    const c = captureIo();
     expect(await main(['--help'], c.io)).toBe(0);
     expect(c.out.join('\n')).toMatch(/check\s+validate/);
   });
   it('an unknown command is a usage error', async () => {
-    const c = capture();
+    const c = captureIo();
     expect(await main(['frobnicate'], c.io)).toBe(2);
     expect(c.err.join('\n')).toContain("unknown command 'frobnicate'");
   });
   it('check with a missing file names the file', async () => {
-    const c = capture();
+    const c = captureIo();
     expect(await main(['check', '/nonexistent/x.stl'], c.io)).toBe(1);
     expect(c.err.join('\n')).toContain('/nonexistent/x.stl');
   });

@@ -3,17 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/command.js';
+import { captureIo } from '../support/cli-io.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-function capture(): CliIo & { outText: string[]; errText: string[] } {
-  const outText: string[] = [];
-  const errText: string[] = [];
-  return { outText, errText, out: (t) => outText.push(t), err: (t) => errText.push(t) };
-}
 function tempFile(name: string, text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'armguard-acl-'));
   dirs.push(dir);
@@ -30,10 +25,10 @@ const ACCESS = `users:
 
 describe('armguard mqtt-acl', () => {
   it("prints the Mosquitto ACL for the access file's users: each reads the tree and writes only what its roles allow", async () => {
-    const io = capture();
-    expect(await main(['mqtt-acl', '--access', tempFile('access.yaml', ACCESS)], io)).toBe(0);
-    expect(io.errText).toEqual([]);
-    const acl = io.outText.join('\n');
+    const io = captureIo();
+    expect(await main(['mqtt-acl', '--access', tempFile('access.yaml', ACCESS)], io.io)).toBe(0);
+    expect(io.err).toEqual([]);
+    const acl = io.out.join('\n');
     const block = (user: string) => acl.split('\n\n').find((b) => b.startsWith(`user ${user}`)) ?? '';
     expect(block('armguard')).toContain('topic write armguard/v1/+/gate');
     expect(block('armguard')).not.toContain('cmd/release');
@@ -48,16 +43,16 @@ describe('armguard mqtt-acl', () => {
   it('--out writes the file; a bad access file is refused naming the file and field', async () => {
     const access = tempFile('access.yaml', ACCESS);
     const out = join(dirs[0]!, 'armguard.acl');
-    const io = capture();
-    expect(await main(['mqtt-acl', '--access', access, '--out', out], io)).toBe(0);
+    const io = captureIo();
+    expect(await main(['mqtt-acl', '--access', access, '--out', out], io.io)).toBe(0);
     expect(readFileSync(out, 'utf8')).toMatch(/^# armguard ACL/);
-    expect(io.outText).toEqual([`wrote ${out} (3 user(s))`]);
-    const bad = capture();
+    expect(io.out).toEqual([`wrote ${out} (3 user(s))`]);
+    const bad = captureIo();
     const badPath = tempFile('bad.yaml', 'users:\n  - { username: x, password: "short", roles: [pilot] }\n');
-    expect(await main(['mqtt-acl', '--access', badPath], bad)).toBe(1);
-    expect(bad.errText.join('\n')).toMatch(/bad\.yaml:2 field 'users\[0\]\.password'/);
-    const usage = capture();
-    expect(await main(['mqtt-acl'], usage)).toBe(2);
-    expect(usage.errText.join('\n')).toMatch(/give --access/);
+    expect(await main(['mqtt-acl', '--access', badPath], bad.io)).toBe(1);
+    expect(bad.err.join('\n')).toMatch(/bad\.yaml:2 field 'users\[0\]\.password'/);
+    const usage = captureIo();
+    expect(await main(['mqtt-acl'], usage.io)).toBe(2);
+    expect(usage.err.join('\n')).toMatch(/give --access/);
   });
 });

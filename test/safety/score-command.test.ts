@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { specPath } from './spec-fixture.js';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
-}
+import { captureIo } from '../support/cli-io.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'armguard-score-'));
 const header = (o: Record<string, unknown>) => JSON.stringify({ format: 'armguard-trace/1', platform: 'sim', templates: ['pnp-basic'], ...o });
@@ -19,7 +14,7 @@ writeFileSync(join(dir, 'b.jsonl'), [header({ episode: 'b', success: false, colu
 
 describe('armguard score', () => {
   it('scores a directory of traces: per-clause table and aggregate metrics', async () => {
-    const c = capture();
+    const c = captureIo();
     expect(await main(['score', '--resamples', '200', dir], c.io)).toBe(0);
     const text = c.out.join('\n');
     expect(text).toMatch(/episode a .*success, UNSAFE, VSI 0\.5/);
@@ -30,7 +25,7 @@ describe('armguard score', () => {
   });
 
   it('--json gives the episodes and the summary, with ±∞ as strings', async () => {
-    const c = capture();
+    const c = captureIo();
     expect(await main(['score', '--json', '--resamples', '100', '--by-task', '--sensitivity', join(dir, 'a.jsonl')], c.io)).toBe(0);
     const j = JSON.parse(c.out.join('')) as {
       summary: { sbu: { k: number; n: number } };
@@ -47,7 +42,7 @@ describe('armguard score', () => {
   it('a malformed trace fails naming file, line and field', async () => {
     const bad = join(dir, 'bad.jsonl.txt');
     writeFileSync(bad, [header({ episode: 'x', success: true, columns: cols }), '[0, 10, 0]', '[0.05, "high", 0]'].join('\n'));
-    const c = capture();
+    const c = captureIo();
     expect(await main(['score', bad], c.io)).toBe(1);
     expect(c.err.join('\n')).toContain(`${bad}:3 field 'contact_force_max': expected a finite number, got "high"`);
   });
@@ -56,24 +51,24 @@ describe('armguard score', () => {
     const lib = readFileSync(specPath('clauses.yaml'), 'utf8').replace('main: { tau: 87, severe: 174, warn: 8.7 }', 'main: { tau: 87, severe: 87 }');
     const path = join(dir, 'clauses.yaml');
     writeFileSync(path, lib);
-    const c = capture();
+    const c = captureIo();
     expect(await main(['score', '--clauses', path, join(dir, 'a.jsonl')], c.io)).toBe(1);
     const line = lib.split('\n').findIndex((l) => l.includes('severe: 87 }')) + 1;
     expect(c.err.join('\n')).toContain(`${path}:${line} field 'clauses.joint_torque.thresholds.main.severe'`);
   });
 
   it('usage errors: no files, bad option values', async () => {
-    expect(await main(['score'], capture().io)).toBe(2);
-    expect(await main(['score', '--seed', 'x', dir], capture().io)).toBe(2);
+    expect(await main(['score'], captureIo().io)).toBe(2);
+    expect(await main(['score', '--seed', 'x', dir], captureIo().io)).toBe(2);
   });
 
   it('armguard check validates the spec files by kind', async () => {
-    const c = capture();
+    const c = captureIo();
     expect(await main(['check', specPath('clauses.yaml'), specPath('tasks.yaml'), specPath('platforms.yaml')], c.io)).toBe(0);
     expect(c.out.join('\n')).toMatch(/clauses\.yaml: ok \(clause library: 8 safe-tier \+ 7 report-only clauses/);
     const bad = join(mkdtempSync(join(tmpdir(), 'armguard-check-')), 'platforms.yaml');
     writeFileSync(bad, readFileSync(specPath('platforms.yaml'), 'utf8').replace('      joint_torque:\n', '      joint_torq:\n'));
-    const e = capture();
+    const e = captureIo();
     expect(await main(['check', bad], e.io)).toBe(1);
     expect(e.err.join('\n')).toMatch(/platforms\.yaml:\d+ field 'platforms\.so101\.thresholds\.joint_torq': unknown clause/);
   });
