@@ -82,6 +82,8 @@ export class FrankaMapping {
   private graspZ = NaN;
   private readonly graspUp = new Float64Array(3);
   private readonly up = new Float64Array(3);
+  /** The orientation read from a message, reused every sample (the 1 kHz path allocates nothing). */
+  private readonly quat = { x: NaN, y: NaN, z: NaN, w: NaN };
   /** Per-joint |tau_J_i| / limit_i of the latest state (diagnostic). */
   readonly torqueRatios: Float64Array;
   private lastMode = -1;
@@ -170,7 +172,12 @@ export class FrankaMapping {
       frame.set(I.tilt, NaN, t, src);
     } else if (holding && p !== undefined) {
       const o = p.orientation;
-      bodyZ({ x: num(o.x), y: num(o.y), z: num(o.z), w: num(o.w) }, this.up);
+      const quat = this.quat;
+      quat.x = num(o.x);
+      quat.y = num(o.y);
+      quat.z = num(o.z);
+      quat.w = num(o.w);
+      bodyZ(quat, this.up);
       const z = num(p.position.z);
       if (Number.isNaN(this.graspZ)) {
         this.graspZ = z;
