@@ -24,6 +24,7 @@ export interface GateRemoteOptions {
 export class GateRemote implements RemoteCommandHandler {
   private lastHeartbeat = NaN;
   private heartbeatLost = false;
+  private heartbeatFault: { kind: string; source: string; detail: string } | undefined;
   /** Why the remote e-stop or heartbeat cannot arrive (a refused subscription), or null. */
   private commandChannelLost: string | null = null;
 
@@ -95,9 +96,11 @@ export class GateRemote implements RemoteCommandHandler {
     if (timeout === undefined) return;
     const age = this.lastHeartbeat === this.lastHeartbeat ? t - this.lastHeartbeat : Infinity;
     if (age > timeout) {
-      // Re-reported every step while lost so the fault persists (and release stays refused).
+      // Re-reported every control step while lost so the fault persists (and release stays
+      // refused): the same fault object each time, so the per-step path allocates nothing.
       this.heartbeatLost = true;
-      this.gate.fault(t, { kind: 'remote-heartbeat', source: 'mqtt', detail: `no operator heartbeat for ${age === Infinity ? 'ever' : `${age.toFixed(2)} s`}` });
+      this.heartbeatFault ??= { kind: 'remote-heartbeat', source: 'mqtt', detail: `no operator heartbeat within ${timeout} s` };
+      this.gate.fault(t, this.heartbeatFault);
     }
   }
 }
