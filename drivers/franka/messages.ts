@@ -37,6 +37,9 @@ export interface FrankaRobotState {
   current_errors: FrankaErrors;
 }
 
+/** Closest two robot-state samples are expected (s): the broadcaster runs at 1 kHz, jitter halves it. */
+export const FRANKA_STATE_MIN_INTERVAL_S = 0.0005;
+
 export const FRANKA_TOPICS = {
   robotState: '/franka_robot_state_broadcaster/robot_state',
   gripperJointStates: '/franka_gripper/joint_states',

@@ -4,16 +4,18 @@
  * the gate, the pipeline and the monitor node.
  */
 import type { ScoringSpec } from '../safety/index.js';
-import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability } from '../safety/index.js';
+import type { ClauseApplicability } from '../safety/index.js';
+import { planSafeMonitors } from '../runtime/safe-monitors.js';
 import { declaredSignals } from '../schema/platform.js';
 import { DEFAULT_GATE_CONFIG, Gate, type ExecutedChunk, type GateChunk } from '../gate/index.js';
-import { MonitorBank } from '../runtime/monitor-bank.js';
+import type { MonitorBank } from '../runtime/monitor-bank.js';
 import { Pipeline } from '../runtime/pipeline.js';
 import type { ChunkExecutor } from '../runtime/chunk-executor.js';
 import type { GateEventSink } from '../runtime/events.js';
 import type { RosContext } from '../../drivers/ros2/interface.js';
 import { FR3_JOINTS, FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { FR3_MAPPING, FrankaMapping } from '../../drivers/franka/mapping.js';
+import { FRANKA_STATE_MIN_INTERVAL_S } from '../../drivers/franka/messages.js';
 import { PANDA_MODEL } from '../kinematics/index.js';
 import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
 import { subscribeTracking } from '../../drivers/tracking/ros-adapters.js';
@@ -47,15 +49,9 @@ export function buildFrankaNode(
     recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void };
   } = {},
 ): FrankaNodeParts {
-  const profile = spec.platforms.get(config.platform);
-  if (!profile) throw new Error(`platform '${config.platform}' is not in the platform profiles`);
-  const task = resolveTaskTags(spec.tasks, { task: config.task }, spec.library.tags);
-  if (!task.ok) throw new Error(`task '${config.task}': ${task.error}`);
   const optional = config.bystanders.length > 0 && config.tracking ? ['non_target_disp_max'] : [];
-  const decisions = applicability(spec.library, task.value, declaredSignals(profile, optional));
-  const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
   // robot state at 1 kHz: buffers sized for samples 0.5 ms apart
-  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })), { minSampleInterval: 0.0005 });
+  const { decisions, bank } = planSafeMonitors(spec, config.platform, config.task, (profile) => declaredSignals(profile, optional), { minSampleInterval: FRANKA_STATE_MIN_INTERVAL_S });
 
   const rosNode = ctx.createNode(config.nodeName);
   // franka_ros2 prefixes joint names with robot_type (hardware-facts §A): fr3_joint1..7 or panda_joint1..7.

@@ -5,17 +5,16 @@
  * What comes out is what the live node would have done: per-clause margins, violations and holds.
  */
 import type { ScoringSpec } from '../safety/index.js';
-import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability } from '../safety/index.js';
+import { planSafeMonitors } from '../runtime/safe-monitors.js';
 import { declaredSignals } from '../schema/platform.js';
 import { ManualClock, ManualTimers } from '../util/clock.js';
 import { describeCause, DEFAULT_GATE_CONFIG, Gate, type GateEvent } from '../gate/index.js';
-import { MonitorBank } from '../runtime/monitor-bank.js';
 import { Pipeline } from '../runtime/pipeline.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosPublisher } from '../../drivers/ros2/interface.js';
 import { scanBag, type BagSummary, type ByteSource } from '../../drivers/ros2/bag/index.js';
 import { FrankaRos } from '../../drivers/franka/franka-ros.js';
-import { FRANKA_TOPICS } from '../../drivers/franka/messages.js';
+import { FRANKA_STATE_MIN_INTERVAL_S, FRANKA_TOPICS } from '../../drivers/franka/messages.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
 
 export interface FrankaReplayOptions {
@@ -57,14 +56,8 @@ export async function replayFrankaBag(
   timing?: { now(): number },
 ): Promise<FrankaReplayReport> {
   const { spec } = options;
-  const profile = spec.platforms.get(options.platform);
-  if (!profile) throw new Error(`unknown platform '${options.platform}' (known: ${[...spec.platforms.keys()].join(', ')})`);
-  const task = resolveTaskTags(spec.tasks, { task: options.task }, spec.library.tags);
-  if (!task.ok) throw new Error(task.error);
-  const decisions: ClauseApplicability[] = applicability(spec.library, task.value, declaredSignals(profile));
-  const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
   // robot state at 1 kHz: buffers sized for samples 0.5 ms apart
-  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })), { minSampleInterval: 0.0005 });
+  const { decisions, active, bank } = planSafeMonitors(spec, options.platform, options.task, (profile) => declaredSignals(profile), { minSampleInterval: FRANKA_STATE_MIN_INTERVAL_S });
 
   // The clock starts at the bag's first log time: timers created earlier would have to fire for
   // every period since time zero.

@@ -8,8 +8,10 @@ import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEF
 import { CapsuleModel } from '../../kinematics/index.js';
 import type { ObstacleSet } from '../../kinematics/index.js';
 import type { CommandSink, JointStateSource, SignalSource } from '../../ports/index.js';
-import { ChunkExecutor, MonitorBank, Pipeline, type GateEventSink } from '../../runtime/index.js';
-import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability, type ScoringSpec } from '../../safety/index.js';
+import type { MonitorBank} from '../../runtime/index.js';
+import { ChunkExecutor, Pipeline, type GateEventSink } from '../../runtime/index.js';
+import type { ClauseApplicability, ScoringSpec } from '../../safety/index.js';
+import { planSafeMonitors } from '../../runtime/safe-monitors.js';
 import { SIGNALS } from '../../schema/signals.js';
 import { so101ModelFor } from '../../../drivers/so101/mapping.js';
 
@@ -55,14 +57,9 @@ export interface So101Runtime {
 /** Build the runtime; throws an Error naming the problem for an unknown task or platform. */
 export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
   const { spec, calibration: cal } = o;
-  const profile = spec.platforms.get('so101');
-  if (!profile) throw new Error("platform 'so101' is not in the platform profiles (spec/platforms.yaml)");
-  const task = resolveTaskTags(spec.tasks, { task: o.task }, spec.library.tags);
-  if (!task.ok) throw new Error(`--task '${o.task}': ${task.error}`);
-  const decisions = applicability(spec.library, task.value, new Set(cal.declaredSignals));
-  const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
-  const bank = MonitorBank.fromClauses(
-    active.map((d) => instantiateClause(d.clause, { platform: profile, tags: task.value.tags })),
+  const { decisions, bank } = planSafeMonitors(
+    spec, 'so101', o.task, () => new Set(cal.declaredSignals),
+    // the monitors' buffers sized for samples half a control period apart
     o.rate !== undefined && o.rate > 0 ? { minSampleInterval: 0.5 / o.rate } : {},
   );
   const clauses = Array.from({ length: bank.count }, (_, i) => bank.name(i));
