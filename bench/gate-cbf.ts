@@ -3,9 +3,9 @@
  * src/qp's interior point + nonlinear re-check), on the scenarios of ../shared/qp/gen-chunk-qp.mjs
  * (`--seq 20`: a reach sweeping the tool through a sphere, obstacles drifting): the generator's
  * nominal chunk and q0 per cycle, its toy kinematics as the barrier model, H = 50, 2–4 pairs,
- * 6 and 7 joints, three seeds. Then the SO-101 capsule barrier (src/kinematics, allocation-free)
- * with 2–4 obstacle pairs on pan sweeps through a tracked object, and heap growth over repeated
- * filtering of one shape.
+ * 6 and 7 joints, three seeds. Then the SO-101 capsule barrier (src/kinematics) with 2–4 obstacle
+ * pairs on pan sweeps through a tracked object, heap growth over repeated filtering of one shape,
+ * and the bytes allocated per filter call, garbage included (bench/sampled-allocation.ts).
  *
  *   node --expose-gc --import tsx bench/gate-cbf.ts [heapFilters=2000] [skipToy]
  */

@@ -72,7 +72,10 @@ export const DEFAULT_CBF_BACK_OFF = 5e-4;
 
 export type CbfStatus = 'unchanged' | 'filtered' | 'unsafe' | 'solver-failure';
 
-/** Outcome of one chunk, overwritten by the next call (no allocation per chunk). */
+/**
+ * Outcome of one chunk, overwritten by the next call (the outcome itself is not reallocated; the
+ * barrier model may still allocate: see bench/RESULTS.md, allocation per chunk).
+ */
 export interface CbfOutcome {
   status: CbfStatus;
   /** For 'filtered': the filtered chunk (H × n), a view into the filter's buffer. */
