@@ -61,7 +61,8 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
       options.controllerTopic ?? FRANKA_TOPICS.controllerTrajectory,
       QOS_RELIABLE,
     );
-    this.heartbeatPub = node.createPublisher<Header>('std_msgs/msg/Header', '/armguard/heartbeat', QOS_SENSOR_DATA);
+    // Private to the node: two arms (two namespaces or node names) never share it.
+    this.heartbeatPub = node.createPublisher<Header>('std_msgs/msg/Header', '~/heartbeat', QOS_SENSOR_DATA);
   }
 
   private readonly sampleListeners: ((t: number) => void)[] = [];
@@ -106,7 +107,7 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
   hold(now: number, _reason: string): void {
     this.trajectoryPub.publish(holdTrajectory(this.jointNames, now));
   }
-  /** Published on /armguard/heartbeat for an external watchdog (libfranka itself stops on a missed 1 ms cycle). */
+  /** Published on ~/heartbeat (/armguard/heartbeat for the default node) for an external watchdog (libfranka itself stops on a missed 1 ms cycle). */
   heartbeat(now: number): void {
     this.heartbeatPub.publish({ stamp: toStamp(now), frame_id: 'armguard' });
   }

@@ -22,8 +22,8 @@ export interface CollisionIndicators {
   is_cartesian_angular_collision: Vector3;
   is_cartesian_linear_contact: Vector3;
   is_cartesian_angular_contact: Vector3;
-  is_joint_collision: number[];
-  is_joint_contact: number[];
+  is_joint_collision: Float64Array;
+  is_joint_contact: Float64Array;
 }
 
 export interface FrankaRobotState {

@@ -60,11 +60,15 @@ export interface RosServiceClient<Req, Res> {
 
 export interface RosNodeOptions {
   namespace?: string;
-  /** Topic remaps applied to names this node creates (`from` → `to`), as `--ros-args -r` does. */
+  /**
+   * Node-local remaps (`from` → `to`), applied before the process-wide `--ros-args -r` rules.
+   * `from` and `to` may be relative or private; both are expanded against this node.
+   */
   remaps?: Readonly<Record<string, string>>;
 }
 
 export interface RosNode {
+  /** The node's name and namespace as the graph sees them (after `__node`/`__ns` remaps). */
   readonly name: string;
   readonly namespace: string;
   createSubscription<T>(type: string, topic: string, qos: QosProfile, callback: (message: T) => void): RosSubscription;
@@ -79,22 +83,103 @@ export interface RosNode {
 
 export interface RosContext {
   createNode(name: string, options?: RosNodeOptions): RosNode;
-  /** Process callbacks (rclnodejs spin); a no-op where delivery is synchronous. */
+  /** Process callbacks (rclnodejs `node.spin()` for every node); a no-op where delivery is synchronous. */
   spin(): void;
+  /**
+   * The application handles SIGINT itself: remove the client library's own SIGINT handler, which
+   * would otherwise shut the context down and destroy every node under the application's feet
+   * (rclnodejs installs one when it is imported; `rclnodejs.removeSignalHandlers()`).
+   */
+  removeSignalHandlers(): void;
   shutdown(): Promise<void>;
 }
 
-/** Resolve a possibly relative (`~/x`, `x`) topic name against a node, then apply remaps. */
-export function resolveTopic(name: string, nodeName: string, namespace: string, remaps?: Readonly<Record<string, string>>): string {
-  const ns = namespace === '' || namespace === '/' ? '' : namespace.startsWith('/') ? namespace : `/${namespace}`;
+/** One `-r from:=to` rule; `node` set for a node-specific rule (`-r node:from:=to`). */
+export interface RemapRule {
+  readonly node?: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** What `--ros-args` says about names: rcl's `__ns`, `__node` and remap rules. */
+export interface RosNameArgs {
+  namespace?: string;
+  nodeName?: string;
+  remaps: RemapRule[];
+}
+
+/**
+ * Read the name-related ROS arguments (`--ros-args ... [--]`): `-r`/`--remap` `[node:]from:=to`,
+ * with the special names `__ns` and `__node` (`__name`). Other ROS arguments are skipped.
+ * Throws on a malformed remap, as rcl_init does.
+ */
+export function parseRosNameArgs(argv: readonly string[]): RosNameArgs {
+  const out: RosNameArgs = { remaps: [] };
+  let inRos = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--ros-args') {
+      inRos = true;
+      continue;
+    }
+    if (!inRos) continue;
+    if (a === '--') {
+      inRos = false;
+      continue;
+    }
+    if (a !== '-r' && a !== '--remap') continue;
+    const rule = argv[++i];
+    const m = rule === undefined ? null : /^(?:([A-Za-z_][A-Za-z0-9_]*):)?([^:]+):=(.+)$/.exec(rule);
+    if (!m) throw new Error(`--ros-args: expected -r [node:]from:=to, got '${rule ?? ''}'`);
+    const [, node, from, to] = m as unknown as [string, string | undefined, string, string];
+    if (from === '__ns') out.namespace = to;
+    else if (from === '__node' || from === '__name') out.nodeName = to;
+    else out.remaps.push({ ...(node !== undefined ? { node } : {}), from, to });
+  }
+  return out;
+}
+
+function normaliseNamespace(namespace: string): string {
+  if (namespace === '' || namespace === '/') return '';
+  return namespace.startsWith('/') ? namespace : `/${namespace}`;
+}
+
+const NAME_TOKEN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * rcl's topic/service name expansion: `/abs` stays, `~` and `~/x` are private to the node
+ * (`<ns>/<node>[/x]`), anything else is relative to the namespace. Throws for a name rcl would
+ * refuse (empty, `//`, a trailing `/`, a token that does not start with a letter or `_`).
+ */
+export function expandTopicName(name: string, nodeName: string, namespace: string): string {
+  const ns = normaliseNamespace(namespace);
   let full: string;
   if (name.startsWith('/')) full = name;
-  else if (name.startsWith('~/')) full = `${ns}/${nodeName}/${name.slice(2)}`;
   else if (name === '~') full = `${ns}/${nodeName}`;
+  else if (name.startsWith('~/')) full = `${ns}/${nodeName}/${name.slice(2)}`;
   else full = `${ns}/${name}`;
-  if (remaps) {
-    const mapped = remaps[full] ?? remaps[name];
-    if (mapped !== undefined) return mapped.startsWith('/') ? mapped : `${ns}/${mapped}`;
+  const tokens = full.slice(1).split('/');
+  if (full.length < 2 || tokens.some((t) => !NAME_TOKEN.test(t))) throw new Error(`invalid topic or service name '${name}' (expands to '${full}')`);
+  return full;
+}
+
+/**
+ * Resolve a topic or service name for a node as rcl does: expand it, then apply the first remap
+ * rule whose expanded `from` equals it (node-local rules first, then process-wide ones whose
+ * node, if any, is this node), and expand the rule's `to`.
+ */
+export function resolveTopic(
+  name: string,
+  nodeName: string,
+  namespace: string,
+  remaps?: Readonly<Record<string, string>>,
+  globalRules: readonly RemapRule[] = [],
+): string {
+  const full = expandTopicName(name, nodeName, namespace);
+  const rules: RemapRule[] = Object.entries(remaps ?? {}).map(([from, to]) => ({ from, to }));
+  for (const r of [...rules, ...globalRules]) {
+    if (r.node !== undefined && r.node !== nodeName) continue;
+    if (expandTopicName(r.from, nodeName, namespace) === full) return expandTopicName(r.to, nodeName, namespace);
   }
   return full;
 }

@@ -1,6 +1,13 @@
 /**
  * Typed structures of the standard ROS 2 messages armguard reads and writes, field names exactly as
- * in their .msg definitions (as rclnodejs and the CDR reader deliver them).
+ * in their .msg definitions.
+ *
+ * One representation at the ROS boundary: a `float64[]` field is a Float64Array, in both directions.
+ * That is what rclnodejs delivers (subscriptions are created with `enableTypedArray: true`, its
+ * default, stated explicitly in rclnodejs-adapter.ts) and what the CDR reader of bags delivers; the
+ * FAKE graph delivers the same (rclnodejs-wire.ts). Code reads these fields as array-likes
+ * (length, index, for-of), never with Array.isArray. int64/uint64 fields would be BigInt (none of
+ * the types below has one).
  */
 export interface Time {
   sec: number;
@@ -41,9 +48,9 @@ export interface WrenchStamped {
 export interface JointState {
   header: Header;
   name: string[];
-  position: number[];
-  velocity: number[];
-  effort: number[];
+  position: Float64Array;
+  velocity: Float64Array;
+  effort: Float64Array;
 }
 export interface Transform {
   translation: Vector3;
@@ -62,10 +69,10 @@ export interface Duration {
   nanosec: number;
 }
 export interface JointTrajectoryPoint {
-  positions: number[];
-  velocities: number[];
-  accelerations: number[];
-  effort: number[];
+  positions: Float64Array;
+  velocities: Float64Array;
+  accelerations: Float64Array;
+  effort: Float64Array;
   time_from_start: Duration;
 }
 export interface JointTrajectory {

@@ -6,7 +6,9 @@
 import type { TimerHandle } from '../../src/util/clock.js';
 import { systemTimers } from '../../src/platform/system-clock.js';
 import {
+  parseRosNameArgs,
   resolveTopic,
+  type RemapRule,
   type QosProfile,
   type RosContext,
   type RosNode,
@@ -17,18 +19,27 @@ import {
   type RosSubscription,
 } from './interface.js';
 
-/** The part of rclnodejs this adapter uses (rclnodejs ≥ 0.27). */
+/**
+ * The part of rclnodejs this adapter uses (rclnodejs ≥ 0.30: int64 fields are BigInt; 1.x/2.x keep
+ * these calls). Subscriptions, services and clients are created with `enableTypedArray: true`
+ * (rclnodejs's default, stated so a changed default cannot flip the representation): float64[]
+ * fields arrive as Float64Array, the one representation messages.ts declares.
+ */
 interface RclnodejsQosClass {
   new (history: number, depth: number, reliability: number, durability: number): unknown;
   HistoryPolicy: { RMW_QOS_POLICY_HISTORY_KEEP_LAST: number };
   ReliabilityPolicy: { RMW_QOS_POLICY_RELIABILITY_RELIABLE: number; RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT: number };
   DurabilityPolicy: { RMW_QOS_POLICY_DURABILITY_VOLATILE: number; RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL: number };
 }
+interface EntityOptions {
+  qos?: unknown;
+  enableTypedArray: true;
+}
 interface RclNode {
-  createSubscription(type: string, topic: string, options: { qos: unknown }, cb: (m: unknown) => void): { topic?: string };
-  createPublisher(type: string, topic: string, options: { qos: unknown }): { publish(m: unknown): void };
-  createService(type: string, name: string, options: object, cb: (req: unknown, res: { send(r: unknown): void }) => void): unknown;
-  createClient(type: string, name: string): {
+  createSubscription(type: string, topic: string, options: EntityOptions, cb: (m: unknown) => void): { topic?: string };
+  createPublisher(type: string, topic: string, options: { qos: unknown }): { topic?: string; publish(m: unknown): void };
+  createService(type: string, name: string, options: EntityOptions, cb: (req: unknown, res: { send(r: unknown): void }) => void): unknown;
+  createClient(type: string, name: string, options: EntityOptions): {
     waitForService(timeoutMs: number): Promise<boolean>;
     sendRequest(req: unknown, cb: (res: unknown) => void): void;
   };
@@ -38,14 +49,22 @@ interface RclNode {
   destroyService(s: unknown): void;
   destroyClient(c: unknown): void;
   now(): { nanoseconds: bigint | number };
+  /** The node's effective name and namespace (after `__node`/`__ns` in the ROS arguments). */
+  name(): string;
+  namespace(): string;
+  /** Process this node's callbacks (replaces the deprecated `rclnodejs.spin(node)`). */
+  spin(): void;
   destroy(): void;
 }
 interface Rclnodejs {
-  init(): Promise<void>;
+  /** `argv` defaults to process.argv: rcl reads `--ros-args` (remaps, `__ns`, `__node`) from it. */
+  init(context?: unknown, argv?: string[]): Promise<void>;
   Node: new (name: string, namespace?: string) => RclNode;
   QoS: RclnodejsQosClass;
-  spin(node: RclNode): void;
+  /** Remove the SIGINT handler rclnodejs installs on import (which shuts every context down). */
+  removeSignalHandlers(): void;
   shutdown(): void;
+  isShutdown(): boolean;
 }
 
 export class RosUnavailableError extends Error {
@@ -53,7 +72,11 @@ export class RosUnavailableError extends Error {
 }
 
 /** Load rclnodejs and initialise a ROS 2 context. */
-export async function loadRclnodejsRos(env: Readonly<Record<string, string | undefined>> = process.env): Promise<RosContext> {
+export async function loadRclnodejsRos(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  /** The process's arguments with any `--ros-args ...` (default process.argv). */
+  argv?: readonly string[],
+): Promise<RosContext> {
   if (!env.ROS_DISTRO) {
     throw new RosUnavailableError(
       'ROS 2 is not sourced (ROS_DISTRO is unset). Run `source /opt/ros/<distro>/setup.bash` and `npm install rclnodejs` first; see hardware.md "Franka with ROS 2".',
@@ -69,19 +92,26 @@ export async function loadRclnodejsRos(env: Readonly<Record<string, string | und
       `rclnodejs could not be loaded (${(e as Error).message}). Install it on the ROS 2 machine with \`npm install rclnodejs\` after sourcing ROS 2.`,
     );
   }
-  await mod.init();
-  return new RclnodejsRos(mod);
+  if (typeof mod.removeSignalHandlers !== 'function') {
+    throw new RosUnavailableError('this rclnodejs has no removeSignalHandlers(): armguard handles SIGINT itself (to hold the arm and close the episode); install a current rclnodejs.');
+  }
+  await mod.init(undefined, argv ? [...argv] : process.argv);
+  return new RclnodejsRos(mod, parseRosNameArgs(argv ?? process.argv).remaps);
 }
 
 class RclnodejsRos implements RosContext {
   private readonly nodes: RclNode[] = [];
   private spinning = false;
-  constructor(private readonly rcl: Rclnodejs) {}
+  constructor(
+    private readonly rcl: Rclnodejs,
+    /** The process-wide remap rules rcl applies; kept to report resolved names. */
+    private readonly globalRemaps: readonly RemapRule[],
+  ) {}
   createNode(name: string, options: RosNodeOptions = {}): RosNode {
     const node = new this.rcl.Node(name, options.namespace ?? '');
     this.nodes.push(node);
-    if (this.spinning) this.rcl.spin(node);
-    return new RclnodejsNode(this.rcl, node, name, options.namespace ?? '', options.remaps, () => {
+    if (this.spinning) node.spin();
+    return new RclnodejsNode(this.rcl, node, options.remaps, this.globalRemaps, () => {
       const i = this.nodes.indexOf(node);
       if (i >= 0) this.nodes.splice(i, 1);
     });
@@ -90,22 +120,30 @@ class RclnodejsRos implements RosContext {
   spin(): void {
     if (this.spinning) return;
     this.spinning = true;
-    for (const n of this.nodes) this.rcl.spin(n);
+    for (const n of this.nodes) n.spin();
+  }
+  removeSignalHandlers(): void {
+    this.rcl.removeSignalHandlers();
   }
   async shutdown(): Promise<void> {
-    this.rcl.shutdown();
+    // rclnodejs throws when the context is already shut down (its own SIGINT handler, a second call).
+    if (!this.rcl.isShutdown()) this.rcl.shutdown();
   }
 }
 
 class RclnodejsNode implements RosNode {
+  readonly name: string;
+  readonly namespace: string;
   constructor(
     private readonly rcl: Rclnodejs,
     private readonly node: RclNode,
-    readonly name: string,
-    readonly namespace: string,
     private readonly remaps: Readonly<Record<string, string>> | undefined,
+    private readonly globalRemaps: readonly RemapRule[],
     private readonly onDestroy: () => void,
-  ) {}
+  ) {
+    this.name = node.name();
+    this.namespace = node.namespace();
+  }
 
   private qos(p: QosProfile): unknown {
     const Q = this.rcl.QoS;
@@ -120,27 +158,35 @@ class RclnodejsNode implements RosNode {
         : Q.DurabilityPolicy.RMW_QOS_POLICY_DURABILITY_VOLATILE,
     );
   }
-  private resolve(topic: string): string {
-    return resolveTopic(topic, this.name, this.namespace, this.remaps);
+  /**
+   * The name handed to rcl: as written (relative and `~/` names stay relative so rcl applies the
+   * node's namespace, `__ns` and the process's remap rules), except where a node-local remap
+   * matches, which rcl does not know about: then the remapped absolute name.
+   */
+  private rclName(name: string): string {
+    if (!this.remaps) return name;
+    const local = resolveTopic(name, this.name, this.namespace, this.remaps);
+    return local === resolveTopic(name, this.name, this.namespace) ? name : local;
+  }
+  /** The resolved name, for reports (rcl's own answer when it gives one). */
+  private resolved(name: string, fromRcl: string | undefined): string {
+    return fromRcl ?? resolveTopic(name, this.name, this.namespace, this.remaps, this.globalRemaps);
   }
   createSubscription<T>(type: string, topic: string, qos: QosProfile, callback: (message: T) => void): RosSubscription {
-    const full = this.resolve(topic);
-    const sub = this.node.createSubscription(type, full, { qos: this.qos(qos) }, (m) => callback(m as T));
-    return { topic: full, destroy: () => this.node.destroySubscription(sub) };
+    const sub = this.node.createSubscription(type, this.rclName(topic), { qos: this.qos(qos), enableTypedArray: true }, (m) => callback(m as T));
+    return { topic: this.resolved(topic, sub.topic), destroy: () => this.node.destroySubscription(sub) };
   }
   createPublisher<T>(type: string, topic: string, qos: QosProfile): RosPublisher<T> {
-    const full = this.resolve(topic);
-    const pub = this.node.createPublisher(type, full, { qos: this.qos(qos) });
-    return { topic: full, publish: (m: T) => pub.publish(m), destroy: () => this.node.destroyPublisher(pub) };
+    const pub = this.node.createPublisher(type, this.rclName(topic), { qos: this.qos(qos) });
+    return { topic: this.resolved(topic, pub.topic), publish: (m: T) => pub.publish(m), destroy: () => this.node.destroyPublisher(pub) };
   }
   createService<Req, Res>(type: string, name: string, handler: (request: Req) => Res): RosService {
-    const full = this.resolve(name);
-    const svc = this.node.createService(type, full, {}, (req, res) => res.send(handler(req as Req)));
-    return { name: full, destroy: () => this.node.destroyService(svc) };
+    const svc = this.node.createService(type, this.rclName(name), { enableTypedArray: true }, (req, res) => res.send(handler(req as Req)));
+    return { name: this.resolved(name, undefined), destroy: () => this.node.destroyService(svc) };
   }
   createClient<Req, Res>(type: string, name: string): RosServiceClient<Req, Res> {
-    const full = this.resolve(name);
-    const client = this.node.createClient(type, full);
+    const full = this.resolved(name, undefined);
+    const client = this.node.createClient(type, this.rclName(name), { enableTypedArray: true });
     return {
       name: full,
       call(request: Req, timeoutSeconds = 2): Promise<Res> {

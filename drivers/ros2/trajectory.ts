@@ -6,14 +6,25 @@
 import type { JointChunk } from '../../src/ports/index.js';
 import { toStamp, type JointTrajectory } from './messages.js';
 
+/** Shared empty field: messages built here are published and never changed. */
+const EMPTY = new Float64Array(0);
+
+/**
+ * A float64[] field as it may arrive: a typed array from rclnodejs or the CDR reader, or a plain
+ * array from a JSON-ish producer. Anything else (a string, an object) is not a sequence.
+ */
+function isNumberSequence(v: unknown): v is ArrayLike<unknown> {
+  return Array.isArray(v) || v instanceof Float64Array || v instanceof Float32Array;
+}
+
 export function chunkToTrajectory(chunk: JointChunk, jointNames: readonly string[], frameId = ''): JointTrajectory {
   const points = [];
   for (let k = 0; k < chunk.horizon; k++) {
     points.push({
-      positions: Array.from(chunk.targets.subarray(k * chunk.joints, (k + 1) * chunk.joints)),
-      velocities: [],
-      accelerations: [],
-      effort: [],
+      positions: chunk.targets.slice(k * chunk.joints, (k + 1) * chunk.joints),
+      velocities: EMPTY,
+      accelerations: EMPTY,
+      effort: EMPTY,
       time_from_start: toStamp((k + 1) * chunk.dt),
     });
   }
@@ -48,7 +59,7 @@ export function trajectoryToChunk(msg: JointTrajectory, jointNames: readonly str
   let dt = NaN;
   for (let k = 0; k < H; k++) {
     const p = msg.points[k];
-    if (!p || !Array.isArray(p.positions) || p.positions.length !== n) {
+    if (!p || !isNumberSequence(p.positions) || p.positions.length !== n) {
       return { ok: false, reason: `points[${k}].positions must have ${n} values` };
     }
     const t = (p.time_from_start?.sec ?? NaN) + (p.time_from_start?.nanosec ?? NaN) * 1e-9;

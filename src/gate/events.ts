@@ -27,7 +27,11 @@ export type HoldCause =
   | { kind: 'solver-failure'; chunkId: string; status: string }
   | { kind: 'unsafe-chunk'; chunkId: string; detail: string }
   | { kind: 'e-stop'; by: string }
-  | { kind: 'watchdog'; gap: number };
+  | { kind: 'watchdog'; gap: number }
+  /** Start-up phase: held until every required signal has been seen fresh once. */
+  | { kind: 'starting'; signals: readonly string[] }
+  /** Start-up gave up: these required signals were never seen fresh. */
+  | { kind: 'start-up-failed'; neverSeen: readonly string[] };
 
 /** Why the gate left hold or moved between the non-hold states. */
 export type ActivityCause =
@@ -35,7 +39,8 @@ export type ActivityCause =
   | { kind: 'margins-clear' }
   | { kind: 'filter-active'; chunkId: string }
   | { kind: 'filter-idle'; chunkId: string }
-  | { kind: 'release'; by: string };
+  | { kind: 'release'; by: string }
+  | { kind: 'start-up-complete' };
 
 export type GateCause = HoldCause | ActivityCause;
 
@@ -75,6 +80,10 @@ export function describeCause(c: GateCause): string {
       return `e-stop from ${c.by}`;
     case 'watchdog':
       return `no fresh samples for ${fmt(c.gap)} s (watchdog)`;
+    case 'starting':
+      return `starting: waiting for every required signal to be seen fresh (${c.signals.join(', ')})`;
+    case 'start-up-failed':
+      return `start-up failed: required signals never seen: ${c.neverSeen.join(', ')}`;
     case 'margin-warning':
       return `clause ${c.clause} inside its soft band (${fmt(c.margin)} < ε ${c.epsilon})`;
     case 'margins-clear':
@@ -85,6 +94,8 @@ export function describeCause(c: GateCause): string {
       return `chunk ${c.chunkId} executed unmodified`;
     case 'release':
       return `released by ${c.by}`;
+    case 'start-up-complete':
+      return 'every required signal seen fresh: armed';
   }
 }
 

@@ -18,6 +18,14 @@ export interface GateConfig {
   readonly maxStepGap: number;
   /** A driver fault persists (blocks release) until this long (s) after its last report. */
   readonly faultQuietPeriod: number;
+  /**
+   * Start held and arm without a release once every required signal has been seen fresh at one
+   * evaluation (a ROS 2 graph matches its publishers one at a time, so signals appear one by one).
+   * While starting, a signal not seen yet (missing, stale) or a margin not computable yet waits;
+   * anything else (violation, invalid sample, fault, e-stop, clock jump) ends the start-up in a
+   * latched hold. After arming, a lost signal holds as always. Default false: armed at once.
+   */
+  readonly startup?: boolean;
 }
 
 export const DEFAULT_GATE_CONFIG: GateConfig = {
@@ -58,10 +66,34 @@ export class Gate {
   private lastFault: GateFault | null = null;
   private lastFaultT = -Infinity;
   private lastMargins: ClauseMargins | null = null;
+  private startingUp: boolean;
+  /** Per required signal (config order): seen fresh at least once during start-up. */
+  private readonly seenFresh: Uint8Array;
 
   constructor(private readonly config: GateConfig = DEFAULT_GATE_CONFIG) {
     this.maxAge = new Float64Array(SIGNALS.length);
     for (let i = 0; i < SIGNALS.length; i++) this.maxAge[i] = config.maxAge?.[i] ?? SIGNALS[i]?.maxAge ?? 0;
+    this.seenFresh = new Uint8Array(config.requiredSignals.length);
+    this.startingUp = config.startup === true;
+    if (this.startingUp) {
+      this.st = 'hold';
+      this.cause = { kind: 'starting', signals: config.requiredSignals.map((i) => SIGNALS[i]?.name ?? `signal#${i}`) };
+    }
+  }
+
+  /** In the start-up phase (held, waiting for every required signal once). */
+  get starting(): boolean {
+    return this.startingUp;
+  }
+  /** Required signals not yet seen fresh during start-up (names; empty once armed). */
+  neverSeen(): string[] {
+    if (!this.startingUp) return [];
+    return this.config.requiredSignals.filter((_, k) => this.seenFresh[k] === 0).map((i) => SIGNALS[i]?.name ?? `signal#${i}`);
+  }
+  /** Start-up took too long: end it in a latched hold naming the signals never seen. */
+  startupTimedOut(t: number): void {
+    if (!this.startingUp) return;
+    this.endStartupHeld(t, { kind: 'start-up-failed', neverSeen: this.neverSeen() });
   }
 
   get state(): GateState {
@@ -106,6 +138,10 @@ export class Gate {
       else if (m < 0) this.setBlock(Block.Violation, i, m);
       else if (hi < 0) this.setBlock(Block.Certain, i, hi);
       else if (bandClause < 0 && (m < margins.epsilon(i) || lo < margins.epsilon(i))) bandClause = i;
+    }
+    if (this.startingUp) {
+      this.startupStep(t, frame);
+      return this.st;
     }
     if (this.st === 'hold') return this.st;
     if (this.block !== Block.None) {
@@ -183,8 +219,37 @@ export class Gate {
     return { ok: true };
   }
 
+  private startupStep(t: number, frame: SignalFrame | null): void {
+    const b = this.block;
+    if (b !== Block.None && b !== Block.Missing && b !== Block.Stale && b !== Block.MarginNaN) {
+      this.endStartupHeld(t, this.blockCause(this.lastMargins));
+      return;
+    }
+    let all = true;
+    const req = this.config.requiredSignals;
+    for (let k = 0; k < req.length; k++) {
+      if (this.seenFresh[k] === 0 && frame !== null) {
+        const i = req[k] ?? -1;
+        if (frame.validity[i] === Validity.Valid && frame.age(i, t) <= (this.maxAge[i] ?? 0)) this.seenFresh[k] = 1;
+      }
+      if (this.seenFresh[k] === 0) all = false;
+    }
+    if (!all || b !== Block.None || this.eStopBy !== null || this.watchdogExpired) return;
+    this.startingUp = false;
+    this.cause = null;
+    this.moveTo(t, 'armed', { kind: 'start-up-complete' });
+  }
+
+  /** Leave the start-up phase into an ordinary latched hold (release needed) with `cause`. */
+  private endStartupHeld(t: number, cause: HoldCause): void {
+    this.startingUp = false;
+    this.cause = cause;
+    this.emit({ t, from: 'hold', to: 'hold', cause });
+  }
+
   /** What would keep the gate in hold now, or null. */
   persistingReason(t: number): string | null {
+    if (this.startingUp && this.cause) return describeCause(this.cause);
     if (this.eStopBy !== null) return describeCause({ kind: 'e-stop', by: this.eStopBy });
     if (this.watchdogExpired) return describeCause({ kind: 'watchdog', gap: this.watchdogGap });
     if (this.lastFault !== null && t - this.lastFaultT < this.config.faultQuietPeriod) {
@@ -245,6 +310,10 @@ export class Gate {
   }
 
   private enterHold(t: number, cause: HoldCause): void {
+    if (this.startingUp) {
+      this.endStartupHeld(t, cause);
+      return;
+    }
     if (this.st === 'hold') return;
     this.cause = cause;
     this.moveTo(t, 'hold', cause);
@@ -254,7 +323,10 @@ export class Gate {
     const from = this.st;
     if (from === to) return;
     this.st = to;
-    const event: GateEvent = { t, from, to, cause };
+    this.emit({ t, from, to, cause });
+  }
+
+  private emit(event: GateEvent): void {
     for (let i = 0; i < this.listeners.length; i++) {
       try {
         this.listeners[i]?.(event);

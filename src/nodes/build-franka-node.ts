@@ -47,6 +47,8 @@ export function buildFrankaNode(
     events?: GateEventSink;
     /** Timers for the episode recorder's flushes (and a wall clock for ids), to record when `episodes_dir` is set. */
     recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void };
+    /** Start-up ran out of `startup_timeout` with these required signals never seen. */
+    onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
   } = {},
 ): FrankaNodeParts {
   const optional = config.bystanders.length > 0 && config.tracking ? ['non_target_disp_max'] : [];
@@ -68,7 +70,9 @@ export function buildFrankaNode(
     tracker = new SceneTracker({ bystanders: config.bystanders, obstacles: config.obstacles.map((o) => o.body), source: config.tracking.kind });
     subscribeTracking(rosNode, tracker, config.tracking);
   }
-  const gate = new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals });
+  // Held until every required signal has been seen fresh once: on a ROS graph the robot state,
+  // gripper and tracking publishers are discovered one after another.
+  const gate = new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals, startup: true });
   const trackedBodies = tracker && config.obstacles.length > 0 ? tracker : undefined;
   const chunks =
     extras.chunks ??
@@ -114,6 +118,8 @@ export function buildFrankaNode(
     gating: config.gating,
     diagnosticsRate: config.diagnosticsRate,
     idleStepRate: config.idleStepRate,
+    startupTimeout: config.startupTimeout,
+    ...(extras.onStartupFailed ? { onStartupFailed: extras.onStartupFailed } : {}),
     ...(episodes
       ? {
           onStep: (t: number) => episodes.onStep(t),

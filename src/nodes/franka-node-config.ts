@@ -16,6 +16,9 @@ export interface FrankaNodeConfig {
   gating: boolean;
   diagnosticsRate: number;
   idleStepRate: number;
+  /** Seconds the node may wait, held, for every required signal before start-up fails. */
+  startupTimeout: number;
+  /** Topic names: relative ones resolve in the node's namespace (`-r __ns:=/left`), absolute ones stay. */
   robotStateTopic: string;
   gripperTopic: string;
   controllerTopic: string;
@@ -39,7 +42,7 @@ export interface FrankaNodeConfig {
 }
 
 const KEYS = [
-  'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'robot_state_topic', 'gripper_topic',
+  'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'startup_timeout', 'robot_state_topic', 'gripper_topic',
   'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
   'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir',
 ] as const;
@@ -137,9 +140,11 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
     gating: gating ?? false,
     diagnosticsRate: num('diagnostics_rate', 10) ?? 10,
     idleStepRate: num('idle_step_rate', 100) ?? 100,
-    robotStateTopic: str('robot_state_topic', '/franka_robot_state_broadcaster/robot_state') ?? '',
-    gripperTopic: str('gripper_topic', '/franka_gripper/joint_states') ?? '',
-    controllerTopic: str('controller_topic', '/fr3_arm_controller/joint_trajectory') ?? '',
+    startupTimeout: num('startup_timeout', 10) ?? 10,
+    // Relative: under `-r __ns:=/left` they are /left/franka_robot_state_broadcaster/robot_state etc.
+    robotStateTopic: str('robot_state_topic', 'franka_robot_state_broadcaster/robot_state') ?? '',
+    gripperTopic: str('gripper_topic', 'franka_gripper/joint_states') ?? '',
+    controllerTopic: str('controller_topic', 'fr3_arm_controller/joint_trajectory') ?? '',
     tableHeight: (() => {
       const e = p?.get('table_height');
       return e ? (r.number(e.value, field('table_height')) ?? 0) : 0;

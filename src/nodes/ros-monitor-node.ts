@@ -5,6 +5,13 @@
  * ~/label_success (std_srvs/SetBool), and in gating mode takes proposed chunks as
  * trajectory_msgs/JointTrajectory on ~/proposed_trajectory and forwards only checked chunks (the
  * pipeline's command sink publishes them to the controller topic, remapped in launch files).
+ * Every name but /diagnostics (the graph-wide aggregator topic, told apart by hardware_id) is
+ * private (`~/`), so `--ros-args -r __ns:=/left` and `-r __node:=` move all of them: two arms
+ * never collide.
+ *
+ * With a gate configured for start-up (GateConfig.startup) the node starts held and arms by
+ * itself once every required signal has been seen fresh; after `startupTimeout` seconds without
+ * that, start-up fails (a latched hold naming the signals never seen, and `onStartupFailed`).
  */
 import { describeCause, type ExecutedChunk, type Gate, type GateChunk } from '../gate/index.js';
 import type { ClauseMargins } from '../gate/margins.js';
@@ -23,7 +30,7 @@ import { trajectoryToChunk } from '../../drivers/ros2/trajectory.js';
 
 export interface Float64MultiArray {
   layout: { dim: { label: string; size: number; stride: number }[]; data_offset: number };
-  data: number[];
+  data: Float64Array;
 }
 export interface StringMsg {
   data: string;
@@ -48,6 +55,10 @@ export interface MonitorNodeOptions {
   onStep?: (t: number) => void;
   /** A proposed chunk and the gate's answer (episode recording). */
   onChunk?: (chunk: GateChunk, result: ExecutedChunk, t: number) => void;
+  /** Seconds the gate may stay in its start-up phase (default 10). */
+  startupTimeout?: number;
+  /** Start-up ran out of time; `neverSeen` are the required signals never seen fresh. */
+  onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
 }
 
 export class RosMonitorNode {
@@ -66,11 +77,12 @@ export class RosMonitorNode {
     private readonly margins: ClauseMargins,
     private readonly options: MonitorNodeOptions,
   ) {
+    this.robustnessData = new Float64Array(margins.count);
     this.diagnostics = node.createPublisher<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE);
     this.robustness = node.createPublisher<Float64MultiArray>('std_msgs/msg/Float64MultiArray', '~/robustness', QOS_RELIABLE);
     this.gateState = node.createPublisher<StringMsg>('std_msgs/msg/String', '~/gate_state', QOS_LATCHED);
     this.chunkResults = node.createPublisher<StringMsg>('std_msgs/msg/String', '~/chunk_result', QOS_RELIABLE);
-    this.publishGate(`${gate.state}: started`);
+    this.publishGate(`${gate.state}: ${gate.holdCause ? describeCause(gate.holdCause) : 'started'}`);
     gate.onEvent((e) => this.publishGate(`${e.to}: ${describeCause(e.cause)}`));
 
     node.createService<Record<string, never>, TriggerResponse>('std_srvs/srv/Trigger', '~/release', () => {
@@ -86,13 +98,25 @@ export class RosMonitorNode {
       node.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '~/proposed_trajectory', QOS_RELIABLE, (m) => this.onProposed(m));
     }
     node.createTimer(1 / options.diagnosticsRate, () => this.guarded(this.node.now(), 'diagnostics publish', () => this.publishDiagnostics()));
+    this.startedAt = node.now();
     node.createTimer(1 / options.idleStepRate, () => {
       const now = this.node.now();
       if (now - this.lastStep >= 1 / options.idleStepRate) this.step(now);
+      this.checkStartup(now);
     });
   }
 
+  private readonly startedAt: number;
+
+  private checkStartup(now: number): void {
+    if (!this.gate.starting || now - this.startedAt < (this.options.startupTimeout ?? 10)) return;
+    const neverSeen = this.gate.neverSeen();
+    this.gate.startupTimedOut(now);
+    if (this.options.onStartupFailed) this.guarded(now, 'start-up failure hook', () => this.options.onStartupFailed!(neverSeen, now));
+  }
+
   private lastStep = -Infinity;
+  private readonly robustnessData: Float64Array;
 
   /** A new sample arrived (call from the source's sample hook): step the pipeline now. */
   sample(): void {
@@ -139,17 +163,20 @@ export class RosMonitorNode {
     const status: DiagnosticStatus[] = [];
     const hw = this.options.robotId;
     const holding = this.gate.state === 'hold';
+    const starting = this.gate.starting;
     status.push({
-      level: holding ? DIAGNOSTIC_LEVEL.ERROR : this.gate.state === 'armed' ? DIAGNOSTIC_LEVEL.OK : DIAGNOSTIC_LEVEL.WARN,
+      level: starting ? DIAGNOSTIC_LEVEL.WARN : holding ? DIAGNOSTIC_LEVEL.ERROR : this.gate.state === 'armed' ? DIAGNOSTIC_LEVEL.OK : DIAGNOSTIC_LEVEL.WARN,
       name: 'armguard: gate',
-      message: this.gate.state + (this.gate.holdCause ? `: ${describeCause(this.gate.holdCause)}` : ''),
+      message: starting
+        ? `starting: waiting for ${this.gate.neverSeen().join(', ')}`
+        : this.gate.state + (this.gate.holdCause ? `: ${describeCause(this.gate.holdCause)}` : ''),
       hardware_id: hw,
-      values: [{ key: 'state', value: this.gate.state }],
+      values: [{ key: 'state', value: starting ? 'starting' : this.gate.state }],
     });
-    const data: number[] = [];
+    const data = this.robustnessData;
     for (let i = 0; i < m.count; i++) {
       const margin = m.margin(i);
-      data.push(margin);
+      data[i] = margin;
       const level = !(margin === margin) ? DIAGNOSTIC_LEVEL.STALE : margin < 0 ? DIAGNOSTIC_LEVEL.ERROR : margin < m.epsilon(i) ? DIAGNOSTIC_LEVEL.WARN : DIAGNOSTIC_LEVEL.OK;
       status.push({
         level,

@@ -14,6 +14,7 @@ import { toStamp, type JointState, type JointTrajectory, type SetBoolRequest, ty
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import { frankaTestConfig } from './support/franka-config.js';
+import type { PolicyTrajectory } from './support/policy.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
@@ -42,12 +43,13 @@ describe('Franka node episode recording (episodes_dir)', () => {
     const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers, wallClock: () => new Date((wall += 1000)), log: (l) => log.push(l) } });
     const episodes = parts.episodes!;
     expect(episodes).toBeDefined();
-    await episodes.start(clock.now());
     const world = graph.createNode('world');
     const state = world.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
     const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-    const proposer = world.createPublisher<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+    const proposer = world.createPublisher<PolicyTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
     const labelClient = world.createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success');
+    timers.advance(0.1); // discovery: the world's publishers match the node's subscriptions one by one
+    await episodes.start(clock.now());
     const tick = (ms: number, tau = 5) => {
       for (let i = 0; i < ms; i++) {
         timers.advance(0.001);
@@ -82,9 +84,10 @@ describe('Franka node episode recording (episodes_dir)', () => {
     expect(scan.errors.map((e) => e.message)).toEqual([]);
     expect(platform).toBe('fr3');
     const count = (k: EpisodeRecord['kind']) => records.filter((r) => r.kind === k).length;
-    // one frame and one ρ record per pipeline step: 170 robot states (idle steps do not fire while states arrive)
-    expect(count('frame')).toBe(170);
-    expect(count('robustness')).toBe(170);
+    // one frame and one ρ record per pipeline step: 170 robot states, and the one idle step that ran
+    // before the first of them (idle steps do not fire while states arrive)
+    expect(count('frame')).toBe(171);
+    expect(count('robustness')).toBe(171);
     expect(count('proposed-chunk')).toBe(1);
     expect(count('executed-chunk')).toBe(1);
     const gate = records.flatMap((r) => (r.kind === 'gate' ? [r.value] : []));

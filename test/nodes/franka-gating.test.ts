@@ -12,6 +12,7 @@ import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { frankaTestConfig } from './support/franka-config.js';
+import type { PolicyTrajectory } from './support/policy.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { Barrier, CapsuleModel, FR3_MODEL, PANDA_MODEL } from '../../src/kinematics/index.js';
 import { gripperState, robotState } from '../drivers/franka/fixtures.js';
@@ -30,7 +31,7 @@ function setup(overrides: Partial<FrankaNodeConfig> = {}) {
   const other = graph.createNode('world');
   const state = other.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
   const gripper = other.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = other.createPublisher<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+  const proposer = other.createPublisher<PolicyTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
   const toController: JointTrajectory[] = [];
   const results: { verdict: string; code: string; reason: string }[] = [];
   other.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
@@ -96,7 +97,7 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
 
   it('a malformed trajectory is rejected and nothing reaches the controller', () => {
     const s = setup();
-    s.tick(20);
+    s.tick(50);
     const before = s.toController.length;
     s.propose('short', [0, 0, 0], 3);
     expect(s.results.at(-1)).toMatchObject({ verdict: 'rejected' });
@@ -152,7 +153,7 @@ describe('Franka gating with a tracked object as a barrier sphere (vrpn, trackin
 
     const t = tracked();
     const box = publishBox(t);
-    t.tick(20);
+    t.tick(50);
     box();
     t.tick(200); // 0.2 s without a sample > obstacle_max_age 0.1 s
     t.propose('stale', END);

@@ -42,6 +42,7 @@ describe('serveFrankaNode (armguard ros-node) shutdown', () => {
     let stop!: (why: string) => void;
     const running = serveFrankaNode(ctx, config, spec, io, new Promise<string>((r) => (stop = r)), timers);
     await new Promise((r) => setImmediate(r));
+    timers.advance(0.1); // discovery
     expect(toController).toEqual([]);
     stop('SIGINT');
     expect(await running).toBe(0);

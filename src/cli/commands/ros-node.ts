@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
-import type { RosContext } from '../../../drivers/ros2/interface.js';
+import { parseRosNameArgs, type RosContext } from '../../../drivers/ros2/interface.js';
 import type { FrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { Timers } from '../../util/clock.js';
@@ -21,6 +21,9 @@ With episodes_dir set, records one armguard MCAP episode at a time there (~/labe
 it, closes it and opens the next; \`armguard report <dir>\` reads them).
 Parameters use the ROS 2 parameter-file layout (<node>: ros__parameters: ...); see
 launch/params/fr3.yaml. Needs a sourced ROS 2 installation and rclnodejs (see hardware.md).
+The gate starts held and arms once every required signal has been seen (startup_timeout, s).
+ROS arguments apply: --ros-args -r __ns:=/left -r __node:=<name> -r <from>:=<to>.
+SIGINT/SIGTERM: holds the arm (gating), closes the episode and exits.
 
   --check   validate the parameter file and list the applicable clauses, without ROS 2
 
@@ -47,7 +50,15 @@ examples:
       io.err(`${paramsPath}: cannot read: ${(e as Error).message}`);
       return EXIT.failure;
     }
-    const nodeName = typeof parsed.options.get('node-name') === 'string' ? (parsed.options.get('node-name') as string) : 'armguard';
+    let nameArgs;
+    try {
+      nameArgs = parseRosNameArgs(args);
+    } catch (e) {
+      io.err(`armguard ros-node: ${(e as Error).message}`);
+      return EXIT.usage;
+    }
+    // `-r __node:=left_guard` renames the node; its parameter section follows the name.
+    const nodeName = nameArgs.nodeName ?? (typeof parsed.options.get('node-name') === 'string' ? (parsed.options.get('node-name') as string) : 'armguard');
     const cfg = parseFrankaNodeConfig(text, paramsPath, nodeName);
     if (!cfg.ok) {
       for (const e of cfg.errors) io.err(e.message);
@@ -62,41 +73,85 @@ examples:
       const { FakeRosGraph } = await import('../../../drivers/ros2/fake-ros-graph.js');
       const { ManualClock, ManualTimers } = await import('../../util/clock.js');
       const clock = new ManualClock();
-      const parts = buildFrankaNode(new FakeRosGraph(clock, new ManualTimers(clock)), { ...cfg.config, gating: false }, spec.spec);
+      const parts = buildFrankaNode(new FakeRosGraph(clock, new ManualTimers(clock), { discovery: 'immediate' }), { ...cfg.config, gating: false }, spec.spec);
       io.out(`${paramsPath}: ok — robot ${cfg.config.robotId}, platform ${cfg.config.platform}, task ${cfg.config.task}`);
       for (const d of parts.decisions) io.out(`  ${d.clause.id.padEnd(26)} ${d.clause.tier === 'safe' ? d.explanation : 'report-only'}`);
       return EXIT.ok;
     }
     let ctx;
     try {
-      ctx = await loadRclnodejsRos();
+      // rcl reads `--ros-args` (-r __ns:=/left, -r __node:=..., remaps) from these, as from any ROS 2 process.
+      ctx = await loadRclnodejsRos(process.env, ['armguard', ...args]);
     } catch (e) {
       io.err(`armguard ros-node: ${(e as Error).message}`);
       return e instanceof RosUnavailableError ? EXIT.usage : EXIT.failure;
     }
-    const stop = new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
-    return serveFrankaNode(ctx, cfg.config, spec.spec, io, stop);
+    return runFrankaNodeUntilSignal(ctx, cfg.config, spec.spec, io, process);
   },
 };
 
+/** The part of `process` the node's signal handling uses. */
+export interface ProcessSignals {
+  once(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+  removeListener(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+}
+
 /**
- * Runs the node on `ctx` until `stop` resolves, then holds the arm (gating mode) before closing the
- * episode, as `armguard run` does, and always shuts the context down.
+ * Serve the Franka node until SIGINT (Ctrl-C, `ros2 launch` stopping it) or SIGTERM. Each handler
+ * fires once: a second signal during the shutdown gets Node's default and ends the process.
+ */
+export async function runFrankaNodeUntilSignal(
+  ctx: RosContext,
+  config: FrankaNodeConfig,
+  spec: ScoringSpec,
+  io: CliIo,
+  signals: ProcessSignals,
+  timers: Timers = systemTimers,
+): Promise<number> {
+  let onInt = (): void => undefined;
+  let onTerm = (): void => undefined;
+  const stop = new Promise<string>((resolve) => {
+    onInt = () => resolve('SIGINT');
+    onTerm = () => resolve('SIGTERM');
+  });
+  signals.once('SIGINT', onInt);
+  signals.once('SIGTERM', onTerm);
+  try {
+    return await serveFrankaNode(ctx, config, spec, io, stop, timers);
+  } finally {
+    signals.removeListener('SIGINT', onInt);
+    signals.removeListener('SIGTERM', onTerm);
+  }
+}
+
+/**
+ * Runs the node on `ctx` until `stop` resolves (or start-up fails), then holds the arm (gating
+ * mode) before closing the episode, as `armguard run` does, and always shuts the context down.
+ * The ROS client library's own SIGINT handler is removed first: it would destroy the nodes before
+ * this shutdown could hold the arm (rclnodejs installs one when it loads).
  */
 export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig, spec: ScoringSpec, io: CliIo, stop: Promise<string>, timers: Timers = systemTimers): Promise<number> {
+  ctx.removeSignalHandlers();
+  let startupFailed = (_neverSeen: readonly string[]): void => undefined;
+  const failed = new Promise<{ kind: 'start-up-failed'; neverSeen: readonly string[] }>((resolve) => {
+    startupFailed = (neverSeen) => resolve({ kind: 'start-up-failed', neverSeen });
+  });
   try {
-    const parts = buildFrankaNode(ctx, config, spec, { recording: { timers, log: (l) => io.out(l) } });
-    io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.state}`);
+    const parts = buildFrankaNode(ctx, config, spec, { recording: { timers, log: (l) => io.out(l) }, onStartupFailed: (n) => startupFailed(n) });
+    io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
     const episodes = parts.episodes;
     if (episodes) await episodes.start(parts.now());
     ctx.spin();
-    const why = await stop;
+    const outcome = await Promise.race([stop.then((signal) => ({ kind: 'signal' as const, signal })), failed]);
+    const why = outcome.kind === 'signal' ? outcome.signal : 'start-up failed';
     // The controller would otherwise keep executing the last forwarded trajectory.
     if (config.gating) parts.pipeline.eStop(parts.now(), `node shut down (${why})`);
     if (episodes) await episodes.close(parts.now(), `node shut down (${why})`);
+    if (outcome.kind === 'start-up-failed') {
+      io.err(`armguard ros-node: start-up failed: required signals never seen within ${config.startupTimeout} s: ${outcome.neverSeen.join(', ')} (check the topics in the parameter file and that their publishers run)`);
+      return EXIT.failure;
+    }
+    io.out(`armguard ros-node: stopped (${why})`);
     return EXIT.ok;
   } catch (e) {
     io.err(`armguard ros-node: ${(e as Error).message}`);
