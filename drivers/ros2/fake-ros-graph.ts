@@ -185,11 +185,11 @@ export class FakeRosGraph implements RosContext {
       from.latched.push(this.options.delivery === 'as-published' ? message : structuredClone(message));
       if (from.latched.length > from.qos.depth) from.latched.shift();
     }
-    let first = true;
-    for (const s of this.subs.get(topic) ?? []) {
-      if (!s.alive || !s.matched.has(from)) continue;
-      s.callback(first || this.options.delivery === 'as-published' ? message : structuredClone(message));
-      first = false;
+    const to = (this.subs.get(topic) ?? []).filter((s) => s.alive && s.matched.has(from));
+    const last = to.length - 1;
+    for (let i = 0; i <= last; i++) {
+      // The original goes to the last one, so every copy is taken before any callback could write into it.
+      to[i]!.callback(i === last || this.options.delivery === 'as-published' ? message : structuredClone(message));
     }
   }
   /** @internal */

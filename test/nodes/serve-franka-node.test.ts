@@ -3,6 +3,8 @@
  * the arm is held (an empty JointTrajectory to the controller) before the episode closes, and the
  * ROS context is shut down whatever happens.
  */
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,10 +13,11 @@ import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE } from '../../drivers/ros2/interface.js';
 import type { JointTrajectory } from '../../drivers/ros2/messages.js';
-import { serveFrankaNode } from '../../src/cli/commands/ros-node.js';
+import { runFrankaNodeUntilSignal, serveFrankaNode } from '../../src/cli/commands/ros-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
 import { frankaTestConfig } from './support/franka-config.js';
+import { repoRoot } from '../support/paths.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -75,4 +78,76 @@ describe('serveFrankaNode (armguard ros-node) shutdown', () => {
     expect(errs.join('\n')).toMatch(/no-such-task/);
     expect(shutdowns).toBe(2);
   });
+});
+
+describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT handler)', () => {
+  it('in process: the node removes the library handler, holds the arm, closes the episode and returns 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-sigint-'));
+    dirs.push(dir);
+    const signals = new EventEmitter();
+    const clock = new ManualClock(50);
+    const timers = new ManualTimers(clock);
+    // Created first, as `import rclnodejs` runs before armguard's handlers exist.
+    const graph = new FakeRosGraph(clock, timers, { signals });
+    const config = frankaTestConfig({ episodesDir: dir });
+    const toController: JointTrajectory[] = [];
+    graph.createNode('controller').createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
+    const errs: string[] = [];
+    const running = runFrankaNodeUntilSignal(graph, config, spec, { out: () => undefined, err: (l) => errs.push(l) }, signals, timers);
+    await new Promise((r) => setImmediate(r));
+    timers.advance(0.1);
+    signals.emit('SIGINT');
+    expect(await running).toBe(0);
+    expect(errs).toEqual([]); // not "Cannot read properties of null (reading 'now')"
+    expect(toController.at(-1)?.points).toEqual([]);
+    expect(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')).toBe(0);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.mcap'));
+    const scan = await readEpisode(join(dir, files[0]!), () => undefined);
+    expect(scan.end.kind).toBe('complete');
+  });
+
+  /** Run the node in a child process, send `signal` once it is fed, and collect its result. */
+  function runChild(signal: 'SIGINT' | 'SIGTERM', dir: string): Promise<{ code: number | null; result: { exit: number; holdsAfterStop: number; forwardedAfterStop: number } | undefined; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/nodes/support/ros-node-process.ts'), dir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let stderr = '';
+      let sent = false;
+      const deadline = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`the node did not exit within 30 s of starting (signal sent: ${sent}); stdout: ${out}; stderr: ${stderr}`));
+      }, 30_000);
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (!sent && /^ready$/m.test(out)) {
+          sent = true;
+          child.kill(signal);
+        }
+      });
+      child.on('exit', (code) => {
+        clearTimeout(deadline);
+        const line = /^result (.*)$/m.exec(out)?.[1];
+        resolve({ code, result: line ? (JSON.parse(line) as { exit: number; holdsAfterStop: number; forwardedAfterStop: number }) : undefined, stderr });
+      });
+    });
+  }
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('end to end in a child process: %s holds the arm, completes the episode and the process exits 0 by itself', async (signal) => {
+    const dir = mkdtempSync(join(tmpdir(), `armguard-${signal.toLowerCase()}-`));
+    dirs.push(dir);
+    const { code, result, stderr } = await runChild(signal, dir);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ exit: 0, forwardedAfterStop: 0 });
+    expect(result!.holdsAfterStop).toBeGreaterThanOrEqual(1);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.mcap'));
+    expect(files).toHaveLength(1);
+    const gate: string[] = [];
+    const scan = await readEpisode(join(dir, files[0]!), (r: EpisodeRecord) => {
+      if (r.kind === 'gate' && 'to' in r.value) gate.push(`${r.value.to}: ${r.value.reason}`);
+    });
+    expect(scan.end.kind).toBe('complete');
+    expect(gate.at(-1)).toMatch(new RegExp(`^hold: e-stop from node shut down \\(${signal}\\)`));
+  }, 40_000);
 });

@@ -144,8 +144,14 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
     ctx.spin();
     const outcome = await Promise.race([stop.then((signal) => ({ kind: 'signal' as const, signal })), failed]);
     const why = outcome.kind === 'signal' ? outcome.signal : 'start-up failed';
-    // The controller would otherwise keep executing the last forwarded trajectory.
-    if (config.gating) parts.pipeline.eStop(parts.now(), `node shut down (${why})`);
+    if (config.gating) {
+      // The controller would otherwise keep executing the last forwarded trajectory. The e-stop
+      // sends the hold unless the gate already holds; then it is sent again here, once more.
+      const now = parts.now();
+      const alreadyHeld = parts.gate.holding && !parts.gate.starting;
+      parts.pipeline.eStop(now, `node shut down (${why})`);
+      if (alreadyHeld) parts.franka.hold(now, `node shut down (${why})`);
+    }
     if (episodes) await episodes.close(parts.now(), `node shut down (${why})`);
     if (outcome.kind === 'start-up-failed') {
       io.err(`armguard ros-node: start-up failed: required signals never seen within ${config.startupTimeout} s: ${outcome.neverSeen.join(', ')} (check the topics in the parameter file and that their publishers run)`);
