@@ -155,6 +155,11 @@ export class FakeRosGraph implements RosContext {
     return out;
   }
 
+  /** Names of the services offered now. */
+  serviceNames(): string[] {
+    return [...this.services.keys()];
+  }
+
   /** @internal The rclnodejs shape of `type`, or undefined when delivering as published. Throws for an unknown type. */
   wireType(type: string): RclnodejsWireType | undefined {
     return this.options.delivery === 'rclnodejs' ? this.wire.type(type) : undefined;

@@ -47,15 +47,23 @@ const KEYS = [
   'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir',
 ] as const;
 
-export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'armguard'): { ok: true; config: FrankaNodeConfig } | { ok: false; errors: InputError[] } {
+/**
+ * @param nodeName the node's name (after `-r __node:=`)
+ * @param namespace the node's namespace (after `-r __ns:=`): as in ROS 2 parameter files, the
+ *   section may also be keyed by the fully-qualified name (`/left/armguard:`) or by `/**:`.
+ */
+export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'armguard', namespace = ''): { ok: true; config: FrankaNodeConfig } | { ok: false; errors: InputError[] } {
   const r = new YamlReader(file, text);
   const root = r.map(r.root, '(root)');
-  const nodeEntry = root?.get(nodeName);
-  if (root && !nodeEntry) r.fail(r.root, nodeName, `expected the node's section '${nodeName}:' with 'ros__parameters:'`);
-  const section = nodeEntry ? r.map(nodeEntry.value, nodeName, ['ros__parameters']) : undefined;
+  const ns = namespace === '' || namespace === '/' ? '' : namespace.startsWith('/') ? namespace : `/${namespace}`;
+  const keys = [`${ns}/${nodeName}`, nodeName, '/**'];
+  const key = keys.find((k) => root?.get(k) !== undefined) ?? nodeName;
+  const nodeEntry = root?.get(key);
+  if (root && !nodeEntry) r.fail(r.root, nodeName, `expected the node's section '${nodeName}:' (or '${ns}/${nodeName}:' or '/**:') with 'ros__parameters:'`);
+  const section = nodeEntry ? r.map(nodeEntry.value, key, ['ros__parameters']) : undefined;
   const params = section?.get('ros__parameters');
-  const p = params ? r.map(params.value, `${nodeName}.ros__parameters`, KEYS) : undefined;
-  const field = (k: string) => `${nodeName}.ros__parameters.${k}`;
+  const p = params ? r.map(params.value, `${key}.ros__parameters`, KEYS) : undefined;
+  const field = (k: string) => `${key}.ros__parameters.${k}`;
   const str = (k: string, dflt?: string) => {
     const e = p?.get(k);
     if (!e) return dflt ?? (p ? r.fail(params?.value, field(k), 'required parameter missing') : undefined);

@@ -59,7 +59,7 @@ examples:
     }
     // `-r __node:=left_guard` renames the node; its parameter section follows the name.
     const nodeName = nameArgs.nodeName ?? (typeof parsed.options.get('node-name') === 'string' ? (parsed.options.get('node-name') as string) : 'armguard');
-    const cfg = parseFrankaNodeConfig(text, paramsPath, nodeName);
+    const cfg = parseFrankaNodeConfig(text, paramsPath, nodeName, nameArgs.namespace);
     if (!cfg.ok) {
       for (const e of cfg.errors) io.err(e.message);
       return EXIT.failure;
@@ -73,9 +73,14 @@ examples:
       const { FakeRosGraph } = await import('../../../drivers/ros2/fake-ros-graph.js');
       const { ManualClock, ManualTimers } = await import('../../util/clock.js');
       const clock = new ManualClock();
-      const parts = buildFrankaNode(new FakeRosGraph(clock, new ManualTimers(clock), { discovery: 'immediate' }), { ...cfg.config, gating: false }, spec.spec);
+      // The same names as on the robot: the ROS arguments (__ns, __node, remaps) apply here too.
+      const graph = new FakeRosGraph(clock, new ManualTimers(clock), { discovery: 'immediate', rosArgs: ['armguard', ...args] });
+      const parts = buildFrankaNode(graph, cfg.config, spec.spec);
       io.out(`${paramsPath}: ok — robot ${cfg.config.robotId}, platform ${cfg.config.platform}, task ${cfg.config.task}`);
       for (const d of parts.decisions) io.out(`  ${d.clause.id.padEnd(26)} ${d.clause.tier === 'safe' ? d.explanation : 'report-only'}`);
+      io.out('topics and services:');
+      for (const [topic, type] of [...graph.topics()].sort(([a], [b]) => a.localeCompare(b))) io.out(`  ${topic.padEnd(50)} ${type}`);
+      for (const name of graph.serviceNames().sort()) io.out(`  ${name.padEnd(50)} (service)`);
       return EXIT.ok;
     }
     let ctx;
