@@ -64,10 +64,12 @@ describe('SceneTracker', () => {
 
   it('vrpn_mocap poses arrive over a best-effort subscription', () => {
     const clock = new ManualClock();
-    const g = new FakeRosGraph(clock, new ManualTimers(clock));
+    const timers = new ManualTimers(clock);
+    const g = new FakeRosGraph(clock, timers);
     const tr = new SceneTracker({ bystanders: ['cup'], source: 'mocap' });
     subscribeTracking(g.createNode('armguard'), tr, { kind: 'vrpn', trackers: { Cup1: 'cup' } });
     const pub = g.createNode('vrpn').createPublisher<PoseStamped>('geometry_msgs/msg/PoseStamped', '/vrpn_mocap/Cup1/pose', QOS_SENSOR_DATA);
+    timers.advance(0.1); // discovery (the fake graph matches endpoints after a delay, as a real one does)
     pub.publish({ header: { stamp: { sec: 0, nanosec: 0 }, frame_id: 'world' }, pose: { position: { x: 0, y: 0, z: 0 }, orientation: upright } });
     pub.publish({ header: { stamp: { sec: 0, nanosec: 1e7 }, frame_id: 'world' }, pose: { position: { x: 0, y: 0.02, z: 0 }, orientation: upright } });
     const f = new SignalFrame();
