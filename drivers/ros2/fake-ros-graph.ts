@@ -100,6 +100,8 @@ export class FakeRosGraph implements RosContext {
   private readonly wire = new RclnodejsWire();
   private readonly options: Required<Omit<FakeRosGraphOptions, 'signals'>>;
   private readonly nameArgs: { namespace?: string; nodeName?: string; remaps: RemapRule[] };
+  private readonly signals: SignalEvents | undefined;
+  /** rclnodejs's `_sigHandler`: shut every context down. */
   private readonly sigint = (): void => void this.shutdown();
   private isShutdown = false;
   /** QoS mismatches seen (a real graph reports these as incompatible-QoS events). */
@@ -120,7 +122,6 @@ export class FakeRosGraph implements RosContext {
     // rclnodejs: `process.on('SIGINT', _sigHandler)` at module load; the handler shuts down every context.
     this.signals?.on('SIGINT', this.sigint);
   }
-  private readonly signals: SignalEvents | undefined;
 
   createNode(name: string, options: RosNodeOptions = {}): RosNode {
     if (this.isShutdown) throw new Error('the ROS context has been shut down');

@@ -59,11 +59,13 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
     const harness = () => lifecycle.open();
 
     /** Publish `message` on a fresh topic of `type` and return what the subscriber received. */
+    let trips = 0;
     async function roundTrip(h: RosHarness, type: string, message: unknown, qos = QOS_RELIABLE): Promise<unknown[]> {
       const topic = unique();
       const got: unknown[] = [];
-      h.ctx.createNode('contract_rt_sub').createSubscription<unknown>(type, topic, qos, (m) => got.push(m));
-      const pub = h.ctx.createNode('contract_rt_pub').createPublisher<unknown>(type, topic, qos);
+      const n = ++trips;
+      h.ctx.createNode(`contract_rt_sub_${n}`).createSubscription<unknown>(type, topic, qos, (m) => got.push(m));
+      const pub = h.ctx.createNode(`contract_rt_pub_${n}`).createPublisher<unknown>(type, topic, qos);
       await h.pass(0.3);
       pub.publish(message);
       await h.pass(0.3);
