@@ -25,17 +25,17 @@ import {
  * (rclnodejs's default, stated so a changed default cannot flip the representation): float64[]
  * fields arrive as Float64Array, the one representation messages.ts declares.
  */
-interface RclnodejsQosClass {
+export interface RclnodejsQosClass {
   new (history: number, depth: number, reliability: number, durability: number): unknown;
   HistoryPolicy: { RMW_QOS_POLICY_HISTORY_KEEP_LAST: number };
   ReliabilityPolicy: { RMW_QOS_POLICY_RELIABILITY_RELIABLE: number; RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT: number };
   DurabilityPolicy: { RMW_QOS_POLICY_DURABILITY_VOLATILE: number; RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL: number };
 }
-interface EntityOptions {
+export interface EntityOptions {
   qos?: unknown;
   enableTypedArray: true;
 }
-interface RclNode {
+export interface RclNode {
   createSubscription(type: string, topic: string, options: EntityOptions, cb: (m: unknown) => void): { topic?: string };
   createPublisher(type: string, topic: string, options: { qos: unknown }): { topic?: string; publish(m: unknown): void };
   createService(type: string, name: string, options: EntityOptions, cb: (req: unknown, res: { send(r: unknown): void }) => void): unknown;
@@ -56,7 +56,7 @@ interface RclNode {
   spin(): void;
   destroy(): void;
 }
-interface Rclnodejs {
+export interface Rclnodejs {
   /** `argv` defaults to process.argv: rcl reads `--ros-args` (remaps, `__ns`, `__node`) from it. */
   init(context?: unknown, argv?: string[]): Promise<void>;
   Node: new (name: string, namespace?: string) => RclNode;
@@ -92,11 +92,16 @@ export async function loadRclnodejsRos(
       `rclnodejs could not be loaded (${(e as Error).message}). Install it on the ROS 2 machine with \`npm install rclnodejs\` after sourcing ROS 2.`,
     );
   }
+  return rclnodejsRos(mod, argv ?? process.argv);
+}
+
+/** A RosContext over an already loaded rclnodejs module: initialise it with `argv` (its `--ros-args`). */
+export async function rclnodejsRos(mod: Rclnodejs, argv: readonly string[]): Promise<RosContext> {
   if (typeof mod.removeSignalHandlers !== 'function') {
     throw new RosUnavailableError('this rclnodejs has no removeSignalHandlers(): armguard handles SIGINT itself (to hold the arm and close the episode); install a current rclnodejs.');
   }
-  await mod.init(undefined, argv ? [...argv] : process.argv);
-  return new RclnodejsRos(mod, parseRosNameArgs(argv ?? process.argv).remaps);
+  await mod.init(undefined, [...argv]);
+  return new RclnodejsRos(mod, parseRosNameArgs(argv).remaps);
 }
 
 class RclnodejsRos implements RosContext {
