@@ -52,7 +52,11 @@ const DEFINITIONS: Readonly<Record<string, string>> = { ...MSG_DEFINITIONS, ...G
 
 type TypedArrayCtor = Float64ArrayConstructor | Float32ArrayConstructor | Int8ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor;
 
-/** rclnodejs's typed-array element types (message.dot `typedArrayType`, `getTypedArrayName`). */
+/**
+ * rclnodejs's typed-array element types (message.dot `typedArrayType`, `getTypedArrayName`).
+ * @foxglove/rosmsg reads ROS 2 `byte` and `char` as uint8, so a char[] field arrives here as a
+ * Uint8Array where rclnodejs gives an Int8Array (no interface armguard uses has one).
+ */
 const TYPED_ARRAYS: Readonly<Record<string, TypedArrayCtor>> = {
   float64: Float64Array, float32: Float32Array, int8: Int8Array, char: Int8Array, uint8: Uint8Array, byte: Uint8Array,
   int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
