@@ -22,7 +22,9 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
     const r = parseFrankaNodeConfig(readFileSync(join(repoRoot, 'launch/params/fr3.yaml'), 'utf8'), 'fr3.yaml');
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', gating: false, bystanders: ['cup', 'plate'] });
+    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', gating: false, bystanders: ['cup', 'plate'], startupTimeout: 10 });
+    // relative: they resolve in the node's namespace (-r __ns:=/left)
+    expect(r.config).toMatchObject({ robotStateTopic: 'franka_robot_state_broadcaster/robot_state', gripperTopic: 'franka_gripper/joint_states', controllerTopic: 'fr3_arm_controller/joint_trajectory' });
     expect(r.config.tracking).toEqual({ kind: 'vrpn', trackers: { Cup1: 'cup', Plate3: 'plate' } });
   });
   it('names file, line and parameter for every problem', () => {

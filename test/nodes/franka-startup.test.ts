@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_LATCHED, QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type JointTrajectory } from '../../drivers/ros2/messages.js';
+import { toStamp, type DiagnosticArray, type JointState, type JointTrajectory } from '../../drivers/ros2/messages.js';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
@@ -35,6 +35,8 @@ function world(graph: FakeRosGraph, clock: ManualClock, timers: ManualTimers) {
   const toController: JointTrajectory[] = [];
   const results: { verdict: string; reason: string }[] = [];
   const gateStates: string[] = [];
+  const diagnostics: DiagnosticArray[] = [];
+  w.createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, (m) => diagnostics.push(m));
   w.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
   w.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) => results.push(JSON.parse(m.data) as { verdict: string; reason: string }));
   w.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/gate_state', QOS_LATCHED, (m) => gateStates.push(m.data));
@@ -54,7 +56,7 @@ function world(graph: FakeRosGraph, clock: ManualClock, timers: ManualTimers) {
     }));
     proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: JOINTS, points });
   };
-  return { tick, propose, toController, results, gateStates };
+  return { tick, propose, toController, results, gateStates, diagnostics };
 }
 
 describe('Franka node start-up phase (fake graph, discovery in order)', () => {
@@ -71,6 +73,7 @@ describe('Franka node start-up phase (fake graph, discovery in order)', () => {
     expect(parts.gate.holdCause?.kind).toBe('starting');
     expect(parts.gate.neverSeen()).toEqual(['gripper_contact']);
     expect(w.gateStates.at(-1)).toMatch(/^hold: starting: waiting for every required signal/);
+    expect(w.diagnostics.at(-1)!.status[0]).toMatchObject({ level: 1, message: 'starting: waiting for gripper_contact', values: [{ key: 'state', value: 'starting' }] });
     const before = w.toController.length;
     w.propose('during-start-up');
     expect(w.results.at(-1)).toMatchObject({ verdict: 'held' });
