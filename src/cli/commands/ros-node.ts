@@ -141,23 +141,33 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
   const failed = new Promise<{ kind: 'start-up-failed'; neverSeen: readonly string[] }>((resolve) => {
     startupFailed = (neverSeen) => resolve({ kind: 'start-up-failed', neverSeen });
   });
+  /** The running episode until it is closed: whatever fails, it is closed before the context goes. */
+  let openEpisodes: { close(t: number, reason: string): Promise<void> } | undefined;
+  let lastTime = NaN;
   try {
     const parts = buildFrankaNode(ctx, config, spec, { recording: { timers, log: (l) => io.out(l) }, onStartupFailed: (n) => startupFailed(n) });
     io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
     const episodes = parts.episodes;
-    if (episodes) await episodes.start(parts.now());
+    lastTime = parts.now();
+    if (episodes) {
+      await episodes.start(lastTime);
+      openEpisodes = episodes;
+    }
     ctx.spin();
     const outcome = await Promise.race([stop.then((signal) => ({ kind: 'signal' as const, signal })), failed]);
     const why = outcome.kind === 'signal' ? outcome.signal : 'start-up failed';
+    lastTime = parts.now();
     if (config.gating) {
       // The controller would otherwise keep executing the last forwarded trajectory. The e-stop
       // sends the hold unless the gate already holds; then it is sent again here, once more.
-      const now = parts.now();
       const alreadyHeld = parts.gate.holding && !parts.gate.starting;
-      parts.pipeline.eStop(now, `node shut down (${why})`);
-      if (alreadyHeld) parts.franka.hold(now, `node shut down (${why})`);
+      parts.pipeline.eStop(lastTime, `node shut down (${why})`);
+      if (alreadyHeld) parts.franka.hold(lastTime, `node shut down (${why})`);
     }
-    if (episodes) await episodes.close(parts.now(), `node shut down (${why})`);
+    if (episodes) {
+      openEpisodes = undefined;
+      await episodes.close(parts.now(), `node shut down (${why})`);
+    }
     if (outcome.kind === 'start-up-failed') {
       io.err(`armguard ros-node: start-up failed: required signals never seen within ${config.startupTimeout} s: ${outcome.neverSeen.join(', ')} (check the topics in the parameter file and that their publishers run)`);
       return EXIT.failure;
@@ -168,6 +178,10 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
     io.err(`armguard ros-node: ${(e as Error).message}`);
     return EXIT.failure;
   } finally {
+    // An episode left open would keep its flush timer, and the process, alive.
+    if (openEpisodes) {
+      await openEpisodes.close(lastTime, 'node failed').catch((e: unknown) => io.err(`armguard ros-node: closing the episode failed: ${(e as Error).message}`));
+    }
     await ctx.shutdown();
   }
 }
