@@ -90,10 +90,16 @@ export class Gate {
     if (!this.startingUp) return [];
     return this.config.requiredSignals.filter((_, k) => this.seenFresh[k] === 0).map((i) => SIGNALS[i]?.name ?? `signal#${i}`);
   }
-  /** Start-up took too long: end it in a latched hold naming the signals never seen. */
+  /**
+   * Start-up took too long: end it in a latched hold naming the signals never seen — or, when all
+   * were seen but the gate still could not arm (a signal gone stale again, a margin that is not a
+   * number), with that condition as the cause.
+   */
   startupTimedOut(t: number): void {
     if (!this.startingUp) return;
-    this.endStartupHeld(t, { kind: 'start-up-failed', neverSeen: this.neverSeen() });
+    const neverSeen = this.neverSeen();
+    const blocked = neverSeen.length === 0 && this.block !== Block.None;
+    this.endStartupHeld(t, blocked ? this.blockCause(this.lastMargins) : { kind: 'start-up-failed', neverSeen });
   }
 
   get state(): GateState {

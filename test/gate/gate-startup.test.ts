@@ -112,6 +112,15 @@ describe('Gate start-up phase', () => {
     expect(events.at(-1)).toMatchObject({ t: 10, from: 'hold', to: 'hold' });
   });
 
+  it('a start-up that times out with every signal seen but the gate unable to arm names that condition instead', () => {
+    const { gate, margins, step } = setup();
+    margins.setFinal(0, NaN);
+    step(0, [TORQUE, FORCE, GRIP]);
+    expect(gate.starting).toBe(true); // a margin not computable yet: waits
+    gate.startupTimedOut(10);
+    expect(gate.holdCause).toMatchObject({ kind: 'invalid-margin', clause: 'arm_furniture_force' });
+  });
+
   it('without start-up configured the gate is armed at once (unchanged)', () => {
     const gate = new Gate({ requiredSignals: [TORQUE], maxStepGap: 0.5, faultQuietPeriod: 1 });
     expect(gate.state).toBe('armed');

@@ -7,6 +7,7 @@ import type { Timers } from '../../util/clock.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
+import { describeCause } from '../../gate/index.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
 import { systemTimers } from '../../platform/system-clock.js';
 
@@ -169,7 +170,11 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
       await episodes.close(parts.now(), `node shut down (${why})`);
     }
     if (outcome.kind === 'start-up-failed') {
-      io.err(`armguard ros-node: start-up failed: required signals never seen within ${config.startupTimeout} s: ${outcome.neverSeen.join(', ')} (check the topics in the parameter file and that their publishers run)`);
+      io.err(
+        outcome.neverSeen.length > 0
+          ? `armguard ros-node: start-up failed: required signals never seen within ${config.startupTimeout} s: ${outcome.neverSeen.join(', ')} (check the topics in the parameter file and that their publishers run)`
+          : `armguard ros-node: start-up failed within ${config.startupTimeout} s: every required signal was seen, but ${parts.gate.holdCause ? describeCause(parts.gate.holdCause) : 'the gate did not arm'}`,
+      );
       return EXIT.failure;
     }
     io.out(`armguard ros-node: stopped (${why})`);
