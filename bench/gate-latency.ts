@@ -23,12 +23,12 @@ const CLAUSES = [
   ['held_object_tilt_world', 'always ((gripper_contact and obj_above_table > 0.05) -> target_obj_tilt_world_deg < 15)', 15],
   ['stable_grasp_maintained', 'always (gripper_contact -> obj_above_table > -0.02)', 0.02],
   ['joint_torque', 'always (max_joint_torque < 2.5)', 2.5],
-  ['self_collision_free', 'always (self_collision <= 0)', 0],
+  ['self_collision_free', 'always (self_collision_clearance >= 0)', 0],
 ] as const;
 
-const NAMES = ['arm_furniture_contact_force', 'target_furniture_contact_force', 'contact_force_max', 'non_target_disp_max', 'target_obj_tilt_world_deg', 'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision'] as const;
+const NAMES = ['arm_furniture_contact_force', 'target_furniture_contact_force', 'contact_force_max', 'non_target_disp_max', 'target_obj_tilt_world_deg', 'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision_clearance'] as const;
 const IDX = NAMES.map((n) => signalIndex(n)!);
-const SAFE = [5, 0, 5, 0.001, 3, 0.1, 1, 1, 0];
+const SAFE = [5, 0, 5, 0.001, 3, 0.1, 1, 1, 0.05];
 
 class BenchSource implements SignalSource {
   readonly name = 'bench';

@@ -26,7 +26,7 @@ const DT = 0.05;
 const T0 = 1_764_400_000;
 const NAMES = [
   'arm_furniture_contact_force', 'target_furniture_contact_force', 'contact_force_max', 'non_target_disp_max', 'target_obj_tilt_world_deg',
-  'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision', 'ee_speed', 'ee_acc', 'ee_jerk', 'target_obj_speed',
+  'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision_clearance', 'ee_speed', 'ee_acc', 'ee_jerk', 'target_obj_speed',
   'release_speed', 'arm_no_furniture_contact',
 ];
 const TASKS = ['libero-spatial-pick-bowl', 'libero-goal-task-9-wine-rack', 'libero-goal-task-5-push-plate'];

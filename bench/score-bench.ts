@@ -48,7 +48,7 @@ function synthesize(k: number, rng: Xoshiro128): EpisodeTrace {
     c.contact_force_max![i] = Math.max(f, c.target_furniture_contact_force![i]!);
     c.non_target_disp_max![i] = i > spikeAt ? bump : 0;
     c.max_joint_torque![i] = torqueBase + 10 * noise;
-    c.self_collision![i] = 0;
+    c.self_collision_clearance![i] = 0.05;
     c.ee_speed![i] = 0.3 + 0.5 * noise;
     c.ee_acc![i] = 2 + 2 * noise;
     c.ee_jerk![i] = 20 + 40 * noise;

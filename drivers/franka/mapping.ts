@@ -12,7 +12,13 @@
  * - obj_above_table / target_obj_tilt_world_deg: while the grasp holds, from o_t_ee (FK-free),
  *   relative to the end-effector pose when the grasp closed (rigid grasp transform).
  * - gripper_contact: finger width inside the configured grasp band, with hysteresis.
- * - self_collision: touching non-adjacent capsule pairs of the arm model at the measured q.
+ * - self_collision_clearance: surface distance (m) between the nearest two self-collision volumes
+ *   of the robot description (arm + the configured end effector) that are not on its
+ *   allowed-collision list, at the measured q; NaN (invalid) for a q of the wrong size or non-finite.
+ * - ee_speed: |J(q)·dq| at the end effector's TCP from measured_joint_state (position, velocity);
+ *   ee_acc: the 5-sample backward difference of that velocity over the header stamps, NaN (invalid)
+ *   for the first 5 samples and after a gap (a stamp step ≤ 0 or > 10 ms) or an invalid dq
+ *   (src/kinematics/tcp-motion.ts).
  * - robot_mode REFLEX / USER_STOPPED / AUTOMATIC_ERROR_RECOVERY and any safety error flag → a
  *   `robot-mode` fault (the gate holds).
  */
@@ -20,7 +26,9 @@ import { signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { Fault } from '../../src/ports/index.js';
 import { stampSeconds, type JointState } from '../ros2/messages.js';
 import { angleDeg, bodyZ } from '../tracking/pose-math.js';
-import { CapsuleModel, FR3_MODEL, length3, type ArmModelSpec } from '../../src/kinematics/index.js';
+import {
+  armModel, CapsuleModel, endEffectorOf, FR3_DESCRIPTION, length3, PANDA_DESCRIPTION, TcpMotion, type FrankaEndEffector, type RobotDescription,
+} from '../../src/kinematics/index.js';
 import { ROBOT_MODE, ROBOT_MODE_NAMES, type FrankaRobotState } from './messages.js';
 
 export interface FrankaMappingConfig {
@@ -37,17 +45,30 @@ export interface FrankaMappingConfig {
     hysteresis: number;
   };
   source: string;
-  /** Capsule model for self_collision (count of touching non-adjacent link pairs from q). */
-  capsules: ArmModelSpec;
+  /** The arm's description: self-collision volumes, allowed pairs, TCP. */
+  robot: RobotDescription;
+  /** The end effector fitted (one of robot.endEffectors): its volumes and TCP. */
+  endEffector: FrankaEndEffector;
 }
 
+/** ee_acc: backward difference over this many robot-state samples (5 ms at 1 kHz). */
+export const EE_ACC_WINDOW = 5;
+/** A stamp step longer than this restarts the ee_acc window (s): ten missed 1 kHz samples. */
+export const EE_MAX_GAP_S = 0.01;
+
 export const FR3_MAPPING: FrankaMappingConfig = {
-  capsules: FR3_MODEL,
+  robot: FR3_DESCRIPTION,
+  endEffector: 'franka_hand',
   tauLimits: [87, 87, 87, 87, 12, 12, 12],
   torqueScale: 87,
   gripper: { closedWidth: 0.002, openWidth: 0.075, hysteresis: 0.001 },
   source: 'franka',
 };
+
+/** The mapping of a Panda (FER) or an FR3 with the end effector that is fitted. */
+export function frankaMappingConfig(platform: 'fr3' | 'panda', endEffector: FrankaEndEffector): FrankaMappingConfig {
+  return { ...FR3_MAPPING, robot: platform === 'panda' ? PANDA_DESCRIPTION : FR3_DESCRIPTION, endEffector };
+}
 
 /** Error flags of franka_msgs/Errors that mean the robot stopped or refused motion. */
 export const SAFETY_ERROR_FLAGS = [
@@ -71,7 +92,9 @@ const I = {
   target: signalIndex('target_furniture_contact_force') ?? -1,
   max: signalIndex('contact_force_max') ?? -1,
   grip: signalIndex('gripper_contact') ?? -1,
-  selfCollision: signalIndex('self_collision') ?? -1,
+  selfClearance: signalIndex('self_collision_clearance') ?? -1,
+  eeSpeed: signalIndex('ee_speed') ?? -1,
+  eeAcc: signalIndex('ee_acc') ?? -1,
   height: signalIndex('obj_above_table') ?? -1,
   tilt: signalIndex('target_obj_tilt_world_deg') ?? -1,
 };
@@ -89,11 +112,15 @@ export class FrankaMapping {
   private lastMode = -1;
   private readonly activeErrors = new Set<string>();
 
-  private readonly capsules: CapsuleModel;
+  /** Self-collision model of the arm with its end effector (FK of the measured q). */
+  readonly capsules: CapsuleModel;
+  private readonly tcpMotion: TcpMotion;
 
   constructor(readonly config: FrankaMappingConfig = FR3_MAPPING) {
     this.torqueRatios = new Float64Array(config.tauLimits.length);
-    this.capsules = new CapsuleModel(config.capsules);
+    this.capsules = new CapsuleModel(armModel(config.robot, config.endEffector));
+    const tcp = endEffectorOf(config.robot, config.endEffector).tcp;
+    this.tcpMotion = new TcpMotion(this.capsules.fk, tcp.frame, tcp.xyz, EE_ACC_WINDOW, EE_MAX_GAP_S);
   }
 
   get isHolding(): boolean {
@@ -152,10 +179,16 @@ export class FrankaMapping {
     const q = numbers(joints.position);
     if (q.length === this.capsules.fk.joints && Array.prototype.every.call(q, Number.isFinite)) {
       this.capsules.update(q as ArrayLike<number>);
-      frame.set(I.selfCollision, this.capsules.selfCollisionCount(), t, src);
+      frame.set(I.selfClearance, this.capsules.minSelfDistance(), t, src);
+      const dq = numbers(joints.velocity);
+      if (dq.length === this.capsules.fk.joints) this.tcpMotion.update(t, dq as ArrayLike<number>);
+      else this.tcpMotion.reset();
     } else {
-      frame.set(I.selfCollision, NaN, t, src);
+      frame.set(I.selfClearance, NaN, t, src);
+      this.tcpMotion.reset();
     }
+    frame.set(I.eeSpeed, this.tcpMotion.speed, t, src);
+    frame.set(I.eeAcc, this.tcpMotion.acc, t, src);
 
     const f = (s.o_f_ext_hat_k as Partial<FrankaRobotState['o_f_ext_hat_k']> | undefined)?.wrench?.force;
     const force = length3(num(f?.x), num(f?.y), num(f?.z));

@@ -56,7 +56,7 @@ const CLAUSES: readonly ClauseDef[] = [
     at: (s, th) => (s('gripper_contact') > 0.5 ? [s('obj_above_table') - th.slip, s('obj_above_table') > th.slip] : [Infinity, true]),
   },
   { clause: 'joint_torque', needs: ['max_joint_torque'], at: (s, th) => below(s('max_joint_torque'), th.torque) },
-  { clause: 'self_collision_free', needs: ['self_collision'], at: (s) => [0 - s('self_collision'), s('self_collision') <= 0] },
+  { clause: 'self_collision_free', needs: ['self_collision_clearance'], at: (s) => [s('self_collision_clearance'), s('self_collision_clearance') >= 0] },
 ];
 
 export function scoreEpisode(result: EpisodeResult, thresholds: Thresholds): ClauseScore[] {

@@ -2,7 +2,7 @@
  * The simulator's signal extraction, as seeds/000 Tables 24 and 32 define it:
  * role-level peak contact forces, bystander displacement from t = 0, held-object world body-z
  * drift, target height relative to its lift baseline, finger–object contact, peak |τ| over arm
- * joints, and the arm–arm contact count.
+ * joints, and the arm's self-collision clearance (MuJoCo geom distances, world.ts).
  */
 import { signalIndex, type SignalFrame, type SignalName } from '../../src/schema/signals.js';
 import { mulberry32 } from './rng.js';
@@ -39,7 +39,7 @@ const I = {
   above: idx('obj_above_table'),
   grip: idx('gripper_contact'),
   torque: idx('max_joint_torque'),
-  self: idx('self_collision'),
+  self: idx('self_collision_clearance'),
   eeSpeed: idx('ee_speed'),
   eeAcc: idx('ee_acc'),
   eeJerk: idx('ee_jerk'),
@@ -206,7 +206,7 @@ export class SimSignals {
     }
     if (d[k++]) frame.set(I.grip, w.fingerObjectContact ? 1 : 0, now, SIM_SOURCE_ID);
     if (d[k++]) frame.set(I.torque, p.maxArmTorque, now, SIM_SOURCE_ID);
-    if (d[k++]) frame.set(I.self, p.selfContacts, now, SIM_SOURCE_ID);
+    if (d[k++]) frame.set(I.self, p.selfClearance, now, SIM_SOURCE_ID);
     this.diagnostics();
     const n = this.eeCount;
     const dt = w.scene.controlDt;

@@ -2,9 +2,9 @@
  * One MuJoCo episode world: loads a scene, resets it from a seed, applies joint targets as
  * actuator controls and steps physics in 30 Hz control ticks. Per physics step it samples the raw
  * sources the seed paper scored (seeds/000 Table 23): contact pairs with roles and their
- * mj_contactForce magnitudes, actuator torques (qfrc_actuator) and body poses. Force, torque and
- * self-contact readings are held at their peak over the tick's physics steps so a 30 Hz frame
- * never misses a 2 ms impact.
+ * mj_contactForce magnitudes, actuator torques (qfrc_actuator) and body poses. Force and torque
+ * readings are held at their peak, the self-collision clearance at its minimum, over the tick's
+ * physics steps so a 30 Hz frame never misses a 2 ms impact.
  */
 import type { MjData, MjModel, Mujoco } from './mujoco.js';
 import { mulberry32, symmetric } from './rng.js';
@@ -28,9 +28,17 @@ export interface TickPeaks {
   armFurniture: number;
   targetFurniture: number;
   anyPair: number;
-  selfContacts: number;
+  /**
+   * Smallest mj_geomDistance over the arm–arm geom pairs MuJoCo's collision filter lets touch (m;
+   * negative = penetration), capped at SIM_SELF_CLEARANCE_CAP; NaN when the scene does not declare
+   * self_collision_clearance.
+   */
+  selfClearance: number;
   maxArmTorque: number;
 }
+
+/** Self-collision clearances beyond this read as this (m): mj_geomDistance's search radius. */
+export const SIM_SELF_CLEARANCE_CAP = 0.1;
 
 // mjtObj values (mujoco.h); checked against mj.mjtObj in the tests.
 export const OBJ_BODY = 1;
@@ -53,7 +61,7 @@ export class SimWorld {
   readonly tcpSiteId: number;
   readonly targetBodyId: number;
   readonly bystanderBodyIds: readonly number[];
-  readonly peaks: TickPeaks = { armFurniture: 0, targetFurniture: 0, anyPair: 0, selfContacts: 0, maxArmTorque: 0 };
+  readonly peaks: TickPeaks = { armFurniture: 0, targetFurniture: 0, anyPair: 0, selfClearance: NaN, maxArmTorque: 0 };
   /** Finger–object contact at the end of the last tick. */
   fingerObjectContact = false;
   /** Seconds since the episode start (after settling). */
@@ -67,6 +75,8 @@ export class SimWorld {
   private readonly fingerDofAdr: Int32Array;
   private readonly geomRole: Uint8Array;
   private readonly geomFinger: Uint8Array;
+  /** Arm–arm geom index pairs (flat) whose self-collision clearance is measured. */
+  private readonly selfGeomPairs: Int32Array;
   private readonly freeJointQposAdr: readonly number[];
   private readonly forceBuf: { GetView(): Float64Array; delete(): void };
   private readonly hooks: StepHook[] = [];
@@ -109,6 +119,7 @@ export class SimWorld {
       this.geomRole[g] = roleOfGeomName(name);
       this.geomFinger[g] = isFingerGeomName(name) ? 1 : 0;
     }
+    this.selfGeomPairs = scene.signals.includes('self_collision_clearance') ? armSelfPairs(m, this.geomRole) : new Int32Array(0);
     const bodyJntAdr = m.body_jntadr as Int32Array;
     this.freeJointQposAdr = [this.targetBodyId, ...this.bystanderBodyIds].map((b) => jntQpos[bodyJntAdr[b] ?? -1] ?? -1);
     this.forceBuf = new mj.DoubleBuffer(6) as unknown as { GetView(): Float64Array; delete(): void };
@@ -268,7 +279,7 @@ export class SimWorld {
     p.armFurniture = 0;
     p.targetFurniture = 0;
     p.anyPair = 0;
-    p.selfContacts = 0;
+    p.selfClearance = this.selfGeomPairs.length > 0 ? Infinity : NaN;
     p.maxArmTorque = 0;
   }
 
@@ -286,7 +297,6 @@ export class SimWorld {
     const { mj, model: m, data: d } = this;
     const n = d.ncon;
     let finger = false;
-    let self = 0;
     const p = this.peaks;
     if (n > 0) {
       const contacts = d.contact;
@@ -303,8 +313,8 @@ export class SimWorld {
         const r1 = this.geomRole[g1] ?? Role.Other;
         const r2 = this.geomRole[g2] ?? Role.Other;
         if (mag > p.anyPair) p.anyPair = mag;
-        if (r1 === Role.Arm && r2 === Role.Arm) self++;
-        else if ((r1 === Role.Arm && r2 === Role.Furniture) || (r2 === Role.Arm && r1 === Role.Furniture)) {
+        if (r1 === Role.Arm && r2 === Role.Arm) continue;
+        if ((r1 === Role.Arm && r2 === Role.Furniture) || (r2 === Role.Arm && r1 === Role.Furniture)) {
           if (mag > p.armFurniture) p.armFurniture = mag;
         } else if ((r1 === Role.Target && r2 === Role.Furniture) || (r2 === Role.Target && r1 === Role.Furniture)) {
           if (mag > p.targetFurniture) p.targetFurniture = mag;
@@ -313,8 +323,12 @@ export class SimWorld {
       }
       contacts.delete();
     }
-    if (self > p.selfContacts) p.selfContacts = self;
     this.fingerObjectContact = finger;
+    const pairs = this.selfGeomPairs;
+    for (let k = 0; k < pairs.length; k += 2) {
+      const dist = mj.mj_geomDistance(m, d, pairs[k]!, pairs[k + 1]!, SIM_SELF_CLEARANCE_CAP, null);
+      if (dist < p.selfClearance || dist !== dist) p.selfClearance = dist;
+    }
   }
 
   private emitSample(): void {
@@ -325,4 +339,30 @@ export class SimWorld {
     (s as { t: number }).t = this.time;
     for (const h of this.hooks) h(s);
   }
+}
+
+/**
+ * The arm–arm geom pairs MuJoCo's default collision filter lets collide: different bodies, neither
+ * the parent of the other (filterparent), no <exclude> between their bodies, and compatible
+ * contype/conaffinity bits.
+ */
+function armSelfPairs(m: MjModel, role: Uint8Array): Int32Array {
+  const body = m.geom_bodyid as Int32Array;
+  const parent = m.body_parentid as Int32Array;
+  const contype = m.geom_contype as Int32Array;
+  const conaffinity = m.geom_conaffinity as Int32Array;
+  const excluded = new Set(Array.from(m.exclude_signature as Int32Array));
+  const out: number[] = [];
+  for (let g1 = 0; g1 < m.ngeom; g1++) {
+    if (role[g1] !== Role.Arm) continue;
+    for (let g2 = g1 + 1; g2 < m.ngeom; g2++) {
+      if (role[g2] !== Role.Arm) continue;
+      const b1 = body[g1]!, b2 = body[g2]!;
+      if (b1 === b2 || parent[b1] === b2 || parent[b2] === b1) continue;
+      if (excluded.has((Math.min(b1, b2) << 16) + Math.max(b1, b2))) continue;
+      if (!((contype[g1]! & conaffinity[g2]!) || (contype[g2]! & conaffinity[g1]!))) continue;
+      out.push(g1, g2);
+    }
+  }
+  return Int32Array.from(out);
 }

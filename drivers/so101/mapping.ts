@@ -9,14 +9,15 @@
  *   point (TCP ∘ grasp offset) above its height at grasp time (the lift baseline), and
  *   target_obj_tilt_world_deg = angle between the gripper body z-axis at grasp time and now. With
  *   nothing held both read 0 (their clauses are guarded by grip).
- * - self_collision: capsule pairs in contact (adjacent links skipped).
+ * - self_collision_clearance: surface distance (m) of the nearest two capsules not on the
+ *   description's allowed-collision list (src/kinematics/so101.ts SO101_DESCRIPTION).
  * - arm_furniture_contact_force: the residual r = τ_measured − τ_free-motion mapped to a force at
  *   the TCP by the damped pseudo-inverse of Jᵀ: F = (J·Jᵀ + λI)⁻¹·J·r, |F| minus the calibrated
  *   deadband. Contact is assumed at the TCP (documented simplification: a contact nearer the base
  *   is under-attributed); contact_force_max = max of the available estimates.
  */
 import {
-  CapsuleModel, PointForceEstimator, SmoothedDerivatives, SO101_FRAMES, SO101_MODEL, TF, type ArmModelSpec,
+  CapsuleModel, PointForceEstimator, SmoothedDerivatives, SO101_DESCRIPTION, SO101_FRAMES, SO101_MODEL, TF, type ArmModelSpec,
 } from '../../src/kinematics/index.js';
 import { normalize, STS3215_RESOLUTION } from '../../src/calibration/lerobot.js';
 import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
@@ -39,9 +40,19 @@ export function createRawState(): So101RawState {
   return { position: new Float64Array(JOINTS), velocity: new Float64Array(JOINTS), load: new Float64Array(JOINTS), current: new Float64Array(JOINTS) };
 }
 
-/** The capsule model a calibration asks for (its own capsules, else the default SO-101 set). */
+/**
+ * The capsule model a calibration asks for: its own capsules (each capsule a link of the same name,
+ * checked for self-collision unless the description allows the pair), else the SO-101 description.
+ */
 export function so101ModelFor(cal: So101Calibration): ArmModelSpec {
-  return cal.capsules ? { ...SO101_MODEL, capsules: cal.capsules } : SO101_MODEL;
+  if (!cal.capsules) return SO101_MODEL;
+  const names = new Set(cal.capsules.map((c) => c.name));
+  const allowed = [...SO101_DESCRIPTION.selfCollision.allowed, ...SO101_DESCRIPTION.endEffectors.gripper!.allowed];
+  return {
+    chain: SO101_DESCRIPTION.chain,
+    capsules: cal.capsules,
+    ignorePairs: allowed.filter((a) => names.has(a.links[0]) && names.has(a.links[1])).map((a) => a.links),
+  };
 }
 
 const idx = (name: SignalName): number => signalIndex(name) ?? -1;
@@ -52,7 +63,7 @@ const SIG = {
   height: idx('obj_above_table'),
   grip: idx('gripper_contact'),
   torque: idx('max_joint_torque'),
-  self: idx('self_collision'),
+  self: idx('self_collision_clearance'),
   eeSpeed: idx('ee_speed'),
   eeAcc: idx('ee_acc'),
   eeJerk: idx('ee_jerk'),
@@ -70,7 +81,8 @@ export class So101Mapping {
   gripperPct = 0;
   gripping = false;
   maxJointTorque = 0;
-  selfCollisions = 0;
+  /** Self-collision clearance (m) of the last update. */
+  selfClearance = NaN;
   contactForce = 0;
   objAboveTable = 0;
   tiltDeg = 0;
@@ -95,7 +107,7 @@ export class So101Mapping {
     this.capsules = new CapsuleModel(so101ModelFor(cal));
     this.forceEstimator = new PointForceEstimator(this.capsules.fk, SO101_FRAMES.tcp, SO101_ARM_JOINTS, cal.contactForce.damping);
     this.declared = new Uint8Array(Object.keys(SIG).length);
-    const names: SignalName[] = ['arm_furniture_contact_force', 'contact_force_max', 'target_obj_tilt_world_deg', 'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision', 'ee_speed', 'ee_acc', 'ee_jerk'];
+    const names: SignalName[] = ['arm_furniture_contact_force', 'contact_force_max', 'target_obj_tilt_world_deg', 'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision_clearance', 'ee_speed', 'ee_acc', 'ee_jerk'];
     names.forEach((n, i) => (this.declared[i] = cal.declaredSignals.includes(n) ? 1 : 0));
   }
 
@@ -164,7 +176,7 @@ export class So101Mapping {
   private updateKinematics(t: number): void {
     const cm = this.capsules;
     cm.update(this.q);
-    this.selfCollisions = cm.selfCollisionCount();
+    this.selfClearance = cm.minSelfDistance();
     const F = cm.fk.frames;
     if (Number.isFinite(t)) {
       const o = TF * SO101_FRAMES.tcp;
@@ -217,7 +229,7 @@ export class So101Mapping {
     if (d[3]) frame.set(SIG.height, this.objAboveTable, t, `${source}.fk`);
     if (d[4]) frame.set(SIG.grip, this.gripping ? 1 : 0, t, `${source}.gripper`);
     if (d[5]) frame.set(SIG.torque, this.maxJointTorque, t, `${source}.${this.cal.torque.source}`);
-    if (d[6]) frame.set(SIG.self, this.selfCollisions, t, `${source}.capsules`);
+    if (d[6]) frame.set(SIG.self, this.selfClearance, t, `${source}.capsules`);
     // Diagnostics only once the smoothing window is full (a NaN would mark the signal invalid).
     if (d[7] && Number.isFinite(this.ee.speed)) frame.set(SIG.eeSpeed, this.ee.speed, t, `${source}.fk`);
     if (d[8] && Number.isFinite(this.ee.acc)) frame.set(SIG.eeAcc, this.ee.acc, t, `${source}.fk`);

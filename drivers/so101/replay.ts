@@ -1,7 +1,7 @@
 /**
  * Position-only SO-101 recordings (LeRobot datasets hold joint positions and commanded actions, no
  * load, velocity or current) → the signals that are derivable from them:
- * - self_collision: FK + capsules (exact, given the model);
+ * - self_collision_clearance: FK + the SO-101 description's capsules (exact, given the model);
  * - gripper_contact: ESTIMATED from a position stall — the commanded gripper (action) closes
  *   further than the measured gripper (state) by more than `stallGapPct` while the measured gripper
  *   stands still (≤ STALL_STEP_PCT per frame for STALL_FRAMES frames: a follower merely lagging a
@@ -18,7 +18,7 @@ import type { SignalName } from '../../src/schema/signals.js';
 import { So101Mapping } from './mapping.js';
 import type { LeRobotEpisode } from './lerobot-dataset.js';
 
-export const POSITION_ONLY_SIGNALS: readonly SignalName[] = ['self_collision', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg', 'ee_speed', 'ee_acc', 'ee_jerk'];
+export const POSITION_ONLY_SIGNALS: readonly SignalName[] = ['self_collision_clearance', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg', 'ee_speed', 'ee_acc', 'ee_jerk'];
 export const NOT_DERIVABLE_FROM_POSITIONS: readonly SignalName[] = ['max_joint_torque', 'arm_furniture_contact_force', 'contact_force_max', 'target_furniture_contact_force'];
 
 /** Per-frame gripper change (LeRobot 0–100) below which the gripper counts as stalled. */
@@ -87,8 +87,8 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
     }
     if (gripping) gripFrames++;
     mapping.updatePositions(q, pct, gripping, ep.times[i]!);
-    minSelf = Math.min(minSelf, mapping.capsules.minSelfDistance());
-    columns.get('self_collision')![i] = mapping.selfCollisions;
+    minSelf = Math.min(minSelf, mapping.selfClearance);
+    columns.get('self_collision_clearance')![i] = mapping.selfClearance;
     columns.get('gripper_contact')![i] = gripping ? 1 : 0;
     columns.get('obj_above_table')![i] = mapping.objAboveTable;
     columns.get('target_obj_tilt_world_deg')![i] = mapping.tiltDeg;

@@ -72,7 +72,7 @@ export function defaultSo101Calibration(
     gripperContact: { loadOn: 150, loadOff: 80, stallVelocity: 20, emptyClosedPct: 3 },
     contactForce: { damping: 1e-4, deadbandN: 1 },
     declaredSignals: [
-      'max_joint_torque', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg', 'self_collision',
+      'max_joint_torque', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg', 'self_collision_clearance',
       'arm_furniture_contact_force', 'contact_force_max', 'ee_speed', 'ee_acc', 'ee_jerk',
     ],
     thresholds: { joint_torque: jointTorqueThreshold(supplyVoltage) },

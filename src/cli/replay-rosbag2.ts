@@ -30,11 +30,12 @@ const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : x === Infinity ?
 
 export const rosbag2ReplayInput: ReplayInput = {
   kind: 'rosbag2 MCAP (Franka robot state)',
-  strings: ['task', 'platform', 'robot-state-topic', 'gripper-topic'],
+  strings: ['task', 'platform', 'end-effector', 'robot-state-topic', 'gripper-topic'],
   booleans: ['json'],
   help: `rosbag2 options:
   --task <name>               task from spec/tasks.yaml (decides the applicable clauses; required)
-  --platform fr3|panda        platform profile (default fr3)
+  --platform fr3|panda        platform profile and arm description (default fr3)
+  --end-effector franka_hand|none  what was on the flange (self-collision volumes, TCP; default franka_hand)
   --robot-state-topic <t>     default /franka_robot_state_broadcaster/robot_state
   --gripper-topic <t>         default /franka_gripper/joint_states
   --json                      machine-readable output`,
@@ -58,9 +59,20 @@ export const rosbag2ReplayInput: ReplayInput = {
       return EXIT.failure;
     }
     const str = (k: string) => (typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined);
+    const platform = str('platform') ?? 'fr3';
+    const endEffector = str('end-effector') ?? 'franka_hand';
+    if (platform !== 'fr3' && platform !== 'panda') {
+      io.err(`armguard replay: --platform must be fr3 or panda for a Franka bag, got '${platform}'`);
+      return EXIT.usage;
+    }
+    if (endEffector !== 'franka_hand' && endEffector !== 'none') {
+      io.err(`armguard replay: --end-effector must be franka_hand or none, got '${endEffector}'`);
+      return EXIT.usage;
+    }
     const report = await replayFrankaBag(fileSource(file), {
       spec: spec.spec,
-      platform: str('platform') ?? 'fr3',
+      platform,
+      endEffector,
       task,
       ...(str('robot-state-topic') ? { robotStateTopic: str('robot-state-topic')! } : {}),
       ...(str('gripper-topic') ? { gripperTopic: str('gripper-topic')! } : {}),
@@ -70,6 +82,7 @@ export const rosbag2ReplayInput: ReplayInput = {
       return EXIT.ok;
     }
     io.out(`${file}: ${report.bag.messageCount} messages, ${report.duration.toFixed(3)} s, ${report.steps} robot-state samples (${describeScanEnd(report.bag.end)})`);
+    io.out(`arm: ${platform} with end effector ${endEffector} (self-collision volumes and TCP)`);
     for (const u of report.undecodable) io.err(`${file}: ${u.count} message(s) on ${u.topic} could not be decoded and were not replayed (first ${u.firstError})`);
     for (const t of report.bag.topics) io.out(`  ${t.topic} (${t.type}): ${t.count}`);
     io.out('clauses:');

@@ -14,6 +14,10 @@ export interface CapsuleSpec {
    * excluded from table/obstacle distances but still take part in self-collision.
    */
   readonly environment: boolean;
+  /** false for clearance-only capsules that take no part in self-collision (default true). */
+  readonly self?: boolean;
+  /** The link the capsule belongs to (robot descriptions); defaults to its name. */
+  readonly link?: string;
 }
 
 export interface ArmModelSpec {
@@ -26,7 +30,8 @@ export interface ArmModelSpec {
 /**
  * Capsules in the base frame for the current joint positions. `world` holds, per capsule, the two
  * endpoints (6 numbers); `selfPairs` the capsule index pairs checked for self-collision: every pair
- * except capsules on the same frame, on frames joined by one joint (adjacent links), and ignorePairs.
+ * of self capsules except capsules on the same frame, on frames joined by one joint (adjacent
+ * links), and ignorePairs.
  */
 export class CapsuleModel {
   readonly fk: ForwardKinematics;
@@ -61,6 +66,7 @@ export class CapsuleModel {
     for (let i = 0; i < caps.length; i++) {
       for (let j = i + 1; j < caps.length; j++) {
         const ci = caps[i]!, cj = caps[j]!;
+        if (ci.self === false || cj.self === false) continue;
         if (this.adjacentFrames(ci.frame, cj.frame)) continue;
         const key = ci.name < cj.name ? `${ci.name}\u0000${cj.name}` : `${cj.name}\u0000${ci.name}`;
         if (ignored.has(key)) continue;
@@ -108,13 +114,32 @@ export class CapsuleModel {
     return n;
   }
 
-  /** Smallest self-pair surface distance (Infinity when no pairs). Call update first. */
+  /**
+   * Self-collision clearance: the smallest surface distance over the checked pairs (m; negative =
+   * penetration depth; Infinity when there are no pairs). A NaN pair distance (a NaN joint position)
+   * wins, so a bad configuration never reads as clear. `nearestPair` is left at the pair that gave
+   * it (-1 when none). Call update first.
+   */
   minSelfDistance(): number {
     let m = Infinity;
+    this.nearestPair = -1;
     for (let p = 0; p < this.pairCount; p++) {
       const d = this.pairDistance(p);
-      if (d < m) m = d;
+      if (d < m || d !== d) {
+        m = d;
+        this.nearestPair = p;
+        if (d !== d) break;
+      }
     }
     return m;
+  }
+
+  /** Pair index (into selfPairs / 2) of the last minSelfDistance, or -1. */
+  nearestPair = -1;
+
+  /** Capsule names of self pair p, for reports ("link2#0–hand#1"). */
+  pairName(p: number): string {
+    const caps = this.spec.capsules;
+    return `${caps[this.selfPairs[2 * p]!]?.name ?? '?'}–${caps[this.selfPairs[2 * p + 1]!]?.name ?? '?'}`;
   }
 }

@@ -1,4 +1,5 @@
 import type { ArmModelSpec, CapsuleSpec } from './capsules.js';
+import { armModel, type AllowedCollision, type CollisionVolume, type EndEffectorDescription, type RobotDescription, type Vec3 } from './description.js';
 import { originFromModifiedDH, type ChainSpec, type JointSpec } from './chain.js';
 
 /**
@@ -52,11 +53,11 @@ export const FR3_CHAIN = chain(
 export const FRANKA_FRAMES = { base: 0, flange: 8, tcp: 9 } as const;
 
 /**
- * Link capsules along the DH skeleton (segment between consecutive joint origins, in the parent
- * link's frame), radii from the Franka link envelopes (≈ 0.06–0.09 m). An approximation for
- * clearance; the calibration file may override it.
+ * Clearance-to-environment capsules along the DH skeleton (segment between consecutive joint
+ * origins, in the parent link's frame), radii from the Franka link envelopes (≈ 0.06–0.09 m). Used
+ * against the table and tracked obstacles (CBF); self-collision uses FRANKA_SELF_COLLISION below.
  */
-export const FRANKA_CAPSULES: readonly CapsuleSpec[] = [
+const FRANKA_ARM_ENVIRONMENT: readonly CapsuleSpec[] = [
   { name: 'link0', frame: 0, a: [0, 0, 0], b: [0, 0, 0.15], radius: 0.08, environment: false },
   { name: 'link1', frame: 1, a: [0, 0, -0.19], b: [0, 0, 0], radius: 0.08, environment: false },
   { name: 'link2', frame: 2, a: [0, 0, 0], b: [0, -0.316, 0], radius: 0.07, environment: true },
@@ -64,17 +65,118 @@ export const FRANKA_CAPSULES: readonly CapsuleSpec[] = [
   { name: 'link4', frame: 4, a: [0, 0, 0], b: [-0.0825, 0.384, 0], radius: 0.06, environment: true },
   { name: 'link5', frame: 5, a: [0, 0, -0.2], b: [0, 0, 0], radius: 0.06, environment: true },
   { name: 'link6', frame: 6, a: [0, 0, 0], b: [0.088, 0, 0], radius: 0.06, environment: true },
+];
+const FRANKA_HAND_ENVIRONMENT: readonly CapsuleSpec[] = [
   { name: 'hand', frame: 7, a: [0, 0, 0.08], b: [0, 0, 0.2104], radius: 0.05, environment: true },
 ];
+/** The arm's and the Franka Hand's environment capsules (the calibration of a CBF may override them). */
+export const FRANKA_CAPSULES: readonly CapsuleSpec[] = [...FRANKA_ARM_ENVIRONMENT, ...FRANKA_HAND_ENVIRONMENT];
 
-function model(chainSpec: ChainSpec): ArmModelSpec {
+const FLANGE_Z = 0.107;
+
+/**
+ * franka_description's `collision_capsule` macro: a capsule centred at `xyz` of the link's `_sc`
+ * frame, its axis along `direction`, `length` between the sphere centres. `yaw` is the `_sc`
+ * frame's rotation about the link's z (link7: π/4), `dz` a shift along z (the hand sits on the
+ * flange, 0.107 m above link7), both applied to the endpoints so the volume lives in chain frame `frame`.
+ */
+function scCapsule(
+  link: string, frame: number, xyz: Vec3, direction: 'x' | 'y' | 'z', length: number, radius: number,
+  place: { yaw?: number; dz?: number } = {},
+): CollisionVolume {
+  const k = direction === 'x' ? 0 : direction === 'y' ? 1 : 2;
+  const end = (sign: number): Vec3 => {
+    const p = [xyz[0], xyz[1], xyz[2]];
+    p[k]! += (sign * length) / 2;
+    const c = Math.cos(place.yaw ?? 0), s = Math.sin(place.yaw ?? 0);
+    return [c * p[0]! - s * p[1]!, s * p[0]! + c * p[1]!, p[2]! + (place.dz ?? 0)];
+  };
+  return { link, frame, a: end(-1), b: end(1), radius };
+}
+
+/**
+ * Franka's self-collision volumes: the `self_collision_geometries` of franka_description
+ * (github.com/frankaemika/franka_description @ b299b39, robots/common/franka_arm.xacro, the
+ * `with_sc` model — "coarse geometries of real robot's internal self-collision"), shared by FER
+ * (Panda), FR3 and FP3. The radii are the published ones without the `safety_distance` padding
+ * (franka_robot.xacro adds 0.03 m to every radius as a planning margin; with it 267 of the 1,010
+ * real Panda configurations in shared/data/franka-panda-good-confs would touch, so it is not a
+ * contact model); the clause's warning band is the margin instead.
+ */
+const FRANKA_SELF_COLLISION: readonly CollisionVolume[] = [
+  scCapsule('link0', 0, [-0.075, 0, 0.06], 'x', 0.03, 0.06),
+  scCapsule('link1', 1, [0, 0, -0.1915], 'z', 0.283, 0.06),
+  scCapsule('link2', 2, [0, 0, 0], 'z', 0.12, 0.06),
+  scCapsule('link3', 3, [0, 0, -0.145], 'z', 0.15, 0.06),
+  scCapsule('link4', 4, [0, 0, 0], 'z', 0.12, 0.06),
+  scCapsule('link5', 5, [0, 0, -0.26], 'z', 0.1, 0.06),
+  scCapsule('link5', 5, [0, 0.08, -0.13], 'z', 0.14, 0.025),
+  scCapsule('link6', 6, [0, 0, -0.03], 'z', 0.08, 0.05),
+  scCapsule('link7', 7, [0, 0, 0.01], 'z', 0.14, 0.04, { yaw: Math.PI / 4 }),
+  scCapsule('link7', 7, [0.06, 0, 0.082], 'x', 0.01, 0.03, { yaw: Math.PI / 4 }),
+];
+
+/**
+ * Link pairs never checked: MoveIt's Panda SRDF (moveit_resources panda_moveit_config
+ * config/panda_arm.xacro; identical in franka_ros2 franka_moveit_config/srdf/panda_arm.xacro, which
+ * franka_ros2 instantiates for FR3 as well): adjacent links and the pairs its setup assistant
+ * found never in collision within the joint limits.
+ */
+const FRANKA_ALLOWED: readonly AllowedCollision[] = [
+  ...([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7]] as const).map(([i, j]): AllowedCollision => ({ links: [`link${i}`, `link${j}`], reason: 'adjacent' })),
+  ...([[0, 2], [0, 3], [0, 4], [1, 3], [1, 4], [2, 4], [2, 6], [3, 5], [3, 6], [3, 7], [4, 6], [4, 7]] as const).map(([i, j]): AllowedCollision => ({ links: [`link${i}`, `link${j}`], reason: 'never' })),
+];
+
+const FRANKA_HAND: EndEffectorDescription = {
+  id: 'franka_hand',
+  description: 'Franka Hand on the flange (rotated −π/4 about z), TCP 0.1034 m beyond the flange',
+  // end_effectors/common/franka_hand.xacro: two y-direction capsules of the `hand_sc` link (the
+  // palm, and the fingers out to their tips); the hand frame is the flange turned by −π/4.
+  volumes: [
+    scCapsule('hand', 7, [0, 0, 0.04], 'y', 0.1, 0.04, { yaw: -Math.PI / 4, dz: FLANGE_Z }),
+    scCapsule('hand', 7, [0, 0, 0.1], 'y', 0.1, 0.02, { yaw: -Math.PI / 4, dz: FLANGE_Z }),
+  ],
+  // MoveIt panda_arm_hand.srdf.xacro: hand–link7 adjacent; hand–link3, link4, link6 never.
+  allowed: [
+    { links: ['hand', 'link7'], reason: 'adjacent' },
+    { links: ['hand', 'link3'], reason: 'never' },
+    { links: ['hand', 'link4'], reason: 'never' },
+    { links: ['hand', 'link6'], reason: 'never' },
+  ],
+  environment: FRANKA_HAND_ENVIRONMENT,
+  tcp: { frame: 7, xyz: [0, 0, FLANGE_Z + 0.1034] },
+  source: 'franka_description @ b299b39 end_effectors/common/franka_hand.xacro (hand_sc volumes, tcp_xyz 0 0 0.1034); MoveIt panda_arm_hand.srdf.xacro (allowed pairs)',
+};
+
+const FRANKA_NO_END_EFFECTOR: EndEffectorDescription = {
+  id: 'none',
+  description: 'bare flange (nothing fitted); TCP at the flange',
+  volumes: [],
+  allowed: [],
+  environment: [],
+  tcp: { frame: 7, xyz: [0, 0, FLANGE_Z] },
+  source: 'franka_description robots/*/kinematics.yaml joint8 (flange 0.107 m along link7 z)',
+};
+
+const FRANKA_SOURCE = 'franka_description @ b299b39 robots/common/franka_arm.xacro (self_collision_geometries, safety_distance 0); MoveIt panda SRDF (allowed pairs)';
+
+function frankaDescription(chainSpec: ChainSpec): RobotDescription {
   return {
+    id: chainSpec.name,
     chain: chainSpec,
-    capsules: FRANKA_CAPSULES,
-    // Capsules two joints apart that share a housing (elbow: links 2/4; wrist: links 3/5, 4/6, 5/hand)
-    // overlap by construction and cannot collide with each other.
-    ignorePairs: [['link2', 'link4'], ['link3', 'link5'], ['link4', 'link6'], ['link5', 'hand']],
+    selfCollision: { volumes: FRANKA_SELF_COLLISION, allowed: FRANKA_ALLOWED, source: FRANKA_SOURCE },
+    environment: FRANKA_ARM_ENVIRONMENT,
+    endEffectors: { franka_hand: FRANKA_HAND, none: FRANKA_NO_END_EFFECTOR },
   };
 }
-export const PANDA_MODEL = model(PANDA_CHAIN);
-export const FR3_MODEL = model(FR3_CHAIN);
+
+/** Franka Emika Panda (FER) and Franka Research 3: same kinematics and self-collision volumes, different joint limits. */
+export const PANDA_DESCRIPTION = frankaDescription(PANDA_CHAIN);
+export const FR3_DESCRIPTION = frankaDescription(FR3_CHAIN);
+
+/** End effectors a Franka description offers. */
+export type FrankaEndEffector = 'franka_hand' | 'none';
+
+/** The Panda / FR3 with the Franka Hand (franka_description's default `ee_id`). */
+export const PANDA_MODEL: ArmModelSpec = armModel(PANDA_DESCRIPTION, 'franka_hand');
+export const FR3_MODEL: ArmModelSpec = armModel(FR3_DESCRIPTION, 'franka_hand');

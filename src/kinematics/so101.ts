@@ -1,5 +1,6 @@
 import type { ArmModelSpec, CapsuleSpec } from './capsules.js';
 import type { ChainSpec } from './chain.js';
+import { armModel, type CollisionVolume, type RobotDescription } from './description.js';
 
 const PI = Math.PI;
 
@@ -48,13 +49,53 @@ export const SO101_CAPSULES: readonly CapsuleSpec[] = [
   { name: 'jaw', frame: 6, a: [0, 0, 0], b: [0, -0.07, 0], radius: 0.01, environment: true },
 ];
 
-export const SO101_MODEL: ArmModelSpec = {
+const volume = (c: CapsuleSpec): CollisionVolume => ({ link: c.name, frame: c.frame, a: c.a, b: c.b, radius: c.radius });
+const ARM_LINKS = SO101_CAPSULES.filter((c) => c.name !== 'gripper' && c.name !== 'jaw');
+const GRIPPER_LINKS = SO101_CAPSULES.filter((c) => c.name === 'gripper' || c.name === 'jaw');
+
+/**
+ * The SO-101 follower: chain and joint limits from so101_new_calib.urdf, one capsule per link (the
+ * same capsules serve self-collision and environment clearance), and its allowed-collision list.
+ * Links joined by one joint are allowed (adjacent). Beyond those: at its joint limits (LeRobot's
+ * rest pose: shoulder_lift ≈ −100°, elbow_flex ≈ +100°) the SO-101 folds the lower arm and wrist
+ * back over the upper arm and shoulder; the printed links sit side by side there, but these
+ * skeleton capsules overlap by up to 3.7 cm (measured on the recorded dataset
+ * so101-lerobot-record-test), so shoulder–lower_arm, shoulder–wrist and upper_arm–wrist are
+ * allowed ('never': the joint limits keep the printed parts apart).
+ */
+export const SO101_DESCRIPTION: RobotDescription = {
+  id: 'so101',
   chain: SO101_CHAIN,
-  capsules: SO101_CAPSULES,
-  // The jaw closes onto the fixed finger of gripper_link's body by design; wrist and jaw share the roll axis.
-  // At its joint limits (LeRobot's rest pose: shoulder_lift ≈ −100°, elbow_flex ≈ +100°) the SO-101
-  // folds the lower arm and wrist back over the upper arm and shoulder; the printed links sit side by
-  // side there, but these skeleton capsules overlap by up to 3.7 cm (measured on the recorded dataset
-  // so101-lerobot-record-test), so the pairs are not checked — the joint limits keep them apart.
-  ignorePairs: [['wrist', 'jaw'], ['shoulder', 'lower_arm'], ['shoulder', 'wrist'], ['upper_arm', 'wrist']],
+  selfCollision: {
+    volumes: ARM_LINKS.map(volume),
+    allowed: [
+      { links: ['base', 'shoulder'], reason: 'adjacent' },
+      { links: ['shoulder', 'upper_arm'], reason: 'adjacent' },
+      { links: ['upper_arm', 'lower_arm'], reason: 'adjacent' },
+      { links: ['lower_arm', 'wrist'], reason: 'adjacent' },
+      { links: ['shoulder', 'lower_arm'], reason: 'never' },
+      { links: ['shoulder', 'wrist'], reason: 'never' },
+      { links: ['upper_arm', 'wrist'], reason: 'never' },
+    ],
+    source: 'TheRobotStudio/SO-ARM100 @ fda892c Simulation/SO101/so101_new_calib.urdf (joint origins = capsule axes; radii estimated from the printed parts)',
+  },
+  environment: ARM_LINKS,
+  endEffectors: {
+    gripper: {
+      id: 'gripper',
+      description: 'the SO-101 gripper: fixed jaw on gripper_link and the moving jaw (joint gripper)',
+      volumes: GRIPPER_LINKS.map(volume),
+      // The jaw closes onto the fixed finger of gripper_link's body by design; wrist and jaw share the roll axis.
+      allowed: [
+        { links: ['wrist', 'gripper'], reason: 'adjacent' },
+        { links: ['gripper', 'jaw'], reason: 'adjacent' },
+        { links: ['wrist', 'jaw'], reason: 'always' },
+      ],
+      environment: GRIPPER_LINKS,
+      tcp: { frame: SO101_FRAMES.tcp, xyz: [0, 0, 0] },
+      source: 'so101_new_calib.urdf gripper_link, moving_jaw_so101_v1_link and gripper_frame_joint (TCP)',
+    },
+  },
 };
+
+export const SO101_MODEL: ArmModelSpec = armModel(SO101_DESCRIPTION, 'gripper');

@@ -14,9 +14,8 @@ import type { ChunkExecutor } from '../runtime/chunk-executor.js';
 import type { GateEventSink } from '../runtime/events.js';
 import type { RosContext } from '../../drivers/ros2/interface.js';
 import { FR3_JOINTS, FrankaRos } from '../../drivers/franka/franka-ros.js';
-import { FR3_MAPPING, FrankaMapping } from '../../drivers/franka/mapping.js';
+import { FrankaMapping, frankaMappingConfig } from '../../drivers/franka/mapping.js';
 import { FRANKA_STATE_MIN_INTERVAL_S } from '../../drivers/franka/messages.js';
-import { PANDA_MODEL } from '../kinematics/index.js';
 import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
 import { subscribeTracking } from '../../drivers/tracking/ros-adapters.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
@@ -58,7 +57,7 @@ export function buildFrankaNode(
   const rosNode = ctx.createNode(config.nodeName);
   // franka_ros2 prefixes joint names with robot_type (hardware-facts §A): fr3_joint1..7 or panda_joint1..7.
   const panda = config.platform === 'panda';
-  const mapping = new FrankaMapping(panda ? { ...FR3_MAPPING, capsules: PANDA_MODEL } : FR3_MAPPING);
+  const mapping = new FrankaMapping(frankaMappingConfig(config.platform, config.endEffector));
   const franka = new FrankaRos(rosNode, mapping, {
     jointNames: panda ? FR3_JOINTS.map((j) => j.replace('fr3_', 'panda_')) : FR3_JOINTS,
     robotStateTopic: config.robotStateTopic,

@@ -7,11 +7,17 @@ import { YamlReader } from '../schema/yaml-reader.js';
 import type { InputError } from '../util/errors.js';
 import type { TrackingInput } from '../../drivers/tracking/ros-adapters.js';
 import type { TrackedObstacleSpec } from '../gate/tracked-obstacles.js';
+import type { FrankaEndEffector } from '../kinematics/index.js';
 
 export interface FrankaNodeConfig {
   nodeName: string;
   robotId: string;
   platform: 'fr3' | 'panda';
+  /**
+   * What is fitted on the flange (its self-collision volumes and TCP): franka_hand (the default, as
+   * franka_description's ee_id) or none (bare flange). Parameter `end_effector`.
+   */
+  endEffector: FrankaEndEffector;
   task: string;
   gating: boolean;
   diagnosticsRate: number;
@@ -44,7 +50,7 @@ export interface FrankaNodeConfig {
 const KEYS = [
   'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'startup_timeout', 'robot_state_topic', 'gripper_topic',
   'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
-  'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir',
+  'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir', 'end_effector',
 ] as const;
 
 /**
@@ -81,6 +87,8 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
   const robotId = str('robot_id');
   const platform = str('platform', 'fr3');
   if (platform !== undefined && platform !== 'fr3' && platform !== 'panda') r.fail(p?.get('platform')?.value, field('platform'), `expected fr3 or panda, got '${platform}'`);
+  const endEffector = str('end_effector', 'franka_hand');
+  if (endEffector !== undefined && endEffector !== 'franka_hand' && endEffector !== 'none') r.fail(p?.get('end_effector')?.value, field('end_effector'), `expected franka_hand or none, got '${endEffector}'`);
   const task = str('task');
   const gatingEntry = p?.get('gating');
   const gating = gatingEntry ? r.boolean(gatingEntry.value, field('gating')) : false;
@@ -144,6 +152,7 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
     nodeName,
     robotId: robotId ?? '',
     platform: (platform ?? 'fr3') as 'fr3' | 'panda',
+    endEffector: (endEffector ?? 'franka_hand') as FrankaEndEffector,
     task: task ?? '',
     gating: gating ?? false,
     diagnosticsRate: num('diagnostics_rate', 10) ?? 10,

@@ -13,14 +13,18 @@ import { Pipeline } from '../runtime/pipeline.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosPublisher } from '../../drivers/ros2/interface.js';
 import { scanBag, type BagSummary, type ByteSource } from '../../drivers/ros2/bag/index.js';
-import { FrankaRos } from '../../drivers/franka/franka-ros.js';
+import { FR3_JOINTS, FrankaRos } from '../../drivers/franka/franka-ros.js';
+import { FrankaMapping, frankaMappingConfig } from '../../drivers/franka/mapping.js';
+import type { FrankaEndEffector } from '../kinematics/index.js';
 import { FRANKA_STATE_MIN_INTERVAL_S, FRANKA_TOPICS } from '../../drivers/franka/messages.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
 
 export interface FrankaReplayOptions {
   spec: ScoringSpec;
-  /** Platform profile id (fr3 or panda). */
-  platform: string;
+  /** Platform profile id (fr3 or panda): also picks the arm's description (joint limits, volumes). */
+  platform: 'fr3' | 'panda';
+  /** What was fitted on the flange when the bag was recorded (default franka_hand, franka_description's default). */
+  endEffector?: FrankaEndEffector;
   /** Task id from the task map (decides the applicable clauses). */
   task: string;
   robotStateTopic?: string;
@@ -76,7 +80,11 @@ export async function replayFrankaBag(
   const start = (tFirst: number): void => {
     t0 = tFirst;
     clock.set(tFirst);
-    const franka = new FrankaRos(graph.createNode('armguard'), undefined, {
+    // The Panda's own description for a Panda bag (joint limits differ from the FR3's), with the
+    // end effector that was fitted.
+    const mapping = new FrankaMapping(frankaMappingConfig(options.platform, options.endEffector ?? 'franka_hand'));
+    const franka = new FrankaRos(graph.createNode('armguard'), mapping, {
+      jointNames: options.platform === 'panda' ? FR3_JOINTS.map((j) => j.replace('fr3_', 'panda_')) : FR3_JOINTS,
       ...(options.robotStateTopic ? { robotStateTopic: options.robotStateTopic } : {}),
       ...(options.gripperTopic ? { gripperTopic: options.gripperTopic } : {}),
     });

@@ -25,7 +25,7 @@ export const SIGNALS = [
   { name: 'obj_above_table', unit: 'm', kind: 'real', maxAge: 0.1, description: 'held-object height above the calibrated support surface (relative to lift baseline)' },
   { name: 'gripper_contact', unit: '0/1', kind: 'boolean', maxAge: 0.1, description: 'gripper holds an object' },
   { name: 'max_joint_torque', unit: 'N·m', kind: 'real', maxAge: 0.05, description: 'max |τ_i| over arm joints' },
-  { name: 'self_collision', unit: 'count', kind: 'real', maxAge: 0.1, description: 'number of arm–arm capsule contacts' },
+  { name: 'self_collision_clearance', unit: 'm', kind: 'real', maxAge: 0.1, description: 'surface distance between the nearest two arm self-collision volumes that may not touch (negative = overlap)' },
   { name: 'ee_speed', unit: 'm/s', kind: 'real', maxAge: 0.1, description: 'end-effector speed (5-step smoothed)', diagnostic: true },
   { name: 'ee_acc', unit: 'm/s²', kind: 'real', maxAge: 0.1, description: 'end-effector acceleration (5-step smoothed)', diagnostic: true },
   { name: 'ee_jerk', unit: 'm/s³', kind: 'real', maxAge: 0.1, description: 'end-effector jerk (5-step smoothed)', diagnostic: true },

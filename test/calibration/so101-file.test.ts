@@ -23,7 +23,7 @@ describe('SO-101 calibration file', () => {
     expect(r.value.thresholds.joint_torque).toMatchObject({ value: 2.058, unit: 'N·m' });
     expect(r.value.thresholds.joint_torque!.reason).toMatch(/stall/);
     expect(r.value.thresholds.joint_torque!.source).toMatch(/lerobot#1809/);
-    expect(r.value.declaredSignals).toContain('self_collision');
+    expect(r.value.declaredSignals).toContain('self_collision_clearance');
   });
   it('format → parse round-trips the defaults', () => {
     const cal = defaultSo101Calibration('rt', 7.4);
@@ -48,7 +48,7 @@ describe('SO-101 calibration file', () => {
       expect.stringMatching(/field 'thresholds\.joint_torque\.value': 5 N·m exceeds the stall torque 2\.94 N·m/),
     ]);
     expect(problems(demo.replace('name: shoulder_pan, id: 1', 'name: elbow_flex, id: 1')).join('\n')).toMatch(/joints\[0\]\.name': expected one of shoulder_pan/);
-    expect(problems(demo.replace('  - self_collision', '  - self_colision')).join('\n')).toMatch(/unknown signal 'self_colision'/);
+    expect(problems(demo.replace('  - self_collision_clearance', '  - self_colision')).join('\n')).toMatch(/unknown signal 'self_colision'/);
     expect(problems('kind: [')).toEqual([expect.stringMatching(/^so101-x\.yaml:1: YAML syntax/)]);
   });
   it('armguard check accepts the demo and names the problem in a broken copy', async () => {

@@ -67,8 +67,10 @@ describe('analytic clearance gradient (n̂·J of the active term)', () => {
     const model = new CapsuleModel(SO101_MODEL);
     const q = [0, 0, 0, 0, 0, 0];
     model.update(q);
-    // the last capsule's far endpoint; a sphere 0.1 m beyond it along +z
-    const i = model.count - 1;
+    // the last environment capsule's far endpoint (the jaw; the self-collision volumes follow the
+    // environment capsules and are not used against obstacles); a sphere 10 m beyond it along +z
+    let i = model.count - 1;
+    while (!model.environment[i]) i--;
     const w = model.world;
     const e = [w[6 * i + 3]!, w[6 * i + 4]!, w[6 * i + 5]!];
     const obs: ObstacleSet = { planes: new Float64Array(0), spheres: Float64Array.from([e[0]!, e[1]!, e[2]! + 10, 0.01]), box: null };

@@ -14,7 +14,7 @@ import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import type { PolicyTrajectory } from './support/policy.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { Barrier, CapsuleModel, FR3_MODEL, PANDA_MODEL } from '../../src/kinematics/index.js';
+import { Barrier, CapsuleModel, FR3_MODEL, PANDA_DESCRIPTION } from '../../src/kinematics/index.js';
 import { gripperState, robotState } from '../drivers/franka/fixtures.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
@@ -92,7 +92,7 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
     s.propose('panda-safe', READY.map((q, j) => (j === 0 ? q + 0.2 : q)));
     expect(s.results.at(-1)).toMatchObject({ verdict: 'executed' });
     expect(s.toController.at(-1)!.joint_names).toEqual(JOINTS.map((j) => j.replace('fr3_', 'panda_')));
-    expect(s.parts.franka.mapping.config.capsules).toBe(PANDA_MODEL);
+    expect(s.parts.franka.mapping.config.robot).toBe(PANDA_DESCRIPTION);
   });
 
   it('a malformed trajectory is rejected and nothing reaches the controller', () => {

@@ -43,7 +43,7 @@ export interface EpisodeSpec {
 /** Safe baseline of every sim-platform signal. */
 export const BASELINE: Readonly<Record<string, number>> = {
   arm_furniture_contact_force: 0.2, target_furniture_contact_force: 0, contact_force_max: 5, non_target_disp_max: 0,
-  target_obj_tilt_world_deg: 0, obj_above_table: 0, gripper_contact: 0, max_joint_torque: 20, self_collision: 0,
+  target_obj_tilt_world_deg: 0, obj_above_table: 0, gripper_contact: 0, max_joint_torque: 20, self_collision_clearance: 0.05,
   ee_speed: 0.2, ee_acc: 1, ee_jerk: 10, target_obj_speed: 0, release_speed: 0, arm_no_furniture_contact: 1,
 };
 

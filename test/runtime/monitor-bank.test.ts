@@ -4,12 +4,12 @@ import { MonitorBank } from '../../src/runtime/index.js';
 import { SIGNALS, SignalFrame, signalIndex } from '../../src/schema/signals.js';
 
 const TORQUE = signalIndex('max_joint_torque')!;
-const SELF = signalIndex('self_collision')!;
+const SELF = signalIndex('self_collision_clearance')!;
 
 function bank() {
   return MonitorBank.fromClauses([
     { clause: { id: 'joint_torque' }, formula: 'always (max_joint_torque < 2)', tau: 2, warn: 0.2 },
-    { clause: { id: 'self_collision_free' }, formula: 'always (self_collision <= 0)', tau: 0, warn: undefined },
+    { clause: { id: 'self_collision_free' }, formula: 'always (self_collision_clearance >= 0)', tau: 0, warn: undefined },
   ]);
 }
 
@@ -23,16 +23,16 @@ describe('MonitorBank', () => {
     expect(b.requiredSignals).toEqual([TORQUE, SELF].sort((x, y) => x - y));
     const f = new SignalFrame();
     f.set(TORQUE, 1.5, 0, 't');
-    f.set(SELF, 0, 0, 't');
+    f.set(SELF, 0.05, 0, 't');
     b.push(0, f);
     expect(b.margin(0)).toBeCloseTo(0.25, 15); // (2 − 1.5) / 2
-    expect(b.margin(1)).toBe(0); // 0 − 0, unnormalised
+    expect(b.margin(1)).toBe(0.05); // clearance 0.05 m − 0, unnormalised
     f.set(TORQUE, 2.4, 0.01, 't');
-    f.set(SELF, 1, 0.01, 't');
+    f.set(SELF, -0.01, 0.01, 't');
     b.push(0.01, f);
     expect(b.margin(0)).toBeCloseTo(-0.2, 15);
     expect(b.high(0)).toBeCloseTo(-0.2, 15);
-    expect(b.margin(1)).toBe(-1);
+    expect(b.margin(1)).toBe(-0.01);
   });
 
   it('after a violation clears, margin and high follow the present again (release is possible)', () => {

@@ -8,7 +8,7 @@ import { captureIo } from '../support/cli-io.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'armguard-score-'));
 const header = (o: Record<string, unknown>) => JSON.stringify({ format: 'armguard-trace/1', platform: 'sim', templates: ['pnp-basic'], ...o });
-const cols = ['t', 'contact_force_max', 'self_collision'];
+const cols = ['t', 'contact_force_max', 'self_collision_clearance'];
 writeFileSync(join(dir, 'a.jsonl'), [header({ episode: 'a', success: true, columns: cols }), '[0, 10, 0]', '[0.05, 300, 0]', '[0.1, 10, 0]'].join('\n'));
 writeFileSync(join(dir, 'b.jsonl'), [header({ episode: 'b', success: false, columns: cols }), '[0, 10, 0]', '[0.05, 20, 0]'].join('\n'));
 

@@ -94,9 +94,9 @@ describe('VSI depth on constructed traces, one per clause family', () => {
     expect(so.depth).toBeCloseTo(0.28 / (1.86 - 1.3), 12);
   });
 
-  it('self-collision is binary: any contact gives d = 1, however many', () => {
-    for (const count of [1, 3]) {
-      const c = clause(score(makeTrace({ set: { self_collision: pulse(7, 8, count) } })), 'self_collision_free');
+  it('self-collision is binary: any overlap gives d = 1, however deep', () => {
+    for (const overlap of [0.001, 0.03]) {
+      const c = clause(score(makeTrace({ set: { self_collision_clearance: pulse(7, 8, -overlap, 0.05) } })), 'self_collision_free');
       expect(c.violated).toBe(true);
       expect(c.depth).toBe(1);
     }

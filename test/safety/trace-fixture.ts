@@ -1,7 +1,10 @@
 import { SIGNALS } from '../../src/schema/signals.js';
 import type { EpisodeTrace, ManualVerdict } from '../../src/schema/trace.js';
 
-/** A quiet trace (every schema signal at 0) with some columns overridden sample by sample. */
+/** Quiet values that are not 0: the arm's self-collision clearance is 5 cm (0 would sit on the clause's edge). */
+const QUIET: Readonly<Record<string, number>> = { self_collision_clearance: 0.05 };
+
+/** A quiet trace (every schema signal at 0, or its QUIET value) with some columns overridden sample by sample. */
 export function makeTrace(opts: {
   n?: number;
   dt?: number;
@@ -22,7 +25,7 @@ export function makeTrace(opts: {
   for (const s of SIGNALS) {
     if (opts.omit?.includes(s.name)) continue;
     const f = opts.set?.[s.name];
-    columns.set(s.name, Float64Array.from({ length: n }, (_, i) => (f ? f(i) : 0)));
+    columns.set(s.name, Float64Array.from({ length: n }, (_, i) => (f ? f(i) : (QUIET[s.name] ?? 0))));
   }
   return {
     meta: {

@@ -27,7 +27,7 @@ describe('platform profiles (spec/platforms.yaml)', () => {
     expect(profiles.get('sim')!.signals).toHaveLength(15);
   });
   it('an unknown signal and a missing recalibration reason are refused with line and field', () => {
-    let bad = text.replace('      - self_collision                # capsule model + FK', '      - self_colision');
+    let bad = text.replace('      - self_collision_clearance      # robot description volumes + FK', '      - self_colision');
     let res = parsePlatformProfiles(bad, 'p.yaml');
     expect(res.ok).toBe(false);
     if (!res.ok) {

@@ -3,7 +3,7 @@
  * 0.107 m), the Panda/FER joint and torque limits of hardware-facts §A6, capsule links, and a
  * parallel gripper (0–0.04 m per finger). Position actuators with gravity compensation counted as
  * actuator torque and clamped to the joint torque limits (87 N·m ×4, 12 N·m ×3).
- * Arm–arm collision geometry is not modelled here, so this scene does not declare self_collision.
+ * Arm–arm collision geometry is not modelled here, so this scene does not declare self_collision_clearance.
  */
 import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';
 import type { GripperMap, SceneSpec } from './types.js';
@@ -127,7 +127,7 @@ export function pandaScene(): SceneSpec {
     torqueCeiling: PANDA_TORQUE_CEILING,
     ...tabletopSceneFields(PANDA_LAYOUT),
     perturbation: { xy: 0.005, yaw: 0.08 },
-    signals: ALL_SIM_SIGNALS.filter((x) => x !== 'self_collision'),
+    signals: ALL_SIM_SIGNALS.filter((x) => x !== 'self_collision_clearance'),
     tiltJoint: 'joint7',
     tiltAngle: 0.6,
     stallPose: {},

@@ -118,7 +118,7 @@ export const lerobotReplayInput: ReplayInput = {
       const lengthNote = ep.declaredLength !== undefined && ep.declaredLength !== ep.times.length ? ` (meta/episodes says ${ep.declaredLength})` : '';
       lines.push('', `episode ${ep.index}: ${ep.times.length} frames${lengthNote}, ${(ep.times[ep.times.length - 1]! - ep.times[0]!).toFixed(2)} s, task "${ep.task ?? '?'}"`);
       lines.push(`  ${[...r.stats].map(([k, v]) => `${k} [${fmt(v.min)}, ${fmt(v.max)}]`).join('; ')}`);
-      lines.push(`  frames with a self-collision: ${countPositive(r.columns.get('self_collision')!)}, min self distance ${(r.minSelfDistanceM * 1000).toFixed(1)} mm; estimated grasp in ${r.gripFrames} frames; frames outside the calibrated joint limits: ${r.framesOutsideLimits}`);
+      lines.push(`  frames with a self-collision (clearance < 0): ${countNegative(r.columns.get('self_collision_clearance')!)}, smallest self-collision clearance ${(r.minSelfDistanceM * 1000).toFixed(1)} mm; estimated grasp in ${r.gripFrames} frames; frames outside the calibrated joint limits: ${r.framesOutsideLimits}`);
       if (score.ok) lines.push(episodeText(score.value, units).split('\n').map((l) => `  ${l}`).join('\n'));
       else {
         failed = true;
@@ -146,9 +146,9 @@ function summarise(s: EpisodeScore): unknown {
 function fmt(v: number): string {
   return Number.isInteger(v) ? String(v) : v.toFixed(3);
 }
-function countPositive(col: Float64Array): number {
+function countNegative(col: Float64Array): number {
   let n = 0;
-  for (const v of col) if (v > 0) n++;
+  for (const v of col) if (v < 0) n++;
   return n;
 }
 

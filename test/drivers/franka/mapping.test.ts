@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SignalFrame, Validity, signalIndex } from '../../../src/schema/signals.js';
 import type { Fault } from '../../../src/ports/index.js';
-import { FrankaMapping } from '../../../drivers/franka/mapping.js';
+import { FrankaMapping, frankaMappingConfig, type FrankaMappingConfig } from '../../../drivers/franka/mapping.js';
 import { ROBOT_MODE } from '../../../drivers/franka/messages.js';
 import { gripperState, robotState } from './fixtures.js';
 
@@ -103,16 +103,75 @@ describe('Franka mapping: robot mode and errors', () => {
   });
 });
 
-describe('Franka mapping: self-collision from the capsule model', () => {
-  it('the ready pose is collision-free; a fully folded elbow touches the capsules', () => {
+describe('Franka mapping: self-collision clearance from the robot description', () => {
+  const clearance = (config: FrankaMappingConfig, q: number[]): number => {
+    const m = new FrankaMapping(config);
+    const frame = new SignalFrame();
+    m.applyState(robotState(0, { q }), frame, () => {});
+    return frame.get('self_collision_clearance');
+  };
+  it('the ready pose is clear by about 10 cm (link5–link7, the nearest pair not allowed to touch)', () => {
     const home = map([robotState(0, { q: [0, -0.785, 0, -2.356, 0, 1.571, 0.785] })]);
-    expect(home.frame.get('self_collision')).toBe(0);
-    const folded = map([robotState(0, { q: [-2.45, 0.106, 0.993, -3.02, -0.654, 0.81, -0.498] })]);
-    expect(folded.frame.get('self_collision')).toBeGreaterThanOrEqual(1);
+    expect(home.frame.get('self_collision_clearance')).toBeGreaterThan(0.09);
+    expect(home.frame.get('self_collision_clearance')).toBeLessThan(0.12);
   });
-  it('a position vector of the wrong size makes self_collision invalid, not zero', () => {
+  it('regression (#13): a Panda with the Franka Hand at a folded elbow (q4 = −2.67 rad) is clear, not a self-collision', () => {
+    // Today's capsules overlapped here (link1–hand 26 mm, link2–hand 16 mm) and the gate held on free motion.
+    const folded = [0, -0.3, 0, -2.67, 0, 0.85, Math.PI / 4];
+    expect(clearance(frankaMappingConfig('panda', 'franka_hand'), folded)).toBeGreaterThan(0.02);
+  });
+  it('the hand folded back against link5 (q6 = 0.11 rad) overlaps: a negative clearance', () => {
+    const q = [0.54, -1.34, 0.65, -1.6, -0.7, 0.11, 2.08];
+    expect(clearance(frankaMappingConfig('panda', 'franka_hand'), q)).toBeLessThan(-0.01);
+    // The same configuration without a hand: nothing is near link5 (the end effector is configured, not assumed).
+    expect(clearance(frankaMappingConfig('panda', 'none'), q)).toBeGreaterThan(0);
+  });
+  it('a position vector of the wrong size makes the clearance invalid, not a number', () => {
     const { frame } = map([robotState(0, { q: [0, 0, 0] })]);
-    expect(Number.isNaN(frame.get('self_collision'))).toBe(true);
+    expect(Number.isNaN(frame.get('self_collision_clearance'))).toBe(true);
+    expect(frame.validity[signalIndex('self_collision_clearance')!]).toBe(Validity.Invalid);
+  });
+});
+
+describe('Franka mapping: end-effector speed and acceleration (from q, dq)', () => {
+  // Arm straight up (q = 0): link7's origin at (0.088, 0, 1.033) with its z pointing down, so the
+  // Franka Hand TCP is at (0.088, 0, 1.033 − 0.107 − 0.1034) = (0.088, 0, 0.8226) and the flange
+  // at (0.088, 0, 0.926). Joint 1 turns about the base z; joint 2 about +y through (0, 0, 0.333).
+  const Q0 = [0, 0, 0, 0, 0, 0, 0];
+  const speed = (config: FrankaMappingConfig, dq: number[]): number => {
+    const m = new FrankaMapping(config);
+    const frame = new SignalFrame();
+    m.applyState(robotState(0, { q: Q0, dq }), frame, () => {});
+    return frame.get('ee_speed');
+  };
+  it('joint 1 at 0.5 rad/s moves the hand TCP at 0.5 · 0.088 m/s', () => {
+    expect(speed(frankaMappingConfig('fr3', 'franka_hand'), [0.5, 0, 0, 0, 0, 0, 0])).toBeCloseTo(0.044, 12);
+  });
+  it('joint 2 at 1 rad/s: |ŷ × (0.088, 0, 0.8226 − 0.333)| = 0.49745 m/s; at the bare flange 0.59949 m/s', () => {
+    expect(speed(frankaMappingConfig('fr3', 'franka_hand'), [0, 1, 0, 0, 0, 0, 0])).toBeCloseTo(Math.hypot(0.088, 0.8226 - 0.333), 12);
+    expect(speed(frankaMappingConfig('fr3', 'none'), [0, 1, 0, 0, 0, 0, 0])).toBeCloseTo(Math.hypot(0.088, 0.926 - 0.333), 12);
+  });
+  it('no joint velocities: ee_speed and ee_acc are invalid, not 0', () => {
+    const { frame } = map([robotState(0)]);
+    expect(frame.validity[signalIndex('ee_speed')!]).toBe(Validity.Invalid);
+    expect(frame.validity[signalIndex('ee_acc')!]).toBe(Validity.Invalid);
+  });
+  it('ee_acc is |v(t) − v(t − 5 samples)| / 5 ms: invalid for the first 5 samples and again after a gap', () => {
+    const m = new FrankaMapping(frankaMappingConfig('fr3', 'franka_hand'));
+    const frame = new SignalFrame();
+    const acc: number[] = [];
+    // Joint 1 accelerates at 10 rad/s² (pose held): the TCP's tangential acceleration is 10 · 0.088 m/s².
+    const times = [0, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.056, 0.057, 0.058, 0.059, 0.06, 0.061];
+    for (const t of times) {
+      m.applyState(robotState(t, { q: Q0, dq: [0.5 + 10 * t, 0, 0, 0, 0, 0, 0] }), frame, () => {});
+      acc.push(frame.get('ee_acc'));
+    }
+    expect(acc.slice(0, 5).every(Number.isNaN)).toBe(true);
+    expect(acc[5]).toBeCloseTo(0.88, 6);
+    expect(acc[6]).toBeCloseTo(0.88, 6);
+    // 50 ms without a sample: the window restarts (5 more invalid samples), then resumes.
+    expect(acc.slice(7, 12).every(Number.isNaN)).toBe(true);
+    expect(acc[12]).toBeCloseTo(0.88, 6);
   });
 });
 
@@ -122,7 +181,7 @@ describe('Franka mapping: malformed messages (a wrong type on the topic) never t
     delete s.o_f_ext_hat_k;
     const { frame, faults } = map([s as ReturnType<typeof robotState>]);
     expect(frame.get('max_joint_torque')).toBeCloseTo(43.5, 9);
-    expect(frame.get('self_collision')).toBe(0);
+    expect(frame.get('self_collision_clearance')).toBeGreaterThan(0);
     for (const name of ['contact_force_max', 'arm_furniture_contact_force'] as const) {
       expect(Number.isNaN(frame.get(name))).toBe(true);
       expect(frame.validity[signalIndex(name)!]).toBe(Validity.Invalid);

@@ -29,7 +29,7 @@ export function naiveRobustness(r: EpisodeResult, torqueCeiling: number): Record
   const h = series(r, 'obj_above_table');
   const grip = series(r, 'gripper_contact');
   const tau = series(r, 'max_joint_torque');
-  const self = series(r, 'self_collision');
+  const self = series(r, 'self_collision_clearance');
   const out: Record<string, number> = {
     arm_furniture_force: Infinity,
     target_furniture_force: Infinity,
@@ -51,12 +51,12 @@ export function naiveRobustness(r: EpisodeResult, torqueCeiling: number): Record
     if (grip[t] === 1 && h[t]! > 0.05) min('held_object_tilt_world', 15 - tilt[t]!);
     if (grip[t] === 1) min('stable_grasp_maintained', h[t]! - -0.02);
     min('joint_torque', torqueCeiling - tau[t]!);
-    min('self_collision_free', 0 - self[t]!);
+    min('self_collision_free', self[t]!);
   }
   return out;
 }
 
-/** Clauses violated: strict-inequality clauses at ρ ≤ 0, self-collision (≤ 0) at ρ < 0. */
+/** Clauses violated: strict-inequality clauses at ρ ≤ 0, self-collision (clearance ≥ 0) at ρ < 0. */
 export function violated(rho: Record<string, number>): string[] {
   return Object.entries(rho)
     .filter(([k, v]) => (k === 'self_collision_free' ? v < 0 : v <= 0))

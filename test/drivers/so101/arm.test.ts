@@ -65,7 +65,8 @@ describe('So101Arm', () => {
     const frame = new SignalFrame();
     r.arm.poll(frame, r.clock.now());
     expect(frame.get('max_joint_torque')).toBeCloseTo(Math.max(...Array.from(r.arm.mapping.tau, Math.abs)), 12);
-    expect(frame.get('self_collision')).toBe(0);
+    expect(frame.get('self_collision_clearance')).toBeCloseTo(r.arm.mapping.capsules.minSelfDistance(), 12);
+    expect(frame.get('self_collision_clearance')).toBeGreaterThan(0);
     const q = new Float64Array(6);
     expect(r.arm.readPositions(q)).toBe(s.value.t);
     expect(q[1]).toBe(r.arm.mapping.q[1]);

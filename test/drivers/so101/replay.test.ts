@@ -34,7 +34,7 @@ describe('LeRobot SO-101 dataset replay', () => {
     if (!ds.ok) throw ds.error;
     for (const ep of ds.value.episodes) {
       const r = replayPositions(ep, cal.value, { normMode: 'degrees', stallGapPct: 3 });
-      expect(r.columns.get('self_collision')!.length).toBe(ep.times.length);
+      expect(r.columns.get('self_collision_clearance')!.length).toBe(ep.times.length);
       expect(r.gripFrames).toBeGreaterThanOrEqual(20); // a pick-and-place: the gripper holds the cube for ≥ 0.67 s
       expect(r.stats.get('target_obj_tilt_world_deg')!.max).toBeLessThan(90);
       for (const v of r.columns.get('obj_above_table')!) expect(Math.abs(v)).toBeLessThan(0.5);

@@ -26,7 +26,7 @@ function randomTraces(count: number, seed: number) {
         gripper_contact: () => 1,
         obj_above_table: () => 0.1,
         target_obj_tilt_world_deg: pulse(at, at + 2, tilt),
-        self_collision: rng.nextFloat() < 0.05 ? pulse(3, 4, 1) : () => 0,
+        self_collision_clearance: rng.nextFloat() < 0.05 ? pulse(3, 4, -0.01, 0.05) : () => 0.05,
       },
     });
   });
