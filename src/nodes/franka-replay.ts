@@ -43,6 +43,8 @@ export interface ClauseReplay {
 }
 
 export interface FrankaReplayReport {
+  /** The arm description and end effector the robot states were mapped with. */
+  arm: { robot: string; endEffector: FrankaEndEffector };
   bag: Pick<BagSummary, 'messageCount' | 'end'> & { topics: { topic: string; type: string; count: number }[] };
   duration: number;
   steps: number;
@@ -151,6 +153,7 @@ export async function replayFrankaBag(
     };
   });
   return {
+    arm: { robot: options.platform, endEffector: options.endEffector ?? 'franka_hand' },
     bag: {
       messageCount: summary.messageCount,
       end: summary.end,

@@ -113,7 +113,7 @@ describe('Franka gating with a tracked object as a barrier sphere (vrpn, trackin
   // the object sits where the hand passes halfway through the turn
   const model = new CapsuleModel(FR3_MODEL);
   model.update(READY.map((q, j) => (j === 0 ? q + 0.4 : q)));
-  const k = model.count - 1;
+  const k = model.spec.capsules.findIndex((c) => c.name === 'hand'); // the hand's environment capsule
   const hand = Float64Array.from(model.world.subarray(6 * k + 3, 6 * k + 6));
   const RADIUS = 0.04;
   const tracked = () =>

@@ -38,6 +38,28 @@ describe('Franka rosbag2 replay', () => {
     expect(hold?.cause).toMatch(/joint_torque violated/);
   });
 
+  it('a Panda bag is mapped with the Panda description and the end effector named (#13: replay used the FR3 model)', async () => {
+    const loaded = loadScoringSpec(defaultSpecPaths());
+    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+    const path = join(mkdtempSync(join(tmpdir(), 'armguard-replay-')), 'panda-fold.mcap');
+    // The wrist folded fully back (q6 = 0.11 rad, below the FR3's 0.5445 rad limit: a Panda pose):
+    // a Franka Hand would lie against link5; a bare flange is clear.
+    await writeFrankaBag(path, { seconds: 0.3, q: [0.54, -1.34, 0.65, -1.6, -0.7, 0.11, 2.08] });
+    const replay = (endEffector: 'franka_hand' | 'none') =>
+      replayFrankaBag(fileSource(path), { spec: loaded.spec, platform: 'panda', endEffector, task: 'libero-spatial-pick-bowl' });
+    const hand = await replay('franka_hand');
+    expect(hand.arm).toEqual({ robot: 'panda', endEffector: 'franka_hand' });
+    const handSelf = hand.clauses.find((c) => c.id === 'self_collision_free')!;
+    expect(handSelf.minMargin).toBeLessThan(-0.01); // τ = 0: the margin is the clearance (m)
+    expect(handSelf.violatingSteps).toBe(300);
+    expect(hand.gateEvents.find((e) => e.to === 'hold')?.cause).toMatch(/self_collision_free/);
+    const bare = await replay('none');
+    expect(bare.arm).toEqual({ robot: 'panda', endEffector: 'none' });
+    const bareSelf = bare.clauses.find((c) => c.id === 'self_collision_free')!;
+    expect(bareSelf.minMargin).toBeGreaterThan(0);
+    expect(bareSelf.firstViolation).toBeNull();
+  });
+
   it('messages that cannot be decoded are counted per topic with the first time and reason, not replayed, and the rest still is', async () => {
     const loaded = loadScoringSpec(defaultSpecPaths());
     if (!loaded.ok) throw new Error(loaded.problems.join('\n'));

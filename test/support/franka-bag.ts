@@ -15,6 +15,8 @@ export interface FrankaBagPlan {
   /** Robot-state samples (by index, 1 kHz) recorded as bytes that are not a FrankaRobotState. */
   garbled?: readonly number[];
   startNs?: bigint;
+  /** Joint positions of every robot state (rad; default the ready pose). */
+  q?: readonly number[];
 }
 
 export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise<void> {
@@ -30,7 +32,7 @@ export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise
       const effort = [20, 22, 18, 15, 3, 2.5, 1];
       for (const [a, b, j, tau] of plan.spikes ?? []) if (t >= a && t < b) effort[j] = tau;
       s.measured_joint_state.effort = effort;
-      s.measured_joint_state.position = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
+      s.measured_joint_state.position = [...(plan.q ?? [0, -0.785, 0, -2.356, 0, 1.571, 0.785])];
       s.o_f_ext_hat_k.wrench.force = { x: 0.5, y: -0.3, z: 1.2 };
       // The gripper's state at the same instant comes first, so every robot state sees a gripper.
       if (k % 66 === 0) {
