@@ -31,7 +31,7 @@ for (const [name, spec, n] of [['SO-101', SO101_MODEL, 6], ['FR3', FR3_MODEL, 7]
     q[1] = 0.3 + 1e-6 * i;
     model.update(q);
   });
-  time(`${name}: self-collision count (${model.pairCount} pairs)`, 200_000, () => model.selfCollisionCount());
+  time(`${name}: self-collision clearance (${model.pairCount} pairs)`, 200_000, () => model.minSelfDistance());
   time(`${name}: barrier h(q) (self + table + 2 spheres + box)`, 200_000, (i) => {
     q[1] = 0.3 + 1e-6 * i;
     barrier.value(q);
