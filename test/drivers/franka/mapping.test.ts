@@ -116,7 +116,7 @@ describe('Franka mapping: self-collision clearance from the robot description', 
     expect(home.frame.get('self_collision_clearance')).toBeLessThan(0.12);
   });
   it('regression (#13): a Panda with the Franka Hand at a folded elbow (q4 = −2.67 rad) is clear, not a self-collision', () => {
-    // Today's capsules overlapped here (link1–hand 26 mm, link2–hand 16 mm) and the gate held on free motion.
+    // The previous capsule envelope overlapped here (link1–hand 22.9 mm, link2–hand 12.9 mm) and the gate held on free motion.
     const folded = [0, -0.3, 0, -2.67, 0, 0.85, Math.PI / 4];
     expect(clearance(frankaMappingConfig('panda', 'franka_hand'), folded)).toBeGreaterThan(0.02);
   });
