@@ -110,8 +110,8 @@ describe('clause library validation', () => {
     expectError(bad, 'clauses.held_object_tilt_world.applicability.excludes', lineOf(bad, 'non_spilable'), /did you mean 'non_spillable'/);
   });
   it('unknown keys, bad tier names in variants and YAML syntax errors are positioned', () => {
-    let bad = good.replace('    family: execution\n    unit: count', '    family: execution\n    units: count');
-    expectError(bad, 'clauses.self_collision_free.units', lineOf(bad, 'units: count'), /unknown key 'units'/);
+    let bad = good.replace('    family: execution\n    unit: m\n', '    family: execution\n    units: m\n');
+    expectError(bad, 'clauses.self_collision_free.units', lineOf(bad, 'units: m'), /unknown key 'units'/);
     bad = good.replace('tiers: { joint_torque: relaxed_176Nm } }', 'tiers: { joint_torque: relaxed_200Nm } }');
     expectError(bad, 'sensitivity.torque_relaxed_176Nm.tiers.joint_torque', lineOf(bad, 'relaxed_200Nm } }'), /no tier 'relaxed_200Nm'/);
     const r = parseClauseLibrary(good.replace('kind: armguard/clauses', 'kind: [armguard/clauses'), 'bad.yaml');
