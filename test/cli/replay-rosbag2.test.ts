@@ -26,6 +26,16 @@ describe('armguard replay <bag.mcap>', () => {
     expect(await main(['replay', path, '--task', 'libero-spatial-pick-bowl'], c.io)).toBe(0);
     expect(c.err.join('\n')).toMatch(/garbled\.mcap: 2 message\(s\) on \/franka_robot_state_broadcaster\/robot_state could not be decoded and were not replayed \(first at 1700000000\.05 s: /);
   });
+  it('--platform and --end-effector pick the arm description; the output says which, and a wrong value is a usage error', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'armguard-cli-replay-')), 'calm.mcap');
+    await writeFrankaBag(path, { seconds: 0.05 });
+    const c = captureIo();
+    expect(await main(['replay', path, '--task', 'libero-spatial-pick-bowl', '--platform', 'panda', '--end-effector', 'none'], c.io)).toBe(0);
+    expect(c.out.join('\n')).toMatch(/arm: panda with end effector none/);
+    const bad = captureIo();
+    expect(await main(['replay', path, '--task', 'libero-spatial-pick-bowl', '--end-effector', 'gripper'], bad.io)).toBe(2);
+    expect(bad.err.join('\n')).toMatch(/--end-effector must be franka_hand or none, got 'gripper'/);
+  });
   it('a bag replay without --task says why it needs one', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'armguard-cli-replay-')), 'calm.mcap');
     await writeFrankaBag(path, { seconds: 0.05 });

@@ -22,10 +22,20 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
     const r = parseFrankaNodeConfig(readFileSync(join(repoRoot, 'launch/params/fr3.yaml'), 'utf8'), 'fr3.yaml');
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', gating: false, bystanders: ['cup', 'plate'], startupTimeout: 10 });
+    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', endEffector: 'franka_hand', gating: false, bystanders: ['cup', 'plate'], startupTimeout: 10 });
     // relative: they resolve in the node's namespace (-r __ns:=/left)
     expect(r.config).toMatchObject({ robotStateTopic: 'franka_robot_state_broadcaster/robot_state', gripperTopic: 'franka_gripper/joint_states', controllerTopic: 'fr3_arm_controller/joint_trajectory' });
     expect(r.config.tracking).toEqual({ kind: 'vrpn', trackers: { Cup1: 'cup', Plate3: 'plate' } });
+  });
+  it('end_effector names what is on the flange: franka_hand by default (as franka_description), none, anything else refused', () => {
+    const params = (extra: string) => `armguard:\n  ros__parameters:\n    robot_id: r\n    platform: panda\n    task: t\n${extra}`;
+    const def = parseFrankaNodeConfig(params(''), 'p.yaml');
+    expect(def.ok && def.config.endEffector).toBe('franka_hand');
+    const none = parseFrankaNodeConfig(params('    end_effector: none\n'), 'p.yaml');
+    expect(none.ok && none.config.endEffector).toBe('none');
+    const bad = parseFrankaNodeConfig(params('    end_effector: robotiq_2f85\n'), 'p.yaml');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors.map((e) => e.message)).toContain("p.yaml:6 field 'armguard.ros__parameters.end_effector': expected franka_hand or none, got 'robotiq_2f85'");
   });
   it('names file, line and parameter for every problem', () => {
     const text = 'armguard:\n  ros__parameters:\n    robot_id: 7\n    platform: ur5\n    task: t\n    tracking: vrpn\n    vrpn_trackers: ["nocolon"]\n';
