@@ -79,6 +79,7 @@ export function buildFrankaNode(
       ? (f: FrankaRos, g: Gate) =>
           frankaChunkExecutor(f, g, {
             platform: config.platform,
+            endEffector: config.endEffector,
             tableHeight: config.tableHeight,
             dSafe: config.dSafe,
             ...(config.workspace ? { workspace: config.workspace } : {}),

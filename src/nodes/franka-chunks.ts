@@ -4,7 +4,7 @@
  */
 import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups, TrackedObstacles, type Gate } from '../gate/index.js';
 import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.js';
-import { CapsuleModel, FR3_CHAIN, FR3_MODEL, PANDA_CHAIN, PANDA_MODEL, type ObstacleSet } from '../kinematics/index.js';
+import { armModel, CapsuleModel, FR3_DESCRIPTION, PANDA_DESCRIPTION, type FrankaEndEffector, type ObstacleSet } from '../kinematics/index.js';
 import { ChunkExecutor, type ChunkExecutorOptions } from '../runtime/chunk-executor.js';
 import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
 
@@ -13,6 +13,8 @@ const DQ_MAX = { fr3: [2.62, 2.62, 2.62, 2.62, 5.26, 4.18, 5.26], panda: [2.175,
 
 export interface FrankaChunkOptions {
   platform: 'fr3' | 'panda';
+  /** What is on the flange: its capsules are kept clear too (default franka_hand). */
+  endEffector?: FrankaEndEffector;
   /** Table plane height in the robot base frame (m); the arm's links keep d_safe above it. */
   tableHeight: number;
   /** Workspace box [xmin, ymin, zmin, xmax, ymax, zmax] in the base frame, or none. */
@@ -29,7 +31,8 @@ export interface FrankaChunkOptions {
 }
 
 export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChunkOptions): ChunkExecutor {
-  const chain = o.platform === 'fr3' ? FR3_CHAIN : PANDA_CHAIN;
+  const robot = o.platform === 'fr3' ? FR3_DESCRIPTION : PANDA_DESCRIPTION;
+  const chain = robot.chain;
   const qmin = chain.joints.map((j) => j.lower);
   const qmax = chain.joints.map((j) => j.upper);
   const obstacles: ObstacleSet = {
@@ -39,7 +42,7 @@ export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChun
     box: o.workspace ? Float64Array.from(o.workspace) : null,
   };
   const groups = obstacleGroups(obstacles);
-  const barrier = new CapsuleBarrier(new CapsuleModel(o.platform === 'fr3' ? FR3_MODEL : PANDA_MODEL), groups, o.dSafe ?? 0.03);
+  const barrier = new CapsuleBarrier(new CapsuleModel(armModel(robot, o.endEffector ?? 'franka_hand')), groups, o.dSafe ?? 0.03);
   const tracked = o.tracked
     ? new TrackedObstacles(o.tracked.bodies, groups.slice(0, o.tracked.bodies.length), o.tracked.source, o.tracked.trackingInBase, o.tracked.maxAge)
     : undefined;
