@@ -4,7 +4,7 @@
  * Pure: no broker, no sockets.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { parseTopic, requiredRole, type InboundKind } from './topics.js';
+import { INBOUND_KINDS, parseTopic, requiredRole, type InboundKind } from './topics.js';
 
 export type Role = 'armguard' | 'operator' | 'policy' | 'viewer';
 
@@ -42,7 +42,7 @@ export class AccessPolicy {
     const parsed = parseTopic(topic);
     if (!parsed) return roles.includes('armguard') ? { allow: true } : { allow: false, reason: `topic ${topic} is outside the armguard tree` };
     const kind = parsed.kind;
-    const inbound = ['cmd/estop', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'].includes(kind);
+    const inbound = (INBOUND_KINDS as readonly string[]).includes(kind);
     if (!inbound) {
       return roles.includes('armguard') ? { allow: true } : { allow: false, reason: `only armguard publishes ${kind}` };
     }
@@ -71,7 +71,7 @@ export function mosquittoAcl(config: AccessConfig): string {
     lines.push('topic read armguard/v1/#');
     if (u.roles.includes('armguard')) lines.push('topic write armguard/v1/+/margins', 'topic write armguard/v1/+/gate', 'topic write armguard/v1/+/events', 'topic write armguard/v1/+/episode', 'topic write armguard/v1/+/labels', 'topic write armguard/v1/+/chunk/result');
     lines.push('topic write armguard/v1/+/cmd/estop');
-    if (u.roles.includes('operator')) lines.push('topic write armguard/v1/+/cmd/release', 'topic write armguard/v1/+/cmd/label', 'topic write armguard/v1/+/cmd/heartbeat');
+    if (u.roles.includes('operator')) lines.push('topic write armguard/v1/+/cmd/estop-reset', 'topic write armguard/v1/+/cmd/release', 'topic write armguard/v1/+/cmd/label', 'topic write armguard/v1/+/cmd/heartbeat');
     if (u.roles.includes('policy')) lines.push('topic write armguard/v1/+/chunk/request');
     lines.push('');
   }

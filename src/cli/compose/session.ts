@@ -20,6 +20,7 @@ import type { OperatorAction } from './operator-keys.js';
 import { connectEmulatedSo101, connectSo101, type So101Connection } from './so101-arm.js';
 import { buildSo101Runtime, type So101Runtime } from './so101-runtime.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from './telemetry.js';
+import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -48,6 +49,8 @@ export interface RunSessionOptions {
   deadManS?: number;
   /** Stop by itself after this many seconds. */
   durationS?: number;
+  /** What a lost MQTT command channel (the remote e-stop) does: hold (default) or warn (record only). */
+  onLinkLoss?: LinkLossPolicy;
   clock: Clock;
   timers: Timers;
   log: (line: string) => void;
@@ -142,6 +145,8 @@ export class RunSession {
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
       onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
       ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
+      ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
+      onFault: (f, t) => this.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${f.detail ?? ''}` }, t),
       // With --gate off the pipeline has no chunk path: requests are answered 'rejected' (no-chunk-path).
       chunks: {
         submitter: { submitChunk: (chunk: GateChunk, now: number) => this.submitChunk(chunk, now) },
@@ -149,7 +154,11 @@ export class RunSession {
         onRejectedPayload: (r: ExecutedChunk, now: number) => this.episodes.recorder?.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`),
       },
     });
-    if (!this.telemetry.connected) o.log(`MQTT: not connected to ${this.telemetry.url} yet (telemetry is dropped until it is; the gate does not depend on it)`);
+    if (!this.telemetry.connected) {
+      o.log(this.telemetry.remote.onLinkLoss === 'hold'
+        ? `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive — holding until it can (--on-link-loss warn to run without it)`
+        : `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive and telemetry is dropped (--on-link-loss warn: not holding)`);
+    }
     if (o.dashboard) {
       this.dashboard = new DashboardServer({ brokerUrl: this.telemetry.url, viewer: o.dashboard.viewer, port: o.dashboard.port });
       o.log(`dashboard: ${await this.dashboard.start()}`);
@@ -181,7 +190,7 @@ export class RunSession {
 
   private step(now: number): void {
     const { pipeline, bank } = this.runtime;
-    this.telemetry?.remote.checkHeartbeat(now);
+    this.telemetry?.remote.checkStep(now);
     pipeline.step(now);
     const r = this.episodes.recorder;
     if (r) {
@@ -282,8 +291,13 @@ export class RunSession {
       case 'estop':
         this.runtime.pipeline.eStop(t, 'operator key');
         return;
+      case 'estop-reset': {
+        // The keyboard resets the e-stops pressed on the keyboard only; remote ones are reset by name (MQTT, dashboard).
+        const r = this.runtime.gate.resetEStop(t, { by: 'operator key', pressedBy: 'operator key', authorised: true });
+        this.o.log(r.ok ? 'e-stop (operator key) reset; release (r) to arm' : `e-stop reset refused: ${r.reason}`);
+        return;
+      }
       case 'release': {
-        this.runtime.gate.eStopCleared();
         const r = this.runtime.pipeline.release(t, { by: 'operator key', authorised: true });
         this.o.log(r.ok ? 'released' : `release refused: ${r.reason}`);
         return;

@@ -7,11 +7,12 @@ import type { Gate } from '../../gate/index.js';
 import { ChunkServer, type ChunkSubmitter } from '../../runtime/index.js';
 import type { AccessConfig } from '../../telemetry/access.js';
 import { EmbeddedBroker } from '../../telemetry/embedded-broker.js';
-import { GateRemote, type LabelSink } from '../../telemetry/gate-remote.js';
+import { GateRemote, type LabelSink, type LinkLossPolicy } from '../../telemetry/gate-remote.js';
 import { MqttChunkServerTransport } from '../../telemetry/mqtt-chunk-transport.js';
 import { MqttLink } from '../../telemetry/mqtt-link.js';
 import type { ExecutedChunk } from '../../gate/chunk.js';
 import type { Clock } from '../../util/clock.js';
+import type { GateFault } from '../../gate/index.js';
 import { armguardUser } from './access-file.js';
 
 export type BrokerChoice =
@@ -29,8 +30,14 @@ export interface TelemetryOptions {
   /** Margins decimation (Hz). */
   marginsRateHz?: number;
   onRefused?: (text: string) => void;
-  /** Operator dead-man (s): no operator heartbeat for this long holds the gate (GateRemote.checkHeartbeat). */
+  /** Operator dead-man (s): no operator heartbeat for this long holds the gate (GateRemote.checkStep). */
   heartbeatTimeout?: number;
+  /** What a lost command channel (remote e-stop) does: hold (default) or only record the fault. */
+  onLinkLoss?: LinkLossPolicy;
+  /** A fault of the MQTT command channel (lost link, refused subscription): record it. */
+  onFault?: (fault: GateFault, t: number) => void;
+  /** Seconds to wait for the first connection before going on (holding under 'hold'). Default 5. */
+  connectTimeoutSeconds?: number;
 }
 
 export interface Telemetry {
@@ -62,7 +69,11 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     password = o.broker.password;
     protocolVersion = o.broker.protocolVersion ?? 4;
   }
-  const remote = new GateRemote(o.gate, o.clock, o.labels, o.heartbeatTimeout !== undefined ? { heartbeatTimeout: o.heartbeatTimeout } : {});
+  const remote = new GateRemote(o.gate, o.clock, o.labels, {
+    ...(o.heartbeatTimeout !== undefined ? { heartbeatTimeout: o.heartbeatTimeout } : {}),
+    ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
+    ...(o.onFault ? { onFault: o.onFault } : {}),
+  });
   let transport: MqttChunkServerTransport | undefined;
   const link = new MqttLink(
     {
@@ -72,6 +83,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     },
     {
       estop: (cmd) => remote.estop(cmd),
+      estopReset: (cmd) => remote.estopReset(cmd),
       release: () => remote.release(),
       label: (cmd) => remote.label(cmd),
       heartbeat: () => remote.heartbeat(),
@@ -83,7 +95,9 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     new ChunkServer(transport, o.chunks.submitter, o.clock, o.chunks.joints, o.chunks.onRejectedPayload);
   }
   remote.attach(link);
-  const connected = await link.start(5);
+  const connected = await link.start(o.connectTimeoutSeconds ?? 5);
+  // Not reachable: the remote e-stop cannot arrive; under 'hold' the gate holds until it can.
+  if (!connected) remote.linkLost(`broker ${url} not reachable${link.lastConnectError ? ` (${link.lastConnectError})` : ''}`);
   return {
     url, link, remote, broker, connected,
     stop: async () => {
