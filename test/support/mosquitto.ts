@@ -69,7 +69,10 @@ export class Mosquitto {
     this.url = `mqtt://127.0.0.1:${port}`;
     const pw = join(this.dir, 'passwd');
     writeFileSync(pw, '');
-    for (const u of access.users) execFileSync(passwd, ['-b', pw, u.username, u.password]);
+    for (const u of access.users) {
+      if (u.password === undefined) throw new Error(`user ${u.username}: the test broker needs the plaintext password (mosquitto_passwd hashes it itself)`);
+      execFileSync(passwd, ['-b', pw, u.username, u.password]);
+    }
     chmodSync(pw, 0o644);
     writeFileSync(join(this.dir, 'acl'), mosquittoAcl(access), { mode: 0o644 });
     writeFileSync(

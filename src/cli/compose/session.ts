@@ -33,8 +33,11 @@ export interface RunSessionOptions {
   gating: boolean;
   arm: { kind: 'port'; path: string } | { kind: 'emulator' };
   broker: BrokerChoice;
-  /** Dashboard HTTP port and the viewer credentials it reads telemetry with. */
-  dashboard?: { port: number; viewer: { username: string; password: string } };
+  /**
+   * Dashboard HTTP port, and the viewer credentials it reads telemetry with (default with the
+   * embedded broker: the broker's per-process viewer credentials).
+   */
+  dashboard?: { port: number; viewer?: { username: string; password: string } };
   workspace?: readonly number[];
   /** Fixed spheres the arm keeps clear of: x, y, z, r per sphere (m, base frame). */
   obstacles?: readonly number[];
@@ -51,6 +54,8 @@ export interface RunSessionOptions {
   durationS?: number;
   /** What a lost MQTT command channel (the remote e-stop) does: hold (default) or warn (record only). */
   onLinkLoss?: LinkLossPolicy;
+  /** How long start-up waits for the broker before going on without it (held under 'hold'); default 5 s. */
+  brokerConnectTimeoutS?: number;
   clock: Clock;
   timers: Timers;
   log: (line: string) => void;
@@ -146,6 +151,7 @@ export class RunSession {
       onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
       ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
       ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
+      ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
       onFault: (f, t) => this.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${f.detail ?? ''}` }, t),
       // With --gate off the pipeline has no chunk path: requests are answered 'rejected' (no-chunk-path).
       chunks: {
@@ -160,11 +166,16 @@ export class RunSession {
         : `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive and telemetry is dropped (--on-link-loss warn: not holding)`);
     }
     if (o.dashboard) {
-      this.dashboard = new DashboardServer({ brokerUrl: this.telemetry.url, viewer: o.dashboard.viewer, port: o.dashboard.port });
+      const viewer = o.dashboard.viewer ?? this.telemetry.broker?.internal.viewer;
+      if (!viewer) throw new Error('--dashboard with an external broker needs viewer credentials');
+      this.dashboard = new DashboardServer({ brokerUrl: this.telemetry.url, viewer, port: o.dashboard.port });
       o.log(`dashboard: ${await this.dashboard.start()}`);
     }
     const t = o.clock.now();
     const id = await this.episodes.start(t);
+    // A command channel down since start-up was reported before the episode existed: record it now.
+    const down = this.telemetry.remote.commandChannelDown;
+    if (down !== null && !this.telemetry.connected) this.episodes.recorder?.fault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
     this.telemetry.link.publishEpisode({ t, phase: 'start', episode: id, task: o.task });
     o.log(`episode ${id} → ${this.episodes.path}`);
     // A first read before the loop, so the first step sees a sample.

@@ -13,7 +13,6 @@ import { MqttLink } from '../../telemetry/mqtt-link.js';
 import type { ExecutedChunk } from '../../gate/chunk.js';
 import type { Clock } from '../../util/clock.js';
 import type { GateFault } from '../../gate/index.js';
-import { armguardUser } from './access-file.js';
 
 export type BrokerChoice =
   | { kind: 'embedded'; port: number; host?: string; access: AccessConfig }
@@ -56,13 +55,13 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
   let password: string | undefined;
   let protocolVersion: 4 | 5 = 4;
   if (o.broker.kind === 'embedded') {
-    const me = armguardUser(o.broker.access);
-    if (!me) throw new Error("the access file has no user with the 'armguard' role");
     broker = new EmbeddedBroker(o.broker.access);
     broker.onRefused((r) => o.onRefused?.(`refused ${r.topic} from ${r.username ?? 'anonymous'}: ${r.reason}`));
+    broker.onOversize((r) => o.onRefused?.(`connection from ${r.address} closed: ${r.reason}`));
     url = await broker.start(o.broker.port, o.broker.host ?? '127.0.0.1');
-    username = me.username;
-    password = me.password;
+    // armguard's own connection uses the broker's per-process credentials: the access file holds only hashes.
+    username = broker.internal.armguard.username;
+    password = broker.internal.armguard.password;
   } else {
     url = o.broker.url;
     username = o.broker.username;
