@@ -11,7 +11,6 @@ import { describeCause, type GateEvent } from '../../gate/events.js';
 import type { Fault } from '../../ports/index.js';
 import type { GateEventSink } from '../../runtime/index.js';
 import type { ScoringSpec } from '../../safety/index.js';
-import { DashboardServer } from '../../telemetry/dashboard/server.js';
 import type { LabelCommand } from '../../telemetry/payloads.js';
 import type { Clock, TimerHandle, Timers } from '../../util/clock.js';
 import { ControlLoop } from './control-loop.js';
@@ -69,7 +68,8 @@ export class RunSession {
   readonly runtime: So101Runtime;
   readonly episodes: EpisodeManager;
   telemetry: Telemetry | undefined;
-  dashboard: DashboardServer | undefined;
+  /** The dashboard (served from the network worker), when --dashboard was given. */
+  dashboard: { url: string } | undefined;
   private readonly loop: ControlLoop;
   private readonly rho: Float64Array;
   private lastMarginsT = -Infinity;
@@ -152,6 +152,7 @@ export class RunSession {
       ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
       ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
       ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
+      ...(o.dashboard ? { dashboard: o.dashboard } : {}),
       onFault: (f, t) => this.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${f.detail ?? ''}` }, t),
       // With --gate off the pipeline has no chunk path: requests are answered 'rejected' (no-chunk-path).
       chunks: {
@@ -165,11 +166,9 @@ export class RunSession {
         ? `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive — holding until it can (--on-link-loss warn to run without it)`
         : `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive and telemetry is dropped (--on-link-loss warn: not holding)`);
     }
-    if (o.dashboard) {
-      const viewer = o.dashboard.viewer ?? this.telemetry.broker?.internal.viewer;
-      if (!viewer) throw new Error('--dashboard with an external broker needs viewer credentials');
-      this.dashboard = new DashboardServer({ brokerUrl: this.telemetry.url, viewer, port: o.dashboard.port });
-      o.log(`dashboard: ${await this.dashboard.start()}`);
+    if (this.telemetry.dashboardUrl) {
+      this.dashboard = { url: this.telemetry.dashboardUrl };
+      o.log(`dashboard: ${this.dashboard.url}`);
     }
     const t = o.clock.now();
     const id = await this.episodes.start(t);
@@ -363,7 +362,6 @@ export class RunSession {
     const id = this.episodes.episodeId;
     await this.episodes.close(this.o.clock.now(), reason);
     if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
-    await this.dashboard?.stop().catch(() => undefined);
     await this.telemetry?.stop().catch(() => undefined);
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);
