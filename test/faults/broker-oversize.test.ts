@@ -9,12 +9,15 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBroker, type OversizeRefusal } from '../../src/telemetry/embedded-broker.js';
 import { RecordingClient } from '../support/mqtt-client.js';
+import { MqttLink, type LinkEvent } from '../../src/telemetry/mqtt-link.js';
+import { MAX_CHUNK_BYTES } from '../../src/gate/chunk-parse.js';
+import { topicFor } from '../../src/telemetry/topics.js';
 
 let broker: EmbeddedBroker;
 let url = '';
 const refusals: OversizeRefusal[] = [];
 beforeAll(async () => {
-  broker = new EmbeddedBroker({ users: [{ username: 'viewer', password: 'view-secret', roles: ['viewer'] }, { username: 'op', password: 'op-secret1', roles: ['operator'] }] });
+  broker = new EmbeddedBroker({ users: [{ username: 'viewer', password: 'view-secret', roles: ['viewer'] }, { username: 'op', password: 'op-secret1', roles: ['operator'] }, { username: 'vla', password: 'vla-secret1', roles: ['policy'] }] });
   broker.onOversize((r) => refusals.push(r));
   url = await broker.start();
 });
@@ -91,5 +94,28 @@ describe('oversized packets on loopback', () => {
     await op.publish('armguard/v1/arm1/cmd/label', '{"v":1,"success":true}');
     await viewer.waitFor((t) => t === 'armguard/v1/arm1/cmd/label', 5, 'a normal publish after the flood');
     await Promise.all([viewer.end(), op.end()]);
+  }, 30_000);
+});
+
+describe('chunk requests over their size limit', () => {
+  it('are refused by the link before they are decoded (below the broker limit, above the chunk limit)', async () => {
+    const decoded: number[] = [];
+    const events: LinkEvent[] = [];
+    const link = new MqttLink(
+      { url, robot: 'arm5', clientId: `armguard-arm5-${process.pid}`, username: broker.internal.armguard.username, password: broker.internal.armguard.password },
+      { estop: () => undefined, release: () => ({ ok: true }), label: () => ({ ok: true }), chunk: (b) => decoded.push(b.length) },
+    );
+    link.onEvent((e) => events.push(e));
+    expect(await link.start(5)).toBe(true);
+    const policy = await RecordingClient.connect(url, 'vla', 'vla-secret1');
+    const big = `{"v":1,"id":"big","pad":"${'x'.repeat(MAX_CHUNK_BYTES)}"}`;
+    expect(await policy.publish(topicFor('arm5', 'chunk/request'), big, 5)).toBe('acked');
+    await policy.publish(topicFor('arm5', 'chunk/request'), '{"v":1,"id":"small"}');
+    const deadline = Date.now() + 5000;
+    while (decoded.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(decoded).toEqual([20]); // only the small one reached the decoder
+    expect(events).toContainEqual({ kind: 'invalid-command', topic: topicFor('arm5', 'chunk/request'), error: `chunk request of ${big.length} bytes refused before decoding (limit ${MAX_CHUNK_BYTES} bytes)` });
+    await policy.end();
+    await link.stop();
   }, 30_000);
 });
