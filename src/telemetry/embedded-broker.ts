@@ -124,6 +124,8 @@ export class EmbeddedBroker {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
       socket.on('error', () => undefined);
+      // MQTT packets are small and latency-critical (an e-stop): no Nagle delay behind a pending ACK.
+      socket.setNoDelay(true);
       broker.handle(this.guarded(socket));
     });
     await new Promise<void>((resolve, reject) => {

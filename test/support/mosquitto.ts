@@ -77,7 +77,7 @@ export class Mosquitto {
     writeFileSync(join(this.dir, 'acl'), mosquittoAcl(access), { mode: 0o644 });
     writeFileSync(
       join(this.dir, 'mosquitto.conf'),
-      [`listener ${port} 127.0.0.1`, 'allow_anonymous false', `password_file ${pw}`, `acl_file ${join(this.dir, 'acl')}`, 'persistence false', ''].join('\n'),
+      [`listener ${port} 127.0.0.1`, 'allow_anonymous false', 'set_tcp_nodelay true', `password_file ${pw}`, `acl_file ${join(this.dir, 'acl')}`, 'persistence false', ''].join('\n'),
     );
   }
 
