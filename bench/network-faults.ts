@@ -149,25 +149,34 @@ async function estopLatency(rig: Rig, n: number): Promise<number[]> {
   return out;
 }
 
-/** Run bench/network-load.ts in a child process; resolves with its last output line. */
-function load(mode: 'flood64' | 'chunks', url: string): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', () => resolve(out.trim().split('\n').at(-1) ?? ''));
+/**
+ * Start bench/network-load.ts in a child process and wait until it is ready (its start-up is not
+ * measured); `go()` starts the load and resolves with its last output line when it is done.
+ */
+async function load(mode: 'flood64' | 'chunks', url: string): Promise<{ go: () => Promise<string> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  const exited = new Promise<string>((resolve) => child.once('exit', () => resolve(out.trim().split('\n').at(-1) ?? '')));
+  await new Promise<void>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('ready')) resolve();
+    });
   });
+  return { go: () => (child.stdin.write('go\n'), exited) };
 }
 
 for (const [name, make] of [['in-thread (pre-#14 layout)', inThreadRig], ['worker (armguard run now)', workerRig]] as const) {
   const rig = await make();
   console.log(`\n${name}`);
   console.log(`  idle                     ${stats(await controlLoop(rig, 3))}`);
-  const flood = load('flood64', rig.url);
+  const flooder = await load('flood64', rig.url);
+  const flood = flooder.go();
   console.log(`  64 MB PUBLISH flood      ${stats(await controlLoop(rig, floodSeconds, flood))}  [${await flood}]`);
+  const chunker = await load('chunks', rig.url);
   const before = rig.chunksAnswered();
   const t0 = performance.now();
-  const chunks = load('chunks', rig.url).then(async (r) => {
+  const chunks = chunker.go().then(async (r) => {
     while (rig.chunksAnswered() - before < 2000 && performance.now() - t0 < 60_000) await new Promise((w) => setTimeout(w, 10));
     return `${r}; ${rig.chunksAnswered() - before} answered ${((performance.now() - t0) / 1000).toFixed(1)} s after the first was sent`;
   });

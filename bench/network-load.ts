@@ -3,7 +3,7 @@
  * control thread's: `flood64` logs in and declares a 64 MB PUBLISH, written in 1 MB pieces;
  * `chunks` publishes 2,000 chunk requests (H = 50, 6 joints) as fast as the client can.
  *
- *   node --import tsx bench/network-load.ts flood64|chunks <url> <robot>
+ *   node --import tsx bench/network-load.ts flood64|chunks <url> <robot>   (prints "ready", starts on a line on stdin)
  */
 import { connect } from 'node:net';
 import mqtt from 'mqtt';
@@ -76,6 +76,9 @@ async function chunkFlood(n: number, ROBOT: string): Promise<string> {
 }
 
 
+// Started (and compiled) before the measurement: wait for the bench's "go" on stdin.
+console.log('ready');
+await new Promise((r) => process.stdin.once('data', r));
 if (mode === 'flood64') console.log(await flood64(Number(new URL(url).port), robot));
 else console.log(await chunkFlood(2000, robot));
 process.exit(0);
