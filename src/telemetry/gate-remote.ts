@@ -42,6 +42,7 @@ export class GateRemote implements RemoteCommandHandler {
   private linkDown: string | null = 'not connected to the broker yet';
   private linkFault: GateFault | undefined;
   private link: TelemetryLink | undefined;
+  private detached = false;
 
   constructor(
     private readonly gate: Gate,
@@ -82,9 +83,14 @@ export class GateRemote implements RemoteCommandHandler {
     return this.linkDown ?? this.commandChannelLost;
   }
 
+  /** armguard is shutting down: the link closing is not a fault. */
+  detach(): void {
+    this.detached = true;
+  }
+
   /** The command channel is down (the link reports it; `startTelemetry` when the first connection fails). */
   linkLost(detail: string): void {
-    if (this.linkDown !== null && this.linkFault !== undefined) return;
+    if (this.detached || (this.linkDown !== null && this.linkFault !== undefined)) return;
     this.linkDown = detail;
     const t = this.clock.now();
     const action = this.onLinkLoss === 'hold' ? 'holding until it is back' : 'not holding (--on-link-loss warn)';

@@ -96,6 +96,9 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
   if (!started.connected) remote.linkLost(`broker ${started.url} not reachable${started.lastError ? ` (${started.lastError})` : ''}`);
   return {
     url: started.url, link: net, remote, dashboardUrl: started.dashboardUrl, connected: started.connected,
-    stop: () => net.stop(),
+    stop: () => {
+      remote.detach();
+      return net.stop();
+    },
   };
 }
