@@ -43,7 +43,7 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
   --access <yaml>       users and roles for the embedded broker ('armguard access init|add-user'
                         writes it; see hardware.md "Running a pilot")
   --broker-port <n>     embedded broker port on 127.0.0.1 (default 1883; 0 = any free port)
-  --dashboard <port>    serve the live dashboard on 127.0.0.1:<port> (needs a viewer user)
+  --dashboard <port>    serve the live dashboard on 127.0.0.1:<port>
   --gate on|off         off = monitor only: nothing is commanded, chunks are refused (default on)
   --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
   --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
