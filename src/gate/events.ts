@@ -40,15 +40,28 @@ export type ActivityCause =
   | { kind: 'filter-active'; chunkId: string }
   | { kind: 'filter-idle'; chunkId: string }
   | { kind: 'release'; by: string }
-  | { kind: 'start-up-complete' };
+  | { kind: 'start-up-complete' }
+  /** A latched e-stop was reset by an operator naming who pressed it; the gate stays in hold until released. */
+  | { kind: 'e-stop-reset'; by: string; pressedBy: string };
 
 export type GateCause = HoldCause | ActivityCause;
 
+/**
+ * A state change, or (from === to === 'hold') an e-stop pressed or reset while the gate already
+ * held: every e-stop is reported whatever the state.
+ */
 export interface GateEvent {
   readonly t: number;
   readonly from: GateState;
   readonly to: GateState;
   readonly cause: GateCause;
+}
+
+/** One latched e-stop: who pressed it, when, and the sender's id for the press when it gave one. */
+export interface EStopLatch {
+  readonly by: string;
+  readonly t: number;
+  readonly id?: string;
 }
 
 export type GateListener = (event: GateEvent) => void;
@@ -96,6 +109,8 @@ export function describeCause(c: GateCause): string {
       return `released by ${c.by}`;
     case 'start-up-complete':
       return 'every required signal seen fresh: armed';
+    case 'e-stop-reset':
+      return `e-stop from ${c.pressedBy} reset by ${c.by}`;
   }
 }
 

@@ -2,11 +2,13 @@
  * The gate state machine (SPEC §6): armed → warning → filtering → hold. Pure: every input carries
  * its time. `evaluate` runs once per sample and allocates nothing unless the state changes.
  * Hold latches; `release` needs an authorised operator and is refused while any cause persists.
+ * Every e-stop latches on its own (also when the gate already holds) and is cleared only by
+ * `resetEStop` naming who pressed it; a release never clears an e-stop.
  */
 import { SIGNALS, Validity } from '../schema/signals.js';
 import type { SignalFrame } from '../schema/signals.js';
 import type { ClauseMargins } from './margins.js';
-import type { GateCause, GateEvent, GateFault, GateListener, GateState, HoldCause } from './events.js';
+import type { EStopLatch, GateCause, GateEvent, GateFault, GateListener, GateState, HoldCause } from './events.js';
 import { describeCause } from './events.js';
 
 export interface GateConfig {
@@ -60,7 +62,7 @@ export class Gate {
   private block: Block = Block.None;
   private blockIndex = -1;
   private blockValue = 0;
-  private eStopBy: string | null = null;
+  private readonly latches: EStopLatch[] = [];
   private watchdogGap = 0;
   private watchdogExpired = false;
   private lastFault: GateFault | null = null;
@@ -177,13 +179,40 @@ export class Gate {
     this.enterHold(t, { kind: 'driver-fault', fault });
   }
 
-  eStop(t: number, by: string): void {
-    this.eStopBy = by;
-    this.enterHold(t, { kind: 'e-stop', by });
+  /** The e-stops latched now, oldest first (empty when none). */
+  get eStops(): readonly EStopLatch[] {
+    return this.latches;
   }
-  /** The e-stop input was released (button pulled out / remote e-stop cleared). The gate stays in hold. */
-  eStopCleared(): void {
-    this.eStopBy = null;
+
+  /**
+   * An e-stop: latches (one latch per presser; a repeat press by the same presser refreshes it)
+   * and holds. Reported to the listeners whatever the state: from hold it is a hold → hold event.
+   */
+  eStop(t: number, by: string, id?: string): void {
+    const latch: EStopLatch = id !== undefined ? { by, t, id } : { by, t };
+    const i = this.latches.findIndex((l) => l.by === by);
+    if (i >= 0) this.latches[i] = latch;
+    else this.latches.push(latch);
+    const cause: HoldCause = { kind: 'e-stop', by };
+    // during start-up the gate already reads 'hold': enterHold ends start-up into a latched hold (and reports it)
+    if (this.st !== 'hold' || this.startingUp) this.enterHold(t, cause);
+    else this.emit({ t, from: 'hold', to: 'hold', cause });
+  }
+
+  /**
+   * Clear the latched e-stop pressed by `pressedBy` (its `by` text or its id). The gate stays in
+   * hold: a release is still needed (and is refused while another e-stop is latched).
+   */
+  resetEStop(t: number, request: { by: string; pressedBy: string; authorised: boolean }): ReleaseResult {
+    if (!request.authorised) return { ok: false, reason: `e-stop reset by ${request.by} refused: not authorised` };
+    const i = this.latches.findIndex((l) => l.by === request.pressedBy || (l.id !== undefined && l.id === request.pressedBy));
+    if (i < 0) {
+      const latched = this.latches.map((l) => `'${l.by}'`).join(', ');
+      return { ok: false, reason: `no e-stop from '${request.pressedBy}' is latched (latched: ${latched || 'none'})` };
+    }
+    const [latch] = this.latches.splice(i, 1);
+    this.emit({ t, from: this.st, to: this.st, cause: { kind: 'e-stop-reset', by: request.by, pressedBy: latch!.by } });
+    return { ok: true };
   }
 
   /** The source watchdog expired: no fresh sample for `gap` seconds. */
@@ -240,7 +269,7 @@ export class Gate {
       }
       if (this.seenFresh[k] === 0) all = false;
     }
-    if (!all || b !== Block.None || this.eStopBy !== null || this.watchdogExpired) return;
+    if (!all || b !== Block.None || this.latches.length > 0 || this.watchdogExpired) return;
     this.startingUp = false;
     this.cause = null;
     this.moveTo(t, 'armed', { kind: 'start-up-complete' });
@@ -256,7 +285,11 @@ export class Gate {
   /** What would keep the gate in hold now, or null. */
   persistingReason(t: number): string | null {
     if (this.startingUp && this.cause) return describeCause(this.cause);
-    if (this.eStopBy !== null) return describeCause({ kind: 'e-stop', by: this.eStopBy });
+    const latch = this.latches[0];
+    if (latch !== undefined) {
+      const more = this.latches.length > 1 ? ` (and ${this.latches.length - 1} more)` : '';
+      return `${describeCause({ kind: 'e-stop', by: latch.by })} is latched${more}: reset it naming who pressed it`;
+    }
     if (this.watchdogExpired) return describeCause({ kind: 'watchdog', gap: this.watchdogGap });
     if (this.lastFault !== null && t - this.lastFaultT < this.config.faultQuietPeriod) {
       return describeCause({ kind: 'driver-fault', fault: this.lastFault });

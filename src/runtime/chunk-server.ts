@@ -2,7 +2,9 @@
  * Binds a chunk transport to the pipeline: JSON chunk in → parse → pipeline → JSON result out.
  * Every payload gets exactly one answer; malformed payloads are rejected with the field named.
  */
-import { parseChunkText } from '../gate/chunk-parse.js';
+import { parseChunkMessage, parseChunkText } from '../gate/chunk-parse.js';
+import type { Result } from '../util/errors.js';
+import type { ChunkRejection } from '../gate/chunk.js';
 import { describeRejection, toResultMessage } from '../gate/chunk.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import type { Clock } from '../util/clock.js';
@@ -24,11 +26,27 @@ export class ChunkServer {
   }
 
   private handle(payload: string): void {
+    this.answer(parseChunkText(payload), () => idOf(payload));
+  }
+
+  /**
+   * A request already decoded from JSON elsewhere (the network thread), or the reason it could not
+   * be: validated and answered exactly like a text request.
+   */
+  handleDecoded(request: { ok: true; value: unknown } | { ok: false; error: string; id: string }): void {
+    if (!request.ok) {
+      this.answer({ ok: false, error: { code: 'malformed', field: '(payload)', expected: request.error } }, () => request.id);
+      return;
+    }
+    const v = request.value;
+    this.answer(parseChunkMessage(v), () => (typeof v === 'object' && v !== null && 'id' in v && typeof v.id === 'string' ? v.id.slice(0, 128) : ''));
+  }
+
+  private answer(parsed: Result<GateChunk, ChunkRejection>, id: () => string): void {
     const now = this.clock.now();
-    const parsed = parseChunkText(payload);
     let result: ExecutedChunk;
     if (!parsed.ok) {
-      result = { id: idOf(payload), verdict: 'rejected', code: parsed.error.code, reason: describeRejection(parsed.error) };
+      result = { id: id(), verdict: 'rejected', code: parsed.error.code, reason: describeRejection(parsed.error) };
       this.onRejectedPayload?.(result, now);
     } else {
       result = this.pipeline.submitChunk(parsed.value, now);

@@ -4,13 +4,16 @@
  * Pure: no broker, no sockets.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { parseTopic, requiredRole, type InboundKind } from './topics.js';
+import { verifyPassword } from './password-hash.js';
+import { INBOUND_KINDS, parseTopic, requiredRole, type InboundKind } from './topics.js';
 
 export type Role = 'armguard' | 'operator' | 'policy' | 'viewer';
 
+/** A user: exactly one of `passwordHash` (scrypt, what access files hold) or `password` (plaintext: tests, legacy files kept private). */
 export interface MqttUser {
   username: string;
-  password: string;
+  password?: string;
+  passwordHash?: string;
   roles: readonly Role[];
 }
 
@@ -27,14 +30,18 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 export class AccessPolicy {
   constructor(readonly config: AccessConfig) {}
 
-  /** Returns the user's roles, or undefined when the credentials are wrong. Anonymous → []. */
-  authenticate(username: string | undefined, password: string | undefined): readonly Role[] | undefined {
+  /**
+   * The user's roles, or undefined when the credentials are wrong. Anonymous → []. A hashed
+   * password is checked off the calling thread (scrypt on the thread pool).
+   */
+  async authenticate(username: string | undefined, password: string | undefined): Promise<readonly Role[] | undefined> {
     if (username === undefined || username === '') return this.config.anonymousTelemetry ? [] : undefined;
     const user = this.config.users.find((u) => u.username === username);
+    if (user?.passwordHash !== undefined) return (await verifyPassword(password ?? '', user.passwordHash)) ? user.roles : undefined;
     const given = digest(password ?? '');
     const expected = digest(user?.password ?? '\u0000no-such-user');
     const match = timingSafeEqual(given, expected);
-    return user && match ? user.roles : undefined;
+    return user && user.password !== undefined && match ? user.roles : undefined;
   }
 
   canPublish(roles: readonly Role[], username: string | undefined, topic: string): Decision {
@@ -42,7 +49,7 @@ export class AccessPolicy {
     const parsed = parseTopic(topic);
     if (!parsed) return roles.includes('armguard') ? { allow: true } : { allow: false, reason: `topic ${topic} is outside the armguard tree` };
     const kind = parsed.kind;
-    const inbound = ['cmd/estop', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'].includes(kind);
+    const inbound = (INBOUND_KINDS as readonly string[]).includes(kind);
     if (!inbound) {
       return roles.includes('armguard') ? { allow: true } : { allow: false, reason: `only armguard publishes ${kind}` };
     }
@@ -71,7 +78,7 @@ export function mosquittoAcl(config: AccessConfig): string {
     lines.push('topic read armguard/v1/#');
     if (u.roles.includes('armguard')) lines.push('topic write armguard/v1/+/margins', 'topic write armguard/v1/+/gate', 'topic write armguard/v1/+/events', 'topic write armguard/v1/+/episode', 'topic write armguard/v1/+/labels', 'topic write armguard/v1/+/chunk/result');
     lines.push('topic write armguard/v1/+/cmd/estop');
-    if (u.roles.includes('operator')) lines.push('topic write armguard/v1/+/cmd/release', 'topic write armguard/v1/+/cmd/label', 'topic write armguard/v1/+/cmd/heartbeat');
+    if (u.roles.includes('operator')) lines.push('topic write armguard/v1/+/cmd/estop-reset', 'topic write armguard/v1/+/cmd/release', 'topic write armguard/v1/+/cmd/label', 'topic write armguard/v1/+/cmd/heartbeat');
     if (u.roles.includes('policy')) lines.push('topic write armguard/v1/+/chunk/request');
     lines.push('');
   }

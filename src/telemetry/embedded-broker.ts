@@ -2,10 +2,41 @@
  * The embedded MQTT 3.1.1 broker (aedes) so one machine needs nothing else. It enforces the
  * AccessPolicy: authentication on connect, per-topic publish/subscribe rules, and reports every
  * refused command so armguard can log it as an event with its reason.
+ *
+ * aedes itself buffers a packet of any size before it authenticates anyone; here every
+ * connection's bytes pass an MqttSizeGuard first, so a packet larger than the limit (a CONNECT
+ * larger than the pre-authentication limit) closes the connection before the broker buffers it.
+ * Failed logins are rate-limited per client address. armguard's own connection and the
+ * dashboard's viewer use per-process credentials (random, never written anywhere), so an access
+ * file only needs password hashes.
  */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Duplex, Transform } from 'node:stream';
 import { Aedes } from 'aedes';
 import { AccessPolicy, type AccessConfig, type Role } from './access.js';
+import { LoginThrottle } from './login-throttle.js';
+import { MqttSizeGuard, type SizeGuardLimits } from './mqtt-size-guard.js';
+
+/** Default limits: chunk requests (≤ MAX_CHUNK_BYTES of JSON) fit; a CONNECT needs a few hundred bytes. */
+export const DEFAULT_BROKER_LIMITS: SizeGuardLimits = { maxPacketBytes: (1 << 20) + 4096, maxConnectBytes: 8 * 1024 };
+
+export interface EmbeddedBrokerOptions {
+  limits?: SizeGuardLimits;
+  loginThrottle?: LoginThrottle;
+}
+
+/** A connection the size guard closed. */
+export interface OversizeRefusal {
+  address: string;
+  reason: string;
+}
+
+export interface InternalCredentials {
+  username: string;
+  password: string;
+}
 
 export interface RefusedCommand {
   clientId: string;
@@ -20,11 +51,29 @@ export class EmbeddedBroker {
   private broker: Aedes | undefined;
   private readonly roles = new WeakMap<object, { username: string | undefined; roles: readonly Role[] }>();
   private readonly refusedListeners: ((r: RefusedCommand) => void)[] = [];
+  private readonly oversizeListeners: ((r: OversizeRefusal) => void)[] = [];
+  private readonly internalUsers = new Map<string, { password: Buffer; roles: readonly Role[] }>();
+  private readonly throttle: LoginThrottle;
+  private readonly limits: SizeGuardLimits;
   readonly policy: AccessPolicy;
+  /** armguard's own connection (armguard role) and the dashboard's reader (viewer role). */
+  readonly internal: { armguard: InternalCredentials; viewer: InternalCredentials };
   port = 0;
 
-  constructor(access: AccessConfig) {
+  constructor(access: AccessConfig, options: EmbeddedBrokerOptions = {}) {
     this.policy = new AccessPolicy(access);
+    this.limits = options.limits ?? DEFAULT_BROKER_LIMITS;
+    this.throttle = options.loginThrottle ?? new LoginThrottle();
+    const make = (role: Role): InternalCredentials => {
+      const c = { username: `armguard-internal-${role}-${randomBytes(6).toString('hex')}`, password: randomBytes(24).toString('base64') };
+      this.internalUsers.set(c.username, { password: Buffer.from(c.password), roles: [role] });
+      return c;
+    };
+    this.internal = { armguard: make('armguard'), viewer: make('viewer') };
+  }
+
+  onOversize(listener: (r: OversizeRefusal) => void): void {
+    this.oversizeListeners.push(listener);
   }
 
   onRefused(listener: (r: RefusedCommand) => void): void {
@@ -35,14 +84,29 @@ export class EmbeddedBroker {
   async start(port = 0, host = '127.0.0.1'): Promise<string> {
     const broker = await Aedes.createBroker();
     broker.authenticate = (client, username, password, done) => {
-      const roles = this.policy.authenticate(username, password?.toString('utf8'));
-      if (roles === undefined) {
-        const e = Object.assign(new Error('bad username or password'), { returnCode: 4 });
-        done(e as Parameters<typeof done>[0], false);
-        return;
+      const refuse = (returnCode: 4 | 5, message: string) => done(Object.assign(new Error(message), { returnCode }) as Parameters<typeof done>[0], false);
+      const internal = username ? this.internalUsers.get(username) : undefined;
+      if (internal) {
+        const ok = password !== undefined && password.length === internal.password.length && timingSafeEqual(password, internal.password);
+        if (!ok) return refuse(4, 'bad username or password');
+        this.roles.set(client, { username, roles: internal.roles });
+        return done(null, true);
       }
-      this.roles.set(client, { username: username || undefined, roles });
-      done(null, true);
+      const address = addressOf(client);
+      const allowed = this.throttle.check(address, performance.now() / 1000);
+      if (!allowed.ok) return refuse(5, `too many failed logins from ${address}`);
+      this.policy.authenticate(username, password?.toString('utf8')).then(
+        (roles) => {
+          if (roles === undefined) {
+            this.throttle.failed(address, performance.now() / 1000);
+            return refuse(4, 'bad username or password');
+          }
+          this.throttle.succeeded(address);
+          this.roles.set(client, { username: username || undefined, roles });
+          done(null, true);
+        },
+        () => refuse(4, 'bad username or password'),
+      );
     };
     broker.authorizePublish = (client, packet, done) => {
       const who = client ? this.roles.get(client) : { username: undefined, roles: ['armguard' as Role] };
@@ -59,7 +123,10 @@ export class EmbeddedBroker {
     const server = createServer((socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
-      broker.handle(socket);
+      socket.on('error', () => undefined);
+      // MQTT packets are small and latency-critical (an e-stop): no Nagle delay behind a pending ACK.
+      socket.setNoDelay(true);
+      broker.handle(this.guarded(socket));
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -70,6 +137,28 @@ export class EmbeddedBroker {
     this.server = server;
     this.broker = broker;
     return `mqtt://${host}:${this.port}`;
+  }
+
+  /** The socket as aedes sees it: reads pass the size guard first; writes go straight to the socket. */
+  private guarded(socket: Socket): Duplex {
+    const guard = new MqttSizeGuard(this.limits);
+    const address = socket.remoteAddress ?? '';
+    const filter = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        const v = guard.push(chunk);
+        if (v.ok) return callback(null, chunk);
+        for (const l of this.oversizeListeners) l({ address, reason: v.reason });
+        socket.destroy();
+        callback();
+      },
+    });
+    socket.pipe(filter);
+    const duplex = Duplex.from({ readable: filter, writable: socket });
+    // aedes reads the peer address from its connection for logs and the login throttle
+    Object.assign(duplex, { remoteAddress: address });
+    socket.once('close', () => duplex.destroy());
+    duplex.on('error', () => undefined);
+    return duplex;
   }
 
   async stop(): Promise<void> {
@@ -84,4 +173,9 @@ export class EmbeddedBroker {
       await new Promise<void>((r) => server.close(() => r()));
     }
   }
+}
+
+function addressOf(client: unknown): string {
+  const conn = (client as { conn?: { remoteAddress?: string } } | undefined)?.conn;
+  return conn?.remoteAddress ?? '';
 }

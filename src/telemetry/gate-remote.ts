@@ -3,22 +3,33 @@
  * Authorisation happens at the broker (embedded: AccessPolicy; external: its ACL), so commands
  * that reach this handler come from clients the broker let publish them.
  *
- * A remote e-stop latches the gate like a local one; an authorised release clears the remote
- * e-stop (the release is the operator's acknowledgement) and is still refused while any other
- * cause persists.
+ * A remote e-stop latches the gate like a local one, whatever its state; it is cleared only by an
+ * e-stop reset (cmd/estop-reset, operator role) naming who pressed it, never by a release. The
+ * retained gate state carries the latch and who pressed each e-stop.
+ *
+ * When the command channel that carries the e-stop is down (connection lost, subscription refused)
+ * the remote e-stop cannot arrive: with `onLinkLoss: 'hold'` (the default) the gate holds, with a
+ * fault re-reported every control step until the channel is back, so a release is refused for that
+ * long; with 'warn' the loss is only recorded. Either way the loss is reported as a fault.
  */
 import type { Clock } from '../util/clock.js';
-import { describeCause, type Gate } from '../gate/index.js';
-import type { LabelCommand } from './payloads.js';
-import type { MqttLink, RemoteCommandHandler } from './mqtt-link.js';
+import { describeCause, type Gate, type GateFault } from '../gate/index.js';
+import type { EstopCommand, EstopResetCommand, LabelCommand } from './payloads.js';
+import type { RemoteCommandHandler, TelemetryLink } from './mqtt-link.js';
 
 export interface LabelSink {
   label(cmd: LabelCommand, t: number): { ok: true } | { ok: false; reason: string };
 }
 
+export type LinkLossPolicy = 'hold' | 'warn';
+
 export interface GateRemoteOptions {
   /** Operator dead-man: when set, no heartbeat for this long holds the gate. */
   heartbeatTimeout?: number;
+  /** What a lost command channel does (default 'hold'). */
+  onLinkLoss?: LinkLossPolicy;
+  /** Called once per loss of the command channel (and for a refused subscription), whatever the policy: record it. */
+  onFault?: (fault: GateFault, t: number) => void;
 }
 
 export class GateRemote implements RemoteCommandHandler {
@@ -27,6 +38,11 @@ export class GateRemote implements RemoteCommandHandler {
   private heartbeatFault: { kind: string; source: string; detail: string } | undefined;
   /** Why the remote e-stop or heartbeat cannot arrive (a refused subscription), or null. */
   private commandChannelLost: string | null = null;
+  /** Why the connection that carries the remote e-stop is down, or null; down until the first subscription is granted. */
+  private linkDown: string | null = 'not connected to the broker yet';
+  private linkFault: GateFault | undefined;
+  private link: TelemetryLink | undefined;
+  private detached = false;
 
   constructor(
     private readonly gate: Gate,
@@ -36,19 +52,58 @@ export class GateRemote implements RemoteCommandHandler {
   ) {}
 
   /** Publish gate state and transitions on `link`; refused/invalid commands become events. */
-  attach(link: MqttLink): void {
-    link.publishGate(this.clock.now(), this.gate.state, this.gate.holdCause ? describeCause(this.gate.holdCause) : 'started');
+  attach(link: TelemetryLink): void {
+    this.link = link;
+    link.publishGate(this.clock.now(), this.gate.state, this.gate.holdCause ? describeCause(this.gate.holdCause) : 'started', this.gate.eStops);
     this.gate.onEvent((e) => {
-      link.publishGate(e.t, e.to, describeCause(e.cause));
-      link.publishEvent(e.t, 'gate-transition', `${e.from} → ${e.to}: ${describeCause(e.cause)}`);
+      link.publishGate(e.t, e.to, describeCause(e.cause), this.gate.eStops);
+      // hold → hold: an e-stop pressed or reset while holding
+      if (e.from === e.to) link.publishEvent(e.t, e.cause.kind, describeCause(e.cause));
+      else link.publishEvent(e.t, 'gate-transition', `${e.from} → ${e.to}: ${describeCause(e.cause)}`);
     });
     link.onEvent((e) => {
       if (e.kind === 'invalid-command') link.publishEvent(this.clock.now(), 'command-invalid', `${e.topic}: ${e.error}`);
       if (e.kind === 'command-refused') link.publishEvent(this.clock.now(), 'command-refused', `${e.topic}: ${e.reason}`);
       if (e.kind === 'command-failed') link.publishEvent(this.clock.now(), 'command-failed', `${e.topic}: ${e.error}`);
       if (e.kind === 'subscribe-refused') this.subscriptionRefused(e.topics, e.detail, link);
-      if (e.kind === 'subscribed') this.commandChannelLost = null;
+      if (e.kind === 'subscribed') {
+        this.commandChannelLost = null;
+        if (this.linkDown !== null) this.linkRestored();
+      }
+      if (e.kind === 'offline') this.linkLost(e.detail);
     });
+  }
+
+  /** The link policy in force. */
+  get onLinkLoss(): LinkLossPolicy {
+    return this.options.onLinkLoss ?? 'hold';
+  }
+  /** Why the command channel is down now, or null. */
+  get commandChannelDown(): string | null {
+    return this.linkDown ?? this.commandChannelLost;
+  }
+
+  /** armguard is shutting down: the link closing is not a fault. */
+  detach(): void {
+    this.detached = true;
+  }
+
+  /** The command channel is down (the link reports it; `startTelemetry` when the first connection fails). */
+  linkLost(detail: string): void {
+    if (this.detached || (this.linkDown !== null && this.linkFault !== undefined)) return;
+    this.linkDown = detail;
+    const t = this.clock.now();
+    const action = this.onLinkLoss === 'hold' ? 'holding until it is back' : 'not holding (--on-link-loss warn)';
+    this.linkFault = { kind: 'mqtt-link-lost', source: 'mqtt', detail: `command channel (remote e-stop) down: ${detail}; ${action}` };
+    this.options.onFault?.(this.linkFault, t);
+    if (this.onLinkLoss === 'hold') this.gate.fault(t, this.linkFault);
+  }
+
+  private linkRestored(): void {
+    const was = this.linkFault;
+    this.linkDown = null;
+    this.linkFault = undefined;
+    if (was) this.link?.publishEvent(this.clock.now(), 'mqtt-link-restored', `command channel back (was: ${was.detail ?? was.kind})`);
   }
 
   /**
@@ -56,24 +111,30 @@ export class GateRemote implements RemoteCommandHandler {
    * work: hold, and refuse release until a later (re)subscription is granted. A refused label or
    * chunk topic only loses that feature: reported, no hold.
    */
-  private subscriptionRefused(topics: readonly string[], detail: string, link: MqttLink): void {
+  private subscriptionRefused(topics: readonly string[], detail: string, link: TelemetryLink): void {
     const t = this.clock.now();
     link.publishEvent(t, 'subscribe-refused', `${topics.join(', ')}: ${detail}`);
     const stopChannels = topics.filter((topic) => topic.endsWith('/cmd/estop') || topic.endsWith('/cmd/heartbeat'));
     if (stopChannels.length === 0) return;
     this.commandChannelLost = `broker refused ${stopChannels.join(', ')} (${detail})`;
-    this.gate.fault(t, { kind: 'subscribe-refused', source: 'mqtt', detail: this.commandChannelLost });
+    const fault: GateFault = { kind: 'subscribe-refused', source: 'mqtt', detail: this.commandChannelLost };
+    this.options.onFault?.(fault, t);
+    this.gate.fault(t, fault);
   }
 
-  estop(cmd: { reason?: string }): void {
-    this.gate.eStop(this.clock.now(), `mqtt${cmd.reason ? ` (${cmd.reason})` : ''}`);
+  /** Latches whatever the gate's state; `by` names the sender's reason, `id` the press. */
+  estop(cmd: EstopCommand): void {
+    this.gate.eStop(this.clock.now(), `mqtt${cmd.reason ? ` (${cmd.reason})` : ''}`, cmd.id);
+  }
+
+  estopReset(cmd: EstopResetCommand): { ok: true } | { ok: false; reason: string } {
+    return this.gate.resetEStop(this.clock.now(), { by: `mqtt operator${cmd.note ? ` (${cmd.note})` : ''}`, pressedBy: cmd.pressedBy, authorised: true });
   }
 
   release(): { ok: true } | { ok: false; reason: string } {
     const t = this.clock.now();
     if (this.heartbeatLost) return { ok: false, reason: 'release refused: operator heartbeat lost' };
     if (this.commandChannelLost !== null) return { ok: false, reason: `release refused: ${this.commandChannelLost}` };
-    this.gate.eStopCleared();
     return this.gate.release(t, { by: 'mqtt operator', authorised: true });
   }
 
@@ -88,10 +149,16 @@ export class GateRemote implements RemoteCommandHandler {
   }
 
   /**
-   * Call once per control step when the dead-man is configured: holds the gate when the operator
+   * Call once per control step: while the command channel is down (policy 'hold') the link fault is
+   * re-reported so it persists; with the dead-man configured, holds the gate when the operator
    * heartbeat has been missing for longer than the timeout (including never received).
    */
-  checkHeartbeat(t: number): void {
+  checkStep(t: number): void {
+    if (this.linkFault !== undefined && this.onLinkLoss === 'hold') this.gate.fault(t, this.linkFault);
+    this.checkHeartbeat(t);
+  }
+
+  private checkHeartbeat(t: number): void {
     const timeout = this.options.heartbeatTimeout;
     if (timeout === undefined) return;
     const age = this.lastHeartbeat === this.lastHeartbeat ? t - this.lastHeartbeat : Infinity;

@@ -5,16 +5,27 @@
  * is unreachable telemetry is dropped and counted (episode files are written elsewhere and are
  * unaffected). The retained gate state is re-published on every (re)connect. Inbound payloads are
  * validated; invalid ones are counted and reported with the reason, never acted on.
+ *
+ * The session is persistent (clean: false, a fixed client id per robot, MQTT 5 session expiry):
+ * the broker keeps armguard's subscriptions and queues QoS 1 e-stops, e-stop resets and labels
+ * while armguard's connection is down, and delivers them on reconnect — an e-stop a client sent
+ * (and got PUBACK for) during a reconnect is not lost. Release and heartbeat are subscribed at
+ * QoS 0 so the broker does not queue them: a release or heartbeat from before an outage must not
+ * act after it. Chunk requests are QoS 1 (their stamp and validity window reject stale ones).
  */
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { topicFor, type InboundKind } from './topics.js';
+import { MAX_CHUNK_BYTES } from '../gate/chunk-parse.js';
+import { INBOUND_KINDS, topicFor, type InboundKind } from './topics.js';
 import {
   parseEstop,
+  parseEstopReset,
   parseHeartbeat,
   parseLabel,
   parseRelease,
   type EpisodePayload,
+  type EStopLatchPayload,
   type EstopCommand,
+  type EstopResetCommand,
   type GatePayload,
   type GateStateName,
   type LabelCommand,
@@ -34,11 +45,29 @@ export interface MqttLinkOptions {
   marginsRateHz?: number;
   /** Reconnect period in seconds. */
   reconnectSeconds?: number;
+  /** MQTT client id of the persistent session (default `armguard-<robot>`: one armguard per robot and broker). */
+  clientId?: string;
+  /** How long the broker keeps the session while armguard is disconnected (MQTT 5; s). Default 3600. */
+  sessionExpirySeconds?: number;
+  /** Chunk requests larger than this (bytes) are refused before they are decoded. Default MAX_CHUNK_BYTES. */
+  maxChunkBytes?: number;
 }
+
+/** The QoS armguard subscribes each command at: QoS 1 commands are queued by the broker while armguard is offline. */
+export const COMMAND_QOS: Readonly<Record<InboundKind, 0 | 1>> = {
+  'cmd/estop': 1,
+  'cmd/estop-reset': 1,
+  'cmd/label': 1,
+  'chunk/request': 1,
+  'cmd/release': 0,
+  'cmd/heartbeat': 0,
+};
 
 /** What armguard does with commands; each returns whether it was applied and why not. */
 export interface RemoteCommandHandler {
   estop(cmd: EstopCommand): void;
+  /** Clear one latched e-stop naming who pressed it. */
+  estopReset?(cmd: EstopResetCommand): { ok: true } | { ok: false; reason: string };
   release(cmd: ReleaseCommand): { ok: true } | { ok: false; reason: string };
   label(cmd: LabelCommand): { ok: true } | { ok: false; reason: string };
   heartbeat?(seq: number): void;
@@ -54,9 +83,9 @@ export interface LinkCounters {
   reconnects: number;
 }
 
-type LinkEvent =
+export type LinkEvent =
   | { kind: 'connected' }
-  | { kind: 'offline' }
+  | { kind: 'offline'; detail: string }
   | { kind: 'invalid-command'; topic: string; error: string }
   | { kind: 'command-refused'; topic: string; reason: string }
   | { kind: 'command-failed'; topic: string; error: string }
@@ -65,11 +94,24 @@ type LinkEvent =
   /** Every command subscription was granted. */
   | { kind: 'subscribed'; topics: string[] };
 
-export class MqttLink {
+/** What the gate side publishes and listens to: MqttLink itself, or its proxy in another thread. */
+export interface TelemetryLink {
+  readonly connected: boolean;
+  onEvent(listener: (e: LinkEvent) => void): void;
+  publishMargins(t: number, margins: Record<string, number | null>, band: Record<string, number>): void;
+  publishGate(t: number, state: GateStateName, cause: string, estop?: readonly EStopLatchPayload[]): void;
+  publishEvent(t: number, kind: string, detail: string): void;
+  publishEpisode(payload: Omit<EpisodePayload, 'v' | 'robot'>): void;
+  publishLabel(label: object): void;
+  publishChunkResult(text: string): void;
+}
+
+export class MqttLink implements TelemetryLink {
   private client: MqttClient | undefined;
   private lastGate: GatePayload | undefined;
   private lastEpisode: EpisodePayload | undefined;
   private lastMarginsT = -Infinity;
+  private lastError = '';
   private readonly minMarginsDt: number;
   private readonly listeners: ((e: LinkEvent) => void)[] = [];
   readonly counters: LinkCounters = { published: 0, dropped: 0, received: 0, invalid: 0, reconnects: 0 };
@@ -92,16 +134,21 @@ export class MqttLink {
     return this.client?.connected ?? false;
   }
 
-  /** Start connecting (does not wait). Resolves once the first connection is up or `timeoutSeconds` passes. */
+  /**
+   * Start connecting (does not wait). Resolves true once the first connection is up and the
+   * command subscriptions were answered (granted or refused), false when `timeoutSeconds` passes.
+   */
   start(timeoutSeconds = 5): Promise<boolean> {
     const o = this.options;
+    const protocolVersion = o.protocolVersion ?? 4;
     const opts: IClientOptions = {
-      protocolVersion: o.protocolVersion ?? 4,
+      protocolVersion,
       reconnectPeriod: (o.reconnectSeconds ?? 1) * 1000,
       connectTimeout: 5000,
       queueQoSZero: false,
-      clean: true,
-      clientId: `armguard-${o.robot}-${process.pid}-${Math.floor(Math.random() * 1e6)}`,
+      clean: false,
+      clientId: o.clientId ?? `armguard-${o.robot}`,
+      ...(protocolVersion === 5 ? { properties: { sessionExpiryInterval: o.sessionExpirySeconds ?? 3600 } } : {}),
       ...(o.username !== undefined ? { username: o.username } : {}),
       ...(o.password !== undefined ? { password: o.password } : {}),
       ...(o.ca !== undefined ? { ca: o.ca, rejectUnauthorized: true } : {}),
@@ -118,9 +165,9 @@ export class MqttLink {
     client.on('connect', () => {
       if (!first) this.counters.reconnects++;
       first = false;
-      const inbound: InboundKind[] = ['cmd/estop', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'];
-      const topics = inbound.map((k) => topicFor(o.robot, k));
-      client.subscribe(topics, { qos: 1 }, (err, granted) => {
+      const topics = INBOUND_KINDS.map((k) => topicFor(o.robot, k));
+      const subscriptions = Object.fromEntries(INBOUND_KINDS.map((k) => [topicFor(o.robot, k), { qos: COMMAND_QOS[k] }]));
+      client.subscribe(subscriptions, (err, granted) => {
         if (err) {
           this.emit({ kind: 'subscribe-refused', topics, detail: err.message });
           return;
@@ -134,8 +181,10 @@ export class MqttLink {
       if (this.lastEpisode) this.send('episode', this.lastEpisode, true, 1);
       this.emit({ kind: 'connected' });
     });
-    client.on('offline', () => this.emit({ kind: 'offline' }));
-    client.on('error', () => undefined);
+    client.on('offline', () => this.emit({ kind: 'offline', detail: this.lastError || 'connection to the broker lost' }));
+    // 'close' without 'offline' (the broker closed the connection while reconnecting) is also a loss.
+    client.on('close', () => this.emit({ kind: 'offline', detail: this.lastError || 'connection to the broker closed' }));
+    client.on('error', (e) => (this.lastError = e.message));
     client.on('message', (topic, payload) => {
       // A handler that throws must not take the process (and the gate loop) down with it.
       try {
@@ -147,7 +196,8 @@ export class MqttLink {
     });
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutSeconds * 1000);
-      client.once('connect', () => {
+      this.onEvent((e) => {
+        if (e.kind !== 'subscribed' && e.kind !== 'subscribe-refused') return;
         clearTimeout(timer);
         resolve(true);
       });
@@ -176,8 +226,16 @@ export class MqttLink {
     this.lastMarginsT = t;
     this.send('margins', { v: 1, robot: this.options.robot, t, margins, band });
   }
-  publishGate(t: number, state: GateStateName, cause: string): void {
-    this.lastGate = { v: 1, robot: this.options.robot, t, state, cause };
+  /** Why the last connection attempt failed ('' when none did). */
+  get lastConnectError(): string {
+    return this.lastError;
+  }
+
+  publishGate(t: number, state: GateStateName, cause: string, estop?: readonly EStopLatchPayload[]): void {
+    this.lastGate = {
+      v: 1, robot: this.options.robot, t, state, cause,
+      ...(estop !== undefined ? { estop: { latched: estop.length > 0, pressed: estop.map((l) => ({ ...l })) } } : {}),
+    };
     this.send('gate', this.lastGate, true, 1);
   }
   publishEvent(t: number, kind: string, detail: string): void {
@@ -217,6 +275,13 @@ export class MqttLink {
         this.handler.estop(p.ok ? p.value : { v: 1, reason: `malformed e-stop (${p.error})` });
         return;
       }
+      case 'cmd/estop-reset': {
+        const p = parseEstopReset(payload);
+        if (!p.ok) return invalid(p.error);
+        const r = this.handler.estopReset?.(p.value) ?? { ok: false, reason: 'e-stop reset is not handled here' };
+        if (!r.ok) this.emit({ kind: 'command-refused', topic, reason: r.reason });
+        return;
+      }
       case 'cmd/release': {
         const p = parseRelease(payload);
         if (!p.ok) return invalid(p.error);
@@ -237,9 +302,13 @@ export class MqttLink {
         this.handler.heartbeat?.(p.value.seq);
         return;
       }
-      case 'chunk/request':
+      case 'chunk/request': {
+        // Refused before decoding: a large payload must cost nothing but this length check.
+        const max = this.options.maxChunkBytes ?? MAX_CHUNK_BYTES;
+        if (payload.length > max) return invalid(`chunk request of ${payload.length} bytes refused before decoding (limit ${max} bytes)`);
         this.handler.chunk?.(payload);
         return;
+      }
       default:
         invalid(`unexpected topic ${topic}`);
     }

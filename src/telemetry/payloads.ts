@@ -15,12 +15,24 @@ export interface MarginsPayload {
   /** The soft band ε per clause (normalised). */
   band: Record<string, number>;
 }
+/** One latched e-stop in the gate state: who pressed it, when (armguard's clock) and the press id it came with. */
+export interface EStopLatchPayload {
+  by: string;
+  t: number;
+  id?: string;
+}
 export interface GatePayload {
   v: 1;
   robot: string;
   t: number;
   state: GateStateName;
   cause: string;
+  /**
+   * The e-stop latch (added in schema v1 without a version bump; absent from older armguards):
+   * latched while any e-stop is, with who pressed each. An e-stop is done when its press id (or
+   * presser) appears here, not when the broker acknowledged the publish.
+   */
+  estop?: { latched: boolean; pressed: EStopLatchPayload[] };
 }
 export interface EventPayload {
   v: 1;
@@ -42,6 +54,14 @@ export interface EpisodePayload {
 export interface EstopCommand {
   v: 1;
   reason?: string;
+  /** The sender's id for this press; the gate state lists it once the e-stop is latched. */
+  id?: string;
+}
+/** Clear one latched e-stop, naming who pressed it (its `by` in the gate state, or its press id). */
+export interface EstopResetCommand {
+  v: 1;
+  pressedBy: string;
+  note?: string;
 }
 export interface ReleaseCommand {
   v: 1;
@@ -93,11 +113,26 @@ function onlyFields(o: Json, allowed: readonly string[]): string | undefined {
 export function parseEstop(bytes: Uint8Array | string): Validation<EstopCommand> {
   const p = parseObject(bytes);
   if (!p.ok) return p;
-  const extra = onlyFields(p.value, ['v', 'reason']);
+  const extra = onlyFields(p.value, ['v', 'reason', 'id']);
   if (extra) return { ok: false, error: extra };
   const reason = optString(p.value, 'reason');
   if (reason instanceof Error) return { ok: false, error: reason.message };
-  return { ok: true, value: { v: 1, ...(reason !== undefined ? { reason } : {}) } };
+  const id = optString(p.value, 'id', 128);
+  if (id instanceof Error) return { ok: false, error: id.message };
+  return { ok: true, value: { v: 1, ...(reason !== undefined ? { reason } : {}), ...(id !== undefined ? { id } : {}) } };
+}
+
+export function parseEstopReset(bytes: Uint8Array | string): Validation<EstopResetCommand> {
+  const p = parseObject(bytes);
+  if (!p.ok) return p;
+  const extra = onlyFields(p.value, ['v', 'pressedBy', 'note']);
+  if (extra) return { ok: false, error: extra };
+  const pressedBy = optString(p.value, 'pressedBy');
+  if (pressedBy instanceof Error) return { ok: false, error: pressedBy.message };
+  if (pressedBy === undefined || pressedBy === '') return { ok: false, error: "field 'pressedBy': expected who pressed the e-stop (its 'by' in the gate state, or its press id)" };
+  const note = optString(p.value, 'note');
+  if (note instanceof Error) return { ok: false, error: note.message };
+  return { ok: true, value: { v: 1, pressedBy, ...(note !== undefined ? { note } : {}) } };
 }
 
 export function parseRelease(bytes: Uint8Array | string): Validation<ReleaseCommand> {

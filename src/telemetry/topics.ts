@@ -6,7 +6,8 @@
  *   armguard/v1/<robot>/events          out  gate transitions, faults, rejected commands
  *   armguard/v1/<robot>/episode         out  episode start/end (retained: the current episode)
  *   armguard/v1/<robot>/labels          out  labels as recorded
- *   armguard/v1/<robot>/cmd/estop       in   e-stop (any authenticated client)
+ *   armguard/v1/<robot>/cmd/estop       in   e-stop (any authenticated client); latches
+ *   armguard/v1/<robot>/cmd/estop-reset in   clear one latched e-stop, naming who pressed it (operators only)
  *   armguard/v1/<robot>/cmd/release     in   release a hold (operators only)
  *   armguard/v1/<robot>/cmd/label       in   success/failure and manual labels (operators only)
  *   armguard/v1/<robot>/cmd/heartbeat   in   operator dead-man heartbeat
@@ -16,8 +17,8 @@
 export const TOPIC_ROOT = 'armguard/v1';
 
 export type OutboundKind = 'margins' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result';
-export type InboundKind = 'cmd/estop' | 'cmd/release' | 'cmd/label' | 'cmd/heartbeat' | 'chunk/request';
-export const INBOUND_KINDS: readonly InboundKind[] = ['cmd/estop', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'];
+export type InboundKind = 'cmd/estop' | 'cmd/estop-reset' | 'cmd/release' | 'cmd/label' | 'cmd/heartbeat' | 'chunk/request';
+export const INBOUND_KINDS: readonly InboundKind[] = ['cmd/estop', 'cmd/estop-reset', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'];
 
 const ROBOT_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -43,7 +44,7 @@ export function parseTopic(topic: string): { robot: string; kind: OutboundKind |
 }
 
 /**
- * Which inbound commands need the operator role (release, label, the operator's dead-man heartbeat:
+ * Which inbound commands need the operator role (e-stop reset, release, label, the operator's dead-man heartbeat:
  * a viewer or the policy must not keep it alive) or the policy role (chunks); e-stop is anyone's.
  */
 export function requiredRole(kind: InboundKind): 'any' | 'operator' | 'policy' {
@@ -51,6 +52,7 @@ export function requiredRole(kind: InboundKind): 'any' | 'operator' | 'policy' {
     case 'cmd/estop':
       return 'any';
     case 'cmd/heartbeat':
+    case 'cmd/estop-reset':
     case 'cmd/release':
     case 'cmd/label':
       return 'operator';

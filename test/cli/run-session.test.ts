@@ -104,7 +104,10 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     await waitUntil(() => s.conn.bus.counters.rx > reads + 60, 5, '10 more state reads');
     expect(Math.abs(register(s, 1, 'Goal_Position') - heldGoal)).toBeLessThanOrEqual(3);
     for (const id of [1, 2, 3, 4, 5, 6]) expect(Math.abs(register(s, id, 'Goal_Position') - register(s, id, 'Present_Position')), `servo ${id}`).toBeLessThanOrEqual(3);
-    // Release clears the e-stop (no other cause persists).
+    // A release alone does not clear the e-stop; the keyboard e-stop reset (x) does, then the release arms.
+    await s.act('release');
+    expect(s.gate.state).toBe('hold');
+    await s.act('estop-reset');
     await s.act('release');
     expect(s.gate.state).not.toBe('hold');
 
@@ -152,7 +155,7 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
   }, 30_000);
 
   it('operator keys and MQTT labels: s labels success and closes the episode, n starts the next file; the dashboard serves its page', async () => {
-    expect(keysToActions('xe r\u0003snfq')).toEqual(['estop', 'estop', 'release', 'quit', 'success', 'new-episode', 'failure', 'quit']);
+    expect(keysToActions('Xe r\u0003snfq')).toEqual(['estop-reset', 'estop', 'estop', 'release', 'quit', 'success', 'new-episode', 'failure', 'quit']);
     const { s } = await startSession({ dashboard: { port: 0, viewer: { username: 'viewer', password: 'viewer-secret' } } });
     const page = await fetch(s.dashboard!.url);
     expect(page.status).toBe(200);

@@ -31,7 +31,7 @@ const ACCESS_YAML = `users:
 function tempSetup(): { dir: string; access: string } {
   const dir = mkdtempSync(join(tmpdir(), 'armguard-run-'));
   const access = join(dir, 'access.yaml');
-  writeFileSync(access, ACCESS_YAML);
+  writeFileSync(access, ACCESS_YAML, { mode: 0o600 });
   return { dir, access };
 }
 

@@ -234,7 +234,7 @@ describe('Gate release', () => {
     e.gate.evaluate(0, NO_CLAUSES, null);
     e.gate.eStop(0.1, 'button');
     expect(e.gate.release(0.2, { by: 'op', authorised: true }).ok).toBe(false);
-    e.gate.eStopCleared();
+    expect(e.gate.resetEStop(0.25, { by: 'op', pressedBy: 'button', authorised: true })).toEqual({ ok: true });
     expect(e.gate.release(0.3, { by: 'op', authorised: true }).ok).toBe(true);
 
     const w = setup([]);

@@ -148,7 +148,7 @@ describe('no unfiltered chunk is ever forwarded (property)', () => {
               r.pipeline.eStop(t, 'test');
               break;
             case 'estop-clear':
-              r.gate.eStopCleared();
+              r.gate.resetEStop(t, { by: 'op', pressedBy: 'test', authorised: true });
               break;
             case 'release':
               r.pipeline.release(t, { by: 'op', authorised: op.authorised });
@@ -157,7 +157,7 @@ describe('no unfiltered chunk is ever forwarded (property)', () => {
               failNext = true;
               break;
             case 'recover': // what an operator does: clear the cause, then release
-              r.gate.eStopCleared();
+              r.gate.resetEStop(t, { by: 'op', pressedBy: 'test', authorised: true });
               r.model.cx = home.cx;
               r.model.cy = home.cy;
               r.source.live.set('max_joint_torque', 1);

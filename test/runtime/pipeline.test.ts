@@ -98,7 +98,7 @@ describe('Pipeline: source → monitors → gate → sink', () => {
     expect(r.arm.holds[0]!.reason).toBe('e-stop from mqtt:panel');
     run(r, t + DT, 3);
     expect(r.pipeline.release(t + 0.01, { by: 'op', authorised: true }).ok).toBe(false);
-    r.gate.eStopCleared();
+    expect(r.gate.resetEStop(t + 0.01, { by: 'op', pressedBy: 'mqtt:panel', authorised: true })).toEqual({ ok: true });
     expect(r.pipeline.release(t + 0.01, { by: 'op', authorised: true })).toEqual({ ok: true });
   });
 

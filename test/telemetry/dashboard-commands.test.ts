@@ -25,7 +25,7 @@ beforeAll(async () => {
     ],
   });
   brokerUrl = await broker.start();
-  dashboard = new DashboardServer({ brokerUrl, viewer: { username: 'dashboard', password: 'dash-pass' }, port: 0, commandAckTimeoutMs: 300 });
+  dashboard = new DashboardServer({ brokerUrl, viewer: { username: 'dashboard', password: 'dash-pass' }, port: 0, commandAckTimeoutMs: 300, estopConfirmTimeoutMs: 500 });
   pageUrl = await dashboard.start();
 });
 afterAll(async () => {
@@ -35,7 +35,7 @@ afterAll(async () => {
 
 type Reply = { type: string; ok?: boolean; reason?: string; command?: string };
 async function page(): Promise<{ send: (m: object) => void; next: (type: string) => Promise<Reply>; close: () => void }> {
-  const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`);
+  const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`, { origin: pageUrl.replace(/\/$/, '') });
   const queue: Reply[] = [];
   const waiting: { type: string; resolve: (r: Reply) => void }[] = [];
   ws.on('message', (d) => {
@@ -80,8 +80,11 @@ describe('dashboard commands are confirmed by the broker', () => {
     expect(await p.next('command-result')).toMatchObject({ ok: true, command: 'release' });
     await expect.poll(() => seen.length, { timeout: 2000 }).toBe(1);
 
+    // No armguard runs for arm1: the broker accepts the e-stop but no gate confirms it, so it is not reported done.
     p.send({ type: 'estop', robot: 'arm1' });
-    expect(await p.next('command-result')).toMatchObject({ ok: true, command: 'estop' });
+    const estop = await p.next('command-result');
+    expect(estop).toMatchObject({ ok: false, confirmed: false, command: 'estop' });
+    expect(estop.reason).toMatch(/did not confirm it .*NOT stopped/);
     p.close();
     await watcher.endAsync();
   });

@@ -155,6 +155,26 @@ describe('live dashboard in headless Chromium', () => {
     await page.fill('#pass', 'op-pass');
     await page.click('#loginBtn');
     await expect.poll(() => page.locator('[data-testid=who]').textContent(), { timeout: 5000 }).toContain('logged in as alice');
+    // The e-stop is latched: release alone is refused until it is reset naming who pressed it
+    // (through the server's estop-reset message; the page's control for it belongs to the UI rework).
+    await card().locator('[data-testid=release]').click();
+    await expect.poll(() => gate.release(clock.now(), { by: 'probe', authorised: true }).ok, { timeout: 2000 }).toBe(false);
+    const pressedBy = gate.eStops[0]!.by;
+    const reset = await page.evaluate(
+      (by) =>
+        new Promise<string>((resolve) => {
+          const ws = new WebSocket(`ws://${location.host}/ws`);
+          ws.onopen = () => ws.send(JSON.stringify({ type: 'login', username: 'alice', password: 'op-pass' }));
+          ws.onmessage = (ev) => {
+            const m = JSON.parse(String(ev.data)) as { type: string; ok?: boolean; reason?: string; confirmed?: boolean };
+            if (m.type === 'login-result') ws.send(JSON.stringify({ type: 'estop-reset', robot: 'so101-lab', pressedBy: by }));
+            if (m.type === 'command-result') resolve(`${m.ok} ${m.confirmed}: ${m.reason ?? ''}`);
+          };
+        }),
+      pressedBy,
+    );
+    expect(reset).toBe('true true: ');
+    expect(gate.eStops).toEqual([]);
     await card().locator('[data-testid=release]').click();
     await expect.poll(() => gate.state, { timeout: 5000 }).toBe('armed');
     expect(pageErrors, pageErrors.join("; ")).toEqual([]);

@@ -56,12 +56,12 @@ describe('MQTT topics and access', () => {
       { username: 'ag', password: 'pw-ag', roles: ['armguard'] },
     ],
   });
-  it('authenticates by password and refuses anonymous clients unless configured', () => {
-    expect(policy.authenticate('op', 'pw-op')).toEqual(['operator']);
-    expect(policy.authenticate('op', 'wrong')).toBeUndefined();
-    expect(policy.authenticate('nobody', 'pw-op')).toBeUndefined();
-    expect(policy.authenticate(undefined, undefined)).toBeUndefined();
-    expect(new AccessPolicy({ users: [], anonymousTelemetry: true }).authenticate(undefined, undefined)).toEqual([]);
+  it('authenticates by password and refuses anonymous clients unless configured', async () => {
+    expect(await policy.authenticate('op', 'pw-op')).toEqual(['operator']);
+    expect(await policy.authenticate('op', 'wrong')).toBeUndefined();
+    expect(await policy.authenticate('nobody', 'pw-op')).toBeUndefined();
+    expect(await policy.authenticate(undefined, undefined)).toBeUndefined();
+    expect(await new AccessPolicy({ users: [], anonymousTelemetry: true }).authenticate(undefined, undefined)).toEqual([]);
   });
   it('release, label and the dead-man heartbeat need the operator role; e-stop any authenticated user; chunks the policy role', () => {
     const t = (k: Parameters<typeof topicFor>[1]) => topicFor('arm1', k);

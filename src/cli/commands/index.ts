@@ -11,8 +11,9 @@ import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { labelCommand } from './label.js';
 import { mqttAclCommand } from './mqtt-acl.js';
+import { accessCommand } from './access.js';
 import '../checkers-so101.js';
 import '../replay-rosbag2.js';
 
 /** Every subcommand, in the order `--help` lists them. Later issues add theirs here. */
-export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, reportCommand, labelCommand, calibrateCommand, replayCommand, demoCommand, rosNodeCommand, runCommand, mqttAclCommand];
+export const commands: Command[] = [checkCommand, repairCommand, stlCommand, scoreCommand, reportCommand, labelCommand, calibrateCommand, replayCommand, demoCommand, rosNodeCommand, runCommand, accessCommand, mqttAclCommand];

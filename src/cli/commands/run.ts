@@ -11,12 +11,14 @@ import type { AccessConfig } from '../../telemetry/access.js';
 import { isValidRobotId } from '../../telemetry/topics.js';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
-import { parseAccessFile } from '../compose/access-file.js';
+import { readAccessFile } from '../compose/access-file.js';
+import { YamlReader } from '../../calibration/yaml-reader.js';
+import { stat } from 'node:fs/promises';
 import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys.js';
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
 import type { BrokerChoice } from '../compose/telemetry.js';
 
-const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man'] as const;
+const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss'] as const;
 const BOOLEANS = ['emulator'] as const;
 
 const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
@@ -34,10 +36,14 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
   --robot-id <id>       robot id in MQTT topics and episode ids (default: so101)
   --episodes-dir <dir>  where episode files go (default: episodes)
   --rate <hz>           control steps per second (default 100)
-  --mqtt <url>          external broker (mqtt://user:pass@host:1883); default: embedded broker
-  --access <yaml>       users and roles for the embedded broker (see hardware.md "Running a pilot")
+  --mqtt <url>          external broker (mqtt://host:1883 or mqtts://…); default: embedded broker.
+                        Credentials never on the command line (the process list shows it): set
+                        ARMGUARD_MQTT_USERNAME / ARMGUARD_MQTT_PASSWORD, or give --mqtt-credentials
+  --mqtt-credentials <yaml>  file with 'username:' and 'password:' for --mqtt (mode 0600)
+  --access <yaml>       users and roles for the embedded broker ('armguard access init|add-user'
+                        writes it; see hardware.md "Running a pilot")
   --broker-port <n>     embedded broker port on 127.0.0.1 (default 1883; 0 = any free port)
-  --dashboard <port>    serve the live dashboard on 127.0.0.1:<port> (needs a viewer user)
+  --dashboard <port>    serve the live dashboard on 127.0.0.1:<port>
   --gate on|off         off = monitor only: nothing is commanded, chunks are refused (default on)
   --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
   --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
@@ -45,6 +51,8 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
                         adapter or loaded host (default: the SPEC values, e.g. 0.05 s for torque)
   --dead-man <s>        operator dead-man: hold while no heartbeat from an operator-role MQTT
                         client (armguard/v1/<robot>/cmd/heartbeat) arrived for <s>, from the start
+  --on-link-loss hold|warn   when the MQTT command channel (the remote e-stop) is down: hold the
+                        arm until it is back (default) or only record the fault
   --duration <s>        stop by itself after this many seconds
 
 ${OPERATOR_KEYS_HELP} (when stdin is a terminal)
@@ -117,7 +125,11 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   }
   const mqttUrl = str('mqtt');
   const accessPath = str('access');
-  if (mqttUrl && accessPath) return usageError('--access configures the embedded broker; with --mqtt the external broker enforces access (give credentials in the URL)');
+  if (mqttUrl && accessPath) return usageError('--access configures the embedded broker; with --mqtt the external broker enforces access (credentials: ARMGUARD_MQTT_USERNAME / ARMGUARD_MQTT_PASSWORD or --mqtt-credentials)');
+  const linkLoss = str('on-link-loss') ?? 'hold';
+  if (linkLoss !== 'hold' && linkLoss !== 'warn') return usageError(`--on-link-loss: expected hold or warn, got '${linkLoss}'`);
+  const credentialsPath = str('mqtt-credentials');
+  if (credentialsPath && !mqttUrl) return usageError('--mqtt-credentials is for an external broker (--mqtt); the embedded broker takes --access');
 
   const errors: string[] = [];
   let calibration: So101Calibration | undefined;
@@ -130,13 +142,9 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   }
   let access: AccessConfig | undefined;
   if (accessPath) {
-    try {
-      const a = parseAccessFile(await readFile(accessPath, 'utf8'), accessPath);
-      if (a.ok) access = a.value;
-      else errors.push(...a.problems.map((e) => e.message));
-    } catch (e) {
-      errors.push(`${accessPath}: cannot read: ${(e as Error).message}`);
-    }
+    const a = await readAccessFile(accessPath);
+    if (a.ok) access = a.value;
+    else errors.push(...a.problems);
   } else if (!mqttUrl) {
     errors.push('armguard run: the embedded broker needs --access <yaml> (users and roles; see hardware.md "Running a pilot"), or give --mqtt <url>');
   }
@@ -153,18 +161,21 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
     } catch {
       return usageError(`--mqtt: '${mqttUrl}' is not a URL (expected mqtt://user:pass@host:1883)`);
     }
-    const creds = { ...(u.username ? { username: decodeURIComponent(u.username) } : {}), ...(u.password ? { password: decodeURIComponent(u.password) } : {}) };
+    if (u.password) return usageError('--mqtt: a password in the URL is visible to every user in the process list: set ARMGUARD_MQTT_PASSWORD or give --mqtt-credentials <file>');
+    const creds = await brokerCredentials(credentialsPath, u.username ? decodeURIComponent(u.username) : undefined);
+    if (!creds.ok) return { ok: false, code: EXIT.failure, errors: creds.errors };
     u.username = '';
-    u.password = '';
-    broker = { kind: 'external', url: u.toString(), ...creds };
+    broker = { kind: 'external', url: u.toString(), ...creds.value };
   } else {
     broker = { kind: 'embedded', port: brokerPort as number, access: access! };
   }
   let dashboard: RunSessionOptions['dashboard'];
   if (dashboardPort !== undefined) {
-    const viewer = access?.users.find((x) => x.roles.includes('viewer'));
-    if (!viewer) return { ok: false, code: EXIT.usage, errors: ["armguard run: --dashboard needs a user with the 'viewer' role in --access (the dashboard reads telemetry with it)"] };
-    dashboard = { port: dashboardPort as number, viewer: { username: viewer.username, password: viewer.password } };
+    // Embedded broker: the dashboard reads with the broker's per-process viewer credentials.
+    // External broker: with armguard's own credentials (its ACL lets armguard read the whole tree).
+    const ext = broker.kind === 'external' && broker.username !== undefined && broker.password !== undefined ? { viewer: { username: broker.username, password: broker.password } } : {};
+    if (broker.kind === 'external' && !ext.viewer) return usageError('--dashboard with --mqtt needs broker credentials (ARMGUARD_MQTT_USERNAME / ARMGUARD_MQTT_PASSWORD or --mqtt-credentials)');
+    dashboard = { port: dashboardPort as number, ...ext };
   }
   return {
     ok: true,
@@ -181,8 +192,35 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(duration !== undefined ? { durationS: duration as number } : {}),
       ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),
       ...(deadMan !== undefined ? { deadManS: deadMan as number } : {}),
+      onLinkLoss: linkLoss,
     },
   };
+}
+
+/**
+ * Credentials for an external broker: a file (`username:` / `password:`, not readable by group or
+ * others) or the environment (ARMGUARD_MQTT_USERNAME, ARMGUARD_MQTT_PASSWORD); never argv.
+ */
+async function brokerCredentials(path: string | undefined, urlUsername: string | undefined): Promise<{ ok: true; value: { username?: string; password?: string } } | { ok: false; errors: string[] }> {
+  if (path === undefined) {
+    const username = process.env.ARMGUARD_MQTT_USERNAME ?? urlUsername;
+    const password = process.env.ARMGUARD_MQTT_PASSWORD;
+    return { ok: true, value: { ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) } };
+  }
+  let text: string;
+  try {
+    const mode = (await stat(path)).mode;
+    if ((mode & 0o077) !== 0) return { ok: false, errors: [`armguard run: ${path}: holds a broker password and is readable by group or other users (mode ${(mode & 0o777).toString(8)}): chmod 600 ${path}`] };
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    return { ok: false, errors: [`armguard run: ${path}: cannot read: ${(e as Error).message}`] };
+  }
+  const r = new YamlReader(path, text);
+  if (r.ok) r.noExtraKeys([], ['username', 'password']);
+  const username = r.ok ? r.string(['username']) : '';
+  const password = r.ok ? r.string(['password']) : '';
+  if (!r.ok) return { ok: false, errors: r.problems.map((p) => `armguard run: ${p.message}`) };
+  return { ok: true, value: { username, password } };
 }
 
 export const runCommand: Command = {

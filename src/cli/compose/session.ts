@@ -11,7 +11,6 @@ import { describeCause, type GateEvent } from '../../gate/events.js';
 import type { Fault } from '../../ports/index.js';
 import type { GateEventSink } from '../../runtime/index.js';
 import type { ScoringSpec } from '../../safety/index.js';
-import { DashboardServer } from '../../telemetry/dashboard/server.js';
 import type { LabelCommand } from '../../telemetry/payloads.js';
 import type { Clock, TimerHandle, Timers } from '../../util/clock.js';
 import { ControlLoop } from './control-loop.js';
@@ -20,6 +19,7 @@ import type { OperatorAction } from './operator-keys.js';
 import { connectEmulatedSo101, connectSo101, type So101Connection } from './so101-arm.js';
 import { buildSo101Runtime, type So101Runtime } from './so101-runtime.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from './telemetry.js';
+import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -32,8 +32,11 @@ export interface RunSessionOptions {
   gating: boolean;
   arm: { kind: 'port'; path: string } | { kind: 'emulator' };
   broker: BrokerChoice;
-  /** Dashboard HTTP port and the viewer credentials it reads telemetry with. */
-  dashboard?: { port: number; viewer: { username: string; password: string } };
+  /**
+   * Dashboard HTTP port, and the viewer credentials it reads telemetry with (default with the
+   * embedded broker: the broker's per-process viewer credentials).
+   */
+  dashboard?: { port: number; viewer?: { username: string; password: string } };
   workspace?: readonly number[];
   /** Fixed spheres the arm keeps clear of: x, y, z, r per sphere (m, base frame). */
   obstacles?: readonly number[];
@@ -48,6 +51,10 @@ export interface RunSessionOptions {
   deadManS?: number;
   /** Stop by itself after this many seconds. */
   durationS?: number;
+  /** What a lost MQTT command channel (the remote e-stop) does: hold (default) or warn (record only). */
+  onLinkLoss?: LinkLossPolicy;
+  /** How long start-up waits for the broker before going on without it (held under 'hold'); default 5 s. */
+  brokerConnectTimeoutS?: number;
   clock: Clock;
   timers: Timers;
   log: (line: string) => void;
@@ -61,7 +68,8 @@ export class RunSession {
   readonly runtime: So101Runtime;
   readonly episodes: EpisodeManager;
   telemetry: Telemetry | undefined;
-  dashboard: DashboardServer | undefined;
+  /** The dashboard (served from the network worker), when --dashboard was given. */
+  dashboard: { url: string } | undefined;
   private readonly loop: ControlLoop;
   private readonly rho: Float64Array;
   private lastMarginsT = -Infinity;
@@ -142,6 +150,10 @@ export class RunSession {
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
       onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
       ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
+      ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
+      ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
+      ...(o.dashboard ? { dashboard: o.dashboard } : {}),
+      onFault: (f, t) => this.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${f.detail ?? ''}` }, t),
       // With --gate off the pipeline has no chunk path: requests are answered 'rejected' (no-chunk-path).
       chunks: {
         submitter: { submitChunk: (chunk: GateChunk, now: number) => this.submitChunk(chunk, now) },
@@ -149,13 +161,20 @@ export class RunSession {
         onRejectedPayload: (r: ExecutedChunk, now: number) => this.episodes.recorder?.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`),
       },
     });
-    if (!this.telemetry.connected) o.log(`MQTT: not connected to ${this.telemetry.url} yet (telemetry is dropped until it is; the gate does not depend on it)`);
-    if (o.dashboard) {
-      this.dashboard = new DashboardServer({ brokerUrl: this.telemetry.url, viewer: o.dashboard.viewer, port: o.dashboard.port });
-      o.log(`dashboard: ${await this.dashboard.start()}`);
+    if (!this.telemetry.connected) {
+      o.log(this.telemetry.remote.onLinkLoss === 'hold'
+        ? `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive — holding until it can (--on-link-loss warn to run without it)`
+        : `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive and telemetry is dropped (--on-link-loss warn: not holding)`);
+    }
+    if (this.telemetry.dashboardUrl) {
+      this.dashboard = { url: this.telemetry.dashboardUrl };
+      o.log(`dashboard: ${this.dashboard.url}`);
     }
     const t = o.clock.now();
     const id = await this.episodes.start(t);
+    // A command channel down since start-up was reported before the episode existed: record it now.
+    const down = this.telemetry.remote.commandChannelDown;
+    if (down !== null && !this.telemetry.connected) this.episodes.recorder?.fault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
     this.telemetry.link.publishEpisode({ t, phase: 'start', episode: id, task: o.task });
     o.log(`episode ${id} → ${this.episodes.path}`);
     // A first read before the loop, so the first step sees a sample.
@@ -181,7 +200,7 @@ export class RunSession {
 
   private step(now: number): void {
     const { pipeline, bank } = this.runtime;
-    this.telemetry?.remote.checkHeartbeat(now);
+    this.telemetry?.remote.checkStep(now);
     pipeline.step(now);
     const r = this.episodes.recorder;
     if (r) {
@@ -282,8 +301,13 @@ export class RunSession {
       case 'estop':
         this.runtime.pipeline.eStop(t, 'operator key');
         return;
+      case 'estop-reset': {
+        // The keyboard resets the e-stops pressed on the keyboard only; remote ones are reset by name (MQTT, dashboard).
+        const r = this.runtime.gate.resetEStop(t, { by: 'operator key', pressedBy: 'operator key', authorised: true });
+        this.o.log(r.ok ? 'e-stop (operator key) reset; release (r) to arm' : `e-stop reset refused: ${r.reason}`);
+        return;
+      }
       case 'release': {
-        this.runtime.gate.eStopCleared();
         const r = this.runtime.pipeline.release(t, { by: 'operator key', authorised: true });
         this.o.log(r.ok ? 'released' : `release refused: ${r.reason}`);
         return;
@@ -338,7 +362,6 @@ export class RunSession {
     const id = this.episodes.episodeId;
     await this.episodes.close(this.o.clock.now(), reason);
     if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
-    await this.dashboard?.stop().catch(() => undefined);
     await this.telemetry?.stop().catch(() => undefined);
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);

@@ -1,18 +1,19 @@
 /**
- * MQTT for `armguard run`: the embedded broker (users from --access) or an external broker URL;
- * armguard's link (telemetry out, e-stop / release / labels in), the gate remote, and the chunk
- * server on `armguard/v1/<robot>/chunk/request`.
+ * MQTT for `armguard run`: the embedded broker (users from --access) or an external broker URL,
+ * armguard's link (telemetry out, e-stop / release / labels in) and the dashboard all run in the
+ * network worker thread (src/telemetry/network-host.ts), so no network input can delay a control
+ * step. On this thread: the gate remote (commands → gate) and the chunk server, which validates
+ * chunk requests the worker already decoded.
  */
-import type { Gate } from '../../gate/index.js';
+import type { Gate, GateFault } from '../../gate/index.js';
 import { ChunkServer, type ChunkSubmitter } from '../../runtime/index.js';
+import type { ChunkServerTransport } from '../../runtime/chunk-transport.js';
 import type { AccessConfig } from '../../telemetry/access.js';
-import { EmbeddedBroker } from '../../telemetry/embedded-broker.js';
-import { GateRemote, type LabelSink } from '../../telemetry/gate-remote.js';
-import { MqttChunkServerTransport } from '../../telemetry/mqtt-chunk-transport.js';
-import { MqttLink } from '../../telemetry/mqtt-link.js';
+import { GateRemote, type LabelSink, type LinkLossPolicy } from '../../telemetry/gate-remote.js';
+import type { TelemetryLink } from '../../telemetry/mqtt-link.js';
+import { NetworkWorker } from '../../telemetry/network-worker.js';
 import type { ExecutedChunk } from '../../gate/chunk.js';
 import type { Clock } from '../../util/clock.js';
-import { armguardUser } from './access-file.js';
 
 export type BrokerChoice =
   | { kind: 'embedded'; port: number; host?: string; access: AccessConfig }
@@ -29,66 +30,75 @@ export interface TelemetryOptions {
   /** Margins decimation (Hz). */
   marginsRateHz?: number;
   onRefused?: (text: string) => void;
-  /** Operator dead-man (s): no operator heartbeat for this long holds the gate (GateRemote.checkHeartbeat). */
+  /** Operator dead-man (s): no operator heartbeat for this long holds the gate (GateRemote.checkStep). */
   heartbeatTimeout?: number;
+  /** What a lost command channel (remote e-stop) does: hold (default) or only record the fault. */
+  onLinkLoss?: LinkLossPolicy;
+  /** A fault of the MQTT command channel (lost link, refused subscription): record it. */
+  onFault?: (fault: GateFault, t: number) => void;
+  /** Seconds to wait for the first connection before going on (holding under 'hold'). Default 5. */
+  connectTimeoutSeconds?: number;
+  /** Serve the dashboard (in the network worker); viewer credentials default to the embedded broker's own. */
+  dashboard?: { port: number; viewer?: { username: string; password: string } };
 }
 
 export interface Telemetry {
   url: string;
-  link: MqttLink;
+  link: TelemetryLink;
   remote: GateRemote;
-  broker: EmbeddedBroker | undefined;
+  dashboardUrl: string | undefined;
   connected: boolean;
   stop(): Promise<void>;
 }
 
 export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
-  let broker: EmbeddedBroker | undefined;
-  let url: string;
-  let username: string | undefined;
-  let password: string | undefined;
-  let protocolVersion: 4 | 5 = 4;
-  if (o.broker.kind === 'embedded') {
-    const me = armguardUser(o.broker.access);
-    if (!me) throw new Error("the access file has no user with the 'armguard' role");
-    broker = new EmbeddedBroker(o.broker.access);
-    broker.onRefused((r) => o.onRefused?.(`refused ${r.topic} from ${r.username ?? 'anonymous'}: ${r.reason}`));
-    url = await broker.start(o.broker.port, o.broker.host ?? '127.0.0.1');
-    username = me.username;
-    password = me.password;
-  } else {
-    url = o.broker.url;
-    username = o.broker.username;
-    password = o.broker.password;
-    protocolVersion = o.broker.protocolVersion ?? 4;
-  }
-  const remote = new GateRemote(o.gate, o.clock, o.labels, o.heartbeatTimeout !== undefined ? { heartbeatTimeout: o.heartbeatTimeout } : {});
-  let transport: MqttChunkServerTransport | undefined;
-  const link = new MqttLink(
+  const remote = new GateRemote(o.gate, o.clock, o.labels, {
+    ...(o.heartbeatTimeout !== undefined ? { heartbeatTimeout: o.heartbeatTimeout } : {}),
+    ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
+    ...(o.onFault ? { onFault: o.onFault } : {}),
+  });
+  let chunkServer: ChunkServer | undefined;
+  const b = o.broker;
+  const net = new NetworkWorker(
     {
-      url, robot: o.robotId, protocolVersion, marginsRateHz: o.marginsRateHz ?? 10,
-      ...(username !== undefined ? { username } : {}),
-      ...(password !== undefined ? { password } : {}),
+      broker: b.kind === 'embedded'
+        ? { kind: 'embedded', port: b.port, host: b.host ?? '127.0.0.1', access: b.access }
+        : { kind: 'external', url: b.url, protocolVersion: b.protocolVersion ?? 4, ...(b.username !== undefined ? { username: b.username } : {}), ...(b.password !== undefined ? { password: b.password } : {}) },
+      robot: o.robotId,
+      marginsRateHz: o.marginsRateHz ?? 10,
+      connectTimeoutSeconds: o.connectTimeoutSeconds ?? 5,
+      ...(o.dashboard ? { dashboard: o.dashboard } : {}),
     },
     {
       estop: (cmd) => remote.estop(cmd),
+      estopReset: (cmd) => remote.estopReset(cmd),
       release: () => remote.release(),
       label: (cmd) => remote.label(cmd),
       heartbeat: () => remote.heartbeat(),
-      chunk: (bytes) => transport?.onChunkBytes(bytes),
+      decodedChunk: (request) => chunkServer?.handleDecoded(request),
     },
   );
+  if (o.onRefused) net.onRefused(o.onRefused);
   if (o.chunks) {
-    transport = new MqttChunkServerTransport(link);
-    new ChunkServer(transport, o.chunks.submitter, o.clock, o.chunks.joints, o.chunks.onRejectedPayload);
+    // Requests arrive decoded from the worker (handleDecoded); results go back through it.
+    const transport: ChunkServerTransport = { onRequest: () => undefined, respond: (payload) => net.publishChunkResult(payload) };
+    chunkServer = new ChunkServer(transport, o.chunks.submitter, o.clock, o.chunks.joints, o.chunks.onRejectedPayload);
   }
-  remote.attach(link);
-  const connected = await link.start(5);
+  remote.attach(net);
+  let started;
+  try {
+    started = await net.start();
+  } catch (e) {
+    await net.stop();
+    throw e;
+  }
+  // Not reachable: the remote e-stop cannot arrive; under 'hold' the gate holds until it can.
+  if (!started.connected) remote.linkLost(`broker ${started.url} not reachable${started.lastError ? ` (${started.lastError})` : ''}`);
   return {
-    url, link, remote, broker, connected,
-    stop: async () => {
-      await link.stop();
-      await broker?.stop();
+    url: started.url, link: net, remote, dashboardUrl: started.dashboardUrl, connected: started.connected,
+    stop: () => {
+      remote.detach();
+      return net.stop();
     },
   };
 }

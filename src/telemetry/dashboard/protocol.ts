@@ -3,13 +3,19 @@ export type PageToServer =
   | { type: 'login'; username: string; password: string }
   | { type: 'logout' }
   | { type: 'estop'; robot: string }
+  /** Reset one latched e-stop, naming who pressed it (its `by` or press id in the gate state's `estop.pressed`). Needs an operator login. */
+  | { type: 'estop-reset'; robot: string; pressedBy: string }
   | { type: 'release'; robot: string }
   | { type: 'label'; robot: string; success: boolean };
 
 export type ServerToPage =
   | { type: 'telemetry'; topic: string; payload: unknown }
   | { type: 'login-result'; ok: boolean; username?: string; reason?: string }
-  | { type: 'command-result'; command: string; robot: string; ok: boolean; reason?: string };
+  /**
+   * For 'estop' and 'estop-reset', ok is true only once the robot's gate state confirms it
+   * (`confirmed: true`, with the gate `state` and, for an e-stop, who it is latched as: `pressedBy`).
+   */
+  | { type: 'command-result'; command: string; robot: string; ok: boolean; reason?: string; confirmed?: boolean; state?: string; pressedBy?: string };
 
 /** Validate a message from the page; never throws. */
 export function parsePageMessage(text: string): { ok: true; msg: PageToServer } | { ok: false; error: string } {
@@ -32,6 +38,10 @@ export function parsePageMessage(text: string): { ok: true; msg: PageToServer } 
     case 'estop':
     case 'release':
       return robotOk ? { ok: true, msg: { type: o.type, robot: o.robot as string } } : { ok: false, error: `${o.type} needs a robot id` };
+    case 'estop-reset':
+      return robotOk && typeof o.pressedBy === 'string' && o.pressedBy.length > 0 && o.pressedBy.length <= 1000
+        ? { ok: true, msg: { type: 'estop-reset', robot: o.robot as string, pressedBy: o.pressedBy } }
+        : { ok: false, error: 'estop-reset needs a robot id and pressedBy (who pressed the e-stop)' };
     case 'label':
       return robotOk && typeof o.success === 'boolean'
         ? { ok: true, msg: { type: 'label', robot: o.robot as string, success: o.success } }

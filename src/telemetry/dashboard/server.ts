@@ -4,13 +4,21 @@
  * credentials; release and labels are published with the credentials a person logs in with, so
  * the broker's access rules decide, exactly as for any other client. E-stop works without login
  * (through the viewer connection): e-stop may be wider, never narrower.
+ *
+ * An e-stop is reported done only when the robot's gate state lists it as latched (by its press
+ * id), not when the broker acknowledged the publish. The HTTP Host header and the WebSocket
+ * Origin must be on the allow-list (default: the origin the page is served from), and failed
+ * logins are rate-limited per client address.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import mqtt, { type MqttClient } from 'mqtt';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { TOPIC_ROOT, topicFor } from '../topics.js';
 import { parsePageMessage, type ServerToPage } from './protocol.js';
 import { DASHBOARD_HTML } from './page.js';
+import { LoginThrottle } from '../login-throttle.js';
+import type { GatePayload } from '../payloads.js';
 
 export interface DashboardOptions {
   brokerUrl: string;
@@ -21,13 +29,29 @@ export interface DashboardOptions {
   host?: string;
   /** How long a command waits for the broker's acknowledgement before the page is told it failed (ms). Default 2000. */
   commandAckTimeoutMs?: number;
+  /** How long an e-stop waits for the gate state to confirm it after the broker accepted it (ms). Default 2000. */
+  estopConfirmTimeoutMs?: number;
+  /**
+   * Page origins allowed to open the WebSocket (e.g. "https://pilot.lab:8443" behind a proxy).
+   * Default: the origin the page is served from (and http://localhost:<port> when served on 127.0.0.1).
+   */
+  allowedOrigins?: readonly string[];
+  /** Host headers accepted (host:port). Default: those of the allowed origins. */
+  allowedHosts?: readonly string[];
+  /** Failed logins allowed per client address per window before logins are refused. */
+  loginThrottle?: LoginThrottle;
+  /** Seconds, for the login throttle (default: performance.now). */
+  now?: () => number;
 }
 
 interface Session {
   ws: WebSocket;
   client: MqttClient | undefined;
   username: string | undefined;
+  address: string;
 }
+
+type GateWaiter = { robot: string; pred: (g: GatePayload) => boolean; resolve: (g: GatePayload | undefined) => void };
 
 export class DashboardServer {
   private http: Server | undefined;
@@ -36,9 +60,19 @@ export class DashboardServer {
   private readonly sessions = new Set<Session>();
   /** Last message per topic, replayed to a page when it connects. */
   private readonly latest = new Map<string, unknown>();
+  private readonly gateWaiters = new Set<GateWaiter>();
+  private readonly throttle: LoginThrottle;
+  private origins = new Set<string>();
+  private hosts = new Set<string>();
   url = '';
 
-  constructor(private readonly options: DashboardOptions) {}
+  constructor(private readonly options: DashboardOptions) {
+    this.throttle = options.loginThrottle ?? new LoginThrottle();
+  }
+
+  private now(): number {
+    return this.options.now ? this.options.now() : performance.now() / 1000;
+  }
 
   private get ackTimeout(): number {
     return this.options.commandAckTimeoutMs ?? 2000;
@@ -50,20 +84,30 @@ export class DashboardServer {
     await this.viewer.subscribeAsync([`${TOPIC_ROOT}/+/+`, `${TOPIC_ROOT}/+/chunk/result`], { qos: 0 });
 
     const http = createServer((req, res) => this.serveHttp(req, res));
-    const wss = new WebSocketServer({ server: http, path: '/ws', maxPayload: 16 * 1024 });
-    wss.on('connection', (ws) => this.onPage(ws));
+    const wss = new WebSocketServer({
+      server: http, path: '/ws', maxPayload: 16 * 1024,
+      // A page from another origin (DNS rebinding, a malicious site open in the same browser) must not drive the arm.
+      verifyClient: (info: { origin: string; req: IncomingMessage }) => this.hostAllowed(info.req) && this.origins.has(info.origin),
+    });
+    wss.on('connection', (ws, req) => this.onPage(ws, req));
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
     });
     const addr = http.address();
-    this.url = `http://${this.options.host ?? '127.0.0.1'}:${typeof addr === 'object' && addr ? addr.port : 0}/`;
+    const host = this.options.host ?? '127.0.0.1';
+    const port = typeof addr === 'object' && addr ? addr.port : 0;
+    this.url = `http://${host}:${port}/`;
+    const served = [`http://${host}:${port}`, ...(host === '127.0.0.1' ? [`http://localhost:${port}`] : [])];
+    this.origins = new Set(this.options.allowedOrigins ?? served);
+    this.hosts = new Set(this.options.allowedHosts ?? [...this.origins].map((o) => new URL(o).host));
     this.http = http;
     this.wss = wss;
     return this.url;
   }
 
   async stop(): Promise<void> {
+    for (const w of this.gateWaiters) w.resolve(undefined);
     for (const s of this.sessions) {
       s.ws.terminate();
       await s.client?.endAsync(true);
@@ -75,7 +119,16 @@ export class DashboardServer {
     await new Promise<void>((r) => (this.http ? this.http.close(() => r()) : r()));
   }
 
+  private hostAllowed(req: IncomingMessage): boolean {
+    return req.headers.host !== undefined && this.hosts.has(req.headers.host);
+  }
+
   private serveHttp(req: IncomingMessage, res: ServerResponse): void {
+    if (!this.hostAllowed(req)) {
+      res.writeHead(421, { 'content-type': 'text/plain' });
+      res.end(`host ${JSON.stringify(req.headers.host ?? '')} is not served here (allowed: ${[...this.hosts].join(', ')})\n`);
+      return;
+    }
     if (req.method === 'GET' && (req.url === '/' || req.url === '/index.html')) {
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
@@ -127,6 +180,28 @@ export class DashboardServer {
     }
     this.latest.set(topic, parsed);
     this.broadcast({ type: 'telemetry', topic, payload: parsed });
+    if (topic.endsWith('/gate')) {
+      const robot = topic.slice(TOPIC_ROOT.length + 1, -'/gate'.length);
+      for (const w of this.gateWaiters) if (w.robot === robot && w.pred(parsed as GatePayload)) w.resolve(parsed as GatePayload);
+    }
+  }
+
+  /** The robot's gate state once it satisfies `pred` (the retained one, or the next ones), or undefined after `timeoutMs`. */
+  private waitForGate(robot: string, pred: (g: GatePayload) => boolean, timeoutMs: number): Promise<GatePayload | undefined> {
+    const last = this.latest.get(topicFor(robot, 'gate')) as GatePayload | undefined;
+    if (last && pred(last)) return Promise.resolve(last);
+    return new Promise((resolve) => {
+      const w: GateWaiter = {
+        robot, pred,
+        resolve: (g) => {
+          clearTimeout(timer);
+          this.gateWaiters.delete(w);
+          resolve(g);
+        },
+      };
+      const timer = setTimeout(() => w.resolve(undefined), timeoutMs);
+      this.gateWaiters.add(w);
+    });
   }
 
   private broadcast(msg: ServerToPage): void {
@@ -138,8 +213,8 @@ export class DashboardServer {
     if (s.ws.readyState === s.ws.OPEN) s.ws.send(JSON.stringify(msg));
   }
 
-  private onPage(ws: WebSocket): void {
-    const session: Session = { ws, client: undefined, username: undefined };
+  private onPage(ws: WebSocket, req: IncomingMessage): void {
+    const session: Session = { ws, client: undefined, username: undefined, address: req.socket.remoteAddress ?? '' };
     this.sessions.add(session);
     for (const [topic, payload] of this.latest) this.send(session, { type: 'telemetry', topic, payload });
     ws.on('message', (data) => void this.onPageMessage(session, data.toString()));
@@ -155,13 +230,19 @@ export class DashboardServer {
     const msg = p.msg;
     switch (msg.type) {
       case 'login': {
+        const allowed = this.throttle.check(s.address, this.now());
+        if (!allowed.ok) {
+          return this.send(s, { type: 'login-result', ok: false, reason: `too many failed logins from this address: try again in ${Math.ceil(allowed.retryAfterSeconds)} s` });
+        }
         try {
           const client = await this.connectMqtt(msg.username, msg.password, `dashboard-${msg.username}`);
+          this.throttle.succeeded(s.address);
           await s.client?.endAsync(true);
           s.client = client;
           s.username = msg.username;
           this.send(s, { type: 'login-result', ok: true, username: msg.username });
         } catch {
+          this.throttle.failed(s.address, this.now());
           this.send(s, { type: 'login-result', ok: false, reason: 'login refused by the broker' });
         }
         return;
@@ -175,8 +256,33 @@ export class DashboardServer {
       case 'estop': {
         const via = s.client ?? this.viewer;
         if (!via) return this.send(s, { type: 'command-result', command: 'estop', robot: msg.robot, ok: false, reason: 'not connected to the broker' });
-        const refused = await publishConfirmed(via, this.ackTimeout, topicFor(msg.robot, 'cmd/estop'), JSON.stringify({ v: 1, reason: `dashboard${s.username ? ` (${s.username})` : ''}` }));
-        this.send(s, { type: 'command-result', command: 'estop', robot: msg.robot, ok: refused === null, ...(refused !== null ? { reason: refused } : {}) });
+        const id = `dashboard-${randomBytes(6).toString('hex')}`;
+        const refused = await publishConfirmed(via, this.ackTimeout, topicFor(msg.robot, 'cmd/estop'), JSON.stringify({ v: 1, reason: `dashboard${s.username ? ` (${s.username})` : ''}`, id }));
+        if (refused !== null) return this.send(s, { type: 'command-result', command: 'estop', robot: msg.robot, ok: false, reason: refused });
+        // Done only when the gate says so: the broker's PUBACK says nothing about the arm.
+        const timeout = this.options.estopConfirmTimeoutMs ?? 2000;
+        const gate = await this.waitForGate(msg.robot, (g) => g.estop?.pressed.some((p) => p.id === id) === true, timeout);
+        const latch = gate?.estop?.pressed.find((p) => p.id === id);
+        this.send(s, gate && latch
+          ? { type: 'command-result', command: 'estop', robot: msg.robot, ok: true, confirmed: true, state: gate.state, pressedBy: latch.by }
+          : { type: 'command-result', command: 'estop', robot: msg.robot, ok: false, confirmed: false, reason: `the broker accepted the e-stop but ${msg.robot}'s gate did not confirm it within ${timeout / 1000} s: treat the arm as NOT stopped` });
+        return;
+      }
+      case 'estop-reset': {
+        const client = s.client;
+        if (!client) return this.send(s, { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: false, reason: 'log in first' });
+        const named = (g: GatePayload | undefined) => g?.estop?.pressed.some((p) => p.by === msg.pressedBy || p.id === msg.pressedBy) === true;
+        const current = this.latest.get(topicFor(msg.robot, 'gate')) as GatePayload | undefined;
+        if (!named(current)) {
+          const latched = current?.estop?.pressed.map((p) => `'${p.by}'`).join(', ') || 'none';
+          return this.send(s, { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: false, reason: `no e-stop from '${msg.pressedBy}' is latched on ${msg.robot} (latched: ${latched})` });
+        }
+        const refused = await publishConfirmed(client, this.ackTimeout, topicFor(msg.robot, 'cmd/estop-reset'), JSON.stringify({ v: 1, pressedBy: msg.pressedBy, note: `dashboard (${s.username ?? ''})` }));
+        if (refused !== null) return this.send(s, { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: false, reason: refused });
+        const gate = await this.waitForGate(msg.robot, (g) => !named(g), this.options.estopConfirmTimeoutMs ?? 2000);
+        this.send(s, gate
+          ? { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: true, confirmed: true, state: gate.state }
+          : { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: false, confirmed: false, reason: `the gate still lists the e-stop from '${msg.pressedBy}' (see the events topic for why)` });
         return;
       }
       case 'release':

@@ -1,0 +1,107 @@
+/**
+ * The network worker: the embedded broker, armguard's MQTT link and the dashboard run here, in a
+ * worker thread, so that no network input (a flood of packets, a large chunk request, a slow
+ * login) can delay a control step on the main thread. Commands are parsed and validated here and
+ * posted to the control thread as small typed messages; chunk requests are size-checked and
+ * decoded from JSON here.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { DashboardServer } from './dashboard/server.js';
+import { EmbeddedBroker } from './embedded-broker.js';
+import { MqttLink } from './mqtt-link.js';
+import type { FromWorker, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
+import { topicFor } from './topics.js';
+
+const port = parentPort;
+if (!port) throw new Error('network-host runs in a worker thread');
+const config = (workerData as { config: NetworkHostConfig }).config;
+const post = (m: FromWorker) => port.postMessage(m);
+const command = (c: WorkerCommand) => post({ type: 'command', command: c });
+
+let broker: EmbeddedBroker | undefined;
+let link: MqttLink | undefined;
+let dashboard: DashboardServer | undefined;
+
+async function start(): Promise<void> {
+  let url: string;
+  let username: string | undefined;
+  let password: string | undefined;
+  let protocolVersion: 4 | 5 = 4;
+  const b = config.broker;
+  if (b.kind === 'embedded') {
+    broker = new EmbeddedBroker(b.access, b.limits ? { limits: b.limits } : {});
+    broker.onRefused((r) => post({ type: 'refused', text: `refused ${r.topic} from ${r.username ?? 'anonymous'}: ${r.reason}` }));
+    broker.onOversize((r) => post({ type: 'refused', text: `connection from ${r.address} closed: ${r.reason}` }));
+    url = await broker.start(b.port, b.host);
+    ({ username, password } = broker.internal.armguard);
+  } else {
+    url = b.url;
+    username = b.username;
+    password = b.password;
+    protocolVersion = b.protocolVersion;
+  }
+  const robot = config.robot;
+  link = new MqttLink(
+    { url, robot, protocolVersion, marginsRateHz: config.marginsRateHz, ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) },
+    {
+      estop: (value) => command({ kind: 'estop', value }),
+      // The control thread decides; a refusal comes back as a command-refused event it publishes.
+      estopReset: (value) => (command({ kind: 'estop-reset', value, topic: topicFor(robot, 'cmd/estop-reset') }), { ok: true }),
+      release: (value) => (command({ kind: 'release', value, topic: topicFor(robot, 'cmd/release') }), { ok: true }),
+      label: (value) => (command({ kind: 'label', value, topic: topicFor(robot, 'cmd/label') }), { ok: true }),
+      heartbeat: (seq) => command({ kind: 'heartbeat', seq }),
+      chunk: (bytes) => {
+        const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+        try {
+          command({ kind: 'chunk', request: { ok: true, value: JSON.parse(text) as unknown } });
+        } catch (e) {
+          const id = /"id"\s*:\s*"([^"\\]{1,128})"/.exec(text.slice(0, 4096))?.[1] ?? '';
+          command({ kind: 'chunk', request: { ok: false, error: `JSON (${(e as Error).message})`, id } });
+        }
+      },
+    },
+  );
+  link.onEvent((event) => post({ type: 'link-event', event }));
+  const connected = await link.start(config.connectTimeoutSeconds);
+  let dashboardUrl: string | undefined;
+  if (config.dashboard) {
+    const viewer = config.dashboard.viewer ?? broker?.internal.viewer;
+    if (!viewer) throw new Error('the dashboard needs viewer credentials for an external broker');
+    dashboard = new DashboardServer({ brokerUrl: url, viewer, port: config.dashboard.port, ...(config.dashboard.host ? { host: config.dashboard.host } : {}) });
+    dashboardUrl = await dashboard.start();
+  }
+  post({ type: 'started', url, connected, lastError: link.lastConnectError, ...(dashboardUrl ? { dashboardUrl } : {}) });
+}
+
+async function stop(): Promise<void> {
+  await dashboard?.stop().catch(() => undefined);
+  await link?.stop().catch(() => undefined);
+  await broker?.stop().catch(() => undefined);
+  post({ type: 'stopped' });
+}
+
+port.on('message', (m: ToWorker) => {
+  const l = link;
+  switch (m.type) {
+    case 'margins':
+      return l?.publishMargins(m.t, m.margins, m.band);
+    case 'gate':
+      return l?.publishGate(m.t, m.state, m.cause, m.estop);
+    case 'event':
+      return l?.publishEvent(m.t, m.kind, m.detail);
+    case 'episode':
+      return l?.publishEpisode(m.payload);
+    case 'label':
+      return l?.publishLabel(m.label);
+    case 'chunk-result':
+      return l?.publishChunkResult(m.text);
+    case 'stop':
+      void stop();
+      return;
+  }
+});
+
+start().catch(async (e: unknown) => {
+  post({ type: 'start-failed', error: e instanceof Error ? e.message : String(e) });
+  await stop();
+});

@@ -1,0 +1,46 @@
+/**
+ * Messages between the control thread and the network worker (src/telemetry/network-host.ts).
+ * Everything the network receives is parsed and validated in the worker; the control thread gets
+ * small typed commands, and chunk requests already decoded from JSON (bounded by the size limit).
+ */
+import type { AccessConfig } from './access.js';
+import type { SizeGuardLimits } from './mqtt-size-guard.js';
+import type { LinkEvent } from './mqtt-link.js';
+import type { EStopLatchPayload, EpisodePayload, EstopCommand, EstopResetCommand, GateStateName, LabelCommand, ReleaseCommand } from './payloads.js';
+
+export interface NetworkHostConfig {
+  broker:
+    | { kind: 'embedded'; port: number; host: string; access: AccessConfig; limits?: SizeGuardLimits }
+    | { kind: 'external'; url: string; username?: string; password?: string; protocolVersion: 4 | 5 };
+  robot: string;
+  marginsRateHz: number;
+  connectTimeoutSeconds: number;
+  /** Viewer credentials default to the embedded broker's per-process viewer. */
+  dashboard?: { port: number; host?: string; viewer?: { username: string; password: string } };
+}
+
+export type WorkerCommand =
+  | { kind: 'estop'; value: EstopCommand }
+  | { kind: 'estop-reset'; value: EstopResetCommand; topic: string }
+  | { kind: 'release'; value: ReleaseCommand; topic: string }
+  | { kind: 'label'; value: LabelCommand; topic: string }
+  | { kind: 'heartbeat'; seq: number }
+  | { kind: 'chunk'; request: { ok: true; value: unknown } | { ok: false; error: string; id: string } };
+
+export type FromWorker =
+  | { type: 'started'; url: string; connected: boolean; lastError: string; dashboardUrl?: string }
+  | { type: 'start-failed'; error: string }
+  | { type: 'command'; command: WorkerCommand }
+  | { type: 'link-event'; event: LinkEvent }
+  | { type: 'refused'; text: string }
+  | { type: 'counters'; dropped: number }
+  | { type: 'stopped' };
+
+export type ToWorker =
+  | { type: 'margins'; t: number; margins: Record<string, number | null>; band: Record<string, number> }
+  | { type: 'gate'; t: number; state: GateStateName; cause: string; estop?: EStopLatchPayload[] }
+  | { type: 'event'; t: number; kind: string; detail: string }
+  | { type: 'episode'; payload: Omit<EpisodePayload, 'v' | 'robot'> }
+  | { type: 'label'; label: object }
+  | { type: 'chunk-result'; text: string }
+  | { type: 'stop' };

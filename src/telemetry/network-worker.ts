@@ -1,0 +1,171 @@
+/**
+ * The control thread's side of the network worker (src/telemetry/network-host.ts): starts the
+ * worker, forwards telemetry to it (postMessage, never awaited) and hands the commands it posts
+ * to a RemoteCommandHandler. It is the TelemetryLink the gate side publishes on. A worker that
+ * dies is a lost command channel ('offline' event: the gate remote holds).
+ */
+import { Worker } from 'node:worker_threads';
+import type { EStopLatchPayload, EpisodePayload, GateStateName } from './payloads.js';
+import type { LinkEvent, RemoteCommandHandler, TelemetryLink } from './mqtt-link.js';
+import type { FromWorker, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
+
+export interface NetworkWorkerHandler extends RemoteCommandHandler {
+  /** A chunk request decoded in the worker (or why it could not be). */
+  decodedChunk?(request: Extract<WorkerCommand, { kind: 'chunk' }>['request']): void;
+}
+
+export interface StartedNetwork {
+  url: string;
+  connected: boolean;
+  lastError: string;
+  dashboardUrl?: string;
+}
+
+/** The worker's entry: the compiled .js next to this module, or the .ts source through the loader boot. */
+function workerEntry(): { file: URL; workerData: Record<string, unknown> } {
+  if (import.meta.url.endsWith('.ts')) {
+    return { file: new URL('./network-worker-boot.mjs', import.meta.url), workerData: { entry: new URL('./network-host.ts', import.meta.url).href } };
+  }
+  return { file: new URL('./network-host.js', import.meta.url), workerData: {} };
+}
+
+export class NetworkWorker implements TelemetryLink {
+  private worker: Worker | undefined;
+  private readonly listeners: ((e: LinkEvent) => void)[] = [];
+  private readonly refusedListeners: ((text: string) => void)[] = [];
+  private isConnected = false;
+  private stopped: Promise<void> | undefined;
+  private exited = false;
+
+  constructor(
+    private readonly config: NetworkHostConfig,
+    private readonly handler: NetworkWorkerHandler,
+  ) {}
+
+  get connected(): boolean {
+    return this.isConnected;
+  }
+  onEvent(listener: (e: LinkEvent) => void): void {
+    this.listeners.push(listener);
+  }
+  /** Refused publishes and connections the broker reports (who, what, why). */
+  onRefused(listener: (text: string) => void): void {
+    this.refusedListeners.push(listener);
+  }
+  private emit(e: LinkEvent): void {
+    if (e.kind === 'connected' || e.kind === 'subscribed') this.isConnected = true;
+    if (e.kind === 'offline') this.isConnected = false;
+    for (const l of this.listeners) l(e);
+  }
+
+  /** Start the worker; resolves once the broker, link and dashboard are up (or rejects with why not). */
+  start(): Promise<StartedNetwork> {
+    const entry = workerEntry();
+    const worker = new Worker(entry.file, { workerData: { ...entry.workerData, config: this.config } });
+    this.worker = worker;
+    return new Promise((resolve, reject) => {
+      let started = false;
+      worker.on('message', (m: FromWorker) => {
+        switch (m.type) {
+          case 'started':
+            started = true;
+            this.isConnected = m.connected;
+            resolve({ url: m.url, connected: m.connected, lastError: m.lastError, ...(m.dashboardUrl ? { dashboardUrl: m.dashboardUrl } : {}) });
+            return;
+          case 'start-failed':
+            reject(new Error(m.error));
+            return;
+          case 'command':
+            this.onCommand(m.command);
+            return;
+          case 'link-event':
+            this.emit(m.event);
+            return;
+          case 'refused':
+            for (const l of this.refusedListeners) l(m.text);
+            return;
+          case 'counters':
+          case 'stopped':
+            return;
+        }
+      });
+      worker.on('error', (e) => {
+        if (!started) reject(e);
+        else this.emit({ kind: 'offline', detail: `network worker failed: ${e.message}` });
+      });
+      worker.on('exit', (code) => {
+        this.exited = true;
+        if (!started) reject(new Error(`network worker exited with code ${code} before it started`));
+        else if (this.stopped === undefined) this.emit({ kind: 'offline', detail: `network worker exited (code ${code})` });
+      });
+    });
+  }
+
+  /** Commands run on this thread: a handler that throws is reported, never thrown into the worker's message loop. */
+  private onCommand(c: WorkerCommand): void {
+    const refused = (topic: string, r: { ok: true } | { ok: false; reason: string }) => {
+      if (!r.ok) this.emit({ kind: 'command-refused', topic, reason: r.reason });
+    };
+    try {
+      switch (c.kind) {
+        case 'estop':
+          return this.handler.estop(c.value);
+        case 'estop-reset':
+          return refused(c.topic, this.handler.estopReset?.(c.value) ?? { ok: false, reason: 'e-stop reset is not handled here' });
+        case 'release':
+          return refused(c.topic, this.handler.release(c.value));
+        case 'label':
+          return refused(c.topic, this.handler.label(c.value));
+        case 'heartbeat':
+          return this.handler.heartbeat?.(c.seq);
+        case 'chunk':
+          return this.handler.decodedChunk?.(c.request);
+      }
+    } catch (e) {
+      this.emit({ kind: 'command-failed', topic: c.kind, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  private post(m: ToWorker): void {
+    if (!this.exited) this.worker?.postMessage(m);
+  }
+
+  publishMargins(t: number, margins: Record<string, number | null>, band: Record<string, number>): void {
+    this.post({ type: 'margins', t, margins, band });
+  }
+  publishGate(t: number, state: GateStateName, cause: string, estop?: readonly EStopLatchPayload[]): void {
+    this.post({ type: 'gate', t, state, cause, ...(estop ? { estop: estop.map((l) => ({ ...l })) } : {}) });
+  }
+  publishEvent(t: number, kind: string, detail: string): void {
+    this.post({ type: 'event', t, kind, detail });
+  }
+  publishEpisode(payload: Omit<EpisodePayload, 'v' | 'robot'>): void {
+    this.post({ type: 'episode', payload });
+  }
+  publishLabel(label: object): void {
+    this.post({ type: 'label', label });
+  }
+  publishChunkResult(text: string): void {
+    this.post({ type: 'chunk-result', text });
+  }
+
+  /** Stop the dashboard, link and broker in the worker, then the worker. Idempotent. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      const w = this.worker;
+      if (!w || this.exited) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 3000);
+        w.on('message', (m: FromWorker) => {
+          if (m.type === 'stopped') {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        this.post({ type: 'stop' });
+      });
+      await w.terminate();
+    })();
+    return this.stopped;
+  }
+}
