@@ -1,9 +1,10 @@
+#!/usr/bin/env node
 /**
  * Run emulated STS3215 servos on a serial port or pty, for demos, the benchmark and dry runs of
  * hardware procedures:
  *
- *   npx tsx drivers/feetech/emulator-main.ts --port /tmp/x2            # serve on an existing tty
- *   npx tsx drivers/feetech/emulator-main.ts --pty                     # spawn socat, print driver path
+ *   armguard-feetech-emulator --port /tmp/x2   # serve on an existing tty (checkout: npx tsx drivers/feetech/emulator-main.ts)
+ *   armguard-feetech-emulator --pty            # spawn socat, print driver path
  *
  * Options: --ids 1,2,3,4,5,6  --return-delay <2 µs units, default 0>  --physics track|none
  * Prints `ready <driver-side path>` on stdout once serving; exits when the port goes away.

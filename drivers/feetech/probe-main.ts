@@ -1,8 +1,9 @@
+#!/usr/bin/env node
 /**
  * Read-only bus probe: ping servos, then read the full state a few times and print it. Never
  * writes a register, so it is safe on a powered arm.
  *
- *   npx tsx drivers/feetech/probe-main.ts --port /dev/ttyACM0 [--ids 1,2,3,4,5,6] [--cycles 5]
+ *   armguard-feetech-probe --port /dev/ttyACM0 [--ids 1,2,3,4,5,6] [--cycles 5]
  */
 import { parseArgs } from 'node:util';
 import { FeetechBus } from './bus.js';

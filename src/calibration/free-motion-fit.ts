@@ -47,6 +47,12 @@ export interface FreeMotionFit {
   /** |F| of the force estimate on plain free motion (N): RMS and 99th percentile = noise floor. */
   forceRmsN: number;
   forceP99N: number;
+  /**
+   * The same noise floor without the learned residual (analytic model only): what contact detection
+   * has to beat when onnxruntime-node is not installed. Equals forceRmsN/forceP99N without `learned`.
+   */
+  analyticForceRmsN: number;
+  analyticForceP99N: number;
   samples: number;
 }
 
@@ -120,7 +126,7 @@ export function fitFreeMotion(samples: readonly FreeMotionSample[], o: FreeMotio
     for (let j = 0; j < SO101_ARM_JOINTS; j++) res[r * SO101_ARM_JOINTS + j] = constants[j]! * s.units[j]! - pred[j]!;
   });
   const fit: FreeMotionFit = {
-    constants, constantSources: sources, params, residualRmsNm: rms(res, m), samples: n, forceRmsN: NaN, forceP99N: NaN,
+    constants, constantSources: sources, params, residualRmsNm: rms(res, m), samples: n, forceRmsN: NaN, forceP99N: NaN, analyticForceRmsN: NaN, analyticForceP99N: NaN,
   };
   let finalRes = res;
   if ((o.learnedResidual ?? true) && m > 40) {
@@ -143,16 +149,23 @@ export function fitFreeMotion(samples: readonly FreeMotionSample[], o: FreeMotio
     finalRes = after;
   }
   const est = new PointForceEstimator(reg.fk, SO101_FRAMES.tcp, SO101_ARM_JOINTS, o.forceDamping);
-  const forces = new Float64Array(m);
-  plain.forEach((s, r) => {
-    reg.fk.compute(s.q);
-    forces[r] = est.estimate(finalRes.subarray(r * SO101_ARM_JOINTS, (r + 1) * SO101_ARM_JOINTS));
-  });
-  let f2 = 0;
-  for (const f of forces) f2 += f * f;
-  fit.forceRmsN = Math.sqrt(f2 / Math.max(1, m));
-  const sorted = Array.from(forces).sort((a, c) => a - c);
-  fit.forceP99N = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? NaN;
+  const noiseFloor = (residuals: Float64Array): { rms: number; p99: number } => {
+    const forces = new Float64Array(m);
+    plain.forEach((s, r) => {
+      reg.fk.compute(s.q);
+      forces[r] = est.estimate(residuals.subarray(r * SO101_ARM_JOINTS, (r + 1) * SO101_ARM_JOINTS));
+    });
+    let f2 = 0;
+    for (const f of forces) f2 += f * f;
+    const sorted = Array.from(forces).sort((a, c) => a - c);
+    return { rms: Math.sqrt(f2 / Math.max(1, m)), p99: sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? NaN };
+  };
+  const floor = noiseFloor(finalRes);
+  const analytic = finalRes === res ? floor : noiseFloor(res);
+  fit.forceRmsN = floor.rms;
+  fit.forceP99N = floor.p99;
+  fit.analyticForceRmsN = analytic.rms;
+  fit.analyticForceP99N = analytic.p99;
   return fit;
 }
 

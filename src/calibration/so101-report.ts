@@ -9,9 +9,9 @@ import type { So101Calibration, ThresholdEntry } from './so101.js';
 /** Reach of the SO-101 TCP from the shoulder_lift axis at full extension (m), for the force ceiling. */
 const REACH_M = 0.33;
 
-/** The contact-force threshold the noise floor allows: 3 × the 99th-percentile free-motion force, ≥ 1 N. */
-export function contactThresholdN(fit: FreeMotionFit): number {
-  return Math.max(1, Math.ceil(3 * fit.forceP99N * 2) / 2);
+/** The contact-force threshold a noise floor allows: 3 × the 99th-percentile free-motion force, ≥ 1 N (0.5 N steps). */
+export function contactThresholdN(fit: FreeMotionFit, p99N = fit.forceP99N): number {
+  return Math.max(1, Math.ceil(3 * p99N * 2) / 2);
 }
 
 export function contactThreshold(fit: FreeMotionFit, stallNm: number): ThresholdEntry {
@@ -45,7 +45,11 @@ export function applyFit(cal: So101Calibration, fit: FreeMotionFit, tableHeightM
       residualRmsNm: (fit.learnedRmsNm ?? fit.residualRmsNm).map(round6),
     },
     tableHeightM: round6(tableHeightM),
-    contactForce: { ...cal.contactForce, deadbandN: round6(fit.forceP99N) },
+    contactForce: {
+      damping: cal.contactForce.damping,
+      deadbandN: round6(fit.forceP99N),
+      ...(onnxFile ? { noResidual: { deadbandN: round6(fit.analyticForceP99N), thresholdN: contactThresholdN(fit, fit.analyticForceP99N) } } : {}),
+    },
     thresholds,
   };
 }
@@ -71,6 +75,9 @@ export function calibrationReport(cal: So101Calibration, fit: FreeMotionFit, ext
     `Table height: ${extra.tableHeightM.toFixed(4)} m (TCP height when the probe's residual force reached ${extra.tableProbeForceN.toFixed(2)} N).`,
     `joint_torque ceiling: ${cal.thresholds.joint_torque?.value ?? '?'} N·m — ${cal.thresholds.joint_torque?.reason ?? ''}`,
     extra.onnxCheck ? `Learned residual model (ONNX): ${extra.onnxCheck}` : '',
+    cal.contactForce.noResidual
+      ? `Without onnxruntime-node (learned residual not applied): noise floor RMS ${fit.analyticForceRmsN.toFixed(3)} N, 99th percentile ${fit.analyticForceP99N.toFixed(3)} N — armguard then uses that deadband and a ${cal.contactForce.noResidual.thresholdN} N contact threshold (contact_force.no_residual_*).`
+      : '',
     '',
     'Limits: the model neglects inertial torques (slow calibration motion); the force estimate assumes contact at the TCP.',
     '',

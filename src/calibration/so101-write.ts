@@ -66,6 +66,14 @@ export function formatSo101Calibration(c: So101Calibration, header: readonly str
     'contact_force:',
     `  damping: ${num(c.contactForce.damping)}`,
     `  deadband_n: ${num(c.contactForce.deadbandN)}`,
+    ...(c.contactForce.noResidual
+      ? [
+        '  # Without onnxruntime-node the learned residual cannot run: armguard then uses the analytic model',
+        '  # alone, this wider deadband (its noise floor) and this contact threshold (N) instead of the ones above.',
+        `  no_residual_deadband_n: ${num(c.contactForce.noResidual.deadbandN)}`,
+        `  no_residual_threshold_n: ${num(c.contactForce.noResidual.thresholdN)}`,
+      ]
+      : []),
   );
   if (c.capsules) {
     L.push('capsules:');

@@ -81,6 +81,11 @@ export interface So101Calibration {
     damping: number;
     /** Residual forces below this (N) read as 0 (the calibrated noise floor). */
     deadbandN: number;
+    /**
+     * With a learned residual (free_motion.residual_onnx): the deadband and contact-force threshold
+     * to use when it cannot run (onnxruntime-node not installed) — the analytic model's wider noise floor.
+     */
+    noResidual?: { deadbandN: number; thresholdN: number };
   };
   capsules?: CapsuleSpec[];
   declaredSignals: SignalName[];
@@ -188,11 +193,23 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
   };
   if (gripperContact.loadOff >= gripperContact.loadOn) y.problem([...gc, 'load_off'], `load_off (${gripperContact.loadOff}) must be below load_on (${gripperContact.loadOn}) for hysteresis`);
 
-  y.noExtraKeys(['contact_force'], ['damping', 'deadband_n']);
-  const contactForce = {
+  y.noExtraKeys(['contact_force'], ['damping', 'deadband_n', 'no_residual_deadband_n', 'no_residual_threshold_n']);
+  const contactForce: So101Calibration['contactForce'] = {
     damping: y.number(['contact_force', 'damping'], { min: 0, max: 1 }),
     deadbandN: y.number(['contact_force', 'deadband_n'], { min: 0 }),
   };
+  const fallbackKeys = ['no_residual_deadband_n', 'no_residual_threshold_n'].filter((k) => y.has(['contact_force', k]));
+  if (fallbackKeys.length === 2) {
+    contactForce.noResidual = {
+      deadbandN: y.number(['contact_force', 'no_residual_deadband_n'], { min: 0 }),
+      thresholdN: y.number(['contact_force', 'no_residual_threshold_n'], { min: 0 }),
+    };
+  } else if (fallbackKeys.length === 1) {
+    y.problem(['contact_force'], 'no_residual_deadband_n and no_residual_threshold_n go together (the fallback when the learned residual cannot run)');
+  }
+  if (y.has(['free_motion', 'residual_onnx']) && fallbackKeys.length === 0) {
+    y.problem(['contact_force'], 'a calibration with free_motion.residual_onnx needs contact_force.no_residual_deadband_n and no_residual_threshold_n (the fallback when onnxruntime-node is not installed; re-run armguard calibrate)');
+  }
 
   let capsules: CapsuleSpec[] | undefined;
   if (y.has(['capsules'])) {

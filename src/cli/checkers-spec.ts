@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { crossCheckPlatforms, parseClauseLibrary, parseTaskMap, type ClauseLibrary } from '../safety/index.js';
 import { parsePlatformProfiles } from '../schema/platform.js';
-import { fileCheckers, type FileChecker } from './checkers.js';
+import type { FileChecker } from './checkers.js';
 import { defaultSpecPaths } from './spec-files.js';
 
 const kindOf = (text: string): string | undefined => /^kind:\s*armguard\/(clauses|tasks|platforms)\s*$/m.exec(text)?.[1];
@@ -61,5 +61,3 @@ export const platformChecker: FileChecker = {
     return r.ok ? `platform profiles: ${[...r.value.keys()].join(', ')}` : 'platform profiles';
   },
 };
-
-for (const c of [clauseLibraryChecker, taskMapChecker, platformChecker]) if (!fileCheckers.includes(c)) fileCheckers.push(c);

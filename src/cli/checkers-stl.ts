@@ -1,5 +1,5 @@
 import { parseSpecFile } from '../stl/index.js';
-import { fileCheckers, type FileChecker } from './checkers.js';
+import type { FileChecker } from './checkers.js';
 
 /** `armguard check foo.stl`: an STL spec file (declarations, helpers, formulas; see src/stl/spec-file.ts). */
 export const stlSpecChecker: FileChecker = {
@@ -14,5 +14,3 @@ export const stlSpecChecker: FileChecker = {
     return r.ok ? `STL spec: ${r.spec.signals.length} signals, ${r.spec.formulas.length} formulas` : 'STL spec';
   },
 };
-
-if (!fileCheckers.includes(stlSpecChecker)) fileCheckers.push(stlSpecChecker);

@@ -1,6 +1,6 @@
 /**
- * `armguard check` validates spec, library and calibration files. Each file kind registers a
- * checker here; the first whose `accepts` matches the path handles it.
+ * `armguard check` validates spec, library and calibration files: one FileChecker per file kind,
+ * listed in commands/check.ts; the first whose `accepts` matches the path handles it.
  */
 export interface FileChecker {
   kind: string;
@@ -10,5 +10,3 @@ export interface FileChecker {
   /** One-line summary of a valid file. */
   describe?(path: string, text: string): string;
 }
-
-export const fileCheckers: FileChecker[] = [];

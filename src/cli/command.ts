@@ -6,10 +6,16 @@ export interface CliIo {
 
 export interface Command {
   name: string;
-  summary: string;
   /** Full help: usage, options and at least one example. */
   help: string;
   run(args: string[], io: CliIo): Promise<number>;
+}
+
+/** A row of the command table (commands/index.ts): enough for `--help` without loading the command. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
 }
 
 /** Exit codes shared by every command. */

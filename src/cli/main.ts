@@ -1,5 +1,6 @@
 import { EXIT, type CliIo } from './command.js';
 import { commands } from './commands/index.js';
+import { packageVersion } from '../platform/package-files.js';
 
 const consoleIo: CliIo = {
   out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
@@ -25,19 +26,20 @@ export async function main(argv: readonly string[], io: CliIo = consoleIo): Prom
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === '--version') {
-    io.out('armguard 0.1.0');
+    io.out(`armguard ${packageVersion()}`);
     return EXIT.ok;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     io.err(`armguard: unknown command '${name}'\n\n${usage()}`);
     return EXIT.usage;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(command.help);
-    return EXIT.ok;
-  }
   try {
+    const command = await entry.load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(command.help);
+      return EXIT.ok;
+    }
     return await command.run(rest, io);
   } catch (e) {
     io.err(`armguard ${name}: ${(e as Error).message}`);

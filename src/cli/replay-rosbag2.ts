@@ -6,7 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT } from './command.js';
-import { replayInputs, type ReplayInput } from './commands/replay.js';
+import type { ReplayInput } from './commands/replay.js';
 import { defaultSpecPaths, loadScoringSpec } from './spec-files.js';
 import { fileSource } from '../../drivers/ros2/bag/index.js';
 import { replayFrankaBag } from '../nodes/franka-replay.js';
@@ -100,5 +100,3 @@ export const rosbag2ReplayInput: ReplayInput = {
     return EXIT.ok;
   },
 };
-
-replayInputs.push(rosbag2ReplayInput);

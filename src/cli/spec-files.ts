@@ -3,13 +3,13 @@
  * place they are read; parsing and validation are pure (src/safety, src/schema).
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { crossCheckPlatforms, parseClauseLibrary, parseTaskMap, type ScoringSpec } from '../safety/index.js';
 import { parsePlatformProfiles } from '../schema/platform.js';
+import { packageFile } from '../platform/package-files.js';
 
-/** The repository's spec/ directory (this file is src/cli/spec-files.ts). */
-export const DEFAULT_SPEC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../spec');
+/** The package's spec/ directory (the checkout's, or the installed package's — not the cwd's). */
+export const DEFAULT_SPEC_DIR = packageFile('spec');
 
 export interface SpecPaths {
   clauses: string;

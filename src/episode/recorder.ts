@@ -10,12 +10,14 @@ import { Ros2Topics } from '../../drivers/ros2/bag/topics.js';
 import type { Fault, FaultListener, JointChunk } from '../ports/index.js';
 import { SIGNALS, type SignalFrame } from '../schema/signals.js';
 import type { TimerHandle, Timers } from '../util/index.js';
+import { packageVersion } from '../platform/package-files.js';
 import { EPISODE_METADATA_NAME, JSON_CHANNELS, MCAP_PROFILE, type JsonKind } from './channels.js';
 import { labelRecordFrom } from './labels.js';
 import { StreamingMcapWriter, type EpisodeWritable } from './mcap-stream-writer.js';
 import type { ClauseSummary, EpisodeIndexEntry, EpisodeStart, GateRecord, LabelInput, LabelRecord, Versions } from './types.js';
 
-export const ARMGUARD_VERSION = '0.1.0';
+/** Written into every episode (package.json's version). */
+export const ARMGUARD_VERSION = packageVersion();
 export const DEFAULT_FLUSH_INTERVAL_S = 0.5;
 
 export interface RecorderOptions {

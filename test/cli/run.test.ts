@@ -174,7 +174,7 @@ describe('armguard run as a child process', () => {
   it('SIGINT holds the arm, closes the episode file and exits 0', async () => {
     const { dir, access } = tempSetup();
     const eps = join(dir, 'episodes');
-    const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard.mjs'), 'run', 'so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, '--broker-port', '0', '--episodes-dir', eps, '--max-age', '0.5'], {
+    const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard-dev.mjs'), 'run', 'so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, '--broker-port', '0', '--episodes-dir', eps, '--max-age', '0.5'], {
       cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lio = new LineIo();

@@ -7,8 +7,9 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { McapWriter, type IWritable } from '@mcap/core';
 import { Ros2Topics, type Ros2TopicSpec } from './topics.js';
+import { packageVersion } from '../../../src/platform/package-files.js';
 
-export const ARMGUARD_MCAP_LIBRARY = 'armguard 0.1.0 (@mcap/core)';
+export const ARMGUARD_MCAP_LIBRARY = `armguard ${packageVersion()} (@mcap/core)`;
 
 export class Rosbag2Writer {
   private readonly mcap: McapWriter;

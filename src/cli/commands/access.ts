@@ -36,7 +36,6 @@ export interface AccessCommandDeps {
 export function makeAccessCommand(deps: AccessCommandDeps): Command {
   return {
     name: 'access',
-    summary: 'write the access file (MQTT users, roles, scrypt password hashes; mode 0600)',
     help: HELP,
     async run(args, io) {
       const p = parseArgs(args, { strings: ['roles'], booleans: ['anonymous-telemetry', 'replace'] });

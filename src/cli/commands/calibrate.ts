@@ -47,7 +47,6 @@ examples:
 
 export const calibrateCommand: Command = {
   name: 'calibrate',
-  summary: 'calibrate an SO-101 (free-motion model, torque constants, table height)',
   help: HELP,
   async run(args, io) {
     const p = parseArgs(args, {
@@ -161,7 +160,7 @@ async function writeOutputs(cal: So101Calibration, r: ProcedureResult, outDir: s
     onnxFile = `${base}.residual.onnx`;
     const bytes = mlpToOnnx(r.fit.learned);
     await writeFile(join(outDir, onnxFile), bytes);
-    onnxCheck = await checkOnnx(bytes, r.fit);
+    onnxCheck = await checkOnnx(bytes, r.fit, io);
   }
   const out = applyFit(cal, r.fit, r.tableHeightM, onnxFile);
   const yamlPath = join(outDir, `${base}.yaml`);
@@ -172,13 +171,21 @@ async function writeOutputs(cal: So101Calibration, r: ProcedureResult, outDir: s
   io.out(`torque constants (N·m/unit): ${out.torque.constants.join(', ')}; table height ${out.tableHeightM} m; contact threshold ${out.thresholds.max_contact_force?.value} N`);
 }
 
-/** Run the exported model with onnxruntime-node on a grid of inputs and compare with the fitted MLP. */
-async function checkOnnx(bytes: Uint8Array, fit: FreeMotionFit): Promise<string> {
+/**
+ * Run the exported model with onnxruntime-node on a grid of inputs and compare with the fitted MLP;
+ * without onnxruntime-node the file is still written (armguard's own exporter), unchecked, and says so.
+ */
+async function checkOnnx(bytes: Uint8Array, fit: FreeMotionFit, io: CliIo): Promise<string> {
   const mlp = fit.learned!;
   const rows = 64;
   const x = new Float32Array(rows * RESIDUAL_INPUTS);
   for (let i = 0; i < x.length; i++) x[i] = Math.sin(i * 0.731) * (i % RESIDUAL_INPUTS < 5 ? 1.2 : 0.8);
-  const y = await (await OnnxResidual.load(bytes)).run(x, rows);
+  const residual = await OnnxResidual.load(bytes);
+  if (!residual.ok) {
+    io.err(`armguard calibrate: ${residual.error}`);
+    return `written but not checked with onnxruntime-node (${residual.error.startsWith('onnxruntime-node is not installed') ? 'not installed' : residual.error})`;
+  }
+  const y = await residual.value.run(x, rows);
   const ref = new Float64Array(mlp.outputs);
   let maxDiff = 0;
   for (let r = 0; r < rows; r++) {

@@ -1,10 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { EXIT, type Command } from '../command.js';
-import { fileCheckers } from '../checkers.js';
+import type { FileChecker } from '../checkers.js';
+import { stlSpecChecker } from '../checkers-stl.js';
+import { clauseLibraryChecker, platformChecker, taskMapChecker } from '../checkers-spec.js';
+import { so101CalibrationChecker } from '../checkers-so101.js';
+
+/** Every file kind `check` knows, tried in this order. */
+export const fileCheckers: readonly FileChecker[] = [stlSpecChecker, clauseLibraryChecker, taskMapChecker, platformChecker, so101CalibrationChecker];
 
 export const checkCommand: Command = {
   name: 'check',
-  summary: 'validate spec, clause-library and calibration files',
   get help() {
     return `usage: armguard check <file>...
 

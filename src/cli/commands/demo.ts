@@ -20,7 +20,6 @@ const DEMO_RESAMPLES = 2000;
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'pilot in the MuJoCo testbed: scripted policies gate off then gate on, recorded, labelled, reported',
   help: `usage: armguard demo [--episodes N] [--out DIR] [--seed S] [--policies a,b,...] [--scene so101|panda]
 
 A pilot without an arm. Each scripted policy (a clean pick-and-place and one unsafe variant per

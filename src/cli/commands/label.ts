@@ -10,7 +10,6 @@ import { InputError } from '../../util/errors.js';
 
 export const labelCommand: Command = {
   name: 'label',
-  summary: 'append a label (success/failure, task, manual clause verdicts, note) to a finished episode file',
   help: `usage: armguard label <episode.mcap> [--success | --failure] [--task <id>] [--policy <name>]
                       [--manual <clause>=<verdict>[,...]] [--note <text>] [--by <name>] [--index <episodes.jsonl>]
 

@@ -5,7 +5,6 @@ import { mosquittoAcl } from '../../telemetry/access.js';
 
 export const mqttAclCommand: Command = {
   name: 'mqtt-acl',
-  summary: "write the Mosquitto ACL equivalent to an access file's users and roles (for an external broker)",
   help: `usage: armguard mqtt-acl --access <access.yaml> [--out <acl-file>]
 
 The embedded broker of \`armguard run\` enforces the roles of the access file itself. With an external

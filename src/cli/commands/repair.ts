@@ -4,7 +4,6 @@ import { describeRepair, repairMcapFile } from '../../episode/repair.js';
 
 export const repairCommand: Command = {
   name: 'repair',
-  summary: 'rewrite an unfinished or damaged MCAP episode/bag as a complete, indexed file',
   help: `usage: armguard repair <file.mcap> [--out <path>] [--ros-only] [--index <episodes.jsonl>]
 
 Reads every whole record of <file.mcap> (a recording whose process was killed, or a file with a

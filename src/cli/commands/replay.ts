@@ -1,12 +1,11 @@
 /**
  * `armguard replay <input>`: recorded data through the platform mapping and the clause library.
  * Each input kind is a ReplayInput; the first whose `detect` accepts the path handles it. This file
- * ships the LeRobot SO-101 dataset kind; other kinds (e.g. rosbag2 MCAP) push theirs onto
- * `replayInputs` from their own module imported by commands/index.ts.
+ * ships the LeRobot SO-101 dataset kind; other kinds (e.g. rosbag2 MCAP, ../replay-rosbag2.ts) are
+ * listed in `replayInputs` below.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 import { readLeRobotDataset } from '../../../drivers/so101/lerobot-dataset.js';
 import { NOT_DERIVABLE_FROM_POSITIONS, POSITION_ONLY_SIGNALS, replayPositions } from '../../../drivers/so101/replay.js';
@@ -15,6 +14,8 @@ import { EpisodeScorer, type EpisodeScore } from '../../safety/index.js';
 import type { EpisodeTrace } from '../../schema/trace.js';
 import { episodeText } from '../score-format.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
+import { rosbag2ReplayInput } from '../replay-rosbag2.js';
+import { packageFile } from '../../platform/package-files.js';
 
 export interface ReplayInput {
   readonly kind: string;
@@ -27,7 +28,7 @@ export interface ReplayInput {
 }
 
 /** The shipped example calibration (this file is src/cli/commands/replay.ts). */
-const DEFAULT_CALIBRATION = resolve(dirname(fileURLToPath(import.meta.url)), '../../../calibration/so101-demo.yaml');
+const DEFAULT_CALIBRATION = packageFile('calibration', 'so101-demo.yaml');
 
 export const lerobotReplayInput: ReplayInput = {
   kind: 'LeRobot SO-101 dataset (v3.0 parquet)',
@@ -152,12 +153,11 @@ function countNegative(col: Float64Array): number {
   return n;
 }
 
-/** Input kinds, tried in order. Other modules push theirs (e.g. rosbag2). */
-export const replayInputs: ReplayInput[] = [lerobotReplayInput];
+/** Input kinds, tried in order. */
+export const replayInputs: readonly ReplayInput[] = [lerobotReplayInput, rosbag2ReplayInput];
 
 export const replayCommand: Command = {
   name: 'replay',
-  summary: 'replay recorded data (Franka rosbag2 files, LeRobot SO-101 datasets) through the mapping and the clauses',
   get help() {
     return `usage: armguard replay [options] <recording>
 

@@ -9,7 +9,6 @@ import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 
 export const reportCommand: Command = {
   name: 'report',
-  summary: 'safety report over a directory of episodes: HTML (with trace plots), Markdown, episodes.csv, summary.json',
   help: `usage: armguard report <dir> [options]
 
 Reads every episode in <dir> — armguard episode files (*.mcap) and the JSONL/CSV trace files that

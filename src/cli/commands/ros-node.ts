@@ -13,7 +13,6 @@ import { systemTimers } from '../../platform/system-clock.js';
 
 export const rosNodeCommand: Command = {
   name: 'ros-node',
-  summary: 'run the armguard ROS 2 monitor node for a Franka (rclnodejs)',
   help: `usage: armguard ros-node --params <file.yaml> [--node-name armguard] [--check]
 
 Runs armguard as a ROS 2 node beside franka_bringup: reads the robot state, gripper and tracking,

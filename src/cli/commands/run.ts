@@ -5,6 +5,7 @@
  * closes the episode file. Real clock and timers are used only here.
  */
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { parseSo101Calibration, type So101Calibration } from '../../calibration/so101.js';
 import { systemClock, systemTimers } from '../../platform/system-clock.js';
 import type { AccessConfig } from '../../telemetry/access.js';
@@ -17,6 +18,7 @@ import { stat } from 'node:fs/promises';
 import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys.js';
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
 import type { BrokerChoice } from '../compose/telemetry.js';
+import { so101FreeMotion, type So101FreeMotion } from '../../../drivers/so101/onnx-residual.js';
 
 const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss'] as const;
 const BOOLEANS = ['emulator'] as const;
@@ -62,7 +64,7 @@ examples:
   armguard run so101 --emulator --calibration calibration/so101-demo.yaml --task so101-pick-blue-can --access access.yaml
   armguard run so101 --port /dev/ttyACM0 --calibration cal.yaml --task so101-pick-butter --access access.yaml --dashboard 8080`;
 
-type Parsed = { ok: true; options: Omit<RunSessionOptions, 'clock' | 'timers' | 'log'> } | { ok: false; code: number; errors: string[] };
+type Parsed = { ok: true; options: Omit<RunSessionOptions, 'clock' | 'timers' | 'log'>; notice?: string } | { ok: false; code: number; errors: string[] };
 
 function usageError(msg: string): Parsed {
   return { ok: false, code: EXIT.usage, errors: [`armguard run: ${msg}`] };
@@ -140,6 +142,13 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   } catch (e) {
     errors.push(`${calPath}: cannot read: ${(e as Error).message}`);
   }
+  // The learned residual runs only with onnxruntime-node (optional); without it the calibration's no-residual thresholds apply.
+  let freeMotion: So101FreeMotion | undefined;
+  if (calibration) {
+    const residual = calibration.freeMotion.residualOnnx;
+    freeMotion = await so101FreeMotion(calibration, residual === undefined ? undefined : resolve(dirname(calPath), residual));
+    calibration = freeMotion.calibration;
+  }
   let access: AccessConfig | undefined;
   if (accessPath) {
     const a = await readAccessFile(accessPath);
@@ -181,6 +190,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
     ok: true,
     options: {
       calibration, spec: spec.spec, task, robotId,
+      ...(freeMotion ? { freeMotion: freeMotion.model } : {}),
       episodesDir: str('episodes-dir') ?? 'episodes',
       rate: rate as number,
       gating: gateOpt === 'on',
@@ -194,6 +204,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(deadMan !== undefined ? { deadManS: deadMan as number } : {}),
       onLinkLoss: linkLoss,
     },
+    ...(freeMotion?.notice ? { notice: freeMotion.notice } : {}),
   };
 }
 
@@ -225,7 +236,6 @@ async function brokerCredentials(path: string | undefined, urlUsername: string |
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'monitor and gate a live arm (SO-101 on its serial bus, or the emulator)',
   help: HELP,
   async run(args: string[], io: CliIo): Promise<number> {
     const parsed = await parseRunArgs(args);
@@ -234,6 +244,7 @@ export const runCommand: Command = {
       return parsed.code;
     }
     const log = (line: string): void => io.err(`[armguard] ${line}`);
+    if (parsed.notice) log(parsed.notice);
     // Signals are caught from before the arm is connected: one arriving during start-up ends the
     // session as soon as it is running (holding the arm, closing the episode).
     let session: RunSession | undefined;

@@ -7,7 +7,6 @@ import { parseTraceText } from '../../schema/trace-format.js';
 import type { EpisodeTrace } from '../../schema/trace.js';
 import { episodeText, scoreJson, sensitivityText, summaryText } from '../score-format.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
-import '../checkers-spec.js';
 
 const TRACE_FILE = /\.(jsonl|csv)$/i;
 
@@ -33,7 +32,6 @@ async function expand(paths: readonly string[]): Promise<{ files: string[]; prob
 
 export const scoreCommand: Command = {
   name: 'score',
-  summary: 'score recorded episode traces post hoc: per-clause ρ, VSI, SR/Safety/SBU/P[U|S] with intervals',
   help: `usage: armguard score [options] <trace file or directory>...
 
 Scores each recorded episode against the clause library with the applicability registry, then

@@ -9,7 +9,6 @@ import {
   type StlSignalDecl,
 } from '../../stl/index.js';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
-import '../checkers-stl.js';
 
 const HELP = `usage: armguard stl --spec <formula | @file.stl> --trace <file.csv> [--bool name,...] [--online] [--series]
 
@@ -100,7 +99,6 @@ function runOnline(f: Formula, trace: Trace, signals: readonly string[]): Record
 
 export const stlCommand: Command = {
   name: 'stl',
-  summary: 'evaluate STL formulas on a CSV trace (robustness, series, online statistics)',
   help: HELP,
   async run(args: string[], io: CliIo) {
     const parsed = parseArgs(args, { strings: ['spec', 'trace', 'bool'], booleans: ['online', 'series'] });

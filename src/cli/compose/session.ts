@@ -6,6 +6,7 @@
  * a throw out of the loop.
  */
 import type { So101Calibration } from '../../calibration/so101.js';
+import type { FreeMotionModel } from '../../calibration/free-motion.js';
 import type { ExecutedChunk, GateChunk } from '../../gate/chunk.js';
 import { describeCause, type GateEvent } from '../../gate/events.js';
 import type { Fault } from '../../ports/index.js';
@@ -23,6 +24,8 @@ import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
+  /** Free-motion model for the contact-force estimate (default: the calibration's analytic model). */
+  freeMotion?: FreeMotionModel;
   spec: ScoringSpec;
   task: string;
   robotId: string;
@@ -120,7 +123,7 @@ export class RunSession {
 
   /** Connect the arm (without moving it), build the runtime, start MQTT, the first episode and the loop. */
   static async start(o: RunSessionOptions): Promise<RunSession> {
-    const connectOptions = { calibration: o.calibration, clock: o.clock, timers: o.timers };
+    const connectOptions = { calibration: o.calibration, clock: o.clock, timers: o.timers, ...(o.freeMotion ? { freeMotion: o.freeMotion } : {}) };
     const c = o.arm.kind === 'emulator' ? await connectEmulatedSo101(connectOptions) : await connectSo101(o.arm.path, connectOptions);
     if (!c.ok) {
       const f = c.error;

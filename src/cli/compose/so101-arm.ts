@@ -3,7 +3,7 @@
  * with the simulated-arm physics served on one end of a socat pty pair while the real serial driver
  * opens the other end, so the whole serialport path runs. Connecting only pings (the arm does not move).
  */
-import { AnalyticFreeMotionModel } from '../../calibration/free-motion.js';
+import { AnalyticFreeMotionModel, type FreeMotionModel } from '../../calibration/free-motion.js';
 import type { So101Calibration } from '../../calibration/so101.js';
 import type { Fault } from '../../ports/index.js';
 import type { Clock, Timers } from '../../util/clock.js';
@@ -25,6 +25,8 @@ export interface So101Connection {
 
 export interface ConnectOptions {
   calibration: So101Calibration;
+  /** Default: the calibration's analytic model (drivers/so101/onnx-residual.ts so101FreeMotion adds the residual). */
+  freeMotion?: FreeMotionModel;
   clock: Clock;
   timers: Timers;
   /** Per-attempt bus response timeout (s). */
@@ -39,7 +41,7 @@ async function connectOnPath(path: string, o: ConnectOptions): Promise<Result<{ 
   const a = await So101Arm.connect({
     bus: b.value,
     calibration: o.calibration,
-    freeMotion: new AnalyticFreeMotionModel(o.calibration.freeMotion),
+    freeMotion: o.freeMotion ?? new AnalyticFreeMotionModel(o.calibration.freeMotion),
     clock: o.clock,
     timers: o.timers,
     ...(o.watchdogS !== undefined ? { watchdogS: o.watchdogS } : {}),

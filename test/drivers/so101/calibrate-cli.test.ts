@@ -47,7 +47,8 @@ describe('armguard calibrate so101', () => {
     // Pipelined ONNX model: the first prediction is the analytic one, the next adds the learned residual.
     const analytic = new AnalyticFreeMotionModel(cal.freeMotion);
     const residual = await OnnxResidual.load(join(dir, cal.freeMotion.residualOnnx!));
-    const model = new OnnxFreeMotionModel(analytic, residual);
+    if (!residual.ok) throw new Error(residual.error);
+    const model = new OnnxFreeMotionModel(analytic, residual.value);
     const q = [0.1, -0.8, 0.2, -0.5, 0.3, 0], qd = [0.2, -0.1, 0.05, 0, 0.1, 0];
     const a0 = new Float64Array(5), p0 = new Float64Array(5), p1 = new Float64Array(5);
     analytic.predict(q, qd, a0);
@@ -56,7 +57,7 @@ describe('armguard calibrate so101', () => {
     for (let i = 0; i < 20000 && model.runs === 0; i++) await new Promise((r) => setImmediate(r));
     expect(model.runs).toBe(1);
     model.predict(q, qd, p1);
-    const direct = await residual.run(Float32Array.from([...q.slice(0, 5), ...qd.slice(0, 5)]), 1);
+    const direct = await residual.value.run(Float32Array.from([...q.slice(0, 5), ...qd.slice(0, 5)]), 1);
     for (let j = 0; j < 5; j++) expect(p1[j]).toBeCloseTo(a0[j]! + direct[j]!, 9);
   });
 });

@@ -1,0 +1,30 @@
+/**
+ * The package's own files — spec/, calibration/, launch/, package.json — located from this module,
+ * never from the working directory: the same code runs from a checkout (src/platform/*.ts through tsx)
+ * and from an installed package (dist/src/platform/*.js under node_modules/armguard).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Walk up from `start` to the directory whose package.json names `name`. */
+export function findPackageRoot(start: string, name = 'armguard'): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === name) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json of '${name}' above ${start}`);
+  }
+}
+
+/** The armguard package directory (the checkout, or node_modules/armguard when installed). */
+export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+
+/** A path inside the package, e.g. packageFile('spec', 'clauses.yaml'). */
+export function packageFile(...parts: string[]): string {
+  return resolve(PACKAGE_ROOT, ...parts);
+}
+
+/** The version in the package's package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
+}
