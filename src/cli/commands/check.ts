@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { EXIT, type Command } from '../command.js';
 import type { FileChecker } from '../checkers.js';
+import { userOrPackagePath } from '../../platform/package-files.js';
 import { stlSpecChecker } from '../checkers-stl.js';
 import { clauseLibraryChecker, platformChecker, taskMapChecker } from '../checkers-spec.js';
 import { so101CalibrationChecker } from '../checkers-so101.js';
@@ -28,7 +29,7 @@ examples:
       return EXIT.usage;
     }
     let failed = false;
-    for (const path of args) {
+    for (const path of args.map(userOrPackagePath)) {
       let text: string;
       try {
         text = await readFile(path, 'utf8');

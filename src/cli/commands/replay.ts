@@ -15,7 +15,7 @@ import type { EpisodeTrace } from '../../schema/trace.js';
 import { episodeText } from '../score-format.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { rosbag2ReplayInput } from '../replay-rosbag2.js';
-import { packageFile } from '../../platform/package-files.js';
+import { packageFile, userOrPackagePath } from '../../platform/package-files.js';
 
 export interface ReplayInput {
   readonly kind: string;
@@ -48,7 +48,7 @@ export const lerobotReplayInput: ReplayInput = {
     }
   },
   async run(path, options, io) {
-    const calPath = (options.get('calibration') as string | undefined) ?? DEFAULT_CALIBRATION;
+    const calPath = userOrPackagePath((options.get('calibration') as string | undefined) ?? DEFAULT_CALIBRATION);
     let cal: So101Calibration;
     try {
       const parsed = parseSo101Calibration(await readFile(calPath, 'utf8'), calPath);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 import { parseRosNameArgs, type RosContext } from '../../../drivers/ros2/interface.js';
+import { userOrPackagePath } from '../../platform/package-files.js';
 import type { FrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { Timers } from '../../util/clock.js';
@@ -38,11 +39,12 @@ examples:
       io.err(`armguard ros-node: ${parsed.error}`);
       return EXIT.usage;
     }
-    const paramsPath = parsed.options.get('params');
-    if (typeof paramsPath !== 'string') {
+    const paramsOption = parsed.options.get('params');
+    if (typeof paramsOption !== 'string') {
       io.err('armguard ros-node: --params <file.yaml> is required');
       return EXIT.usage;
     }
+    const paramsPath = userOrPackagePath(paramsOption);
     let text: string;
     try {
       text = readFileSync(paramsPath, 'utf8');

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { userOrPackagePath } from '../../platform/package-files.js';
 import { parseSo101Calibration, type So101Calibration } from '../../calibration/so101.js';
 import { systemClock, systemTimers } from '../../platform/system-clock.js';
 import type { AccessConfig } from '../../telemetry/access.js';
@@ -84,8 +85,9 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const port = str('port');
   const emulator = p.options.get('emulator') === true;
   if (!port === !emulator) return usageError('give exactly one of --port <tty> or --emulator');
-  const calPath = str('calibration');
-  if (!calPath) return usageError('--calibration <yaml> is required');
+  const calOption = str('calibration');
+  if (!calOption) return usageError('--calibration <yaml> is required');
+  const calPath = userOrPackagePath(calOption);
   const task = str('task');
   if (!task) return usageError('--task <task-id> is required (see spec/tasks.yaml)');
   const robotId = str('robot-id') ?? 'so101';
