@@ -23,17 +23,22 @@ export const ONNX_RUNTIME_MISSING =
   '(contact_force.no_residual_threshold_n). To use the residual: npm install onnxruntime-node ' +
   '(offline or without a GPU: npm install onnxruntime-node --onnxruntime-node-install=skip).';
 
-let runtime: Promise<Result<typeof Ort, string>> | undefined;
-
-/** Import onnxruntime-node once; a missing package is a value, not a throw. */
-export function loadOnnxRuntime(importer: () => Promise<typeof Ort> = () => import('onnxruntime-node')): Promise<Result<typeof Ort, string>> {
-  runtime ??= importer().then(
+/** Import onnxruntime-node (or what `importer` loads in its place); a missing package is a value, not a throw. */
+export function importOnnxRuntime(importer: () => Promise<typeof Ort> = () => import('onnxruntime-node')): Promise<Result<typeof Ort, string>> {
+  return importer().then(
     (m) => ok(m),
     (e: unknown) => {
       const code = (e as { code?: string }).code;
       return err(code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' ? ONNX_RUNTIME_MISSING : `onnxruntime-node failed to load: ${(e as Error).message}`);
     },
   );
+}
+
+let runtime: Promise<Result<typeof Ort, string>> | undefined;
+
+/** onnxruntime-node, imported on the first call only. */
+export function loadOnnxRuntime(): Promise<Result<typeof Ort, string>> {
+  runtime ??= importOnnxRuntime();
   return runtime;
 }
 

@@ -43,6 +43,11 @@ describe('armguard calibrate so101', () => {
     const report = readFileSync(join(dir, 'so101-cli.report.md'), 'utf8');
     expect(report).toMatch(/Noise floor/);
     expect(report).toMatch(/onnxruntime-node reproduces the fitted model/);
+    // the fallback for a machine without onnxruntime-node: the analytic model's own noise floor, stated in the file and the report
+    expect(cal.contactForce.noResidual).toEqual({ deadbandN: expect.any(Number), thresholdN: expect.any(Number) });
+    expect(cal.contactForce.noResidual!.thresholdN).toBeGreaterThanOrEqual(1);
+    expect(cal.contactForce.noResidual!.deadbandN).toBeGreaterThan(0);
+    expect(report).toMatch(new RegExp(`Without onnxruntime-node .*a ${cal.contactForce.noResidual!.thresholdN} N contact threshold`));
 
     // Pipelined ONNX model: the first prediction is the analytic one, the next adds the learned residual.
     const analytic = new AnalyticFreeMotionModel(cal.freeMotion);

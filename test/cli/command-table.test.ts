@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commands } from '../../src/cli/commands/index.js';
+import { main } from '../../src/cli/main.js';
+import { fileCheckers } from '../../src/cli/commands/check.js';
+import { replayInputs } from '../../src/cli/commands/replay.js';
+import { findPackageRoot, packageVersion, userOrPackagePath } from '../../src/platform/package-files.js';
+import { captureIo } from '../support/cli-io.js';
+import { repoRoot } from '../support/paths.js';
+
+describe('the lazy command table', () => {
+  it('lists every module in src/cli/commands once, and each loader yields the command of that name', async () => {
+    const modules = readdirSync(join(repoRoot, 'src/cli/commands')).filter((f) => f.endsWith('.ts') && f !== 'index.ts').map((f) => f.slice(0, -3)).sort();
+    expect(commands.map((c) => c.name).sort()).toEqual(modules);
+    for (const entry of commands) {
+      const command = await entry.load();
+      expect(command.name).toBe(entry.name);
+      expect(command.help).toMatch(/usage: armguard/);
+      expect(entry.summary.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('--help lists every command with its summary from the table', async () => {
+    const c = captureIo();
+    expect(await main(['--help'], c.io)).toBe(0);
+    const text = c.out.join('\n');
+    for (const entry of commands) expect(text).toMatch(new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  });
+
+  it('<command> --help loads that command and prints its help', async () => {
+    const c = captureIo();
+    expect(await main(['stl', '--help'], c.io)).toBe(0);
+    expect(c.out.join('\n')).toMatch(/usage: armguard stl/);
+  });
+
+  it('--version prints the version in package.json (it was a hard-coded string)', async () => {
+    const c = captureIo();
+    expect(await main(['--version'], c.io)).toBe(0);
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(c.out).toEqual([`armguard ${version}`]);
+    expect(packageVersion()).toBe(version);
+  });
+
+  it('check and replay know every file kind and input kind without side-effect imports', () => {
+    expect(fileCheckers.map((c) => c.kind)).toEqual(['STL spec (.stl)', expect.stringMatching(/^clause library/), expect.stringMatching(/^task map/), expect.stringMatching(/^platform profiles/), 'SO-101 calibration']);
+    expect(replayInputs.map((i) => i.kind)).toEqual([expect.stringMatching(/LeRobot/), expect.stringMatching(/rosbag2/)]);
+  });
+
+  it('check validates the shipped spec files named relative to the package, from any working directory', async () => {
+    const c = captureIo();
+    const cwd = process.cwd();
+    process.chdir(join(repoRoot, 'docs'));
+    try {
+      expect(await main(['check', 'spec/clauses.yaml', 'spec/tasks.yaml', 'spec/platforms.yaml', 'calibration/so101-demo.yaml'], c.io)).toBe(0);
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(c.out).toHaveLength(4);
+    expect(c.out.every((l) => l.startsWith(repoRoot))).toBe(true);
+  });
+});
+
+describe('package files', () => {
+  it('finds the package root from a nested directory, and names the package it looked for when there is none', () => {
+    expect(findPackageRoot(join(repoRoot, 'src/cli/commands'))).toBe(repoRoot);
+    expect(() => findPackageRoot(join(repoRoot, 'src'), 'no-such-package')).toThrow(/no package.json of 'no-such-package' above/);
+  });
+
+  it('a user path wins over the shipped copy; a missing one stays as given so the error names it', () => {
+    const cwd = process.cwd();
+    try {
+      process.chdir(join(repoRoot, 'docs'));
+      expect(userOrPackagePath('calibration/so101-demo.yaml')).toBe(join(repoRoot, 'calibration/so101-demo.yaml'));
+      expect(userOrPackagePath('trace-format.md')).toBe('trace-format.md'); // exists in the working directory
+      expect(userOrPackagePath('calibration/so101-nope.yaml')).toBe('calibration/so101-nope.yaml');
+      expect(userOrPackagePath('/nonexistent/x.yaml')).toBe('/nonexistent/x.yaml');
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
