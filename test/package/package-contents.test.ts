@@ -4,8 +4,9 @@
  * library examples — is .ci/package-check (minutes: it builds and installs); these are the fast
  * static halves of it, run by `npm test`.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { builtinModules } from 'node:module';
 import { describe, expect, it } from 'vitest';
@@ -88,6 +89,19 @@ describe('the packed tarball', () => {
     expect(runtimeImports(bin)).toEqual([]);
     for (const b of ['armguard-feetech-probe', 'armguard-feetech-emulator']) {
       expect(readFileSync(join(repoRoot, sourceOf(manifest.bin[b]!)), 'utf8').startsWith('#!/usr/bin/env node'), b).toBe(true);
+    }
+  });
+
+  it('the bin without a build says what is missing and how to get it, and exits 1', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-bin-'));
+    try {
+      mkdirSync(join(dir, 'bin'));
+      copyFileSync(join(repoRoot, 'bin/armguard.mjs'), join(dir, 'bin/armguard.mjs'));
+      const r = spawnSync(process.execPath, [join(dir, 'bin/armguard.mjs'), '--help'], { encoding: 'utf8' });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/the compiled CLI \(dist\/src\/cli\/main\.js\) is missing — in a checkout run `npm run build` first/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
