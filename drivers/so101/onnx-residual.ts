@@ -126,7 +126,10 @@ export async function so101FreeMotion(cal: So101Calibration, residualPath: strin
   if (residualPath === undefined || !cal.freeMotion.residualOnnx) return { model: analytic, calibration: cal };
   const residual = await load(residualPath);
   if (residual.ok) return { model: new OnnxFreeMotionModel(analytic, residual.value), calibration: cal };
-  return { model: analytic, calibration: withoutResidual(cal), notice: residual.error };
+  const notice = residual.error === ONNX_RUNTIME_MISSING
+    ? residual.error
+    : `${residual.error} — armguard uses the analytic free-motion model alone with the calibration's wider no-residual contact threshold (contact_force.no_residual_threshold_n).`;
+  return { model: analytic, calibration: withoutResidual(cal), notice };
 }
 
 /** The calibration as it applies without its learned residual (pure). */
@@ -140,7 +143,7 @@ export function withoutResidual(cal: So101Calibration): So101Calibration {
       thresholds[key] = {
         ...t,
         value: fallback.thresholdN,
-        reason: `${t.reason} Learned residual not applied (onnxruntime-node not installed): analytic-model noise floor, no_residual_threshold_n.`,
+        reason: `${t.reason} Learned residual not applied (onnxruntime-node missing, or the model would not load): the analytic model's noise floor, no_residual_threshold_n.`,
       };
     }
   }

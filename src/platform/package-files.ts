@@ -4,7 +4,7 @@
  * and from an installed package (dist/src/platform/*.js under node_modules/armguard).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Walk up from `start` to the directory whose package.json names `name`. */
@@ -29,14 +29,20 @@ export function packageVersion(): string {
   return (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** The directories of shipped example files a user may name by their package-relative path. */
+const SHIPPED_DIRS = ['calibration', 'launch', 'spec'];
+
 /**
  * A path the user gave that may name one of the package's shipped example files: as given when it
  * exists (relative to the working directory) or is absolute; otherwise the package's own copy when
- * there is one (`calibration/so101-demo.yaml`, `launch/params/fr3.yaml`, `spec/tasks.yaml` work the
- * same from a checkout and from an installed package); otherwise as given, so errors name it.
+ * it names one under calibration/, launch/ or spec/ (`calibration/so101-demo.yaml`,
+ * `launch/params/fr3.yaml`, `spec/tasks.yaml` work the same from a checkout and from an installed
+ * package); otherwise as given, so errors name it.
  */
 export function userOrPackagePath(path: string): string {
   if (isAbsolute(path) || existsSync(path)) return path;
+  const inPackage = normalize(path).split(sep);
+  if (!SHIPPED_DIRS.includes(inPackage[0] ?? '') || inPackage.includes('..')) return path;
   const shipped = packageFile(path);
   return existsSync(shipped) ? shipped : path;
 }

@@ -75,6 +75,10 @@ describe('package files', () => {
       expect(userOrPackagePath('trace-format.md')).toBe('trace-format.md'); // exists in the working directory
       expect(userOrPackagePath('calibration/so101-nope.yaml')).toBe('calibration/so101-nope.yaml');
       expect(userOrPackagePath('/nonexistent/x.yaml')).toBe('/nonexistent/x.yaml');
+      // only the shipped example directories, never a path leaving them
+      expect(userOrPackagePath('README.md')).toBe('README.md');
+      expect(userOrPackagePath('src/index.ts')).toBe('src/index.ts');
+      expect(userOrPackagePath('spec/../package.json')).toBe('spec/../package.json');
     } finally {
       process.chdir(cwd);
     }

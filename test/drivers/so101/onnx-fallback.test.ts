@@ -73,6 +73,14 @@ describe('the SO-101 free-motion model a calibration asks for', () => {
     expect(cal.thresholds.max_contact_force!.reason).not.toMatch(/not applied/); // the input is not modified
   });
 
+  it('a residual file onnxruntime-node cannot load: the same fallback, the notice names the file and what is used instead', async () => {
+    const cal = demo();
+    const fm = await so101FreeMotion(cal, CAL_PATH); // a YAML file where the model should be
+    expect(fm.model).not.toBeInstanceOf(OnnxFreeMotionModel);
+    expect(fm.notice).toMatch(/so101-demo\.yaml: onnxruntime-node cannot load it: .* — armguard uses the analytic free-motion model alone .*no_residual_threshold_n/);
+    expect(fm.calibration.thresholds.max_contact_force!.value).toBe(cal.contactForce.noResidual!.thresholdN);
+  });
+
   it('a calibration without a residual runs the analytic model as written', async () => {
     const cal = demo();
     const { residualOnnx: _r, ...freeMotion } = cal.freeMotion;
