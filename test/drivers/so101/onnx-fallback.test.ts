@@ -94,7 +94,7 @@ describe('the SO-101 free-motion model a calibration asks for', () => {
   });
 
   it('armguard run wires it: the demo calibration runs with its residual here', async () => {
-    const r = await parseRunArgs(['so101', '--emulator', '--calibration', CAL_PATH, '--task', 'so101-pick-blue-can', '--mqtt', 'mqtt://u:p@127.0.0.1:1']);
+    const r = await parseRunArgs(['so101', '--emulator', '--calibration', CAL_PATH, '--task', 'so101-pick-blue-can', '--mqtt', 'mqtt://127.0.0.1:1']);
     if (!r.ok) throw new Error(r.errors.join('\n'));
     expect(r.options.freeMotion).toBeInstanceOf(OnnxFreeMotionModel);
     expect(r.notice).toBeUndefined();
