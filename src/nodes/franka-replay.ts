@@ -12,7 +12,7 @@ import { describeCause, DEFAULT_GATE_CONFIG, Gate, type GateEvent } from '../gat
 import { Pipeline } from '../runtime/pipeline.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosPublisher } from '../../drivers/ros2/interface.js';
-import { scanBag, type BagSummary, type ByteSource } from '../../drivers/ros2/bag/index.js';
+import { scanBag, type BagMessage, type BagSummary, type ByteSource } from '../../drivers/ros2/bag/index.js';
 import { FR3_JOINTS, FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { FrankaMapping, frankaMappingConfig } from '../../drivers/franka/mapping.js';
 import type { FrankaEndEffector } from '../kinematics/index.js';
@@ -45,7 +45,12 @@ export interface ClauseReplay {
 export interface FrankaReplayReport {
   /** The arm description and end effector the robot states were mapped with. */
   arm: { robot: string; endEffector: FrankaEndEffector };
+  /** Over all parts of the bag: message count, per-topic counts, and the first part that did not end complete (else complete). */
   bag: Pick<BagSummary, 'messageCount' | 'end'> & { topics: { topic: string; type: string; count: number }[] };
+  /** Per part of a split bag, in replay order: messages read and how the file ended. */
+  parts: { messageCount: number; end: BagSummary['end'] }[];
+  /** The robot-state topic the replay listened to (no samples on it = nothing was evaluated). */
+  robotStateTopic: string;
   duration: number;
   steps: number;
   clauses: ClauseReplay[];
@@ -56,8 +61,12 @@ export interface FrankaReplayReport {
   stepTimes?: Float64Array;
 }
 
+/**
+ * `source`: one MCAP file's bytes, or `{ parts }` — the files of a split bag in recording order
+ * (drivers/ros2/bag's bagFiles), replayed one after the other on one clock.
+ */
 export async function replayFrankaBag(
-  source: ByteSource,
+  source: ByteSource | { readonly parts: readonly ByteSource[] },
   options: FrankaReplayOptions,
   timing?: { now(): number },
 ): Promise<FrankaReplayReport> {
@@ -120,7 +129,7 @@ export async function replayFrankaBag(
   const publishers = new Map<string, RosPublisher<unknown>>();
   const stateTopic = options.robotStateTopic ?? FRANKA_TOPICS.robotState;
   const undecodable = new Map<string, { topic: string; count: number; firstError: string }>();
-  const summary = await scanBag(source, (msg) => {
+  const onMessage = (msg: BagMessage): void => {
     const t = Number(msg.logTime) / 1e9;
     if (t0 === undefined) start(t);
     if (t > clock.now()) timers.advanceTo(t);
@@ -139,7 +148,18 @@ export async function replayFrankaBag(
       return;
     }
     pub.publish(decoded);
-  });
+  };
+  const sources = isSplit(source) ? source.parts : [source];
+  const summaries: BagSummary[] = [];
+  for (const part of sources) summaries.push(await scanBag(part, onMessage));
+  const topicCounts = new Map<string, { topic: string; type: string; count: number }>();
+  for (const s of summaries) {
+    for (const t of s.topics) {
+      const seen = topicCounts.get(t.topic);
+      if (seen) seen.count += t.messageCount;
+      else topicCounts.set(t.topic, { topic: t.topic, type: t.type, count: t.messageCount });
+    }
+  }
 
   const clauseReports: ClauseReplay[] = decisions.map((d) => {
     const i = active.findIndex((a) => a.clause.id === d.clause.id);
@@ -155,10 +175,12 @@ export async function replayFrankaBag(
   return {
     arm: { robot: options.platform, endEffector: options.endEffector ?? 'franka_hand' },
     bag: {
-      messageCount: summary.messageCount,
-      end: summary.end,
-      topics: summary.topics.map((t) => ({ topic: t.topic, type: t.type, count: t.messageCount })),
+      messageCount: summaries.reduce((n, s) => n + s.messageCount, 0),
+      end: summaries.find((s) => s.end.kind !== 'complete')?.end ?? { kind: 'complete' },
+      topics: [...topicCounts.values()],
     },
+    parts: summaries.map((s) => ({ messageCount: s.messageCount, end: s.end })),
+    robotStateTopic: stateTopic,
     duration: t0 === undefined ? 0 : clock.now() - t0,
     steps,
     clauses: clauseReports,
@@ -166,4 +188,8 @@ export async function replayFrankaBag(
     undecodable: [...undecodable.values()],
     ...(timing ? { stepTimes: Float64Array.from(stepTimes) } : {}),
   };
+}
+
+function isSplit(source: ByteSource | { readonly parts: readonly ByteSource[] }): source is { readonly parts: readonly ByteSource[] } {
+  return typeof source === 'object' && source !== null && 'parts' in source && Array.isArray((source as { parts?: unknown }).parts);
 }
