@@ -126,8 +126,14 @@ export const rosbag2ReplayInput: ReplayInput = {
         io.out(`  ${c.id.padEnd(24)} — ${c.explanation}`);
         continue;
       }
+      const missing = c.missing.map((m) => m.signal).join(', ');
+      if (c.evaluatedSteps === 0) {
+        io.out(`  ${c.id.padEnd(24)} not evaluated: signal ${missing || '?'} missing`);
+        continue;
+      }
       const verdict = c.firstViolation === null ? 'satisfied' : `VIOLATED first at ${c.firstViolation.toFixed(3)} s (${c.violatingSteps} steps)`;
-      io.out(`  ${c.id.padEnd(24)} min ρ/|τ| ${fmt(c.minMargin)}  ${verdict}`);
+      const partial = c.evaluatedSteps < report.steps ? ` (evaluated on ${c.evaluatedSteps} of ${report.steps} samples; not evaluated where ${c.missing.map((m) => `${m.signal} was missing (${m.steps})`).join(', ')})` : '';
+      io.out(`  ${c.id.padEnd(24)} min ρ/|τ| ${fmt(c.minMargin)}  ${verdict}${partial}`);
     }
     io.out('gate:');
     for (const e of report.gateEvents) io.out(`  ${e.t.toFixed(3)} s  ${e.from} → ${e.to}: ${e.cause}`);

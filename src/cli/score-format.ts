@@ -52,7 +52,7 @@ export function episodeText(e: EpisodeScore, units: ReadonlyMap<string, string>)
     `${e.platform ? `, platform ${e.platform}` : ''}${e.task ? `, task ${e.task}` : ''}`;
   const cols = `  ${pad('clause', 30)} ${pad('status', 18)} ${pad('ρ', 14)} ${pad('first viol.', 11)} ${pad('longest run', 16)} ${pad('exposure', 8)} d`;
   const lines = [head, cols, ...e.clauses.map((c) => clauseLine(c, units.get(c.clauseId) ?? ''))];
-  if (e.reducedSet.length > 0) lines.push(`  reduced applicable set: ${e.reducedSet.join(', ')} not scored (signal not declared)`);
+  if (e.reducedSet.length > 0) lines.push(`  reduced applicable set: ${e.reducedSet.join(', ')} not scored (signal not declared, or not in the recording)`);
   for (const w of e.warnings) lines.push(`  warning: ${w}`);
   return lines.join('\n');
 }

@@ -62,6 +62,8 @@ export class MonitorBank implements ClauseMargins {
   private readonly derivedScratch: Float64Array[];
   /** Signals any clause reads (indices into SIGNALS): the gate's required signals. */
   readonly requiredSignals: readonly number[];
+  /** Per clause, the schema signals (indices into SIGNALS) it reads, derived signals expanded to their inputs. */
+  private readonly schemaSignals: readonly (readonly number[])[];
 
   constructor(clauses: readonly BankClause[]) {
     this.clauses = clauses;
@@ -79,6 +81,7 @@ export class MonitorBank implements ClauseMargins {
         return -(k + 1);
       }),
     );
+    this.schemaSignals = this.indices.map((idx) => [...new Set([...idx].flatMap((i) => (i >= 0 ? [i] : DERIVED_SIGNALS[-i - 1]!.inputs.map((n) => signalIndex(n)!))))]);
     this.derivedInputs = DERIVED_SIGNALS.map((d) => Int32Array.from(d.inputs, (n) => signalIndex(n)!));
     this.derivedScratch = DERIVED_SIGNALS.map((d) => new Float64Array(d.inputs.length));
     this.requiredSignals = [...required].sort((a, b) => a - b);
@@ -121,6 +124,10 @@ export class MonitorBank implements ClauseMargins {
   }
   name(i: number): string {
     return this.clauses[i]?.name ?? `clause#${i}`;
+  }
+  /** The schema signals (indices into SIGNALS) clause i reads; derived signals expanded to their inputs. */
+  clauseSignals(i: number): readonly number[] {
+    return this.schemaSignals[i] ?? [];
   }
   margin(i: number): number {
     return this.m[i] ?? NaN;

@@ -51,8 +51,11 @@ export class EpisodeScorer {
     if (!plan.ok || errors.length > 0) return err(errors);
     const { platform, decisions, instances } = plan.value;
     for (const c of plan.value.ignoredSignals) warnings.push(`column '${c}' is not a signal platform ${platform?.id ?? ''} declares; ignored`);
+    // Declared by the platform but absent from this recording: the clause was not evaluated (not "not applicable").
+    const absentDeclared = new Set<string>();
     if (platform) {
       const absent = platform.signals.filter((s) => !trace.columns.has(s));
+      for (const s of absent) absentDeclared.add(s);
       if (absent.length > 0) warnings.push(`platform ${platform.id} declares ${absent.join(', ')} but the trace has no column for ${absent.length === 1 ? 'it' : 'them'}`);
     }
 
@@ -68,7 +71,9 @@ export class EpisodeScorer {
         clauses.push(previous);
         continue;
       }
-      clauses.push(this.scoreClause(d, inst, trace, n, meta.manual.get(d.clause.id), getColumns, opts.keepRho === true, warnings));
+      const missing = d.decision.kind === 'missing-signal' && absentDeclared.has(d.decision.signal) ? d.decision.signal : undefined;
+      const decided = missing === undefined ? d : { ...d, explanation: `not evaluated: signal ${missing} missing (platform ${platform?.id ?? '?'} declares it; the recording has no column for it)` };
+      clauses.push(this.scoreClause(decided, inst, trace, n, meta.manual.get(d.clause.id), getColumns, opts.keepRho === true, warnings));
     }
     return ok(summarise(trace, clauses, plan.value.tags.tags, warnings));
   }

@@ -78,6 +78,16 @@ describe('armguard replay <bag.mcap>', () => {
     expect(c.err.join('\n')).toMatch(/tail\.mcap: not a readable MCAP file: corrupt at byte \d+/);
     expect(c.err.join('\n')).toMatch(/cover only the part of the recording that could be read/);
   });
+  it('a clause whose signal never arrived reads "not evaluated: signal X missing", not satisfied', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'armguard-cli-replay-')), 'nogripper.mcap');
+    await writeFrankaBag(path, { seconds: 0.3, gripper: false });
+    const c = captureIo();
+    expect(await main(['replay', path, '--task', 'libero-spatial-pick-bowl'], c.io)).toBe(0);
+    const text = c.out.join('\n');
+    expect(text).toMatch(/stable_grasp_maintained\s+not evaluated: signal gripper_contact missing/);
+    expect(text).not.toMatch(/stable_grasp_maintained.*satisfied/);
+    expect(text).toMatch(/joint_torque\s+min ρ\/\|τ\| \S+\s+satisfied/);
+  });
   it('a split bag (metadata.yaml + two files) is replayed file after file: a spike in the second file is found', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-cli-replay-split-'));
     const t0 = 1_700_000_000_000_000_000n;

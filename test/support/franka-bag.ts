@@ -17,6 +17,8 @@ export interface FrankaBagPlan {
   startNs?: bigint;
   /** Joint positions of every robot state (rad; default the ready pose). */
   q?: readonly number[];
+  /** false: no gripper topic at all (a bag recorded without franka_gripper). */
+  gripper?: boolean;
 }
 
 export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise<void> {
@@ -35,7 +37,7 @@ export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise
       s.measured_joint_state.position = [...(plan.q ?? [0, -0.785, 0, -2.356, 0, 1.571, 0.785])];
       s.o_f_ext_hat_k.wrench.force = { x: 0.5, y: -0.3, z: 1.2 };
       // The gripper's state at the same instant comes first, so every robot state sees a gripper.
-      if (k % 66 === 0) {
+      if (k % 66 === 0 && plan.gripper !== false) {
         const g = jointState(ns, 0);
         await w.write(FRANKA_GRIPPER_TOPIC, ns, { ...g, name: ['fr3_finger_joint1', 'fr3_finger_joint2'], position: [0.04, 0.04], velocity: [0, 0], effort: [0, 0] });
       }
