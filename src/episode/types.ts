@@ -49,7 +49,10 @@ export type LabelSource = 'operator' | 'mqtt' | 'ros2' | 'predicate' | 'import' 
  * labels merge per clause id). Relabeling appends a record; raw data is never rewritten.
  */
 export interface LabelRecord {
+  /** Seconds on the episode file's own clock (the time base of its data). */
   t: number;
+  /** Wall-clock time of the labelling (Unix seconds), for labels appended after the fact. */
+  wallTime?: number;
   source: LabelSource;
   /** Who labeled (operator name, MQTT client id, node name). */
   by?: string;

@@ -20,6 +20,9 @@ import type { FrankaEndEffector } from '../kinematics/index.js';
 import { FRANKA_STATE_MIN_INTERVAL_S, FRANKA_TOPICS } from '../../drivers/franka/messages.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
 
+/** A jump in log time longer than this (s) ends the replay (one hour of idle steps is 360,000 steps). */
+export const MAX_LOG_TIME_GAP_S = 3600;
+
 export interface FrankaReplayOptions {
   spec: ScoringSpec;
   /** Platform profile id (fr3 or panda): also picks the arm's description (joint limits, volumes). */
@@ -62,6 +65,12 @@ export interface FrankaReplayReport {
   gateEvents: { t: number; from: string; to: string; cause: string }[];
   /** Messages that could not be decoded (not replayed), per topic, with the first reason. */
   undecodable: { topic: string; count: number; firstError: string }[];
+  /**
+   * The replay stopped at a jump in log time longer than MAX_LOG_TIME_GAP_S (records on a second
+   * time base, e.g. a Unix-time record in a file on a monotonic clock): the messages from there on
+   * were not replayed. Stepping the idle timers through such a gap would take years.
+   */
+  stoppedAtGap?: { t: number; gapSeconds: number; topic: string; messagesNotReplayed: number };
   /** Wall-clock cost per step (sample → signals → clauses → gate), for benchmarks. */
   stepTimes?: Float64Array;
 }
@@ -149,8 +158,17 @@ export async function replayFrankaBag(
   const publishers = new Map<string, RosPublisher<unknown>>();
   const stateTopic = options.robotStateTopic ?? FRANKA_TOPICS.robotState;
   const undecodable = new Map<string, { topic: string; count: number; firstError: string }>();
+  let stoppedAtGap: FrankaReplayReport['stoppedAtGap'];
   const onMessage = (msg: BagMessage): void => {
+    if (stoppedAtGap) {
+      stoppedAtGap.messagesNotReplayed++;
+      return;
+    }
     const t = Number(msg.logTime) / 1e9;
+    if (t0 !== undefined && t - clock.now() > MAX_LOG_TIME_GAP_S) {
+      stoppedAtGap = { t: clock.now() - t0, gapSeconds: t - clock.now(), topic: msg.topic, messagesNotReplayed: 1 };
+      return;
+    }
     if (t0 === undefined) start(t);
     if (t > clock.now()) timers.advanceTo(t);
     let pub = publishers.get(msg.topic);
@@ -208,6 +226,7 @@ export async function replayFrankaBag(
     clauses: clauseReports,
     gateEvents: events.map((e) => ({ t: e.t - (t0 ?? 0), from: e.from, to: e.to, cause: describeCause(e.cause) })),
     undecodable: [...undecodable.values()],
+    ...(stoppedAtGap ? { stoppedAtGap } : {}),
     ...(timing ? { stepTimes: Float64Array.from(stepTimes) } : {}),
   };
 }

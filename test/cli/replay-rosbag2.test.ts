@@ -88,6 +88,15 @@ describe('armguard replay <bag.mcap>', () => {
     expect(text).not.toMatch(/stable_grasp_maintained.*satisfied/);
     expect(text).toMatch(/joint_torque\s+min ρ\/\|τ\| \S+\s+satisfied/);
   });
+  it('a record on a second time base (Unix time after a monotonic-clock recording) ends the replay there with an error, instead of stepping through decades', { timeout: 30_000 }, async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'armguard-cli-replay-')), 'two-clocks.mcap');
+    // robot state on a monotonic clock (12 s since boot), then one message stamped at Unix time
+    await writeFrankaBag(path, { seconds: 0.2, startNs: 12_000_000_000n, lateMessageNs: 1_764_400_000_000_000_000n });
+    const c = captureIo();
+    expect(await main(['replay', path, '--task', 'libero-spatial-pick-bowl'], c.io)).toBe(1);
+    expect(c.out.join('\n')).toMatch(/200 robot-state samples/);
+    expect(c.err.join('\n')).toMatch(/log time jumps by 1\.764e\+9 s at 0\.199 s \(next message on \/franka_gripper\/joint_states\): a second time base in one recording; replay stopped there, 1 message\(s\) after the jump not replayed/);
+  });
   it('a split bag (metadata.yaml + two files) is replayed file after file: a spike in the second file is found', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-cli-replay-split-'));
     const t0 = 1_700_000_000_000_000_000n;

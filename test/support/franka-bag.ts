@@ -17,6 +17,8 @@ export interface FrankaBagPlan {
   startNs?: bigint;
   /** Joint positions of every robot state (rad; default the ready pose). */
   q?: readonly number[];
+  /** One more gripper message at this log time (ns), after the rest: e.g. a record on another time base. */
+  lateMessageNs?: bigint;
   /** false: no gripper topic at all (a bag recorded without franka_gripper). */
   gripper?: boolean;
 }
@@ -43,6 +45,10 @@ export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise
       }
       if (plan.garbled?.includes(k)) await w.writeSerialized(FRANKA_STATE_TOPIC, ns, Uint8Array.from([0, 1, 0, 0, 7, 7, 7]));
       else await w.write(FRANKA_STATE_TOPIC, ns, s);
+    }
+    if (plan.lateMessageNs !== undefined) {
+      const g = jointState(plan.lateMessageNs, 0);
+      await w.write(FRANKA_GRIPPER_TOPIC, plan.lateMessageNs, { ...g, name: ['fr3_finger_joint1', 'fr3_finger_joint2'], position: [0.04, 0.04], velocity: [0, 0], effort: [0, 0] });
     }
   });
 }
