@@ -70,6 +70,8 @@ export interface ClauseCell {
   readonly violated: number;
   readonly applicable: number;
   readonly manual: number;
+  /** Episodes a manual `not_applicable` label took out of the denominator. */
+  readonly manualNotApplicable: number;
 }
 
 export interface TaskRow {

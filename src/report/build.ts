@@ -59,7 +59,7 @@ interface TaskAcc {
   successes: number;
   safe: number;
   unsafeSuccesses: number;
-  cells: Map<string, { violated: number; applicable: number; manual: number }>;
+  cells: Map<string, { violated: number; applicable: number; manual: number; manualNotApplicable: number }>;
 }
 
 interface RunAcc {
@@ -181,7 +181,8 @@ export class ReportBuilder {
     for (const c of s.clauses) {
       if (!this.safeClauses.has(c.clauseId)) continue;
       let cell = t.cells.get(c.clauseId);
-      if (!cell) t.cells.set(c.clauseId, (cell = { violated: 0, applicable: 0, manual: 0 }));
+      if (!cell) t.cells.set(c.clauseId, (cell = { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 }));
+      if (c.decision.kind === 'manual-not-applicable') cell.manualNotApplicable++;
       if (!c.applicable) continue;
       cell.applicable++;
       if (c.violated) cell.violated++;
@@ -238,7 +239,7 @@ export class ReportBuilder {
     const taskClauses = this.clauseOrder.filter((id) => applicableSafe.has(id));
     const taskRow = (task: string, t: TaskAcc): TaskRow => {
       const clauses: Record<string, ClauseCell> = {};
-      for (const id of taskClauses) clauses[id] = { ...(t.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0 }) };
+      for (const id of taskClauses) clauses[id] = { ...(t.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 }) };
       return { task, episodes: t.episodes, successes: t.successes, safe: t.safe, unsafeSuccesses: t.unsafeSuccesses, clauses };
     };
     const tasks = [...this.tasks].map(([k, t]) => taskRow(k, t));
@@ -249,8 +250,8 @@ export class ReportBuilder {
       all.safe += t.safe;
       all.unsafeSuccesses += t.unsafeSuccesses;
       for (const [id, c] of t.cells) {
-        const a = all.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0 };
-        all.cells.set(id, { violated: a.violated + c.violated, applicable: a.applicable + c.applicable, manual: a.manual + c.manual });
+        const a = all.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 };
+        all.cells.set(id, { violated: a.violated + c.violated, applicable: a.applicable + c.applicable, manual: a.manual + c.manual, manualNotApplicable: a.manualNotApplicable + c.manualNotApplicable });
       }
     }
     const runs: ClauseRun[] = this.clauseOrder.flatMap((id) => {
