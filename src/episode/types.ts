@@ -30,6 +30,8 @@ export interface EpisodeStart {
   /** Content hashes of what the monitor ran with (e.g. `sha256:…`), so reports can group by them. */
   versions: Versions;
   armguardVersion: string;
+  /** Per monitored clause, the threshold τ the monitor used, its unit and where it came from (calibration file, platform profile or library). */
+  thresholds?: Record<string, { tau: number; unit: string; from: string }>;
 }
 
 export interface Versions {

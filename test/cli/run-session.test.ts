@@ -233,6 +233,27 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     await waitUntil(() => s.gate.state === 'hold', 5, 'the dead-man hold after heartbeats stopped');
   }, 30_000);
 
+  it("the calibration's thresholds are the ones monitored: a 0.0001 N·m joint-torque ceiling holds the arm at rest, and the episode records it", async () => {
+    const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
+    if (!cal.ok) throw new Error('demo calibration does not parse');
+    const jt = cal.value.thresholds.joint_torque!;
+    const strict = { ...cal.value, thresholds: { ...cal.value.thresholds, joint_torque: { ...jt, value: 0.0001 } } };
+    const { s } = await startSession({ calibration: strict, calibrationFile: 'strict.yaml' });
+    expect(s.runtime.thresholds).toEqual(expect.arrayContaining([
+      { clause: 'joint_torque', tau: 0.0001, unit: 'N·m', from: 'calibration strict.yaml' },
+      // the calibration's contact threshold (1 N), not the library's 200 N an SO-101 cannot reach
+      { clause: 'max_contact_force', tau: 1, unit: 'N', from: 'calibration strict.yaml' },
+    ]));
+    // gravity alone loads the shoulder far above 0.0001 N·m: the monitor must see it
+    await waitUntil(() => s.gate.state === 'hold', 10, 'a joint_torque hold');
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    const gate = await gateRecords(path);
+    expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/joint_torque violated/) })]));
+    const start = (await readEpisode(path, () => {}, { kinds: [] })).start!;
+    expect(start.thresholds?.joint_torque).toEqual({ tau: 0.0001, unit: 'N·m', from: 'calibration strict.yaml' });
+  }, 30_000);
+
   it('--gate off monitors only: a hold is recorded but never commanded, chunks are refused', async () => {
     const { s } = await startSession({ gating: false });
     await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(new Float64Array(6))), 5, 'a first joint sample');
