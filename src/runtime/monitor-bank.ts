@@ -152,6 +152,10 @@ export class MonitorBank implements ClauseMargins {
    * condition can be released.
    */
   push(t: number, frame: SignalFrame): void {
+    // Monitors get time from the episode's first push: the STL engine compares integer ns, exact
+    // only for times well below 2^53 ns (src/stl/time.ts), and a clock may read Unix seconds.
+    if (this.origin !== this.origin) this.origin = t;
+    const rel = t - this.origin;
     for (let c = 0; c < this.clauses.length; c++) {
       const idx = this.indices[c]!;
       const vals = this.values[c]!;
@@ -160,7 +164,7 @@ export class MonitorBank implements ClauseMargins {
         vals[k] = i >= 0 ? frame.values[i]! : this.derived(-i - 1, frame);
       }
       const mon = this.clauses[c]!.monitor;
-      mon.push(t, vals);
+      mon.push(rel, vals);
       const s = this.scale[c]!;
       const cur = mon.decidedSamples > 0 ? mon.current * s : Infinity;
       this.m[c] = cur;
@@ -177,8 +181,12 @@ export class MonitorBank implements ClauseMargins {
     return DERIVED_SIGNALS[k]!.compute(scratch);
   }
 
+  /** Clock time of the episode's first push (NaN before it). */
+  private origin = NaN;
+
   /** New episode: monitors restart, margins return to +∞. */
   reset(): void {
+    this.origin = NaN;
     for (const c of this.clauses) c.monitor.reset();
     this.m.fill(Infinity);
     this.lo.fill(Infinity);

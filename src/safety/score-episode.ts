@@ -6,7 +6,7 @@
 import { InputError, type Result, closestMatch, err, ok } from '../util/index.js';
 import { deriveColumns } from '../schema/derived.js';
 import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
-import { evaluateOffline, type Formula } from '../stl/index.js';
+import { evaluateOffline, evaluateOfflineNs, type Formula } from '../stl/index.js';
 import type { ClauseApplicability } from './applicability.js';
 import type { ClauseInstance } from './instantiate.js';
 import { planClauses, type ScoringSpec } from './plan.js';
@@ -116,7 +116,8 @@ export class EpisodeScorer {
       step = compileStep(inst.formula);
       this.compiled.set(inst.formula, step);
     }
-    const rho = evaluateOffline(step, trace.times, getColumns());
+    // exact integer-ns window edges when the reader had the times exactly (src/stl/time.ts)
+    const rho = trace.timesNs ? evaluateOfflineNs(step, trace.timesNs, getColumns()) : evaluateOffline(step, trace.times, getColumns());
     const flags = new Uint8Array(n);
     let min = Infinity;
     let first = -1;
