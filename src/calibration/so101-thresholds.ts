@@ -6,7 +6,8 @@
  *   by this arm (a ceiling the arm can never reach is a clause that can never fire);
  * - `calibratedProfile`: the so101 platform profile with the calibration's thresholds applied.
  */
-import type { PlatformProfile, ThresholdOverride, TierNumbers } from '../schema/platform.js';
+import type { PlatformProfile } from '../schema/platform.js';
+import { profileWithThresholds, type ClauseLibrary } from '../safety/index.js';
 import type { ThresholdEntry } from './so101.js';
 
 /**
@@ -57,31 +58,18 @@ export function thresholdRangeProblem(t: Pick<ThresholdEntry, 'value' | 'unit'>,
 export function calibratedProfile(
   profile: PlatformProfile,
   thresholds: Readonly<Record<string, ThresholdEntry>>,
-  library: { readonly clauses: readonly { readonly id: string; readonly unit: string; readonly thresholds: ReadonlyMap<string, TierNumbers> }[] },
+  library: ClauseLibrary,
   calibrationFile: string,
 ): PlatformProfile {
-  const overrides = new Map(profile.thresholds);
   for (const [clauseId, entry] of Object.entries(thresholds)) {
     const clause = library.clauses.find((c) => c.id === clauseId);
-    if (!clause) throw new Error(`${calibrationFile}: thresholds.${clauseId}: no clause '${clauseId}' in the clause library`);
-    if (clause.unit !== entry.unit) throw new Error(`${calibrationFile}: thresholds.${clauseId}.unit: '${entry.unit}', but clause ${clauseId} is in ${clause.unit}`);
-    const base = profile.thresholds.get(clauseId)?.tiers ?? clause.thresholds;
-    const tiers = new Map<string, TierNumbers>();
-    for (const [name, n] of base) {
-      const ratio = n.tau !== 0 ? entry.value / n.tau : NaN;
-      tiers.set(name, {
-        tau: entry.value,
-        ...(n.severe !== undefined ? { severe: Number.isFinite(ratio) ? n.severe * ratio : n.severe } : {}),
-        ...(n.warn !== undefined ? { warn: Number.isFinite(ratio) ? n.warn * ratio : n.warn } : {}),
-      });
-    }
-    const override: ThresholdOverride = {
-      clause: clauseId, tiers, reason: entry.reason, source: `calibration ${calibrationFile}: ${entry.source}`,
-      where: { file: calibrationFile, line: undefined },
-    };
-    overrides.set(clauseId, override);
+    if (clause && clause.unit !== entry.unit) throw new Error(`${calibrationFile}: thresholds.${clauseId}.unit: '${entry.unit}', but clause ${clauseId} is in ${clause.unit}`);
   }
-  return { ...profile, thresholds: overrides };
+  return profileWithThresholds(
+    profile,
+    Object.entries(thresholds).map(([clause, e]) => ({ clause, tau: e.value, reason: e.reason, source: `calibration ${calibrationFile}: ${e.source}`, file: calibrationFile })),
+    library,
+  );
 }
 
 function round(x: number): number {

@@ -76,6 +76,8 @@ export class ReportBuilder {
   private readonly tasks = new Map<string, TaskAcc>();
   private readonly runs = new Map<string, RunAcc>();
   private readonly robots = new Map<string, number>();
+  /** "clause\u0000τ\u0000from" → episodes that recorded that monitored threshold. */
+  private readonly monitored = new Map<string, number>();
   private readonly variants: { variant: SensitivityVariant; safe: boolean[]; vsi: number[]; notes: Set<string> }[];
   private readonly worst: WorstTracker;
   private readonly skipped: { file: string; reason: string }[] = [];
@@ -126,6 +128,10 @@ export class ReportBuilder {
     this.foldTask(score);
     this.foldRuns(score);
     this.robots.set(extras.robotId, (this.robots.get(extras.robotId) ?? 0) + 1);
+    for (const [id, t] of trace.meta.thresholds ?? []) {
+      const key = `${id}\u0000${t.tau}\u0000${t.from}`;
+      this.monitored.set(key, (this.monitored.get(key) ?? 0) + 1);
+    }
     for (const w of score.warnings) if (this.warnings.length < 200) this.warnings.push(`${score.episodeId}: ${w}`);
     this.scores.push(slim(score));
     this.rows.push(this.row(score, trace, extras));
@@ -279,6 +285,10 @@ export class ReportBuilder {
       bootstrap: this.opts.bootstrap,
       episodes: this.scores.length,
       robots: [...this.robots].sort(([a], [b]) => a.localeCompare(b)).map(([robotId, episodes]) => ({ robotId, episodes })),
+      monitoredThresholds: [...this.monitored].sort(([a], [b]) => a.localeCompare(b)).map(([key, episodes]) => {
+        const [clauseId = '', tau = '', from = ''] = key.split('\u0000');
+        return { clauseId, tau: Number(tau), from, episodes };
+      }),
       summary,
       taskClauses,
       tasks,

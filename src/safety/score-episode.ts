@@ -10,6 +10,7 @@ import { evaluateOffline, evaluateOfflineNs, type Formula } from '../stl/index.j
 import type { ClauseApplicability } from './applicability.js';
 import type { ClauseInstance } from './instantiate.js';
 import { planClauses, type ScoringSpec } from './plan.js';
+import { profileWithThresholds } from './instantiate.js';
 import { STEP_IN_WARNING_BAND, STEP_VIOLATING, type ClauseScore, type EpisodeScore } from './score-types.js';
 import { compileStep } from './stl-bridge.js';
 import { violationDepth } from './vsi.js';
@@ -43,7 +44,9 @@ export class EpisodeScorer {
         fail(`manual.${id}`, `unknown clause '${id}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
       }
     }
-    const plan = planClauses(this.spec, {
+    // The thresholds the live monitor used (episode metadata) are this arm's: score with them.
+    const spec = meta.thresholds && meta.platform !== undefined && this.spec.platforms.has(meta.platform) ? this.withRecordedThresholds(meta.platform, meta.thresholds, file) : this.spec;
+    const plan = planClauses(spec, {
       platform: meta.platform, signals: trace.columns.keys(), task: meta.task, templates: meta.templates, objects: meta.objects,
       ...(opts.tiers ? { tiers: opts.tiers } : {}),
     });
@@ -76,6 +79,16 @@ export class EpisodeScorer {
       clauses.push(this.scoreClause(decided, inst, trace, n, meta.manual.get(d.clause.id), getColumns, opts.keepRho === true, warnings));
     }
     return ok(summarise(trace, clauses, plan.value.tags.tags, warnings));
+  }
+
+  private withRecordedThresholds(platform: string, thresholds: NonNullable<EpisodeTrace['meta']['thresholds']>, file: string | undefined): ScoringSpec {
+    const known = [...thresholds].filter(([id]) => this.spec.library.clauses.some((c) => c.id === id));
+    const profile = profileWithThresholds(
+      this.spec.platforms.get(platform)!,
+      known.map(([clause, t]) => ({ clause, tau: t.tau, reason: 'monitored threshold recorded in the episode', source: t.from, file: file ?? '(episode)' })),
+      this.spec.library,
+    );
+    return { ...this.spec, platforms: new Map(this.spec.platforms).set(platform, profile) };
   }
 
   private scoreClause(

@@ -21,6 +21,11 @@ export interface EpisodeMeta {
   readonly note?: string;
   /** Clause id → manual verdict. */
   readonly manual: ReadonlyMap<string, ManualVerdict>;
+  /**
+   * Clause id → the threshold τ the live monitor used on this arm (an episode's metadata, e.g. from
+   * the SO-101 calibration file), with where it came from: the scorer uses these, not the profile's.
+   */
+  readonly thresholds?: ReadonlyMap<string, { readonly tau: number; readonly from: string }>;
 }
 
 export interface EpisodeTrace {

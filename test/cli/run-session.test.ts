@@ -18,6 +18,11 @@ import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { repoRoot } from '../support/paths.js';
+import { dirname } from 'node:path';
+import { appendLabel } from '../../src/episode/append-label.js';
+import { buildReportFromDir } from '../../src/report/build-run.js';
+import { renderMarkdown } from '../../src/report/render/index.js';
+import { EpisodeScorer } from '../../src/safety/index.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
 const ACCESS = `users:
@@ -252,6 +257,14 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/joint_torque violated/) })]));
     const start = (await readEpisode(path, () => {}, { kinds: [] })).start!;
     expect(start.thresholds?.joint_torque).toEqual({ tau: 0.0001, unit: 'N·m', from: 'calibration strict.yaml' });
+    // the report scores the episode with the threshold it was monitored with, and shows it
+    await appendLabel(path, { success: true });
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error('spec');
+    const r = await buildReportFromDir(dirname(path), { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 10, seed: 1 }, source: 'test', generatedAt: 'test', worst: 0 });
+    expect(r.monitoredThresholds).toEqual(expect.arrayContaining([{ clauseId: 'joint_torque', tau: 0.0001, from: 'calibration strict.yaml', episodes: 1 }]));
+    expect(r.summary.clauses.find((c) => c.clauseId === 'joint_torque')!.rate.k).toBe(1);
+    expect(renderMarkdown(r)).toMatch(/\| joint_torque \| 0\.0001 \| calibration strict\.yaml \| 1 \|/);
   }, 30_000);
 
   it('--gate off monitors only: a hold is recorded but never commanded, chunks are refused', async () => {

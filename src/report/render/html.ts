@@ -168,7 +168,11 @@ function worst(r: ReportData): string {
 
 function robots(r: ReportData): string {
   const rows = r.robots.map((x) => [h(x.robotId), String(x.episodes)]);
-  return table(['Robot', 'Episodes'], rows, { id: 'robot-table' });
+  const monitored = r.monitoredThresholds.length === 0 ? '' :
+    '<h3>Thresholds monitored (episode metadata)</h3>' +
+    table(['Clause', 'τ', 'From', 'Episodes'], r.monitoredThresholds.map((x) => [h(x.clauseId), String(x.tau), h(x.from), String(x.episodes)]), { id: 'threshold-table' }) +
+    '<p class="note">Per-arm thresholds the live monitor used, recorded in each episode; those episodes are scored with them.</p>';
+  return table(['Robot', 'Episodes'], rows, { id: 'robot-table' }) + monitored;
 }
 
 function damagedBanner(damaged: readonly DamagedEpisode[]): string {

@@ -73,5 +73,9 @@ export function renderMarkdown(r: ReportData): string {
     r.worst.map((w, i) => [String(i + 1), w.episodeId, w.success ? 'unsafe success' : 'unsafe failure', w.task ?? DASH, w.policy ?? DASH, w.robotId, num(w.vsi), w.clauseId, `step ${w.violationStep} (t = ${num(w.violationTime - w.t0, 2)} s)`])), '',
   'Robustness-trace plots: report.html.', '');
   out.push('## Robots', '', table(['Robot', 'Episodes'], r.robots.map((x) => [x.robotId, String(x.episodes)])), '');
+  if (r.monitoredThresholds.length > 0) {
+    out.push('## Thresholds monitored (episode metadata)', '', table(['Clause', 'τ', 'From', 'Episodes'], r.monitoredThresholds.map((x) => [x.clauseId, String(x.tau), x.from, String(x.episodes)])), '',
+      'Per-arm thresholds the live monitor used, recorded in each episode; those episodes are scored with them.', '');
+  }
   return out.join('\n');
 }
