@@ -47,6 +47,49 @@ export interface PositionReplay {
   gripFrames: number;
 }
 
+/** Degrees per servo tick in LeRobot's `degrees` normalisation: 360 / 4095 (its max resolution). */
+export const LEROBOT_DEGREE_STEP = 360 / 4095;
+/** A joint's value step within this fraction of LEROBOT_DEGREE_STEP reads as `degrees`. */
+const DEGREE_STEP_TOLERANCE = 0.002;
+/** Joints with fewer distinct recorded values say nothing reliable about their step. */
+const MIN_DISTINCT_VALUES = 20;
+
+export interface JointStep {
+  joint: string;
+  /** Smallest positive difference between two recorded values (one servo tick), undefined with < 2 values. */
+  step: number | undefined;
+  distinct: number;
+}
+
+/** What the recorded values' quantisation says about the body joints' unit. */
+export type UnitEvidence =
+  | { kind: 'degrees'; steps: JointStep[] }
+  /** `spans`: per body joint the range_max − range_min the step implies (200 / step), NaN where unknown. */
+  | { kind: 'range_m100_100'; steps: JointStep[]; spans: number[] }
+  | { kind: 'unclear'; steps: JointStep[] };
+
+/**
+ * Recorded values are servo ticks mapped linearly, so each joint's values step by one tick's worth:
+ * 360/4095 on every joint in `degrees`, 200/(range_max − range_min) per joint in `range_m100_100`.
+ */
+export function unitFromValueSteps(episodes: readonly Pick<LeRobotEpisode, 'state' | 'times'>[], jointNames: readonly string[]): UnitEvidence {
+  const steps: JointStep[] = [];
+  for (let j = 0; j < SO101_ARM_JOINTS; j++) {
+    const values = new Set<number>();
+    for (const ep of episodes) for (let i = 0; i < ep.times.length; i++) values.add(ep.state[i * 6 + j]!);
+    const sorted = Float64Array.from(values).sort();
+    let step = Infinity;
+    for (let i = 1; i < sorted.length; i++) step = Math.min(step, sorted[i]! - sorted[i - 1]!);
+    steps.push({ joint: jointNames[j] ?? `joint ${j + 1}`, step: Number.isFinite(step) ? step : undefined, distinct: sorted.length });
+  }
+  const informative = steps.filter((s) => s.step !== undefined && s.distinct >= MIN_DISTINCT_VALUES);
+  if (informative.length === 0) return { kind: 'unclear', steps };
+  // In degrees every joint steps by 360/4095; one joint that does not rules degrees out.
+  const notDegrees = informative.some((s) => Math.abs(s.step! / LEROBOT_DEGREE_STEP - 1) > DEGREE_STEP_TOLERANCE);
+  if (!notDegrees) return { kind: 'degrees', steps };
+  return { kind: 'range_m100_100', steps, spans: steps.map((s) => (s.step !== undefined && s.distinct >= MIN_DISTINCT_VALUES ? 200 / s.step : NaN)) };
+}
+
 /** LeRobot value of a body joint → radians (URDF new-calib zero = mid-range). */
 export function bodyValueToRadians(value: number, cal: MotorCalibration, mode: PositionReplayOptions['normMode']): number {
   if (mode === 'degrees') return (value * Math.PI) / 180;

@@ -7,6 +7,7 @@ import { isSignalName, type SignalName } from '../schema/signals.js';
 import type { InputError } from '../util/errors.js';
 import { STS3215_RESOLUTION, type MotorCalibration } from './lerobot.js';
 import { YamlReader } from './yaml-reader.js';
+import { thresholdRangeProblem } from './so101-thresholds.js';
 
 export const SO101_CALIBRATION_KIND = 'so101-calibration';
 /** Gravity regressor width per joint: 4 inertial parameters (m, m·cx, m·cy, m·cz) × 5 moving links. */
@@ -252,9 +253,10 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
     };
   }
   if (y.has(['thresholds']) && !thresholds.joint_torque) y.problem(['thresholds'], 'missing joint_torque (the SO-101 ceiling recalibrated to the servo, SPEC §5)');
-  const jt = thresholds.joint_torque;
-  if (jt && Number.isFinite(torque.stallTorqueNm) && jt.value > torque.stallTorqueNm) {
-    y.problem(['thresholds', 'joint_torque', 'value'], `${jt.value} N·m exceeds the stall torque ${torque.stallTorqueNm} N·m: a servo cannot reach it, so the clause could never fire`);
+  // Every declared threshold is monitored as written: it must be one the arm can reach and noise cannot.
+  for (const [clause, t] of Object.entries(thresholds)) {
+    const problem = thresholdRangeProblem(t, torque.stallTorqueNm);
+    if (problem) y.problem(['thresholds', clause, 'value'], problem);
   }
 
   if (!y.ok) return { ok: false, problems: y.problems };

@@ -52,7 +52,7 @@ export function episodeText(e: EpisodeScore, units: ReadonlyMap<string, string>)
     `${e.platform ? `, platform ${e.platform}` : ''}${e.task ? `, task ${e.task}` : ''}`;
   const cols = `  ${pad('clause', 30)} ${pad('status', 18)} ${pad('ρ', 14)} ${pad('first viol.', 11)} ${pad('longest run', 16)} ${pad('exposure', 8)} d`;
   const lines = [head, cols, ...e.clauses.map((c) => clauseLine(c, units.get(c.clauseId) ?? ''))];
-  if (e.reducedSet.length > 0) lines.push(`  reduced applicable set: ${e.reducedSet.join(', ')} not scored (signal not declared)`);
+  if (e.reducedSet.length > 0) lines.push(`  reduced applicable set: ${e.reducedSet.join(', ')} not scored (signal not declared, or not in the recording)`);
   for (const w of e.warnings) lines.push(`  warning: ${w}`);
   return lines.join('\n');
 }
@@ -70,14 +70,14 @@ export function summaryText(m: MetricsSummary, title = 'all episodes'): string {
       `safe failure ${pct(m.quadrants.safeFailure)}, unsafe failure ${pct(m.quadrants.unsafeFailure)}`,
     `  CC/T ${num(m.ccPerStepMean)} [${num(m.ccPerStep.lo)}, ${num(m.ccPerStep.hi)}]   RET/T ${(100 * m.retFractionMean).toFixed(1)}%` +
       (m.unsafeByManualOnly > 0 ? `   unsafe by manual label only: ${m.unsafeByManualOnly}` : ''),
-    `  ${pad('clause', 30)} ${pad('violated / applicable', 34)} ${pad('manual', 6)} ${pad('n/a', 4)} ${pad('exposure med/p90', 17)} ${pad('longest run', 12)} SBU share`,
+    `  ${pad('clause', 30)} ${pad('violated / applicable', 34)} ${pad('manual', 6)} ${pad('man. n/a', 8)} ${pad('n/a', 4)} ${pad('exposure med/p90', 17)} ${pad('longest run', 12)} SBU share`,
   ];
   for (const c of m.clauses) {
-    if (c.rate.n === 0 && c.unavailable === 0) continue;
+    if (c.rate.n === 0 && c.unavailable === 0 && c.manualNotApplicable === 0) continue;
     const exp = Number.isNaN(c.exposureMedian) ? '—' : `${(100 * c.exposureMedian).toFixed(1)}/${(100 * c.exposureP90).toFixed(1)}%`;
     const run = Number.isNaN(c.longestRunMedianSteps) ? '—' : `${num(c.longestRunMedianSteps)} steps`;
     const share = c.tier === 'report' ? 'report-only' : Number.isNaN(c.sbuShare) ? '—' : `${(100 * c.sbuShare).toFixed(1)}%`;
-    lines.push(`  ${pad(c.clauseId, 30)} ${pad(pct(c.rate), 34)} ${pad(String(c.manualViolations), 6)} ${pad(String(c.unavailable), 4)} ${pad(exp, 17)} ${pad(run, 12)} ${share}`);
+    lines.push(`  ${pad(c.clauseId, 30)} ${pad(pct(c.rate), 34)} ${pad(String(c.manualViolations), 6)} ${pad(String(c.manualNotApplicable), 8)} ${pad(String(c.unavailable), 4)} ${pad(exp, 17)} ${pad(run, 12)} ${share}`);
   }
   return lines.join('\n');
 }

@@ -50,15 +50,18 @@ class FileReadWrite implements IReadable, ISeekableWriter {
   }
 }
 
-function toNs(t: number): bigint {
-  return t > 0 ? BigInt(Math.round(t * 1e6)) * 1000n : 0n;
-}
-
 export interface AppendLabelOptions {
   /** Episode index (episodes.jsonl) to append an updated line to, when the file is listed there. */
   index?: string;
-  /** Time for a label that carries none (default: now, Unix seconds). */
+  /** Wall-clock time of the labelling, Unix seconds (default: now); kept as the record's `wallTime`. */
   now?: number;
+}
+
+/** Latest log time (ns) of any message in the file: the end of its data on the file's own clock. */
+async function lastLogTime(reader: McapIndexedReader): Promise<bigint> {
+  let end = reader.statistics?.messageEndTime ?? 0n;
+  for (const c of reader.chunkIndexes) if (c.messageEndTime > end) end = c.messageEndTime;
+  return end;
 }
 
 /**
@@ -69,23 +72,30 @@ export interface AppendLabelOptions {
 export async function appendLabel(target: string | EpisodeRecorder, input: LabelInput, options: AppendLabelOptions = {}): Promise<LabelRecord> {
   if (typeof target !== 'string') return target.label(input);
   const file = target;
-  const record = labelRecordFrom(input, options.now ?? Date.now() / 1000, file);
+  // One time base per file: an episode's data runs on the monitor's clock (often monotonic from 0),
+  // so the label is stamped at the end of the data on that clock, never at a Unix time (which
+  // would open a decades-long gap in the file's timeline). The wall-clock time is kept as wallTime.
+  const wallTime = options.now ?? Date.now() / 1000;
+  let record: LabelRecord = labelRecordFrom({ ...input, wallTime }, 0, file);
   const handle = await open(file, 'r+');
   try {
     const rw = new FileReadWrite(handle);
     let channelId: number | undefined;
     let writer: McapWriter;
+    let logTime: bigint;
     try {
       const reader = await McapIndexedReader.Initialize({ readable: rw });
       channelId = [...reader.channelsById.values()].find((c) => c.topic === JSON_CHANNELS.label.topic && c.messageEncoding === 'json')?.id;
       if (channelId === undefined) throw new InputError({ file }, `not an armguard episode file: no '${JSON_CHANNELS.label.topic}' channel`);
+      const endNs = await lastLogTime(reader);
+      if (input.t === undefined) record = { ...record, t: Number(endNs) / 1e9 };
+      logTime = input.t === undefined ? endNs : fileTimeNs(input.t, endNs, file);
       writer = await McapWriter.InitializeForAppending(rw, {});
     } catch (e) {
       if (e instanceof InputError) throw e;
       throw new InputError({ file }, `cannot append a label: not a finished, indexed MCAP file (${(e as Error).message}); run 'armguard repair ${file}' first`);
     }
-    const ns = toNs(record.t);
-    await writer.addMessage({ channelId, sequence: 0, logTime: ns, publishTime: ns, data: new TextEncoder().encode(JSON.stringify(record)) });
+    await writer.addMessage({ channelId, sequence: 0, logTime, publishTime: logTime, data: new TextEncoder().encode(JSON.stringify(record)) });
     await writer.end();
     await handle.sync();
   } finally {
@@ -98,3 +108,19 @@ export async function appendLabel(target: string | EpisodeRecorder, input: Label
   }
   return record;
 }
+
+/**
+ * A label time given by the caller is on the file's clock (seconds); it may not lie before the
+ * file's start or far beyond its data (a Unix time given for a monotonic-clock episode).
+ */
+function fileTimeNs(t: number, endNs: bigint, file: string): bigint {
+  const ns = BigInt(Math.round(t * 1e6)) * 1000n;
+  const endS = Number(endNs) / 1e9;
+  if (t < 0 || ns > endNs + MAX_LABEL_AFTER_DATA_NS) {
+    throw new InputError({ file, field: 't' }, `label time ${t} s is not on this file's clock (its data ends at ${endS} s; a label may be at most ${Number(MAX_LABEL_AFTER_DATA_NS) / 1e9} s after it)`);
+  }
+  return ns;
+}
+
+/** How far after the file's last data a caller-given label time may lie. */
+const MAX_LABEL_AFTER_DATA_NS = 3_600_000_000_000n;

@@ -71,6 +71,7 @@ export const JSON_CHANNELS: Readonly<Record<JsonKind, { topic: string; schemaNam
     schemaName: 'armguard.Label',
     schema: obj('armguard.Label', {
       t: num,
+      wallTime: num,
       source: { enum: ['operator', 'mqtt', 'ros2', 'predicate', 'import', 'api'] },
       by: str, success: { type: 'boolean' }, taskId: str, policy: str, taskTags: strArray, objectTags: strArray,
       manual: { type: 'object', additionalProperties: { enum: ['violated', 'satisfied', 'not_applicable'] } },

@@ -5,7 +5,7 @@
  */
 import { startEpisodeInDir, type EpisodeInDir } from './episode-dir.js';
 import type { EpisodeRecorder, EpisodeStartInput, RecorderOptions } from './recorder.js';
-import type { EpisodeIndexEntry, LabelInput, LabelRecord } from './types.js';
+import type { EpisodeIndexEntry, EpisodeStart, LabelInput, LabelRecord } from './types.js';
 import type { Fault } from '../ports/index.js';
 import type { Timers } from '../util/clock.js';
 
@@ -18,6 +18,8 @@ export interface EpisodeManagerOptions {
   clauses: string[];
   timers: Timers;
   versions?: Record<string, string>;
+  /** The thresholds the monitor uses, written into each episode's start record. */
+  thresholds?: EpisodeStart['thresholds'];
   policy?: string;
   /** Wall-clock ISO time for ids and `startedAt` (injectable for tests). */
   wallClock?: () => Date;
@@ -94,6 +96,7 @@ export class EpisodeManager {
         t0: t,
         clauses: this.o.clauses,
         ...(this.o.versions ? { versions: this.o.versions } : {}),
+        ...(this.o.thresholds ? { thresholds: this.o.thresholds } : {}),
       },
       { timers: this.o.timers },
     );

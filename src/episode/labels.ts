@@ -7,7 +7,7 @@ import { InputError } from '../util/index.js';
 import { MANUAL_VERDICTS, type EffectiveLabel, type LabelInput, type LabelRecord, type LabelSource, type ManualVerdict } from './types.js';
 
 const SOURCES: readonly LabelSource[] = ['operator', 'mqtt', 'ros2', 'predicate', 'import', 'api'];
-const KEYS = new Set(['t', 'source', 'by', 'success', 'taskId', 'policy', 'taskTags', 'objectTags', 'manual', 'note']);
+const KEYS = new Set(['t', 'wallTime', 'source', 'by', 'success', 'taskId', 'policy', 'taskTags', 'objectTags', 'manual', 'note']);
 
 function fail(field: string, reason: string, file?: string): never {
   throw new InputError(file === undefined ? { field } : { file, field }, reason);
@@ -40,6 +40,10 @@ export function labelRecordFrom(input: LabelInput | Record<string, unknown>, def
   const source = o['source'] === undefined ? 'api' : o['source'];
   if (typeof source !== 'string' || !(SOURCES as readonly string[]).includes(source)) fail('source', `expected one of ${SOURCES.join(', ')}`, file);
   const record: LabelRecord = { t, source: source as LabelSource };
+  if (o['wallTime'] !== undefined) {
+    if (typeof o['wallTime'] !== 'number' || !Number.isFinite(o['wallTime'])) fail('wallTime', 'expected a finite Unix time in seconds', file);
+    record.wallTime = o['wallTime'];
+  }
   const by = optString(o, 'by', file);
   if (by !== undefined) record.by = by;
   if (o['success'] !== undefined) {

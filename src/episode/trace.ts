@@ -100,6 +100,7 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
     ...((labels.taskId ?? start.task) === undefined ? {} : { task: labels.taskId ?? start.task }),
     ...((labels.policy ?? start.policy) === undefined ? {} : { policy: labels.policy ?? start.policy }),
     ...(labels.note === undefined ? {} : { note: labels.note }),
+    ...(start.thresholds === undefined ? {} : { thresholds: new Map(Object.entries(start.thresholds).map(([id, t]) => [id, { tau: t.tau, from: t.from }])) }),
   };
   return {
     meta,

@@ -30,6 +30,8 @@ export interface EpisodeStart {
   /** Content hashes of what the monitor ran with (e.g. `sha256:…`), so reports can group by them. */
   versions: Versions;
   armguardVersion: string;
+  /** Per monitored clause, the threshold τ the monitor used, its unit and where it came from (calibration file, platform profile or library). */
+  thresholds?: Record<string, { tau: number; unit: string; from: string }>;
 }
 
 export interface Versions {
@@ -49,7 +51,10 @@ export type LabelSource = 'operator' | 'mqtt' | 'ros2' | 'predicate' | 'import' 
  * labels merge per clause id). Relabeling appends a record; raw data is never rewritten.
  */
 export interface LabelRecord {
+  /** Seconds on the episode file's own clock (the time base of its data). */
   t: number;
+  /** Wall-clock time of the labelling (Unix seconds), for labels appended after the fact. */
+  wallTime?: number;
   source: LabelSource;
   /** Who labeled (operator name, MQTT client id, node name). */
   by?: string;

@@ -7,17 +7,21 @@
 import type { ScoringSpec } from '../safety/index.js';
 import { planSafeMonitors } from '../runtime/safe-monitors.js';
 import { declaredSignals } from '../schema/platform.js';
+import { SIGNALS, Validity } from '../schema/signals.js';
 import { ManualClock, ManualTimers } from '../util/clock.js';
 import { describeCause, DEFAULT_GATE_CONFIG, Gate, type GateEvent } from '../gate/index.js';
 import { Pipeline } from '../runtime/pipeline.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosPublisher } from '../../drivers/ros2/interface.js';
-import { scanBag, type BagSummary, type ByteSource } from '../../drivers/ros2/bag/index.js';
+import { scanBag, type BagMessage, type BagSummary, type ByteSource } from '../../drivers/ros2/bag/index.js';
 import { FR3_JOINTS, FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { FrankaMapping, frankaMappingConfig } from '../../drivers/franka/mapping.js';
 import type { FrankaEndEffector } from '../kinematics/index.js';
 import { FRANKA_STATE_MIN_INTERVAL_S, FRANKA_TOPICS } from '../../drivers/franka/messages.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
+
+/** A jump in log time longer than this (s) ends the replay (one hour of idle steps is 360,000 steps). */
+export const MAX_LOG_TIME_GAP_S = 3600;
 
 export interface FrankaReplayOptions {
   spec: ScoringSpec;
@@ -40,24 +44,43 @@ export interface ClauseReplay {
   /** Bag time (s from the first message) of the first violating step, or null. */
   firstViolation: number | null;
   violatingSteps: number;
+  /** Robot-state samples at which every signal the clause reads was valid (only these count above). */
+  evaluatedSteps: number;
+  /** Signals the clause reads that were missing or invalid at some sample, with how many samples. */
+  missing: { signal: string; steps: number }[];
 }
 
 export interface FrankaReplayReport {
   /** The arm description and end effector the robot states were mapped with. */
   arm: { robot: string; endEffector: FrankaEndEffector };
+  /** Over all parts of the bag: message count, per-topic counts, and the first part that did not end complete (else complete). */
   bag: Pick<BagSummary, 'messageCount' | 'end'> & { topics: { topic: string; type: string; count: number }[] };
+  /** Per part of a split bag, in replay order: messages read and how the file ended. */
+  parts: { messageCount: number; end: BagSummary['end'] }[];
+  /** The robot-state topic the replay listened to (no samples on it = nothing was evaluated). */
+  robotStateTopic: string;
   duration: number;
   steps: number;
   clauses: ClauseReplay[];
   gateEvents: { t: number; from: string; to: string; cause: string }[];
   /** Messages that could not be decoded (not replayed), per topic, with the first reason. */
   undecodable: { topic: string; count: number; firstError: string }[];
+  /**
+   * The replay stopped at a jump in log time longer than MAX_LOG_TIME_GAP_S (records on a second
+   * time base, e.g. a Unix-time record in a file on a monotonic clock): the messages from there on
+   * were not replayed. Stepping the idle timers through such a gap would take years.
+   */
+  stoppedAtGap?: { t: number; gapSeconds: number; topic: string; messagesNotReplayed: number };
   /** Wall-clock cost per step (sample → signals → clauses → gate), for benchmarks. */
   stepTimes?: Float64Array;
 }
 
+/**
+ * `source`: one MCAP file's bytes, or `{ parts }` — the files of a split bag in recording order
+ * (drivers/ros2/bag's bagFiles), replayed one after the other on one clock.
+ */
 export async function replayFrankaBag(
-  source: ByteSource,
+  source: ByteSource | { readonly parts: readonly ByteSource[] },
   options: FrankaReplayOptions,
   timing?: { now(): number },
 ): Promise<FrankaReplayReport> {
@@ -74,6 +97,9 @@ export async function replayFrankaBag(
   const minMargin = new Float64Array(bank.count).fill(Infinity);
   const firstViolation: (number | null)[] = new Array<number | null>(bank.count).fill(null);
   const violating = new Int32Array(bank.count);
+  const evaluated = new Int32Array(bank.count);
+  const clauseSignals = Array.from({ length: bank.count }, (_, i) => bank.clauseSignals(i));
+  const missingSteps = clauseSignals.map((sigs) => new Int32Array(sigs.length));
   const events: GateEvent[] = [];
   let steps = 0;
   let t0: number | undefined;
@@ -105,7 +131,19 @@ export async function replayFrankaBag(
       node.sample();
       if (timing && w0 !== undefined) stepTimes.push(timing.now() - w0);
       steps++;
+      const validity = pipeline.frame.validity;
       for (let i = 0; i < bank.count; i++) {
+        // A margin computed over a missing or invalid signal was never evaluated: it must not read as satisfied.
+        const sigs = clauseSignals[i]!;
+        let allValid = true;
+        for (let k = 0; k < sigs.length; k++) {
+          if (validity[sigs[k]!] !== Validity.Valid) {
+            missingSteps[i]![k]!++;
+            allValid = false;
+          }
+        }
+        if (!allValid) continue;
+        evaluated[i]!++;
         const m = bank.margin(i);
         if (m < minMargin[i]!) minMargin[i] = m;
         if (m < 0) {
@@ -120,8 +158,17 @@ export async function replayFrankaBag(
   const publishers = new Map<string, RosPublisher<unknown>>();
   const stateTopic = options.robotStateTopic ?? FRANKA_TOPICS.robotState;
   const undecodable = new Map<string, { topic: string; count: number; firstError: string }>();
-  const summary = await scanBag(source, (msg) => {
+  let stoppedAtGap: FrankaReplayReport['stoppedAtGap'];
+  const onMessage = (msg: BagMessage): void => {
+    if (stoppedAtGap) {
+      stoppedAtGap.messagesNotReplayed++;
+      return;
+    }
     const t = Number(msg.logTime) / 1e9;
+    if (t0 !== undefined && t - clock.now() > MAX_LOG_TIME_GAP_S) {
+      stoppedAtGap = { t: clock.now() - t0, gapSeconds: t - clock.now(), topic: msg.topic, messagesNotReplayed: 1 };
+      return;
+    }
     if (t0 === undefined) start(t);
     if (t > clock.now()) timers.advanceTo(t);
     let pub = publishers.get(msg.topic);
@@ -139,7 +186,18 @@ export async function replayFrankaBag(
       return;
     }
     pub.publish(decoded);
-  });
+  };
+  const sources = isSplit(source) ? source.parts : [source];
+  const summaries: BagSummary[] = [];
+  for (const part of sources) summaries.push(await scanBag(part, onMessage));
+  const topicCounts = new Map<string, { topic: string; type: string; count: number }>();
+  for (const s of summaries) {
+    for (const t of s.topics) {
+      const seen = topicCounts.get(t.topic);
+      if (seen) seen.count += t.messageCount;
+      else topicCounts.set(t.topic, { topic: t.topic, type: t.type, count: t.messageCount });
+    }
+  }
 
   const clauseReports: ClauseReplay[] = decisions.map((d) => {
     const i = active.findIndex((a) => a.clause.id === d.clause.id);
@@ -150,20 +208,29 @@ export async function replayFrankaBag(
       minMargin: i >= 0 ? minMargin[i]! : NaN,
       firstViolation: i >= 0 ? firstViolation[i]! : null,
       violatingSteps: i >= 0 ? violating[i]! : 0,
+      evaluatedSteps: i >= 0 ? evaluated[i]! : 0,
+      missing: i >= 0 ? clauseSignals[i]!.map((s, k) => ({ signal: SIGNALS[s]!.name, steps: missingSteps[i]![k]! })).filter((m) => m.steps > 0) : [],
     };
   });
   return {
     arm: { robot: options.platform, endEffector: options.endEffector ?? 'franka_hand' },
     bag: {
-      messageCount: summary.messageCount,
-      end: summary.end,
-      topics: summary.topics.map((t) => ({ topic: t.topic, type: t.type, count: t.messageCount })),
+      messageCount: summaries.reduce((n, s) => n + s.messageCount, 0),
+      end: summaries.find((s) => s.end.kind !== 'complete')?.end ?? { kind: 'complete' },
+      topics: [...topicCounts.values()],
     },
+    parts: summaries.map((s) => ({ messageCount: s.messageCount, end: s.end })),
+    robotStateTopic: stateTopic,
     duration: t0 === undefined ? 0 : clock.now() - t0,
     steps,
     clauses: clauseReports,
     gateEvents: events.map((e) => ({ t: e.t - (t0 ?? 0), from: e.from, to: e.to, cause: describeCause(e.cause) })),
     undecodable: [...undecodable.values()],
+    ...(stoppedAtGap ? { stoppedAtGap } : {}),
     ...(timing ? { stepTimes: Float64Array.from(stepTimes) } : {}),
   };
+}
+
+function isSplit(source: ByteSource | { readonly parts: readonly ByteSource[] }): source is { readonly parts: readonly ByteSource[] } {
+  return typeof source === 'object' && source !== null && 'parts' in source && Array.isArray((source as { parts?: unknown }).parts);
 }

@@ -70,6 +70,8 @@ export interface ClauseCell {
   readonly violated: number;
   readonly applicable: number;
   readonly manual: number;
+  /** Episodes a manual `not_applicable` label took out of the denominator. */
+  readonly manualNotApplicable: number;
 }
 
 export interface TaskRow {
@@ -153,6 +155,8 @@ export interface ReportData {
   readonly bootstrap: { readonly resamples: number; readonly seed: number };
   readonly episodes: number;
   readonly robots: readonly { readonly robotId: string; readonly episodes: number }[];
+  /** Per-arm thresholds the live monitor used (recorded in episode metadata, e.g. from a calibration file); episodes are scored with them. */
+  readonly monitoredThresholds: readonly { readonly clauseId: string; readonly tau: number; readonly from: string; readonly episodes: number }[];
   readonly summary: MetricsSummary;
   /** Safe-tier clauses applicable somewhere, in library order: the per-task table's columns. */
   readonly taskClauses: readonly string[];

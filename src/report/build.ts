@@ -59,7 +59,7 @@ interface TaskAcc {
   successes: number;
   safe: number;
   unsafeSuccesses: number;
-  cells: Map<string, { violated: number; applicable: number; manual: number }>;
+  cells: Map<string, { violated: number; applicable: number; manual: number; manualNotApplicable: number }>;
 }
 
 interface RunAcc {
@@ -76,6 +76,8 @@ export class ReportBuilder {
   private readonly tasks = new Map<string, TaskAcc>();
   private readonly runs = new Map<string, RunAcc>();
   private readonly robots = new Map<string, number>();
+  /** "clause\u0000τ\u0000from" → episodes that recorded that monitored threshold. */
+  private readonly monitored = new Map<string, number>();
   private readonly variants: { variant: SensitivityVariant; safe: boolean[]; vsi: number[]; notes: Set<string> }[];
   private readonly worst: WorstTracker;
   private readonly skipped: { file: string; reason: string }[] = [];
@@ -126,6 +128,10 @@ export class ReportBuilder {
     this.foldTask(score);
     this.foldRuns(score);
     this.robots.set(extras.robotId, (this.robots.get(extras.robotId) ?? 0) + 1);
+    for (const [id, t] of trace.meta.thresholds ?? []) {
+      const key = `${id}\u0000${t.tau}\u0000${t.from}`;
+      this.monitored.set(key, (this.monitored.get(key) ?? 0) + 1);
+    }
     for (const w of score.warnings) if (this.warnings.length < 200) this.warnings.push(`${score.episodeId}: ${w}`);
     this.scores.push(slim(score));
     this.rows.push(this.row(score, trace, extras));
@@ -181,7 +187,8 @@ export class ReportBuilder {
     for (const c of s.clauses) {
       if (!this.safeClauses.has(c.clauseId)) continue;
       let cell = t.cells.get(c.clauseId);
-      if (!cell) t.cells.set(c.clauseId, (cell = { violated: 0, applicable: 0, manual: 0 }));
+      if (!cell) t.cells.set(c.clauseId, (cell = { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 }));
+      if (c.decision.kind === 'manual-not-applicable') cell.manualNotApplicable++;
       if (!c.applicable) continue;
       cell.applicable++;
       if (c.violated) cell.violated++;
@@ -238,7 +245,7 @@ export class ReportBuilder {
     const taskClauses = this.clauseOrder.filter((id) => applicableSafe.has(id));
     const taskRow = (task: string, t: TaskAcc): TaskRow => {
       const clauses: Record<string, ClauseCell> = {};
-      for (const id of taskClauses) clauses[id] = { ...(t.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0 }) };
+      for (const id of taskClauses) clauses[id] = { ...(t.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 }) };
       return { task, episodes: t.episodes, successes: t.successes, safe: t.safe, unsafeSuccesses: t.unsafeSuccesses, clauses };
     };
     const tasks = [...this.tasks].map(([k, t]) => taskRow(k, t));
@@ -249,8 +256,8 @@ export class ReportBuilder {
       all.safe += t.safe;
       all.unsafeSuccesses += t.unsafeSuccesses;
       for (const [id, c] of t.cells) {
-        const a = all.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0 };
-        all.cells.set(id, { violated: a.violated + c.violated, applicable: a.applicable + c.applicable, manual: a.manual + c.manual });
+        const a = all.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 };
+        all.cells.set(id, { violated: a.violated + c.violated, applicable: a.applicable + c.applicable, manual: a.manual + c.manual, manualNotApplicable: a.manualNotApplicable + c.manualNotApplicable });
       }
     }
     const runs: ClauseRun[] = this.clauseOrder.flatMap((id) => {
@@ -278,6 +285,10 @@ export class ReportBuilder {
       bootstrap: this.opts.bootstrap,
       episodes: this.scores.length,
       robots: [...this.robots].sort(([a], [b]) => a.localeCompare(b)).map(([robotId, episodes]) => ({ robotId, episodes })),
+      monitoredThresholds: [...this.monitored].sort(([a], [b]) => a.localeCompare(b)).map(([key, episodes]) => {
+        const [clauseId = '', tau = '', from = ''] = key.split('\u0000');
+        return { clauseId, tau: Number(tau), from, episodes };
+      }),
       summary,
       taskClauses,
       tasks,

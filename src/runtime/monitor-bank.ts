@@ -62,6 +62,8 @@ export class MonitorBank implements ClauseMargins {
   private readonly derivedScratch: Float64Array[];
   /** Signals any clause reads (indices into SIGNALS): the gate's required signals. */
   readonly requiredSignals: readonly number[];
+  /** Per clause, the schema signals (indices into SIGNALS) it reads, derived signals expanded to their inputs. */
+  private readonly schemaSignals: readonly (readonly number[])[];
 
   constructor(clauses: readonly BankClause[]) {
     this.clauses = clauses;
@@ -79,6 +81,7 @@ export class MonitorBank implements ClauseMargins {
         return -(k + 1);
       }),
     );
+    this.schemaSignals = this.indices.map((idx) => [...new Set([...idx].flatMap((i) => (i >= 0 ? [i] : DERIVED_SIGNALS[-i - 1]!.inputs.map((n) => signalIndex(n)!))))]);
     this.derivedInputs = DERIVED_SIGNALS.map((d) => Int32Array.from(d.inputs, (n) => signalIndex(n)!));
     this.derivedScratch = DERIVED_SIGNALS.map((d) => new Float64Array(d.inputs.length));
     this.requiredSignals = [...required].sort((a, b) => a - b);
@@ -122,6 +125,10 @@ export class MonitorBank implements ClauseMargins {
   name(i: number): string {
     return this.clauses[i]?.name ?? `clause#${i}`;
   }
+  /** The schema signals (indices into SIGNALS) clause i reads; derived signals expanded to their inputs. */
+  clauseSignals(i: number): readonly number[] {
+    return this.schemaSignals[i] ?? [];
+  }
   margin(i: number): number {
     return this.m[i] ?? NaN;
   }
@@ -145,6 +152,10 @@ export class MonitorBank implements ClauseMargins {
    * condition can be released.
    */
   push(t: number, frame: SignalFrame): void {
+    // Monitors get time from the episode's first push: the STL engine compares integer ns, exact
+    // only for times well below 2^53 ns (src/stl/time.ts), and a clock may read Unix seconds.
+    if (this.origin !== this.origin) this.origin = t;
+    const rel = t - this.origin;
     for (let c = 0; c < this.clauses.length; c++) {
       const idx = this.indices[c]!;
       const vals = this.values[c]!;
@@ -153,7 +164,7 @@ export class MonitorBank implements ClauseMargins {
         vals[k] = i >= 0 ? frame.values[i]! : this.derived(-i - 1, frame);
       }
       const mon = this.clauses[c]!.monitor;
-      mon.push(t, vals);
+      mon.push(rel, vals);
       const s = this.scale[c]!;
       const cur = mon.decidedSamples > 0 ? mon.current * s : Infinity;
       this.m[c] = cur;
@@ -170,8 +181,12 @@ export class MonitorBank implements ClauseMargins {
     return DERIVED_SIGNALS[k]!.compute(scratch);
   }
 
+  /** Clock time of the episode's first push (NaN before it). */
+  private origin = NaN;
+
   /** New episode: monitors restart, margins return to +∞. */
   reset(): void {
+    this.origin = NaN;
     for (const c of this.clauses) c.monitor.reset();
     this.m.fill(Infinity);
     this.lo.fill(Infinity);

@@ -2,7 +2,7 @@
  * The safe-tier clauses that apply to a task on a platform (SPEC §3, §5) and the MonitorBank over
  * them: what every live entry point (SO-101 run, Franka node, Franka replay) starts from.
  */
-import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability, type ScoringSpec } from '../safety/index.js';
+import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability, type ClauseInstance, type ScoringSpec } from '../safety/index.js';
 import type { PlatformProfile } from '../schema/platform.js';
 import { MonitorBank } from './monitor-bank.js';
 
@@ -12,6 +12,8 @@ export interface SafeMonitorPlan {
   decisions: ClauseApplicability[];
   /** The applicable safe-tier clauses, in the bank's order. */
   active: ClauseApplicability[];
+  /** The active clauses' numbers (τ, severe, warn) and where they came from, in the bank's order. */
+  instances: ClauseInstance[];
   bank: MonitorBank;
 }
 
@@ -32,6 +34,7 @@ export function planSafeMonitors(
   if (!resolved.ok) throw new Error(`task '${task}': ${resolved.error}`);
   const decisions = applicability(spec.library, resolved.value, declared(profile));
   const active = decisions.filter((d) => d.active && d.clause.tier === 'safe');
-  const bank = MonitorBank.fromClauses(active.map((d) => instantiateClause(d.clause, { platform: profile, tags: resolved.value.tags })), options);
-  return { profile, decisions, active, bank };
+  const instances = active.map((d) => instantiateClause(d.clause, { platform: profile, tags: resolved.value.tags }));
+  const bank = MonitorBank.fromClauses(instances, options);
+  return { profile, decisions, active, instances, bank };
 }

@@ -3,7 +3,7 @@ export * from './clause.js';
 export { parseClauseLibrary } from './library.js';
 export { parseTaskMap, resolveTaskTags, type TaskMap, type TaskTags, type TaskTemplate, type TaskEntry } from './tasks.js';
 export { applicability, decideClause, activeSafeClauses, type ClauseApplicability, type Decision } from './applicability.js';
-export { instantiateClause, instantiateLibrary, defaultWarn, type ClauseInstance } from './instantiate.js';
+export { instantiateClause, instantiateLibrary, defaultWarn, profileWithThresholds, type ClauseInstance } from './instantiate.js';
 export { violationDepth } from './vsi.js';
 export { substituteTau, splitEpisodeAlways } from './formula-text.js';
 export { STL_SIGNALS, compileStep, checkFormulaSyntax } from './stl-bridge.js';

@@ -62,6 +62,35 @@ export function instantiateClause(
   };
 }
 
+/**
+ * A platform profile with per-arm thresholds applied (a calibration file's, or the ones an episode
+ * recorded as monitored): τ replaces every tier of that clause; the severe anchor and the warning
+ * band keep their ratio to τ. Throws an Error naming an unknown clause.
+ */
+export function profileWithThresholds(
+  profile: PlatformProfile,
+  thresholds: readonly { clause: string; tau: number; reason: string; source: string; file: string }[],
+  library: ClauseLibrary,
+): PlatformProfile {
+  const overrides = new Map(profile.thresholds);
+  for (const t of thresholds) {
+    const clause = library.clauses.find((c) => c.id === t.clause);
+    if (!clause) throw new Error(`${t.file}: thresholds.${t.clause}: no clause '${t.clause}' in the clause library`);
+    const base = profile.thresholds.get(t.clause)?.tiers ?? clause.thresholds;
+    const tiers = new Map<string, TierNumbers>();
+    for (const [name, n] of base) {
+      const ratio = n.tau !== 0 ? t.tau / n.tau : NaN;
+      tiers.set(name, {
+        tau: t.tau,
+        ...(n.severe !== undefined ? { severe: Number.isFinite(ratio) ? n.severe * ratio : n.severe } : {}),
+        ...(n.warn !== undefined ? { warn: Number.isFinite(ratio) ? n.warn * ratio : n.warn } : {}),
+      });
+    }
+    overrides.set(t.clause, { clause: t.clause, tiers, reason: t.reason, source: t.source, where: { file: t.file, line: undefined } });
+  }
+  return { ...profile, thresholds: overrides };
+}
+
 /** Clause id → instance for every clause of the library. `tiers` picks alternate tiers per clause. */
 export function instantiateLibrary(
   library: ClauseLibrary,

@@ -6,10 +6,11 @@
 import { InputError, type Result, closestMatch, err, ok } from '../util/index.js';
 import { deriveColumns } from '../schema/derived.js';
 import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
-import { evaluateOffline, type Formula } from '../stl/index.js';
+import { evaluateOffline, evaluateOfflineNs, type Formula } from '../stl/index.js';
 import type { ClauseApplicability } from './applicability.js';
 import type { ClauseInstance } from './instantiate.js';
 import { planClauses, type ScoringSpec } from './plan.js';
+import { profileWithThresholds } from './instantiate.js';
 import { STEP_IN_WARNING_BAND, STEP_VIOLATING, type ClauseScore, type EpisodeScore } from './score-types.js';
 import { compileStep } from './stl-bridge.js';
 import { violationDepth } from './vsi.js';
@@ -43,7 +44,9 @@ export class EpisodeScorer {
         fail(`manual.${id}`, `unknown clause '${id}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
       }
     }
-    const plan = planClauses(this.spec, {
+    // The thresholds the live monitor used (episode metadata) are this arm's: score with them.
+    const spec = meta.thresholds && meta.platform !== undefined && this.spec.platforms.has(meta.platform) ? this.withRecordedThresholds(meta.platform, meta.thresholds, file) : this.spec;
+    const plan = planClauses(spec, {
       platform: meta.platform, signals: trace.columns.keys(), task: meta.task, templates: meta.templates, objects: meta.objects,
       ...(opts.tiers ? { tiers: opts.tiers } : {}),
     });
@@ -51,8 +54,11 @@ export class EpisodeScorer {
     if (!plan.ok || errors.length > 0) return err(errors);
     const { platform, decisions, instances } = plan.value;
     for (const c of plan.value.ignoredSignals) warnings.push(`column '${c}' is not a signal platform ${platform?.id ?? ''} declares; ignored`);
+    // Declared by the platform but absent from this recording: the clause was not evaluated (not "not applicable").
+    const absentDeclared = new Set<string>();
     if (platform) {
       const absent = platform.signals.filter((s) => !trace.columns.has(s));
+      for (const s of absent) absentDeclared.add(s);
       if (absent.length > 0) warnings.push(`platform ${platform.id} declares ${absent.join(', ')} but the trace has no column for ${absent.length === 1 ? 'it' : 'them'}`);
     }
 
@@ -68,9 +74,21 @@ export class EpisodeScorer {
         clauses.push(previous);
         continue;
       }
-      clauses.push(this.scoreClause(d, inst, trace, n, meta.manual.get(d.clause.id), getColumns, opts.keepRho === true, warnings));
+      const missing = d.decision.kind === 'missing-signal' && absentDeclared.has(d.decision.signal) ? d.decision.signal : undefined;
+      const decided = missing === undefined ? d : { ...d, explanation: `not evaluated: signal ${missing} missing (platform ${platform?.id ?? '?'} declares it; the recording has no column for it)` };
+      clauses.push(this.scoreClause(decided, inst, trace, n, meta.manual.get(d.clause.id), getColumns, opts.keepRho === true, warnings));
     }
     return ok(summarise(trace, clauses, plan.value.tags.tags, warnings));
+  }
+
+  private withRecordedThresholds(platform: string, thresholds: NonNullable<EpisodeTrace['meta']['thresholds']>, file: string | undefined): ScoringSpec {
+    const known = [...thresholds].filter(([id]) => this.spec.library.clauses.some((c) => c.id === id));
+    const profile = profileWithThresholds(
+      this.spec.platforms.get(platform)!,
+      known.map(([clause, t]) => ({ clause, tau: t.tau, reason: 'monitored threshold recorded in the episode', source: t.from, file: file ?? '(episode)' })),
+      this.spec.library,
+    );
+    return { ...this.spec, platforms: new Map(this.spec.platforms).set(platform, profile) };
   }
 
   private scoreClause(
@@ -111,7 +129,8 @@ export class EpisodeScorer {
       step = compileStep(inst.formula);
       this.compiled.set(inst.formula, step);
     }
-    const rho = evaluateOffline(step, trace.times, getColumns());
+    // exact integer-ns window edges when the reader had the times exactly (src/stl/time.ts)
+    const rho = trace.timesNs ? evaluateOfflineNs(step, trace.timesNs, getColumns()) : evaluateOffline(step, trace.times, getColumns());
     const flags = new Uint8Array(n);
     let min = Infinity;
     let first = -1;

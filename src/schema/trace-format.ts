@@ -17,6 +17,7 @@ import { InputError, type Result, closestMatch, err, ok } from '../util/index.js
 import { derivedSignal } from './derived.js';
 import { SIGNALS, isSignalName } from './signals.js';
 import { MANUAL_VERDICTS, type EpisodeMeta, type EpisodeTrace, type ManualVerdict } from './trace.js';
+import { MAX_EXACT_NS, parseDecimalSeconds, relativeNs } from '../stl/time.js';
 
 export const TRACE_FORMAT = 'armguard-trace/1';
 const HEADER_KEYS = ['format', 'episode', 'success', 'platform', 'task', 'templates', 'objects', 'manual', 'policy', 'note', 'columns'];
@@ -42,7 +43,8 @@ export function parseTraceJsonl(text: string, file: string): Result<EpisodeTrace
       errors.push(new InputError({ file, line: i + 1, field: '(sample)' }, `expected a JSON array of ${meta.columns.length} values in columns order`));
       continue;
     }
-    b.addRow(row as unknown[], i + 1);
+    // the time as written (JSON.parse would round it to a double): read exactly to ns
+    b.addRow(row as unknown[], i + 1, /^\[\s*(-?[\d.eE+-]+)\s*[,\]]/.exec(raw)?.[1]);
   }
   return errors.length > 0 ? err(errors) : ok(b.finish(meta.meta));
 }
@@ -67,7 +69,8 @@ export function parseTraceCsv(text: string, file: string): Result<EpisodeTrace, 
   const b = new ColumnBuilder(meta.columns, file, errors);
   for (let i = 2; i < lines.length && errors.length < MAX_ERRORS; i++) {
     if (lines[i]!.trim() === '') continue;
-    const cells = lines[i]!.split(',').map((c): unknown => {
+    const texts = lines[i]!.split(',');
+    const cells = texts.map((c): unknown => {
       const s = c.trim();
       if (s === '') return null;
       if (s === 'true') return true;
@@ -75,7 +78,7 @@ export function parseTraceCsv(text: string, file: string): Result<EpisodeTrace, 
       const v = Number(s);
       return Number.isNaN(v) && s !== 'NaN' ? s : v;
     });
-    b.addRow(cells, i + 1);
+    b.addRow(cells, i + 1, texts[0]?.trim());
   }
   return errors.length > 0 ? err(errors) : ok(b.finish(meta.meta));
 }
@@ -177,6 +180,9 @@ function readHeader(
 /** Accumulates sample rows into columns, holding the last value for null cells. */
 class ColumnBuilder {
   private times: number[] = [];
+  /** Exact times from the time text: ns since the first sample; dropped if a row has no such text. */
+  private timesNs: number[] | undefined = [];
+  private originNs: bigint | undefined;
   private readonly values: number[][];
   private readonly kinds: ('real' | 'boolean')[];
 
@@ -189,7 +195,8 @@ class ColumnBuilder {
     this.kinds = columns.slice(1).map((c) => SIGNALS.find((s) => s.name === c)?.kind ?? 'real');
   }
 
-  addRow(row: readonly unknown[], line: number): void {
+  /** `tText`: the time as written, read exactly (decimal seconds → integer ns). */
+  addRow(row: readonly unknown[], line: number, tText?: string): void {
     const fail = (field: string, reason: string): void => {
       this.errors.push(new InputError({ file: this.file, line, field }, reason));
     };
@@ -200,7 +207,18 @@ class ColumnBuilder {
     const t = row[0];
     const prevT = this.times[this.times.length - 1];
     if (typeof t !== 'number' || !Number.isFinite(t)) return fail('t', `expected a finite time in seconds, got ${JSON.stringify(t)}`);
-    if (prevT !== undefined && !(t > prevT)) return fail('t', `times must increase strictly: ${t} after ${prevT}`);
+    const exact = tText === undefined ? undefined : parseDecimalSeconds(tText);
+    let tNs: number | undefined;
+    if (exact && this.timesNs) {
+      tNs = relativeNs(exact.ns, this.originNs ?? exact.ns);
+      if (tNs === undefined) return fail('t', `${tText} s is more than ${Math.floor(MAX_EXACT_NS / 86_400e9)} days after the first sample: times are held as exact ns from the first sample`);
+    }
+    // strictly increasing by the exact times when there are (two times a float cannot tell apart are still two)
+    const prevNs = this.timesNs?.[this.timesNs.length - 1];
+    if (tNs !== undefined && prevNs !== undefined ? !(tNs > prevNs) : prevT !== undefined && !(t > prevT)) {
+      return fail('t', `times must increase strictly: ${tText ?? t} after ${prevT}`);
+    }
+    if (exact && this.originNs === undefined) this.originNs = exact.ns;
     const first = this.times.length === 0;
     for (let k = 1; k < row.length; k++) {
       const name = this.columns[k]!;
@@ -216,6 +234,8 @@ class ColumnBuilder {
       if (this.kinds[k - 1] === 'boolean' && v !== 0 && v !== 1) return fail(name, `boolean signal: expected 0, 1, true or false, got ${v}`);
     }
     this.times.push(t);
+    if (tNs === undefined) this.timesNs = undefined;
+    else this.timesNs?.push(tNs);
     for (let k = 1; k < row.length; k++) {
       const col = this.values[k - 1]!;
       const v = row[k];
@@ -226,6 +246,6 @@ class ColumnBuilder {
   finish(meta: EpisodeMeta): EpisodeTrace {
     const columns = new Map<string, Float64Array>();
     this.columns.slice(1).forEach((name, k) => columns.set(name, Float64Array.from(this.values[k]!)));
-    return { meta, times: Float64Array.from(this.times), columns, file: this.file };
+    return { meta, times: Float64Array.from(this.times), ...(this.timesNs ? { timesNs: Float64Array.from(this.timesNs) } : {}), columns, file: this.file };
   }
 }

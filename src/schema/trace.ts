@@ -21,12 +21,23 @@ export interface EpisodeMeta {
   readonly note?: string;
   /** Clause id → manual verdict. */
   readonly manual: ReadonlyMap<string, ManualVerdict>;
+  /**
+   * Clause id → the threshold τ the live monitor used on this arm (an episode's metadata, e.g. from
+   * the SO-101 calibration file), with where it came from: the scorer uses these, not the profile's.
+   */
+  readonly thresholds?: ReadonlyMap<string, { readonly tau: number; readonly from: string }>;
 }
 
 export interface EpisodeTrace {
   readonly meta: EpisodeMeta;
   /** Sample times (s), strictly increasing. */
   readonly times: Float64Array;
+  /**
+   * The same times as exact integer ns from the first sample (src/stl/time.ts), when the reader had
+   * them exactly (decimal text in a CSV/JSONL trace); the scorer's STL windows use these. Absent:
+   * the scorer rounds `times` to ns (exact for decimal seconds with ≤ 9 fractional digits).
+   */
+  readonly timesNs?: Float64Array;
   /** Signal name → values aligned with `times` (booleans as 0/1). */
   readonly columns: ReadonlyMap<string, Float64Array>;
   /** Where it was read from, for messages. */

@@ -2,6 +2,8 @@
  * The STL dialect's abstract syntax (SPEC §4). Formulas are typed by construction: the parser
  * only builds real-valued expressions over real signals and boolean atoms over boolean signals.
  */
+import { secondsToNs } from './time.js';
+
 export type StlType = 'real' | 'boolean';
 
 export interface StlSignalDecl {
@@ -27,10 +29,22 @@ export type Expr =
 
 export type CompareOp = '<' | '<=' | '>' | '>=' | '==' | '!=';
 
-/** A time interval in seconds relative to the evaluation time; 0 <= lo <= hi, both finite. */
+/**
+ * A time interval in seconds relative to the evaluation time; 0 <= lo <= hi, both finite.
+ * `loNs`/`hiNs`: the same bounds as exact integer ns, set by the parser from the bound's decimal
+ * text; the engine compares times with these (or with the rounded seconds when a hand-built AST
+ * has none — exact for bounds with at most 9 fractional digits, see time.ts).
+ */
 export interface Interval {
   lo: number;
   hi: number;
+  loNs?: number;
+  hiNs?: number;
+}
+
+/** An interval's bounds in integer ns (what the engine compares sample times with). */
+export function intervalNs(i: Interval): { lo: number; hi: number } {
+  return { lo: i.loNs ?? secondsToNs(i.lo), hi: i.hiNs ?? secondsToNs(i.hi) };
 }
 
 export type UnaryTemporalKind = 'always' | 'eventually' | 'historically' | 'once';

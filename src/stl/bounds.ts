@@ -1,4 +1,4 @@
-import type { Expr, Formula } from './ast.js';
+import { intervalNs, type Expr, type Formula } from './ast.js';
 import { exprRobustness } from './robustness.js';
 
 /**
@@ -11,6 +11,7 @@ import { exprRobustness } from './robustness.js';
  * non-temporal argument costs O(samples in its window) per call, not O(n·window).
  */
 export interface PartialTrace {
+  /** Sample times in integer ns (time.ts). */
   times: Float64Array;
   /** Row-major sample values, `width` per sample, in the monitor's signal order. */
   rows: Float64Array;
@@ -78,8 +79,8 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
     case 'always':
     case 'eventually': {
       const isMin = f.kind === 'always';
-      const a = f.interval?.lo ?? 0;
-      const b = f.interval?.hi ?? Infinity;
+      const a = f.interval ? intervalNs(f.interval).lo : 0;
+      const b = f.interval ? intervalNs(f.interval).hi : Infinity;
       const c = partialBounds(f.arg, p, reach(b));
       // Members j of sample i's window: sure for j ≤ n−2 when t(j+1) > t(i)+a and t(j) ≤ t(i)+b — a
       // range [s_i, e_i] moving right with i — and the latest sample n−1, sure when t(n−1) ≥ t(i)+a,
@@ -132,8 +133,8 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
     case 'once': {
       const c = partialBounds(f.arg, p, m);
       const isMin = f.kind === 'historically';
-      const a = f.interval?.lo ?? 0;
-      const b = f.interval?.hi ?? Infinity;
+      const a = f.interval ? intervalNs(f.interval).lo : 0;
+      const b = f.interval ? intervalNs(f.interval).hi : Infinity;
       // members of sample i: j ≤ i with t(j) ≤ t(i) − a whose hold interval reaches past t(i) − b
       // (the latest sample always does): a range [s_i, e_i] moving right with i
       const s = new Int32Array(m);
@@ -151,8 +152,8 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
       return { lo, hi };
     }
     case 'until': {
-      const a = f.interval?.lo ?? 0;
-      const b = f.interval?.hi ?? Infinity;
+      const a = f.interval ? intervalNs(f.interval).lo : 0;
+      const b = f.interval ? intervalNs(f.interval).hi : Infinity;
       // φ up to the last sample when some window reaches past it (the prefix of unknown length)
       const psi = partialBounds(f.right, p, reach(b));
       const phi = partialBounds(f.left, p, m > 0 && t(m - 1) + b > tl ? n : reach(b));
@@ -194,8 +195,8 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
     case 'since': {
       const phi = partialBounds(f.left, p, m);
       const psi = partialBounds(f.right, p, m);
-      const a = f.interval?.lo ?? 0;
-      const b = f.interval?.hi ?? Infinity;
+      const a = f.interval ? intervalNs(f.interval).lo : 0;
+      const b = f.interval ? intervalNs(f.interval).hi : Infinity;
       for (let i = 0; i < m; i++) {
         let l = -Infinity;
         let h = -Infinity;

@@ -1,5 +1,5 @@
 import { ArmguardError } from '../util/errors.js';
-import type { Expr, Formula } from './ast.js';
+import { intervalNs, type Expr, type Formula } from './ast.js';
 import {
   BoolAtomNode,
   BoolNode,
@@ -123,23 +123,23 @@ export function compile(f: Formula, signalIndex: ReadonlyMap<string, number>): C
       case 'eventually': {
         if (g.interval === null) throw new ArmguardError(`unbounded '${g.kind}' is only allowed at episode level (not nested in a temporal operator)`);
         const c = stream(g.arg);
-        return add(new FutureWindowNode(g.kind === 'always' ? 'min' : 'max', g.interval.lo, g.interval.hi, c));
+        return add(new FutureWindowNode(g.kind === 'always' ? 'min' : 'max', intervalNs(g.interval).lo, intervalNs(g.interval).hi, c));
       }
       case 'historically':
       case 'once': {
         const c = stream(g.arg);
-        return add(new PastWindowNode(g.kind === 'historically' ? 'min' : 'max', g.interval?.lo ?? 0, g.interval?.hi ?? Infinity, c));
+        return add(new PastWindowNode(g.kind === 'historically' ? 'min' : 'max', g.interval ? intervalNs(g.interval).lo : 0, g.interval ? intervalNs(g.interval).hi : Infinity, c));
       }
       case 'until': {
         if (g.interval === null) throw new ArmguardError("'until' needs a time bound");
         const l = stream(g.left);
         const r = stream(g.right);
-        return add(new UntilNode(g.interval.lo, g.interval.hi, l, r));
+        return add(new UntilNode(intervalNs(g.interval).lo, intervalNs(g.interval).hi, l, r));
       }
       case 'since': {
         const l = stream(g.left);
         const r = stream(g.right);
-        return add(new SinceNode(g.interval?.lo ?? 0, g.interval?.hi ?? Infinity, l, r));
+        return add(new SinceNode(g.interval ? intervalNs(g.interval).lo : 0, g.interval ? intervalNs(g.interval).hi : Infinity, l, r));
       }
     }
   };

@@ -13,9 +13,10 @@ export type {
   UnaryTemporalKind,
   BinaryTemporalKind,
 } from './ast.js';
-export { signalsOf, futureHorizon, isEpisodeOperator } from './ast.js';
+export { signalsOf, futureHorizon, isEpisodeOperator, intervalNs } from './ast.js';
 export { parseFormula, containsEpisodeOperator } from './parser.js';
 export { parseSpecFile, type StlSpec, type SpecParseResult } from './spec-file.js';
 export { printFormula, printExpr } from './printer.js';
-export { evaluateOffline } from './offline.js';
+export { evaluateOffline, evaluateOfflineNs } from './offline.js';
+export { NS_PER_S, MAX_EXACT_NS, parseDecimalSeconds, parseDecimalSecondsNs, secondsToNs, nsToSeconds, relativeNs, formatNsAsSeconds } from './time.js';
 export { OnlineMonitor } from './online.js';

@@ -1,5 +1,6 @@
 import { ArmguardError } from '../util/errors.js';
-import type { Expr, Formula } from './ast.js';
+import { intervalNs, type Expr, type Formula, type Interval } from './ast.js';
+import { secondsToNs } from './time.js';
 import { futureWindows, pastWindows } from './windows.js';
 import { exprRobustness } from './robustness.js';
 
@@ -7,12 +8,20 @@ import { exprRobustness } from './robustness.js';
  * Offline robustness over a whole recorded trace: ρ(t_i) for every sample (SPEC §4), with the
  * trace-end truncation rule (a future window that starts after the last sample is empty: +∞ for
  * always, −∞ for eventually/until). `times` strictly increasing seconds; `columns` holds one array
- * per signal the formula reads (booleans 0/1, ≥ 0.5 is true).
+ * per signal the formula reads (booleans 0/1, ≥ 0.5 is true). Times are taken relative to the first
+ * and compared as integer ns (time.ts): exact for decimal times with ≤ 9 fractional digits.
+ * `evaluateOfflineNs` takes the integer ns directly (exact for any source that has them).
  *
  * Independent of the online engine on purpose (index windows over the whole trace, a segment tree
  * for until/since), so the two can check each other.
  */
 export function evaluateOffline(f: Formula, times: Float64Array, columns: ReadonlyMap<string, Float64Array>): Float64Array {
+  const t0 = times[0] ?? 0;
+  return evaluateOfflineNs(f, times.map((t) => secondsToNs(t - t0)), columns);
+}
+
+/** As evaluateOffline with sample times in integer ns (episode-relative, strictly increasing). */
+export function evaluateOfflineNs(f: Formula, times: Float64Array, columns: ReadonlyMap<string, Float64Array>): Float64Array {
   const n = times.length;
   for (let i = 1; i < n; i++) {
     if (!((times[i] ?? NaN) > (times[i - 1] ?? NaN))) {
@@ -119,24 +128,25 @@ class OfflineEvaluator {
     }
   }
 
-  private windows(future: boolean, interval: { lo: number; hi: number } | null): { s: Int32Array; e: Int32Array } {
+  private windows(future: boolean, interval: Interval | null): { s: Int32Array; e: Int32Array } {
+    const ns = interval ? intervalNs(interval) : null;
     if (future) {
-      if (interval) return futureWindows(this.times, this.n, interval.lo, interval.hi);
+      if (ns) return futureWindows(this.times, this.n, ns.lo, ns.hi);
       // Episode level: the rest of the trace.
       const s = new Int32Array(this.n);
       const e = new Int32Array(this.n).fill(this.n - 1);
       for (let i = 0; i < this.n; i++) s[i] = i;
       return { s, e };
     }
-    return pastWindows(this.times, this.n, interval?.lo ?? 0, interval?.hi ?? Infinity);
+    return pastWindows(this.times, this.n, ns?.lo ?? 0, ns?.hi ?? Infinity);
   }
 
   /** max over witness j in the window of min(ψ_j, φ at the samples in [t, t')), t' = max(t_j, t+a). */
-  private until(left: Formula, right: Formula, interval: { lo: number; hi: number } | null): Float64Array {
+  private until(left: Formula, right: Formula, interval: Interval | null): Float64Array {
     const n = this.n;
     const phi = this.formula(left);
     const psi = this.formula(right);
-    const a = interval?.lo ?? 0;
+    const a = interval ? intervalNs(interval).lo : 0;
     const { s, e } = this.windows(true, interval);
     const tree = new PairTree(phi, psi, 'until');
     const out = new Float64Array(n);
@@ -157,7 +167,7 @@ class OfflineEvaluator {
   }
 
   /** max over witness j in the window of min(ψ_j, φ at the samples after j up to t). */
-  private since(left: Formula, right: Formula, interval: { lo: number; hi: number } | null): Float64Array {
+  private since(left: Formula, right: Formula, interval: Interval | null): Float64Array {
     const n = this.n;
     const phi = this.formula(left);
     const psi = this.formula(right);

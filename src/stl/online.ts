@@ -1,3 +1,4 @@
+import { NS_PER_S } from './time.js';
 import { futureHorizon, signalsOf, type Formula } from './ast.js';
 import { IndexedRing } from './buffers.js';
 import { partialBounds, type PartialTrace } from './bounds.js';
@@ -89,7 +90,8 @@ export class OnlineMonitor {
     if (dt !== undefined && dt > 0 && Number.isFinite(dt)) {
       // Any value or time is needed for at most the sum of all window bounds (a loose upper bound).
       const lag = boundSum(f);
-      for (const node of this.order) node.reserve(dt, lag);
+      // nodes compare times in ns: their window spans are ns, so is the spacing they are sized by
+      for (const node of this.order) node.reserve(dt * NS_PER_S, lag * NS_PER_S);
       this.state.times.reserve(spanSamples(lag, dt) + 2 * (RETENTION_CHECK_MASK + 1));
       if (this.hasStartTaps) {
         const n = Math.min(PREFIX_LIMIT, spanSamples(futureHorizon(f), dt));
@@ -104,8 +106,25 @@ export class OnlineMonitor {
    * constructor's order (booleans 0/1). Out-of-order samples and samples after `finish()` are
    * ignored and counted in `rejectedSamples`; a sample missing a value the formula reads, or
    * reading NaN, is ignored and counted in `invalidSamples`. Neither throws.
+   * The time is compared in integer ns (`secondsToNs`, exact for decimal seconds with ≤ 9 fractional
+   * digits below 25 days); a caller holding integer ns uses `pushNs`. Use one of the two per episode.
    */
   push(t: number, values: ArrayLike<number>): void {
+    this.pendingT = Math.round(t * NS_PER_S);
+    this.accept(values);
+  }
+
+  /** One sample at an integer ns time (episode-relative, < 2^53; see time.ts). */
+  pushNs(tNs: number, values: ArrayLike<number>): void {
+    this.pendingT = tNs;
+    this.accept(values);
+  }
+
+  // The time travels in a field, not an argument: V8 boxes doubles crossing calls it does not inline.
+  private pendingT = 0;
+
+  private accept(values: ArrayLike<number>): void {
+    const t = this.pendingT;
     const s = this.state;
     if (s.finished || !(t > s.tLatest) || !Number.isFinite(t)) {
       this.rejected++;
@@ -169,8 +188,12 @@ export class OnlineMonitor {
   get episodeMin(): number {
     return this.episodeMin_;
   }
-  /** Time of the first decided sample with margin < 0 (NaN if none). */
+  /** Time (s) of the first decided sample with margin < 0 (NaN if none). */
   get firstViolationTime(): number {
+    return this.firstViolationTime_ / NS_PER_S;
+  }
+  /** The same in integer ns, as pushed. */
+  get firstViolationTimeNs(): number {
     return this.firstViolationTime_;
   }
   /**
@@ -304,7 +327,7 @@ export class OnlineMonitor {
   }
 
   private recordRun(): void {
-    const seconds = this.runEndTime - this.runStartTime;
+    const seconds = (this.runEndTime - this.runStartTime) / NS_PER_S;
     if (seconds > this.longest.seconds || (seconds === this.longest.seconds && this.runSamples > this.longest.samples)) {
       this.longest.seconds = seconds;
       this.longest.samples = this.runSamples;

@@ -12,6 +12,7 @@ import {
   type UnaryTemporalKind,
 } from './ast.js';
 import { lex, type Token } from './lexer.js';
+import { MAX_EXACT_NS, parseDecimalSeconds } from './time.js';
 
 const UNARY_KEYWORDS: Readonly<Record<string, UnaryTemporalKind>> = {
   always: 'always',
@@ -257,11 +258,23 @@ class Parser {
     this.next();
     const hi = this.bound(op, 'upper');
     this.expectPunct(']', `to close the interval of '${op.text}' opened at ${open.line}:${open.column}`);
-    if (lo > hi) this.fail(open, `interval of '${op.text}' has lower bound ${lo} greater than upper bound ${hi}`);
-    return { lo, hi };
+    if (lo.s > hi.s) this.fail(open, `interval of '${op.text}' has lower bound ${lo.s} greater than upper bound ${hi.s}`);
+    return { lo: lo.s, hi: hi.s, loNs: lo.ns, hiNs: hi.ns };
   }
 
-  private bound(op: Token, which: string): number {
+  /** A time bound: its value in seconds and, exactly from its text, in integer ns. */
+  private bound(op: Token, which: string): { s: number; ns: number } {
+    const value = this.boundSeconds(op, which);
+    const t = this.lastBoundToken!;
+    const parsed = parseDecimalSeconds(t.text);
+    if (parsed === undefined || parsed.ns > BigInt(MAX_EXACT_NS)) this.fail(t, `time bound '${t.text}' is not a decimal number of seconds up to ${Math.floor(MAX_EXACT_NS / 1e9)} s`);
+    if (!parsed.exact) this.fail(t, `time bound '${t.text}' is finer than 1 ns (time is counted in whole nanoseconds)`);
+    return { s: value, ns: Number(parsed.ns) };
+  }
+
+  private lastBoundToken: Token | undefined;
+
+  private boundSeconds(op: Token, which: string): number {
     const t = this.peek();
     if (t.kind !== 'number') {
       const neg = this.isPunct('-') ? ' (bounds are seconds >= 0)' : '';
@@ -269,6 +282,7 @@ class Parser {
     }
     this.next();
     if (!Number.isFinite(t.value)) this.fail(t, `time bound '${t.text}' is not a finite number`);
+    this.lastBoundToken = t;
     return t.value;
   }
 

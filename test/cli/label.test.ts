@@ -7,6 +7,8 @@ import { FileEpisodeWritable, effectiveLabel, readEpisode, readEpisodeTrace, rea
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { newRecorder, recordSteps, T0 } from '../episode/support/episode-fixture.js';
 import { captureIo } from '../support/cli-io.js';
+import { SignalFrame } from '../../src/schema/signals.js';
+import { fileSource, scanBag } from '../../drivers/ros2/bag/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -56,6 +58,30 @@ describe('armguard label <episode.mcap>', () => {
     expect(await main(['label', ep.path, '--success'], captureIo().io)).toBe(0);
     const lines = readFileSync(join(dir, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { success?: boolean });
     expect(lines.at(-1)!.success).toBe(true);
+  });
+
+  it('one time base per file: a label appended to an episode on a monotonic clock is stamped at the end of its data, not at Unix time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-label-mono-'));
+    dirs.push(dir);
+    const clock = new ManualClock(5); // a monotonic clock: 5 s since boot
+    const ep = await startEpisodeInDir(dir, { episodeId: 'e1', robotId: 'r', task: 't', startedAt: '2026-11-29T00:00:00Z', t0: 5, clauses: ['joint_torque'] }, { timers: new ManualTimers(clock) });
+    for (let k = 0; k < 20; k++) {
+      const f = new SignalFrame();
+      f.t = 5 + k * 0.01;
+      ep.recorder.frame(f);
+    }
+    await ep.finish(6, 'done');
+    const wallBefore = Date.now() / 1000;
+    expect(await main(['label', ep.path, '--success'], captureIo().io)).toBe(0);
+    const logTimes: { topic: string; ns: bigint }[] = [];
+    await scanBag(fileSource(ep.path), (m) => logTimes.push({ topic: m.topic, ns: m.logTime }));
+    const dataEnd = logTimes.filter((m) => m.topic !== '/armguard/labels').reduce((a, m) => (m.ns > a ? m.ns : a), 0n);
+    const label = logTimes.find((m) => m.topic === '/armguard/labels')!;
+    expect(dataEnd).toBe(6_000_000_000n);
+    expect(label.ns).toBe(dataEnd);
+    const { history } = await readLabels(ep.path);
+    expect(history[0]!.t).toBe(6);
+    expect(history[0]!.wallTime).toBeGreaterThanOrEqual(wallBefore);
   });
 
   it('refuses bad requests with the reason, and writes nothing', async () => {

@@ -18,6 +18,11 @@ import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { repoRoot } from '../support/paths.js';
+import { dirname } from 'node:path';
+import { appendLabel } from '../../src/episode/append-label.js';
+import { buildReportFromDir } from '../../src/report/build-run.js';
+import { renderMarkdown } from '../../src/report/render/index.js';
+import { EpisodeScorer } from '../../src/safety/index.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
 const ACCESS = `users:
@@ -231,6 +236,35 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     }
     // heartbeats stop: the dead-man holds again
     await waitUntil(() => s.gate.state === 'hold', 5, 'the dead-man hold after heartbeats stopped');
+  }, 30_000);
+
+  it("the calibration's thresholds are the ones monitored: a 0.0001 N·m joint-torque ceiling holds the arm at rest, and the episode records it", async () => {
+    const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
+    if (!cal.ok) throw new Error('demo calibration does not parse');
+    const jt = cal.value.thresholds.joint_torque!;
+    const strict = { ...cal.value, thresholds: { ...cal.value.thresholds, joint_torque: { ...jt, value: 0.0001 } } };
+    const { s } = await startSession({ calibration: strict, calibrationFile: 'strict.yaml' });
+    expect(s.runtime.thresholds).toEqual(expect.arrayContaining([
+      { clause: 'joint_torque', tau: 0.0001, unit: 'N·m', from: 'calibration strict.yaml' },
+      // the calibration's contact threshold (1 N), not the library's 200 N an SO-101 cannot reach
+      { clause: 'max_contact_force', tau: 1, unit: 'N', from: 'calibration strict.yaml' },
+    ]));
+    // gravity alone loads the shoulder far above 0.0001 N·m: the monitor must see it
+    await waitUntil(() => s.gate.state === 'hold', 10, 'a joint_torque hold');
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    const gate = await gateRecords(path);
+    expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/joint_torque violated/) })]));
+    const start = (await readEpisode(path, () => {}, { kinds: [] })).start!;
+    expect(start.thresholds?.joint_torque).toEqual({ tau: 0.0001, unit: 'N·m', from: 'calibration strict.yaml' });
+    // the report scores the episode with the threshold it was monitored with, and shows it
+    await appendLabel(path, { success: true });
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error('spec');
+    const r = await buildReportFromDir(dirname(path), { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 10, seed: 1 }, source: 'test', generatedAt: 'test', worst: 0 });
+    expect(r.monitoredThresholds).toEqual(expect.arrayContaining([{ clauseId: 'joint_torque', tau: 0.0001, from: 'calibration strict.yaml', episodes: 1 }]));
+    expect(r.summary.clauses.find((c) => c.clauseId === 'joint_torque')!.rate.k).toBe(1);
+    expect(renderMarkdown(r)).toMatch(/\| joint_torque \| 0\.0001 \| calibration strict\.yaml \| 1 \|/);
   }, 30_000);
 
   it('--gate off monitors only: a hold is recorded but never commanded, chunks are refused', async () => {

@@ -48,8 +48,10 @@ describe('Table 33 SO-101 pilot from labelled episode files', () => {
     expect([r.summary.pUnsafeGivenSuccess.k, r.summary.pUnsafeGivenSuccess.n]).toEqual([4, 26]);
     const all = r.taskAll;
     expect([all.successes, all.episodes, all.unsafeSuccesses]).toEqual([26, 40, 4]);
-    expect(all.clauses['non_target_max_disp']).toEqual({ violated: 5, applicable: 40, manual: 5 });
-    expect(all.clauses['stable_grasp_maintained']).toEqual({ violated: 6, applicable: 28, manual: 6 });
+    expect(all.clauses['non_target_max_disp']).toEqual({ violated: 5, applicable: 40, manual: 5, manualNotApplicable: 0 });
+    // 12 failures never lifted the object: their video label took the grasp clause out of the denominator
+    expect(all.clauses['stable_grasp_maintained']).toEqual({ violated: 6, applicable: 28, manual: 6, manualNotApplicable: 12 });
+    expect(r.summary.clauses.find((c) => c.clauseId === 'stable_grasp_maintained')).toMatchObject({ manualNotApplicable: 12, manualViolations: 6 });
     // Only the two video-judged clauses are table columns: nothing else was scored.
     expect(r.taskClauses).toEqual(['non_target_max_disp', 'stable_grasp_maintained']);
   });
@@ -72,6 +74,9 @@ describe('Table 33 SO-101 pilot from labelled episode files', () => {
     expect(md).toContain('| Task | Success | non_target_max_disp | stable_grasp_maintained | P[U\\|S] |');
     expect(md).toContain('| so101-pick-butter | 7/10 | 1/10† | 2/7† | 2/7 |');
     expect(md).toContain('| All | 26/40 | 5/40† | 6/28† | 4/26 |');
+    // no violation, but the denominator 5 was set by manual not_applicable labels: still †
+    expect(md).toContain('| so101-pick-fruit-punch | 5/10 | 1/10† | 0/5† | 0/5 |');
+    expect(md).toMatch(/\| stable_grasp_maintained \| safe \| [^|]+ \| 6\/28 \| [^|]+ \| 6 \| 12 \| 0 \|/);
     expect(md).toContain('SBU = 4/40');
   });
 

@@ -19,7 +19,7 @@ describe('armguard score', () => {
     const text = c.out.join('\n');
     expect(text).toMatch(/episode a .*success, UNSAFE, VSI 0\.5/);
     expect(text).toMatch(/max_contact_force\s+VIOLATED\s+-100 N\s+0\.050 s\s+1 \(0\.050 s\)\s+33\.3%\s+0\.5/);
-    expect(text).toMatch(/non_target_max_disp\s+not applicable: signal 'non_target_disp_max' not declared/);
+    expect(text).toMatch(/non_target_max_disp\s+not evaluated: signal non_target_disp_max missing \(platform sim declares it; the recording has no column for it\)/);
     expect(text).toMatch(/SBU\s+50\.0% \[9\.5, 90\.5\] \(1\/2\)/);
     expect(text).toContain('bootstrap: 200 resamples');
   });

@@ -122,12 +122,13 @@ describe('VSI depth on constructed traces, one per clause family', () => {
 });
 
 describe('scoring semantics', () => {
-  it('a trace without a signal reports its clause as not applicable (reduced set), not safe', () => {
+  it('a trace without a signal its platform declares reports the clause "not evaluated: signal X missing" (reduced set), never satisfied', () => {
     const s = score(makeTrace({ omit: ['non_target_disp_max'] }));
     const c = clause(s, 'non_target_max_disp');
     expect(c.applicable).toBe(false);
+    expect(c.violated).toBe(false);
     expect(c.decision).toMatchObject({ kind: 'missing-signal', signal: 'non_target_disp_max' });
-    expect(c.explanation).toMatch(/reduced applicable set/);
+    expect(c.explanation).toBe('not evaluated: signal non_target_disp_max missing (platform sim declares it; the recording has no column for it)');
     expect(s.reducedSet).toEqual(['non_target_max_disp']);
     expect(s.warnings.join('\n')).toMatch(/declares non_target_disp_max but the trace has no column for it/);
   });
@@ -139,6 +140,10 @@ describe('scoring semantics', () => {
     const untracked = score(makeTrace({ platform: 'so101', task: 'so101-pick-butter', omit: ['non_target_disp_max'] }));
     expect(untracked.reducedSet).toEqual(['non_target_max_disp']);
     expect(untracked.warnings).toEqual([]); // optional: its absence is not a warning
+    // an optional signal the recording does not have is not declared: not applicable, not "missing"
+    expect(clause(untracked, 'non_target_max_disp').explanation).toMatch(/^not applicable: signal 'non_target_disp_max' not declared/);
+    const noTorque = score(makeTrace({ platform: 'so101', task: 'so101-pick-butter', omit: ['max_joint_torque'] }));
+    expect(clause(noTorque, 'joint_torque').explanation).toMatch(/^not evaluated: signal max_joint_torque missing/);
   });
 
   it('manual labels count as violations (reported as manual) and can mark a clause not applicable', () => {

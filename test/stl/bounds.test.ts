@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { partialBounds, type PartialTrace } from '../../src/stl/bounds.js';
+import { secondsToNs } from '../../src/stl/time.js';
 import { printFormula } from '../../src/stl/index.js';
 import { boundedFormulaArb, rowOf, SIGNAL_ORDER, traceArb, type RandomTrace } from './arbitraries.js';
 import { naivePartialBounds } from './naive-bounds.js';
@@ -18,6 +19,8 @@ function prefixOf(trace: RandomTrace): PartialTrace {
   for (let i = 0; i < n; i++) rows.set(rowOf(trace, i, row), i * width);
   return { times: Float64Array.from(trace.times), rows, width, n, index: new Map(SIGNAL_ORDER.map((s, k) => [s, k])) };
 }
+/** The engine's view of the same prefix: times in integer ns (the reference works in seconds). */
+const inNs = (p: PartialTrace): PartialTrace => ({ ...p, times: p.times.map(secondsToNs) });
 
 /** Equal as robustness values: +0 and −0 are the same, NaN equals NaN. */
 function expectSame(actual: Float64Array, expected: Float64Array, what: string): void {
@@ -36,11 +39,11 @@ describe('partialBounds (sliding windows, computed only where needed)', () => {
         const p = prefixOf(trace);
         const what = `${printFormula(f)} on ${JSON.stringify(trace)}`;
         const ref = naivePartialBounds(f, p);
-        const full = partialBounds(f, p);
+        const full = partialBounds(f, inNs(p));
         expectSame(full.lo, ref.lo, `${what}: lo`);
         expectSame(full.hi, ref.hi, `${what}: hi`);
         const count = k % (p.n + 1);
-        const part = partialBounds(f, p, count);
+        const part = partialBounds(f, inNs(p), count);
         expectSame(part.lo, ref.lo.subarray(0, count), `${what}: lo of the first ${count}`);
         expectSame(part.hi, ref.hi.subarray(0, count), `${what}: hi of the first ${count}`);
       }),
@@ -55,7 +58,7 @@ describe('partialBounds (sliding windows, computed only where needed)', () => {
         for (const h of holes) x[h % x.length] = NaN;
         const p = prefixOf(trace);
         const ref = naivePartialBounds(f, p);
-        const full = partialBounds(f, p);
+        const full = partialBounds(f, inNs(p));
         const what = `${printFormula(f)} on x = ${JSON.stringify(x.map(String))}`;
         expectSame(full.lo, ref.lo, `${what}: lo`);
         expectSame(full.hi, ref.hi, `${what}: hi`);

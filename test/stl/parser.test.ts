@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseFormula, parseSpecFile, printFormula } from '../../src/stl/index.js';
+import { parseFormula, parseSpecFile, printFormula, type Formula, type Interval } from '../../src/stl/index.js';
 import { boundedFormulaArb, episodeFormulaArb, SIGNALS } from './arbitraries.js';
 import { bool, real } from './helpers.js';
 
@@ -85,7 +85,8 @@ describe('parser', () => {
         const text = printFormula(f);
         const r = parseFormula(text, SIGNALS);
         if (!r.ok) throw new Error(`${text}: ${r.error.message}`);
-        expect(r.formula).toEqual(f);
+        // the parser adds each bound's exact ns (from its decimal text) to the intervals
+        expect(r.formula).toEqual(withIntervalNs(f));
       }),
       { numRuns: 500 },
     );
@@ -209,3 +210,28 @@ always := grip
     );
   });
 });
+
+/** f with every interval carrying its bounds in ns, as the parser writes them (hand-computed from the seconds). */
+function withIntervalNs(f: Formula): Formula {
+  const ns = (i: Interval | null): Interval | null => (i === null ? null : { ...i, loNs: Math.round(i.lo * 1e9), hiNs: Math.round(i.hi * 1e9) });
+  switch (f.kind) {
+    case 'literal':
+    case 'atom':
+    case 'compare':
+      return f;
+    case 'not':
+      return { ...f, arg: withIntervalNs(f.arg) };
+    case 'and':
+    case 'or':
+    case 'implies':
+      return { ...f, left: withIntervalNs(f.left), right: withIntervalNs(f.right) };
+    case 'always':
+    case 'eventually':
+    case 'historically':
+    case 'once':
+      return { ...f, interval: ns(f.interval), arg: withIntervalNs(f.arg) };
+    case 'until':
+    case 'since':
+      return { ...f, interval: ns(f.interval), left: withIntervalNs(f.left), right: withIntervalNs(f.right) };
+  }
+}

@@ -17,6 +17,10 @@ export interface FrankaBagPlan {
   startNs?: bigint;
   /** Joint positions of every robot state (rad; default the ready pose). */
   q?: readonly number[];
+  /** One more gripper message at this log time (ns), after the rest: e.g. a record on another time base. */
+  lateMessageNs?: bigint;
+  /** false: no gripper topic at all (a bag recorded without franka_gripper). */
+  gripper?: boolean;
 }
 
 export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise<void> {
@@ -35,12 +39,16 @@ export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise
       s.measured_joint_state.position = [...(plan.q ?? [0, -0.785, 0, -2.356, 0, 1.571, 0.785])];
       s.o_f_ext_hat_k.wrench.force = { x: 0.5, y: -0.3, z: 1.2 };
       // The gripper's state at the same instant comes first, so every robot state sees a gripper.
-      if (k % 66 === 0) {
+      if (k % 66 === 0 && plan.gripper !== false) {
         const g = jointState(ns, 0);
         await w.write(FRANKA_GRIPPER_TOPIC, ns, { ...g, name: ['fr3_finger_joint1', 'fr3_finger_joint2'], position: [0.04, 0.04], velocity: [0, 0], effort: [0, 0] });
       }
       if (plan.garbled?.includes(k)) await w.writeSerialized(FRANKA_STATE_TOPIC, ns, Uint8Array.from([0, 1, 0, 0, 7, 7, 7]));
       else await w.write(FRANKA_STATE_TOPIC, ns, s);
+    }
+    if (plan.lateMessageNs !== undefined) {
+      const g = jointState(plan.lateMessageNs, 0);
+      await w.write(FRANKA_GRIPPER_TOPIC, plan.lateMessageNs, { ...g, name: ['fr3_finger_joint1', 'fr3_finger_joint2'], position: [0.04, 0.04], velocity: [0, 0], effort: [0, 0] });
     }
   });
 }

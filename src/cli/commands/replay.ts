@@ -7,8 +7,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
-import { readLeRobotDataset } from '../../../drivers/so101/lerobot-dataset.js';
-import { NOT_DERIVABLE_FROM_POSITIONS, POSITION_ONLY_SIGNALS, replayPositions } from '../../../drivers/so101/replay.js';
+import { readLeRobotDataset, type LeRobotEpisode } from '../../../drivers/so101/lerobot-dataset.js';
+import { LEROBOT_DEGREE_STEP, NOT_DERIVABLE_FROM_POSITIONS, POSITION_ONLY_SIGNALS, replayPositions, unitFromValueSteps } from '../../../drivers/so101/replay.js';
 import { parseSo101Calibration, type So101Calibration } from '../../calibration/so101.js';
 import { EpisodeScorer, type EpisodeScore } from '../../safety/index.js';
 import type { EpisodeTrace } from '../../schema/trace.js';
@@ -36,7 +36,8 @@ export const lerobotReplayInput: ReplayInput = {
   booleans: ['json'],
   help: `LeRobot dataset options:
   --calibration <yaml>  SO-101 calibration (capsules, LeRobot ranges for the gripper; default calibration/so101-demo.yaml)
-  --norm-mode <m>       units of observation.state body joints: degrees (default) or range_m100_100
+  --norm-mode <m>       units of observation.state body joints: degrees or range_m100_100 (default: the
+                        calibration's norm_mode); checked against the recorded values' step per joint
   --stall-gap <pct>     commanded-minus-measured gripper gap (0–100) read as a grasp (default 3)
   --task <name>         task from spec/tasks.yaml; or --templates a,b and --objects x,y (tags)
   --json                machine-readable output`,
@@ -61,11 +62,13 @@ export const lerobotReplayInput: ReplayInput = {
       io.err(`${calPath}: cannot read: ${(e as Error).message}`);
       return EXIT.failure;
     }
-    const normMode = (options.get('norm-mode') as string | undefined) ?? 'degrees';
+    const normOption = options.get('norm-mode') as string | undefined;
+    const normMode = normOption ?? cal.normMode;
     if (normMode !== 'degrees' && normMode !== 'range_m100_100') {
       io.err(`armguard replay: --norm-mode expects degrees or range_m100_100, got '${normMode}'`);
       return EXIT.usage;
     }
+    const normSource = normOption !== undefined ? '--norm-mode' : `norm_mode of ${calPath}`;
     const stallGapPct = Number(options.get('stall-gap') ?? 3);
     if (!(stallGapPct > 0)) {
       io.err('armguard replay: --stall-gap expects a positive number');
@@ -74,6 +77,20 @@ export const lerobotReplayInput: ReplayInput = {
     const ds = await readLeRobotDataset(path);
     if (!ds.ok) {
       io.err(ds.error.message);
+      return EXIT.failure;
+    }
+    // The unit decides every joint angle: a wrong one gives confident, wrong verdicts. Check it.
+    const unitProblems = checkUnit(ds.value.episodes, cal, normMode, normSource, calPath);
+    const replays = ds.value.episodes.map((ep) => replayPositions(ep, cal, { normMode, stallGapPct }));
+    const frames = ds.value.episodes.reduce((n, e) => n + e.times.length, 0);
+    const outside = replays.reduce((n, r) => n + r.framesOutsideLimits, 0);
+    if (outside > MAX_OUTSIDE_LIMITS_FRACTION * frames) {
+      unitProblems.push(`${((100 * outside) / frames).toFixed(1)} % of frames (${outside} of ${frames}) put a body joint outside the calibrated joint limits of ${calPath} when read as ${normMode} ` +
+        `(at most ${100 * MAX_OUTSIDE_LIMITS_FRACTION} % is tolerated): the unit or the calibration is not this recording's`);
+    }
+    if (unitProblems.length > 0) {
+      io.err(`armguard replay: ${path}: no verdicts: the joint positions cannot be trusted`);
+      for (const p of unitProblems) io.err(`  ${p}`);
       return EXIT.failure;
     }
     const spec = loadScoringSpec(defaultSpecPaths());
@@ -87,17 +104,14 @@ export const lerobotReplayInput: ReplayInput = {
     const { info } = ds.value;
     const lines: string[] = [
       `LeRobot dataset ${path}: ${info.robot_type}, ${info.codebase_version}, ${ds.value.episodes.length} episodes, ${ds.value.episodes.reduce((s, e) => s + e.times.length, 0)} frames at ${info.fps} fps`,
-      `calibration ${calPath} (arm '${cal.armId}'); observation.state read as ${normMode}`,
+      `calibration ${calPath} (arm '${cal.armId}'); observation.state read as ${normMode} (${normSource}; consistent with the recorded value steps)`,
       `derivable from positions: ${POSITION_ONLY_SIGNALS.join(', ')} (gripper_contact estimated from the commanded-vs-measured gripper stall; held-object height/tilt by FK under a rigid grasp)`,
       `not derivable (no load/current/velocity recorded): ${NOT_DERIVABLE_FROM_POSITIONS.join(', ')}`,
     ];
     const json: unknown[] = [];
     let failed = false;
-    let outside = 0, frames = 0;
-    for (const ep of ds.value.episodes) {
-      const r = replayPositions(ep, cal, { normMode, stallGapPct });
-      outside += r.framesOutsideLimits;
-      frames += ep.times.length;
+    for (const [k, ep] of ds.value.episodes.entries()) {
+      const r = replays[k]!;
       const trace: EpisodeTrace = {
         meta: {
           episodeId: `episode_${ep.index}`,
@@ -127,15 +141,43 @@ export const lerobotReplayInput: ReplayInput = {
       }
       json.push({ episode: ep.index, frames: ep.times.length, task: ep.task, stats, gripFrames: r.gripFrames, framesOutsideLimits: r.framesOutsideLimits, score: score.ok ? summarise(score.value) : null });
     }
-    if (outside > 0.05 * frames) {
-      lines.push('', `note: ${((100 * outside) / frames).toFixed(1)} % of frames put a body joint outside the calibrated joint limits when read as ${normMode}. ` +
-        `LeRobot's so101_follower defaults to use_degrees=False (range_m100_100); if this recording used it, re-run with --norm-mode range_m100_100 --calibration <this arm's file>.`);
-    }
+    if (outside > 0) lines.push('', `note: ${outside} of ${frames} frames (${((100 * outside) / frames).toFixed(1)} %) put a body joint outside the calibrated joint limits`);
     if (options.has('json')) io.out(JSON.stringify({ format: 'armguard-replay/1', dataset: path, normMode, episodes: json }, null, 2));
     else io.out(lines.join('\n'));
     return failed ? EXIT.failure : EXIT.ok;
   },
 };
+
+/** More frames than this outside the joint limits: the unit or the calibration is wrong, no verdicts. */
+export const MAX_OUTSIDE_LIMITS_FRACTION = 0.05;
+/** Calibrated span vs the span the recorded value step implies: agree within this many ticks (float32 rounding). */
+const SPAN_TOLERANCE_TICKS = 3;
+
+/** Problems with reading the recording's body joints as `normMode` with this calibration (empty when consistent). */
+function checkUnit(episodes: readonly LeRobotEpisode[], cal: So101Calibration, normMode: 'degrees' | 'range_m100_100', source: string, calPath: string): string[] {
+  const evidence = unitFromValueSteps(episodes, cal.joints.map((j) => j.name));
+  const stepText = evidence.steps.map((s) => `${s.joint} ${s.step === undefined ? '?' : s.step.toFixed(4)}`).join(', ');
+  if (evidence.kind === 'range_m100_100') {
+    const spanText = evidence.spans.map((v, j) => `${cal.joints[j]!.name} ${Number.isNaN(v) ? '?' : Math.round(v)}`).join(', ');
+    if (normMode === 'degrees') {
+      return [`${source} says degrees, but the recorded values step by ${stepText} per joint, not by 360/4095 = ${LEROBOT_DEGREE_STEP.toFixed(4)} on every joint: ` +
+        `the recording is range_m100_100 (LeRobot's so101_follower default, use_degrees=False). Re-run with --norm-mode range_m100_100 and this arm's calibration ` +
+        `(its range_max − range_min per joint should be ${spanText} ticks).`];
+    }
+    const mismatched = evidence.spans.flatMap((v, j) => {
+      const m = cal.lerobot[cal.joints[j]!.name];
+      const span = m.range_max - m.range_min;
+      return !Number.isNaN(v) && Math.abs(v - span) > SPAN_TOLERANCE_TICKS ? [`${cal.joints[j]!.name} ${span} (recording: ${Math.round(v)})`] : [];
+    });
+    if (mismatched.length > 0) {
+      return [`range_m100_100 values depend on each motor's calibrated range, and ${calPath}'s ranges are not this arm's: range_max − range_min ${mismatched.join(', ')} ticks. ` +
+        `Give this arm's calibration with --calibration.`];
+    }
+  } else if (evidence.kind === 'degrees' && normMode === 'range_m100_100') {
+    return [`${source} says range_m100_100, but every body joint's recorded values step by 360/4095 = ${LEROBOT_DEGREE_STEP.toFixed(4)} (${stepText}): the recording is in degrees. Re-run with --norm-mode degrees.`];
+  }
+  return [];
+}
 
 function summarise(s: EpisodeScore): unknown {
   return {

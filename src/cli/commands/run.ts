@@ -191,7 +191,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   return {
     ok: true,
     options: {
-      calibration, spec: spec.spec, task, robotId,
+      calibration, calibrationFile: calPath, spec: spec.spec, task, robotId,
       ...(freeMotion ? { freeMotion: freeMotion.model } : {}),
       episodesDir: str('episodes-dir') ?? 'episodes',
       rate: rate as number,
@@ -276,6 +276,7 @@ export const runCommand: Command = {
     const o = parsed.options;
     io.out(`armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (monitor only)'}`);
     io.out(`clauses: ${session.runtime.clauses.join(', ') || '(none applicable)'}`);
+    io.out(`thresholds monitored: ${session.runtime.thresholds.map((t) => `${t.clause} ${t.tau} ${t.unit} (${t.from})`).join('; ') || '(none)'}`);
     io.out(`mqtt: ${session.brokerUrl} — chunks on armguard/v1/${o.robotId}/chunk/request${o.gating ? '' : ' (refused: monitor only)'}`);
     io.out(`episode: ${session.episodes.path}`);
     const detachKeys = attachOperatorKeys(process.stdin, (a) => void live.act(a));

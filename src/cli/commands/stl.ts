@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import {
-  evaluateOffline,
+  evaluateOfflineNs,
+  parseDecimalSeconds,
+  relativeNs,
   OnlineMonitor,
   parseFormula,
   parseSpecFile,
@@ -35,6 +37,8 @@ examples:
 interface Trace {
   header: string[];
   times: Float64Array;
+  /** The times as written, exactly, in integer ns from the first sample (what the engine compares). */
+  timesNs: Float64Array;
   columns: Map<string, Float64Array>;
 }
 
@@ -51,11 +55,20 @@ export function parseTraceCsv(path: string, text: string, booleans: ReadonlySet<
     seen.add(h);
   }
   const rows: number[][] = [];
+  const timesNs: number[] = [];
+  let originNs: bigint | undefined;
   for (let l = headerLine + 1; l < lines.length; l++) {
     const line = lines[l] ?? '';
     if (line.trim().length === 0) continue;
     const cells = line.split(',');
     if (cells.length !== header.length) throw new Error(`${path}:${l + 1}: ${cells.length} values, header has ${header.length} columns`);
+    const exact = parseDecimalSeconds((cells[0] ?? '').trim());
+    if (!exact) throw new Error(`${path}:${l + 1}: column '${header[0]}': '${(cells[0] ?? '').trim()}' is not a decimal number of seconds`);
+    originNs ??= exact.ns;
+    const rel = relativeNs(exact.ns, originNs);
+    if (rel === undefined) throw new Error(`${path}:${l + 1}: column '${header[0]}': more than 104 days after the first sample`);
+    if (timesNs.length > 0 && !(rel > timesNs[timesNs.length - 1]!)) throw new Error(`${path}: time '${header[0]}' must be strictly increasing: ${(cells[0] ?? '').trim()} does not follow the previous row (line ${l + 1})`);
+    timesNs.push(rel);
     rows.push(
       cells.map((cell, k) => {
         const c = cell.trim();
@@ -69,12 +82,9 @@ export function parseTraceCsv(path: string, text: string, booleans: ReadonlySet<
     );
   }
   const times = Float64Array.from(rows, (r) => r[0] ?? NaN);
-  for (let i = 1; i < times.length; i++) {
-    if (!((times[i] ?? NaN) > (times[i - 1] ?? NaN))) throw new Error(`${path}: time '${header[0]}' must be strictly increasing: ${times[i]} follows ${times[i - 1]} (data row ${i + 1})`);
-  }
   const columns = new Map<string, Float64Array>();
   header.slice(1).forEach((name, k) => columns.set(name, Float64Array.from(rows, (r) => r[k + 1] ?? NaN)));
-  return { header, times, columns };
+  return { header, times, timesNs: Float64Array.from(timesNs), columns };
 }
 
 const jsonNumber = (v: number): number | string | null => (Number.isNaN(v) ? null : Number.isFinite(v) ? v : v > 0 ? 'Infinity' : '-Infinity');
@@ -85,13 +95,14 @@ function runOnline(f: Formula, trace: Trace, signals: readonly string[]): Record
   const row = new Float64Array(signals.length);
   for (let i = 0; i < trace.times.length; i++) {
     for (let k = 0; k < cols.length; k++) row[k] = cols[k]?.[i] ?? NaN;
-    m.push(trace.times[i] ?? NaN, row);
+    m.pushNs(trace.timesNs[i] ?? NaN, row);
   }
   m.finish();
   return {
     final: jsonNumber(m.final),
     episodeMinMargin: jsonNumber(m.episodeMin),
-    firstViolationTime: jsonNumber(m.firstViolationTime),
+    // pushed as ns from the first sample: back to the trace's own clock
+    firstViolationTime: jsonNumber(m.firstViolationTime + (trace.times[0] ?? 0)),
     longestViolation: m.longestViolation,
     decidedSamples: m.decidedSamples,
   };
@@ -161,7 +172,7 @@ export const stlCommand: Command = {
 
     const signalOrder = trace.header.slice(1);
     const results = formulas.map(({ name, formula }) => {
-      const series = evaluateOffline(formula, trace.times, trace.columns);
+      const series = evaluateOfflineNs(formula, trace.timesNs, trace.columns);
       const rho = series.length > 0 ? (series[0] ?? NaN) : NaN;
       const result: Record<string, unknown> = {
         name,

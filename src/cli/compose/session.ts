@@ -26,6 +26,8 @@ export interface RunSessionOptions {
   calibration: So101Calibration;
   /** Free-motion model for the contact-force estimate (default: the calibration's analytic model). */
   freeMotion?: FreeMotionModel;
+  /** The calibration's file name (where the monitored thresholds came from). */
+  calibrationFile?: string;
   spec: ScoringSpec;
   task: string;
   robotId: string;
@@ -95,7 +97,7 @@ export class RunSession {
       fault: (f, t) => this.onFault(f, t),
     };
     this.runtime = buildSo101Runtime({
-      spec: o.spec, calibration: o.calibration, task: o.task, arm: conn.arm, events, gating: o.gating, rate: o.rate,
+      spec: o.spec, calibration: o.calibration, ...(o.calibrationFile ? { calibrationFile: o.calibrationFile } : {}), task: o.task, arm: conn.arm, events, gating: o.gating, rate: o.rate,
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.obstacles ? { obstacles: o.obstacles } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
@@ -104,6 +106,7 @@ export class RunSession {
     this.episodes = new EpisodeManager({
       dir: o.episodesDir, robotId: o.robotId, task: o.task, clauses: this.runtime.clauses, timers: o.timers,
       versions: { platform: 'so101', calibration: o.calibration.armId },
+      thresholds: Object.fromEntries(this.runtime.thresholds.map((t) => [t.clause, { tau: t.tau, unit: t.unit, from: t.from }])),
       ...(o.openEpisode ? { open: o.openEpisode } : {}),
       log: o.log,
       onFault: (f) => {

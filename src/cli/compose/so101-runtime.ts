@@ -4,6 +4,7 @@
  * table plane, optional fixed spheres and workspace box) → arm, all in one Pipeline.
  */
 import type { So101Calibration } from '../../calibration/so101.js';
+import { calibratedProfile } from '../../calibration/so101-thresholds.js';
 import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../gate/index.js';
 import { CapsuleModel } from '../../kinematics/index.js';
 import type { ObstacleSet } from '../../kinematics/index.js';
@@ -18,6 +19,8 @@ import { so101ModelFor } from '../../../drivers/so101/mapping.js';
 export interface So101RuntimeOptions {
   spec: ScoringSpec;
   calibration: So101Calibration;
+  /** The calibration's file name, for where monitored thresholds came from. */
+  calibrationFile?: string;
   task: string;
   /** The arm: signals in, commands out, joint state for the filter. */
   arm: SignalSource & CommandSink & JointStateSource;
@@ -50,14 +53,28 @@ export interface So101Runtime {
   bank: MonitorBank;
   pipeline: Pipeline;
   decisions: ClauseApplicability[];
+  /** Per monitored clause, the threshold τ monitored and where it came from (calibration, platform or library). */
+  thresholds: MonitoredThreshold[];
   /** Names of the monitored clauses, in margin order. */
   clauses: string[];
 }
 
+export interface MonitoredThreshold {
+  clause: string;
+  tau: number;
+  unit: string;
+  /** 'calibration <file>', 'platform so101' or 'library'. */
+  from: string;
+}
+
 /** Build the runtime; throws an Error naming the problem for an unknown task or platform. */
 export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
-  const { spec, calibration: cal } = o;
-  const { decisions, bank } = planSafeMonitors(
+  const { calibration: cal } = o;
+  // The calibration's thresholds are this arm's: they replace the so101 profile's numbers.
+  const profile = o.spec.platforms.get('so101');
+  if (!profile) throw new Error("the platform profiles have no 'so101'");
+  const spec = { ...o.spec, platforms: new Map(o.spec.platforms).set('so101', calibratedProfile(profile, cal.thresholds, o.spec.library, o.calibrationFile ?? `calibration '${cal.armId}'`)) };
+  const { decisions, instances, bank } = planSafeMonitors(
     spec, 'so101', o.task, () => new Set(cal.declaredSignals),
     // the monitors' buffers sized for samples half a control period apart
     o.rate !== undefined && o.rate > 0 ? { minSampleInterval: 0.5 / o.rate } : {},
@@ -106,7 +123,11 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
     source: o.arm, monitors: bank, gate, sink, events: o.events, watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),
     ...(chunks ? { chunks } : {}),
   });
-  return { gate, bank, pipeline, decisions, clauses };
+  const thresholds = instances.map((i): MonitoredThreshold => ({
+    clause: i.clause.id, tau: i.tau, unit: i.clause.unit,
+    from: cal.thresholds[i.clause.id] ? `calibration ${o.calibrationFile ?? cal.armId}` : i.numbersFrom,
+  }));
+  return { gate, bank, pipeline, decisions, thresholds, clauses };
 }
 
 /** Names of the signals the active clauses need (for the startup summary). */

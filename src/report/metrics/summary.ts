@@ -17,6 +17,8 @@ export interface ClauseMetrics {
   readonly manualViolations: number;
   /** Episodes where the clause could not be scored for want of a signal (reduced set). */
   readonly unavailable: number;
+  /** Episodes a manual `not_applicable` label took out of the denominator. */
+  readonly manualNotApplicable: number;
   /** Within violating episodes scored from traces (Table 10): exposure median and p90, longest run median. */
   readonly exposureMedian: number;
   readonly exposureP90: number;
@@ -139,6 +141,7 @@ function clauseMetrics(episodes: readonly EpisodeScore[], order?: readonly strin
       rate: wilson(violated.length, applicable.length),
       manualViolations: count(violated, (c) => c.violatedByManual),
       unavailable: count(scores, (c) => c.decision.kind === 'missing-signal' && !c.applicable),
+      manualNotApplicable: count(scores, (c) => c.decision.kind === 'manual-not-applicable'),
       exposureMedian: median(traceViolated.map((c) => c.exposure)),
       exposureP90: quantile(traceViolated.map((c) => c.exposure), 0.9),
       longestRunMedianSteps: median(traceViolated.map((c) => c.longestRunSteps)),

@@ -37,9 +37,11 @@ export function meanInterval(i: Interval, digits = 3): string {
 }
 
 /** Table 33 cell text: `violated/applicable`, `—` when never applicable; manual marked with †. */
+/** "k/n", † when manual labels count in it: a manual violation, or a manual not_applicable that reduced n. */
 export function cellText(c: ClauseCell | undefined): string {
-  if (!c || c.applicable === 0) return DASH;
-  return `${c.violated}/${c.applicable}${c.manual > 0 ? '†' : ''}`;
+  const dagger = c && (c.manual > 0 || c.manualNotApplicable > 0) ? '†' : '';
+  if (!c || c.applicable === 0) return `${DASH}${dagger}`;
+  return `${c.violated}/${c.applicable}${dagger}`;
 }
 
 export function fraction(k: number, n: number): string {

@@ -60,20 +60,21 @@ function quadrants(m: MetricsSummary): string {
 function taskTable(r: ReportData): string {
   const row = (t: TaskRow) => [h(t.task), fraction(t.successes, t.episodes), ...r.taskClauses.map((id) => cellText(t.clauses[id])), fraction(t.unsafeSuccesses, t.successes), fraction(t.unsafeSuccesses, t.episodes)];
   const head = ['Task', 'Success', ...r.taskClauses.map(breakable), 'P[U|S]', 'SBU'];
-  const anyManual = [...r.tasks, r.taskAll].some((t) => Object.values(t.clauses).some((c) => c.manual > 0));
+  const anyManual = [...r.tasks, r.taskAll].some((t) => Object.values(t.clauses).some((c) => c.manual > 0 || c.manualNotApplicable > 0));
   return table(head, [...r.tasks.map(row), row(r.taskAll)], { id: 'task-table', allLast: true })
-    + `<p class="note">Clause columns count violated episodes over the episodes where the clause applies (seeds/000 Table 33 layout); ${DASH}: not applicable in any episode of the task.${anyManual ? ' † includes manual (video-judged) labels.' : ''}</p>`;
+    + `<p class="note">Clause columns count violated episodes over the episodes where the clause applies (seeds/000 Table 33 layout); ${DASH}: not applicable in any episode of the task.${anyManual ? ' † includes manual (video-judged) labels: a manual violation, or episodes a manual not_applicable label took out of the denominator.' : ''}</p>`;
 }
 
 function clauseTable(r: ReportData): string {
   const runs = new Map(r.runs.map((x) => [x.clauseId, x]));
-  const rows = r.summary.clauses.filter((c) => c.rate.n > 0 || c.unavailable > 0).map((c) => {
+  const rows = r.summary.clauses.filter((c) => c.rate.n > 0 || c.unavailable > 0 || c.manualNotApplicable > 0).map((c) => {
     const run = runs.get(c.clauseId);
     const rateCls = c.rate.k > 0 && c.tier === 'safe' ? ' class="bad"' : '';
     return [
       h(c.clauseId), c.tier,
       `<span${rateCls}>${pct(c.rate.p)}</span>`, kn(c.rate), propInterval(c.rate),
       c.manualViolations > 0 ? `<span class="manual">${c.manualViolations}</span>` : '0',
+      c.manualNotApplicable > 0 ? `<span class="manual">${c.manualNotApplicable}</span>` : '0',
       c.unavailable > 0 ? String(c.unavailable) : '0',
       run ? pct(run.meanExposure, 2) : DASH,
       Number.isFinite(c.exposureMedian) ? `${pct(c.exposureMedian, 2)} / ${pct(c.exposureP90, 2)}` : DASH,
@@ -82,8 +83,8 @@ function clauseTable(r: ReportData): string {
       pct(c.retFraction, 2),
     ];
   });
-  return table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'No signal', 'Exposure (mean)', 'Exposure median / p90 (violating)', 'Longest run median (violating)', 'Longest run (max)', 'RET/T'], rows, { id: 'clause-table' })
-    + '<p class="note">Rate: episodes violating the clause over episodes where it applies. Manual: violations from video-judged labels. No signal: episodes where the platform/trace lacks the signal (reduced applicable set; never counted as safe). Exposure: fraction of steps with ρ(t) &lt; 0; medians over violating episodes.</p>';
+  return table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'Manual n/a', 'No signal', 'Exposure (mean)', 'Exposure median / p90 (violating)', 'Longest run median (violating)', 'Longest run (max)', 'RET/T'], rows, { id: 'clause-table' })
+    + '<p class="note">Rate: episodes violating the clause over episodes where it applies. Manual: violations from video-judged labels. Manual n/a: episodes a video-judged not_applicable label took out of the denominator. No signal: episodes where the platform/trace lacks the signal (reduced applicable set; never counted as safe). Exposure: fraction of steps with ρ(t) &lt; 0; medians over violating episodes.</p>';
 }
 
 function sbuComposition(m: MetricsSummary): string {
@@ -167,7 +168,11 @@ function worst(r: ReportData): string {
 
 function robots(r: ReportData): string {
   const rows = r.robots.map((x) => [h(x.robotId), String(x.episodes)]);
-  return table(['Robot', 'Episodes'], rows, { id: 'robot-table' });
+  const monitored = r.monitoredThresholds.length === 0 ? '' :
+    '<h3>Thresholds monitored (episode metadata)</h3>' +
+    table(['Clause', 'τ', 'From', 'Episodes'], r.monitoredThresholds.map((x) => [h(x.clauseId), String(x.tau), h(x.from), String(x.episodes)]), { id: 'threshold-table' }) +
+    '<p class="note">Per-arm thresholds the live monitor used, recorded in each episode; those episodes are scored with them.</p>';
+  return table(['Robot', 'Episodes'], rows, { id: 'robot-table' }) + monitored;
 }
 
 function damagedBanner(damaged: readonly DamagedEpisode[]): string {

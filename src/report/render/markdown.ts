@@ -36,12 +36,12 @@ export function renderMarkdown(r: ReportData): string {
   ]), '');
   const taskRow = (t: TaskRow) => [t.task, fraction(t.successes, t.episodes), ...r.taskClauses.map((id) => cellText(t.clauses[id])), fraction(t.unsafeSuccesses, t.successes)];
   out.push('## Per task', '', table(['Task', 'Success', ...r.taskClauses, 'P[U|S]'], [...r.tasks.map(taskRow), taskRow(r.taskAll)]), '',
-    `Clause columns: violated / applicable episodes. † includes manual (video-judged) labels. SBU = ${fraction(r.taskAll.unsafeSuccesses, r.taskAll.episodes)}.`, '');
+    `Clause columns: violated / applicable episodes. † includes manual (video-judged) labels: a manual violation, or episodes a manual not_applicable label took out of the denominator. SBU = ${fraction(r.taskAll.unsafeSuccesses, r.taskAll.episodes)}.`, '');
   const runs = new Map(r.runs.map((x) => [x.clauseId, x]));
-  out.push('## Per clause', '', table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'No signal', 'Exposure median', 'Longest run (max)', 'SBU share'],
-    m.clauses.filter((x) => x.rate.n > 0 || x.unavailable > 0).map((x) => {
+  out.push('## Per clause', '', table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'Manual n/a', 'No signal', 'Exposure median', 'Longest run (max)', 'SBU share'],
+    m.clauses.filter((x) => x.rate.n > 0 || x.unavailable > 0 || x.manualNotApplicable > 0).map((x) => {
       const run = runs.get(x.clauseId);
-      return [x.clauseId, x.tier, pct(x.rate.p), kn(x.rate), propInterval(x.rate), String(x.manualViolations), String(x.unavailable), pct(x.exposureMedian, 2),
+      return [x.clauseId, x.tier, pct(x.rate.p), kn(x.rate), propInterval(x.rate), String(x.manualViolations), String(x.manualNotApplicable), String(x.unavailable), pct(x.exposureMedian, 2),
         run && run.longestRunSteps > 0 ? `${run.longestRunSteps} steps (${seconds(run.longestRunSeconds)})` : DASH, x.sbuCount > 0 ? `${pct(x.sbuShare)} (${x.sbuCount})` : DASH];
     })), '');
   out.push('## Cumulative cost and risk exposure', '', table(['Measure', 'Value'], [
@@ -73,5 +73,9 @@ export function renderMarkdown(r: ReportData): string {
     r.worst.map((w, i) => [String(i + 1), w.episodeId, w.success ? 'unsafe success' : 'unsafe failure', w.task ?? DASH, w.policy ?? DASH, w.robotId, num(w.vsi), w.clauseId, `step ${w.violationStep} (t = ${num(w.violationTime - w.t0, 2)} s)`])), '',
   'Robustness-trace plots: report.html.', '');
   out.push('## Robots', '', table(['Robot', 'Episodes'], r.robots.map((x) => [x.robotId, String(x.episodes)])), '');
+  if (r.monitoredThresholds.length > 0) {
+    out.push('## Thresholds monitored (episode metadata)', '', table(['Clause', 'τ', 'From', 'Episodes'], r.monitoredThresholds.map((x) => [x.clauseId, String(x.tau), x.from, String(x.episodes)])), '',
+      'Per-arm thresholds the live monitor used, recorded in each episode; those episodes are scored with them.', '');
+  }
   return out.join('\n');
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLeRobotDataset } from '../../../drivers/so101/lerobot-dataset.js';
-import { bodyValueToRadians, replayPositions } from '../../../drivers/so101/replay.js';
+import { bodyValueToRadians, LEROBOT_DEGREE_STEP, replayPositions, unitFromValueSteps } from '../../../drivers/so101/replay.js';
 import { parseSo101Calibration } from '../../../src/calibration/so101.js';
 import { main } from '../../../src/cli/main.js';
 import { repoRoot, sharedDir } from '../../support/paths.js';
@@ -13,6 +13,8 @@ const info = JSON.parse(readFileSync(join(datasetDir, 'meta/info.json'), 'utf8')
 const calText = readFileSync(join(repoRoot, 'calibration/so101-demo.yaml'), 'utf8');
 const cal = parseSo101Calibration(calText, 'so101-demo.yaml');
 if (!cal.ok) throw new Error('demo calibration invalid');
+/** The dataset's own unit and motor spans (derived from the recording; see the file's header). */
+const fixtureCal = join(repoRoot, 'test/fixtures/so101-lerobot-record-test.calibration.yaml');
 
 describe('LeRobot SO-101 dataset replay', () => {
   it('reads every episode with the frame counts of meta/info.json and meta/episodes', async () => {
@@ -48,10 +50,51 @@ describe('LeRobot SO-101 dataset replay', () => {
     expect(bodyValueToRadians(45, c, 'degrees')).toBeCloseTo(Math.PI / 4, 12);
   });
 
+  it('the recorded value steps say range_m100_100, with the spans of the fixture calibration', async () => {
+    const ds = await readLeRobotDataset(datasetDir);
+    if (!ds.ok) throw ds.error;
+    const e = unitFromValueSteps(ds.value.episodes, ['a', 'b', 'c', 'd', 'e']);
+    expect(e.kind).toBe('range_m100_100');
+    if (e.kind !== 'range_m100_100') return;
+    const fixture = parseSo101Calibration(readFileSync(fixtureCal, 'utf8'), fixtureCal);
+    if (!fixture.ok) throw new Error('fixture calibration invalid');
+    e.spans.forEach((span, j) => {
+      const m = fixture.value.lerobot[fixture.value.joints[j]!.name];
+      expect(Math.abs(span - (m.range_max - m.range_min)), `joint ${j}`).toBeLessThan(1);
+    });
+  });
+
+  it('value steps of 360/4095 on every joint read as degrees; one joint stepping otherwise rules degrees out', () => {
+    const n = 40;
+    const ep = (stepOf: (j: number) => number) => ({ times: Float64Array.from({ length: n }, (_, i) => i / 30), state: Float64Array.from({ length: n * 6 }, (_, k) => Math.floor(k / 6) * stepOf(k % 6) - 10) });
+    expect(unitFromValueSteps([ep(() => LEROBOT_DEGREE_STEP)], []).kind).toBe('degrees');
+    const mixed = unitFromValueSteps([ep((j) => (j === 2 ? 200 / 2205 : LEROBOT_DEGREE_STEP))], []);
+    expect(mixed.kind).toBe('range_m100_100');
+    if (mixed.kind === 'range_m100_100') expect(mixed.spans[2]).toBeCloseTo(2205, 6);
+    expect(unitFromValueSteps([{ times: new Float64Array(n), state: new Float64Array(n * 6) }], []).kind).toBe('unclear'); // joints that never moved
+  });
+
+  it('read as degrees (the demo calibration\'s norm_mode) the dataset gets no verdicts: the error says range_m100_100, exit 1', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    expect(await main(['replay', '--templates', 'pnp-into-container', datasetDir], { out: (t) => out.push(t), err: (t) => err.push(t) })).toBe(1);
+    const text = err.join('\n');
+    expect(text).toMatch(/no verdicts/);
+    expect(text).toMatch(/says degrees, but the recorded values step by shoulder_pan 0\.0785, .* the recording is range_m100_100/);
+    expect(text).toMatch(/Re-run with --norm-mode range_m100_100 and this arm's calibration/);
+    expect(out.join('\n')).not.toMatch(/\bok\b|satisfied|safe/);
+  });
+
+  it('range_m100_100 with a calibration whose ranges are not this arm\'s: no verdicts, the mismatching spans named, exit 1', async () => {
+    const err: string[] = [];
+    expect(await main(['replay', '--norm-mode', 'range_m100_100', '--templates', 'pnp-into-container', datasetDir], { out: () => {}, err: (t) => err.push(t) })).toBe(1);
+    expect(err.join('\n')).toMatch(/ranges are not this arm's: range_max − range_min shoulder_pan 2610 \(recording: 2549\)/);
+  });
+
   it('armguard replay scores every episode with the clause library and says what is not applicable', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await main(['replay', '--json', '--templates', 'pnp-into-container', datasetDir], { out: (t) => out.push(t), err: (t) => err.push(t) });
+    const code = await main(['replay', '--json', '--calibration', fixtureCal, '--templates', 'pnp-into-container', datasetDir], { out: (t) => out.push(t), err: (t) => err.push(t) });
     expect(err).toEqual([]);
     expect(code).toBe(0);
     const report = JSON.parse(out.join('\n')) as { episodes: { frames: number; score: { reducedSet: string[]; clauses: { id: string; applicable: boolean; rho: number }[] } }[] };
