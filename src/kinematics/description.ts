@@ -23,10 +23,13 @@ export interface CollisionVolume {
 
 /**
  * Why a link pair is never checked (MoveIt Setup Assistant's reasons): `adjacent` — joined by one
- * joint, they touch by construction; `never` — the joint limits keep them apart; `always` — they
- * overlap in every configuration (a housing shared by design).
+ * joint, they touch by construction; `default` — in contact at the arm's default pose (MoveIt:
+ * the URDF zero; for an arm parked folded on itself, its rest pose — the parts rest on each other
+ * there by design); `never` — the joint limits keep them apart (no contact over a large random
+ * sample of configurations within the limits); `always` — they overlap in every configuration (a
+ * housing shared by design).
  */
-export type AllowedCollisionReason = 'adjacent' | 'never' | 'always';
+export type AllowedCollisionReason = 'adjacent' | 'default' | 'never' | 'always';
 
 export interface AllowedCollision {
   readonly links: readonly [string, string];

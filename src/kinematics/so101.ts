@@ -1,6 +1,7 @@
 import type { ArmModelSpec, CapsuleSpec } from './capsules.js';
 import type { ChainSpec } from './chain.js';
-import { armModel, type CollisionVolume, type RobotDescription } from './description.js';
+import { armModel, type RobotDescription } from './description.js';
+import { so101Volumes } from './so101-volumes.js';
 
 const PI = Math.PI;
 
@@ -33,11 +34,12 @@ export const SO101_FRAMES = {
 } as const;
 
 /**
- * Default capsules: one per link along the segment between consecutive joint origins (taken from
- * the URDF above), radii estimated from the printed SO-101 parts (about 5 cm wide links, 4 cm
- * wrist; the gripper capsule starts 3 cm out, beyond the wrist_roll motor that the wrist capsule
- * covers). They are an approximation and a calibration file may override them; the moving jaw's
- * 7 cm length along its local −y is an estimate (the URDF meshes are not parsed here).
+ * Environment capsules (clearance to the table and tracked obstacles; not used for self-collision):
+ * one per link along the segment between consecutive joint origins (taken from the URDF above),
+ * radii estimated from the printed SO-101 parts (about 5 cm wide links, 4 cm wrist; the gripper
+ * capsule starts 3 cm out, beyond the wrist_roll motor that the wrist capsule covers). They are an
+ * approximation and a calibration file may override them; the moving jaw's 7 cm length along its
+ * local −y is an estimate.
  */
 export const SO101_CAPSULES: readonly CapsuleSpec[] = [
   { name: 'base', frame: 0, a: [0.0388353, 0, 0.0], b: [0.0388353, 0, 0.03], radius: 0.035, environment: false },
@@ -49,51 +51,69 @@ export const SO101_CAPSULES: readonly CapsuleSpec[] = [
   { name: 'jaw', frame: 6, a: [0, 0, 0], b: [0, -0.07, 0], radius: 0.01, environment: true },
 ];
 
-const volume = (c: CapsuleSpec): CollisionVolume => ({ link: c.name, frame: c.frame, a: c.a, b: c.b, radius: c.radius });
 const ARM_LINKS = SO101_CAPSULES.filter((c) => c.name !== 'gripper' && c.name !== 'jaw');
 const GRIPPER_LINKS = SO101_CAPSULES.filter((c) => c.name === 'gripper' || c.name === 'jaw');
 
 /**
- * The SO-101 follower: chain and joint limits from so101_new_calib.urdf, one capsule per link (the
- * same capsules serve self-collision and environment clearance), and its allowed-collision list.
- * Links joined by one joint are allowed (adjacent). Beyond those: at its joint limits (LeRobot's
- * rest pose: shoulder_lift ≈ −100°, elbow_flex ≈ +100°) the SO-101 folds the lower arm and wrist
- * back over the upper arm and shoulder; the printed links sit side by side there, but these
- * skeleton capsules overlap by up to 3.7 cm (measured on the recorded dataset
- * so101-lerobot-record-test), so shoulder–lower_arm, shoulder–wrist and upper_arm–wrist are
- * allowed ('never': the joint limits keep the printed parts apart).
+ * The SO-101 follower: chain and joint limits from so101_new_calib.urdf; self-collision volumes
+ * fitted to that URDF's collision meshes (spheres enclosing each link's meshes,
+ * src/kinematics/so101-volumes.ts); clearance to the environment still uses the one-capsule-per-link
+ * estimate above. The allowed-collision list was derived the way MoveIt Setup Assistant does, on
+ * the URDF's meshes (not on the spheres): adjacent links; pairs in contact at the rest pose; pairs
+ * never in contact over 14,000 uniformly random configurations within the URDF joint limits (4,000
+ * + 10,000, two seeds; mesh surfaces sampled at 3 mm against the full-resolution mesh vertices,
+ * contact = closer than 2 mm). Every other pair is checked.
+ *
+ * Rest pose: LeRobot parks the SO-101 folded (shoulder_lift ≈ −85…−92°, elbow_flex ≈ +100°,
+ * wrist_flex ≈ +60…+73°): the lower arm, wrist, gripper and moving jaw lie on the shoulder's
+ * motor holder and the wrist motor on the upper arm. In the recorded dataset
+ * so101-lerobot-record-test every episode starts and ends there with the meshes of those five
+ * pairs 0.1–0.6 mm apart, i.e. touching: the printed parts are the fold's end stop.
+ *
+ * What stays checked: the gripper and the moving jaw against the base and the upper arm, the lower
+ * arm and the wrist against the base — driving the gripper into the base or the upper arm reads a
+ * negative clearance. What is not: the gripper (or wrist, lower arm) against the shoulder it rests
+ * on, and the wrist against the upper arm.
  */
 export const SO101_DESCRIPTION: RobotDescription = {
   id: 'so101',
   chain: SO101_CHAIN,
   selfCollision: {
-    volumes: ARM_LINKS.map(volume),
+    volumes: ['base', 'shoulder', 'upper_arm', 'lower_arm', 'wrist'].flatMap(so101Volumes),
     allowed: [
       { links: ['base', 'shoulder'], reason: 'adjacent' },
       { links: ['shoulder', 'upper_arm'], reason: 'adjacent' },
       { links: ['upper_arm', 'lower_arm'], reason: 'adjacent' },
       { links: ['lower_arm', 'wrist'], reason: 'adjacent' },
-      { links: ['shoulder', 'lower_arm'], reason: 'never' },
-      { links: ['shoulder', 'wrist'], reason: 'never' },
-      { links: ['upper_arm', 'wrist'], reason: 'never' },
+      // In contact at the rest pose (meshes 0.1–0.6 mm apart at every episode's first and last frame).
+      { links: ['shoulder', 'lower_arm'], reason: 'default' },
+      { links: ['shoulder', 'wrist'], reason: 'default' },
+      { links: ['upper_arm', 'wrist'], reason: 'default' },
+      // 0 of 14,000 random configurations; nearest 17.7 mm (11 mm on the dataset, with shoulder_lift
+      // 3.5° beyond the URDF's lower limit).
+      { links: ['base', 'upper_arm'], reason: 'never' },
     ],
-    source: 'TheRobotStudio/SO-ARM100 @ fda892c Simulation/SO101/so101_new_calib.urdf (joint origins = capsule axes; radii estimated from the printed parts)',
+    source: 'TheRobotStudio/SO-ARM100 @ fda892c Simulation/SO101/so101_new_calib.urdf: chain and limits; self-collision spheres enclosing its collision meshes (assets/*.stl); allowed pairs from those meshes (adjacent, rest-pose contact, never in 14,000 random configurations)',
   },
   environment: ARM_LINKS,
   endEffectors: {
     gripper: {
       id: 'gripper',
       description: 'the SO-101 gripper: fixed jaw on gripper_link and the moving jaw (joint gripper)',
-      volumes: GRIPPER_LINKS.map(volume),
-      // The jaw closes onto the fixed finger of gripper_link's body by design; wrist and jaw share the roll axis.
+      volumes: ['gripper', 'jaw'].flatMap(so101Volumes),
       allowed: [
         { links: ['wrist', 'gripper'], reason: 'adjacent' },
         { links: ['gripper', 'jaw'], reason: 'adjacent' },
-        { links: ['wrist', 'jaw'], reason: 'always' },
+        { links: ['shoulder', 'gripper'], reason: 'default' },
+        { links: ['shoulder', 'jaw'], reason: 'default' },
+        // 0 of 14,000 random configurations (nearest: wrist–jaw 8.9 mm, lower_arm–gripper/jaw > 20 mm).
+        { links: ['wrist', 'jaw'], reason: 'never' },
+        { links: ['lower_arm', 'gripper'], reason: 'never' },
+        { links: ['lower_arm', 'jaw'], reason: 'never' },
       ],
       environment: GRIPPER_LINKS,
       tcp: { frame: SO101_FRAMES.tcp, xyz: [0, 0, 0] },
-      source: 'so101_new_calib.urdf gripper_link, moving_jaw_so101_v1_link and gripper_frame_joint (TCP)',
+      source: 'so101_new_calib.urdf gripper_link, moving_jaw_so101_v1_link (collision meshes, spheres in so101-volumes.ts) and gripper_frame_joint (TCP)',
     },
   },
 };
