@@ -103,13 +103,19 @@ const cal = parseSo101Calibration(await readFile(calPath, 'utf8'), calPath);
 if (!cal.ok) throw new Error(cal.problems.map((p) => p.message).join('\n'));
 const ds = await readLeRobotDataset(join(sharedDir, 'data', 'so101-lerobot-record-test'));
 if (!ds.ok) throw new Error(ds.error.message);
-let min = Infinity, frames = 0, flagged = 0, seconds = 0;
+let min = Infinity, frames = 0, flagged = 0, alarms = 0, seconds = 0;
 for (const ep of ds.value.episodes) {
   const r = replayPositions(ep, cal.value, { normMode: 'range_m100_100', stallGapPct: 3 });
   const c = r.columns.get('self_collision_clearance')!;
-  for (const v of c) if (v < 0) flagged++;
+  // An alarm: a run of consecutive frames with a negative (or NaN) clearance.
+  c.forEach((v, i) => {
+    if (!(v >= 0)) {
+      flagged++;
+      if (i === 0 || c[i - 1]! >= 0) alarms++;
+    }
+  });
   frames += c.length;
   min = Math.min(min, r.minSelfDistanceM);
   seconds += ep.times.length > 1 ? ep.times[ep.times.length - 1]! - ep.times[0]! : 0;
 }
-console.log(JSON.stringify({ data: 'so101-lerobot-record-test (range_m100_100)', model: 'so101 + gripper', episodes: ds.value.episodes.length, frames, duration_s: seconds.toFixed(1), flagged_frames: flagged, smallest_clearance: mm(min) }));
+console.log(JSON.stringify({ data: 'so101-lerobot-record-test (range_m100_100)', model: 'so101 + gripper', episodes: ds.value.episodes.length, frames, duration_s: seconds.toFixed(1), flagged_frames: flagged, alarms, false_alarms_per_hour: (alarms / (seconds / 3600)).toFixed(1), smallest_clearance: mm(min) }));
