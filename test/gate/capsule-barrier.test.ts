@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CapsuleBarrier, ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups } from '../../src/gate/index.js';
 import { Barrier, CapsuleModel, SO101_MODEL } from '../../src/kinematics/index.js';
 import type { ObstacleSet } from '../../src/kinematics/index.js';
-import { denseSolverFactory } from './support/dense-qp.js';
+import { activeSetSolverFactory } from './support/active-set-qp.js';
 import { sweep } from './support/planar-arm.js';
 import { FILTER_CONFIG, planarModel, Q0 } from '../runtime/support/rig.js';
 
@@ -99,7 +99,7 @@ describe('production interior-point QP in the filter', () => {
     const a = new ChunkCbfFilter(planarModel(), interiorPointSolver, config).filter(nominal, 20, Q0, 0.1);
     const targetsA = a.targets.slice();
     const roundsA = a.rounds;
-    const b = new ChunkCbfFilter(planarModel(), denseSolverFactory, config).filter(nominal, 20, Q0, 0.1);
+    const b = new ChunkCbfFilter(planarModel(), activeSetSolverFactory, config).filter(nominal, 20, Q0, 0.1);
     expect(a.status).toBe('filtered');
     expect(b.status).toBe('filtered');
     expect(roundsA).toBe(b.rounds);

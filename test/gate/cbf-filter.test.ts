@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_QP_TOLERANCE, DEFAULT_CBF_WEIGHTS } from '../../src/gate/index.js';
 import type { BarrierModel, CbfFilterConfig, QpSolverFactory } from '../../src/gate/index.js';
-import { denseSolverFactory, solveDenseQp } from './support/dense-qp.js';
+import { activeSetSolverFactory } from './support/active-set-qp.js';
 import { PlanarArmDisc, sweep } from './support/planar-arm.js';
 import { LINE_BARRIER } from './support/line-barrier.js';
 
@@ -42,29 +42,10 @@ function minHOver(model: PlanarArmDisc, u: Float64Array, H: number): number {
   return m;
 }
 
-describe('dense reference QP (test support)', () => {
-  it('solves hand-computed problems: projection onto a half-plane', () => {
-    // min (x−2)² + (y−2)²  s.t.  x + y ≤ 2  →  (1, 1); as ½x'Px + q'x with P = 2I, q = (−4, −4)
-    const r = solveDenseQp({
-      n: 2,
-      m: 1,
-      P: { rows: 2, cols: 2, colPtr: Int32Array.from([0, 1, 2]), rowIndex: Int32Array.from([0, 1]), values: Float64Array.from([2, 2]) },
-      q: Float64Array.from([-4, -4]),
-      A: { rows: 1, cols: 2, colPtr: Int32Array.from([0, 1, 2]), rowIndex: Int32Array.from([0, 0]), values: Float64Array.from([1, 1]) },
-      l: Float64Array.from([-1e30]),
-      u: Float64Array.from([2]),
-    });
-    expect(r.status).toBe('solved');
-    expect(r.x[0]).toBeCloseTo(1, 7);
-    expect(r.x[1]).toBeCloseTo(1, 7);
-    expect(r.y[0]).toBeCloseTo(2, 6); // multiplier: ∇f = (−2, −2) = −y·(1, 1)
-  });
-});
-
 describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
   it('passes a chunk that stays clear unchanged', () => {
     const model = arm();
-    const f = new ChunkCbfFilter(model, denseSolverFactory, config);
+    const f = new ChunkCbfFilter(model, activeSetSolverFactory, config);
     const nominal = sweep(q0, [-0.5, 0.5], 10);
     const o = f.filter(nominal, 10, q0, 0.05);
     expect(o.status).toBe('unchanged');
@@ -77,7 +58,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     const H = 20;
     const nominal = sweep(q0, [1.5, 0.5], H);
     expect(minHOver(model, nominal, H)).toBeLessThan(-0.1); // the nominal chunk really goes through
-    const f = new ChunkCbfFilter(model, denseSolverFactory, config);
+    const f = new ChunkCbfFilter(model, activeSetSolverFactory, config);
     const o = f.filter(nominal, H, q0, 0.1);
     expect(o.status, o.detail).toBe('filtered');
     const u = o.targets.slice();
@@ -101,7 +82,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
 
   it('re-linearisation converges: with more rounds the nonlinear barrier condition holds to 1e-6', () => {
     const model = arm();
-    const f = new ChunkCbfFilter(model, denseSolverFactory, { ...config, maxRounds: 8 });
+    const f = new ChunkCbfFilter(model, activeSetSolverFactory, { ...config, maxRounds: 8 });
     const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
     expect(o.status).toBe('filtered');
     expect(o.rounds).toBeLessThan(8); // stopped because the re-check passed, not at the cap
@@ -123,7 +104,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
       },
     };
     // a negative tolerance accepts no round early: all four run and the filter must choose
-    const f = new ChunkCbfFilter(misleading, denseSolverFactory, { ...config, maxRounds: 4, cbfTolerance: -1 });
+    const f = new ChunkCbfFilter(misleading, activeSetSolverFactory, { ...config, maxRounds: 4, cbfTolerance: -1 });
     const rounds: { u: Float64Array; slack: number }[] = [];
     f.trace = (_round, slack, u) => rounds.push({ u: u.slice(), slack });
     const o = f.filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
@@ -151,17 +132,17 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     const line = LINE_BARRIER;
     const cfg1 = { ...config, qmin: [-3], qmax: [3], maxSpeed: [2] };
     const nominal = Float64Array.from([0.79]);
-    const lenient = new ChunkCbfFilter(line, denseSolverFactory, { ...cfg1, cbfTolerance: 0.02 }).filter(nominal, 1, [1], 0.2);
+    const lenient = new ChunkCbfFilter(line, activeSetSolverFactory, { ...cfg1, cbfTolerance: 0.02 }).filter(nominal, 1, [1], 0.2);
     expect(lenient.status).toBe('unchanged');
     expect(lenient.cbfViolation).toBeCloseTo(0.01, 12);
-    const strict = new ChunkCbfFilter(line, denseSolverFactory, { ...cfg1, cbfTolerance: 1e-6 }).filter(nominal, 1, [1], 0.2);
+    const strict = new ChunkCbfFilter(line, activeSetSolverFactory, { ...cfg1, cbfTolerance: 1e-6 }).filter(nominal, 1, [1], 0.2);
     expect(strict.status).toBe('filtered');
     // hand-computed: min (u − 0.79)² + λ(u − 1)², λ = 5, s.t. u ≥ 0.8 → u = (0.79 + 5)/6 = 0.965 (constraint inactive)
     expect(strict.targets[0]).toBeCloseTo(0.965, 6);
   });
 
   it('a single linearisation deep inside the obstacle needs slack: unsafe, slack reported', () => {
-    const f = new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, maxRounds: 1 });
+    const f = new ChunkCbfFilter(arm(), activeSetSolverFactory, { ...config, maxRounds: 1 });
     const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
     expect(o.status).toBe('unsafe');
     expect(o.detail).toMatch(/slack/);
@@ -171,7 +152,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
   it('enforces per-step motion bounds on an obstacle-free chunk that jumps', () => {
     const model = arm();
     model.cx = 10; // far away
-    const f = new ChunkCbfFilter(model, denseSolverFactory, config);
+    const f = new ChunkCbfFilter(model, activeSetSolverFactory, config);
     const nominal = new Float64Array(10 * 2).fill(0.5); // step 0 jumps 0.5 rad on joint 0
     const o = f.filter(nominal, 10, q0, 0.05);
     expect(o.status).toBe('filtered');
@@ -186,7 +167,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     model.cx = 10;
     // a solver that returns its solution with every joint-0 step overshooting by 1e-7 rad
     const overshooting: QpSolverFactory = (p) => {
-      const s = denseSolverFactory(p);
+      const s = activeSetSolverFactory(p);
       return {
         solve: (o) => {
           const r = s.solve(o);
@@ -208,15 +189,15 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
   it('solves its QPs to qpTolerance (default 1e-6); refuses a tolerance that is not positive or a negative back-off', () => {
     const seen: (number | undefined)[] = [];
     const recording: QpSolverFactory = (p) => {
-      const s = denseSolverFactory(p);
+      const s = activeSetSolverFactory(p);
       return { solve: (o) => (seen.push(o.epsAbs, o.epsRel), s.solve(o)) };
     };
     new ChunkCbfFilter(arm(), recording, config).filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
     new ChunkCbfFilter(arm(), recording, { ...config, qpTolerance: 1e-9 }).filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
     expect(new Set(seen)).toEqual(new Set([1e-6, 1e-9]));
     expect(DEFAULT_CBF_QP_TOLERANCE).toBe(1e-6);
-    for (const bad of [0, -1e-6, NaN]) expect(() => new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, qpTolerance: bad })).toThrow(/qpTolerance/);
-    for (const bad of [-1e-4, NaN]) expect(() => new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, backOff: bad })).toThrow(/backOff/);
+    for (const bad of [0, -1e-6, NaN]) expect(() => new ChunkCbfFilter(arm(), activeSetSolverFactory, { ...config, qpTolerance: bad })).toThrow(/qpTolerance/);
+    for (const bad of [-1e-4, NaN]) expect(() => new ChunkCbfFilter(arm(), activeSetSolverFactory, { ...config, backOff: bad })).toThrow(/backOff/);
   });
 
   it('declares unsafe when the present position is already inside the safety distance', () => {
@@ -224,7 +205,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     const [tx, ty] = model.point(q0, 1);
     model.cx = tx + 0.16; // tip 0.01 m from the disc surface, d_safe 0.05
     model.cy = ty;
-    const f = new ChunkCbfFilter(model, denseSolverFactory, config);
+    const f = new ChunkCbfFilter(model, activeSetSolverFactory, config);
     const o = f.filter(sweep(q0, [-0.5, 0.5], 10), 10, q0, 0.05);
     expect(o.status).toBe('unsafe');
     expect(o.detail).toMatch(/present position already inside/);
@@ -232,14 +213,14 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
   });
 
   it('reports a solver that stops early as a solver failure, with the status', () => {
-    const f = new ChunkCbfFilter(arm(), denseSolverFactory, { ...config, maxIterations: 2 });
+    const f = new ChunkCbfFilter(arm(), activeSetSolverFactory, { ...config, maxIterations: 2 });
     const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
     expect(o.status).toBe('solver-failure');
     expect(o.detail).toMatch(/^max-iterations/);
   });
 
   it('passes a deadline to the solver, which stops with time-limit', () => {
-    const f = new ChunkCbfFilter(arm(), denseSolverFactory, config);
+    const f = new ChunkCbfFilter(arm(), activeSetSolverFactory, config);
     const o = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1, () => true);
     expect(o.status).toBe('solver-failure');
     expect(o.detail).toMatch(/^time-limit/);
@@ -250,7 +231,7 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     let solves = 0;
     const counting: QpSolverFactory = (p) => {
       made++;
-      const s = denseSolverFactory(p);
+      const s = activeSetSolverFactory(p);
       return { solve: (o) => (solves++, s.solve(o)) };
     };
     const f = new ChunkCbfFilter(arm(), counting, { ...config, maxRounds: 2 });
@@ -264,14 +245,14 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     let made = 0;
     const counting: QpSolverFactory = (p) => {
       made++;
-      return denseSolverFactory(p);
+      return activeSetSolverFactory(p);
     };
     const f = new ChunkCbfFilter(arm(), counting, config);
     for (let i = 0; i < 6; i++) {
       const H = i % 2 === 0 ? 20 : 19;
       const o = f.filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
       // the same answer as a filter that never saw another length
-      const fresh = new ChunkCbfFilter(arm(), denseSolverFactory, config).filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
+      const fresh = new ChunkCbfFilter(arm(), activeSetSolverFactory, config).filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
       expect(o.status).toBe(fresh.status);
       expect(Array.from(o.targets)).toEqual(Array.from(fresh.targets));
     }

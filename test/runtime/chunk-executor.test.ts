@@ -4,7 +4,7 @@ import { ChunkCbfFilter, ChunkScreen, Gate, NO_CLAUSES } from '../../src/gate/in
 import type { ExecutedChunk, GateChunk, ChunkRejection } from '../../src/gate/index.js';
 import { ChunkExecutor } from '../../src/runtime/index.js';
 import type { ChunkExecutorOptions } from '../../src/runtime/index.js';
-import { denseSolverFactory } from '../gate/support/dense-qp.js';
+import { activeSetSolverFactory } from '../gate/support/active-set-qp.js';
 import { sweep } from '../gate/support/planar-arm.js';
 import { KinematicArm } from './support/kinematic-arm.js';
 import { chunkOf, FILTER_CONFIG, planarModel, Q0 } from './support/rig.js';
@@ -23,7 +23,7 @@ function setup(opts: Partial<Pick<ChunkExecutorOptions, 'screen' | 'obstacles' |
   const executor = new ChunkExecutor({
     gate,
     screen: new ChunkScreen(SCREEN),
-    filter: new ChunkCbfFilter(planarModel(), denseSolverFactory, FILTER_CONFIG),
+    filter: new ChunkCbfFilter(planarModel(), activeSetSolverFactory, FILTER_CONFIG),
     sink: arm,
     joints: arm,
     maxStateAge: 0.05,

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { ExecutedChunk, QpSolverFactory } from '../../src/gate/index.js';
-import { denseSolverFactory } from '../gate/support/dense-qp.js';
+import { activeSetSolverFactory } from '../gate/support/active-set-qp.js';
 import { chunkOf, FILTER_CONFIG, rig } from './support/rig.js';
 
 type ChunkKind = 'walk' | 'sweep' | 'nan' | 'limits' | 'mis-sized' | 'dup' | 'stale' | 'out-of-order';
@@ -56,7 +56,7 @@ describe('no unfiltered chunk is ever forwarded (property)', () => {
       fc.property(fc.array(opArb, { minLength: 5, maxLength: 25 }), (ops) => {
         let failNext = false;
         const flaky: QpSolverFactory = (p) => {
-          const s = denseSolverFactory(p);
+          const s = activeSetSolverFactory(p);
           return {
             solve: (o) => {
               const r = s.solve(failNext ? { ...o, maxIterations: 1 } : o);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { QpSolverFactory } from '../../src/gate/index.js';
-import { denseSolverFactory } from '../gate/support/dense-qp.js';
+import { activeSetSolverFactory } from '../gate/support/active-set-qp.js';
 import { sweep } from '../gate/support/planar-arm.js';
 import { chunkOf, Q0, rig, runSteps } from './support/rig.js';
 
@@ -117,7 +117,7 @@ describe('Pipeline: source → monitors → gate → sink', () => {
 
   it('holds when the CBF solve fails, and the chunk is not forwarded', () => {
     const failing: QpSolverFactory = (p) => {
-      const s = denseSolverFactory(p);
+      const s = activeSetSolverFactory(p);
       return { solve: (o) => s.solve({ ...o, maxIterations: 1 }) };
     };
     const r = rig({ solver: failing });

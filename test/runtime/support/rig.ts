@@ -3,7 +3,7 @@ import { ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, Gate } from '../../..
 import type { CbfFilterConfig, GateChunk, QpSolverFactory } from '../../../src/gate/index.js';
 import { ChunkExecutor, MemoryEventSink, MonitorBank, Pipeline } from '../../../src/runtime/index.js';
 import type { ClauseSpecLike } from '../../../src/runtime/index.js';
-import { denseSolverFactory } from '../../gate/support/dense-qp.js';
+import { activeSetSolverFactory } from '../../gate/support/active-set-qp.js';
 import { PlanarArmDisc } from '../../gate/support/planar-arm.js';
 import { KinematicArm } from './kinematic-arm.js';
 import { ScriptedSource } from './scripted-source.js';
@@ -43,7 +43,7 @@ export function rig(opts: RigOptions = {}) {
   const model = planarModel();
   const events = new MemoryEventSink();
   const screen = new ChunkScreen({ joints: 2, maxHorizon: 50, qmin: [-3, -3], qmax: [3, 3], maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.5, idMemory: 64 });
-  const filter = new ChunkCbfFilter(model, opts.solver ?? denseSolverFactory, FILTER_CONFIG);
+  const filter = new ChunkCbfFilter(model, opts.solver ?? activeSetSolverFactory, FILTER_CONFIG);
   const chunks = new ChunkExecutor({ gate, screen, filter, sink: arm, joints: arm, maxStateAge: 0.05, onResult: (r, t) => events.chunkResult(r, t) });
   const pipeline = new Pipeline({
     source,
