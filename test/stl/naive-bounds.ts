@@ -5,6 +5,7 @@
 import type { Expr, Formula } from '../../src/stl/ast.js';
 import { exprRobustness } from '../../src/stl/robustness.js';
 import type { Bounds, PartialTrace } from '../../src/stl/bounds.js';
+import { instants, pieceAt } from './naive-reference.js';
 
 export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
   const n = p.n;
@@ -136,23 +137,31 @@ export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
       return { lo, hi };
     }
     case 'since': {
+      // From the definition (SPEC §4), not from src/stl: at t, the max over instants u of the window
+      // [t − b, t − a] of min(ψ at the piece in force at u, φ at every sample in (u, t]). The past is
+      // fully known, so each bound is the same max–min over the subformulas' bounds. Instants are
+      // enumerated as in naive-reference.ts (edges, sample times, midpoints: all quantities are
+      // constant between them). O(n³) per sample; the trace is short.
       const phi = naivePartialBounds(f.left, p);
       const psi = naivePartialBounds(f.right, p);
       const a = f.interval?.lo ?? 0;
       const b = f.interval?.hi ?? Infinity;
+      const known = Array.from(times.subarray(0, n));
       for (let i = 0; i < n; i++) {
+        const now = t(i);
         let l = -Infinity;
         let h = -Infinity;
-        for (let j = 0; j <= i; j++) {
-          if (!(t(j) <= t(i) - a && (j + 1 < n ? t(j + 1) > t(i) - b : true))) continue;
-          let pl = psi.lo[j] ?? NaN;
-          let ph = psi.hi[j] ?? NaN;
-          for (let k = j + 1; k <= i; k++) {
-            pl = Math.min(pl, phi.lo[k] ?? NaN);
-            ph = Math.min(ph, phi.hi[k] ?? NaN);
+        for (const u of instants(known, now - b, now - a)) {
+          const w = pieceAt(known, u);
+          let vl = psi.lo[w] ?? NaN;
+          let vh = psi.hi[w] ?? NaN;
+          for (let k = 0; k < n; k++) {
+            if (!(t(k) > u && t(k) <= now)) continue;
+            vl = Math.min(vl, phi.lo[k] ?? NaN);
+            vh = Math.min(vh, phi.hi[k] ?? NaN);
           }
-          l = Math.max(l, pl);
-          h = Math.max(h, ph);
+          l = Math.max(l, vl);
+          h = Math.max(h, vh);
         }
         lo[i] = l;
         hi[i] = h;

@@ -63,7 +63,7 @@ function pieceMeets(times: readonly number[], j: number, lo: number, hi: number)
 }
 
 /** The sample in force at instant u, or -1 outside the trace [t_0, t_{n-1}]. */
-function pieceAt(times: readonly number[], u: number): number {
+export function pieceAt(times: readonly number[], u: number): number {
   const n = times.length;
   if (n === 0 || u < times[0]! || u > times[n - 1]!) return -1;
   let j = 0;
@@ -72,7 +72,7 @@ function pieceAt(times: readonly number[], u: number): number {
 }
 
 /** Instants at which to test a quantifier over [lo, hi]: edges, sample times inside, midpoints. */
-function instants(times: readonly number[], lo: number, hi: number): number[] {
+export function instants(times: readonly number[], lo: number, hi: number): number[] {
   const first = times[0]!;
   const last = times[times.length - 1]!;
   const a = Math.max(lo, first);

@@ -113,7 +113,12 @@ function symmetricEigen(S: number[][]): { values: number[]; V: number[][] } {
   for (let sweep = 0; sweep < 100; sweep++) {
     let off = 0;
     let total = 0;
-    for (let i = 0; i < r; i++) for (let j = 0; j < r; j++) (i === j ? (total += M[i]![j]! ** 2) : (off += M[i]![j]! ** 2));
+    for (let i = 0; i < r; i++) {
+      for (let j = 0; j < r; j++) {
+        if (i === j) total += M[i]![j]! ** 2;
+        else off += M[i]![j]! ** 2;
+      }
+    }
     if (off <= 1e-26 * (total + off) || off === 0) break;
     for (let p = 0; p < r; p++) {
       for (let k = p + 1; k < r; k++) {
