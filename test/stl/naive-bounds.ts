@@ -1,6 +1,10 @@
 /**
- * Test reference: partialBounds as it was written first — every operator at every sample, windows
- * scanned directly, O(n·window). src/stl/bounds.ts must agree with it exactly.
+ * Test reference for partialBounds: every operator at every sample, windows scanned directly,
+ * O(n·window) and worse. src/stl/bounds.ts must agree with it exactly. The past operators
+ * (historically, once, since) are written from the definition over window instants, sharing
+ * nothing with src/stl; the future operators (always, eventually, until) still state the same
+ * sure/maybe membership rules as the first version of src/stl/bounds.ts (they check its sliding
+ * windows, not those rules).
  */
 import type { Expr, Formula } from '../../src/stl/ast.js';
 import { exprRobustness } from '../../src/stl/robustness.js';
@@ -88,15 +92,18 @@ export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
     }
     case 'historically':
     case 'once': {
+      // From the definition: min (max) of the argument over the pieces in force at some instant of
+      // the window [t − b, t − a] (instants enumerated as in naive-reference.ts).
       const c = naivePartialBounds(f.arg, p);
       const isMin = f.kind === 'historically';
       const a = f.interval?.lo ?? 0;
       const b = f.interval?.hi ?? Infinity;
+      const known = Array.from(times.subarray(0, n));
       for (let i = 0; i < n; i++) {
         let l = isMin ? Infinity : -Infinity;
         let h = l;
-        for (let j = 0; j <= i; j++) {
-          if (!(t(j) <= t(i) - a && (j + 1 < n ? t(j + 1) > t(i) - b : true))) continue;
+        for (const u of instants(known, t(i) - b, t(i) - a)) {
+          const j = pieceAt(known, u);
           l = isMin ? Math.min(l, c.lo[j] ?? NaN) : Math.max(l, c.lo[j] ?? NaN);
           h = isMin ? Math.min(h, c.hi[j] ?? NaN) : Math.max(h, c.hi[j] ?? NaN);
         }
