@@ -42,37 +42,39 @@ function matVec(M: number[][], v: number[]): number[] {
   return M.map((r) => dot(r, v));
 }
 
-/**
- * Orthonormal bases of the row space of `rows` (Q, modified Gram–Schmidt twice) and of its
- * orthogonal complement (Z), in R^n.
- */
-function nullSpace(rows: number[][], n: number): number[][] {
-  const basis: number[][] = [];
-  const orthogonalise = (v: number[]): number[] | undefined => {
+/** Incremental orthonormal basis (modified Gram–Schmidt, two passes). */
+class OrthonormalBasis {
+  readonly vectors: number[][] = [];
+  constructor(private readonly n: number) {}
+
+  /** Adds v if it is independent of the basis (relative residual above 1e-10); true if added. */
+  add(v: number[]): boolean {
     const w = v.slice();
     const scale = Math.sqrt(dot(w, w));
     for (let pass = 0; pass < 2; pass++) {
-      for (const b of basis) {
+      for (const b of this.vectors) {
         const c = dot(w, b);
-        for (let i = 0; i < n; i++) w[i]! -= c * b[i]!;
+        for (let i = 0; i < this.n; i++) w[i]! -= c * b[i]!;
       }
     }
     const norm = Math.sqrt(dot(w, w));
-    if (!(norm > 1e-10 * Math.max(scale, 1e-300))) return undefined;
-    return w.map((v) => v / norm);
-  };
-  for (const r of rows) {
-    const w = orthogonalise(r);
-    if (w) basis.push(w);
+    if (!(norm > 1e-10 * Math.max(scale, 1e-300))) return false;
+    this.vectors.push(w.map((x) => x / norm));
+    return true;
   }
-  const rowRank = basis.length;
-  for (let j = 0; j < n && basis.length < n; j++) {
+}
+
+/** Orthonormal basis Z of the orthogonal complement of the row space of `rows`, in R^n. */
+function nullSpace(rows: number[][], n: number): number[][] {
+  const basis = new OrthonormalBasis(n);
+  for (const r of rows) basis.add(r);
+  const rowRank = basis.vectors.length;
+  for (let j = 0; j < n && basis.vectors.length < n; j++) {
     const e = new Array<number>(n).fill(0);
     e[j] = 1;
-    const w = orthogonalise(e);
-    if (w) basis.push(w);
+    basis.add(e);
   }
-  return basis.slice(rowRank);
+  return basis.vectors.slice(rowRank);
 }
 
 /** Cholesky solve of a symmetric positive definite system; undefined if not numerically positive definite. */
@@ -190,13 +192,11 @@ function nullSpaceStep(P: number[][], g: number[], Z: number[][]): { p: number[]
 function activeIndependent(cons: Constraint[], x: number[]): number[] {
   const n = x.length;
   const working: number[] = [];
-  const rows: number[][] = [];
+  const basis = new OrthonormalBasis(n);
   for (let k = 0; k < cons.length; k++) {
     const c = cons[k]!;
     if (Math.abs(dot(c.a, x) - c.b) > FEAS_TOL * (1 + Math.abs(c.b))) continue;
-    if (nullSpace([...rows, c.a], n).length !== n - rows.length - 1) continue;
-    rows.push(c.a);
-    working.push(k);
+    if (basis.add(c.a)) working.push(k);
   }
   return working;
 }
