@@ -2,21 +2,21 @@
 import type { RowView } from './structure.js';
 import type { CscMatrix } from './types.js';
 
-/** out[outAt + i] = (A v)_i, row by row over A's values in row order (`rowValues`, gathers only). */
-export function multiplyRows(m: number, rows: RowView, rowValues: Float64Array, v: Float64Array, out: Float64Array, outAt: number): void {
+/** out = A v, row by row over A's values in row order (`rowValues`, gathers only). */
+export function multiplyRows(m: number, rows: RowView, rowValues: Float64Array, v: Float64Array, out: Float64Array): void {
   const { rowStart, column } = rows;
   for (let i = 0; i < m; i++) {
     let s = 0;
     for (let e = rowStart[i]!; e < rowStart[i + 1]!; e++) s += rowValues[e]! * v[column[e]!]!;
-    out[outAt + i] = s;
+    out[i] = s;
   }
 }
 
-/** out = A' r with r_i = r[rAt + i], column by column over the CSC values `values` of A's pattern. */
-export function multiplyTransposed(A: CscMatrix, values: Float64Array, r: Float64Array, rAt: number, out: Float64Array): void {
+/** out = A' r, column by column over the CSC values `values` of A's pattern. */
+export function multiplyTransposed(A: CscMatrix, values: Float64Array, r: Float64Array, out: Float64Array): void {
   for (let j = 0; j < A.cols; j++) {
     let s = 0;
-    for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) s += values[t]! * r[rAt + A.rowIndex[t]!]!;
+    for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) s += values[t]! * r[A.rowIndex[t]!]!;
     out[j] = s;
   }
 }
