@@ -254,8 +254,9 @@ export const runCommand: Command = {
     try {
       session = await RunSession.start({ ...parsed.options, clock: systemClock, timers: systemTimers, log });
     } catch (e) {
+      // RunSession.start stops everything it had started before rethrowing.
       detachSignals();
-      io.err(`armguard run: ${(e as Error).message}`);
+      io.err(`armguard run: ${(e as Error).message}; everything started so far was stopped`);
       return EXIT.failure;
     }
     const live = session;

@@ -145,7 +145,8 @@ export class RunSession {
   private async startRest(): Promise<void> {
     const o = this.o;
     const { gate } = this.runtime;
-    this.telemetry = await startTelemetry({
+    const brokerName = o.broker.kind === 'embedded' ? `the embedded MQTT broker on ${o.broker.host ?? '127.0.0.1'}:${o.broker.port}` : `MQTT (${o.broker.url})`;
+    this.telemetry = await startStep(brokerName, () => startTelemetry({
       broker: o.broker, robotId: o.robotId, clock: o.clock, gate,
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
       onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
@@ -160,7 +161,7 @@ export class RunSession {
         joints: this.conn.arm.joints,
         onRejectedPayload: (r: ExecutedChunk, now: number) => this.episodes.recorder?.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`),
       },
-    });
+    }));
     if (!this.telemetry.connected) {
       o.log(this.telemetry.remote.onLinkLoss === 'hold'
         ? `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive — holding until it can (--on-link-loss warn to run without it)`
@@ -171,7 +172,7 @@ export class RunSession {
       o.log(`dashboard: ${this.dashboard.url}`);
     }
     const t = o.clock.now();
-    const id = await this.episodes.start(t);
+    const id = await startStep(`the first episode file in ${o.episodesDir}`, () => this.episodes.start(t));
     // A command channel down since start-up was reported before the episode existed: record it now.
     const down = this.telemetry.remote.commandChannelDown;
     if (down !== null && !this.telemetry.connected) this.episodes.recorder?.fault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
@@ -366,4 +367,20 @@ export class RunSession {
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);
   }
+}
+
+/** Run one start-up step; a failure is rethrown naming what was being started and why, in words. */
+async function startStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw new Error(`cannot start ${what}: ${explainStartError(e)}`, { cause: e });
+  }
+}
+
+function explainStartError(e: unknown): string {
+  const err = e as (NodeJS.ErrnoException & { port?: number; address?: string }) | undefined;
+  if (err?.code === 'EADDRINUSE') return `port ${err.port ?? '?'} is already in use by another program (stop it, or choose another port)`;
+  if (err?.code === 'EACCES' && err.syscall === 'listen') return `no permission to listen on port ${err.port ?? '?'} (choose a port above 1023)`;
+  return e instanceof Error ? e.message : String(e);
 }
