@@ -274,6 +274,13 @@ export const runCommand: Command = {
     detachSignals();
     const ended = session.episodes.finished;
     io.out(`stopped (${reason}); ${o.gating ? 'arm held' : 'arm not commanded (monitor only)'}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
+    const losses = session.episodes.losses;
+    if (losses.length > 0) {
+      for (const l of losses) io.err(`armguard run: ${l.path}: ${l.records === undefined ? 'an unknown number of' : l.records} record(s) lost to storage faults`);
+      const known = losses.reduce((n, l) => n + (l.records ?? 0), 0);
+      io.err(`armguard run: data lost: ${losses.some((l) => l.records === undefined) ? 'at least ' : ''}${known} record(s) in ${losses.length} episode(s) were not written`);
+      return EXIT.failure;
+    }
     return EXIT.ok;
   },
 };

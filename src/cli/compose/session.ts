@@ -75,6 +75,11 @@ export class RunSession {
   private lastMarginsT = -Infinity;
   private readonly lastFault = new Map<string, number>();
   private durationTimer: TimerHandle | undefined;
+  /**
+   * A storage fault, re-raised every step until a write succeeds again: the gate's fault quiet
+   * period must not let a release through while records are still being dropped.
+   */
+  private storageFault: Fault | null = null;
   private stopping: Promise<void> | undefined;
   private resolveDone!: (reason: string) => void;
   /** Resolves with the reason when the session should end (quit key, --duration, SIGINT). */
@@ -103,12 +108,8 @@ export class RunSession {
       versions: { platform: 'so101', calibration: o.calibration.armId },
       ...(o.openEpisode ? { open: o.openEpisode } : {}),
       log: o.log,
-      onFault: (f) => {
-        const t = o.clock.now();
-        o.log(`storage fault: ${'detail' in f ? f.detail : f.kind} — holding`);
-        this.runtime.gate.fault(t, f);
-        this.telemetry?.link.publishEvent(t, 'fault', `${f.kind}: ${'detail' in f ? f.detail : ''}`);
-      },
+      onFault: (f) => this.onStorageFault(f),
+      onWritten: () => this.onStorageWritten(),
     });
     this.loop = new ControlLoop({
       clock: o.clock, timers: o.timers, rate: o.rate,
@@ -201,6 +202,7 @@ export class RunSession {
 
   private step(now: number): void {
     const { pipeline, bank } = this.runtime;
+    if (this.storageFault) this.runtime.gate.fault(now, this.storageFault);
     this.telemetry?.remote.checkStep(now);
     pipeline.step(now);
     const r = this.episodes.recorder;
@@ -270,8 +272,32 @@ export class RunSession {
     this.o.log(`fault: ${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
   }
 
+  /** Storage failed (write, sync, episode start or end): hold, latched until a write succeeds again. */
+  private onStorageFault(f: Fault): void {
+    const t = this.o.clock.now();
+    const detail = 'detail' in f ? f.detail : f.kind;
+    if (!this.storageFault) this.o.log(`storage fault: ${detail} — holding until a write succeeds again and an operator releases`);
+    this.storageFault = f;
+    this.runtime.gate.fault(t, f);
+    this.telemetry?.link.publishEvent(t, 'fault', `${f.kind}: ${detail}`);
+  }
+
+  /** A write succeeded: the storage fault's cause is gone; the hold stays until an operator releases. */
+  private onStorageWritten(): void {
+    if (!this.storageFault) return;
+    this.storageFault = null;
+    const t = this.o.clock.now();
+    const lost = this.episodes.recorder?.stats().lostToStorage ?? 0;
+    const text = `storage writes again (${lost} record(s) of this episode lost while it failed); the arm stays held until an operator releases`;
+    this.o.log(text);
+    this.episodes.recorder?.gateEvent(t, 'storage-recovered', text);
+    this.telemetry?.link.publishEvent(t, 'storage-recovered', text);
+  }
+
   private labelFromMqtt(cmd: LabelCommand): { ok: true } | { ok: false; reason: string } {
     if (cmd.episode !== undefined && cmd.episode !== this.episodes.episodeId) return { ok: false, reason: `episode '${cmd.episode}' is not the running episode` };
+    // A label that cannot be written is refused, never confirmed.
+    if (this.episodes.storageFailed) return { ok: false, reason: `label not recorded: episode storage is failing (${this.storageFault && 'detail' in this.storageFault ? this.storageFault.detail : 'write failed'})` };
     const r = this.episodes.label({
       source: 'mqtt',
       ...(cmd.success !== undefined ? { success: cmd.success } : {}),
@@ -280,7 +306,13 @@ export class RunSession {
       ...(cmd.manualViolations ? { manual: Object.fromEntries(cmd.manualViolations.map((c) => [c, 'violated' as const])) } : {}),
     });
     if (!r.ok) return r;
-    this.telemetry?.link.publishLabel(r.record);
+    // Confirmed on MQTT only once the label is on storage.
+    const recorder = this.episodes.recorder;
+    void (recorder ? recorder.durable() : Promise.resolve(false)).then((written) => {
+      const t = this.o.clock.now();
+      if (written) this.telemetry?.link.publishLabel(r.record);
+      else this.telemetry?.link.publishEvent(t, 'label-not-recorded', `label at ${r.record.t} could not be written to the episode file`);
+    });
     return { ok: true };
   }
 
@@ -293,6 +325,7 @@ export class RunSession {
       const fault: Fault = { kind: 'storage', source: 'operator action', detail: `${a} failed: ${e instanceof Error ? e.message : String(e)}` };
       this.o.log(`${fault.detail} — holding`);
       this.runtime.gate.fault(t, fault);
+      if (a === 'new-episode' || a === 'success' || a === 'failure') this.onStorageFault(fault);
     }
   }
 
@@ -315,14 +348,20 @@ export class RunSession {
       }
       case 'success':
       case 'failure': {
+        if (this.episodes.storageFailed) {
+          this.o.log(`label not recorded: episode storage is failing; the episode stays open (press ${a === 'success' ? 's' : 'f'} again once it writes)`);
+          return;
+        }
         const l = this.episodes.label({ source: 'operator', by: 'keyboard', success: a === 'success' });
         if (!l.ok) {
           this.o.log(l.reason);
           return;
         }
-        this.telemetry?.link.publishLabel(l.record);
         const id = this.episodes.episodeId;
-        await this.episodes.end(t, `labelled ${a}`);
+        const entry = await this.episodes.end(t, `labelled ${a}`);
+        // Confirmed only when the closed file holds it.
+        if (entry?.state === 'complete') this.telemetry?.link.publishLabel(l.record);
+        else this.o.log(`episode ${id}: the ${a} label may not be on storage (the file did not close complete)`);
         this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id ?? '', task: this.o.task });
         this.o.log(`episode ${id} labelled ${a} and closed; press n for a new episode`);
         return;
