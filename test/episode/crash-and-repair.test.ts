@@ -131,8 +131,10 @@ describe('a recorder killed mid-episode', () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await main(['repair', path], { out: (t) => out.push(t), err: (t) => err.push(t) });
-    expect(err).toEqual([]);
-    expect(code).toBe(0);
+    // Killed mid-write, the file may end inside a record: those bytes are lost, and repair says so (exit 1).
+    const partial = /(\d+) trailing bytes could not be recovered/.exec(out.join('\n'));
+    expect(err).toEqual(partial ? [expect.stringMatching(/data lost: an unknown number of message\(s\) could not be recovered/)] : []);
+    expect(code).toBe(partial ? 1 : 0);
     expect(out.join('\n')).toMatch(/truncated after byte \d+.*wrote .*crash\.mcap \(indexed\)/s);
     expect(existsSync(`${path}.bak`)).toBe(true);
     expect(await messagesOf(path)).toEqual(await messagesOf(`${path}.bak`));
