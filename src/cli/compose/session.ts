@@ -20,6 +20,8 @@ import { connectEmulatedSo101, connectSo101, type So101Connection } from './so10
 import { buildSo101Runtime, type So101Runtime } from './so101-runtime.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from './telemetry.js';
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
+import { SLOW_FLOOR_S, TIMING_MIN_WINDOW_S, TIMING_SAMPLE_READS, TIMING_WARMUP_READS, defaultWatchdog, maxAgeFloor, summariseReads } from './read-timing.js';
+import { SIGNALS } from '../../schema/signals.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -42,8 +44,17 @@ export interface RunSessionOptions {
   obstacles?: readonly number[];
   /** Opens episode files (default: `<episodesDir>/<id>.mcap`); tests inject failing storage. */
   openEpisode?: EpisodeManagerOptions['open'];
-  /** Floor for every signal's max age (s); see So101RuntimeOptions.minMaxAge. */
+  /**
+   * Floor for every signal's max age (s); see So101RuntimeOptions.minMaxAge. Default: derived
+   * from the read cycle measured at start-up (read-timing.ts), said in the log.
+   */
   minMaxAge?: number;
+  /** Source watchdog (s): no fresh sample for this long holds. Default: from the read cycle (≥ 0.1 s). */
+  watchdogS?: number;
+  /** Per-attempt serial response timeout (s) with a real port (default DEFAULT_PORT_TIMEOUT_S). */
+  busTimeoutS?: number;
+  /** Arm-side watchdog (s): the arm holds itself when no gate heartbeat arrived for this long (default 0.25). */
+  armWatchdogS?: number;
   /**
    * Operator dead-man (s): the arm holds when no heartbeat from an operator (MQTT cmd/heartbeat)
    * arrived for this long, including none yet; release is refused until heartbeats come.
@@ -101,6 +112,7 @@ export class RunSession {
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.obstacles ? { obstacles: o.obstacles } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
+      ...(o.watchdogS !== undefined ? { watchdogTimeout: o.watchdogS } : {}),
     });
     this.rho = new Float64Array(this.runtime.bank.count);
     this.episodes = new EpisodeManager({
@@ -120,8 +132,13 @@ export class RunSession {
   }
 
   /** Connect the arm (without moving it), build the runtime, start MQTT, the first episode and the loop. */
-  static async start(o: RunSessionOptions): Promise<RunSession> {
-    const connectOptions = { calibration: o.calibration, clock: o.clock, timers: o.timers };
+  static async start(options: RunSessionOptions): Promise<RunSession> {
+    let o = options;
+    const connectOptions = {
+      calibration: o.calibration, clock: o.clock, timers: o.timers,
+      ...(o.busTimeoutS !== undefined ? { timeoutS: o.busTimeoutS } : {}),
+      ...(o.armWatchdogS !== undefined ? { watchdogS: o.armWatchdogS } : {}),
+    };
     const c = o.arm.kind === 'emulator' ? await connectEmulatedSo101(connectOptions) : await connectSo101(o.arm.path, connectOptions);
     if (!c.ok) {
       const f = c.error;
@@ -129,6 +146,7 @@ export class RunSession {
     }
     let s: RunSession;
     try {
+      o = await withMeasuredTiming(o, c.value);
       s = new RunSession(o, c.value);
     } catch (e) {
       await c.value.close();
@@ -406,6 +424,41 @@ export class RunSession {
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);
   }
+}
+
+/**
+ * Measure the read cycle (TIMING_SAMPLE_READS back-to-back state reads) and fill in the timing the
+ * operator did not set: the max-age floor and the source watchdog. Says what it measured and chose.
+ */
+async function withMeasuredTiming(o: RunSessionOptions, conn: So101Connection): Promise<RunSessionOptions> {
+  const durations: number[] = [];
+  let windowStart = NaN;
+  for (let i = 0; i < TIMING_WARMUP_READS + TIMING_SAMPLE_READS || o.clock.now() - windowStart < TIMING_MIN_WINDOW_S; i++) {
+    const t0 = o.clock.now();
+    if (i === TIMING_WARMUP_READS) windowStart = t0;
+    const r = await conn.arm.readState();
+    if (!r.ok) throw new Error(`cannot measure the read cycle: ${r.error.kind}${'detail' in r.error ? `: ${r.error.detail}` : ''}`);
+    if (i >= TIMING_WARMUP_READS) durations.push(o.clock.now() - t0);
+    // Paced like the control loop (one read per period at most), so the window sees the host's load.
+    const rest = 1 / o.rate - (o.clock.now() - t0);
+    if (rest > 0) await new Promise<void>((r) => o.timers.setTimeout(r, rest));
+  }
+  const cycle = summariseReads(durations);
+  const derived = maxAgeFloor(cycle, o.rate);
+  const floor = o.minMaxAge ?? derived;
+  // The runtime never lets the watchdog undercut the max-age floor.
+  const watchdog = Math.max(o.watchdogS ?? defaultWatchdog(floor), floor);
+  const ms = (s: number): string => `${(s * 1000).toFixed(1)} ms`;
+  const raised = SIGNALS.filter((sig) => sig.maxAge < floor).map((sig) => sig.name);
+  o.log(
+    `timing: ${durations.length} state reads over ${(o.clock.now() - windowStart).toFixed(1)} s took median ${ms(cycle.median)}, max ${ms(cycle.max)} at ${o.rate} Hz → ` +
+      (o.minMaxAge !== undefined ? `max-age floor ${floor} s (--max-age; derived would be ${derived.toFixed(3)} s)` : `max-age floor ${floor.toFixed(3)} s (2 × (period + slowest read); --max-age to set)`) +
+      `, raising ${raised.length} signal max age(s) below it; watchdog ${watchdog.toFixed(3)} s${o.watchdogS !== undefined ? ' (--watchdog)' : ' (--watchdog to set)'}`,
+  );
+  if (o.minMaxAge === undefined && floor > SLOW_FLOOR_S) {
+    o.log(`timing: WARNING the read cycle is slow (max-age floor ${floor.toFixed(3)} s > ${SLOW_FLOOR_S} s): a stale signal is caught that late; check the adapter (latency timer) and the host load, or set --max-age`);
+  }
+  return { ...o, minMaxAge: floor, watchdogS: watchdog };
 }
 
 /** Run one start-up step; a failure is rethrown naming what was being started and why, in words. */

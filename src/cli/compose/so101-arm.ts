@@ -23,6 +23,13 @@ export interface So101Connection {
   close(): Promise<void>;
 }
 
+/**
+ * Per-attempt serial response timeout on a real port (s). A USB serial adapter delivers a reply
+ * only when its latency timer fires (16 ms by default on FTDI chips; the Feetech SDK allows
+ * 2 × 16 ms + 2 ms per packet), so a 20 ms timeout times out replies that are on their way.
+ */
+export const DEFAULT_PORT_TIMEOUT_S = 0.05;
+
 export interface ConnectOptions {
   calibration: So101Calibration;
   clock: Clock;
@@ -34,7 +41,7 @@ export interface ConnectOptions {
 }
 
 async function connectOnPath(path: string, o: ConnectOptions): Promise<Result<{ arm: So101Arm; bus: FeetechBus }, Fault>> {
-  const b = await FeetechBus.open({ path, timers: o.timers, clock: o.clock, timeoutS: o.timeoutS ?? 0.02, retries: 2 });
+  const b = await FeetechBus.open({ path, timers: o.timers, clock: o.clock, timeoutS: o.timeoutS ?? DEFAULT_PORT_TIMEOUT_S, retries: 2 });
   if (!b.ok) return b;
   const a = await So101Arm.connect({
     bus: b.value,
