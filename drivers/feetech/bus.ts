@@ -137,7 +137,7 @@ export class FeetechBus {
   private c = { tx: 0, rx: 0, txBytes: 0, rxBytes: 0, timeouts: 0, retries: 0, unexpected: 0, servoErrorReplies: 0 };
 
   constructor(
-    private readonly link: ByteLink,
+    private link: ByteLink,
     options: FeetechBusOptions = {},
   ) {
     this.source = options.source ?? `feetech:${link.name}`;
@@ -147,8 +147,29 @@ export class FeetechBus {
     this.retries = Math.max(0, Math.floor(options.retries ?? 2));
     this.budget = options.checksumBudget ?? { maxErrors: 10, windowS: 1 };
     this.writeReplies = options.writeReplies ?? true;
-    link.onData((chunk) => this.onData(chunk));
-    link.onClose((reason) => this.onLinkClosed(reason));
+    this.listen(link);
+  }
+
+  private listen(link: ByteLink): void {
+    link.onData((chunk) => {
+      if (this.link === link) this.onData(chunk);
+    });
+    link.onClose((reason) => {
+      if (this.link === link) this.onLinkClosed(reason);
+    });
+  }
+
+  /**
+   * After a disconnect (not after `close()`): continue on a freshly opened link to the same bus.
+   * Requests made while disconnected have already failed; new ones go out on `link`.
+   */
+  reattach(link: ByteLink): void {
+    if (this.closingByCaller) throw new ArmguardError('Feetech: the bus was closed by its owner; open a new one', { field: 'link' });
+    if (this.connected) throw new ArmguardError('Feetech: the bus is still connected', { field: 'link' });
+    this.link = link;
+    this.closeFault = undefined;
+    this.framer.discard();
+    this.listen(link);
   }
 
   /** Open a serial port (default 1 Mbps) and a bus on it. Never moves a servo. */

@@ -235,6 +235,20 @@ async function brokerCredentials(path: string | undefined, urlUsername: string |
   return { ok: true, value: { username, password } };
 }
 
+/** The shutdown line's account of the arm: held, not commanded, or the hold that failed. */
+export function describeShutdownHold(h: RunSession['shutdownHold']): string {
+  switch (h?.kind) {
+    case 'held':
+      return 'arm held';
+    case 'not-commanded':
+      return 'arm not commanded (monitor only)';
+    case 'failed':
+      return `arm NOT held (shutdown hold failed: ${h.detail})`;
+    case undefined:
+      return 'arm state unknown (shutdown did not run)';
+  }
+}
+
 export const runCommand: Command = {
   name: 'run',
   summary: 'monitor and gate a live arm (SO-101 on its serial bus, or the emulator)',
@@ -285,7 +299,11 @@ export const runCommand: Command = {
     detachKeys?.();
     detachSignals();
     const ended = session.episodes.finished;
-    io.out(`stopped (${reason}); ${o.gating ? 'arm held' : 'arm not commanded (monitor only)'}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
+    io.out(`stopped (${reason}); ${describeShutdownHold(session.shutdownHold)}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
+    if (session.shutdownHold?.kind === 'failed') {
+      io.err('armguard run: the arm was NOT held at shutdown: secure it with its own e-stop or power switch');
+      return EXIT.failure;
+    }
     const losses = session.episodes.losses;
     if (losses.length > 0) {
       for (const l of losses) io.err(`armguard run: ${l.path}: ${l.records === undefined ? 'an unknown number of' : l.records} record(s) lost to storage faults`);

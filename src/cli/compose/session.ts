@@ -93,6 +93,8 @@ export class RunSession {
   private storageFault: Fault | null = null;
   private stopping: Promise<void> | undefined;
   private resolveDone!: (reason: string) => void;
+  /** What the shutdown did to the arm (set by `stop`): the truth for the last line `run` prints. */
+  shutdownHold: { kind: 'held' } | { kind: 'not-commanded' } | { kind: 'failed'; detail: string } | undefined;
   /** Resolves with the reason when the session should end (quit key, --duration, SIGINT). */
   readonly done: Promise<string>;
 
@@ -135,7 +137,7 @@ export class RunSession {
   static async start(options: RunSessionOptions): Promise<RunSession> {
     let o = options;
     const connectOptions = {
-      calibration: o.calibration, clock: o.clock, timers: o.timers,
+      calibration: o.calibration, clock: o.clock, timers: o.timers, log: o.log,
       ...(o.busTimeoutS !== undefined ? { timeoutS: o.busTimeoutS } : {}),
       ...(o.armWatchdogS !== undefined ? { watchdogS: o.armWatchdogS } : {}),
     };
@@ -415,8 +417,14 @@ export class RunSession {
     if (this.o.gating) {
       this.episodes.recorder?.gateEvent(t, 'shutdown-hold', reason);
       const h = await this.conn.arm.holdNow(`shutdown: ${reason}`);
-      if (!h.ok) this.o.log(`shutdown hold failed: ${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`);
-    }
+      if (h.ok) this.shutdownHold = { kind: 'held' };
+      else {
+        const detail = `${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`;
+        this.shutdownHold = { kind: 'failed', detail };
+        this.o.log(`shutdown hold failed: ${detail}`);
+        this.episodes.recorder?.gateEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
+      }
+    } else this.shutdownHold = { kind: 'not-commanded' };
     const id = this.episodes.episodeId;
     await this.episodes.close(this.o.clock.now(), reason);
     if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
