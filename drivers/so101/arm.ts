@@ -70,7 +70,11 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     this.watchdogS = o.watchdogS ?? 0.25;
     this.lower = Float64Array.from(o.calibration.joints, (j) => (j.lowerDeg * Math.PI) / 180);
     this.upper = Float64Array.from(o.calibration.joints, (j) => (j.upperDeg * Math.PI) / 180);
-    this.unsubscribeBus = o.bus.onFault((f, t) => this.emit(f, t));
+    // Servo errors name the joint too (the bus knows only ids).
+    const jointOf = new Map(o.calibration.joints.map((j) => [j.id, j.name]));
+    this.unsubscribeBus = o.bus.onFault((f, t) =>
+      this.emit(f.kind === 'servo-error' ? { ...f, detail: `servo ${f.servoId} (${jointOf.get(f.servoId) ?? 'unknown joint'}): ${f.bits.join(', ')}${/ \(error byte 0x[0-9a-f]+\)/.exec(f.detail ?? '')?.[0] ?? ''}` } : f, t),
+    );
   }
 
   /**
