@@ -49,7 +49,6 @@ const MAGIC = [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a] as const;
 const OP_FOOTER = 0x02;
 const OP_SCHEMA = 0x03;
 const OP_CHANNEL = 0x04;
-const OP_MESSAGE = 0x05;
 const OP_CHUNK = 0x06;
 const OP_MESSAGE_INDEX = 0x07;
 const OP_ATTACHMENT = 0x09;
@@ -97,8 +96,12 @@ export class TolerantMcapScanner {
   private readonly skips: SkippedRegion[] = [];
   /** Index of the last skipped region while its chunk's message index records follow it. */
   private countingSkip = -1;
-  /** Set after a skipped record until a record other than a message index is read. */
-  private afterSkip = false;
+  /**
+   * Where the refused record said it ends (-1 when its framing was unreadable), and whether it was
+   * a chunk: a message index record found exactly there counts the chunk's lost messages.
+   */
+  private claimedEnd = -1;
+  private damagedChunk = false;
 
   constructor(options: { decompressHandlers?: DecompressHandlers; validateCrcs?: boolean } = {}) {
     this.decompressHandlers = options.decompressHandlers ?? defaultDecompressHandlers;
@@ -239,20 +242,10 @@ export class TolerantMcapScanner {
       return false;
     }
     const op = this.buf[at]!;
-    // Top-level messages are rare (writers put them in chunks); right after a skipped record one is
-    // more likely misframed chunk content, which no CRC vouches for.
-    if (this.afterSkip && op === OP_MESSAGE) return this.startDamage(at, 'a bare message record right after a damaged record');
     const problem = this.feed(at, f.total);
-    if (problem !== undefined) {
-      // The record's own length is believed only for the resync's starting point: the next record
-      // must still pass the resync checks.
-      this.skips.push({ offset: this.base + at, length: f.total, reason: problem, messages: undefined });
-      this.countingSkip = op === OP_CHUNK ? this.skips.length - 1 : -1;
-      this.afterSkip = true;
-      this.pos = at + f.total;
-      this.lastGoodEnd = this.base + this.pos;
-      return true;
-    }
+    // A refused record's own length may be the damage (a flipped length byte): it is not trusted.
+    // Reading goes on at the next record that passes the resynchronisation checks.
+    if (problem !== undefined) return this.startDamage(at, problem, at + f.total, op === OP_CHUNK);
     this.accepted(at, f.total, op);
     return true;
   }
@@ -262,10 +255,7 @@ export class TolerantMcapScanner {
     if (op === OP_MESSAGE_INDEX && this.countingSkip >= 0) {
       const skip = this.skips[this.countingSkip]!;
       for (const r of this.out) if (r.type === 'MessageIndex') skip.messages = (skip.messages ?? 0) + r.records.length;
-    } else {
-      this.countingSkip = -1;
-      this.afterSkip = false;
-    }
+    } else this.countingSkip = -1;
     this.pos = at + total;
     this.lastGoodEnd = this.base + this.pos;
     if (op === OP_FOOTER) {
@@ -280,6 +270,8 @@ export class TolerantMcapScanner {
    * far, nothing of the record is queued, and the reason is returned.
    */
   private feed(at: number, total: number): string | undefined {
+    const inconsistent = this.checkLengths(at, total);
+    if (inconsistent !== undefined) return inconsistent;
     const start = this.out.length;
     try {
       this.reader.append(this.buf.subarray(at, at + total));
@@ -293,6 +285,29 @@ export class TolerantMcapScanner {
     for (let i = start; i < this.out.length; i++) {
       const r = this.out[i]!;
       if (r.type === 'Channel' && !this.channels.has(r.id)) this.channels.set(r.id, r);
+    }
+    return undefined;
+  }
+
+  /**
+   * A chunk's (and a message index's) record length must equal what its own fields add up to: the
+   * MCAP reader skips any excess, so an inflated length (one flipped byte) would silently swallow
+   * the records after it.
+   */
+  private checkLengths(at: number, total: number): string | undefined {
+    const op = this.buf[at]!;
+    const length = total - 9;
+    const view = new DataView(this.buf.buffer, this.buf.byteOffset + at + 9, length);
+    if (op === OP_CHUNK) {
+      // start time, end time, uncompressed size (u64 each), uncompressed CRC (u32), compression (u32 + bytes), records (u64 + bytes)
+      if (length < 40) return `chunk record of ${length} bytes is too short`;
+      const compression = view.getUint32(28, true);
+      if (32 + compression + 8 > length) return 'chunk compression field runs past its record';
+      const records = view.getBigUint64(32 + compression, true);
+      if (BigInt(40 + compression) + records !== BigInt(length)) return `chunk record length ${length} does not match its fields (${40 + compression} + ${records} records bytes)`;
+    } else if (op === OP_MESSAGE_INDEX) {
+      if (length < 6) return `message index record of ${length} bytes is too short`;
+      if (6 + view.getUint32(2, true) !== length) return `message index record length ${length} does not match its entries`;
     }
     return undefined;
   }
@@ -313,10 +328,11 @@ export class TolerantMcapScanner {
 
   // ---- resynchronisation ----
 
-  private startDamage(at: number, reason: string): boolean {
+  private startDamage(at: number, reason: string, claimedEnd = -1, chunk = false): boolean {
     this.damage = { offset: this.base + at, reason, messages: undefined };
     this.countingSkip = -1;
-    this.afterSkip = false;
+    this.claimedEnd = claimedEnd;
+    this.damagedChunk = chunk;
     this.resyncAt = at + 1;
     this.stage = 'resync';
     return true;
@@ -325,7 +341,9 @@ export class TolerantMcapScanner {
   /** Look for the next whole, valid record after the damage; true when reading can go on. */
   private resync(): boolean {
     for (let q = this.resyncAt; q + 9 <= this.len; q++) {
-      if (!RESYNC_OPCODES.has(this.buf[q]!)) continue;
+      const op = this.buf[q]!;
+      // Where a refused chunk said it ends, its own message index may follow (and count its messages).
+      if (!RESYNC_OPCODES.has(op) && !(q === this.claimedEnd && op === OP_MESSAGE_INDEX)) continue;
       const f = this.frameAt(q);
       if (f === undefined || 'bad' in f) continue;
       const endAt = q + f.total;
@@ -341,7 +359,8 @@ export class TolerantMcapScanner {
       this.skips.push({ offset: d.offset, length: this.base + q - d.offset, reason: d.reason, messages: undefined });
       this.damage = undefined;
       this.stage = 'records';
-      this.accepted(q, f.total, this.buf[q]!);
+      this.countingSkip = this.damagedChunk && q === this.claimedEnd ? this.skips.length - 1 : -1;
+      this.accepted(q, f.total, op);
       return true;
     }
     if (this.inputEnded) {
