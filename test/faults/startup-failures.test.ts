@@ -39,7 +39,8 @@ describe('start-up failures end cleanly', () => {
   it('--dashboard on a port in use: clear message, exit 1, socat gone', async () => {
     await expectCleanFailure(
       (dir) => ['--broker-port', '0', '--episodes-dir', dir, '--dashboard', String(busyPort)],
-      new RegExp(`armguard run: cannot start the dashboard on 127\\.0\\.0\\.1:${busyPort}: port ${busyPort} is already in use by another program`),
+      // The dashboard starts with the broker in the network worker: the step names both.
+      new RegExp(`armguard run: cannot start the embedded MQTT broker on 127\\.0\\.0\\.1:0 or the dashboard on 127\\.0\\.0\\.1:${busyPort}: port ${busyPort} is already in use by another program`),
     );
   }, 60_000);
 

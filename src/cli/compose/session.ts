@@ -166,7 +166,8 @@ export class RunSession {
   private async startRest(): Promise<void> {
     const o = this.o;
     const { gate } = this.runtime;
-    const brokerName = o.broker.kind === 'embedded' ? `the embedded MQTT broker on ${o.broker.host ?? '127.0.0.1'}:${o.broker.port}` : `MQTT (${o.broker.url})`;
+    const brokerName = (o.broker.kind === 'embedded' ? `the embedded MQTT broker on ${o.broker.host ?? '127.0.0.1'}:${o.broker.port}` : `MQTT (${o.broker.url})`) +
+      (o.dashboard ? ` or the dashboard on 127.0.0.1:${o.dashboard.port}` : '');
     this.telemetry = await startStep(brokerName, () => startTelemetry({
       broker: o.broker, robotId: o.robotId, clock: o.clock, gate,
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
@@ -480,7 +481,9 @@ async function startStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
 
 function explainStartError(e: unknown): string {
   const err = e as (NodeJS.ErrnoException & { port?: number; address?: string }) | undefined;
-  if (err?.code === 'EADDRINUSE') return `port ${err.port ?? '?'} is already in use by another program (stop it, or choose another port)`;
+  // From the network worker only the message crosses the thread boundary: 'listen EADDRINUSE: … 127.0.0.1:1883'.
+  const inUse = err?.code === 'EADDRINUSE' ? String(err.port ?? '?') : /EADDRINUSE\b.*:(\d+)\s*$/.exec(err?.message ?? '')?.[1];
+  if (inUse !== undefined) return `port ${inUse} is already in use by another program (stop it, or choose another port)`;
   if (err?.code === 'EACCES' && err.syscall === 'listen') return `no permission to listen on port ${err.port ?? '?'} (choose a port above 1023)`;
   return e instanceof Error ? e.message : String(e);
 }

@@ -3,7 +3,7 @@
  * fill its disk or take its ports. Helpers to start it, wait for its lines and find what it left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../support/paths.js';
@@ -22,6 +22,7 @@ export function runDir(prefix: string): { dir: string; access: string } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const access = join(dir, 'access.yaml');
   writeFileSync(access, ACCESS_YAML);
+  chmodSync(access, 0o600); // plaintext passwords: armguard refuses a file others can read
   return { dir, access };
 }
 
