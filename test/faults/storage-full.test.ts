@@ -67,14 +67,19 @@ describe('a full disk during a run', () => {
       const alice = await RecordingClient.connect(url, 'alice', 'alice-secret');
       op.client = alice;
       for (const k of ['gate', 'events', 'labels'] as const) await alice.subscribe(topicFor(robot, k));
-      const gateIs = (state: string) => (t: string, p: string) => t === topicFor(robot, 'gate') && (JSON.parse(p) as { state: string }).state === state;
       // A healthy start: release the start-up hold (if any) so the storage hold is the one we see.
-      await alice.publish(topicFor(robot, 'cmd/release'), JSON.stringify({ v: 1 }));
-      await alice.waitFor(gateIs('armed'), 10, 'gate armed');
-
+      // Armed before the fault (a start-up hold, if any, released): a release is then refused as 'gate is not holding'.
+      const armedLines = () => run.lines.filter((l) => /gate hold → armed/.test(l)).length;
+      const notHolding = (t: string, p: string) => t === topicFor(robot, 'events') && /cmd\/release: gate is not holding/.test(p);
+      for (let i = 0; i < 30 && !alice.messages.some((m) => notHolding(m.topic, m.payload)); i++) {
+        await alice.publish(topicFor(robot, 'cmd/release'), JSON.stringify({ v: 1 }));
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      await alice.waitFor(notHolding, 5, 'an armed gate');
       fill(join(eps, 'filler'));
       await run.waitFor(/storage fault: .*ENOSPC/, 10);
-      await alice.waitFor(gateIs('hold'), 5, 'gate hold');
+      await run.waitFor(/gate \w+ → hold: .*storage/, 5);
+      const armedBefore = armedLines();
       // Past the gate's 1 s fault quiet period, with the disk still full: a release is refused.
       await new Promise((r) => setTimeout(r, 1600));
       alice.messages.length = 0;
@@ -85,15 +90,16 @@ describe('a full disk during a run', () => {
       await alice.waitFor((t, p) => t === topicFor(robot, 'events') && /cmd\/label.*label not recorded: episode storage is failing/.test(p), 5, 'label refused');
       await new Promise((r) => setTimeout(r, 500));
       expect(alice.messages.filter((m) => m.topic === topicFor(robot, 'labels'))).toEqual([]);
-      expect(alice.messages.some((m) => gateIs('armed')(m.topic, m.payload))).toBe(false);
+      expect(armedLines()).toBe(armedBefore);
 
       // Space again: the recorder writes, the gate still holds until the operator releases.
       rmSync(join(eps, 'filler'));
       await run.waitFor(/storage writes again \((\d+) record\(s\) of this episode lost while it failed\); the arm stays held/, 10);
       await new Promise((r) => setTimeout(r, 1200));
-      expect(alice.messages.some((m) => gateIs('armed')(m.topic, m.payload))).toBe(false);
+      expect(armedLines()).toBe(armedBefore); // still held
       await alice.publish(topicFor(robot, 'cmd/release'), JSON.stringify({ v: 1 }));
-      await alice.waitFor(gateIs('armed'), 5, 'gate armed after the release');
+      for (let i = 0; i < 50 && armedLines() === armedBefore; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(armedLines()).toBe(armedBefore + 1);
       await alice.publish(topicFor(robot, 'cmd/label'), JSON.stringify({ v: 1, success: true, note: 'after recovery' }));
       await alice.waitFor((t, p) => t === topicFor(robot, 'labels') && /after recovery/.test(p), 5, 'label confirmed');
       expect(events(alice, robot).some((e) => e.kind === 'storage-recovered')).toBe(true);
