@@ -46,7 +46,7 @@ describe('timing derived from the measured read cycle', () => {
     expect(DEFAULT_PORT_TIMEOUT_S).toBe(0.05);
     const dir = mkdtempSync(join(tmpdir(), 'armguard-fault-timing-'));
     const access = join(dir, 'access.yaml');
-    writeFileSync(access, ACCESS);
+    writeFileSync(access, ACCESS, { mode: 0o600 });
     const base = ['so101', '--port', '/dev/ttyACM9', '--calibration', CAL_PATH, '--task', 'so101-pick-butter', '--access', access];
     const p = await parseRunArgs([...base, '--bus-timeout', '0.03', '--watchdog', '0.3', '--arm-watchdog', '0.5']);
     expect(p.ok && p.options).toMatchObject({ busTimeoutS: 0.03, watchdogS: 0.3, armWatchdogS: 0.5 });
