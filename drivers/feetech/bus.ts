@@ -62,8 +62,10 @@ export interface BusCounters {
   readonly checksumErrors: number;
   /** Bytes the framer discarded while resynchronising. */
   readonly droppedBytes: number;
-  /** Requests that failed after all retries. */
+  /** Requests that failed after all retries with nothing but valid replies (or nothing) received. */
   readonly timeouts: number;
+  /** Requests that failed after all retries while bytes that were no valid reply arrived (garbage). */
+  readonly framingErrors: number;
   /** Re-sent attempts. */
   readonly retries: number;
   /** Valid packets nobody asked for, or with the wrong length. */
@@ -90,6 +92,9 @@ interface Transaction {
   readonly reportTimeout: boolean;
   readonly resolve: (r: BusResult<Map<number, Packet>>) => void;
   attempt: number;
+  /** Bytes received since the first attempt, and those that were valid replies. */
+  rxAtSend: number;
+  validBytes: number;
   timer: TimerHandle | undefined;
   firstSentAt: number;
   lastSentAt: number;
@@ -134,10 +139,10 @@ export class FeetechBus {
   private readonly checksumErrorTimes: number[] = [];
   private lastBudgetFaultAt = -Infinity;
   private seenChecksumErrors = 0;
-  private c = { tx: 0, rx: 0, txBytes: 0, rxBytes: 0, timeouts: 0, retries: 0, unexpected: 0, servoErrorReplies: 0 };
+  private c = { tx: 0, rx: 0, txBytes: 0, rxBytes: 0, timeouts: 0, framingErrors: 0, retries: 0, unexpected: 0, servoErrorReplies: 0 };
 
   constructor(
-    private readonly link: ByteLink,
+    private link: ByteLink,
     options: FeetechBusOptions = {},
   ) {
     this.source = options.source ?? `feetech:${link.name}`;
@@ -147,8 +152,29 @@ export class FeetechBus {
     this.retries = Math.max(0, Math.floor(options.retries ?? 2));
     this.budget = options.checksumBudget ?? { maxErrors: 10, windowS: 1 };
     this.writeReplies = options.writeReplies ?? true;
-    link.onData((chunk) => this.onData(chunk));
-    link.onClose((reason) => this.onLinkClosed(reason));
+    this.listen(link);
+  }
+
+  private listen(link: ByteLink): void {
+    link.onData((chunk) => {
+      if (this.link === link) this.onData(chunk);
+    });
+    link.onClose((reason) => {
+      if (this.link === link) this.onLinkClosed(reason);
+    });
+  }
+
+  /**
+   * After a disconnect (not after `close()`): continue on a freshly opened link to the same bus.
+   * Requests made while disconnected have already failed; new ones go out on `link`.
+   */
+  reattach(link: ByteLink): void {
+    if (this.closingByCaller) throw new ArmguardError('Feetech: the bus was closed by its owner; open a new one', { field: 'link' });
+    if (this.connected) throw new ArmguardError('Feetech: the bus is still connected', { field: 'link' });
+    this.link = link;
+    this.closeFault = undefined;
+    this.framer.discard();
+    this.listen(link);
   }
 
   /** Open a serial port (default 1 Mbps) and a bus on it. Never moves a servo. */
@@ -322,7 +348,7 @@ export class FeetechBus {
     return new Promise((resolve) => {
       this.queue.push({
         label, build, ids, replyLength, responses: new Map(), reportTimeout, resolve,
-        attempt: 0, timer: undefined, firstSentAt: NaN, lastSentAt: NaN,
+        attempt: 0, rxAtSend: 0, validBytes: 0, timer: undefined, firstSentAt: NaN, lastSentAt: NaN,
       });
       if (!this.inflight && !this.drainTimer) this.startNext();
     });
@@ -341,7 +367,10 @@ export class FeetechBus {
     this.framer.setMaxParams(t.replyLength);
     const packet = t.build(ids);
     const now = this.clock.now();
-    if (t.attempt === 0) t.firstSentAt = now;
+    if (t.attempt === 0) {
+      t.firstSentAt = now;
+      t.rxAtSend = this.c.rxBytes;
+    }
     t.lastSentAt = now;
     this.c.tx++;
     this.c.txBytes += packet.length;
@@ -381,13 +410,26 @@ export class FeetechBus {
       this.send(t, missing);
       return;
     }
-    this.c.timeouts++;
-    const fault: Fault = {
-      kind: 'timeout',
-      source: this.source,
-      detail: `${t.label}: no reply from servo(s) ${missing.join(',')} after ${t.attempt + 1} attempt(s) of ${this.timeoutS}s`,
-      servoIds: missing,
-    };
+    // Bytes that were no valid reply: garbage on the line, not a silent servo. Counted apart.
+    const garbage = this.c.rxBytes - t.rxAtSend - t.validBytes;
+    let fault: Fault;
+    if (garbage > 0) {
+      this.c.framingErrors++;
+      fault = {
+        kind: 'framing',
+        source: this.source,
+        detail: `${t.label}: ${garbage} byte(s) arrived that were no valid reply; no reply from servo(s) ${missing.join(',')} after ${t.attempt + 1} attempt(s) (noise, wrong baud rate or another master on the bus?)`,
+        servoIds: missing,
+      };
+    } else {
+      this.c.timeouts++;
+      fault = {
+        kind: 'timeout',
+        source: this.source,
+        detail: `${t.label}: no reply from servo(s) ${missing.join(',')} after ${t.attempt + 1} attempt(s) of ${this.timeoutS}s`,
+        servoIds: missing,
+      };
+    }
     if (t.reportTimeout) this.emit(fault);
     this.finish(t, err(fault));
   }
@@ -433,6 +475,7 @@ export class FeetechBus {
       return;
     }
     this.noteErrorByte(p.id, p.code);
+    t.validBytes += p.params.length + 6; // FF FF ID LEN ERR params CHK
     t.responses.set(p.id, p);
     if (t.responses.size === t.ids.length) this.finish(t, ok(t.responses));
   }
@@ -443,7 +486,8 @@ export class FeetechBus {
     this.lastErrorByte.set(id, code);
     // Edge-triggered: a servo reporting the same error on every read raises one fault, not one per read.
     if (code !== 0 && code !== previous) {
-      this.emit({ kind: 'servo-error', source: this.source, servoId: id, bits: decodeErrorBits(code) });
+      const bits = decodeErrorBits(code);
+      this.emit({ kind: 'servo-error', source: this.source, servoId: id, bits, detail: `servo ${id}: ${bits.join(', ')} (error byte 0x${code.toString(16).padStart(2, '0')})` });
     }
   }
 

@@ -12,7 +12,7 @@ import { err, ok, type Result } from '../../src/util/errors.js';
 import { radiansToRaw } from '../../src/calibration/lerobot.js';
 import type { So101Calibration } from '../../src/calibration/so101.js';
 import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
-import type { FeetechBus, ServoState } from '../feetech/index.js';
+import { decodeErrorBits, type FeetechBus, type ServoState } from '../feetech/index.js';
 import { So101Mapping, createRawState, type So101RawState } from './mapping.js';
 
 /** Oldest last-read position (s) a hold may command when its own read fails. */
@@ -59,6 +59,9 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
   private readonly lower: Float64Array;
   private readonly upper: Float64Array;
   private readonly unsubscribeBus: () => void;
+  /** The servo-error fault each servo reports now (re-raised on every read while it persists). */
+  private readonly servoFaults = new Map<number, Fault>();
+  private readonly jointOf: Map<number, string>;
   /** Holds issued (count) and the last reason, for diagnostics. */
   holds = 0;
   lastHoldReason = '';
@@ -70,7 +73,11 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     this.watchdogS = o.watchdogS ?? 0.25;
     this.lower = Float64Array.from(o.calibration.joints, (j) => (j.lowerDeg * Math.PI) / 180);
     this.upper = Float64Array.from(o.calibration.joints, (j) => (j.upperDeg * Math.PI) / 180);
-    this.unsubscribeBus = o.bus.onFault((f, t) => this.emit(f, t));
+    // Servo errors name the joint too (the bus knows only ids); readState re-raises them while they last.
+    this.jointOf = new Map(o.calibration.joints.map((j) => [j.id, j.name]));
+    this.unsubscribeBus = o.bus.onFault((f, t) => {
+      if (f.kind !== 'servo-error') this.emit(f, t);
+    });
   }
 
   /**
@@ -128,10 +135,29 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
       this.voltage[j] = s.voltage / 10;
       this.temperature[j] = s.temperature;
       this.status[j] = s.status | s.errorByte;
+      this.noteServoError(s.id, s.errorByte);
     }
     this.stamp = this.o.clock.now();
     this.mapping.update(this.raw, this.stamp);
     return ok({ t: this.stamp, raw: this.raw, voltage: this.voltage, temperature: this.temperature, status: this.status });
+  }
+
+  /**
+   * A servo reporting error bits holds the gate on every read while the bits stay set (the gate's
+   * fault quiet period must not let a release through while a servo is still overheating).
+   */
+  private noteServoError(id: number, code: number): void {
+    let f = this.servoFaults.get(id);
+    if (code === 0) {
+      if (f) this.servoFaults.delete(id);
+      return;
+    }
+    if (!f || !('detail' in f) || !f.detail?.endsWith(`(error byte 0x${code.toString(16).padStart(2, '0')})`)) {
+      const bits = decodeErrorBits(code);
+      f = { kind: 'servo-error', source: this.name, servoId: id, bits, detail: `servo ${id} (${this.jointOf.get(id) ?? 'unknown joint'}): ${bits.join(', ')} (error byte 0x${code.toString(16).padStart(2, '0')})` };
+      this.servoFaults.set(id, f);
+    }
+    this.emit(f);
   }
 
   /** SignalSource: the mapped signals of the latest read (stamped with that read's time). */

@@ -24,6 +24,8 @@ export interface EpisodeManagerOptions {
   /** Wall-clock ISO time for ids and `startedAt` (injectable for tests). */
   wallClock?: () => Date;
   onFault: (fault: Fault) => void;
+  /** Told after each successful write of the running episode (storage works again after a fault). */
+  onWritten?: (t: number) => void;
   /** Told when an episode closes without a success label (with the command that labels it later). */
   log?: (line: string) => void;
   /** Opens an episode; default startEpisodeInDir (tests inject failing storage here). */
@@ -36,6 +38,8 @@ export class EpisodeManager {
   /** Files of the episodes finished so far, in order. */
   readonly finished: EpisodeIndexEntry[] = [];
   readonly paths: string[] = [];
+  /** Episodes that lost records to storage faults: how many, or undefined when unknown (the end failed). */
+  readonly losses: { episodeId: string; path: string; records: number | undefined }[] = [];
 
   constructor(private readonly o: EpisodeManagerOptions) {}
 
@@ -47,6 +51,10 @@ export class EpisodeManager {
   }
   get path(): string | undefined {
     return this.current?.path;
+  }
+  /** The running episode's storage failed and is not writing (records are being dropped). */
+  get storageFailed(): boolean {
+    return this.current?.recorder.failed ?? false;
   }
 
   /**
@@ -101,6 +109,8 @@ export class EpisodeManager {
       { timers: this.o.timers },
     );
     ep.recorder.onFault((f) => this.o.onFault(f));
+    const onWritten = this.o.onWritten;
+    if (onWritten) ep.recorder.onWritten(onWritten);
     this.current = ep;
     this.paths.push(ep.path);
     return episodeId;
@@ -118,10 +128,14 @@ export class EpisodeManager {
     this.current = undefined;
     try {
       const entry = await ep.finish(t, reason);
+      const s = ep.recorder.stats();
+      const lost = s.lostToStorage + (entry.state === 'complete' ? 0 : s.messages - s.flushedMessages);
+      if (lost > 0) this.losses.push({ episodeId: entry.episodeId, path: ep.path, records: lost });
       this.finished.push(entry);
       if (entry.success === undefined) this.o.log?.(`episode ${entry.episodeId} closed without a success label; label it with: armguard label ${ep.path} --success | --failure`);
       return entry;
     } catch (e) {
+      this.losses.push({ episodeId: ep.recorder.start.episodeId, path: ep.path, records: undefined });
       this.o.onFault({ kind: 'storage', source: ep.path, detail: `episode end failed: ${(e as Error).message}` });
       return undefined;
     }

@@ -1,4 +1,8 @@
-/** The file-backed EpisodeWritable: sequential writes, fsync on `sync()`. */
+/**
+ * The file-backed EpisodeWritable: sequential writes at an explicit position, fsync on `sync()`.
+ * The position moves only once a whole buffer is written, so a write that failed part-way (ENOSPC)
+ * is redone from its start when retried, over whatever part of it reached the file.
+ */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { EpisodeWritable } from './mcap-stream-writer.js';
 
@@ -13,12 +17,15 @@ export class FileEpisodeWritable implements EpisodeWritable {
     return new FileEpisodeWritable(await open(path, 'wx'), path);
   }
 
+  private position = 0;
+
   async write(bytes: Uint8Array): Promise<void> {
     let done = 0;
     while (done < bytes.byteLength) {
-      const { bytesWritten } = await this.handle.write(bytes, done, bytes.byteLength - done);
+      const { bytesWritten } = await this.handle.write(bytes, done, bytes.byteLength - done, this.position + done);
       done += bytesWritten;
     }
+    this.position += done;
   }
   sync(): Promise<void> {
     return this.handle.sync();

@@ -24,7 +24,11 @@ import {
   type SummaryOffset,
 } from '@mcap/core';
 
-/** Where the bytes go. `write` calls never overlap; `sync` makes written bytes durable. */
+/**
+ * Where the bytes go. `write` calls never overlap; `sync` makes written bytes durable. A `write`
+ * that rejects must leave the writable where it was before it, so writing the same bytes again
+ * (after the cause, e.g. a full disk, is gone) continues the file correctly.
+ */
 export interface EpisodeWritable {
   write(bytes: Uint8Array): Promise<void>;
   sync(): Promise<void>;
@@ -130,7 +134,7 @@ export class StreamingMcapWriter {
 
   /** Finish the file: data end, summary, footer. */
   end(): Promise<void> {
-    if (this.ended) return this.io;
+    if (this.ended) return this.drain(true); // a retry after a failed end: write what is still pending
     this.closeChunk();
     this.ended = true;
     this.records.writeDataEnd({ dataSectionCrc: 0 });
@@ -219,19 +223,25 @@ export class StreamingMcapWriter {
     this.chunkCrc = crc32Init();
   }
 
-  /** Write pending buffers in order (one at a time), then sync. Writes queue behind each other. */
+  /**
+   * Write pending buffers in order (one at a time), then sync. Drains queue behind each other. A
+   * failed write rejects this drain and leaves the buffer it failed on (and those after it) pending,
+   * so a later flush retries from exactly there: a full disk that gets space again loses nothing
+   * that was accepted before it filled.
+   */
   private drain(sync: boolean): Promise<void> {
-    const batch = this.pending.splice(0, this.pending.length);
     const run = async (): Promise<void> => {
-      for (const bytes of batch) {
+      while (this.pending.length > 0) {
+        const bytes = this.pending[0]!;
         await this.out.write(bytes);
+        this.pending.shift();
         this.committed += bytes.byteLength;
         this.pendingBytes -= bytes.byteLength;
       }
       if (sync) await this.out.sync();
     };
-    // A failed write poisons the queue: later flushes reject with the same error.
-    this.io = this.io.then(run);
-    return this.io;
+    const done = this.io.then(run);
+    this.io = done.catch(() => undefined);
+    return done;
   }
 }

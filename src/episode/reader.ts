@@ -1,12 +1,13 @@
 /**
  * Streaming episode reader: an episode file's records in file order as typed values, from a
  * complete, truncated (killed recorder) or corrupt file. Never holds more than one file piece and
- * the records the caller keeps. Bad bytes end the scan with a positioned status; a message whose
+ * the records the caller keeps. A damaged chunk is skipped (listed in `skipped`) and reading goes
+ * on; a truncated tail ends the scan with a positioned status; a message whose
  * JSON does not match its kind is reported as an InputError naming file, topic and log time.
  */
 import type { TypedMcapRecords } from '@mcap/core';
 import { Ros2CodecCache } from '../../drivers/ros2/bag/codec.js';
-import { TolerantMcapScanner, type ScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
+import { TolerantMcapScanner, type ScanEnd, type SkippedRegion } from '../../drivers/ros2/bag/mcap-scan.js';
 import { fileSource, type ByteSource } from '../../drivers/ros2/bag/reader.js';
 import { InputError } from '../util/index.js';
 import { EPISODE_METADATA_NAME, KIND_BY_TOPIC, type JsonKind } from './channels.js';
@@ -17,6 +18,8 @@ export interface EpisodeScan {
   file: string;
   start: EpisodeStart | undefined;
   end: ScanEnd;
+  /** Damaged spans skipped (reading went on after each): their records are missing. */
+  skipped: readonly SkippedRegion[];
   /** Messages whose content did not decode (each positioned; the first MAX_ERRORS kept); reading went on past them. */
   errors: InputError[];
   /** How many messages did not decode, including those past the `errors` cap. */
@@ -95,7 +98,7 @@ export async function readEpisode(
   const codecs = new Ros2CodecCache();
   const schemas = new Map<number, TypedMcapRecords['Schema']>();
   const channels = new Map<number, { topic: string; kind: JsonKind | 'ros' | 'other'; schema: TypedMcapRecords['Schema'] | undefined; encoding: string }>();
-  const scan: EpisodeScan = { file, start: undefined, end: { kind: 'truncated', offset: 0 }, errors: [], errorCount: 0, counts: {} };
+  const scan: EpisodeScan = { file, start: undefined, end: { kind: 'truncated', offset: 0 }, skipped: [], errors: [], errorCount: 0, counts: {} };
   const bad = (topic: string, logTime: bigint, reason: string): void => {
     scan.errorCount++;
     if (scan.errors.length < MAX_ERRORS) scan.errors.push(new InputError({ file, field: `${topic} @ ${logTime} ns` }, reason));
@@ -168,7 +171,9 @@ export async function readEpisode(
     drain();
     if (scanner.failed) break;
   }
+  scanner.finish();
   drain();
   scan.end = scanner.end();
+  scan.skipped = scanner.skipped;
   return scan;
 }

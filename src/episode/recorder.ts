@@ -4,6 +4,8 @@
  * bytes reach the file on `flush()`, which an injected timer runs at least every second. A write
  * or sync failure (e.g. ENOSPC) becomes a typed `Fault {kind:'storage'}` for the listeners, so the
  * gate can hold; records offered after that are counted as dropped and reported, never silently lost.
+ * A failed recorder retries the write on every flush tick (the bytes that did not reach the file
+ * stay pending); once a write succeeds it records again and tells its `onWritten` listeners.
  */
 import type { Ros2TopicSpec } from '../../drivers/ros2/bag/topics.js';
 import { Ros2Topics } from '../../drivers/ros2/bag/topics.js';
@@ -45,6 +47,8 @@ export interface RecorderStats {
   flushedMessages: number;
   /** Records offered after a storage failure (not written). */
   dropped: number;
+  /** Of `dropped`, those offered while storage was failing (the rest came after the end). */
+  lostToStorage: number;
   bytesWritten: number;
 }
 
@@ -73,7 +77,11 @@ export class EpisodeRecorder {
   /** Set once end() has written the end record: later record calls are counted as dropped, never throw. */
   private ending = false;
   private dropped = 0;
+  private lostToStorage = 0;
   private flushedMessages = 0;
+  private readonly writtenListeners: ((t: number) => void)[] = [];
+  /** Waiters for `durable()`: resolved once `flushedMessages` reaches `mark`, or false at the end. */
+  private durableWaiters: { mark: number; resolve: (ok: boolean) => void }[] = [];
   private lastT: number;
   private lastSources: string[] | undefined;
   private lastSuccess: boolean | undefined;
@@ -121,12 +129,36 @@ export class EpisodeRecorder {
     this.listeners.push(listener);
   }
 
+  /** Told after every successful write + sync (storage works: a latched storage fault may clear). */
+  onWritten(listener: (t: number) => void): void {
+    this.writtenListeners.push(listener);
+  }
+
+  /** Storage failed and the last retry did too: records offered now are dropped. */
+  get failed(): boolean {
+    return this.state === 'failed';
+  }
+
+  /**
+   * Resolves true once every record accepted so far is on storage (written and synced), false if
+   * the episode ends without that. Starts a flush.
+   */
+  durable(): Promise<boolean> {
+    const mark = this.writer.messageCount;
+    if (this.flushedMessages >= mark) return Promise.resolve(true);
+    if (this.state === 'ended') return Promise.resolve(false);
+    const p = new Promise<boolean>((resolve) => this.durableWaiters.push({ mark, resolve }));
+    void this.flush();
+    return p;
+  }
+
   stats(): RecorderStats {
     return {
       state: this.state,
       messages: this.writer.messageCount,
       flushedMessages: this.flushedMessages,
       dropped: this.dropped,
+      lostToStorage: this.lostToStorage,
       bytesWritten: this.writer.bytesCommitted,
     };
   }
@@ -220,7 +252,7 @@ export class EpisodeRecorder {
 
   private addRos(topic: string, t: number, build: () => Parameters<StreamingMcapWriter['addMessage']>[0]): void {
     if (this.state !== 'recording' || this.ending) {
-      this.dropped++;
+      this.drop();
       return;
     }
     let record;
@@ -236,14 +268,17 @@ export class EpisodeRecorder {
     this.counts['ros'] = (this.counts['ros'] ?? 0) + 1;
   }
 
-  /** Write everything pending and fsync. Resolves false (after reporting a fault) on failure. */
+  /**
+   * Write everything pending and fsync. Resolves false (after reporting a fault) on failure. On a
+   * failed recorder this is the retry: success puts it back to recording.
+   */
   flush(): Promise<boolean> {
-    if (this.state !== 'recording') return Promise.resolve(this.state === 'ended');
+    if (this.state === 'ended') return Promise.resolve(true);
     if (this.flushing) return this.flushing.then(() => this.flush());
     const accepted = this.writer.messageCount;
     this.flushing = this.writer.flush().then(
       () => {
-        this.flushedMessages = accepted;
+        this.written(accepted);
         return true;
       },
       (e: unknown) => {
@@ -256,6 +291,20 @@ export class EpisodeRecorder {
     return this.flushing;
   }
 
+  private written(accepted: number): void {
+    this.flushedMessages = accepted;
+    if (this.state === 'failed' && !this.ending) this.state = 'recording';
+    if (this.durableWaiters.length > 0) {
+      const still = [];
+      for (const w of this.durableWaiters) {
+        if (w.mark <= accepted) w.resolve(true);
+        else still.push(w);
+      }
+      this.durableWaiters = still;
+    }
+    for (const l of this.writtenListeners) l(this.lastT);
+  }
+
   /**
    * Finish the episode: end record, rosbag2 metadata, summary, close. Returns the index entry
    * (state 'complete', or 'truncated' when storage failed and the file lacks its summary).
@@ -265,6 +314,8 @@ export class EpisodeRecorder {
     this.ending = true;
     this.timer.cancel();
     if (this.flushing) await this.flushing;
+    // Storage failed earlier: one more try, so a disk that has space again still gets a whole file.
+    if (this.state === 'failed' && (await this.flush())) this.state = 'recording';
     if (this.state === 'recording') {
       if (this.ros.size > 0) this.writer.addMetadata(this.ros.rosbag2Metadata(this.options.file ?? 'episode.mcap', this.options.rosDistro));
       const accepted = this.writer.messageCount;
@@ -286,6 +337,8 @@ export class EpisodeRecorder {
     if (failed && this.dropped + unflushed > 0) {
       this.emit({ kind: 'storage', source: this.source(), detail: `${this.dropped + unflushed} record(s) not on storage: ${unflushed} accepted but not flushed before the failure, ${this.dropped} offered after it` });
     }
+    for (const w of this.durableWaiters) w.resolve(w.mark <= this.flushedMessages);
+    this.durableWaiters = [];
     return this.indexEntry(t, this.state === 'ended' ? 'complete' : 'truncated');
   }
 
@@ -314,9 +367,14 @@ export class EpisodeRecorder {
     return entry;
   }
 
+  private drop(): void {
+    this.dropped++;
+    if (this.state === 'failed') this.lostToStorage++;
+  }
+
   private put(kind: JsonKind, t: number, json: string): void {
     if (this.state !== 'recording' || this.ending) {
-      this.dropped++;
+      this.drop();
       return;
     }
     const channelId = this.channelIds.get(kind)!;
@@ -341,7 +399,7 @@ export class EpisodeRecorder {
   private fail(e: unknown): void {
     if (this.state === 'failed') return;
     this.state = 'failed';
-    this.timer.cancel();
+    // The flush timer keeps running: each tick retries the write.
     const err = e as NodeJS.ErrnoException;
     const message = err?.message ?? String(e);
     const code = typeof err?.code === 'string' && !message.startsWith(err.code) ? `${err.code}: ` : '';

@@ -5,10 +5,11 @@
  * Everything up to the last whole record is kept; what follows it cannot be recovered. ROS topics
  * get a `rosbag2` metadata record if the original never wrote one.
  */
-import { access, open, rename, rm, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { link, lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { McapWriter, type TypedMcapRecords } from '@mcap/core';
-import { TolerantMcapScanner, describeScanEnd, type ScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
+import { TolerantMcapScanner, describeScanEnd, describeSkipped, lostInSkipped, type ScanEnd, type SkippedRegion } from '../../drivers/ros2/bag/mcap-scan.js';
 import { fileSource } from '../../drivers/ros2/bag/reader.js';
 import { serializeRosbag2Metadata } from '../../drivers/ros2/bag/rosbag2-metadata.js';
 import { FileWritable } from '../../drivers/ros2/bag/writer.js';
@@ -25,11 +26,26 @@ export interface RepairReport {
   attachments: number;
   /** Bytes of the input after the last whole record (lost). */
   discardedBytes: number;
+  /** Damaged spans inside the input that were skipped (reading went on after each). */
+  skipped: readonly SkippedRegion[];
+}
+
+/** Whether the repair lost anything (a damaged region or unrecoverable trailing bytes). */
+export function repairLostData(r: RepairReport): boolean {
+  return r.skipped.length > 0 || r.discardedBytes > 0;
 }
 
 export function describeRepair(r: RepairReport): string {
+  const skipped = describeSkipped(r.skipped);
   return `${r.input}: ${describeScanEnd(r.inputEnd)}; wrote ${r.output} (indexed) with ${r.messages} messages on ${r.channels} channels, ${r.metadata} metadata and ${r.attachments} attachment records` +
+    (skipped ? `; ${skipped}` : '') +
     (r.discardedBytes > 0 ? `; ${r.discardedBytes} trailing bytes could not be recovered` : '');
+}
+
+/** Messages lost (known count) and whether some loss is of unknown size. */
+export function repairLoss(r: RepairReport): { messages: number; unknown: boolean } {
+  const s = lostInSkipped(r.skipped);
+  return { messages: s.messages, unknown: s.unknown || r.discardedBytes > 0 };
 }
 
 export interface RepairOptions {
@@ -43,18 +59,20 @@ export interface RepairOptions {
 
 /**
  * Repair `input` into `output` (default: in place — the original is kept as `<input>.bak`).
- * Throws InputError when the input is not an MCAP file at all.
+ * Throws InputError when the input is not an MCAP file at all, or when `output` exists or is the
+ * input (under any name). A damaged chunk is skipped and the rest kept (`skipped`).
  */
 export async function repairMcapFile(input: string, output?: string, options: RepairOptions = {}): Promise<RepairReport> {
   const rosOnly = options.rosOnly === true;
   const inPlace = output === undefined;
-  const target = output ?? `${input}.repair-tmp`;
-  if (inPlace && (await exists(`${input}.bak`))) {
-    throw new InputError({ file: input }, `${input}.bak already exists (an earlier repair's original); move it away or use --out`);
-  }
+  const finalPath = output ?? input;
+  await checkRepairPaths(input, output);
+  // Never open an existing file for writing: the repaired bytes go to a new temporary file beside
+  // the target, which is linked into place only once complete (no-clobber for --out).
+  const target = join(dirname(resolve(finalPath)), `.${basename(finalPath)}.repair-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const scanner = new TolerantMcapScanner();
-  const handle = await open(target, 'w');
-  const report: RepairReport = { input, output: output ?? input, inputEnd: { kind: 'truncated', offset: 0 }, messages: 0, channels: 0, metadata: 0, attachments: 0, discardedBytes: 0 };
+  const handle = await open(target, 'wx');
+  const report: RepairReport = { input, output: finalPath, inputEnd: { kind: 'truncated', offset: 0 }, messages: 0, channels: 0, metadata: 0, attachments: 0, discardedBytes: 0, skipped: [] };
   try {
     const writer = new McapWriter({ writable: new FileWritable(handle), chunkSize: 1024 * 1024 });
     const schemaIds = new Map<number, number>();
@@ -132,8 +150,10 @@ export async function repairMcapFile(input: string, output?: string, options: Re
       await drain();
       if (scanner.failed) break;
     }
+    scanner.finish();
     await drain();
     report.inputEnd = scanner.end();
+    report.skipped = scanner.skipped;
     // Reading stops at the first bad record, so the bytes not read count as lost too.
     report.discardedBytes = report.inputEnd.kind === 'complete' ? 0 : (await stat(input)).size - report.inputEnd.offset;
     if (!started) throw new InputError({ file: input }, `not an MCAP file: ${describeScanEnd(report.inputEnd)}`);
@@ -161,20 +181,51 @@ export async function repairMcapFile(input: string, output?: string, options: Re
     await handle.sync();
   } catch (e) {
     await handle.close();
-    if (inPlace) await rm(target, { force: true });
+    await rm(target, { force: true });
     throw e;
   }
   await handle.close();
-  if (inPlace) {
-    await rename(input, `${input}.bak`);
-    await rename(target, input);
+  try {
+    if (inPlace) {
+      // The original keeps its bytes under .bak (a second name, made without overwriting anything),
+      // then the repaired file replaces the input name in one rename.
+      await link(input, `${input}.bak`);
+      await rename(target, input);
+    } else {
+      await link(target, finalPath); // fails with EEXIST rather than replace a file made meanwhile
+      await rm(target);
+    }
+  } catch (e) {
+    await rm(target, { force: true });
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new InputError({ file: inPlace ? `${input}.bak` : finalPath }, 'appeared while repairing; nothing was overwritten');
+    throw e;
   }
   return report;
 }
 
+/** Refuse an output that exists or names the input, and an in-place repair whose .bak exists. */
+async function checkRepairPaths(input: string, output: string | undefined): Promise<void> {
+  const inputReal = await realpath(input).catch(() => resolve(input));
+  if (output === undefined) {
+    if (await exists(`${input}.bak`)) {
+      throw new InputError({ file: input }, `${input}.bak already exists (an earlier repair's original); move it away or use --out`);
+    }
+    return;
+  }
+  const outputReal = await realpath(dirname(resolve(output))).then((d) => join(d, basename(output)), () => resolve(output));
+  if (outputReal === inputReal) {
+    throw new InputError({ file: output, field: '--out' }, `is the input file itself; repair never overwrites a recording (omit --out to repair in place, keeping the original as .bak)`);
+  }
+  if (await exists(output)) {
+    const [a, b] = await Promise.all([stat(output).catch(() => undefined), stat(input).catch(() => undefined)]);
+    const same = a && b && a.ino === b.ino && a.dev === b.dev;
+    throw new InputError({ file: output, field: '--out' }, same ? 'is the input file itself (another name for it); repair never overwrites a recording' : 'already exists; repair never overwrites a file: choose a new --out path');
+  }
+}
+
 async function exists(path: string): Promise<boolean> {
   try {
-    await access(path);
+    await lstat(path);
     return true;
   } catch {
     return false;

@@ -115,6 +115,7 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
     labels: { effective: labels, history },
     end: scan.end.kind,
     scanEnd: scan.end,
+    skippedRegions: scan.skipped,
     decodeErrorCount: scan.errorCount,
     decodeErrors: scan.errors.slice(0, MAX_ERROR_MESSAGES).map((e) => e.message),
   };

@@ -5,7 +5,7 @@
  * time); the MCAP log time is the same instant in nanoseconds.
  */
 
-import type { ScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
+import type { ScanEnd, SkippedRegion } from '../../drivers/ros2/bag/mcap-scan.js';
 import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
 
 /** A video-judged clause label (seeds/000 App. G.1), as in src/schema/trace.ts. */
@@ -198,6 +198,8 @@ export interface EpisodeTraceFromFile extends EpisodeTrace {
   readonly end: 'complete' | 'truncated' | 'corrupt';
   /** How the scan ended, with the offset (and reason) of a truncated or corrupt tail. */
   readonly scanEnd: ScanEnd;
+  /** Damaged spans (e.g. a chunk with a bad CRC) skipped while reading: their records are missing. */
+  readonly skippedRegions: readonly SkippedRegion[];
   /** Frame, robustness and label messages that did not decode and were skipped. */
   readonly decodeErrorCount: number;
   /** Messages of the first of those errors (file, topic and log time each). */

@@ -11,7 +11,9 @@ export type Fault =
   | { kind: 'disconnect'; source: string; detail: string }
   | { kind: 'timeout'; source: string; detail: string; servoIds?: readonly number[] }
   | { kind: 'checksum-budget'; source: string; detail: string }
-  | { kind: 'servo-error'; source: string; servoId: number; bits: readonly string[] }
+  | { kind: 'servo-error'; source: string; servoId: number; bits: readonly string[]; detail?: string }
+  /** Bytes arrived but no valid reply (noise, a wrong baud rate, two masters): not a silent bus. */
+  | { kind: 'framing'; source: string; detail: string; servoIds?: readonly number[] }
   | { kind: 'robot-mode'; source: string; mode: string }
   | { kind: 'stale-signal'; source: string; signal: string; age: number }
   | { kind: 'invalid-sample'; source: string; signal: string; value: number }

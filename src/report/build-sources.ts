@@ -6,7 +6,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { INDEX_FILE_NAME, readEpisode, readEpisodeTrace, readIndex } from '../episode/index.js';
-import { describeScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
+import { describeScanEnd, describeSkipped } from '../../drivers/ros2/bag/mcap-scan.js';
 import type { EpisodeIndexEntry } from '../episode/types.js';
 import { parseTraceText } from '../schema/trace-format.js';
 import type { EpisodeTrace } from '../schema/trace.js';
@@ -81,8 +81,14 @@ export class EpisodeFileReader {
       skippedRecords += scan.errorCount;
       firstErrors.push(...scan.errors.slice(0, MAX_ERROR_MESSAGES - firstErrors.length).map((e) => e.message));
     }
-    const damage: EpisodeDamage | undefined = trace.end !== 'complete' || skippedRecords > 0
-      ? { state: trace.end, end: describeScanEnd(trace.scanEnd), skippedRecords, firstErrors }
+    const regions = trace.skippedRegions;
+    const damage: EpisodeDamage | undefined = trace.end !== 'complete' || skippedRecords > 0 || regions.length > 0
+      ? {
+          state: trace.end,
+          end: regions.length > 0 ? `${describeScanEnd(trace.scanEnd)}; ${describeSkipped(regions)}` : describeScanEnd(trace.scanEnd),
+          skippedRecords, firstErrors,
+          ...(regions.length > 0 ? { lostRegions: regions.length } : {}),
+        }
       : undefined;
     return {
       trace,

@@ -145,6 +145,8 @@ export interface DamagedEpisode {
   readonly state: string;
   readonly end: string;
   readonly skippedRecords: number;
+  /** Damaged regions skipped in the file (records lost there). */
+  readonly lostRegions?: number;
 }
 
 export interface ReportData {

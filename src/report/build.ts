@@ -35,6 +35,8 @@ export interface EpisodeDamage {
   /** Records that did not decode and were skipped. */
   readonly skippedRecords: number;
   readonly firstErrors: readonly string[];
+  /** Damaged regions of the file that were skipped (records lost). */
+  readonly lostRegions?: number;
 }
 
 
@@ -142,9 +144,9 @@ export class ReportBuilder {
   private noteDamage(episodeId: string, file: string, extras: EpisodeExtras & { readonly damage?: EpisodeDamage }): void {
     const state = extras.damage?.state ?? extras.fileState ?? 'complete';
     const skippedRecords = extras.damage?.skippedRecords ?? 0;
-    if (state === 'complete' && skippedRecords === 0) return;
+    if (state === 'complete' && skippedRecords === 0 && !extras.damage?.lostRegions) return;
     const end = extras.damage?.end ?? state;
-    this.damaged.push({ file, episodeId, state, end, skippedRecords });
+    this.damaged.push({ file, episodeId, state, end, skippedRecords, ...(extras.damage?.lostRegions ? { lostRegions: extras.damage.lostRegions } : {}) });
     const first = extras.damage?.firstErrors[0];
     this.warnings.push(`${file}: episode ${episodeId} counted from a damaged file (${end}; ${skippedRecords} undecodable record(s) skipped${first ? `, first: ${first}` : ''}): its figures cover only what was read`);
   }

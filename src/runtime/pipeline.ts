@@ -42,6 +42,14 @@ export class Pipeline {
   /** Set while the frame holds a sample stamped in the future; re-raised each step so it persists. */
   private futureFault: (Fault & GateFault) | null = null;
   private started = NaN;
+  /**
+   * Per signal: the last stamp a source delivered and when the pipeline first saw it. A sample
+   * stamped ahead of `now` (within the tolerance) is aged from when it was first seen, not from its
+   * stamp: aged from the stamp it would stay fresh for max age + tolerance (twice the max age for
+   * torque, whose max age equals the default tolerance).
+   */
+  private readonly lastStamp = new Float64Array(SIGNAL_COUNT).fill(NaN);
+  private readonly firstSeen = new Float64Array(SIGNAL_COUNT);
 
   constructor(private readonly o: PipelineOptions) {
     o.gate.onEvent((e) => this.onGateEvent(e));
@@ -123,11 +131,23 @@ export class Pipeline {
     let future = -1;
     for (let i = 0; i < SIGNAL_COUNT; i++) {
       if (f.validity[i] === Validity.Missing) continue;
-      const stamp = f.stamps[i]!;
+      let stamp = f.stamps[i]!;
+      if (stamp !== this.lastStamp[i]) {
+        this.lastStamp[i] = stamp;
+        this.firstSeen[i] = now;
+      }
       // A future stamp (clock skew) must not feed the watchdog: as the running max it would keep it fed.
       if (stamp > limit) {
         if (future < 0) future = i;
-      } else if (stamp > newest) newest = stamp;
+        continue;
+      }
+      if (stamp > this.firstSeen[i]!) {
+        // Ahead of our clock but within the tolerance: the frame carries the time it was first
+        // seen, so the gate's staleness check and the watchdog age it from then.
+        stamp = this.firstSeen[i]!;
+        f.stamps[i] = stamp;
+      }
+      if (stamp > newest) newest = stamp;
     }
     this.newest = newest;
     if (future >= 0) this.futureStamped(now, future);

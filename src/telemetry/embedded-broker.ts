@@ -128,10 +128,16 @@ export class EmbeddedBroker {
       socket.setNoDelay(true);
       broker.handle(this.guarded(socket));
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve());
+      });
+    } catch (e) {
+      // The aedes instance's timers would keep the process alive after a failed start.
+      await new Promise<void>((r) => broker.close(() => r()));
+      throw e;
+    }
     const addr = server.address();
     this.port = typeof addr === 'object' && addr ? addr.port : port;
     this.server = server;

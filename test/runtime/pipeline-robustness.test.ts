@@ -4,7 +4,7 @@ import { ArrayClauseMargins, Gate } from '../../src/gate/index.js';
 import type { GateEvent } from '../../src/gate/index.js';
 import type { Fault } from '../../src/ports/index.js';
 import { MemoryEventSink, MonitorBank, Pipeline } from '../../src/runtime/index.js';
-import type { SignalFrame } from '../../src/schema/signals.js';
+import { SIGNALS, signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { GateEventSink, PipelineOptions } from '../../src/runtime/index.js';
 import { KinematicArm } from './support/kinematic-arm.js';
 import { Q0, TORQUE_CLAUSE, runSteps } from './support/rig.js';
@@ -154,5 +154,35 @@ describe('Pipeline watchdog and future-stamped samples', () => {
     expect(later).toEqual({ ok: false, reason: 'release refused: cause persists: no fresh samples for 0.2010 s (watchdog)' });
     expect(events.faults).toHaveLength(1); // reported once, not every step
     expect(r.arm.holds).toHaveLength(1);
+  });
+});
+
+/** Delivers one sample stamped `ahead` s after now, then re-delivers that same sample (a source whose clock runs ahead, then stalls). */
+class AheadThenStalledSource extends ScriptedSource {
+  stamp = NaN;
+  value = 1;
+  override poll(frame: SignalFrame, _now: number): void {
+    if (this.stamp === this.stamp) frame.set(signalIndex('max_joint_torque')!, this.value, this.stamp, this.name);
+  }
+}
+
+describe('a sample stamped ahead within the clock tolerance (issue 14 item 5)', () => {
+  it('goes stale max age after it arrived, not max age + how far ahead it was stamped', () => {
+    const source = new AheadThenStalledSource();
+    // No watchdog in the way: only the gate's per-signal staleness (torque max age 0.05 s, SPEC §2).
+    const r = build({ source, watchdogTimeout: 10 });
+    const maxAge = SIGNALS[signalIndex('max_joint_torque')!]!.maxAge;
+    expect(maxAge).toBe(0.05);
+    source.stamp = 0.04; // arrives at t = 0, stamped 0.04 s ahead (tolerance 0.05 s)
+    let t = 0;
+    let heldAt = NaN;
+    for (let k = 0; k <= 120 && heldAt !== heldAt; k++) {
+      t = k * DT;
+      r.pipeline.step(t);
+      if (r.gate.state === 'hold') heldAt = t;
+    }
+    expect(r.gate.holdCause).toMatchObject({ kind: 'stale-signal', signal: 'max_joint_torque' });
+    // First step with age > 0.05 s counted from its arrival at t = 0 (the old code held at 0.091 s).
+    expect(heldAt).toBeCloseTo(0.051, 9);
   });
 });

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import type { TypedMcapRecords } from '@mcap/core';
 import { parse as parseYaml } from 'yaml';
 import { Ros2CodecCache } from './codec.js';
-import { TolerantMcapScanner, type ScanEnd } from './mcap-scan.js';
+import { TolerantMcapScanner, type ScanEnd, type SkippedRegion } from './mcap-scan.js';
 import { parseQosProfiles, type QosProfile } from './qos.js';
 
 export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
@@ -54,6 +54,8 @@ export interface BagSummary {
   rosbag2Metadata: unknown;
   /** How the file ended: complete, truncated (killed recorder) or corrupt (with the byte offset). */
   end: ScanEnd;
+  /** Damaged spans skipped (reading went on after each); their messages are not in the counts. */
+  skipped: readonly SkippedRegion[];
 }
 
 /** Read a file as a byte stream (64 KiB pieces), never all at once. */
@@ -85,6 +87,7 @@ export async function scanBag(
     statistics: undefined,
     rosbag2Metadata: undefined,
     end: { kind: 'truncated', offset: 0 },
+    skipped: [],
   };
   const text = new TextDecoder();
 
@@ -174,8 +177,10 @@ export async function scanBag(
     drain();
     if (scanner.failed) break;
   }
+  scanner.finish();
   drain();
   summary.end = scanner.end();
+  summary.skipped = scanner.skipped;
   summary.topics = [...topics.values()];
   return summary;
 }

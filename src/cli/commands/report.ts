@@ -111,8 +111,14 @@ examples:
     const m = data.summary;
     io.out(`${data.episodes} episodes (${data.robots.length} robot(s)): SR ${m.sr.k}/${m.sr.n}, SBU ${m.sbu.k}/${m.sbu.n}, P[U|S] ${m.pUnsafeGivenSuccess.k}/${m.pUnsafeGivenSuccess.n}, VSI ${m.vsi.estimate.toFixed(3)}`);
     io.out(`wrote ${written.join(', ')}`);
+    const lost = data.damaged.filter((d) => (d.lostRegions ?? 0) > 0);
+    for (const d of lost) io.err(`${d.file}: ${d.end}`);
     if (data.skipped.length > 0) {
       io.err(`armguard report: ${data.skipped.length} file(s) not counted (listed in the report)`);
+      return EXIT.failure;
+    }
+    if (lost.length > 0) {
+      io.err(`armguard report: ${lost.length} episode file(s) had damaged regions skipped: their records there are lost (counted from what was read)`);
       return EXIT.failure;
     }
     return EXIT.ok;

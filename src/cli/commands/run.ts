@@ -21,7 +21,7 @@ import { RunSession, type RunSessionOptions } from '../compose/session.js';
 import type { BrokerChoice } from '../compose/telemetry.js';
 import { so101FreeMotion, type So101FreeMotion } from '../../../drivers/so101/onnx-residual.js';
 
-const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss'] as const;
+const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss', 'watchdog', 'bus-timeout', 'arm-watchdog'] as const;
 const BOOLEANS = ['emulator'] as const;
 
 const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
@@ -50,8 +50,14 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
   --gate on|off         off = monitor only: nothing is commanded, chunks are refused (default on)
   --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
   --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
-  --max-age <s>         raise every signal's max age (SPEC §2) to at least this, for a slow
-                        adapter or loaded host (default: the SPEC values, e.g. 0.05 s for torque)
+  --max-age <s>         raise every signal's max age (SPEC §2) to at least this (default: derived
+                        at start-up from 20 measured state reads: 2 × (control period + slowest
+                        read), printed in the 'timing:' line)
+  --watchdog <s>        hold when no fresh sample arrived for this long (default: 2 × the max-age
+                        floor, at least 0.1 s)
+  --bus-timeout <s>     per-attempt serial reply timeout with --port (default 0.05: a USB adapter's
+                        16 ms latency timer twice, plus margin; 2 retries follow a timeout)
+  --arm-watchdog <s>    the arm holds itself when no gate heartbeat came for this long (default 0.25)
   --dead-man <s>        operator dead-man: hold while no heartbeat from an operator-role MQTT
                         client (armguard/v1/<robot>/cmd/heartbeat) arrived for <s>, from the start
   --on-link-loss hold|warn   when the MQTT command channel (the remote e-stop) is down: hold the
@@ -104,7 +110,10 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const duration = num('duration', undefined, (v) => v > 0 && Number.isFinite(v), 'a positive number of seconds');
   const maxAge = num('max-age', undefined, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
   const deadMan = num('dead-man', undefined, (v) => v >= 0.1 && v <= 60, 'seconds in [0.1, 60]');
-  for (const v of [rate, brokerPort, dashboardPort, duration, maxAge, deadMan]) if (typeof v === 'string') return usageError(v);
+  const watchdog = num('watchdog', undefined, (v) => v >= 0.01 && v <= 5, 'seconds in [0.01, 5]');
+  const busTimeout = num('bus-timeout', undefined, (v) => v >= 0.002 && v <= 1, 'seconds in [0.002, 1]');
+  const armWatchdog = num('arm-watchdog', undefined, (v) => v >= 0.05 && v <= 5, 'seconds in [0.05, 5]');
+  for (const v of [rate, brokerPort, dashboardPort, duration, maxAge, deadMan, watchdog, busTimeout, armWatchdog]) if (typeof v === 'string') return usageError(v);
   const gateOpt = str('gate') ?? 'on';
   if (gateOpt !== 'on' && gateOpt !== 'off') return usageError(`--gate: expected on or off, got '${gateOpt}'`);
   let workspace: number[] | undefined;
@@ -205,6 +214,9 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),
       ...(deadMan !== undefined ? { deadManS: deadMan as number } : {}),
       onLinkLoss: linkLoss,
+      ...(watchdog !== undefined ? { watchdogS: watchdog as number } : {}),
+      ...(busTimeout !== undefined ? { busTimeoutS: busTimeout as number } : {}),
+      ...(armWatchdog !== undefined ? { armWatchdogS: armWatchdog as number } : {}),
     },
     ...(freeMotion?.notice ? { notice: freeMotion.notice } : {}),
   };
@@ -234,6 +246,20 @@ async function brokerCredentials(path: string | undefined, urlUsername: string |
   const password = r.ok ? r.string(['password']) : '';
   if (!r.ok) return { ok: false, errors: r.problems.map((p) => `armguard run: ${p.message}`) };
   return { ok: true, value: { username, password } };
+}
+
+/** The shutdown line's account of the arm: held, not commanded, or the hold that failed. */
+export function describeShutdownHold(h: RunSession['shutdownHold']): string {
+  switch (h?.kind) {
+    case 'held':
+      return 'arm held';
+    case 'not-commanded':
+      return 'arm not commanded (monitor only)';
+    case 'failed':
+      return `arm NOT held (shutdown hold failed: ${h.detail})`;
+    case undefined:
+      return 'arm state unknown (shutdown did not run)';
+  }
 }
 
 export const runCommand: Command = {
@@ -267,8 +293,9 @@ export const runCommand: Command = {
     try {
       session = await RunSession.start({ ...parsed.options, clock: systemClock, timers: systemTimers, log });
     } catch (e) {
+      // RunSession.start stops everything it had started before rethrowing.
       detachSignals();
-      io.err(`armguard run: ${(e as Error).message}`);
+      io.err(`armguard run: ${(e as Error).message}; everything started so far was stopped`);
       return EXIT.failure;
     }
     const live = session;
@@ -286,7 +313,18 @@ export const runCommand: Command = {
     detachKeys?.();
     detachSignals();
     const ended = session.episodes.finished;
-    io.out(`stopped (${reason}); ${o.gating ? 'arm held' : 'arm not commanded (monitor only)'}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
+    io.out(`stopped (${reason}); ${describeShutdownHold(session.shutdownHold)}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
+    if (session.shutdownHold?.kind === 'failed') {
+      io.err('armguard run: the arm was NOT held at shutdown: secure it with its own e-stop or power switch');
+      return EXIT.failure;
+    }
+    const losses = session.episodes.losses;
+    if (losses.length > 0) {
+      for (const l of losses) io.err(`armguard run: ${l.path}: ${l.records === undefined ? 'an unknown number of' : l.records} record(s) lost to storage faults`);
+      const known = losses.reduce((n, l) => n + (l.records ?? 0), 0);
+      io.err(`armguard run: data lost: ${losses.some((l) => l.records === undefined) ? 'at least ' : ''}${known} record(s) in ${losses.length} episode(s) were not written`);
+      return EXIT.failure;
+    }
     return EXIT.ok;
   },
 };

@@ -21,6 +21,8 @@ import { connectEmulatedSo101, connectSo101, type So101Connection } from './so10
 import { buildSo101Runtime, type So101Runtime } from './so101-runtime.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from './telemetry.js';
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
+import { SLOW_FLOOR_S, TIMING_MIN_WINDOW_S, TIMING_SAMPLE_READS, TIMING_WARMUP_READS, defaultWatchdog, maxAgeFloor, summariseReads } from './read-timing.js';
+import { SIGNALS } from '../../schema/signals.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -47,8 +49,17 @@ export interface RunSessionOptions {
   obstacles?: readonly number[];
   /** Opens episode files (default: `<episodesDir>/<id>.mcap`); tests inject failing storage. */
   openEpisode?: EpisodeManagerOptions['open'];
-  /** Floor for every signal's max age (s); see So101RuntimeOptions.minMaxAge. */
+  /**
+   * Floor for every signal's max age (s); see So101RuntimeOptions.minMaxAge. Default: derived
+   * from the read cycle measured at start-up (read-timing.ts), said in the log.
+   */
   minMaxAge?: number;
+  /** Source watchdog (s): no fresh sample for this long holds. Default: from the read cycle (≥ 0.1 s). */
+  watchdogS?: number;
+  /** Per-attempt serial response timeout (s) with a real port (default DEFAULT_PORT_TIMEOUT_S). */
+  busTimeoutS?: number;
+  /** Arm-side watchdog (s): the arm holds itself when no gate heartbeat arrived for this long (default 0.25). */
+  armWatchdogS?: number;
   /**
    * Operator dead-man (s): the arm holds when no heartbeat from an operator (MQTT cmd/heartbeat)
    * arrived for this long, including none yet; release is refused until heartbeats come.
@@ -80,8 +91,15 @@ export class RunSession {
   private lastMarginsT = -Infinity;
   private readonly lastFault = new Map<string, number>();
   private durationTimer: TimerHandle | undefined;
+  /**
+   * A storage fault, re-raised every step until a write succeeds again: the gate's fault quiet
+   * period must not let a release through while records are still being dropped.
+   */
+  private storageFault: Fault | null = null;
   private stopping: Promise<void> | undefined;
   private resolveDone!: (reason: string) => void;
+  /** What the shutdown did to the arm (set by `stop`): the truth for the last line `run` prints. */
+  shutdownHold: { kind: 'held' } | { kind: 'not-commanded' } | { kind: 'failed'; detail: string } | undefined;
   /** Resolves with the reason when the session should end (quit key, --duration, SIGINT). */
   readonly done: Promise<string>;
 
@@ -101,6 +119,7 @@ export class RunSession {
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.obstacles ? { obstacles: o.obstacles } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
+      ...(o.watchdogS !== undefined ? { watchdogTimeout: o.watchdogS } : {}),
     });
     this.rho = new Float64Array(this.runtime.bank.count);
     this.episodes = new EpisodeManager({
@@ -109,12 +128,8 @@ export class RunSession {
       thresholds: Object.fromEntries(this.runtime.thresholds.map((t) => [t.clause, { tau: t.tau, unit: t.unit, from: t.from }])),
       ...(o.openEpisode ? { open: o.openEpisode } : {}),
       log: o.log,
-      onFault: (f) => {
-        const t = o.clock.now();
-        o.log(`storage fault: ${'detail' in f ? f.detail : f.kind} — holding`);
-        this.runtime.gate.fault(t, f);
-        this.telemetry?.link.publishEvent(t, 'fault', `${f.kind}: ${'detail' in f ? f.detail : ''}`);
-      },
+      onFault: (f) => this.onStorageFault(f),
+      onWritten: () => this.onStorageWritten(),
     });
     this.loop = new ControlLoop({
       clock: o.clock, timers: o.timers, rate: o.rate,
@@ -125,8 +140,14 @@ export class RunSession {
   }
 
   /** Connect the arm (without moving it), build the runtime, start MQTT, the first episode and the loop. */
-  static async start(o: RunSessionOptions): Promise<RunSession> {
-    const connectOptions = { calibration: o.calibration, clock: o.clock, timers: o.timers, ...(o.freeMotion ? { freeMotion: o.freeMotion } : {}) };
+  static async start(options: RunSessionOptions): Promise<RunSession> {
+    let o = options;
+    const connectOptions = {
+      calibration: o.calibration, clock: o.clock, timers: o.timers, log: o.log,
+      ...(o.busTimeoutS !== undefined ? { timeoutS: o.busTimeoutS } : {}),
+      ...(o.armWatchdogS !== undefined ? { watchdogS: o.armWatchdogS } : {}),
+      ...(o.freeMotion ? { freeMotion: o.freeMotion } : {}),
+    };
     const c = o.arm.kind === 'emulator' ? await connectEmulatedSo101(connectOptions) : await connectSo101(o.arm.path, connectOptions);
     if (!c.ok) {
       const f = c.error;
@@ -134,6 +155,7 @@ export class RunSession {
     }
     let s: RunSession;
     try {
+      o = await withMeasuredTiming(o, c.value);
       s = new RunSession(o, c.value);
     } catch (e) {
       await c.value.close();
@@ -151,7 +173,9 @@ export class RunSession {
   private async startRest(): Promise<void> {
     const o = this.o;
     const { gate } = this.runtime;
-    this.telemetry = await startTelemetry({
+    const brokerName = (o.broker.kind === 'embedded' ? `the embedded MQTT broker on ${o.broker.host ?? '127.0.0.1'}:${o.broker.port}` : `MQTT (${o.broker.url})`) +
+      (o.dashboard ? ` or the dashboard on 127.0.0.1:${o.dashboard.port}` : '');
+    this.telemetry = await startStep(brokerName, () => startTelemetry({
       broker: o.broker, robotId: o.robotId, clock: o.clock, gate,
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
       onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
@@ -166,7 +190,7 @@ export class RunSession {
         joints: this.conn.arm.joints,
         onRejectedPayload: (r: ExecutedChunk, now: number) => this.episodes.recorder?.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`),
       },
-    });
+    }));
     if (!this.telemetry.connected) {
       o.log(this.telemetry.remote.onLinkLoss === 'hold'
         ? `MQTT: cannot reach ${this.telemetry.url}: the remote e-stop cannot arrive — holding until it can (--on-link-loss warn to run without it)`
@@ -177,7 +201,7 @@ export class RunSession {
       o.log(`dashboard: ${this.dashboard.url}`);
     }
     const t = o.clock.now();
-    const id = await this.episodes.start(t);
+    const id = await startStep(`the first episode file in ${o.episodesDir}`, () => this.episodes.start(t));
     // A command channel down since start-up was reported before the episode existed: record it now.
     const down = this.telemetry.remote.commandChannelDown;
     if (down !== null && !this.telemetry.connected) this.episodes.recorder?.fault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
@@ -206,6 +230,7 @@ export class RunSession {
 
   private step(now: number): void {
     const { pipeline, bank } = this.runtime;
+    if (this.storageFault) this.runtime.gate.fault(now, this.storageFault);
     this.telemetry?.remote.checkStep(now);
     pipeline.step(now);
     const r = this.episodes.recorder;
@@ -275,8 +300,32 @@ export class RunSession {
     this.o.log(`fault: ${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
   }
 
+  /** Storage failed (write, sync, episode start or end): hold, latched until a write succeeds again. */
+  private onStorageFault(f: Fault): void {
+    const t = this.o.clock.now();
+    const detail = 'detail' in f ? f.detail : f.kind;
+    if (!this.storageFault) this.o.log(`storage fault: ${detail} — holding until a write succeeds again and an operator releases`);
+    this.storageFault = f;
+    this.runtime.gate.fault(t, f);
+    this.telemetry?.link.publishEvent(t, 'fault', `${f.kind}: ${detail}`);
+  }
+
+  /** A write succeeded: the storage fault's cause is gone; the hold stays until an operator releases. */
+  private onStorageWritten(): void {
+    if (!this.storageFault) return;
+    this.storageFault = null;
+    const t = this.o.clock.now();
+    const lost = this.episodes.recorder?.stats().lostToStorage ?? 0;
+    const text = `storage writes again (${lost} record(s) of this episode lost while it failed); the arm stays held until an operator releases`;
+    this.o.log(text);
+    this.episodes.recorder?.gateEvent(t, 'storage-recovered', text);
+    this.telemetry?.link.publishEvent(t, 'storage-recovered', text);
+  }
+
   private labelFromMqtt(cmd: LabelCommand): { ok: true } | { ok: false; reason: string } {
     if (cmd.episode !== undefined && cmd.episode !== this.episodes.episodeId) return { ok: false, reason: `episode '${cmd.episode}' is not the running episode` };
+    // A label that cannot be written is refused, never confirmed.
+    if (this.episodes.storageFailed) return { ok: false, reason: `label not recorded: episode storage is failing (${this.storageFault && 'detail' in this.storageFault ? this.storageFault.detail : 'write failed'})` };
     const r = this.episodes.label({
       source: 'mqtt',
       ...(cmd.success !== undefined ? { success: cmd.success } : {}),
@@ -285,7 +334,13 @@ export class RunSession {
       ...(cmd.manualViolations ? { manual: Object.fromEntries(cmd.manualViolations.map((c) => [c, 'violated' as const])) } : {}),
     });
     if (!r.ok) return r;
-    this.telemetry?.link.publishLabel(r.record);
+    // Confirmed on MQTT only once the label is on storage.
+    const recorder = this.episodes.recorder;
+    void (recorder ? recorder.durable() : Promise.resolve(false)).then((written) => {
+      const t = this.o.clock.now();
+      if (written) this.telemetry?.link.publishLabel(r.record);
+      else this.telemetry?.link.publishEvent(t, 'label-not-recorded', `label at ${r.record.t} could not be written to the episode file`);
+    });
     return { ok: true };
   }
 
@@ -298,6 +353,7 @@ export class RunSession {
       const fault: Fault = { kind: 'storage', source: 'operator action', detail: `${a} failed: ${e instanceof Error ? e.message : String(e)}` };
       this.o.log(`${fault.detail} — holding`);
       this.runtime.gate.fault(t, fault);
+      if (a === 'new-episode' || a === 'success' || a === 'failure') this.onStorageFault(fault);
     }
   }
 
@@ -320,14 +376,20 @@ export class RunSession {
       }
       case 'success':
       case 'failure': {
+        if (this.episodes.storageFailed) {
+          this.o.log(`label not recorded: episode storage is failing; the episode stays open (press ${a === 'success' ? 's' : 'f'} again once it writes)`);
+          return;
+        }
         const l = this.episodes.label({ source: 'operator', by: 'keyboard', success: a === 'success' });
         if (!l.ok) {
           this.o.log(l.reason);
           return;
         }
-        this.telemetry?.link.publishLabel(l.record);
         const id = this.episodes.episodeId;
-        await this.episodes.end(t, `labelled ${a}`);
+        const entry = await this.episodes.end(t, `labelled ${a}`);
+        // Confirmed only when the closed file holds it.
+        if (entry?.state === 'complete') this.telemetry?.link.publishLabel(l.record);
+        else this.o.log(`episode ${id}: the ${a} label may not be on storage (the file did not close complete)`);
         this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id ?? '', task: this.o.task });
         this.o.log(`episode ${id} labelled ${a} and closed; press n for a new episode`);
         return;
@@ -363,8 +425,14 @@ export class RunSession {
     if (this.o.gating) {
       this.episodes.recorder?.gateEvent(t, 'shutdown-hold', reason);
       const h = await this.conn.arm.holdNow(`shutdown: ${reason}`);
-      if (!h.ok) this.o.log(`shutdown hold failed: ${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`);
-    }
+      if (h.ok) this.shutdownHold = { kind: 'held' };
+      else {
+        const detail = `${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`;
+        this.shutdownHold = { kind: 'failed', detail };
+        this.o.log(`shutdown hold failed: ${detail}`);
+        this.episodes.recorder?.gateEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
+      }
+    } else this.shutdownHold = { kind: 'not-commanded' };
     const id = this.episodes.episodeId;
     await this.episodes.close(this.o.clock.now(), reason);
     if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
@@ -372,4 +440,57 @@ export class RunSession {
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);
   }
+}
+
+/**
+ * Measure the read cycle (TIMING_SAMPLE_READS back-to-back state reads) and fill in the timing the
+ * operator did not set: the max-age floor and the source watchdog. Says what it measured and chose.
+ */
+async function withMeasuredTiming(o: RunSessionOptions, conn: So101Connection): Promise<RunSessionOptions> {
+  const durations: number[] = [];
+  let windowStart = NaN;
+  for (let i = 0; i < TIMING_WARMUP_READS + TIMING_SAMPLE_READS || o.clock.now() - windowStart < TIMING_MIN_WINDOW_S; i++) {
+    const t0 = o.clock.now();
+    if (i === TIMING_WARMUP_READS) windowStart = t0;
+    const r = await conn.arm.readState();
+    if (!r.ok) throw new Error(`cannot measure the read cycle: ${r.error.kind}${'detail' in r.error ? `: ${r.error.detail}` : ''}`);
+    if (i >= TIMING_WARMUP_READS) durations.push(o.clock.now() - t0);
+    // Paced like the control loop (one read per period at most), so the window sees the host's load.
+    const rest = 1 / o.rate - (o.clock.now() - t0);
+    if (rest > 0) await new Promise<void>((r) => o.timers.setTimeout(r, rest));
+  }
+  const cycle = summariseReads(durations);
+  const derived = maxAgeFloor(cycle, o.rate);
+  const floor = o.minMaxAge ?? derived;
+  // The runtime never lets the watchdog undercut the max-age floor.
+  const watchdog = Math.max(o.watchdogS ?? defaultWatchdog(floor), floor);
+  const ms = (s: number): string => `${(s * 1000).toFixed(1)} ms`;
+  const raised = SIGNALS.filter((sig) => sig.maxAge < floor).map((sig) => sig.name);
+  o.log(
+    `timing: ${durations.length} state reads over ${(o.clock.now() - windowStart).toFixed(1)} s took median ${ms(cycle.median)}, max ${ms(cycle.max)} at ${o.rate} Hz → ` +
+      (o.minMaxAge !== undefined ? `max-age floor ${floor} s (--max-age; derived would be ${derived.toFixed(3)} s)` : `max-age floor ${floor.toFixed(3)} s (2 × (period + slowest read); --max-age to set)`) +
+      `, raising ${raised.length} signal max age(s) below it; watchdog ${watchdog.toFixed(3)} s${o.watchdogS !== undefined ? ' (--watchdog)' : ' (--watchdog to set)'}`,
+  );
+  if (o.minMaxAge === undefined && floor > SLOW_FLOOR_S) {
+    o.log(`timing: WARNING the read cycle is slow (max-age floor ${floor.toFixed(3)} s > ${SLOW_FLOOR_S} s): a stale signal is caught that late; check the adapter (latency timer) and the host load, or set --max-age`);
+  }
+  return { ...o, minMaxAge: floor, watchdogS: watchdog };
+}
+
+/** Run one start-up step; a failure is rethrown naming what was being started and why, in words. */
+async function startStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw new Error(`cannot start ${what}: ${explainStartError(e)}`, { cause: e });
+  }
+}
+
+function explainStartError(e: unknown): string {
+  const err = e as (NodeJS.ErrnoException & { port?: number; address?: string }) | undefined;
+  // From the network worker only the message crosses the thread boundary: 'listen EADDRINUSE: … 127.0.0.1:1883'.
+  const inUse = err?.code === 'EADDRINUSE' ? String(err.port ?? '?') : /EADDRINUSE\b.*:(\d+)\s*$/.exec(err?.message ?? '')?.[1];
+  if (inUse !== undefined) return `port ${inUse} is already in use by another program (stop it, or choose another port)`;
+  if (err?.code === 'EACCES' && err.syscall === 'listen') return `no permission to listen on port ${err.port ?? '?'} (choose a port above 1023)`;
+  return e instanceof Error ? e.message : String(e);
 }

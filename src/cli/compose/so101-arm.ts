@@ -6,9 +6,9 @@
 import { AnalyticFreeMotionModel, type FreeMotionModel } from '../../calibration/free-motion.js';
 import type { So101Calibration } from '../../calibration/so101.js';
 import type { Fault } from '../../ports/index.js';
-import type { Clock, Timers } from '../../util/clock.js';
+import type { Clock, TimerHandle, Timers } from '../../util/clock.js';
 import { err, ok, type Result } from '../../util/errors.js';
-import { FeetechBus, FeetechEmulator, openPtyPair, serveEmulatorOnPort, type ByteLink, type PtyPair } from '../../../drivers/feetech/index.js';
+import { FeetechBus, FeetechEmulator, openPtyPair, openSerialLink, serveEmulatorOnPort, type ByteLink, type PtyPair } from '../../../drivers/feetech/index.js';
 import { So101Arm } from '../../../drivers/so101/arm.js';
 import { addSo101Servos } from '../../../drivers/so101/emulated-arm.js';
 import { DEFAULT_SIM_TRUTH, SimulatedSo101 } from '../../../drivers/so101/sim-physics.js';
@@ -23,6 +23,13 @@ export interface So101Connection {
   close(): Promise<void>;
 }
 
+/**
+ * Per-attempt serial response timeout on a real port (s). A USB serial adapter delivers a reply
+ * only when its latency timer fires (16 ms by default on FTDI chips; the Feetech SDK allows
+ * 2 × 16 ms + 2 ms per packet), so a 20 ms timeout times out replies that are on their way.
+ */
+export const DEFAULT_PORT_TIMEOUT_S = 0.05;
+
 export interface ConnectOptions {
   calibration: So101Calibration;
   /** Default: the calibration's analytic model (drivers/so101/onnx-residual.ts so101FreeMotion adds the residual). */
@@ -33,10 +40,75 @@ export interface ConnectOptions {
   timeoutS?: number;
   /** Arm-side heartbeat watchdog (s). */
   watchdogS?: number;
+  /** Reconnect attempts and their outcome are told here. */
+  log?: (line: string) => void;
+}
+
+/** Back-off between reconnect attempts after a serial disconnect (s): first, doubling up to max. */
+export const RECONNECT_BACKOFF = { firstS: 0.2, maxS: 2 } as const;
+
+/**
+ * After the serial link drops (adapter unplugged, pty gone) the bus is reopened on the same path,
+ * with back-off, for as long as the session runs. The gate's hold is not touched: it stays latched
+ * until an operator releases (and the faults of the outage must have gone quiet).
+ */
+export class BusReconnector {
+  private timer: TimerHandle | undefined;
+  private delay: number = RECONNECT_BACKOFF.firstS;
+  private attempts = 0;
+  private stopped = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly bus: FeetechBus,
+    private readonly path: string,
+    private readonly ids: readonly number[],
+    private readonly timers: Timers,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
+    this.unsubscribe = bus.onFault((f) => {
+      if (f.kind === 'disconnect' && !bus.connected) this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.timer) return;
+    if (this.attempts === 0) this.log(`serial: ${this.path} disconnected; reconnecting (back-off ${RECONNECT_BACKOFF.firstS}–${RECONNECT_BACKOFF.maxS} s)`);
+    this.timer = this.timers.setTimeout(() => void this.attempt(), this.delay);
+  }
+
+  private async attempt(): Promise<void> {
+    this.timer = undefined;
+    if (this.stopped || this.bus.connected) return;
+    this.attempts++;
+    const r = await openSerialLink({ path: this.path });
+    if (this.stopped) {
+      if (r.ok) await r.value.close();
+      return;
+    }
+    if (!r.ok) {
+      this.delay = Math.min(RECONNECT_BACKOFF.maxS, this.delay * 2);
+      this.schedule();
+      return;
+    }
+    this.bus.reattach(r.value);
+    const missing: number[] = [];
+    for (const id of this.ids) if (!(await this.bus.ping(id, { reportTimeout: false })).ok) missing.push(id);
+    this.log(`serial: reconnected to ${this.path} after ${this.attempts} attempt(s)${missing.length ? `; servo(s) ${missing.join(',')} do not answer yet` : '; all servos answer'}; the arm stays held until an operator releases`);
+    this.attempts = 0;
+    this.delay = RECONNECT_BACKOFF.firstS;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.unsubscribe();
+  }
 }
 
 async function connectOnPath(path: string, o: ConnectOptions): Promise<Result<{ arm: So101Arm; bus: FeetechBus }, Fault>> {
-  const b = await FeetechBus.open({ path, timers: o.timers, clock: o.clock, timeoutS: o.timeoutS ?? 0.02, retries: 2 });
+  const b = await FeetechBus.open({ path, timers: o.timers, clock: o.clock, timeoutS: o.timeoutS ?? DEFAULT_PORT_TIMEOUT_S, retries: 2 });
   if (!b.ok) return b;
   const a = await So101Arm.connect({
     bus: b.value,
@@ -58,9 +130,11 @@ export async function connectSo101(path: string, o: ConnectOptions): Promise<Res
   const c = await connectOnPath(path, o);
   if (!c.ok) return c;
   const { arm, bus } = c.value;
+  const reconnector = new BusReconnector(bus, path, arm.ids, o.timers, o.log);
   return ok({
     arm, bus, path,
     close: async () => {
+      reconnector.stop();
       arm.close();
       if (bus.connected) await bus.close();
     },
@@ -96,10 +170,12 @@ export async function connectEmulatedSo101(o: ConnectOptions): Promise<Result<So
     return c;
   }
   const { arm, bus } = c.value;
+  const reconnector = new BusReconnector(bus, pty.a, arm.ids, o.timers, o.log);
   return ok({
     arm, bus, path: pty.a,
     emulated: { emulator, sim, pty, link: served.link },
     close: async () => {
+      reconnector.stop();
       arm.close();
       if (bus.connected) await bus.close();
       if (served.link.isOpen) await served.link.close();

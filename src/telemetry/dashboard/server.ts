@@ -90,10 +90,20 @@ export class DashboardServer {
       verifyClient: (info: { origin: string; req: IncomingMessage }) => this.hostAllowed(info.req) && this.origins.has(info.origin),
     });
     wss.on('connection', (ws, req) => this.onPage(ws, req));
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
-    });
+    // ws re-emits the HTTP server's errors (e.g. EADDRINUSE); the listen promise below reports them.
+    wss.on('error', () => undefined);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolve());
+      });
+    } catch (e) {
+      // Nothing started here may outlive the failed start (the viewer connection would keep the process alive).
+      await new Promise<void>((r) => wss.close(() => r()));
+      await this.viewer.endAsync(true).catch(() => undefined);
+      this.viewer = undefined;
+      throw e;
+    }
     const addr = http.address();
     const host = this.options.host ?? '127.0.0.1';
     const port = typeof addr === 'object' && addr ? addr.port : 0;

@@ -131,7 +131,9 @@ describe('FeetechBus over the mock binding', () => {
     emu.servo(1).corruptReplies = 3;
     const r = await settle(bus.ping(1));
     expect(r.ok).toBe(false);
-    expect(faults.map((f) => f.kind)).toEqual(['checksum-budget', 'timeout']);
+    // Every attempt got a corrupted reply: a framing fault (garbage arrived), not a silent-servo timeout.
+    expect(faults.map((f) => f.kind)).toEqual(['checksum-budget', 'framing']);
+    expect(bus.counters).toMatchObject({ timeouts: 0, framingErrors: 1 });
   });
 
   it('errors spread over more than the window stay within budget', async () => {
@@ -151,7 +153,7 @@ describe('FeetechBus over the mock binding', () => {
     const r = await settle(bus.readFullState([5, 6]));
     expect(r.ok && r.value.get(6)?.errorByte).toBe(ERROR_BITS.overload);
     await settle(bus.readFullState([5, 6]));
-    expect(faults).toEqual([{ kind: 'servo-error', source: bus.source, servoId: 6, bits: ['overload'] }]);
+    expect(faults).toEqual([{ kind: 'servo-error', source: bus.source, servoId: 6, bits: ['overload'], detail: 'servo 6: overload (error byte 0x20)' }]);
     emu.servo(6).injectedErrors = ERROR_BITS.overload | ERROR_BITS.overcurrent;
     await settle(bus.ping(6));
     expect(faults[1]).toMatchObject({ kind: 'servo-error', servoId: 6, bits: ['overcurrent', 'overload'] });
