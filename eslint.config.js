@@ -60,6 +60,7 @@ export default tseslint.config(
   core('safety', ['**/qp/**', '**/gate/**']),
   core('kinematics', ['**/stl/**', '**/qp/**', '**/safety/**', '**/gate/**']),
   core('gate', []),
+  core('semantic', ['**/qp/**', '**/gate/**']),
   {
     files: ['drivers/**/*.ts'],
     rules: {

@@ -52,6 +52,13 @@ export class SimCommandSink implements CommandSink {
     this.world.setTargets(this.holdRow);
   }
 
+  /** While holding: open the gripper in place (the semantic gate's refusal option, SPEC §6 hold action). */
+  openGripper(_now: number): void {
+    if (!this.holding) return;
+    this.holdRow[this.world.nArm] = this.world.scene.gripper.open;
+    this.world.setTargets(this.holdRow);
+  }
+
   heartbeat(now: number): void {
     this.lastHeartbeat = now;
   }

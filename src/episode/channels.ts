@@ -83,6 +83,13 @@ export const JSON_CHANNELS: Readonly<Record<JsonKind, { topic: string; schemaNam
     schemaName: 'armguard.Versions',
     schema: obj('armguard.Versions', { t: num, versions: { type: 'object', additionalProperties: str } }, ['t', 'versions']),
   },
+  semantic: {
+    topic: '/armguard/semantic',
+    schemaName: 'armguard.SemanticRecord',
+    schema: obj('armguard.SemanticRecord', {
+      t: num, kind: { enum: ['task', 'query', 'verdict', 'fault', 'late-answer', 'decision', 'stage', 'stages', 'frame'] },
+    }, ['t', 'kind']),
+  },
   end: {
     topic: '/armguard/episode_end',
     schemaName: 'armguard.EpisodeEnd',

@@ -69,6 +69,8 @@ function checkRecord(kind: JsonKind, v: Record<string, unknown>): string | undef
       return typeof v['reason'] === 'string' ? undefined : "field 'reason' must be a string";
     case 'label':
       return undefined; // validated fully by labelRecordFrom
+    case 'semantic':
+      return typeof v['kind'] === 'string' ? undefined : "field 'kind' must be a string";
   }
 }
 

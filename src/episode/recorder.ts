@@ -16,7 +16,7 @@ import { packageVersion } from '../platform/package-files.js';
 import { EPISODE_METADATA_NAME, JSON_CHANNELS, MCAP_PROFILE, type JsonKind } from './channels.js';
 import { labelRecordFrom } from './labels.js';
 import { StreamingMcapWriter, type EpisodeWritable } from './mcap-stream-writer.js';
-import type { ClauseSummary, EpisodeIndexEntry, EpisodeStart, GateRecord, LabelInput, LabelRecord, Versions } from './types.js';
+import type { ClauseSummary, EpisodeIndexEntry, EpisodeStart, GateRecord, LabelInput, LabelRecord, SemanticRecord, Versions } from './types.js';
 
 /** Written into every episode (package.json's version). */
 export const ARMGUARD_VERSION = packageVersion();
@@ -219,6 +219,11 @@ export class EpisodeRecorder {
   /** A raw input that is not a ROS message (e.g. one servo read), as JSON. */
   raw(t: number, source: string, payload: unknown): void {
     this.put('raw', t, JSON.stringify({ t, source, payload }));
+  }
+
+  /** A semantic-gate record (issue 18): judge queries, verdicts, faults, decisions, stage events, frames. */
+  semantic(record: SemanticRecord): void {
+    this.put('semantic', record.t, JSON.stringify(record));
   }
 
   versions(t: number, versions: Versions): void {

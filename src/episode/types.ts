@@ -133,6 +133,17 @@ export interface RawRecord {
   payload: unknown;
 }
 
+/**
+ * The semantic gate's records (issue 18, /armguard/semantic): the twin task's semantic roles and
+ * judge settings, judge queries, verdicts and faults, gate decisions, stage events and the frames a
+ * judge saw (PNG/JPEG, base64). `kind` says which; the other fields follow from it.
+ */
+export interface SemanticRecord {
+  t: number;
+  kind: 'task' | 'query' | 'verdict' | 'fault' | 'late-answer' | 'decision' | 'stage' | 'stages' | 'frame';
+  [field: string]: unknown;
+}
+
 export interface VersionsRecord {
   t: number;
   versions: Versions;
@@ -154,6 +165,7 @@ export type EpisodeRecord =
   | { kind: 'label'; t: number; value: LabelRecord }
   | { kind: 'versions'; t: number; value: VersionsRecord }
   | { kind: 'end'; t: number; value: EndRecord }
+  | { kind: 'semantic'; t: number; value: SemanticRecord }
   | { kind: 'ros'; t: number; topic: string; type: string; decode(): Record<string, unknown> };
 
 export type EpisodeRecordKind = EpisodeRecord['kind'];

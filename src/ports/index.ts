@@ -20,7 +20,9 @@ export type Fault =
   | { kind: 'clock-jump'; source: string; dt: number }
   | { kind: 'solver'; source: string; status: string }
   | { kind: 'storage'; source: string; detail: string }
-  | { kind: 'remote-heartbeat'; source: string; detail: string };
+  | { kind: 'remote-heartbeat'; source: string; detail: string }
+  /** A semantic judge gave no verdict (issue 18): timeout, HTTP status, network, malformed answer, … */
+  | { kind: 'judge'; source: string; cause: string; detail: string };
 
 export interface FaultListener {
   (fault: Fault, t: number): void;

@@ -33,7 +33,7 @@ export function parseTaskMap(text: string, file: string, knownTags: ReadonlyMap<
   const r = new YamlReader(file, text);
   const templates = new Map<string, TaskTemplate>();
   const tasks = new Map<string, TaskEntry>();
-  const top = r.root === undefined ? undefined : r.map(r.root, '(document)', ['kind', 'version', 'templates', 'tasks']);
+  const top = r.root === undefined ? undefined : r.map(r.root, '(document)', ['kind', 'version', 'templates', 'tasks', 'semantic']);
   if (top) {
     const kind = r.required(top, 'kind', r.root, '(document)');
     if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/tasks') r.fail(kind, 'kind', "expected 'armguard/tasks'");

@@ -11,6 +11,7 @@ import { DEMO_TASK, demoClauses, demoPlatform } from '../demo/clauses.js';
 import { runDemoEpisode, type DemoEpisodeResult, type GateMode } from '../demo/episode.js';
 import { progressLine, summaryTable, tally } from '../demo/summary.js';
 import { reportCommand } from './report.js';
+import { DEMO_SCENARIOS, pickScenario } from '../demo/scenarios.js';
 
 const SCENES = { so101: so101Scene, panda: pandaScene } as const;
 type SceneId = keyof typeof SCENES;
@@ -20,7 +21,7 @@ const DEMO_RESAMPLES = 2000;
 
 export const demoCommand: Command = {
   name: 'demo',
-  help: `usage: armguard demo [--episodes N] [--out DIR] [--seed S] [--policies a,b,...] [--scene so101|panda]
+  help: `usage: armguard demo [--scenario NAME] [--episodes N] [--out DIR] [--seed S] [--policies a,b,...] [--scene so101|panda]
 
 A pilot without an arm. Each scripted policy (a clean pick-and-place and one unsafe variant per
 clause family) runs in the MuJoCo testbed for N episodes (default ${DEMO_DEFAULT_EPISODES}, seeds S, S+1, …) with the
@@ -33,6 +34,8 @@ Prints one progress line per episode, a summary per mode (successes, unsafe succ
 episodes and chunks), then writes the safety report (grouped by policy) to DIR/report.
 
 options:
+  --scenario NAME    ${Object.entries(DEMO_SCENARIOS).map(([k, v]) => `${k}: ${v.summary}`).join('; ')} (default pilot;
+                     the hazard-twins options are listed below)
   --episodes N       episodes per policy and mode (default ${DEMO_DEFAULT_EPISODES})
   --out DIR          output directory (default ./demo-out; must not already hold these episode ids)
   --seed S           first seed (default 1)
@@ -43,9 +46,19 @@ policies: ${POLICIES.map((p) => p.name).join(', ')}
 
 examples:
   armguard demo
-  armguard demo --episodes 1 --policies clean,shove_bystander --out /tmp/pilot`,
+  armguard demo --episodes 1 --policies clean,shove_bystander --out /tmp/pilot
+
+${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\n\n')}`,
   async run(args, io) {
-    const parsed = parseArgs(args, { strings: ['episodes', 'scene', 'seed', 'policies', 'out'] });
+    const scenario = pickScenario(args);
+    if (!scenario.ok) {
+      io.err(`armguard demo: ${scenario.error}`);
+      return EXIT.usage;
+    }
+    if (scenario.scenario.run) {
+      return scenario.scenario.run(args, io);
+    }
+    const parsed = parseArgs(args, { strings: ['episodes', 'scene', 'seed', 'policies', 'out', 'scenario'] });
     if (!parsed.ok) {
       io.err(`armguard demo: ${parsed.error}`);
       return EXIT.usage;

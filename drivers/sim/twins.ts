@@ -1,0 +1,86 @@
+/**
+ * The hazard-twin testbed (issue 18, seeds/003 §3.4): the tabletop scene's pick-and-place read as
+ * stage-event state, and a top-down camera. A twin pair runs the same scene, seed and motion; only
+ * the semantic roles (from spec/tasks.yaml) differ, so the physics here knows nothing of them: the
+ * actor is the target block, the recipient is the box.
+ */
+import type { StageObservation, Vec3 } from '../../src/semantic/stage-events.js';
+import type { SimWorld } from './world.js';
+
+/** The box's rim centre: the reference point of the twins' critical region. */
+export function boxRimCentre(world: SimWorld): Vec3 {
+  const b = world.scene.box;
+  return [b.center[0], b.center[1], b.wallTop];
+}
+
+/**
+ * Reads a StageObservation from the world each tick. Contact(actor, box) and Inside(actor, box) are
+ * geometric: the actor's centre within the box's inner walls and below its rim is inside; inside
+ * and resting within 3 mm of the floor is contact.
+ */
+export class TwinObserver {
+  private readonly p = new Float64Array(3);
+  private readonly joints: Float64Array;
+
+  constructor(private readonly world: SimWorld) {
+    this.joints = new Float64Array(world.nArm + 1);
+  }
+
+  observe(t: number, success: boolean): StageObservation {
+    const w = this.world;
+    const s = w.scene;
+    w.tcpPos(this.p);
+    const ee: Vec3 = [this.p[0] ?? NaN, this.p[1] ?? NaN, this.p[2] ?? NaN];
+    w.bodyPos(w.targetBodyId, this.p);
+    const actor: Vec3 = [this.p[0] ?? NaN, this.p[1] ?? NaN, this.p[2] ?? NaN];
+    w.readJoints(this.joints);
+    const aperture = 2 * s.gripper.fingerTarget(this.joints[w.nArm] ?? NaN);
+    const b = s.box;
+    const inside = Math.abs(actor[0] - b.center[0]) <= b.innerHalf[0] && Math.abs(actor[1] - b.center[1]) <= b.innerHalf[1] && actor[2] <= b.wallTop && actor[2] >= b.floorTop;
+    const contact = inside && actor[2] - s.targetHalfHeight <= b.floorTop + 0.003;
+    return { t, ee, gripperAperture: aperture, actor, target: boxRimCentre(w), grasped: w.fingerObjectContact, actorTargetContact: contact, actorInside: inside, success };
+  }
+}
+
+/** A top-down orthographic view of the table (no GL here): RGB bytes, top row = +y. */
+export interface TopView {
+  readonly width: number;
+  readonly height: number;
+  readonly rgb: Uint8Array;
+}
+
+/**
+ * Draws the scene from above: table, box, target, bystanders and the tool centre point, each a
+ * flat colour (what a judge gets as the "camera" in the testbed; it is not a photograph).
+ */
+export function renderTopView(world: SimWorld, pixelsPerMetre = 250): TopView {
+  const s = world.scene;
+  const cx = s.box.center[0];
+  const span = 0.6;
+  const x0 = cx - span / 2 + 0.05;
+  const y0 = -span / 2;
+  const width = Math.round(span * pixelsPerMetre);
+  const height = width;
+  const rgb = new Uint8Array(width * height * 3);
+  const fill = (x: number, y: number, hx: number, hy: number, c: readonly [number, number, number]): void => {
+    const px0 = Math.max(0, Math.floor((x - hx - x0) * pixelsPerMetre));
+    const px1 = Math.min(width - 1, Math.ceil((x + hx - x0) * pixelsPerMetre));
+    const py0 = Math.max(0, Math.floor((span - (y + hy - y0)) * pixelsPerMetre));
+    const py1 = Math.min(height - 1, Math.ceil((span - (y - hy - y0)) * pixelsPerMetre));
+    for (let py = py0; py <= py1; py++) for (let px = px0; px <= px1; px++) rgb.set(c, (py * width + px) * 3);
+  };
+  fill(x0 + span / 2, 0, span / 2, span / 2, [153, 128, 102]);
+  const b = s.box;
+  fill(b.center[0], b.center[1], b.innerHalf[0] + 0.005, b.innerHalf[1] + 0.005, [77, 77, 204]);
+  fill(b.center[0], b.center[1], b.innerHalf[0], b.innerHalf[1], [110, 110, 230]);
+  const p = new Float64Array(3);
+  for (const id of world.bystanderBodyIds) {
+    world.bodyPos(id, p);
+    fill(p[0] ?? 0, p[1] ?? 0, 0.018, 0.018, [51, 179, 77]);
+  }
+  world.bodyPos(world.targetBodyId, p);
+  fill(p[0] ?? 0, p[1] ?? 0, 0.0125, 0.0125, [230, 51, 51]);
+  world.tcpPos(p);
+  fill(p[0] ?? 0, p[1] ?? 0, 0.006, 0.006, [250, 250, 250]);
+  return { width, height, rgb };
+}

@@ -1,0 +1,273 @@
+/**
+ * One recorded hazard-twin episode (issue 18): the clean pick-and-place in the MuJoCo testbed under
+ * a twin's semantic roles. Mode `off`: the policy runs unchecked. Mode `judge`: the semantic gate
+ * asks the judge at task start and every N chunks (asynchronously: the cached verdict stays in force
+ * while a refresh is in flight) and enforces the latest verdict on every chunk and every tick; a
+ * held chunk is not consumed (the policy proposes it again, as a VLA re-planning from an unchanged
+ * observation would). While a query is outstanding the simulation never runs ahead of the wall
+ * clock, so a judge's real latency costs simulated time. Stage events, judge records, the frames
+ * the judge saw, signal frames and ρ go to the episode's MCAP file.
+ */
+import type { DlsIk, SimWorld } from '../../../drivers/sim/index.js';
+import { CHUNK_HORIZON, POLICIES, ScriptedPolicy, TwinObserver, planContext, renderTopView, simPorts, targetInBox } from '../../../drivers/sim/index.js';
+import { encodePngRgb } from '../../../drivers/camera/png.js';
+import { startEpisodeInDir } from '../../episode/index.js';
+import type { JointChunk } from '../../ports/index.js';
+import { MonitorBank } from '../../runtime/monitor-bank.js';
+import type { ClauseInstance } from '../../safety/index.js';
+import { SignalFrame } from '../../schema/signals.js';
+import {
+  JudgeScheduler,
+  SemanticGate,
+  StageTracker,
+  type CameraFrame,
+  type JudgeRequest,
+  type SemanticEvent,
+  type SemanticGateConfig,
+  type SemanticJudge,
+  type SemanticTask,
+  type StageTimes,
+} from '../../semantic/index.js';
+import { ManualClock, ManualTimers } from '../../util/clock.js';
+import { demoPlatform } from './clauses.js';
+
+export type TwinMode = 'off' | 'judge';
+
+export interface HazardEpisodeInput {
+  readonly world: SimWorld;
+  readonly ik: DlsIk;
+  readonly task: SemanticTask;
+  readonly epsAttempt: number;
+  readonly mode: TwinMode;
+  readonly seed: number;
+  readonly clauses: readonly ClauseInstance[];
+  readonly judge?: SemanticJudge;
+  readonly gateConfig: SemanticGateConfig;
+  readonly dir: string;
+  readonly episodeId: string;
+  readonly startedAt: string;
+  /** Wall clock (s) and sleep, for pacing while a judge query is in flight. */
+  readonly wallNow: () => number;
+  readonly sleep: (seconds: number) => Promise<void>;
+  /** Frames sent to the judge are drawn this many pixels per metre (the record keeps them). */
+  readonly pixelsPerMetre?: number;
+}
+
+export interface HazardEpisodeResult {
+  readonly episodeId: string;
+  readonly path: string;
+  readonly task: SemanticTask;
+  readonly mode: TwinMode;
+  readonly seed: number;
+  readonly success: boolean;
+  readonly stages: StageTimes;
+  /** Null when the judge was not consulted (mode off). */
+  readonly refused: boolean | null;
+  readonly verdicts: readonly { readonly t: number; readonly decision: string; readonly latency: number; readonly reason: string }[];
+  readonly faults: readonly { readonly t: number; readonly cause: string; readonly detail: string }[];
+  readonly chunksHeld: number;
+  readonly chunksExecuted: number;
+  readonly ticks: number;
+}
+
+/** Extra chunks an episode may spend held beyond its plan before it ends (the task is then failed). */
+const HOLD_ALLOWANCE_CHUNKS = 4;
+
+export async function runHazardEpisode(input: HazardEpisodeInput): Promise<HazardEpisodeResult> {
+  const { world, task, mode } = input;
+  const dt = world.scene.controlDt;
+  const policyLabel = `hazard-twins/${mode}`;
+  const bank = MonitorBank.fromClauses(input.clauses, { minSampleInterval: 0.5 * dt });
+  const timers = new ManualTimers(new ManualClock(0));
+  const ep = await startEpisodeInDir(
+    input.dir,
+    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: demoPlatform(world.scene.id), task: task.task, policy: policyLabel, startedAt: input.startedAt, t0: 0, clauses: input.clauses.map((c) => c.clause.id) },
+    { timers },
+  );
+  const rec = ep.recorder;
+  world.reset(input.seed);
+  const ports = simPorts(world);
+  ports.signals.begin();
+  const clean = POLICIES.find((p) => p.name === 'clean');
+  if (!clean) throw new Error('the clean policy is missing');
+  const policy = new ScriptedPolicy(clean, world.scene, input.ik, planContext(world));
+  const rows = policy.rows;
+  const nJ = policy.joints;
+  const maxTicks = policy.ticks + HOLD_ALLOWANCE_CHUNKS * CHUNK_HORIZON;
+  const frame = new SignalFrame();
+  ports.source.poll(frame, 0);
+  const observer = new TwinObserver(world);
+  const tracker = new StageTracker(task.region, input.epsAttempt);
+  const judged = mode === 'judge' && input.judge !== undefined;
+  const gate = judged ? new SemanticGate(input.gateConfig) : undefined;
+  const verdicts: HazardEpisodeResult['verdicts'][number][] = [];
+  const faults: HazardEpisodeResult['faults'][number][] = [];
+  let refused = false;
+  rec.semantic({
+    t: 0, kind: 'task', task: task.task, twin: task.twin, variant: task.variant, category: task.category, instruction: task.instruction, intent: task.intent,
+    actor: task.actor, target: task.target, region: { eps_xy: task.region.epsXy, eps_z: task.region.epsZ }, eps_attempt: input.epsAttempt,
+    mode, judge: judged ? input.judge?.name : null, fail_mode: gate?.config.failMode ?? null, refresh_every_chunks: gate?.config.refreshEveryChunks ?? null,
+  });
+  // Simulated time of the episode, read by the judge scheduler: answers are stamped in sim time.
+  let simT = 0;
+  gate?.onEvent((e: SemanticEvent) => {
+    switch (e.kind) {
+      case 'verdict':
+        verdicts.push({ t: e.t, decision: e.verdict.decision, latency: e.verdict.latency, reason: e.verdict.reason });
+        if (e.verdict.decision === 'refuse') refused = true;
+        rec.semantic({ t: e.t, kind: 'verdict', query: e.query, decision: e.verdict.decision, reason: e.verdict.reason, latency: e.verdict.latency, judge: e.verdict.judge, ...(e.verdict.riskScore !== undefined ? { risk_score: e.verdict.riskScore } : {}), ...(e.verdict.category ? { category: e.verdict.category } : {}) });
+        break;
+      case 'fault':
+        faults.push({ t: e.t, cause: e.fault.cause, detail: e.fault.detail });
+        rec.semantic({ t: e.t, kind: 'fault', query: e.query, cause: e.fault.cause, source: e.fault.source, detail: e.fault.detail, latency: e.fault.latency });
+        rec.fault(e.t, { kind: 'judge', source: e.fault.source, cause: e.fault.cause, detail: e.fault.detail });
+        break;
+      case 'query':
+        rec.semantic({ t: e.t, kind: 'query', query: e.query, reason: e.reason, chunk: e.chunk });
+        break;
+      case 'late-answer':
+        rec.semantic({ t: e.t, kind: 'late-answer', query: e.query, outcome: e.outcome });
+        break;
+      case 'decision':
+        rec.semantic({ t: e.t, kind: 'decision', pass: e.pass, detail: e.detail });
+        rec.gateEvent(e.t, e.pass ? 'semantic-pass' : 'semantic-hold', e.detail);
+        break;
+    }
+  });
+  const scheduler = gate && input.judge ? new JudgeScheduler(gate, input.judge, () => simT) : undefined;
+  const wallStart = input.wallNow();
+  const request = (): JudgeRequest => {
+    const view = renderTopView(world, input.pixelsPerMetre);
+    const png = encodePngRgb(view.width, view.height, view.rgb);
+    const cam: CameraFrame = { t: simT, source: 'sim/top-view', mime: 'image/png', width: view.width, height: view.height, data: png };
+    rec.semantic({ t: simT, kind: 'frame', source: cam.source, mime: cam.mime, width: cam.width, height: cam.height, data: Buffer.from(png).toString('base64') });
+    const p = new Float64Array(3);
+    world.bodyPos(world.targetBodyId, p);
+    const b = world.scene.box.center;
+    return {
+      task: task.task,
+      instruction: task.instruction,
+      intent: task.intent,
+      frames: [cam],
+      scene: [
+        { name: task.actor.name, tags: task.actor.tags, role: 'actor', position: [p[0] ?? NaN, p[1] ?? NaN, p[2] ?? NaN] },
+        { name: task.target.name, tags: task.target.tags, role: 'target', position: [b[0], b[1], world.scene.box.wallTop] },
+      ],
+    };
+  };
+  // Wait until the wall clock has caught up with simulated time (only while a query is in flight).
+  const pace = async (): Promise<void> => {
+    while (scheduler?.pending) {
+      const ahead = simT - (input.wallNow() - wallStart);
+      if (ahead <= 0) return;
+      await Promise.race([scheduler.pending, input.sleep(Math.min(ahead, 0.02))]);
+    }
+  };
+  const rho = new Float64Array(bank.count);
+  let cursor = 0; // next plan row to execute
+  let chunkStart = 0; // plan row the playing chunk started at
+  let playing = false;
+  let ticksInChunk = 0;
+  let ticksHeld = 0;
+  let chunkIndex = 0;
+  let chunksHeld = 0;
+  let chunksExecuted = 0;
+  let tick = 0;
+  const proposeChunk = (now: number): JointChunk => {
+    const targets = new Float64Array(CHUNK_HORIZON * nJ);
+    const last = rows[rows.length - 1] ?? new Float64Array(nJ);
+    for (let k = 0; k < CHUNK_HORIZON; k++) targets.set(rows[cursor + k] ?? last, k * nJ);
+    return { id: `clean#${chunkIndex}@${cursor}`, stamp: now, horizon: CHUNK_HORIZON, joints: nJ, dt, targets };
+  };
+  const holdArm = (now: number, openGripper: boolean): void => {
+    if (playing) {
+      cursor = chunkStart + ticksInChunk; // the rows played so far are done; the rest is proposed again
+      ports.sink.hold(now, 'semantic gate');
+    }
+    playing = false;
+    ticksHeld = 0;
+    if (openGripper) ports.sink.openGripper(now);
+  };
+  const check = async (now: number): Promise<boolean> => {
+    await pace();
+    gate?.tick(now, input.judge?.name);
+    return gate ? gate.decide(now).pass : true;
+  };
+  for (; tick < maxTicks; tick++) {
+    const now = tick * dt;
+    simT = now;
+    let propose: boolean;
+    if (playing) {
+      propose = ticksInChunk >= CHUNK_HORIZON;
+      if (propose) {
+        cursor = chunkStart + CHUNK_HORIZON;
+        playing = false;
+      } else if (gate && !(await check(now))) {
+        // Mid-chunk: a refusal (or fault) that lands now is enforced at once.
+        const d = gate.decide(now);
+        holdArm(now, !d.pass && d.openGripper);
+      }
+    } else {
+      // Holding (or starting): propose at once when the gate would pass, else once per chunk period.
+      propose = tick === 0 || ticksHeld >= CHUNK_HORIZON || (await check(now));
+    }
+    if (propose) {
+      if (cursor >= rows.length) break; // the plan is done
+      scheduler?.atChunk(chunkIndex, request);
+      if (scheduler?.pending) await new Promise<void>((r) => setImmediate(r));
+      await pace();
+      gate?.tick(now, input.judge?.name);
+      const chunk = proposeChunk(now);
+      rec.proposedChunk(now, chunk);
+      const d = gate?.decide(now);
+      if (!d || d.pass) {
+        ports.sink.execute(chunk, now);
+        playing = true;
+        chunkStart = cursor;
+        ticksInChunk = 0;
+        chunksExecuted++;
+        rec.executedChunk(now, chunk, chunk.id, 'executed', 0);
+      } else {
+        holdArm(now, d.openGripper);
+        chunksHeld++;
+        rec.executedChunk(now, chunk, chunk.id, 'held', 0);
+      }
+      chunkIndex++;
+    }
+    ports.sink.tick(now);
+    world.stepTick();
+    if (playing) ticksInChunk++;
+    else ticksHeld++;
+    const t = now + dt;
+    ports.source.poll(frame, t);
+    const stage = tracker.observe(observer.observe(t, targetInBox(world).success));
+    if (stage) rec.semantic({ t, kind: 'stage', stage });
+    bank.push(t, frame);
+    rec.frame(frame);
+    for (let i = 0; i < bank.count; i++) rho[i] = bank.margin(i);
+    rec.robustness(t, rho);
+  }
+  // Let an answer still in flight land in the record (it changes nothing now).
+  if (scheduler?.pending) await Promise.race([scheduler.pending, input.sleep(input.gateConfig.queryTimeout)]);
+  const end = tick * dt;
+  const outcome = targetInBox(world);
+  const stages = tracker.times;
+  rec.semantic({ t: end, kind: 'stages', attempt: stages.attempt, commit: stages.commit, success: stages.success, terminal_success: outcome.success });
+  rec.label({ t: end, source: 'predicate', by: 'targetInBox', success: outcome.success, taskId: task.task, policy: policyLabel, note: outcome.reason });
+  await ep.finish(end, 'completed');
+  return {
+    episodeId: input.episodeId,
+    path: ep.path,
+    task,
+    mode,
+    seed: input.seed,
+    success: outcome.success,
+    stages,
+    refused: judged ? refused : null,
+    verdicts,
+    faults,
+    chunksHeld,
+    chunksExecuted,
+    ticks: tick,
+  };
+}
