@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { crossCheckPlatforms, parseClauseLibrary, parseTaskMap, type ClauseLibrary } from '../safety/index.js';
 import { parsePlatformProfiles } from '../schema/platform.js';
+import { parseTaskSemantics } from '../semantic/task-semantics.js';
 import type { FileChecker } from './checkers.js';
 import { defaultSpecPaths } from './spec-files.js';
 
@@ -41,9 +42,11 @@ export const taskMapChecker: FileChecker = {
     const { library, problem } = libraryNear(path);
     if (!library) return [problem ?? 'no clause library'];
     const r = parseTaskMap(text, path, library.tags);
-    return r.ok ? [] : r.error.map((e) => e.message);
+    if (!r.ok) return r.error.map((e) => e.message);
+    const sem = parseTaskSemantics(text, path, new Set(r.value.tasks.keys()));
+    return sem.ok ? [] : sem.error.map((e) => e.message);
   },
-  describe: () => 'task templates and tasks → tags',
+  describe: () => 'task templates and tasks → tags, semantic twins',
 };
 
 export const platformChecker: FileChecker = {

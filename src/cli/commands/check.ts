@@ -5,9 +5,10 @@ import { userOrPackagePath } from '../../platform/package-files.js';
 import { stlSpecChecker } from '../checkers-stl.js';
 import { clauseLibraryChecker, platformChecker, taskMapChecker } from '../checkers-spec.js';
 import { so101CalibrationChecker } from '../checkers-so101.js';
+import { hazardLexiconChecker } from '../checkers-semantic.js';
 
 /** Every file kind `check` knows, tried in this order. */
-export const fileCheckers: readonly FileChecker[] = [stlSpecChecker, clauseLibraryChecker, taskMapChecker, platformChecker, so101CalibrationChecker];
+export const fileCheckers: readonly FileChecker[] = [stlSpecChecker, clauseLibraryChecker, taskMapChecker, platformChecker, so101CalibrationChecker, hazardLexiconChecker];
 
 export const checkCommand: Command = {
   name: 'check',
