@@ -75,3 +75,22 @@ export interface SemanticJudge {
 
 /** How the gate behaves while it has no usable verdict (none yet, or the judge faulted). */
 export type JudgeFailMode = 'closed' | 'open';
+
+/** A camera could not give a frame (stale topic, device error, HTTP error, undecodable image). */
+export interface CameraFault {
+  readonly kind: 'camera';
+  readonly source: string;
+  readonly detail: string;
+}
+
+export type CameraGrab = { readonly ok: true; readonly frame: CameraFrame } | { readonly ok: false; readonly fault: CameraFault };
+
+/**
+ * The camera port the judge's frames come from: ROS 2 image topics (Franka node), a snapshot URL or
+ * a V4L2 device through ffmpeg (SO-101 `run`), the testbed's top view. `t` stamps the frame.
+ */
+export interface CameraSource {
+  readonly name: string;
+  grab(t: number): Promise<CameraGrab>;
+  close(): Promise<void>;
+}
