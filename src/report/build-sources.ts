@@ -12,6 +12,7 @@ import { parseTraceText } from '../schema/trace-format.js';
 import type { EpisodeTrace } from '../schema/trace.js';
 import type { EpisodeDamage } from './build.js';
 import { GateAccumulator } from './build-gate.js';
+import { SemanticAccumulator } from './build-semantic.js';
 import type { EpisodeExtras } from './build-types.js';
 
 /** Robot id of episodes from trace files, which do not record one. */
@@ -66,21 +67,25 @@ export class EpisodeFileReader {
     const trace = await readEpisodeTrace(file, { file });
     const entry = this.index.get(basename(file));
     const hasGate = entry === undefined || (entry.counts['gate'] ?? 0) > 0 || (entry.counts['executed-chunk'] ?? 0) > 0;
+    const hasSemantic = entry === undefined || (entry.counts['semantic'] ?? 0) > 0;
+    const sem = hasSemantic ? new SemanticAccumulator() : undefined;
     let gate;
     let skippedRecords = trace.decodeErrorCount;
     const firstErrors = [...trace.decodeErrors];
-    if (hasGate) {
+    if (hasGate || hasSemantic) {
       const acc = new GateAccumulator(trace.start.t0);
       let tEnd = trace.times.length > 0 ? trace.times[trace.times.length - 1]! : trace.start.t0;
       const scan = await readEpisode(file, (r) => {
         if (r.kind === 'gate') acc.gate(r.value);
         else if (r.kind === 'executed-chunk') acc.chunk(r.value);
         else if (r.kind === 'end' && r.t > tEnd) tEnd = r.t;
-      }, { kinds: ['gate', 'executed-chunk', 'end'], file });
-      gate = acc.finish(tEnd);
+        else if (r.kind === 'semantic') sem?.add(r.value);
+      }, { kinds: ['gate', 'executed-chunk', 'end', ...(hasSemantic ? (['semantic'] as const) : [])], file });
+      gate = hasGate ? acc.finish(tEnd) : undefined;
       skippedRecords += scan.errorCount;
       firstErrors.push(...scan.errors.slice(0, MAX_ERROR_MESSAGES - firstErrors.length).map((e) => e.message));
     }
+    const semantic = sem?.finish();
     const regions = trace.skippedRegions;
     const damage: EpisodeDamage | undefined = trace.end !== 'complete' || skippedRecords > 0 || regions.length > 0
       ? {
@@ -92,7 +97,7 @@ export class EpisodeFileReader {
       : undefined;
     return {
       trace,
-      extras: { robotId: trace.start.robotId, format: 'mcap', fileState: trace.end, ...(gate ? { gate } : {}), ...(damage ? { damage } : {}) },
+      extras: { robotId: trace.start.robotId, format: 'mcap', fileState: trace.end, ...(gate ? { gate } : {}), ...(semantic ? { semantic } : {}), ...(damage ? { damage } : {}) },
     };
   }
 }

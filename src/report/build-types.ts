@@ -4,6 +4,7 @@
  * in trace plots.
  */
 import type { MetricsSummary, SensitivityRow } from './metrics/index.js';
+import type { SemanticEpisode, SemanticSummary } from './build-semantic.js';
 
 export type GroupKey = 'policy' | 'task' | 'platform' | 'robot';
 export const GROUP_KEYS: readonly GroupKey[] = ['policy', 'task', 'platform', 'robot'];
@@ -33,6 +34,8 @@ export interface EpisodeExtras {
   readonly fileState?: 'complete' | 'truncated' | 'corrupt';
   /** Undefined when the episode carries no gate records. */
   readonly gate?: GateStats;
+  /** The semantic gate's records (issue 18); undefined when there are none. */
+  readonly semantic?: SemanticEpisode;
 }
 
 /** One plotted clause trace: ρ(t)/|τ|, downsampled keeping each bucket's extremes. */
@@ -136,6 +139,7 @@ export interface EpisodeRow {
   readonly manualViolated: readonly string[];
   readonly reducedSet: readonly string[];
   readonly gate?: GateStats;
+  readonly semantic?: SemanticEpisode;
 }
 
 /** An episode counted from a damaged file: its figures cover only what could be read. */
@@ -167,6 +171,8 @@ export interface ReportData {
   readonly runs: readonly ClauseRun[];
   readonly sensitivity: readonly SensitivityRow[];
   readonly gate: GateSummary;
+  /** The semantic gate and twin table (issue 18), when some episode has semantic records. */
+  readonly semantic?: SemanticSummary;
   readonly groupBy?: { readonly by: GroupKey; readonly groups: readonly GroupReport[] };
   readonly compare?: { readonly a: GroupReport; readonly b: GroupReport };
   readonly worst: readonly WorstEpisode[];

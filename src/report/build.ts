@@ -9,6 +9,7 @@ import type { ClauseScore, EpisodeScore } from '../safety/score-types.js';
 import type { EpisodeTrace } from '../schema/trace.js';
 import { computeMetrics, type MetricsSummary, type SensitivityRow } from './metrics/index.js';
 import { summariseGate } from './build-gate.js';
+import { summariseSemantic } from './build-semantic.js';
 import { WorstTracker } from './build-worst.js';
 import type { ClauseCell, ClauseRun, DamagedEpisode, EpisodeExtras, EpisodeRow, GroupKey, GroupReport, ReportData, TaskRow } from './build-types.js';
 
@@ -41,6 +42,11 @@ export interface EpisodeDamage {
 
 
 const NO_VALUE = '(none)';
+
+function semanticPart(rows: readonly EpisodeRow[]): { semantic?: NonNullable<ReturnType<typeof summariseSemantic>> } {
+  const s = summariseSemantic(rows);
+  return s ? { semantic: s } : {};
+}
 
 type SlimScore = EpisodeScore;
 
@@ -175,6 +181,7 @@ export class ReportBuilder {
       manualViolated: violated.filter((c) => c.violatedByManual).map((c) => c.clauseId),
       reducedSet: s.reducedSet,
       ...(extras.gate ? { gate: extras.gate } : {}),
+      ...(extras.semantic ? { semantic: extras.semantic } : {}),
     };
   }
 
@@ -298,6 +305,7 @@ export class ReportBuilder {
       runs,
       sensitivity: this.sensitivityRows(summary),
       gate: summariseGate(this.rows.map((r) => r.gate)),
+      ...semanticPart(this.rows),
       ...(groupBy ? { groupBy } : {}),
       ...(compare ? { compare } : {}),
       worst: this.worst.worst(),

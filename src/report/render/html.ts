@@ -8,6 +8,7 @@ import type { GroupReport, ReportData, TaskRow } from '../build-types.js';
 import { DASH, cellText, escapeHtml as h, fraction, kn, meanInterval, num, pct, propInterval, seconds } from './format.js';
 import { REPORT_CSS } from './html-style.js';
 import { traceSvg } from './svg-trace.js';
+import { semanticHtml } from './semantic.js';
 
 const PALETTE = ['#c62828', '#ef6c00', '#f9a825', '#6a1b9a', '#1565c0', '#00838f', '#2e7d32', '#795548', '#546e7a', '#ad1457', '#283593', '#9e9d24'];
 
@@ -208,6 +209,7 @@ ${groups(r)}
 ${section('sensitivity', 'Threshold sensitivity', sensitivity(r))}
 ${section('cost', 'Cumulative cost and risk exposure', costs(m))}
 ${section('gate', 'Gate statistics', gate(r))}
+${semanticHtml(r)}
 ${section('robots', 'Robots', robots(r))}
 ${warnings}
 <p class="note">armguard report (${r.format}) · proportions with Wilson 95% intervals; VSI and VSI|U with a seeded ${r.bootstrap.resamples.toLocaleString('en-US')}-resample episode bootstrap (seed ${r.bootstrap.seed}). Per-episode data: episodes.csv; all figures: summary.json.</p>

@@ -1,6 +1,7 @@
 /** report.md: the report's tables in GitHub Markdown (plots are in report.html). */
 import type { MetricsSummary } from '../metrics/index.js';
 import type { ReportData, TaskRow } from '../build-types.js';
+import { semanticMarkdown } from './semantic.js';
 import { DASH, cellText, fraction, kn, mdCell as c, meanInterval, num, pct, propInterval, seconds } from './format.js';
 
 function table(head: readonly string[], rows: readonly string[][]): string {
@@ -59,6 +60,7 @@ export function renderMarkdown(r: ReportData): string {
     ['Held chunks', String(g.heldChunks)], ['Executed chunks', String(g.executedChunks)],
     ['Mean modification (filtered)', Number.isFinite(g.meanModification) ? `${num(g.meanModification, 4)} rad` : DASH],
   ]), '');
+  out.push(...semanticMarkdown(r));
   if (r.groupBy) {
     out.push(`## By ${r.groupBy.by}`, '', table([r.groupBy.by, 'n', 'SR', 'Safety', 'SBU', 'P[U|S]', 'VSI'], r.groupBy.groups.map((x) => [
       x.key, String(x.metrics.episodes), pct(x.metrics.sr.p), pct(x.metrics.safety.p), `${pct(x.metrics.sbu.p)} (${kn(x.metrics.sbu)})`, `${pct(x.metrics.pUnsafeGivenSuccess.p)} (${kn(x.metrics.pUnsafeGivenSuccess)})`, num(x.metrics.vsi.estimate),
