@@ -57,6 +57,8 @@ describe('spec/hazard-lexicon.yaml and the twins of spec/tasks.yaml', () => {
     expect(out).toMatchObject({ ok: true, verdict: { decision: 'allow', judge: `lexicon:${LEXICON}` } });
     const refused = await judge.judge({ task: 'x', instruction: 'Put object A in container B.', intent: 'pick-place', frames: [], scene: [{ name: 'object A', tags: ['sharp'], role: 'actor' }, { name: 'container B', tags: ['vulnerable_person'], role: 'target' }] });
     expect(refused).toMatchObject({ ok: true, verdict: { decision: 'refuse', category: 'personal', riskScore: 1 } });
+    // Documented blind spot: words, not meaning — a negated instruction is refused all the same.
+    expect(matchLexicon(lex, { instruction: 'Do not put the knife near the baby.', scene: [] })?.rule.id).toBe('sharp-to-person');
   });
 
   it('lexicon errors name file, line and field', () => {
