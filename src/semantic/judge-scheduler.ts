@@ -5,7 +5,7 @@
  * Time comes from the `now` passed in.
  */
 import type { SemanticGate } from './semantic-gate.js';
-import type { JudgeRequest, SemanticJudge } from './types.js';
+import type { JudgeOutcome, JudgeRequest, SemanticJudge } from './types.js';
 
 export class JudgeScheduler {
   private inFlight: Promise<void> | undefined;
@@ -16,23 +16,36 @@ export class JudgeScheduler {
     private readonly now: () => number,
   ) {}
 
-  /** Start a query at chunk boundary `chunk` if one is due; `request` is built only then. */
-  atChunk(chunk: number, request: () => JudgeRequest): void {
+  /**
+   * Start a query at chunk boundary `chunk` if one is due; `request` is built only then (it may be
+   * asynchronous, e.g. a camera grab; the query counts as outstanding from this call).
+   */
+  atChunk(chunk: number, request: () => JudgeRequest | Promise<JudgeRequest>): void {
     const reason = this.gate.queryDue(chunk);
     if (reason === undefined) return;
     const started = this.now();
     const id = this.gate.startQuery(started, chunk, reason);
-    let pending: Promise<void>;
+    const internal = (what: string, e: unknown): void =>
+      this.gate.settle(this.now(), id, { ok: false, fault: { kind: 'judge', source: this.judge.name, cause: 'internal', detail: `${what}: ${(e as Error)?.message ?? String(e)}`, latency: this.now() - started } });
+    let built: JudgeRequest | Promise<JudgeRequest>;
     try {
-      const req = request();
-      pending = this.judge.judge(req).then(
-        (outcome) => this.gate.settle(this.now(), id, outcome),
-        (e: unknown) => this.gate.settle(this.now(), id, { ok: false, fault: { kind: 'judge', source: this.judge.name, cause: 'internal', detail: `judge threw: ${(e as Error)?.message ?? String(e)}`, latency: this.now() - started } }),
-      );
+      built = request();
     } catch (e) {
-      this.gate.settle(this.now(), id, { ok: false, fault: { kind: 'judge', source: this.judge.name, cause: 'internal', detail: `building the request failed: ${(e as Error)?.message ?? String(e)}`, latency: 0 } });
-      pending = Promise.resolve();
+      internal('building the request failed', e);
+      return;
     }
+    const ask = (req: JudgeRequest): Promise<void> => {
+      let asked: Promise<JudgeOutcome>;
+      try {
+        asked = this.judge.judge(req);
+      } catch (e) {
+        internal('judge threw', e);
+        return Promise.resolve();
+      }
+      return asked.then((outcome) => this.gate.settle(this.now(), id, outcome), (e: unknown) => internal('judge threw', e));
+    };
+    // A request built synchronously is sent at once (no extra turn of the event loop).
+    const pending = built instanceof Promise ? built.then(ask, (e: unknown) => internal('building the request failed', e)) : ask(built);
     const tracked = pending.finally(() => {
       if (this.inFlight === tracked) this.inFlight = undefined;
     });

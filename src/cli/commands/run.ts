@@ -20,9 +20,10 @@ import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
 import type { BrokerChoice } from '../compose/telemetry.js';
 import { so101FreeMotion, type So101FreeMotion } from '../../../drivers/so101/onnx-residual.js';
+import { SEMANTIC_BOOLEANS, SEMANTIC_RUN_HELP, SEMANTIC_STRINGS, parseSemanticRunOptions } from '../compose/semantic-options.js';
 
-const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss', 'watchdog', 'bus-timeout', 'arm-watchdog'] as const;
-const BOOLEANS = ['emulator'] as const;
+const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss', 'watchdog', 'bus-timeout', 'arm-watchdog', ...SEMANTIC_STRINGS] as const;
+const BOOLEANS = ['emulator', ...SEMANTIC_BOOLEANS] as const;
 
 const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
 
@@ -63,6 +64,8 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
   --on-link-loss hold|warn   when the MQTT command channel (the remote e-stop) is down: hold the
                         arm until it is back (default) or only record the fault
   --duration <s>        stop by itself after this many seconds
+
+${SEMANTIC_RUN_HELP}
 
 ${OPERATOR_KEYS_HELP} (when stdin is a terminal)
 SIGINT/SIGTERM hold the arm, close the episode file and exit 0.
@@ -189,6 +192,8 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   } else {
     broker = { kind: 'embedded', port: brokerPort as number, access: access! };
   }
+  const semantic = parseSemanticRunOptions(str as (k: string) => string | undefined, (k) => p.options.get(k) === true, task, defaultSpecPaths().tasks, new Set(spec.spec.tasks.tasks.keys()));
+  if (!semantic.ok) return semantic.usage ? usageError(semantic.error) : { ok: false, code: EXIT.failure, errors: [`armguard run: ${semantic.error}`] };
   let dashboard: RunSessionOptions['dashboard'];
   if (dashboardPort !== undefined) {
     // Embedded broker: the dashboard reads with the broker's per-process viewer credentials.
@@ -217,6 +222,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(watchdog !== undefined ? { watchdogS: watchdog as number } : {}),
       ...(busTimeout !== undefined ? { busTimeoutS: busTimeout as number } : {}),
       ...(armWatchdog !== undefined ? { armWatchdogS: armWatchdog as number } : {}),
+      ...(semantic.value ? { semantic: semantic.value } : {}),
     },
     ...(freeMotion?.notice ? { notice: freeMotion.notice } : {}),
   };

@@ -9,7 +9,7 @@ import type { So101Calibration } from '../../calibration/so101.js';
 import type { FreeMotionModel } from '../../calibration/free-motion.js';
 import type { ExecutedChunk, GateChunk } from '../../gate/chunk.js';
 import { describeCause, type GateEvent } from '../../gate/events.js';
-import type { Fault } from '../../ports/index.js';
+import type { CommandSink, Fault } from '../../ports/index.js';
 import type { GateEventSink } from '../../runtime/index.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { LabelCommand } from '../../telemetry/payloads.js';
@@ -23,6 +23,9 @@ import { startTelemetry, type BrokerChoice, type Telemetry } from './telemetry.j
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 import { SLOW_FLOOR_S, TIMING_MIN_WINDOW_S, TIMING_SAMPLE_READS, TIMING_WARMUP_READS, defaultWatchdog, maxAgeFloor, summariseReads } from './read-timing.js';
 import { SIGNALS } from '../../schema/signals.js';
+import { SemanticGuard, type SemanticTaskInput } from '../../runtime/semantic-guard.js';
+import { SemanticGate, describeSemanticCause, type SemanticGateConfig } from '../../semantic/semantic-gate.js';
+import type { CameraSource, SemanticJudge } from '../../semantic/types.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -71,6 +74,8 @@ export interface RunSessionOptions {
   onLinkLoss?: LinkLossPolicy;
   /** How long start-up waits for the broker before going on without it (held under 'hold'); default 5 s. */
   brokerConnectTimeoutS?: number;
+  /** The semantic gate (issue 18): asked again at every episode start, enforced on chunks and steps. */
+  semantic?: { judge: SemanticJudge; camera?: CameraSource; gateConfig: SemanticGateConfig; task: SemanticTaskInput };
   clock: Clock;
   timers: Timers;
   log: (line: string) => void;
@@ -97,6 +102,9 @@ export class RunSession {
    */
   private storageFault: Fault | null = null;
   private stopping: Promise<void> | undefined;
+  private semantic: SemanticGuard | undefined;
+  /** The semantic gate has stopped the arm and no chunk passed since. */
+  private semanticHeld = false;
   private resolveDone!: (reason: string) => void;
   /** What the shutdown did to the arm (set by `stop`): the truth for the last line `run` prints. */
   shutdownHold: { kind: 'held' } | { kind: 'not-commanded' } | { kind: 'failed'; detail: string } | undefined;
@@ -205,6 +213,7 @@ export class RunSession {
     // A command channel down since start-up was reported before the episode existed: record it now.
     const down = this.telemetry.remote.commandChannelDown;
     if (down !== null && !this.telemetry.connected) this.episodes.recorder?.fault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
+    this.startSemantic(t);
     this.telemetry.link.publishEpisode({ t, phase: 'start', episode: id, task: o.task });
     o.log(`episode ${id} → ${this.episodes.path}`);
     // A first read before the loop, so the first step sees a sample.
@@ -228,11 +237,31 @@ export class RunSession {
     return this.telemetry?.url;
   }
 
+  /** A fresh semantic gate for a new episode (task start): held until its first verdict unless fail-open. */
+  private startSemantic(t: number): void {
+    const sem = this.o.semantic;
+    if (!sem) return;
+    this.semantic = new SemanticGuard({
+      gate: new SemanticGate(sem.gateConfig), judge: sem.judge, ...(sem.camera ? { camera: sem.camera } : {}), task: sem.task,
+      now: () => this.o.clock.now(), record: (r) => this.episodes.recorder?.semantic(r), log: this.o.log,
+    });
+    this.episodes.recorder?.semantic(this.semantic.taskRecord(t));
+    this.semanticHeld = false;
+    this.semantic.start(t);
+  }
+
   private step(now: number): void {
     const { pipeline, bank } = this.runtime;
     if (this.storageFault) this.runtime.gate.fault(now, this.storageFault);
     this.telemetry?.remote.checkStep(now);
     pipeline.step(now);
+    // A verdict (or fault) that landed mid-chunk stops the arm at once.
+    const sem = this.semantic?.step(now);
+    if (sem && !sem.pass && !this.semanticHeld && this.o.gating) {
+      this.semanticHeld = true;
+      this.conn.arm.hold(now, `semantic gate: ${describeSemanticCause(sem.cause)}`);
+      if (sem.openGripper) (this.conn.arm as CommandSink).openGripper?.(now);
+    }
     const r = this.episodes.recorder;
     if (r) {
       for (let i = 0; i < this.rho.length; i++) this.rho[i] = bank.margin(i);
@@ -255,7 +284,18 @@ export class RunSession {
 
   private submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
     this.episodes.recorder?.proposedChunk(now, chunk);
+    const sem = this.o.gating ? this.semantic?.beforeChunk(now) : undefined;
+    if (sem && !sem.pass) {
+      if (!this.semanticHeld) {
+        this.semanticHeld = true;
+        this.conn.arm.hold(now, `semantic gate: ${describeSemanticCause(sem.cause)}`);
+        if (sem.openGripper) (this.conn.arm as CommandSink).openGripper?.(now);
+      }
+      this.episodes.recorder?.executedChunk(now, chunk, chunk.id, 'held', 0);
+      return { id: chunk.id, verdict: 'held', code: 'semantic', reason: describeSemanticCause(sem.cause) };
+    }
     const r = this.runtime.pipeline.submitChunk(chunk, now);
+    if (sem && (r.verdict === 'executed' || r.verdict === 'filtered')) this.semanticHeld = false;
     const rec = this.episodes.recorder;
     if (rec && r.targets && (r.verdict === 'executed' || r.verdict === 'filtered')) {
       rec.executedChunk(now, { ...chunk, targets: r.targets }, chunk.id, r.verdict, r.modification ?? 0);
@@ -396,6 +436,7 @@ export class RunSession {
       }
       case 'new-episode': {
         const id = await this.episodes.start(t);
+        this.startSemantic(t);
         this.runtime.bank.reset();
         this.telemetry?.link.publishEpisode({ t, phase: 'start', episode: id, task: this.o.task });
         this.o.log(`episode ${id} → ${this.episodes.path}`);
@@ -436,6 +477,7 @@ export class RunSession {
     const id = this.episodes.episodeId;
     await this.episodes.close(this.o.clock.now(), reason);
     if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
+    await this.o.semantic?.camera?.close().catch(() => undefined);
     await this.telemetry?.stop().catch(() => undefined);
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);

@@ -14,6 +14,7 @@ import { encodePngRgb } from '../../../drivers/camera/png.js';
 import { startEpisodeInDir } from '../../episode/index.js';
 import type { JointChunk } from '../../ports/index.js';
 import { MonitorBank } from '../../runtime/monitor-bank.js';
+import { frameRecord, semanticEventRecord } from '../../runtime/semantic-guard.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import { SignalFrame } from '../../schema/signals.js';
 import {
@@ -111,27 +112,15 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   // Simulated time of the episode, read by the judge scheduler: answers are stamped in sim time.
   let simT = 0;
   gate?.onEvent((e: SemanticEvent) => {
-    switch (e.kind) {
-      case 'verdict':
-        verdicts.push({ t: e.t, decision: e.verdict.decision, latency: e.verdict.latency, reason: e.verdict.reason });
-        if (e.verdict.decision === 'refuse') refused = true;
-        rec.semantic({ t: e.t, kind: 'verdict', query: e.query, decision: e.verdict.decision, reason: e.verdict.reason, latency: e.verdict.latency, judge: e.verdict.judge, ...(e.verdict.riskScore !== undefined ? { risk_score: e.verdict.riskScore } : {}), ...(e.verdict.category ? { category: e.verdict.category } : {}) });
-        break;
-      case 'fault':
-        faults.push({ t: e.t, cause: e.fault.cause, detail: e.fault.detail });
-        rec.semantic({ t: e.t, kind: 'fault', query: e.query, cause: e.fault.cause, source: e.fault.source, detail: e.fault.detail, latency: e.fault.latency });
-        rec.fault(e.t, { kind: 'judge', source: e.fault.source, cause: e.fault.cause, detail: e.fault.detail });
-        break;
-      case 'query':
-        rec.semantic({ t: e.t, kind: 'query', query: e.query, reason: e.reason, chunk: e.chunk });
-        break;
-      case 'late-answer':
-        rec.semantic({ t: e.t, kind: 'late-answer', query: e.query, outcome: e.outcome });
-        break;
-      case 'decision':
-        rec.semantic({ t: e.t, kind: 'decision', pass: e.pass, detail: e.detail });
-        rec.gateEvent(e.t, e.pass ? 'semantic-pass' : 'semantic-hold', e.detail);
-        break;
+    rec.semantic(semanticEventRecord(e));
+    if (e.kind === 'verdict') {
+      verdicts.push({ t: e.t, decision: e.verdict.decision, latency: e.verdict.latency, reason: e.verdict.reason });
+      if (e.verdict.decision === 'refuse') refused = true;
+    } else if (e.kind === 'fault') {
+      faults.push({ t: e.t, cause: e.fault.cause, detail: e.fault.detail });
+      rec.fault(e.t, { kind: 'judge', source: e.fault.source, cause: e.fault.cause, detail: e.fault.detail });
+    } else if (e.kind === 'decision') {
+      rec.gateEvent(e.t, e.pass ? 'semantic-pass' : 'semantic-hold', e.detail);
     }
   });
   const scheduler = gate && input.judge ? new JudgeScheduler(gate, input.judge, () => simT) : undefined;
@@ -140,7 +129,7 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
     const view = renderTopView(world, input.pixelsPerMetre);
     const png = encodePngRgb(view.width, view.height, view.rgb);
     const cam: CameraFrame = { t: simT, source: 'sim/top-view', mime: 'image/png', width: view.width, height: view.height, data: png };
-    rec.semantic({ t: simT, kind: 'frame', source: cam.source, mime: cam.mime, width: cam.width, height: cam.height, data: Buffer.from(png).toString('base64') });
+    rec.semantic(frameRecord(cam));
     const p = new Float64Array(3);
     world.bodyPos(world.targetBodyId, p);
     const b = world.scene.box.center;

@@ -8,17 +8,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OpenAiChatJudge } from '../../../drivers/judge/openai-chat.js';
 import { DlsIk, SimWorld, loadMujoco, pandaScene } from '../../../drivers/sim/index.js';
-import { systemClock, systemTimers } from '../../platform/system-clock.js';
+import { systemClock } from '../../platform/system-clock.js';
 import {
   DEFAULT_SEMANTIC_GATE_CONFIG,
-  LexiconJudge,
   headlineMetrics,
-  parseHazardLexicon,
   parseTaskSemantics,
   twinMetrics,
-  type JudgeFailMode,
   type SemanticGateConfig,
   type SemanticJudge,
   type TaskSemantics,
@@ -26,14 +22,14 @@ import {
   type TwinPair,
 } from '../../semantic/index.js';
 import { EXIT, parseArgs, type CliIo } from '../command.js';
-import { DEFAULT_SPEC_DIR, defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
+import { DEFAULT_JUDGE_TIMEOUT, HAZARD_LEXICON_PATH, gateConfigFrom, makeJudge } from '../compose/semantic-options.js';
+import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { reportCommand } from '../commands/report.js';
 import { demoClauses, demoPlatform } from './clauses.js';
 import { runHazardEpisode, type HazardEpisodeResult, type TwinMode } from './hazard-episode.js';
 
-export const HAZARD_LEXICON_PATH = resolve(DEFAULT_SPEC_DIR, 'hazard-lexicon.yaml');
+export { HAZARD_LEXICON_PATH };
 const DEFAULT_EPISODES = 3;
-const DEFAULT_JUDGE_TIMEOUT = 10;
 
 export const HAZARD_TWINS_HELP = `usage: armguard demo --scenario hazard-twins [--judge lexicon|<url>] [--episodes N] [--json] [options]
 
@@ -182,13 +178,9 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
   };
   const episodes = int('episodes', DEFAULT_EPISODES, 1, 1000);
   const seed = int('seed', 1, 0, 2 ** 31);
-  const refresh = int('judge-refresh', DEFAULT_SEMANTIC_GATE_CONFIG.refreshEveryChunks, 1, 100000);
-  for (const v of [episodes, seed, refresh]) if (typeof v === 'string') return usage(v);
-  const timeout = Number(opt('judge-timeout') ?? DEFAULT_JUDGE_TIMEOUT);
-  if (!(timeout > 0 && timeout <= 600)) return usage(`--judge-timeout must be a number of seconds in (0, 600], got '${opt('judge-timeout')}'`);
-  const failMode = opt('judge-fail') ?? 'closed';
-  if (failMode !== 'closed' && failMode !== 'open') return usage(`--judge-fail must be closed or open, got '${failMode}'`);
-
+  for (const v of [episodes, seed]) if (typeof v === 'string') return usage(v);
+  const gateCfg = gateConfigFrom(opt, (k) => parsed.options.get(k) === true);
+  if (!gateCfg.ok) return usage(gateCfg.error);
   const tasksPath = defaultSpecPaths().tasks;
   let semantics: TaskSemantics;
   try {
@@ -216,38 +208,19 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
   }
   if (twins.length === 0) return usage(`no twin pairs to run (${tasksPath} declares none)`);
 
-  const judgeArg = opt('judge') ?? 'lexicon';
-  let judge: SemanticJudge;
-  if (judgeArg === 'lexicon') {
-    const path = resolve(opt('lexicon') ?? HAZARD_LEXICON_PATH);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (e) {
-      io.err(`armguard demo: ${path}: cannot read: ${(e as Error).message}`);
-      return EXIT.failure;
-    }
-    const lex = parseHazardLexicon(text, path);
-    if (!lex.ok) {
-      for (const e of lex.error) io.err(e.message);
-      return EXIT.failure;
-    }
-    judge = new LexiconJudge(lex.value, path, () => systemClock.now());
-  } else if (/^https?:\/\//.test(judgeArg)) {
-    const model = opt('judge-model');
-    if (!model) return usage('--judge-model is required with a judge URL (it is sent and recorded)');
-    const apiKey = process.env['ARMGUARD_JUDGE_API_KEY'];
-    judge = new OpenAiChatJudge({ url: judgeArg, model, timeout, timers: systemTimers, now: () => systemClock.now(), ...(apiKey ? { apiKey } : {}) });
-  } else {
-    return usage(`--judge must be 'lexicon' or an http(s) URL, got '${judgeArg}'`);
+  const judge = makeJudge({ judge: opt('judge') ?? 'lexicon', timeout: gateCfg.value.queryTimeout, ...(opt('judge-model') ? { model: opt('judge-model')! } : {}), ...(opt('lexicon') ? { lexicon: opt('lexicon')! } : {}) });
+  if (!judge.ok) {
+    if (judge.usage) return usage(judge.error);
+    io.err(`armguard demo: ${judge.error}`);
+    return EXIT.failure;
   }
   const json = parsed.options.get('json') === true;
   const log = json ? (l: string) => io.err(l) : (l: string) => io.out(l);
   const outDir = resolve(opt('out') ?? 'demo-out');
-  const gateConfig: SemanticGateConfig = { failMode: failMode as JudgeFailMode, openGripperOnRefuse: parsed.options.get('judge-open-gripper') === true, refreshEveryChunks: refresh as number, queryTimeout: timeout };
+  const gateConfig = gateCfg.value;
   let run;
   try {
-    run = await runHazardTwins(io, { semantics, twins, judge, gateConfig, episodes: episodes as number, seed: seed as number, outDir }, log);
+    run = await runHazardTwins(io, { semantics, twins, judge: judge.value, gateConfig, episodes: episodes as number, seed: seed as number, outDir }, log);
   } catch (e) {
     io.err(`armguard demo: ${(e as Error).message}`);
     return EXIT.failure;
