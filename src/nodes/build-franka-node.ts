@@ -23,6 +23,10 @@ import { frankaChunkExecutor } from './franka-chunks.js';
 import type { FrankaNodeConfig } from './franka-node-config.js';
 import { FrankaEpisodes } from './franka-episodes.js';
 import type { Timers } from '../util/clock.js';
+import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, RosImageCamera } from '../../drivers/camera/ros-image.js';
+import { SemanticGuard, type SemanticTaskInput } from '../runtime/semantic-guard.js';
+import { SemanticGate, describeSemanticCause, type SemanticDecision, type SemanticGateConfig } from '../semantic/semantic-gate.js';
+import type { SemanticJudge } from '../semantic/types.js';
 
 export interface FrankaNodeParts {
   franka: FrankaRos;
@@ -35,6 +39,8 @@ export interface FrankaNodeParts {
   episodes: FrankaEpisodes | undefined;
   /** The node's clock (s). */
   now: () => number;
+  /** The semantic gate, when configured (gating mode); `begin` it once the episode is open. */
+  semantic: SemanticGuard | undefined;
 }
 
 export function buildFrankaNode(
@@ -48,6 +54,8 @@ export function buildFrankaNode(
     recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void };
     /** Start-up ran out of `startup_timeout` with these required signals never seen. */
     onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
+    /** The semantic gate (issue 18): judge, gate settings and the task's roles; the camera comes from the parameters. */
+    semantic?: { judge: SemanticJudge; gateConfig: SemanticGateConfig; task: SemanticTaskInput; log?: (line: string) => void };
   } = {},
 ): FrankaNodeParts {
   const optional = config.bystanders.length > 0 && config.tracking ? ['non_target_disp_max'] : [];
@@ -112,6 +120,23 @@ export function buildFrankaNode(
           ...(rec.wallClock ? { wallClock: rec.wallClock } : {}),
         })
       : undefined;
+  let semantic: SemanticGuard | undefined;
+  // Nothing to stop until a chunk has passed the semantic gate.
+  let semanticHeld = true;
+  const sem = extras.semantic;
+  if (sem && config.gating) {
+    const cam = config.semantic?.camera;
+    const camera = cam ? new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) : undefined;
+    semantic = new SemanticGuard({
+      gate: new SemanticGate(sem.gateConfig), judge: sem.judge, ...(camera ? { camera } : {}), task: sem.task,
+      now: () => rosNode.now(), record: (r) => episodes?.semantic(r), log: sem.log ?? (() => {}),
+    });
+  }
+  const semanticHold = (d: SemanticDecision, now: number): void => {
+    if (d.pass || semanticHeld) return;
+    semanticHeld = true;
+    franka.hold(now, `semantic gate: ${describeSemanticCause(d.cause)}`);
+  };
   const node = new RosMonitorNode(rosNode, pipeline, gate, bank, {
     robotId: config.robotId,
     jointNames: franka.jointNamesList,
@@ -122,12 +147,32 @@ export function buildFrankaNode(
     ...(extras.onStartupFailed ? { onStartupFailed: extras.onStartupFailed } : {}),
     ...(episodes
       ? {
-          onStep: (t: number) => episodes.onStep(t),
           onChunk: (c: GateChunk, r: ExecutedChunk, t: number) => episodes.onChunk(c, r, t),
           onLabel: (success: boolean, t: number) => episodes.label(success, t),
         }
       : {}),
+    ...(episodes || semantic
+      ? {
+          onStep: (t: number) => {
+            episodes?.onStep(t);
+            if (semantic) semanticHold(semantic.step(t), t);
+          },
+        }
+      : {}),
+    ...(semantic
+      ? {
+          beforeChunk: (c: GateChunk, t: number): ExecutedChunk | undefined => {
+            const d = semantic.beforeChunk(t);
+            if (d.pass) {
+              semanticHeld = false;
+              return undefined;
+            }
+            semanticHold(d, t);
+            return { id: c.id, verdict: 'held', code: 'semantic', reason: describeSemanticCause(d.cause) };
+          },
+        }
+      : {}),
   });
   franka.onSample(() => node.sample());
-  return { franka, gate, bank, pipeline, node, decisions, episodes, now: () => rosNode.now() };
+  return { franka, gate, bank, pipeline, node, decisions, episodes, now: () => rosNode.now(), semantic };
 }

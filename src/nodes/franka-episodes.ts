@@ -11,6 +11,7 @@ import type { Pipeline } from '../runtime/pipeline.js';
 import type { Gate } from '../gate/gate.js';
 import type { Timers } from '../util/clock.js';
 import { EpisodeManager } from '../episode/episode-manager.js';
+import type { SemanticRecord } from '../episode/types.js';
 
 export interface FrankaEpisodeOptions {
   dir: string;
@@ -66,6 +67,11 @@ export class FrankaEpisodes {
   }
 
   /** After every pipeline step. */
+  /** A semantic-gate record (issue 18) into the current episode, if one is open. */
+  semantic(record: SemanticRecord): void {
+    this.manager.recorder?.semantic(record);
+  }
+
   onStep(now: number): void {
     const r = this.manager.recorder;
     if (!r) return;

@@ -45,13 +45,27 @@ export interface FrankaNodeConfig {
   dSafe: number;
   /** Directory for armguard MCAP episode files, or none (no recording). */
   episodesDir: string | undefined;
+  /**
+   * The semantic gate (issue 18), on when `semantic_judge` is set: the parameters as given (the
+   * entry point builds the judge from them) and the camera topic the judge's frames come from.
+   */
+  semantic?: FrankaSemanticParams | undefined;
 }
+
+export interface FrankaSemanticParams {
+  /** `semantic_*` string parameters without the prefix, with dashes: judge, judge-model, judge-timeout, judge-fail, judge-refresh, instruction, intent, actor, target. */
+  options: Record<string, string>;
+  camera: { topic: string; type: 'image' | 'compressed'; maxWidth: number; maxAge: number } | undefined;
+}
+
+export const SEMANTIC_PARAMS = ['judge', 'judge_model', 'judge_timeout', 'judge_fail', 'judge_refresh', 'instruction', 'intent', 'actor', 'target'] as const;
 
 const KEYS = [
   'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'startup_timeout', 'robot_state_topic', 'gripper_topic',
   'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
   'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir', 'end_effector',
-] as const;
+  ...SEMANTIC_PARAMS.map((k) => `semantic_${k}`), 'camera_topic', 'camera_type', 'camera_max_width', 'camera_max_age',
+];
 
 /**
  * @param nodeName the node's name (after `-r __node:=`)
@@ -174,6 +188,28 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
     workspace,
     dSafe: num('d_safe', 0.03) ?? 0.03,
     episodesDir: p?.get('episodes_dir') ? str('episodes_dir') : undefined,
+    semantic: (() => {
+      const options: Record<string, string> = {};
+      for (const k of SEMANTIC_PARAMS) {
+        const e = p?.get(`semantic_${k}`);
+        if (!e) continue;
+        const v = e.value as { value?: unknown } | null;
+        const raw = v && typeof v === 'object' && 'value' in v ? v.value : undefined;
+        if (typeof raw === 'string' || typeof raw === 'number') options[k.replace(/_/g, '-')] = String(raw);
+        else r.fail(e.value, field(`semantic_${k}`), 'expected a string or a number');
+      }
+      const topic = p?.get('camera_topic') ? str('camera_topic') : undefined;
+      if (options['judge'] === undefined) {
+        if (Object.keys(options).length > 0 || topic) r.fail(p?.get('camera_topic')?.value ?? params?.value, field('semantic_judge'), 'semantic_* and camera_* parameters need semantic_judge (lexicon or a chat-completions URL)');
+        return undefined;
+      }
+      const type = str('camera_type', 'image');
+      if (type !== 'image' && type !== 'compressed') r.fail(p?.get('camera_type')?.value, field('camera_type'), `expected image or compressed, got '${type}'`);
+      return {
+        options,
+        camera: topic ? { topic, type: type === 'compressed' ? 'compressed' : 'image', maxWidth: num('camera_max_width', 320) ?? 320, maxAge: num('camera_max_age', 1) ?? 1 } : undefined,
+      } satisfies FrankaSemanticParams;
+    })(),
   };
   return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config };
 }

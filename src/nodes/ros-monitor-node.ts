@@ -59,6 +59,8 @@ export interface MonitorNodeOptions {
   startupTimeout?: number;
   /** Start-up ran out of time; `neverSeen` are the required signals never seen fresh. */
   onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
+  /** Decides a chunk before the pipeline (the semantic gate); a result means the pipeline never sees it. */
+  beforeChunk?: (chunk: GateChunk, t: number) => ExecutedChunk | undefined;
 }
 
 export class RosMonitorNode {
@@ -151,7 +153,7 @@ export class RosMonitorNode {
       this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: msg.header?.frame_id ?? '', verdict: 'rejected', code: 'malformed', reason: parsed.reason, t: now }) });
       return;
     }
-    const r = this.pipeline.submitChunk(parsed.chunk, now);
+    const r = this.options.beforeChunk?.(parsed.chunk, now) ?? this.pipeline.submitChunk(parsed.chunk, now);
     if (this.options.onChunk) this.guarded(now, 'chunk hook', () => this.options.onChunk!(parsed.chunk, r, now));
     this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: now }) });
   }

@@ -76,6 +76,12 @@ export class SemanticGuard {
     };
   }
 
+  /** Task start: records the task's roles and judge settings, then sends the first query. */
+  begin(now: number): void {
+    this.o.record(this.taskRecord(now));
+    this.start(now);
+  }
+
   /** Task start: the first query goes out now, before any chunk (the gate holds until it is answered unless fail-open). */
   start(now: number): void {
     this.scheduler.atChunk(0, () => this.request(now));

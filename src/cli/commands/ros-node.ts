@@ -9,6 +9,7 @@ import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
 import { describeCause } from '../../gate/index.js';
+import { parseSemanticRunOptions } from '../compose/semantic-options.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
 import { systemTimers } from '../../platform/system-clock.js';
 
@@ -72,6 +73,11 @@ examples:
       return EXIT.failure;
     }
     if (parsed.options.get('check') === true) {
+      const semantic = semanticFromParams(cfg.config, spec.spec);
+      if (!semantic.ok) {
+        io.err(`${paramsPath}: ${semantic.error}`);
+        return EXIT.failure;
+      }
       const { FakeRosGraph } = await import('../../../drivers/ros2/fake-ros-graph.js');
       const { ManualClock, ManualTimers } = await import('../../util/clock.js');
       const clock = new ManualClock();
@@ -147,7 +153,16 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
   let openEpisodes: { close(t: number, reason: string): Promise<void> } | undefined;
   let lastTime = NaN;
   try {
-    const parts = buildFrankaNode(ctx, config, spec, { recording: { timers, log: (l) => io.out(l) }, onStartupFailed: (n) => startupFailed(n) });
+    const semantic = semanticFromParams(config, spec);
+    if (!semantic.ok) {
+      io.err(`armguard ros-node: ${semantic.error}`);
+      return EXIT.failure;
+    }
+    const parts = buildFrankaNode(ctx, config, spec, {
+      recording: { timers, log: (l) => io.out(l) },
+      onStartupFailed: (n) => startupFailed(n),
+      ...(semantic.value ? { semantic: { ...semantic.value, log: (l: string) => io.out(l) } } : {}),
+    });
     io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
     const episodes = parts.episodes;
     lastTime = parts.now();
@@ -155,6 +170,7 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
       await episodes.start(lastTime);
       openEpisodes = episodes;
     }
+    parts.semantic?.begin(parts.now());
     ctx.spin();
     const outcome = await Promise.race([stop.then((signal) => ({ kind: 'signal' as const, signal })), failed]);
     const why = outcome.kind === 'signal' ? outcome.signal : 'start-up failed';
@@ -190,4 +206,11 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
     }
     await ctx.shutdown();
   }
+}
+
+/** The semantic gate's judge, settings and task roles from the node's `semantic_*` parameters (none without `semantic_judge`). */
+export function semanticFromParams(config: FrankaNodeConfig, spec: ScoringSpec): ReturnType<typeof parseSemanticRunOptions> {
+  const opts = config.semantic?.options;
+  if (!opts) return { ok: true, value: undefined };
+  return parseSemanticRunOptions((k) => opts[k], () => false, config.task, defaultSpecPaths().tasks, new Set(spec.tasks.tasks.keys()));
 }

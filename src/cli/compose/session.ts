@@ -245,9 +245,9 @@ export class RunSession {
       gate: new SemanticGate(sem.gateConfig), judge: sem.judge, ...(sem.camera ? { camera: sem.camera } : {}), task: sem.task,
       now: () => this.o.clock.now(), record: (r) => this.episodes.recorder?.semantic(r), log: this.o.log,
     });
-    this.episodes.recorder?.semantic(this.semantic.taskRecord(t));
-    this.semanticHeld = false;
-    this.semantic.start(t);
+    // Nothing to stop until a chunk has passed the semantic gate.
+    this.semanticHeld = true;
+    this.semantic.begin(t);
   }
 
   private step(now: number): void {
