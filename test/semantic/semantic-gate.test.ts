@@ -103,6 +103,18 @@ describe('JudgeScheduler', () => {
     }
   });
 
+  it('an asynchronous request (a camera grab) that fails is an internal fault; one that succeeds is asked', async () => {
+    const g = new SemanticGate(config);
+    const judge: SemanticJudge = { name: 'j', judge: (r) => Promise.resolve(verdict(r.instruction === 'ok' ? 'allow' : 'refuse')) };
+    const s = new JudgeScheduler(g, judge, () => 0);
+    s.atChunk(0, () => Promise.reject(new Error('camera gone')));
+    await s.pending;
+    expect(g.activeFault).toMatchObject({ cause: 'internal', detail: 'building the request failed: camera gone' });
+    s.atChunk(1, () => Promise.resolve({ ...req, instruction: 'ok' }));
+    await s.pending;
+    expect(g.decide(1)).toEqual({ pass: true, basis: 'allow' });
+  });
+
   it('does not wait: the cached verdict stays in force while a refresh is in flight', async () => {
     let release: (o: JudgeOutcome) => void = () => {};
     let calls = 0;
