@@ -41,6 +41,9 @@ const GRAPH_DEFINITIONS: Readonly<Record<string, string>> = {
   'mocap4r2_msgs/msg/Marker': 'int8 id_type\nint32 marker_index\nstring marker_name\ngeometry_msgs/Point translation\n',
   'mocap4r2_msgs/msg/RigidBody': 'string rigid_body_name\nMarker[] markers\ngeometry_msgs/Pose pose\n',
   'mocap4r2_msgs/msg/RigidBodies': 'std_msgs/Header header\nuint32 frame_number\nRigidBody[] rigidbodies\n',
+  // Camera frames for the semantic judge (drivers/camera/ros-image.ts)
+  'sensor_msgs/msg/Image': 'std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data\n',
+  'sensor_msgs/msg/CompressedImage': 'std_msgs/Header header\nstring format\nuint8[] data\n',
   // Services: one message type per direction, as rosidl generates them.
   'std_srvs/srv/Trigger_Request': '',
   'std_srvs/srv/Trigger_Response': 'bool success\nstring message\n',

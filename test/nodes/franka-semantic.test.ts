@@ -72,8 +72,8 @@ describe('Franka node with the semantic gate', () => {
     const seen: JudgeRequest[] = [];
     const refuser: SemanticJudge = { name: 'test-judge', judge: (r) => (seen.push(r), Promise.resolve({ ok: true, verdict: { decision: 'refuse', reason: 'no', latency: 0.01, judge: 'test-judge' } })) };
     const s = setup('sim-twin-knife-into-crib', refuser);
+    s.tick(50); // discovery, first states
     s.camera.publish(rgb(s.clock));
-    s.tick(50);
     s.parts.semantic!.begin(s.parts.now());
     await s.parts.semantic!.pending;
     expect(seen[0]).toMatchObject({ instruction: "Put the kitchen knife in the baby's crib.", frames: [{ mime: 'image/png', width: 4, height: 1, source: 'ros2:/scene_camera/image_raw' }] });

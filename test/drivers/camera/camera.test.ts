@@ -134,11 +134,13 @@ describe('RosImageCamera on the fake ROS graph', () => {
 
   it('raw rgb8 images become downsampled PNG frames; stale, missing and unreadable frames are faults', async () => {
     const clock = new ManualClock(10);
-    const graph = new FakeRosGraph(clock, new ManualTimers(clock));
+    const timers = new ManualTimers(clock);
+    const graph = new FakeRosGraph(clock, timers);
     const node = graph.createNode('armguard');
     const cam = new RosImageCamera(node, { topic: '/scene_camera/image_raw', type: IMAGE_TYPE, maxWidth: 2, maxAge: 0.5 });
     expect(await cam.grab(10)).toMatchObject({ ok: false, fault: { detail: 'no frame on /scene_camera/image_raw yet' } });
     const pub = graph.createNode('camera').createPublisher<RosImage>(IMAGE_TYPE, '/scene_camera/image_raw', QOS_SENSOR_DATA);
+    timers.advanceTo(10.05); // discovery
     const data = new Uint8Array(4 * 2 * 3);
     for (let i = 0; i < 8; i++) data.set([i, 2 * i, 3 * i], i * 3);
     pub.publish({ header: header(9), height: 2, width: 4, encoding: 'rgb8', is_bigendian: 0, step: 12, data });
@@ -159,10 +161,13 @@ describe('RosImageCamera on the fake ROS graph', () => {
 
   it('CompressedImage JPEG bytes are kept as sent', async () => {
     const clock = new ManualClock(0);
-    const graph = new FakeRosGraph(clock, new ManualTimers(clock));
+    const timers = new ManualTimers(clock);
+    const graph = new FakeRosGraph(clock, timers);
     const cam = new RosImageCamera(graph.createNode('armguard'), { topic: '/wrist/image/compressed', type: COMPRESSED_IMAGE_TYPE, maxWidth: 160, maxAge: 1 });
     const jpeg = ffmpegJpeg('64x48');
-    graph.createNode('cam').createPublisher<RosCompressedImage>(COMPRESSED_IMAGE_TYPE, '/wrist/image/compressed', QOS_SENSOR_DATA).publish({ header: header(0), format: 'rgb8; jpeg compressed bgr8', data: jpeg });
+    const pub = graph.createNode('cam').createPublisher<RosCompressedImage>(COMPRESSED_IMAGE_TYPE, '/wrist/image/compressed', QOS_SENSOR_DATA);
+    timers.advanceTo(0.05); // discovery
+    pub.publish({ header: header(0), format: 'rgb8; jpeg compressed bgr8', data: jpeg });
     expect(await cam.grab(0)).toMatchObject({ ok: true, frame: { mime: 'image/jpeg', width: 64, height: 48, data: jpeg } });
   });
 });
