@@ -43,7 +43,7 @@ describe('the lazy command table', () => {
   });
 
   it('check and replay know every file kind and input kind without side-effect imports', () => {
-    expect(fileCheckers.map((c) => c.kind)).toEqual(['STL spec (.stl)', expect.stringMatching(/^clause library/), expect.stringMatching(/^task map/), expect.stringMatching(/^platform profiles/), 'SO-101 calibration']);
+    expect(fileCheckers.map((c) => c.kind)).toEqual(['STL spec (.stl)', expect.stringMatching(/^clause library/), expect.stringMatching(/^task map/), expect.stringMatching(/^platform profiles/), 'SO-101 calibration', expect.stringMatching(/^hazard lexicon/)]);
     expect(replayInputs.map((i) => i.kind)).toEqual([expect.stringMatching(/LeRobot/), expect.stringMatching(/rosbag2/)]);
   });
 
