@@ -21,6 +21,8 @@ export interface EpisodeManagerOptions {
   /** The thresholds the monitor uses, written into each episode's start record. */
   thresholds?: EpisodeStart['thresholds'];
   policy?: string;
+  /** Gate mode recorded in each episode's start record ('off' marks a baseline run). */
+  gateMode?: 'on' | 'off';
   /** Wall-clock ISO time for ids and `startedAt` (injectable for tests). */
   wallClock?: () => Date;
   onFault: (fault: Fault) => void;
@@ -100,6 +102,7 @@ export class EpisodeManager {
         platform: this.o.platform ?? 'so101',
         task: this.o.task,
         ...(this.o.policy ? { policy: this.o.policy } : {}),
+        ...(this.o.gateMode ? { gateMode: this.o.gateMode } : {}),
         startedAt: now.toISOString(),
         t0: t,
         clauses: this.o.clauses,

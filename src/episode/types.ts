@@ -19,6 +19,12 @@ export interface EpisodeStart {
   platform?: string;
   task?: string;
   policy?: string;
+  /**
+   * Gate mode of the run: 'on' (chunks filtered, holds commanded) or 'off' (a baseline: the
+   * policy's chunks forwarded unfiltered, clauses monitored and recorded only). Absent in episodes
+   * recorded before the field existed.
+   */
+  gateMode?: 'on' | 'off';
   /** ISO-8601 wall-clock time the episode started. */
   startedAt: string;
   /** Episode-clock time of the start (s). */

@@ -285,6 +285,18 @@ export class Gate {
   /** What would keep the gate in hold now, or null. */
   persistingReason(t: number): string | null {
     if (this.startingUp && this.cause) return describeCause(this.cause);
+    const stop = this.stopReason(t);
+    if (stop !== null) return stop;
+    if (this.block !== Block.None) return describeCause(this.blockCause(this.lastMargins));
+    if (this.lastT !== this.lastT) return 'no sample evaluated yet';
+    return null;
+  }
+
+  /**
+   * A latched e-stop, the source watchdog or a driver fault (within its quiet period), or null: the
+   * causes that stop the arm even in a gate-off baseline run, where clause verdicts are only recorded.
+   */
+  stopReason(t: number): string | null {
     const latch = this.latches[0];
     if (latch !== undefined) {
       const more = this.latches.length > 1 ? ` (and ${this.latches.length - 1} more)` : '';
@@ -294,8 +306,6 @@ export class Gate {
     if (this.lastFault !== null && t - this.lastFaultT < this.config.faultQuietPeriod) {
       return describeCause({ kind: 'driver-fault', fault: this.lastFault });
     }
-    if (this.block !== Block.None) return describeCause(this.blockCause(this.lastMargins));
-    if (this.lastT !== this.lastT) return 'no sample evaluated yet';
     return null;
   }
 

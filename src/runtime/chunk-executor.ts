@@ -32,7 +32,12 @@ export interface ChunkExecutorOptions {
   readonly onResult?: (result: ExecutedChunk, now: number) => void;
 }
 
-export class ChunkExecutor {
+/** What the pipeline hands a proposed chunk to: the gated executor, or a gate-off baseline. */
+export interface ChunkPath {
+  submit(chunk: GateChunk, now: number): ExecutedChunk;
+}
+
+export class ChunkExecutor implements ChunkPath {
   private readonly q0: Float64Array;
 
   constructor(private readonly o: ChunkExecutorOptions) {

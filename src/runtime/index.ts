@@ -5,3 +5,4 @@ export * from './pipeline.js';
 export * from './chunk-transport.js';
 export * from './chunk-server.js';
 export * from './chunk-client.js';
+export * from './gate-off-baseline.js';

@@ -10,7 +10,7 @@ import type { Gate, ReleaseResult } from '../gate/gate.js';
 import type { ClauseMargins } from '../gate/margins.js';
 import type { CommandSink, Fault, SignalSource } from '../ports/index.js';
 import { SIGNAL_COUNT, SIGNALS, SignalFrame, Validity } from '../schema/signals.js';
-import type { ChunkExecutor } from './chunk-executor.js';
+import type { ChunkPath } from './chunk-executor.js';
 import type { GateEventSink } from './events.js';
 
 /** Monitors the pipeline drives: margins for the gate plus a per-frame update. */
@@ -25,7 +25,7 @@ export interface PipelineOptions {
   readonly monitors: FrameMonitors;
   readonly gate: Gate;
   readonly sink: CommandSink;
-  readonly chunks?: ChunkExecutor;
+  readonly chunks?: ChunkPath;
   readonly events?: GateEventSink;
   /** No fresh sample (newest stamp in the frame) for this long (s) trips the watchdog. */
   readonly watchdogTimeout: number;

@@ -29,6 +29,7 @@ const ACCESS = `users:
   - { username: armguard, password: "armguard-secret", roles: [armguard] }
   - { username: alice, password: "alice-secret", roles: [operator] }
   - { username: viewer, password: "viewer-secret", roles: [viewer] }
+  - { username: policy, password: "policy-secret", roles: [policy] }
 `;
 
 const sessions: RunSession[] = [];
@@ -267,21 +268,40 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     expect(renderMarkdown(r)).toMatch(/\| joint_torque \| 0\.0001 \| calibration strict\.yaml \| 1 \|/);
   }, 30_000);
 
-  it('--gate off monitors only: a hold is recorded but never commanded, chunks are refused', async () => {
+  it('--gate off is a baseline run: chunks reach the servos unfiltered, the e-stop still holds, the episode says gate off', async () => {
     const { s } = await startSession({ gating: false });
-    await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(new Float64Array(6))), 5, 'a first joint sample');
-    const goals = [1, 2, 3, 4, 5, 6].map((id) => register(s, id, 'Goal_Position'));
-    const r = s.pipeline.submitChunk({ id: 'c1', stamp: systemClock.now(), horizon: 1, joints: 6, dt: 0.02, targets: new Float64Array(6) }, systemClock.now());
-    expect(r).toMatchObject({ verdict: 'rejected', code: 'no-chunk-path' });
+    const q = new Float64Array(6);
+    await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(q)), 5, 'a first joint sample');
+    const start = register(s, 1, 'Present_Position');
+    const H = 25;
+    const targets = new Float64Array(H * 6);
+    for (let k = 0; k < H; k++) {
+      targets.set(q, k * 6);
+      targets[k * 6] = q[0]! + (0.3 * (k + 1)) / H;
+    }
+    // Through MQTT as the policy does, so the session records the proposed and executed chunk.
+    const policy = await RecordingClient.connect(s.brokerUrl!, 'policy', 'policy-secret');
+    await policy.subscribe(topicFor('arm9', 'chunk/result'));
+    const rows = Array.from({ length: H }, (_, k) => Array.from(targets.subarray(k * 6, k * 6 + 6)));
+    await policy.publish(topicFor('arm9', 'chunk/request'), JSON.stringify({ v: 1, id: 'move', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets: rows }));
+    await policy.waitFor((t) => t === topicFor('arm9', 'chunk/result'), 5, 'the chunk result');
+    await policy.end();
+    const r = JSON.parse(policy.messages.find((m) => m.topic === topicFor('arm9', 'chunk/result'))!.payload) as { verdict: string; code: string; targets: number[][] };
+    expect(r).toMatchObject({ verdict: 'executed', code: 'gate-off' });
+    expect(r.targets).toEqual(rows);
+    await waitUntil(() => Math.abs(register(s, 1, 'Present_Position') - start) > 40, 5, 'the pan joint to move');
+    const bad = targets.slice();
+    bad[3] = NaN;
+    expect(s.pipeline.submitChunk({ id: 'nan', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets: bad }, systemClock.now())).toMatchObject({ verdict: 'rejected', code: 'non-finite' });
     await s.act('estop');
-    expect(s.gate.state).toBe('hold');
-    const rx0 = s.conn.bus.counters.rx;
-    await waitUntil(() => s.conn.bus.counters.rx > rx0 + 30, 5, 'five more state reads');
-    expect(s.conn.arm.holds).toBe(0);
-    expect([1, 2, 3, 4, 5, 6].map((id) => register(s, id, 'Goal_Position'))).toEqual(goals);
+    await waitUntil(() => s.conn.arm.holds >= 1, 5, 'the hold command');
+    expect(s.pipeline.submitChunk({ id: 'after-stop', stamp: systemClock.now(), horizon: 1, joints: 6, dt: 0.02, targets: targets.slice(0, 6) }, systemClock.now())).toMatchObject({ verdict: 'held' });
     const path = s.episodes.path!;
     await s.stop('test done');
-    expect(s.conn.arm.holds).toBe(0); // shutdown does not command the arm either
+    const executed: unknown[] = [];
+    const scan = await readEpisode(path, (rec) => { if (rec.kind === 'executed-chunk') executed.push(rec.value); }, { kinds: ['executed-chunk'] });
+    expect(scan.start).toMatchObject({ gateMode: 'off' });
+    expect(executed).toEqual([expect.objectContaining({ proposedId: 'move', verdict: 'executed' })]);
     const gate = await gateRecords(path);
     expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) })]));
   }, 30_000);

@@ -48,7 +48,10 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
                         writes it; see hardware.md "Running a pilot")
   --broker-port <n>     embedded broker port on 127.0.0.1 (default 1883; 0 = any free port)
   --dashboard <port>    serve the live dashboard on 127.0.0.1:<port>
-  --gate on|off         off = monitor only: nothing is commanded, chunks are refused (default on)
+  --gate on|off         off = a baseline run: the policy's chunks go to the arm unfiltered (still
+                        refused when malformed, non-finite, beyond joint limits, stale or out of
+                        order); clauses are monitored and recorded, would-holds recorded but not
+                        commanded; e-stop, watchdog and bus faults still hold (default on)
   --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
   --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
   --max-age <s>         raise every signal's max age (SPEC §2) to at least this (default: derived
@@ -307,10 +310,10 @@ export const runCommand: Command = {
     const live = session;
     if (pendingStop) live.requestStop(pendingStop);
     const o = parsed.options;
-    io.out(`armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (monitor only)'}`);
+    io.out(`armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (BASELINE run: chunks forwarded unfiltered; violations recorded, not held)'}`);
     io.out(`clauses: ${session.runtime.clauses.join(', ') || '(none applicable)'}`);
     io.out(`thresholds monitored: ${session.runtime.thresholds.map((t) => `${t.clause} ${t.tau} ${t.unit} (${t.from})`).join('; ') || '(none)'}`);
-    io.out(`mqtt: ${session.brokerUrl} — chunks on armguard/v1/${o.robotId}/chunk/request${o.gating ? '' : ' (refused: monitor only)'}`);
+    io.out(`mqtt: ${session.brokerUrl} — chunks on armguard/v1/${o.robotId}/chunk/request${o.gating ? '' : ' (forwarded unfiltered: baseline)'}`);
     io.out(`episode: ${session.episodes.path}`);
     const detachKeys = attachOperatorKeys(process.stdin, (a) => void live.act(a));
     if (detachKeys) io.err(OPERATOR_KEYS_HELP);

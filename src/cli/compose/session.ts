@@ -134,6 +134,7 @@ export class RunSession {
       dir: o.episodesDir, robotId: o.robotId, task: o.task, clauses: this.runtime.clauses, timers: o.timers,
       versions: { platform: 'so101', calibration: o.calibration.armId },
       thresholds: Object.fromEntries(this.runtime.thresholds.map((t) => [t.clause, { tau: t.tau, unit: t.unit, from: t.from }])),
+      gateMode: o.gating ? 'on' : 'off',
       ...(o.openEpisode ? { open: o.openEpisode } : {}),
       log: o.log,
       onFault: (f) => this.onStorageFault(f),
@@ -192,7 +193,7 @@ export class RunSession {
       ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
       ...(o.dashboard ? { dashboard: o.dashboard } : {}),
       onFault: (f, t) => this.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${f.detail ?? ''}` }, t),
-      // With --gate off the pipeline has no chunk path: requests are answered 'rejected' (no-chunk-path).
+      // With --gate off (baseline) screened chunks are forwarded unfiltered (GateOffBaseline).
       chunks: {
         submitter: { submitChunk: (chunk: GateChunk, now: number) => this.submitChunk(chunk, now) },
         joints: this.conn.arm.joints,
@@ -463,17 +464,16 @@ export class RunSession {
     this.durationTimer?.cancel();
     this.loop.stop();
     const t = this.o.clock.now();
-    if (this.o.gating) {
-      this.episodes.recorder?.gateEvent(t, 'shutdown-hold', reason);
-      const h = await this.conn.arm.holdNow(`shutdown: ${reason}`);
-      if (h.ok) this.shutdownHold = { kind: 'held' };
-      else {
-        const detail = `${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`;
-        this.shutdownHold = { kind: 'failed', detail };
-        this.o.log(`shutdown hold failed: ${detail}`);
-        this.episodes.recorder?.gateEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
-      }
-    } else this.shutdownHold = { kind: 'not-commanded' };
+    // Gate on or off (a baseline run forwards the policy's chunks): the arm is held before anything closes.
+    this.episodes.recorder?.gateEvent(t, 'shutdown-hold', reason);
+    const h = await this.conn.arm.holdNow(`shutdown: ${reason}`);
+    if (h.ok) this.shutdownHold = { kind: 'held' };
+    else {
+      const detail = `${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`;
+      this.shutdownHold = { kind: 'failed', detail };
+      this.o.log(`shutdown hold failed: ${detail}`);
+      this.episodes.recorder?.gateEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
+    }
     const id = this.episodes.episodeId;
     await this.episodes.close(this.o.clock.now(), reason);
     if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });

@@ -8,9 +8,10 @@ import { calibratedProfile } from '../../calibration/so101-thresholds.js';
 import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../gate/index.js';
 import { CapsuleModel } from '../../kinematics/index.js';
 import type { ObstacleSet } from '../../kinematics/index.js';
+import type { ExecutedChunk } from '../../gate/chunk.js';
 import type { CommandSink, JointStateSource, SignalSource } from '../../ports/index.js';
 import type { MonitorBank} from '../../runtime/index.js';
-import { ChunkExecutor, Pipeline, type GateEventSink } from '../../runtime/index.js';
+import { ChunkExecutor, GateOffBaseline, Pipeline, type ChunkPath, type GateEventSink } from '../../runtime/index.js';
 import type { ClauseApplicability, ScoringSpec } from '../../safety/index.js';
 import { planSafeMonitors } from '../../runtime/safe-monitors.js';
 import { SIGNALS } from '../../schema/signals.js';
@@ -25,7 +26,11 @@ export interface So101RuntimeOptions {
   /** The arm: signals in, commands out, joint state for the filter. */
   arm: SignalSource & CommandSink & JointStateSource;
   events: GateEventSink;
-  /** false (--gate off): monitor only — no chunk path, holds are logged but not commanded. Default true. */
+  /**
+   * false (--gate off): a baseline run — screened chunks go to the arm unfiltered, clause holds
+   * are recorded but not commanded; e-stop, watchdog and driver faults still hold (GateOffBaseline).
+   * Default true.
+   */
   gating?: boolean;
   /** Workspace box the capsules stay inside (xmin, ymin, zmin, xmax, ymax, zmax; m, base frame). */
   workspace?: readonly number[];
@@ -107,21 +112,27 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
   const maxAge = o.maxChunkAge ?? 0.2;
   const screen = new ChunkScreen({ joints: qmin.length, maxHorizon: 100, qmin, qmax, maxAge, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 1024 });
   const gating = o.gating ?? true;
-  const chunks = gating ? new ChunkExecutor({ gate, screen, filter, sink: o.arm, joints: o.arm, maxStateAge: Math.max(0.1, floor), onResult: (r, t) => o.events.chunkResult(r, t) }) : undefined;
   // The arm is both source and sink: give the pipeline its faults once (through the source).
-  // Monitor-only mode never commands the arm (no heartbeat either, so its watchdog stays unarmed).
-  const sink: CommandSink = gating
-    ? {
-        name: o.arm.name,
-        execute: (c, now) => o.arm.execute(c, now),
-        hold: (now, reason) => o.arm.hold(now, reason),
-        heartbeat: (now) => o.arm.heartbeat(now),
-        onFault: () => undefined,
-      }
-    : { name: `${o.arm.name} (monitor only)`, execute: () => undefined, hold: () => undefined, heartbeat: () => undefined, onFault: () => undefined };
+  const armSink: CommandSink = {
+    name: o.arm.name,
+    execute: (c, now) => o.arm.execute(c, now),
+    hold: (now, reason) => o.arm.hold(now, reason),
+    heartbeat: (now) => o.arm.heartbeat(now),
+    onFault: () => undefined,
+  };
+  const onResult = (r: ExecutedChunk, t: number): void => o.events.chunkResult(r, t);
+  let chunks: ChunkPath;
+  let sink: CommandSink;
+  if (gating) {
+    chunks = new ChunkExecutor({ gate, screen, filter, sink: armSink, joints: o.arm, maxStateAge: Math.max(0.1, floor), onResult });
+    sink = armSink;
+  } else {
+    const baseline = new GateOffBaseline({ gate, screen, arm: armSink, onResult });
+    chunks = baseline;
+    sink = baseline.sink;
+  }
   const pipeline = new Pipeline({
-    source: o.arm, monitors: bank, gate, sink, events: o.events, watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),
-    ...(chunks ? { chunks } : {}),
+    source: o.arm, monitors: bank, gate, sink, chunks, events: o.events, watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),
   });
   const thresholds = instances.map((i): MonitoredThreshold => ({
     clause: i.clause.id, tau: i.tau, unit: i.clause.unit,
