@@ -29,6 +29,29 @@ class Column {
   }
 }
 
+/** What is known of an episode that ended without a success/failure label (listed by reports, not scored). */
+export interface UnlabelledEpisode {
+  readonly file: string;
+  readonly episodeId: string;
+  readonly robotId: string;
+  readonly task?: string;
+  readonly policy?: string;
+  readonly gateMode?: 'on' | 'off';
+  readonly startedAt: string;
+  readonly frames: number;
+  /** Seconds from the first to the last frame (0 with fewer than two frames). */
+  readonly duration: number;
+  /** The file was cut short: a label recorded after the cut is lost. */
+  readonly cut: boolean;
+}
+
+/** The episode has no success label: it cannot be scored, and must be listed, not dropped. */
+export class UnlabelledEpisodeError extends InputError {
+  constructor(readonly episode: UnlabelledEpisode, reason: string) {
+    super({ file: episode.file, field: 'labels.success' }, reason);
+  }
+}
+
 /** How many decode error messages a trace carries (the count covers all). */
 const MAX_ERROR_MESSAGES = 10;
 
@@ -87,7 +110,15 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
   if (success === undefined) {
     // A label recorded after where a cut-short file stops is lost; say so rather than blame the labeling.
     const cut = scan.end.kind === 'complete' ? '' : `; the file is ${describeScanEnd(scan.end)}: any label recorded after that point is lost`;
-    throw new InputError({ file, field: 'labels.success' }, `episode has no success label (label it with: armguard label <file> --success | --failure)${cut}`);
+    const t = times.view();
+    const s = scan.start;
+    throw new UnlabelledEpisodeError({
+      file, episodeId: s.episodeId, robotId: s.robotId, startedAt: s.startedAt, frames: t.length,
+      duration: t.length > 1 ? t[t.length - 1]! - t[0]! : 0, cut: scan.end.kind !== 'complete',
+      ...((labels.taskId ?? s.task) === undefined ? {} : { task: labels.taskId ?? s.task }),
+      ...((labels.policy ?? s.policy) === undefined ? {} : { policy: labels.policy ?? s.policy }),
+      ...(s.gateMode === undefined ? {} : { gateMode: s.gateMode }),
+    }, `episode has no success label (label it with: armguard label <file> --success | --failure)${cut}`);
   }
   const start = scan.start;
   const meta = {

@@ -3,6 +3,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { UnlabelledEpisodeError } from '../episode/trace.js';
 import { ReportBuilder, type BuildOptions } from './build.js';
 import { EpisodeFileReader, listEpisodeFiles } from './build-sources.js';
 import type { ReportData } from './build-types.js';
@@ -20,7 +21,8 @@ export async function buildReportFromDir(dir: string, opts: BuildOptions, onProg
       const { trace, extras } = await reader.read(file);
       builder.add(trace, extras);
     } catch (e) {
-      builder.exclude(file, (e as Error).message);
+      if (e instanceof UnlabelledEpisodeError) builder.unlabelled(e.episode);
+      else builder.exclude(file, (e as Error).message);
     }
     onProgress?.(i + 1, files.length, file);
   }

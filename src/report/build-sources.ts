@@ -97,7 +97,11 @@ export class EpisodeFileReader {
       : undefined;
     return {
       trace,
-      extras: { robotId: trace.start.robotId, format: 'mcap', fileState: trace.end, ...(gate ? { gate } : {}), ...(semantic ? { semantic } : {}), ...(damage ? { damage } : {}) },
+      extras: {
+        robotId: trace.start.robotId, format: 'mcap', fileState: trace.end,
+        ...(trace.start.gateMode ? { gateMode: trace.start.gateMode } : {}),
+        ...(gate ? { gate } : {}), ...(semantic ? { semantic } : {}), ...(damage ? { damage } : {}),
+      },
     };
   }
 }

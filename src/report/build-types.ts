@@ -3,8 +3,14 @@
  * renderer (HTML, Markdown, CSV, JSON) reads. Plain data, JSON-serialisable except typed arrays
  * in trace plots.
  */
+import type { UnlabelledEpisode } from '../episode/trace.js';
 import type { MetricsSummary, SensitivityRow } from './metrics/index.js';
 import type { SemanticEpisode, SemanticSummary } from './build-semantic.js';
+
+export type { UnlabelledEpisode };
+
+/** Gate mode of an episode's run: 'off' is a baseline; trace files and older episodes do not record it. */
+export type RunGateMode = 'on' | 'off' | 'unrecorded';
 
 export type GroupKey = 'policy' | 'task' | 'platform' | 'robot';
 export const GROUP_KEYS: readonly GroupKey[] = ['policy', 'task', 'platform', 'robot'];
@@ -36,6 +42,8 @@ export interface EpisodeExtras {
   readonly gate?: GateStats;
   /** The semantic gate's records (issue 18); undefined when there are none. */
   readonly semantic?: SemanticEpisode;
+  /** The run's gate mode from the episode's start record (absent: not recorded). */
+  readonly gateMode?: 'on' | 'off';
 }
 
 /** One plotted clause trace: ρ(t)/|τ|, downsampled keeping each bucket's extremes. */
@@ -117,6 +125,12 @@ export interface GroupReport {
   readonly metrics: MetricsSummary;
 }
 
+/** One headline: the episodes of one gate mode and policy (never pooled across gate modes). */
+export interface RunGroup extends GroupReport {
+  readonly gateMode: RunGateMode;
+  readonly policy: string;
+}
+
 export interface EpisodeRow {
   readonly episodeId: string;
   readonly file: string;
@@ -126,6 +140,7 @@ export interface EpisodeRow {
   readonly platform: string;
   readonly task: string;
   readonly policy: string;
+  readonly gateMode: RunGateMode;
   readonly success: boolean;
   readonly safe: boolean;
   readonly evidence: 'trace' | 'manual' | 'trace+manual' | 'none';
@@ -163,7 +178,12 @@ export interface ReportData {
   readonly robots: readonly { readonly robotId: string; readonly episodes: number }[];
   /** Per-arm thresholds the live monitor used (recorded in episode metadata, e.g. from a calibration file); episodes are scored with them. */
   readonly monitoredThresholds: readonly { readonly clauseId: string; readonly tau: number; readonly from: string; readonly episodes: number }[];
+  /** Over every counted episode; renderers show it only when one gate mode is present (runGroups otherwise). */
   readonly summary: MetricsSummary;
+  /** One headline per gate mode × policy, gate off (baseline) first: the report's first table. */
+  readonly runGroups: readonly RunGroup[];
+  /** Gate modes present among the counted episodes. */
+  readonly gateModes: readonly RunGateMode[];
   /** Safe-tier clauses applicable somewhere, in library order: the per-task table's columns. */
   readonly taskClauses: readonly string[];
   readonly tasks: readonly TaskRow[];
@@ -178,6 +198,8 @@ export interface ReportData {
   readonly worst: readonly WorstEpisode[];
   readonly rows: readonly EpisodeRow[];
   readonly skipped: readonly { readonly file: string; readonly reason: string }[];
+  /** Episodes ended without a success/failure label: listed and counted, not scored. */
+  readonly unlabelled: readonly UnlabelledEpisode[];
   /** Counted episodes whose files were truncated, corrupt or had undecodable records. */
   readonly damaged: readonly DamagedEpisode[];
   readonly warnings: readonly string[];

@@ -11,7 +11,7 @@ import { computeMetrics, type MetricsSummary, type SensitivityRow } from './metr
 import { summariseGate } from './build-gate.js';
 import { summariseSemantic } from './build-semantic.js';
 import { WorstTracker } from './build-worst.js';
-import type { ClauseCell, ClauseRun, DamagedEpisode, EpisodeExtras, EpisodeRow, GroupKey, GroupReport, ReportData, TaskRow } from './build-types.js';
+import type { ClauseCell, ClauseRun, DamagedEpisode, EpisodeExtras, EpisodeRow, GroupKey, GroupReport, ReportData, RunGateMode, RunGroup, TaskRow, UnlabelledEpisode } from './build-types.js';
 
 export interface BuildOptions {
   readonly scorer: EpisodeScorer;
@@ -89,6 +89,7 @@ export class ReportBuilder {
   private readonly variants: { variant: SensitivityVariant; safe: boolean[]; vsi: number[]; notes: Set<string> }[];
   private readonly worst: WorstTracker;
   private readonly skipped: { file: string; reason: string }[] = [];
+  private readonly unlabelledEpisodes: UnlabelledEpisode[] = [];
   private readonly warnings: string[] = [];
   private readonly damaged: DamagedEpisode[] = [];
   private readonly clauseOrder: string[];
@@ -109,6 +110,11 @@ export class ReportBuilder {
   /** A file that could not be read or scored: listed in the report, not counted. */
   exclude(file: string, reason: string): void {
     this.skipped.push({ file, reason });
+  }
+
+  /** An episode that ended without a success/failure label: listed and counted apart, not scored. */
+  unlabelled(episode: UnlabelledEpisode): void {
+    this.unlabelledEpisodes.push(episode);
   }
 
   /** Score one episode and fold it in. Returns the scoring problems (then nothing is counted). */
@@ -168,6 +174,7 @@ export class ReportBuilder {
       platform: s.platform ?? NO_VALUE,
       task: s.task ?? NO_VALUE,
       policy: s.policy ?? NO_VALUE,
+      gateMode: extras.gateMode ?? 'unrecorded',
       success: s.success,
       safe: s.safe,
       evidence: evidenceOf(s),
@@ -247,8 +254,24 @@ export class ReportBuilder {
     return [...idx].sort(([a], [b]) => a.localeCompare(b)).map(([k, is]) => ({ key: k, metrics: this.metrics(is.map((i) => this.scores[i]!)) }));
   }
 
+  /** Headlines per gate mode × policy: gate off (the baseline) first, then on, then unrecorded. */
+  private runGroups(): RunGroup[] {
+    const order: Record<RunGateMode, number> = { off: 0, on: 1, unrecorded: 2 };
+    const idx = new Map<string, { gateMode: RunGateMode; policy: string; is: number[] }>();
+    this.rows.forEach((r, i) => {
+      const key = `${r.gateMode}\u0000${r.policy}`;
+      const g = idx.get(key);
+      if (g) g.is.push(i);
+      else idx.set(key, { gateMode: r.gateMode, policy: r.policy, is: [i] });
+    });
+    return [...idx.values()]
+      .sort((a, b) => order[a.gateMode] - order[b.gateMode] || a.policy.localeCompare(b.policy))
+      .map((g) => ({ key: `gate ${g.gateMode} · ${g.policy}`, gateMode: g.gateMode, policy: g.policy, metrics: this.metrics(g.is.map((i) => this.scores[i]!)) }));
+  }
+
   finish(): ReportData {
     const summary = this.metrics(this.scores);
+    const runGroups = this.runGroups();
     const applicableSafe = new Set<string>();
     for (const t of this.tasks.values()) for (const [id, c] of t.cells) if (c.applicable > 0) applicableSafe.add(id);
     const taskClauses = this.clauseOrder.filter((id) => applicableSafe.has(id));
@@ -299,6 +322,8 @@ export class ReportBuilder {
         return { clauseId, tau: Number(tau), from, episodes };
       }),
       summary,
+      runGroups,
+      gateModes: [...new Set(runGroups.map((g) => g.gateMode))],
       taskClauses,
       tasks,
       taskAll: taskRow('All', all),
@@ -311,6 +336,7 @@ export class ReportBuilder {
       worst: this.worst.worst(),
       rows: this.rows,
       skipped: this.skipped,
+      unlabelled: this.unlabelledEpisodes,
       warnings: this.warnings,
       damaged: this.damaged,
     };

@@ -38,6 +38,10 @@ export interface EpisodeSpec {
   readonly executed?: number;
   /** Written as a JSONL trace file instead of MCAP. */
   readonly jsonl?: boolean;
+  /** The run's gate mode in the episode's start record. */
+  readonly gateMode?: 'on' | 'off';
+  /** Ended without a success/failure label. */
+  readonly unlabelled?: boolean;
 }
 
 /** Safe baseline of every sim-platform signal. */
@@ -67,6 +71,7 @@ async function writeMcap(dir: string, spec: EpisodeSpec): Promise<void> {
   const timers = new ManualTimers(clock);
   const recorder = EpisodeRecorder.start(await FileEpisodeWritable.create(join(dir, file)), {
     episodeId: spec.id, robotId: spec.robot, platform: 'sim', task: spec.task, policy: spec.policy,
+    ...(spec.gateMode ? { gateMode: spec.gateMode } : {}),
     startedAt: '2026-11-29T15:00:00.000Z', t0: T0, clauses: [],
   }, { timers, file });
   const chunks = [...(spec.filtered ?? []).map((m) => ({ verdict: 'filtered' as const, m })), ...Array.from({ length: spec.executed ?? 0 }, () => ({ verdict: 'executed' as const, m: 0 }))];
@@ -85,7 +90,7 @@ async function writeMcap(dir: string, spec: EpisodeSpec): Promise<void> {
       recorder.executedChunk(t, chunk, `c${k}`, c.verdict, c.m);
     }
   }
-  recorder.label({ success: spec.success, ...(spec.manual ? { manual: spec.manual } : {}), t: T0 + STEPS * DT, source: 'operator' });
+  if (!spec.unlabelled) recorder.label({ success: spec.success, ...(spec.manual ? { manual: spec.manual } : {}), t: T0 + STEPS * DT, source: 'operator' });
   const entry = await recorder.end(T0 + STEPS * DT, 'done');
   await appendIndexEntry(join(dir, INDEX_FILE_NAME), entry);
 }

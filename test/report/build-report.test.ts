@@ -241,7 +241,9 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     expect(json.summary.sbu.k).toBe(count((e) => e.spec.success && e.unsafe));
     expect(json.worst[0].traces[0].t.length).toBeGreaterThan(0);
     const md = readFileSync(join(out, 'report.md'), 'utf8');
-    expect(md).toContain(`| SBU | ${(100 * r.summary.sbu.p).toFixed(1)}% |`);
+    // one headline per run group (all these episodes: gate mode not recorded), the group's own SBU
+    for (const g of r.runGroups) expect(md).toContain(`## Headline: gate mode not recorded · policy ${g.policy}`);
+    expect(md).toContain(`| SBU | ${(100 * r.runGroups[0]!.metrics.sbu.p).toFixed(1)}% |`);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).not.toMatch(/<script|<link|src="http/i);
     expect((html.match(/<svg /g) ?? []).length).toBe(3);

@@ -60,7 +60,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   const timers = new ManualTimers(new ManualClock(0));
   const ep = await startEpisodeInDir(
     input.dir,
-    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: demoPlatform(world.scene.id), task: input.task, policy: policyLabel, startedAt: input.startedAt, t0: 0, clauses: clauseIds },
+    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: demoPlatform(world.scene.id), task: input.task, policy: policyLabel, gateMode: mode, startedAt: input.startedAt, t0: 0, clauses: clauseIds },
     { timers },
   );
   const rec = ep.recorder;

@@ -4,7 +4,7 @@
  */
 import type { MetricsSummary } from '../metrics/index.js';
 import type { DamagedEpisode } from '../build-types.js';
-import type { GroupReport, ReportData, TaskRow } from '../build-types.js';
+import type { GroupReport, ReportData, RunGateMode, RunGroup, TaskRow, UnlabelledEpisode } from '../build-types.js';
 import { DASH, cellText, escapeHtml as h, fraction, kn, meanInterval, num, pct, propInterval, seconds } from './format.js';
 import { REPORT_CSS } from './html-style.js';
 import { traceSvg } from './svg-trace.js';
@@ -28,7 +28,7 @@ function card(label: string, value: string, ci: string, tone: '' | 'ok' | 'warn'
   return `<div class="card ${tone}"><div class="label">${label}</div><div class="value">${value}</div><div class="ci">${ci}</div></div>`;
 }
 
-function headline(m: MetricsSummary): string {
+function headline(m: MetricsSummary, tableId = 'headline-table'): string {
   const cards = [
     card('SR', pct(m.sr.p), `${kn(m.sr)} · ${propInterval(m.sr)}`, ''),
     card('Safety', pct(m.safety.p), `${kn(m.safety)} · ${propInterval(m.safety)}`, m.safety.k === m.safety.n ? 'ok' : ''),
@@ -47,13 +47,49 @@ function headline(m: MetricsSummary): string {
     ['VSI|U', num(m.vsiGivenUnsafe.estimate), meanInterval(m.vsiGivenUnsafe), `${m.vsiGivenUnsafe.unsafe} ep.`, 'bootstrap 95%, mean over unsafe episodes'],
   ];
   const manual = m.unsafeByManualOnly > 0 ? `<p class="note"><span class="manual">${m.unsafeByManualOnly}</span> unsafe episode(s) are unsafe by a manual (video-judged) label only; VSI counts trace evidence only.</p>` : '';
-  return `<div class="cards">${cards}</div>${table(['Metric', 'Estimate', '95% interval', 'k/n', 'Method'], rows, { id: 'headline-table' })}${manual}`;
+  return `<div class="cards">${cards}</div>${table(['Metric', 'Estimate', '95% interval', 'k/n', 'Method'], rows, { id: tableId })}${manual}`;
 }
 
-function quadrants(m: MetricsSummary): string {
+const metricCells = (m: MetricsSummary) => [String(m.episodes), `${pct(m.sr.p)} ${propInterval(m.sr)}`, `${pct(m.safety.p)} ${propInterval(m.safety)}`, `${pct(m.sbu.p)} (${kn(m.sbu)})`, `${pct(m.pUnsafeGivenSuccess.p)} (${kn(m.pUnsafeGivenSuccess)})`, `${num(m.vsi.estimate)} ${meanInterval(m.vsi)}`];
+
+/** How a gate mode reads in a heading. */
+export function gateModeLabel(mode: RunGateMode): string {
+  return mode === 'off' ? 'gate off (baseline)' : mode === 'on' ? 'gate on' : 'gate mode not recorded';
+}
+
+/** The per-run table: one row per gate mode × policy, the report's first table. */
+function runTable(groups: readonly RunGroup[]): string {
+  const rows = groups.map((g) => [gateModeLabel(g.gateMode), h(g.policy), ...metricCells(g.metrics)]);
+  return table(['Gate', 'Policy', 'n', 'SR', 'Safety', 'SBU', 'P[U|S]', 'VSI'], rows, { id: 'run-table' })
+    + '<p class="note">One row per run group (gate mode × policy). Gate-off runs are the baseline: the policy\'s chunks went to the arm unfiltered, clauses were only monitored. Episodes of different gate modes are never pooled into one headline.</p>';
+}
+
+/** One headline per run group. */
+function headlines(r: ReportData): string {
+  if (r.runGroups.length === 0) return headline(r.summary);
+  return r.runGroups.map((g, i) => `<div class="run-headline" id="headline-${i + 1}"><h3>${gateModeLabel(g.gateMode)} · policy ${h(g.policy)} · ${g.metrics.episodes} episode(s)</h3>${headline(g.metrics, i === 0 ? 'headline-table' : `headline-table-${i + 1}`)}</div>`).join('');
+}
+
+/** Quadrants per gate mode when more than one is present (never pooled across modes). */
+function outcomes(r: ReportData): string {
+  if (r.gateModes.length <= 1) return quadrants(r.summary);
+  return r.gateModes.map((mode, i) => {
+    const groups = r.runGroups.filter((g) => g.gateMode === mode);
+    return groups.map((g, j) => `<h3>${gateModeLabel(mode)} · policy ${h(g.policy)}</h3>${quadrants(g.metrics, i === 0 && j === 0 ? 'quadrants' : `quadrants-${i + 1}-${j + 1}`)}`).join('');
+  }).join('');
+}
+
+function unlabelledList(list: readonly UnlabelledEpisode[]): string {
+  if (list.length === 0) return '<p>Every episode has a success/failure label.</p>';
+  const rows = list.map((u) => [h(u.episodeId), h(u.file), h(u.robotId), h(u.task ?? DASH), h(u.policy ?? DASH), u.gateMode ? gateModeLabel(u.gateMode) : DASH, String(u.frames), seconds(u.duration), u.cut ? 'file cut short (a later label is lost)' : '']);
+  return table(['Episode', 'File', 'Robot', 'Task', 'Policy', 'Gate', 'Frames', 'Duration', 'Note'], rows, { id: 'unlabelled-table' })
+    + `<p class="note">${list.length} episode(s) ended without a success/failure label: they are not in any rate above. Label each with <code>armguard label &lt;file&gt; --success</code> or <code>--failure</code> and re-run the report.</p>`;
+}
+
+function quadrants(m: MetricsSummary, id = 'quadrants'): string {
   const q = m.quadrants;
   const cell = (cls: string, label: string, p: MetricsSummary['sr']) => `<div class="${cls}"><b>${pct(p.p)}</b>${kn(p)} · ${label}</div>`;
-  return `<div class="quad" id="quadrants"><div class="h"></div><div class="h">success</div><div class="h">failure</div>
+  return `<div class="quad" id="${id}"><div class="h"></div><div class="h">success</div><div class="h">failure</div>
 <div class="h">safe</div>${cell('q-ss', 'safe success', q.safeSuccess)}${cell('q-sf', 'safe failure', q.safeFailure)}
 <div class="h">unsafe</div>${cell('q-us', 'unsafe success (SBU)', q.unsafeSuccess)}${cell('q-uf', 'unsafe failure', q.unsafeFailure)}</div>`;
 }
@@ -128,7 +164,6 @@ function gate(r: ReportData): string {
   ], { id: 'gate-table' });
 }
 
-const metricCells = (m: MetricsSummary) => [String(m.episodes), `${pct(m.sr.p)} ${propInterval(m.sr)}`, `${pct(m.safety.p)} ${propInterval(m.safety)}`, `${pct(m.sbu.p)} (${kn(m.sbu)})`, `${pct(m.pUnsafeGivenSuccess.p)} (${kn(m.pUnsafeGivenSuccess)})`, `${num(m.vsi.estimate)} ${meanInterval(m.vsi)}`];
 
 function groups(r: ReportData): string {
   if (!r.groupBy) return '';
@@ -186,7 +221,8 @@ export function renderHtml(r: ReportData): string {
   const m = r.summary;
   const policies = new Set(r.rows.map((x) => x.policy));
   const platforms = new Set(r.rows.map((x) => x.platform));
-  const meta = `${h(r.source)} · ${r.episodes} episodes · ${r.robots.length} robot(s) · ${policies.size} polic${policies.size === 1 ? 'y' : 'ies'} · platform(s) ${[...platforms].map(h).join(', ')} · generated ${h(r.generatedAt)}`;
+  const unlabelled = r.unlabelled.length > 0 ? ` · <a href="#unlabelled">${r.unlabelled.length} unlabelled (not counted)</a>` : '';
+  const meta = `${h(r.source)} · ${r.episodes} episodes${unlabelled} · ${r.robots.length} robot(s) · ${policies.size} polic${policies.size === 1 ? 'y' : 'ies'} · platform(s) ${[...platforms].map(h).join(', ')} · generated ${h(r.generatedAt)}`;
   const banner = r.skipped.length > 0
     ? `<div class="banner" id="skipped"><b>${r.skipped.length} file(s) could not be read or scored and are not counted:</b><ul>${r.skipped.slice(0, 20).map((s) => `<li>${h(s.file)}: ${h(s.reason)}</li>`).join('')}</ul>${r.skipped.length > 20 ? `<p>… and ${r.skipped.length - 20} more (see summary.json)</p>` : ''}</div>`
     : '';
@@ -198,8 +234,10 @@ export function renderHtml(r: ReportData): string {
 <body><header><h1>${h(r.title)}</h1><div class="meta">${meta}</div></header><main>
 ${banner}
 ${damaged}
-${section('headline', 'Headline', headline(m))}
-${section('outcomes', 'Outcomes (four quadrants)', quadrants(m))}
+${section('runs', 'Per run (gate mode × policy)', runTable(r.runGroups))}
+${section('headline', 'Headline per run', headlines(r))}
+${section('unlabelled', `Unlabelled episodes (${r.unlabelled.length})`, unlabelledList(r.unlabelled))}
+${section('outcomes', 'Outcomes (four quadrants)', outcomes(r))}
 ${section('tasks', 'Per task', taskTable(r))}
 ${section('clauses', 'Per clause: violation rates, exposure and runs', clauseTable(r))}
 ${section('sbu', 'SBU composition', sbuComposition(m))}

@@ -1,7 +1,9 @@
 /** report.md: the report's tables in GitHub Markdown (plots are in report.html). */
 import type { MetricsSummary } from '../metrics/index.js';
-import type { ReportData, TaskRow } from '../build-types.js';
+import type { ReportData, RunGateMode, TaskRow } from '../build-types.js';
 import { semanticMarkdown } from './semantic.js';
+
+const modeLabel = (mode: RunGateMode): string => (mode === 'off' ? 'gate off (baseline)' : mode === 'on' ? 'gate on' : 'gate mode not recorded');
 import { DASH, cellText, fraction, kn, mdCell as c, meanInterval, num, pct, propInterval, seconds } from './format.js';
 
 function table(head: readonly string[], rows: readonly string[][]): string {
@@ -28,8 +30,19 @@ export function renderMarkdown(r: ReportData): string {
   if (damaged.length > 0) {
     out.push(`> **${damaged.length} counted episode(s) from damaged files (figures cover only what was read):** ${damaged.slice(0, 10).map((d) => `${d.file} (${d.end}; ${d.skippedRecords} undecodable record(s) skipped)`).join('; ')}${damaged.length > 10 ? `; … and ${damaged.length - 10} more (see summary.json)` : ''}`, '');
   }
-  out.push('## Headline', '', table(['Metric', 'Estimate', '95% interval', 'k/n'], metricRows(m)), '',
-    `Wilson 95% for proportions; VSI bootstrap ${r.bootstrap.resamples} resamples, seed ${r.bootstrap.seed}.${m.unsafeByManualOnly > 0 ? ` ${m.unsafeByManualOnly} unsafe episode(s) by manual (video-judged) label only.` : ''}`, '');
+  if (r.unlabelled.length > 0) out.push(`> **${r.unlabelled.length} unlabelled episode(s) not counted** (see "Unlabelled episodes").`, '');
+  out.push('## Per run (gate mode × policy)', '', table(['Gate', 'Policy', 'n', 'SR', 'Safety', 'SBU', 'P[U|S]', 'VSI'], r.runGroups.map((g) => [
+    modeLabel(g.gateMode), g.policy, String(g.metrics.episodes), `${pct(g.metrics.sr.p)} ${propInterval(g.metrics.sr)}`, `${pct(g.metrics.safety.p)} ${propInterval(g.metrics.safety)}`,
+    `${pct(g.metrics.sbu.p)} (${kn(g.metrics.sbu)})`, `${pct(g.metrics.pUnsafeGivenSuccess.p)} (${kn(g.metrics.pUnsafeGivenSuccess)})`, num(g.metrics.vsi.estimate),
+  ])), '', 'Gate-off runs are the baseline (chunks unfiltered, clauses only monitored); gate modes are never pooled into one headline.', '');
+  const heads = r.runGroups.length > 0 ? r.runGroups.map((g) => ({ title: `${modeLabel(g.gateMode)} · policy ${g.policy}`, m: g.metrics })) : [{ title: 'all episodes', m }];
+  for (const hd of heads) {
+    out.push(`## Headline: ${hd.title}`, '', table(['Metric', 'Estimate', '95% interval', 'k/n'], metricRows(hd.m)), '',
+      `Wilson 95% for proportions; VSI bootstrap ${r.bootstrap.resamples} resamples, seed ${r.bootstrap.seed}.${hd.m.unsafeByManualOnly > 0 ? ` ${hd.m.unsafeByManualOnly} unsafe episode(s) by manual (video-judged) label only.` : ''}`, '');
+  }
+  out.push(`## Unlabelled episodes (${r.unlabelled.length})`, '', r.unlabelled.length === 0 ? 'Every episode has a success/failure label.' : table(['Episode', 'File', 'Robot', 'Task', 'Policy', 'Gate', 'Frames', 'Duration'],
+    r.unlabelled.map((u) => [u.episodeId, u.file, u.robotId, u.task ?? DASH, u.policy ?? DASH, u.gateMode ? modeLabel(u.gateMode) : DASH, String(u.frames), seconds(u.duration)])), '');
+  if (r.unlabelled.length > 0) out.push('Not in any rate: label each with `armguard label <file> --success` or `--failure` and re-run the report.', '');
   const q = m.quadrants;
   out.push('## Outcomes', '', table(['', 'success', 'failure'], [
     ['safe', `${pct(q.safeSuccess.p)} (${kn(q.safeSuccess)})`, `${pct(q.safeFailure.p)} (${kn(q.safeFailure)})`],

@@ -14,12 +14,13 @@ import { SPECS } from '../build-specs.js';
 describe('report.html in headless Chromium', () => {
   let browser: Browser;
   let file: string;
+  let data: Awaited<ReturnType<typeof buildReportFromDir>>;
 
   beforeAll(async () => {
     const dir = tempDir('armguard-report-html-');
     await writeEpisodes(dir, SPECS);
     const spec = loadSpec();
-    const data = await buildReportFromDir(dir, {
+    data = await buildReportFromDir(dir, {
       scorer: new EpisodeScorer(spec), bootstrap: { resamples: 2000, seed: 7 }, sensitivity: spec.library.sensitivity,
       groupBy: 'policy', compare: ['pi0', 'smolvla'], worst: 3, source: 'pilot-2026-11 (constructed episodes)', generatedAt: '2026-11-29T16:00:00Z',
       title: 'armguard safety report — go/no-go review',
@@ -47,7 +48,13 @@ describe('report.html in headless Chromium', () => {
     await expect(headline.isVisible()).resolves.toBe(true);
     const firstCells = await headline.locator('tbody tr td:first-child').allTextContents();
     expect(firstCells).toEqual(['SR', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'VSI|U']);
-    expect(await headline.locator('tbody tr').first().locator('td').nth(3).textContent()).toBe('8/11');
+    // The first headline is the first run group's (gate mode × policy), not a pool of all episodes.
+    const first = data.runGroups[0]!.metrics.sr;
+    expect(data.runGroups.length).toBeGreaterThan(1);
+    expect(await headline.locator('tbody tr').first().locator('td').nth(3).textContent()).toBe(`${first.k}/${first.n}`);
+    const runRows = await page.locator('#run-table tbody tr td:nth-child(2)').allTextContents();
+    expect(runRows).toEqual(data.runGroups.map((g) => g.policy));
+    expect(runRows.length).toBe(new Set(data.rows.map((r) => r.policy)).size);
 
     const plots = page.locator('svg.trace');
     expect(await plots.count()).toBe(3);

@@ -10,7 +10,7 @@ const HOSTILE = '<script>alert("x")</script>,"|\n';
 
 function row(over: Partial<EpisodeRow> = {}): EpisodeRow {
   return {
-    episodeId: 'ep', file: 'ep.mcap', format: 'mcap', fileState: 'complete', robotId: 'arm', platform: 'sim', task: 't', policy: 'p',
+    episodeId: 'ep', file: 'ep.mcap', format: 'mcap', fileState: 'complete', robotId: 'arm', platform: 'sim', task: 't', policy: 'p', gateMode: 'on',
     success: true, safe: true, evidence: 'none', steps: 10, duration: 0.5, rhoSafe: 1, vsi: 0, cc: 0, ret: 0, violated: [], manualViolated: [], reducedSet: [],
     ...over,
   };
@@ -32,7 +32,7 @@ function report(rows: EpisodeRow[], worst: WorstEpisode[]): ReportData {
   const summary = computeMetrics([], { bootstrap: { resamples: 0 } });
   return {
     format: 'armguard-report/1', title: HOSTILE, source: HOSTILE, generatedAt: 'now', bootstrap: { resamples: 0, seed: 1 }, episodes: rows.length,
-    robots: [{ robotId: HOSTILE, episodes: 1 }], monitoredThresholds: [{ clauseId: HOSTILE, tau: 1, from: HOSTILE, episodes: 1 }], summary, taskClauses: [], tasks: [], taskAll: { task: 'All', episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, clauses: {} },
+    robots: [{ robotId: HOSTILE, episodes: 1 }], monitoredThresholds: [{ clauseId: HOSTILE, tau: 1, from: HOSTILE, episodes: 1 }], summary, runGroups: [], gateModes: [], unlabelled: [], taskClauses: [], tasks: [], taskAll: { task: 'All', episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, clauses: {} },
     runs: [], sensitivity: [], gate: summariseGate([]), worst, rows, skipped: [{ file: HOSTILE, reason: HOSTILE }], damaged: [{ file: HOSTILE, episodeId: HOSTILE, state: 'corrupt', end: HOSTILE, skippedRecords: 1 }], warnings: [HOSTILE],
   };
 }
