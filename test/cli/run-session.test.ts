@@ -283,7 +283,8 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     const policy = await RecordingClient.connect(s.brokerUrl!, 'policy', 'policy-secret');
     await policy.subscribe(topicFor('arm9', 'chunk/result'));
     const rows = Array.from({ length: H }, (_, k) => Array.from(targets.subarray(k * 6, k * 6 + 6)));
-    await policy.publish(topicFor('arm9', 'chunk/request'), JSON.stringify({ v: 1, id: 'move', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets: rows }));
+    // Stamped on the policy's own clock (another machine: 12.5 s since its start), not armguard's.
+    await policy.publish(topicFor('arm9', 'chunk/request'), JSON.stringify({ v: 1, id: 'move', stamp: 12.5, horizon: H, joints: 6, dt: 0.02, targets: rows }));
     await policy.waitFor((t) => t === topicFor('arm9', 'chunk/result'), 5, 'the chunk result');
     await policy.end();
     const r = JSON.parse(policy.messages.find((m) => m.topic === topicFor('arm9', 'chunk/result'))!.payload) as { verdict: string; code: string; targets: number[][] };
@@ -304,6 +305,10 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     expect(executed).toEqual([expect.objectContaining({ proposedId: 'move', verdict: 'executed' })]);
     const gate = await gateRecords(path);
     expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) })]));
+    const offset = gate.find((g) => g.kind === 'event' && g.event === 'policy-clock-offset');
+    expect(offset, 'the policy clock offset is recorded').toBeDefined();
+    const recorded = Number((offset as { detail: string }).detail.split(' ')[0]);
+    expect(Math.abs(recorded - (systemClock.now() - 12.5))).toBeLessThan(30); // gate clock − 12.5, up to the test's duration
   }, 30_000);
   it("a new episode that cannot be opened (key 'n') holds the gate with the reason instead of an unhandled rejection", async () => {
     let opened = 0;

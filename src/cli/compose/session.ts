@@ -94,6 +94,9 @@ export class RunSession {
   private readonly loop: ControlLoop;
   private readonly rho: Float64Array;
   private lastMarginsT = -Infinity;
+  /** Last policy clock offset written to the episode (s). */
+  private recordedOffset = NaN;
+  private recordedResets = 0;
   private readonly lastFault = new Map<string, number>();
   private durationTimer: TimerHandle | undefined;
   /**
@@ -302,7 +305,23 @@ export class RunSession {
       rec.executedChunk(now, { ...chunk, targets: r.targets }, chunk.id, r.verdict, r.modification ?? 0);
     }
     if (rec && r.code === 'no-chunk-path') rec.gateEvent(now, 'chunk-rejected', `${r.id}: ${r.reason}`);
+    this.recordClockOffset(now);
     return r;
+  }
+
+  /** The policy clock's offset estimate, into the episode when it first appears or moves by > 1 ms. */
+  private recordClockOffset(now: number): void {
+    const { clockOffset, clockResets } = this.runtime.screen;
+    const rec = this.episodes.recorder;
+    if (!rec || !Number.isFinite(clockOffset)) return;
+    if (clockResets !== this.recordedResets) {
+      this.recordedResets = clockResets;
+      rec.gateEvent(now, 'policy-clock-reset', `the policy's chunk stamps jumped back (restart): offset estimate started again`);
+    }
+    if (Math.abs(clockOffset - this.recordedOffset) > 0.001 || !Number.isFinite(this.recordedOffset)) {
+      this.recordedOffset = clockOffset;
+      rec.gateEvent(now, 'policy-clock-offset', `${clockOffset.toFixed(6)} s (gate clock − policy stamp, smallest over recent chunks)`);
+    }
   }
 
   private record(fn: (r: NonNullable<EpisodeManager['recorder']>, t: number) => void): void {
@@ -439,6 +458,7 @@ export class RunSession {
         const id = await this.episodes.start(t);
         this.startSemantic(t);
         this.runtime.bank.reset();
+        this.recordedOffset = NaN; // each episode records the policy clock offset again
         this.telemetry?.link.publishEpisode({ t, phase: 'start', episode: id, task: this.o.task });
         this.o.log(`episode ${id} → ${this.episodes.path}`);
         return;

@@ -55,6 +55,8 @@ export interface So101RuntimeOptions {
 
 export interface So101Runtime {
   gate: Gate;
+  /** The chunk screen: its clock-offset estimate of the policy's clock is recorded per episode. */
+  screen: ChunkScreen;
   bank: MonitorBank;
   pipeline: Pipeline;
   decisions: ClauseApplicability[];
@@ -110,7 +112,8 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
     maxIterations: 40,
   });
   const maxAge = o.maxChunkAge ?? 0.2;
-  const screen = new ChunkScreen({ joints: qmin.length, maxHorizon: 100, qmin, qmax, maxAge, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 1024 });
+  // Policies usually run on another machine: chunk stamps are on the policy's own clock (ChunkScreen policyClock).
+  const screen = new ChunkScreen({ joints: qmin.length, maxHorizon: 100, qmin, qmax, maxAge, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 1024, policyClock: true });
   const gating = o.gating ?? true;
   // The arm is both source and sink: give the pipeline its faults once (through the source).
   const armSink: CommandSink = {
@@ -138,7 +141,7 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
     clause: i.clause.id, tau: i.tau, unit: i.clause.unit,
     from: cal.thresholds[i.clause.id] ? `calibration ${o.calibrationFile ?? cal.armId}` : i.numbersFrom,
   }));
-  return { gate, bank, pipeline, decisions, thresholds, clauses };
+  return { gate, screen, bank, pipeline, decisions, thresholds, clauses };
 }
 
 /** Names of the signals the active clauses need (for the startup summary). */
