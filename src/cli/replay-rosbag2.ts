@@ -7,7 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT } from './command.js';
 import type { ReplayInput } from './commands/replay.js';
-import { defaultSpecPaths, loadScoringSpec } from './spec-files.js';
+import { loadScoringSpec, specPathsFrom } from './spec-files.js';
 import { bagFiles, fileSource } from '../../drivers/ros2/bag/index.js';
 import { replayFrankaBag } from '../nodes/franka-replay.js';
 import { describeScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
@@ -69,7 +69,7 @@ export const rosbag2ReplayInput: ReplayInput = {
       io.err('armguard replay: a rosbag2 replay needs --task <name> (it decides which clauses apply)');
       return EXIT.usage;
     }
-    const spec = loadScoringSpec(defaultSpecPaths());
+    const spec = loadScoringSpec(specPathsFrom((k) => (typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined)));
     if (!spec.ok) {
       for (const p of spec.problems) io.err(p);
       return EXIT.failure;

@@ -51,7 +51,7 @@ export function buildFrankaNode(
     chunks?: (franka: FrankaRos, gate: Gate) => ChunkExecutor;
     events?: GateEventSink;
     /** Timers for the episode recorder's flushes (and a wall clock for ids), to record when `episodes_dir` is set. */
-    recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void };
+    recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void; versions?: Readonly<Record<string, string>> };
     /** Start-up ran out of `startup_timeout` with these required signals never seen. */
     onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
     /** The semantic gate (issue 18): judge, gate settings and the task's roles; the camera comes from the parameters. */
@@ -117,6 +117,8 @@ export function buildFrankaNode(
           timers: rec.timers,
           now: () => rosNode.now(),
           log: rec.log ?? (() => {}),
+          gateMode: config.gating ? 'on' : 'off',
+          ...(rec.versions ? { versions: rec.versions } : {}),
           ...(rec.wallClock ? { wallClock: rec.wallClock } : {}),
         })
       : undefined;

@@ -24,6 +24,10 @@ export interface FrankaEpisodeOptions {
   log: (line: string) => void;
   /** Wall-clock time for episode ids (injectable for tests). */
   wallClock?: () => Date;
+  /** 'off': the node monitors only and the policy drives the controller itself (a baseline run). */
+  gateMode?: 'on' | 'off';
+  /** Spec file paths and hashes (and anything else the monitor ran with), recorded in each episode. */
+  versions?: Readonly<Record<string, string>>;
 }
 
 export class FrankaEpisodes {
@@ -46,6 +50,8 @@ export class FrankaEpisodes {
       task: o.task,
       clauses: Array.from({ length: bank.count }, (_, i) => bank.name(i)),
       timers: o.timers,
+      ...(o.gateMode ? { gateMode: o.gateMode } : {}),
+      versions: { ...o.versions, platform: o.platform },
       ...(o.wallClock ? { wallClock: o.wallClock } : {}),
       log: o.log,
       onFault: (f) => gate.fault(o.now(), f),

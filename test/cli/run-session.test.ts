@@ -44,7 +44,7 @@ async function startSession(extra: Partial<Parameters<typeof RunSession.start>[0
   if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
   const log: string[] = [];
   const s = await RunSession.start({
-    calibration: cal.value, spec: spec.spec, task: 'so101-pick-butter', robotId: 'arm9',
+    calibration: cal.value, spec: spec.spec, specVersions: spec.versions, task: 'so101-pick-butter', robotId: 'arm9',
     episodesDir: mkdtempSync(join(tmpdir(), 'armguard-session-')), rate: 100, gating: true,
     arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value },
     minMaxAge: 0.5, clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
@@ -301,7 +301,7 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     await s.stop('test done');
     const executed: unknown[] = [];
     const scan = await readEpisode(path, (rec) => { if (rec.kind === 'executed-chunk') executed.push(rec.value); }, { kinds: ['executed-chunk'] });
-    expect(scan.start).toMatchObject({ gateMode: 'off' });
+    expect(scan.start).toMatchObject({ gateMode: 'off', versions: { clauseLibrary: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, tasksFile: expect.stringMatching(/spec\/tasks\.yaml$/) as string } });
     expect(executed).toEqual([expect.objectContaining({ proposedId: 'move', verdict: 'executed' })]);
     const gate = await gateRecords(path);
     expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) })]));

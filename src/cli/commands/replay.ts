@@ -13,7 +13,7 @@ import { parseSo101Calibration, type So101Calibration } from '../../calibration/
 import { EpisodeScorer, type EpisodeScore } from '../../safety/index.js';
 import type { EpisodeTrace } from '../../schema/trace.js';
 import { episodeText } from '../score-format.js';
-import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
+import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, loadScoringSpec, specPathsFrom } from '../spec-files.js';
 import { rosbag2ReplayInput } from '../replay-rosbag2.js';
 import { packageFile, userOrPackagePath } from '../../platform/package-files.js';
 
@@ -93,7 +93,7 @@ export const lerobotReplayInput: ReplayInput = {
       for (const p of unitProblems) io.err(`  ${p}`);
       return EXIT.failure;
     }
-    const spec = loadScoringSpec(defaultSpecPaths());
+    const spec = loadScoringSpec(specPathsFrom((k) => (typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined)));
     if (!spec.ok) {
       for (const p of spec.problems) io.err(p);
       return EXIT.failure;
@@ -210,13 +210,16 @@ input kinds: ${replayInputs.map((i) => i.kind).join('; ')}
 
 ${replayInputs.map((i) => i.help).join('\n\n')}
 
+spec files (every input kind):
+${SPEC_FILE_HELP}
+
 examples:
   armguard replay ../shared/data/so101-lerobot-record-test
   armguard replay --templates pnp-into-container ../shared/data/so101-lerobot-record-test`;
   },
   async run(args, io) {
     const p = parseArgs(args, {
-      strings: [...new Set(replayInputs.flatMap((i) => i.strings))],
+      strings: [...new Set([...replayInputs.flatMap((i) => i.strings), ...SPEC_FILE_OPTIONS])],
       booleans: [...new Set(replayInputs.flatMap((i) => i.booleans))],
     });
     if (!p.ok) {

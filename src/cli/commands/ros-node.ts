@@ -5,7 +5,7 @@ import { userOrPackagePath } from '../../platform/package-files.js';
 import type { FrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { Timers } from '../../util/clock.js';
-import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
+import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, loadScoringSpec, specPathsFrom } from '../spec-files.js';
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
 import { describeCause } from '../../gate/index.js';
@@ -28,6 +28,7 @@ ROS arguments apply: --ros-args -r __ns:=/left -r __node:=<name> -r <from>:=<to>
 SIGINT/SIGTERM: holds the arm (gating), closes the episode and exits.
 
   --check   validate the parameter file and list the applicable clauses, without ROS 2
+${SPEC_FILE_HELP}
 
 examples:
   armguard ros-node --params launch/params/fr3.yaml --check
@@ -35,7 +36,7 @@ examples:
   async run(args, io) {
     // ros2 launch appends `--ros-args ...` to executables; names come from the parameter file.
     const rosArgs = args.indexOf('--ros-args');
-    const parsed = parseArgs(rosArgs >= 0 ? args.slice(0, rosArgs) : args, { strings: ['params', 'node-name'], booleans: ['check'] });
+    const parsed = parseArgs(rosArgs >= 0 ? args.slice(0, rosArgs) : args, { strings: ['params', 'node-name', ...SPEC_FILE_OPTIONS], booleans: ['check'] });
     if (!parsed.ok) {
       io.err(`armguard ros-node: ${parsed.error}`);
       return EXIT.usage;
@@ -67,7 +68,8 @@ examples:
       for (const e of cfg.errors) io.err(e.message);
       return EXIT.failure;
     }
-    const spec = loadScoringSpec(defaultSpecPaths());
+    const specOption = (k: string) => (typeof parsed.options.get(k) === 'string' ? (parsed.options.get(k) as string) : undefined);
+    const spec = loadScoringSpec(specPathsFrom(specOption));
     if (!spec.ok) {
       for (const p of spec.problems) io.err(p);
       return EXIT.failure;
@@ -99,7 +101,7 @@ examples:
       io.err(`armguard ros-node: ${(e as Error).message}`);
       return e instanceof RosUnavailableError ? EXIT.usage : EXIT.failure;
     }
-    return runFrankaNodeUntilSignal(ctx, cfg.config, spec.spec, io, process);
+    return runFrankaNodeUntilSignal(ctx, cfg.config, spec.spec, io, process, systemTimers, spec.versions);
   },
 };
 
@@ -120,6 +122,7 @@ export async function runFrankaNodeUntilSignal(
   io: CliIo,
   signals: ProcessSignals,
   timers: Timers = systemTimers,
+  versions?: Readonly<Record<string, string>>,
 ): Promise<number> {
   let onInt = (): void => undefined;
   let onTerm = (): void => undefined;
@@ -130,7 +133,7 @@ export async function runFrankaNodeUntilSignal(
   signals.once('SIGINT', onInt);
   signals.once('SIGTERM', onTerm);
   try {
-    return await serveFrankaNode(ctx, config, spec, io, stop, timers);
+    return await serveFrankaNode(ctx, config, spec, io, stop, timers, versions);
   } finally {
     signals.removeListener('SIGINT', onInt);
     signals.removeListener('SIGTERM', onTerm);
@@ -143,7 +146,7 @@ export async function runFrankaNodeUntilSignal(
  * The ROS client library's own SIGINT handler is removed first: it would destroy the nodes before
  * this shutdown could hold the arm (rclnodejs installs one when it loads).
  */
-export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig, spec: ScoringSpec, io: CliIo, stop: Promise<string>, timers: Timers = systemTimers): Promise<number> {
+export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig, spec: ScoringSpec, io: CliIo, stop: Promise<string>, timers: Timers = systemTimers, versions?: Readonly<Record<string, string>>): Promise<number> {
   ctx.removeSignalHandlers();
   let startupFailed = (_neverSeen: readonly string[]): void => undefined;
   const failed = new Promise<{ kind: 'start-up-failed'; neverSeen: readonly string[] }>((resolve) => {
@@ -159,7 +162,7 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
       return EXIT.failure;
     }
     const parts = buildFrankaNode(ctx, config, spec, {
-      recording: { timers, log: (l) => io.out(l) },
+      recording: { timers, log: (l) => io.out(l), ...(versions ? { versions } : {}) },
       onStartupFailed: (n) => startupFailed(n),
       ...(semantic.value ? { semantic: { ...semantic.value, log: (l: string) => io.out(l) } } : {}),
     });

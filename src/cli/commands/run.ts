@@ -12,7 +12,7 @@ import { systemClock, systemTimers } from '../../platform/system-clock.js';
 import type { AccessConfig } from '../../telemetry/access.js';
 import { isValidRobotId } from '../../telemetry/topics.js';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
-import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
+import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, loadScoringSpec, specPathsFrom } from '../spec-files.js';
 import { readAccessFile } from '../compose/access-file.js';
 import { YamlReader } from '../../calibration/yaml-reader.js';
 import { stat } from 'node:fs/promises';
@@ -22,7 +22,7 @@ import type { BrokerChoice } from '../compose/telemetry.js';
 import { so101FreeMotion, type So101FreeMotion } from '../../../drivers/so101/onnx-residual.js';
 import { SEMANTIC_BOOLEANS, SEMANTIC_RUN_HELP, SEMANTIC_STRINGS, parseSemanticRunOptions } from '../compose/semantic-options.js';
 
-const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss', 'watchdog', 'bus-timeout', 'arm-watchdog', ...SEMANTIC_STRINGS] as const;
+const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss', 'watchdog', 'bus-timeout', 'arm-watchdog', ...SEMANTIC_STRINGS, ...SPEC_FILE_OPTIONS] as const;
 const BOOLEANS = ['emulator', ...SEMANTIC_BOOLEANS] as const;
 
 const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
@@ -36,7 +36,8 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
   --port <tty>          the arm's serial port (e.g. /dev/ttyACM0)
   --emulator            emulated STS3215 servos + simulated arm behind a real socat pty pair
   --calibration <yaml>  SO-101 calibration (armguard calibrate so101; e.g. calibration/so101-demo.yaml)
-  --task <id>           task from spec/tasks.yaml (decides which clauses apply)
+  --task <id>           task from the task map (decides which clauses apply)
+${SPEC_FILE_HELP}
   --robot-id <id>       robot id in MQTT topics and episode ids (default: so101)
   --episodes-dir <dir>  where episode files go (default: episodes)
   --rate <hz>           control steps per second (default 100)
@@ -174,7 +175,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   } else if (!mqttUrl) {
     errors.push('armguard run: the embedded broker needs --access <yaml> (users and roles; see hardware.md "Running a pilot"), or give --mqtt <url>');
   }
-  const spec = loadScoringSpec(defaultSpecPaths());
+  const spec = loadScoringSpec(specPathsFrom(str));
   if (!spec.ok) errors.push(...spec.problems);
   if (errors.length > 0 || !calibration || !spec.ok) return { ok: false, code: EXIT.failure, errors };
   if (!spec.spec.tasks.tasks.has(task)) return { ok: false, code: EXIT.usage, errors: [`armguard run: unknown task '${task}' (known: ${[...spec.spec.tasks.tasks.keys()].join(', ')})`] };
@@ -208,7 +209,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   return {
     ok: true,
     options: {
-      calibration, calibrationFile: calPath, spec: spec.spec, task, robotId,
+      calibration, calibrationFile: calPath, spec: spec.spec, specVersions: spec.versions, task, robotId,
       ...(freeMotion ? { freeMotion: freeMotion.model } : {}),
       episodesDir: str('episodes-dir') ?? 'episodes',
       rate: rate as number,

@@ -34,6 +34,8 @@ export interface RunSessionOptions {
   /** The calibration's file name (where the monitored thresholds came from). */
   calibrationFile?: string;
   spec: ScoringSpec;
+  /** Paths and content hashes of the spec files, recorded in each episode (loadScoringSpec). */
+  specVersions?: Readonly<Record<string, string>>;
   task: string;
   robotId: string;
   episodesDir: string;
@@ -135,7 +137,7 @@ export class RunSession {
     this.rho = new Float64Array(this.runtime.bank.count);
     this.episodes = new EpisodeManager({
       dir: o.episodesDir, robotId: o.robotId, task: o.task, clauses: this.runtime.clauses, timers: o.timers,
-      versions: { platform: 'so101', calibration: o.calibration.armId },
+      versions: { ...o.specVersions, platform: 'so101', calibration: o.calibration.armId },
       thresholds: Object.fromEntries(this.runtime.thresholds.map((t) => [t.clause, { tau: t.tau, unit: t.unit, from: t.from }])),
       gateMode: o.gating ? 'on' : 'off',
       ...(o.openEpisode ? { open: o.openEpisode } : {}),
