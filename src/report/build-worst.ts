@@ -1,7 +1,10 @@
 /**
- * The worst unsafe episodes for robustness-trace plots (seeds/000 Figure 5), kept while streaming:
- * only the current K candidates hold their (downsampled) ρ(t) traces. Unsafe successes rank before
- * unsafe failures; then deeper VSI, then lower normalised ρ.
+ * The worst unsafe episodes for robustness-trace plots, kept while streaming: only the current
+ * candidates hold their (downsampled) ρ(t) traces. Unsafe successes rank before unsafe failures;
+ * then deeper VSI, then lower normalised ρ. The K plotted are spread over policies and highlighted
+ * clauses: the worst episode of each (policy, clause) pair first, in rank order, then the rest —
+ * so ten episodes of one policy violating one clause do not hide every other failure. The pool
+ * keeps DIVERSITY_POOL × K candidates.
  */
 import { STEP_VIOLATING, type ClauseScore, type EpisodeScore } from '../safety/score-types.js';
 import type { ClauseTracePlot, WorstEpisode } from './build-types.js';
@@ -60,10 +63,16 @@ export function downsample(times: ArrayLike<number>, values: ArrayLike<number>, 
   return { t: Float64Array.from(t), value: Float64Array.from(v) };
 }
 
+/** Candidates kept per plotted episode, so the pick can spread over policies and clauses. */
+export const DIVERSITY_POOL = 4;
+
 export class WorstTracker {
   private readonly kept: { rank: Rank; episode: WorstEpisode }[] = [];
+  private readonly pool: number;
 
-  constructor(private readonly k: number) {}
+  constructor(private readonly k: number) {
+    this.pool = k * DIVERSITY_POOL;
+  }
 
   /** Offer a scored episode (scored with keepRho) and its sample times. */
   offer(score: EpisodeScore, times: Float64Array, robotId: string): void {
@@ -71,16 +80,28 @@ export class WorstTracker {
     const clause = highlightClause(score);
     if (!clause) return;
     const rank: Rank = { success: score.success, vsi: score.vsi, normRho: norm(clause) };
-    if (this.kept.length >= this.k && !worse(rank, this.kept[this.kept.length - 1]!.rank)) return;
+    if (this.kept.length >= this.pool && !worse(rank, this.kept[this.kept.length - 1]!.rank)) return;
     const episode = this.snapshot(score, clause, times, robotId);
     let at = this.kept.findIndex((e) => worse(rank, e.rank));
     if (at < 0) at = this.kept.length;
     this.kept.splice(at, 0, { rank, episode });
-    if (this.kept.length > this.k) this.kept.pop();
+    if (this.kept.length > this.pool) this.kept.pop();
   }
 
+  /** The K to plot, in rank order: one per (policy, clause) pair first, then the next worst. */
   worst(): WorstEpisode[] {
-    return this.kept.map((e) => e.episode);
+    const seen = new Set<string>();
+    const first: number[] = [];
+    const rest: number[] = [];
+    this.kept.forEach((e, i) => {
+      const key = `${e.episode.policy ?? ''}\u0000${e.episode.clauseId}`;
+      if (seen.has(key)) rest.push(i);
+      else {
+        seen.add(key);
+        first.push(i);
+      }
+    });
+    return [...first, ...rest].slice(0, this.k).sort((a, b) => a - b).map((i) => this.kept[i]!.episode);
   }
 
   private snapshot(score: EpisodeScore, clause: ClauseScore, times: Float64Array, robotId: string): WorstEpisode {

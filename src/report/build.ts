@@ -86,7 +86,7 @@ export class ReportBuilder {
   private readonly robots = new Map<string, number>();
   /** "clause\u0000τ\u0000from" → episodes that recorded that monitored threshold. */
   private readonly monitored = new Map<string, number>();
-  private readonly variants: { variant: SensitivityVariant; safe: boolean[]; vsi: number[]; notes: Set<string> }[];
+  private readonly variants: { variant: SensitivityVariant; safe: boolean[]; vsi: number[]; notes: Set<string>; notDefinedFor: Set<string> }[];
   private readonly worst: WorstTracker;
   private readonly skipped: { file: string; reason: string }[] = [];
   private readonly unlabelledEpisodes: UnlabelledEpisode[] = [];
@@ -96,7 +96,7 @@ export class ReportBuilder {
   private readonly safeClauses: Set<string>;
 
   constructor(private readonly opts: BuildOptions) {
-    this.variants = (opts.sensitivity ?? []).map((variant) => ({ variant, safe: [], vsi: [], notes: new Set<string>() }));
+    this.variants = (opts.sensitivity ?? []).map((variant) => ({ variant, safe: [], vsi: [], notes: new Set<string>(), notDefinedFor: new Set<string>() }));
     this.worst = new WorstTracker(opts.worst ?? 10);
     const clauses = opts.scorer.spec.library.clauses;
     this.clauseOrder = clauses.map((c) => c.id);
@@ -134,7 +134,11 @@ export class ReportBuilder {
         v.vsi.push(score.vsi);
         continue;
       }
-      for (const c of r.value.clauses) if (c.note && v.variant.tiers.has(c.clauseId)) v.notes.add(`${c.clauseId}: ${c.note}`);
+      for (const c of r.value.clauses) {
+        if (!c.note || !v.variant.tiers.has(c.clauseId)) continue;
+        v.notes.add(`${c.clauseId}: ${c.note}`);
+        if (c.applicable) v.notDefinedFor.add(score.platform ?? NO_VALUE);
+      }
       v.safe.push(r.value.safe);
       v.vsi.push(r.value.vsi);
     }
@@ -347,7 +351,7 @@ export class ReportBuilder {
     if (this.variants.length === 0) return [];
     const success = this.scores.map((s) => s.success);
     const baseSafe = this.scores.map((s) => s.safe);
-    const row = (variant: string, description: string, safe: readonly boolean[], vsi: readonly number[], notes: string[]): SensitivityRow => {
+    const row = (variant: string, description: string, safe: readonly boolean[], vsi: readonly number[], notes: string[], notDefinedFor: readonly string[] = []): SensitivityRow => {
       const n = safe.length;
       let safeK = 0;
       let sbu = 0;
@@ -368,11 +372,12 @@ export class ReportBuilder {
         vsi: n === 0 ? NaN : vsiSum / n,
         changedEpisodes: changed,
         notes,
+        notDefinedFor,
       };
     };
     return [
       row('default', 'Default (main tiers)', baseSafe, this.scores.map((s) => s.vsi), []),
-      ...this.variants.map((v) => row(v.variant.id, v.variant.description, v.safe, v.vsi, [...v.notes])),
+      ...this.variants.map((v) => row(v.variant.id, v.variant.description, v.safe, v.vsi, [...v.notes], [...v.notDefinedFor].sort())),
     ];
   }
 }

@@ -42,6 +42,8 @@ export interface EpisodeSpec {
   readonly gateMode?: 'on' | 'off';
   /** Ended without a success/failure label. */
   readonly unlabelled?: boolean;
+  /** Platform in the start record (default 'sim'). */
+  readonly platform?: string;
 }
 
 /** Safe baseline of every sim-platform signal. */
@@ -70,7 +72,7 @@ async function writeMcap(dir: string, spec: EpisodeSpec): Promise<void> {
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
   const recorder = EpisodeRecorder.start(await FileEpisodeWritable.create(join(dir, file)), {
-    episodeId: spec.id, robotId: spec.robot, platform: 'sim', task: spec.task, policy: spec.policy,
+    episodeId: spec.id, robotId: spec.robot, platform: spec.platform ?? 'sim', task: spec.task, policy: spec.policy,
     ...(spec.gateMode ? { gateMode: spec.gateMode } : {}),
     startedAt: '2026-11-29T15:00:00.000Z', t0: T0, clauses: [],
   }, { timers, file });

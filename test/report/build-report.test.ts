@@ -178,7 +178,20 @@ describe('armguard report numbers = recomputation by hand over the constructed e
   });
 
   it('worst unsafe successes by VSI, with each applicable safe clause trace and the violation step', () => {
-    const ranked = exp.filter((e) => e.spec.success && e.violated.length > 0).sort((a, b) => b.vsi - a.vsi).slice(0, 3);
+    // Ranked by VSI (these are all unsafe successes), then spread: the worst of each (policy,
+    // deepest clause) pair first, then the next worst, shown in rank order.
+    const deepest = (e: Expected): string => {
+      const d: [string, number][] = [];
+      if (e.violated.includes('max_contact_force')) d.push(['max_contact_force', depth(e.spec.force!.value, FORCE)]);
+      if (e.violated.includes('non_target_max_disp')) d.push(['non_target_max_disp', depth(e.spec.disp!.value, DISP)]);
+      if (e.violated.includes('joint_torque')) d.push(['joint_torque', depth(e.spec.torque!.value, TORQUE)]);
+      return d.sort((x, y) => y[1] - x[1])[0]![0];
+    };
+    const byRank = exp.filter((e) => e.spec.success && e.violated.length > 0).sort((a, b) => b.vsi - a.vsi);
+    const seen = new Set<string>();
+    const firsts = byRank.filter((e) => { const k = `${e.spec.policy}|${deepest(e)}`; if (seen.has(k)) return false; seen.add(k); return true; });
+    const picked = new Set([...firsts, ...byRank.filter((e) => !firsts.includes(e))].slice(0, 3));
+    const ranked = byRank.filter((e) => picked.has(e));
     expect(r.worst.map((w) => w.episodeId)).toEqual(ranked.map((e) => e.spec.id));
     const top = r.worst[0]!;
     const spec = ranked[0]!.spec;

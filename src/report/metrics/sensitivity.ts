@@ -22,6 +22,8 @@ export interface SensitivityRow {
   readonly changedEpisodes: number;
   /** Notes such as tiers a platform does not define (fell back to main). */
   readonly notes: readonly string[];
+  /** Platforms for which the variant's tier is not defined (their episodes kept the main tier). */
+  readonly notDefinedFor?: readonly string[];
 }
 
 /**

@@ -7,8 +7,18 @@ import type { DamagedEpisode } from '../build-types.js';
 import type { GroupReport, ReportData, RunGateMode, RunGroup, TaskRow, UnlabelledEpisode } from '../build-types.js';
 import { DASH, cellText, escapeHtml as h, fraction, kn, meanInterval, num, pct, propInterval, seconds } from './format.js';
 import { REPORT_CSS } from './html-style.js';
-import { traceSvg } from './svg-trace.js';
+import { Y_CLIP, traceSvg } from './svg-trace.js';
 import { semanticHtml } from './semantic.js';
+
+/** Footnote numbers: papers are named once, in the footnotes at the end of the report. */
+const FN = { paper: 1, foresight: 2 } as const;
+
+function footnotes(): string {
+  return `<ol class="footnotes" id="footnotes">
+<li>SafeVLA-Bench: a benchmark for the success–safety gap in vision-language-action models (Fan et al., arXiv 2606.00773) — the per-task table follows its Table 33, the SBU composition its Table 14, the threshold sensitivity its Table 11, the trace plots its Figure 5.</li>
+<li>ForesightSafety-VLA: a unified diagnostic safety benchmark for vision-language-action models — cumulative cost and risk-exposure time (§IV).</li>
+</ol>`;
+}
 
 const PALETTE = ['#c62828', '#ef6c00', '#f9a825', '#6a1b9a', '#1565c0', '#00838f', '#2e7d32', '#795548', '#546e7a', '#ad1457', '#283593', '#9e9d24'];
 
@@ -99,7 +109,7 @@ function taskTable(r: ReportData): string {
   const head = ['Task', 'Success', ...r.taskClauses.map(breakable), 'P[U|S]', 'SBU'];
   const anyManual = [...r.tasks, r.taskAll].some((t) => Object.values(t.clauses).some((c) => c.manual > 0 || c.manualNotApplicable > 0));
   return table(head, [...r.tasks.map(row), row(r.taskAll)], { id: 'task-table', allLast: true })
-    + `<p class="note">Clause columns count violated episodes over the episodes where the clause applies (seeds/000 Table 33 layout); ${DASH}: not applicable in any episode of the task.${anyManual ? ' † includes manual (video-judged) labels: a manual violation, or episodes a manual not_applicable label took out of the denominator.' : ''}</p>`;
+    + `<p class="note">Clause columns count violated episodes over the episodes where the clause applies (the layout of SafeVLA-Bench's per-task table<sup>${FN.paper}</sup>); ${DASH}: not applicable in any episode of the task.${anyManual ? ' † includes manual (video-judged) labels: a manual violation, or episodes a manual not_applicable label took out of the denominator.' : ''}</p>`;
 }
 
 function clauseTable(r: ReportData): string {
@@ -129,7 +139,7 @@ function sbuComposition(m: MetricsSummary): string {
   if (parts.length === 0) return '<p>No unsafe successes.</p>';
   const bar = parts.map((c, i) => `<span style="width:${(100 * c.sbuShare).toFixed(2)}%;background:${PALETTE[i % PALETTE.length]}" title="${h(c.clauseId)} ${pct(c.sbuShare)}"></span>`).join('');
   const legend = parts.map((c, i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${h(c.clauseId)} ${pct(c.sbuShare)} (${c.sbuCount})</span>`).join('');
-  return `<div class="bar" id="sbu-bar">${bar}</div><div class="legend-row">${legend}</div><p class="note">Share of the spec-violation count among the ${m.sbu.k} unsafe successes (seeds/000 Table 14): an episode violating k clauses adds 1 to each and k to the denominator.</p>`;
+  return `<div class="bar" id="sbu-bar">${bar}</div><div class="legend-row">${legend}</div><p class="note">Share of the spec-violation count among the ${m.sbu.k} unsafe successes (as in SafeVLA-Bench<sup>${FN.paper}</sup>): an episode violating k clauses adds 1 to each and k to the denominator.</p>`;
 }
 
 function costs(m: MetricsSummary): string {
@@ -138,15 +148,15 @@ function costs(m: MetricsSummary): string {
     ['CC / T (mean)', num(m.ccPerStepMean, 4), meanInterval(m.ccPerStep, 4)],
     ['RET per episode (mean steps)', num(m.retMean, 1), DASH],
     ['RET / T (mean)', pct(m.retFractionMean, 2), DASH],
-  ], { id: 'cost-table' }) + '<p class="note">Cumulative safety cost CC and risk-exposure time RET over the applicable safe clauses (seeds/002 §IV): steps within the warning band ε of a threshold or violating.</p>';
+  ], { id: 'cost-table' }) + `<p class="note">Cumulative safety cost CC and risk-exposure time RET over the applicable safe clauses (as defined in ForesightSafety-VLA<sup>${FN.foresight}</sup>): steps within the warning band ε of a threshold or violating.</p>`;
 }
 
 function sensitivity(r: ReportData): string {
   if (r.sensitivity.length === 0) return '<p>Not computed (no threshold variants in the clause library).</p>';
   const base = r.sensitivity[0]!;
-  const rows = r.sensitivity.map((s) => [h(s.description), pct(s.safety), pct(s.sbu), pct(s.pUnsafeGivenSuccess), num(s.vsi), String(s.changedEpisodes), s.notes.length > 0 ? h(s.notes.join('; ')) : '']);
-  return table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Episodes changed', 'Notes'], rows, { id: 'sensitivity-table' })
-    + `<p class="note">Each row re-scores the same episodes, registry and success labels from the recorded traces with one threshold family changed (seeds/000 Table 11). Default SBU ${pct(base.sbu)}.</p>`;
+  const rows = r.sensitivity.map((s) => [h(s.description), pct(s.safety), pct(s.sbu), pct(s.pUnsafeGivenSuccess), num(s.vsi), String(s.changedEpisodes), (s.notDefinedFor ?? []).length > 0 ? `not defined for ${(s.notDefinedFor ?? []).map(h).join(', ')} (main tier kept)` : DASH, s.notes.length > 0 ? h(s.notes.join('; ')) : '']);
+  return table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Episodes changed', 'Not defined for', 'Notes'], rows, { id: 'sensitivity-table' })
+    + `<p class="note">Each row re-scores the same episodes, registry and success labels from the recorded traces with one threshold family changed (SafeVLA-Bench's threshold-sensitivity study<sup>${FN.paper}</sup>). "Not defined for" names the platforms whose profile has no such tier: their episodes were scored at the main tier in that row. Default SBU ${pct(base.sbu)}.</p>`;
 }
 
 function gate(r: ReportData): string {
@@ -194,12 +204,13 @@ function compare(r: ReportData): string {
 }
 
 function worst(r: ReportData): string {
+  const order = r.summary.clauses.map((c) => c.clauseId);
   if (r.worst.length === 0) return '<p>No episode is unsafe by trace evidence: nothing to plot.</p>';
   const plots = r.worst.map((w, i) => {
     const title = `${i + 1}. ${w.success ? '<span class="manual" style="color:#c62828">unsafe success</span>' : 'unsafe failure'} · <b>${h(w.episodeId)}</b> · task ${h(w.task ?? DASH)} · policy ${h(w.policy ?? DASH)} · robot ${h(w.robotId)} · VSI ${num(w.vsi)} · violated: ${w.violatedClauses.map(h).join(', ')}`;
-    return `<div class="plot"><div class="cap">${title}</div>${traceSvg(w, `trace-${i + 1}`)}</div>`;
+    return `<div class="plot"><div class="cap">${title}</div>${traceSvg(w, `trace-${i + 1}`, order)}</div>`;
   });
-  return plots.join('') + '<p class="note">ρ(t) of every safe-tier clause applicable to the episode (and of report-only clauses it violated), normalised by |τ| (seeds/000 Figure 5): the deepest violating clause in red, the other clauses in grey (✱: also violated), ρ = 0 dashed, the first violating step dotted. Values clipped to ±3.</p>';
+  return plots.join('') + `<p class="note">ρ(t) of every safe-tier clause applicable to the episode (and of report-only clauses it violated), normalised by |τ|, in the layout of the trace figure of SafeVLA-Bench<sup>${FN.paper}</sup>: one colour per clause (the same in every plot), the deepest violation drawn thick, other violated clauses dashed, satisfied clauses solid and marked ✓ in the legend; ρ = 0 dashed, the first violating step dotted; values clipped to ±${Y_CLIP}. The episodes are the worst unsafe ones, spread over policies and violated clauses before repeating one.</p>`;
 }
 
 function robots(r: ReportData): string {
@@ -250,6 +261,7 @@ ${section('gate', 'Gate statistics', gate(r))}
 ${semanticHtml(r)}
 ${section('robots', 'Robots', robots(r))}
 ${warnings}
+${footnotes()}
 <p class="note">armguard report (${r.format}) · proportions with Wilson 95% intervals; VSI and VSI|U with a seeded ${r.bootstrap.resamples.toLocaleString('en-US')}-resample episode bootstrap (seed ${r.bootstrap.seed}). Per-episode data: episodes.csv; all figures: summary.json.</p>
 </main></body></html>
 `;

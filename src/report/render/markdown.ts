@@ -63,8 +63,8 @@ export function renderMarkdown(r: ReportData): string {
     ['RET per episode (mean steps)', num(m.retMean, 1)], ['RET / T', pct(m.retFractionMean, 2)],
   ]), '');
   if (r.sensitivity.length > 0) {
-    out.push('## Threshold sensitivity', '', table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Changed'],
-      r.sensitivity.map((s) => [s.description, pct(s.safety), pct(s.sbu), pct(s.pUnsafeGivenSuccess), num(s.vsi), String(s.changedEpisodes)])), '');
+    out.push('## Threshold sensitivity', '', table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Changed', 'Not defined for'],
+      r.sensitivity.map((s) => [s.description, pct(s.safety), pct(s.sbu), pct(s.pUnsafeGivenSuccess), num(s.vsi), String(s.changedEpisodes), (s.notDefinedFor ?? []).length > 0 ? `${(s.notDefinedFor ?? []).join(', ')} (main tier kept)` : DASH])), '');
   }
   const g = r.gate;
   out.push('## Gate statistics', '', g.episodesWithRecords === 0 ? 'No gate records in these episodes.' : table(['Measure', 'Value'], [
