@@ -70,10 +70,12 @@ describe('live dashboard in headless Chromium', () => {
     const pipeline = new Pipeline({ source: ports.source, monitors: bank, gate, sink: ports.sink, watchdogTimeout: 1 });
     const dt = world.scene.controlDt;
     let tick = 0;
+    link.publishEpisode({ t: 0, phase: 'start', episode: 'so101-lab-ep1', task: 'so101-pick-blue-can' });
     loop = setInterval(() => {
-      if (tick >= policy.ticks) return;
+      // After the scripted policy ends the arm rests and telemetry keeps flowing (the page opens late
+      // and is shown the recent history first, then live updates).
       const now = tick * dt;
-      if (tick % CHUNK_HORIZON === 0) {
+      if (tick < policy.ticks && tick % CHUNK_HORIZON === 0) {
         const chunk = policy.nextChunk(now);
         if (!gate.holding) ports.sink.execute(chunk, now);
       }
@@ -118,7 +120,29 @@ describe('live dashboard in headless Chromium', () => {
     const first = Number(await updates.textContent());
     await expect.poll(async () => Number(await updates.textContent()), { timeout: 20_000 }).toBeGreaterThan(first + 3);
     await expect.poll(() => card().locator('[data-testid=state]').textContent(), { timeout: 5000 }).toBe('armed');
+    // episode time on the chart, not the host's clock
+    expect(await card().locator('[data-testid=last]').textContent()).toMatch(/^episode t = \d+\.\d\d s$/);
+    expect(await card().locator('canvas').getAttribute('data-axis')).toBe('time since episode start (s)');
+    // clause colours: none is the red of a violation or the amber of the warning band
+    const colours = await card().locator('.legend span').evaluateAll((els) => els.map((e) => (e as HTMLElement).style.getPropertyValue('--c')));
+    expect(colours.length).toBeGreaterThan(0);
+    for (const c of colours) expect(['#e5484d', '#f0b429', '#ff8a3d', '#f06292']).not.toContain(c);
+    expect(await card().locator('[data-testid=estop-ack]').isVisible()).toBe(false);
     await page.screenshot({ path: artifactPath('dashboard-phone.png'), fullPage: true });
+  });
+
+  it('a page opened later shows the recent history at once (from the server), not only what arrives after it opened', async () => {
+    const late = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await late.goto(page.url());
+      const updates = late.locator('section.card[data-robot="so101-lab"] [data-testid=updates]');
+      await expect.poll(async () => Number(await updates.textContent()), { timeout: 5000 }).toBeGreaterThan(0);
+      const live = Number(await card().locator('[data-testid=updates]').textContent());
+      // the replayed window: far more samples than 30 Hz could deliver since the page opened
+      expect(Number(await updates.textContent())).toBeGreaterThan(Math.min(live, 300) / 2);
+    } finally {
+      await late.close();
+    }
   });
 
   it('clicking e-stop holds the gate (checked on the gate itself)', async () => {
@@ -127,6 +151,8 @@ describe('live dashboard in headless Chromium', () => {
     expect(gate.holdCause?.kind).toBe('e-stop');
     expect(sink.isHolding).toBe(true);
     await expect.poll(() => card().locator('[data-testid=state]').textContent(), { timeout: 5000 }).toBe('hold');
+    // acknowledged: the gate state confirms the e-stop
+    await expect.poll(() => card().locator('[data-testid=estop-ack]').isVisible(), { timeout: 5000 }).toBe(true);
   });
 
   it('release is unavailable before login and works after it', async () => {
@@ -155,6 +181,10 @@ describe('live dashboard in headless Chromium', () => {
     await page.fill('#pass', 'op-pass');
     await page.click('#loginBtn');
     await expect.poll(() => page.locator('[data-testid=who]').textContent(), { timeout: 5000 }).toContain('logged in as alice');
+    // the login box gave way to the user's name (and a log-out button)
+    expect(await page.locator('#user').isVisible()).toBe(false);
+    expect(await page.locator('#pass').isVisible()).toBe(false);
+    expect(await page.locator('[data-testid=logout]').isVisible()).toBe(true);
     // The e-stop is latched: release alone is refused until it is reset naming who pressed it
     // (through the server's estop-reset message; the page's control for it belongs to the UI rework).
     await card().locator('[data-testid=release]').click();
@@ -177,6 +207,7 @@ describe('live dashboard in headless Chromium', () => {
     expect(gate.eStops).toEqual([]);
     await card().locator('[data-testid=release]').click();
     await expect.poll(() => gate.state, { timeout: 5000 }).toBe('armed');
+    await expect.poll(() => card().locator('[data-testid=estop-ack]').isVisible(), { timeout: 5000 }).toBe(false);
     expect(pageErrors, pageErrors.join("; ")).toEqual([]);
   });
 });

@@ -1,8 +1,11 @@
 /**
  * The dashboard page: one self-contained HTML document (no external assets), one card per robot
- * with a live plot of every active clause's normalised margin ρ/|τ| and its warning band, the gate
- * state with its cause, e-stop / release / success / failure buttons, the current episode and
- * counters. Laid out for phone-sized screens up.
+ * with a live plot of every active clause's normalised margin ρ/|τ| and its warning band (axes, and
+ * time since the episode started), the gate state with its cause, an acknowledged E-STOP banner once
+ * the gate state confirms the e-stop, e-stop / release / success / failure buttons, the current
+ * episode and counters. Clause lines use colours that are never the red/amber of violation and
+ * warning. After login the login box gives way to the user's name. The history shown on load comes
+ * from the server's recent telemetry (not only what arrives after the page opened).
  */
 export const DASHBOARD_HTML = String.raw`<!doctype html>
 <html lang="en">
@@ -18,6 +21,11 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
   header { display:flex; flex-wrap:wrap; gap:8px; align-items:center; justify-content:space-between; padding:10px 14px; background:#161a20; position:sticky; top:0; z-index:2; }
   header h1 { font-size:17px; margin:0; }
   #login { display:flex; gap:6px; flex-wrap:wrap; align-items:center; }
+  #login.in input, #login.in #loginBtn { display:none; }
+  #login:not(.in) #logoutBtn { display:none; }
+  .caption { font-size:11px; color:var(--muted); }
+  .ack { display:none; background:var(--hold); color:#fff; font-weight:800; letter-spacing:.04em; text-align:center; border-radius:8px; padding:8px; }
+  .ack.on { display:block; }
   input { background:#0f1216; color:var(--fg); border:1px solid #333c48; border-radius:6px; padding:6px 8px; width:9em; }
   button { border:0; border-radius:8px; padding:9px 12px; font-weight:600; color:#fff; background:#36404d; cursor:pointer; min-height:40px; }
   button.estop { background:var(--hold); font-size:17px; flex:1 1 100%; min-height:52px; letter-spacing:.05em; }
@@ -49,13 +57,16 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     <input id="pass" name="password" type="password" placeholder="password" autocomplete="current-password">
     <button id="loginBtn" type="submit">Log in</button>
     <span id="who" data-testid="who"></span>
+    <button id="logoutBtn" type="button" data-testid="logout">Log out</button>
   </form>
   <div id="status" data-testid="status">connecting…</div>
 </header>
 <main id="cards"><div id="empty">Waiting for robots on the broker…</div></main>
 <script>
 (() => {
-  const COLORS = ['#3aa0ff','#f0b429','#2fbf71','#e5484d','#b68cff','#ff8a3d','#4dd0e1','#f06292','#aed581'];
+  // Clause colours: blues, violets, cyans, greys — never the red of a violation or the amber of the band.
+  const COLORS = ['#3aa0ff','#b68cff','#4dd0e1','#90a4ae','#7986cb','#4db6ac','#ce93d8','#81d4fa','#c5cae9'];
+  const PAD = { l: 44, r: 8, t: 8, b: 30 };
   const WINDOW_S = 20;
   const robots = new Map();
   let ws, loggedIn = false, messages = 0;
@@ -71,7 +82,9 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     el.innerHTML =
       '<div class="top"><span class="robot"></span><span class="state armed" data-testid="state">?</span></div>' +
       '<div class="cause" data-testid="cause"></div>' +
-      '<canvas width="640" height="360" aria-label="normalised margins"></canvas>' +
+      '<div class="ack" data-testid="estop-ack">E-STOP ACKNOWLEDGED — the arm is held</div>' +
+      '<canvas width="640" height="360" aria-label="normalised margins ρ/|τ| over the last 20 s"></canvas>' +
+      '<div class="caption">ρ/|τ| per clause · red below 0 = violated · amber = warning band · time since the episode started</div>' +
       '<div class="legend"></div>' +
       '<div class="buttons">' +
       '<button class="estop" data-act="estop" data-testid="estop">E-STOP</button>' +
@@ -85,7 +98,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     el.querySelector('.robot').textContent = robot;
     el.querySelectorAll('button').forEach((b) => b.addEventListener('click', () => act(robot, b.dataset.act)));
     $('cards').appendChild(el);
-    r = { el, series: new Map(), band: {}, updates: 0, tNow: 0 };
+    r = { el, series: new Map(), band: {}, updates: 0, tNow: 0, t0: null };
     robots.set(robot, r);
     refreshButtons();
     return r;
@@ -112,6 +125,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     if (!robot) return;
     const r = card(robot);
     if (kind === 'margins') {
+      if (r.tNow > p.t) return; // history replayed behind live data
       r.updates++;
       r.tNow = p.t;
       r.band = p.band || {};
@@ -122,14 +136,20 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
         while (s.length && s[0][0] < p.t - WINDOW_S) s.shift();
       }
       r.el.querySelector('[data-testid=updates]').textContent = String(r.updates);
-      r.el.querySelector('[data-testid=last]').textContent = 't = ' + Number(p.t).toFixed(2) + ' s';
+      r.el.querySelector('[data-testid=last]').textContent = r.t0 === null ? 'gate clock ' + Number(p.t).toFixed(2) + ' s' : 'episode t = ' + (p.t - r.t0).toFixed(2) + ' s';
       draw(r);
     } else if (kind === 'gate') {
       const st = r.el.querySelector('[data-testid=state]');
       st.textContent = p.state;
       st.className = 'state ' + p.state;
       r.el.querySelector('[data-testid=cause]').textContent = p.cause || '';
+      // Acknowledged only when the gate state itself confirms the e-stop (a latch field when the
+      // payload has one, else a hold whose cause is the e-stop); the button press alone never shows it.
+      const latch = p.estop ?? p.eStop ?? p.estopLatched;
+      const confirmed = p.state === 'hold' && (latch === true || (latch && typeof latch === 'object' && latch.latched === true) || /^e-stop\b/.test(p.cause || ''));
+      r.el.querySelector('[data-testid=estop-ack]').classList.toggle('on', !!confirmed);
     } else if (kind === 'episode') {
+      if (p.phase === 'start' && typeof p.t === 'number') r.t0 = p.t;
       r.el.querySelector('[data-testid=episode]').textContent = p.episode + ' (' + p.phase + ')' + (p.task ? ' · ' + p.task : '');
     } else if (kind === 'events' && /refused|invalid/.test(p.kind)) {
       r.el.querySelector('[data-testid=reply]').textContent = p.detail;
@@ -140,14 +160,32 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     const c = r.el.querySelector('canvas');
     const g = c.getContext('2d');
     const W = c.width, H = c.height, lo = -0.5, hi = 1.5;
-    const y = (v) => H - ((Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo)) * H;
-    const x = (t) => W - ((r.tNow - t) / WINDOW_S) * W;
+    const pw = W - PAD.l - PAD.r, ph = H - PAD.t - PAD.b;
+    const y = (v) => PAD.t + ph - ((Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo)) * ph;
+    const x = (t) => PAD.l + pw - ((r.tNow - t) / WINDOW_S) * pw;
     g.clearRect(0, 0, W, H);
     const eps = Math.max(0, ...Object.values(r.band));
+    g.fillStyle = 'rgba(229,72,77,0.12)';
+    g.fillRect(PAD.l, y(0), pw, y(lo) - y(0));
     g.fillStyle = 'rgba(240,180,41,0.15)';
-    g.fillRect(0, y(eps), W, y(0) - y(eps));
-    g.strokeStyle = '#e5484d'; g.lineWidth = 2;
-    g.beginPath(); g.moveTo(0, y(0)); g.lineTo(W, y(0)); g.stroke();
+    g.fillRect(PAD.l, y(eps), pw, y(0) - y(eps));
+    // axes: ρ/|τ| ticks on the left, time since the episode started along the bottom
+    g.font = '18px system-ui, sans-serif'; g.fillStyle = '#8b95a3'; g.strokeStyle = '#2a313b'; g.lineWidth = 1;
+    g.textAlign = 'right'; g.textBaseline = 'middle';
+    for (const v of [-0.5, 0, 0.5, 1, 1.5]) {
+      g.beginPath(); g.moveTo(PAD.l, y(v)); g.lineTo(PAD.l + pw, y(v)); g.stroke();
+      g.fillText(v.toFixed(1), PAD.l - 6, y(v));
+    }
+    const origin = r.t0 === null ? 0 : r.t0;
+    g.textAlign = 'center'; g.textBaseline = 'top';
+    const first = Math.ceil((r.tNow - WINDOW_S - origin) / 5) * 5;
+    for (let s = first; s <= r.tNow - origin; s += 5) {
+      g.beginPath(); g.moveTo(x(origin + s), PAD.t + ph); g.lineTo(x(origin + s), PAD.t + ph + 5); g.stroke();
+      g.fillText(s.toFixed(0) + ' s', x(origin + s), PAD.t + ph + 7);
+    }
+    g.strokeStyle = '#e5484d'; g.lineWidth = 1.5;
+    g.beginPath(); g.moveTo(PAD.l, y(0)); g.lineTo(PAD.l + pw, y(0)); g.stroke();
+    c.dataset.axis = r.t0 === null ? 'gate clock (no episode started yet)' : 'time since episode start (s)';
     const legend = r.el.querySelector('.legend');
     legend.innerHTML = '';
     let i = 0;
@@ -179,6 +217,8 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
       else if (m.type === 'login-result') {
         loggedIn = !!m.ok;
         $('who').textContent = m.ok ? 'logged in as ' + m.username : (m.reason || '');
+        $('login').classList.toggle('in', loggedIn);
+        if (loggedIn) $('pass').value = '';
         refreshButtons();
       } else if (m.type === 'command-result') {
         const r = robots.get(m.robot);
@@ -190,6 +230,9 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
   $('login').addEventListener('submit', (e) => {
     e.preventDefault();
     if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'login', username: $('user').value, password: $('pass').value }));
+  });
+  $('logoutBtn').addEventListener('click', () => {
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'logout' }));
   });
   connect();
 })();

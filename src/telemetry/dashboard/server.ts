@@ -44,6 +44,10 @@ export interface DashboardOptions {
   now?: () => number;
 }
 
+/** The page plots the last 20 s of margins; the server keeps that much (at most RECENT_MAX messages per robot). */
+const RECENT_SECONDS = 20;
+const RECENT_MAX = 2000;
+
 interface Session {
   ws: WebSocket;
   client: MqttClient | undefined;
@@ -64,6 +68,8 @@ export class DashboardServer {
   private readonly throttle: LoginThrottle;
   private origins = new Set<string>();
   private hosts = new Set<string>();
+  /** Recent margins per robot (the page's 20 s window), replayed on connect so a page opened late has history. */
+  private readonly recentMargins = new Map<string, { t: number; payload: unknown }[]>();
   url = '';
 
   constructor(private readonly options: DashboardOptions) {
@@ -188,7 +194,8 @@ export class DashboardServer {
     } catch {
       return;
     }
-    this.latest.set(topic, parsed);
+    if (topic.endsWith('/margins')) this.keepRecent(topic, parsed);
+    else this.latest.set(topic, parsed);
     this.broadcast({ type: 'telemetry', topic, payload: parsed });
     if (topic.endsWith('/gate')) {
       const robot = topic.slice(TOPIC_ROOT.length + 1, -'/gate'.length);
@@ -214,6 +221,17 @@ export class DashboardServer {
     });
   }
 
+  private keepRecent(topic: string, payload: unknown): void {
+    const t = typeof payload === 'object' && payload !== null && typeof (payload as { t?: unknown }).t === 'number' ? (payload as { t: number }).t : NaN;
+    if (!Number.isFinite(t)) return;
+    let list = this.recentMargins.get(topic);
+    if (!list) this.recentMargins.set(topic, (list = []));
+    // A restarted gate clock (t going back) starts the history again.
+    if (list.length > 0 && t < list[list.length - 1]!.t) list.length = 0;
+    list.push({ t, payload });
+    while (list.length > RECENT_MAX || (list.length > 0 && list[0]!.t < t - RECENT_SECONDS)) list.shift();
+  }
+
   private broadcast(msg: ServerToPage): void {
     const text = JSON.stringify(msg);
     for (const s of this.sessions) if (s.ws.readyState === s.ws.OPEN) s.ws.send(text);
@@ -227,6 +245,7 @@ export class DashboardServer {
     const session: Session = { ws, client: undefined, username: undefined, address: req.socket.remoteAddress ?? '' };
     this.sessions.add(session);
     for (const [topic, payload] of this.latest) this.send(session, { type: 'telemetry', topic, payload });
+    for (const [topic, list] of this.recentMargins) for (const m of list) this.send(session, { type: 'telemetry', topic, payload: m.payload });
     ws.on('message', (data) => void this.onPageMessage(session, data.toString()));
     ws.on('close', () => {
       this.sessions.delete(session);
