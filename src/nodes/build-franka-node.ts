@@ -19,7 +19,8 @@ import { FRANKA_STATE_MIN_INTERVAL_S } from '../../drivers/franka/messages.js';
 import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
 import { subscribeTracking } from '../../drivers/tracking/ros-adapters.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
-import { frankaChunkExecutor } from './franka-chunks.js';
+import { frankaChunkExecutor, frankaChunkScreen } from './franka-chunks.js';
+import { GateOffBaseline } from '../runtime/gate-off-baseline.js';
 import type { FrankaNodeConfig } from './franka-node-config.js';
 import { FrankaEpisodes } from './franka-episodes.js';
 import type { Timers } from '../util/clock.js';
@@ -96,14 +97,17 @@ export function buildFrankaNode(
               : {}),
           })
       : undefined);
+  // gating: false is the Franka baseline run: proposed trajectories go to the controller unfiltered
+  // (screened), clause holds are recorded but not sent; e-stop, watchdog and faults still hold.
+  const baseline = !config.gating && !extras.chunks ? new GateOffBaseline({ gate, screen: frankaChunkScreen(config.platform), arm: franka }) : undefined;
   const pipeline = new Pipeline({
     source: franka,
     ...(tracker ? { mapping: (frame) => tracker.writeSignals(frame) } : {}),
     monitors: bank,
     gate,
-    sink: franka,
+    sink: baseline ? baseline.sink : franka,
     watchdogTimeout: 0.1,
-    ...(chunks ? { chunks: chunks(franka, gate) } : {}),
+    ...(chunks ? { chunks: chunks(franka, gate) } : baseline ? { chunks: baseline } : {}),
     ...(extras.events ? { events: extras.events } : {}),
   });
   const rec = extras.recording;
@@ -142,7 +146,8 @@ export function buildFrankaNode(
   const node = new RosMonitorNode(rosNode, pipeline, gate, bank, {
     robotId: config.robotId,
     jointNames: franka.jointNamesList,
-    gating: config.gating,
+    // proposed trajectories are taken in both modes (gate off forwards them unfiltered)
+    gating: config.gating || baseline !== undefined,
     diagnosticsRate: config.diagnosticsRate,
     idleStepRate: config.idleStepRate,
     startupTimeout: config.startupTimeout,

@@ -30,6 +30,12 @@ export interface FrankaChunkOptions {
   onResult?: ChunkExecutorOptions['onResult'];
 }
 
+/** The screen of a Franka's chunks (shape, finite, joint limits, age, order): gating and the gate-off baseline. */
+export function frankaChunkScreen(platform: 'fr3' | 'panda'): ChunkScreen {
+  const chain = platform === 'fr3' ? FR3_CHAIN : PANDA_CHAIN;
+  return new ChunkScreen({ joints: 7, maxHorizon: 200, qmin: chain.joints.map((j) => j.lower), qmax: chain.joints.map((j) => j.upper), maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });
+}
+
 export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChunkOptions): ChunkExecutor {
   const robot = o.platform === 'fr3' ? FR3_DESCRIPTION : PANDA_DESCRIPTION;
   const chain = robot.chain;
@@ -56,7 +62,7 @@ export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChun
     cbfTolerance: DEFAULT_CBF_TOLERANCE,
     maxIterations: 40,
   });
-  const screen = new ChunkScreen({ joints: 7, maxHorizon: 200, qmin, qmax, maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });
+  const screen = frankaChunkScreen(o.platform);
   return new ChunkExecutor({
     gate, screen, filter, sink: franka, joints: franka, maxStateAge: 0.05,
     ...(tracked ? { obstacles: tracked } : {}),

@@ -36,11 +36,11 @@ function setup(overrides: Partial<FrankaNodeConfig> = {}) {
   const results: { verdict: string; code: string; reason: string }[] = [];
   other.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
   other.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) => results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }));
-  const tick = (ms: number) => {
+  const tick = (ms: number, tau = [5, 5, 5, 5, 1, 1, 1]) => {
     for (let i = 0; i < ms; i++) {
       timers.advance(0.001);
       gripper.publish(gripperState(clock.now(), 0.08));
-      state.publish(robotState(clock.now(), { q: READY, tau: [5, 5, 5, 5, 1, 1, 1] }));
+      state.publish(robotState(clock.now(), { q: READY, tau }));
     }
   };
   const names = config.platform === 'panda' ? JOINTS.map((j) => j.replace('fr3_', 'panda_')) : JOINTS;
@@ -161,3 +161,34 @@ describe('Franka gating with a tracked object as a barrier sphere (vrpn, trackin
   });
 });
 
+describe('gating: false — the Franka baseline run', () => {
+  it('forwards a proposed trajectory unfiltered (also one the CBF would change), screened for limits', () => {
+    const s = setup({ gating: false });
+    s.tick(50);
+    const end = [0, 0.8, 0, -2.356, 0, 2.5, 0.785]; // through the table: gating would filter or hold it
+    s.propose('into-table', end);
+    expect(s.results.at(-1)).toMatchObject({ verdict: 'executed', code: 'gate-off' });
+    const sent = s.toController.at(-1)!;
+    expect(sent.points).toHaveLength(20);
+    sent.points.at(-1)!.positions.forEach((q, j) => expect(q).toBeCloseTo(end[j]!, 9));
+    s.tick(5);
+    s.propose('beyond-limits', READY.map((q, j) => (j === 0 ? 3.5 : q)));
+    expect(s.results.at(-1)).toMatchObject({ verdict: 'rejected', code: 'beyond-limits' });
+  });
+
+  it('a clause violation is a recorded would-hold, not a hold sent to the controller; an e-stop is sent', () => {
+    const s = setup({ gating: false });
+    s.tick(50);
+    const before = s.toController.length;
+    s.tick(20, [120, 5, 5, 5, 1, 1, 1]); // joint 1 beyond 87 N·m: joint_torque violated
+    expect(s.parts.gate.state).toBe('hold');
+    expect(s.toController.length).toBe(before); // no empty (hold) trajectory
+    s.propose('still-forwarded', READY.map((q, j) => (j === 0 ? q + 0.1 : q)));
+    expect(s.results.at(-1)).toMatchObject({ verdict: 'executed' });
+    s.parts.pipeline.eStop(s.clock.now(), 'operator');
+    s.tick(2, [120, 5, 5, 5, 1, 1, 1]);
+    expect(s.toController.at(-1)!.points).toEqual([]); // the hold trajectory
+    s.propose('after-estop', READY.map((q, j) => (j === 0 ? q + 0.15 : q)));
+    expect(s.results.at(-1)).toMatchObject({ verdict: 'held' });
+  });
+});
