@@ -32,7 +32,7 @@ export interface FrankaChunkOptions {
 
 /** The screen of a Franka's chunks (shape, finite, joint limits, age, order): gating and the gate-off baseline. */
 export function frankaChunkScreen(platform: 'fr3' | 'panda'): ChunkScreen {
-  const chain = platform === 'fr3' ? FR3_CHAIN : PANDA_CHAIN;
+  const chain = (platform === 'fr3' ? FR3_DESCRIPTION : PANDA_DESCRIPTION).chain;
   return new ChunkScreen({ joints: 7, maxHorizon: 200, qmin: chain.joints.map((j) => j.lower), qmax: chain.joints.map((j) => j.upper), maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });
 }
 
