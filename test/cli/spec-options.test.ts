@@ -19,15 +19,13 @@ import { repoRoot } from '../support/paths.js';
 const CAL = join(repoRoot, 'calibration/so101-demo.yaml');
 const shipped = readFileSync(join(repoRoot, 'spec/tasks.yaml'), 'utf8');
 
-function labFiles(): { dir: string; tasks: string; broken: string; access: string } {
+function labFiles(): { dir: string; tasks: string; broken: string } {
   const dir = mkdtempSync(join(tmpdir(), 'armguard-spec-'));
   const tasks = join(dir, 'lab-tasks.yaml');
   writeFileSync(tasks, `${shipped}\n  lab-sponge-into-bin: { templates: [pnp-into-container], objects: [non_spillable] }\n`);
   const broken = join(dir, 'broken-tasks.yaml');
   writeFileSync(broken, `${shipped}\n  lab-bad: { templates: [pnp-into-bucket] }\n`);
-  const access = join(dir, 'access.yaml');
-  writeFileSync(access, 'users:\n  - { username: armguard, password: "armguard-secret", roles: [armguard] }\n');
-  return { dir, tasks, broken, access };
+  return { dir, tasks, broken };
 }
 
 const sha = (path: string) => `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
@@ -52,8 +50,9 @@ describe('--tasks / --clauses', () => {
   });
 
   it('run so101 --tasks: a lab task is known only with the lab file, and the hashes go to the session (episode versions)', async () => {
-    const { tasks, access } = labFiles();
-    const base = ['so101', '--emulator', '--calibration', CAL, '--task', 'lab-sponge-into-bin', '--access', access];
+    const { tasks } = labFiles();
+    // an external broker: no access file needed to parse the arguments
+    const base = ['so101', '--emulator', '--calibration', CAL, '--task', 'lab-sponge-into-bin', '--mqtt', 'mqtt://127.0.0.1:1883'];
     const without = await parseRunArgs(base);
     expect(without.ok ? '' : without.errors.join('\n')).toMatch(/unknown task 'lab-sponge-into-bin'/);
     const withTasks = await parseRunArgs([...base, '--tasks', tasks]);
