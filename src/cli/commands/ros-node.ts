@@ -5,7 +5,7 @@ import { userOrPackagePath } from '../../platform/package-files.js';
 import type { FrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { Timers } from '../../util/clock.js';
-import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, loadScoringSpec, specPathsFrom } from '../spec-files.js';
+import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, defaultSpecPaths, loadScoringSpec, specPathsFrom } from '../spec-files.js';
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
 import { describeCause } from '../../gate/index.js';

@@ -196,7 +196,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   } else {
     broker = { kind: 'embedded', port: brokerPort as number, access: access! };
   }
-  const semantic = parseSemanticRunOptions(str as (k: string) => string | undefined, (k) => p.options.get(k) === true, task, defaultSpecPaths().tasks, new Set(spec.spec.tasks.tasks.keys()));
+  const semantic = parseSemanticRunOptions(str as (k: string) => string | undefined, (k) => p.options.get(k) === true, task, spec.versions.tasksFile, new Set(spec.spec.tasks.tasks.keys()));
   if (!semantic.ok) return semantic.usage ? usageError(semantic.error) : { ok: false, code: EXIT.failure, errors: [`armguard run: ${semantic.error}`] };
   let dashboard: RunSessionOptions['dashboard'];
   if (dashboardPort !== undefined) {
