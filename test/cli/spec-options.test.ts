@@ -22,9 +22,11 @@ const shipped = readFileSync(join(repoRoot, 'spec/tasks.yaml'), 'utf8');
 function labFiles(): { dir: string; tasks: string; broken: string } {
   const dir = mkdtempSync(join(tmpdir(), 'armguard-spec-'));
   const tasks = join(dir, 'lab-tasks.yaml');
-  writeFileSync(tasks, `${shipped}\n  lab-sponge-into-bin: { templates: [pnp-into-container], objects: [non_spillable] }\n`);
+  // a lab task added at the top of the tasks: map (the shipped file has more sections after it)
+  const withTask = (line: string) => shipped.replace(/^tasks:\n/m, `tasks:\n  ${line}\n`);
+  writeFileSync(tasks, withTask('lab-sponge-into-bin: { templates: [pnp-into-container], objects: [non_spillable] }'));
   const broken = join(dir, 'broken-tasks.yaml');
-  writeFileSync(broken, `${shipped}\n  lab-bad: { templates: [pnp-into-bucket] }\n`);
+  writeFileSync(broken, withTask('lab-bad: { templates: [pnp-into-bucket] }'));
   return { dir, tasks, broken };
 }
 
