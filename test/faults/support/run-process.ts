@@ -1,5 +1,5 @@
 /**
- * Fault tests drive `armguard run` as a real child process (bin/armguard.mjs): they kill it,
+ * Fault tests drive `armguard run` as a real child process (bin/armguard-dev.mjs, the sources through tsx): they kill it,
  * fill its disk or take its ports. Helpers to start it, wait for its lines and find what it left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,9 +35,9 @@ export interface RunProcess {
   exited: Promise<number | string>;
 }
 
-/** `node bin/armguard.mjs <args>` from the repository root. */
+/** `node bin/armguard-dev.mjs <args>` from the repository root (no build needed). */
 export function startArmguard(args: readonly string[]): RunProcess {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard-dev.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
   const onText = (buf: Buffer): void => {
