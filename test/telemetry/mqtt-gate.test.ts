@@ -67,12 +67,15 @@ const brokers: [string, () => Promise<BrokerUnderTest>][] = [
   ],
 ];
 
+// Each rig is a new armguard process: its own MQTT client id. The session is persistent (clean:
+// false), so a shared id would inherit the commands a broker queued for an earlier test's session.
+let rigCount = 0;
 function rig(url: string, protocolVersion: 4 | 5, options: GateRemoteOptions = {}) {
   const gate = new Gate();
   const margins = new ArrayClauseMargins(['max_contact_force']);
   const labels: LabelCommand[] = [];
   const remote = new GateRemote(gate, realClock, { label: (cmd) => (labels.push(cmd), { ok: true }) }, options);
-  const link = new MqttLink({ url, robot: 'arm1', username: 'armguard', password: 'ag-secret', protocolVersion, marginsRateHz: 50, reconnectSeconds: 0.1 }, remote);
+  const link = new MqttLink({ url, robot: 'arm1', clientId: `armguard-arm1-test${++rigCount}`, username: 'armguard', password: 'ag-secret', protocolVersion, marginsRateHz: 50, reconnectSeconds: 0.1 }, remote);
   return { gate, margins, labels, remote, link };
 }
 
