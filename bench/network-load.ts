@@ -8,23 +8,10 @@
 import { connect } from 'node:net';
 import mqtt from 'mqtt';
 import { topicFor } from '../src/telemetry/topics.js';
+import { mqttString, remainingLength as varint } from '../test/support/mqtt-raw.js';
 
 const [mode, url, robot] = process.argv.slice(2) as [string, string, string];
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
-    out.push(b);
-  } while (n > 0);
-  return out;
-}
-function mqttString(s: string): number[] {
-  const b = [...Buffer.from(s)];
-  return [b.length >> 8, b.length & 0xff, ...b];
-}
 
 /** A logged-in client that declares a 64 MB PUBLISH and writes it in 1 MB pieces; resolves when done or cut off. */
 function flood64(port: number, ROBOT: string): Promise<string> {

@@ -9,6 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBroker, type OversizeRefusal } from '../../src/telemetry/embedded-broker.js';
 import { RecordingClient } from '../support/mqtt-client.js';
+import { connectPacket as rawConnect, mqttString as str, remainingLength as varint } from '../support/mqtt-raw.js';
 import { MqttLink, type LinkEvent } from '../../src/telemetry/mqtt-link.js';
 import { MAX_CHUNK_BYTES } from '../../src/gate/chunk-parse.js';
 import { topicFor } from '../../src/telemetry/topics.js';
@@ -23,24 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => broker.stop());
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
-    out.push(b);
-  } while (n > 0);
-  return out;
-}
-function str(s: string): number[] {
-  const b = [...Buffer.from(s)];
-  return [b.length >> 8, b.length & 0xff, ...b];
-}
-function connectPacket(user: string, pass: string): Buffer {
-  const body = [...str('MQTT'), 4, 0xc2, 0, 30, ...str(`raw-${Math.random()}`), ...str(user), ...str(pass)];
-  return Buffer.from([0x10, ...varint(body.length), ...body]);
-}
+const connectPacket = (user: string, pass: string): Buffer => rawConnect(`raw-${Math.random()}`, user, pass);
+
 
 /** Write `header` then up to `total` bytes of filler in 1 MB pieces until the broker closes the socket; resolves with bytes written. */
 function flood(socket: Socket, first: Buffer, total: number): Promise<{ written: number; closed: boolean }> {

@@ -7,19 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MqttSizeGuard } from '../../src/telemetry/mqtt-size-guard.js';
+import { remainingLength as encodeLength } from '../support/mqtt-raw.js';
 
 const LIMITS = { maxPacketBytes: 300, maxConnectBytes: 40 };
 
-function encodeLength(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
-    out.push(b);
-  } while (n > 0);
-  return out;
-}
 
 /** Reference: index of the first packet over its limit, or -1 when all pass. */
 function firstOversize(packets: { type: number; length: number }[]): number {
