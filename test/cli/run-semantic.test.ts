@@ -23,6 +23,7 @@ import { ChunkClient } from '../../src/runtime/chunk-client.js';
 import { MqttChunkClientTransport } from '../../src/telemetry/mqtt-chunk-transport.js';
 import { ScriptedChatServer } from '../support/chat-completions-server.js';
 import { repoRoot } from '../support/paths.js';
+import { waitUntil } from '../support/run-session.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
 const ACCESS = `users:
@@ -35,17 +36,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function waitUntil(pred: () => boolean, seconds: number, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const deadline = systemClock.now() + seconds;
-    const check = () => {
-      if (pred()) return resolve();
-      if (systemClock.now() > deadline) return reject(new Error(`timed out after ${seconds} s waiting for ${what}`));
-      setTimeout(check, 10);
-    };
-    check();
-  });
-}
 
 async function session(task: string, semanticArgs: string[]): Promise<{ s: RunSession; client: ChunkClient; log: string[] }> {
   const parsed = await parseRunArgs(['so101', '--emulator', '--calibration', CAL_PATH, '--task', task, '--mqtt', 'mqtt://127.0.0.1:1', ...semanticArgs]);

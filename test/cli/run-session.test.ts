@@ -18,6 +18,7 @@ import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { repoRoot } from '../support/paths.js';
+import { waitUntil } from '../support/run-session.js';
 import { dirname } from 'node:path';
 import { appendLabel } from '../../src/episode/append-label.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
@@ -55,17 +56,6 @@ async function startSession(extra: Partial<Parameters<typeof RunSession.start>[0
 }
 
 /** Resolve once `pred()` holds (checked every 10 ms), fail after `seconds`. */
-function waitUntil(pred: () => boolean, seconds: number, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const deadline = systemClock.now() + seconds;
-    const check = () => {
-      if (pred()) return resolve();
-      if (systemClock.now() > deadline) return reject(new Error(`timed out after ${seconds} s waiting for ${what}`));
-      setTimeout(check, 10);
-    };
-    check();
-  });
-}
 
 async function gateRecords(path: string): Promise<GateRecord[]> {
   const out: EpisodeRecord[] = [];

@@ -20,6 +20,7 @@ import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { repoRoot } from '../support/paths.js';
+import { waitUntil } from '../support/run-session.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
 const ACCESS = `users:
@@ -31,17 +32,6 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-function waitUntil(pred: () => boolean, seconds: number, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const deadline = systemClock.now() + seconds;
-    const check = (): void => {
-      if (pred()) return resolve();
-      if (systemClock.now() > deadline) return reject(new Error(`timed out after ${seconds} s waiting for ${what}`));
-      setTimeout(check, 20);
-    };
-    check();
-  });
-}
 
 describe('servo errors and bus garbage are named', () => {
   it('an error byte names the servo, its joint and the bits in the gate cause, the log and the MQTT event', async () => {

@@ -17,6 +17,7 @@ import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode } from '../../src/episode/index.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { repoRoot } from '../support/paths.js';
+import { waitUntil } from '../support/run-session.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
 const ACCESS = `users:
@@ -43,17 +44,6 @@ async function startSession(): Promise<{ s: RunSession; log: string[] }> {
   return { s, log };
 }
 
-function waitUntil(pred: () => boolean, seconds: number, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const deadline = systemClock.now() + seconds;
-    const check = (): void => {
-      if (pred()) return resolve();
-      if (systemClock.now() > deadline) return reject(new Error(`timed out after ${seconds} s waiting for ${what}`));
-      setTimeout(check, 20);
-    };
-    check();
-  });
-}
 
 describe('serial disconnect and reconnect', () => {
   it('the bus reopens with back-off when the port comes back; the hold stays until an operator releases', async () => {
