@@ -1,5 +1,6 @@
 // Lint, including the import-direction rules of SPEC §1/§13: the core (stl, qp, schema, safety,
-// gate, kinematics, util) imports nothing from drivers, ROS, MQTT, files or the clock.
+// gate, kinematics, util) and the MCAP library (mcap) import nothing from drivers, ROS, MQTT,
+// files or the clock; episodes and reports import nothing from drivers.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -61,6 +62,31 @@ export default tseslint.config(
   core('kinematics', ['**/stl/**', '**/qp/**', '**/safety/**', '**/gate/**']),
   core('gate', []),
   core('semantic', ['**/qp/**', '**/gate/**']),
+  {
+    // The MCAP / rosbag2 format library: pure like the core, except that it is built on the MCAP
+    // and ROS message libraries. Bytes come in as a ByteSource and leave through a FileWritable.
+    files: ['src/mcap/**/*.ts'],
+    rules: {
+      ...clockRules,
+      'no-restricted-imports': ['error', {
+        patterns: [
+          {
+            group: platformModules.filter((m) => m !== '@mcap/*' && m !== '@foxglove/*'),
+            message: 'src/mcap is a pure format library: no I/O, drivers, ROS runtime or MQTT.',
+          },
+          { group: [...outerLayers, '**/nodes/**', '**/doctor/**'], message: 'src/mcap must not depend on outer layers.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/episode/**/*.ts', 'src/report/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/drivers/**'], message: 'episodes and reports use src/mcap and the ports, never drivers/.' }],
+      }],
+    },
+  },
   {
     files: ['drivers/**/*.ts'],
     rules: {

@@ -14,11 +14,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createRos2Codec, fullDefinition } from '../drivers/ros2/bag/index.js';
-import { EpisodeRecorder, FileEpisodeWritable, MemoryEpisodeWritable, type EpisodeWritable } from '../src/episode/index.js';
+import { createRos2Codec, fullDefinition } from '../src/mcap/index.js';
+import { EpisodeRecorder, NodeFileWritable, MemoryFileWritable, type FileWritable } from '../src/episode/index.js';
 import { SIGNAL_COUNT, SignalFrame } from '../src/schema/signals.js';
 import { ManualClock, ManualTimers } from '../src/util/index.js';
-import { frankaRobotState } from '../test/drivers/ros2/bag/franka-fixtures.js';
+import { frankaRobotState } from '../test/mcap/franka-fixtures.js';
 
 const N = Number(process.argv[2] ?? 200_000);
 const CLAUSES = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'];
@@ -39,7 +39,7 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-async function run(label: string, out: EpisodeWritable, ros: 'none' | 'encode' | 'serialized'): Promise<Record<string, string | number>> {
+async function run(label: string, out: FileWritable, ros: 'none' | 'encode' | 'serialized'): Promise<Record<string, string | number>> {
   const timers = new ManualTimers(new ManualClock(0));
   const rec = EpisodeRecorder.start(out, { episodeId: 'bench', robotId: 'bench', startedAt: new Date(0).toISOString(), t0: T0, clauses: CLAUSES }, { timers, file: 'bench.mcap' });
   if (ros !== 'none') await rec.addRosTopic({ topic: STATE_TOPIC, type: 'franka_msgs/msg/FrankaRobotState' });
@@ -88,13 +88,13 @@ async function run(label: string, out: EpisodeWritable, ros: 'none' | 'encode' |
 const dir = mkdtempSync(join(tmpdir(), 'armguard-bench-'));
 try {
   const rows = [];
-  rows.push(await run('memory, frame+ρ', new MemoryEpisodeWritable(), 'none'));
+  rows.push(await run('memory, frame+ρ', new MemoryFileWritable(), 'none'));
   const file1 = join(dir, 'a.mcap');
-  rows.push(await run('file+fsync, frame+ρ', await FileEpisodeWritable.create(file1), 'none'));
+  rows.push(await run('file+fsync, frame+ρ', await NodeFileWritable.create(file1), 'none'));
   const file2 = join(dir, 'b.mcap');
-  rows.push(await run('file+fsync, frame+ρ+FrankaRobotState (raw CDR)', await FileEpisodeWritable.create(file2), 'serialized'));
+  rows.push(await run('file+fsync, frame+ρ+FrankaRobotState (raw CDR)', await NodeFileWritable.create(file2), 'serialized'));
   const file3 = join(dir, 'c.mcap');
-  rows.push(await run('file+fsync, frame+ρ+FrankaRobotState (encode)', await FileEpisodeWritable.create(file3), 'encode'));
+  rows.push(await run('file+fsync, frame+ρ+FrankaRobotState (encode)', await NodeFileWritable.create(file3), 'encode'));
   console.table(rows);
   console.log(`file sizes: ${[file1, file2, file3].map((f) => `${(statSync(f).size / 1e6).toFixed(1)} MB`).join(', ')} for ${N} samples each`);
 } finally {

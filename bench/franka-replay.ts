@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileSource } from '../drivers/ros2/bag/index.js';
+import { fileSource } from '../src/platform/file-source.js';
 import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 import { replayFrankaBag } from '../src/nodes/franka-replay.js';
 import { writeFrankaBag } from '../test/support/franka-bag.js';

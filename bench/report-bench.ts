@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, statSync, readdirSync, writeFileSync } from 'node:
 import { tmpdir, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { EpisodeRecorder, FileEpisodeWritable } from '../src/episode/index.js';
+import { EpisodeRecorder, NodeFileWritable } from '../src/episode/index.js';
 import { Xoshiro128 } from '../src/report/metrics/index.js';
 import { buildReportFromDir, writeReport } from '../src/report/build-run.js';
 import { EpisodeScorer } from '../src/safety/index.js';
@@ -71,7 +71,7 @@ async function writeEpisode(dir: string, k: number, rng: Xoshiro128): Promise<vo
     writeFileSync(join(dir, `${id}.jsonl`), `${lines.join('\n')}\n`);
   } else {
     const timers = new ManualTimers(new ManualClock(0));
-    const rec = EpisodeRecorder.start(await FileEpisodeWritable.create(join(dir, `${id}.mcap`)), {
+    const rec = EpisodeRecorder.start(await NodeFileWritable.create(join(dir, `${id}.mcap`)), {
       episodeId: id, robotId: `arm-${k % 4}`, platform: 'sim', task: meta.task, policy: meta.policy, startedAt: '2026-11-29T00:00:00Z', t0: T0, clauses: [],
     }, { timers, file: `${id}.mcap` });
     const idx = NAMES.map((n) => signalIndex(n)!);

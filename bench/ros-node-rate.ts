@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { FakeRosGraph } from '../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../drivers/ros2/interface.js';
 import { RclnodejsWire } from '../drivers/ros2/rclnodejs-wire.js';
-import type { DiagnosticArray } from '../drivers/ros2/messages.js';
+import type { DiagnosticArray } from '../src/mcap/messages.js';
 import { buildFrankaNode } from '../src/nodes/build-franka-node.js';
 import { parseFrankaNodeConfig } from '../src/nodes/franka-node-config.js';
 import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';

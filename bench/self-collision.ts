@@ -20,13 +20,15 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { armModel, CapsuleModel, PANDA_DESCRIPTION } from '../src/kinematics/index.js';
-import { fileSource, offeredQos, writeBagFile } from '../drivers/ros2/bag/index.js';
+import { offeredQos } from '../src/mcap/index.js';
+import { fileSource } from '../src/platform/file-source.js';
+import { writeBagFile } from '../src/platform/bag-writer.js';
 import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 import { replayFrankaBag } from '../src/nodes/franka-replay.js';
 import { parseSo101Calibration } from '../src/calibration/so101.js';
 import { readLeRobotDataset } from '../drivers/so101/lerobot-dataset.js';
 import { replayPositions } from '../drivers/so101/replay.js';
-import { frankaRobotState } from '../test/drivers/ros2/bag/franka-fixtures.js';
+import { frankaRobotState } from '../test/mcap/franka-fixtures.js';
 import { readPandaGoodConfs } from '../test/support/panda-good-confs.js';
 import { repoRoot, sharedDir } from '../test/support/paths.js';
 

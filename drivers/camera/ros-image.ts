@@ -7,7 +7,7 @@
  * encoding it cannot read is a CameraFault.
  */
 import type { CameraGrab, CameraSource } from '../../src/semantic/types.js';
-import type { Header } from '../ros2/messages.js';
+import type { Header } from '../../src/mcap/messages.js';
 import { QOS_SENSOR_DATA, type RosNode, type RosSubscription } from '../ros2/interface.js';
 import { imageSize } from './image-size.js';
 import { downsampleToRgb, encodePngRgb } from './png.js';

@@ -7,7 +7,7 @@
 import { SignalFrame } from '../../src/schema/signals.js';
 import type { CommandSink, Fault, FaultListener, JointChunk, JointStateSource, SignalSource } from '../../src/ports/index.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosNode, type RosPublisher } from '../ros2/interface.js';
-import { stampSeconds, toStamp, type Header, type JointState, type JointTrajectory } from '../ros2/messages.js';
+import { stampSeconds, toStamp, type Header, type JointState, type JointTrajectory } from '../../src/mcap/messages.js';
 import { chunkToTrajectory, holdTrajectory } from '../ros2/trajectory.js';
 import { FrankaMapping } from './mapping.js';
 import { FRANKA_TOPICS, FRANKA_TYPES, type FrankaRobotState } from './messages.js';

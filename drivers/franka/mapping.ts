@@ -24,7 +24,7 @@
  */
 import { signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { Fault } from '../../src/ports/index.js';
-import { stampSeconds, type JointState } from '../ros2/messages.js';
+import { stampSeconds, type JointState } from '../../src/mcap/messages.js';
 import { angleDeg, bodyZ } from '../tracking/pose-math.js';
 import {
   armModel, CapsuleModel, endEffectorOf, FR3_DESCRIPTION, length3, PANDA_DESCRIPTION, TcpMotion, type FrankaEndEffector, type RobotDescription,

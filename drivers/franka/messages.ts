@@ -1,7 +1,7 @@
 /**
  * franka_msgs structures (franka_ros2 humble/jazzy, hardware-facts §A1), the fields armguard reads.
  */
-import type { Header, JointState, PoseStamped, Vector3, WrenchStamped } from '../ros2/messages.js';
+import type { Header, JointState, PoseStamped, Vector3, WrenchStamped } from '../../src/mcap/messages.js';
 
 export const ROBOT_MODE = {
   OTHER: 0,

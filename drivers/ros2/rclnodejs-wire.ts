@@ -14,11 +14,11 @@
  * length, an unknown type) throws, as it does in rclnodejs before anything is sent.
  *
  * The definitions are the upstream .msg/.srv field lists (common_interfaces, franka_msgs,
- * mocap4r2_msgs); drivers/ros2/bag/msg-definitions.ts holds the ones a bag also needs.
+ * mocap4r2_msgs); src/mcap/msg-definitions.ts holds the ones a bag also needs.
  */
 import { parse } from '@foxglove/rosmsg';
 import type { MessageDefinition, MessageDefinitionField } from '@foxglove/message-definition';
-import { fullDefinition, MSG_DEFINITIONS } from './bag/msg-definitions.js';
+import { fullDefinition, MSG_DEFINITIONS } from '../../src/mcap/msg-definitions.js';
 
 /** Interface definitions the node and its tests use beyond the bag's (field lists only). */
 const GRAPH_DEFINITIONS: Readonly<Record<string, string>> = {

@@ -4,7 +4,7 @@
  * values, uniform strictly increasing times) and converted, or rejected with a reason.
  */
 import type { JointChunk } from '../../src/ports/index.js';
-import { toStamp, type JointTrajectory } from './messages.js';
+import { toStamp, type JointTrajectory } from '../../src/mcap/messages.js';
 
 /** Shared empty field: messages built here are published and never changed. */
 const EMPTY = new Float64Array(0);

@@ -1,4 +1,4 @@
-import type { Quaternion, Vector3 } from '../ros2/messages.js';
+import type { Quaternion, Vector3 } from '../../src/mcap/messages.js';
 
 /** The body z axis of a unit quaternion (third column of its rotation matrix), written into `out`. */
 export function bodyZ(q: Quaternion, out: Float64Array): Float64Array {

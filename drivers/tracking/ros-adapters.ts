@@ -5,7 +5,7 @@
  */
 import type { RosNode, RosSubscription } from '../ros2/interface.js';
 import { QOS_SENSOR_DATA } from '../ros2/interface.js';
-import { stampSeconds, type Header, type Pose, type PoseStamped, type TFMessage } from '../ros2/messages.js';
+import { stampSeconds, type Header, type Pose, type PoseStamped, type TFMessage } from '../../src/mcap/messages.js';
 import type { SceneTracker } from './scene-tracker.js';
 
 export interface RigidBody {

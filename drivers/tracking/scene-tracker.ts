@@ -5,7 +5,7 @@
  * mocap4r2 RigidBodies and AprilTag /tf feed `observe`.
  */
 import { Validity, signalIndex, type SignalFrame } from '../../src/schema/signals.js';
-import type { Pose, Quaternion, Vector3 } from '../ros2/messages.js';
+import type { Pose, Quaternion, Vector3 } from '../../src/mcap/messages.js';
 import { angleDeg, bodyZ, distance, finitePose } from './pose-math.js';
 
 export interface SceneTrackerConfig {

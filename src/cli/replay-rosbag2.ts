@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { EXIT } from './command.js';
 import type { ReplayInput } from './commands/replay.js';
 import { loadScoringSpec, specPathsFrom } from './spec-files.js';
-import { bagFiles, fileSource } from '../../drivers/ros2/bag/index.js';
+import { bagFiles } from '../platform/bag-files.js';
+import { fileSource } from '../platform/file-source.js';
 import { replayFrankaBag } from '../nodes/franka-replay.js';
-import { describeScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
+import { describeScanEnd } from '../mcap/mcap-scan.js';
 
 /** The bag's MCAP files in recording order (a file, or a bag directory: metadata.yaml or its split files); undefined when `path` is neither. */
 async function mcapFiles(path: string): Promise<string[] | undefined> {

@@ -5,7 +5,7 @@
  * (rclnodejs on the robot's network; the fake graph in tests).
  */
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type QosProfile, type RosContext } from '../../drivers/ros2/interface.js';
-import { stampSeconds, type Header } from '../../drivers/ros2/messages.js';
+import { stampSeconds, type Header } from '../mcap/messages.js';
 import { fail, pass, type Check } from './checks.js';
 
 /** The message types armguard subscribes to and must find in the generated bindings. */

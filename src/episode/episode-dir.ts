@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError } from '../util/index.js';
 import { INDEX_FILE_NAME, appendIndexEntry } from './episode-index.js';
-import { FileEpisodeWritable } from './file-writable.js';
+import { NodeFileWritable } from '../platform/file-writable.js';
 import { EpisodeRecorder, type EpisodeStartInput, type RecorderOptions } from './recorder.js';
 import type { EpisodeIndexEntry } from './types.js';
 
@@ -27,9 +27,9 @@ export async function startEpisodeInDir(dir: string, start: EpisodeStartInput, o
   await mkdir(dir, { recursive: true });
   const name = `${start.episodeId}.mcap`;
   const path = join(dir, name);
-  let writable: FileEpisodeWritable;
+  let writable: NodeFileWritable;
   try {
-    writable = await FileEpisodeWritable.create(path);
+    writable = await NodeFileWritable.create(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new InputError({ file: path, field: 'episodeId' }, 'an episode with this id is already recorded here');
     throw e;

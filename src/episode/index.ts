@@ -1,9 +1,9 @@
 /** Episode files (SPEC §8): recorder, reader, labels, index, repair. */
 export * from './types.js';
 export * from './channels.js';
-export * from './mcap-stream-writer.js';
-export * from './file-writable.js';
-export * from './memory-writable.js';
+export { StreamingMcapWriter } from '../mcap/streaming-writer.js';
+export { MemoryFileWritable, type FileWritable } from '../mcap/index.js';
+export { NodeFileWritable } from '../platform/file-writable.js';
 export * from './recorder.js';
 export * from './reader.js';
 export * from './trace.js';

@@ -6,9 +6,10 @@
  * JSON does not match its kind is reported as an InputError naming file, topic and log time.
  */
 import type { TypedMcapRecords } from '@mcap/core';
-import { Ros2CodecCache } from '../../drivers/ros2/bag/codec.js';
-import { TolerantMcapScanner, type ScanEnd, type SkippedRegion } from '../../drivers/ros2/bag/mcap-scan.js';
-import { fileSource, type ByteSource } from '../../drivers/ros2/bag/reader.js';
+import { Ros2CodecCache } from '../mcap/codec.js';
+import { TolerantMcapScanner, type ScanEnd, type SkippedRegion } from '../mcap/mcap-scan.js';
+import type { ByteSource } from '../mcap/reader.js';
+import { fileSource } from '../platform/file-source.js';
 import { InputError } from '../util/index.js';
 import { EPISODE_METADATA_NAME, KIND_BY_TOPIC, type JsonKind } from './channels.js';
 import { labelRecordFrom } from './labels.js';

@@ -7,15 +7,16 @@
  * A failed recorder retries the write on every flush tick (the bytes that did not reach the file
  * stay pending); once a write succeeds it records again and tells its `onWritten` listeners.
  */
-import type { Ros2TopicSpec } from '../../drivers/ros2/bag/topics.js';
-import { Ros2Topics } from '../../drivers/ros2/bag/topics.js';
+import type { Ros2TopicSpec } from '../mcap/topics.js';
+import { Ros2Topics } from '../mcap/topics.js';
 import type { Fault, FaultListener, JointChunk } from '../ports/index.js';
 import { SIGNALS, type SignalFrame } from '../schema/signals.js';
 import type { TimerHandle, Timers } from '../util/index.js';
 import { packageVersion } from '../platform/package-files.js';
 import { EPISODE_METADATA_NAME, JSON_CHANNELS, MCAP_PROFILE, type JsonKind } from './channels.js';
 import { labelRecordFrom } from './labels.js';
-import { StreamingMcapWriter, type EpisodeWritable } from './mcap-stream-writer.js';
+import type { FileWritable } from '../mcap/file-writable.js';
+import { StreamingMcapWriter } from '../mcap/streaming-writer.js';
 import type { ClauseSummary, EpisodeIndexEntry, EpisodeStart, GateRecord, LabelInput, LabelRecord, SemanticRecord, Versions } from './types.js';
 
 /** Written into every episode (package.json's version). */
@@ -91,7 +92,7 @@ export class EpisodeRecorder {
   private scratch = new Uint8Array(64 * 1024);
 
   private constructor(
-    private readonly out: EpisodeWritable,
+    private readonly out: FileWritable,
     readonly start: EpisodeStart,
     private readonly options: RecorderOptions,
   ) {
@@ -107,7 +108,7 @@ export class EpisodeRecorder {
   }
 
   /** Begin an episode on `out` (header, episode metadata, armguard's channels). */
-  static start(out: EpisodeWritable, start: EpisodeStartInput, options: RecorderOptions): EpisodeRecorder {
+  static start(out: FileWritable, start: EpisodeStartInput, options: RecorderOptions): EpisodeRecorder {
     const full: EpisodeStart = {
       ...start,
       signals: start.signals ?? SIGNALS.map((s) => s.name),

@@ -6,13 +6,14 @@
  * get a `rosbag2` metadata record if the original never wrote one.
  */
 import { randomBytes } from 'node:crypto';
-import { link, lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { link, lstat, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { McapWriter, type TypedMcapRecords } from '@mcap/core';
-import { TolerantMcapScanner, describeScanEnd, describeSkipped, lostInSkipped, type ScanEnd, type SkippedRegion } from '../../drivers/ros2/bag/mcap-scan.js';
-import { fileSource } from '../../drivers/ros2/bag/reader.js';
-import { serializeRosbag2Metadata } from '../../drivers/ros2/bag/rosbag2-metadata.js';
-import { FileWritable } from '../../drivers/ros2/bag/writer.js';
+import { TolerantMcapScanner, describeScanEnd, describeSkipped, lostInSkipped, type ScanEnd, type SkippedRegion } from '../mcap/mcap-scan.js';
+import { serializeRosbag2Metadata } from '../mcap/rosbag2-metadata.js';
+import { mcapWritable } from '../mcap/file-writable.js';
+import { NodeFileWritable } from '../platform/file-writable.js';
+import { fileSource } from '../platform/file-source.js';
 import { InputError } from '../util/index.js';
 
 export interface RepairReport {
@@ -71,10 +72,10 @@ export async function repairMcapFile(input: string, output?: string, options: Re
   // the target, which is linked into place only once complete (no-clobber for --out).
   const target = join(dirname(resolve(finalPath)), `.${basename(finalPath)}.repair-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   const scanner = new TolerantMcapScanner();
-  const handle = await open(target, 'wx');
+  const out = await NodeFileWritable.create(target);
   const report: RepairReport = { input, output: finalPath, inputEnd: { kind: 'truncated', offset: 0 }, messages: 0, channels: 0, metadata: 0, attachments: 0, discardedBytes: 0, skipped: [] };
   try {
-    const writer = new McapWriter({ writable: new FileWritable(handle), chunkSize: 1024 * 1024 });
+    const writer = new McapWriter({ writable: mcapWritable(out), chunkSize: 1024 * 1024 });
     const schemaIds = new Map<number, number>();
     const channelIds = new Map<number, number>();
     const channels = new Map<number, TypedMcapRecords['Channel']>();
@@ -178,13 +179,13 @@ export async function repairMcapFile(input: string, output?: string, options: Re
       report.metadata++;
     }
     await writer.end();
-    await handle.sync();
+    await out.sync();
   } catch (e) {
-    await handle.close();
+    await out.close();
     await rm(target, { force: true });
     throw e;
   }
-  await handle.close();
+  await out.close();
   try {
     if (inPlace) {
       // The original keeps its bytes under .bak (a second name, made without overwriting anything),

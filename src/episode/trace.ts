@@ -4,8 +4,8 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ByteSource } from '../../drivers/ros2/bag/reader.js';
-import { describeScanEnd } from '../../drivers/ros2/bag/mcap-scan.js';
+import type { ByteSource } from '../mcap/reader.js';
+import { describeScanEnd } from '../mcap/mcap-scan.js';
 import { InputError } from '../util/index.js';
 import { EPISODE_METADATA_NAME } from './channels.js';
 import { effectiveLabel } from './labels.js';

@@ -5,7 +5,7 @@
  * time); the MCAP log time is the same instant in nanoseconds.
  */
 
-import type { ScanEnd, SkippedRegion } from '../../drivers/ros2/bag/mcap-scan.js';
+import type { ScanEnd, SkippedRegion } from '../mcap/mcap-scan.js';
 import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
 
 /** A video-judged clause label (seeds/000 App. G.1), as in src/schema/trace.ts. */

@@ -13,7 +13,7 @@ import { describeCause, DEFAULT_GATE_CONFIG, Gate, type GateEvent } from '../gat
 import { Pipeline } from '../runtime/pipeline.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosPublisher } from '../../drivers/ros2/interface.js';
-import { scanBag, type BagMessage, type BagSummary, type ByteSource } from '../../drivers/ros2/bag/index.js';
+import { scanBag, type BagMessage, type BagSummary, type ByteSource } from '../mcap/index.js';
 import { FR3_JOINTS, FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { FrankaMapping, frankaMappingConfig } from '../../drivers/franka/mapping.js';
 import type { FrankaEndEffector } from '../kinematics/index.js';
@@ -77,7 +77,7 @@ export interface FrankaReplayReport {
 
 /**
  * `source`: one MCAP file's bytes, or `{ parts }` — the files of a split bag in recording order
- * (drivers/ros2/bag's bagFiles), replayed one after the other on one clock.
+ * (src/platform/bag-files.ts's bagFiles), replayed one after the other on one clock.
  */
 export async function replayFrankaBag(
   source: ByteSource | { readonly parts: readonly ByteSource[] },

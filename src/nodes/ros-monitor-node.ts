@@ -25,7 +25,7 @@ import {
   type JointTrajectory,
   type SetBoolRequest,
   type TriggerResponse,
-} from '../../drivers/ros2/messages.js';
+} from '../mcap/messages.js';
 import { trajectoryToChunk } from '../../drivers/ros2/trajectory.js';
 
 export interface Float64MultiArray {

@@ -6,7 +6,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { INDEX_FILE_NAME, readEpisode, readEpisodeTrace, readIndex } from '../episode/index.js';
-import { describeScanEnd, describeSkipped } from '../../drivers/ros2/bag/mcap-scan.js';
+import { describeScanEnd, describeSkipped } from '../mcap/mcap-scan.js';
 import type { EpisodeIndexEntry } from '../episode/types.js';
 import { parseTraceText } from '../schema/trace-format.js';
 import type { EpisodeTrace } from '../schema/trace.js';

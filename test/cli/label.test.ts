@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { FileEpisodeWritable, effectiveLabel, readEpisode, readEpisodeTrace, readLabels, startEpisodeInDir } from '../../src/episode/index.js';
+import { NodeFileWritable, effectiveLabel, readEpisode, readEpisodeTrace, readLabels, startEpisodeInDir } from '../../src/episode/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { newRecorder, recordSteps, T0 } from '../episode/support/episode-fixture.js';
 import { captureIo } from '../support/cli-io.js';
 import { SignalFrame } from '../../src/schema/signals.js';
-import { fileSource, scanBag } from '../../drivers/ros2/bag/index.js';
+import { scanBag } from '../../src/mcap/index.js';
+import { fileSource } from '../../src/platform/file-source.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -18,7 +19,7 @@ async function unlabelledEpisode(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'armguard-label-'));
   dirs.push(dir);
   const path = join(dir, 'ep.mcap');
-  const { recorder } = newRecorder(await FileEpisodeWritable.create(path));
+  const { recorder } = newRecorder(await NodeFileWritable.create(path));
   recordSteps(recorder, 0, 20);
   await recorder.end(T0 + 1, 'done');
   return path;

@@ -12,7 +12,7 @@ import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { parseAccessFile } from '../../src/cli/compose/access-file.js';
 import { RunSession } from '../../src/cli/compose/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { EpisodeRecorder, startEpisodeInDir, readEpisode, type EpisodeRecord, type EpisodeWritable, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
+import { EpisodeRecorder, startEpisodeInDir, readEpisode, type EpisodeRecord, type FileWritable, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
 import { keysToActions } from '../../src/cli/compose/operator-keys.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
@@ -186,7 +186,7 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
   }, 30_000);
 
   it('a full disk while recording (ENOSPC on write) ends in hold with the storage cause, and shutdown still completes', async () => {
-    const enospc: EpisodeWritable = {
+    const enospc: FileWritable = {
       write: async () => {
         throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       },

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp } from '../../drivers/ros2/messages.js';
+import { toStamp } from '../../src/mcap/messages.js';
 import { allPassed, formatResults, runChecks } from '../../src/doctor/checks.js';
 import { FRANKA_BINDINGS, FRANKA_CHECKS, frankaTopics, type FrankaDoctorContext } from '../../src/doctor/franka-checks.js';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';

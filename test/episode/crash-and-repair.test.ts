@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McapIndexedReader } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
-import { TolerantMcapScanner } from '../../drivers/ros2/bag/mcap-scan.js';
-import { fileSource, scanBag } from '../../drivers/ros2/bag/reader.js';
-import { FileEpisodeWritable, readEpisode, repairMcapFile, indexEpisodeFile, type EpisodeRecord } from '../../src/episode/index.js';
+import { TolerantMcapScanner } from '../../src/mcap/mcap-scan.js';
+import { scanBag } from '../../src/mcap/reader.js';
+import { fileSource } from '../../src/platform/file-source.js';
+import { NodeFileWritable, readEpisode, repairMcapFile, indexEpisodeFile, type EpisodeRecord } from '../../src/episode/index.js';
 import { main } from '../../src/cli/main.js';
 import { repoRoot } from '../support/paths.js';
 import { T0, frameAt, newRecorder, recordSteps } from './support/episode-fixture.js';
@@ -110,7 +111,7 @@ describe('a recorder killed mid-episode', () => {
   it('a corrupt byte early in a large file: repair skips the damaged chunk and keeps the rest (issue 14 item 7)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-corrupt-'));
     const path = join(dir, 'big.mcap');
-    const { recorder } = newRecorder(await FileEpisodeWritable.create(path), { chunkSize: 16_000 });
+    const { recorder } = newRecorder(await NodeFileWritable.create(path), { chunkSize: 16_000 });
     recordSteps(recorder, 0, 3000);
     await recorder.end(T0 + 31, 'done');
     const bytes = readFileSync(path);

@@ -3,14 +3,14 @@
  * every one, and an episode trace carries the count, the first messages and how the scan ended.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryEpisodeWritable, readEpisode, readEpisodeTrace } from '../../src/episode/index.js';
+import { MemoryFileWritable, readEpisode, readEpisodeTrace } from '../../src/episode/index.js';
 import { T0, frameAt, newRecorder } from './support/episode-fixture.js';
 
 const BAD = 130;
 
 /** Three good frames and BAD robustness records whose time is not a number (written as null). */
 async function episodeWithBadRecords(): Promise<Uint8Array> {
-  const mem = new MemoryEpisodeWritable();
+  const mem = new MemoryFileWritable();
   const { recorder } = newRecorder(mem);
   for (let k = 0; k < 3; k++) recorder.frame(frameAt(k));
   for (let k = 0; k < BAD; k++) recorder.robustness(NaN, [0, 0, 0]);

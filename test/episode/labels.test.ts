@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { McapIndexedReader } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
 import {
-  FileEpisodeWritable, INDEX_FILE_NAME, appendIndexEntry, appendLabel, effectiveLabel, indexKey, labelRecordFrom, readEpisode, readIndex, readLabels, rebuildIndex,
+  NodeFileWritable, INDEX_FILE_NAME, appendIndexEntry, appendLabel, effectiveLabel, indexKey, labelRecordFrom, readEpisode, readIndex, readLabels, rebuildIndex,
   startEpisodeInDir, type LabelRecord,
 } from '../../src/episode/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
@@ -12,7 +12,7 @@ import { InputError } from '../../src/util/index.js';
 import { T0, newRecorder, recordSteps } from './support/episode-fixture.js';
 
 async function recordTo(path: string, steps = 30) {
-  const { recorder } = newRecorder(await FileEpisodeWritable.create(path));
+  const { recorder } = newRecorder(await NodeFileWritable.create(path));
   recordSteps(recorder, 0, steps);
   recorder.label({ success: false, taskId: 'pick-cube', source: 'operator', t: T0 + 1 });
   return recorder.end(T0 + 1, 'done');

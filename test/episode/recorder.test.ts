@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { McapIndexedReader } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
 import {
-  EpisodeRecorder, FileEpisodeWritable, MemoryEpisodeWritable, readEpisode, readEpisodeTrace, type EpisodeRecord, type EpisodeWritable,
+  EpisodeRecorder, NodeFileWritable, MemoryFileWritable, readEpisode, readEpisodeTrace, type EpisodeRecord, type FileWritable,
 } from '../../src/episode/index.js';
 import type { Fault } from '../../src/ports/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { CLAUSES, T0, chunkAt, frameAt, newRecorder, recordSteps, rhoAt } from './support/episode-fixture.js';
-import { jointState, plain } from '../drivers/ros2/bag/franka-fixtures.js';
-import { scanBag } from '../../drivers/ros2/bag/reader.js';
+import { jointState, plain } from '../mcap/franka-fixtures.js';
+import { scanBag } from '../../src/mcap/reader.js';
 
 async function records(bytes: Uint8Array) {
   const out: EpisodeRecord[] = [];
@@ -24,7 +24,7 @@ function bytesReadable(bytes: Uint8Array) {
 
 describe('episode recorder', () => {
   it('records every kind and reads each back as typed values, in order', async () => {
-    const mem = new MemoryEpisodeWritable();
+    const mem = new MemoryFileWritable();
     const { recorder } = newRecorder(mem);
     await recorder.addRosTopic({ topic: '/joint_states', type: 'sensor_msgs/msg/JointState' });
     recordSteps(recorder, 0, 60);
@@ -76,7 +76,7 @@ describe('episode recorder', () => {
   });
 
   it('the finished file is indexed: McapIndexedReader reads its summary, statistics and messages', async () => {
-    const mem = new MemoryEpisodeWritable();
+    const mem = new MemoryFileWritable();
     const { recorder } = newRecorder(mem, { chunkSize: 4096 });
     recordSteps(recorder, 0, 200);
     await recorder.end(T0 + 2, 'done');
@@ -99,7 +99,7 @@ describe('episode recorder', () => {
   });
 
   it('flushes on the injected timer at least every second; the flushed prefix reads back without the summary', async () => {
-    const mem = new MemoryEpisodeWritable();
+    const mem = new MemoryFileWritable();
     const { recorder, timers } = newRecorder(mem, { flushInterval: 5 }); // clamped to 1 s
     recordSteps(recorder, 0, 30);
     expect(mem.size).toBe(0); // nothing written between flushes: the record path does no I/O
@@ -121,8 +121,8 @@ describe('episode recorder', () => {
   });
 
   it('a full disk (ENOSPC) becomes a storage Fault, later records are counted as dropped and reported', async () => {
-    class FullDisk implements EpisodeWritable {
-      readonly inner = new MemoryEpisodeWritable();
+    class FullDisk implements FileWritable {
+      readonly inner = new MemoryFileWritable();
       constructor(private capacity: number) {}
       async write(bytes: Uint8Array): Promise<void> {
         if (this.inner.size + bytes.byteLength > this.capacity) {
@@ -165,7 +165,7 @@ describe('episode recorder', () => {
   });
 
   it('record calls while end() is finishing the file are counted as dropped, never thrown, and the file is complete', async () => {
-    const out = new MemoryEpisodeWritable();
+    const out = new MemoryFileWritable();
     const { recorder } = newRecorder(out);
     recordSteps(recorder, 0, 10);
     const ending = recorder.end(T0 + 1, 'stop'); // not awaited: the control loop keeps calling in
@@ -182,7 +182,7 @@ describe('episode recorder', () => {
   });
 
   it('a ROS message that cannot be encoded is counted as dropped with a fault, not thrown into the caller', async () => {
-    const { recorder } = newRecorder(new MemoryEpisodeWritable());
+    const { recorder } = newRecorder(new MemoryFileWritable());
     const faults: Fault[] = [];
     recorder.onFault((f) => faults.push(f));
     const before = recorder.stats().messages;
@@ -193,8 +193,8 @@ describe('episode recorder', () => {
   });
 
   it('a failing sync (fsync error) is a storage fault too', async () => {
-    const mem = new MemoryEpisodeWritable();
-    const failing: EpisodeWritable = { write: (b) => mem.write(b), sync: async () => { throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }); }, close: () => mem.close() };
+    const mem = new MemoryFileWritable();
+    const failing: FileWritable = { write: (b) => mem.write(b), sync: async () => { throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }); }, close: () => mem.close() };
     const faults: Fault[] = [];
     const { recorder } = newRecorder(failing);
     recorder.onFault((f) => faults.push(f));
@@ -207,14 +207,14 @@ describe('episode recorder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-ep-'));
     const path = join(dir, 'ep.mcap');
     const clock = new ManualClock(0);
-    const recorder = EpisodeRecorder.start(await FileEpisodeWritable.create(path), {
+    const recorder = EpisodeRecorder.start(await NodeFileWritable.create(path), {
       episodeId: 'ep-9', robotId: 'so101-a', task: 'pick', startedAt: '2026-11-29T15:00:00Z', t0: T0, clauses: CLAUSES,
     }, { timers: new ManualTimers(clock), file: 'ep.mcap' });
     recordSteps(recorder, 0, 20);
     recorder.label({ success: false, taskTags: ['lift'], objectTags: ['fragile'], manual: { stable_grasp_maintained: 'violated' }, t: T0 + 1 });
     recorder.label({ success: true, note: 'operator corrected', t: T0 + 2 });
     await recorder.end(T0 + 2, 'done');
-    await expect(FileEpisodeWritable.create(path)).rejects.toThrow(/EEXIST/); // never overwrites an episode
+    await expect(NodeFileWritable.create(path)).rejects.toThrow(/EEXIST/); // never overwrites an episode
 
     const trace = await readEpisodeTrace(path);
     expect(trace.end).toBe('complete');

@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TolerantMcapScanner } from '../../drivers/ros2/bag/mcap-scan.js';
-import { scanBag } from '../../drivers/ros2/bag/reader.js';
-import { MemoryEpisodeWritable, readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
+import { TolerantMcapScanner } from '../../src/mcap/mcap-scan.js';
+import { scanBag } from '../../src/mcap/reader.js';
+import { MemoryFileWritable, readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
 import { InputError } from '../../src/util/index.js';
 import { sharedDir } from '../support/paths.js';
 import { T0, newRecorder, recordSteps } from './support/episode-fixture.js';
-import { jointState } from '../drivers/ros2/bag/franka-fixtures.js';
+import { jointState } from '../mcap/franka-fixtures.js';
 
 let full: Uint8Array;
 let fullRecords: string[];
@@ -52,7 +52,7 @@ function scanCapped(bytes: Uint8Array): number {
 }
 
 beforeAll(async () => {
-  const mem = new MemoryEpisodeWritable();
+  const mem = new MemoryFileWritable();
   const { recorder } = newRecorder(mem, { chunkSize: 3000 });
   await recorder.addRosTopic({ topic: '/joint_states', type: 'sensor_msgs/msg/JointState' });
   recordSteps(recorder, 0, 40);

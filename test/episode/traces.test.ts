@@ -2,13 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileEpisodeWritable, MemoryEpisodeWritable, episodeTraces, readEpisodeTrace } from '../../src/episode/index.js';
+import { NodeFileWritable, MemoryFileWritable, episodeTraces, readEpisodeTrace } from '../../src/episode/index.js';
 import type { EpisodeTrace } from '../../src/schema/trace.js';
 import { InputError } from '../../src/util/index.js';
 import { T0, frameAt, newRecorder, recordSteps } from './support/episode-fixture.js';
 
 async function episode(path: string, steps: number, success: boolean | undefined) {
-  const { recorder } = newRecorder(await FileEpisodeWritable.create(path));
+  const { recorder } = newRecorder(await NodeFileWritable.create(path));
   recordSteps(recorder, 0, steps);
   if (success !== undefined) recorder.label({ success, t: T0 + 1 });
   await recorder.end(T0 + 1, 'done');
@@ -37,7 +37,7 @@ describe('episode traces for scoring', () => {
   });
 
   it('frames whose time does not increase are refused with their position', async () => {
-    const mem = new MemoryEpisodeWritable();
+    const mem = new MemoryFileWritable();
     const { recorder } = newRecorder(mem);
     recorder.frame(frameAt(0));
     recorder.frame(frameAt(1));

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { McapIndexedReader } from '@mcap/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TolerantMcapScanner } from '../../drivers/ros2/bag/mcap-scan.js';
+import { TolerantMcapScanner } from '../../src/mcap/mcap-scan.js';
 import { main } from '../../src/cli/main.js';
-import { EpisodeRecorder, FileEpisodeWritable, MemoryEpisodeWritable, readEpisode } from '../../src/episode/index.js';
+import { EpisodeRecorder, NodeFileWritable, MemoryFileWritable, readEpisode } from '../../src/episode/index.js';
 import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { BASELINE, DT } from '../report/build-fixture.js';
@@ -42,7 +42,7 @@ async function chunkIndexes(bytes: Uint8Array) {
 
 async function recordEpisode(dir: string, name: string): Promise<string> {
   const path = join(dir, name);
-  const { recorder } = newRecorder(await FileEpisodeWritable.create(path), { chunkSize: 16_000 });
+  const { recorder } = newRecorder(await NodeFileWritable.create(path), { chunkSize: 16_000 });
   recordSteps(recorder, 0, 3000);
   await recorder.end(T0 + 31, 'done');
   return path;
@@ -112,7 +112,7 @@ describe('a corrupt chunk costs only that chunk', () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-fault-report-'));
     const path = join(dir, 'ep.mcap');
     const timers = new ManualTimers(new ManualClock(0));
-    const recorder = EpisodeRecorder.start(await FileEpisodeWritable.create(path), {
+    const recorder = EpisodeRecorder.start(await NodeFileWritable.create(path), {
       episodeId: 'ep', robotId: 'r1', platform: 'sim', task: 'libero-spatial-pick-bowl', policy: 'pi0',
       startedAt: '2026-11-29T15:00:00.000Z', t0: T0, clauses: [],
     }, { timers, file: 'ep.mcap', chunkSize: 8_000 });
@@ -140,7 +140,7 @@ describe('a corrupt chunk costs only that chunk', () => {
 
 describe('property: one corrupt byte in any chunk costs at most that chunk', () => {
   it('every message outside the damaged chunk is read, in order; the chunk is read whole or not at all; nothing is invented', async () => {
-    const mem = new MemoryEpisodeWritable();
+    const mem = new MemoryFileWritable();
     const { recorder } = newRecorder(mem, { chunkSize: 6_000 });
     recordSteps(recorder, 0, 400);
     await recorder.end(T0 + 5, 'done');

@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { FileEpisodeWritable } from '../../src/episode/index.js';
+import { NodeFileWritable } from '../../src/episode/index.js';
 import { captureIo } from '../support/cli-io.js';
 import { newRecorder, recordSteps } from '../episode/support/episode-fixture.js';
 
 async function episode(dir: string, name: string, steps: number): Promise<string> {
   const path = join(dir, name);
-  const { recorder } = newRecorder(await FileEpisodeWritable.create(path), { chunkSize: 8_000 });
+  const { recorder } = newRecorder(await NodeFileWritable.create(path), { chunkSize: 8_000 });
   recordSteps(recorder, 0, steps);
   await recorder.flush(); // left unfinished (no summary), as a killed recorder leaves it
   return path;

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type SetBoolRequest, type TriggerResponse } from '../../drivers/ros2/messages.js';
+import { toStamp, type JointState, type SetBoolRequest, type TriggerResponse } from '../../src/mcap/messages.js';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import { frankaTestConfig } from './support/franka-config.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import type { PoseStamped } from '../../drivers/ros2/messages.js';
+import type { PoseStamped } from '../../src/mcap/messages.js';
 import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileSource } from '../../drivers/ros2/bag/index.js';
+import { fileSource } from '../../src/platform/file-source.js';
 import { loadScoringSpec, defaultSpecPaths } from '../../src/cli/spec-files.js';
 import { replayFrankaBag } from '../../src/nodes/franka-replay.js';
 import { writeFrankaBag } from '../support/franka-bag.js';

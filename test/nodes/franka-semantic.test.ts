@@ -9,7 +9,7 @@ import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, type RosImage } from '../../drivers/
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type JointTrajectory } from '../../drivers/ros2/messages.js';
+import { toStamp, type JointState, type JointTrajectory } from '../../src/mcap/messages.js';
 import { semanticFromParams } from '../../src/cli/commands/ros-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';

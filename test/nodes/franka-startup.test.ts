@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_LATCHED, QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type DiagnosticArray, type JointState, type JointTrajectory } from '../../drivers/ros2/messages.js';
+import { toStamp, type DiagnosticArray, type JointState, type JointTrajectory } from '../../src/mcap/messages.js';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE } from '../../drivers/ros2/interface.js';
-import type { JointTrajectory } from '../../drivers/ros2/messages.js';
+import type { JointTrajectory } from '../../src/mcap/messages.js';
 import { runFrankaNodeUntilSignal, serveFrankaNode } from '../../src/cli/commands/ros-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';

@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EpisodeRecorder, FileEpisodeWritable, appendIndexEntry, INDEX_FILE_NAME } from '../../src/episode/index.js';
+import { EpisodeRecorder, NodeFileWritable, appendIndexEntry, INDEX_FILE_NAME } from '../../src/episode/index.js';
 import type { ManualVerdict } from '../../src/episode/types.js';
 import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
@@ -71,7 +71,7 @@ async function writeMcap(dir: string, spec: EpisodeSpec): Promise<void> {
   const file = `${spec.id}.mcap`;
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
-  const recorder = EpisodeRecorder.start(await FileEpisodeWritable.create(join(dir, file)), {
+  const recorder = EpisodeRecorder.start(await NodeFileWritable.create(join(dir, file)), {
     episodeId: spec.id, robotId: spec.robot, platform: spec.platform ?? 'sim', task: spec.task, policy: spec.policy,
     ...(spec.gateMode ? { gateMode: spec.gateMode } : {}),
     startedAt: '2026-11-29T15:00:00.000Z', t0: T0, clauses: [],
@@ -118,7 +118,7 @@ export async function writeEpisodes(dir: string, specs: readonly EpisodeSpec[]):
 /** Table 33 pilot episodes (seeds/000 G.1): video labels only, no per-step signals. */
 export async function writePilotEpisode(dir: string, file: string, o: { id: string; task: string; success: boolean; manual: Record<string, ManualVerdict> }): Promise<void> {
   const clock = new ManualClock(0);
-  const recorder = EpisodeRecorder.start(await FileEpisodeWritable.create(join(dir, file)), {
+  const recorder = EpisodeRecorder.start(await NodeFileWritable.create(join(dir, file)), {
     episodeId: o.id, robotId: 'so101-pilot', platform: 'so101', task: o.task, policy: 'smolvla',
     startedAt: '2026-05-01T10:00:00.000Z', t0: T0, signals: [], clauses: [],
   }, { timers: new ManualTimers(clock), file });

@@ -6,7 +6,7 @@
 import { readFileSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EpisodeRecorder, FileEpisodeWritable, appendIndexEntry, INDEX_FILE_NAME } from '../../src/episode/index.js';
+import { EpisodeRecorder, NodeFileWritable, appendIndexEntry, INDEX_FILE_NAME } from '../../src/episode/index.js';
 import { buildReportFromDir, writeReport } from '../../src/report/build-run.js';
 import type { ReportData } from '../../src/report/build-types.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
@@ -21,7 +21,7 @@ const BAD_CHUNKS = 2;
 /** A whole episode whose file holds BAD_RHO robustness records without a time and BAD_CHUNKS executed chunks with too few targets. */
 async function writeUndecodable(dir: string, file: string): Promise<void> {
   const timers = new ManualTimers(new ManualClock(0));
-  const recorder = EpisodeRecorder.start(await FileEpisodeWritable.create(join(dir, file)), {
+  const recorder = EpisodeRecorder.start(await NodeFileWritable.create(join(dir, file)), {
     episodeId: 'bad', robotId: 'r1', platform: 'sim', task: 'libero-spatial-pick-bowl', policy: 'pi0',
     startedAt: '2026-11-29T15:00:00.000Z', t0: T0, clauses: [],
   }, { timers, file });

@@ -2,8 +2,9 @@
  * Writes a synthetic Franka recording as a real rosbag2 MCAP file: FrankaRobotState at 1 kHz and
  * gripper joint states at 15 Hz, with chosen wrist-torque spikes, for replay tests and benchmarks.
  */
-import { offeredQos, writeBagFile } from '../../drivers/ros2/bag/index.js';
-import { frankaRobotState, jointState } from '../drivers/ros2/bag/franka-fixtures.js';
+import { offeredQos } from '../../src/mcap/index.js';
+import { writeBagFile } from '../../src/platform/bag-writer.js';
+import { frankaRobotState, jointState } from '../mcap/franka-fixtures.js';
 
 export const FRANKA_STATE_TOPIC = '/franka_robot_state_broadcaster/robot_state';
 export const FRANKA_GRIPPER_TOPIC = '/franka_gripper/joint_states';

@@ -17,7 +17,7 @@ import { Mosquitto } from '../support/mosquitto.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EpisodeRecorder, FileEpisodeWritable, readEpisode } from '../../src/episode/index.js';
+import { EpisodeRecorder, NodeFileWritable, readEpisode } from '../../src/episode/index.js';
 import { SignalFrame } from '../../src/schema/signals.js';
 import { systemTimers } from '../../src/platform/system-clock.js';
 import { RecordingClient } from '../support/mqtt-client.js';
@@ -172,7 +172,7 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
     const dir = mkdtempSync(join(tmpdir(), 'armguard-mqtt-episode-'));
     const path = join(dir, 'ep.mcap');
     const recorder = EpisodeRecorder.start(
-      await FileEpisodeWritable.create(path),
+      await NodeFileWritable.create(path),
       { episodeId: 'ep1', robotId: 'arm1', startedAt: new Date(0).toISOString(), t0: 1 },
       { timers: systemTimers, flushInterval: 0.2 },
     );

@@ -4,7 +4,7 @@ import { SignalFrame } from '../../../src/schema/signals.js';
 import type { Fault } from '../../../src/ports/index.js';
 import { FakeRosGraph } from '../../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../../drivers/ros2/interface.js';
-import type { JointState, JointTrajectory } from '../../../drivers/ros2/messages.js';
+import type { JointState, JointTrajectory } from '../../../src/mcap/messages.js';
 import { FrankaRos, FR3_JOINTS } from '../../../drivers/franka/franka-ros.js';
 import { ROBOT_MODE, type FrankaRobotState } from '../../../drivers/franka/messages.js';
 import { gripperState, robotState } from './fixtures.js';

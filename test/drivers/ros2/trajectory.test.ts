@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { chunkToTrajectory, trajectoryToChunk } from '../../../drivers/ros2/trajectory.js';
-import type { JointTrajectory } from '../../../drivers/ros2/messages.js';
+import type { JointTrajectory } from '../../../src/mcap/messages.js';
 
 const names = ['j1', 'j2', 'j3'];
 

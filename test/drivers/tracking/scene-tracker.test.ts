@@ -5,7 +5,7 @@ import { applyRigidBodies, applyTf, subscribeTracking } from '../../../drivers/t
 import { FakeRosGraph } from '../../../drivers/ros2/fake-ros-graph.js';
 import { QOS_SENSOR_DATA } from '../../../drivers/ros2/interface.js';
 import { ManualClock, ManualTimers } from '../../../src/util/clock.js';
-import type { PoseStamped } from '../../../drivers/ros2/messages.js';
+import type { PoseStamped } from '../../../src/mcap/messages.js';
 
 const I = { disp: signalIndex('non_target_disp_max')! };
 const upright = { x: 0, y: 0, z: 0, w: 1 };

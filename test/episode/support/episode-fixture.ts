@@ -1,13 +1,13 @@
 /** Builds a small but complete episode with every record kind, for recorder/reader tests. */
 import { ManualClock, ManualTimers } from '../../../src/util/index.js';
 import { SIGNALS, SignalFrame, signalIndex } from '../../../src/schema/signals.js';
-import { EpisodeRecorder, type EpisodeWritable, type RecorderOptions } from '../../../src/episode/index.js';
+import { EpisodeRecorder, type FileWritable, type RecorderOptions } from '../../../src/episode/index.js';
 import type { JointChunk } from '../../../src/ports/index.js';
 
 export const T0 = 1_764_400_000;
 export const CLAUSES = ['contact_force', 'joint_torque', 'bystander_disp'];
 
-export function newRecorder(out: EpisodeWritable, options: Partial<RecorderOptions> = {}) {
+export function newRecorder(out: FileWritable, options: Partial<RecorderOptions> = {}) {
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
   const recorder = EpisodeRecorder.start(out, {

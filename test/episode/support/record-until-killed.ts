@@ -3,13 +3,13 @@
  * given as argv[2] with real timers, flushing every 50 frames and printing `flushed <frames>` after
  * each flush completes, until it is killed.
  */
-import { EpisodeRecorder, FileEpisodeWritable } from '../../../src/episode/index.js';
+import { EpisodeRecorder, NodeFileWritable } from '../../../src/episode/index.js';
 import { systemTimers } from '../../../src/platform/system-clock.js';
 import { CLAUSES, T0, frameAt } from './episode-fixture.js';
-import { jointState } from '../../drivers/ros2/bag/franka-fixtures.js';
+import { jointState } from '../../mcap/franka-fixtures.js';
 
 const path = process.argv[2]!;
-const recorder = EpisodeRecorder.start(await FileEpisodeWritable.create(path), {
+const recorder = EpisodeRecorder.start(await NodeFileWritable.create(path), {
   episodeId: 'crash-1', robotId: 'fr3-lab-a', startedAt: new Date().toISOString(), t0: T0, clauses: CLAUSES,
 }, { timers: systemTimers, flushInterval: 0.1, file: 'crash.mcap' });
 recorder.onFault((f) => process.stderr.write(`fault ${JSON.stringify(f)}\n`));

@@ -1,4 +1,4 @@
-import type { Header } from '../../../drivers/ros2/messages.js';
+import type { Header } from '../../../src/mcap/messages.js';
 
 /**
  * A trajectory as a policy publishes it (a Python node fills lists): plain arrays. What the node

@@ -8,7 +8,7 @@
  */
 import { FakeRosGraph } from '../../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../../drivers/ros2/interface.js';
-import type { JointState, JointTrajectory } from '../../../drivers/ros2/messages.js';
+import type { JointState, JointTrajectory } from '../../../src/mcap/messages.js';
 import type { FrankaRobotState } from '../../../drivers/franka/messages.js';
 import { runFrankaNodeUntilSignal } from '../../../src/cli/commands/ros-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../../src/cli/spec-files.js';

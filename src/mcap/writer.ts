@@ -2,14 +2,20 @@
  * A standalone rosbag2-compatible MCAP writer (one file, indexed, via @mcap/core's McapWriter):
  * header profile `ros2`, `ros2msg` schemas with full dependency texts, `cdr` channels with integer
  * QoS metadata, chunk/message indexes, a Statistics record and the `rosbag2` metadata record.
+ * src/platform/bag-writer.ts writes one to a file.
  */
-import { open, type FileHandle } from 'node:fs/promises';
-import { basename } from 'node:path';
-import { McapWriter, type IWritable } from '@mcap/core';
+import { McapWriter } from '@mcap/core';
+import { mcapWritable, type FileWritable } from './file-writable.js';
 import { Ros2Topics, type Ros2TopicSpec } from './topics.js';
-import { packageVersion } from '../../../src/platform/package-files.js';
 
-export const ARMGUARD_MCAP_LIBRARY = `armguard ${packageVersion()} (@mcap/core)`;
+export interface Rosbag2WriterOptions {
+  /** The MCAP header's `library` (armguard writes its name and version). */
+  library: string;
+  /** The file's name inside the bag, for the `rosbag2` metadata record. */
+  relativePath?: string;
+  rosDistro?: string;
+  chunkSize?: number;
+}
 
 export class Rosbag2Writer {
   private readonly mcap: McapWriter;
@@ -17,21 +23,18 @@ export class Rosbag2Writer {
   private closed = false;
 
   private constructor(
-    writable: IWritable,
+    writable: FileWritable,
     private readonly relativePath: string,
     private readonly rosDistro: string | undefined,
     chunkSize: number,
   ) {
-    this.mcap = new McapWriter({ writable, chunkSize });
+    this.mcap = new McapWriter({ writable: mcapWritable(writable), chunkSize });
     this.topics = new Ros2Topics(this.mcap);
   }
 
-  static async create(
-    writable: IWritable,
-    options: { relativePath?: string; rosDistro?: string; chunkSize?: number } = {},
-  ): Promise<Rosbag2Writer> {
+  static async create(writable: FileWritable, options: Rosbag2WriterOptions): Promise<Rosbag2Writer> {
     const w = new Rosbag2Writer(writable, options.relativePath ?? 'bag_0.mcap', options.rosDistro, options.chunkSize ?? 1024 * 1024);
-    await w.mcap.start({ profile: 'ros2', library: ARMGUARD_MCAP_LIBRARY });
+    await w.mcap.start({ profile: 'ros2', library: options.library });
     return w;
   }
 
@@ -54,45 +57,11 @@ export class Rosbag2Writer {
     return this.topics.writeSerialized(topic, logTimeNs, data, publishTimeNs);
   }
 
+  /** Write the `rosbag2` metadata record and the summary; the writable stays open. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.mcap.addMetadata(this.topics.rosbag2Metadata(this.relativePath, this.rosDistro));
     await this.mcap.end();
-  }
-}
-
-/** An IWritable over a file handle (sequential writes). */
-export class FileWritable implements IWritable {
-  private offset = 0n;
-  constructor(private readonly handle: FileHandle) {}
-  async write(buffer: Uint8Array): Promise<unknown> {
-    let done = 0;
-    while (done < buffer.byteLength) {
-      const { bytesWritten } = await this.handle.write(buffer, done, buffer.byteLength - done);
-      done += bytesWritten;
-    }
-    this.offset += BigInt(buffer.byteLength);
-    return undefined;
-  }
-  position(): bigint {
-    return this.offset;
-  }
-}
-
-/** Write a bag file at `path` with `fill`, closing the file whatever happens. */
-export async function writeBagFile(
-  path: string,
-  fill: (writer: Rosbag2Writer) => Promise<void>,
-  options: { rosDistro?: string; chunkSize?: number } = {},
-): Promise<void> {
-  const handle = await open(path, 'w');
-  try {
-    const writer = await Rosbag2Writer.create(new FileWritable(handle), { ...options, relativePath: basename(path) });
-    await fill(writer);
-    await writer.close();
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

@@ -1,8 +1,10 @@
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bagFiles, createRos2Codec, fileSource, normalizeSchemaText, parseQosProfiles, scanBag, serializeQosProfiles, type QosProfile } from '../../../../drivers/ros2/bag/index.js';
-import { sharedDir } from '../../../support/paths.js';
+import { createRos2Codec, normalizeSchemaText, parseQosProfiles, scanBag, serializeQosProfiles, type QosProfile } from '../../src/mcap/index.js';
+import { bagFiles } from '../../src/platform/bag-files.js';
+import { fileSource } from '../../src/platform/file-source.js';
+import { sharedDir } from '../support/paths.js';
 
 describe('QoS profiles in rosbag2 layout', () => {
   it('re-serializes every real bag channel QoS text byte for byte', async () => {

@@ -1,7 +1,7 @@
-import type { EpisodeWritable } from './mcap-stream-writer.js';
+import type { FileWritable } from './file-writable.js';
 
-/** An in-memory EpisodeWritable (tests, benchmarks): `bytes()` is everything written so far. */
-export class MemoryEpisodeWritable implements EpisodeWritable {
+/** An in-memory FileWritable (tests, benchmarks): `bytes()` is everything written so far. */
+export class MemoryFileWritable implements FileWritable {
   private parts: Uint8Array[] = [];
   private length = 0;
   syncs = 0;

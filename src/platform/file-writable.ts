@@ -1,20 +1,23 @@
 /**
- * The file-backed EpisodeWritable: sequential writes at an explicit position, fsync on `sync()`.
+ * The file-backed FileWritable: sequential writes at an explicit position, fsync on `sync()`.
  * The position moves only once a whole buffer is written, so a write that failed part-way (ENOSPC)
  * is redone from its start when retried, over whatever part of it reached the file.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import type { EpisodeWritable } from './mcap-stream-writer.js';
+import type { FileWritable } from '../mcap/file-writable.js';
 
-export class FileEpisodeWritable implements EpisodeWritable {
+export class NodeFileWritable implements FileWritable {
   private constructor(
     private readonly handle: FileHandle,
     readonly path: string,
   ) {}
 
-  /** Create `path`; refuses to overwrite an existing episode file. */
-  static async create(path: string): Promise<FileEpisodeWritable> {
-    return new FileEpisodeWritable(await open(path, 'wx'), path);
+  /**
+   * Create `path`; refuses to overwrite an existing file (episodes, repairs) unless `overwrite`
+   * (a standalone bag written on request).
+   */
+  static async create(path: string, options: { overwrite?: boolean } = {}): Promise<NodeFileWritable> {
+    return new NodeFileWritable(await open(path, options.overwrite === true ? 'w' : 'wx'), path);
   }
 
   private position = 0;

@@ -23,7 +23,8 @@ import { join } from 'node:path';
 import { McapIndexedReader, type IReadable } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createRos2Codec, fullDefinition, offeredQos, scanBag, writeBagFile, type BagMessage } from '../../../../drivers/ros2/bag/index.js';
+import { createRos2Codec, fullDefinition, offeredQos, scanBag, type BagMessage } from '../../src/mcap/index.js';
+import { writeBagFile } from '../../src/platform/bag-writer.js';
 import { FRANKA_ERROR_FIELD_COUNT, frankaRobotState, jointState, plain, poseStamped } from './franka-fixtures.js';
 
 const t0 = 1_700_000_000_000_000_000n;

@@ -23,17 +23,7 @@ import {
   type Statistics,
   type SummaryOffset,
 } from '@mcap/core';
-
-/**
- * Where the bytes go. `write` calls never overlap; `sync` makes written bytes durable. A `write`
- * that rejects must leave the writable where it was before it, so writing the same bytes again
- * (after the cause, e.g. a full disk, is gone) continues the file correctly.
- */
-export interface EpisodeWritable {
-  write(bytes: Uint8Array): Promise<void>;
-  sync(): Promise<void>;
-  close(): Promise<void>;
-}
+import type { FileWritable } from './file-writable.js';
 
 export class StreamingMcapWriter {
   private readonly records = new McapRecordBuilder();
@@ -66,7 +56,7 @@ export class StreamingMcapWriter {
   private ended = false;
 
   constructor(
-    private readonly out: EpisodeWritable,
+    private readonly out: FileWritable,
     private readonly chunkSize = 256 * 1024,
   ) {}
 

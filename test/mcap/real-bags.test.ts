@@ -8,8 +8,9 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { fileSource, scanBag, type BagMessage, type BagSummary } from '../../../../drivers/ros2/bag/index.js';
-import { sharedDir } from '../../../support/paths.js';
+import { scanBag, type BagMessage, type BagSummary } from '../../src/mcap/index.js';
+import { fileSource } from '../../src/platform/file-source.js';
+import { sharedDir } from '../support/paths.js';
 
 const bagsDir = resolve(sharedDir, 'data/rosbag2-test-bags');
 

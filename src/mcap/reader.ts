@@ -1,9 +1,8 @@
 /**
  * rosbag2 MCAP reading: topics, types, QoS and CDR-decoded messages, streamed in file order from any
- * byte source (a file stream or bytes in memory). Tolerates unfinished files like the scanner below
- * it. Definitions come from the file's own `ros2msg` schemas.
+ * byte source (a file stream from src/platform/file-source.ts, or bytes in memory). Tolerates
+ * unfinished files like the scanner below it. Definitions come from the file's own `ros2msg` schemas.
  */
-import { createReadStream } from 'node:fs';
 import type { TypedMcapRecords } from '@mcap/core';
 import { parse as parseYaml } from 'yaml';
 import { Ros2CodecCache } from './codec.js';
@@ -56,11 +55,6 @@ export interface BagSummary {
   end: ScanEnd;
   /** Damaged spans skipped (reading went on after each); their messages are not in the counts. */
   skipped: readonly SkippedRegion[];
-}
-
-/** Read a file as a byte stream (64 KiB pieces), never all at once. */
-export function fileSource(path: string): AsyncIterable<Uint8Array> {
-  return createReadStream(path, { highWaterMark: 64 * 1024 });
 }
 
 /**
