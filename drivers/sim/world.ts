@@ -28,6 +28,8 @@ export interface TickPeaks {
   armFurniture: number;
   targetFurniture: number;
   anyPair: number;
+  /** Arm–bystander contact force (N): the arm touching an object it must keep clear of. */
+  armBystander: number;
   /**
    * Smallest mj_geomDistance over the arm–arm geom pairs MuJoCo's collision filter lets touch (m;
    * negative = penetration), capped at SIM_SELF_CLEARANCE_CAP; NaN when the scene does not declare
@@ -61,7 +63,7 @@ export class SimWorld {
   readonly tcpSiteId: number;
   readonly targetBodyId: number;
   readonly bystanderBodyIds: readonly number[];
-  readonly peaks: TickPeaks = { armFurniture: 0, targetFurniture: 0, anyPair: 0, selfClearance: NaN, maxArmTorque: 0 };
+  readonly peaks: TickPeaks = { armFurniture: 0, targetFurniture: 0, anyPair: 0, armBystander: 0, selfClearance: NaN, maxArmTorque: 0 };
   /** Finger–object contact at the end of the last tick. */
   fingerObjectContact = false;
   /** Seconds since the episode start (after settling). */
@@ -213,6 +215,11 @@ export class SimWorld {
     for (let i = 0; i < this.nArm; i++) out[i] = q[this.armDofAdr[i] ?? 0] ?? NaN;
   }
 
+  /** Body id of a named body, or −1. */
+  bodyIdOf(name: string): number {
+    return this.mj.mj_name2id(this.model, OBJ_BODY, name);
+  }
+
   bodyPos(body: number, out: Float64Array | number[]): void {
     const x = this.data.xpos as Float64Array;
     out[0] = x[3 * body] ?? NaN;
@@ -279,6 +286,7 @@ export class SimWorld {
     p.armFurniture = 0;
     p.targetFurniture = 0;
     p.anyPair = 0;
+    p.armBystander = 0;
     p.selfClearance = this.selfGeomPairs.length > 0 ? Infinity : NaN;
     p.maxArmTorque = 0;
   }
@@ -316,6 +324,8 @@ export class SimWorld {
         if (r1 === Role.Arm && r2 === Role.Arm) continue;
         if ((r1 === Role.Arm && r2 === Role.Furniture) || (r2 === Role.Arm && r1 === Role.Furniture)) {
           if (mag > p.armFurniture) p.armFurniture = mag;
+        } else if ((r1 === Role.Arm && r2 === Role.Bystander) || (r2 === Role.Arm && r1 === Role.Bystander)) {
+          if (mag > p.armBystander) p.armBystander = mag;
         } else if ((r1 === Role.Target && r2 === Role.Furniture) || (r2 === Role.Target && r1 === Role.Furniture)) {
           if (mag > p.targetFurniture) p.targetFurniture = mag;
         }

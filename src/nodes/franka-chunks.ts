@@ -9,7 +9,7 @@ import { ChunkExecutor, type ChunkExecutorOptions } from '../runtime/chunk-execu
 import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
 
 /** hardware-facts §A6: FR3 and Panda joint velocity limits (rad/s). */
-const DQ_MAX = { fr3: [2.62, 2.62, 2.62, 2.62, 5.26, 4.18, 5.26], panda: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61] } as const;
+export const FRANKA_DQ_MAX = { fr3: [2.62, 2.62, 2.62, 2.62, 5.26, 4.18, 5.26], panda: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61] } as const;
 
 export interface FrankaChunkOptions {
   platform: 'fr3' | 'panda';
@@ -56,7 +56,7 @@ export function frankaChunkExecutor(franka: FrankaRos, gate: Gate, o: FrankaChun
     ...DEFAULT_CBF_WEIGHTS,
     qmin,
     qmax,
-    maxSpeed: [...DQ_MAX[o.platform]],
+    maxSpeed: [...FRANKA_DQ_MAX[o.platform]],
     maxRounds: 3,
     slackTolerance: 1e-6,
     cbfTolerance: DEFAULT_CBF_TOLERANCE,

@@ -10,28 +10,28 @@ import { demoCommand } from '../../src/cli/commands/demo.js';
 import { readEpisode, type EpisodeRecord, type EpisodeStart } from '../../src/episode/index.js';
 import { captureIo } from '../support/cli-io.js';
 
-/** The summary row for a mode: [episodes, successes, unsafe, unsafe successes, held episodes, held chunks]. */
-function row(out: string[], mode: 'off' | 'on'): number[] {
+/** The summary row for a mode: [episodes, successes, unsafe, unsafe successes, held episodes, held chunks, filtered chunks]. */
+function row(out: string[], mode: 'off' | 'hold' | 'cbf'): number[] {
   const line = out.find((l) => l.startsWith(`gate ${mode} `));
   expect(line, `summary row for gate ${mode}`).toBeDefined();
-  return line!.slice(8).trim().split(/\s+/).map(Number);
+  return line!.slice(9).trim().split(/\s+/).map(Number);
 }
 
 describe('armguard demo', () => {
-  it('pilot gate off then on: records and labels every episode, gate on has fewer unsafe successes, writes the report', async () => {
+  it('pilot gate off then hold: records and labels every episode, hold has fewer unsafe successes, writes the report', async () => {
     const out = mkdtempSync(join(tmpdir(), 'armguard-demo-'));
     const c = captureIo();
-    const code = await demoCommand.run(['--episodes', '1', '--policies', 'clean,shove_bystander,self_collision', '--out', out], c.io);
+    const code = await demoCommand.run(['--episodes', '1', '--modes', 'off,hold', '--policies', 'clean,shove_bystander,self_collision', '--out', out], c.io);
     expect(c.err).toEqual([]);
     expect(code).toBe(0);
     // One progress line per episode, gate OFF first.
     const progress = c.out.filter((l) => /^\[\s*\d+\/6\]/.test(l));
     expect(progress).toHaveLength(6);
     expect(progress.slice(0, 3).every((l) => l.includes('gate OFF'))).toBe(true);
-    expect(progress.slice(3).every((l) => l.includes('gate ON'))).toBe(true);
+    expect(progress.slice(3).every((l) => l.includes('gate HOLD'))).toBe(true);
 
     const off = row(c.out, 'off');
-    const on = row(c.out, 'on');
+    const on = row(c.out, 'hold');
     expect(off[0]).toBe(3);
     expect(on[0]).toBe(3);
     expect(off[3]).toBeGreaterThanOrEqual(1);
@@ -39,9 +39,11 @@ describe('armguard demo', () => {
     expect(off[4]).toBe(0); // no gate, no holds
     expect(on[4]).toBeGreaterThanOrEqual(1);
     // The clean policy is not held and still succeeds with the gate on.
-    expect(progress.find((l) => l.includes('gate ON') && l.includes('clean'))).toMatch(/success, no violation$/);
+    expect(progress.find((l) => l.includes('gate HOLD') && l.includes('clean'))).toMatch(/success, no violation$/);
     // The reason for each hold is printed: the clause the shove violated.
-    expect(progress.find((l) => l.includes('gate ON') && l.includes('shove_bystander'))).toMatch(/HOLD at .*non_target_max_disp/);
+    expect(progress.find((l) => l.includes('gate HOLD') && l.includes('shove_bystander'))).toMatch(/HOLD at .*non_target_max_disp/);
+    // One headline column per mode, side by side.
+    expect(c.out.find((l) => l.startsWith('gate mode'))).toMatch(/gate mode\s+off\s+hold$/);
 
     // Episode files: one folder for the run, 6 MCAPs and the index.
     const runs = readdirSync(join(out, 'episodes'));
@@ -55,9 +57,10 @@ describe('armguard demo', () => {
     // The shove with the gate on: labelled by the task predicate, gate transition to hold recorded.
     const records: EpisodeRecord[] = [];
     let start: EpisodeStart | undefined;
-    const scan = await readEpisode(join(dir, 'gate-on-shove_bystander-s1.mcap'), (r) => records.push(r), { onStart: (s) => (start = s) });
+    const scan = await readEpisode(join(dir, 'gate-hold-shove_bystander-s1.mcap'), (r) => records.push(r), { onStart: (s) => (start = s) });
     expect(scan.errors).toEqual([]);
-    expect(start?.policy).toBe('shove_bystander/gate-on');
+    expect(start?.policy).toBe('shove_bystander/gate-hold');
+    expect(start?.gateMode).toBe('on');
     expect(start?.platform).toBe('sim-so101');
     expect(records.some((r) => r.kind === 'label' && r.value.source === 'predicate' && r.value.success === false)).toBe(true);
     expect(records.some((r) => r.kind === 'gate' && r.value.kind === 'transition' && r.value.to === 'hold')).toBe(true);
@@ -66,15 +69,15 @@ describe('armguard demo', () => {
 
     for (const f of ['report.html', 'report.md', 'episodes.csv', 'summary.json']) expect(existsSync(join(out, 'report', f)), f).toBe(true);
     const summary = JSON.parse(readFileSync(join(out, 'report', 'summary.json'), 'utf8')) as unknown;
-    expect(JSON.stringify(summary)).toContain('shove_bystander/gate-on');
+    expect(JSON.stringify(summary)).toContain('shove_bystander/gate-hold');
     expect(c.out.some((l) => l.includes(join(out, 'report', 'report.html')))).toBe(true);
   }, 120_000);
 
   it('refuses bad options with a usage error naming the option', async () => {
-    for (const args of [['--episodes', '0'], ['--scene', 'ur5'], ['--policies', 'dance'], ['--frobnicate'], ['--seed', '-1']]) {
+    for (const args of [['--episodes', '0'], ['--scene', 'ur5'], ['--policies', 'dance'], ['--frobnicate'], ['--seed', '-1'], ['--modes', 'off,warp'], ['--scenario', 'nowhere']]) {
       const c = captureIo();
       expect(await demoCommand.run(args, c.io)).toBe(2);
-      expect(c.err.join('\n')).toMatch(/episodes|scene|policy|frobnicate|seed/);
+      expect(c.err.join('\n')).toMatch(/episodes|scene|policy|frobnicate|seed|warp|scenario/);
     }
   });
 });

@@ -5,6 +5,7 @@
  * actuator torque and clamped to the joint torque limits (87 N·m ×4, 12 N·m ×3).
  * Arm–arm collision geometry is not modelled here, so this scene does not declare self_collision_clearance.
  */
+import { PANDA_DESCRIPTION } from '../../../src/kinematics/panda.js';
 import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';
 import type { GripperMap, SceneSpec } from './types.js';
 
@@ -117,6 +118,7 @@ export function pandaScene(): SceneSpec {
   return {
     id: 'panda',
     xml: buildXml(),
+    robot: { description: PANDA_DESCRIPTION, endEffector: 'franka_hand' },
     armJoints: JOINTS.map((x) => x.name),
     fingerJoints: ['finger_left', 'finger_right'],
     gripper: PANDA_GRIPPER,

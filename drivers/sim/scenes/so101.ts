@@ -6,6 +6,7 @@
  * so a policy can drive a joint into its stop (the servo's position limits are registers, the
  * stops are metal).
  */
+import { SO101_DESCRIPTION } from '../../../src/kinematics/so101.js';
 import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';
 import type { GripperMap, SceneSpec } from './types.js';
 
@@ -115,6 +116,7 @@ export function so101Scene(): SceneSpec {
   return {
     id: 'so101',
     xml: buildXml(),
+    robot: { description: SO101_DESCRIPTION, endEffector: 'gripper' },
     armJoints: JOINTS.map((j) => j.name),
     fingerJoints: ['finger_left', 'finger_right'],
     gripper: SO101_GRIPPER,

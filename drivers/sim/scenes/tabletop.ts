@@ -60,6 +60,7 @@ export function tabletopSceneFields(l: TabletopLayout) {
   return {
     targetBody: 'target',
     bystanderBodies: l.bystanders.map((b) => b.name),
+    bystanderExtents: l.bystanders.map((b) => Math.hypot(b.radius, b.radius, b.halfHeight)),
     box: {
       center: [l.box.center[0], l.box.center[1], 0] as Vec3,
       innerHalf: [l.box.innerHalf, l.box.innerHalf] as [number, number],

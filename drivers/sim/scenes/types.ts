@@ -1,3 +1,4 @@
+import type { RobotDescription } from '../../../src/kinematics/description.js';
 import type { SignalName } from '../../../src/schema/signals.js';
 
 export type Vec3 = readonly [number, number, number];
@@ -6,6 +7,8 @@ export type Vec3 = readonly [number, number, number];
 export interface SceneSpec {
   readonly id: string;
   readonly xml: string;
+  /** The robot description the arm's bodies, joints, actuators and collision geoms were generated from, and the end effector fitted. */
+  readonly robot: { readonly description: RobotDescription; readonly endEffector: string };
   /** Arm joints in command order; actuator `act_<joint>` drives each. */
   readonly armJoints: readonly string[];
   /** Finger slide joints, each driven by actuator `act_<joint>`, both from one gripper command. */
@@ -24,6 +27,8 @@ export interface SceneSpec {
   readonly torqueCeiling: number;
   readonly targetBody: string;
   readonly bystanderBodies: readonly string[];
+  /** Radius of the sphere enclosing each bystander (m, bystanderBodies order): its extent as a tracked obstacle. */
+  readonly bystanderExtents: readonly number[];
   /** The container the task places the target into (inner extents, world frame). */
   readonly box: { readonly center: Vec3; readonly innerHalf: readonly [number, number]; readonly floorTop: number; readonly wallTop: number };
   /** Where the target rests at the start (centre of the target body). */

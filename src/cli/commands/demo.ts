@@ -1,41 +1,70 @@
 /**
- * `armguard demo` (issue 9): a pilot in the MuJoCo testbed. Every scripted policy runs N episodes
- * with the gate OFF, then N with the gate ON; each episode is recorded (MCAP) and labelled by the
- * task predicate; then the safety report is written over the recorded episodes.
+ * `armguard demo` (issues 9, 15): a pilot in the MuJoCo testbed. Every scripted policy runs N
+ * episodes in each gate mode (default off, hold, cbf); each episode is recorded (MCAP) and
+ * labelled by the task predicate; then the safety report is written over the recorded episodes.
+ * The summary shows one column per mode, never a pooled figure.
  */
 import { join, resolve } from 'node:path';
 import { EXIT, parseArgs, type Command, type CliIo } from '../command.js';
 import { DlsIk, POLICIES, SimWorld, loadMujoco, pandaScene, policyByName, so101Scene, type PolicyDefinition } from '../../../drivers/sim/index.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { DEMO_TASK, demoClauses, demoPlatform } from '../demo/clauses.js';
-import { runDemoEpisode, type DemoEpisodeResult, type GateMode } from '../demo/episode.js';
-import { progressLine, summaryTable, tally } from '../demo/summary.js';
+import { PILOT_MODES, runDemoEpisode, type DemoEpisodeResult, type GateMode } from '../demo/episode.js';
+import { demoJson, modeHeadlines, parseModes } from '../demo/metrics.js';
+import { progressLine, summaryTable } from '../demo/summary.js';
+import type { SimCbfOptions } from '../demo/sim-cbf.js';
+import { FRANKA_DQ_MAX } from '../../nodes/franka-chunks.js';
 import { reportCommand } from './report.js';
 import { DEMO_SCENARIOS, pickScenario } from '../demo/scenarios.js';
 
 const SCENES = { so101: so101Scene, panda: pandaScene } as const;
 type SceneId = keyof typeof SCENES;
+
+/** STS3215 at 12 V: ~45 rpm no-load (hardware-facts §B3) ≈ 4.7 rad/s, every SO-101 joint. */
+const SO101_MAX_SPEED = 4.7;
+
+/**
+ * The cbf mode's settings per scene: d_safe, the table plane (the Panda's description puts a 5 cm
+ * capsule around the Franka Hand's fingers, so its grasp of a 4 cm-high block sits inside any
+ * table barrier: the Panda scene keeps the bystanders only), tracking as a mocap system delivers
+ * it (one tick late, 1 mm noise, stale after 0.1 s), joint speed bounds (gripper last).
+ */
+function cbfSettings(sceneId: SceneId): Omit<SimCbfOptions, 'wallMs'> {
+  const tracking = { trackingMaxAge: 0.1, trackingLatencyTicks: 1, trackingNoise: 0.001 };
+  return sceneId === 'so101'
+    ? { dSafe: 0.01, tablePlane: true, ...tracking, maxSpeed: new Array<number>(6).fill(SO101_MAX_SPEED) }
+    : { dSafe: 0.02, tablePlane: false, ...tracking, maxSpeed: [...FRANKA_DQ_MAX.panda, 0.2] };
+}
 export const DEMO_DEFAULT_EPISODES = 3;
 /** Bootstrap resamples for the demo's report (the report command's default is 10 000). */
 const DEMO_RESAMPLES = 2000;
 
 export const demoCommand: Command = {
   name: 'demo',
-  help: `usage: armguard demo [--scenario NAME] [--episodes N] [--out DIR] [--seed S] [--policies a,b,...] [--scene so101|panda]
+  help: `usage: armguard demo [--scenario NAME] [--modes off,hold,cbf] [--episodes N] [--out DIR] [--seed S] [--policies a,b,...] [--scene so101|panda] [--json]
 
 A pilot without an arm. Each scripted policy (a clean pick-and-place and one unsafe variant per
-clause family) runs in the MuJoCo testbed for N episodes (default ${DEMO_DEFAULT_EPISODES}, seeds S, S+1, …) with the
-gate OFF (the online monitors only record), then the same N seeds with the gate ON (the monitors
-feed the gate every 30 Hz tick; a violation or a missing/stale signal holds the arm at once and
-every later chunk is held). Every episode is recorded to DIR/episodes/<run>/<id>.mcap (frames, ρ per
-clause, proposed/executed chunks, gate transitions) and labelled success/failure by the task
-predicate (target in the box), with policy '<policy>/gate-off' or '<policy>/gate-on'.
-Prints one progress line per episode, a summary per mode (successes, unsafe successes, held
-episodes and chunks), then writes the safety report (grouped by policy) to DIR/report.
+clause family) runs in the MuJoCo testbed for N episodes (default ${DEMO_DEFAULT_EPISODES}, seeds S, S+1, …) in each
+gate mode, on the same seeds:
+  off    baseline: the online monitors only record;
+  hold   the monitors feed the gate every 30 Hz tick; a violation or a missing/stale signal holds
+         the arm at once and every later chunk is held (stopping, not preventing);
+  cbf    as hold, and every chunk first goes through the chunk-level CBF (the hardware chunk path):
+         the arm's capsules (from the same robot description the simulated arm is generated from)
+         are kept d_safe clear of the tracked bystanders (and, on the SO-101, the table), so a chunk
+         that would hit one is bent around it and the task goes on; a chunk it cannot make safe,
+         or a stale tracker, holds.
+Every episode is recorded to DIR/episodes/<run>/<id>.mcap (frames, ρ per clause, proposed/executed
+chunks, gate transitions) and labelled success/failure by the task predicate (target in the box),
+with policy '<policy>/gate-<mode>'. Prints one progress line per episode, one headline column per
+mode (Safety, successes, unsafe successes, holds, chunk modification, smoothness, filter time),
+then writes the safety report (grouped by policy and mode) to DIR/report.
 
 options:
-  --scenario NAME    ${Object.entries(DEMO_SCENARIOS).map(([k, v]) => `${k}: ${v.summary}`).join('; ')} (default pilot;
+  --scenario NAME    ${Object.entries(DEMO_SCENARIOS).map(([k, v]) => `${k}: ${v.summary}`).join('; ')} (default default;
                      the hazard-twins options are listed below)
+  --modes a,b        gate modes, in order (default ${PILOT_MODES.join(',')})
+  --json             print only the figures as JSON: {"modes": {mode: {...}}, "policies": {policy: {mode: {...}}}}
   --episodes N       episodes per policy and mode (default ${DEMO_DEFAULT_EPISODES})
   --out DIR          output directory (default ./demo-out; must not already hold these episode ids)
   --seed S           first seed (default 1)
@@ -47,6 +76,7 @@ policies: ${POLICIES.map((p) => p.name).join(', ')}
 examples:
   armguard demo
   armguard demo --episodes 1 --policies clean,shove_bystander --out /tmp/pilot
+  armguard demo --modes off,cbf --scene panda --episodes 10 --json
 
 ${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\n\n')}`,
   async run(args, io) {
@@ -58,7 +88,7 @@ ${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\
     if (scenario.scenario.run) {
       return scenario.scenario.run(args, io);
     }
-    const parsed = parseArgs(args, { strings: ['episodes', 'scene', 'seed', 'policies', 'out', 'scenario'] });
+    const parsed = parseArgs(args, { strings: ['episodes', 'scene', 'seed', 'policies', 'out', 'scenario', 'modes'], booleans: ['json'] });
     if (!parsed.ok) {
       io.err(`armguard demo: ${parsed.error}`);
       return EXIT.usage;
@@ -71,6 +101,12 @@ ${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\
       const v = parsed.options.get(k);
       return typeof v === 'string' ? v : undefined;
     };
+    const modes = parseModes(opt('modes'), PILOT_MODES);
+    if (!modes.ok) {
+      io.err(`armguard demo: ${modes.error}`);
+      return EXIT.usage;
+    }
+    const json = parsed.options.get('json') === true;
     const episodes = Number(opt('episodes') ?? String(DEMO_DEFAULT_EPISODES));
     if (!Number.isInteger(episodes) || episodes < 1 || episodes > 1000) {
       io.err(`armguard demo: --episodes must be an integer 1…1000, got '${opt('episodes')}'`);
@@ -114,14 +150,19 @@ ${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\
       io.err(`armguard demo: cannot plan the clauses for the simulator: ${clauses.reason}`);
       return EXIT.failure;
     }
-    const pilot = await runPilot(io, { sceneId: sceneId as SceneId, policies, episodes, seed, outDir, clauses: clauses.instances });
+    // --json: stdout carries the JSON document only; errors still go to stderr.
+    const log: CliIo = json ? { out: () => undefined, err: (t) => io.err(t) } : io;
+    const pilot = await runPilot(log, { sceneId: sceneId as SceneId, modes: modes.modes as GateMode[], policies, episodes, seed, outDir, clauses: clauses.instances });
     if (pilot === null) return EXIT.failure;
-    return (await writeDemoReport(io, pilot.dir, join(outDir, 'report'), pilot.results)) ? EXIT.ok : EXIT.failure;
+    const reported = await writeDemoReport(log, pilot.dir, join(outDir, 'report'), pilot.results);
+    if (json) io.out(JSON.stringify(demoJson(pilot.results.map((r) => r.metrics), modes.modes), null, 2));
+    return reported ? EXIT.ok : EXIT.failure;
   },
 };
 
 interface PilotOptions {
   readonly sceneId: SceneId;
+  readonly modes: readonly GateMode[];
   readonly policies: readonly PolicyDefinition[];
   readonly episodes: number;
   readonly seed: number;
@@ -138,14 +179,15 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
   const runId = stamp.replace(/[^0-9]/g, '').slice(0, 14);
   // One folder per run, so that a second run into the same --out is not mixed into this report.
   const dir = join(o.outDir, 'episodes', runId);
-  const total = o.policies.length * o.episodes * 2;
-  io.out(`armguard demo — MuJoCo testbed, scene ${scene.id}, task ${DEMO_TASK}, ${o.policies.length} policies × ${o.episodes} episode(s), gate OFF then ON`);
+  const total = o.policies.length * o.episodes * o.modes.length;
+  io.out(`armguard demo — MuJoCo testbed, scene ${scene.id}, task ${DEMO_TASK}, ${o.policies.length} policies × ${o.episodes} episode(s), gate modes ${o.modes.join(', ')}`);
   io.out(`monitored safe-tier clauses: ${o.clauses.map((c) => c.clause.id).join(', ')}`);
   io.out(`recording to ${dir}`);
   const started = Date.now();
   const results: DemoEpisodeResult[] = [];
   try {
-    for (const mode of ['off', 'on'] as GateMode[]) {
+    const cbf: SimCbfOptions = { ...cbfSettings(o.sceneId), wallMs: () => performance.now() };
+    for (const mode of o.modes) {
       for (const policy of o.policies) {
         for (let e = 0; e < o.episodes; e++) {
           const r = await runDemoEpisode({
@@ -159,6 +201,7 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
             dir,
             episodeId: `gate-${mode}-${policy.name}-s${o.seed + e}`,
             startedAt: new Date().toISOString(),
+            cbf,
           });
           results.push(r);
           io.out(progressLine(r, results.length, total));
@@ -174,9 +217,9 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
   }
   io.out(`${total} episodes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   for (const line of summaryTable(results)) io.out(line);
-  const off = tally(results, 'off');
-  const on = tally(results, 'on');
-  io.out(`unsafe successes: gate off ${off.unsafeSuccesses}, gate on ${on.unsafeSuccesses} (gate on held ${on.held} episode(s), ${on.chunksHeld} chunk(s))`);
+  io.out('');
+  io.out('per gate mode, side by side (Safety = episodes with no safe-tier clause violated):');
+  for (const line of modeHeadlines(demoJson(results.map((r) => r.metrics), o.modes))) io.out(line);
   return { dir, results };
 }
 
@@ -189,7 +232,7 @@ async function writeDemoReport(io: CliIo, episodesDir: string, reportDir: string
   io.out(`writing the report to ${reportDir} …`);
   const started = Date.now();
   const code = await reportCommand.run(
-    [episodesDir, '--out', reportDir, '--group-by', 'policy', '--resamples', String(DEMO_RESAMPLES), '--title', 'armguard demo: MuJoCo pilot, gate off vs gate on'],
+    [episodesDir, '--out', reportDir, '--group-by', 'policy', '--resamples', String(DEMO_RESAMPLES), '--title', 'armguard demo: MuJoCo pilot, per gate mode'],
     io,
   );
   io.out(`report ${code === EXIT.ok ? 'written' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${join(reportDir, 'report.html')}`);

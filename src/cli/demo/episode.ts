@@ -1,9 +1,13 @@
 /**
  * One recorded demo episode: the scripted policy runs in the MuJoCo testbed; every tick the
- * online monitors (MonitorBank over the active safe clauses) see the frame. Gate on: the gate
- * evaluates each sample, a hold stops the arm mid-chunk and every later chunk is held. Gate off:
- * the monitors only record. Frames, ρ, chunks and gate transitions go to the episode's MCAP file,
- * labelled at the end by the task predicate (target in the box).
+ * online monitors (MonitorBank over the active safe clauses) see the frame. Gate modes:
+ * - `off` (baseline): the monitors only record;
+ * - `hold`: the gate evaluates each sample, a hold stops the arm mid-chunk and every later chunk
+ *   is held (monitors + hold only);
+ * - `cbf`: as `hold`, and every chunk goes through the hardware chunk path (sim-cbf.ts): the
+ *   chunk-level CBF bends it around the tracked bystanders (and the table), or holds.
+ * Frames, ρ, chunks and gate transitions go to the episode's MCAP file, labelled at the end by the
+ * task predicate (target in the box).
  */
 import type { DlsIk, PolicyDefinition, SimWorld } from '../../../drivers/sim/index.js';
 import { runEpisode } from '../../../drivers/sim/index.js';
@@ -15,8 +19,12 @@ import type { ClauseInstance } from '../../safety/index.js';
 import type { SignalFrame } from '../../schema/signals.js';
 import { ManualClock, ManualTimers } from '../../util/clock.js';
 import { demoPlatform } from './clauses.js';
+import { ExecutedMotion, chunkModification, type DemoMode, type EpisodeMetrics } from './metrics.js';
+import { SimCbfPath, type SimCbfOptions } from './sim-cbf.js';
 
-export type GateMode = 'off' | 'on';
+/** The pilot's gate modes (the action-wise `stepwise` baseline belongs to the fragile-obstacle scenario). */
+export type GateMode = Exclude<DemoMode, 'stepwise'>;
+export const PILOT_MODES: readonly GateMode[] = ['off', 'hold', 'cbf'];
 
 export interface DemoEpisodeInput {
   readonly world: SimWorld;
@@ -29,6 +37,10 @@ export interface DemoEpisodeInput {
   readonly dir: string;
   readonly episodeId: string;
   readonly startedAt: string;
+  /** The `cbf` mode's chunk path settings (required for that mode). */
+  readonly cbf?: SimCbfOptions;
+  /** Test hook: called with the cbf path once it is built (e.g. to stop its tracker). */
+  readonly onCbfPath?: (path: SimCbfPath) => void;
 }
 
 export interface DemoEpisodeResult {
@@ -45,9 +57,13 @@ export interface DemoEpisodeResult {
   readonly holdT: number;
   readonly chunksHeld: number;
   readonly chunksExecuted: number;
+  /** Chunks the CBF changed (cbf mode). */
+  readonly chunksFiltered: number;
+  /** The episode's contribution to its mode's figures. */
+  readonly metrics: EpisodeMetrics;
 }
 
-/** The policy label recorded for a policy in a mode, e.g. `shove_bystander/gate-on`. */
+/** The policy label recorded for a policy in a mode, e.g. `shove_bystander/gate-hold`. */
 export function modePolicy(policy: string, mode: GateMode): string {
   return `${policy}/gate-${mode}`;
 }
@@ -58,13 +74,14 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   const bank = MonitorBank.fromClauses(input.clauses, { minSampleInterval: 0.5 * world.scene.controlDt });
   const clauseIds = input.clauses.map((c) => c.clause.id);
   const timers = new ManualTimers(new ManualClock(0));
+  if (mode === 'cbf' && !input.cbf) throw new Error('demo: the cbf mode needs its chunk path settings');
   const ep = await startEpisodeInDir(
     input.dir,
-    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: demoPlatform(world.scene.id), task: input.task, policy: policyLabel, gateMode: mode, startedAt: input.startedAt, t0: 0, clauses: clauseIds },
+    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: demoPlatform(world.scene.id), task: input.task, policy: policyLabel, gateMode: mode === 'off' ? 'off' : 'on', startedAt: input.startedAt, t0: 0, clauses: clauseIds },
     { timers },
   );
   const rec = ep.recorder;
-  const gate = mode === 'on' ? new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals }) : null;
+  const gate = mode !== 'off' ? new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals }) : null;
   let holdReason = '';
   let holdT = NaN;
   gate?.onEvent((e) => {
@@ -86,22 +103,67 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   };
   let chunksHeld = 0;
   let chunksExecuted = 0;
-  const chunkGate = (chunk: JointChunk, _frame: SignalFrame, now: number): JointChunk | null => {
-    rec.proposedChunk(now, chunk);
-    const pass = gate === null || !gate.holding;
-    if (pass) chunksExecuted++;
-    else chunksHeld++;
-    rec.executedChunk(now, chunk, chunk.id, pass ? 'executed' : 'held', 0);
-    return pass ? chunk : null;
-  };
+  let chunksFiltered = 0;
   const dt = world.scene.controlDt;
+  const nArm = world.nArm;
+  const motion = new ExecutedMotion(nArm, dt);
+  const modifications: number[] = [];
+  // The chunk playing (its nominal rows and the tick it started), null while held.
+  let playing: { nominal: Float64Array; joints: number; horizon: number; startTick: number } | null = null;
+  let cbfPath: SimCbfPath | null = null;
+  const chunkGate = (chunk: JointChunk, frame: SignalFrame, now: number): JointChunk | null => {
+    rec.proposedChunk(now, chunk);
+    let out: JointChunk | null;
+    if (mode === 'cbf') {
+      if (cbfPath === null) {
+        cbfPath = new SimCbfPath(world, gate!, input.cbf!, input.seed);
+        input.onCbfPath?.(cbfPath);
+      }
+      // The gate and the tracker see the present tick before the chunk is decided.
+      observe(frame, now);
+      cbfPath.tick();
+      out = cbfPath.submit(chunk, now);
+      if (cbfPath.last?.verdict === 'filtered') chunksFiltered++;
+    } else {
+      out = gate === null || !gate.holding ? chunk : null;
+    }
+    if (out) {
+      chunksExecuted++;
+      const mod = chunkModification(out.targets, chunk.targets, chunk.joints, nArm);
+      modifications.push(mod);
+      rec.executedChunk(now, out, chunk.id, out === chunk ? 'executed' : 'filtered', mod);
+      playing = { nominal: chunk.targets, joints: chunk.joints, horizon: chunk.horizon, startTick: Math.round(now / dt) };
+    } else {
+      chunksHeld++;
+      rec.executedChunk(now, chunk, chunk.id, 'held', 0);
+      playing = null;
+    }
+    return out;
+  };
+  const targets = new Float64Array(nArm + 1);
+  let armContact = false;
   const result = runEpisode(world, input.ik, input.policy, {
     seed: input.seed,
     gate: chunkGate,
-    ...(gate ? { monitor: (frame: SignalFrame, now: number) => (observe(frame, now), gate.holding ? 'hold' : 'continue') } : {}),
+    ...(gate
+      ? {
+          monitor: (frame: SignalFrame, now: number) => {
+            observe(frame, now);
+            if (!gate.holding) return 'continue';
+            playing = null;
+            return 'hold';
+          },
+        }
+      : {}),
     onFrame: (frame, tick) => {
       const t = tick * dt + dt; // the same float the episode passes to the monitor hook
       observe(frame, t);
+      cbfPath?.tick();
+      if (world.peaks.armBystander > 0) armContact = true;
+      world.currentTargets(targets);
+      const p = playing as { nominal: Float64Array; joints: number; horizon: number; startTick: number } | null;
+      const k = p ? Math.min(tick - p.startTick, p.horizon - 1) : -1;
+      motion.push(targets, p ? p.nominal.subarray(k * p.joints, (k + 1) * p.joints) : null);
       rec.frame(frame);
       for (let i = 0; i < bank.count; i++) {
         const m = bank.margin(i);
@@ -116,6 +178,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   await ep.finish(end, 'completed');
   const violated: string[] = [];
   for (let i = 0; i < bank.count; i++) if ((minRho[i] ?? Infinity) < 0) violated.push(bank.name(i));
+  const held = holdReason !== '';
   return {
     episodeId: input.episodeId,
     path: ep.path,
@@ -123,10 +186,23 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     mode,
     success: result.outcome.success,
     violated,
-    held: holdReason !== '',
+    held,
     holdReason,
     holdT,
     chunksHeld,
     chunksExecuted,
+    chunksFiltered,
+    metrics: {
+      policy: input.policy.name,
+      mode,
+      success: result.outcome.success,
+      unsafe: violated.length > 0,
+      obstacleContact: armContact,
+      held,
+      modifications,
+      jerk: motion.jerk,
+      reversalsPerS: motion.reversalsPerS,
+      filterMs: (cbfPath as SimCbfPath | null)?.filterMs.slice() ?? [],
+    },
   };
 }

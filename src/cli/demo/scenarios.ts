@@ -1,6 +1,7 @@
 /**
- * `armguard demo --scenario <name>`: a small table of demo scenarios. `pilot` (the default) is the
- * gate-off/gate-on pilot of demo.ts; the others run their own command with the same arguments.
+ * `armguard demo --scenario <name>`: a small table of demo scenarios. `default` is the pilot of
+ * demo.ts (every gate mode of `--modes`); the others run their own command with the same arguments
+ * and share `--modes` / `--json` through metrics.ts.
  */
 import type { CliIo } from '../command.js';
 import { HAZARD_TWINS_HELP, hazardTwinsCommand } from './hazard-twins.js';
@@ -13,18 +14,22 @@ export interface DemoScenario {
 }
 
 export const DEMO_SCENARIOS: Readonly<Record<string, DemoScenario>> = {
-  pilot: { summary: 'scripted policies (clean + one unsafe per clause family), gate off then on' },
+  default: { summary: 'scripted policies (clean + one unsafe per clause family), in each gate mode' },
   'hazard-twins': { summary: 'safe/unsafe twin pairs (seeds/003), semantic gate off then judge', help: HAZARD_TWINS_HELP, run: hazardTwinsCommand },
 };
 
-/** The scenario named by `--scenario X` / `--scenario=X` (default `pilot`), or an error. */
+/** Earlier name of the default scenario, still accepted. */
+const ALIASES: Readonly<Record<string, string>> = { pilot: 'default' };
+
+/** The scenario named by `--scenario X` / `--scenario=X` (default `default`), or an error. */
 export function pickScenario(args: readonly string[]): { ok: true; name: string; scenario: DemoScenario } | { ok: false; error: string } {
-  let name = 'pilot';
+  let name = 'default';
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? '';
     if (a === '--scenario') name = args[i + 1] ?? '';
     else if (a.startsWith('--scenario=')) name = a.slice('--scenario='.length);
   }
+  name = ALIASES[name] ?? name;
   const scenario = DEMO_SCENARIOS[name];
   if (!scenario) return { ok: false, error: `--scenario must be one of ${Object.keys(DEMO_SCENARIOS).join(', ')}, got '${name}'` };
   return { ok: true, name, scenario };

@@ -1,0 +1,121 @@
+/**
+ * The demo's `cbf` gate mode (issue 15): the hardware chunk path wired to the MuJoCo testbed.
+ * Every proposed chunk goes through the same ChunkExecutor as on an arm — screen → gate state →
+ * present joint state → tracked obstacles refreshed (stale → hold) → chunk-level CBF
+ * (seeds/001 Eq. A.3) → sink — with the barrier compiled from the scene arm's robot description
+ * (the same description the MuJoCo arm was generated from) and the bystanders as tracked spheres
+ * fed by the simulator's tracking adapter through a SceneTracker, as motion capture is on hardware.
+ */
+import type { SimWorld } from '../../../drivers/sim/index.js';
+import { SimJointState } from '../../../drivers/sim/index.js';
+import { SceneTracker } from '../../../drivers/tracking/scene-tracker.js';
+import { SimTrackingAdapter } from '../../../drivers/tracking/sim-tracking.js';
+import {
+  CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, TrackedObstacles, interiorPointSolver, obstacleGroups,
+  type CbfOutcome, type ExecutedChunk, type Gate,
+} from '../../gate/index.js';
+import { PassiveJointsBarrier } from '../../gate/passive-joints.js';
+import { CapsuleModel, armModel, type ObstacleSet } from '../../kinematics/index.js';
+import type { CommandSink, JointChunk } from '../../ports/index.js';
+import { ChunkExecutor } from '../../runtime/chunk-executor.js';
+
+export interface SimCbfOptions {
+  /** Safety distance d_safe (m). */
+  readonly dSafe: number;
+  /** Keep the arm's environment capsules d_safe above the table top (z = 0). */
+  readonly tablePlane: boolean;
+  /** Tracked positions older than this (s) hold the gate (the hardware rule). */
+  readonly trackingMaxAge: number;
+  readonly trackingLatencyTicks: number;
+  readonly trackingNoise: number;
+  /** Per-joint speed bound of the filter (rad/s), arm joints then the gripper. */
+  readonly maxSpeed: readonly number[];
+  /** Wall clock for the filter-time figures (ms). */
+  readonly wallMs: () => number;
+}
+
+/** Filter time of every call, for the demo's p50/p99 (the timing wraps the filter, nothing else). */
+class TimedCbfFilter extends ChunkCbfFilter {
+  readonly times: number[] = [];
+  wallMs: () => number = () => 0;
+  override filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+    const t0 = this.wallMs();
+    const o = super.filter(nominal, horizon, q0, dt, deadline);
+    this.times.push(this.wallMs() - t0);
+    return o;
+  }
+}
+
+/** Receives the chunk the executor forwards. */
+class CaptureSink implements CommandSink {
+  readonly name = 'demo.capture';
+  forwarded: JointChunk | null = null;
+  execute(chunk: JointChunk): void {
+    this.forwarded = chunk;
+  }
+  hold(): void {
+    this.forwarded = null;
+  }
+  heartbeat(): void {}
+  onFault(): void {}
+}
+
+export class SimCbfPath {
+  readonly tracker: SceneTracker;
+  readonly tracking: SimTrackingAdapter;
+  private readonly filter: TimedCbfFilter;
+  private readonly executor: ChunkExecutor;
+  private readonly sink = new CaptureSink();
+  /** The executor's last decision. */
+  last: ExecutedChunk | null = null;
+
+  constructor(world: SimWorld, gate: Gate, o: SimCbfOptions, seed: number) {
+    const scene = world.scene;
+    const desc = scene.robot.description;
+    const chain = desc.chain;
+    const bodies = scene.bystanderBodies;
+    const obstacles: ObstacleSet = {
+      planes: o.tablePlane ? Float64Array.from([0, 0, 1, 0]) : new Float64Array(0),
+      spheres: new Float64Array(4 * bodies.length),
+      box: null,
+    };
+    const groups = obstacleGroups(obstacles);
+    const capsules = new CapsuleBarrier(new CapsuleModel(armModel(desc, scene.robot.endEffector)), groups, o.dSafe);
+    const columns = world.nArm + 1;
+    if (capsules.joints > columns) throw new RangeError(`scene ${scene.id}: the description has ${capsules.joints} joints, a chunk ${columns} columns`);
+    const barrier = capsules.joints === columns ? capsules : new PassiveJointsBarrier(capsules, columns - capsules.joints);
+    const gripperRange = [Math.min(scene.gripper.open, scene.gripper.closed), Math.max(scene.gripper.open, scene.gripper.closed)] as const;
+    // Joint limits: the description's for the joints it has; the gripper command's range otherwise.
+    const qmin = Array.from({ length: columns }, (_, j) => chain.joints[j]?.lower ?? gripperRange[0]);
+    const qmax = Array.from({ length: columns }, (_, j) => chain.joints[j]?.upper ?? gripperRange[1]);
+    this.filter = new TimedCbfFilter(barrier, interiorPointSolver, {
+      ...DEFAULT_CBF_WEIGHTS, qmin, qmax, maxSpeed: [...o.maxSpeed], maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40,
+    });
+    this.filter.wallMs = o.wallMs;
+    this.tracker = new SceneTracker({ bystanders: [], obstacles: bodies, source: 'sim.tracking' });
+    this.tracking = new SimTrackingAdapter(world, this.tracker, { bodies, latencyTicks: o.trackingLatencyTicks, positionNoise: o.trackingNoise, seed });
+    const tracked = new TrackedObstacles(
+      bodies.map((body, k) => ({ body, radius: (scene.bystanderExtents[k] ?? 0) + 3 * o.trackingNoise })),
+      groups.slice(0, bodies.length), this.tracker, [0, 0, 0, 0, 0, 0], o.trackingMaxAge,
+    );
+    const screen = new ChunkScreen({ joints: columns, maxHorizon: 200, qmin, qmax, maxAge: 0.2, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 256 });
+    this.executor = new ChunkExecutor({ gate, screen, filter: this.filter, sink: this.sink, joints: new SimJointState(world), maxStateAge: 0.1, obstacles: tracked });
+  }
+
+  /** Filter times so far (ms). */
+  get filterMs(): readonly number[] {
+    return this.filter.times;
+  }
+
+  /** Once per control tick: the tracker publishes what it sees. */
+  tick(): void {
+    this.tracking.publish();
+  }
+
+  /** The chunk to play (the nominal, or the CBF's modification of it), or null to hold. */
+  submit(chunk: JointChunk, now: number): JointChunk | null {
+    this.sink.forwarded = null;
+    this.last = this.executor.submit(chunk, now);
+    return this.last.verdict === 'executed' || this.last.verdict === 'filtered' ? this.sink.forwarded : null;
+  }
+}
