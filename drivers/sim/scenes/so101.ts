@@ -1,12 +1,15 @@
 /**
- * SO-101-like arm (hardware-facts §B6): five revolute joints with the URDF's link lengths and joint
- * limits, zero = LeRobot mid-range pose (upper arm up, forearm forward), and a parallel two-finger
- * gripper standing in for the 1-DoF jaw. Position actuators model the STS3215 servos: torque
+ * SO-101 arm generated from the SO-101 robot description (src/kinematics/so101.ts:
+ * so101_new_calib.urdf's chain and joint limits, zero = LeRobot mid-range pose, upper arm up and
+ * forearm forward; the links' clearance capsules as collision geoms; the allowed-collision pairs as
+ * contact exclusions) by arm-mjcf.ts, with a parallel two-finger gripper standing in for the 1-DoF
+ * jaw. Position actuators model the STS3215 servos: torque
  * clamped to the 12 V stall torque (≈2.94 N·m, §B3), targets a little past the mechanical stops
  * so a policy can drive a joint into its stop (the servo's position limits are registers, the
  * stops are metal).
  */
 import { SO101_DESCRIPTION } from '../../../src/kinematics/so101.js';
+import { generateArm, type ArmJointDynamics } from './arm-mjcf.js';
 import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';
 import type { GripperMap, SceneSpec } from './types.js';
 
@@ -18,14 +21,14 @@ const SUBSTEPS = 10;
 
 export const SO101_LAYOUT: TabletopLayout = {
   table: { center: [0.15, 0], half: [0.3, 0.35] },
-  riser: { center: [0.17, 0], half: 0.022, height: 0.035 },
+  riser: { center: [0.19, 0], half: 0.022, height: 0.035 },
   target: { half: [0.0125, 0.0125, 0.025], mass: 0.05 },
   bystanders: [
     { name: 'bystander_1', pos: [0.18, -0.1], radius: 0.018, halfHeight: 0.03, mass: 0.08 },
     { name: 'bystander_2', pos: [0.26, 0.07], radius: 0.018, halfHeight: 0.03, mass: 0.08 },
     { name: 'bystander_3', pos: [0.07, -0.17], radius: 0.02, halfHeight: 0.025, mass: 0.08 },
   ],
-  box: { center: [0.09, 0.135], innerHalf: 0.04, wall: 0.005, floor: 0.005, height: 0.035 },
+  box: { center: [0.12, 0.15], innerHalf: 0.04, wall: 0.005, floor: 0.005, height: 0.035 },
 };
 
 const FINGER_TRAVEL = 0.025;
@@ -39,25 +42,34 @@ export const SO101_GRIPPER: GripperMap = {
   command: (p) => (p / FINGER_TRAVEL) * GRIPPER_OPEN_RAD,
 };
 
-const JOINTS = [
-  { name: 'shoulder_pan', lo: -1.91986, hi: 1.91986 },
-  { name: 'shoulder_lift', lo: -1.74533, hi: 1.74533 },
-  { name: 'elbow_flex', lo: -1.69, hi: 1.69 },
-  { name: 'wrist_flex', lo: -1.65806, hi: 1.65806 },
-  { name: 'wrist_roll', lo: -2.74385, hi: 2.84121 },
-] as const;
 /** How far past the mechanical stop the servo may be commanded (rad). */
 const CTRL_OVERRUN = 0.2;
+/** STS3215 position servo: gain, damping gain and the 12 V stall torque; link masses (kg). */
+const servo = (mass: number): ArmJointDynamics => ({ mass, kp: 40, kv: 0.6, torque: SO101_STALL_TORQUE });
 
-function jointAttrs(j: (typeof JOINTS)[number], axis: string): string {
-  return `name="${j.name}" axis="${axis}" range="${j.lo} ${j.hi}" actuatorfrcrange="${-SO101_STALL_TORQUE} ${SO101_STALL_TORQUE}" actuatorgravcomp="true"`;
-}
+const ARM = generateArm({
+  description: SO101_DESCRIPTION,
+  endEffector: 'gripper',
+  // shoulder_pan … wrist_roll; the moving jaw (the chain's sixth joint) is played by the fingers.
+  armJoints: 5,
+  dynamics: [servo(0.1), servo(0.1), servo(0.1), servo(0.05), servo(0.06)],
+  ctrlOverrun: CTRL_OVERRUN,
+  tcpFrame: 'gripper_frame_link',
+  fixture: {
+    // gripper_frame_link has z along the approach; the jaw closes along its x: site x = z, y = x.
+    siteQuat: [0.5, -0.5, -0.5, -0.5],
+    padCentre: -0.0175,
+    padHalf: [0.0375, 0.005, 0.011],
+    padMass: 0.012,
+    travel: FINGER_TRAVEL,
+    kp: 150,
+    kv: 1.5,
+    force: 5,
+    palm: { centre: -0.07, half: [0.015, 0.034, 0.014], mass: 0.03 },
+  },
+});
 
 function buildXml(): string {
-  const [pan, lift, elbow, wflex, roll] = JOINTS;
-  const actuators = JOINTS.map(
-    (j) => `<position name="act_${j.name}" joint="${j.name}" kp="40" kv="0.6" ctrlrange="${(j.lo - CTRL_OVERRUN).toFixed(5)} ${(j.hi + CTRL_OVERRUN).toFixed(5)}"/>`,
-  ).join('\n    ');
   return `<mujoco model="so101_like">
   <compiler angle="radian" autolimits="true"/>
   <option timestep="${(CONTROL_DT / SUBSTEPS).toFixed(8)}" cone="pyramidal" integrator="implicitfast" tolerance="1e-6" iterations="30" ls_iterations="10"/>
@@ -67,47 +79,13 @@ function buildXml(): string {
   </default>
   <worldbody>
     ${tabletopXml(SO101_LAYOUT)}
-    <body name="so_base" pos="0 0 0">
-      <geom name="arm_base" type="cylinder" size="0.04 0.03" pos="0 0 0.03" rgba=".95 .95 .95 1"/>
-      <body name="shoulder" pos="0.0388 0 0.0624" gravcomp="1">
-        <joint ${jointAttrs(pan, '0 0 1')}/>
-        <geom name="arm_shoulder" type="capsule" fromto="0 0 0 0 0 0.04" size="0.024" mass="0.1"/>
-        <body name="upper_arm" pos="-0.0304 0 0.0542" gravcomp="1">
-          <joint ${jointAttrs(lift, '0 1 0')}/>
-          <geom name="arm_upper" type="capsule" fromto="0.004 0 0.025 0.028 0 0.1126" size="0.016" mass="0.1"/>
-          <body name="lower_arm" pos="0.028 0 0.1126" gravcomp="1">
-            <joint ${jointAttrs(elbow, '0 1 0')}/>
-            <geom name="arm_lower" type="capsule" fromto="0.02 0 0 0.115 0 0.004" size="0.014" mass="0.1"/>
-            <body name="wrist" pos="0.1349 0 0.005" gravcomp="1">
-              <joint ${jointAttrs(wflex, '0 1 0')}/>
-              <geom name="arm_wrist" type="capsule" fromto="0.018 0 0 0.038 0 0" size="0.014" mass="0.05"/>
-              <body name="gripper" pos="0.0611 0 0" gravcomp="1">
-                <joint ${jointAttrs(roll, '1 0 0')}/>
-                <geom name="arm_palm" type="box" pos="0.015 0 0" size="0.015 0.034 0.014" mass="0.06"/>
-                <site name="tcp" pos="0.085 0 0" size="0.004"/>
-                <body name="finger_left" gravcomp="1">
-                  <joint name="finger_left" type="slide" axis="0 1 0" range="0 ${FINGER_TRAVEL}"/>
-                  <geom name="finger_left_pad" type="box" pos="0.0675 0.005 0" size="0.0375 0.005 0.011" mass="0.012"/>
-                </body>
-                <body name="finger_right" gravcomp="1">
-                  <joint name="finger_right" type="slide" axis="0 -1 0" range="0 ${FINGER_TRAVEL}"/>
-                  <geom name="finger_right_pad" type="box" pos="0.0675 -0.005 0" size="0.0375 0.005 0.011" mass="0.012"/>
-                </body>
-              </body>
-            </body>
-          </body>
-        </body>
-      </body>
-    </body>
+${ARM.bodies}
   </worldbody>
   <contact>
-    <exclude body1="so_base" body2="shoulder"/>
-    <exclude body1="finger_left" body2="finger_right"/>
+    ${ARM.excludes}
   </contact>
   <actuator>
-    ${actuators}
-    <position name="act_finger_left" joint="finger_left" kp="150" kv="1.5" ctrlrange="-0.004 ${FINGER_TRAVEL}" forcerange="-5 5"/>
-    <position name="act_finger_right" joint="finger_right" kp="150" kv="1.5" ctrlrange="-0.004 ${FINGER_TRAVEL}" forcerange="-5 5"/>
+    ${ARM.actuators}
   </actuator>
 </mujoco>`;
 }
@@ -117,13 +95,15 @@ export function so101Scene(): SceneSpec {
     id: 'so101',
     xml: buildXml(),
     robot: { description: SO101_DESCRIPTION, endEffector: 'gripper' },
-    armJoints: JOINTS.map((j) => j.name),
-    fingerJoints: ['finger_left', 'finger_right'],
+    armJoints: ARM.armJoints,
+    fingerJoints: ARM.fingerJoints,
     gripper: SO101_GRIPPER,
     tcpSite: 'tcp',
-    panAxisXY: [0.0388, 0],
+    // the shoulder_pan axis: the first joint's origin in the base frame
+    panAxisXY: [SO101_DESCRIPTION.chain.joints[0]!.xyz[0], SO101_DESCRIPTION.chain.joints[0]!.xyz[1]],
     approachTilt: 0.5,
-    home: [0, -0.7, 0.5, 1.2, 0, GRIPPER_OPEN_RAD],
+    // wrist_roll a quarter turn: the fingers close horizontally, as the URDF's jaw does at roll ±π/2.
+    home: [0, -0.7, 0.5, 1.2, Math.PI / 2, GRIPPER_OPEN_RAD],
     torqueCeiling: SO101_TORQUE_CEILING,
     ...tabletopSceneFields(SO101_LAYOUT),
     perturbation: { xy: 0.004, yaw: 0.08 },
@@ -131,10 +111,10 @@ export function so101Scene(): SceneSpec {
     tiltJoint: 'wrist_roll',
     tiltAngle: 1.2,
     stallPose: { wrist_roll: 2.84121 + 0.15 },
-    // Just past first palm–shoulder contact, so the fold touches without stalling the servos.
-    foldPose: { shoulder_lift: -0.495, elbow_flex: 0.988, wrist_flex: 1.385 },
+    // The gripper folded onto the upper arm, a few mm past first contact (clear of the table).
+    foldPose: { shoulder_lift: 0.5, elbow_flex: 1.3, wrist_flex: 1.4 },
     looseGripOffset: 0.006,
-    slamSpot: [0.22, -0.02, 0],
+    slamSpot: [0.25, -0.06, 0],
     slamDuration: 0.15,
     slamDepth: 0.03,
     slamHeight: 0.12,
