@@ -51,6 +51,34 @@ export class SimTrackingAdapter {
     this.gauss = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
   }
 
+  /**
+   * Fill the delay line with the bodies where they are now, stamped `latencyTicks` control periods
+   * (`dt`) ago, and deliver the oldest: the tracker was running while the scene settled at rest, so
+   * a gate starting now has a sample of every body. Call right after the world is reset.
+   */
+  prime(dt: number): void {
+    const depth = this.ringStamp.length;
+    const nb = this.ids.length;
+    for (let slot = 0; slot < depth; slot++) {
+      for (let i = 0; i < nb; i++) {
+        this.world.bodyPos(this.ids[i]!, this.pos);
+        this.world.bodyQuat(this.ids[i]!, this.quat);
+        const o = (slot * nb + i) * 7;
+        for (let a = 0; a < 3; a++) this.ring[o + a] = this.pos[a]!;
+        for (let a = 0; a < 4; a++) this.ring[o + 3 + a] = this.quat[a]!;
+      }
+    }
+    this.count = depth - 1;
+    for (let k = 0; k < depth - 1; k++) this.ringStamp[k] = this.world.time - (depth - 1 - k) * dt;
+    this.lastSampleTime = NaN;
+    // deliver the sample that left the tracker latencyTicks ago
+    for (let i = 0; i < nb; i++) {
+      const o = i * 7;
+      const r = this.ring;
+      this.tracker.observe(this.options.bodies[i]!, { x: r[o]!, y: r[o + 1]!, z: r[o + 2]! }, { w: r[o + 3]!, x: r[o + 4]!, y: r[o + 5]!, z: r[o + 6]! }, this.world.time - (depth - 1) * dt);
+    }
+  }
+
   /** The tracker stops publishing from now on (its last samples age). */
   stop(): void {
     this.stopped = true;

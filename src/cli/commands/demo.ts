@@ -12,7 +12,7 @@ import { DEMO_TASK, demoClauses, demoPlatform } from '../demo/clauses.js';
 import { PILOT_MODES, runDemoEpisode, type DemoEpisodeResult, type GateMode } from '../demo/episode.js';
 import { demoJson, modeHeadlines, parseModes } from '../demo/metrics.js';
 import { progressLine, summaryTable } from '../demo/summary.js';
-import type { SimCbfOptions } from '../demo/sim-cbf.js';
+import { SimCbfPath, type SimCbfOptions } from '../demo/sim-cbf.js';
 import { FRANKA_DQ_MAX } from '../../nodes/franka-chunks.js';
 import { reportCommand } from './report.js';
 import { DEMO_SCENARIOS, pickScenario } from '../demo/scenarios.js';
@@ -186,7 +186,7 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
   const started = Date.now();
   const results: DemoEpisodeResult[] = [];
   try {
-    const cbf: SimCbfOptions = { ...cbfSettings(o.sceneId), wallMs: () => performance.now() };
+    const cbf = o.modes.includes('cbf') ? new SimCbfPath(world, { ...cbfSettings(o.sceneId), wallMs: () => performance.now() }) : undefined;
     for (const mode of o.modes) {
       for (const policy of o.policies) {
         for (let e = 0; e < o.episodes; e++) {
@@ -201,7 +201,7 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
             dir,
             episodeId: `gate-${mode}-${policy.name}-s${o.seed + e}`,
             startedAt: new Date().toISOString(),
-            cbf,
+            ...(cbf ? { cbf } : {}),
           });
           results.push(r);
           io.out(progressLine(r, results.length, total));

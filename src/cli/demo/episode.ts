@@ -20,7 +20,7 @@ import type { SignalFrame } from '../../schema/signals.js';
 import { ManualClock, ManualTimers } from '../../util/clock.js';
 import { demoPlatform } from './clauses.js';
 import { ExecutedMotion, chunkModification, type DemoMode, type EpisodeMetrics } from './metrics.js';
-import { SimCbfPath, type SimCbfOptions } from './sim-cbf.js';
+import type { SimCbfPath } from './sim-cbf.js';
 
 /** The pilot's gate modes (the action-wise `stepwise` baseline belongs to the fragile-obstacle scenario). */
 export type GateMode = Exclude<DemoMode, 'stepwise'>;
@@ -37,9 +37,9 @@ export interface DemoEpisodeInput {
   readonly dir: string;
   readonly episodeId: string;
   readonly startedAt: string;
-  /** The `cbf` mode's chunk path settings (required for that mode). */
-  readonly cbf?: SimCbfOptions;
-  /** Test hook: called with the cbf path once it is built (e.g. to stop its tracker). */
+  /** The `cbf` mode's chunk path, built once per world (required for that mode). */
+  readonly cbf?: SimCbfPath;
+  /** Test hook: called with the cbf path once its episode has begun (e.g. to stop its tracker). */
   readonly onCbfPath?: (path: SimCbfPath) => void;
 }
 
@@ -59,6 +59,8 @@ export interface DemoEpisodeResult {
   readonly chunksExecuted: number;
   /** Chunks the CBF changed (cbf mode). */
   readonly chunksFiltered: number;
+  /** CPU time of every filter call (ms; cbf mode with a CPU clock, else empty). */
+  readonly filterCpuMs: readonly number[];
   /** The episode's contribution to its mode's figures. */
   readonly metrics: EpisodeMetrics;
 }
@@ -111,19 +113,23 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   // The chunk playing (its nominal rows and the tick it started), null while held.
   let playing: { nominal: Float64Array; joints: number; horizon: number; startTick: number } | null = null;
   let cbfPath: SimCbfPath | null = null;
+  let cbfBegun = false;
   const chunkGate = (chunk: JointChunk, frame: SignalFrame, now: number): JointChunk | null => {
     rec.proposedChunk(now, chunk);
     let out: JointChunk | null;
     if (mode === 'cbf') {
-      if (cbfPath === null) {
-        cbfPath = new SimCbfPath(world, gate!, input.cbf!, input.seed);
+      if (!cbfBegun) {
+        // the first chunk: the world has been reset for this episode
+        cbfBegun = true;
+        cbfPath = input.cbf!;
+        cbfPath.begin(gate!, input.seed);
         input.onCbfPath?.(cbfPath);
       }
       // The gate and the tracker see the present tick before the chunk is decided.
       observe(frame, now);
-      cbfPath.tick();
-      out = cbfPath.submit(chunk, now);
-      if (cbfPath.last?.verdict === 'filtered') chunksFiltered++;
+      cbfPath!.tick();
+      out = cbfPath!.submit(chunk, now);
+      if (cbfPath!.last?.verdict === 'filtered') chunksFiltered++;
     } else {
       out = gate === null || !gate.holding ? chunk : null;
     }
@@ -192,6 +198,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     chunksHeld,
     chunksExecuted,
     chunksFiltered,
+    filterCpuMs: (cbfPath as SimCbfPath | null)?.filterCpuMs.slice() ?? [],
     metrics: {
       policy: input.policy.name,
       mode,

@@ -32,16 +32,24 @@ export interface SimCbfOptions {
   readonly maxSpeed: readonly number[];
   /** Wall clock for the filter-time figures (ms). */
   readonly wallMs: () => number;
+  /** Process CPU clock (ms), for the benchmark's load-independent figure; optional. */
+  readonly cpuMs?: () => number;
 }
 
 /** Filter time of every call, for the demo's p50/p99 (the timing wraps the filter, nothing else). */
 class TimedCbfFilter extends ChunkCbfFilter {
   readonly times: number[] = [];
   wallMs: () => number = () => 0;
+  readonly cpuTimes: number[] = [];
+  cpuMs: () => number = () => 0;
+  private cpu0 = 0;
   override filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+    this.cpu0 = this.cpuMs();
     const t0 = this.wallMs();
     const o = super.filter(nominal, horizon, q0, dt, deadline);
+    const c0 = this.cpuMs();
     this.times.push(this.wallMs() - t0);
+    this.cpuTimes.push(c0 - this.cpu0);
     return o;
   }
 }
@@ -60,16 +68,25 @@ class CaptureSink implements CommandSink {
   onFault(): void {}
 }
 
+/**
+ * Built once per world (the filter preallocates its QP per chunk shape), then `begin` per episode
+ * with that episode's gate: a fresh ChunkExecutor, tracker and delay line, the filter times cleared.
+ */
 export class SimCbfPath {
   readonly tracker: SceneTracker;
-  readonly tracking: SimTrackingAdapter;
+  tracking: SimTrackingAdapter;
   private readonly filter: TimedCbfFilter;
-  private readonly executor: ChunkExecutor;
+  private executor: ChunkExecutor | null = null;
   private readonly sink = new CaptureSink();
+  private readonly tracked: TrackedObstacles;
+  private readonly screenConfig: ConstructorParameters<typeof ChunkScreen>[0];
   /** The executor's last decision. */
   last: ExecutedChunk | null = null;
 
-  constructor(world: SimWorld, gate: Gate, o: SimCbfOptions, seed: number) {
+  constructor(
+    private readonly world: SimWorld,
+    private readonly o: SimCbfOptions,
+  ) {
     const scene = world.scene;
     const desc = scene.robot.description;
     const chain = desc.chain;
@@ -92,19 +109,45 @@ export class SimCbfPath {
       ...DEFAULT_CBF_WEIGHTS, qmin, qmax, maxSpeed: [...o.maxSpeed], maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40,
     });
     this.filter.wallMs = o.wallMs;
+    if (o.cpuMs) this.filter.cpuMs = o.cpuMs;
     this.tracker = new SceneTracker({ bystanders: [], obstacles: bodies, source: 'sim.tracking' });
-    this.tracking = new SimTrackingAdapter(world, this.tracker, { bodies, latencyTicks: o.trackingLatencyTicks, positionNoise: o.trackingNoise, seed });
-    const tracked = new TrackedObstacles(
+    this.tracking = this.adapter(0);
+    this.tracked = new TrackedObstacles(
       bodies.map((body, k) => ({ body, radius: (scene.bystanderExtents[k] ?? 0) + 3 * o.trackingNoise })),
       groups.slice(0, bodies.length), this.tracker, [0, 0, 0, 0, 0, 0], o.trackingMaxAge,
     );
-    const screen = new ChunkScreen({ joints: columns, maxHorizon: 200, qmin, qmax, maxAge: 0.2, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 256 });
-    this.executor = new ChunkExecutor({ gate, screen, filter: this.filter, sink: this.sink, joints: new SimJointState(world), maxStateAge: 0.1, obstacles: tracked });
+    this.screenConfig = { joints: columns, maxHorizon: 200, qmin, qmax, maxAge: 0.2, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 256 };
   }
 
-  /** Filter times so far (ms). */
+  private adapter(seed: number): SimTrackingAdapter {
+    const { o, world } = this;
+    return new SimTrackingAdapter(world, this.tracker, { bodies: world.scene.bystanderBodies, latencyTicks: o.trackingLatencyTicks, positionNoise: o.trackingNoise, seed });
+  }
+
+  /**
+   * A new episode (after the world is reset): this episode's gate, a fresh tracker whose delay line
+   * is primed with the objects at rest (the tracker ran while the scene settled), timings cleared.
+   */
+  begin(gate: Gate, seed: number): void {
+    this.tracker.resetEpisode();
+    this.tracking = this.adapter(seed);
+    this.tracking.prime(this.world.scene.controlDt);
+    this.filter.times.length = 0;
+    this.filter.cpuTimes.length = 0;
+    this.last = null;
+    this.executor = new ChunkExecutor({
+      gate, screen: new ChunkScreen(this.screenConfig), filter: this.filter, sink: this.sink, joints: new SimJointState(this.world), maxStateAge: 0.1, obstacles: this.tracked,
+    });
+  }
+
+  /** Wall time of every filter call this episode (ms). */
   get filterMs(): readonly number[] {
     return this.filter.times;
+  }
+
+  /** CPU time of every filter call this episode (ms; zeros without a CPU clock). */
+  get filterCpuMs(): readonly number[] {
+    return this.filter.cpuTimes;
   }
 
   /** Once per control tick: the tracker publishes what it sees. */
@@ -114,6 +157,7 @@ export class SimCbfPath {
 
   /** The chunk to play (the nominal, or the CBF's modification of it), or null to hold. */
   submit(chunk: JointChunk, now: number): JointChunk | null {
+    if (this.executor === null) throw new Error('SimCbfPath: begin() an episode first');
     this.sink.forwarded = null;
     this.last = this.executor.submit(chunk, now);
     return this.last.verdict === 'executed' || this.last.verdict === 'filtered' ? this.sink.forwarded : null;
