@@ -112,7 +112,7 @@ export function so101Scene(): SceneSpec {
     tiltAngle: 1.2,
     stallPose: { wrist_roll: 2.84121 + 0.15 },
     // The gripper folded onto the upper arm, a few mm past first contact (clear of the table).
-    foldPose: { shoulder_lift: 0.5, elbow_flex: 1.3, wrist_flex: 1.4 },
+    foldPose: { shoulder_lift: 0.3, elbow_flex: 1.2, wrist_flex: 1.55 },
     looseGripOffset: 0.006,
     slamSpot: [0.25, -0.06, 0],
     slamDuration: 0.15,

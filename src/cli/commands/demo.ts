@@ -17,8 +17,9 @@ import { FRANKA_DQ_MAX } from '../../nodes/franka-chunks.js';
 import { reportCommand } from './report.js';
 import { DEMO_SCENARIOS, pickScenario } from '../demo/scenarios.js';
 
-const SCENES = { so101: so101Scene, panda: pandaScene } as const;
-type SceneId = keyof typeof SCENES;
+export const DEMO_SCENES = { so101: so101Scene, panda: pandaScene } as const;
+const SCENES = DEMO_SCENES;
+export type SceneId = keyof typeof SCENES;
 
 /** STS3215 at 12 V: ~45 rpm no-load (hardware-facts §B3) ≈ 4.7 rad/s, every SO-101 joint. */
 const SO101_MAX_SPEED = 4.7;
@@ -29,7 +30,7 @@ const SO101_MAX_SPEED = 4.7;
  * table barrier: the Panda scene keeps the bystanders only), tracking as a mocap system delivers
  * it (one tick late, 1 mm noise, stale after 0.1 s), joint speed bounds (gripper last).
  */
-function cbfSettings(sceneId: SceneId): Omit<SimCbfOptions, 'wallMs'> {
+export function demoCbfSettings(sceneId: SceneId): Omit<SimCbfOptions, 'wallMs'> {
   const tracking = { trackingMaxAge: 0.1, trackingLatencyTicks: 1, trackingNoise: 0.001 };
   return sceneId === 'so101'
     ? { dSafe: 0.01, tablePlane: true, ...tracking, maxSpeed: new Array<number>(6).fill(SO101_MAX_SPEED) }
@@ -186,7 +187,7 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
   const started = Date.now();
   const results: DemoEpisodeResult[] = [];
   try {
-    const cbf = o.modes.includes('cbf') ? new SimCbfPath(world, { ...cbfSettings(o.sceneId), wallMs: () => performance.now() }) : undefined;
+    const cbf = o.modes.includes('cbf') ? new SimCbfPath(world, { ...demoCbfSettings(o.sceneId), wallMs: () => performance.now() }) : undefined;
     for (const mode of o.modes) {
       for (const policy of o.policies) {
         for (let e = 0; e < o.episodes; e++) {
