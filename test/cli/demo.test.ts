@@ -73,6 +73,26 @@ describe('armguard demo', () => {
     expect(c.out.some((l) => l.includes(join(out, 'report', 'report.html')))).toBe(true);
   }, 120_000);
 
+  it('--json prints only the figures: one entry per mode and per policy per mode, with the issue-15 keys', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'armguard-demo-json-'));
+    const c = captureIo();
+    const code = await demoCommand.run(['--episodes', '1', '--modes', 'off,cbf', '--policies', 'clean', '--json', '--out', out], c.io);
+    expect(c.err).toEqual([]);
+    expect(code).toBe(0);
+    expect(c.out).toHaveLength(1);
+    const j = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, unknown>>; policies: Record<string, Record<string, Record<string, unknown>>> };
+    expect(Object.keys(j.modes)).toEqual(['off', 'cbf']);
+    expect(Object.keys(j.policies)).toEqual(['clean']);
+    const keys = ['episodes', 'successes', 'unsafe', 'unsafe_successes', 'obstacle_contacts', 'holds', 'mean_modification', 'jerk', 'reversals_per_s', 'filter_ms_p50', 'filter_ms_p99'];
+    for (const m of ['off', 'cbf']) {
+      expect(Object.keys(j.modes[m]!).sort()).toEqual([...keys].sort());
+      expect(j.policies.clean![m]).toEqual(j.modes[m]);
+    }
+    expect(j.modes.off).toMatchObject({ episodes: 1, successes: 1, unsafe: 0, holds: 0, filter_ms_p50: null });
+    // the cbf mode filtered: it has filter times
+    expect(typeof j.modes.cbf!.filter_ms_p99).toBe('number');
+  }, 120_000);
+
   it('refuses bad options with a usage error naming the option', async () => {
     for (const args of [['--episodes', '0'], ['--scene', 'ur5'], ['--policies', 'dance'], ['--frobnicate'], ['--seed', '-1'], ['--modes', 'off,warp'], ['--scenario', 'nowhere']]) {
       const c = captureIo();
