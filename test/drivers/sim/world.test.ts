@@ -4,6 +4,8 @@ import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
 import { OBJ_ACTUATOR, OBJ_BODY, OBJ_GEOM, OBJ_JOINT, OBJ_SITE, SIM_SELF_CLEARANCE_CAP, SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { topDownFrame } from '../../../drivers/sim/plan.js';
+import { ForwardKinematics } from '../../../src/kinematics/chain.js';
+import { SO101_CHAIN } from '../../../src/kinematics/so101.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { bodyZ } from '../../../drivers/sim/signals.js';
 import { Role, roleOfGeomName } from '../../../drivers/sim/scenes/naming.js';
@@ -39,23 +41,47 @@ describe('roles and geometry', () => {
     expect(mj.mjtObj.mjOBJ_ACTUATOR.value).toBe(OBJ_ACTUATOR);
   });
 
-  it('puts the TCP where the URDF link lengths say at the zero pose (hand-summed)', () => {
+  it('puts the TCP where the SO-101 description\'s chain does at the zero pose (URDF: arm stretched forward)', () => {
+    // The arm is generated from the description (generated-arm.test.ts checks every frame over
+    // random configurations); here the zero pose against the chain's forward kinematics.
     const out = new Float64Array(3);
     ik.tcp([0, 0, 0, 0, 0], out);
-    // x: pan offset 0.0388 − 0.0304 + elbow 0.028 + forearm 0.1349 + wrist 0.0611 + TCP 0.085
-    expect(out[0]).toBeCloseTo(0.0388 - 0.0304 + 0.028 + 0.1349 + 0.0611 + 0.085, 6);
-    expect(out[1]).toBeCloseTo(0, 9);
-    expect(out[2]).toBeCloseTo(0.0624 + 0.0542 + 0.1126 + 0.005, 6);
+    const fk = new ForwardKinematics(SO101_CHAIN);
+    fk.compute([0, 0, 0, 0, 0, 0]);
+    const t = 12 * fk.frameIndex('gripper_frame_link');
+    for (let a = 0; a < 3; a++) expect(out[a]).toBeCloseTo(fk.frames[t + 9 + a]!, 9);
+    // stretched forward: ~0.39 m out along x, level with the elbow (~0.23 m up)
+    expect(out[0]).toBeGreaterThan(0.38);
+    expect(out[2]).toBeGreaterThan(0.2);
   });
 
-  it('IK reaches a grasp frame to within 0.5 mm and turns the wrist to the requested finger line', () => {
+  it('IK reaches a reachable TCP frame to within 0.5 mm from home, turning the wrist', () => {
+    // A frame the 5-DoF arm can reach exactly: the TCP frame at a known configuration.
+    const qStar = [0.3, -0.5, 0.9, 1.0, 0.6];
+    const m = world.model;
+    const d = new mj.MjData(m);
+    const qpos = d.qpos as Float64Array;
+    scene.armJoints.forEach((n, i) => (qpos[(m.jnt_qposadr as Int32Array)[mj.mj_name2id(m, OBJ_JOINT, n)]!] = qStar[i]!));
+    mj.mj_kinematics(m, d);
+    const s = world.tcpSiteId;
+    const sp = d.site_xpos as Float64Array;
+    const sm = d.site_xmat as Float64Array;
+    const col = (c: number): [number, number, number] => [sm[9 * s + c]!, sm[9 * s + 3 + c]!, sm[9 * s + 6 + c]!];
+    const pos: [number, number, number] = [sp[3 * s]!, sp[3 * s + 1]!, sp[3 * s + 2]!];
+    d.delete();
     const q = Float64Array.from(scene.home.slice(0, 5));
-    const res = ik.solve(topDownFrame(scene, [0.17, 0.03, 0.07], 0.2), q);
+    const res = ik.solve({ pos, approach: col(0), fingers: col(1) }, q);
     expect(res.positionError).toBeLessThan(5e-4);
     const out = new Float64Array(3);
     ik.tcp(q, out);
-    expect(Math.hypot(out[0]! - 0.17, out[1]! - 0.03, out[2]! - 0.07)).toBeLessThan(5e-4);
-    expect(q[4]).not.toBeCloseTo(0, 2);
+    expect(Math.hypot(out[0]! - pos[0], out[1]! - pos[1], out[2]! - pos[2])).toBeLessThan(5e-4);
+    expect(Math.abs(q[4]! - scene.home[4]!)).toBeGreaterThan(0.1);
+  });
+
+  it('a near-top-down grasp over the riser is planned within the planner\'s 5 mm (5-DoF: position traded against the requested tilt)', () => {
+    const q = Float64Array.from(scene.home.slice(0, 5));
+    const res = ik.solve(topDownFrame(scene, [scene.targetRest[0], scene.targetRest[1] + 0.01, scene.targetRest[2]], 0.2), q);
+    expect(res.positionError).toBeLessThan(5e-3);
   });
 
   it('body z of a quaternion matches a hand-computed rotation about x', () => {
