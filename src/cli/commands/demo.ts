@@ -62,7 +62,7 @@ mode (Safety, successes, unsafe successes, holds, chunk modification, smoothness
 then writes the safety report (grouped by policy and mode) to DIR/report.
 
 options:
-  --scenario NAME    ${Object.entries(DEMO_SCENARIOS).map(([k, v]) => `${k}: ${v.summary}`).join('; ')} (default default;
+  --scenario NAME    ${Object.entries(DEMO_SCENARIOS).map(([k, v]) => `${k}: ${v.summary}`).join('; ')} (default: 'default';
                      the hazard-twins options are listed below)
   --modes a,b        gate modes, in order (default ${PILOT_MODES.join(',')})
   --json             print only the figures as JSON: {"modes": {mode: {...}}, "policies": {policy: {mode: {...}}}}
