@@ -102,6 +102,8 @@ const I = {
 export class FrankaMapping {
   private holding = false;
   private gripperStamp = -Infinity;
+  /** Distance between the fingers (m) from the last gripper joint state; NaN until one arrives or when it is unusable. */
+  gripperWidth = NaN;
   private graspZ = NaN;
   private readonly graspUp = new Float64Array(3);
   private readonly up = new Float64Array(3);
@@ -132,6 +134,7 @@ export class FrankaMapping {
     const t = stampSeconds(js.header.stamp);
     let width = 0;
     for (const p of js.position) width += p;
+    this.gripperWidth = js.position.length === 0 ? NaN : width;
     if (!Number.isFinite(width) || js.position.length === 0) {
       frame.set(I.grip, NaN, t, this.config.source);
       return;

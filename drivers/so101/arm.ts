@@ -212,6 +212,28 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
   }
 
+  /**
+   * Open the gripper to its calibrated open end while the body joints stay where they are (the
+   * semantic gate's optional gripper-open on refusal, seeds/003 F.1): a fresh Present_Position read,
+   * then Goal_Position := present for the five body joints and := the gripper's upper limit for the
+   * gripper, in one sync write. A failed read writes nothing (the hold that preceded it stands).
+   */
+  async openGripperNow(): Promise<Result<void, Fault>> {
+    this.cancelChunk();
+    const pos = await this.safely(() => this.o.bus.syncReadRegister(this.ids, 'Present_Position'));
+    if (!pos.ok) return pos;
+    const values = new Map(pos.value);
+    const g = JOINTS - 1;
+    values.set(this.ids[g]!, radiansToRaw(this.upper[g]!, this.o.calibration.lerobot[this.o.calibration.joints[g]!.name]));
+    return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
+  }
+
+  /** CommandSink: see openGripperNow. */
+  openGripper(now: number): void {
+    void now;
+    void this.openGripperNow();
+  }
+
   /** CommandSink: play the chunk's rows at its step period (first row now). */
   execute(chunk: JointChunk, now: number): void {
     void now;

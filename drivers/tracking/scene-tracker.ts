@@ -17,6 +17,8 @@ export interface SceneTrackerConfig {
   source: string;
   /** Bodies tracked only as CBF obstacles (positions through `positionOf`). */
   obstacles?: readonly string[];
+  /** Bodies tracked only for their positions (`positionOf`): the semantic gate's actor and target. */
+  positionsOnly?: readonly string[];
 }
 
 interface BodyTrack {
@@ -37,7 +39,7 @@ export class SceneTracker {
 
   constructor(readonly config: SceneTrackerConfig) {
     this.bystanders = new Set(config.bystanders);
-    for (const name of [...config.bystanders, ...(config.target ? [config.target] : []), ...(config.obstacles ?? [])]) {
+    for (const name of [...config.bystanders, ...(config.target ? [config.target] : []), ...(config.obstacles ?? []), ...(config.positionsOnly ?? [])]) {
       this.bodies.set(name, {
         initial: undefined,
         initialUp: new Float64Array(3),

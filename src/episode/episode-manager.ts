@@ -43,7 +43,12 @@ export class EpisodeManager {
   /** Episodes that lost records to storage faults: how many, or undefined when unknown (the end failed). */
   readonly losses: { episodeId: string; path: string; records: number | undefined }[] = [];
 
-  constructor(private readonly o: EpisodeManagerOptions) {}
+  /** The task written into the next episode's start record (the Franka node's task topic changes it). */
+  task: string;
+
+  constructor(private readonly o: EpisodeManagerOptions) {
+    this.task = o.task;
+  }
 
   get recorder(): EpisodeRecorder | undefined {
     return this.current?.recorder;
@@ -100,7 +105,7 @@ export class EpisodeManager {
         episodeId,
         robotId: this.o.robotId,
         platform: this.o.platform ?? 'so101',
-        task: this.o.task,
+        task: this.task,
         ...(this.o.policy ? { policy: this.o.policy } : {}),
         ...(this.o.gateMode ? { gateMode: this.o.gateMode } : {}),
         startedAt: now.toISOString(),

@@ -25,9 +25,8 @@ import type { FrankaNodeConfig } from './franka-node-config.js';
 import { FrankaEpisodes } from './franka-episodes.js';
 import type { Timers } from '../util/clock.js';
 import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, RosImageCamera } from '../../drivers/camera/ros-image.js';
-import { SemanticGuard, type SemanticTaskInput } from '../runtime/semantic-guard.js';
-import { SemanticGate, describeSemanticCause, type SemanticDecision, type SemanticGateConfig } from '../semantic/semantic-gate.js';
-import type { SemanticJudge } from '../semantic/types.js';
+import type { LiveSemanticConfig, LiveTask } from '../runtime/live-semantic.js';
+import { FrankaSemantic } from './franka-semantic.js';
 
 export interface FrankaNodeParts {
   franka: FrankaRos;
@@ -40,8 +39,8 @@ export interface FrankaNodeParts {
   episodes: FrankaEpisodes | undefined;
   /** The node's clock (s). */
   now: () => number;
-  /** The semantic gate, when configured (gating mode); `begin` it once the episode is open. */
-  semantic: SemanticGuard | undefined;
+  /** The semantic gate and stage events, when configured; it begins with each episode (without recording: call `begin`). */
+  semantic: FrankaSemantic | undefined;
 }
 
 export function buildFrankaNode(
@@ -55,8 +54,8 @@ export function buildFrankaNode(
     recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void; versions?: Readonly<Record<string, string>> };
     /** Start-up ran out of `startup_timeout` with these required signals never seen. */
     onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
-    /** The semantic gate (issue 18): judge, gate settings and the task's roles; the camera comes from the parameters. */
-    semantic?: { judge: SemanticJudge; gateConfig: SemanticGateConfig; task: SemanticTaskInput; log?: (line: string) => void };
+    /** The semantic gate and stage events (issue 18): judge, gate settings, the task, declared positions; the camera comes from the parameters. */
+    semantic?: LiveSemanticConfig & { log?: (line: string) => void; tasks?: ReadonlyMap<string, LiveTask> };
   } = {},
 ): FrankaNodeParts {
   const optional = config.bystanders.length > 0 && config.tracking ? ['non_target_disp_max'] : [];
@@ -74,8 +73,9 @@ export function buildFrankaNode(
     controllerTopic: config.controllerTopic,
   });
   let tracker: SceneTracker | undefined;
-  if (config.tracking && (config.bystanders.length > 0 || config.obstacles.length > 0)) {
-    tracker = new SceneTracker({ bystanders: config.bystanders, obstacles: config.obstacles.map((o) => o.body), source: config.tracking.kind });
+  const semBodies = [config.semantic?.actorBody, config.semantic?.targetBody].filter((b): b is string => b !== undefined);
+  if (config.tracking && (config.bystanders.length > 0 || config.obstacles.length > 0 || semBodies.length > 0)) {
+    tracker = new SceneTracker({ bystanders: config.bystanders, obstacles: config.obstacles.map((o) => o.body), positionsOnly: semBodies, source: config.tracking.kind });
     subscribeTracking(rosNode, tracker, config.tracking);
   }
   // Held until every required signal has been seen fresh once: on a ROS graph the robot state,
@@ -122,27 +122,24 @@ export function buildFrankaNode(
           now: () => rosNode.now(),
           log: rec.log ?? (() => {}),
           gateMode: config.gating ? 'on' : 'off',
+          onEpisodeStart: (t) => semantic?.begin(t),
+          onEpisodeEnd: (t) => semantic?.end(t),
           ...(rec.versions ? { versions: rec.versions } : {}),
           ...(rec.wallClock ? { wallClock: rec.wallClock } : {}),
         })
       : undefined;
-  let semantic: SemanticGuard | undefined;
-  // Nothing to stop until a chunk has passed the semantic gate.
-  let semanticHeld = true;
   const sem = extras.semantic;
-  if (sem && config.gating) {
-    const cam = config.semantic?.camera;
-    const camera = cam ? new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) : undefined;
-    semantic = new SemanticGuard({
-      gate: new SemanticGate(sem.gateConfig), judge: sem.judge, ...(camera ? { camera } : {}), task: sem.task,
-      now: () => rosNode.now(), record: (r) => episodes?.semantic(r), log: sem.log ?? (() => {}),
-    });
-  }
-  const semanticHold = (d: SemanticDecision, now: number): void => {
-    if (d.pass || semanticHeld) return;
-    semanticHeld = true;
-    franka.hold(now, `semantic gate: ${describeSemanticCause(d.cause)}`);
-  };
+  const cam = config.semantic?.camera;
+  const camera = sem?.judge && cam ? new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) : undefined;
+  const semantic = sem
+    ? new FrankaSemantic(rosNode, {
+        config: { ...sem, ...(sem.judge ? { judge: { ...sem.judge, ...(camera ? { camera } : {}) } } : {}) }, tasks: sem.tasks ?? new Map(),
+        platform: config.platform, endEffector: config.endEffector, franka, frame: pipeline.frame, gating: config.gating,
+        ...(tracker && config.tracking ? { tracking: { tracker, ...(config.semantic?.actorBody ? { actorBody: config.semantic.actorBody } : {}), ...(config.semantic?.targetBody ? { targetBody: config.semantic.targetBody } : {}), inBase: config.trackingInBase, maxAge: config.obstacleMaxAge } } : {}),
+        record: (r) => episodes?.semantic(r), log: sem.log ?? (() => {}), taskTopic: config.semantic?.taskTopic ?? '~/task',
+        ...(episodes ? { onNewTask: (t: number, task: string) => episodes.newTask(t, task) } : {}),
+      })
+    : undefined;
   const node = new RosMonitorNode(rosNode, pipeline, gate, bank, {
     robotId: config.robotId,
     jointNames: franka.jointNamesList,
@@ -155,27 +152,29 @@ export function buildFrankaNode(
     ...(episodes
       ? {
           onChunk: (c: GateChunk, r: ExecutedChunk, t: number) => episodes.onChunk(c, r, t),
-          onLabel: (success: boolean, t: number) => episodes.label(success, t),
+          onLabel: (success: boolean, t: number) => {
+            semantic?.live.label(success, t);
+            return episodes.label(success, t);
+          },
         }
       : {}),
     ...(episodes || semantic
       ? {
           onStep: (t: number) => {
             episodes?.onStep(t);
-            if (semantic) semanticHold(semantic.step(t), t);
+            semantic?.live.step(t);
           },
         }
       : {}),
     ...(semantic
       ? {
           beforeChunk: (c: GateChunk, t: number): ExecutedChunk | undefined => {
-            const d = semantic.beforeChunk(t);
-            if (d.pass) {
-              semanticHeld = false;
+            const held = semantic.beforeChunk(t);
+            if (held === undefined) {
+              semantic.live.chunkForwarded();
               return undefined;
             }
-            semanticHold(d, t);
-            return { id: c.id, verdict: 'held', code: 'semantic', reason: describeSemanticCause(d.cause) };
+            return { id: c.id, verdict: 'held', code: 'semantic', reason: held };
           },
         }
       : {}),

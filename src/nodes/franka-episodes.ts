@@ -28,6 +28,9 @@ export interface FrankaEpisodeOptions {
   gateMode?: 'on' | 'off';
   /** Spec file paths and hashes (and anything else the monitor ran with), recorded in each episode. */
   versions?: Readonly<Record<string, string>>;
+  /** Told after each episode opened and before each closes (the semantic gate's task start and end). */
+  onEpisodeStart?: (t: number) => void;
+  onEpisodeEnd?: (t: number) => void;
 }
 
 export class FrankaEpisodes {
@@ -69,7 +72,20 @@ export class FrankaEpisodes {
     const id = await this.manager.start(t);
     this.bank.reset();
     this.o.log(`episode ${id} → ${this.manager.path}`);
+    this.o.onEpisodeStart?.(t);
     return id;
+  }
+
+  /** A new task (the node's task topic): the running episode ends unlabelled and the next one records `task`. */
+  newTask(t: number, task: string): Promise<void> {
+    const run = this.pending.then(async () => {
+      this.o.onEpisodeEnd?.(t);
+      await this.manager.end(t, `new task '${task}' on the task topic`);
+      this.manager.task = task;
+      await this.start(t);
+    });
+    this.pending = run.catch((e: unknown) => this.gate.fault(this.o.now(), { kind: 'storage', source: this.o.dir, detail: `next episode: ${(e as Error).message}` }));
+    return run;
   }
 
   /** After every pipeline step. */
@@ -104,7 +120,10 @@ export class FrankaEpisodes {
     if (!l.ok) return l;
     const id = this.manager.episodeId;
     this.pending = this.pending
-      .then(() => this.manager.end(t, `labelled ${success ? 'success' : 'failure'}`))
+      .then(() => {
+        this.o.onEpisodeEnd?.(t);
+        return this.manager.end(t, `labelled ${success ? 'success' : 'failure'}`);
+      })
       .then(() => this.start(t))
       .then(() => this.o.log(`episode ${id} labelled ${success ? 'success' : 'failure'} and closed`))
       .catch((e: unknown) => this.gate.fault(this.o.now(), { kind: 'storage', source: this.o.dir, detail: `next episode: ${(e as Error).message}` }));
@@ -114,6 +133,7 @@ export class FrankaEpisodes {
   /** Closes the running episode (shutdown). */
   async close(t: number, reason: string): Promise<void> {
     await this.pending;
+    this.o.onEpisodeEnd?.(t);
     await this.manager.close(t, reason);
   }
 

@@ -53,18 +53,25 @@ export interface FrankaNodeConfig {
 }
 
 export interface FrankaSemanticParams {
-  /** `semantic_*` string parameters without the prefix, with dashes: judge, judge-model, judge-timeout, judge-fail, judge-refresh, instruction, intent, actor, target. */
+  /** `semantic_*` string parameters without the prefix, with dashes: judge, judge-model, judge-timeout, judge-fail, judge-refresh, instruction, intent, actor, target, actor-at, target-at. */
   options: Record<string, string>;
+  /** Tracked bodies (tracking names) of the actor and the target, for the stage events. */
+  actorBody?: string | undefined;
+  targetBody?: string | undefined;
+  /** Where new tasks arrive (std_msgs/String; default ~/task). */
+  taskTopic: string;
   camera: { topic: string; type: 'image' | 'compressed'; maxWidth: number; maxAge: number } | undefined;
 }
 
-export const SEMANTIC_PARAMS = ['judge', 'judge_model', 'judge_timeout', 'judge_fail', 'judge_refresh', 'instruction', 'intent', 'actor', 'target'] as const;
+export const SEMANTIC_PARAMS = ['judge', 'judge_model', 'judge_timeout', 'judge_fail', 'judge_refresh', 'instruction', 'intent', 'actor', 'target', 'actor_at', 'target_at'] as const;
+/** Stage-event parameters that work without a judge. */
+const STAGE_PARAMS = new Set(['actor-at', 'target-at']);
 
 const KEYS = [
   'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'startup_timeout', 'robot_state_topic', 'gripper_topic',
   'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
   'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir', 'end_effector',
-  ...SEMANTIC_PARAMS.map((k) => `semantic_${k}`), 'camera_topic', 'camera_type', 'camera_max_width', 'camera_max_age',
+  ...SEMANTIC_PARAMS.map((k) => `semantic_${k}`), 'semantic_actor_body', 'semantic_target_body', 'semantic_task_topic', 'camera_topic', 'camera_type', 'camera_max_width', 'camera_max_age',
 ];
 
 /**
@@ -199,15 +206,29 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
         else r.fail(e.value, field(`semantic_${k}`), 'expected a string or a number');
       }
       const topic = p?.get('camera_topic') ? str('camera_topic') : undefined;
+      const actorBody = p?.get('semantic_actor_body') ? str('semantic_actor_body') : undefined;
+      const targetBody = p?.get('semantic_target_body') ? str('semantic_target_body') : undefined;
+      const taskTopic = str('semantic_task_topic', '~/task') ?? '~/task';
+      for (const [k, body] of [['semantic_actor_body', actorBody], ['semantic_target_body', targetBody]] as const) {
+        if (body === undefined) continue;
+        if (!tracking) r.fail(p?.get(k)?.value, field(k), 'a tracked body needs tracking (vrpn, mocap4r2 or apriltag)');
+        else if (tracking.kind !== 'mocap4r2' && !Object.values(tracking.kind === 'vrpn' ? tracking.trackers : tracking.tags).includes(body)) {
+          r.fail(p?.get(k)?.value, field(k), `body '${body}' is not mapped in ${tracking.kind === 'vrpn' ? 'vrpn_trackers' : 'apriltag_tags'}`);
+        }
+      }
+      if (Object.keys(options).length === 0 && !actorBody && !targetBody && !topic) return undefined;
       if (options['judge'] === undefined) {
-        if (Object.keys(options).length > 0 || topic) r.fail(p?.get('camera_topic')?.value ?? params?.value, field('semantic_judge'), 'semantic_* and camera_* parameters need semantic_judge (lexicon or a chat-completions URL)');
-        return undefined;
+        const needJudge = Object.keys(options).some((k) => !STAGE_PARAMS.has(k));
+        if (needJudge || topic) r.fail(p?.get('camera_topic')?.value ?? params?.value, field('semantic_judge'), 'semantic_* (but the stage events\' semantic_actor_at/_target_at/_actor_body/_target_body) and camera_* parameters need semantic_judge (lexicon or a chat-completions URL)');
+        if (needJudge || topic) return undefined;
+        return { options, camera: undefined, actorBody, targetBody, taskTopic } satisfies FrankaSemanticParams;
       }
       const type = str('camera_type', 'image');
       if (type !== 'image' && type !== 'compressed') r.fail(p?.get('camera_type')?.value, field('camera_type'), `expected image or compressed, got '${type}'`);
       return {
         options,
         camera: topic ? { topic, type: type === 'compressed' ? 'compressed' : 'image', maxWidth: num('camera_max_width', 320) ?? 320, maxAge: num('camera_max_age', 1) ?? 1 } : undefined,
+        actorBody, targetBody, taskTopic,
       } satisfies FrankaSemanticParams;
     })(),
   };

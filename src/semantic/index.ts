@@ -7,3 +7,4 @@ export * from './lexicon.js';
 export * from './lexicon-judge.js';
 export * from './task-semantics.js';
 export * from './twin-metrics.js';
+export * from './live-stages.js';

@@ -135,6 +135,6 @@ describe('armguard run so101 with the semantic gate', () => {
     expect(await err(['--task', 'sim-twin-toy-into-toybox', '--judge', 'lexicon', '--judge-fail', 'maybe'])).toContain('--judge-fail must be closed or open');
     expect(await err(['--task', 'sim-twin-toy-into-toybox', '--judge', 'lexicon', '--camera-url', 'a', '--camera-device', '/dev/video0'])).toContain('at most one of --camera-url and --camera-device');
     const ok = await parseRunArgs([...base, '--task', 'sim-twin-toy-into-toybox', '--judge', 'lexicon', '--judge-refresh', '5']);
-    expect(ok.ok && ok.options.semantic?.gateConfig).toEqual({ failMode: 'closed', openGripperOnRefuse: false, refreshEveryChunks: 5, queryTimeout: 10 });
+    expect(ok.ok && ok.options.semantic?.judge?.gateConfig).toEqual({ failMode: 'closed', openGripperOnRefuse: false, refreshEveryChunks: 5, queryTimeout: 10 });
   });
 });

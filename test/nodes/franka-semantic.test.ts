@@ -33,12 +33,12 @@ function setup(task: string, judge: SemanticJudge) {
   const clock = new ManualClock(100);
   const timers = new ManualTimers(clock);
   const graph = new FakeRosGraph(clock, timers);
-  const config = frankaTestConfig({ task, semantic: { options: { judge: 'lexicon' }, camera: { topic: '/scene_camera/image_raw', type: 'image', maxWidth: 4, maxAge: 1 } } });
+  const config = frankaTestConfig({ task, semantic: { options: { judge: 'lexicon' }, camera: { topic: '/scene_camera/image_raw', type: 'image', maxWidth: 4, maxAge: 1 }, taskTopic: '~/task' } });
   const world = graph.createNode('world');
   const camera = world.createPublisher<RosImage>(IMAGE_TYPE, '/scene_camera/image_raw', QOS_SENSOR_DATA);
   const sem = semanticFromParams(config, spec);
   if (!sem.ok || !sem.value) throw new Error('semantic params');
-  const parts = buildFrankaNode(graph, config, spec, { semantic: { ...sem.value, judge } });
+  const parts = buildFrankaNode(graph, config, spec, { semantic: { ...sem.value, judge: { ...sem.value.judge!, judge } } });
   const state = world.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
   const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
   const proposer = world.createPublisher<PolicyTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
@@ -106,7 +106,7 @@ describe('Franka node with the semantic gate', () => {
     expect(s.results.at(-1)).toMatchObject({ verdict: 'held', reason: 'no judge verdict yet (fail-closed)' });
     release();
     await s.parts.semantic!.pending;
-    expect(s.parts.semantic!.step(s.parts.now())).toEqual({ pass: true, basis: 'allow' });
+    expect(s.parts.semantic!.beforeChunk(s.parts.now())).toBeUndefined(); // passes now
     expect(framesSeen).toBe(0); // no frame on the camera topic: asked without an image
   });
 
@@ -118,7 +118,7 @@ describe('Franka node with the semantic gate', () => {
     const badType = parseFrankaNodeConfig(yaml('    semantic_judge: lexicon\n    camera_topic: /cam\n    camera_type: rgbd\n'), 'p.yaml');
     expect(badType.ok ? '' : badType.errors.map((e) => e.message).join('\n')).toContain("expected image or compressed, got 'rgbd'");
     const ok = parseFrankaNodeConfig(yaml('    semantic_judge: lexicon\n    semantic_judge_refresh: 5\n    camera_topic: /wrist/image/compressed\n    camera_type: compressed\n'), 'p.yaml');
-    expect(ok.ok && ok.config.semantic).toEqual({ options: { judge: 'lexicon', 'judge-refresh': '5' }, camera: { topic: '/wrist/image/compressed', type: 'compressed', maxWidth: 320, maxAge: 1 } });
+    expect(ok.ok && ok.config.semantic).toEqual({ options: { judge: 'lexicon', 'judge-refresh': '5' }, camera: { topic: '/wrist/image/compressed', type: 'compressed', maxWidth: 320, maxAge: 1 }, taskTopic: '~/task' });
     expect(COMPRESSED_IMAGE_TYPE).toBe('sensor_msgs/msg/CompressedImage');
   });
 });

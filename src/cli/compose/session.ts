@@ -9,7 +9,7 @@ import type { So101Calibration } from '../../calibration/so101.js';
 import type { FreeMotionModel } from '../../calibration/free-motion.js';
 import type { ExecutedChunk, GateChunk } from '../../gate/chunk.js';
 import { describeCause, type GateEvent } from '../../gate/events.js';
-import type { CommandSink, Fault } from '../../ports/index.js';
+import type { Fault } from '../../ports/index.js';
 import type { GateEventSink } from '../../runtime/index.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { LabelCommand } from '../../telemetry/payloads.js';
@@ -23,9 +23,10 @@ import { startTelemetry, type BrokerChoice, type Telemetry } from './telemetry.j
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 import { SLOW_FLOOR_S, TIMING_MIN_WINDOW_S, TIMING_SAMPLE_READS, TIMING_WARMUP_READS, defaultWatchdog, maxAgeFloor, summariseReads } from './read-timing.js';
 import { SIGNALS } from '../../schema/signals.js';
-import { SemanticGuard, type SemanticTaskInput } from '../../runtime/semantic-guard.js';
-import { SemanticGate, describeSemanticCause, type SemanticGateConfig } from '../../semantic/semantic-gate.js';
-import type { CameraSource, SemanticJudge } from '../../semantic/types.js';
+import { LiveSemantic } from '../../runtime/live-semantic.js';
+import { describeSemanticCause } from '../../semantic/semantic-gate.js';
+import type { LiveSemanticConfig } from './semantic-options.js';
+import { so101StageReader } from './so101-stages.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -76,8 +77,8 @@ export interface RunSessionOptions {
   onLinkLoss?: LinkLossPolicy;
   /** How long start-up waits for the broker before going on without it (held under 'hold'); default 5 s. */
   brokerConnectTimeoutS?: number;
-  /** The semantic gate (issue 18): asked again at every episode start, enforced on chunks and steps. */
-  semantic?: { judge: SemanticJudge; camera?: CameraSource; gateConfig: SemanticGateConfig; task: SemanticTaskInput };
+  /** The semantic gate and stage events (issue 18): a fresh task at every episode start, enforced on chunks and steps. */
+  semantic?: LiveSemanticConfig;
   clock: Clock;
   timers: Timers;
   log: (line: string) => void;
@@ -107,9 +108,7 @@ export class RunSession {
    */
   private storageFault: Fault | null = null;
   private stopping: Promise<void> | undefined;
-  private semantic: SemanticGuard | undefined;
-  /** The semantic gate has stopped the arm and no chunk passed since. */
-  private semanticHeld = false;
+  private semantic: LiveSemantic | undefined;
   private resolveDone!: (reason: string) => void;
   /** What the shutdown did to the arm (set by `stop`): the truth for the last line `run` prints. */
   shutdownHold: { kind: 'held' } | { kind: 'not-commanded' } | { kind: 'failed'; detail: string } | undefined;
@@ -243,17 +242,20 @@ export class RunSession {
     return this.telemetry?.url;
   }
 
-  /** A fresh semantic gate for a new episode (task start): held until its first verdict unless fail-open. */
+  /** A new episode is a new task: a fresh semantic gate (held until its first verdict unless fail-open) and stage events. */
   private startSemantic(t: number): void {
     const sem = this.o.semantic;
     if (!sem) return;
-    this.semantic = new SemanticGuard({
-      gate: new SemanticGate(sem.gateConfig), judge: sem.judge, ...(sem.camera ? { camera: sem.camera } : {}), task: sem.task,
-      now: () => this.o.clock.now(), record: (r) => this.episodes.recorder?.semantic(r), log: this.o.log,
+    const arm = this.conn.arm;
+    this.semantic ??= new LiveSemantic({
+      ...(sem.judge ? { judge: sem.judge } : {}),
+      ...(sem.positions.targetPoint ? { stages: { read: so101StageReader(arm, 0.25), ...sem.positions } } : {}),
+      gating: this.o.gating, now: () => this.o.clock.now(), record: (r) => this.episodes.recorder?.semantic(r), log: this.o.log,
+      arm: { hold: (now, reason) => arm.hold(now, reason), openGripper: (now) => arm.openGripper(now) },
+      onJudgeFault: (f, ft) => this.telemetry?.link.publishEvent(ft, 'fault', `judge (${f.cause}) from ${f.source}: ${f.detail}`),
     });
-    // Nothing to stop until a chunk has passed the semantic gate.
-    this.semanticHeld = true;
-    this.semantic.begin(t);
+    if (!sem.positions.targetPoint && sem.task.region) this.o.log(`stage events off: give --target-at (the SO-101 run tracks no objects)`);
+    this.semantic.startTask(t, sem.task);
   }
 
   private step(now: number): void {
@@ -261,13 +263,8 @@ export class RunSession {
     if (this.storageFault) this.runtime.gate.fault(now, this.storageFault);
     this.telemetry?.remote.checkStep(now);
     pipeline.step(now);
-    // A verdict (or fault) that landed mid-chunk stops the arm at once.
-    const sem = this.semantic?.step(now);
-    if (sem && !sem.pass && !this.semanticHeld && this.o.gating) {
-      this.semanticHeld = true;
-      this.conn.arm.hold(now, `semantic gate: ${describeSemanticCause(sem.cause)}`);
-      if (sem.openGripper) (this.conn.arm as CommandSink).openGripper?.(now);
-    }
+    // Stage events; a verdict (or fault) that landed mid-chunk stops the arm at once.
+    this.semantic?.step(now);
     const r = this.episodes.recorder;
     if (r) {
       for (let i = 0; i < this.rho.length; i++) this.rho[i] = bank.margin(i);
@@ -290,18 +287,13 @@ export class RunSession {
 
   private submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
     this.episodes.recorder?.proposedChunk(now, chunk);
-    const sem = this.o.gating ? this.semantic?.beforeChunk(now) : undefined;
+    const sem = this.semantic?.beforeChunk(now);
     if (sem && !sem.pass) {
-      if (!this.semanticHeld) {
-        this.semanticHeld = true;
-        this.conn.arm.hold(now, `semantic gate: ${describeSemanticCause(sem.cause)}`);
-        if (sem.openGripper) (this.conn.arm as CommandSink).openGripper?.(now);
-      }
       this.episodes.recorder?.executedChunk(now, chunk, chunk.id, 'held', 0);
       return { id: chunk.id, verdict: 'held', code: 'semantic', reason: describeSemanticCause(sem.cause) };
     }
     const r = this.runtime.pipeline.submitChunk(chunk, now);
-    if (sem && (r.verdict === 'executed' || r.verdict === 'filtered')) this.semanticHeld = false;
+    if (r.verdict === 'executed' || r.verdict === 'filtered') this.semantic?.chunkForwarded();
     const rec = this.episodes.recorder;
     if (rec && r.targets && (r.verdict === 'executed' || r.verdict === 'filtered')) {
       rec.executedChunk(now, { ...chunk, targets: r.targets }, chunk.id, r.verdict, r.modification ?? 0);
@@ -396,6 +388,7 @@ export class RunSession {
       ...(cmd.manualViolations ? { manual: Object.fromEntries(cmd.manualViolations.map((c) => [c, 'violated' as const])) } : {}),
     });
     if (!r.ok) return r;
+    if (cmd.success !== undefined) this.semantic?.label(cmd.success, r.record.t);
     // Confirmed on MQTT only once the label is on storage.
     const recorder = this.episodes.recorder;
     void (recorder ? recorder.durable() : Promise.resolve(false)).then((written) => {
@@ -448,6 +441,8 @@ export class RunSession {
           return;
         }
         const id = this.episodes.episodeId;
+        this.semantic?.label(a === 'success', t);
+        this.semantic?.endTask(t);
         const entry = await this.episodes.end(t, `labelled ${a}`);
         // Confirmed only when the closed file holds it.
         if (entry?.state === 'complete') this.telemetry?.link.publishLabel(l.record);
@@ -457,6 +452,7 @@ export class RunSession {
         return;
       }
       case 'new-episode': {
+        this.semantic?.endTask(t);
         const id = await this.episodes.start(t);
         this.startSemantic(t);
         this.runtime.bank.reset();
@@ -497,9 +493,10 @@ export class RunSession {
       this.episodes.recorder?.gateEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
     }
     const id = this.episodes.episodeId;
+    this.semantic?.endTask(this.o.clock.now());
     await this.episodes.close(this.o.clock.now(), reason);
     if (id) this.telemetry?.link.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
-    await this.o.semantic?.camera?.close().catch(() => undefined);
+    await this.o.semantic?.judge?.camera?.close().catch(() => undefined);
     await this.telemetry?.stop().catch(() => undefined);
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);
