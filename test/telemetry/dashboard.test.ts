@@ -131,6 +131,18 @@ describe('live dashboard in headless Chromium', () => {
     await page.screenshot({ path: artifactPath('dashboard-phone.png'), fullPage: true });
   });
 
+  it('the event list shows a judge fault with its cause, newest first, as text (issue 18)', async () => {
+    await card().waitFor({ timeout: 10_000 });
+    link.publishEvent(clock.now(), 'fault', 'judge (timeout) from openai:qwen2.5-vl-7b@http://127.0.0.1:8000/v1: no answer within 10 s');
+    link.publishEvent(clock.now(), 'fault', 'judge (malformed-answer) from openai:qwen2.5-vl-7b@http://127.0.0.1:8000/v1: <b>not json</b>');
+    const items = card().locator('[data-testid=events] li');
+    await expect.poll(() => items.count(), { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+    expect(await items.nth(0).textContent()).toMatch(/fault: judge \(malformed-answer\) from openai:qwen2\.5-vl-7b@.*: <b>not json<\/b>$/);
+    expect(await items.nth(1).textContent()).toMatch(/fault: judge \(timeout\) .*no answer within 10 s$/);
+    expect(await items.nth(0).getAttribute('class')).toBe('fault');
+    expect(await card().locator('[data-testid=events] b').count()).toBe(0); // shown as text, never as markup
+  });
+
   it('a page opened later shows the recent history at once (from the server), not only what arrives after it opened', async () => {
     const late = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {

@@ -3,7 +3,7 @@
  * with a live plot of every active clause's normalised margin ρ/|τ| and its warning band (axes, and
  * time since the episode started), the gate state with its cause, an acknowledged E-STOP banner once
  * the gate state confirms the e-stop, e-stop / release / success / failure buttons, the current
- * episode and counters. Clause lines use colours that are never the red/amber of violation and
+ * episode, counters and the recent events (gate events and faults, judge faults among them). Clause lines use colours that are never the red/amber of violation and
  * warning. After login the login box gives way to the user's name. The history shown on load comes
  * from the server's recent telemetry (not only what arrives after the page opened).
  */
@@ -45,6 +45,8 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
   .buttons button { flex:1 1 30%; }
   .buttons button.estop { flex:1 1 100%; }
   .meta { display:grid; grid-template-columns:auto 1fr; gap:2px 10px; font-size:12px; color:var(--muted); }
+  .events { list-style:none; margin:0; padding:0; font-size:12px; color:var(--muted); max-height:9.5em; overflow-y:auto; }
+  .events li { padding:1px 0; word-break:break-word; } .events li.fault { color:#ff9c9f; }
   #status { font-size:12px; color:var(--muted); }
   #empty { padding:24px; color:var(--muted); }
 </style>
@@ -68,6 +70,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
   const COLORS = ['#3aa0ff','#b68cff','#4dd0e1','#90a4ae','#7986cb','#4db6ac','#ce93d8','#81d4fa','#c5cae9'];
   const PAD = { l: 44, r: 8, t: 8, b: 30 };
   const WINDOW_S = 20;
+  const EVENTS_SHOWN = 30;
   const robots = new Map();
   let ws, loggedIn = false, messages = 0;
   const $ = (id) => document.getElementById(id);
@@ -94,7 +97,8 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
       '<div class="meta"><span>episode</span><span data-testid="episode">—</span>' +
       '<span>updates</span><span data-testid="updates">0</span>' +
       '<span>last</span><span data-testid="last">—</span>' +
-      '<span>reply</span><span data-testid="reply">—</span></div>';
+      '<span>reply</span><span data-testid="reply">—</span></div>' +
+      '<ol class="events" data-testid="events" aria-label="recent gate events and faults, newest first"></ol>';
     el.querySelector('.robot').textContent = robot;
     el.querySelectorAll('button').forEach((b) => b.addEventListener('click', () => act(robot, b.dataset.act)));
     $('cards').appendChild(el);
@@ -151,8 +155,15 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     } else if (kind === 'episode') {
       if (p.phase === 'start' && typeof p.t === 'number') r.t0 = p.t;
       r.el.querySelector('[data-testid=episode]').textContent = p.episode + ' (' + p.phase + ')' + (p.task ? ' · ' + p.task : '');
-    } else if (kind === 'events' && /refused|invalid/.test(p.kind)) {
-      r.el.querySelector('[data-testid=reply]').textContent = p.detail;
+    } else if (kind === 'events') {
+      if (/refused|invalid/.test(p.kind)) r.el.querySelector('[data-testid=reply]').textContent = p.detail;
+      // The event list: faults (judge faults with their cause among them), refusals, storage, newest first.
+      const list = r.el.querySelector('[data-testid=events]');
+      const li = document.createElement('li');
+      li.className = String(p.kind);
+      li.textContent = (r.t0 === null || typeof p.t !== 'number' ? '' : (p.t - r.t0).toFixed(1) + ' s · ') + p.kind + ': ' + p.detail;
+      list.prepend(li);
+      while (list.children.length > EVENTS_SHOWN) list.lastElementChild.remove();
     }
   }
 
