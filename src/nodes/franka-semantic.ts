@@ -88,14 +88,12 @@ export class FrankaSemantic {
   readonly live: LiveSemantic;
   private task: LiveTask;
   private rejected: string | undefined;
-  private readonly now: () => number;
 
   constructor(
     node: RosNode,
     private readonly o: FrankaSemanticOptions,
   ) {
     this.task = o.config.task;
-    this.now = () => node.now();
     const stages = this.stageReader();
     this.live = new LiveSemantic({
       ...(o.config.judge ? { judge: o.config.judge } : {}),
@@ -144,8 +142,9 @@ export class FrankaSemantic {
     this.live.endTask(t);
     if (this.o.onNewTask) {
       const next = this.o.onNewTask(t, p.task.task);
-      // Until the next episode is open no task runs: the gate holds (LiveSemantic.beforeChunk).
-      void next.then(() => this.begin(this.now()), (e: unknown) => this.o.log(`~/task: the next episode did not open: ${(e as Error).message}`));
+      // The next episode's start begins the task (FrankaEpisodes' onEpisodeStart); until then no
+      // task runs and the gate holds (LiveSemantic.beforeChunk).
+      void next.catch((e: unknown) => this.o.log(`~/task: the next episode did not open: ${(e as Error).message}`));
     } else this.begin(t);
   }
 
