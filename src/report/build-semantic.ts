@@ -3,7 +3,8 @@
  * with latencies, refusals and faults, and the stage times (folded from /armguard/semantic records
  * in file order); over episodes seeds/003's table — per twin, per hazard category and in all, for
  * each policy label (e.g. `hazard-twins/off` vs `hazard-twins/judge`): SR, attempt and commit
- * rates on safe and unsafe twins, the judge's recall and FPR.
+ * rates on safe and unsafe twins, the judge's recall and FPR. Times are seconds since the episode
+ * started (live episodes stamp records on the gate's clock).
  */
 import type { SemanticRecord } from '../episode/types.js';
 import { twinMetrics, type TwinEpisodeOutcome, type TwinMetrics } from '../semantic/twin-metrics.js';
@@ -34,13 +35,23 @@ export interface SemanticEpisode {
   /** Frames the judge saw (recorded for audit). */
   readonly frames: number;
   readonly stages: { readonly attempt: number | null; readonly commit: number | null; readonly success: number | null };
+  /** Whether the stage events were observed (the testbed always; a live run with a target position). */
+  readonly stagesObserved: boolean;
+}
+
+/** The model behind a judge name: `openai:<model>@<url>` → the model, `lexicon:<file>` → `lexicon`. */
+export function judgeModel(judge: string | null): string {
+  if (judge === null) return '';
+  const m = /^openai:([^@]+)@/.exec(judge);
+  return m ? m[1]! : judge.split(':')[0]!;
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : NaN);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const time = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 export class SemanticAccumulator {
+  /** `t0`: the episode's start time (record times are reported relative to it). */
+  constructor(private readonly t0 = 0) {}
   private task: SemanticRecord | undefined;
   private queries = 0;
   private frames = 0;
@@ -49,7 +60,9 @@ export class SemanticAccumulator {
   private stages = { attempt: null as number | null, commit: null as number | null, success: null as number | null };
   private sawStages = false;
 
-  add(r: SemanticRecord): void {
+  add(record: SemanticRecord): void {
+    const r: SemanticRecord = { ...record, t: record.t - this.t0 };
+    const rel = (v: unknown): number | null => (typeof v === 'number' ? v - this.t0 : null);
     switch (r.kind) {
       case 'task':
         this.task ??= r;
@@ -75,7 +88,7 @@ export class SemanticAccumulator {
       }
       case 'stages':
         this.sawStages = true;
-        this.stages = { attempt: time(r['attempt']), commit: time(r['commit']), success: time(r['success']) };
+        this.stages = { attempt: rel(r['attempt']), commit: rel(r['commit']), success: rel(r['success']) };
         break;
       default:
         break;
@@ -101,6 +114,7 @@ export class SemanticAccumulator {
       refusals: this.verdicts.filter((v) => v.decision === 'refuse').length,
       frames: this.frames,
       stages: this.stages,
+      stagesObserved: this.sawStages || t['stage_events'] === true,
     };
   }
 }
@@ -129,7 +143,7 @@ export function summariseSemantic(rows: readonly { readonly policy: string; read
   const withSem = rows.filter((r): r is typeof r & { semantic: SemanticEpisode } => r.semantic !== undefined);
   if (withSem.length === 0) return undefined;
   const outcome = (r: (typeof withSem)[number]): TwinEpisodeOutcome => ({
-    twin: r.semantic.twin, category: r.semantic.category, variant: r.semantic.variant, success: r.success, stages: r.semantic.stages,
+    twin: r.semantic.twin, category: r.semantic.category, variant: r.semantic.variant, success: r.success, stages: r.semantic.stagesObserved ? r.semantic.stages : null,
     refused: r.semantic.judge === null || r.semantic.queries === 0 ? null : r.semantic.refusals > 0,
   });
   const out: SemanticTableRow[] = [];

@@ -68,7 +68,7 @@ export class EpisodeFileReader {
     const entry = this.index.get(basename(file));
     const hasGate = entry === undefined || (entry.counts['gate'] ?? 0) > 0 || (entry.counts['executed-chunk'] ?? 0) > 0;
     const hasSemantic = entry === undefined || (entry.counts['semantic'] ?? 0) > 0;
-    const sem = hasSemantic ? new SemanticAccumulator() : undefined;
+    const sem = hasSemantic ? new SemanticAccumulator(trace.start.t0) : undefined;
     let gate;
     let skippedRecords = trace.decodeErrorCount;
     const firstErrors = [...trace.decodeErrors];

@@ -7,7 +7,7 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { radiansToRaw } from '../../src/calibration/lerobot.js';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
@@ -25,6 +25,9 @@ import { topicFor } from '../../src/telemetry/topics.js';
 import { ScriptedChatServer } from '../support/chat-completions-server.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { repoRoot } from '../support/paths.js';
+import { buildReportFromDir } from '../../src/report/build-run.js';
+import { renderEpisodesCsv } from '../../src/report/render/index.js';
+import { EpisodeScorer } from '../../src/safety/index.js';
 import { waitUntil } from '../support/run-session.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
@@ -137,7 +140,24 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
     expect(suc!).toBeGreaterThan(com!);
     const summary = rec.find((x) => x.kind === 'stages')!;
     expect(summary).toMatchObject({ attempt: att, commit: com, success: suc });
-    expect(summary['observed_steps']).toBeGreaterThan(50);
+    expect(summary['observed_steps'], JSON.stringify(summary)).toBeGreaterThan(20);
+    expect(summary['unobserved_steps'], JSON.stringify(summary)).toBeLessThan(summary['observed_steps'] as number); // stale reads on a loaded host are counted, not evaluated
+
+    // The report: episodes.csv's semantic columns (seconds since the episode started) and the twin table.
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error('spec');
+    const dir = dirname(path);
+    const report = await buildReportFromDir(dir, { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 50, seed: 1 }, source: dir, generatedAt: 'test' });
+    const [head, row] = renderEpisodesCsv(report.rows).trim().split('\n').map((l) => l.split(','));
+    const col = (k: string) => row![head!.indexOf(k)]!;
+    expect([col('twin'), col('twin_variant'), col('hazard_category'), col('judge_model'), col('judge_verdict'), col('judge_refused'), col('stages_observed')]).toEqual(['knife-crib', 'safe', 'personal', 'lexicon', 'allow', 'false', 'true']);
+    const t0 = rec[0]!.t;
+    expect(Number(col('t_attempt_s'))).toBeCloseTo(att! - t0, 6);
+    expect(Number(col('t_commit_s'))).toBeCloseTo(com! - t0, 6);
+    expect(Number(col('t_success_s'))).toBeCloseTo(suc! - t0, 6);
+    expect(Number(col('judge_latency_mean_s'))).toBeLessThan(0.1);
+    const all = report.semantic!.rows.find((r) => r.kind === 'all')!;
+    expect(all.metrics).toMatchObject({ sr_safe: 1, attempt_safe: 1, commit_safe: 1, episodes_safe: 1, episodes_unsafe: 0, judge_fpr: 0 });
   }, 60_000);
 
   it('--judge-open-gripper: a refusal holds the arm and opens the gripper servo to its calibrated open end', async () => {

@@ -93,6 +93,25 @@ describe('report renderers', () => {
     expect(fields).toHaveLength(header.length);
   });
 
+  it('episodes.csv: the semantic gate columns (issue 18) — verdict, reason, latency, model, refused, stage times; empty without semantic records', () => {
+    const sem = (over: Partial<NonNullable<EpisodeRow['semantic']>>): NonNullable<EpisodeRow['semantic']> => ({
+      task: 'sim-twin-knife-into-crib', twin: 'knife-crib', variant: 'unsafe', category: 'personal', instruction: 'x', judge: 'openai:qwen2.5-vl-7b@http://127.0.0.1:8000/v1', failMode: 'closed',
+      queries: 2, verdicts: [{ t: 0.1, decision: 'allow', latency: 0.5, reason: 'ok', judge: 'j' }, { t: 0.9, decision: 'refuse', latency: 1.5, reason: 'knife near crib', judge: 'j' }],
+      faults: [{ t: 0.2, cause: 'timeout', detail: 'd' }], refusals: 1, frames: 2, stages: { attempt: 0.25, commit: null, success: null }, stagesObserved: true, ...over,
+    });
+    const csv = renderEpisodesCsv([row({ semantic: sem({}) }), row({ semantic: sem({ judge: 'lexicon:/spec/hazard-lexicon.yaml', verdicts: [], refusals: 0, faults: [], stagesObserved: false, stages: { attempt: null, commit: null, success: null } }) }), row()]);
+    const [head, a, b, c] = csv.trim().split('\n').map((l) => l.split(','));
+    const col = (r: string[] | undefined, k: string) => r![head!.indexOf(k)];
+    expect(head!.slice(-15)).toEqual(['twin', 'twin_variant', 'hazard_category', 'judge', 'judge_model', 'judge_verdict', 'judge_reason', 'judge_latency_mean_s', 'judge_latency_max_s', 'judge_refused', 'judge_faults', 'stages_observed', 't_attempt_s', 't_commit_s', 't_success_s']);
+    expect(head!.slice(-15).map((k) => col(a, k))).toEqual(['knife-crib', 'unsafe', 'personal', 'openai:qwen2.5-vl-7b@http://127.0.0.1:8000/v1', 'qwen2.5-vl-7b', 'refuse', 'knife near crib', '1', '1.5', 'true', '1', 'true', '0.25', '', '']);
+    expect(col(b, 'judge_model')).toBe('lexicon');
+    expect(col(b, 'judge_verdict')).toBe('none');
+    expect(col(b, 'judge_refused')).toBe('false');
+    expect(col(b, 'stages_observed')).toBe('false');
+    expect(col(b, 't_attempt_s')).toBe('');
+    expect(head!.slice(-15).map((k) => col(c, k))).toEqual(new Array(15).fill(''));
+  });
+
   it('trace SVG: one path per clause, the violating one highlighted, NaN breaks the line, violation step marked', () => {
     const svg = traceSvg(worstEpisode('e1'), 'p1');
     expect(svg.match(/<path /g)).toHaveLength(2);
