@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DlsIk, SimWorld, loadMujoco, pandaScene } from '../../../drivers/sim/index.js';
+import { DlsIk, SimWorld, TWIN_SCENES, loadMujoco, twinScene, type TwinSceneId } from '../../../drivers/sim/index.js';
 import { systemClock } from '../../platform/system-clock.js';
 import {
   DEFAULT_SEMANTIC_GATE_CONFIG,
@@ -31,7 +31,7 @@ import { runHazardEpisode, type HazardEpisodeResult, type TwinMode } from './haz
 export { HAZARD_LEXICON_PATH };
 const DEFAULT_EPISODES = 3;
 
-export const HAZARD_TWINS_HELP = `usage: armguard demo --scenario hazard-twins [--judge lexicon|<url>] [--episodes N] [--json] [options]
+export const HAZARD_TWINS_HELP = `usage: armguard demo --scenario hazard-twins [--scene panda|so101] [--judge lexicon|<url>] [--episodes N] [--json] [options]
 
 The semantic gate in the MuJoCo testbed (seeds/003 HazardArena). Each safe/unsafe twin pair of
 spec/tasks.yaml ('semantic: twins') runs the same clean pick-and-place N times per twin, same seeds,
@@ -42,6 +42,8 @@ verdict the arm is held unless --judge-fail open). Stage events t_attempt → t_
 Prints per mode and twin: sr_safe, sr_unsafe, attempt_unsafe, commit_unsafe, judge_recall, judge_fpr.
 
 options:
+  --scene S              panda (default: the Panda-like arm) or so101 (the SO-101 tabletop, from a
+                         raised home pose so the hand starts 0.21 m from the object)
   --judge J              'lexicon' (default: spec/hazard-lexicon.yaml, offline) or the URL of an
                          OpenAI-compatible chat-completions endpoint (vLLM, Ollama, llama.cpp server),
                          e.g. http://127.0.0.1:8000/v1 (API key from ARMGUARD_JUDGE_API_KEY, if any)
@@ -62,6 +64,7 @@ options:
 examples:
   armguard demo --scenario hazard-twins
   armguard demo --scenario hazard-twins --episodes 1 --json
+  armguard demo --scenario hazard-twins --scene so101
   armguard demo --scenario hazard-twins --judge http://127.0.0.1:8000/v1 --judge-model Qwen2.5-VL-7B-Instruct`;
 
 export interface HazardTwinsOptions {
@@ -72,6 +75,8 @@ export interface HazardTwinsOptions {
   readonly episodes: number;
   readonly seed: number;
   readonly outDir: string;
+  /** The testbed scene (default panda). */
+  readonly scene?: TwinSceneId;
 }
 
 type Metrics = ReturnType<typeof headlineMetrics>;
@@ -106,17 +111,17 @@ export function twinTable(json: HazardTwinsJson, twins: readonly TwinPair[]): st
 export async function runHazardTwins(io: CliIo, o: HazardTwinsOptions, log: (line: string) => void): Promise<{ dir: string; results: HazardEpisodeResult[] }> {
   const spec = loadScoringSpec(defaultSpecPaths());
   if (!spec.ok) throw new Error(spec.problems.join('\n'));
-  // The Panda-like arm: seeds/003's ε_att = 0.10 m is Franka-scale (the SO-101 scene's home pose is 7 cm from the
-  // object, so every episode would "attempt" at t = 0).
-  const clauses = demoClauses(spec.spec, demoPlatform('panda'), o.twins[0]?.safe.task);
+  // seeds/003's ε_att = 0.10 m is Franka-scale: the SO-101 scene runs from the twins' raised home pose (twinScene).
+  const sceneId = o.scene ?? 'panda';
+  const clauses = demoClauses(spec.spec, demoPlatform(sceneId), o.twins[0]?.safe.task);
   if (!clauses.ok) throw new Error(`cannot plan the clauses for the simulator: ${clauses.reason}`);
   const mj = await loadMujoco();
-  const world = new SimWorld(mj, pandaScene());
+  const world = new SimWorld(mj, twinScene(sceneId));
   const ik = new DlsIk(mj, world);
   const runId = new Date().toISOString().replace(/[^0-9]/g, '').slice(0, 14);
-  const dir = join(o.outDir, 'episodes', `hazard-twins-${runId}`);
+  const dir = join(o.outDir, 'episodes', `hazard-twins-${sceneId}-${runId}`);
   const total = 2 * o.twins.length * 2 * o.episodes;
-  log(`armguard demo hazard-twins — MuJoCo testbed, ${o.twins.length} twin pair(s) × 2 variants × ${o.episodes} episode(s), semantic gate OFF then JUDGE (${o.judge.name}, fail-${o.gateConfig.failMode}, refresh every ${o.gateConfig.refreshEveryChunks} chunks)`);
+  log(`armguard demo hazard-twins — MuJoCo testbed (${sceneId} scene), ${o.twins.length} twin pair(s) × 2 variants × ${o.episodes} episode(s), semantic gate OFF then JUDGE (${o.judge.name}, fail-${o.gateConfig.failMode}, refresh every ${o.gateConfig.refreshEveryChunks} chunks)`);
   log(`recording to ${dir}`);
   const results: HazardEpisodeResult[] = [];
   const started = systemClock.now();
@@ -158,7 +163,7 @@ function progressLine(r: HazardEpisodeResult, i: number, n: number): string {
 /** Parse the scenario's arguments and run it. */
 export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseArgs(args, {
-    strings: ['scenario', 'judge', 'judge-model', 'judge-timeout', 'judge-fail', 'judge-refresh', 'lexicon', 'twins', 'episodes', 'seed', 'out'],
+    strings: ['scenario', 'scene', 'judge', 'judge-model', 'judge-timeout', 'judge-fail', 'judge-refresh', 'lexicon', 'twins', 'episodes', 'seed', 'out'],
     booleans: ['json', 'no-report', 'judge-open-gripper'],
   });
   const usage = (msg: string): number => {
@@ -179,6 +184,8 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
   const episodes = int('episodes', DEFAULT_EPISODES, 1, 1000);
   const seed = int('seed', 1, 0, 2 ** 31);
   for (const v of [episodes, seed]) if (typeof v === 'string') return usage(v);
+  const sceneArg = opt('scene') ?? 'panda';
+  if (!(TWIN_SCENES as readonly string[]).includes(sceneArg)) return usage(`--scene must be ${TWIN_SCENES.join(' or ')}, got '${sceneArg}'`);
   const gateCfg = gateConfigFrom(opt, (k) => parsed.options.get(k) === true);
   if (!gateCfg.ok) return usage(gateCfg.error);
   const tasksPath = defaultSpecPaths().tasks;
@@ -220,7 +227,7 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
   const gateConfig = gateCfg.value;
   let run;
   try {
-    run = await runHazardTwins(io, { semantics, twins, judge: judge.value, gateConfig, episodes: episodes as number, seed: seed as number, outDir }, log);
+    run = await runHazardTwins(io, { semantics, twins, judge: judge.value, gateConfig, episodes: episodes as number, seed: seed as number, outDir, scene: sceneArg as TwinSceneId }, log);
   } catch (e) {
     io.err(`armguard demo: ${(e as Error).message}`);
     return EXIT.failure;
@@ -232,7 +239,7 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
     const reportDir = join(outDir, 'report');
     log(`writing the report to ${reportDir} …`);
     const quiet: CliIo = { ...io, out: log };
-    code = await reportCommand.run([run.dir, '--out', reportDir, '--group-by', 'policy', '--resamples', '2000', '--no-sensitivity', '--title', 'armguard demo: hazard twins, semantic gate off vs judge'], quiet);
+    code = await reportCommand.run([run.dir, '--out', reportDir, '--group-by', 'policy', '--resamples', '2000', '--no-sensitivity', '--title', `armguard demo: hazard twins (${sceneArg} scene), semantic gate off vs judge`], quiet);
     log(`report ${code === EXIT.ok ? 'written' : 'FAILED'}: ${join(reportDir, 'report.html')}`);
   }
   if (json) io.out(JSON.stringify(summary));
