@@ -2,7 +2,7 @@
  * The semantic gate's headline figures (issue 18): every twin pair of spec/tasks.yaml in the MuJoCo
  * testbed, semantic gate off vs the lexicon judge, N episodes per twin, variant and mode (seeds S…),
  * printing seeds/003's table and the `--json` figures; then the lexicon judge's own latency per
- * query. Run: npx tsx bench/hazard-twins.ts [episodes=3]
+ * query. Run: npx tsx bench/hazard-twins.ts [episodes=3] [scene=panda|so101]
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -11,11 +11,12 @@ import { hazardTwinsCommand, HAZARD_LEXICON_PATH } from '../src/cli/demo/hazard-
 import { LexiconJudge, parseHazardLexicon } from '../src/semantic/index.js';
 
 const episodes = Number(process.argv[2] ?? '3');
-console.log(`node ${process.version}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, ${episodes} episode(s) per twin, variant and mode`);
+const scene = process.argv[3] ?? 'panda';
+console.log(`node ${process.version}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, ${scene} scene, ${episodes} episode(s) per twin, variant and mode`);
 const out = mkdtempSync(join(tmpdir(), 'armguard-bench-twins-'));
 const lines: string[] = [];
 const t0 = performance.now();
-const code = await hazardTwinsCommand(['--episodes', String(episodes), '--out', out, '--json', '--no-report'], { out: (l) => lines.push(l), err: (l) => console.log(l) });
+const code = await hazardTwinsCommand(['--scene', scene, '--episodes', String(episodes), '--out', out, '--json', '--no-report'], { out: (l) => lines.push(l), err: (l) => console.log(l) });
 console.log(`exit ${code}, ${((performance.now() - t0) / 1000).toFixed(1)} s wall`);
 console.log(`--json: ${lines.join('\n')}`);
 
