@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type PoseStamped, type SetBoolRequest, type TriggerResponse } from '../../drivers/ros2/messages.js';
+import { toStamp, type JointState, type PoseStamped, type SetBoolRequest, type TriggerResponse } from '../../src/mcap/messages.js';
 import { semanticFromParams } from '../../src/cli/commands/ros-node.js';
 import { liveTasksFromSpec } from '../../src/cli/compose/semantic-options.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
