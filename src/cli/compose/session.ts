@@ -144,6 +144,18 @@ export class RunSession {
       onFault: (f) => this.onStorageFault(f),
       onWritten: () => this.onStorageWritten(),
     });
+    // Built before MQTT starts: a chunk that arrives before the first task start is held (no verdict yet).
+    const sem = o.semantic;
+    const arm = conn.arm;
+    this.semantic = sem
+      ? new LiveSemantic({
+          ...(sem.judge ? { judge: sem.judge } : {}),
+          ...(sem.positions.targetPoint ? { stages: { read: so101StageReader(arm, 0.25), ...sem.positions } } : {}),
+          gating: o.gating, now: () => o.clock.now(), record: (r) => this.episodes.recorder?.semantic(r), log: o.log,
+          arm: { hold: (now, reason) => arm.hold(now, reason), openGripper: (now) => arm.openGripper(now) },
+          onJudgeFault: (f, ft) => this.telemetry?.link.publishEvent(ft, 'fault', `judge (${f.cause}) from ${f.source}: ${f.detail}`),
+        })
+      : undefined;
     this.loop = new ControlLoop({
       clock: o.clock, timers: o.timers, rate: o.rate,
       step: (now) => this.step(now),
@@ -245,15 +257,7 @@ export class RunSession {
   /** A new episode is a new task: a fresh semantic gate (held until its first verdict unless fail-open) and stage events. */
   private startSemantic(t: number): void {
     const sem = this.o.semantic;
-    if (!sem) return;
-    const arm = this.conn.arm;
-    this.semantic ??= new LiveSemantic({
-      ...(sem.judge ? { judge: sem.judge } : {}),
-      ...(sem.positions.targetPoint ? { stages: { read: so101StageReader(arm, 0.25), ...sem.positions } } : {}),
-      gating: this.o.gating, now: () => this.o.clock.now(), record: (r) => this.episodes.recorder?.semantic(r), log: this.o.log,
-      arm: { hold: (now, reason) => arm.hold(now, reason), openGripper: (now) => arm.openGripper(now) },
-      onJudgeFault: (f, ft) => this.telemetry?.link.publishEvent(ft, 'fault', `judge (${f.cause}) from ${f.source}: ${f.detail}`),
-    });
+    if (!sem || !this.semantic) return;
     if (!sem.positions.targetPoint && sem.task.region) this.o.log(`stage events off: give --target-at (the SO-101 run tracks no objects)`);
     this.semantic.startTask(t, sem.task);
   }
