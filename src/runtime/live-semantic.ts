@@ -86,7 +86,8 @@ export class LiveSemantic {
     this.endTask(t);
     const o = this.o;
     this.current = task;
-    this.held = true;
+    // `held` is kept: a chunk forwarded under the previous task and still playing is stopped at the
+    // next step, since the new task has no verdict yet.
     this.gripperOpened = false;
     const stageSetup = task.region && o.stages ? { region: task.region, ...(task.epsAttempt !== undefined ? { epsAttempt: task.epsAttempt } : {}), ...(o.stages.actorStart ? { actorStart: o.stages.actorStart } : {}), ...(o.stages.targetPoint ? { targetPoint: o.stages.targetPoint } : {}) } : undefined;
     this.stages = stageSetup ? new LiveStageTracker(stageSetup) : undefined;
@@ -124,8 +125,15 @@ export class LiveSemantic {
       if (reached) this.o.record({ t: now, kind: 'stage', stage: reached, actor_source: s.actorSource });
       if (before === 0 && s.unobserved > 0) this.o.log(`stage events: a step could not be evaluated (${reading ? s.lastGap : 'no arm state'}); such steps are counted in the episode`);
     }
-    const d = this.guard?.step(now);
+    const d = this.guard ? this.guard.step(now) : this.noTaskDecision();
     if (d) this.enforce(d, now);
+  }
+
+  /** With a judge and no task running (before the first, between two), nothing has been judged. */
+  private noTaskDecision(): SemanticDecision | undefined {
+    const j = this.o.judge;
+    if (!j) return undefined;
+    return j.gateConfig.failMode === 'open' ? { pass: true, basis: 'fail-open' } : { pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false };
   }
 
   /**
@@ -138,8 +146,7 @@ export class LiveSemantic {
       this.guard?.beforeChunk(now);
       return undefined;
     }
-    // Between tasks (one ended, the next not started yet) nothing has been judged.
-    const d: SemanticDecision = this.guard?.beforeChunk(now) ?? (j.gateConfig.failMode === 'open' ? { pass: true, basis: 'fail-open' } : { pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false });
+    const d = this.guard ? this.guard.beforeChunk(now) : this.noTaskDecision()!;
     this.enforce(d, now);
     return d.pass ? undefined : d;
   }
