@@ -137,6 +137,7 @@ export function buildFrankaNode(
         platform: config.platform, endEffector: config.endEffector, franka, frame: pipeline.frame, gating: config.gating,
         ...(tracker && config.tracking ? { tracking: { tracker, ...(config.semantic?.actorBody ? { actorBody: config.semantic.actorBody } : {}), ...(config.semantic?.targetBody ? { targetBody: config.semantic.targetBody } : {}), inBase: config.trackingInBase, maxAge: config.obstacleMaxAge } } : {}),
         record: (r) => episodes?.semantic(r), log: sem.log ?? (() => {}), taskTopic: config.semantic?.taskTopic ?? '~/task',
+        onJudgeFault: (f, t) => episodes?.manager.recorder?.fault(t, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail }),
         ...(episodes ? { onNewTask: (t: number, task: string) => episodes.newTask(t, task) } : {}),
       })
     : undefined;

@@ -38,8 +38,10 @@ export interface FrankaSemanticOptions {
   readonly log: (line: string) => void;
   /** Topic new tasks arrive on (default `~/task`). */
   readonly taskTopic?: string;
-  /** The running episode ends and the next one records the new task (when recording). */
+  /** The running episode ends and the next one records the new task (when recording); that episode's start must call `begin`. */
   readonly onNewTask?: (t: number, task: string) => Promise<void>;
+  /** A judge fault (the guard has logged it), e.g. into the episode's gate records. */
+  readonly onJudgeFault?: LiveSemanticOptions['onJudgeFault'];
 }
 
 /** Joint state older than this (s) gives no end-effector position (the robot state arrives at 1 kHz). */
@@ -101,7 +103,7 @@ export class FrankaSemantic {
       gating: o.gating, now: () => node.now(), record: o.record, log: o.log,
       // franka_gripper opens only through its actions (~/move, ~/gripper_action), which this node's ROS interface has no client for.
       arm: { hold: (now, reason) => o.franka.hold(now, reason) },
-      onJudgeFault: (f) => o.log(`judge fault (${f.cause}) from ${f.source}: ${f.detail}`),
+      onJudgeFault: (f, t) => o.onJudgeFault?.(f, t),
     });
     node.createSubscription<{ data: string }>('std_msgs/msg/String', o.taskTopic ?? '~/task', QOS_RELIABLE, (m) => this.onTaskMessage(node.now(), m.data));
   }

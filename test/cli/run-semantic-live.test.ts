@@ -28,7 +28,7 @@ import { repoRoot } from '../support/paths.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
 import { renderEpisodesCsv } from '../../src/report/render/index.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
-import { waitUntil } from '../support/run-session.js';
+import { episodeGateRecords, waitUntil } from '../support/run-session.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
 const ACCESS = `users:
@@ -189,5 +189,10 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
     const ev = JSON.parse(viewer.messages.find((m) => m.payload.includes('judge (http-status)'))!.payload) as { kind: string; detail: string };
     expect(ev.kind).toBe('fault');
     expect(ev.detail).toMatch(/^judge \(http-status\) from openai:qwen2\.5-vl-7b-instruct@http:\/\/127\.0\.0\.1:\d+\/v1\S*: HTTP 500/);
+    // … and in the episode's gate records, as a fault of kind judge, like every other fault
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    const gate = await episodeGateRecords(path);
+    expect(gate.find((g) => 'fault' in g && (g.fault as { kind: string }).kind === 'judge')).toMatchObject({ kind: 'fault', fault: { kind: 'judge', cause: 'http-status' } });
   }, 60_000);
 });

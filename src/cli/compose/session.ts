@@ -153,7 +153,10 @@ export class RunSession {
           ...(sem.positions.targetPoint ? { stages: { read: so101StageReader(arm, 0.25), ...sem.positions } } : {}),
           gating: o.gating, now: () => o.clock.now(), record: (r) => this.episodes.recorder?.semantic(r), log: o.log,
           arm: { hold: (now, reason) => arm.hold(now, reason), openGripper: (now) => arm.openGripper(now) },
-          onJudgeFault: (f, ft) => this.telemetry?.link.publishEvent(ft, 'fault', `judge (${f.cause}) from ${f.source}: ${f.detail}`),
+          onJudgeFault: (f, ft) => {
+            this.episodes.recorder?.fault(ft, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail });
+            this.telemetry?.link.publishEvent(ft, 'fault', `judge (${f.cause}) from ${f.source}: ${f.detail}`);
+          },
         })
       : undefined;
     this.loop = new ControlLoop({
