@@ -99,7 +99,8 @@ export class FrankaSemantic {
     const stages = this.stageReader();
     this.live = new LiveSemantic({
       ...(o.config.judge ? { judge: o.config.judge } : {}),
-      stages: { read: stages, ...o.config.positions },
+      // Stage events need a target point: declared, or a tracked body.
+      ...(o.config.positions.targetPoint || o.tracking?.targetBody ? { stages: { read: stages, ...o.config.positions } } : {}),
       gating: o.gating, now: () => node.now(), record: o.record, log: o.log,
       // franka_gripper opens only through its actions (~/move, ~/gripper_action), which this node's ROS interface has no client for.
       arm: { hold: (now, reason) => o.franka.hold(now, reason) },

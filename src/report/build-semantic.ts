@@ -59,6 +59,7 @@ export class SemanticAccumulator {
   private readonly faults: { t: number; cause: string; detail: string }[] = [];
   private stages = { attempt: null as number | null, commit: null as number | null, success: null as number | null };
   private sawStages = false;
+  private stagesUnobserved = false;
 
   add(record: SemanticRecord): void {
     const r: SemanticRecord = { ...record, t: record.t - this.t0 };
@@ -87,7 +88,9 @@ export class SemanticAccumulator {
         break;
       }
       case 'stages':
-        this.sawStages = true;
+        // A live task whose every step went unobserved (no joint state, no target) observed nothing.
+        this.sawStages = r['observed_steps'] !== 0;
+        this.stagesUnobserved = r['observed_steps'] === 0;
         this.stages = { attempt: rel(r['attempt']), commit: rel(r['commit']), success: rel(r['success']) };
         break;
       default:
@@ -114,7 +117,7 @@ export class SemanticAccumulator {
       refusals: this.verdicts.filter((v) => v.decision === 'refuse').length,
       frames: this.frames,
       stages: this.stages,
-      stagesObserved: this.sawStages || t['stage_events'] === true,
+      stagesObserved: this.sawStages || (t['stage_events'] === true && !this.stagesUnobserved),
     };
   }
 }

@@ -76,11 +76,6 @@ export class LiveSemantic {
     return this.guard?.pending;
   }
 
-  /** Stage events of the running task (null when it has none). */
-  get stageTimes(): { attempt: number | null; commit: number | null; success: number | null } | null {
-    return this.stages?.times ?? null;
-  }
-
   /** A task starts at t (ends the running one first): its record, a fresh gate asking the judge now, fresh stage events. */
   startTask(t: number, task: LiveTask): void {
     this.endTask(t);
@@ -102,7 +97,7 @@ export class LiveSemantic {
       camera: j?.camera?.name ?? null, enforced: j !== undefined && o.gating,
     });
     if (task.region === undefined) o.log(`stage events off for task '${task.task}': it has no semantic entry (critical region) in the task file`);
-    else if (!o.stages) o.log(`stage events off for task '${task.task}': no arm state reader`);
+    else if (!o.stages) o.log(`stage events off for task '${task.task}': no target position (--target-at, or semantic_target_at / semantic_target_body on the Franka node)`);
     if (!j || !gate) {
       this.guard = undefined;
       return;

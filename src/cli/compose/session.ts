@@ -261,7 +261,6 @@ export class RunSession {
   private startSemantic(t: number): void {
     const sem = this.o.semantic;
     if (!sem || !this.semantic) return;
-    if (!sem.positions.targetPoint && sem.task.region) this.o.log(`stage events off: give --target-at (the SO-101 run tracks no objects)`);
     this.semantic.startTask(t, sem.task);
   }
 
