@@ -39,6 +39,8 @@ export interface LiveSemanticConfig {
 }
 
 export interface LiveSemanticOptions {
+  /** The task `startTask(t)` starts when given none (the run's configured task). */
+  readonly task?: LiveTask;
   /** The judge and its gate settings; none: stage events only. */
   readonly judge?: { readonly judge: SemanticJudge; readonly camera?: CameraSource; readonly gateConfig: SemanticGateConfig };
   /** The arm's observable state each step; undefined when it has none usable now. None: no stage events. */
@@ -76,10 +78,15 @@ export class LiveSemantic {
     return this.guard?.pending;
   }
 
-  /** A task starts at t (ends the running one first): its record, a fresh gate asking the judge now, fresh stage events. */
-  startTask(t: number, task: LiveTask): void {
+  /**
+   * A task starts at t (ends the running one first): its record, a fresh gate asking the judge now,
+   * fresh stage events. Without `task`, the configured one (options.task); with neither, no task runs.
+   */
+  startTask(t: number, next?: LiveTask): void {
     this.endTask(t);
     const o = this.o;
+    const task = next ?? o.task;
+    if (!task) return;
     this.current = task;
     // `held` is kept: a chunk forwarded under the previous task and still playing is stopped at the
     // next step, since the new task has no verdict yet.

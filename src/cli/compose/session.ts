@@ -149,6 +149,7 @@ export class RunSession {
     const arm = conn.arm;
     this.semantic = sem
       ? new LiveSemantic({
+          task: sem.task,
           ...(sem.judge ? { judge: sem.judge } : {}),
           ...(sem.positions.targetPoint ? { stages: { read: so101StageReader(arm, 0.25), ...sem.positions } } : {}),
           gating: o.gating, now: () => o.clock.now(), record: (r) => this.episodes.recorder?.semantic(r), log: o.log,
@@ -259,9 +260,7 @@ export class RunSession {
 
   /** A new episode is a new task: a fresh semantic gate (held until its first verdict unless fail-open) and stage events. */
   private startSemantic(t: number): void {
-    const sem = this.o.semantic;
-    if (!sem || !this.semantic) return;
-    this.semantic.startTask(t, sem.task);
+    this.semantic?.startTask(t);
   }
 
   private step(now: number): void {
