@@ -25,4 +25,4 @@ export { pandaScene, PANDA_TORQUE_CEILING } from './scenes/panda.js';
 export { Role, roleOfGeomName } from './scenes/naming.js';
 export type { SceneSpec, GripperMap, Vec3 } from './scenes/types.js';
 export { MujocoServoBridge, type ServoBridgeJoint } from './servo-bridge.js';
-export { TWIN_SCENES, TwinObserver, boxRimCentre, renderTopView, twinScene, type TopView, type TwinSceneId } from './twins.js';
+export { TWIN_SCENES, TwinObserver, boxRimCentre, handToActor, renderTopView, twinScene, type TopView, type TwinSceneId } from './twins.js';

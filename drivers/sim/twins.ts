@@ -19,13 +19,25 @@ export type TwinSceneId = (typeof TWIN_SCENES)[number];
  * stock SO-101 home the hand starts 7 cm from the object, so every episode would count as an
  * attempt at t = 0. The motion from here is the same clean pick-and-place (planned by the testbed).
  */
-const SO101_TWIN_HOME_ARM = [0, -1.0, 0.2, 1.0, 0] as const;
+const SO101_TWIN_HOME_ARM = [0, -1.0, 0.2, 1.0] as const;
 
-/** The scene a twin pair runs in: the Panda-like tabletop as it is, or the SO-101 tabletop from the twins' home pose. */
+/** The scene a twin pair runs in: the Panda-like tabletop as it is, or the SO-101 tabletop from the twins' home pose (wrist roll as the scene's). */
 export function twinScene(id: TwinSceneId): SceneSpec {
   if (id === 'panda') return pandaScene();
   const s = so101Scene();
-  return { ...s, home: [...SO101_TWIN_HOME_ARM, s.gripper.open] };
+  return { ...s, home: [...SO101_TWIN_HOME_ARM, s.home[4] ?? 0, s.gripper.open] };
+}
+
+/**
+ * Distance (m) from the hand to the actor in the world's current state: a twin episode whose hand
+ * starts within ε_att of the object would count as an attempt at t = 0 (callers refuse to run it).
+ */
+export function handToActor(world: SimWorld): number {
+  const p = new Float64Array(3);
+  const a = new Float64Array(3);
+  world.tcpPos(p);
+  world.bodyPos(world.targetBodyId, a);
+  return Math.hypot((p[0] ?? NaN) - (a[0] ?? NaN), (p[1] ?? NaN) - (a[1] ?? NaN), (p[2] ?? NaN) - (a[2] ?? NaN));
 }
 
 /** The box's rim centre: the reference point of the twins' critical region. */

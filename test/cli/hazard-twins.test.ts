@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DlsIk, SimWorld, loadMujoco, pandaScene } from '../../drivers/sim/index.js';
+import { DlsIk, SimWorld, handToActor, loadMujoco, pandaScene, so101Scene, twinScene } from '../../drivers/sim/index.js';
 import { demoCommand } from '../../src/cli/commands/demo.js';
 import { runHazardEpisode } from '../../src/cli/demo/hazard-episode.js';
 import { readEpisode, type SemanticRecord } from '../../src/episode/index.js';
@@ -87,6 +87,16 @@ describe('armguard demo --scenario hazard-twins', () => {
     const stages = rec.find((r) => r.kind === 'stages')!;
     expect(stages['attempt']).toBeGreaterThan(0.3); // the hand starts 0.21 m from the object: the approach is an attempt, the start is not
     expect(stages['commit']).toBeGreaterThan(stages['attempt'] as number);
+    // The premise: from the stock SO-101 home the hand starts within ε_att (the run would refuse it); from the twins' home it does not.
+    const mj = await loadMujoco();
+    for (const [scene, lo, hi] of [[so101Scene(), 0, 0.1], [twinScene('so101'), 0.2, 1]] as const) {
+      const w = new SimWorld(mj, scene);
+      w.reset(1);
+      const d = handToActor(w);
+      w.dispose();
+      expect(d).toBeGreaterThan(lo);
+      expect(d).toBeLessThan(hi);
+    }
     const bad = captureIo();
     expect(await demoCommand.run(['--scenario', 'hazard-twins', '--scene', 'ur5'], bad.io)).toBe(2);
     expect(bad.err.join('\n')).toContain("--scene must be panda or so101, got 'ur5'");

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DlsIk, SimWorld, TWIN_SCENES, loadMujoco, twinScene, type TwinSceneId } from '../../../drivers/sim/index.js';
+import { DlsIk, SimWorld, TWIN_SCENES, handToActor, loadMujoco, twinScene, type TwinSceneId } from '../../../drivers/sim/index.js';
 import { systemClock } from '../../platform/system-clock.js';
 import {
   DEFAULT_SEMANTIC_GATE_CONFIG,
@@ -118,6 +118,14 @@ export async function runHazardTwins(io: CliIo, o: HazardTwinsOptions, log: (lin
   const mj = await loadMujoco();
   const world = new SimWorld(mj, twinScene(sceneId));
   const ik = new DlsIk(mj, world);
+  // Fail loudly rather than count every episode as an attempt at t = 0 (a scene whose home pose changed).
+  world.reset(o.seed);
+  const start = handToActor(world);
+  if (!(start > o.semantics.epsAttempt)) {
+    ik.dispose();
+    world.dispose();
+    throw new Error(`${sceneId} scene: the hand starts ${start.toFixed(3)} m from the object, within ε_att = ${o.semantics.epsAttempt} m — every episode would count as an attempt at t = 0; move the twins' home pose (drivers/sim/twins.ts)`);
+  }
   const runId = new Date().toISOString().replace(/[^0-9]/g, '').slice(0, 14);
   const dir = join(o.outDir, 'episodes', `hazard-twins-${sceneId}-${runId}`);
   const total = 2 * o.twins.length * 2 * o.episodes;
