@@ -134,6 +134,13 @@ describe('armguard run so101 with the semantic gate', () => {
     expect(await err(['--task', 'so101-pick-butter', '--judge', 'http://127.0.0.1:9/v1', '--instruction', 'x'])).toContain('--judge-model is required');
     expect(await err(['--task', 'sim-twin-toy-into-toybox', '--judge', 'lexicon', '--judge-fail', 'maybe'])).toContain('--judge-fail must be closed or open');
     expect(await err(['--task', 'sim-twin-toy-into-toybox', '--judge', 'lexicon', '--camera-url', 'a', '--camera-device', '/dev/video0'])).toContain('at most one of --camera-url and --camera-device');
+    expect(await err(['--task', 'sim-twin-toy-into-toybox', '--target-at', '0.1,0.2'])).toContain('--target-at: expected "x,y,z" in metres');
+    expect(await err(['--task', 'so101-pick-butter', '--target-at', '0.1,0.2,0.03'])).toContain("task 'so101-pick-butter' has no semantic entry (critical region)");
+    expect(await err(['--task', 'sim-twin-toy-into-toybox', '--judge-open-gripper'])).toContain('--judge-open-gripper needs --judge');
+    // stage events without a judge: the task's entry and the declared positions
+    const stagesOnly = await parseRunArgs([...base, '--task', 'sim-twin-toy-into-toybox', '--actor-at', '0.17,0,0.06', '--target-at', '0.09,0.135,0.04']);
+    expect(stagesOnly.ok && stagesOnly.options.semantic).toMatchObject({ task: { task: 'sim-twin-toy-into-toybox', region: { epsXy: 0.05, epsZ: 0.05 } }, positions: { actorStart: [0.17, 0, 0.06], targetPoint: [0.09, 0.135, 0.04] } });
+    expect(stagesOnly.ok && stagesOnly.options.semantic?.judge).toBeUndefined();
     const ok = await parseRunArgs([...base, '--task', 'sim-twin-toy-into-toybox', '--judge', 'lexicon', '--judge-refresh', '5']);
     expect(ok.ok && ok.options.semantic?.judge?.gateConfig).toEqual({ failMode: 'closed', openGripperOnRefuse: false, refreshEveryChunks: 5, queryTimeout: 10 });
   });
