@@ -17,7 +17,7 @@
 import type { QpSolveOptions } from '../qp/types.js';
 import { ChunkQp } from './cbf-qp.js';
 import type { CbfWeights } from './cbf-qp.js';
-import type { BarrierModel, BoundQpSolver, QpSolverFactory } from './cbf-types.js';
+import type { BarrierModel, BoundQpSolver, ChunkFilter, QpSolverFactory } from './cbf-types.js';
 
 export interface CbfFilterConfig extends CbfWeights {
   readonly qmin: readonly number[];
@@ -96,7 +96,7 @@ export interface CbfOutcome {
   detail: string;
 }
 
-export class ChunkCbfFilter {
+export class ChunkCbfFilter implements ChunkFilter {
   private qp: ChunkQp | null = null;
   private readonly shapes: { qp: ChunkQp; solver: BoundQpSolver; out: Float64Array; ref: Float64Array; best: Float64Array; warm: Float64Array; warmDual: Float64Array }[] = [];
   private solver: BoundQpSolver | null = null;

@@ -3,6 +3,7 @@
  * gradient) and a QP solver (the OSQP-form solver of src/qp, or any with the same contract).
  */
 import type { QpProblem, QpResult, QpSolveOptions } from '../qp/types.js';
+import type { CbfOutcome } from './cbf-filter.js';
 
 /**
  * A vector barrier over joint positions: one h_p(q) per robot–obstacle pair (m), > 0 safe.
@@ -25,3 +26,12 @@ export interface BoundQpSolver {
 
 /** Creates a solver for a problem (preallocating for its shape). */
 export type QpSolverFactory = (problem: QpProblem) => BoundQpSolver;
+
+/**
+ * What the chunk path filters a chunk with: the chunk-level CBF (ChunkCbfFilter), or a comparison
+ * filter with the same contract (the action-wise baseline, the hold-only check). `filter` returns
+ * the outcome object it owns (overwritten by the next call).
+ */
+export interface ChunkFilter {
+  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome;
+}

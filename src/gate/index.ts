@@ -11,3 +11,6 @@ export * from './cbf-filter.js';
 export * from './capsule-barrier.js';
 export * from './cbf-solver.js';
 export * from './tracked-obstacles.js';
+export * from './hold-only-filter.js';
+export * from './stepwise-filter.js';
+export * from './tilt-barrier.js';

@@ -4,7 +4,7 @@
  * forwarded; what is forwarded is a copy of the filter's output (or of a nominal chunk the filter
  * found already safe). Faults become gate holds; nothing throws out of `submit`.
  */
-import type { ChunkCbfFilter } from '../gate/cbf-filter.js';
+import type { ChunkFilter } from '../gate/cbf-types.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { describeRejection } from '../gate/chunk.js';
 import type { ChunkScreen } from '../gate/chunk-screen.js';
@@ -16,7 +16,8 @@ import type { CommandSink, Fault, JointChunk, JointStateSource } from '../ports/
 export interface ChunkExecutorOptions {
   readonly gate: Gate;
   readonly screen: ChunkScreen;
-  readonly filter: ChunkCbfFilter;
+  /** The chunk-level CBF in production; any ChunkFilter (comparison baselines in the sim pilot). */
+  readonly filter: ChunkFilter;
   readonly sink: CommandSink;
   readonly joints: JointStateSource;
   /** The present joint state may be at most this old (s) when a chunk is filtered. */

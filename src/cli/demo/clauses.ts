@@ -13,8 +13,14 @@ export function demoPlatform(sceneId: string): string {
   return sceneId === 'so101' ? 'sim-so101' : 'sim';
 }
 
-export function demoClauses(spec: ScoringSpec, platform: string, task = DEMO_TASK): { ok: true; instances: ClauseInstance[] } | { ok: false; reason: string } {
-  const plan = planClauses(spec, { platform, signals: SIGNALS.map((s) => s.name), task });
+/** `signals`: what the scene provides (default every schema signal). */
+export function demoClauses(
+  spec: ScoringSpec,
+  platform: string,
+  task = DEMO_TASK,
+  signals: readonly string[] = SIGNALS.map((s) => s.name),
+): { ok: true; instances: ClauseInstance[] } | { ok: false; reason: string } {
+  const plan = planClauses(spec, { platform, signals: [...signals], task });
   if (!plan.ok) return { ok: false, reason: `${plan.error.field}: ${plan.error.reason}` };
   const instances: ClauseInstance[] = [];
   for (const d of plan.value.decisions) {

@@ -1,0 +1,250 @@
+/**
+ * One fragile-obstacle episode (issue 15; seeds/001 Fig. A.8) in the MuJoCo testbed. The scripted
+ * policy proposes a chunk every 50 ticks; by mode:
+ * - off: the chunk goes to the arm; the monitors only record;
+ * - hold / cbf / stepwise: the gate's chunk path (ChunkExecutor: screen → gate state → joint state
+ *   → tracked bottle → filter → sink) with the hold-only check, the chunk-level CBF (Eq. A.3) or the
+ *   action-wise baseline (Eq. A.2); the safe-tier monitors feed the gate every tick and a hold
+ *   stops the arm mid-chunk.
+ * Ground truth comes from MuJoCo: the bottle's contacts and tilt (BottleObserver), the task
+ * predicate (cup in the box). Filter time is wall time around each filter call.
+ */
+import { performance } from 'node:perf_hooks';
+import { BottleObserver, DlsIk, FragileCarryPolicy, SimBottleTracker, SimWorld, bottleSpheres, fragileCarryPlan, fragileScene, planContext, simPorts, targetInBox, type FragileArm, type Mujoco } from '../../../../drivers/sim/index.js';
+import type { CbfOutcome } from '../../../gate/cbf-filter.js';
+import type { ChunkFilter } from '../../../gate/cbf-types.js';
+import { ChunkScreen } from '../../../gate/chunk-screen.js';
+import { describeCause } from '../../../gate/events.js';
+import { DEFAULT_GATE_CONFIG, Gate } from '../../../gate/gate.js';
+import { TrackedObstacles } from '../../../gate/tracked-obstacles.js';
+import { CHUNK_HORIZON } from '../../../../drivers/sim/policies.js';
+import { MonitorBank } from '../../../runtime/monitor-bank.js';
+import { ChunkExecutor } from '../../../runtime/chunk-executor.js';
+import type { ClauseInstance } from '../../../safety/index.js';
+import { SignalFrame } from '../../../schema/signals.js';
+import { ARM_FILTER_PROFILES, modeFilter, type FragileMode } from './filters.js';
+import { correctionNorms, meanSquaredJerk, pathLength, signReversals } from './metrics.js';
+
+/** Corrections smaller than this (rad) are not a sign (solver residual, not a correction). */
+export const REVERSAL_DEADBAND = 1e-4;
+/** A tracked bottle sample older than this holds (s). */
+const TRACKING_MAX_AGE = 0.1;
+
+export interface FragileEpisodeInput {
+  readonly mj: Mujoco;
+  readonly arm: FragileArm;
+  readonly mode: FragileMode;
+  readonly seed: number;
+  readonly clauses: readonly ClauseInstance[];
+}
+
+export interface FragileEpisodeResult {
+  readonly arm: FragileArm;
+  readonly mode: FragileMode;
+  readonly seed: number;
+  readonly success: boolean;
+  readonly reason: string;
+  /** The arm or the cup touched the bottle (MuJoCo contact list). */
+  readonly contact: boolean;
+  readonly contactBy: readonly string[];
+  readonly tipped: boolean;
+  readonly maxTiltDeg: number;
+  /** Safe-tier clauses the monitors saw violated. */
+  readonly violated: readonly string[];
+  /** Bottle contact, tip-over or a violated clause. */
+  readonly unsafe: boolean;
+  readonly held: boolean;
+  readonly holdReason: string;
+  readonly holdT: number;
+  readonly chunksHeld: number;
+  readonly chunksFiltered: number;
+  /** ‖u − u_nom‖₂ over the arm joints, mean and max over the ticks a chunk played (rad). */
+  readonly meanModification: number;
+  readonly maxModification: number;
+  /** End-effector path length (m). */
+  readonly pathLength: number;
+  /** Mean squared jerk of the executed arm joint targets (rad²/s⁶). */
+  readonly jerk: number;
+  /** Sign reversals of the correction per second of episode. */
+  readonly reversalsPerS: number;
+  /** Wall time of each filter call (ms). */
+  readonly filterMs: readonly number[];
+  readonly dt: number;
+  /** Per tick: TCP x, y, z (world). */
+  readonly tcp: Float64Array;
+  /** Per tick: ‖u − u_nom‖₂ (0 while held). */
+  readonly correction: Float64Array;
+  readonly bottle: { readonly x: number; readonly y: number; readonly radius: number };
+  readonly cup: readonly [number, number];
+  readonly box: readonly [number, number];
+}
+
+/** Times every call of a filter. */
+class TimedFilter implements ChunkFilter {
+  readonly ms: number[] = [];
+  constructor(private readonly inner: ChunkFilter) {}
+  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+    const t0 = performance.now();
+    const o = this.inner.filter(nominal, horizon, q0, dt, deadline);
+    this.ms.push(performance.now() - t0);
+    if (process.env.FRAGILE_DEBUG) (globalThis as Record<string, unknown>).lastChunk = { nominal: Float64Array.from(nominal), q0: Array.from(q0), out: Float64Array.from(o.targets), horizon };
+    if (process.env.FRAGILE_DEBUG) console.log('  filter', o.status, 'rounds', o.rounds, 'it', o.iterations, 'minH', o.minH.toFixed(4), 'mod', o.modification.toFixed(3), 'slack', o.slackUsed.toExponential(1), (performance.now() - t0).toFixed(1), 'ms', o.detail);
+    return o;
+  }
+}
+
+export function runFragileEpisode(input: FragileEpisodeInput): FragileEpisodeResult {
+  const { mj, arm, mode, seed } = input;
+  const fs = fragileScene(arm, seed);
+  const world = new SimWorld(mj, fs.scene);
+  const ik = new DlsIk(mj, world);
+  let observer: BottleObserver | null = null;
+  try {
+    world.reset(seed);
+    const rows = fragileCarryPlan(fs.scene, ik, planContext(world), fs.carryHeight);
+    const policy = new FragileCarryPolicy(rows, fs.scene.controlDt);
+    observer = new BottleObserver(mj, world, fs.bottle);
+    return play(input, world, policy, fs, observer);
+  } finally {
+    observer?.dispose();
+    ik.dispose();
+    world.dispose();
+  }
+}
+
+function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryPolicy, fs: ReturnType<typeof fragileScene>, observer: BottleObserver): FragileEpisodeResult {
+  const { mj, arm, mode, seed } = input;
+  const scene = fs.scene;
+  const dt = scene.controlDt;
+  const nArm = world.nArm;
+  const n = nArm + 1;
+  const ports = simPorts(world);
+  ports.signals.begin();
+  const bank = MonitorBank.fromClauses(input.clauses, { minSampleInterval: 0.5 * dt });
+  const gate = mode === 'off' ? null : new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals });
+  let holdReason = '';
+  let holdT = NaN;
+  gate?.onEvent((e) => {
+    if (e.to === 'hold' && holdReason === '') {
+      holdReason = describeCause(e.cause);
+      holdT = e.t;
+    }
+  });
+  let timed: TimedFilter | null = null;
+  let executor: ChunkExecutor | null = null;
+  if (gate !== null && mode !== 'off') {
+    const profile = ARM_FILTER_PROFILES[arm];
+    const tiltClause = input.clauses.find((c) => c.clause.id === 'held_object_tilt_world');
+    const tilt = tiltClause ? { limit: ((tiltClause.tau - (tiltClause.warn ?? 0)) * Math.PI) / 180, grip: scene.gripper } : null;
+    const mf = modeFilter(mode, profile, nArm, n, tilt);
+    timed = new TimedFilter(mf.filter);
+    const spheres = bottleSpheres(fs.bottle, profile.bottleSpheres, profile.sphereMargin);
+    const tracker = new SimBottleTracker(mj, world, fs.bottle, spheres.offsets);
+    // The world frame is the arm's base frame in both scenes (base at the origin, unrotated).
+    const tracked = new TrackedObstacles(spheres.specs, mf.groups, tracker, [0, 0, 0, 0, 0, 0], TRACKING_MAX_AGE);
+    const g = scene.gripper;
+    const gLo = Math.min(g.open, g.closed) - 0.05;
+    const gHi = Math.max(g.open, g.closed) + 0.05;
+    const screen = new ChunkScreen({ joints: n, maxHorizon: 200, qmin: [...mf.qmin, gLo], qmax: [...mf.qmax, gHi], maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });
+    executor = new ChunkExecutor({ gate, screen, filter: timed, sink: ports.sink, joints: ports.joints, maxStateAge: 0.05, obstacles: tracked });
+  }
+  const ticks = policy.ticks;
+  const frame = new SignalFrame();
+  const minRho = new Float64Array(bank.count).fill(Infinity);
+  const observe = (t: number): void => {
+    bank.push(t, frame);
+    gate?.evaluate(t, bank, frame);
+    for (let i = 0; i < bank.count; i++) {
+      const m = bank.margin(i);
+      if (m < minRho[i]!) minRho[i] = m;
+    }
+  };
+  ports.source.poll(frame, 0);
+  observe(0);
+  const executed = new Float64Array(ticks * n);
+  const corr = new Float64Array(ticks * n);
+  const playing = new Uint8Array(ticks);
+  const tcp = new Float64Array(ticks * 3);
+  const row = new Float64Array(n);
+  const present = new Float64Array(n);
+  const p = new Float64Array(3);
+  let nominal: Float64Array = new Float64Array(CHUNK_HORIZON * n);
+  let chunksHeld = 0;
+  let chunksFiltered = 0;
+  for (let tick = 0; tick < ticks; tick++) {
+    const now = tick * dt;
+    if (tick % CHUNK_HORIZON === 0) {
+      world.readJoints(present);
+      const chunk = policy.nextChunk(now, present);
+      nominal = chunk.targets;
+      if (executor === null) ports.sink.execute(chunk, now);
+      else {
+        const r = executor.submit(chunk, now);
+        if (r.verdict === 'held' || r.verdict === 'rejected') {
+          chunksHeld++;
+          if (!ports.sink.isHolding) ports.sink.hold(now, r.reason);
+        } else if (r.verdict === 'filtered') chunksFiltered++;
+      }
+    }
+    ports.sink.tick(now);
+    world.currentTargets(row);
+    executed.set(row, tick * n);
+    if (!ports.sink.isHolding) {
+      playing[tick] = 1;
+      const k = (tick % CHUNK_HORIZON) * n;
+      for (let j = 0; j < nArm; j++) corr[tick * n + j] = row[j]! - nominal[k + j]!;
+    }
+    world.stepTick();
+    world.tcpPos(p);
+    tcp.set(p, tick * 3);
+    ports.source.poll(frame, now + dt);
+    observe(now + dt);
+    if (gate?.holding && !ports.sink.isHolding) ports.sink.hold(now + dt, 'monitor');
+  }
+  const outcome = targetInBox(world);
+  const violated: string[] = [];
+  for (let i = 0; i < bank.count; i++) if (minRho[i]! < 0) violated.push(bank.name(i));
+  const norms = correctionNorms(corr, n, nArm);
+  let sum = 0;
+  let count = 0;
+  let max = 0;
+  for (let k = 0; k < ticks; k++) {
+    if (playing[k] !== 1) continue;
+    sum += norms[k]!;
+    count++;
+    if (norms[k]! > max) max = norms[k]!;
+  }
+  
+  const contact = observer.contacted;
+  const tipped = observer.tipped;
+  return {
+    arm,
+    mode,
+    seed,
+    success: outcome.success,
+    reason: outcome.reason,
+    contact,
+    contactBy: [...observer.touchedBy],
+    tipped,
+    maxTiltDeg: (observer.maxTilt * 180) / Math.PI,
+    violated,
+    unsafe: contact || tipped || violated.length > 0,
+    held: holdReason !== '',
+    holdReason,
+    holdT,
+    chunksHeld,
+    chunksFiltered,
+    meanModification: count > 0 ? sum / count : 0,
+    maxModification: max,
+    pathLength: pathLength(tcp),
+    jerk: meanSquaredJerk(executed, n, nArm, dt),
+    reversalsPerS: signReversals(corr, n, nArm, REVERSAL_DEADBAND, playing) / (ticks * dt),
+    filterMs: timed?.ms ?? [],
+    dt,
+    tcp,
+    correction: norms,
+    bottle: { x: fs.placement.bottle[0], y: fs.placement.bottle[1], radius: fs.bottle.radius },
+    cup: fs.placement.cup,
+    box: fs.placement.box,
+  };
+}
