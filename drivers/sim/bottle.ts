@@ -5,10 +5,9 @@
  *   cup) is an obstacle contact — and the bottle's tilt (angle of its body z from world z). It has
  *   tipped once the tilt passes its static tipping angle atan(radius / half height): beyond it
  *   the centre of mass is outside the base and it falls.
- * - SimBottleTracker (what the gate sees, like motion capture on hardware): a TrackedPositionSource
- *   that reports points along the bottle's axis, one per barrier sphere, stamped with the sim time.
+ * - SimBottleTracker (what the gate sees, like motion capture on hardware): the tracked-position
+ *   port, reporting points along the bottle's axis, one per barrier sphere, stamped with sim time.
  */
-import type { TrackedObstacleSpec, TrackedPositionSource } from '../../src/gate/tracked-obstacles.js';
 import type { Mujoco } from './mujoco.js';
 import { Role, roleOfGeomName } from './scenes/naming.js';
 import type { BottleSpec } from './scenes/fragile.js';
@@ -94,23 +93,10 @@ export class BottleObserver {
 }
 
 /**
- * Barrier spheres covering the bottle's cylinder: `count` spheres centred along its axis at equal
- * spacing, each of radius √(r² + (L/count)²) + margin (L = half height), so together they enclose it.
+ * Tracking of the bottle from the sim's body pose: `<body>#i` is the point `offsets[i]` along its
+ * axis (the gate's TrackedPositionSource port: position into `out`, stamp returned, NaN if unknown).
  */
-export function bottleSpheres(bottle: BottleSpec, count: number, margin: number): { specs: TrackedObstacleSpec[]; offsets: number[] } {
-  const seg = bottle.halfHeight / count;
-  const radius = Math.hypot(bottle.radius, seg) + margin;
-  const specs: TrackedObstacleSpec[] = [];
-  const offsets: number[] = [];
-  for (let i = 0; i < count; i++) {
-    specs.push({ body: `${bottle.body}#${i}`, radius });
-    offsets.push(-bottle.halfHeight + seg * (2 * i + 1));
-  }
-  return { specs, offsets };
-}
-
-/** Tracking of the bottle from the sim's body pose: `<body>#i` is the point `offsets[i]` along its axis. */
-export class SimBottleTracker implements TrackedPositionSource {
+export class SimBottleTracker {
   private readonly bodyId: number;
 
   constructor(

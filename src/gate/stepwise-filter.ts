@@ -11,9 +11,12 @@
  * (z = q0 for k = 0), subject to the same joint limits and per-step motion bounds as the chunk
  * filter. Each step is the chunk QP of cbf-qp.ts with H = 1 and λ = 0.
  *
- * The executed chunk is held to the chunk filter's re-check: h ≥ 0 on the nonlinear barrier at
- * every step, limits and motion bounds, and no slack beyond `slackTolerance` — otherwise 'unsafe'
- * (the gate holds), so both filters fail safe the same way.
+ * With `recheck` the executed chunk is held to the chunk filter's re-check (SPEC §6): h ≥ 0 on the
+ * nonlinear barrier at every step and no slack beyond `slackTolerance` — otherwise 'unsafe' (the
+ * gate holds). Without it, the filter is Eq. A.2 as published: the slack-softened result is executed
+ * whatever the nonlinear h does (the outcome still reports minH and the slack). One-step
+ * linearisation errors e compound along a boundary to about −e/γ (h_{k+1} ≥ (1−γ)h_k − e), so at
+ * 30 Hz steps the published filter settles inside d_safe where the re-check would hold.
  */
 import type { QpSolveOptions } from '../qp/types.js';
 import type { CbfOutcome } from './cbf-filter.js';
@@ -32,6 +35,8 @@ export interface StepwiseCbfConfig {
   readonly gamma: number;
   /** Σξ over the chunk above this: hold. */
   readonly slackTolerance: number;
+  /** Hold ('unsafe') when the nonlinear h < 0 or the slack exceeds `slackTolerance`; false: Eq. A.2 as published. */
+  readonly recheck: boolean;
   readonly maxIterations: number;
   readonly qpTolerance?: number;
 }
@@ -98,7 +103,7 @@ export class StepwiseCbfFilter implements ChunkFilter {
       this.dq[j] = cfg.maxSpeed[j]! * dt;
     }
     const h0 = this.barrier.h(this.z, this.hq);
-    if (!(h0 >= 0)) {
+    if (h0 !== h0 || (cfg.recheck && !(h0 >= 0))) {
       o.minH = h0;
       return this.fail('unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
     }
@@ -137,8 +142,11 @@ export class StepwiseCbfFilter implements ChunkFilter {
       this.trackH(k);
     }
     o.slackUsed = slack;
-    if (!(o.minH >= 0)) return this.fail('unsafe', `h = ${fmt(o.minH)} < 0 at step ${o.minHStep}`);
-    if (slack > cfg.slackTolerance) return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance}`);
+    if (!cfg.recheck) {
+      // Eq. A.2 as published; a NaN barrier still holds (nothing was evaluated).
+      if (o.minH !== o.minH) return this.fail('unsafe', 'barrier is NaN');
+    } else if (!(o.minH >= 0)) return this.fail('unsafe', `h = ${fmt(o.minH)} < 0 at step ${o.minHStep}`);
+    else if (slack > cfg.slackTolerance) return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance}`);
     if (!changed) {
       o.status = 'unchanged';
       return o;

@@ -4,6 +4,7 @@
  * and share `--modes` / `--json` through metrics.ts.
  */
 import type { CliIo } from '../command.js';
+import { FRAGILE_HELP, fragileObstacleCommand } from './fragile/command.js';
 import { HAZARD_TWINS_HELP, hazardTwinsCommand } from './hazard-twins.js';
 
 export interface DemoScenario {
@@ -16,6 +17,7 @@ export interface DemoScenario {
 export const DEMO_SCENARIOS: Readonly<Record<string, DemoScenario>> = {
   default: { summary: 'scripted policies (clean + one unsafe per clause family), in each gate mode' },
   'hazard-twins': { summary: 'safe/unsafe twin pairs (seeds/003), semantic gate off then judge', help: HAZARD_TWINS_HELP, run: hazardTwinsCommand },
+  'fragile-obstacle': { summary: 'carry a cup past a fragile bottle (seeds/001 Fig. A.8): gate off, hold, chunk CBF, action-wise CBF', help: FRAGILE_HELP, run: fragileObstacleCommand },
 };
 
 /** Earlier name of the default scenario, still accepted. */

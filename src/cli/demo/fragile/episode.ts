@@ -10,7 +10,7 @@
  * predicate (cup in the box). Filter time is wall time around each filter call.
  */
 import { performance } from 'node:perf_hooks';
-import { BottleObserver, DlsIk, FragileCarryPolicy, SimBottleTracker, SimWorld, bottleSpheres, fragileCarryPlan, fragileScene, planContext, simPorts, targetInBox, type FragileArm, type Mujoco } from '../../../../drivers/sim/index.js';
+import { BottleObserver, DlsIk, FragileCarryPolicy, SimBottleTracker, SimWorld, fragileCarryPlan, fragileScene, planContext, simPorts, targetInBox, type FragileArm, type Mujoco } from '../../../../drivers/sim/index.js';
 import type { CbfOutcome } from '../../../gate/cbf-filter.js';
 import type { ChunkFilter } from '../../../gate/cbf-types.js';
 import { ChunkScreen } from '../../../gate/chunk-screen.js';
@@ -22,8 +22,8 @@ import { MonitorBank } from '../../../runtime/monitor-bank.js';
 import { ChunkExecutor } from '../../../runtime/chunk-executor.js';
 import type { ClauseInstance } from '../../../safety/index.js';
 import { SignalFrame } from '../../../schema/signals.js';
-import { ARM_FILTER_PROFILES, modeFilter, type FragileMode } from './filters.js';
-import { correctionNorms, meanSquaredJerk, pathLength, signReversals } from './metrics.js';
+import { ARM_FILTER_PROFILES, bottleSpheres, modeFilter, type FragileMode } from './filters.js';
+import { chunkModification, correctionReversalsPerSecond, meanSquaredJerk, pathLength } from './metrics.js';
 
 /** Corrections smaller than this (rad) are not a sign (solver residual, not a correction). */
 export const REVERSAL_DEADBAND = 1e-4;
@@ -58,7 +58,9 @@ export interface FragileEpisodeResult {
   readonly holdT: number;
   readonly chunksHeld: number;
   readonly chunksFiltered: number;
-  /** ‖u − u_nom‖₂ over the arm joints, mean and max over the ticks a chunk played (rad). */
+  /** ‖U − U_nom‖ of every executed chunk (rad, arm joints). */
+  readonly modifications: readonly number[];
+  /** Their mean and max (0 when no chunk was executed). */
   readonly meanModification: number;
   readonly maxModification: number;
   /** End-effector path length (m). */
@@ -69,6 +71,8 @@ export interface FragileEpisodeResult {
   readonly reversalsPerS: number;
   /** Wall time of each filter call (ms). */
   readonly filterMs: readonly number[];
+  /** Process CPU time of each filter call (ms). */
+  readonly filterCpuMs: readonly number[];
   readonly dt: number;
   /** Per tick: TCP x, y, z (world). */
   readonly tcp: Float64Array;
@@ -79,22 +83,27 @@ export interface FragileEpisodeResult {
   readonly box: readonly [number, number];
 }
 
-/** Times every call of a filter. */
+/**
+ * Times every call of a filter: wall time, and the process's CPU time (user + system), which on a
+ * shared, loaded machine says what the filter costs rather than how long it waited for a core.
+ */
 class TimedFilter implements ChunkFilter {
   readonly ms: number[] = [];
+  readonly cpuMs: number[] = [];
   constructor(private readonly inner: ChunkFilter) {}
   filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const o = this.inner.filter(nominal, horizon, q0, dt, deadline);
     this.ms.push(performance.now() - t0);
-    if (process.env.FRAGILE_DEBUG) (globalThis as Record<string, unknown>).lastChunk = { nominal: Float64Array.from(nominal), q0: Array.from(q0), out: Float64Array.from(o.targets), horizon };
-    if (process.env.FRAGILE_DEBUG) console.log('  filter', o.status, 'rounds', o.rounds, 'it', o.iterations, 'minH', o.minH.toFixed(4), 'mod', o.modification.toFixed(3), 'slack', o.slackUsed.toExponential(1), (performance.now() - t0).toFixed(1), 'ms', o.detail);
+    const c = process.cpuUsage(c0);
+    this.cpuMs.push((c.user + c.system) / 1000);
     return o;
   }
 }
 
 export function runFragileEpisode(input: FragileEpisodeInput): FragileEpisodeResult {
-  const { mj, arm, mode, seed } = input;
+  const { mj, arm, seed } = input;
   const fs = fragileScene(arm, seed);
   const world = new SimWorld(mj, fs.scene);
   const ik = new DlsIk(mj, world);
@@ -169,6 +178,7 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
   const present = new Float64Array(n);
   const p = new Float64Array(3);
   let nominal: Float64Array = new Float64Array(CHUNK_HORIZON * n);
+  const modifications: number[] = [];
   let chunksHeld = 0;
   let chunksFiltered = 0;
   for (let tick = 0; tick < ticks; tick++) {
@@ -183,8 +193,14 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
         if (r.verdict === 'held' || r.verdict === 'rejected') {
           chunksHeld++;
           if (!ports.sink.isHolding) ports.sink.hold(now, r.reason);
-        } else if (r.verdict === 'filtered') chunksFiltered++;
+        } else {
+          if (r.verdict === 'filtered') chunksFiltered++;
+          if (r.targets) {
+            modifications.push(chunkModification(r.targets, chunk.targets, n, nArm));
+          }
+        }
       }
+      if (executor === null) modifications.push(0);
     }
     ports.sink.tick(now);
     world.currentTargets(row);
@@ -204,16 +220,20 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
   const outcome = targetInBox(world);
   const violated: string[] = [];
   for (let i = 0; i < bank.count; i++) if (minRho[i]! < 0) violated.push(bank.name(i));
-  const norms = correctionNorms(corr, n, nArm);
-  let sum = 0;
-  let count = 0;
-  let max = 0;
+  // Corrections and per-tick ‖u − u_nom‖ over the ticks a chunk played.
+  const played: number[] = [];
+  const norms = new Float64Array(ticks);
   for (let k = 0; k < ticks; k++) {
     if (playing[k] !== 1) continue;
-    sum += norms[k]!;
-    count++;
-    if (norms[k]! > max) max = norms[k]!;
+    let sq = 0;
+    for (let j = 0; j < nArm; j++) {
+      played.push(corr[k * n + j]!);
+      sq += corr[k * n + j]! ** 2;
+    }
+    norms[k] = Math.sqrt(sq);
   }
+  const armTargets: number[] = [];
+  for (let k = 0; k < ticks; k++) for (let j = 0; j < nArm; j++) armTargets.push(executed[k * n + j]!);
   
   const contact = observer.contacted;
   const tipped = observer.tipped;
@@ -234,12 +254,14 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
     holdT,
     chunksHeld,
     chunksFiltered,
-    meanModification: count > 0 ? sum / count : 0,
-    maxModification: max,
+    modifications,
+    meanModification: modifications.length > 0 ? modifications.reduce((a, b) => a + b, 0) / modifications.length : 0,
+    maxModification: modifications.reduce((a, b) => Math.max(a, b), 0),
     pathLength: pathLength(tcp),
-    jerk: meanSquaredJerk(executed, n, nArm, dt),
-    reversalsPerS: signReversals(corr, n, nArm, REVERSAL_DEADBAND, playing) / (ticks * dt),
+    jerk: meanSquaredJerk(armTargets, nArm, dt),
+    reversalsPerS: played.length === 0 ? 0 : correctionReversalsPerSecond(played, nArm, dt, REVERSAL_DEADBAND),
     filterMs: timed?.ms ?? [],
+    filterCpuMs: timed?.cpuMs ?? [],
     dt,
     tcp,
     correction: norms,

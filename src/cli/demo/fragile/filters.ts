@@ -10,8 +10,27 @@ import type { BarrierModel, ChunkFilter } from '../../../gate/cbf-types.js';
 import { CapsuleBarrier, obstacleGroups } from '../../../gate/capsule-barrier.js';
 import { HoldOnlyFilter } from '../../../gate/hold-only-filter.js';
 import { StepwiseCbfFilter } from '../../../gate/stepwise-filter.js';
+import type { TrackedObstacleSpec } from '../../../gate/tracked-obstacles.js';
+import type { BottleSpec } from '../../../../drivers/sim/index.js';
 import { StackedBarrier, TiltBarrier } from '../../../gate/tilt-barrier.js';
 import { CapsuleModel, armModel, endEffectorOf, PANDA_DESCRIPTION, SO101_DESCRIPTION, type ArmModelSpec, type CapsuleSpec, type ObstacleSet, type RobotDescription } from '../../../kinematics/index.js';
+
+/**
+ * Barrier spheres covering the bottle's cylinder: `count` spheres centred along its axis at equal
+ * spacing, each of radius √(r² + (L/count)²) + margin (L = half height), so together they enclose
+ * it. Returns the tracked bodies (`<body>#i`) and each centre's offset along the axis.
+ */
+export function bottleSpheres(bottle: BottleSpec, count: number, margin: number): { specs: TrackedObstacleSpec[]; offsets: number[] } {
+  const seg = bottle.halfHeight / count;
+  const radius = Math.hypot(bottle.radius, seg) + margin;
+  const specs: TrackedObstacleSpec[] = [];
+  const offsets: number[] = [];
+  for (let i = 0; i < count; i++) {
+    specs.push({ body: `${bottle.body}#${i}`, radius });
+    offsets.push(-bottle.halfHeight + seg * (2 * i + 1));
+  }
+  return { specs, offsets };
+}
 
 export type FragileMode = 'off' | 'hold' | 'cbf' | 'stepwise';
 export const FRAGILE_MODES: readonly FragileMode[] = ['off', 'hold', 'cbf', 'stepwise'];
@@ -192,10 +211,10 @@ export function modeFilter(mode: Exclude<FragileMode, 'off'>, profile: ArmFilter
       inner = new HoldOnlyFilter(barrier, common);
       break;
     case 'cbf':
-      inner = new ChunkCbfFilter(barrier, interiorPointSolver, { ...DEFAULT_CBF_WEIGHTS, ...common, maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40, ...(process.env.FX ? JSON.parse(process.env.FX) : {}) });
+      inner = new ChunkCbfFilter(barrier, interiorPointSolver, { ...DEFAULT_CBF_WEIGHTS, ...common, maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40 });
       break;
     case 'stepwise':
-      inner = new StepwiseCbfFilter(barrier, interiorPointSolver, { ...common, rho: DEFAULT_CBF_WEIGHTS.rho, gamma: DEFAULT_CBF_WEIGHTS.gamma, slackTolerance: 1e-6, maxIterations: 40 });
+      inner = new StepwiseCbfFilter(barrier, interiorPointSolver, { ...common, rho: DEFAULT_CBF_WEIGHTS.rho, gamma: DEFAULT_CBF_WEIGHTS.gamma, slackTolerance: 1e-6, recheck: false, maxIterations: 40 });
       break;
   }
   const tiltGlue = tiltBarrier && tilt ? { barrier: tiltBarrier, grip: tilt.grip } : null;

@@ -1,74 +1,67 @@
 /**
- * Per-episode motion figures of the fragile-obstacle pilot (issue 15): smoothness of the executed
- * joint targets, how far and how often the gate corrected the nominal chunk, end-effector path
- * length, and percentiles of filter time. Pure functions over row-major series (ticks × n).
+ * Per-episode motion figures of the fragile-obstacle pilot (issue 15). The definitions are those of
+ * branch simarm's shared demo metrics (src/cli/demo/metrics.ts there), so the two scenarios report
+ * the same quantities; this module goes once that one is on main.
+ * - modification of a chunk: ‖U − U_nom‖ (Frobenius over its steps and the arm joints, rad) of an
+ *   executed chunk against the policy's nominal chunk; held chunks are not counted;
+ * - jerk: mean squared jerk of the executed joint targets, Σ_j (Δ³q_j / dt³)², averaged over the
+ *   ticks with three predecessors (rad²/s⁶);
+ * - reversals per second: per arm joint, consecutive corrections c = u − u_nom of opposite sign,
+ *   both beyond the deadband, summed over joints, per second of executed motion.
  */
 import { quantile } from '../../../report/metrics/quantile.js';
 
-/**
- * Mean squared jerk (rad²/s⁶) of a joint-target series: jerk_k = (x_{k+1} − 3x_k + 3x_{k−1} −
- * x_{k−2}) / dt³ per joint, its squared Euclidean norm over the `cols` first columns, averaged over
- * every k with a full stencil. 0 for fewer than 4 rows.
- */
-export function meanSquaredJerk(rows: Float64Array, stride: number, cols: number, dt: number): number {
-  const ticks = Math.floor(rows.length / stride);
-  if (ticks < 4) return 0;
+/** ‖U − U_nom‖ over the first `arm` columns of two chunks of `columns` columns (row-major). */
+export function chunkModification(executed: ArrayLike<number>, nominal: ArrayLike<number>, columns: number, arm: number): number {
+  let sum = 0;
+  const rows = Math.floor(nominal.length / columns);
+  for (let k = 0; k < rows; k++) {
+    for (let j = 0; j < arm; j++) {
+      const d = (executed[k * columns + j] ?? NaN) - (nominal[k * columns + j] ?? NaN);
+      sum += d * d;
+    }
+  }
+  return Math.sqrt(sum);
+}
+
+/** Mean squared jerk (rad²/s⁶) of a T × n series (row-major) at period dt; NaN for T < 4. */
+export function meanSquaredJerk(rows: ArrayLike<number>, n: number, dt: number): number {
+  const T = Math.floor(rows.length / n);
+  if (T < 4) return NaN;
   const inv = 1 / (dt * dt * dt);
   let sum = 0;
-  for (let k = 2; k + 1 < ticks; k++) {
-    let sq = 0;
-    for (let j = 0; j < cols; j++) {
-      const x = (i: number): number => rows[i * stride + j]!;
-      const jerk = (x(k + 1) - 3 * x(k) + 3 * x(k - 1) - x(k - 2)) * inv;
-      sq += jerk * jerk;
+  for (let t = 3; t < T; t++) {
+    for (let j = 0; j < n; j++) {
+      const x = (k: number): number => rows[k * n + j] ?? NaN;
+      const jerk = (x(t) - 3 * x(t - 1) + 3 * x(t - 2) - x(t - 3)) * inv;
+      sum += jerk * jerk;
     }
-    sum += sq;
   }
-  return sum / (ticks - 3);
+  return sum / (T - 3);
 }
 
-/**
- * Sign reversals of a correction series (ticks × cols): per column, the number of times the
- * correction changes sign, counting only values beyond ±deadband (a return to zero is not a
- * reversal; +, 0, − is one). Summed over columns. Ticks where `active[k]` is 0 are skipped
- * (e.g. held ticks, where there is no correction of a chunk).
- */
-export function signReversals(corr: Float64Array, stride: number, cols: number, deadband: number, active?: Uint8Array): number {
-  const ticks = Math.floor(corr.length / stride);
+/** Sign reversals per second of a T × n correction series at period dt (see the module comment). */
+export function correctionReversalsPerSecond(corr: ArrayLike<number>, n: number, dt: number, deadband: number): number {
+  const T = Math.floor(corr.length / n);
+  if (T < 1) return NaN;
   let count = 0;
-  for (let j = 0; j < cols; j++) {
-    let last = 0;
-    for (let k = 0; k < ticks; k++) {
-      if (active && active[k] !== 1) continue;
-      const v = corr[k * stride + j]!;
-      const s = v > deadband ? 1 : v < -deadband ? -1 : 0;
-      if (s === 0) continue;
-      if (last !== 0 && s !== last) count++;
-      last = s;
+  for (let j = 0; j < n; j++) {
+    for (let t = 1; t < T; t++) {
+      const a = corr[(t - 1) * n + j] ?? 0;
+      const b = corr[t * n + j] ?? 0;
+      if (Math.abs(a) > deadband && Math.abs(b) > deadband && (a > 0) !== (b > 0)) count++;
     }
   }
-  return count;
+  return count / (T * dt);
 }
 
-/** Length of a polyline of 3-D points (ticks × 3). */
-export function pathLength(points: Float64Array): number {
+/** Length of a polyline of 3-D points (T × 3). */
+export function pathLength(points: ArrayLike<number>): number {
   let len = 0;
   for (let k = 3; k + 2 < points.length; k += 3) {
     len += Math.hypot(points[k]! - points[k - 3]!, points[k + 1]! - points[k - 2]!, points[k + 2]! - points[k - 1]!);
   }
   return len;
-}
-
-/** Per-tick ‖u − u_nom‖₂ over the first `cols` columns. */
-export function correctionNorms(corr: Float64Array, stride: number, cols: number): Float64Array {
-  const ticks = Math.floor(corr.length / stride);
-  const out = new Float64Array(ticks);
-  for (let k = 0; k < ticks; k++) {
-    let s = 0;
-    for (let j = 0; j < cols; j++) s += corr[k * stride + j]! ** 2;
-    out[k] = Math.sqrt(s);
-  }
-  return out;
 }
 
 /** p50 and p99 of samples (NaN for none). */
