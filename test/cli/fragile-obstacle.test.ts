@@ -1,0 +1,73 @@
+/**
+ * The fragile-obstacle pilot (issue 15, seeds/001 Fig. A.8) in real MuJoCo: pushed by the gate-off
+ * carry, the bottle (a free body) is touched and tips over — by MuJoCo's contact list and its
+ * tilt; with the chunk-level CBF on the same seed it stands untouched and the cup still reaches
+ * the box. And the CLI's --json shape on a 2-seed run with the page it writes.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMujoco, pandaScene } from '../../drivers/sim/index.js';
+import { demoCommand } from '../../src/cli/commands/demo.js';
+import { demoClauses, demoPlatform } from '../../src/cli/demo/clauses.js';
+import { runFragileEpisode } from '../../src/cli/demo/fragile/episode.js';
+import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import { captureIo } from '../support/cli-io.js';
+
+const KEYS = ['episodes', 'successes', 'unsafe', 'unsafe_successes', 'obstacle_contacts', 'holds', 'mean_modification', 'jerk', 'reversals_per_s', 'filter_ms_p50', 'filter_ms_p99'];
+
+describe('fragile-obstacle pilot', () => {
+  it('gate off: the carry knocks the bottle over; chunk CBF, same seed: bottle untouched, cup in the box', async () => {
+    const mj = await loadMujoco();
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error(spec.problems.join('; '));
+    const clauses = demoClauses(spec.spec, demoPlatform('panda'), undefined, pandaScene().signals);
+    if (!clauses.ok) throw new Error(clauses.reason);
+    const off = runFragileEpisode({ mj, arm: 'panda', mode: 'off', seed: 1, clauses: clauses.instances });
+    expect(off.contact).toBe(true);
+    expect(off.contactBy.some((g) => g.startsWith('arm_') || g.startsWith('finger_') || g.startsWith('tgt_'))).toBe(true);
+    expect(off.tipped).toBe(true);
+    expect(off.maxTiltDeg).toBeGreaterThan(45);
+    expect(off.violated).toContain('non_target_max_disp');
+    const cbf = runFragileEpisode({ mj, arm: 'panda', mode: 'cbf', seed: 1, clauses: clauses.instances });
+    expect(cbf.contact).toBe(false);
+    expect(cbf.tipped).toBe(false);
+    expect(cbf.maxTiltDeg).toBeLessThan(1);
+    expect(cbf.success).toBe(true);
+    expect(cbf.held).toBe(false);
+    expect(cbf.maxModification).toBeGreaterThan(0.05); // the chunk really was bent
+  }, 120_000);
+
+  it('armguard demo --scenario fragile-obstacle --json: per mode and per policy, the issue keys; the page has one path per mode', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'armguard-fragile-'));
+    const c = captureIo();
+    const code = await demoCommand.run(['--scenario', 'fragile-obstacle', '--episodes', '2', '--scene', 'so101', '--json', '--out', out], c.io);
+    expect(code).toBe(0);
+    expect(c.out).toHaveLength(1); // only the JSON on stdout; progress went to stderr
+    const json = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, number | null>>; policies: Record<string, Record<string, Record<string, number | null>>> };
+    expect(Object.keys(json.modes)).toEqual(['off', 'hold', 'cbf', 'stepwise']);
+    for (const m of Object.values(json.modes)) {
+      expect(Object.keys(m).sort()).toEqual([...KEYS].sort());
+      expect(m.episodes).toBe(2);
+    }
+    expect(json.modes.off!.filter_ms_p50).toBeNull(); // off never filters
+    expect(json.modes.cbf!.filter_ms_p99).toBeGreaterThan(0);
+    expect(Object.keys(json.policies)).toEqual(['carry_through_bottle']);
+    expect(json.policies.carry_through_bottle).toEqual(json.modes);
+    expect(c.err.filter((l) => /^\[\d\/8\]/.test(l))).toHaveLength(8);
+    const html = readFileSync(join(out, 'fragile-report.html'), 'utf8');
+    for (const m of ['off', 'hold', 'cbf', 'stepwise']) {
+      expect(html).toContain(`class="path" data-mode="${m}"`);
+      expect(html).toContain(`class="correction" data-mode="${m}"`);
+    }
+  }, 120_000);
+
+  it('refuses an unknown mode and a bad scene, naming them', async () => {
+    const c = captureIo();
+    expect(await demoCommand.run(['--scenario', 'fragile-obstacle', '--modes', 'off,wild'], c.io)).toBe(2);
+    expect(c.err.join('\n')).toMatch(/unknown mode 'wild'/);
+    expect(await demoCommand.run(['--scenario', 'fragile-obstacle', '--scene', 'ur5'], c.io)).toBe(2);
+    expect(c.err.join('\n')).toMatch(/--scene must be one of so101, panda, got 'ur5'/);
+  });
+});
