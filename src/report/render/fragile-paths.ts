@@ -77,8 +77,8 @@ export function fragilePathsSvg(p: FragileScenePlot, id: string): string {
 function legend(parts: string[], p: FragileScenePlot, W: number, M: number): void {
   p.runs.forEach((r, i) => {
     const y = M / 2 + 4 + i * 15;
-    parts.push(`<line x1="${W - 200}" x2="${W - 182}" y1="${y - 4}" y2="${y - 4}" stroke="${colourOf(r.mode)}" stroke-width="2"/>`);
-    parts.push(`<text x="${W - 176}" y="${y}" class="legend">${escapeHtml(r.mode)}: ${escapeHtml(r.outcome)}</text>`);
+    parts.push(`<line x1="${W - 250}" x2="${W - 232}" y1="${y - 4}" y2="${y - 4}" stroke="${colourOf(r.mode)}" stroke-width="2"/>`);
+    parts.push(`<text x="${W - 226}" y="${y}" class="legend">${escapeHtml(r.mode)}: ${escapeHtml(r.outcome)}</text>`);
   });
 }
 

@@ -13,7 +13,7 @@ import { fragileReportHtml, type FragileScenePlot } from '../../../report/render
 import { EXIT, parseArgs, type CliIo } from '../../command.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../spec-files.js';
 import { demoClauses, demoPlatform } from '../clauses.js';
-import { runFragileEpisode, type FragileEpisodeResult } from './episode.js';
+import { runFragileEpisode, type FragileEpisodeResult, type FragileFilterCache } from './episode.js';
 import { FRAGILE_MODES, type FragileMode } from './filters.js';
 import { fragileJson, fragileProgressLine, fragileTable, fragileTableCells, roughnessRatio } from './summary.js';
 
@@ -53,6 +53,9 @@ export interface FragileRunOptions {
   readonly modes: readonly FragileMode[];
   readonly episodes: number;
   readonly seed: number;
+  /** The mode filters to use (filled as they are built); a fresh set when absent. */
+  readonly filters?: FragileFilterCache;
+  readonly recordFilterCalls?: boolean;
 }
 
 /** Runs every mode on the same seeds; `log` gets one line per episode. */
@@ -65,9 +68,11 @@ export async function runFragilePilot(o: FragileRunOptions, log: (line: string) 
   const mj = await loadMujoco();
   const results: FragileEpisodeResult[] = [];
   const total = o.modes.length * o.episodes;
+  // One filter per mode for the whole run, as a gate keeps its filter for a session.
+  const filters: FragileFilterCache = o.filters ?? new Map();
   for (const mode of o.modes) {
     for (let e = 0; e < o.episodes; e++) {
-      const r = runFragileEpisode({ mj, arm: o.arm, mode, seed: o.seed + e, clauses: clauses.instances });
+      const r = runFragileEpisode({ mj, arm: o.arm, mode, seed: o.seed + e, clauses: clauses.instances, filters, recordFilterCalls: o.recordFilterCalls ?? false });
       results.push(r);
       log(fragileProgressLine(r, results.length, total));
     }

@@ -22,7 +22,8 @@ import { MonitorBank } from '../../../runtime/monitor-bank.js';
 import { ChunkExecutor } from '../../../runtime/chunk-executor.js';
 import type { ClauseInstance } from '../../../safety/index.js';
 import { SignalFrame } from '../../../schema/signals.js';
-import { ARM_FILTER_PROFILES, bottleSpheres, modeFilter, type FragileMode } from './filters.js';
+import type { ObstacleSet } from '../../../kinematics/index.js';
+import { ARM_FILTER_PROFILES, bottleSpheres, modeFilter, type FragileMode, type ModeFilter } from './filters.js';
 import { chunkModification, correctionReversalsPerSecond, meanSquaredJerk, pathLength } from './metrics.js';
 
 /** Corrections smaller than this (rad) are not a sign (solver residual, not a correction). */
@@ -36,6 +37,32 @@ export interface FragileEpisodeInput {
   readonly mode: FragileMode;
   readonly seed: number;
   readonly clauses: readonly ClauseInstance[];
+  /**
+   * Filters to reuse, one per mode (a gate builds its filter once per session; the first call of a
+   * fresh filter also pays for its QP's allocation). Built here when absent.
+   */
+  readonly filters?: FragileFilterCache;
+  /** Keep every filter call's inputs in the result (`filterCalls`). */
+  readonly recordFilterCalls?: boolean;
+}
+
+/** One filter call's inputs (for replaying the filter alone in a benchmark). */
+export interface RecordedFilterCall {
+  readonly nominal: Float64Array;
+  readonly horizon: number;
+  readonly q0: Float64Array;
+  readonly dt: number;
+  /** The obstacle groups' spheres as the tracker had placed them. */
+  readonly spheres: readonly Float64Array[];
+}
+
+/** Mode filters kept across the episodes of one arm. */
+export type FragileFilterCache = Map<FragileMode, ModeFilter>;
+
+/** The held-object tilt limit from the clause set: τ − ε of held_object_tilt_world (rad), or none. */
+export function heldTiltLimit(clauses: readonly ClauseInstance[]): number | null {
+  const c = clauses.find((x) => x.clause.id === 'held_object_tilt_world');
+  return c ? ((c.tau - (c.warn ?? 0)) * Math.PI) / 180 : null;
 }
 
 export interface FragileEpisodeResult {
@@ -73,6 +100,8 @@ export interface FragileEpisodeResult {
   readonly filterMs: readonly number[];
   /** Process CPU time of each filter call (ms). */
   readonly filterCpuMs: readonly number[];
+  /** With `recordFilterCalls`: each call's inputs, in order. */
+  readonly filterCalls: readonly RecordedFilterCall[];
   readonly dt: number;
   /** Per tick: TCP x, y, z (world). */
   readonly tcp: Float64Array;
@@ -90,8 +119,13 @@ export interface FragileEpisodeResult {
 class TimedFilter implements ChunkFilter {
   readonly ms: number[] = [];
   readonly cpuMs: number[] = [];
-  constructor(private readonly inner: ChunkFilter) {}
+  readonly calls: RecordedFilterCall[] = [];
+  constructor(
+    private readonly inner: ChunkFilter,
+    private readonly record: ObstacleSet[] | null,
+  ) {}
   filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+    if (this.record) this.calls.push({ nominal: Float64Array.from(nominal), horizon, q0: Float64Array.from(q0), dt, spheres: this.record.map((g) => Float64Array.from(g.spheres)) });
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const o = this.inner.filter(nominal, horizon, q0, dt, deadline);
@@ -143,10 +177,13 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
   let executor: ChunkExecutor | null = null;
   if (gate !== null && mode !== 'off') {
     const profile = ARM_FILTER_PROFILES[arm];
-    const tiltClause = input.clauses.find((c) => c.clause.id === 'held_object_tilt_world');
-    const tilt = tiltClause ? { limit: ((tiltClause.tau - (tiltClause.warn ?? 0)) * Math.PI) / 180, grip: scene.gripper } : null;
-    const mf = modeFilter(mode, profile, nArm, n, tilt);
-    timed = new TimedFilter(mf.filter);
+    let mf = input.filters?.get(mode);
+    if (mf === undefined) {
+      const limit = heldTiltLimit(input.clauses);
+      mf = modeFilter(mode, profile, nArm, n, limit === null ? null : { limit, grip: scene.gripper });
+      input.filters?.set(mode, mf);
+    }
+    timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null);
     const spheres = bottleSpheres(fs.bottle, profile.bottleSpheres, profile.sphereMargin);
     const tracker = new SimBottleTracker(mj, world, fs.bottle, spheres.offsets);
     // The world frame is the arm's base frame in both scenes (base at the origin, unrotated).
@@ -262,6 +299,7 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
     reversalsPerS: played.length === 0 ? 0 : correctionReversalsPerSecond(played, nArm, dt, REVERSAL_DEADBAND),
     filterMs: timed?.ms ?? [],
     filterCpuMs: timed?.cpuMs ?? [],
+    filterCalls: timed?.calls ?? [],
     dt,
     tcp,
     correction: norms,
