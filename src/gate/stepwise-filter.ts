@@ -24,7 +24,7 @@ import { DEFAULT_CBF_QP_TOLERANCE } from './cbf-filter.js';
 import { ChunkQp } from './cbf-qp.js';
 import type { BarrierModel, BoundQpSolver, ChunkFilter, QpSolverFactory } from './cbf-types.js';
 
-export interface StepwiseCbfConfig {
+export interface StepwiseCbfBaselineConfig {
   readonly qmin: readonly number[];
   readonly qmax: readonly number[];
   /** Per-joint speed limit (rad/s): one step may move joint j by at most maxSpeed[j]·dt. */
@@ -41,7 +41,7 @@ export interface StepwiseCbfConfig {
   readonly qpTolerance?: number;
 }
 
-export class StepwiseCbfFilter implements ChunkFilter {
+export class StepwiseCbfBaseline implements ChunkFilter {
   private readonly qp: ChunkQp;
   private readonly solver: BoundQpSolver;
   private readonly z: Float64Array;
@@ -66,7 +66,7 @@ export class StepwiseCbfFilter implements ChunkFilter {
   constructor(
     readonly barrier: BarrierModel,
     makeSolver: QpSolverFactory,
-    readonly config: StepwiseCbfConfig,
+    readonly config: StepwiseCbfBaselineConfig,
   ) {
     const n = barrier.joints;
     for (const [name, arr] of [['qmin', config.qmin], ['qmax', config.qmax], ['maxSpeed', config.maxSpeed]] as const) {

@@ -7,7 +7,7 @@
  * leaving ξ = d − (ρ/2)‖a‖².
  */
 import { describe, expect, it } from 'vitest';
-import { interiorPointSolver, StepwiseCbfFilter, type BarrierModel, type StepwiseCbfConfig } from '../../src/gate/index.js';
+import { interiorPointSolver, StepwiseCbfBaseline, type BarrierModel, type StepwiseCbfBaselineConfig } from '../../src/gate/index.js';
 
 /** h(q) = a·q − b over two joints. */
 function linearBarrier(a: readonly [number, number], b: number): BarrierModel {
@@ -23,9 +23,9 @@ function linearBarrier(a: readonly [number, number], b: number): BarrierModel {
   };
 }
 
-const wide: Omit<StepwiseCbfConfig, 'rho' | 'recheck'> = { qmin: [-10, -10], qmax: [10, 10], maxSpeed: [100, 100], gamma: 0.2, slackTolerance: 1e-6, maxIterations: 60 };
+const wide: Omit<StepwiseCbfBaselineConfig, 'rho' | 'recheck'> = { qmin: [-10, -10], qmax: [10, 10], maxSpeed: [100, 100], gamma: 0.2, slackTolerance: 1e-6, maxIterations: 60 };
 
-describe('StepwiseCbfFilter (Eq. A.2 baseline)', () => {
+describe('StepwiseCbfBaseline (Eq. A.2 baseline)', () => {
   const a = [0.6, 0.8] as const; // ‖a‖ = 1
   const b = -0.5;
   const z = [0, 0];
@@ -33,7 +33,7 @@ describe('StepwiseCbfFilter (Eq. A.2 baseline)', () => {
   const c = -0.2 * hz; // a·z − γ h(z)
 
   it('one step: leaves an admissible action alone and projects an inadmissible one onto a·u = c', () => {
-    const f = new StepwiseCbfFilter(linearBarrier(a, b), interiorPointSolver, { ...wide, rho: 1000, recheck: true });
+    const f = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, { ...wide, rho: 1000, recheck: true });
     const ok = Float64Array.from([0.1, -0.05]); // a·u = 0.02 ≥ c
     const o1 = f.filter(ok, 1, z, 0.05);
     expect(o1.status).toBe('unchanged');
@@ -53,20 +53,20 @@ describe('StepwiseCbfFilter (Eq. A.2 baseline)', () => {
     const rho = 0.1;
     const unom = Float64Array.from([-0.3, -0.2]);
     const d = c - (a[0] * unom[0]! + a[1] * unom[1]!); // 0.24 > ρ/2 = 0.05
-    const published = new StepwiseCbfFilter(linearBarrier(a, b), interiorPointSolver, { ...wide, rho, recheck: false });
+    const published = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, { ...wide, rho, recheck: false });
     const o = published.filter(unom, 1, z, 0.05);
     expect(o.status).toBe('filtered');
     expect(o.targets[0]).toBeCloseTo(unom[0]! + (rho / 2) * a[0], 5);
     expect(o.targets[1]).toBeCloseTo(unom[1]! + (rho / 2) * a[1], 5);
     expect(o.slackUsed).toBeCloseTo(d - rho / 2, 5);
     // The same solve with the re-check holds: the barrier condition needed slack.
-    const checked = new StepwiseCbfFilter(linearBarrier(a, b), interiorPointSolver, { ...wide, rho, recheck: true });
+    const checked = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, { ...wide, rho, recheck: true });
     expect(checked.filter(unom, 1, z, 0.05).status).toBe('unsafe');
   });
 
   it('a chunk pushing straight into the barrier: h decays by exactly (1 − γ) per step, each step from the previous result', () => {
     const H = 8;
-    const f = new StepwiseCbfFilter(linearBarrier(a, b), interiorPointSolver, { ...wide, rho: 1000, recheck: true });
+    const f = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, { ...wide, rho: 1000, recheck: true });
     const nominal = new Float64Array(2 * H);
     for (let k = 0; k < H; k++) nominal.set([-2, -2], 2 * k); // far on the unsafe side
     const o = f.filter(nominal, H, z, 0.05);
@@ -79,7 +79,7 @@ describe('StepwiseCbfFilter (Eq. A.2 baseline)', () => {
   });
 
   it('respects the per-step motion bound and fails safe on a NaN barrier', () => {
-    const f = new StepwiseCbfFilter(linearBarrier(a, b), interiorPointSolver, { ...wide, maxSpeed: [1, 1], rho: 1000, recheck: false });
+    const f = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, { ...wide, maxSpeed: [1, 1], rho: 1000, recheck: false });
     const o = f.filter(Float64Array.from([0.5, 0.5, 1, 1]), 2, z, 0.05);
     expect(o.status).toBe('filtered');
     expect(Math.abs(o.targets[0]!)).toBeLessThanOrEqual(0.05 + 1e-9);

@@ -9,7 +9,7 @@ import { interiorPointSolver } from '../../../gate/cbf-solver.js';
 import type { BarrierModel, ChunkFilter } from '../../../gate/cbf-types.js';
 import { CapsuleBarrier, obstacleGroups } from '../../../gate/capsule-barrier.js';
 import { HoldOnlyFilter } from '../../../gate/hold-only-filter.js';
-import { StepwiseCbfFilter } from '../../../gate/stepwise-filter.js';
+import { StepwiseCbfBaseline } from '../../../gate/stepwise-filter.js';
 import type { TrackedObstacleSpec } from '../../../gate/tracked-obstacles.js';
 import type { BottleSpec } from '../../../../drivers/sim/index.js';
 import { StackedBarrier, TiltBarrier } from '../../../gate/tilt-barrier.js';
@@ -214,7 +214,7 @@ export function modeFilter(mode: Exclude<FragileMode, 'off'>, profile: ArmFilter
       inner = new ChunkCbfFilter(barrier, interiorPointSolver, { ...DEFAULT_CBF_WEIGHTS, ...common, maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40 });
       break;
     case 'stepwise':
-      inner = new StepwiseCbfFilter(barrier, interiorPointSolver, { ...common, rho: DEFAULT_CBF_WEIGHTS.rho, gamma: DEFAULT_CBF_WEIGHTS.gamma, slackTolerance: 1e-6, recheck: false, maxIterations: 40 });
+      inner = new StepwiseCbfBaseline(barrier, interiorPointSolver, { ...common, rho: DEFAULT_CBF_WEIGHTS.rho, gamma: DEFAULT_CBF_WEIGHTS.gamma, slackTolerance: 1e-6, recheck: false, maxIterations: 40 });
       break;
   }
   const tiltGlue = tiltBarrier && tilt ? { barrier: tiltBarrier, grip: tilt.grip } : null;
