@@ -73,7 +73,7 @@ for (const arm of scenes) {
   console.log(
     `targets: cbf contacts ${cbf.obstacle_contacts} (0), cbf success ${cbf.successes} vs 0.9 × off ${off.successes} = ${(0.9 * off.successes).toFixed(1)} ` +
       `(${cbf.successes >= 0.9 * off.successes ? 'met' : 'NOT met'}), hold contacts ${hold.obstacle_contacts} (0), ` +
-      `filter p99 wall cbf ${cbf.filter_ms_p99.toFixed(2)} / stepwise ${step.filter_ms_p99.toFixed(2)} ms, cpu cbf ${cbf.filter_cpu_ms_p99.toFixed(2)} / stepwise ${step.filter_cpu_ms_p99.toFixed(2)} ms (≤ 10)`,
+      `filter p99 wall cbf ${(cbf.filter_ms_p99 ?? NaN).toFixed(2)} / stepwise ${(step.filter_ms_p99 ?? NaN).toFixed(2)} ms, cpu cbf ${cbf.filter_cpu_ms_p99.toFixed(2)} / stepwise ${step.filter_cpu_ms_p99.toFixed(2)} ms (≤ 10)`,
   );
   const failures = results.filter((r) => (r.mode === 'cbf' || r.mode === 'stepwise') && (!r.success || r.contact));
   for (const r of failures) console.log(`  ${r.mode} seed ${r.seed}: ${r.success ? 'success' : r.reason}${r.contact ? `, bottle touched by ${r.contactBy.join('/')}` : ''}${r.held ? `; held: ${r.holdReason}` : ''}`);

@@ -117,6 +117,8 @@ export function fragileScene(arm: FragileArm, seed: number): FragileScene {
     xml,
     ...tabletopSceneFields(layout),
     bystanderBodies: [b.body],
+    // the sphere enclosing the bottle
+    bystanderExtents: [Math.hypot(b.radius, b.halfHeight)],
     perturbation: { xy: 0, yaw: FRAGILE_YAW },
   };
   return { scene, bottle: b, placement, carryHeight: a.carryHeight };

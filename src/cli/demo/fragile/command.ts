@@ -14,6 +14,7 @@ import { EXIT, parseArgs, type CliIo } from '../../command.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../spec-files.js';
 import { demoClauses, demoPlatform } from '../clauses.js';
 import { runFragileEpisode, type FragileEpisodeResult, type FragileFilterCache } from './episode.js';
+import { parseModes } from '../metrics.js';
 import { FRAGILE_MODES, type FragileMode } from './filters.js';
 import { fragileJson, fragileProgressLine, fragileTable, fragileTableCells, roughnessRatio } from './summary.js';
 
@@ -120,12 +121,9 @@ export async function fragileObstacleCommand(args: readonly string[], io: CliIo)
   if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31) return usage(`--seed must be a non-negative integer, got '${opt('seed')}'`);
   const arm = opt('scene') ?? 'panda';
   if (arm !== 'so101' && arm !== 'panda') return usage(`--scene must be one of so101, panda, got '${arm}'`);
-  const modes: FragileMode[] = [];
-  for (const m of (opt('modes') ?? FRAGILE_MODES.join(',')).split(',').map((s) => s.trim()).filter(Boolean)) {
-    if (!(FRAGILE_MODES as readonly string[]).includes(m)) return usage(`unknown mode '${m}' (known: ${FRAGILE_MODES.join(', ')})`);
-    if (!modes.includes(m as FragileMode)) modes.push(m as FragileMode);
-  }
-  if (modes.length === 0) return usage('--modes names no mode');
+  const parsedModes = parseModes(opt('modes'), FRAGILE_MODES, FRAGILE_MODES);
+  if (!parsedModes.ok) return usage(parsedModes.error);
+  const modes: FragileMode[] = parsedModes.modes;
   const json = parsed.options.get('json') === true;
   const log = json ? (l: string): void => io.err(l) : (l: string): void => io.out(l);
   log(`armguard demo — fragile-obstacle pilot, scene ${arm}, modes ${modes.join(', ')}, seeds ${seed}…${seed + episodes - 1}`);

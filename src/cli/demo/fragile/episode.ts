@@ -24,10 +24,9 @@ import type { ClauseInstance } from '../../../safety/index.js';
 import { SignalFrame } from '../../../schema/signals.js';
 import type { ObstacleSet } from '../../../kinematics/index.js';
 import { ARM_FILTER_PROFILES, bottleSpheres, modeFilter, type FragileMode, type ModeFilter } from './filters.js';
-import { chunkModification, correctionReversalsPerSecond, meanSquaredJerk, pathLength } from './metrics.js';
+import { REVERSAL_DEADBAND, chunkModification, correctionReversalsPerSecond, meanSquaredJerk } from '../metrics.js';
+import { pathLength } from './metrics.js';
 
-/** Corrections smaller than this (rad) are not a sign (solver residual, not a correction). */
-export const REVERSAL_DEADBAND = 1e-4;
 /** A tracked bottle sample older than this holds (s). */
 const TRACKING_MAX_AGE = 0.1;
 

@@ -10,6 +10,7 @@ import type { BarrierModel, ChunkFilter } from '../../../gate/cbf-types.js';
 import { CapsuleBarrier, obstacleGroups } from '../../../gate/capsule-barrier.js';
 import { HoldOnlyFilter } from '../../../gate/hold-only-filter.js';
 import { StepwiseCbfBaseline } from '../../../gate/stepwise-filter.js';
+import { DEMO_MODES, type DemoMode } from '../metrics.js';
 import type { TrackedObstacleSpec } from '../../../gate/tracked-obstacles.js';
 import type { BottleSpec } from '../../../../drivers/sim/index.js';
 import { StackedBarrier, TiltBarrier } from '../../../gate/tilt-barrier.js';
@@ -32,8 +33,9 @@ export function bottleSpheres(bottle: BottleSpec, count: number, margin: number)
   return { specs, offsets };
 }
 
-export type FragileMode = 'off' | 'hold' | 'cbf' | 'stepwise';
-export const FRAGILE_MODES: readonly FragileMode[] = ['off', 'hold', 'cbf', 'stepwise'];
+/** The pilot runs every demo gate mode (src/cli/demo/metrics.ts). */
+export type FragileMode = DemoMode;
+export const FRAGILE_MODES: readonly FragileMode[] = DEMO_MODES;
 
 /** Per-arm barrier settings: which description and end effector, d_safe, speed limits, bottle spheres. */
 export interface ArmFilterProfile {

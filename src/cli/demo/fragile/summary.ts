@@ -1,28 +1,14 @@
 /**
- * Per-mode figures of the fragile-obstacle pilot: the `--json` shape of issue 15 (one entry per
- * mode, and per policy and mode) plus the extra columns of the printed table.
+ * Per-mode figures of the fragile-obstacle pilot: the shared demo figures and `--json` shape of
+ * src/cli/demo/metrics.ts, plus the extra columns of the printed table.
  */
 import { FRAGILE_POLICY } from '../../../../drivers/sim/index.js';
 import type { FragileEpisodeResult } from './episode.js';
 import type { FragileMode } from './filters.js';
+import { demoJson, modeStats, type DemoJson, type DemoModeStats, type EpisodeMetrics } from '../metrics.js';
 import { p50p99 } from './metrics.js';
 
-/** The issue's --json keys, per mode. */
-export interface FragileModeFigures {
-  readonly episodes: number;
-  readonly successes: number;
-  readonly unsafe: number;
-  readonly unsafe_successes: number;
-  readonly obstacle_contacts: number;
-  readonly holds: number;
-  readonly mean_modification: number;
-  readonly jerk: number;
-  readonly reversals_per_s: number;
-  readonly filter_ms_p50: number;
-  readonly filter_ms_p99: number;
-}
-
-/** The table's further columns. */
+/** The table's columns beyond the shared per-mode figures. */
 export interface FragileModeExtras {
   readonly tip_overs: number;
   readonly max_modification: number;
@@ -32,58 +18,44 @@ export interface FragileModeExtras {
   readonly filter_calls: number;
 }
 
-export interface FragileJson {
-  readonly modes: Partial<Record<FragileMode, FragileModeFigures>>;
-  readonly policies: Record<string, Partial<Record<FragileMode, FragileModeFigures>>>;
-}
-
 const mean = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-export function modeFigures(results: readonly FragileEpisodeResult[]): FragileModeFigures & FragileModeExtras {
-  const wall = results.flatMap((r) => r.filterMs);
-  const cpu = results.flatMap((r) => r.filterCpuMs);
-  const w = p50p99(wall);
-  const c = p50p99(cpu);
+/** What one episode contributes to the shared per-mode figures (src/cli/demo/metrics.ts). */
+export function episodeMetrics(r: FragileEpisodeResult): EpisodeMetrics {
   return {
-    episodes: results.length,
-    successes: results.filter((r) => r.success).length,
-    unsafe: results.filter((r) => r.unsafe).length,
-    unsafe_successes: results.filter((r) => r.unsafe && r.success).length,
-    obstacle_contacts: results.filter((r) => r.contact).length,
-    holds: results.filter((r) => r.held).length,
-    mean_modification: mean(results.flatMap((r) => r.modifications)),
-    jerk: mean(results.map((r) => r.jerk)),
-    reversals_per_s: mean(results.map((r) => r.reversalsPerS)),
-    filter_ms_p50: w.p50,
-    filter_ms_p99: w.p99,
+    policy: FRAGILE_POLICY,
+    mode: r.mode,
+    success: r.success,
+    unsafe: r.unsafe,
+    obstacleContact: r.contact,
+    held: r.held,
+    modifications: r.modifications,
+    jerk: r.jerk,
+    reversalsPerS: r.reversalsPerS,
+    filterMs: r.filterMs,
+  };
+}
+
+export function modeFigures(results: readonly FragileEpisodeResult[]): DemoModeStats & FragileModeExtras {
+  const c = p50p99(results.flatMap((r) => r.filterCpuMs));
+  return {
+    ...modeStats(results.map(episodeMetrics)),
     tip_overs: results.filter((r) => r.tipped).length,
     max_modification: results.reduce((m, r) => Math.max(m, r.maxModification), 0),
     path_length: mean(results.map((r) => r.pathLength)),
     filter_cpu_ms_p50: c.p50,
     filter_cpu_ms_p99: c.p99,
-    filter_calls: wall.length,
+    filter_calls: results.reduce((n, r) => n + r.filterMs.length, 0),
   };
 }
 
-function jsonFigures(f: FragileModeFigures): FragileModeFigures {
-  const { episodes, successes, unsafe, unsafe_successes, obstacle_contacts, holds, mean_modification, jerk, reversals_per_s, filter_ms_p50, filter_ms_p99 } = f;
-  // JSON has no NaN: a mode without a filter (off) reports null filter times.
-  return { episodes, successes, unsafe, unsafe_successes, obstacle_contacts, holds, mean_modification, jerk, reversals_per_s, filter_ms_p50: nullIfNaN(filter_ms_p50), filter_ms_p99: nullIfNaN(filter_ms_p99) } as FragileModeFigures;
+/** The --json document (the shared shape: per mode, and per policy per mode). */
+export function fragileJson(results: readonly FragileEpisodeResult[], modes: readonly FragileMode[]): DemoJson {
+  return demoJson(results.map(episodeMetrics), modes);
 }
 
-function nullIfNaN(x: number): number {
-  return (Number.isNaN(x) ? null : x) as number;
-}
-
-export function fragileJson(results: readonly FragileEpisodeResult[], modes: readonly FragileMode[]): FragileJson {
-  const byMode: Partial<Record<FragileMode, FragileModeFigures>> = {};
-  for (const m of modes) byMode[m] = jsonFigures(modeFigures(results.filter((r) => r.mode === m)));
-  // One scripted policy: its per-mode figures are the modes' figures.
-  return { modes: byMode, policies: { [FRAGILE_POLICY]: byMode } };
-}
-
-const fmt = (x: number, d: number): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
-const exp = (x: number): string => (Number.isFinite(x) ? x.toExponential(2) : '—');
+const fmt = (x: number | null, d: number): string => (x !== null && Number.isFinite(x) ? x.toFixed(d) : '—');
+const exp = (x: number | null): string => (x !== null && Number.isFinite(x) ? x.toExponential(2) : '—');
 
 /** The table as cells: a header row, then one row per mode. */
 export function fragileTableCells(results: readonly FragileEpisodeResult[], modes: readonly FragileMode[]): string[][] {
@@ -124,7 +96,7 @@ export function roughnessRatio(results: readonly FragileEpisodeResult[]): { jerk
   if (s.length === 0 || c.length === 0) return { jerk: NaN, reversals: NaN };
   const fs = modeFigures(s);
   const fc = modeFigures(c);
-  return { jerk: fs.jerk / fc.jerk, reversals: fs.reversals_per_s / fc.reversals_per_s };
+  return { jerk: (fs.jerk ?? NaN) / (fc.jerk ?? NaN), reversals: (fs.reversals_per_s ?? NaN) / (fc.reversals_per_s ?? NaN) };
 }
 
 /** One progress line per episode. */
