@@ -58,7 +58,7 @@ export class RosImageCamera implements CameraSource {
   }
 
   private stamp(h: Header): number {
-    return h.stamp.sec + h.stamp.nanosec * 1e-9;
+    return this.node.time.seconds(h.stamp);
   }
 
   private fault(detail: string): CameraGrab {

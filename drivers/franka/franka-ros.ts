@@ -7,7 +7,7 @@
 import { SignalFrame } from '../../src/schema/signals.js';
 import type { CommandSink, Fault, FaultListener, JointChunk, JointStateSource, SignalSource } from '../../src/ports/index.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosNode, type RosPublisher } from '../ros2/interface.js';
-import { stampSeconds, toStamp, type Header, type JointState, type JointTrajectory } from '../../src/mcap/messages.js';
+import type { Header, JointState, JointTrajectory } from '../../src/mcap/messages.js';
 import { chunkToTrajectory, holdTrajectory } from '../ros2/trajectory.js';
 import { FrankaMapping } from './mapping.js';
 import { FRANKA_TOPICS, FRANKA_TYPES, type FrankaRobotState } from './messages.js';
@@ -54,7 +54,7 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
     );
     node.createSubscription<JointState>(FRANKA_TYPES.jointState, options.gripperTopic ?? FRANKA_TOPICS.gripperJointStates, QOS_SENSOR_DATA, (m) => {
       this.counts.gripper++;
-      this.mapping.applyGripper(m, this.latest);
+      this.mapping.applyGripper(m, this.latest, node.time);
     });
     this.trajectoryPub = node.createPublisher<JointTrajectory>(
       'trajectory_msgs/msg/JointTrajectory',
@@ -75,11 +75,11 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
   private onState(m: FrankaRobotState): void {
     this.counts.robotState++;
     try {
-      this.mapping.applyState(m, this.latest, (f) => this.emit(f));
+      this.mapping.applyState(m, this.latest, (f) => this.emit(f), this.node.time);
       const q = (m.measured_joint_state as Partial<FrankaRobotState['measured_joint_state']> | undefined)?.position ?? [];
       if (q.length === this.joints && m.header?.stamp !== undefined) {
         for (let i = 0; i < this.joints; i++) this.positions[i] = q[i] ?? NaN;
-        this.positionStamp = stampSeconds(m.header.stamp);
+        this.positionStamp = this.node.time.seconds(m.header.stamp);
       }
     } catch {
       // A message missing fields (wrong type on the topic) must become a fault, never a throw.
@@ -102,14 +102,14 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
     return this.positionStamp;
   }
   execute(chunk: JointChunk, _now: number): void {
-    this.trajectoryPub.publish(chunkToTrajectory(chunk, this.jointNames));
+    this.trajectoryPub.publish(chunkToTrajectory(chunk, this.jointNames, '', this.node.time));
   }
   hold(now: number, _reason: string): void {
-    this.trajectoryPub.publish(holdTrajectory(this.jointNames, now));
+    this.trajectoryPub.publish(holdTrajectory(this.jointNames, this.node.time.stamp(now)));
   }
   /** Published on ~/heartbeat (/armguard/heartbeat for the default node) for an external watchdog (libfranka itself stops on a missed 1 ms cycle). */
   heartbeat(now: number): void {
-    this.heartbeatPub.publish({ stamp: toStamp(now), frame_id: 'armguard' });
+    this.heartbeatPub.publish({ stamp: this.node.time.stamp(now), frame_id: 'armguard' });
   }
   onFault(listener: FaultListener): void {
     this.listeners.push(listener);

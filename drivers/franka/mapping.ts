@@ -24,7 +24,7 @@
  */
 import { signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { Fault } from '../../src/ports/index.js';
-import { stampSeconds, type JointState } from '../../src/mcap/messages.js';
+import { RosTimeBase, type JointState } from '../../src/mcap/messages.js';
 import { angleDeg, bodyZ } from '../tracking/pose-math.js';
 import {
   armModel, CapsuleModel, endEffectorOf, FR3_DESCRIPTION, length3, PANDA_DESCRIPTION, TcpMotion, type FrankaEndEffector, type RobotDescription,
@@ -129,9 +129,9 @@ export class FrankaMapping {
     return this.holding;
   }
 
-  /** Gripper finger joint states (two fingers, each at width/2). */
-  applyGripper(js: JointState, frame: SignalFrame): void {
-    const t = stampSeconds(js.header.stamp);
+  /** Gripper finger joint states (two fingers, each at width/2); stamps read on the node's time base. */
+  applyGripper(js: JointState, frame: SignalFrame, time: RosTimeBase = RosTimeBase.EPOCH): void {
+    const t = time.seconds(js.header.stamp);
     let width = 0;
     for (const p of js.position) width += p;
     this.gripperWidth = js.position.length === 0 ? NaN : width;
@@ -153,12 +153,13 @@ export class FrankaMapping {
    * Map one FrankaRobotState. Faults (robot mode, safety errors, malformed message) go to `onFault`;
    * the function never throws. A message without a usable header stamp writes nothing (its signals
    * go stale); a missing or non-numeric field makes the signals derived from it invalid (NaN) and
-   * is reported, while the fields that are present are still mapped.
+   * is reported, while the fields that are present are still mapped. Stamps are read on the node's
+   * time base (exact ns since its origin; src/mcap/messages.ts).
    */
-  applyState(s: FrankaRobotState, frame: SignalFrame, onFault: (f: Fault) => void): void {
+  applyState(s: FrankaRobotState, frame: SignalFrame, onFault: (f: Fault) => void, time: RosTimeBase = RosTimeBase.EPOCH): void {
     const src = this.config.source;
     const stamp = (s as Partial<FrankaRobotState> | undefined)?.header?.stamp;
-    const t = stamp !== undefined ? stampSeconds({ sec: num(stamp.sec), nanosec: num(stamp.nanosec) }) : NaN;
+    const t = stamp !== undefined ? time.seconds({ sec: num(stamp.sec), nanosec: num(stamp.nanosec) }) : NaN;
     if (!Number.isFinite(t)) {
       onFault({ kind: 'invalid-sample', source: src, signal: 'robot_state', value: t });
       return;

@@ -34,6 +34,7 @@ import {
   type RosSubscription,
 } from './interface.js';
 import { RclnodejsWire, serviceMessageTypes, type RclnodejsWireType } from './rclnodejs-wire.js';
+import { RosTimeBase } from '../../src/mcap/messages.js';
 
 interface Endpoint {
   node: string;
@@ -85,6 +86,11 @@ export interface FakeRosGraphOptions {
   rosArgs?: readonly string[];
   /** Where rclnodejs installs its SIGINT handler when it loads (`process`); none if not given. */
   signals?: SignalEvents;
+  /**
+   * The Unix time (ns) at which the graph's clock reads 0: its nodes' time base (RosTimeBase).
+   * Default 0: the clock reads Unix seconds.
+   */
+  originNs?: bigint;
 }
 
 export class FakeRosGraph implements RosContext {
@@ -98,7 +104,9 @@ export class FakeRosGraph implements RosContext {
   /** When the last scheduled match happens (discovery is one pair after another). */
   private lastMatchAt = -Infinity;
   private readonly wire = new RclnodejsWire();
-  private readonly options: Required<Omit<FakeRosGraphOptions, 'signals'>>;
+  private readonly options: Required<Omit<FakeRosGraphOptions, 'signals' | 'originNs'>>;
+  /** Every node's time base (the clock reads seconds since its origin). */
+  readonly timeBase: RosTimeBase;
   private readonly nameArgs: { namespace?: string; nodeName?: string; remaps: RemapRule[] };
   private readonly signals: SignalEvents | undefined;
   /** rclnodejs's `_sigHandler`: shut every context down. */
@@ -119,6 +127,7 @@ export class FakeRosGraph implements RosContext {
     this.options = { delivery: o.delivery ?? 'rclnodejs', discovery: o.discovery ?? FAKE_DISCOVERY, rosArgs: o.rosArgs ?? [] };
     this.nameArgs = parseRosNameArgs(this.options.rosArgs);
     this.signals = o.signals;
+    this.timeBase = o.originNs === undefined || o.originNs === 0n ? RosTimeBase.EPOCH : new RosTimeBase(o.originNs);
     // rclnodejs: `process.on('SIGINT', _sigHandler)` at module load; the handler shuts down every context.
     this.signals?.on('SIGINT', this.sigint);
   }
@@ -273,6 +282,7 @@ export class FakeRosGraph implements RosContext {
 
 class FakeNode implements RosNode {
   private readonly owned: { destroy(): void }[] = [];
+  readonly time: RosTimeBase;
   /** rclnodejs nulls a destroyed node's handle and clock. */
   private clock: Clock | null;
   constructor(
@@ -283,6 +293,7 @@ class FakeNode implements RosNode {
     private readonly globalRemaps: readonly RemapRule[],
   ) {
     this.clock = graph.clockSource;
+    this.time = graph.timeBase;
   }
 
   private resolve(topic: string): string {

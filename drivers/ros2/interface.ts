@@ -8,6 +8,7 @@
  * as rclnodejs wants them: 'std_msgs/msg/String', 'std_srvs/srv/Trigger'.
  */
 import type { TimerHandle } from '../../src/util/clock.js';
+import type { RosTimeBase } from '../../src/mcap/messages.js';
 
 export type Reliability = 'reliable' | 'best_effort';
 export type Durability = 'volatile' | 'transient_local';
@@ -76,8 +77,10 @@ export interface RosNode {
   createService<Req, Res>(type: string, name: string, handler: (request: Req) => Res): RosService;
   createClient<Req, Res>(type: string, name: string): RosServiceClient<Req, Res>;
   createTimer(periodSeconds: number, callback: () => void): TimerHandle;
-  /** Node clock, seconds. */
+  /** Node clock: seconds since `time.originNs` (see RosTimeBase). */
   now(): number;
+  /** The time base of `now()`: converts message stamps to and from the node's seconds. */
+  readonly time: RosTimeBase;
   destroy(): void;
 }
 

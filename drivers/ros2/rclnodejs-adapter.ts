@@ -18,6 +18,7 @@ import {
   type RosServiceClient,
   type RosSubscription,
 } from './interface.js';
+import { RosTimeBase } from '../../src/mcap/messages.js';
 
 /**
  * The part of rclnodejs this adapter uses (rclnodejs ≥ 0.30: int64 fields are BigInt; 1.x/2.x keep
@@ -107,6 +108,8 @@ export async function rclnodejsRos(mod: Rclnodejs, argv: readonly string[]): Pro
 class RclnodejsRos implements RosContext {
   private readonly nodes: RclNode[] = [];
   private spinning = false;
+  /** Every node's time base: the ROS clock when the first node was created (RosTimeBase). */
+  private timeBase: RosTimeBase | undefined;
   constructor(
     private readonly rcl: Rclnodejs,
     /** The process-wide remap rules rcl applies; kept to report resolved names. */
@@ -116,7 +119,8 @@ class RclnodejsRos implements RosContext {
     const node = new this.rcl.Node(name, options.namespace ?? '');
     this.nodes.push(node);
     if (this.spinning) node.spin();
-    return new RclnodejsNode(this.rcl, node, options.remaps, this.globalRemaps, () => {
+    this.timeBase ??= new RosTimeBase(BigInt(node.now().nanoseconds));
+    return new RclnodejsNode(this.rcl, node, this.timeBase, options.remaps, this.globalRemaps, () => {
       const i = this.nodes.indexOf(node);
       if (i >= 0) this.nodes.splice(i, 1);
     });
@@ -142,6 +146,7 @@ class RclnodejsNode implements RosNode {
   constructor(
     private readonly rcl: Rclnodejs,
     private readonly node: RclNode,
+    readonly time: RosTimeBase,
     private readonly remaps: Readonly<Record<string, string>> | undefined,
     private readonly globalRemaps: readonly RemapRule[],
     private readonly onDestroy: () => void,
@@ -233,7 +238,7 @@ class RclnodejsNode implements RosNode {
     return { cancel: () => t.cancel() };
   }
   now(): number {
-    return Number(this.node.now().nanoseconds) / 1e9;
+    return Number(BigInt(this.node.now().nanoseconds) - this.time.originNs) / 1e9;
   }
   destroy(): void {
     this.onDestroy();

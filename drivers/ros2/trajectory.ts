@@ -4,7 +4,7 @@
  * values, uniform strictly increasing times) and converted, or rejected with a reason.
  */
 import type { JointChunk } from '../../src/ports/index.js';
-import { toStamp, type JointTrajectory } from '../../src/mcap/messages.js';
+import { RosTimeBase, toStamp, type JointTrajectory, type Time } from '../../src/mcap/messages.js';
 
 /** Shared empty field: messages built here are published and never changed. */
 const EMPTY = new Float64Array(0);
@@ -17,7 +17,8 @@ function isNumberSequence(v: unknown): v is ArrayLike<unknown> {
   return Array.isArray(v) || v instanceof Float64Array || v instanceof Float32Array;
 }
 
-export function chunkToTrajectory(chunk: JointChunk, jointNames: readonly string[], frameId = ''): JointTrajectory {
+/** `time`: the node's time base, on which `chunk.stamp` is (src/mcap/messages.ts). */
+export function chunkToTrajectory(chunk: JointChunk, jointNames: readonly string[], frameId = '', time: RosTimeBase = RosTimeBase.EPOCH): JointTrajectory {
   const points = [];
   for (let k = 0; k < chunk.horizon; k++) {
     points.push({
@@ -28,21 +29,22 @@ export function chunkToTrajectory(chunk: JointChunk, jointNames: readonly string
       time_from_start: toStamp((k + 1) * chunk.dt),
     });
   }
-  return { header: { stamp: toStamp(chunk.stamp), frame_id: frameId }, joint_names: [...jointNames], points };
+  return { header: { stamp: time.stamp(chunk.stamp), frame_id: frameId }, joint_names: [...jointNames], points };
 }
 
 /** The trajectory that makes a JointTrajectoryController hold its current position (empty points). */
-export function holdTrajectory(jointNames: readonly string[], stamp: number): JointTrajectory {
-  return { header: { stamp: toStamp(stamp), frame_id: '' }, joint_names: [...jointNames], points: [] };
+export function holdTrajectory(jointNames: readonly string[], stamp: Time): JointTrajectory {
+  return { header: { stamp, frame_id: '' }, joint_names: [...jointNames], points: [] };
 }
 
 export type TrajectoryParse = { ok: true; chunk: JointChunk } | { ok: false; reason: string };
 
 /**
  * Convert a proposed trajectory into a chunk in `jointNames` order. `id` is taken from
- * header.frame_id when it is not empty (the policy's chunk id), else from the stamp.
+ * header.frame_id when it is not empty (the policy's chunk id), else from the stamp. The chunk's
+ * stamp is read on the node's time base `time`.
  */
-export function trajectoryToChunk(msg: JointTrajectory, jointNames: readonly string[]): TrajectoryParse {
+export function trajectoryToChunk(msg: JointTrajectory, jointNames: readonly string[], time: RosTimeBase = RosTimeBase.EPOCH): TrajectoryParse {
   const n = jointNames.length;
   if (!Array.isArray(msg.joint_names) || !Array.isArray(msg.points)) return { ok: false, reason: 'joint_names and points must be arrays' };
   if (msg.points.length === 0) return { ok: false, reason: 'trajectory has no points' };
@@ -74,7 +76,7 @@ export function trajectoryToChunk(msg: JointTrajectory, jointNames: readonly str
       targets[k * n + j] = v;
     }
   }
-  const stamp = (msg.header?.stamp?.sec ?? NaN) + (msg.header?.stamp?.nanosec ?? NaN) * 1e-9;
+  const stamp = time.seconds({ sec: msg.header?.stamp?.sec ?? NaN, nanosec: msg.header?.stamp?.nanosec ?? NaN });
   if (!Number.isFinite(stamp)) return { ok: false, reason: 'header.stamp is missing or not finite' };
   const id = msg.header.frame_id !== '' ? msg.header.frame_id : `traj-${msg.header.stamp.sec}.${msg.header.stamp.nanosec}`;
   return { ok: true, chunk: { id, stamp, horizon: H, joints: n, dt, targets } };

@@ -5,7 +5,7 @@
  */
 import type { RosNode, RosSubscription } from '../ros2/interface.js';
 import { QOS_SENSOR_DATA } from '../ros2/interface.js';
-import { stampSeconds, type Header, type Pose, type PoseStamped, type TFMessage } from '../../src/mcap/messages.js';
+import { RosTimeBase, type Header, type Pose, type PoseStamped, type TFMessage } from '../../src/mcap/messages.js';
 import type { SceneTracker } from './scene-tracker.js';
 
 export interface RigidBody {
@@ -32,32 +32,33 @@ export function subscribeTracking(node: RosNode, tracker: SceneTracker, input: T
           'geometry_msgs/msg/PoseStamped',
           `${input.prefix ?? '/vrpn_mocap'}/${trackerName}/pose`,
           QOS_SENSOR_DATA,
-          (m) => tracker.observePose(body, m.pose, stampSeconds(m.header.stamp)),
+          (m) => tracker.observePose(body, m.pose, node.time.seconds(m.header.stamp)),
         ),
       );
     case 'mocap4r2':
       return [
         node.createSubscription<RigidBodies>('mocap4r2_msgs/msg/RigidBodies', input.topic, QOS_SENSOR_DATA, (m) =>
-          applyRigidBodies(tracker, m),
+          applyRigidBodies(tracker, m, node.time),
         ),
       ];
     case 'apriltag':
       return [
         node.createSubscription<TFMessage>('tf2_msgs/msg/TFMessage', input.topic ?? '/tf', QOS_SENSOR_DATA, (m) =>
-          applyTf(tracker, m, input.tags),
+          applyTf(tracker, m, input.tags, node.time),
         ),
       ];
   }
 }
 
-export function applyRigidBodies(tracker: SceneTracker, m: RigidBodies): void {
-  const t = stampSeconds(m.header.stamp);
+/** `time`: the node's time base the stamps are read on (src/mcap/messages.ts). */
+export function applyRigidBodies(tracker: SceneTracker, m: RigidBodies, time: RosTimeBase = RosTimeBase.EPOCH): void {
+  const t = time.seconds(m.header.stamp);
   for (const rb of m.rigidbodies) tracker.observePose(rb.rigid_body_name, rb.pose, t);
 }
 
-export function applyTf(tracker: SceneTracker, m: TFMessage, tags: Readonly<Record<string, string>>): void {
+export function applyTf(tracker: SceneTracker, m: TFMessage, tags: Readonly<Record<string, string>>, time: RosTimeBase = RosTimeBase.EPOCH): void {
   for (const tf of m.transforms) {
     const body = tags[tf.child_frame_id];
-    if (body !== undefined) tracker.observe(body, tf.transform.translation, tf.transform.rotation, stampSeconds(tf.header.stamp));
+    if (body !== undefined) tracker.observe(body, tf.transform.translation, tf.transform.rotation, time.seconds(tf.header.stamp));
   }
 }

@@ -5,7 +5,7 @@
  * (rclnodejs on the robot's network; the fake graph in tests).
  */
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type QosProfile, type RosContext } from '../../drivers/ros2/interface.js';
-import { stampSeconds, type Header } from '../mcap/messages.js';
+import type { Header } from '../mcap/messages.js';
 import { fail, pass, type Check } from './checks.js';
 
 /** The message types armguard subscribes to and must find in the generated bindings. */
@@ -91,7 +91,7 @@ export const topicsPublishing: Check<FrankaDoctorContext> = {
       const subs = ctx.topics.map((t) => node.createSubscription<{ header?: Header }>(t.type, t.topic, t.qos, (m) => {
         received.set(t.topic, (received.get(t.topic) ?? 0) + 1);
         const stamp = m.header?.stamp;
-        if (t.clock && stamp !== undefined && offsets.length < 1000) offsets.push(node.now() - stampSeconds(stamp));
+        if (t.clock && stamp !== undefined && offsets.length < 1000) offsets.push(node.now() - node.time.seconds(stamp));
       }));
       ros.spin();
       await ctx.wait(ctx.sampleSeconds);

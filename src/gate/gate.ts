@@ -10,6 +10,7 @@ import type { SignalFrame } from '../schema/signals.js';
 import type { ClauseMargins } from './margins.js';
 import type { EStopLatch, GateCause, GateEvent, GateFault, GateListener, GateState, HoldCause } from './events.js';
 import { describeCause } from './events.js';
+import { nsToSeconds, secondsToNs } from '../util/time.js';
 
 export interface GateConfig {
   /** Indices into SIGNALS the active clauses need; missing/stale/invalid ones hold the gate. */
@@ -54,6 +55,10 @@ export class Gate {
   private st: GateState = 'armed';
   private readonly listeners: GateListener[] = [];
   private readonly maxAge: Float64Array;
+  /** The same in integer ns, as the ages are compared (a sample exactly maxAge old is fresh). */
+  private readonly maxAgeNs: Float64Array;
+  private readonly maxStepGapNs: number;
+  private readonly faultQuietNs: number;
   private lastT = NaN;
   private inBand = false;
   private filterActive = false;
@@ -75,6 +80,9 @@ export class Gate {
   constructor(private readonly config: GateConfig = DEFAULT_GATE_CONFIG) {
     this.maxAge = new Float64Array(SIGNALS.length);
     for (let i = 0; i < SIGNALS.length; i++) this.maxAge[i] = config.maxAge?.[i] ?? SIGNALS[i]?.maxAge ?? 0;
+    this.maxAgeNs = this.maxAge.map(secondsToNs);
+    this.maxStepGapNs = secondsToNs(config.maxStepGap);
+    this.faultQuietNs = secondsToNs(config.faultQuietPeriod);
     this.seenFresh = new Uint8Array(config.requiredSignals.length);
     this.startingUp = config.startup === true;
     if (this.startingUp) {
@@ -131,9 +139,10 @@ export class Gate {
   evaluate(t: number, margins: ClauseMargins, frame: SignalFrame | null): GateState {
     this.block = Block.None;
     this.lastMargins = margins;
-    const dt = t - this.lastT;
-    if (!Number.isFinite(t) || (this.lastT === this.lastT && !(dt >= 0 && dt <= this.config.maxStepGap))) {
-      this.setBlock(Block.ClockJump, -1, Number.isFinite(dt) ? dt : NaN);
+    // Times are compared in integer ns (src/util/time.ts): a step exactly maxStepGap long is not a jump.
+    const dt = secondsToNs(t) - secondsToNs(this.lastT);
+    if (!Number.isFinite(t) || (this.lastT === this.lastT && !(dt >= 0 && dt <= this.maxStepGapNs))) {
+      this.setBlock(Block.ClockJump, -1, Number.isFinite(dt) ? nsToSeconds(dt) : NaN);
     }
     if (Number.isFinite(t)) this.lastT = t;
     if (frame !== null) this.checkSignals(t, frame);
@@ -265,7 +274,7 @@ export class Gate {
     for (let k = 0; k < req.length; k++) {
       if (this.seenFresh[k] === 0 && frame !== null) {
         const i = req[k] ?? -1;
-        if (frame.validity[i] === Validity.Valid && frame.age(i, t) <= (this.maxAge[i] ?? 0)) this.seenFresh[k] = 1;
+        if (frame.validity[i] === Validity.Valid && frame.ageNs(i, t) <= (this.maxAgeNs[i] ?? 0)) this.seenFresh[k] = 1;
       }
       if (this.seenFresh[k] === 0) all = false;
     }
@@ -303,7 +312,7 @@ export class Gate {
       return `${describeCause({ kind: 'e-stop', by: latch.by })} is latched${more}: reset it naming who pressed it`;
     }
     if (this.watchdogExpired) return describeCause({ kind: 'watchdog', gap: this.watchdogGap });
-    if (this.lastFault !== null && t - this.lastFaultT < this.config.faultQuietPeriod) {
+    if (this.lastFault !== null && secondsToNs(t) - secondsToNs(this.lastFaultT) < this.faultQuietNs) {
       return describeCause({ kind: 'driver-fault', fault: this.lastFault });
     }
     return null;
@@ -317,8 +326,8 @@ export class Gate {
       if (v === Validity.Missing) this.setBlock(Block.Missing, i, NaN);
       else if (v === Validity.Invalid) this.setBlock(Block.Invalid, i, frame.values[i] ?? NaN);
       else {
-        const age = frame.age(i, t);
-        if (!(age <= (this.maxAge[i] ?? 0))) this.setBlock(Block.Stale, i, age);
+        const age = frame.ageNs(i, t);
+        if (!(age <= (this.maxAgeNs[i] ?? 0))) this.setBlock(Block.Stale, i, nsToSeconds(age));
       }
     }
   }

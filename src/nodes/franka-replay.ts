@@ -12,7 +12,7 @@ import { ManualClock, ManualTimers } from '../util/clock.js';
 import { describeCause, DEFAULT_GATE_CONFIG, Gate, type GateEvent } from '../gate/index.js';
 import { Pipeline } from '../runtime/pipeline.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
-import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosPublisher } from '../../drivers/ros2/interface.js';
+import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosNode, type RosPublisher } from '../../drivers/ros2/interface.js';
 import { scanBag, type BagMessage, type BagSummary, type ByteSource } from '../mcap/index.js';
 import { FR3_JOINTS, FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { FrankaMapping, frankaMappingConfig } from '../../drivers/franka/mapping.js';
@@ -88,12 +88,13 @@ export async function replayFrankaBag(
   // robot state at 1 kHz: buffers sized for samples 0.5 ms apart
   const { decisions, active, bank } = planSafeMonitors(spec, options.platform, options.task, (profile) => declaredSignals(profile), { minSampleInterval: FRANKA_STATE_MIN_INTERVAL_S });
 
-  // The clock starts at the bag's first log time: timers created earlier would have to fire for
-  // every period since time zero.
+  // The graph's clock reads seconds since the bag's first log time (its time base, RosTimeBase):
+  // Unix-epoch ns as float seconds would put window and max-age edges at the mercy of rounding, and
+  // timers created at 0 would have to fire for every period since 1970.
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
-  // Decoded bag messages are published once and never touched again: no defensive copies.
-  const graph = new FakeRosGraph(clock, timers, false);
+  let graph: FakeRosGraph | undefined;
+  let playback: RosNode | undefined;
   const minMargin = new Float64Array(bank.count).fill(Infinity);
   const firstViolation: (number | null)[] = new Array<number | null>(bank.count).fill(null);
   const violating = new Int32Array(bank.count);
@@ -102,12 +103,15 @@ export async function replayFrankaBag(
   const missingSteps = clauseSignals.map((sigs) => new Int32Array(sigs.length));
   const events: GateEvent[] = [];
   let steps = 0;
-  let t0: number | undefined;
+  /** The first log time (ns), the graph's time origin; undefined before the first message. */
+  let originNs: bigint | undefined;
   const stepTimes: number[] = [];
 
-  const start = (tFirst: number): void => {
-    t0 = tFirst;
-    clock.set(tFirst);
+  const start = (firstLogTime: bigint): void => {
+    originNs = firstLogTime;
+    // Decoded bag messages are published once and never touched again: no defensive copies.
+    graph = new FakeRosGraph(clock, timers, { delivery: 'as-published', discovery: 'immediate', originNs: firstLogTime });
+    playback = graph.createNode('rosbag2_player');
     // The Panda's own description for a Panda bag (joint limits differ from the FR3's), with the
     // end effector that was fitted.
     const mapping = new FrankaMapping(frankaMappingConfig(options.platform, options.endEffector ?? 'franka_hand'));
@@ -148,13 +152,12 @@ export async function replayFrankaBag(
         if (m < minMargin[i]!) minMargin[i] = m;
         if (m < 0) {
           violating[i]!++;
-          if (firstViolation[i] === null) firstViolation[i] = clock.now() - tFirst;
+          if (firstViolation[i] === null) firstViolation[i] = clock.now();
         }
       }
     });
   };
 
-  const playback = graph.createNode('rosbag2_player');
   const publishers = new Map<string, RosPublisher<unknown>>();
   const stateTopic = options.robotStateTopic ?? FRANKA_TOPICS.robotState;
   const undecodable = new Map<string, { topic: string; count: number; firstError: string }>();
@@ -164,16 +167,17 @@ export async function replayFrankaBag(
       stoppedAtGap.messagesNotReplayed++;
       return;
     }
-    const t = Number(msg.logTime) / 1e9;
-    if (t0 !== undefined && t - clock.now() > MAX_LOG_TIME_GAP_S) {
-      stoppedAtGap = { t: clock.now() - t0, gapSeconds: t - clock.now(), topic: msg.topic, messagesNotReplayed: 1 };
+    if (originNs === undefined) start(msg.logTime);
+    // seconds since the first log time, exact in ns (its integer ns fit a double below 104 days)
+    const t = Number(msg.logTime - originNs!) / 1e9;
+    if (t - clock.now() > MAX_LOG_TIME_GAP_S) {
+      stoppedAtGap = { t: clock.now(), gapSeconds: t - clock.now(), topic: msg.topic, messagesNotReplayed: 1 };
       return;
     }
-    if (t0 === undefined) start(t);
     if (t > clock.now()) timers.advanceTo(t);
     let pub = publishers.get(msg.topic);
     if (!pub) {
-      pub = playback.createPublisher<unknown>(msg.type, msg.topic, msg.topic === stateTopic ? QOS_RELIABLE : QOS_SENSOR_DATA);
+      pub = playback!.createPublisher<unknown>(msg.type, msg.topic, msg.topic === stateTopic ? QOS_RELIABLE : QOS_SENSOR_DATA);
       publishers.set(msg.topic, pub);
     }
     let decoded: Record<string, unknown>;
@@ -221,10 +225,10 @@ export async function replayFrankaBag(
     },
     parts: summaries.map((s) => ({ messageCount: s.messageCount, end: s.end })),
     robotStateTopic: stateTopic,
-    duration: t0 === undefined ? 0 : clock.now() - t0,
+    duration: originNs === undefined ? 0 : clock.now(),
     steps,
     clauses: clauseReports,
-    gateEvents: events.map((e) => ({ t: e.t - (t0 ?? 0), from: e.from, to: e.to, cause: describeCause(e.cause) })),
+    gateEvents: events.map((e) => ({ t: e.t, from: e.from, to: e.to, cause: describeCause(e.cause) })),
     undecodable: [...undecodable.values()],
     ...(stoppedAtGap ? { stoppedAtGap } : {}),
     ...(timing ? { stepTimes: Float64Array.from(stepTimes) } : {}),

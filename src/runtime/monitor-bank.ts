@@ -10,10 +10,12 @@ import { OnlineMonitor, parseFormula, signalsOf } from '../stl/index.js';
 import type { StlSignalDecl } from '../stl/index.js';
 import { InputError } from '../util/errors.js';
 import { DERIVED_SIGNALS } from '../schema/derived.js';
+import { secondsToNs } from '../util/time.js';
 
 /** The part of src/stl's OnlineMonitor the bank uses. */
 export interface ClauseMonitor {
-  push(t: number, values: ArrayLike<number>): void;
+  /** One sample at `tNs`, integer ns from the episode's first sample. */
+  pushNs(tNs: number, values: ArrayLike<number>): void;
   readonly current: number;
   readonly episodeMin: number;
   readonly low: number;
@@ -152,10 +154,12 @@ export class MonitorBank implements ClauseMargins {
    * condition can be released.
    */
   push(t: number, frame: SignalFrame): void {
-    // Monitors get time from the episode's first push: the STL engine compares integer ns, exact
-    // only for times well below 2^53 ns (src/stl/time.ts), and a clock may read Unix seconds.
-    if (this.origin !== this.origin) this.origin = t;
-    const rel = t - this.origin;
+    // Monitors get integer ns from the episode's first push, subtracted in ns: exact for run-relative
+    // seconds (src/util/time.ts; ROS stamps arrive on the node's time base, RosTimeBase), so a sample
+    // exactly a window's length earlier is in the window by the semantics, not by float rounding.
+    const tNs = secondsToNs(t);
+    if (this.originNs !== this.originNs) this.originNs = tNs;
+    const rel = tNs - this.originNs;
     for (let c = 0; c < this.clauses.length; c++) {
       const idx = this.indices[c]!;
       const vals = this.values[c]!;
@@ -164,7 +168,7 @@ export class MonitorBank implements ClauseMargins {
         vals[k] = i >= 0 ? frame.values[i]! : this.derived(-i - 1, frame);
       }
       const mon = this.clauses[c]!.monitor;
-      mon.push(rel, vals);
+      mon.pushNs(rel, vals);
       const s = this.scale[c]!;
       const cur = mon.decidedSamples > 0 ? mon.current * s : Infinity;
       this.m[c] = cur;
@@ -181,12 +185,12 @@ export class MonitorBank implements ClauseMargins {
     return DERIVED_SIGNALS[k]!.compute(scratch);
   }
 
-  /** Clock time of the episode's first push (NaN before it). */
-  private origin = NaN;
+  /** Clock time (integer ns) of the episode's first push (NaN before it). */
+  private originNs = NaN;
 
   /** New episode: monitors restart, margins return to +∞. */
   reset(): void {
-    this.origin = NaN;
+    this.originNs = NaN;
     for (const c of this.clauses) c.monitor.reset();
     this.m.fill(Infinity);
     this.lo.fill(Infinity);

@@ -10,6 +10,7 @@ import type { Gate, ReleaseResult } from '../gate/gate.js';
 import type { ClauseMargins } from '../gate/margins.js';
 import type { CommandSink, Fault, SignalSource } from '../ports/index.js';
 import { SIGNAL_COUNT, SIGNALS, SignalFrame, Validity } from '../schema/signals.js';
+import { nsToSeconds, secondsToNs } from '../util/time.js';
 import type { ChunkPath } from './chunk-executor.js';
 import type { GateEventSink } from './events.js';
 
@@ -51,7 +52,12 @@ export class Pipeline {
   private readonly lastStamp = new Float64Array(SIGNAL_COUNT).fill(NaN);
   private readonly firstSeen = new Float64Array(SIGNAL_COUNT);
 
+  private readonly watchdogTimeoutNs: number;
+  private readonly futureToleranceNs: number;
+
   constructor(private readonly o: PipelineOptions) {
+    this.watchdogTimeoutNs = secondsToNs(o.watchdogTimeout);
+    this.futureToleranceNs = secondsToNs(o.futureStampTolerance ?? 0.05);
     o.gate.onEvent((e) => this.onGateEvent(e));
     const onFault = (f: Fault, t: number) => {
       o.gate.fault(t, f);
@@ -124,9 +130,11 @@ export class Pipeline {
     return this.o.gate.release(now, request);
   }
 
+  /** Times are compared in integer ns (src/util/time.ts): a gap exactly the timeout long has not tripped it. */
   private checkWatchdog(now: number): void {
     const f = this.frame;
-    const limit = now + (this.o.futureStampTolerance ?? 0.05);
+    const nowNs = secondsToNs(now);
+    const limitNs = nowNs + this.futureToleranceNs;
     let newest = this.newest;
     let future = -1;
     for (let i = 0; i < SIGNAL_COUNT; i++) {
@@ -136,12 +144,13 @@ export class Pipeline {
         this.lastStamp[i] = stamp;
         this.firstSeen[i] = now;
       }
+      const stampNs = secondsToNs(stamp);
       // A future stamp (clock skew) must not feed the watchdog: as the running max it would keep it fed.
-      if (stamp > limit) {
+      if (stampNs > limitNs) {
         if (future < 0) future = i;
         continue;
       }
-      if (stamp > this.firstSeen[i]!) {
+      if (stampNs > secondsToNs(this.firstSeen[i]!)) {
         // Ahead of our clock but within the tolerance: the frame carries the time it was first
         // seen, so the gate's staleness check and the watchdog age it from then.
         stamp = this.firstSeen[i]!;
@@ -153,11 +162,11 @@ export class Pipeline {
     if (future >= 0) this.futureStamped(now, future);
     else this.futureFault = null;
     const since = newest === -Infinity ? this.started : newest;
-    const gap = now - since;
-    if (gap > this.o.watchdogTimeout) {
+    const gapNs = nowNs - secondsToNs(since);
+    if (gapNs > this.watchdogTimeoutNs) {
       if (!this.watchdogTripped) {
         this.watchdogTripped = true;
-        this.o.gate.watchdogExpiredAt(now, gap);
+        this.o.gate.watchdogExpiredAt(now, nsToSeconds(gapNs));
       }
     } else if (this.watchdogTripped) {
       this.watchdogTripped = false;

@@ -129,7 +129,7 @@ export class EpisodeScorer {
       step = compileStep(inst.formula);
       this.compiled.set(inst.formula, step);
     }
-    // exact integer-ns window edges when the reader had the times exactly (src/stl/time.ts)
+    // exact integer-ns window edges when the reader had the times exactly (src/util/time.ts)
     const rho = trace.timesNs ? evaluateOfflineNs(step, trace.timesNs, getColumns()) : evaluateOffline(step, trace.times, getColumns());
     const flags = new Uint8Array(n);
     let min = Infinity;

@@ -3,6 +3,8 @@
  * unit, a kind and a maximum age after which a sample is stale. Frames are struct-of-arrays indexed
  * by the position of the signal in SIGNALS so the per-sample path never allocates.
  */
+import { secondsToNs } from '../util/time.js';
+
 export type SignalKind = 'real' | 'boolean';
 
 export interface SignalSpec {
@@ -78,9 +80,12 @@ export class SignalFrame {
   get(name: SignalName): number {
     return this.values[indexByName.get(name) ?? -1] ?? NaN;
   }
-  /** Seconds since the sample was taken, at time `now`. */
-  age(index: number, now: number): number {
-    return now - (this.stamps[index] ?? -Infinity);
+  /**
+   * Integer ns since the sample was taken, at time `now` (s): both times are rounded to ns before
+   * subtracting, so a sample exactly max-age old is exactly max-age old (src/util/time.ts).
+   */
+  ageNs(index: number, now: number): number {
+    return secondsToNs(now) - secondsToNs(this.stamps[index] ?? -Infinity);
   }
   clear(): void {
     this.values.fill(0);

@@ -17,7 +17,7 @@ import { InputError, type Result, closestMatch, err, ok } from '../util/index.js
 import { derivedSignal } from './derived.js';
 import { SIGNALS, isSignalName } from './signals.js';
 import { MANUAL_VERDICTS, type EpisodeMeta, type EpisodeTrace, type ManualVerdict } from './trace.js';
-import { MAX_EXACT_NS, parseDecimalSeconds, relativeNs } from '../stl/time.js';
+import { MAX_EXACT_NS, parseDecimalSeconds, relativeNs } from '../util/time.js';
 
 export const TRACE_FORMAT = 'armguard-trace/1';
 const HEADER_KEYS = ['format', 'episode', 'success', 'platform', 'task', 'templates', 'objects', 'manual', 'policy', 'note', 'columns'];

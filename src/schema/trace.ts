@@ -33,7 +33,7 @@ export interface EpisodeTrace {
   /** Sample times (s), strictly increasing. */
   readonly times: Float64Array;
   /**
-   * The same times as exact integer ns from the first sample (src/stl/time.ts), when the reader had
+   * The same times as exact integer ns from the first sample (src/util/time.ts), when the reader had
    * them exactly (decimal text in a CSV/JSONL trace); the scorer's STL windows use these. Absent:
    * the scorer rounds `times` to ns (exact for decimal seconds with ≤ 9 fractional digits).
    */

@@ -2,7 +2,7 @@
  * The STL dialect's abstract syntax (SPEC §4). Formulas are typed by construction: the parser
  * only builds real-valued expressions over real signals and boolean atoms over boolean signals.
  */
-import { secondsToNs } from './time.js';
+import { secondsToNs } from '../util/time.js';
 
 export type StlType = 'real' | 'boolean';
 

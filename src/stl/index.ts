@@ -18,5 +18,5 @@ export { parseFormula, containsEpisodeOperator } from './parser.js';
 export { parseSpecFile, type StlSpec, type SpecParseResult } from './spec-file.js';
 export { printFormula, printExpr } from './printer.js';
 export { evaluateOffline, evaluateOfflineNs } from './offline.js';
-export { NS_PER_S, MAX_EXACT_NS, parseDecimalSeconds, parseDecimalSecondsNs, secondsToNs, nsToSeconds, relativeNs, formatNsAsSeconds } from './time.js';
+export { NS_PER_S, MAX_EXACT_NS, parseDecimalSeconds, parseDecimalSecondsNs, secondsToNs, nsToSeconds, relativeNs, formatNsAsSeconds } from '../util/time.js';
 export { OnlineMonitor } from './online.js';

@@ -1,6 +1,6 @@
 import { ArmguardError } from '../util/errors.js';
 import { intervalNs, type Expr, type Formula, type Interval } from './ast.js';
-import { secondsToNs } from './time.js';
+import { secondsToNs } from '../util/time.js';
 import { futureWindows, pastWindows } from './windows.js';
 import { exprRobustness } from './robustness.js';
 

@@ -1,4 +1,4 @@
-import { NS_PER_S } from './time.js';
+import { NS_PER_S } from '../util/time.js';
 import { futureHorizon, signalsOf, type Formula } from './ast.js';
 import { IndexedRing } from './buffers.js';
 import { partialBounds, type PartialTrace } from './bounds.js';

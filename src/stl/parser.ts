@@ -12,7 +12,7 @@ import {
   type UnaryTemporalKind,
 } from './ast.js';
 import { lex, type Token } from './lexer.js';
-import { MAX_EXACT_NS, parseDecimalSeconds } from './time.js';
+import { MAX_EXACT_NS, parseDecimalSeconds } from '../util/time.js';
 
 const UNARY_KEYWORDS: Readonly<Record<string, UnaryTemporalKind>> = {
   always: 'always',

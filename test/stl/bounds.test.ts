@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { partialBounds, type PartialTrace } from '../../src/stl/bounds.js';
-import { secondsToNs } from '../../src/stl/time.js';
+import { secondsToNs } from '../../src/util/time.js';
 import { printFormula } from '../../src/stl/index.js';
 import { boundedFormulaArb, rowOf, SIGNAL_ORDER, traceArb, type RandomTrace } from './arbitraries.js';
 import { naivePartialBounds } from './naive-bounds.js';

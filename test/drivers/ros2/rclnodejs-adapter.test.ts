@@ -21,6 +21,8 @@ function fakeRclnodejsModule(effectiveNamespace = '') {
   let shut = false;
   let handlerRemoved = false;
   const spun: string[] = [];
+  /** rcl's clock (ROS time, Unix-epoch ns). */
+  const clock = { ns: 1_500_000_000n };
   class FakeNode implements RclNode {
     constructor(
       private readonly nodeName: string,
@@ -56,7 +58,7 @@ function fakeRclnodejsModule(effectiveNamespace = '') {
     destroyService() {}
     destroyClient() {}
     now() {
-      return { nanoseconds: 1_500_000_000n };
+      return { nanoseconds: clock.ns };
     }
     name() {
       return this.nodeName;
@@ -92,7 +94,7 @@ function fakeRclnodejsModule(effectiveNamespace = '') {
     },
     isShutdown: () => shut,
   };
-  return { mod, calls, spun, removed: () => handlerRemoved };
+  return { mod, calls, spun, clock, removed: () => handlerRemoved };
 }
 
 describe('rclnodejs adapter (against a fake of the rclnodejs module)', () => {
@@ -154,9 +156,19 @@ describe('rclnodejs adapter (against a fake of the rclnodejs module)', () => {
     await expect(ctx.shutdown()).resolves.toBeUndefined();
   });
 
-  it('reads the node clock (nanoseconds as BigInt) in seconds', async () => {
+  it('reads the node clock (nanoseconds as BigInt) as exact seconds since the first node was created; stamps go back to Unix ns exactly', async () => {
     const f = fakeRclnodejsModule();
+    f.clock.ns = 1_764_612_345_123_456_789n; // a real-looking ROS time: beyond 2^53 ns
     const ctx = await rclnodejsRos(f.mod, ['armguard']);
-    expect(ctx.createNode('clock').now()).toBe(1.5);
+    const a = ctx.createNode('clock');
+    expect(a.time.originNs).toBe(1_764_612_345_123_456_789n);
+    expect(a.now()).toBe(0);
+    f.clock.ns += 5_000_001n;
+    expect(a.now()).toBe(0.005000001);
+    const b = ctx.createNode('later');
+    expect(b.time).toBe(a.time); // one time base per context
+    expect(b.now()).toBe(0.005000001);
+    expect(a.time.stamp(0.005000001)).toEqual({ sec: 1_764_612_345, nanosec: 128_456_790 });
+    expect(a.time.seconds({ sec: 1_764_612_345, nanosec: 128_456_790 })).toBe(0.005000001);
   });
 });
