@@ -33,6 +33,8 @@ export interface FrankaReplayOptions {
   task: string;
   robotStateTopic?: string;
   gripperTopic?: string;
+  /** Keep every active clause's normalised margin at every robot-state sample (`FrankaReplayReport.margins`). */
+  keepMargins?: boolean;
 }
 
 export interface ClauseReplay {
@@ -73,6 +75,8 @@ export interface FrankaReplayReport {
   stoppedAtGap?: { t: number; gapSeconds: number; topic: string; messagesNotReplayed: number };
   /** Wall-clock cost per step (sample → signals → clauses → gate), for benchmarks. */
   stepTimes?: Float64Array;
+  /** With `keepMargins`: per active clause, ρ/|τ| at each robot-state sample (NaN where not evaluated). */
+  margins?: Record<string, Float64Array>;
 }
 
 /**
@@ -106,6 +110,7 @@ export async function replayFrankaBag(
   /** The first log time (ns), the graph's time origin; undefined before the first message. */
   let originNs: bigint | undefined;
   const stepTimes: number[] = [];
+  const kept: number[][] | undefined = options.keepMargins ? Array.from({ length: bank.count }, () => []) : undefined;
 
   const start = (firstLogTime: bigint): void => {
     originNs = firstLogTime;
@@ -146,9 +151,13 @@ export async function replayFrankaBag(
             allValid = false;
           }
         }
-        if (!allValid) continue;
+        if (!allValid) {
+          kept?.[i]!.push(NaN);
+          continue;
+        }
         evaluated[i]!++;
         const m = bank.margin(i);
+        kept?.[i]!.push(m);
         if (m < minMargin[i]!) minMargin[i] = m;
         if (m < 0) {
           violating[i]!++;
@@ -232,6 +241,7 @@ export async function replayFrankaBag(
     undecodable: [...undecodable.values()],
     ...(stoppedAtGap ? { stoppedAtGap } : {}),
     ...(timing ? { stepTimes: Float64Array.from(stepTimes) } : {}),
+    ...(kept ? { margins: Object.fromEntries(kept.map((m, i) => [bank.name(i), Float64Array.from(m)])) } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import { parseTraceCsv } from '../../src/cli/commands/stl.js';
 import { parseTraceText } from '../../src/schema/trace-format.js';
 import { evaluateOfflineNs, formatNsAsSeconds, OnlineMonitor, parseDecimalSeconds, parseDecimalSecondsNs } from '../../src/stl/index.js';
 import { formula, real } from './helpers.js';
+import { windowReference as reference, type WindowOp as Op } from './window-reference.js';
 
 const MS = 1_000_000n;
 
@@ -56,33 +57,6 @@ describe('decimal seconds → integer ns', () => {
     );
   });
 });
-
-type Op = 'historically' | 'once' | 'always' | 'eventually';
-
-/** ρ(t_i) of `op[a:b] (x < 0.5)` from the semantics, times as BigInt ns exactly as written. */
-function reference(op: Op, a: bigint, b: bigint, t: readonly bigint[], x: readonly number[]): number[] {
-  const n = t.length;
-  const out: number[] = [];
-  const min = op === 'historically' || op === 'always';
-  for (let i = 0; i < n; i++) {
-    let best = min ? Infinity : -Infinity;
-    for (let j = 0; j < n; j++) {
-      let member: boolean;
-      if (op === 'historically' || op === 'once') {
-        // past window [t−b, t−a]: samples j ≤ i in force somewhere in it
-        member = j <= i && t[j]! <= t[i]! - a && (j === i ? a === 0n : t[j + 1]! > t[i]! - b);
-      } else {
-        // future window [t+a, t+b]: samples whose piece meets it; the last covers its own instant only
-        member = j >= i && t[j]! <= t[i]! + b && (j + 1 < n ? t[j + 1]! > t[i]! + a : t[j]! >= t[i]! + a);
-      }
-      if (!member) continue;
-      const r = 0.5 - x[j]!;
-      best = min ? Math.min(best, r) : Math.max(best, r);
-    }
-    out.push(best);
-  }
-  return out;
-}
 
 /** Times built so that many pairs are exactly a, b or b − a apart, from a Unix-time origin. */
 const scenario = fc
