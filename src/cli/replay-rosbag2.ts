@@ -11,6 +11,7 @@ import { loadScoringSpec, specPathsFrom } from './spec-files.js';
 import { bagFiles } from '../platform/bag-files.js';
 import { fileSource } from '../platform/file-source.js';
 import { replayFrankaBag } from '../nodes/franka-replay.js';
+import { describeNotEvaluated } from '../schema/clause-coverage.js';
 import { describeScanEnd } from '../mcap/mcap-scan.js';
 
 /** The bag's MCAP files in recording order (a file, or a bag directory: metadata.yaml or its split files); undefined when `path` is neither. */
@@ -132,13 +133,13 @@ export const rosbag2ReplayInput: ReplayInput = {
         io.out(`  ${c.id.padEnd(24)} — ${c.explanation}`);
         continue;
       }
-      const missing = c.missing.map((m) => m.signal).join(', ');
+      const notEvaluated = describeNotEvaluated(c, report.steps);
       if (c.evaluatedSteps === 0) {
-        io.out(`  ${c.id.padEnd(24)} not evaluated: signal ${missing || '?'} missing`);
+        io.out(`  ${c.id.padEnd(24)} ${notEvaluated}`);
         continue;
       }
       const verdict = c.firstViolation === null ? 'satisfied' : `VIOLATED first at ${c.firstViolation.toFixed(3)} s (${c.violatingSteps} steps)`;
-      const partial = c.evaluatedSteps < report.steps ? ` (evaluated on ${c.evaluatedSteps} of ${report.steps} samples; not evaluated where ${c.missing.map((m) => `${m.signal} was missing (${m.steps})`).join(', ')})` : '';
+      const partial = notEvaluated ? ` (${notEvaluated})` : '';
       io.out(`  ${c.id.padEnd(24)} min ρ/|τ| ${fmt(c.minMargin)}  ${verdict}${partial}`);
     }
     io.out('gate:');

@@ -9,12 +9,14 @@ import { INDEX_FILE_NAME, appendIndexEntry } from './episode-index.js';
 import { NodeFileWritable } from '../platform/file-writable.js';
 import { EpisodeRecorder, type EpisodeStartInput, type RecorderOptions } from './recorder.js';
 import type { EpisodeIndexEntry } from './types.js';
+import type { EpisodeCoverage } from '../schema/clause-coverage.js';
 
 export interface EpisodeInDir {
   recorder: EpisodeRecorder;
   path: string;
   /** End the episode and append its line to the folder's index. */
-  finish(t: number, reason: string): Promise<EpisodeIndexEntry>;
+  /** `coverage`: where each clause was evaluated (the monitor bank's count), recorded in the end record and the index. */
+  finish(t: number, reason: string, coverage?: EpisodeCoverage): Promise<EpisodeIndexEntry>;
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -38,8 +40,8 @@ export async function startEpisodeInDir(dir: string, start: EpisodeStartInput, o
   return {
     recorder,
     path,
-    finish: async (t, reason) => {
-      const entry = await recorder.end(t, reason);
+    finish: async (t, reason, coverage) => {
+      const entry = await recorder.end(t, reason, coverage);
       await appendIndexEntry(join(dir, INDEX_FILE_NAME), entry);
       return entry;
     },

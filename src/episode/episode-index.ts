@@ -11,8 +11,32 @@ import { InputError } from '../util/index.js';
 import { effectiveLabel } from './labels.js';
 import { readEpisode } from './reader.js';
 import type { ClauseSummary, EpisodeIndexEntry, LabelRecord } from './types.js';
+import { describeNotEvaluated, type ClauseCoverage, type EpisodeCoverage } from '../schema/clause-coverage.js';
 
 export const INDEX_FILE_NAME = 'episodes.jsonl';
+
+/**
+ * One clause's index summary: its smallest ρ and violating steps, and — when the episode recorded
+ * where the clause was evaluated — that coverage, with `not evaluated: signal X missing` when it
+ * never was (then minRho is null: there is no verdict).
+ */
+export function clauseSummary(minRho: number, violatedSteps: number, coverage: EpisodeCoverage | undefined, i: number): ClauseSummary {
+  const c = coverage?.clauses[i];
+  const summary: ClauseSummary = { minRho: Number.isFinite(minRho) && c?.evaluatedSteps !== 0 ? minRho : null, violatedSteps };
+  if (!c || !coverage) return summary;
+  summary.evaluatedSteps = c.evaluatedSteps;
+  summary.missing = c.missing;
+  const note = describeNotEvaluated(c, coverage.steps);
+  if (note !== undefined) summary.notEvaluated = note;
+  return summary;
+}
+
+/** A coverage read from a file (end record) has the shape clauseSummary reads. */
+function isEpisodeCoverage(v: unknown): v is EpisodeCoverage {
+  const c = v as Partial<EpisodeCoverage> | null | undefined;
+  return typeof c?.steps === 'number' && Array.isArray(c.clauses) &&
+    c.clauses.every((x: unknown) => typeof (x as ClauseCoverage | null)?.evaluatedSteps === 'number' && Array.isArray((x as ClauseCoverage).missing));
+}
 
 /** The key of `file` in the index at `indexPath` (its path relative to the index's folder). */
 export function indexKey(indexPath: string, file: string): string {
@@ -67,9 +91,11 @@ export async function indexEpisodeFile(file: string, key: string = basename(file
   let tEnd = -Infinity;
   let minRho: number[] = [];
   let violated: number[] = [];
+  let coverage: EpisodeCoverage | undefined;
   const scan = await readEpisode(file, (r) => {
     if (r.t > tEnd) tEnd = r.t;
     if (r.kind === 'label') labels.push(r.value);
+    else if (r.kind === 'end') coverage = isEpisodeCoverage(r.value.coverage) ? r.value.coverage : undefined;
     else if (r.kind === 'robustness') {
       r.value.rho.forEach((v, i) => {
         if (v === null) return;
@@ -90,7 +116,7 @@ export async function indexEpisodeFile(file: string, key: string = basename(file
   const label = effectiveLabel(labels);
   const clauses: Record<string, ClauseSummary> = {};
   start.clauses.forEach((id, i) => {
-    clauses[id] = { minRho: Number.isFinite(minRho[i]!) ? minRho[i]! : null, violatedSteps: violated[i]! };
+    clauses[id] = clauseSummary(minRho[i]!, violated[i]!, coverage, i);
   });
   const entry: EpisodeIndexEntry = {
     file: key,

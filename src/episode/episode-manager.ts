@@ -8,6 +8,7 @@ import type { EpisodeRecorder, EpisodeStartInput, RecorderOptions } from './reco
 import type { EpisodeIndexEntry, EpisodeStart, LabelInput, LabelRecord } from './types.js';
 import type { Fault } from '../ports/index.js';
 import type { Timers } from '../util/clock.js';
+import type { EpisodeCoverage } from '../schema/clause-coverage.js';
 
 export interface EpisodeManagerOptions {
   dir: string;
@@ -30,6 +31,8 @@ export interface EpisodeManagerOptions {
   onWritten?: (t: number) => void;
   /** Told when an episode closes without a success label (with the command that labels it later). */
   log?: (line: string) => void;
+  /** Where each clause was evaluated in the running episode (the monitor bank), read when it ends. */
+  clauseCoverage?: () => EpisodeCoverage;
   /** Opens an episode; default startEpisodeInDir (tests inject failing storage here). */
   open?: (dir: string, start: EpisodeStartInput, options: Omit<RecorderOptions, 'file'>) => Promise<EpisodeInDir>;
 }
@@ -135,7 +138,7 @@ export class EpisodeManager {
     if (!ep) return undefined;
     this.current = undefined;
     try {
-      const entry = await ep.finish(t, reason);
+      const entry = await ep.finish(t, reason, this.o.clauseCoverage?.());
       const s = ep.recorder.stats();
       const lost = s.lostToStorage + (entry.state === 'complete' ? 0 : s.messages - s.flushedMessages);
       if (lost > 0) this.losses.push({ episodeId: entry.episodeId, path: ep.path, records: lost });

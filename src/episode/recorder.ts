@@ -18,6 +18,8 @@ import { labelRecordFrom } from './labels.js';
 import type { FileWritable } from '../mcap/file-writable.js';
 import { StreamingMcapWriter } from '../mcap/streaming-writer.js';
 import type { ClauseSummary, EpisodeIndexEntry, EpisodeStart, GateRecord, LabelInput, LabelRecord, SemanticRecord, Versions } from './types.js';
+import { clauseSummary } from './episode-index.js';
+import type { EpisodeCoverage } from '../schema/clause-coverage.js';
 
 /** Written into every episode (package.json's version). */
 export const ARMGUARD_VERSION = packageVersion();
@@ -315,8 +317,8 @@ export class EpisodeRecorder {
    * Finish the episode: end record, rosbag2 metadata, summary, close. Returns the index entry
    * (state 'complete', or 'truncated' when storage failed and the file lacks its summary).
    */
-  async end(t: number, reason: string): Promise<EpisodeIndexEntry> {
-    if (this.state === 'recording' && !this.ending) this.put('end', t, JSON.stringify({ t, reason }));
+  async end(t: number, reason: string, coverage?: EpisodeCoverage): Promise<EpisodeIndexEntry> {
+    if (this.state === 'recording' && !this.ending) this.put('end', t, JSON.stringify(coverage ? { t, reason, coverage } : { t, reason }));
     this.ending = true;
     this.timer.cancel();
     if (this.flushing) await this.flushing;
@@ -345,14 +347,13 @@ export class EpisodeRecorder {
     }
     for (const w of this.durableWaiters) w.resolve(w.mark <= this.flushedMessages);
     this.durableWaiters = [];
-    return this.indexEntry(t, this.state === 'ended' ? 'complete' : 'truncated');
+    return this.indexEntry(t, this.state === 'ended' ? 'complete' : 'truncated', coverage);
   }
 
-  private indexEntry(tEnd: number, state: EpisodeIndexEntry['state']): EpisodeIndexEntry {
+  private indexEntry(tEnd: number, state: EpisodeIndexEntry['state'], coverage: EpisodeCoverage | undefined): EpisodeIndexEntry {
     const clauses: Record<string, ClauseSummary> = {};
     this.start.clauses.forEach((id, i) => {
-      const m = this.minRho[i]!;
-      clauses[id] = { minRho: Number.isFinite(m) ? m : null, violatedSteps: this.violatedSteps[i]! };
+      clauses[id] = clauseSummary(this.minRho[i]!, this.violatedSteps[i]!, coverage, i);
     });
     const entry: EpisodeIndexEntry = {
       file: this.options.file ?? '',

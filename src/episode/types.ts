@@ -7,6 +7,7 @@
 
 import type { ScanEnd, SkippedRegion } from '../mcap/mcap-scan.js';
 import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
+import type { ClauseCoverage, EpisodeCoverage } from '../schema/clause-coverage.js';
 
 /** A video-judged clause label (seeds/000 App. G.1), as in src/schema/trace.ts. */
 export type { ManualVerdict };
@@ -158,6 +159,8 @@ export interface VersionsRecord {
 export interface EndRecord {
   t: number;
   reason: string;
+  /** Where each clause was evaluated (the live monitor bank's count; absent in older files). */
+  coverage?: EpisodeCoverage;
 }
 
 /** A decoded episode-file message, by kind. */
@@ -178,9 +181,16 @@ export type EpisodeRecordKind = EpisodeRecord['kind'];
 
 /** Per-clause summary kept in the index so reports need not open files for it. */
 export interface ClauseSummary {
+  /** Over the steps the clause was evaluated at; null when it never was. */
   minRho: number | null;
   /** Steps with ρ < 0. */
   violatedSteps: number;
+  /** Steps at which every signal the clause reads was valid (when the episode recorded it). */
+  evaluatedSteps?: number;
+  /** Signals the clause reads that were missing or invalid at some step, with how many steps. */
+  missing?: ClauseCoverage['missing'];
+  /** `not evaluated: signal X missing`, or the steps not covered; absent when evaluated throughout (src/schema/clause-coverage.ts). */
+  notEvaluated?: string;
 }
 
 /** One line of the episode index (episodes.jsonl); the last line for a file wins. */

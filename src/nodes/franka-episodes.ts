@@ -57,6 +57,7 @@ export class FrankaEpisodes {
       versions: { ...o.versions, platform: o.platform },
       ...(o.wallClock ? { wallClock: o.wallClock } : {}),
       log: o.log,
+      clauseCoverage: () => bank.episodeCoverage(),
       onFault: (f) => gate.fault(o.now(), f),
     });
     gate.onEvent((e) => this.onGateEvent(e));

@@ -7,7 +7,7 @@
 import type { ScoringSpec } from '../safety/index.js';
 import { planSafeMonitors } from '../runtime/safe-monitors.js';
 import { declaredSignals } from '../schema/platform.js';
-import { SIGNALS, Validity } from '../schema/signals.js';
+import { ClauseCoverageCounter, type ClauseCoverage } from '../schema/clause-coverage.js';
 import { ManualClock, ManualTimers } from '../util/clock.js';
 import { describeCause, DEFAULT_GATE_CONFIG, Gate, type GateEvent } from '../gate/index.js';
 import { Pipeline } from '../runtime/pipeline.js';
@@ -37,7 +37,8 @@ export interface FrankaReplayOptions {
   keepMargins?: boolean;
 }
 
-export interface ClauseReplay {
+/** `evaluatedSteps` counts robot-state samples; `missing`, the samples each signal was missing or invalid at (src/schema/clause-coverage.ts). */
+export interface ClauseReplay extends ClauseCoverage {
   id: string;
   active: boolean;
   explanation: string;
@@ -46,10 +47,6 @@ export interface ClauseReplay {
   /** Bag time (s from the first message) of the first violating step, or null. */
   firstViolation: number | null;
   violatingSteps: number;
-  /** Robot-state samples at which every signal the clause reads was valid (only these count above). */
-  evaluatedSteps: number;
-  /** Signals the clause reads that were missing or invalid at some sample, with how many samples. */
-  missing: { signal: string; steps: number }[];
 }
 
 export interface FrankaReplayReport {
@@ -102,9 +99,8 @@ export async function replayFrankaBag(
   const minMargin = new Float64Array(bank.count).fill(Infinity);
   const firstViolation: (number | null)[] = new Array<number | null>(bank.count).fill(null);
   const violating = new Int32Array(bank.count);
-  const evaluated = new Int32Array(bank.count);
-  const clauseSignals = Array.from({ length: bank.count }, (_, i) => bank.clauseSignals(i));
-  const missingSteps = clauseSignals.map((sigs) => new Int32Array(sigs.length));
+  // per robot-state sample (the bank's own count includes the idle steps between samples)
+  const coverage = new ClauseCoverageCounter(Array.from({ length: bank.count }, (_, i) => bank.clauseSignals(i)));
   const events: GateEvent[] = [];
   let steps = 0;
   /** The first log time (ns), the graph's time origin; undefined before the first message. */
@@ -140,22 +136,13 @@ export async function replayFrankaBag(
       node.sample();
       if (timing && w0 !== undefined) stepTimes.push(timing.now() - w0);
       steps++;
-      const validity = pipeline.frame.validity;
+      coverage.step(pipeline.frame.validity);
       for (let i = 0; i < bank.count; i++) {
-        // A margin computed over a missing or invalid signal was never evaluated: it must not read as satisfied.
-        const sigs = clauseSignals[i]!;
-        let allValid = true;
-        for (let k = 0; k < sigs.length; k++) {
-          if (validity[sigs[k]!] !== Validity.Valid) {
-            missingSteps[i]![k]!++;
-            allValid = false;
-          }
-        }
-        if (!allValid) {
+        // A clause with a missing or invalid signal was not evaluated (the bank did not feed it): no verdict.
+        if (!coverage.evaluatedNow(i)) {
           kept?.[i]!.push(NaN);
           continue;
         }
-        evaluated[i]!++;
         const m = bank.margin(i);
         kept?.[i]!.push(m);
         if (m < minMargin[i]!) minMargin[i] = m;
@@ -221,8 +208,7 @@ export async function replayFrankaBag(
       minMargin: i >= 0 ? minMargin[i]! : NaN,
       firstViolation: i >= 0 ? firstViolation[i]! : null,
       violatingSteps: i >= 0 ? violating[i]! : 0,
-      evaluatedSteps: i >= 0 ? evaluated[i]! : 0,
-      missing: i >= 0 ? clauseSignals[i]!.map((s, k) => ({ signal: SIGNALS[s]!.name, steps: missingSteps[i]![k]! })).filter((m) => m.steps > 0) : [],
+      ...(i >= 0 ? coverage.coverage(i) : { evaluatedSteps: 0, missing: [] }),
     };
   });
   return {

@@ -11,6 +11,7 @@ import type { StlSignalDecl } from '../stl/index.js';
 import { InputError } from '../util/errors.js';
 import { DERIVED_SIGNALS } from '../schema/derived.js';
 import { secondsToNs } from '../util/time.js';
+import { ClauseCoverageCounter, type ClauseCoverage, type EpisodeCoverage } from '../schema/clause-coverage.js';
 
 /** The part of src/stl's OnlineMonitor the bank uses. */
 export interface ClauseMonitor {
@@ -66,6 +67,8 @@ export class MonitorBank implements ClauseMargins {
   readonly requiredSignals: readonly number[];
   /** Per clause, the schema signals (indices into SIGNALS) it reads, derived signals expanded to their inputs. */
   private readonly schemaSignals: readonly (readonly number[])[];
+  /** Which clauses could be evaluated at each push, counted over the episode. */
+  private readonly counter: ClauseCoverageCounter;
 
   constructor(clauses: readonly BankClause[]) {
     this.clauses = clauses;
@@ -84,6 +87,7 @@ export class MonitorBank implements ClauseMargins {
       }),
     );
     this.schemaSignals = this.indices.map((idx) => [...new Set([...idx].flatMap((i) => (i >= 0 ? [i] : DERIVED_SIGNALS[-i - 1]!.inputs.map((n) => signalIndex(n)!))))]);
+    this.counter = new ClauseCoverageCounter(this.schemaSignals);
     this.derivedInputs = DERIVED_SIGNALS.map((d) => Int32Array.from(d.inputs, (n) => signalIndex(n)!));
     this.derivedScratch = DERIVED_SIGNALS.map((d) => new Float64Array(d.inputs.length));
     this.requiredSignals = [...required].sort((a, b) => a - b);
@@ -131,6 +135,14 @@ export class MonitorBank implements ClauseMargins {
   clauseSignals(i: number): readonly number[] {
     return this.schemaSignals[i] ?? [];
   }
+  /** Where clause i was evaluated this episode (src/schema/clause-coverage.ts). */
+  coverage(i: number): ClauseCoverage {
+    return this.counter.coverage(i);
+  }
+  /** Every clause's coverage over the pushes since the last reset (an episode's record of what was evaluated). */
+  episodeCoverage(): EpisodeCoverage {
+    return this.counter.episode();
+  }
   margin(i: number): number {
     return this.m[i] ?? NaN;
   }
@@ -152,6 +164,9 @@ export class MonitorBank implements ClauseMargins {
    * violation that is already certain before its step is decided holds the gate; once a decided
    * sample has violated, that bound only repeats the past, so high = margin and a cleared
    * condition can be released.
+   * A clause with a signal missing or invalid in the frame is not evaluated: its monitor is not fed
+   * (a value that was never measured must not become a verdict) and its margins are NaN, which the
+   * gate holds on; `coverage` counts it.
    */
   push(t: number, frame: SignalFrame): void {
     // Monitors get integer ns from the episode's first push, subtracted in ns: exact for run-relative
@@ -160,7 +175,14 @@ export class MonitorBank implements ClauseMargins {
     const tNs = secondsToNs(t);
     if (this.originNs !== this.originNs) this.originNs = tNs;
     const rel = tNs - this.originNs;
+    this.counter.step(frame.validity);
     for (let c = 0; c < this.clauses.length; c++) {
+      if (!this.counter.evaluatedNow(c)) {
+        this.m[c] = NaN;
+        this.lo[c] = NaN;
+        this.hi[c] = NaN;
+        continue;
+      }
       const idx = this.indices[c]!;
       const vals = this.values[c]!;
       for (let k = 0; k < idx.length; k++) {
@@ -191,6 +213,7 @@ export class MonitorBank implements ClauseMargins {
   /** New episode: monitors restart, margins return to +∞. */
   reset(): void {
     this.originNs = NaN;
+    this.counter.reset();
     for (const c of this.clauses) c.monitor.reset();
     this.m.fill(Infinity);
     this.lo.fill(Infinity);

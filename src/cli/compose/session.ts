@@ -139,6 +139,7 @@ export class RunSession {
       versions: { ...o.specVersions, platform: 'so101', calibration: o.calibration.armId },
       thresholds: Object.fromEntries(this.runtime.thresholds.map((t) => [t.clause, { tau: t.tau, unit: t.unit, from: t.from }])),
       gateMode: o.gating ? 'on' : 'off',
+      clauseCoverage: () => this.runtime.bank.episodeCoverage(),
       ...(o.openEpisode ? { open: o.openEpisode } : {}),
       log: o.log,
       onFault: (f) => this.onStorageFault(f),

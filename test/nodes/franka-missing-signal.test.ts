@@ -1,0 +1,106 @@
+/**
+ * Issue 13 item 4 (third bullet) on the live path: a clause whose signal is missing is never
+ * "satisfied". The live monitor bank does not feed a clause whose signal is missing or invalid (its
+ * margin is NaN, the gate holds), counts where each clause was evaluated, and the episode's end
+ * record and `episodes.jsonl` say `not evaluated: signal X missing`, as `armguard replay` does
+ * (src/schema/clause-coverage.ts). Before, the bank evaluated the clause over the frame's cleared
+ * value and the index recorded a margin for it.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, ManualTimers } from '../../src/util/clock.js';
+import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
+import { QOS_RELIABLE } from '../../drivers/ros2/interface.js';
+import type { FrankaRobotState } from '../../drivers/franka/messages.js';
+import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
+import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import { INDEX_FILE_NAME, indexEpisodeFile, readIndex } from '../../src/episode/index.js';
+import { buildReportFromDir } from '../../src/report/build-run.js';
+import { EpisodeScorer } from '../../src/safety/index.js';
+import { MonitorBank } from '../../src/runtime/monitor-bank.js';
+import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
+import { frankaTestConfig } from './support/franka-config.js';
+import { robotState } from '../drivers/franka/fixtures.js';
+
+const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('a clause whose signal is missing is not evaluated live', () => {
+  it('the monitor bank does not evaluate it (NaN margin, never satisfied) and counts the missing steps; the signal back, it evaluates again', () => {
+    const bank = MonitorBank.fromClauses([
+      { clause: { id: 'max_contact_force' }, formula: 'always (contact_force_max < 50)', tau: 50, warn: undefined },
+      { clause: { id: 'joint_torque' }, formula: 'always (max_joint_torque < 87)', tau: 87, warn: undefined },
+    ]);
+    const frame = new SignalFrame();
+    frame.clear(); // contact_force_max stays missing (its value slot reads 0)
+    for (let k = 0; k < 5; k++) {
+      frame.set(signalIndex('max_joint_torque')!, 10, k * 0.01, 'test');
+      bank.push(k * 0.01, frame);
+      expect(bank.margin(0)).toBeNaN();
+      expect(bank.high(0)).toBeNaN();
+      expect(bank.margin(1)).toBeCloseTo(77 / 87, 12);
+    }
+    expect(bank.episodeCoverage()).toEqual({
+      steps: 5,
+      clauses: [{ evaluatedSteps: 0, missing: [{ signal: 'contact_force_max', steps: 5 }] }, { evaluatedSteps: 5, missing: [] }],
+    });
+    frame.set(signalIndex('contact_force_max')!, 60, 0.05, 'test');
+    bank.push(0.05, frame);
+    expect(bank.margin(0)).toBeCloseTo(-10 / 50, 12);
+    expect(bank.coverage(0)).toEqual({ evaluatedSteps: 1, missing: [{ signal: 'contact_force_max', steps: 5 }] });
+    bank.reset();
+    expect(bank.episodeCoverage().steps).toBe(0);
+  });
+
+  it('a Franka node without a gripper topic: episodes.jsonl, the episode file and the report say "not evaluated: signal gripper_contact missing"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-missing-'));
+    dirs.push(dir);
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error(spec.problems.join('\n'));
+    const clock = new ManualClock(100);
+    const timers = new ManualTimers(clock);
+    const graph = new FakeRosGraph(clock, timers);
+    const config = frankaTestConfig({ robotId: 'fr3-nogrip', episodesDir: dir });
+    const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers, wallClock: () => new Date(Date.UTC(2026, 11, 1, 19, 0, 0)) } });
+    const episodes = parts.episodes!;
+    const state = graph.createNode('world').createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+    timers.advance(0.1);
+    await episodes.start(clock.now());
+    for (let i = 0; i < 50; i++) {
+      timers.advance(0.001);
+      state.publish(robotState(clock.now(), { q: READY, tau: [5, 5, 5, 5, 1, 1, 1] }));
+    }
+    // the gripper never published: the gate holds on it, and no clause reading it has a margin
+    expect(parts.gate.state).toBe('hold');
+    expect(episodes.manager.recorder).toBeDefined();
+    expect(episodes.label(true, clock.now())).toEqual({ ok: true });
+    await episodes.settled();
+    await episodes.close(clock.now(), 'test end');
+
+    const file = readdirSync(dir).filter((f) => f.endsWith('.mcap')).sort()[0]!;
+    const entry = (await readIndex(join(dir, INDEX_FILE_NAME))).get(file)!;
+    // 51 steps: the 50 robot states and one idle step before the first of them (nothing had arrived)
+    expect(entry.clauses!['stable_grasp_maintained']).toEqual({
+      minRho: null, violatedSteps: 0, evaluatedSteps: 0,
+      missing: [{ signal: 'gripper_contact', steps: 51 }, { signal: 'obj_above_table', steps: 1 }],
+      notEvaluated: 'not evaluated: signal gripper_contact, obj_above_table missing',
+    });
+    expect(entry.clauses!['joint_torque']).toEqual({
+      minRho: expect.any(Number) as number, violatedSteps: 0, evaluatedSteps: 50, missing: [{ signal: 'max_joint_torque', steps: 1 }],
+      notEvaluated: 'evaluated on 50 of 51 samples; not evaluated where max_joint_torque was missing (1)',
+    });
+    // re-indexing the file (crash repair, `report --reindex`) reads the same from its end record
+    expect((await indexEpisodeFile(join(dir, file), file)).clauses).toEqual(entry.clauses);
+
+    const report = await buildReportFromDir(dir, { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 50, seed: 1 }, source: dir, generatedAt: 'test' });
+    const row = report.rows.find((r) => r.file.endsWith(file))!;
+    // the report scores the recorded trace: the clause is in the episode's reduced set (not evaluated), not among the satisfied
+    expect(row.reducedSet).toContain('stable_grasp_maintained');
+    expect(row.violated).not.toContain('stable_grasp_maintained');
+  });
+});
