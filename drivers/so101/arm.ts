@@ -152,7 +152,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
       if (f) this.servoFaults.delete(id);
       return;
     }
-    if (!f || !('detail' in f) || !f.detail?.endsWith(`(error byte 0x${code.toString(16).padStart(2, '0')})`)) {
+    if (!f || f.kind !== 'servo-error' || !f.detail?.endsWith(`(error byte 0x${code.toString(16).padStart(2, '0')})`)) {
       const bits = decodeErrorBits(code);
       f = { kind: 'servo-error', source: this.name, servoId: id, bits, detail: `servo ${id} (${this.jointOf.get(id) ?? 'unknown joint'}): ${bits.join(', ')} (error byte 0x${code.toString(16).padStart(2, '0')})` };
       this.servoFaults.set(id, f);

@@ -1,20 +1,10 @@
 /**
  * The VLA chunk interface (SPEC §7): what a policy proposes and what it gets back. Wire shapes are
- * JSON; the in-memory chunk is defined here (src/ports' `JointChunk` is this type: the pure core may
- * not import ports, ports may import the core).
+ * JSON; the in-memory chunk is src/schema/chunk.ts's (also the ports' `JointChunk`).
  */
 
-/** H rows of n joint targets (rad), row-major. */
-export interface GateChunk {
-  readonly id: string;
-  /** Seconds (monotonic) at which the policy produced it. */
-  readonly stamp: number;
-  readonly horizon: number;
-  readonly joints: number;
-  /** Step period in seconds. */
-  readonly dt: number;
-  readonly targets: Float64Array;
-}
+/** The in-memory chunk (src/schema/chunk.ts), as the gate names it. */
+export type { JointChunk as GateChunk } from '../schema/chunk.js';
 
 /** Chunk in, as JSON: `{v:1, id, stamp, horizon, joints, dt, targets: number[][]}`. */
 export interface ChunkMessage {

@@ -2,17 +2,9 @@
  * Gate states, causes and transition events (SPEC §6). Causes are a discriminated union so
  * recorders and dashboards can switch on `kind` exhaustively.
  */
-export type GateState = 'armed' | 'warning' | 'filtering' | 'hold';
+import { describeFault, type Fault } from '../schema/fault.js';
 
-/**
- * A driver fault as the gate sees it. Structurally a supertype of `Fault` in src/ports, which the
- * pure core may not import (lint rule); any `Fault` can be passed where a `GateFault` is expected.
- */
-export interface GateFault {
-  readonly kind: string;
-  readonly source: string;
-  readonly detail?: string;
-}
+export type GateState = 'armed' | 'warning' | 'filtering' | 'hold';
 
 /** Why the gate holds. */
 export type HoldCause =
@@ -23,7 +15,7 @@ export type HoldCause =
   | { kind: 'stale-signal'; signal: string; age: number; maxAge: number }
   | { kind: 'invalid-sample'; signal: string; value: number }
   | { kind: 'clock-jump'; dt: number }
-  | { kind: 'driver-fault'; fault: GateFault }
+  | { kind: 'driver-fault'; fault: Fault }
   | { kind: 'solver-failure'; chunkId: string; status: string }
   | { kind: 'unsafe-chunk'; chunkId: string; detail: string }
   | { kind: 'e-stop'; by: string }
@@ -84,7 +76,7 @@ export function describeCause(c: GateCause): string {
     case 'clock-jump':
       return `clock jump of ${fmt(c.dt)} s between steps`;
     case 'driver-fault':
-      return `driver fault ${c.fault.kind} from ${c.fault.source}${c.fault.detail ? `: ${c.fault.detail}` : ''}`;
+      return `driver fault ${describeFault(c.fault)}`;
     case 'solver-failure':
       return `CBF solve for chunk ${c.chunkId} failed (${c.status})`;
     case 'unsafe-chunk':

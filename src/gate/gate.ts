@@ -8,7 +8,8 @@
 import { SIGNALS, Validity } from '../schema/signals.js';
 import type { SignalFrame } from '../schema/signals.js';
 import type { ClauseMargins } from './margins.js';
-import type { EStopLatch, GateCause, GateEvent, GateFault, GateListener, GateState, HoldCause } from './events.js';
+import type { EStopLatch, GateCause, GateEvent, GateListener, GateState, HoldCause } from './events.js';
+import type { Fault } from '../schema/fault.js';
 import { describeCause } from './events.js';
 import { nsToSeconds, secondsToNs } from '../util/time.js';
 
@@ -70,7 +71,7 @@ export class Gate {
   private readonly latches: EStopLatch[] = [];
   private watchdogGap = 0;
   private watchdogExpired = false;
-  private lastFault: GateFault | null = null;
+  private lastFault: Fault | null = null;
   private lastFaultT = -Infinity;
   private lastMargins: ClauseMargins | null = null;
   private startingUp: boolean;
@@ -182,7 +183,7 @@ export class Gate {
   }
 
   /** A driver reported a fault: hold. The fault persists for `faultQuietPeriod` after its last report. */
-  fault(t: number, fault: GateFault): void {
+  fault(t: number, fault: Fault): void {
     this.lastFault = fault;
     this.lastFaultT = t;
     this.enterHold(t, { kind: 'driver-fault', fault });

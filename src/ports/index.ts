@@ -4,25 +4,11 @@
  * composition root.
  */
 import type { SignalFrame } from '../schema/signals.js';
-import type { GateChunk } from '../gate/chunk.js';
+import type { Fault } from '../schema/fault.js';
+import type { JointChunk } from '../schema/chunk.js';
 
-/** A typed fault: everything that goes wrong below the gate becomes one of these, never a throw. */
-export type Fault =
-  | { kind: 'disconnect'; source: string; detail: string }
-  | { kind: 'timeout'; source: string; detail: string; servoIds?: readonly number[] }
-  | { kind: 'checksum-budget'; source: string; detail: string }
-  | { kind: 'servo-error'; source: string; servoId: number; bits: readonly string[]; detail?: string }
-  /** Bytes arrived but no valid reply (noise, a wrong baud rate, two masters): not a silent bus. */
-  | { kind: 'framing'; source: string; detail: string; servoIds?: readonly number[] }
-  | { kind: 'robot-mode'; source: string; mode: string }
-  | { kind: 'stale-signal'; source: string; signal: string; age: number }
-  | { kind: 'invalid-sample'; source: string; signal: string; value: number }
-  | { kind: 'clock-jump'; source: string; dt: number }
-  | { kind: 'solver'; source: string; status: string }
-  | { kind: 'storage'; source: string; detail: string }
-  | { kind: 'remote-heartbeat'; source: string; detail: string }
-  /** A semantic judge gave no verdict (issue 18): timeout, HTTP status, network, malformed answer, … */
-  | { kind: 'judge'; source: string; cause: string; detail: string };
+/** The one fault type of the core (src/schema/fault.ts): drivers report these, never throw. */
+export type { Fault } from '../schema/fault.js';
 
 export interface FaultListener {
   (fault: Fault, t: number): void;
@@ -36,8 +22,8 @@ export interface SignalSource {
   onFault(listener: FaultListener): void;
 }
 
-/** Joint-space targets for one chunk: H rows of n joint positions (rad), row-major; the gate's chunk type (src/gate/chunk.ts). */
-export type JointChunk = GateChunk;
+/** Joint-space targets for one chunk: H rows of n joint positions (rad), row-major (src/schema/chunk.ts). */
+export type { JointChunk } from '../schema/chunk.js';
 
 /** What the gate commands the arm through. Implemented by the SO-101 bus and the ROS 2 controller path. */
 export interface CommandSink {

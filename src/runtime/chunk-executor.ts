@@ -92,7 +92,7 @@ export class ChunkExecutor implements ChunkPath {
     const stale = this.o.obstacles?.refresh(now) ?? null;
     if (stale !== null) {
       const seen = Number.isFinite(stale.age) ? `last seen ${stale.age.toPrecision(3)} s ago` : 'never seen';
-      gate.fault(now, { kind: 'stale-signal', source: 'tracking', detail: `tracked obstacle '${stale.body}' ${seen}: the chunk cannot be checked against it` });
+      gate.fault(now, { kind: 'stale-signal', source: 'tracking', signal: `tracked obstacle '${stale.body}'`, age: stale.age, detail: `tracked obstacle '${stale.body}' ${seen}: the chunk cannot be checked against it` });
       return this.held(id, gate);
     }
     let outcome;

@@ -5,7 +5,7 @@
  */
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { describeCause } from '../gate/events.js';
-import type { GateEvent, GateFault, GateState } from '../gate/events.js';
+import type { GateEvent, GateState } from '../gate/events.js';
 import type { Gate, ReleaseResult } from '../gate/gate.js';
 import type { ClauseMargins } from '../gate/margins.js';
 import type { CommandSink, Fault, SignalSource } from '../ports/index.js';
@@ -41,7 +41,7 @@ export class Pipeline {
   private newest = -Infinity;
   private watchdogTripped = false;
   /** Set while the frame holds a sample stamped in the future; re-raised each step so it persists. */
-  private futureFault: (Fault & GateFault) | null = null;
+  private futureFault: Fault | null = null;
   private started = NaN;
   /**
    * Per signal: the last stamp a source delivered and when the pipeline first saw it. A sample
@@ -102,7 +102,7 @@ export class Pipeline {
       monitors.push(now, frame);
     } catch (e) {
       // Margins from a monitor that threw cannot be trusted: hold.
-      const f: Fault = { kind: 'invalid-sample', source: `monitors: ${e instanceof Error ? e.message : String(e)}`, signal: '*', value: NaN };
+      const f: Fault = { kind: 'invalid-sample', source: 'monitors', signal: '*', value: NaN, detail: e instanceof Error ? e.message : String(e) };
       gate.fault(now, f);
       this.report(f, now);
     }
@@ -180,7 +180,7 @@ export class Pipeline {
       return;
     }
     const ahead = this.frame.stamps[i]! - now;
-    const f: Fault & GateFault = {
+    const f: Fault = {
       kind: 'clock-jump',
       source: this.frame.sources[i] || this.o.source.name,
       dt: ahead,

@@ -13,7 +13,8 @@
  * long; with 'warn' the loss is only recorded. Either way the loss is reported as a fault.
  */
 import type { Clock } from '../util/clock.js';
-import { describeCause, type Gate, type GateFault } from '../gate/index.js';
+import { describeCause, type Gate } from '../gate/index.js';
+import { faultDetail, type Fault } from '../schema/fault.js';
 import type { EstopCommand, EstopResetCommand, LabelCommand } from './payloads.js';
 import type { RemoteCommandHandler, TelemetryLink } from './mqtt-link.js';
 
@@ -29,18 +30,18 @@ export interface GateRemoteOptions {
   /** What a lost command channel does (default 'hold'). */
   onLinkLoss?: LinkLossPolicy;
   /** Called once per loss of the command channel (and for a refused subscription), whatever the policy: record it. */
-  onFault?: (fault: GateFault, t: number) => void;
+  onFault?: (fault: Fault, t: number) => void;
 }
 
 export class GateRemote implements RemoteCommandHandler {
   private lastHeartbeat = NaN;
   private heartbeatLost = false;
-  private heartbeatFault: { kind: string; source: string; detail: string } | undefined;
+  private heartbeatFault: Fault | undefined;
   /** Why the remote e-stop or heartbeat cannot arrive (a refused subscription), or null. */
   private commandChannelLost: string | null = null;
   /** Why the connection that carries the remote e-stop is down, or null; down until the first subscription is granted. */
   private linkDown: string | null = 'not connected to the broker yet';
-  private linkFault: GateFault | undefined;
+  private linkFault: Fault | undefined;
   private link: TelemetryLink | undefined;
   private detached = false;
 
@@ -103,7 +104,7 @@ export class GateRemote implements RemoteCommandHandler {
     const was = this.linkFault;
     this.linkDown = null;
     this.linkFault = undefined;
-    if (was) this.link?.publishEvent(this.clock.now(), 'mqtt-link-restored', `command channel back (was: ${was.detail ?? was.kind})`);
+    if (was) this.link?.publishEvent(this.clock.now(), 'mqtt-link-restored', `command channel back (was: ${faultDetail(was)})`);
   }
 
   /**
@@ -117,7 +118,7 @@ export class GateRemote implements RemoteCommandHandler {
     const stopChannels = topics.filter((topic) => topic.endsWith('/cmd/estop') || topic.endsWith('/cmd/heartbeat'));
     if (stopChannels.length === 0) return;
     this.commandChannelLost = `broker refused ${stopChannels.join(', ')} (${detail})`;
-    const fault: GateFault = { kind: 'subscribe-refused', source: 'mqtt', detail: this.commandChannelLost };
+    const fault: Fault = { kind: 'subscribe-refused', source: 'mqtt', detail: this.commandChannelLost };
     this.options.onFault?.(fault, t);
     this.gate.fault(t, fault);
   }

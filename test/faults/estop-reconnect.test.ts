@@ -7,7 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { performance } from 'node:perf_hooks';
-import { ArrayClauseMargins, Gate, type GateFault } from '../../src/gate/index.js';
+import { ArrayClauseMargins, Gate } from '../../src/gate/index.js';
+import type { Fault } from '../../src/schema/fault.js';
 import type { AccessConfig } from '../../src/telemetry/access.js';
 import { EmbeddedBroker } from '../../src/telemetry/embedded-broker.js';
 import { GateRemote } from '../../src/telemetry/gate-remote.js';
@@ -62,7 +63,7 @@ describe.each(brokers)('an e-stop sent while armguard reconnects is not lost (%s
     const gate = new Gate();
     const margins = new ArrayClauseMargins(['c'], 0.1);
     margins.setFinal(0, 1);
-    const faults: GateFault[] = [];
+    const faults: Fault[] = [];
     const remote = new GateRemote(gate, clock, undefined, { onFault: (f) => faults.push(f) });
     const link = new MqttLink({ url: relay.url, robot: 'arm3', clientId: `armguard-arm3-${broker.protocolVersion}-${process.pid}`, username: 'armguard', password: 'ag-secret1', protocolVersion: broker.protocolVersion, reconnectSeconds: 0.2 }, remote);
     remote.attach(link);
@@ -111,7 +112,7 @@ describe('--on-link-loss warn', () => {
     const relay = await TcpCut.start(broker.port);
     cleanups.push(() => relay.stop());
     const gate = new Gate();
-    const faults: GateFault[] = [];
+    const faults: Fault[] = [];
     const remote = new GateRemote(gate, clock, undefined, { onLinkLoss: 'warn', onFault: (f) => faults.push(f) });
     const link = new MqttLink({ url: relay.url, robot: 'arm4', clientId: `armguard-arm4-${process.pid}`, username: 'armguard', password: 'ag-secret1', reconnectSeconds: 0.2 }, remote);
     remote.attach(link);

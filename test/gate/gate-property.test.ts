@@ -44,7 +44,7 @@ describe('Gate (property)', () => {
               sampled = true;
               break;
             case 'fault':
-              gate.fault(t, { kind: 'timeout', source: 's' });
+              gate.fault(t, { kind: 'timeout', source: 's', detail: 'no reply' });
               expect(gate.state).toBe('hold');
               break;
             case 'estop':

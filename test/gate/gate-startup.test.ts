@@ -87,7 +87,7 @@ describe('Gate start-up phase', () => {
     expect(invalid.gate.holdCause).toMatchObject({ kind: 'invalid-sample', signal: 'max_joint_torque' });
 
     const faulted = setup();
-    faulted.gate.fault(0, { kind: 'robot-mode', source: 'franka', detail: 'REFLEX' });
+    faulted.gate.fault(0, { kind: 'robot-mode', source: 'franka', mode: 'REFLEX' });
     expect(faulted.step(0.01, [TORQUE, FORCE, GRIP])).toBe('hold');
     expect(faulted.gate.holdCause?.kind).toBe('driver-fault');
   });

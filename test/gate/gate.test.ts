@@ -137,7 +137,7 @@ describe('Gate state machine', () => {
 
   it('holds on a driver fault, an e-stop, a solver failure, an unsafe chunk and the watchdog', () => {
     const cases: [string, (g: Gate) => void][] = [
-      ['driver-fault', (g) => g.fault(1, { kind: 'servo-error', source: 'so101', detail: 'overload' })],
+      ['driver-fault', (g) => g.fault(1, { kind: 'servo-error', source: 'so101', servoId: 3, bits: ['overload'], detail: 'overload' })],
       ['e-stop', (g) => g.eStop(1, 'mqtt:operator')],
       ['solver-failure', (g) => g.solverFailed(1, 'c7', 'max-iterations')],
       ['unsafe-chunk', (g) => g.unsafeChunk(1, 'c8', 'h = -0.01 at step 3')],
@@ -184,7 +184,7 @@ describe('Gate state machine', () => {
     expect(gate.state).toBe('hold');
     expect(seen).toEqual([{ t: 0.01, from: 'armed', to: 'hold', cause: { kind: 'violation', clause: 'joint_torque', margin: -0.01 } }]);
     for (const hold of [
-      (g: Gate) => g.fault(0, { kind: 'disconnect', source: 'so101' }),
+      (g: Gate) => g.fault(0, { kind: 'disconnect', source: 'so101', detail: 'port closed' }),
       (g: Gate) => g.eStop(0, 'panel'),
       (g: Gate) => g.solverFailed(0, 'c1', 'infeasible'),
     ]) {

@@ -1,3 +1,4 @@
+import { faultDetail } from '../../schema/fault.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { join } from 'node:path';
@@ -102,7 +103,7 @@ export const calibrateCommand: Command = {
     const cal = defaultSo101Calibration(id, supply, lerobot);
     const result = emulator ? await onEmulator(cal, io, durationS, payloadKg) : await onHardware(cal, io, port as string, durationS, payloadKg, p.options.has('yes'));
     if (!result.ok) {
-      io.err(`armguard calibrate: ${result.error.kind}: ${'detail' in result.error ? result.error.detail : JSON.stringify(result.error)}`);
+      io.err(`armguard calibrate: ${result.error.kind}: ${faultDetail(result.error)}`);
       return EXIT.failure;
     }
     await writeOutputs(cal, result.value, outDir, emulator ? 'emulator (simulated arm physics)' : `hardware on ${port}`, io);

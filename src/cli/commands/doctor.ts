@@ -3,6 +3,7 @@
  * fix; exit 0 only when every check passes. The checks live in src/doctor; this wires the real
  * host (/, the process's groups and environment), the Feetech bus and rclnodejs.
  */
+import { faultDetail } from '../../schema/fault.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { FeetechBus } from '../../../drivers/feetech/bus.js';
 import { loadRclnodejsRos } from '../../../drivers/ros2/rclnodejs-adapter.js';
@@ -46,7 +47,7 @@ examples:
 /** The Feetech driver as the doctor's read-only bus port (1 Mbps, 8N1). */
 async function openFeetech(path: string): Promise<{ ok: true; bus: ServoBusPort } | { ok: false; detail: string }> {
   const opened = await FeetechBus.open({ path, baudRate: 1_000_000, timeoutS: 0.05, retries: 1 });
-  if (!opened.ok) return { ok: false, detail: `${opened.error.kind}${'detail' in opened.error ? `: ${opened.error.detail}` : ''}` };
+  if (!opened.ok) return { ok: false, detail: `${opened.error.kind}: ${faultDetail(opened.error)}` };
   const bus = opened.value;
   return {
     ok: true,

@@ -10,6 +10,7 @@ import type { FreeMotionModel } from '../../calibration/free-motion.js';
 import type { ExecutedChunk, GateChunk } from '../../gate/chunk.js';
 import { describeCause, type GateEvent } from '../../gate/events.js';
 import type { Fault } from '../../ports/index.js';
+import { faultDetail } from '../../schema/fault.js';
 import type { GateEventSink } from '../../runtime/index.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { LabelCommand } from '../../telemetry/payloads.js';
@@ -181,7 +182,7 @@ export class RunSession {
     const c = o.arm.kind === 'emulator' ? await connectEmulatedSo101(connectOptions) : await connectSo101(o.arm.path, connectOptions);
     if (!c.ok) {
       const f = c.error;
-      throw new Error(`cannot connect the SO-101 (${o.arm.kind === 'emulator' ? 'emulator' : o.arm.path}): ${f.kind}${'detail' in f ? `: ${f.detail}` : ''}`);
+      throw new Error(`cannot connect the SO-101 (${o.arm.kind === 'emulator' ? 'emulator' : o.arm.path}): ${f.kind}: ${faultDetail(f)}`);
     }
     let s: RunSession;
     try {
@@ -213,7 +214,7 @@ export class RunSession {
       ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
       ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
       ...(o.dashboard ? { dashboard: o.dashboard } : {}),
-      onFault: (f, t) => this.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${f.detail ?? ''}` }, t),
+      onFault: (f, t) => this.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${faultDetail(f)}` }, t),
       // With --gate off (baseline) screened chunks are forwarded unfiltered (GateOffBaseline).
       chunks: {
         submitter: { submitChunk: (chunk: GateChunk, now: number) => this.submitChunk(chunk, now) },
@@ -351,19 +352,19 @@ export class RunSession {
   }
 
   private onFault(f: Fault, t: number): void {
-    const key = `${f.kind}|${f.source}|${'detail' in f ? f.detail : ''}`;
+    const key = `${f.kind}|${f.source}|${faultDetail(f)}`;
     const last = this.lastFault.get(key);
     if (last !== undefined && t - last < FAULT_REPEAT_S) return;
     this.lastFault.set(key, t);
     this.episodes.recorder?.fault(t, f);
-    this.telemetry?.link.publishEvent(t, 'fault', `${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
-    this.o.log(`fault: ${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
+    this.telemetry?.link.publishEvent(t, 'fault', `${f.kind} (${f.source}): ${faultDetail(f)}`);
+    this.o.log(`fault: ${f.kind} (${f.source}): ${faultDetail(f)}`);
   }
 
   /** Storage failed (write, sync, episode start or end): hold, latched until a write succeeds again. */
   private onStorageFault(f: Fault): void {
     const t = this.o.clock.now();
-    const detail = 'detail' in f ? f.detail : f.kind;
+    const detail = faultDetail(f);
     if (!this.storageFault) this.o.log(`storage fault: ${detail} — holding until a write succeeds again and an operator releases`);
     this.storageFault = f;
     this.runtime.gate.fault(t, f);
@@ -385,7 +386,7 @@ export class RunSession {
   private labelFromMqtt(cmd: LabelCommand): { ok: true } | { ok: false; reason: string } {
     if (cmd.episode !== undefined && cmd.episode !== this.episodes.episodeId) return { ok: false, reason: `episode '${cmd.episode}' is not the running episode` };
     // A label that cannot be written is refused, never confirmed.
-    if (this.episodes.storageFailed) return { ok: false, reason: `label not recorded: episode storage is failing (${this.storageFault && 'detail' in this.storageFault ? this.storageFault.detail : 'write failed'})` };
+    if (this.episodes.storageFailed) return { ok: false, reason: `label not recorded: episode storage is failing (${this.storageFault ? faultDetail(this.storageFault) : 'write failed'})` };
     const r = this.episodes.label({
       source: 'mqtt',
       ...(cmd.success !== undefined ? { success: cmd.success } : {}),
@@ -493,7 +494,7 @@ export class RunSession {
     const h = await this.conn.arm.holdNow(`shutdown: ${reason}`);
     if (h.ok) this.shutdownHold = { kind: 'held' };
     else {
-      const detail = `${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`;
+      const detail = `${h.error.kind}: ${faultDetail(h.error)}`;
       this.shutdownHold = { kind: 'failed', detail };
       this.o.log(`shutdown hold failed: ${detail}`);
       this.episodes.recorder?.gateEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
@@ -520,7 +521,7 @@ async function withMeasuredTiming(o: RunSessionOptions, conn: So101Connection): 
     const t0 = o.clock.now();
     if (i === TIMING_WARMUP_READS) windowStart = t0;
     const r = await conn.arm.readState();
-    if (!r.ok) throw new Error(`cannot measure the read cycle: ${r.error.kind}${'detail' in r.error ? `: ${r.error.detail}` : ''}`);
+    if (!r.ok) throw new Error(`cannot measure the read cycle: ${r.error.kind}: ${faultDetail(r.error)}`);
     if (i >= TIMING_WARMUP_READS) durations.push(o.clock.now() - t0);
     // Paced like the control loop (one read per period at most), so the window sees the host's load.
     const rest = 1 / o.rate - (o.clock.now() - t0);

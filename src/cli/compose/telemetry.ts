@@ -5,7 +5,8 @@
  * step. On this thread: the gate remote (commands → gate) and the chunk server, which validates
  * chunk requests the worker already decoded.
  */
-import type { Gate, GateFault } from '../../gate/index.js';
+import type { Gate } from '../../gate/index.js';
+import type { Fault } from '../../schema/fault.js';
 import { ChunkServer, type ChunkSubmitter } from '../../runtime/index.js';
 import type { ChunkServerTransport } from '../../runtime/chunk-transport.js';
 import type { AccessConfig } from '../../telemetry/access.js';
@@ -35,7 +36,7 @@ export interface TelemetryOptions {
   /** What a lost command channel (remote e-stop) does: hold (default) or only record the fault. */
   onLinkLoss?: LinkLossPolicy;
   /** A fault of the MQTT command channel (lost link, refused subscription): record it. */
-  onFault?: (fault: GateFault, t: number) => void;
+  onFault?: (fault: Fault, t: number) => void;
   /** Seconds to wait for the first connection before going on (holding under 'hold'). Default 5. */
   connectTimeoutSeconds?: number;
   /** Serve the dashboard (in the network worker); viewer credentials default to the embedded broker's own. */
