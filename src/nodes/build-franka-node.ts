@@ -124,7 +124,8 @@ export function buildFrankaNode(
           gateMode: config.gating ? 'on' : 'off',
           onEpisodeStart: (t) => semantic?.begin(t),
           onEpisodeEnd: (t) => semantic?.end(t),
-          ...(rec.versions ? { versions: rec.versions } : {}),
+          // the node's clock reads seconds since this ROS time (RosTimeBase): the records' Unix time is origin + t
+          versions: { ...rec.versions, ros_time_origin_ns: rosNode.time.originNs.toString() },
           ...(rec.wallClock ? { wallClock: rec.wallClock } : {}),
         })
       : undefined;

@@ -94,6 +94,8 @@ describe('a clause whose signal is missing is not evaluated live', () => {
       minRho: expect.any(Number) as number, violatedSteps: 0, evaluatedSteps: 50, missing: [{ signal: 'max_joint_torque', steps: 1 }],
       notEvaluated: 'evaluated on 50 of 51 samples; not evaluated where max_joint_torque was missing (1)',
     });
+    // the node's time base is recorded: Unix ns at which its clock read 0 (this graph's clock reads Unix seconds)
+    expect(entry.versions['ros_time_origin_ns']).toBe('0');
     // re-indexing the file (crash repair, `report --reindex`) reads the same from its end record
     expect((await indexEpisodeFile(join(dir, file), file)).clauses).toEqual(entry.clauses);
 
