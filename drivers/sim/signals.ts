@@ -5,7 +5,7 @@
  * joints, and the arm's self-collision clearance (MuJoCo geom distances, world.ts).
  */
 import { signalIndex, type SignalFrame, type SignalName } from '../../src/schema/signals.js';
-import { mulberry32 } from './rng.js';
+import { boxMuller, mulberry32 } from '../../src/util/rng.js';
 import { ALL_SIM_SIGNALS } from './scenes/tabletop.js';
 import type { SimWorld } from './world.js';
 
@@ -119,7 +119,7 @@ export class SimSignals {
     this.targetSpeed = 0;
     w.bodyPos(w.targetBodyId, this.prevTarget);
     const rng = mulberry32(this.tracking.seed);
-    this.gauss = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+    this.gauss = () => boxMuller(1 - rng(), rng());
   }
 
   /** Once per world tick: push the TCP into the smoothing window and difference the target. */

@@ -7,7 +7,7 @@
  * physics steps so a 30 Hz frame never misses a 2 ms impact.
  */
 import type { MjData, MjModel, Mujoco } from './mujoco.js';
-import { mulberry32, symmetric } from './rng.js';
+import { mulberry32, symmetric } from '../../src/util/rng.js';
 import { Role, isFingerGeomName, roleOfGeomName } from './scenes/naming.js';
 import type { SceneSpec } from './scenes/types.js';
 

@@ -11,7 +11,7 @@ import { GRAVITY_PARAMS, SO101_ARM_JOINTS } from '../../src/calibration/so101.js
 import { rawToRadians, type MotorCalibration } from '../../src/calibration/lerobot.js';
 import { SO101_FRAMES, TF } from '../../src/kinematics/index.js';
 import type { FeetechEmulator, PhysicsHook } from '../feetech/index.js';
-import { mulberry32, symmetric } from '../sim/rng.js';
+import { mulberry32, symmetric } from '../../src/util/rng.js';
 
 export interface SimArmTruth {
   /** Link mass (kg) and COM (m, link frame) for frames 1..5 (shoulder … gripper incl. jaw). */

@@ -8,7 +8,7 @@
  * mocap node, an occluded tag): the samples age and the gate's staleness check holds.
  */
 import type { SimWorld } from '../sim/world.js';
-import { mulberry32 } from '../sim/rng.js';
+import { boxMuller, mulberry32 } from '../../src/util/rng.js';
 import type { SceneTracker } from './scene-tracker.js';
 
 export interface SimTrackingOptions {
@@ -48,7 +48,7 @@ export class SimTrackingAdapter {
     this.ring = new Float64Array(depth * this.ids.length * 7);
     this.ringStamp = new Float64Array(depth);
     const rng = mulberry32(options.seed ?? 0);
-    this.gauss = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+    this.gauss = () => boxMuller(1 - rng(), rng());
   }
 
   /**

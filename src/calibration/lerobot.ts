@@ -1,4 +1,4 @@
-import { YamlReader } from './yaml-reader.js';
+import { YamlReader } from '../schema/yaml-reader.js';
 import { InputError, err, ok, type Result } from '../util/errors.js';
 
 /**
@@ -132,8 +132,8 @@ export function parseLeRobotCalibrationJson(text: string, file: string, required
   }
   // JSON is YAML: the YAML parser gives the line of each motor and field. JSON.parse stays the judge
   // of syntax and values, so text the YAML parser rejects only loses its line numbers.
-  const y = new YamlReader(file, text);
-  const lineOf = (path: string[]): number | undefined => (y.ok ? y.line(path) : undefined);
+  const y = new YamlReader(file, text, { syntaxColumns: false });
+  const lineOf = (path: string[]): number | undefined => (y.ok ? y.lineAt(path) : undefined);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return err(new InputError({ file, line: lineOf([]) }, 'expected an object of motors'));
   }

@@ -6,7 +6,7 @@ import { SO101_JOINT_NAMES, type CapsuleSpec, type So101JointName } from '../kin
 import { isSignalName, type SignalName } from '../schema/signals.js';
 import type { InputError } from '../util/errors.js';
 import { STS3215_RESOLUTION, type MotorCalibration } from './lerobot.js';
-import { YamlReader } from './yaml-reader.js';
+import { YamlReader } from '../schema/yaml-reader.js';
 import { thresholdRangeProblem } from './so101-thresholds.js';
 
 export const SO101_CALIBRATION_KIND = 'so101-calibration';
@@ -100,166 +100,166 @@ const TOP_KEYS = [
 
 /** Parse and validate; returns every problem found (file, line, field) or the calibration. */
 export function parseSo101Calibration(text: string, file: string): { ok: true; value: So101Calibration } | { ok: false; problems: InputError[] } {
-  const y = new YamlReader(file, text);
-  if (!y.ok) return { ok: false, problems: y.problems };
-  y.noExtraKeys([], TOP_KEYS);
-  y.string(['kind'], { oneOf: [SO101_CALIBRATION_KIND] });
-  y.number(['version'], { integer: true, min: 1, max: 1 });
-  const armId = y.string(['arm_id']);
-  const supplyVoltage = y.number(['supply_voltage'], { min: 4, max: 14 });
+  const y = new YamlReader(file, text, { syntaxColumns: false });
+  if (!y.ok) return { ok: false, problems: y.errors };
+  y.noExtraKeysAt([], TOP_KEYS);
+  y.stringAt(['kind'], { oneOf: [SO101_CALIBRATION_KIND] });
+  y.numberAt(['version'], { integer: true, min: 1, max: 1 });
+  const armId = y.stringAt(['arm_id']);
+  const supplyVoltage = y.numberAt(['supply_voltage'], { min: 4, max: 14 });
 
   const joints: So101JointEntry[] = [];
-  const nj = y.length(['joints']);
-  if (y.has(['joints']) && nj !== SO101_JOINT_NAMES.length) y.problem(['joints'], `expected ${SO101_JOINT_NAMES.length} joints (${SO101_JOINT_NAMES.join(', ')}), got ${nj}`);
+  const nj = y.lengthAt(['joints']);
+  if (y.hasAt(['joints']) && nj !== SO101_JOINT_NAMES.length) y.problemAt(['joints'], `expected ${SO101_JOINT_NAMES.length} joints (${SO101_JOINT_NAMES.join(', ')}), got ${nj}`);
   for (let i = 0; i < Math.min(nj, SO101_JOINT_NAMES.length); i++) {
     const p = ['joints', i];
-    y.noExtraKeys(p, ['name', 'id', 'lower_deg', 'upper_deg']);
+    y.noExtraKeysAt(p, ['name', 'id', 'lower_deg', 'upper_deg']);
     const expected = SO101_JOINT_NAMES[i]!;
-    const name = y.string([...p, 'name'], { oneOf: [expected] }) as So101JointName;
-    const id = y.number([...p, 'id'], { integer: true, min: 0, max: 253 });
-    const lowerDeg = y.number([...p, 'lower_deg'], { min: -180, max: 180 });
-    const upperDeg = y.number([...p, 'upper_deg'], { min: -180, max: 180 });
-    if (lowerDeg >= upperDeg) y.problem([...p, 'upper_deg'], `upper_deg (${upperDeg}) must exceed lower_deg (${lowerDeg})`);
+    const name = y.stringAt([...p, 'name'], { oneOf: [expected] }) as So101JointName;
+    const id = y.numberAt([...p, 'id'], { integer: true, min: 0, max: 253 });
+    const lowerDeg = y.numberAt([...p, 'lower_deg'], { min: -180, max: 180 });
+    const upperDeg = y.numberAt([...p, 'upper_deg'], { min: -180, max: 180 });
+    if (lowerDeg >= upperDeg) y.problemAt([...p, 'upper_deg'], `upper_deg (${upperDeg}) must exceed lower_deg (${lowerDeg})`);
     joints.push({ name, id, lowerDeg, upperDeg });
   }
   const ids = joints.map((j) => j.id);
-  if (new Set(ids).size !== ids.length) y.problem(['joints'], `servo ids must be distinct, got ${ids.join(', ')}`);
+  if (new Set(ids).size !== ids.length) y.problemAt(['joints'], `servo ids must be distinct, got ${ids.join(', ')}`);
 
-  const normMode = y.string(['norm_mode'], { oneOf: ['degrees', 'range_m100_100'] }) as So101Calibration['normMode'];
+  const normMode = y.stringAt(['norm_mode'], { oneOf: ['degrees', 'range_m100_100'] }) as So101Calibration['normMode'];
 
   const lerobot = {} as Record<So101JointName, MotorCalibration>;
-  y.keys(['lerobot']);
-  y.noExtraKeys(['lerobot'], SO101_JOINT_NAMES);
+  y.keysAt(['lerobot']);
+  y.noExtraKeysAt(['lerobot'], SO101_JOINT_NAMES);
   for (const [i, name] of SO101_JOINT_NAMES.entries()) {
     const p = ['lerobot', name];
-    if (!y.has(p)) {
-      y.problem(p, `missing motor '${name}' (id, drive_mode, homing_offset, range_min, range_max)`);
+    if (!y.hasAt(p)) {
+      y.problemAt(p, `missing motor '${name}' (id, drive_mode, homing_offset, range_min, range_max)`);
       continue;
     }
-    y.noExtraKeys(p, ['id', 'drive_mode', 'homing_offset', 'range_min', 'range_max']);
+    y.noExtraKeysAt(p, ['id', 'drive_mode', 'homing_offset', 'range_min', 'range_max']);
     const c: MotorCalibration = {
-      id: y.number([...p, 'id'], { integer: true, min: 0, max: 253 }),
-      drive_mode: y.number([...p, 'drive_mode'], { integer: true, min: 0, max: 1 }),
-      homing_offset: y.number([...p, 'homing_offset'], { integer: true, min: -2047, max: 2047 }),
-      range_min: y.number([...p, 'range_min'], { integer: true, min: 0, max: STS3215_RESOLUTION - 1 }),
-      range_max: y.number([...p, 'range_max'], { integer: true, min: 0, max: STS3215_RESOLUTION - 1 }),
+      id: y.numberAt([...p, 'id'], { integer: true, min: 0, max: 253 }),
+      drive_mode: y.numberAt([...p, 'drive_mode'], { integer: true, min: 0, max: 1 }),
+      homing_offset: y.numberAt([...p, 'homing_offset'], { integer: true, min: -2047, max: 2047 }),
+      range_min: y.numberAt([...p, 'range_min'], { integer: true, min: 0, max: STS3215_RESOLUTION - 1 }),
+      range_max: y.numberAt([...p, 'range_max'], { integer: true, min: 0, max: STS3215_RESOLUTION - 1 }),
     };
-    if (c.range_min >= c.range_max) y.problem([...p, 'range_max'], `range_max (${c.range_max}) must exceed range_min (${c.range_min})`);
+    if (c.range_min >= c.range_max) y.problemAt([...p, 'range_max'], `range_max (${c.range_max}) must exceed range_min (${c.range_min})`);
     const joint = joints[i];
-    if (joint && Number.isInteger(c.id) && c.id !== joint.id) y.problem([...p, 'id'], `id ${c.id} differs from joints[${i}].id ${joint.id}`);
+    if (joint && Number.isInteger(c.id) && c.id !== joint.id) y.problemAt([...p, 'id'], `id ${c.id} differs from joints[${i}].id ${joint.id}`);
     lerobot[name] = c;
   }
 
-  y.noExtraKeys(['torque'], ['source', 'stall_torque_nm', 'constants', 'constant_sources']);
+  y.noExtraKeysAt(['torque'], ['source', 'stall_torque_nm', 'constants', 'constant_sources']);
   const torque = {
-    source: y.string(['torque', 'source'], { oneOf: ['load', 'current'] }) as TorqueSource,
-    stallTorqueNm: y.number(['torque', 'stall_torque_nm'], { min: 0.1, max: 10 }),
-    constants: y.numbers(['torque', 'constants'], SO101_ARM_JOINTS),
+    source: y.stringAt(['torque', 'source'], { oneOf: ['load', 'current'] }) as TorqueSource,
+    stallTorqueNm: y.numberAt(['torque', 'stall_torque_nm'], { min: 0.1, max: 10 }),
+    constants: y.numbersAt(['torque', 'constants'], SO101_ARM_JOINTS),
     constantSources: [] as string[],
   };
   torque.constants.forEach((k, i) => {
-    if (k === 0) y.problem(['torque', 'constants', i], 'torque constant must be non-zero (its sign is the load polarity)');
+    if (k === 0) y.problemAt(['torque', 'constants', i], 'torque constant must be non-zero (its sign is the load polarity)');
   });
-  const ns = y.length(['torque', 'constant_sources']);
-  if (y.has(['torque', 'constant_sources']) && ns !== SO101_ARM_JOINTS) y.problem(['torque', 'constant_sources'], `expected ${SO101_ARM_JOINTS} sources, got ${ns}`);
-  for (let i = 0; i < ns; i++) torque.constantSources.push(y.string(['torque', 'constant_sources', i]));
+  const ns = y.lengthAt(['torque', 'constant_sources']);
+  if (y.hasAt(['torque', 'constant_sources']) && ns !== SO101_ARM_JOINTS) y.problemAt(['torque', 'constant_sources'], `expected ${SO101_ARM_JOINTS} sources, got ${ns}`);
+  for (let i = 0; i < ns; i++) torque.constantSources.push(y.stringAt(['torque', 'constant_sources', i]));
 
   const fm = ['free_motion'];
-  y.noExtraKeys(fm, ['gravity', 'viscous', 'coulomb', 'coulomb_width', 'residual_onnx', 'residual_rms_nm']);
+  y.noExtraKeysAt(fm, ['gravity', 'viscous', 'coulomb', 'coulomb_width', 'residual_onnx', 'residual_rms_nm']);
   const gravity: number[][] = [];
-  const ng = y.length([...fm, 'gravity']);
-  if (y.has([...fm, 'gravity']) && ng !== SO101_ARM_JOINTS) y.problem([...fm, 'gravity'], `expected ${SO101_ARM_JOINTS} rows (one per body joint), got ${ng}`);
-  for (let i = 0; i < ng; i++) gravity.push(y.numbers([...fm, 'gravity', i], GRAVITY_PARAMS));
+  const ng = y.lengthAt([...fm, 'gravity']);
+  if (y.hasAt([...fm, 'gravity']) && ng !== SO101_ARM_JOINTS) y.problemAt([...fm, 'gravity'], `expected ${SO101_ARM_JOINTS} rows (one per body joint), got ${ng}`);
+  for (let i = 0; i < ng; i++) gravity.push(y.numbersAt([...fm, 'gravity', i], GRAVITY_PARAMS));
   const freeMotion: So101Calibration['freeMotion'] = {
     gravity,
-    viscous: y.numbers([...fm, 'viscous'], SO101_ARM_JOINTS),
-    coulomb: y.numbers([...fm, 'coulomb'], SO101_ARM_JOINTS),
-    coulombWidth: y.number([...fm, 'coulomb_width'], { min: 1e-4, max: 10 }),
+    viscous: y.numbersAt([...fm, 'viscous'], SO101_ARM_JOINTS),
+    coulomb: y.numbersAt([...fm, 'coulomb'], SO101_ARM_JOINTS),
+    coulombWidth: y.numberAt([...fm, 'coulomb_width'], { min: 1e-4, max: 10 }),
   };
-  if (y.has([...fm, 'residual_onnx'])) freeMotion.residualOnnx = y.string([...fm, 'residual_onnx']);
-  if (y.has([...fm, 'residual_rms_nm'])) freeMotion.residualRmsNm = y.numbers([...fm, 'residual_rms_nm'], SO101_ARM_JOINTS);
+  if (y.hasAt([...fm, 'residual_onnx'])) freeMotion.residualOnnx = y.stringAt([...fm, 'residual_onnx']);
+  if (y.hasAt([...fm, 'residual_rms_nm'])) freeMotion.residualRmsNm = y.numbersAt([...fm, 'residual_rms_nm'], SO101_ARM_JOINTS);
 
-  const tableHeightM = y.number(['table_height_m'], { min: -1, max: 1 });
-  y.noExtraKeys(['grasp'], ['object_offset_m']);
-  const off = y.numbers(['grasp', 'object_offset_m'], 3);
+  const tableHeightM = y.numberAt(['table_height_m'], { min: -1, max: 1 });
+  y.noExtraKeysAt(['grasp'], ['object_offset_m']);
+  const off = y.numbersAt(['grasp', 'object_offset_m'], 3);
   const graspOffsetM: [number, number, number] = [off[0] ?? NaN, off[1] ?? NaN, off[2] ?? NaN];
 
   const gc = ['gripper_contact'];
-  y.noExtraKeys(gc, ['load_on', 'load_off', 'stall_velocity', 'empty_closed_pct']);
+  y.noExtraKeysAt(gc, ['load_on', 'load_off', 'stall_velocity', 'empty_closed_pct']);
   const gripperContact = {
-    loadOn: y.number([...gc, 'load_on'], { min: 0, max: 1000 }),
-    loadOff: y.number([...gc, 'load_off'], { min: 0, max: 1000 }),
-    stallVelocity: y.number([...gc, 'stall_velocity'], { min: 0 }),
-    emptyClosedPct: y.number([...gc, 'empty_closed_pct'], { min: 0, max: 100 }),
+    loadOn: y.numberAt([...gc, 'load_on'], { min: 0, max: 1000 }),
+    loadOff: y.numberAt([...gc, 'load_off'], { min: 0, max: 1000 }),
+    stallVelocity: y.numberAt([...gc, 'stall_velocity'], { min: 0 }),
+    emptyClosedPct: y.numberAt([...gc, 'empty_closed_pct'], { min: 0, max: 100 }),
   };
-  if (gripperContact.loadOff >= gripperContact.loadOn) y.problem([...gc, 'load_off'], `load_off (${gripperContact.loadOff}) must be below load_on (${gripperContact.loadOn}) for hysteresis`);
+  if (gripperContact.loadOff >= gripperContact.loadOn) y.problemAt([...gc, 'load_off'], `load_off (${gripperContact.loadOff}) must be below load_on (${gripperContact.loadOn}) for hysteresis`);
 
-  y.noExtraKeys(['contact_force'], ['damping', 'deadband_n', 'no_residual_deadband_n', 'no_residual_threshold_n']);
+  y.noExtraKeysAt(['contact_force'], ['damping', 'deadband_n', 'no_residual_deadband_n', 'no_residual_threshold_n']);
   const contactForce: So101Calibration['contactForce'] = {
-    damping: y.number(['contact_force', 'damping'], { min: 0, max: 1 }),
-    deadbandN: y.number(['contact_force', 'deadband_n'], { min: 0 }),
+    damping: y.numberAt(['contact_force', 'damping'], { min: 0, max: 1 }),
+    deadbandN: y.numberAt(['contact_force', 'deadband_n'], { min: 0 }),
   };
-  const fallbackKeys = ['no_residual_deadband_n', 'no_residual_threshold_n'].filter((k) => y.has(['contact_force', k]));
+  const fallbackKeys = ['no_residual_deadband_n', 'no_residual_threshold_n'].filter((k) => y.hasAt(['contact_force', k]));
   if (fallbackKeys.length === 2) {
     contactForce.noResidual = {
-      deadbandN: y.number(['contact_force', 'no_residual_deadband_n'], { min: 0 }),
-      thresholdN: y.number(['contact_force', 'no_residual_threshold_n'], { min: 0 }),
+      deadbandN: y.numberAt(['contact_force', 'no_residual_deadband_n'], { min: 0 }),
+      thresholdN: y.numberAt(['contact_force', 'no_residual_threshold_n'], { min: 0 }),
     };
   } else if (fallbackKeys.length === 1) {
-    y.problem(['contact_force'], 'no_residual_deadband_n and no_residual_threshold_n go together (the fallback when the learned residual cannot run)');
+    y.problemAt(['contact_force'], 'no_residual_deadband_n and no_residual_threshold_n go together (the fallback when the learned residual cannot run)');
   }
-  if (y.has(['free_motion', 'residual_onnx']) && fallbackKeys.length === 0) {
-    y.problem(['contact_force'], 'a calibration with free_motion.residual_onnx needs contact_force.no_residual_deadband_n and no_residual_threshold_n (the fallback when onnxruntime-node is not installed; re-run armguard calibrate)');
+  if (y.hasAt(['free_motion', 'residual_onnx']) && fallbackKeys.length === 0) {
+    y.problemAt(['contact_force'], 'a calibration with free_motion.residual_onnx needs contact_force.no_residual_deadband_n and no_residual_threshold_n (the fallback when onnxruntime-node is not installed; re-run armguard calibrate)');
   }
 
   let capsules: CapsuleSpec[] | undefined;
-  if (y.has(['capsules'])) {
+  if (y.hasAt(['capsules'])) {
     capsules = [];
-    const nc = y.length(['capsules']);
+    const nc = y.lengthAt(['capsules']);
     for (let i = 0; i < nc; i++) {
       const p = ['capsules', i];
-      y.noExtraKeys(p, ['name', 'frame', 'a', 'b', 'radius', 'environment']);
-      const a = y.numbers([...p, 'a'], 3), b = y.numbers([...p, 'b'], 3);
-      const env = y.raw([...p, 'environment']);
-      if (typeof env !== 'boolean') y.problem([...p, 'environment'], 'expected true or false');
+      y.noExtraKeysAt(p, ['name', 'frame', 'a', 'b', 'radius', 'environment']);
+      const a = y.numbersAt([...p, 'a'], 3), b = y.numbersAt([...p, 'b'], 3);
+      const env = y.rawAt([...p, 'environment']);
+      if (typeof env !== 'boolean') y.problemAt([...p, 'environment'], 'expected true or false');
       capsules.push({
-        name: y.string([...p, 'name']),
-        frame: y.number([...p, 'frame'], { integer: true, min: 0, max: 7 }),
+        name: y.stringAt([...p, 'name']),
+        frame: y.numberAt([...p, 'frame'], { integer: true, min: 0, max: 7 }),
         a: [a[0] ?? NaN, a[1] ?? NaN, a[2] ?? NaN],
         b: [b[0] ?? NaN, b[1] ?? NaN, b[2] ?? NaN],
-        radius: y.number([...p, 'radius'], { min: 0, max: 0.2 }),
+        radius: y.numberAt([...p, 'radius'], { min: 0, max: 0.2 }),
         environment: env === true,
       });
     }
   }
 
   const declaredSignals: SignalName[] = [];
-  const nd = y.length(['declared_signals']);
+  const nd = y.lengthAt(['declared_signals']);
   for (let i = 0; i < nd; i++) {
-    const s = y.string(['declared_signals', i]);
-    if (s && !isSignalName(s)) y.problem(['declared_signals', i], `unknown signal '${s}' (see SPEC §2)`);
+    const s = y.stringAt(['declared_signals', i]);
+    if (s && !isSignalName(s)) y.problemAt(['declared_signals', i], `unknown signal '${s}' (see SPEC §2)`);
     else if (s) declaredSignals.push(s as SignalName);
   }
 
   const thresholds: Record<string, ThresholdEntry> = {};
-  for (const clause of y.keys(['thresholds'])) {
+  for (const clause of y.keysAt(['thresholds'])) {
     const p = ['thresholds', clause];
-    y.noExtraKeys(p, ['value', 'unit', 'reason', 'source']);
+    y.noExtraKeysAt(p, ['value', 'unit', 'reason', 'source']);
     thresholds[clause] = {
-      value: y.number([...p, 'value']),
-      unit: y.string([...p, 'unit']),
-      reason: y.string([...p, 'reason']),
-      source: y.string([...p, 'source']),
+      value: y.numberAt([...p, 'value']),
+      unit: y.stringAt([...p, 'unit']),
+      reason: y.stringAt([...p, 'reason']),
+      source: y.stringAt([...p, 'source']),
     };
   }
-  if (y.has(['thresholds']) && !thresholds.joint_torque) y.problem(['thresholds'], 'missing joint_torque (the SO-101 ceiling recalibrated to the servo, SPEC §5)');
+  if (y.hasAt(['thresholds']) && !thresholds.joint_torque) y.problemAt(['thresholds'], 'missing joint_torque (the SO-101 ceiling recalibrated to the servo, SPEC §5)');
   // Every declared threshold is monitored as written: it must be one the arm can reach and noise cannot.
   for (const [clause, t] of Object.entries(thresholds)) {
     const problem = thresholdRangeProblem(t, torque.stallTorqueNm);
-    if (problem) y.problem(['thresholds', clause, 'value'], problem);
+    if (problem) y.problemAt(['thresholds', clause, 'value'], problem);
   }
 
-  if (!y.ok) return { ok: false, problems: y.problems };
+  if (!y.ok) return { ok: false, problems: y.errors };
   const value: So101Calibration = {
     armId, supplyVoltage, joints, normMode, lerobot, torque, freeMotion, tableHeightM, graspOffsetM,
     gripperContact, contactForce, declaredSignals, thresholds,

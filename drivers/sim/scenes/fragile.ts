@@ -7,7 +7,7 @@
  * bottle ±5 cm along the cup→box line and ±1 cm across it (it stays on the direct path); the cup's
  * and the bottle's yaw ±15° come from the world's own seeded start perturbation.
  */
-import { mulberry32, symmetric } from '../rng.js';
+import { mulberry32, symmetric } from '../../../src/util/rng.js';
 import { PANDA_LAYOUT, pandaScene } from './panda.js';
 import { SO101_LAYOUT, so101Scene } from './so101.js';
 import { tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';

@@ -14,7 +14,7 @@ import { isValidRobotId } from '../../telemetry/topics.js';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, loadScoringSpec, specPathsFrom } from '../spec-files.js';
 import { readAccessFile } from '../compose/access-file.js';
-import { YamlReader } from '../../calibration/yaml-reader.js';
+import { YamlReader } from '../../schema/yaml-reader.js';
 import { stat } from 'node:fs/promises';
 import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys.js';
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
@@ -250,11 +250,11 @@ async function brokerCredentials(path: string | undefined, urlUsername: string |
   } catch (e) {
     return { ok: false, errors: [`armguard run: ${path}: cannot read: ${(e as Error).message}`] };
   }
-  const r = new YamlReader(path, text);
-  if (r.ok) r.noExtraKeys([], ['username', 'password']);
-  const username = r.ok ? r.string(['username']) : '';
-  const password = r.ok ? r.string(['password']) : '';
-  if (!r.ok) return { ok: false, errors: r.problems.map((p) => `armguard run: ${p.message}`) };
+  const r = new YamlReader(path, text, { syntaxColumns: false });
+  if (r.ok) r.noExtraKeysAt([], ['username', 'password']);
+  const username = r.ok ? r.stringAt(['username']) : '';
+  const password = r.ok ? r.stringAt(['password']) : '';
+  if (!r.ok) return { ok: false, errors: r.errors.map((p) => `armguard run: ${p.message}`) };
   return { ok: true, value: { username, password } };
 }
 

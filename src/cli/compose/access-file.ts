@@ -13,7 +13,7 @@
  */
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
-import { YamlReader } from '../../calibration/yaml-reader.js';
+import { YamlReader } from '../../schema/yaml-reader.js';
 import type { AccessConfig, MqttUser, Role } from '../../telemetry/access.js';
 import { parsePasswordHash } from '../../telemetry/password-hash.js';
 import type { InputError } from '../../util/errors.js';
@@ -21,43 +21,43 @@ import type { InputError } from '../../util/errors.js';
 const ROLES: readonly Role[] = ['armguard', 'operator', 'policy', 'viewer'];
 
 export function parseAccessFile(text: string, file: string): { ok: true; value: AccessConfig } | { ok: false; problems: InputError[] } {
-  const r = new YamlReader(file, text);
-  if (!r.ok) return { ok: false, problems: r.problems };
-  r.noExtraKeys([], ['users', 'anonymous_telemetry']);
+  const r = new YamlReader(file, text, { syntaxColumns: false });
+  if (!r.ok) return { ok: false, problems: r.errors };
+  r.noExtraKeysAt([], ['users', 'anonymous_telemetry']);
   const users: MqttUser[] = [];
-  const rawUsers = r.raw(['users']);
-  if (!Array.isArray(rawUsers) && r.ok) r.problem(['users'], "expected a list of users ({username, password_hash, roles}; 'armguard access add-user' writes them)");
-  const n = Array.isArray(rawUsers) ? r.length(['users']) : 0;
+  const rawUsers = r.rawAt(['users']);
+  if (!Array.isArray(rawUsers) && r.ok) r.problemAt(['users'], "expected a list of users ({username, password_hash, roles}; 'armguard access add-user' writes them)");
+  const n = Array.isArray(rawUsers) ? r.lengthAt(['users']) : 0;
   const seen = new Set<string>();
   for (let i = 0; i < n; i++) {
-    r.noExtraKeys(['users', i], ['username', 'password', 'password_hash', 'roles']);
-    const username = r.string(['users', i, 'username']);
-    const hasHash = r.raw(['users', i, 'password_hash']) !== undefined;
-    const hasPlain = r.raw(['users', i, 'password']) !== undefined;
+    r.noExtraKeysAt(['users', i], ['username', 'password', 'password_hash', 'roles']);
+    const username = r.stringAt(['users', i, 'username']);
+    const hasHash = r.rawAt(['users', i, 'password_hash']) !== undefined;
+    const hasPlain = r.rawAt(['users', i, 'password']) !== undefined;
     let secret: { password: string } | { passwordHash: string } | undefined;
     if (hasHash === hasPlain) {
-      r.problem(['users', i], "expected exactly one of password_hash (from 'armguard access add-user') or password");
+      r.problemAt(['users', i], "expected exactly one of password_hash (from 'armguard access add-user') or password");
     } else if (hasHash) {
-      const passwordHash = r.string(['users', i, 'password_hash']);
+      const passwordHash = r.stringAt(['users', i, 'password_hash']);
       const h = parsePasswordHash(passwordHash);
-      if (!h.ok) r.problem(['users', i, 'password_hash'], h.error);
+      if (!h.ok) r.problemAt(['users', i, 'password_hash'], h.error);
       secret = { passwordHash };
     } else {
-      const password = r.string(['users', i, 'password']);
-      if (password.length > 0 && password.length < 8) r.problem(['users', i, 'password'], 'expected at least 8 characters');
+      const password = r.stringAt(['users', i, 'password']);
+      if (password.length > 0 && password.length < 8) r.problemAt(['users', i, 'password'], 'expected at least 8 characters');
       secret = { password };
     }
-    if (seen.has(username)) r.problem(['users', i, 'username'], `user '${username}' is listed twice`);
+    if (seen.has(username)) r.problemAt(['users', i, 'username'], `user '${username}' is listed twice`);
     seen.add(username);
     const roles: Role[] = [];
-    const rn = r.length(['users', i, 'roles']);
-    if (rn === 0) r.problem(['users', i, 'roles'], `expected a list of roles (${ROLES.join(', ')})`);
-    for (let k = 0; k < rn; k++) roles.push(r.string(['users', i, 'roles', k], { oneOf: ROLES }) as Role);
+    const rn = r.lengthAt(['users', i, 'roles']);
+    if (rn === 0) r.problemAt(['users', i, 'roles'], `expected a list of roles (${ROLES.join(', ')})`);
+    for (let k = 0; k < rn; k++) roles.push(r.stringAt(['users', i, 'roles', k], { oneOf: ROLES }) as Role);
     users.push({ username, ...secret, roles });
   }
-  const anon = r.raw(['anonymous_telemetry']);
-  if (anon !== undefined && typeof anon !== 'boolean') r.problem(['anonymous_telemetry'], 'expected true or false');
-  if (!r.ok) return { ok: false, problems: r.problems };
+  const anon = r.rawAt(['anonymous_telemetry']);
+  if (anon !== undefined && typeof anon !== 'boolean') r.problemAt(['anonymous_telemetry'], 'expected true or false');
+  if (!r.ok) return { ok: false, problems: r.errors };
   return { ok: true, value: { users, anonymousTelemetry: anon === true } };
 }
 

@@ -2,7 +2,7 @@
  * Seeded nonparametric episode bootstrap (SPEC §8: 10,000 resamples): resample episodes with
  * replacement, recompute the statistic, report the percentile interval.
  */
-import { Xoshiro128 } from './prng.js';
+import { Xoshiro128 } from '../../util/rng.js';
 import { quantileSorted } from './quantile.js';
 
 export interface BootstrapOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bootstrap, bootstrapConditionalMean, bootstrapMean } from '../../../src/report/metrics/bootstrap.js';
-import { Xoshiro128 } from '../../../src/report/metrics/prng.js';
+import { Xoshiro128 } from '../../../src/util/rng.js';
 import { quantile } from '../../../src/report/metrics/quantile.js';
 
 const values = Array.from({ length: 57 }, (_, i) => ((i * 37) % 11) / 10);
