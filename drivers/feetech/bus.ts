@@ -6,7 +6,8 @@
  */
 import type { Fault, FaultListener } from '../../src/ports/index.js';
 import type { Clock, TimerHandle, Timers } from '../../src/util/clock.js';
-import { ArmguardError, type Result, err, ok } from '../../src/util/errors.js';
+import { ArmguardError } from '../../src/util/errors.js';
+import { type Result, err, ok } from '../../src/util/result.js';
 import { PacketFramer } from './framer.js';
 import { type ByteLink, type SerialLinkOptions, openSerialLink } from './link.js';
 import {

@@ -5,7 +5,7 @@
 import { SerialPort } from 'serialport';
 import type { BindingInterface } from '@serialport/bindings-interface' with { 'resolution-mode': 'require' };
 import type { Fault } from '../../src/ports/index.js';
-import { type Result, err, ok } from '../../src/util/errors.js';
+import { type Result, err, ok } from '../../src/util/result.js';
 
 export interface ByteLink {
   /** Human-readable name (the port path), used as fault source. */

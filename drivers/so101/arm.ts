@@ -8,7 +8,7 @@
 import type { CommandSink, Fault, FaultListener, JointChunk, JointStateSource, SignalSource } from '../../src/ports/index.js';
 import type { SignalFrame } from '../../src/schema/signals.js';
 import type { Clock, TimerHandle, Timers } from '../../src/util/clock.js';
-import { err, ok, type Result } from '../../src/util/errors.js';
+import { err, ok, type Result } from '../../src/util/result.js';
 import { radiansToRaw } from '../../src/calibration/lerobot.js';
 import type { So101Calibration } from '../../src/calibration/so101.js';
 import type { FreeMotionModel } from '../../src/calibration/free-motion.js';

@@ -5,7 +5,7 @@
  * `pace()` separates samples: a real sleep on hardware, a simulated clock step in the emulator.
  */
 import type { Fault } from '../../src/ports/index.js';
-import { err, ok, type Result } from '../../src/util/errors.js';
+import { err, ok, type Result } from '../../src/util/result.js';
 import { SO101_FRAMES, TF } from '../../src/kinematics/index.js';
 import { AnalyticFreeMotionModel } from '../../src/calibration/free-motion.js';
 import { fitFreeMotion, type FreeMotionFit, type FreeMotionSample } from '../../src/calibration/free-motion-fit.js';

@@ -4,7 +4,7 @@
  * `armguard calibrate so101 --emulator` and the tests drive. The driver path is the real one.
  */
 import { ManualClock, ManualTimers, type Clock, type Timers } from '../../src/util/clock.js';
-import { err, ok, type Result } from '../../src/util/errors.js';
+import { err, ok, type Result } from '../../src/util/result.js';
 import type { Fault } from '../../src/ports/index.js';
 import type { MotorCalibration } from '../../src/calibration/lerobot.js';
 import type { So101Calibration } from '../../src/calibration/so101.js';

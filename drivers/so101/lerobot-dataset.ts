@@ -7,7 +7,8 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { SO101_JOINT_NAMES } from '../../src/kinematics/so101.js';
-import { InputError, err, ok, type Result } from '../../src/util/errors.js';
+import { InputError } from '../../src/util/errors.js';
+import { err, ok, type Result } from '../../src/util/result.js';
 
 export interface LeRobotInfo {
   codebase_version: string;

@@ -12,7 +12,7 @@
 import type * as Ort from 'onnxruntime-node';
 import { AnalyticFreeMotionModel, type FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
-import { err, ok, type Result } from '../../src/util/errors.js';
+import { err, ok, type Result } from '../../src/util/result.js';
 
 export const RESIDUAL_INPUTS = 10;
 

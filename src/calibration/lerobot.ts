@@ -1,5 +1,6 @@
 import { YamlReader } from '../schema/yaml-reader.js';
-import { InputError, err, ok, type Result } from '../util/errors.js';
+import { InputError } from '../util/errors.js';
+import { err, ok, type Result } from '../util/result.js';
 
 /**
  * LeRobot motor calibration and normalisation, reproduced from huggingface/lerobot

@@ -2,8 +2,8 @@
  * Untrusted chunk payloads (MQTT JSON, test clients) → GateChunk, or a rejection naming the field
  * and what was expected. Never throws. Size checks against the arm happen in ChunkScreen.
  */
-import type { Result } from '../util/errors.js';
-import { err, ok } from '../util/errors.js';
+import type { Result } from '../util/result.js';
+import { err, ok } from '../util/result.js';
 import type { ChunkRejection, GateChunk } from './chunk.js';
 
 export const MAX_CHUNK_BYTES = 1 << 20;

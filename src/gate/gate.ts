@@ -12,6 +12,7 @@ import type { EStopLatch, GateCause, GateEvent, GateListener, GateState, HoldCau
 import type { Fault } from '../schema/fault.js';
 import { describeCause } from './events.js';
 import { nsToSeconds, secondsToNs } from '../util/time.js';
+import type { Verdict } from '../util/result.js';
 
 export interface GateConfig {
   /** Indices into SIGNALS the active clauses need; missing/stale/invalid ones hold the gate. */
@@ -38,7 +39,8 @@ export const DEFAULT_GATE_CONFIG: GateConfig = {
   faultQuietPeriod: 1.0,
 };
 
-export type ReleaseResult = { ok: true } | { ok: false; reason: string };
+/** What the gate says to a release or e-stop reset request. */
+export type ReleaseResult = Verdict;
 
 /** The per-sample condition found by the last evaluation, kept as scalars (no allocation). */
 const enum Block {

@@ -26,6 +26,7 @@ import {
   type TriggerResponse,
 } from '../mcap/messages.js';
 import { trajectoryToChunk } from '../../drivers/ros2/trajectory.js';
+import type { Verdict } from '../util/result.js';
 
 export interface Float64MultiArray {
   layout: { dim: { label: string; size: number; stride: number }[]; data_offset: number };
@@ -49,7 +50,7 @@ export interface MonitorNodeOptions {
    */
   idleStepRate: number;
   /** Success/failure label for the current episode (from ~/label_success). */
-  onLabel?: (success: boolean, t: number) => { ok: true } | { ok: false; reason: string };
+  onLabel?: (success: boolean, t: number) => Verdict;
   /** After every pipeline step (episode recording). */
   onStep?: (t: number) => void;
   /** A proposed chunk and the gate's answer (episode recording). */

@@ -3,7 +3,7 @@
  * Every payload gets exactly one answer; malformed payloads are rejected with the field named.
  */
 import { parseChunkMessage, parseChunkText } from '../gate/chunk-parse.js';
-import type { Result } from '../util/errors.js';
+import type { Result } from '../util/result.js';
 import type { ChunkRejection } from '../gate/chunk.js';
 import { describeRejection, toResultMessage } from '../gate/chunk.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';

@@ -17,9 +17,10 @@ import { describeCause, type Gate } from '../gate/index.js';
 import { faultDetail, type Fault } from '../schema/fault.js';
 import type { EstopCommand, EstopResetCommand, LabelCommand } from './payloads.js';
 import type { RemoteCommandHandler, TelemetryLink } from './mqtt-link.js';
+import type { Verdict } from '../util/result.js';
 
 export interface LabelSink {
-  label(cmd: LabelCommand, t: number): { ok: true } | { ok: false; reason: string };
+  label(cmd: LabelCommand, t: number): Verdict;
 }
 
 export type LinkLossPolicy = 'hold' | 'warn';
@@ -128,18 +129,18 @@ export class GateRemote implements RemoteCommandHandler {
     this.gate.eStop(this.clock.now(), `mqtt${cmd.reason ? ` (${cmd.reason})` : ''}`, cmd.id);
   }
 
-  estopReset(cmd: EstopResetCommand): { ok: true } | { ok: false; reason: string } {
+  estopReset(cmd: EstopResetCommand): Verdict {
     return this.gate.resetEStop(this.clock.now(), { by: `mqtt operator${cmd.note ? ` (${cmd.note})` : ''}`, pressedBy: cmd.pressedBy, authorised: true });
   }
 
-  release(): { ok: true } | { ok: false; reason: string } {
+  release(): Verdict {
     const t = this.clock.now();
     if (this.heartbeatLost) return { ok: false, reason: 'release refused: operator heartbeat lost' };
     if (this.commandChannelLost !== null) return { ok: false, reason: `release refused: ${this.commandChannelLost}` };
     return this.gate.release(t, { by: 'mqtt operator', authorised: true });
   }
 
-  label(cmd: LabelCommand): { ok: true } | { ok: false; reason: string } {
+  label(cmd: LabelCommand): Verdict {
     if (!this.labels) return { ok: false, reason: 'no episode is recording labels' };
     return this.labels.label(cmd, this.clock.now());
   }

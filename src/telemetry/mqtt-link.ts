@@ -31,6 +31,7 @@ import {
   type LabelCommand,
   type ReleaseCommand,
 } from './payloads.js';
+import type { Verdict } from '../util/result.js';
 
 export interface MqttLinkOptions {
   url: string;
@@ -67,9 +68,9 @@ export const COMMAND_QOS: Readonly<Record<InboundKind, 0 | 1>> = {
 export interface RemoteCommandHandler {
   estop(cmd: EstopCommand): void;
   /** Clear one latched e-stop naming who pressed it. */
-  estopReset?(cmd: EstopResetCommand): { ok: true } | { ok: false; reason: string };
-  release(cmd: ReleaseCommand): { ok: true } | { ok: false; reason: string };
-  label(cmd: LabelCommand): { ok: true } | { ok: false; reason: string };
+  estopReset?(cmd: EstopResetCommand): Verdict;
+  release(cmd: ReleaseCommand): Verdict;
+  label(cmd: LabelCommand): Verdict;
   heartbeat?(seq: number): void;
   /** Raw chunk request bytes; the gate's chunk validator parses them. */
   chunk?(payload: Uint8Array): void;

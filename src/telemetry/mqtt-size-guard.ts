@@ -6,14 +6,14 @@
  * never passed on, so the broker never buffers them. The first packet (CONNECT, before any
  * authentication) has its own, smaller limit. Pure: bytes in, verdict out.
  */
+import type { Verdict } from '../util/result.js';
+
 export interface SizeGuardLimits {
   /** Largest packet (fixed header excluded) after CONNECT, bytes. */
   maxPacketBytes: number;
   /** Largest CONNECT packet, bytes (client id, will, username, password). */
   maxConnectBytes: number;
 }
-
-export type GuardVerdict = { ok: true } | { ok: false; reason: string };
 
 const enum State {
   Header,
@@ -39,7 +39,7 @@ export class MqttSizeGuard {
   }
 
   /** Check the next bytes of the stream; once refused, every later call is refused too. */
-  push(bytes: Uint8Array): GuardVerdict {
+  push(bytes: Uint8Array): Verdict {
     if (this.refused !== null) return { ok: false, reason: this.refused };
     let i = 0;
     while (i < bytes.length) {
@@ -88,7 +88,7 @@ export class MqttSizeGuard {
     this.state = State.Header;
   }
 
-  private refuse(reason: string): GuardVerdict {
+  private refuse(reason: string): Verdict {
     this.refused = reason;
     return { ok: false, reason };
   }

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { EStopLatchPayload, EpisodePayload, GateStateName } from './payloads.js';
 import type { LinkEvent, RemoteCommandHandler, TelemetryLink } from './mqtt-link.js';
 import type { FromWorker, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
+import type { Verdict } from '../util/result.js';
 
 export interface NetworkWorkerHandler extends RemoteCommandHandler {
   /** A chunk request decoded in the worker (or why it could not be). */
@@ -103,7 +104,7 @@ export class NetworkWorker implements TelemetryLink {
 
   /** Commands run on this thread: a handler that throws is reported, never thrown into the worker's message loop. */
   private onCommand(c: WorkerCommand): void {
-    const refused = (topic: string, r: { ok: true } | { ok: false; reason: string }) => {
+    const refused = (topic: string, r: Verdict) => {
       if (!r.ok) this.emit({ kind: 'command-refused', topic, reason: r.reason });
     };
     try {

@@ -5,6 +5,7 @@
  * event loop it arrives on.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { Result } from '../util/result.js';
 
 export interface ScryptParams {
   N: number;
@@ -32,7 +33,7 @@ export async function hashPassword(password: string, params: ScryptParams = DEFA
 }
 
 /** Decode a hash, or say what is wrong with it. */
-export function parsePasswordHash(encoded: string): { ok: true; value: ParsedHash } | { ok: false; error: string } {
+export function parsePasswordHash(encoded: string): Result<ParsedHash, string> {
   const parts = encoded.split('$');
   const expected = `expected scrypt$<N>$<r>$<p>$<salt>$<key> (made by 'armguard access add-user')`;
   if (parts.length !== 6 || parts[0] !== 'scrypt') return { ok: false, error: expected };

@@ -2,6 +2,8 @@
  * Versioned JSON payloads of the MQTT interface (schema v1), validated on receipt. A payload that
  * fails validation is refused with the field that is wrong and what was expected.
  */
+import type { Result } from '../util/result.js';
+
 export const PAYLOAD_VERSION = 1;
 
 export type GateStateName = 'armed' | 'warning' | 'filtering' | 'hold';
@@ -81,11 +83,9 @@ export interface HeartbeatCommand {
   seq: number;
 }
 
-export type Validation<T> = { ok: true; value: T } | { ok: false; error: string };
-
 type Json = Record<string, unknown>;
 
-function parseObject(bytes: Uint8Array | string): Validation<Json> {
+function parseObject(bytes: Uint8Array | string): Result<Json, string> {
   let value: unknown;
   try {
     value = JSON.parse(typeof bytes === 'string' ? bytes : new TextDecoder().decode(bytes));
@@ -110,7 +110,7 @@ function onlyFields(o: Json, allowed: readonly string[]): string | undefined {
   return undefined;
 }
 
-export function parseEstop(bytes: Uint8Array | string): Validation<EstopCommand> {
+export function parseEstop(bytes: Uint8Array | string): Result<EstopCommand, string> {
   const p = parseObject(bytes);
   if (!p.ok) return p;
   const extra = onlyFields(p.value, ['v', 'reason', 'id']);
@@ -122,7 +122,7 @@ export function parseEstop(bytes: Uint8Array | string): Validation<EstopCommand>
   return { ok: true, value: { v: 1, ...(reason !== undefined ? { reason } : {}), ...(id !== undefined ? { id } : {}) } };
 }
 
-export function parseEstopReset(bytes: Uint8Array | string): Validation<EstopResetCommand> {
+export function parseEstopReset(bytes: Uint8Array | string): Result<EstopResetCommand, string> {
   const p = parseObject(bytes);
   if (!p.ok) return p;
   const extra = onlyFields(p.value, ['v', 'pressedBy', 'note']);
@@ -135,7 +135,7 @@ export function parseEstopReset(bytes: Uint8Array | string): Validation<EstopRes
   return { ok: true, value: { v: 1, pressedBy, ...(note !== undefined ? { note } : {}) } };
 }
 
-export function parseRelease(bytes: Uint8Array | string): Validation<ReleaseCommand> {
+export function parseRelease(bytes: Uint8Array | string): Result<ReleaseCommand, string> {
   const p = parseObject(bytes);
   if (!p.ok) return p;
   const extra = onlyFields(p.value, ['v', 'note']);
@@ -145,7 +145,7 @@ export function parseRelease(bytes: Uint8Array | string): Validation<ReleaseComm
   return { ok: true, value: { v: 1, ...(note !== undefined ? { note } : {}) } };
 }
 
-export function parseLabel(bytes: Uint8Array | string): Validation<LabelCommand> {
+export function parseLabel(bytes: Uint8Array | string): Result<LabelCommand, string> {
   const p = parseObject(bytes);
   if (!p.ok) return p;
   const o = p.value;
@@ -174,7 +174,7 @@ export function parseLabel(bytes: Uint8Array | string): Validation<LabelCommand>
   return { ok: true, value: out };
 }
 
-export function parseHeartbeat(bytes: Uint8Array | string): Validation<HeartbeatCommand> {
+export function parseHeartbeat(bytes: Uint8Array | string): Result<HeartbeatCommand, string> {
   const p = parseObject(bytes);
   if (!p.ok) return p;
   const extra = onlyFields(p.value, ['v', 'seq']);

@@ -35,7 +35,3 @@ export function formatWhere(where: { file?: string; line?: number; column?: numb
 export function assertNever(value: never, what = 'value'): never {
   throw new ArmguardError(`unexpected ${what}: ${JSON.stringify(value)}`);
 }
-
-export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
-export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
-export const err = <E>(error: E): { ok: false; error: E } => ({ ok: false, error });

@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './result.js';
 export * from './clock.js';
 export * from './ring-buffer.js';
 export * from './monotonic-deque.js';

@@ -20,7 +20,7 @@ import { createEmulatedSo101 } from '../../../drivers/so101/emulated-arm.js';
 import { runCalibrationProcedure, type ProcedureIo, type ProcedureResult } from '../../../drivers/so101/calibration-procedure.js';
 import { OnnxResidual, RESIDUAL_INPUTS } from '../../../drivers/so101/onnx-residual.js';
 import type { Fault } from '../../ports/index.js';
-import type { Result } from '../../util/errors.js';
+import type { Result } from '../../util/result.js';
 
 const HELP = `usage: armguard calibrate so101 --id <id> (--port <tty> --lerobot-calibration <json> | --emulator) [options]
 

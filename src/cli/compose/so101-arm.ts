@@ -7,7 +7,7 @@ import { AnalyticFreeMotionModel, type FreeMotionModel } from '../../calibration
 import type { So101Calibration } from '../../calibration/so101.js';
 import type { Fault } from '../../ports/index.js';
 import type { Clock, TimerHandle, Timers } from '../../util/clock.js';
-import { err, ok, type Result } from '../../util/errors.js';
+import { err, ok, type Result } from '../../util/result.js';
 import { FeetechBus, FeetechEmulator, openPtyPair, openSerialLink, serveEmulatorOnPort, type ByteLink, type PtyPair } from '../../../drivers/feetech/index.js';
 import { So101Arm } from '../../../drivers/so101/arm.js';
 import { addSo101Servos } from '../../../drivers/so101/emulated-arm.js';

@@ -1,4 +1,6 @@
 /** Messages between the dashboard page and the dashboard server (WebSocket, JSON). */
+import type { Result } from '../../util/result.js';
+
 export type PageToServer =
   | { type: 'login'; username: string; password: string }
   | { type: 'logout' }
@@ -18,7 +20,7 @@ export type ServerToPage =
   | { type: 'command-result'; command: string; robot: string; ok: boolean; reason?: string; confirmed?: boolean; state?: string; pressedBy?: string };
 
 /** Validate a message from the page; never throws. */
-export function parsePageMessage(text: string): { ok: true; msg: PageToServer } | { ok: false; error: string } {
+export function parsePageMessage(text: string): Result<PageToServer, string> {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -31,20 +33,20 @@ export function parsePageMessage(text: string): { ok: true; msg: PageToServer } 
   switch (o.type) {
     case 'login':
       return typeof o.username === 'string' && typeof o.password === 'string' && o.username.length <= 128 && o.password.length <= 1024
-        ? { ok: true, msg: { type: 'login', username: o.username, password: o.password } }
+        ? { ok: true, value: { type: 'login', username: o.username, password: o.password } }
         : { ok: false, error: 'login needs username and password strings' };
     case 'logout':
-      return { ok: true, msg: { type: 'logout' } };
+      return { ok: true, value: { type: 'logout' } };
     case 'estop':
     case 'release':
-      return robotOk ? { ok: true, msg: { type: o.type, robot: o.robot as string } } : { ok: false, error: `${o.type} needs a robot id` };
+      return robotOk ? { ok: true, value: { type: o.type, robot: o.robot as string } } : { ok: false, error: `${o.type} needs a robot id` };
     case 'estop-reset':
       return robotOk && typeof o.pressedBy === 'string' && o.pressedBy.length > 0 && o.pressedBy.length <= 1000
-        ? { ok: true, msg: { type: 'estop-reset', robot: o.robot as string, pressedBy: o.pressedBy } }
+        ? { ok: true, value: { type: 'estop-reset', robot: o.robot as string, pressedBy: o.pressedBy } }
         : { ok: false, error: 'estop-reset needs a robot id and pressedBy (who pressed the e-stop)' };
     case 'label':
       return robotOk && typeof o.success === 'boolean'
-        ? { ok: true, msg: { type: 'label', robot: o.robot as string, success: o.success } }
+        ? { ok: true, value: { type: 'label', robot: o.robot as string, success: o.success } }
         : { ok: false, error: 'label needs a robot id and success true/false' };
     default:
       return { ok: false, error: `unknown message type ${JSON.stringify(o.type)}` };

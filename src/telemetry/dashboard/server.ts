@@ -256,7 +256,7 @@ export class DashboardServer {
   private async onPageMessage(s: Session, text: string): Promise<void> {
     const p = parsePageMessage(text);
     if (!p.ok) return this.send(s, { type: 'command-result', command: 'unknown', robot: '', ok: false, reason: p.error });
-    const msg = p.msg;
+    const msg = p.value;
     switch (msg.type) {
       case 'login': {
         const allowed = this.throttle.check(s.address, this.now());

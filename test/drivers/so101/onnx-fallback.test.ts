@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSo101Calibration, type So101Calibration } from '../../../src/calibration/so101.js';
 import { parseRunArgs } from '../../../src/cli/commands/run.js';
 import { importOnnxRuntime, ONNX_RUNTIME_MISSING, OnnxFreeMotionModel, OnnxResidual, so101FreeMotion, withoutResidual } from '../../../drivers/so101/onnx-residual.js';
-import { err } from '../../../src/util/errors.js';
+import { err } from '../../../src/util/result.js';
 import { repoRoot } from '../../support/paths.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
