@@ -7,6 +7,7 @@
 import type { Fault, FaultListener } from '../../src/ports/index.js';
 import type { Clock, TimerHandle, Timers } from '../../src/util/clock.js';
 import { ArmguardError } from '../../src/util/errors.js';
+import { Listeners } from '../../src/util/listeners.js';
 import { type Result, err, ok } from '../../src/util/result.js';
 import { PacketFramer } from './framer.js';
 import { type ByteLink, type SerialLinkOptions, openSerialLink } from './link.js';
@@ -129,7 +130,8 @@ export class FeetechBus {
   private readonly budget: { maxErrors: number; windowS: number };
   private readonly writeReplies: boolean;
   private readonly framer = new PacketFramer();
-  private readonly listeners: FaultListener[] = [];
+  /** Isolated: a failing listener must not break the bus or the serialport event loop. */
+  private readonly listeners = new Listeners<Parameters<FaultListener>>({ isolate: true });
   private readonly queue: Transaction[] = [];
   private inflight: Transaction | undefined;
   /** Set while the bus waits out late replies after a retried transaction. */
@@ -200,11 +202,7 @@ export class FeetechBus {
 
   /** Register a fault listener; returns an unsubscribe function. */
   onFault(listener: FaultListener): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const i = this.listeners.indexOf(listener);
-      if (i >= 0) this.listeners.splice(i, 1);
-    };
+    return this.listeners.add(listener);
   }
 
   /**
@@ -527,13 +525,7 @@ export class FeetechBus {
 
   private emit(fault: Fault): void {
     const now = this.clock.now();
-    for (const l of [...this.listeners]) {
-      try {
-        l(fault, now);
-      } catch {
-        // A failing listener must not break the bus or the serialport event loop.
-      }
-    }
+    this.listeners.emit(fault, now);
   }
 }
 

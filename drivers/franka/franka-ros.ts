@@ -11,6 +11,7 @@ import type { Header, JointState, JointTrajectory } from '../../src/mcap/message
 import { chunkToTrajectory, holdTrajectory } from '../ros2/trajectory.js';
 import { FrankaMapping } from './mapping.js';
 import { FRANKA_TOPICS, FRANKA_TYPES, type FrankaRobotState } from './messages.js';
+import { Listeners } from '../../src/util/listeners.js';
 
 export interface FrankaRosOptions {
   robotStateTopic?: string;
@@ -28,7 +29,7 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
   private readonly latest = new SignalFrame();
   private readonly positions: Float64Array;
   private positionStamp = NaN;
-  private readonly listeners: FaultListener[] = [];
+  private readonly listeners = new Listeners<Parameters<FaultListener>>();
   private readonly trajectoryPub: RosPublisher<JointTrajectory>;
   private readonly heartbeatPub: RosPublisher<Header>;
   private readonly jointNames: readonly string[];
@@ -65,11 +66,11 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
     this.heartbeatPub = node.createPublisher<Header>('std_msgs/msg/Header', '~/heartbeat', QOS_SENSOR_DATA);
   }
 
-  private readonly sampleListeners: ((t: number) => void)[] = [];
+  private readonly sampleListeners = new Listeners<[t: number]>();
 
   /** Called after each robot-state sample is mapped (1 kHz on a Franka): drive the monitor step here. */
   onSample(listener: (t: number) => void): void {
-    this.sampleListeners.push(listener);
+    this.sampleListeners.add(listener);
   }
 
   private onState(m: FrankaRobotState): void {
@@ -86,12 +87,12 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
       this.emit({ kind: 'invalid-sample', source: this.name, signal: 'robot_state', value: NaN });
     }
     const t = this.positionStamp;
-    for (const l of this.sampleListeners) l(t);
+    this.sampleListeners.emit(t);
   }
 
   private emit(f: Fault): void {
     const t = this.positionStamp;
-    for (const l of this.listeners) l(f, t);
+    this.listeners.emit(f, t);
   }
 
   poll(frame: SignalFrame, _now: number): void {
@@ -112,6 +113,6 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
     this.heartbeatPub.publish({ stamp: this.node.time.stamp(now), frame_id: 'armguard' });
   }
   onFault(listener: FaultListener): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
 }

@@ -7,13 +7,14 @@ import type { CommandSink, FaultListener, JointChunk, JointStateSource, SignalSo
 import { SIGNALS, type SignalFrame } from '../../src/schema/signals.js';
 import type { SimSignals } from './signals.js';
 import type { SimWorld } from './world.js';
+import { Listeners } from '../../src/util/listeners.js';
 
 export class SimCommandSink implements CommandSink {
   readonly name = 'sim.actuators';
   private chunk: JointChunk | undefined;
   private cursor = 0;
   private lastHeartbeat = NaN;
-  private readonly listeners: FaultListener[] = [];
+  private readonly listeners = new Listeners<Parameters<FaultListener>>();
   private readonly holdRow: Float64Array;
   private readonly commanded: Float64Array;
   private holding = true;
@@ -31,7 +32,7 @@ export class SimCommandSink implements CommandSink {
 
   execute(chunk: JointChunk, _now: number): void {
     if (chunk.joints !== this.world.nArm + 1 || chunk.targets.length !== chunk.horizon * chunk.joints) {
-      for (const l of this.listeners) l({ kind: 'invalid-sample', source: this.name, signal: 'chunk', value: chunk.joints }, _now);
+      this.listeners.emit({ kind: 'invalid-sample', source: this.name, signal: 'chunk', value: chunk.joints }, _now);
       this.hold(_now, `malformed chunk ${chunk.id}`);
       return;
     }
@@ -64,7 +65,7 @@ export class SimCommandSink implements CommandSink {
   }
 
   onFault(listener: FaultListener): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
 
   get isHolding(): boolean {
@@ -74,7 +75,7 @@ export class SimCommandSink implements CommandSink {
   /** Apply the target for the tick starting at `now`; call once per control tick before stepping. */
   tick(now: number): void {
     if (!Number.isNaN(this.lastHeartbeat) && now - this.lastHeartbeat > this.heartbeatTimeout && !this.holding) {
-      for (const l of this.listeners) l({ kind: 'remote-heartbeat', source: this.name, detail: `no gate heartbeat for ${(now - this.lastHeartbeat).toFixed(3)} s` }, now);
+      this.listeners.emit({ kind: 'remote-heartbeat', source: this.name, detail: `no gate heartbeat for ${(now - this.lastHeartbeat).toFixed(3)} s` }, now);
       this.hold(now, 'heartbeat lost');
       return;
     }
@@ -88,7 +89,7 @@ export class SimCommandSink implements CommandSink {
 
 export class SimSignalSource implements SignalSource {
   readonly name = 'sim';
-  private readonly listeners: FaultListener[] = [];
+  private readonly listeners = new Listeners<Parameters<FaultListener>>();
 
   constructor(private readonly signals: SimSignals) {}
 
@@ -96,13 +97,13 @@ export class SimSignalSource implements SignalSource {
     this.signals.fill(frame, now);
     for (let i = 0; i < frame.values.length; i++) {
       if (frame.validity[i] === 2 && frame.stamps[i] === now) {
-        for (const l of this.listeners) l({ kind: 'invalid-sample', source: this.name, signal: SIGNALS[i]?.name ?? String(i), value: frame.values[i] ?? NaN }, now);
+        this.listeners.emit({ kind: 'invalid-sample', source: this.name, signal: SIGNALS[i]?.name ?? String(i), value: frame.values[i] ?? NaN }, now);
       }
     }
   }
 
   onFault(listener: FaultListener): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
 }
 

@@ -14,6 +14,7 @@ import type { So101Calibration } from '../../src/calibration/so101.js';
 import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { decodeErrorBits, type FeetechBus, type ServoState } from '../feetech/index.js';
 import { So101Mapping, createRawState, type So101RawState } from './mapping.js';
+import { Listeners } from '../../src/util/listeners.js';
 
 /** Oldest last-read position (s) a hold may command when its own read fails. */
 export const HOLD_FALLBACK_MAX_AGE = 0.05;
@@ -45,7 +46,8 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
   readonly joints = JOINTS;
   readonly mapping: So101Mapping;
   readonly ids: readonly number[];
-  private readonly listeners: FaultListener[] = [];
+  /** Isolated: a listener's failure must not reach the bus loop. */
+  private readonly listeners = new Listeners<Parameters<FaultListener>>({ isolate: true });
   private readonly raw = createRawState();
   private readonly voltage = new Float64Array(JOINTS);
   private readonly temperature = new Float64Array(JOINTS);
@@ -97,17 +99,11 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
   }
 
   onFault(listener: FaultListener): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
 
   private emit(f: Fault, t = this.o.clock.now()): void {
-    for (const l of this.listeners) {
-      try {
-        l(f, t);
-      } catch {
-        // a listener's failure must not reach the bus loop
-      }
-    }
+    this.listeners.emit(f, t);
   }
 
   /** One SYNC_READ of the full state block for all six servos, then the signal mapping. */

@@ -20,6 +20,7 @@ import { StreamingMcapWriter } from '../mcap/streaming-writer.js';
 import type { ClauseSummary, EpisodeIndexEntry, EpisodeStart, GateRecord, LabelInput, LabelRecord, SemanticRecord, Versions } from './types.js';
 import { clauseSummary } from './episode-index.js';
 import type { EpisodeCoverage } from '../schema/clause-coverage.js';
+import { Listeners } from '../util/listeners.js';
 
 /** Written into every episode (package.json's version). */
 export const ARMGUARD_VERSION = packageVersion();
@@ -71,7 +72,7 @@ export class EpisodeRecorder {
   private readonly ros: Ros2Topics;
   private readonly channelIds = new Map<JsonKind, number>();
   private readonly sequences = new Map<number, number>();
-  private readonly listeners: FaultListener[] = [];
+  private readonly listeners = new Listeners<Parameters<FaultListener>>();
   private readonly counts: Record<string, number> = {};
   private readonly minRho: number[];
   private readonly violatedSteps: number[];
@@ -82,7 +83,7 @@ export class EpisodeRecorder {
   private dropped = 0;
   private lostToStorage = 0;
   private flushedMessages = 0;
-  private readonly writtenListeners: ((t: number) => void)[] = [];
+  private readonly writtenListeners = new Listeners<[t: number]>();
   /** Waiters for `durable()`: resolved once `flushedMessages` reaches `mark`, or false at the end. */
   private durableWaiters: { mark: number; resolve: (ok: boolean) => void }[] = [];
   private lastT: number;
@@ -129,12 +130,12 @@ export class EpisodeRecorder {
   }
 
   onFault(listener: FaultListener): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
 
   /** Told after every successful write + sync (storage works: a latched storage fault may clear). */
   onWritten(listener: (t: number) => void): void {
-    this.writtenListeners.push(listener);
+    this.writtenListeners.add(listener);
   }
 
   /** Storage failed and the last retry did too: records offered now are dropped. */
@@ -310,7 +311,7 @@ export class EpisodeRecorder {
       }
       this.durableWaiters = still;
     }
-    for (const l of this.writtenListeners) l(this.lastT);
+    this.writtenListeners.emit(this.lastT);
   }
 
   /**
@@ -414,7 +415,7 @@ export class EpisodeRecorder {
   }
 
   private emit(fault: Fault): void {
-    for (const l of this.listeners) l(fault, this.lastT);
+    this.listeners.emit(fault, this.lastT);
   }
 }
 

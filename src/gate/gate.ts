@@ -12,6 +12,7 @@ import type { EStopLatch, GateCause, GateEvent, GateListener, GateState, HoldCau
 import type { Fault } from '../schema/fault.js';
 import { describeCause } from './events.js';
 import { nsToSeconds, secondsToNs } from '../util/time.js';
+import { Listeners } from '../util/listeners.js';
 import type { Verdict } from '../util/result.js';
 
 export interface GateConfig {
@@ -56,7 +57,11 @@ const enum Block {
 
 export class Gate {
   private st: GateState = 'armed';
-  private readonly listeners: GateListener[] = [];
+  /**
+   * Isolated: a failing listener (recorder, telemetry) must neither undo a transition nor keep it
+   * from the listeners after it, which include the one that sends the hold command.
+   */
+  private readonly listeners = new Listeners<[GateEvent]>({ isolate: true });
   private readonly maxAge: Float64Array;
   /** The same in integer ns, as the ages are compared (a sample exactly maxAge old is fresh). */
   private readonly maxAgeNs: Float64Array;
@@ -131,11 +136,7 @@ export class Gate {
   }
 
   onEvent(listener: GateListener): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const i = this.listeners.indexOf(listener);
-      if (i >= 0) this.listeners.splice(i, 1);
-    };
+    return this.listeners.add(listener);
   }
 
   /** One sample: clock, required signals, clause margins. Returns the state after it. */
@@ -388,13 +389,6 @@ export class Gate {
   }
 
   private emit(event: GateEvent): void {
-    for (let i = 0; i < this.listeners.length; i++) {
-      try {
-        this.listeners[i]?.(event);
-      } catch {
-        // A failing listener (recorder, telemetry) must neither undo the transition nor keep it
-        // from the listeners after it, which include the one that sends the hold command.
-      }
-    }
+    this.listeners.emit(event);
   }
 }

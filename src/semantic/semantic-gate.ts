@@ -7,6 +7,7 @@
  * turns an earlier refusal into an allow. Pure: times are passed in.
  */
 import type { JudgeFailMode, JudgeFault, JudgeOutcome, Verdict } from './types.js';
+import { Listeners } from '../util/listeners.js';
 
 export interface SemanticGateConfig {
   readonly failMode: JudgeFailMode;
@@ -56,7 +57,7 @@ export class SemanticGate {
   private nextId = 1;
   private lastQueryChunk = -Infinity;
   private lastDecisionKey = '';
-  private readonly listeners: ((e: SemanticEvent) => void)[] = [];
+  private readonly listeners = new Listeners<[e: SemanticEvent]>();
 
   constructor(readonly config: SemanticGateConfig = DEFAULT_SEMANTIC_GATE_CONFIG) {
     if (!Number.isInteger(config.refreshEveryChunks) || config.refreshEveryChunks < 1) throw new RangeError('refreshEveryChunks must be an integer >= 1');
@@ -64,7 +65,7 @@ export class SemanticGate {
   }
 
   onEvent(listener: (e: SemanticEvent) => void): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
 
   get verdict(): Verdict | undefined {
@@ -148,6 +149,6 @@ export class SemanticGate {
   }
 
   private emit(e: SemanticEvent): void {
-    for (const l of this.listeners) l(e);
+    this.listeners.emit(e);
   }
 }

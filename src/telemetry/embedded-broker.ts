@@ -18,6 +18,7 @@ import { Aedes } from 'aedes';
 import { AccessPolicy, type AccessConfig, type Role } from './access.js';
 import { LoginThrottle } from './login-throttle.js';
 import { MqttSizeGuard, type SizeGuardLimits } from './mqtt-size-guard.js';
+import { Listeners } from '../util/listeners.js';
 
 /** Default limits: chunk requests (≤ MAX_CHUNK_BYTES of JSON) fit; a CONNECT needs a few hundred bytes. */
 export const DEFAULT_BROKER_LIMITS: SizeGuardLimits = { maxPacketBytes: (1 << 20) + 4096, maxConnectBytes: 8 * 1024 };
@@ -50,8 +51,8 @@ export class EmbeddedBroker {
   private readonly sockets = new Set<Socket>();
   private broker: Aedes | undefined;
   private readonly roles = new WeakMap<object, { username: string | undefined; roles: readonly Role[] }>();
-  private readonly refusedListeners: ((r: RefusedCommand) => void)[] = [];
-  private readonly oversizeListeners: ((r: OversizeRefusal) => void)[] = [];
+  private readonly refusedListeners = new Listeners<[r: RefusedCommand]>();
+  private readonly oversizeListeners = new Listeners<[r: OversizeRefusal]>();
   private readonly internalUsers = new Map<string, { password: Buffer; roles: readonly Role[] }>();
   private readonly throttle: LoginThrottle;
   private readonly limits: SizeGuardLimits;
@@ -73,11 +74,11 @@ export class EmbeddedBroker {
   }
 
   onOversize(listener: (r: OversizeRefusal) => void): void {
-    this.oversizeListeners.push(listener);
+    this.oversizeListeners.add(listener);
   }
 
   onRefused(listener: (r: RefusedCommand) => void): void {
-    this.refusedListeners.push(listener);
+    this.refusedListeners.add(listener);
   }
 
   /** Listen on 127.0.0.1:`port` (0 = any free port); resolves with the URL. */
@@ -112,7 +113,7 @@ export class EmbeddedBroker {
       const who = client ? this.roles.get(client) : { username: undefined, roles: ['armguard' as Role] };
       const d = this.policy.canPublish(who?.roles ?? [], who?.username, packet.topic);
       if (d.allow) return done(null);
-      for (const l of this.refusedListeners) l({ clientId: client?.id ?? '', username: who?.username, topic: packet.topic, reason: d.reason });
+      this.refusedListeners.emit({ clientId: client?.id ?? '', username: who?.username, topic: packet.topic, reason: d.reason });
       done(new Error(d.reason));
     };
     broker.authorizeSubscribe = (client, sub, done) => {
@@ -153,7 +154,7 @@ export class EmbeddedBroker {
       transform: (chunk: Buffer, _encoding, callback) => {
         const v = guard.push(chunk);
         if (v.ok) return callback(null, chunk);
-        for (const l of this.oversizeListeners) l({ address, reason: v.reason });
+        this.oversizeListeners.emit({ address, reason: v.reason });
         socket.destroy();
         callback();
       },

@@ -7,19 +7,20 @@ import mqtt, { type MqttClient } from 'mqtt';
 import type { ChunkClientTransport, ChunkServerTransport } from '../runtime/chunk-transport.js';
 import type { MqttLink, RemoteCommandHandler } from './mqtt-link.js';
 import { topicFor } from './topics.js';
+import { Listeners } from '../util/listeners.js';
 
 /** armguard's end: requests come through the link's command handler, results go out on the link. */
 export class MqttChunkServerTransport implements ChunkServerTransport {
-  private handlers: ((payload: string) => void)[] = [];
+  private readonly handlers = new Listeners<[payload: string]>();
   constructor(private readonly link: MqttLink) {}
 
   /** Route the link's chunk requests here (compose into the RemoteCommandHandler given to the link). */
   readonly onChunkBytes: NonNullable<RemoteCommandHandler['chunk']> = (bytes) => {
     const text = new TextDecoder().decode(bytes);
-    for (const h of this.handlers) h(text);
+    this.handlers.emit(text);
   };
   onRequest(handler: (payload: string) => void): void {
-    this.handlers.push(handler);
+    this.handlers.add(handler);
   }
   respond(payload: string): void {
     this.link.publishChunkResult(payload);
@@ -28,13 +29,13 @@ export class MqttChunkServerTransport implements ChunkServerTransport {
 
 /** A policy's end (Node): connect with policy credentials, send chunks, receive results. */
 export class MqttChunkClientTransport implements ChunkClientTransport {
-  private handlers: ((payload: string) => void)[] = [];
+  private readonly handlers = new Listeners<[payload: string]>();
   private constructor(
     private readonly client: MqttClient,
     private readonly robot: string,
   ) {
     client.on('message', (topic, payload) => {
-      if (topic === topicFor(robot, 'chunk/result')) for (const h of this.handlers) h(payload.toString());
+      if (topic === topicFor(robot, 'chunk/result')) this.handlers.emit(payload.toString());
     });
   }
 
@@ -53,7 +54,7 @@ export class MqttChunkClientTransport implements ChunkClientTransport {
     this.client.publish(topicFor(this.robot, 'chunk/request'), payload, { qos: 1 });
   }
   onResponse(handler: (payload: string) => void): void {
-    this.handlers.push(handler);
+    this.handlers.add(handler);
   }
   async close(): Promise<void> {
     await this.client.endAsync(true);

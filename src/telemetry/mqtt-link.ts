@@ -32,6 +32,7 @@ import {
   type ReleaseCommand,
 } from './payloads.js';
 import type { Verdict } from '../util/result.js';
+import { Listeners } from '../util/listeners.js';
 
 export interface MqttLinkOptions {
   url: string;
@@ -114,7 +115,7 @@ export class MqttLink implements TelemetryLink {
   private lastMarginsT = -Infinity;
   private lastError = '';
   private readonly minMarginsDt: number;
-  private readonly listeners: ((e: LinkEvent) => void)[] = [];
+  private readonly listeners = new Listeners<[e: LinkEvent]>();
   readonly counters: LinkCounters = { published: 0, dropped: 0, received: 0, invalid: 0, reconnects: 0 };
 
   constructor(
@@ -125,10 +126,10 @@ export class MqttLink implements TelemetryLink {
   }
 
   onEvent(listener: (e: LinkEvent) => void): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
   private emit(e: LinkEvent): void {
-    for (const l of this.listeners) l(e);
+    this.listeners.emit(e);
   }
 
   get connected(): boolean {

@@ -9,6 +9,7 @@ import type { EStopLatchPayload, EpisodePayload, GateStateName } from './payload
 import type { LinkEvent, RemoteCommandHandler, TelemetryLink } from './mqtt-link.js';
 import type { FromWorker, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
 import type { Verdict } from '../util/result.js';
+import { Listeners } from '../util/listeners.js';
 
 export interface NetworkWorkerHandler extends RemoteCommandHandler {
   /** A chunk request decoded in the worker (or why it could not be). */
@@ -32,8 +33,8 @@ function workerEntry(): { file: URL; workerData: Record<string, unknown> } {
 
 export class NetworkWorker implements TelemetryLink {
   private worker: Worker | undefined;
-  private readonly listeners: ((e: LinkEvent) => void)[] = [];
-  private readonly refusedListeners: ((text: string) => void)[] = [];
+  private readonly listeners = new Listeners<[e: LinkEvent]>();
+  private readonly refusedListeners = new Listeners<[text: string]>();
   private isConnected = false;
   private stopped: Promise<void> | undefined;
   private exited = false;
@@ -47,16 +48,16 @@ export class NetworkWorker implements TelemetryLink {
     return this.isConnected;
   }
   onEvent(listener: (e: LinkEvent) => void): void {
-    this.listeners.push(listener);
+    this.listeners.add(listener);
   }
   /** Refused publishes and connections the broker reports (who, what, why). */
   onRefused(listener: (text: string) => void): void {
-    this.refusedListeners.push(listener);
+    this.refusedListeners.add(listener);
   }
   private emit(e: LinkEvent): void {
     if (e.kind === 'connected' || e.kind === 'subscribed') this.isConnected = true;
     if (e.kind === 'offline') this.isConnected = false;
-    for (const l of this.listeners) l(e);
+    this.listeners.emit(e);
   }
 
   /** Start the worker; resolves once the broker, link and dashboard are up (or rejects with why not). */
@@ -83,7 +84,7 @@ export class NetworkWorker implements TelemetryLink {
             this.emit(m.event);
             return;
           case 'refused':
-            for (const l of this.refusedListeners) l(m.text);
+            this.refusedListeners.emit(m.text);
             return;
           case 'counters':
           case 'stopped':

@@ -5,3 +5,4 @@ export * from './ring-buffer.js';
 export * from './monotonic-deque.js';
 export * from './levenshtein.js';
 export * from './rng.js';
+export * from './listeners.js';

@@ -9,6 +9,7 @@ import { BROADCAST_ID, Instruction, MAX_PARAMS, type Packet, encodeStatus } from
 import type { RegisterName } from '../registers.js';
 import { systemTimers } from '../../../src/platform/system-clock.js';
 import { EmulatedServo } from './servo.js';
+import { Listeners } from '../../../src/util/listeners.js';
 
 /** Called before a servo answers a READ/SYNC_READ, so a simulator can refresh present values. */
 export type PhysicsHook = (servo: EmulatedServo) => void;
@@ -33,8 +34,8 @@ export interface EmulatorCounters {
 export class FeetechEmulator {
   private readonly servos: EmulatedServo[] = [];
   private readonly framer = new PacketFramer();
-  private readonly transmitListeners: ((bytes: Uint8Array) => void)[] = [];
-  private readonly writeListeners: WriteListener[] = [];
+  private readonly transmitListeners = new Listeners<[bytes: Uint8Array]>();
+  private readonly writeListeners = new Listeners<Parameters<WriteListener>>();
   private readonly timers: Timers;
   private physics: PhysicsHook | undefined;
   private instructionCount = 0;
@@ -74,17 +75,17 @@ export class FeetechEmulator {
   }
 
   onWrite(listener: WriteListener): void {
-    this.writeListeners.push(listener);
+    this.writeListeners.add(listener);
   }
 
   /** Where replies go (the wire back to the master). */
   onTransmit(listener: (bytes: Uint8Array) => void): void {
-    this.transmitListeners.push(listener);
+    this.transmitListeners.add(listener);
   }
 
   /** Put arbitrary bytes on the wire towards the master (line noise, a second talker). */
   injectNoise(bytes: Uint8Array): void {
-    for (const l of this.transmitListeners) l(bytes);
+    this.transmitListeners.emit(bytes);
   }
 
   /** Bytes arriving from the master. */
@@ -217,11 +218,11 @@ export class FeetechEmulator {
 
   private transmit(bytes: Uint8Array, packets: number): void {
     this.replyCount += packets;
-    for (const l of this.transmitListeners) l(bytes);
+    this.transmitListeners.emit(bytes);
   }
 
   private notifyWrite(s: EmulatedServo, address: number, length: number): void {
-    for (const l of this.writeListeners) l(s, address, length);
+    this.writeListeners.emit(s, address, length);
   }
 }
 
