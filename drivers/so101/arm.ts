@@ -10,7 +10,7 @@ import type { SignalFrame } from '../../src/schema/signals.js';
 import type { Clock, TimerHandle, Timers } from '../../src/util/clock.js';
 import { err, ok, type Result } from '../../src/util/result.js';
 import { radiansToRaw } from '../../src/calibration/lerobot.js';
-import type { So101Calibration } from '../../src/calibration/so101.js';
+import { jointLimitsRadians, type So101Calibration } from '../../src/calibration/so101.js';
 import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { decodeErrorBits, type FeetechBus, type ServoState } from '../feetech/index.js';
 import { So101Mapping, createRawState, type So101RawState } from './mapping.js';
@@ -73,8 +73,9 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     this.ids = o.calibration.joints.map((j) => j.id);
     this.mapping = new So101Mapping(o.calibration, o.freeMotion);
     this.watchdogS = o.watchdogS ?? 0.25;
-    this.lower = Float64Array.from(o.calibration.joints, (j) => (j.lowerDeg * Math.PI) / 180);
-    this.upper = Float64Array.from(o.calibration.joints, (j) => (j.upperDeg * Math.PI) / 180);
+    const limits = jointLimitsRadians(o.calibration);
+    this.lower = Float64Array.from(limits.lower);
+    this.upper = Float64Array.from(limits.upper);
     // Servo errors name the joint too (the bus knows only ids); readState re-raises them while they last.
     this.jointOf = new Map(o.calibration.joints.map((j) => [j.id, j.name]));
     this.unsubscribeBus = o.bus.onFault((f, t) => {

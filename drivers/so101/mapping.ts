@@ -19,7 +19,7 @@
 import {
   CapsuleModel, PointForceEstimator, SmoothedDerivatives, SO101_DESCRIPTION, SO101_FRAMES, SO101_MODEL, TF, type ArmModelSpec,
 } from '../../src/kinematics/index.js';
-import { normalize, STS3215_RESOLUTION } from '../../src/calibration/lerobot.js';
+import { normalize, rawToRadians, STS3215_RESOLUTION } from '../../src/calibration/lerobot.js';
 import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
 import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { signalIndex, type SignalFrame, type SignalName } from '../../src/schema/signals.js';
@@ -126,7 +126,7 @@ export class So101Mapping {
     const cal = this.cal;
     for (let j = 0; j < JOINTS; j++) {
       const mc = cal.lerobot[cal.joints[j]!.name];
-      this.q[j] = (normalize(raw.position[j]!, mc, 'degrees') * Math.PI) / 180;
+      this.q[j] = rawToRadians(raw.position[j]!, mc);
       this.qd[j] = raw.velocity[j]! * STEP_RAD;
     }
     const gmc = cal.lerobot.gripper;

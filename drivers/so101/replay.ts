@@ -12,7 +12,7 @@
  * Not derivable: max_joint_torque, every contact force (no load/current recorded).
  */
 import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
-import { normalize, type MotorCalibration } from '../../src/calibration/lerobot.js';
+import { rawToRadians, type MotorCalibration } from '../../src/calibration/lerobot.js';
 import { AnalyticFreeMotionModel } from '../../src/calibration/free-motion.js';
 import type { SignalName } from '../../src/schema/signals.js';
 import { So101Mapping } from './mapping.js';
@@ -95,7 +95,7 @@ export function bodyValueToRadians(value: number, cal: MotorCalibration, mode: P
   if (mode === 'degrees') return (value * Math.PI) / 180;
   const v = cal.drive_mode ? -value : value;
   const raw = ((v + 100) / 200) * (cal.range_max - cal.range_min) + cal.range_min;
-  return (normalize(raw, cal, 'degrees') * Math.PI) / 180;
+  return rawToRadians(raw, cal);
 }
 
 export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: PositionReplayOptions): PositionReplay {
@@ -120,7 +120,7 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
     if (out) outside++;
     const pct = ep.state[i * 6 + 5]!;
     const raw = ((gc.drive_mode ? 100 - pct : pct) / 100) * (gc.range_max - gc.range_min) + gc.range_min;
-    q[5] = (normalize(raw, gc, 'degrees') * Math.PI) / 180;
+    q[5] = rawToRadians(raw, gc);
     if (ep.action) {
       const gap = pct - ep.action[i * 6 + 5]!;
       const still = i > 0 && Math.abs(pct - ep.state[(i - 1) * 6 + 5]!) <= STALL_STEP_PCT;

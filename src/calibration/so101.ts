@@ -22,6 +22,18 @@ export interface So101JointEntry {
   upperDeg: number;
 }
 
+/**
+ * The calibrated joint limits in radians, in joint order (the file states them in degrees): the
+ * one conversion, shared by the arm driver's command clamp and the runtime's chunk screen and
+ * barrier filter.
+ */
+export function jointLimitsRadians(cal: Pick<So101Calibration, 'joints'>): { lower: number[]; upper: number[] } {
+  return {
+    lower: cal.joints.map((j) => (j.lowerDeg * Math.PI) / 180),
+    upper: cal.joints.map((j) => (j.upperDeg * Math.PI) / 180),
+  };
+}
+
 export interface ThresholdEntry {
   value: number;
   unit: string;

@@ -97,7 +97,6 @@ export class RunSession {
   dashboard: { url: string } | undefined;
   private readonly loop: ControlLoop;
   private readonly rho: Float64Array;
-  private lastMarginsT = -Infinity;
   /** Last policy clock offset written to the episode (s). */
   private recordedOffset = NaN;
   private recordedResets = 0;
@@ -279,8 +278,8 @@ export class RunSession {
       r.robustness(now, this.rho);
     }
     const link = this.telemetry?.link;
-    if (link && now - this.lastMarginsT >= 0.1) {
-      this.lastMarginsT = now;
+    if (link) {
+      // Decimated once, by the link (TelemetryOptions.marginsRateHz).
       const margins: Record<string, number | null> = {};
       const band: Record<string, number> = {};
       for (let i = 0; i < bank.count; i++) {

@@ -3,7 +3,7 @@
  * by the calibration file), the gate, and the chunk path screen → CBF filter (arm capsules vs the
  * table plane, optional fixed spheres and workspace box) → arm, all in one Pipeline.
  */
-import type { So101Calibration } from '../../calibration/so101.js';
+import { jointLimitsRadians, type So101Calibration } from '../../calibration/so101.js';
 import { calibratedProfile } from '../../calibration/so101-thresholds.js';
 import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../gate/index.js';
 import { CapsuleModel } from '../../kinematics/index.js';
@@ -93,8 +93,7 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
     requiredSignals: bank.requiredSignals, maxStepGap: 0.5, faultQuietPeriod: 1.0,
     ...(floor > 0 ? { maxAge: SIGNALS.map((sig) => Math.max(sig.maxAge, floor)) } : {}),
   });
-  const qmin = cal.joints.map((j) => (j.lowerDeg * Math.PI) / 180);
-  const qmax = cal.joints.map((j) => (j.upperDeg * Math.PI) / 180);
+  const { lower: qmin, upper: qmax } = jointLimitsRadians(cal);
   const obstacles: ObstacleSet = {
     planes: Float64Array.from([0, 0, 1, cal.tableHeightM]),
     spheres: Float64Array.from(o.obstacles ?? []),
