@@ -1,3 +1,5 @@
+import { parseArgs as tokenizeArgs } from 'node:util';
+
 /** A CLI subcommand. `run` returns the process exit code; output goes through `io`. */
 export interface CliIo {
   out(text: string): void;
@@ -21,35 +23,52 @@ export interface CommandEntry {
 /** Exit codes shared by every command. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
-/** Parse `--flag value`, `--flag=value` and boolean `--flag` options; the rest are positionals. */
+const MASK = '\u0000arg:';
+
+/**
+ * Parse `--flag value`, `--flag=value` and boolean `--flag` options; the rest are positionals.
+ * node:util's parseArgs splits the arguments into tokens; the rules on them are armguard's: an
+ * unknown `--option` is an error naming it and the known ones, a string option needs a value that is
+ * not itself an option (`--out --ros-only`; write `--out=--x` for a value starting with `--`), a
+ * boolean takes none, and single-dash words (`-0.5`, `-x`) are positionals or option values. The
+ * last occurrence of an option wins.
+ */
 export function parseArgs(
   args: readonly string[],
   spec: { strings?: readonly string[]; booleans?: readonly string[] },
 ): { ok: true; options: Map<string, string | true>; positionals: string[] } | { ok: false; error: string } {
-  const strings = new Set(spec.strings ?? []);
-  const booleans = new Set(spec.booleans ?? []);
+  const strings = spec.strings ?? [];
+  const booleans = spec.booleans ?? [];
+  // Single-dash words (`-0.5`, `-x`) are positionals or values here, never short options: they
+  // reach the tokenizer masked (argv cannot contain NUL) and come back as they were.
+  const masked = args.map((a, i) => (a.length > 1 && a.startsWith('-') && !a.startsWith('--') ? `${MASK}${i}` : a));
+  const unmask = (v: string): string => (v.startsWith(MASK) ? (args[Number(v.slice(MASK.length))] ?? v) : v);
+  const { tokens } = tokenizeArgs({
+    args: masked,
+    options: Object.fromEntries([
+      ...strings.map((name) => [name, { type: 'string' as const }]),
+      ...booleans.map((name) => [name, { type: 'boolean' as const }]),
+    ]),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const options = new Map<string, string | true>();
   const positionals: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] ?? '';
-    if (a === '--') {
-      positionals.push(...args.slice(i + 1));
-      break;
-    }
-    if (!a.startsWith('--') || a === '-') {
-      positionals.push(a);
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positionals.push(unmask(token.value));
       continue;
     }
-    const eq = a.indexOf('=');
-    const name = a.slice(2, eq < 0 ? undefined : eq);
-    if (booleans.has(name)) {
-      if (eq >= 0) return { ok: false, error: `option --${name} takes no value` };
+    if (token.kind === 'option-terminator') continue;
+    const name = token.name;
+    if (booleans.includes(name)) {
+      if (token.value !== undefined) return { ok: false, error: `option --${name} takes no value` };
       options.set(name, true);
-    } else if (strings.has(name)) {
-      const value = eq >= 0 ? a.slice(eq + 1) : args[++i];
+    } else if (strings.includes(name)) {
+      const value = token.value === undefined ? undefined : unmask(token.value);
       if (value === undefined) return { ok: false, error: `option --${name} needs a value` };
-      // `--out --ros-only` is a missing value, not a file named '--ros-only' (write --out=--x for that)
-      if (eq < 0 && value.startsWith('--')) return { ok: false, error: `option --${name} needs a value (got option ${value})` };
+      if (!token.inlineValue && value.startsWith('--')) return { ok: false, error: `option --${name} needs a value (got option ${value})` };
       options.set(name, value);
     } else {
       const known = [...strings, ...booleans].map((s) => `--${s}`).join(', ');

@@ -1,7 +1,7 @@
 /**
  * `armguard replay <bag.mcap | bag directory>` for Franka rosbag2 recordings: the bag is played into
  * the in-process fake ROS graph on its own clock and scored by the live node's code
- * (src/nodes/franka-replay.ts). Registered as a replay input kind.
+ * (src/nodes/franka-replay.ts). Listed in `replayInputs` (commands/replay.ts), an explicit table.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
