@@ -33,6 +33,8 @@ import {
 } from './payloads.js';
 import type { Verdict } from '../util/result.js';
 import { Listeners } from '../util/listeners.js';
+import type { TimerHandle, Timers } from '../util/clock.js';
+import { systemTimers } from '../platform/system-clock.js';
 
 export interface MqttLinkOptions {
   url: string;
@@ -45,8 +47,19 @@ export interface MqttLinkOptions {
   protocolVersion?: 4 | 5;
   /** Margins are decimated to this rate (Hz). */
   marginsRateHz?: number;
-  /** Reconnect period in seconds. */
+  /**
+   * First reconnect delay (s) after the connection is lost or an attempt fails; each further
+   * failed attempt doubles it up to `maxReconnectSeconds`, and a connection resets it. Default 1.
+   */
   reconnectSeconds?: number;
+  /** Longest reconnect delay (s). Default 8 × reconnectSeconds, at most 5 s. */
+  maxReconnectSeconds?: number;
+  /** Each delay is spread by ±this fraction (so robots behind one broker do not retry in step). Default 0.2. */
+  reconnectJitter?: number;
+  /** Timers for reconnects and the start timeout (default: the system's). */
+  timers?: Timers;
+  /** Uniform [0, 1) source for the jitter (default Math.random). */
+  random?: () => number;
   /** MQTT client id of the persistent session (default `armguard-<robot>`: one armguard per robot and broker). */
   clientId?: string;
   /** How long the broker keeps the session while armguard is disconnected (MQTT 5; s). Default 3600. */
@@ -116,6 +129,12 @@ export class MqttLink implements TelemetryLink {
   private lastError = '';
   private readonly minMarginsDt: number;
   private readonly listeners = new Listeners<[e: LinkEvent]>();
+  private readonly timers: Timers;
+  private readonly random: () => number;
+  private reconnectTimer: TimerHandle | undefined;
+  /** Failed attempts since the last connection (the back-off exponent). */
+  private failedAttempts = 0;
+  private stopping = false;
   readonly counters: LinkCounters = { published: 0, dropped: 0, received: 0, invalid: 0, reconnects: 0 };
 
   constructor(
@@ -123,6 +142,33 @@ export class MqttLink implements TelemetryLink {
     private readonly handler: RemoteCommandHandler,
   ) {
     this.minMarginsDt = 1 / (options.marginsRateHz ?? 50);
+    this.timers = options.timers ?? systemTimers;
+    this.random = options.random ?? Math.random;
+  }
+
+  /**
+   * The delay before reconnect attempt `attempt` (0 = the first after a loss): exponential from
+   * `reconnectSeconds`, capped, spread by the jitter.
+   */
+  reconnectDelay(attempt: number): number {
+    const o = this.options;
+    const first = o.reconnectSeconds ?? 1;
+    const max = o.maxReconnectSeconds ?? Math.min(5, 8 * first);
+    const jitter = o.reconnectJitter ?? 0.2;
+    const base = Math.min(max, first * 2 ** attempt);
+    return base * (1 + jitter * (2 * this.random() - 1));
+  }
+
+  /** After a lost connection or a failed attempt: one reconnect, after the back-off delay. */
+  private scheduleReconnect(client: MqttClient): void {
+    if (this.stopping || this.reconnectTimer || this.client !== client) return;
+    const delay = this.reconnectDelay(this.failedAttempts++);
+    this.reconnectTimer = this.timers.setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.stopping || this.client !== client || client.connected) return;
+      // Keep the stores: QoS 1 messages not yet acknowledged are sent again on the new connection.
+      client.reconnect({ incomingStore: client.incomingStore, outgoingStore: client.outgoingStore });
+    }, delay);
   }
 
   onEvent(listener: (e: LinkEvent) => void): void {
@@ -145,7 +191,8 @@ export class MqttLink implements TelemetryLink {
     const protocolVersion = o.protocolVersion ?? 4;
     const opts: IClientOptions = {
       protocolVersion,
-      reconnectPeriod: (o.reconnectSeconds ?? 1) * 1000,
+      // armguard reconnects itself (scheduleReconnect): back-off with jitter on injected timers.
+      reconnectPeriod: 0,
       connectTimeout: 5000,
       queueQoSZero: false,
       clean: false,
@@ -165,6 +212,7 @@ export class MqttLink implements TelemetryLink {
     this.client = client;
     let first = true;
     client.on('connect', () => {
+      this.failedAttempts = 0;
       if (!first) this.counters.reconnects++;
       first = false;
       const topics = INBOUND_KINDS.map((k) => topicFor(o.robot, k));
@@ -183,9 +231,13 @@ export class MqttLink implements TelemetryLink {
       if (this.lastEpisode) this.send('episode', this.lastEpisode, true, 1);
       this.emit({ kind: 'connected' });
     });
-    client.on('offline', () => this.emit({ kind: 'offline', detail: this.lastError || 'connection to the broker lost' }));
-    // 'close' without 'offline' (the broker closed the connection while reconnecting) is also a loss.
-    client.on('close', () => this.emit({ kind: 'offline', detail: this.lastError || 'connection to the broker closed' }));
+    // Every 'close' (a lost connection, a failed attempt, the broker closing it) is a loss; the
+    // first of an outage says so, the failed attempts after it that the connection stays closed.
+    client.on('close', () => {
+      const detail = !this.stopping && this.failedAttempts === 0 ? 'connection to the broker lost' : 'connection to the broker closed';
+      this.emit({ kind: 'offline', detail: this.lastError || detail });
+      this.scheduleReconnect(client);
+    });
     client.on('error', (e) => (this.lastError = e.message));
     client.on('message', (topic, payload) => {
       // A handler that throws must not take the process (and the gate loop) down with it.
@@ -197,10 +249,10 @@ export class MqttLink implements TelemetryLink {
       }
     });
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutSeconds * 1000);
+      const timer = this.timers.setTimeout(() => resolve(false), timeoutSeconds);
       this.onEvent((e) => {
         if (e.kind !== 'subscribed' && e.kind !== 'subscribe-refused') return;
-        clearTimeout(timer);
+        timer.cancel();
         resolve(true);
       });
     });
@@ -208,6 +260,9 @@ export class MqttLink implements TelemetryLink {
 
   async stop(): Promise<void> {
     const c = this.client;
+    this.stopping = true;
+    this.reconnectTimer?.cancel();
+    this.reconnectTimer = undefined;
     this.client = undefined;
     if (c) await c.endAsync(true);
   }
