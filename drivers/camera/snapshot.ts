@@ -5,6 +5,7 @@
  */
 import type { CameraGrab, CameraSource } from '../../src/semantic/types.js';
 import type { Timers } from '../../src/util/clock.js';
+import { fetchTimed } from '../http/fetch-timed.js';
 import { imageSize } from './image-size.js';
 
 export interface SnapshotCameraOptions {
@@ -23,24 +24,22 @@ export class SnapshotCamera implements CameraSource {
 
   async grab(t: number): Promise<CameraGrab> {
     const fault = (detail: string): CameraGrab => ({ ok: false, fault: { kind: 'camera', source: this.name, detail } });
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = this.opts.timers.setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, this.opts.timeout);
-    try {
-      const res = await fetch(this.opts.url, { signal: abort.signal });
-      if (!res.ok) return fault(`HTTP ${res.status} ${res.statusText}`);
-      const data = new Uint8Array(await res.arrayBuffer());
-      if (data.byteLength > (this.opts.maxBytes ?? 8 << 20)) return fault(`snapshot of ${data.byteLength} bytes is larger than the limit`);
-      const size = imageSize(data);
-      if (!size) return fault(`the body (${data.byteLength} bytes, content-type ${res.headers.get('content-type') ?? 'none'}) is not a JPEG or PNG image`);
-      return { ok: true, frame: { t, source: this.name, mime: size.mime, width: size.width, height: size.height, data } };
-    } catch (e) {
-      return fault(timedOut ? `no snapshot within ${this.opts.timeout} s` : `${(e as Error).message}${(e as { cause?: { code?: string } }).cause?.code ? ` (${(e as { cause: { code: string } }).cause.code})` : ''}`);
-    } finally {
-      timer.cancel();
+    const maxBytes = this.opts.maxBytes ?? 8 << 20;
+    const r = await fetchTimed(this.opts.url, {}, { timeout: this.opts.timeout, timers: this.opts.timers, maxBytes });
+    switch (r.kind) {
+      case 'timeout':
+        return fault(`no snapshot within ${this.opts.timeout} s`);
+      case 'network':
+        return fault(r.detail);
+      case 'too-large':
+        return fault(r.status >= 200 && r.status < 300 ? `snapshot larger than the limit of ${maxBytes} bytes` : `HTTP ${r.status} ${r.statusText}`);
+      case 'answer': {
+        if (!r.ok) return fault(`HTTP ${r.status} ${r.statusText}`);
+        const data = r.body;
+        const size = imageSize(data);
+        if (!size) return fault(`the body (${data.byteLength} bytes, content-type ${r.contentType ?? 'none'}) is not a JPEG or PNG image`);
+        return { ok: true, frame: { t, source: this.name, mime: size.mime, width: size.width, height: size.height, data } };
+      }
     }
   }
 

@@ -9,6 +9,7 @@
  */
 import type { JudgeFault, JudgeFaultCause, JudgeOutcome, JudgeRequest, SemanticJudge } from '../../src/semantic/types.js';
 import type { Timers } from '../../src/util/clock.js';
+import { fetchTimed } from '../http/fetch-timed.js';
 
 export interface OpenAiJudgeOptions {
   /** Base URL up to the API root, e.g. `http://127.0.0.1:8000/v1`; a URL ending in `/chat/completions` is used as is. */
@@ -111,58 +112,32 @@ export class OpenAiChatJudge implements SemanticJudge {
       const f: JudgeFault = { kind: 'judge', source: this.name, cause, detail, latency: this.opts.now() - started };
       return { ok: false, fault: f };
     };
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = this.opts.timers.setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, this.opts.timeout);
-    try {
-      const res = await (this.opts.fetch ?? fetch)(this.endpoint, {
+    const maxBytes = this.opts.maxAnswerBytes ?? 1 << 20;
+    const r = await fetchTimed(
+      this.endpoint,
+      {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
         body: JSON.stringify(chatRequestBody(this.opts.model, request)),
-        signal: abort.signal,
-      });
-      const body = await readCapped(res, this.opts.maxAnswerBytes ?? 1 << 20);
-      if (body === undefined) return fault('malformed-answer', `answer larger than ${this.opts.maxAnswerBytes ?? 1 << 20} bytes`);
-      if (!res.ok) return fault('http-status', `HTTP ${res.status} ${res.statusText}: ${body.slice(0, 200)}`);
-      const parsed = parseVerdictAnswer(body);
-      if (!parsed.ok) return fault('malformed-answer', parsed.detail);
-      return {
-        ok: true,
-        verdict: {
-          decision: parsed.decision,
-          reason: parsed.reason,
-          riskScore: parsed.riskScore,
-          latency: this.opts.now() - started,
-          judge: parsed.model && parsed.model !== this.opts.model ? `${this.name} (answered by ${parsed.model})` : this.name,
-        },
-      };
-    } catch (e) {
-      if (timedOut) return fault('timeout', `no answer within ${this.opts.timeout} s`);
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      return fault('network', `${(e as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`);
-    } finally {
-      timer.cancel();
-    }
+      },
+      { timeout: this.opts.timeout, timers: this.opts.timers, maxBytes, ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}) },
+    );
+    if (r.kind === 'timeout') return fault('timeout', `no answer within ${this.opts.timeout} s`);
+    if (r.kind === 'network') return fault('network', r.detail);
+    if (r.kind === 'too-large') return fault('malformed-answer', `answer larger than ${maxBytes} bytes`);
+    const body = Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength).toString('utf8');
+    if (!r.ok) return fault('http-status', `HTTP ${r.status} ${r.statusText}: ${body.slice(0, 200)}`);
+    const parsed = parseVerdictAnswer(body);
+    if (!parsed.ok) return fault('malformed-answer', parsed.detail);
+    return {
+      ok: true,
+      verdict: {
+        decision: parsed.decision,
+        reason: parsed.reason,
+        riskScore: parsed.riskScore,
+        latency: this.opts.now() - started,
+        judge: parsed.model && parsed.model !== this.opts.model ? `${this.name} (answered by ${parsed.model})` : this.name,
+      },
+    };
   }
-}
-
-async function readCapped(res: Response, max: number): Promise<string | undefined> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const parts: Uint8Array[] = [];
-  let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    n += value.byteLength;
-    if (n > max) {
-      await reader.cancel();
-      return undefined;
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts).toString('utf8');
 }

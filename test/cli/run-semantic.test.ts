@@ -6,30 +6,21 @@
  * parsing names what is wrong.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseSo101Calibration } from '../../src/calibration/so101.js';
-import { parseAccessFile } from '../../src/cli/compose/access-file.js';
-import { RunSession } from '../../src/cli/compose/session.js';
+import type { RunSession } from '../../src/cli/compose/session.js';
 import { parseRunArgs } from '../../src/cli/commands/run.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode, type SemanticRecord } from '../../src/episode/index.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { ChunkClient } from '../../src/runtime/chunk-client.js';
 import { MqttChunkClientTransport } from '../../src/telemetry/mqtt-chunk-transport.js';
 import { ScriptedChatServer } from '../support/chat-completions-server.js';
 import { repoRoot } from '../support/paths.js';
-import { waitUntil } from '../support/run-session.js';
+import { startEmulatedSession, waitUntil } from '../support/run-session.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
-const ACCESS = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-  - { username: vla, password: "vla-secret", roles: [policy] }
-`;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -40,17 +31,7 @@ afterEach(async () => {
 async function session(task: string, semanticArgs: string[]): Promise<{ s: RunSession; client: ChunkClient; log: string[] }> {
   const parsed = await parseRunArgs(['so101', '--emulator', '--calibration', CAL_PATH, '--task', task, '--mqtt', 'mqtt://127.0.0.1:1', ...semanticArgs]);
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
-  const access = parseAccessFile(ACCESS, 'access.yaml');
-  const spec = loadScoringSpec(defaultSpecPaths());
-  if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
-  const log: string[] = [];
-  const s = await RunSession.start({
-    calibration: cal.value, spec: spec.spec, task, robotId: 'arm7', episodesDir: mkdtempSync(join(tmpdir(), 'armguard-semantic-run-')), rate: 100, gating: true,
-    arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value }, minMaxAge: 0.5,
-    clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
-    ...(parsed.options.semantic ? { semantic: parsed.options.semantic } : {}),
-  });
+  const { s, log } = await startEmulatedSession({ task, robotId: 'arm7', ...(parsed.options.semantic ? { semantic: parsed.options.semantic } : {}) });
   cleanups.push(() => s.stop('test cleanup'));
   const transport = await MqttChunkClientTransport.connect({ url: s.brokerUrl!, robot: 'arm7', username: 'vla', password: 'vla-secret' });
   cleanups.push(() => transport.close());

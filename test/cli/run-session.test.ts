@@ -4,21 +4,19 @@
  * answering, the pty disappearing — end in hold with the cause recorded in the episode file, never
  * a crash. Waits are on conditions with timeouts, never fixed sleeps.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
-import { parseAccessFile } from '../../src/cli/compose/access-file.js';
-import { RunSession } from '../../src/cli/compose/session.js';
+import type { RunSession } from '../../src/cli/compose/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { EpisodeRecorder, startEpisodeInDir, readEpisode, type EpisodeRecord, type FileWritable, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
 import { keysToActions } from '../../src/cli/compose/operator-keys.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
-import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
+import { systemClock } from '../../src/platform/system-clock.js';
 import { repoRoot } from '../support/paths.js';
-import { waitUntil } from '../support/run-session.js';
+import { startEmulatedSession, waitUntil } from '../support/run-session.js';
 import { dirname } from 'node:path';
 import { appendLabel } from '../../src/episode/append-label.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
@@ -26,12 +24,6 @@ import { renderMarkdown } from '../../src/report/render/index.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
 
 const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
-const ACCESS = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-  - { username: alice, password: "alice-secret", roles: [operator] }
-  - { username: viewer, password: "viewer-secret", roles: [viewer] }
-  - { username: policy, password: "policy-secret", roles: [policy] }
-`;
 
 const sessions: RunSession[] = [];
 afterEach(async () => {
@@ -39,18 +31,7 @@ afterEach(async () => {
 });
 
 async function startSession(extra: Partial<Parameters<typeof RunSession.start>[0]> = {}): Promise<{ s: RunSession; log: string[] }> {
-  const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
-  const access = parseAccessFile(ACCESS, 'access.yaml');
-  const spec = loadScoringSpec(defaultSpecPaths());
-  if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
-  const log: string[] = [];
-  const s = await RunSession.start({
-    calibration: cal.value, spec: spec.spec, specVersions: spec.versions, task: 'so101-pick-butter', robotId: 'arm9',
-    episodesDir: mkdtempSync(join(tmpdir(), 'armguard-session-')), rate: 100, gating: true,
-    arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value },
-    minMaxAge: 0.5, clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
-    ...extra,
-  });
+  const { s, log } = await startEmulatedSession(extra);
   sessions.push(s);
   return { s, log };
 }

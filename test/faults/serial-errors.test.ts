@@ -5,28 +5,15 @@
  * socat pty: the emulated servo reports overheat + overload in its status byte, and noise is
  * written onto the line while a servo stays silent.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FeetechEmulator, openPtyPair, serveEmulatorOnPort, FeetechBus } from '../../drivers/feetech/index.js';
-import { parseSo101Calibration } from '../../src/calibration/so101.js';
-import { parseAccessFile } from '../../src/cli/compose/access-file.js';
-import { RunSession } from '../../src/cli/compose/session.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { describeCause } from '../../src/gate/index.js';
 import type { Fault } from '../../src/ports/index.js';
-import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
+import { systemClock } from '../../src/platform/system-clock.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { RecordingClient } from '../support/mqtt-client.js';
-import { repoRoot } from '../support/paths.js';
-import { waitUntil } from '../support/run-session.js';
+import { startEmulatedSession, waitUntil } from '../support/run-session.js';
 
-const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
-const ACCESS = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-  - { username: alice, password: "alice-secret", roles: [operator] }
-`;
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
@@ -35,23 +22,13 @@ afterEach(async () => {
 
 describe('servo errors and bus garbage are named', () => {
   it('an error byte names the servo, its joint and the bits in the gate cause, the log and the MQTT event', async () => {
-    const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
-    const access = parseAccessFile(ACCESS, 'access.yaml');
-    const spec = loadScoringSpec(defaultSpecPaths());
-    if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
-    const log: string[] = [];
-    const s = await RunSession.start({
-      calibration: cal.value, spec: spec.spec, task: 'so101-pick-butter', robotId: 'arm9',
-      episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-servo-')), rate: 100, gating: true,
-      arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value },
-      minMaxAge: 0.5, clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
-    });
+    const { s, log, calibration } = await startEmulatedSession();
     cleanup.push(() => s.stop('test cleanup'));
     const alice = await RecordingClient.connect(s.brokerUrl!, 'alice', 'alice-secret');
     cleanup.push(() => alice.end());
     await alice.subscribe(topicFor('arm9', 'events'));
     await waitUntil(() => s.gate.state === 'armed', 5, 'armed');
-    const elbow = cal.value.joints.find((j) => j.id === 3)!.name;
+    const elbow = calibration.joints.find((j) => j.id === 3)!.name;
     s.conn.emulated!.emulator.servo(3).injectedErrors = 0x04 | 0x20; // overheat + overload
     await waitUntil(() => s.gate.state === 'hold', 5, 'hold');
     const expected = `servo 3 (${elbow}): overheat, overload (error byte 0x24)`;

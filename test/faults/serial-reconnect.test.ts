@@ -4,42 +4,21 @@
  * carrying the emulated SO-101's bus is killed (both ttys vanish, as when a USB adapter is pulled)
  * and, for the reconnect, a new socat pair appears under the same names with the emulator on it.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPtyPair, serveEmulatorOnPort } from '../../drivers/feetech/index.js';
-import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { describeShutdownHold } from '../../src/cli/commands/run.js';
-import { parseAccessFile } from '../../src/cli/compose/access-file.js';
-import { RunSession } from '../../src/cli/compose/session.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import type { RunSession } from '../../src/cli/compose/session.js';
 import { readEpisode } from '../../src/episode/index.js';
-import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
-import { repoRoot } from '../support/paths.js';
-import { waitUntil } from '../support/run-session.js';
+import { systemClock } from '../../src/platform/system-clock.js';
+import { startEmulatedSession, waitUntil } from '../support/run-session.js';
 
-const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
-const ACCESS = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-`;
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
 async function startSession(): Promise<{ s: RunSession; log: string[] }> {
-  const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
-  const access = parseAccessFile(ACCESS, 'access.yaml');
-  const spec = loadScoringSpec(defaultSpecPaths());
-  if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
-  const log: string[] = [];
-  const s = await RunSession.start({
-    calibration: cal.value, spec: spec.spec, task: 'so101-pick-butter', robotId: 'arm9',
-    episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-serial-')), rate: 100, gating: true,
-    arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value },
-    minMaxAge: 0.5, clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
-  });
+  const { s, log } = await startEmulatedSession();
   cleanup.push(() => s.stop('test cleanup'));
   return { s, log };
 }
