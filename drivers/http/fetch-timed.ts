@@ -5,6 +5,7 @@
  * passed or the network failed (with the cause's code when there is one).
  */
 import type { Timers } from '../../src/util/clock.js';
+import { concatBytes } from '../../src/util/bytes.js';
 
 export interface TimedFetchOptions {
   /** Seconds until the request is aborted. */
@@ -59,11 +60,5 @@ async function readCapped(res: Response, max: number): Promise<Uint8Array | unde
     }
     parts.push(value);
   }
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  return concatBytes(parts);
 }

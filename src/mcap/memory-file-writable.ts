@@ -1,3 +1,4 @@
+import { concatBytes } from '../util/bytes.js';
 import type { FileWritable } from './file-writable.js';
 
 /** An in-memory FileWritable (tests, benchmarks): `bytes()` is everything written so far. */
@@ -20,12 +21,7 @@ export class MemoryFileWritable implements FileWritable {
     return this.length;
   }
   bytes(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let o = 0;
-    for (const p of this.parts) {
-      out.set(p, o);
-      o += p.byteLength;
-    }
+    const out = concatBytes(this.parts);
     this.parts = [out];
     return out;
   }

@@ -6,3 +6,4 @@ export * from './monotonic-deque.js';
 export * from './levenshtein.js';
 export * from './rng.js';
 export * from './listeners.js';
+export * from './bytes.js';

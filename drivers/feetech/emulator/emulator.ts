@@ -4,6 +4,7 @@
  * in request order, return delay from Return_Delay_Time plus an optional extra delay).
  */
 import type { Timers } from '../../../src/util/clock.js';
+import { concatBytes } from '../../../src/util/bytes.js';
 import { PacketFramer } from '../framer.js';
 import { BROADCAST_ID, Instruction, MAX_PARAMS, type Packet, encodeStatus } from '../protocol.js';
 import type { RegisterName } from '../registers.js';
@@ -224,16 +225,4 @@ export class FeetechEmulator {
   private notifyWrite(s: EmulatedServo, address: number, length: number): void {
     this.writeListeners.emit(s, address, length);
   }
-}
-
-function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
