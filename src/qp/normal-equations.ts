@@ -1,0 +1,261 @@
+import { ArmguardError } from '../util/errors.js';
+import { BlockTridiagonal } from './block-tridiagonal.js';
+import type { QpStructure } from './structure.js';
+import {
+  R_ADX, R_DSL, R_DSU, R_DZL, R_DZU, R_G, R_HASL, R_HASU, R_INVSL, R_INVSU, R_RCL, R_RCU, R_RPL, R_RPU, R_SL, R_SU, R_W, R_ZEROROWS, R_ZL, R_ZU,
+} from './workspace.js';
+import type { QpWorkspace } from './workspace.js';
+
+/** equality rows enter the normal matrix with weight 1/EQ_REG (regularised KKT, scaled space) */
+const EQ_REG = 1e-9;
+/** primal regularisation of the normal matrix (scaled space) */
+const PRIMAL_REG = 1e-11;
+
+/** complementarity right-hand side of a Newton direction */
+export const PREDICTOR = 0;
+export const CORRECTOR = 1;
+export const CENTRALITY = 2;
+
+/**
+ * The Newton systems of the interior point reduced to the normal equations (P + A'WA) dx = r,
+ * whose matrix is block-tridiagonal in the detected stage order and is factorised with
+ * {@link BlockTridiagonal}. Inequalities get their own slack and multiplier; equality rows enter
+ * through a regularised (quasi-definite) KKT elimination with weight 1/EQ_REG. Reads and writes
+ * the workspace it was built for; allocates nothing after construction.
+ */
+export class NormalEquations {
+  private readonly ws: QpWorkspace;
+  private readonly kkt: BlockTridiagonal;
+  /** variables in stage order */
+  private readonly order: Int32Array;
+  /** P nnz → offset in kkt.values */
+  private readonly pTarget: Int32Array;
+  /** per row, where each product a_r a_c (r ≥ c in row order) lands in kkt.values */
+  private readonly rowPairStart: Int32Array;
+  private readonly pairTarget: Int32Array;
+  /** kkt offset of every diagonal element, by variable */
+  private readonly diagTarget: Int32Array;
+
+  constructor(ws: QpWorkspace, st: QpStructure) {
+    this.ws = ws;
+    const { n, m, P } = ws;
+    const rows = ws.rowsOfA;
+    this.order = st.order;
+    this.kkt = new BlockTridiagonal(st.stageStart);
+    const pnnz = P.colPtr[n]!;
+    this.pTarget = new Int32Array(pnnz);
+    for (let j = 0; j < n; j++) {
+      for (let t = P.colPtr[j]!; t < P.colPtr[j + 1]!; t++) {
+        this.pTarget[t] = this.kkt.offsetOf(st.positionOf[P.rowIndex[t]!]!, st.positionOf[j]!, st.stageOfPosition);
+      }
+    }
+    this.diagTarget = new Int32Array(n);
+    for (let j = 0; j < n; j++) this.diagTarget[j] = this.kkt.offsetOf(st.positionOf[j]!, st.positionOf[j]!, st.stageOfPosition);
+    const rs = rows.rowStart;
+    this.rowPairStart = new Int32Array(m + 1);
+    for (let i = 0; i < m; i++) {
+      const k = rs[i + 1]! - rs[i]!;
+      this.rowPairStart[i + 1] = this.rowPairStart[i]! + (k * (k + 1)) / 2;
+    }
+    const npairs = this.rowPairStart[m]!;
+    this.pairTarget = new Int32Array(npairs);
+    let at = 0;
+    for (let i = 0; i < m; i++) {
+      for (let e1 = rs[i]!; e1 < rs[i + 1]!; e1++) {
+        for (let e2 = rs[i]!; e2 <= e1; e2++) {
+          const off = this.kkt.offsetOf(st.positionOf[rows.column[e1]!]!, st.positionOf[rows.column[e2]!]!, st.stageOfPosition);
+          if (off < 0) throw new ArmguardError(`internal: row ${i} of A does not fit the stage structure`);
+          this.pairTarget[at] = off;
+          at++;
+        }
+      }
+    }
+  }
+
+  /** Row weights W of the current iterate (and 1/s), then P + A'WA factorised; false on NaN/∞. */
+  factorise(): boolean {
+    const ws = this.ws;
+    const { m, w, eqRows } = ws;
+    const eqCount = ws.eqCount;
+    const D = ws.rows;
+    const oHasL = R_HASL * m;
+    const oHasU = R_HASU * m;
+    const oSL = R_SL * m;
+    const oSU = R_SU * m;
+    const oZL = R_ZL * m;
+    const oZU = R_ZU * m;
+    const oInvSL = R_INVSL * m;
+    const oInvSU = R_INVSU * m;
+    const oW = R_W * m;
+    let maxWeight = 0;
+    for (let i = 0; i < m; i++) {
+      const il = D[oHasL + i]! / D[oSL + i]!;
+      const iu = D[oHasU + i]! / D[oSU + i]!;
+      D[oInvSL + i] = il;
+      D[oInvSU + i] = iu;
+      const wi = D[oZL + i]! * il + D[oZU + i]! * iu;
+      D[oW + i] = wi;
+      if (wi > maxWeight) maxWeight = wi;
+    }
+    for (let k = 0; k < eqCount; k++) w[eqRows[k]!] = 1 / EQ_REG;
+    if (eqCount > 0 && 1 / EQ_REG > maxWeight) maxWeight = 1 / EQ_REG;
+    ws.maxWeight = maxWeight;
+    return this.assembleAndFactorise(w);
+  }
+
+  /** Assembles P + A'WA (+ regularisation) in stage order and factorises it. */
+  private assembleAndFactorise(w: Float64Array): boolean {
+    const { kkt, pTarget, rowPairStart, pairTarget, diagTarget } = this;
+    const { n, m, Pv, rowValues } = this.ws;
+    const rowStart = this.ws.rowsOfA.rowStart;
+    const M = kkt.values;
+    M.fill(0);
+    for (let t = 0; t < Pv.length; t++) M[pTarget[t]!]! += Pv[t]!;
+    for (let j = 0; j < n; j++) M[diagTarget[j]!]! += PRIMAL_REG;
+    for (let i = 0; i < m; i++) {
+      const wi = w[i]!;
+      if (wi === 0) continue;
+      let p = rowPairStart[i]!;
+      const e0 = rowStart[i]!;
+      const e1 = rowStart[i + 1]!;
+      for (let a = e0; a < e1; a++) {
+        const va = wi * rowValues[a]!;
+        for (let b = e0; b <= a; b++) M[pairTarget[p++]!]! += va * rowValues[b]!;
+      }
+    }
+    return kkt.factorize();
+  }
+
+  /**
+   * Newton direction for complementarity targets rcL/rcU (s∘z − target) with the current factor:
+   * solves the normal equations and recovers slack and multiplier steps; sets ws.stepMax and
+   * ws.gapCurve (refinement is applied by the caller to the final direction only).
+   */
+  direction(mode: number): void {
+    const ws = this.ws;
+    const { n, m, g, w, rhs, perm, adx, rpL, dx, dyE, eqRows } = ws;
+    const eqCount = ws.eqCount;
+    const order = this.order;
+    const D = ws.rows;
+    const oSL = R_SL * m;
+    const oSU = R_SU * m;
+    const oZL = R_ZL * m;
+    const oZU = R_ZU * m;
+    const oDSL = R_DSL * m;
+    const oDZL = R_DZL * m;
+    const oDSU = R_DSU * m;
+    const oDZU = R_DZU * m;
+    const oRCL = R_RCL * m;
+    const oRCU = R_RCU * m;
+    const oInvSL = R_INVSL * m;
+    const oInvSU = R_INVSU * m;
+    const oHasL = R_HASL * m;
+    const oHasU = R_HASU * m;
+    const oG = R_G * m;
+    const oADX = R_ADX * m;
+    // a centrality corrector has zero primal/dual residuals on the right-hand side
+    const withResiduals = mode !== CENTRALITY;
+    const oRpL = (withResiduals ? R_RPL : R_ZEROROWS) * m;
+    const oRpU = (withResiduals ? R_RPU : R_ZEROROWS) * m;
+    const rd = withResiduals ? ws.rd : ws.zeroVars;
+    // complementarity targets rc = s∘z − target, fused with the reduced right-hand side g
+    if (mode === CENTRALITY) {
+      for (let i = 0; i < m; i++) D[oG + i] = D[oRCL + i]! * D[oInvSL + i]! - D[oRCU + i]! * D[oInvSU + i]!;
+    } else {
+      const corrector = mode === CORRECTOR;
+      const sigmaMu = corrector ? ws.sigmaMu : 0;
+      for (let i = 0; i < m; i++) {
+        const zl = D[oZL + i]!;
+        const zu = D[oZU + i]!;
+        let cl = D[oSL + i]! * zl;
+        let cu = D[oSU + i]! * zu;
+        if (corrector) {
+          cl += D[oDSL + i]! * D[oDZL + i]! - sigmaMu;
+          cu += D[oDSU + i]! * D[oDZU + i]! - sigmaMu;
+        }
+        D[oRCL + i] = cl;
+        D[oRCU + i] = cu;
+        D[oG + i] = (cl + zl * D[oRpL + i]!) * D[oInvSL + i]! - (cu + zu * D[oRpU + i]!) * D[oInvSU + i]!;
+      }
+    }
+    for (let k = 0; k < eqCount; k++) {
+      const i = eqRows[k]!;
+      g[i] = rpL[i]! / EQ_REG;
+    }
+    ws.multiplyAT(g, rhs);
+    for (let p = 0; p < n; p++) {
+      const j = order[p]!;
+      perm[p] = -rd[j]! - rhs[j]!;
+    }
+    this.kkt.solveInPlace(perm);
+    for (let p = 0; p < n; p++) dx[order[p]!] = perm[p]!;
+    ws.multiplyA(dx, adx);
+    // recover slack and multiplier steps; fused: step to the boundary and Σ ds∘dz (the affine gap's
+    // curvature; its slope Σ(s∘dz + z∘ds) = −Σ rc holds by construction)
+    let alpha = 1;
+    let curve = 0;
+    for (let i = 0; i < m; i++) {
+      const a = D[oADX + i]!;
+      const sl = D[oSL + i]!;
+      const su = D[oSU + i]!;
+      const zl = D[oZL + i]!;
+      const zu = D[oZU + i]!;
+      const dl = D[oHasL + i]! * (a + D[oRpL + i]!);
+      const du = D[oHasU + i]! * (D[oRpU + i]! - a);
+      const el = -(D[oRCL + i]! + zl * dl) * D[oInvSL + i]!;
+      const eu = -(D[oRCU + i]! + zu * du) * D[oInvSU + i]!;
+      D[oDSL + i] = dl;
+      D[oDZL + i] = el;
+      D[oDSU + i] = du;
+      D[oDZU + i] = eu;
+      if (alpha * dl < -sl) alpha = -sl / dl;
+      if (alpha * el < -zl) alpha = -zl / el;
+      if (alpha * du < -su) alpha = -su / du;
+      if (alpha * eu < -zu) alpha = -zu / eu;
+      curve += dl * el + du * eu;
+    }
+    ws.stepMax = alpha;
+    ws.gapCurve = curve;
+    for (let k = 0; k < eqCount; k++) {
+      const i = eqRows[k]!;
+      dyE[i] = -(w[i]! * adx[i]! + g[i]!);
+    }
+  }
+
+  /**
+   * Iterative refinement on the full Newton system. The slack and complementarity equations hold
+   * exactly by construction; only stationarity P dx − A'dλ = −rd carries the error of the
+   * ill-conditioned normal equations (weights z/s → ∞ near the solution). Its residual is computed
+   * from the actual dλ and corrected with one more solve with the same factor.
+   */
+  refine(): void {
+    const ws = this.ws;
+    const { n, m, zL, zU, w, rhs, perm, adx, lam, invSL, invSU, hasL, hasU, dsL, dzL, dsU, dzU, dyE, dx, px, rd, eqRows } = ws;
+    const eqCount = ws.eqCount;
+    const order = this.order;
+    for (let i = 0; i < m; i++) lam[i] = dzL[i]! - dzU[i]! + dyE[i]!;
+    ws.multiplyAT(lam, rhs);
+    ws.multiplyP(dx, px);
+    for (let p = 0; p < n; p++) {
+      const j = order[p]!;
+      perm[p] = -rd[j]! - px[j]! + rhs[j]!;
+    }
+    this.kkt.solveInPlace(perm);
+    for (let p = 0; p < n; p++) rhs[order[p]!] = perm[p]!;
+    for (let j = 0; j < n; j++) dx[j]! += rhs[j]!;
+    const adc = ws.g;
+    ws.multiplyA(rhs, adc);
+    for (let i = 0; i < m; i++) {
+      const da = adc[i]!;
+      adx[i]! += da;
+      dsL[i]! += hasL[i]! * da;
+      dzL[i]! -= zL[i]! * invSL[i]! * da;
+      dsU[i]! -= hasU[i]! * da;
+      dzU[i]! += zU[i]! * invSU[i]! * da;
+    }
+    for (let k = 0; k < eqCount; k++) {
+      const i = eqRows[k]!;
+      dyE[i]! -= w[i]! * adc[i]!;
+    }
+  }
+}

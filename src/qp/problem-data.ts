@@ -1,0 +1,89 @@
+import type { RuizScaling } from './scaling.js';
+import { INFINITE_BOUND } from './types.js';
+import type { QpProblem, QpStatus } from './types.js';
+import { ROW_BOTH, ROW_EQUAL, ROW_FREE, ROW_LOWER, ROW_UPPER } from './workspace.js';
+import type { QpWorkspace } from './workspace.js';
+
+export function isLowerFinite(v: number): boolean {
+  return v > -INFINITE_BOUND;
+}
+export function isUpperFinite(v: number): boolean {
+  return v < INFINITE_BOUND;
+}
+
+/** Why a problem's data cannot be solved (becomes the result's status and reason). */
+export interface DataFailure {
+  status: QpStatus;
+  reason: string;
+}
+
+/**
+ * Copies the problem's values into the workspace, scales them (Ruiz plus cost scaling), classifies
+ * the rows (equality, lower, upper, both, free) and scales the bounds; returns a failure if the
+ * data are unusable (too short, NaN/∞, l > u). `problem` must have the workspace's shape.
+ */
+export function loadScaledData(ws: QpWorkspace, scaling: RuizScaling, problem: QpProblem): DataFailure | undefined {
+  const { n, m, Pv, Av, qs, lo, hi, rowKind } = ws;
+  if (problem.q.length < n) return { status: 'numerical-error', reason: `q has ${problem.q.length} entries, expected ${n}` };
+  if (problem.l.length < m) return { status: 'numerical-error', reason: `l has ${problem.l.length} entries, expected ${m}` };
+  if (problem.u.length < m) return { status: 'numerical-error', reason: `u has ${problem.u.length} entries, expected ${m}` };
+  const pnnz = Pv.length;
+  const pVals = problem.P.values;
+  for (let t = 0; t < pnnz; t++) {
+    const v = pVals[t]!;
+    if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `P has a non-finite value at entry ${t}` };
+    Pv[t] = v;
+  }
+  const aVals = problem.A.values;
+  for (let t = 0; t < Av.length; t++) {
+    const v = aVals[t]!;
+    if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `A has a non-finite value at entry ${t}` };
+    Av[t] = v;
+  }
+  for (let j = 0; j < n; j++) {
+    const v = problem.q[j]!;
+    if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `q[${j}] is not finite` };
+    qs[j] = v;
+  }
+  for (let i = 0; i < m; i++) {
+    const l = problem.l[i]!;
+    const u = problem.u[i]!;
+    if (Number.isNaN(l) || Number.isNaN(u)) return { status: 'numerical-error', reason: `bound of row ${i} is NaN` };
+    if (l > u) return { status: 'infeasible', reason: `row ${i} has l > u` };
+  }
+  scaling.equilibrate(ws.P, Pv, ws.A, Av, qs);
+  const { cscIndex } = ws.rowsOfA;
+  const rowValues = ws.rowValues;
+  for (let e = 0; e < cscIndex.length; e++) rowValues[e] = Av[cscIndex[e]!]!;
+  const { E, D, c } = scaling;
+  const { invE, eqRows } = ws;
+  let eqCount = 0;
+  let nBounds = 0;
+  for (let i = 0; i < m; i++) {
+    const l = problem.l[i]!;
+    const u = problem.u[i]!;
+    const hasL = isLowerFinite(l);
+    const hasU = isUpperFinite(u);
+    invE[i] = 1 / E[i]!;
+    if (hasL && hasU && u - l <= 1e-12 * Math.max(1, Math.abs(l), Math.abs(u))) {
+      rowKind[i] = ROW_EQUAL;
+      lo[i] = 0.5 * (l + u) * E[i]!;
+      hi[i] = lo[i]!;
+      ws.hasL[i] = 0;
+      ws.hasU[i] = 0;
+      eqRows[eqCount++] = i;
+    } else {
+      rowKind[i] = hasL ? (hasU ? ROW_BOTH : ROW_LOWER) : hasU ? ROW_UPPER : ROW_FREE;
+      lo[i] = hasL ? l * E[i]! : 0;
+      hi[i] = hasU ? u * E[i]! : 0;
+      ws.hasL[i] = hasL ? 1 : 0;
+      ws.hasU[i] = hasU ? 1 : 0;
+      nBounds += (hasL ? 1 : 0) + (hasU ? 1 : 0);
+    }
+  }
+  ws.eqCount = eqCount;
+  ws.nBounds = nBounds;
+  const dualUnscale = ws.dualUnscale;
+  for (let j = 0; j < n; j++) dualUnscale[j] = 1 / (c * D[j]!);
+  return undefined;
+}

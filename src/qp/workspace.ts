@@ -1,0 +1,204 @@
+import { multiplyRows, multiplySymmetric, multiplyTransposed } from './kernels.js';
+import type { RowView } from './structure.js';
+import type { CscMatrix } from './types.js';
+
+/*
+ * Slots of QpWorkspace.rows: every per-row vector lives in one Float64Array, slot k at
+ * [k·m, (k+1)·m). The hot loops index that array directly with offsets they compute once per call
+ * (`const oSL = R_SL * m`, never `R_SL * m` inside the loop: these are imported module bindings),
+ * because V8 reloads a typed array's base and length on every access inside a loop that stores,
+ * so a loop over 17 separate arrays ran about twice as slow as the same loop over one (measured on
+ * this machine).
+ */
+export const R_SL = 0;
+export const R_ZL = 1;
+export const R_SU = 2;
+export const R_ZU = 3;
+export const R_DSL = 4;
+export const R_DZL = 5;
+export const R_DSU = 6;
+export const R_DZU = 7;
+export const R_RCL = 8;
+export const R_RCU = 9;
+export const R_INVSL = 10;
+export const R_INVSU = 11;
+export const R_HASL = 12;
+export const R_HASU = 13;
+export const R_RPL = 14;
+export const R_RPU = 15;
+export const R_ADX = 16;
+export const R_G = 17;
+export const R_AX = 18;
+export const R_LO = 19;
+export const R_HI = 20;
+export const R_YE = 21;
+export const R_DYE = 22;
+export const R_W = 23;
+export const R_ZEROROWS = 24;
+export const R_LAM = 25;
+export const R_INVE = 26;
+/** the Mehrotra direction's dsL, dzL, dsU, dzU (consecutive, as R_DSL..R_DZU), A·dx and dyE during a Gondzio trial */
+export const R_KEEP_DSL = 27;
+export const R_KEEP_ADX = 31;
+export const R_KEEP_DYE = 32;
+const ROW_VECTORS = 33;
+
+/** kind of a row's bounds (QpWorkspace.rowKind) */
+export const ROW_FREE = 0;
+export const ROW_LOWER = 1;
+export const ROW_UPPER = 2;
+export const ROW_BOTH = 3;
+export const ROW_EQUAL = 4;
+
+/**
+ * Everything one solver shape computes with, allocated once: the scaled problem data, the iterate,
+ * the Newton direction and the work vectors, plus the scalars the iteration steps pass to each
+ * other (fields, so the hot path boxes no numbers). The per-row vectors are owned by `rows` (see
+ * the R_* slots); the named views below are the ones the cold code (loading, start, refinement,
+ * certificates, result) reads, so a vector that no code reads by name has no view.
+ */
+export class QpWorkspace {
+  readonly n: number;
+  readonly m: number;
+  /** patterns of P (upper triangle) and A, and A by rows */
+  readonly P: CscMatrix;
+  readonly A: CscMatrix;
+  readonly rowsOfA: RowView;
+  /** all per-row vectors, slot by slot (see R_*) */
+  readonly rows: Float64Array;
+
+  // scaled data
+  readonly Pv: Float64Array;
+  readonly Av: Float64Array;
+  /** A's scaled values row by row (rowsOfA order), for gathers and the normal matrix */
+  readonly rowValues: Float64Array;
+  readonly qs: Float64Array;
+  readonly rowKind: Uint8Array;
+  /** equality rows (l = u), the first eqCount entries */
+  readonly eqRows: Int32Array;
+  eqCount = 0;
+  /** number of finite inequality bounds */
+  nBounds = 0;
+  /** 1/(c·D) per variable: unscaling factor of dual residuals, per solve */
+  readonly dualUnscale: Float64Array;
+
+  // per-variable vectors
+  readonly x: Float64Array;
+  readonly dx: Float64Array;
+  readonly px: Float64Array;
+  readonly atl: Float64Array;
+  readonly rd: Float64Array;
+  readonly rhs: Float64Array;
+  readonly perm: Float64Array;
+  readonly zeroVars: Float64Array;
+  /** dx of the Mehrotra direction while a Gondzio corrector is tried on top of it (the row parts are slots R_KEEP_*) */
+  readonly keep: Float64Array;
+
+  // views of `rows` read by name
+  readonly sL: Float64Array;
+  readonly zL: Float64Array;
+  readonly sU: Float64Array;
+  readonly zU: Float64Array;
+  readonly dsL: Float64Array;
+  readonly dzL: Float64Array;
+  readonly dsU: Float64Array;
+  readonly dzU: Float64Array;
+  /** 1/s where the bound exists, 0 otherwise (per iteration) */
+  readonly invSL: Float64Array;
+  readonly invSU: Float64Array;
+  /** 1 where the row has a finite lower (upper) inequality bound, else 0: keeps hot loops branch-free */
+  readonly hasL: Float64Array;
+  readonly hasU: Float64Array;
+  /** primal residual of the lower bounds; of an equality row, its residual */
+  readonly rpL: Float64Array;
+  readonly adx: Float64Array;
+  readonly g: Float64Array;
+  readonly ax: Float64Array;
+  readonly lo: Float64Array;
+  readonly hi: Float64Array;
+  readonly yE: Float64Array;
+  readonly dyE: Float64Array;
+  readonly w: Float64Array;
+  readonly lam: Float64Array;
+  /** 1/E per row: unscaling factor of primal residuals, per solve */
+  readonly invE: Float64Array;
+
+  /** largest row weight of the last factorisation */
+  maxWeight = 0;
+  /** from residuals(): unscaled ‖primal residual‖∞ and ‖Ax‖∞, scaled s'z */
+  primRes = 0.5;
+  axNorm = 0.5;
+  gap = 0.5;
+  /** from a Newton direction: largest feasible step, and Σ ds dz (affine gap polynomial) */
+  stepMax = 0.5;
+  gapCurve = 0.5;
+  /** σμ of the current corrector */
+  sigmaMu = 0.5;
+
+  constructor(P: CscMatrix, A: CscMatrix, rowsOfA: RowView) {
+    const n = P.cols;
+    const m = A.rows;
+    this.n = n;
+    this.m = m;
+    this.P = P;
+    this.A = A;
+    this.rowsOfA = rowsOfA;
+    this.rows = new Float64Array(ROW_VECTORS * m);
+    const row = (slot: number): Float64Array => this.rows.subarray(slot * m, (slot + 1) * m);
+    this.sL = row(R_SL);
+    this.zL = row(R_ZL);
+    this.sU = row(R_SU);
+    this.zU = row(R_ZU);
+    this.dsL = row(R_DSL);
+    this.dzL = row(R_DZL);
+    this.dsU = row(R_DSU);
+    this.dzU = row(R_DZU);
+    this.invSL = row(R_INVSL);
+    this.invSU = row(R_INVSU);
+    this.hasL = row(R_HASL);
+    this.hasU = row(R_HASU);
+    this.rpL = row(R_RPL);
+    this.adx = row(R_ADX);
+    this.g = row(R_G);
+    this.ax = row(R_AX);
+    this.lo = row(R_LO);
+    this.hi = row(R_HI);
+    this.yE = row(R_YE);
+    this.dyE = row(R_DYE);
+    this.w = row(R_W);
+    this.lam = row(R_LAM);
+    this.invE = row(R_INVE);
+    const annz = A.colPtr[n]!;
+    this.Pv = new Float64Array(P.colPtr[n]!);
+    this.Av = new Float64Array(annz);
+    this.rowValues = new Float64Array(annz);
+    this.qs = new Float64Array(n);
+    this.rowKind = new Uint8Array(m);
+    this.eqRows = new Int32Array(m);
+    this.dualUnscale = new Float64Array(n);
+    this.x = new Float64Array(n);
+    this.dx = new Float64Array(n);
+    this.px = new Float64Array(n);
+    this.atl = new Float64Array(n);
+    this.rd = new Float64Array(n);
+    this.rhs = new Float64Array(n);
+    this.perm = new Float64Array(n);
+    this.zeroVars = new Float64Array(n);
+    this.keep = new Float64Array(n);
+  }
+
+  /** out = Ā v (row-major copy of Ā: gathers, no scatter) */
+  multiplyA(v: Float64Array, outRows: Float64Array): void {
+    multiplyRows(this.m, this.rowsOfA, this.rowValues, v, outRows);
+  }
+
+  /** out = P̄ v with the upper-triangle storage of P̄ */
+  multiplyP(v: Float64Array, outVars: Float64Array): void {
+    multiplySymmetric(this.P, this.Pv, v, outVars);
+  }
+
+  /** out = Ā' r */
+  multiplyAT(rowsIn: Float64Array, outVars: Float64Array): void {
+    multiplyTransposed(this.A, this.Av, rowsIn, outVars);
+  }
+}
