@@ -1,0 +1,120 @@
+/**
+ * CPU time per solve of two copies of the QP solver side by side, for refactors of src/qp that must
+ * keep its speed (issue 17 item 5). Each copy runs in its own child process, the two alternating
+ * `--runs` times: the `gen-chunk-qp.mjs --seq 20` sequences (6 joints, 2–4 pairs, seeds 1–3), one
+ * QpSolver per sequence, 2 untimed passes, then 5 timed passes, every solve cold; the figure is
+ * process CPU (user + system) per solve, which leaves out time spent waiting for a core on a shared
+ * machine. Prints every run with the 1-minute load average, then the median per copy and the median
+ * of the ratios new/old of the runs made one after the other (the machine's speed shifts between
+ * runs on a shared machine; the two runs of a pair see much the same).
+ *
+ *   mkdir -p /tmp/qp-old && git archive <commit> src/qp src/util/errors.ts | tar -x -C /tmp/qp-old \
+ *     && echo '{"type":"module"}' > /tmp/qp-old/package.json      # ESM, as in the repository
+ *   npx tsx bench/qp-split-cpu.ts --old /tmp/qp-old/src/qp [--runs 3]
+ *
+ * ARMGUARD_SHARED overrides the location of shared/ (default: beside the repository).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface SolverModule {
+  QpSolver: new (p: unknown) => { solve(p: unknown, o: { maxIterations: number }): { iterations: number } };
+  parseQpJson(text: string, file: string): unknown[];
+}
+interface RunFigures {
+  cpuMsPerSolve: number;
+  iterationsMean: number;
+  solves: number;
+}
+
+const PAIRS = [2, 3, 4];
+const SEEDS = [1, 2, 3];
+
+async function child(qpDir: string, problemDir: string): Promise<void> {
+  const qp = (await import(resolve(qpDir, 'index.ts'))) as SolverModule;
+  const groups: { solver: InstanceType<SolverModule['QpSolver']>; problems: unknown[] }[] = [];
+  for (const pairs of PAIRS) {
+    for (const seed of SEEDS) {
+      const file = join(problemDir, `p${pairs}-s${seed}.json`);
+      const problems = qp.parseQpJson(readFileSync(file, 'utf8'), file);
+      groups.push({ solver: new qp.QpSolver(problems[0]), problems });
+    }
+  }
+  const options = { maxIterations: 40 };
+  let iterations = 0;
+  let solves = 0;
+  const pass = (count: boolean): void => {
+    for (const g of groups) {
+      for (const p of g.problems) {
+        const r = g.solver.solve(p, options);
+        if (count) {
+          iterations += r.iterations;
+          solves++;
+        }
+      }
+    }
+  };
+  pass(false);
+  pass(false);
+  const c0 = process.cpuUsage();
+  for (let k = 0; k < 5; k++) pass(true);
+  const c = process.cpuUsage(c0);
+  const figures: RunFigures = { cpuMsPerSolve: (c.user + c.system) / 1000 / solves, iterationsMean: iterations / solves, solves };
+  console.log(JSON.stringify(figures));
+}
+
+function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function parent(): void {
+  const arg = (name: string): string | undefined => {
+    const k = process.argv.indexOf(`--${name}`);
+    return k >= 0 ? process.argv[k + 1] : undefined;
+  };
+  const oldDir = arg('old');
+  const runs = Number(arg('runs') ?? '3');
+  if (oldDir === undefined || !Number.isInteger(runs) || runs < 1) {
+    console.error('usage: npx tsx bench/qp-split-cpu.ts --old <copy of src/qp> [--runs N]');
+    process.exit(2);
+  }
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const shared = process.env.ARMGUARD_SHARED ?? resolve(here, '../../shared');
+  const newDir = resolve(here, '../src/qp');
+  const problemDir = mkdtempSync(join(tmpdir(), 'qp-split-cpu-'));
+  try {
+    for (const pairs of PAIRS) {
+      for (const seed of SEEDS) {
+        const args = ['--seq', '20', '--n', '6', '--pairs', String(pairs), '--seed', String(seed)];
+        const text = execFileSync(process.execPath, [resolve(shared, 'qp/gen-chunk-qp.mjs'), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+        writeFileSync(join(problemDir, `p${pairs}-s${seed}.json`), text);
+      }
+    }
+    const self = fileURLToPath(import.meta.url);
+    const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
+    for (let r = 0; r < runs; r++) {
+      for (const [label, dir] of [['old', resolve(oldDir)], ['new', newDir]] as const) {
+        const load = loadavg()[0]!;
+        const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', dir, problemDir], { encoding: 'utf8' });
+        const figures = JSON.parse(out) as RunFigures;
+        cpu[label].push(figures.cpuMsPerSolve);
+        console.log(`run ${r + 1} ${label}: ${figures.cpuMsPerSolve.toFixed(2)} ms CPU per solve, ${figures.iterationsMean.toFixed(2)} iterations, ${figures.solves} solves, load ${load.toFixed(1)}`);
+      }
+    }
+    const o = median(cpu.old);
+    const n = median(cpu.new);
+    // the machine's speed shifts between runs (other users); a run and its partner share the state
+    const ratios = cpu.new.map((v, r) => v / cpu.old[r]!);
+    console.log(`median CPU per solve: old ${o.toFixed(2)} ms, new ${n.toFixed(2)} ms; median of the per-run new/old ratios ${median(ratios).toFixed(3)}`);
+  } finally {
+    rmSync(problemDir, { recursive: true, force: true });
+  }
+}
+
+const k = process.argv.indexOf('--child');
+if (k >= 0) await child(process.argv[k + 1]!, process.argv[k + 2]!);
+else parent();
