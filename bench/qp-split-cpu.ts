@@ -10,11 +10,15 @@
  *
  *   mkdir -p /tmp/qp-old && git archive <commit> src/qp src/util/errors.ts | tar -x -C /tmp/qp-old \
  *     && echo '{"type":"module"}' > /tmp/qp-old/package.json      # ESM, as in the repository
- *   npx tsx bench/qp-split-cpu.ts --old /tmp/qp-old/src/qp [--runs 3]
+ *   npx tsx bench/qp-split-cpu.ts --old /tmp/qp-old/src/qp [--runs 3] [--together]
+ *
+ * --together runs the two children of a pair at the same time instead of one after the other, so
+ * both see the same state of the shared machine (whose speed jumps between runs).
  *
  * ARMGUARD_SHARED overrides the location of shared/ (default: beside the repository).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -71,15 +75,16 @@ function median(v: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-function parent(): void {
+async function parent(): Promise<void> {
   const arg = (name: string): string | undefined => {
     const k = process.argv.indexOf(`--${name}`);
     return k >= 0 ? process.argv[k + 1] : undefined;
   };
   const oldDir = arg('old');
   const runs = Number(arg('runs') ?? '3');
+  const together = process.argv.includes('--together');
   if (oldDir === undefined || !Number.isInteger(runs) || runs < 1) {
-    console.error('usage: npx tsx bench/qp-split-cpu.ts --old <copy of src/qp> [--runs N]');
+    console.error('usage: npx tsx bench/qp-split-cpu.ts --old <copy of src/qp> [--runs N] [--together]');
     process.exit(2);
   }
   const here = fileURLToPath(new URL('.', import.meta.url));
@@ -96,13 +101,24 @@ function parent(): void {
     }
     const self = fileURLToPath(import.meta.url);
     const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
+    const dirs = [['old', resolve(oldDir)], ['new', newDir]] as const;
+    const runChild = async (dir: string): Promise<RunFigures> =>
+      JSON.parse((await promisify(execFile)(process.execPath, ['--import', 'tsx', self, '--child', dir, problemDir], { encoding: 'utf8' })).stdout) as RunFigures;
+    const report = (r: number, label: 'old' | 'new', figures: RunFigures, load: number): void => {
+      cpu[label].push(figures.cpuMsPerSolve);
+      console.log(`run ${r + 1} ${label}: ${figures.cpuMsPerSolve.toFixed(2)} ms CPU per solve, ${figures.iterationsMean.toFixed(2)} iterations, ${figures.solves} solves, load ${load.toFixed(1)}`);
+    };
     for (let r = 0; r < runs; r++) {
-      for (const [label, dir] of [['old', resolve(oldDir)], ['new', newDir]] as const) {
+      if (together) {
         const load = loadavg()[0]!;
-        const out = execFileSync(process.execPath, ['--import', 'tsx', self, '--child', dir, problemDir], { encoding: 'utf8' });
-        const figures = JSON.parse(out) as RunFigures;
-        cpu[label].push(figures.cpuMsPerSolve);
-        console.log(`run ${r + 1} ${label}: ${figures.cpuMsPerSolve.toFixed(2)} ms CPU per solve, ${figures.iterationsMean.toFixed(2)} iterations, ${figures.solves} solves, load ${load.toFixed(1)}`);
+        const [o, n] = await Promise.all([runChild(dirs[0][1]), runChild(dirs[1][1])]);
+        report(r, 'old', o, load);
+        report(r, 'new', n, load);
+      } else {
+        for (const [label, dir] of dirs) {
+          const load = loadavg()[0]!;
+          report(r, label, await runChild(dir), load);
+        }
       }
     }
     const o = median(cpu.old);
@@ -117,4 +133,4 @@ function parent(): void {
 
 const k = process.argv.indexOf('--child');
 if (k >= 0) await child(process.argv[k + 1]!, process.argv[k + 2]!);
-else parent();
+else await parent();
