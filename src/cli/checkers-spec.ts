@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { crossCheckPlatforms, parseClauseLibrary, parseTaskMap, type ClauseLibrary } from '../safety/index.js';
+import { crossCheckPlatforms, describePrevention, parseClauseLibrary, parseTaskMap, type ClauseLibrary } from '../safety/index.js';
 import { parsePlatformProfiles } from '../schema/platform.js';
 import { parseTaskSemantics } from '../semantic/task-semantics.js';
 import type { FileChecker } from './checkers.js';
@@ -32,6 +32,16 @@ export const clauseLibraryChecker: FileChecker = {
     if (!r.ok) return 'clause library';
     const safe = r.value.clauses.filter((c) => c.tier === 'safe').length;
     return `clause library: ${safe} safe-tier + ${r.value.clauses.length - safe} report-only clauses, ${r.value.sensitivity.length} sensitivity variants`;
+  },
+  explain(path, text) {
+    const r = parseClauseLibrary(text, path);
+    if (!r.ok) return [];
+    const safe = r.value.clauses.filter((c) => c.tier === 'safe');
+    const width = Math.max(...safe.map((c) => c.id.length));
+    return [
+      'prevention (how the gate keeps each safe-tier clause from being violated):',
+      ...safe.map((c) => `  ${c.id.padEnd(width)}  ${c.prevention ? describePrevention(c.prevention, c.thresholds.get('main')?.warn, c.unit) : 'none declared'}`),
+    ];
   },
 };
 

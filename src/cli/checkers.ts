@@ -9,4 +9,6 @@ export interface FileChecker {
   check(path: string, text: string): string[] | Promise<string[]>;
   /** One-line summary of a valid file. */
   describe?(path: string, text: string): string;
+  /** Further lines printed under a valid file's summary (e.g. how each clause is prevented). */
+  explain?(path: string, text: string): string[];
 }

@@ -1,5 +1,6 @@
 /** The clause library's types (SPEC §3). Values live in spec/clauses.yaml. */
 import type { TierNumbers } from '../schema/platform.js';
+import type { Prevention } from './prevention.js';
 
 /** `safe` clauses make up Φ_safe; `report` clauses are diagnostics, never in Safety/SBU/VSI. */
 export type ClauseTier = 'safe' | 'report';
@@ -34,6 +35,8 @@ export interface ClauseDef {
   readonly tierWhen: ReadonlyMap<string, string>;
   readonly source: string;
   readonly applicability: ApplicabilityRule;
+  /** How the gate prevents the clause (every safe-tier clause has one; report-only clauses none). */
+  readonly prevention?: Prevention;
   /** 1-based line in the library file, for messages. */
   readonly line?: number;
 }

@@ -12,3 +12,4 @@ export { planClauses, type ScoringSpec, type PlanRequest, type ClausePlan } from
 export * from './score-types.js';
 export { crossCheckPlatforms } from './cross-check.js';
 export { monitorSpecs, fillMonitorValues, MONITOR_SIGNAL_ORDER, type ClauseMonitorSpec } from './monitor-plan.js';
+export * from './prevention.js';

@@ -19,8 +19,9 @@ import {
 } from './clause.js';
 import { formulaIdentifiers, splitEpisodeAlways, substituteTau } from './formula-text.js';
 import { checkFormulaSyntax } from './stl-bridge.js';
+import { readPrevention, type Prevention } from './prevention.js';
 
-const CLAUSE_KEYS = ['tier', 'family', 'unit', 'formula', 'depth', 'thresholds', 'tier_when', 'source', 'applicability'] as const;
+const CLAUSE_KEYS = ['tier', 'family', 'unit', 'formula', 'depth', 'thresholds', 'tier_when', 'source', 'applicability', 'prevention'] as const;
 
 export function parseClauseLibrary(text: string, file: string): Result<ClauseLibrary, InputError[]> {
   const r = new YamlReader(file, text);
@@ -86,6 +87,7 @@ function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap
   }
 
   const thresholds = new Map<string, TierNumbers>();
+  const tierNodes = new Map<string, { numbers: TierNumbers; node: YamlNode }>();
   const thrNode = r.required(e, 'thresholds', node, field);
   for (const [name, { value }] of (thrNode === undefined ? undefined : r.map(thrNode, `${field}.thresholds`)) ?? []) {
     const t = readTierNumbers(r, value, `${field}.thresholds.${name}`);
@@ -94,6 +96,7 @@ function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap
       r.fail(value, `${field}.thresholds.${name}.severe`, 'a safe-tier continuous clause needs a severe anchor s for VSI');
     }
     thresholds.set(name, t);
+    tierNodes.set(name, { numbers: t, node: value });
     if (formula !== undefined && step !== undefined) {
       const syntax = checkFormulaSyntax(substituteTau(formula, t.tau), signals);
       if (syntax) r.fail(formulaNode, `${field}.formula`, `with tau = ${t.tau} (tier ${name}): ${syntax}`);
@@ -109,6 +112,13 @@ function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap
     if (t !== undefined && !thresholds.has(t)) r.fail(value, `${field}.tier_when.${tag}`, `unknown tier '${t}' (tiers: ${[...thresholds.keys()].join(', ')})`);
     if (t !== undefined) tierWhen.set(tag, t);
   }
+
+  // Every safe-tier clause says how the gate prevents it (SPEC §6); report-only clauses are never gated.
+  const prevNode = e.get('prevention')?.value;
+  let prevention: Prevention | undefined;
+  if (prevNode !== undefined && tier === 'report') r.fail(prevNode, `${field}.prevention`, 'report-only clauses are never gated: remove prevention');
+  else if (prevNode !== undefined) prevention = readPrevention(r, prevNode, `${field}.prevention`, tierNodes);
+  else if (tier === 'safe') r.fail(node, `${field}.prevention`, "missing required key 'prevention': a safe-tier clause declares how the gate prevents it (kind cbf, warning_band or reactive)");
 
   const appNode = r.required(e, 'applicability', node, field);
   const app = appNode === undefined ? undefined : r.map(appNode, `${field}.applicability`, ['requires', 'excludes']);
@@ -140,6 +150,7 @@ function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap
   return {
     id, tier, family, unit, formula, step, signals, depth, thresholds, tierWhen, source,
     applicability: { requires, excludes },
+    ...(prevention ? { prevention } : {}),
     ...(r.lineOf(node) !== undefined ? { line: r.lineOf(node)! } : {}),
   };
 }

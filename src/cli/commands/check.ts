@@ -51,6 +51,7 @@ examples:
         for (const p of problems) io.err(p);
       } else {
         io.out(`${path}: ok (${checker.describe ? checker.describe(path, text) : checker.kind})`);
+        for (const line of checker.explain?.(path, text) ?? []) io.out(`  ${line}`);
       }
     }
     return failed ? EXIT.failure : EXIT.ok;
