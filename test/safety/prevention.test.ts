@@ -28,11 +28,10 @@ describe('prevention validation', () => {
   const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
   const errorAt = (text: string, field: string) => {
     const r = parseClauseLibrary(text, 'bad.yaml');
-    expect(r.ok).toBe(false);
-    if (r.ok) return undefined;
+    if (r.ok) throw new Error(`expected ${field} to be refused`);
     const e = r.error.find((x) => x.where.field === field);
-    expect(e, r.error.map((x) => x.message).join('\n')).toBeDefined();
-    return e!;
+    if (!e) throw new Error(`no error for ${field}; got:\n${r.error.map((x) => x.message).join('\n')}`);
+    return e;
   };
 
   it('an unknown kind, predictor or constraint is refused at its line with the choices', () => {
