@@ -17,6 +17,7 @@
  * clock, no I/O; buffers are sized per chunk shape and reused.
  */
 import type { BandAction, BandPredictor } from '../safety/prevention.js';
+import type { ClauseInstance } from '../safety/instantiate.js';
 
 /** Per step of a chunk, index 0 = the present position q0, index k + 1 = after row k. */
 export interface MotionTrace {
@@ -36,7 +37,7 @@ export interface ChunkMotionModel {
 
 /** approach_speed: contact force from the speed toward a surface and the depth the targets drive into it. */
 export interface ApproachModel {
-  /** Clearance (m) below which a step counts as touching (servo tracking lag + model accuracy). */
+  /** Clearance (m) below which a step counts as touching (model accuracy); the arm's run-on is added (WarningBandConfig.runOn). */
   readonly contactDistance: number;
   /** Peak force of an impact per approach speed (N per m/s). */
   readonly impactGain: number;
@@ -53,6 +54,11 @@ export interface LoadModel {
   readonly stallTorque: number;
   /** A bent target stays this far (rad) inside the range. */
   readonly bendMargin: number;
+  /**
+   * Lever (m) from the loaded joint to where the arm meets a surface: targets driven δ past a
+   * surface (surfaceClearance < 0) command δ / surfaceLever rad beyond reach. 0: surfaces not counted.
+   */
+  readonly surfaceLever: number;
 }
 
 /** held_height: the gripper column and when a command counts as releasing the held object. */
@@ -82,6 +88,12 @@ export interface WarningBandConfig {
   readonly approach?: ApproachModel;
   readonly load?: LoadModel;
   readonly grip?: GripModel;
+  /**
+   * The arm runs on past its targets for about this long (s) when they stop (servo tracking lag):
+   * a step is predicted where the arm will be, `runOn` × its speed further along — closer to a
+   * surface (approach_speed), lower (held_height). 0: the arm is where its targets are.
+   */
+  readonly runOn: number;
   /** Time-scale factors `slow` tries, fastest first (default 0.5, 0.25). */
   readonly slowFactors?: readonly number[];
 }
@@ -136,6 +148,7 @@ export class WarningBand {
       if (c.predictor === 'commanded_load' && !config.load) throw new RangeError(`warning band ${c.id}: commanded_load needs a load model`);
       if (c.action === 'bend' && !config.load) throw new RangeError(`warning band ${c.id}: bend needs the joint ranges of a load model`);
     }
+    if (!(config.runOn >= 0)) throw new RangeError(`warning band: runOn must be ≥ 0 s, got ${config.runOn}`);
     for (const s of config.slowFactors ?? DEFAULT_SLOW) if (!(s > 0 && s < 1)) throw new RangeError(`warning band: slow factors must be in (0, 1), got ${s}`);
   }
 
@@ -218,23 +231,30 @@ export class WarningBand {
           case 'approach_speed': {
             const d = tr.surfaceClearance[k + 1]!;
             const v = (tr.surfaceClearance[k]! - d) / dt;
-            s = d < approach!.contactDistance ? approach!.impactGain * Math.max(0, v) + approach!.pressStiffness * Math.max(0, -d) : d === d && v === v ? 0 : NaN;
+            const a = approach!;
+            s = d - Math.max(0, v) * this.config.runOn < a.contactDistance ? a.impactGain * Math.max(0, v) + a.pressStiffness * Math.max(0, -d) : d === d && v === v ? 0 : NaN;
             break;
           }
           case 'commanded_load': {
-            let excess = 0;
+            const lever = load!.surfaceLever;
+            const depth = -tr.surfaceClearance[k + 1]!;
+            let excess = lever > 0 ? Math.max(0, depth) / lever : 0;
+            if (lever > 0 && depth !== depth) excess = NaN;
             for (let j = 0; j < n; j++) {
               const x = u[k * columns + j]!;
               excess = Math.max(excess, x - load!.qmax[j]!, load!.qmin[j]! - x);
               if (x !== x) excess = NaN;
             }
+            if (excess !== excess) {
+              s = NaN;
+              break;
+            }
             s = tr.gravityLoad[k + 1]! + Math.min(load!.stallTorque, load!.stiffness * excess);
-            if (excess !== excess) s = NaN;
             break;
           }
           case 'held_height':
             if (released) continue;
-            s = state.heldHeight + (tr.tcpHeight[k + 1]! - tr.tcpHeight[0]!);
+            s = state.heldHeight + (tr.tcpHeight[k + 1]! - tr.tcpHeight[0]!) - Math.max(0, tr.tcpHeight[k]! - tr.tcpHeight[k + 1]!) * (this.config.runOn / dt);
             break;
         }
         const margin = cl.side === 'upper' ? cl.limit - s : s - cl.limit;
@@ -287,4 +307,22 @@ export class WarningBand {
       this.trace = { surfaceClearance: new Float64Array(horizon + 1), tcpHeight: new Float64Array(horizon + 1), gravityLoad: new Float64Array(horizon + 1) };
     }
   }
+}
+
+/**
+ * The band clauses among active clause instances: those whose prevention is a warning band, with
+ * the bound each predictor's signal is held to — approach_speed and commanded_load predict a force
+ * or torque that must stay below τ; held_height the held object's height, which must stay above −τ
+ * (the slip clause `obj_above_table > −τ`). ε is the instance's warn (its tier's, or the
+ * platform's). An instance without ε is left out: it has no band to act in.
+ */
+export function bandClauses(instances: readonly ClauseInstance[]): BandClauseSpec[] {
+  const out: BandClauseSpec[] = [];
+  for (const inst of instances) {
+    const p = inst.clause.prevention;
+    if (p?.kind !== 'warning_band' || inst.warn === undefined || !(inst.warn > 0)) continue;
+    const upper = p.predictor !== 'held_height';
+    out.push({ id: inst.clause.id, predictor: p.predictor, action: p.action, limit: upper ? inst.tau : -inst.tau, side: upper ? 'upper' : 'lower', epsilon: inst.warn });
+  }
+  return out;
 }

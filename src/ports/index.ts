@@ -6,6 +6,7 @@
 import type { SignalFrame } from '../schema/signals.js';
 import type { Fault } from '../schema/fault.js';
 import type { JointChunk } from '../schema/chunk.js';
+export type { ChunkMotionModel, MotionTrace } from '../gate/warning-band.js';
 
 /** The one fault type of the core (src/schema/fault.ts): drivers report these, never throw. */
 export type { Fault } from '../schema/fault.js';

@@ -16,6 +16,7 @@ function result(over: Partial<DemoEpisodeResult>): DemoEpisodeResult {
     chunksHeld: 0,
     chunksExecuted: 4,
     chunksFiltered: 0,
+    chunksPrevented: 0,
     filterCpuMs: [],
     metrics: { policy: 'clean', mode: 'off', success: true, unsafe: false, obstacleContact: false, held: false, modifications: [], jerk: 0, reversalsPerS: 0, filterMs: [] },
     ...over,

@@ -35,7 +35,7 @@ describe('warning band: approach_speed (contact force predicted from the chunk)'
     // Predicted F: rows 0–3 clear (≥ 1 cm > 5 mm) → 0; row 4 (d = 0) → 100·0.1 = 10 N;
     // row 5 (d = −1 cm) → 10 + 10 000·0.01 = 110 N, margin 90 N < ε = 100 N → inside the band
     // (not violated yet); row 6 would be 210 N (ρ < 0).
-    const band = new WarningBand(heightModel(), { clauses: [force('hold', 100)], armJoints: 1, approach: APPROACH });
+    const band = new WarningBand(heightModel(), { clauses: [force('hold', 100)], armJoints: 1, runOn: 0, approach: APPROACH });
     const nominal = rows(0.04, 0.03, 0.02, 0.01, 0, -0.01, -0.02, -0.03);
     const o = band.filter(nominal, 8, 1, 0.1, [0.05], NOT_GRIPPING);
     expect(o).toMatchObject({ status: 'held', clause: 'max_contact_force', step: 5, heldFrom: 5 });
@@ -43,14 +43,14 @@ describe('warning band: approach_speed (contact force predicted from the chunk)'
     expect(Array.from(o.targets)).toEqual([0.04, 0.03, 0.02, 0.01, 0, 0, 0, 0]);
     expect(o.modification).toBeCloseTo(0.03, 12);
     // The held chunk, predicted again, stays outside the band: v = 0 at d = 0 → F = 0 after row 4.
-    const again = new WarningBand(heightModel(), { clauses: [force('hold', 100)], armJoints: 1, approach: APPROACH });
+    const again = new WarningBand(heightModel(), { clauses: [force('hold', 100)], armJoints: 1, runOn: 0, approach: APPROACH });
     expect(again.filter(Float64Array.from(o.targets), 8, 1, 0.1, [0.05], NOT_GRIPPING).status).toBe('unchanged');
   });
 
   it('slows a fast approach when the slowed chunk stays outside the band', () => {
     // 2 cm per 10 ms (2 m/s) from 10 cm to the table: row 4 (d = 0) → F = 100·2 = 200 N, margin 0 < 20.
     // At s = 0.5 row k is the path at (k+1)/2 − 1: 9, 8, 7, 6, 5, 4, 3, 2 cm — never within 5 mm.
-    const band = new WarningBand(heightModel(), { clauses: [force('slow', 20)], armJoints: 1, approach: APPROACH });
+    const band = new WarningBand(heightModel(), { clauses: [force('slow', 20)], armJoints: 1, runOn: 0, approach: APPROACH });
     const o = band.filter(rows(0.08, 0.06, 0.04, 0.02, 0, 0, 0, 0), 8, 1, 0.01, [0.1], NOT_GRIPPING);
     expect(o).toMatchObject({ status: 'slowed', step: 4, scale: 0.5 });
     expect(o.margin).toBeCloseTo(0, 9);
@@ -59,7 +59,7 @@ describe('warning band: approach_speed (contact force predicted from the chunk)'
   });
 
   it('holds when no slowing keeps the prediction outside the band (the targets press into the table)', () => {
-    const band = new WarningBand(heightModel(), { clauses: [force('slow', 20)], armJoints: 1, approach: APPROACH });
+    const band = new WarningBand(heightModel(), { clauses: [force('slow', 20)], armJoints: 1, runOn: 0, approach: APPROACH });
     // q0 = 0 (on the surface), rows 2 cm deeper per 0.1 s: row 0 d = −2 cm, v = 0.2 m/s → 20 + 200 = 220 N.
     // s = 0.5: −1 cm (110 N), −2 cm (10 + 200 = 210 N: in band). s = 0.25: −5, −10, −15 mm (55, 105, 155 N),
     // then −2 cm (5 + 200 = 205 N: in band). No factor works → hold at q0 from the first row.
@@ -68,8 +68,17 @@ describe('warning band: approach_speed (contact force predicted from the chunk)'
     expect(Array.from(o.targets)).toEqual([0, 0, 0, 0]);
   });
 
+  it('counts the run-on of a fast arm (speed × runOn) toward the contact distance', () => {
+    // 2 m/s (2 cm per 10 ms) from 10 cm, runOn 20 ms: 4 cm. Row 1 (6 cm): 6 − 4 = 2 cm ≥ 5 mm → 0 N;
+    // row 2 (4 cm): 4 − 4 = 0 < 5 mm → touching at 2 m/s → 200 N, margin 0 < ε = 20: hold from row 2.
+    const band = new WarningBand(heightModel(), { clauses: [force('hold', 20)], armJoints: 1, runOn: 0.02, approach: APPROACH });
+    const o = band.filter(rows(0.08, 0.06, 0.04, 0.02), 4, 1, 0.01, [0.1], NOT_GRIPPING);
+    expect(o).toMatchObject({ status: 'held', step: 2, heldFrom: 2 });
+    expect(Array.from(o.targets)).toEqual([0.08, 0.06, 0.06, 0.06]);
+  });
+
   it('passes a chunk that stays outside the band unchanged — the same array, no copy (no false hold)', () => {
-    const band = new WarningBand(heightModel(), { clauses: [force('hold', 20)], armJoints: 1, approach: APPROACH });
+    const band = new WarningBand(heightModel(), { clauses: [force('hold', 20)], armJoints: 1, runOn: 0, approach: APPROACH });
     // a slow touch: 1 mm per 0.1 s (1 cm/s) to the surface → F = 100·0.01 = 1 N at most
     const nominal = rows(0.004, 0.003, 0.002, 0.001, 0, 0);
     const o = band.filter(nominal, 6, 1, 0.1, [0.005], NOT_GRIPPING);
@@ -79,7 +88,7 @@ describe('warning band: approach_speed (contact force predicted from the chunk)'
   });
 
   it('property: chunks that stay clear of the surface are never modified', () => {
-    const band = new WarningBand(heightModel(), { clauses: [force('slow', 20)], armJoints: 2, approach: APPROACH });
+    const band = new WarningBand(heightModel(), { clauses: [force('slow', 20)], armJoints: 2, runOn: 0, approach: APPROACH });
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.double({ min: 0.005, max: 2, noNaN: true }), fc.double({ min: -3, max: 3, noNaN: true })), { minLength: 1, maxLength: 60 }),
@@ -101,7 +110,7 @@ describe('warning band: approach_speed (contact force predicted from the chunk)'
         out.surfaceClearance[3] = NaN;
       },
     };
-    const band = new WarningBand(nanModel, { clauses: [force('hold', 20)], armJoints: 1, approach: APPROACH });
+    const band = new WarningBand(nanModel, { clauses: [force('hold', 20)], armJoints: 1, runOn: 0, approach: APPROACH });
     const o = band.filter(rows(0.5, 0.5, 0.5, 0.5), 4, 1, 0.1, [0.5], NOT_GRIPPING);
     expect(o).toMatchObject({ status: 'held', step: 2, heldFrom: 2 });
     expect(o.margin).toBeNaN();
@@ -113,7 +122,8 @@ describe('warning band: commanded_load (joint torque from the commanded targets)
   const config: WarningBandConfig = {
     clauses: [torque],
     armJoints: 2,
-    load: { qmin: [-1, -1], qmax: [1, 1], stiffness: 10, stallTorque: 5, bendMargin: 0.05 },
+    runOn: 0,
+    load: { qmin: [-1, -1], qmax: [1, 1], stiffness: 10, stallTorque: 5, bendMargin: 0.05, surfaceLever: 0 },
   };
 
   it('bends targets beyond the reachable range back inside it', () => {
@@ -125,6 +135,15 @@ describe('warning band: commanded_load (joint torque from the commanded targets)
     expect(o.margin).toBeCloseTo(0, 12);
     expect(Array.from(o.targets)).toEqual([0.5, 0, 0.95, 0, 0.95, 0]);
     expect(o.modification).toBeCloseTo(0.25, 12);
+  });
+
+  it('counts targets driven into a surface as load (depth / lever) and, as bending cannot lift them, holds', () => {
+    // lever 0.2 m: row 1 is 4 mm deep → 0.02 rad → 0.5 + 10·0.02 = 0.7 N·m; row 2 is 2 cm deep → 0.1 rad → 1.5 N·m (margin 0).
+    const band = new WarningBand(heightModel(0.5), { ...config, load: { ...config.load!, surfaceLever: 0.2 } });
+    const o = band.filter(rows(0.01, 0, -0.004, 0, -0.02, 0), 3, 2, 0.1, [0.02, 0], NOT_GRIPPING);
+    expect(o).toMatchObject({ status: 'held', clause: 'joint_torque', step: 2, heldFrom: 2 });
+    expect(o.margin).toBeCloseTo(0, 12);
+    expect(Array.from(o.targets)).toEqual([0.01, 0, -0.004, 0, -0.004, 0]);
   });
 
   it('passes targets inside the range unchanged, and holds when bending cannot help (gravity alone is in the band)', () => {
@@ -141,7 +160,7 @@ describe('warning band: commanded_load (joint torque from the commanded targets)
 describe('warning band: held_height (grasp slip predicted from the commanded height)', () => {
   // columns: tool height, gripper (0 closed, 1 open); the object is 0 m above its baseline now.
   const grasp: BandClauseSpec = { id: 'stable_grasp_maintained', predictor: 'held_height', action: 'hold', limit: -0.02, side: 'lower', epsilon: 0.002 };
-  const config: WarningBandConfig = { clauses: [grasp], armJoints: 1, grip: { column: 1, open: 1, releaseDelta: 0.3 } };
+  const config: WarningBandConfig = { clauses: [grasp], armJoints: 1, runOn: 0, grip: { column: 1, open: 1, releaseDelta: 0.3 } };
   const gripping = { gripping: true, heldHeight: 0 };
 
   it('stops the descent before the held object goes 2 cm below its baseline, and still opens the gripper', () => {
@@ -152,6 +171,14 @@ describe('warning band: held_height (grasp slip predicted from the commanded hei
     expect(o).toMatchObject({ status: 'held', clause: 'stable_grasp_maintained', step: 3, heldFrom: 3 });
     expect(o.margin).toBeCloseTo(0, 12);
     expect(Array.from(o.targets)).toEqual([0.095, 0, 0.09, 0, 0.085, 0, 0.085, 0, 0.085, 0, 0.085, 0, 0.085, 1, 0.085, 1]);
+  });
+
+  it('stops earlier by the run-on of the descent (runOn × speed)', () => {
+    // runOn 0.1 s at 5 mm per 0.1 s: each predicted height is 5 mm lower. Row 2: −15 − 5 = −20 mm → margin 0 → hold from row 2.
+    const band = new WarningBand(heightModel(), { ...config, runOn: 0.1 });
+    const o = band.filter(rows(0.095, 0, 0.09, 0, 0.085, 0, 0.08, 0), 4, 2, 0.1, [0.1, 0], gripping);
+    expect(o).toMatchObject({ status: 'held', step: 2, heldFrom: 2 });
+    expect(Array.from(o.targets)).toEqual([0.095, 0, 0.09, 0, 0.09, 0, 0.09, 0]);
   });
 
   it('does not predict a held object after the chunk releases it, nor when nothing is gripped', () => {
@@ -166,8 +193,8 @@ describe('warning band: held_height (grasp slip predicted from the commanded hei
 
 describe('warning band configuration', () => {
   it('refuses ε ≤ 0, a predictor without its model and slow factors outside (0, 1)', () => {
-    expect(() => new WarningBand(heightModel(), { clauses: [force('hold', 0)], armJoints: 1, approach: APPROACH })).toThrow(/ε must be > 0/);
-    expect(() => new WarningBand(heightModel(), { clauses: [force('hold', 20)], armJoints: 1 })).toThrow(/needs an approach model/);
-    expect(() => new WarningBand(heightModel(), { clauses: [force('slow', 20)], armJoints: 1, approach: APPROACH, slowFactors: [1] })).toThrow(/slow factors/);
+    expect(() => new WarningBand(heightModel(), { clauses: [force('hold', 0)], armJoints: 1, runOn: 0, approach: APPROACH })).toThrow(/ε must be > 0/);
+    expect(() => new WarningBand(heightModel(), { clauses: [force('hold', 20)], armJoints: 1, runOn: 0 })).toThrow(/needs an approach model/);
+    expect(() => new WarningBand(heightModel(), { clauses: [force('slow', 20)], armJoints: 1, runOn: 0, approach: APPROACH, slowFactors: [1] })).toThrow(/slow factors/);
   });
 });

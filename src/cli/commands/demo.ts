@@ -16,6 +16,7 @@ import { SimCbfPath, type SimCbfOptions } from '../demo/sim-cbf.js';
 import { FRANKA_DQ_MAX } from '../../nodes/franka-chunks.js';
 import { reportCommand } from './report.js';
 import { DEMO_SCENARIOS, pickScenario } from '../demo/scenarios.js';
+import { DemoPrevention } from '../demo/prevention.js';
 
 export const DEMO_SCENES = { so101: so101Scene, panda: pandaScene } as const;
 const SCENES = DEMO_SCENES;
@@ -176,6 +177,7 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
   const mj = await loadMujoco();
   const world = new SimWorld(mj, scene);
   const ik = new DlsIk(mj, world);
+  const prevention = new DemoPrevention(mj, world, o.clauses);
   const stamp = new Date().toISOString();
   const runId = stamp.replace(/[^0-9]/g, '').slice(0, 14);
   // One folder per run, so that a second run into the same --out is not mixed into this report.
@@ -203,6 +205,7 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
             episodeId: `gate-${mode}-${policy.name}-s${o.seed + e}`,
             startedAt: new Date().toISOString(),
             ...(cbf ? { cbf } : {}),
+            prevention,
           });
           results.push(r);
           io.out(progressLine(r, results.length, total));
@@ -213,6 +216,7 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
     io.err(`armguard demo: ${(e as Error).message}`);
     return null;
   } finally {
+    prevention.dispose();
     ik.dispose();
     world.dispose();
   }

@@ -21,6 +21,7 @@ import { ManualClock, ManualTimers } from '../../util/clock.js';
 import { demoPlatform } from './clauses.js';
 import { ExecutedMotion, chunkModification, type DemoMode, type EpisodeMetrics } from './metrics.js';
 import type { SimCbfPath } from './sim-cbf.js';
+import { describeBand, type DemoPrevention } from './prevention.js';
 
 /** The pilot's gate modes (the action-wise `stepwise` baseline belongs to the fragile-obstacle scenario). */
 export type GateMode = Exclude<DemoMode, 'stepwise'>;
@@ -39,6 +40,8 @@ export interface DemoEpisodeInput {
   readonly startedAt: string;
   /** The `cbf` mode's chunk path, built once per world (required for that mode). */
   readonly cbf?: SimCbfPath;
+  /** The warning band (prevention.ts), applied to every chunk the gate-on modes pass. */
+  readonly prevention?: DemoPrevention;
   /** Test hook: called with the cbf path once its episode has begun (e.g. to stop its tracker). */
   readonly onCbfPath?: (path: SimCbfPath) => void;
 }
@@ -59,6 +62,8 @@ export interface DemoEpisodeResult {
   readonly chunksExecuted: number;
   /** Chunks the CBF changed (cbf mode). */
   readonly chunksFiltered: number;
+  /** Chunks the warning band slowed, bent or stopped the arm in before a margin reached 0 (gate-on modes). */
+  readonly chunksPrevented: number;
   /** CPU time of every filter call (ms; cbf mode with a CPU clock, else empty). */
   readonly filterCpuMs: readonly number[];
   /** The episode's contribution to its mode's figures. */
@@ -106,6 +111,8 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   let chunksHeld = 0;
   let chunksExecuted = 0;
   let chunksFiltered = 0;
+  let chunksPrevented = 0;
+  const band = mode !== 'off' ? input.prevention : undefined;
   const dt = world.scene.controlDt;
   const nArm = world.nArm;
   const motion = new ExecutedMotion(nArm, dt);
@@ -132,6 +139,14 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
       if (cbfPath!.last?.verdict === 'filtered') chunksFiltered++;
     } else {
       out = gate === null || !gate.holding ? chunk : null;
+    }
+    if (out && band) {
+      const b = band.filter(out, frame);
+      if (b.outcome.status !== 'unchanged') {
+        chunksPrevented++;
+        rec.gateTransition(now, gate!.state, gate!.state, describeBand(b.outcome));
+        out = b.chunk;
+      }
     }
     if (out) {
       chunksExecuted++;
@@ -198,6 +213,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     chunksHeld,
     chunksExecuted,
     chunksFiltered,
+    chunksPrevented,
     filterCpuMs: (cbfPath as SimCbfPath | null)?.filterCpuMs.slice() ?? [],
     metrics: {
       policy: input.policy.name,

@@ -1,0 +1,126 @@
+/**
+ * The held-object tilt constraint of the chunk CBF. The chain: joint 1 about the world z-axis,
+ * joint 2 about the (rotated) x-axis, tool frame whose z-axis is world z at q = 0 — so the tool
+ * tilts from vertical by exactly |q2| whatever q1 is: b_z·ẑ = cos q2, and
+ * h = L (cos q2 − cos θ_max), ∂h/∂q1 = 0, ∂h/∂q2 = −L sin q2 (by hand).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, type CbfFilterConfig } from '../../src/gate/index.js';
+import { BarrierStack, OrientationBarrier } from '../../src/gate/orientation-barrier.js';
+import { ForwardKinematics, type ChainSpec } from '../../src/kinematics/chain.js';
+import { activeSetSolverFactory } from './support/active-set-qp.js';
+
+const CHAIN: ChainSpec = {
+  name: 'pan-tilt',
+  joints: [
+    { name: 'pan', parent: 0, xyz: [0, 0, 0.1], rpy: [0, 0, 0], lower: -3, upper: 3 },
+    { name: 'tilt', parent: 1, xyz: [0, 0, 0.1], rpy: [0, Math.PI / 2, 0], lower: -3, upper: 3 },
+  ],
+  fixedFrames: [{ name: 'tool', parent: 2, xyz: [0, 0, 0.05], rpy: [0, -Math.PI / 2, 0] }],
+};
+const TOOL = 3;
+const L = 0.05;
+const THETA = ((15 - 1.5) * Math.PI) / 180; // held_object_tilt_world: τ − ε = 13.5°
+
+const barrier = (): OrientationBarrier => {
+  const b = new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, THETA, L);
+  b.enabled = true;
+  return b;
+};
+
+describe('OrientationBarrier', () => {
+  it('h = L (cos q2 − cos θ_max) and its gradient (0, −L sin q2), for any pan', () => {
+    const b = barrier();
+    const h = new Float64Array(1);
+    const g = new Float64Array(2);
+    fc.assert(
+      fc.property(fc.double({ min: -3, max: 3, noNaN: true }), fc.double({ min: -1.5, max: 1.5, noNaN: true }), (q1, q2) => {
+        const q = Float64Array.of(q1, q2);
+        const v = b.h(q, h);
+        b.gradient(q, h, g);
+        return (
+          Math.abs(v - L * (Math.cos(q2) - Math.cos(THETA))) < 1e-12 &&
+          Math.abs(h[0]! - v) < 1e-15 &&
+          Math.abs(g[0]!) < 1e-12 &&
+          Math.abs(g[1]! + L * Math.sin(q2)) < 1e-12
+        );
+      }),
+    );
+  });
+
+  it('the reference is the tool axis at the grasp: captured tilted, h there is L (1 − cos θ_max)', () => {
+    const b = new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, THETA, L);
+    b.captureReference([0.3, 0.4]);
+    expect(b.enabled).toBe(true);
+    const h = new Float64Array(1);
+    expect(b.h(Float64Array.of(0.3, 0.4), h)).toBeCloseTo(L * (1 - Math.cos(THETA)), 12);
+    // tilting back to vertical is a 0.4 rad tilt from the reference: outside θ_max
+    expect(b.h(Float64Array.of(0.3, 0), h)).toBeCloseTo(L * (Math.cos(0.4) - Math.cos(THETA)), 12);
+  });
+
+  it('disabled (nothing held): a constant non-negative h with zero gradient', () => {
+    const b = new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, THETA, L);
+    const h = new Float64Array(1);
+    const g = Float64Array.of(9, 9);
+    expect(b.h(Float64Array.of(0, 1.2), h)).toBeCloseTo(L * (1 - Math.cos(THETA)), 15);
+    b.gradient(Float64Array.of(0, 1.2), h, g);
+    expect(Array.from(g)).toEqual([0, 0]);
+  });
+});
+
+describe('the chunk CBF with the orientation constraint', () => {
+  const config: CbfFilterConfig = {
+    ...DEFAULT_CBF_WEIGHTS,
+    qmin: [-3, -3],
+    qmax: [3, 3],
+    maxSpeed: [2, 2],
+    maxRounds: 3,
+    slackTolerance: 1e-6,
+    cbfTolerance: 1e-6,
+    maxIterations: 100,
+  };
+  /** 20 steps: pan 0 → 1 rad, tilt 0 → 0.5 rad (28.6°, past the 13.5° limit). */
+  const nominal = (): Float64Array => {
+    const u = new Float64Array(40);
+    for (let k = 0; k < 20; k++) {
+      u[2 * k] = (k + 1) / 20;
+      u[2 * k + 1] = (0.5 * (k + 1)) / 20;
+    }
+    return u;
+  };
+
+  it('bends a chunk that would tip the held object so the tool stays within θ_max, keeping the pan motion', () => {
+    const f = new ChunkCbfFilter(barrier(), activeSetSolverFactory, config);
+    const u0 = nominal();
+    const o = f.filter(u0, 20, [0, 0], 0.05);
+    expect(o.status, o.detail).toBe('filtered');
+    const u = o.targets.slice();
+    for (let k = 0; k < 20; k++) expect(Math.abs(u[2 * k + 1]!)).toBeLessThanOrEqual(THETA + 1e-9);
+    // the tilt ends at the limit, not at 0: minimally modified
+    expect(u[39]!).toBeGreaterThan(THETA - 0.02);
+    // The pan is not in the constraint (∂h/∂q1 = 0); it moves only by Eq. A.3's smoothness term λ‖u_k − u_{k−1}‖²,
+    // which in a filtered chunk also rounds off the nominal's own ramp (most at the free end): far less than the tilt.
+    let pan = 0;
+    for (let k = 0; k < 20; k++) pan = Math.max(pan, Math.abs(u[2 * k]! - u0[2 * k]!));
+    expect(pan).toBeLessThan(0.1);
+    expect(pan).toBeLessThan(0.5 * (u0[39]! - u[39]!));
+  });
+
+  it('passes the same chunk unchanged while nothing is held; stacked with another barrier, both pairs count', () => {
+    const free = new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, THETA, L);
+    const u0 = nominal();
+    expect(new ChunkCbfFilter(free, activeSetSolverFactory, config).filter(u0, 20, [0, 0], 0.05).status).toBe('unchanged');
+    // stacked with a second orientation pair of a looser limit: the tighter one still binds
+    const loose = new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, 0.4, L);
+    loose.enabled = true;
+    const stack = new BarrierStack([loose, barrier()]);
+    expect(stack.pairs).toBe(2);
+    const h = new Float64Array(2);
+    expect(stack.h(Float64Array.of(0, 0.3), h)).toBeCloseTo(L * (Math.cos(0.3) - Math.cos(THETA)), 12);
+    expect(h[0]).toBeCloseTo(L * (Math.cos(0.3) - Math.cos(0.4)), 12);
+    const o = new ChunkCbfFilter(stack, activeSetSolverFactory, config).filter(u0, 20, [0, 0], 0.05);
+    expect(o.status, o.detail).toBe('filtered');
+    for (let k = 0; k < 20; k++) expect(Math.abs(o.targets[2 * k + 1]!)).toBeLessThanOrEqual(THETA + 1e-9);
+  });
+});
