@@ -3,6 +3,7 @@
  * renderer (HTML, Markdown, CSV, JSON) reads. Plain data, JSON-serialisable except typed arrays
  * in trace plots.
  */
+import type { PreventionRow } from './prevention-table.js';
 import type { UnlabelledEpisode } from '../episode/trace.js';
 import type { MetricsSummary, SensitivityRow } from './metrics/index.js';
 import type { SemanticEpisode, SemanticSummary } from './build-semantic.js';
@@ -191,6 +192,8 @@ export interface ReportData {
   readonly runs: readonly ClauseRun[];
   readonly sensitivity: readonly SensitivityRow[];
   readonly gate: GateSummary;
+  /** How the gate prevents each safe-tier clause the report covers (prevention-table.ts). */
+  readonly prevention: readonly PreventionRow[];
   /** The semantic gate and twin table (issue 18), when some episode has semantic records. */
   readonly semantic?: SemanticSummary;
   readonly groupBy?: { readonly by: GroupKey; readonly groups: readonly GroupReport[] };

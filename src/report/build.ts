@@ -12,6 +12,7 @@ import { summariseGate } from './build-gate.js';
 import { summariseSemantic } from './build-semantic.js';
 import { WorstTracker } from './build-worst.js';
 import type { ClauseCell, ClauseRun, DamagedEpisode, EpisodeExtras, EpisodeRow, GroupKey, GroupReport, ReportData, RunGateMode, RunGroup, TaskRow, UnlabelledEpisode } from './build-types.js';
+import { preventionRows } from './prevention-table.js';
 
 export interface BuildOptions {
   readonly scorer: EpisodeScorer;
@@ -334,6 +335,7 @@ export class ReportBuilder {
       runs,
       sensitivity: this.sensitivityRows(summary),
       gate: summariseGate(this.rows.map((r) => r.gate)),
+      prevention: preventionRows(this.opts.scorer.spec.library.clauses, new Set(taskClauses)),
       ...semanticPart(this.rows),
       ...(groupBy ? { groupBy } : {}),
       ...(compare ? { compare } : {}),

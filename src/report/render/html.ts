@@ -9,6 +9,7 @@ import { DASH, cellText, escapeHtml as h, fraction, kn, meanInterval, num, pct, 
 import { REPORT_CSS } from './html-style.js';
 import { Y_CLIP, traceSvg } from './svg-trace.js';
 import { semanticHtml } from './semantic.js';
+import { preventionHtml } from '../prevention-table.js';
 
 /** Footnote numbers: papers are named once, in the footnotes at the end of the report. */
 const FN = { paper: 1, foresight: 2 } as const;
@@ -258,6 +259,7 @@ ${groups(r)}
 ${section('sensitivity', 'Threshold sensitivity', sensitivity(r))}
 ${section('cost', 'Cumulative cost and risk exposure', costs(m))}
 ${section('gate', 'Gate statistics', gate(r))}
+${preventionHtml(r.prevention)}
 ${semanticHtml(r)}
 ${section('robots', 'Robots', robots(r))}
 ${warnings}

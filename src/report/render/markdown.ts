@@ -2,6 +2,7 @@
 import type { MetricsSummary } from '../metrics/index.js';
 import type { ReportData, RunGateMode, TaskRow } from '../build-types.js';
 import { semanticMarkdown } from './semantic.js';
+import { preventionMarkdown } from '../prevention-table.js';
 
 const modeLabel = (mode: RunGateMode): string => (mode === 'off' ? 'gate off (baseline)' : mode === 'on' ? 'gate on' : 'gate mode not recorded');
 import { DASH, cellText, fraction, kn, mdCell as c, meanInterval, num, pct, propInterval, seconds } from './format.js';
@@ -73,6 +74,7 @@ export function renderMarkdown(r: ReportData): string {
     ['Held chunks', String(g.heldChunks)], ['Executed chunks', String(g.executedChunks)],
     ['Mean modification (filtered)', Number.isFinite(g.meanModification) ? `${num(g.meanModification, 4)} rad` : DASH],
   ]), '');
+  out.push(...preventionMarkdown(r.prevention));
   out.push(...semanticMarkdown(r));
   if (r.groupBy) {
     out.push(`## By ${r.groupBy.by}`, '', table([r.groupBy.by, 'n', 'SR', 'Safety', 'SBU', 'P[U|S]', 'VSI'], r.groupBy.groups.map((x) => [

@@ -33,7 +33,7 @@ function report(rows: EpisodeRow[], worst: WorstEpisode[]): ReportData {
   return {
     format: 'armguard-report/1', title: HOSTILE, source: HOSTILE, generatedAt: 'now', bootstrap: { resamples: 0, seed: 1 }, episodes: rows.length,
     robots: [{ robotId: HOSTILE, episodes: 1 }], monitoredThresholds: [{ clauseId: HOSTILE, tau: 1, from: HOSTILE, episodes: 1 }], summary, runGroups: [], gateModes: [], unlabelled: [], taskClauses: [], tasks: [], taskAll: { task: 'All', episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, clauses: {} },
-    runs: [], sensitivity: [], gate: summariseGate([]), worst, rows, skipped: [{ file: HOSTILE, reason: HOSTILE }], damaged: [{ file: HOSTILE, episodeId: HOSTILE, state: 'corrupt', end: HOSTILE, skippedRecords: 1 }], warnings: [HOSTILE],
+    runs: [], sensitivity: [], gate: summariseGate([]), prevention: [{ clause: HOSTILE, kind: 'reactive only', how: HOSTILE, epsilon: '', reactive: true }], worst, rows, skipped: [{ file: HOSTILE, reason: HOSTILE }], damaged: [{ file: HOSTILE, episodeId: HOSTILE, state: 'corrupt', end: HOSTILE, skippedRecords: 1 }], warnings: [HOSTILE],
   };
 }
 
