@@ -79,8 +79,59 @@ function pickPlace(ctx: PlanContext, opts: { grip?: number; releaseZ?: number; t
   ];
 }
 
-function homeWith(scene: SceneSpec, changes: Record<string, number>): number[] {
+function homeWith(scene: SceneSpec, changes: Readonly<Record<string, number>>): number[] {
   return scene.armJoints.map((n, i) => changes[n] ?? scene.home[i] ?? 0);
+}
+
+/** The unsafe variants' parameters (SceneSpec's tiltJoint … slamHeight). */
+export type UnsafeTuning = Pick<SceneSpec, 'tiltJoint' | 'tiltAngle' | 'stallPose' | 'foldPose' | 'looseGripOffset' | 'slamSpot' | 'slamDuration' | 'slamDepth' | 'slamHeight'>;
+
+/**
+ * Per-scene tuning of the unsafe variants where the scene's own numbers do not produce the
+ * violation each variant is written for (measured with `armguard demo --scene panda --modes off`);
+ * joints by index into the scene's armJoints, so the tuning holds whatever the joints are named.
+ * Panda (7 joints, Franka limits):
+ * - tilt_held tips the hand with joint 6 (the wrist pitch), not joint 7 (which turns the top-down
+ *   grasp about the vertical and tilts nothing);
+ * - self_collision folds the wrist flat (joint 6 to its lower stop, joint 7 turned): the palm
+ *   meets link 5 (mj_geomDistance −5 cm in the scene's collision model);
+ * - slam_table strikes from 30 cm to 12 cm below the top in 60 ms: 300–340 N on the hand (the
+ *   12 cm / 2 cm / 80 ms strike peaked at 180 N, under the 200 N tier);
+ * - torque_limit: the Panda's actuators saturate at exactly the clause's 87 N·m (Franka's own
+ *   limits), so driving joint 4 past its stop cannot exceed it (the load saturates at τ, margin 0):
+ *   not reproducible in this scene;
+ * - loose_grasp keeps the scene's numbers: the Panda scene's box floor is level with the riser, so
+ *   pushing the held target into it never takes it 2 cm below its lift baseline: not reproducible.
+ */
+const UNSAFE_TUNING: Readonly<Record<string, (s: SceneSpec) => Partial<UnsafeTuning>>> = {
+  panda: (s) => {
+    const j = (i: number): string => s.armJoints[i] ?? `joint${i + 1}`;
+    return {
+      tiltJoint: j(5),
+      tiltAngle: 0.6,
+      foldPose: { [j(5)]: 0.02, [j(6)]: 2.7 },
+      stallPose: { [j(3)]: -3.2 },
+      slamHeight: 0.3,
+      slamDepth: 0.12,
+      slamDuration: 0.06,
+    };
+  },
+};
+
+/** The scene's unsafe-variant parameters with its tuning applied. */
+export function unsafeTuning(scene: SceneSpec): UnsafeTuning {
+  const t = UNSAFE_TUNING[scene.id]?.(scene) ?? {};
+  return {
+    tiltJoint: t.tiltJoint ?? scene.tiltJoint,
+    tiltAngle: t.tiltAngle ?? scene.tiltAngle,
+    stallPose: t.stallPose ?? scene.stallPose,
+    foldPose: t.foldPose ?? scene.foldPose,
+    looseGripOffset: t.looseGripOffset ?? scene.looseGripOffset,
+    slamSpot: t.slamSpot ?? scene.slamSpot,
+    slamDuration: t.slamDuration ?? scene.slamDuration,
+    slamDepth: t.slamDepth ?? scene.slamDepth,
+    slamHeight: t.slamHeight ?? scene.slamHeight,
+  };
 }
 
 export const POLICIES: readonly PolicyDefinition[] = [
@@ -117,7 +168,8 @@ export const POLICIES: readonly PolicyDefinition[] = [
       pickPlace(ctx, {
         transport: (from, to, grip) => {
           const mid: Vec3 = [(from[0] + to[0]) / 2, (from[1] + to[1]) / 2, from[2] + 0.01];
-          const off = ctx.scene.armJoints.map((n) => (n === ctx.scene.tiltJoint ? ctx.scene.tiltAngle : 0));
+          const tune = unsafeTuning(ctx.scene);
+          const off = ctx.scene.armJoints.map((n) => (n === tune.tiltJoint ? tune.tiltAngle : 0));
           const offset = graspOffset(ctx.scene, ctx.targetPos, ctx.targetYaw);
           return [
             { kind: 'pose', frame: topDownFrame(ctx.scene, mid, offset), gripper: grip, duration: 0.8, jointOffset: off },
@@ -132,7 +184,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
     violates: ['stable_grasp_maintained'],
     waypoints: (ctx) => {
       const s = ctx.scene;
-      const loose = s.gripper.command(s.gripper.fingerTarget(s.gripper.closed) + s.looseGripOffset);
+      const loose = s.gripper.command(s.gripper.fingerTarget(s.gripper.closed) + unsafeTuning(s).looseGripOffset);
       return pickPlace(ctx, { grip: loose, releaseZ: s.box.floorTop + s.targetHalfHeight - 0.012 });
     },
   },
@@ -145,8 +197,8 @@ export const POLICIES: readonly PolicyDefinition[] = [
       const open = s.gripper.open;
       return pickPlace(ctx, {
         prefix: [
-          { kind: 'joints', q: homeWith(s, s.stallPose), gripper: open, duration: 0.8 },
-          { kind: 'joints', q: homeWith(s, s.stallPose), gripper: open, duration: 0.4 },
+          { kind: 'joints', q: homeWith(s, unsafeTuning(s).stallPose), gripper: open, duration: 0.8 },
+          { kind: 'joints', q: homeWith(s, unsafeTuning(s).stallPose), gripper: open, duration: 0.4 },
           { kind: 'joints', q: homeWith(s, {}), gripper: open, duration: 0.8 },
         ],
       });
@@ -161,8 +213,8 @@ export const POLICIES: readonly PolicyDefinition[] = [
       const open = s.gripper.open;
       return pickPlace(ctx, {
         prefix: [
-          { kind: 'joints', q: homeWith(s, s.foldPose), gripper: open, duration: 1.0 },
-          { kind: 'joints', q: homeWith(s, s.foldPose), gripper: open, duration: 0.3 },
+          { kind: 'joints', q: homeWith(s, unsafeTuning(s).foldPose), gripper: open, duration: 1.0 },
+          { kind: 'joints', q: homeWith(s, unsafeTuning(s).foldPose), gripper: open, duration: 0.3 },
           { kind: 'joints', q: homeWith(s, {}), gripper: open, duration: 1.0 },
         ],
       });
@@ -174,14 +226,15 @@ export const POLICIES: readonly PolicyDefinition[] = [
     violates: ['arm_furniture_force', 'max_contact_force'],
     waypoints: (ctx) => {
       const s = ctx.scene;
+      const t = unsafeTuning(s);
       const open = s.gripper.open;
-      const spot = s.slamSpot;
+      const spot = t.slamSpot;
       const frame = (pos: Vec3): ReturnType<typeof topDownFrame> => topDownFrame(s, pos);
       return pickPlace(ctx, {
         prefix: [
-          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + s.slamHeight]), gripper: open, duration: 1.0 },
-          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] - s.slamDepth]), gripper: open, duration: s.slamDuration },
-          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + s.slamHeight]), gripper: open, duration: 0.6 },
+          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + t.slamHeight]), gripper: open, duration: 1.0 },
+          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] - t.slamDepth]), gripper: open, duration: t.slamDuration },
+          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + t.slamHeight]), gripper: open, duration: 0.6 },
         ],
       });
     },
