@@ -1,10 +1,12 @@
 /**
  * The held object's tilt as a CBF constraint on the end effector (SPEC §6; issue 15): while the
- * gripper holds an object, the tool frame's z-axis b_z(q) must stay within θ_max of its direction
- * at the grasp, a_ref:  b_z(q)·a_ref ≥ cos θ_max, with θ_max = τ − ε of held_object_tilt_world
- * (the tilt limit less its warning band). As a barrier pair in metres, like the distance pairs:
+ * gripper holds an object, a tool-fixed direction b(q) = R(q)·v (by default the tool frame's
+ * z-axis; after `captureReference`, the tool direction that was world-vertical at the grasp) must
+ * stay within θ_max of the reference a_ref:  b(q)·a_ref ≥ cos θ_max, with θ_max = τ − ε of
+ * held_object_tilt_world (the tilt limit less its warning band) — SPEC's b_z(q)·b_z(0) ≥ cos(τ − ε).
+ * As a barrier pair in metres, like the distance pairs:
  *
- *   h(q) = L · (b_z(q)·a_ref − cos θ_max),   ∂h/∂q_j = L · (z_j × b_z)·a_ref  (joints moving the frame),
+ *   h(q) = L · (b(q)·a_ref − cos θ_max),   ∂h/∂q_j = L · (z_j × b)·a_ref  (joints moving the frame),
  *
  * with L a lever (m; the height of the held object's centre above the grasp is a natural choice:
  * L·(1 − cos θ) is how far its top has dropped). Linearised per step by the chunk filter like the
@@ -17,8 +19,10 @@ import type { BarrierModel } from './cbf-types.js';
 export class OrientationBarrier implements BarrierModel {
   readonly joints: number;
   readonly pairs = 1;
-  /** Reference direction a_ref (unit, base frame): the tool z-axis at the grasp. */
+  /** Reference direction a_ref (unit, base frame). */
   readonly reference = new Float64Array([0, 0, 1]);
+  /** The constrained direction v in the tool frame (unit). */
+  readonly local = new Float64Array([0, 0, 1]);
   /** True while an object is held; false makes the pair inactive. */
   enabled = false;
   private cosMax: number;
@@ -44,14 +48,19 @@ export class OrientationBarrier implements BarrierModel {
     this.cosMax = Math.cos(theta);
   }
 
-  /** Take the tool z-axis at q as the reference (call at the grasp) and enable the pair. */
-  captureReference(q: ArrayLike<number>): void {
+  /**
+   * At the grasp (joint positions q): constrain the tool direction that points along `up` (base
+   * frame, default world vertical — the held object's axis at rest) to stay within θ_max of `up`,
+   * and enable the pair.
+   */
+  captureReference(q: ArrayLike<number>, up: readonly [number, number, number] = [0, 0, 1]): void {
     this.fk.compute(q);
     const o = this.fk.offset(this.frame);
     const F = this.fk.frames;
-    this.reference[0] = F[o + 2]!;
-    this.reference[1] = F[o + 5]!;
-    this.reference[2] = F[o + 8]!;
+    const n = Math.hypot(up[0], up[1], up[2]);
+    for (let i = 0; i < 3; i++) this.reference[i] = up[i]! / n;
+    // v = Rᵀ·up (R row-major: column c of R is the frame's axis c)
+    for (let c = 0; c < 3; c++) this.local[c] = F[o + c]! * this.reference[0]! + F[o + 3 + c]! * this.reference[1]! + F[o + 6 + c]! * this.reference[2]!;
     this.enabled = true;
   }
 
@@ -71,8 +80,8 @@ export class OrientationBarrier implements BarrierModel {
     this.fk.compute(q);
     hOut[0] = this.value();
     const F = this.fk.frames;
-    const o = this.fk.offset(this.frame);
-    const bx = F[o + 2]!, by = F[o + 5]!, bz = F[o + 8]!;
+    this.direction();
+    const bx = this.b[0]!, by = this.b[1]!, bz = this.b[2]!;
     const [ax, ay, az] = this.reference as unknown as [number, number, number];
     for (let j = 0; j < n; j++) {
       if (!this.fk.jointMovesFrame(j, this.frame)) {
@@ -86,11 +95,20 @@ export class OrientationBarrier implements BarrierModel {
     }
   }
 
-  private value(): number {
+  private readonly b = new Float64Array(3);
+
+  /** b := R·v at the last computed pose. */
+  private direction(): void {
     const F = this.fk.frames;
     const o = this.fk.offset(this.frame);
+    const v = this.local;
+    for (let r = 0; r < 3; r++) this.b[r] = F[o + 3 * r]! * v[0]! + F[o + 3 * r + 1]! * v[1]! + F[o + 3 * r + 2]! * v[2]!;
+  }
+
+  private value(): number {
+    this.direction();
     const r = this.reference;
-    return this.lever * (F[o + 2]! * r[0]! + F[o + 5]! * r[1]! + F[o + 8]! * r[2]! - this.cosMax);
+    return this.lever * (this.b[0]! * r[0]! + this.b[1]! * r[1]! + this.b[2]! * r[2]! - this.cosMax);
   }
 }
 

@@ -57,6 +57,19 @@ describe('OrientationBarrier', () => {
     expect(b.h(Float64Array.of(0.3, 0.4), h)).toBeCloseTo(L * (1 - Math.cos(THETA)), 12);
     // tilting back to vertical is a 0.4 rad tilt from the reference: outside θ_max
     expect(b.h(Float64Array.of(0.3, 0), h)).toBeCloseTo(L * (Math.cos(0.4) - Math.cos(THETA)), 12);
+    // turning about the vertical (pan) does not tilt what was vertical at the grasp
+    expect(b.h(Float64Array.of(1.3, 0.4), h)).toBeCloseTo(L * (1 - Math.cos(THETA)), 12);
+    // the gradient still matches central differences of h at a tilted pose
+    const g = new Float64Array(2);
+    const q = Float64Array.of(0.7, 0.55);
+    b.gradient(q, h, g);
+    const eps = 1e-6;
+    for (let j = 0; j < 2; j++) {
+      const qp = Float64Array.from(q), qm = Float64Array.from(q);
+      qp[j]! += eps;
+      qm[j]! -= eps;
+      expect(g[j]!).toBeCloseTo((b.h(qp, h) - b.h(qm, h)) / (2 * eps), 7);
+    }
   });
 
   it('disabled (nothing held): a constant non-negative h with zero gradient', () => {
