@@ -56,7 +56,8 @@ export interface LoadModel {
   readonly bendMargin: number;
   /**
    * Lever (m) from the loaded joint to where the arm meets a surface: targets driven δ past a
-   * surface (surfaceClearance < 0) command δ / surfaceLever rad beyond reach. 0: surfaces not counted.
+   * surface (surfaceClearance < 0, less the arm's run-on) command δ / surfaceLever rad beyond
+   * reach. 0: surfaces not counted.
    */
   readonly surfaceLever: number;
 }
@@ -104,6 +105,11 @@ export interface BandState {
   readonly gripping: boolean;
   /** Its height relative to its lift baseline (obj_above_table, m). */
   readonly heldHeight: number;
+  /**
+   * It already rests on a support (target–furniture contact): pushing down further cannot lower it
+   * (the fingers slide instead), so its predicted height stays at least where it is.
+   */
+  readonly supported?: boolean;
 }
 
 export type BandStatus = 'unchanged' | 'slowed' | 'bent' | 'held';
@@ -237,7 +243,8 @@ export class WarningBand {
           }
           case 'commanded_load': {
             const lever = load!.surfaceLever;
-            const depth = -tr.surfaceClearance[k + 1]!;
+            // where the arm will be: its run-on toward the surface counted, as for approach_speed
+            const depth = Math.max(0, tr.surfaceClearance[k]! - tr.surfaceClearance[k + 1]!) * (this.config.runOn / dt) - tr.surfaceClearance[k + 1]!;
             let excess = lever > 0 ? Math.max(0, depth) / lever : 0;
             if (lever > 0 && depth !== depth) excess = NaN;
             for (let j = 0; j < n; j++) {
@@ -255,6 +262,7 @@ export class WarningBand {
           case 'held_height':
             if (released) continue;
             s = state.heldHeight + (tr.tcpHeight[k + 1]! - tr.tcpHeight[0]!) - Math.max(0, tr.tcpHeight[k]! - tr.tcpHeight[k + 1]!) * (this.config.runOn / dt);
+            if (state.supported === true && s < state.heldHeight) s = state.heldHeight;
             break;
         }
         const margin = cl.side === 'upper' ? cl.limit - s : s - cl.limit;

@@ -144,6 +144,12 @@ describe('warning band: commanded_load (joint torque from the commanded targets)
     expect(o).toMatchObject({ status: 'held', clause: 'joint_torque', step: 2, heldFrom: 2 });
     expect(o.margin).toBeCloseTo(0, 12);
     expect(Array.from(o.targets)).toEqual([0.01, 0, -0.004, 0, -0.004, 0]);
+    // with 0.1 s of run-on the arm is predicted 1.4 cm further down at row 1 (−1.8 cm): 0.5 + 10·0.09 = 1.4 N·m,
+    // margin 0.1 < 0.15 → hold from row 1 at row 0
+    const runOn = new WarningBand(heightModel(0.5), { ...config, runOn: 0.1, load: { ...config.load!, surfaceLever: 0.2 } });
+    const r = runOn.filter(rows(0.01, 0, -0.004, 0, -0.02, 0), 3, 2, 0.1, [0.02, 0], NOT_GRIPPING);
+    expect(r).toMatchObject({ status: 'held', step: 1, heldFrom: 1 });
+    expect(r.margin).toBeCloseTo(0.1, 12);
   });
 
   it('passes targets inside the range unchanged, and holds when bending cannot help (gravity alone is in the band)', () => {
@@ -188,6 +194,10 @@ describe('warning band: held_height (grasp slip predicted from the commanded hei
     expect(band.filter(release, 4, 2, 0.1, [0.1, 0], gripping).status).toBe('unchanged');
     const down = rows(0.05, 0, 0.0, 0);
     expect(band.filter(down, 2, 2, 0.1, [0.1, 0], NOT_GRIPPING).status).toBe('unchanged');
+    // an object already resting on a support 1 cm below its baseline cannot be pushed lower: no prediction below −1 cm
+    expect(band.filter(down, 2, 2, 0.1, [0.1, 0], { gripping: true, heldHeight: -0.01, supported: true }).status).toBe('unchanged');
+    // the same object, unsupported, would be predicted 10 cm lower
+    expect(band.filter(down, 2, 2, 0.1, [0.1, 0], { gripping: true, heldHeight: -0.01 }).status).toBe('held');
   });
 });
 

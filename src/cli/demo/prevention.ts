@@ -24,6 +24,8 @@ export const SIM_APPROACH: ApproachModel = { contactDistance: 0.01, impactGain: 
  * SO-101 arm ran on 6 mm at 0.1 m/s in the loose-grasp episode).
  */
 export const SIM_RUN_ON = 0.07;
+/** Target–furniture contact force (N) above which the held target rests on a support (the sim's any-touch level). */
+const SUPPORT_FORCE = 0.5;
 /** A bent target stays 0.02 rad (~1°) inside the joint's range. */
 const BEND_MARGIN = 0.02;
 /** Shoulder-to-wrist reach of the arm (m), over which a target driven into the table loads the joint. */
@@ -40,6 +42,7 @@ export class DemoPrevention {
   private readonly q0: Float64Array;
   private readonly grip = signalIndex('gripper_contact')!;
   private readonly above = signalIndex('obj_above_table')!;
+  private readonly support = signalIndex('target_furniture_contact_force')!;
 
   constructor(mj: Mujoco, private readonly world: SimWorld, clauses: readonly ClauseInstance[]) {
     const m = world.model;
@@ -76,7 +79,8 @@ export class DemoPrevention {
     this.world.readJoints(this.q0);
     const gripping = frame.validity[this.grip] === Validity.Valid && (frame.values[this.grip] ?? 0) > 0.5;
     const heldHeight = frame.validity[this.above] === Validity.Valid ? (frame.values[this.above] ?? NaN) : NaN;
-    const o = this.band.filter(chunk.targets, chunk.horizon, chunk.joints, chunk.dt, this.q0, { gripping, heldHeight });
+    const supported = frame.validity[this.support] === Validity.Valid && (frame.values[this.support] ?? 0) > SUPPORT_FORCE;
+    const o = this.band.filter(chunk.targets, chunk.horizon, chunk.joints, chunk.dt, this.q0, { gripping, heldHeight, supported });
     return { chunk: o.status === 'unchanged' ? chunk : { ...chunk, targets: Float64Array.from(o.targets) }, outcome: o };
   }
 
