@@ -4,7 +4,8 @@
  * with the chunk warning band of src/gate/warning-band.ts on every chunk the gate-on modes pass,
  * on both scenes. Per policy and mode: episodes,
  * successes, Safety (no safe-tier clause violated), safe successes, episodes the gate held,
- * chunks the warning band acted on, and the clauses violated. Episodes are recorded as by `armguard
+ * chunks the warning band acted on, and the clauses violated; then the band's time per chunk
+ * (p50/p99, wall clock, the MuJoCo motion model included). Episodes are recorded as by `armguard
  * demo` (into a temporary directory) so the figures are the demo's own.
  * Run: npx tsx bench/prevention.ts [seeds=10] [scenes=so101,panda] [policies=all]
  */
@@ -39,6 +40,14 @@ try {
     const world = new SimWorld(mj, sceneId === 'panda' ? pandaScene() : so101Scene());
     const ik = new DlsIk(mj, world);
     const prevention = new DemoPrevention(mj, world, clauses.instances);
+    const times: number[] = [];
+    const filter = prevention.filter.bind(prevention);
+    prevention.filter = (chunk, frame) => {
+      const t = performance.now();
+      const r = filter(chunk, frame);
+      times.push(performance.now() - t);
+      return r;
+    };
     const cbf = MODES.includes('cbf') ? new SimCbfPath(world, { ...demoCbfSettings(sceneId as 'so101' | 'panda'), wallMs: () => performance.now() }) : undefined;
     const t0 = performance.now();
     console.log(`\nscene ${sceneId}`);
@@ -60,7 +69,9 @@ try {
         );
       }
     }
-    console.log(`scene ${sceneId}: ${((performance.now() - t0) / 1000).toFixed(0)} s wall`);
+    times.sort((a, b) => a - b);
+    const q = (p: number): string => (times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN).toFixed(2);
+    console.log(`scene ${sceneId}: ${((performance.now() - t0) / 1000).toFixed(0)} s wall; warning band per chunk (H = 50): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms over ${times.length} chunks`);
     prevention.dispose();
     ik.dispose();
     world.dispose();
