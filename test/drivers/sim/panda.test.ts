@@ -48,11 +48,12 @@ describe('Panda-like scene', () => {
     expect(Math.min(...series(r, 'self_collision_clearance'))).toBeGreaterThan(0.01);
   });
 
-  it('the table slam is measured as an arm–furniture impact (well above 50 N, below the 87 N·m torque cap)', () => {
+  it('the table slam (tuned for the Panda) is measured as an arm–furniture impact above 200 N; the actuators stay within their 87 N·m cap', () => {
     const r = runEpisode(world, ik, policyNamed('slam_table'), { seed: 4 });
     const af = series(r, 'arm_furniture_contact_force');
-    expect(max(af)).toBeGreaterThan(50);
+    expect(max(af)).toBeGreaterThan(200);
     expect(max(series(r, 'contact_force_max'))).toBeGreaterThanOrEqual(max(af));
-    expect(max(series(r, 'max_joint_torque'))).toBeLessThan(87);
+    // the strike saturates the shoulder actuators: at the cap, never above it
+    expect(max(series(r, 'max_joint_torque'))).toBeLessThanOrEqual(87);
   });
 });
