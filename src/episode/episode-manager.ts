@@ -23,7 +23,7 @@ export interface EpisodeManagerOptions {
   thresholds?: EpisodeStart['thresholds'];
   policy?: string;
   /** Gate mode recorded in each episode's start record ('off' marks a baseline run). */
-  gateMode?: 'on' | 'off';
+  gateMode?: 'on' | 'off' | 'monitor';
   /** Wall-clock ISO time for ids and `startedAt` (injectable for tests). */
   wallClock?: () => Date;
   onFault: (fault: Fault) => void;

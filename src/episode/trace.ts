@@ -36,7 +36,7 @@ export interface UnlabelledEpisode {
   readonly robotId: string;
   readonly task?: string;
   readonly policy?: string;
-  readonly gateMode?: 'on' | 'off';
+  readonly gateMode?: 'on' | 'off' | 'monitor';
   readonly startedAt: string;
   readonly frames: number;
   /** Seconds from the first to the last frame (0 with fewer than two frames). */

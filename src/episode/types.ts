@@ -21,11 +21,12 @@ export interface EpisodeStart {
   task?: string;
   policy?: string;
   /**
-   * Gate mode of the run: 'on' (chunks filtered, holds commanded) or 'off' (a baseline: the
-   * policy's chunks forwarded unfiltered, clauses monitored and recorded only). Absent in episodes
+   * Gate mode of the run: 'on' (chunks filtered, holds commanded), 'off' (a baseline: the
+   * policy's chunks forwarded unfiltered, clauses monitored and recorded only) or 'monitor' (the
+   * policy drives the arm itself, holds commanded: Franka gate_mode monitor). Absent in episodes
    * recorded before the field existed.
    */
-  gateMode?: 'on' | 'off';
+  gateMode?: 'on' | 'off' | 'monitor';
   /** ISO-8601 wall-clock time the episode started. */
   startedAt: string;
   /** Episode-clock time of the start (s). */

@@ -21,7 +21,7 @@ import { subscribeTracking } from '../../drivers/tracking/ros-adapters.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
 import { frankaChunkExecutor, frankaChunkScreen } from './franka-chunks.js';
 import { GateOffBaseline } from '../runtime/gate-off-baseline.js';
-import type { FrankaNodeConfig } from './franka-node-config.js';
+import { recordedGateMode, type FrankaNodeConfig } from './franka-node-config.js';
 import { FrankaEpisodes } from './franka-episodes.js';
 import type { Timers } from '../util/clock.js';
 import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, RosImageCamera } from '../../drivers/camera/ros-image.js';
@@ -84,7 +84,7 @@ export function buildFrankaNode(
   const trackedBodies = tracker && config.obstacles.length > 0 ? tracker : undefined;
   const chunks =
     extras.chunks ??
-    (config.gating
+    (config.gateMode === 'gate'
       ? (f: FrankaRos, g: Gate) =>
           frankaChunkExecutor(f, g, {
             platform: config.platform,
@@ -97,9 +97,10 @@ export function buildFrankaNode(
               : {}),
           })
       : undefined);
-  // gating: false is the Franka baseline run: proposed trajectories go to the controller unfiltered
+  // gate_mode baseline is the Franka gate-off run: proposed trajectories go to the controller unfiltered
   // (screened), clause holds are recorded but not sent; e-stop, watchdog and faults still hold.
-  const baseline = !config.gating && !extras.chunks ? new GateOffBaseline({ gate, screen: frankaChunkScreen(config.platform), arm: franka }) : undefined;
+  // gate_mode monitor takes no trajectories (the policy drives the controller) and sends every hold.
+  const baseline = config.gateMode === 'baseline' && !extras.chunks ? new GateOffBaseline({ gate, screen: frankaChunkScreen(config.platform), arm: franka }) : undefined;
   const pipeline = new Pipeline({
     source: franka,
     ...(tracker ? { mapping: (frame) => tracker.writeSignals(frame) } : {}),
@@ -121,7 +122,7 @@ export function buildFrankaNode(
           timers: rec.timers,
           now: () => rosNode.now(),
           log: rec.log ?? (() => {}),
-          gateMode: config.gating ? 'on' : 'off',
+          gateMode: recordedGateMode(config.gateMode),
           onEpisodeStart: (t) => semantic?.begin(t),
           onEpisodeEnd: (t) => semantic?.end(t),
           // the node's clock reads seconds since this ROS time (RosTimeBase): the records' Unix time is origin + t
@@ -135,7 +136,7 @@ export function buildFrankaNode(
   const semantic = sem
     ? new FrankaSemantic(rosNode, {
         config: { ...sem, ...(sem.judge ? { judge: { ...sem.judge, ...(camera ? { camera } : {}) } } : {}) }, tasks: sem.tasks ?? new Map(),
-        platform: config.platform, endEffector: config.endEffector, franka, frame: pipeline.frame, gating: config.gating,
+        platform: config.platform, endEffector: config.endEffector, franka, frame: pipeline.frame, gating: config.gateMode === 'gate',
         ...(tracker && config.tracking ? { tracking: { tracker, ...(config.semantic?.actorBody ? { actorBody: config.semantic.actorBody } : {}), ...(config.semantic?.targetBody ? { targetBody: config.semantic.targetBody } : {}), inBase: config.trackingInBase, maxAge: config.obstacleMaxAge } } : {}),
         record: (r) => episodes?.semantic(r), log: sem.log ?? (() => {}), taskTopic: config.semantic?.taskTopic ?? '~/task',
         onJudgeFault: (f, t) => episodes?.manager.recorder?.fault(t, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail }),
@@ -145,8 +146,8 @@ export function buildFrankaNode(
   const node = new RosMonitorNode(rosNode, pipeline, gate, bank, {
     robotId: config.robotId,
     jointNames: franka.jointNamesList,
-    // proposed trajectories are taken in both modes (gate off forwards them unfiltered)
-    gating: config.gating || baseline !== undefined,
+    // proposed trajectories are taken when gating and in the baseline (forwarded unfiltered), not in monitor mode
+    gating: chunks !== undefined || baseline !== undefined,
     diagnosticsRate: config.diagnosticsRate,
     idleStepRate: config.idleStepRate,
     startupTimeout: config.startupTimeout,

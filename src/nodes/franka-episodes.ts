@@ -25,7 +25,7 @@ export interface FrankaEpisodeOptions {
   /** Wall-clock time for episode ids (injectable for tests). */
   wallClock?: () => Date;
   /** 'off': the node monitors only and the policy drives the controller itself (a baseline run). */
-  gateMode?: 'on' | 'off';
+  gateMode?: 'on' | 'off' | 'monitor';
   /** Spec file paths and hashes (and anything else the monitor ran with), recorded in each episode. */
   versions?: Readonly<Record<string, string>>;
   /** Told after each episode opened and before each closes (the semantic gate's task start and end). */

@@ -9,6 +9,27 @@ import type { TrackingInput } from '../../drivers/tracking/ros-adapters.js';
 import type { TrackedObstacleSpec } from '../gate/tracked-obstacles.js';
 import type { FrankaEndEffector } from '../kinematics/index.js';
 
+/**
+ * What the node does with the policy's trajectories and with a violation (parameter `gate_mode`):
+ * - `baseline` (also `off`): the gate-off baseline run. The policy publishes to
+ *   `~/proposed_trajectory`; each trajectory goes to the controller unfiltered (screened only),
+ *   violations are recorded as would-holds and the controller is NOT sent a hold; e-stop and faults
+ *   still hold. Episodes record gate mode `off`.
+ * - `monitor`: the policy publishes to the controller itself; armguard monitors and sends the
+ *   controller a hold on a violation, e-stop or fault (what `gating: false` did before the baseline
+ *   mode existed). Episodes record gate mode `monitor`. The default.
+ * - `gate` (also `on`): trajectories from `~/proposed_trajectory` are checked (screen, CBF filter)
+ *   before they reach the controller, and violations hold. Episodes record gate mode `on`.
+ */
+export type FrankaGateMode = 'baseline' | 'monitor' | 'gate';
+
+const GATE_MODE_NAMES: Readonly<Record<string, FrankaGateMode>> = { baseline: 'baseline', off: 'baseline', monitor: 'monitor', gate: 'gate', on: 'gate' };
+
+/** The gate mode an episode records (the report groups runs by it). */
+export function recordedGateMode(mode: FrankaGateMode): 'on' | 'off' | 'monitor' {
+  return mode === 'gate' ? 'on' : mode === 'baseline' ? 'off' : 'monitor';
+}
+
 export interface FrankaNodeConfig {
   nodeName: string;
   robotId: string;
@@ -19,7 +40,7 @@ export interface FrankaNodeConfig {
    */
   endEffector: FrankaEndEffector;
   task: string;
-  gating: boolean;
+  gateMode: FrankaGateMode;
   diagnosticsRate: number;
   idleStepRate: number;
   /** Seconds the node may wait, held, for every required signal before start-up fails. */
@@ -68,7 +89,7 @@ export const SEMANTIC_PARAMS = ['judge', 'judge_model', 'judge_timeout', 'judge_
 const STAGE_PARAMS = new Set(['actor-at', 'target-at']);
 
 const KEYS = [
-  'robot_id', 'platform', 'task', 'gating', 'diagnostics_rate', 'idle_step_rate', 'startup_timeout', 'robot_state_topic', 'gripper_topic',
+  'robot_id', 'platform', 'task', 'gate_mode', 'gating', 'diagnostics_rate', 'idle_step_rate', 'startup_timeout', 'robot_state_topic', 'gripper_topic',
   'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
   'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir', 'end_effector',
   ...SEMANTIC_PARAMS.map((k) => `semantic_${k}`), 'semantic_actor_body', 'semantic_target_body', 'semantic_task_topic', 'camera_topic', 'camera_type', 'camera_max_width', 'camera_max_age',
@@ -79,7 +100,9 @@ const KEYS = [
  * @param namespace the node's namespace (after `-r __ns:=`): as in ROS 2 parameter files, the
  *   section may also be keyed by the fully-qualified name (`/left/armguard:`) or by `/**:`.
  */
-export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'armguard', namespace = ''): { ok: true; config: FrankaNodeConfig } | { ok: false; errors: InputError[] } {
+export function parseFrankaNodeConfig(
+  text: string, file: string, nodeName = 'armguard', namespace = '',
+): { ok: true; config: FrankaNodeConfig; /** Deprecated parameters, each with file and line and what to write instead. */ warnings: string[] } | { ok: false; errors: InputError[] } {
   const r = new YamlReader(file, text);
   const root = r.map(r.root, '(root)');
   const ns = namespace === '' || namespace === '/' ? '' : namespace.startsWith('/') ? namespace : `/${namespace}`;
@@ -111,8 +134,33 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
   const endEffector = str('end_effector', 'franka_hand');
   if (endEffector !== undefined && endEffector !== 'franka_hand' && endEffector !== 'none') r.fail(p?.get('end_effector')?.value, field('end_effector'), `expected franka_hand or none, got '${endEffector}'`);
   const task = str('task');
-  const gatingEntry = p?.get('gating');
-  const gating = gatingEntry ? r.boolean(gatingEntry.value, field('gating')) : false;
+  const warnings: string[] = [];
+  const gateMode = ((): FrankaGateMode => {
+    const modeEntry = p?.get('gate_mode');
+    const gatingEntry = p?.get('gating');
+    if (modeEntry && gatingEntry) {
+      r.fail(gatingEntry.value, field('gating'), "give gate_mode only: 'gating' is deprecated and both are set");
+      return 'monitor';
+    }
+    if (modeEntry) {
+      const name = r.string(modeEntry.value, field('gate_mode'));
+      const mode = name === undefined ? undefined : GATE_MODE_NAMES[name];
+      if (name !== undefined && !mode) r.fail(modeEntry.value, field('gate_mode'), `expected baseline (or off), monitor or gate (or on), got '${name}'`);
+      return mode ?? 'monitor';
+    }
+    if (gatingEntry) {
+      // Deprecated: read as it behaved before gate_mode existed (false: monitor and send holds).
+      const gating = r.boolean(gatingEntry.value, field('gating'));
+      const mode: FrankaGateMode = gating ? 'gate' : 'monitor';
+      warnings.push(
+        `${file}:${r.lineOf(gatingEntry.value) ?? '?'} parameter '${field('gating')}' is deprecated: 'gating: ${gating}' is read as 'gate_mode: ${mode}'` +
+          (gating ? '' : ' (violations send the controller a hold; for a gate-off baseline run write gate_mode: baseline)') +
+          `; write 'gate_mode: ${mode}' instead`,
+      );
+      return mode;
+    }
+    return 'monitor';
+  })();
   const bystanders = list('bystanders') ?? [];
   const kind = str('tracking', 'none');
   let tracking: TrackingInput | undefined;
@@ -175,7 +223,7 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
     platform: (platform ?? 'fr3') as 'fr3' | 'panda',
     endEffector: (endEffector ?? 'franka_hand') as FrankaEndEffector,
     task: task ?? '',
-    gating: gating ?? false,
+    gateMode,
     diagnosticsRate: num('diagnostics_rate', 10) ?? 10,
     idleStepRate: num('idle_step_rate', 100) ?? 100,
     startupTimeout: num('startup_timeout', 10) ?? 10,
@@ -232,5 +280,5 @@ export function parseFrankaNodeConfig(text: string, file: string, nodeName = 'ar
       } satisfies FrankaSemanticParams;
     })(),
   };
-  return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config };
+  return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config, warnings };
 }

@@ -11,7 +11,7 @@ import type { SemanticEpisode, SemanticSummary } from './build-semantic.js';
 export type { UnlabelledEpisode };
 
 /** Gate mode of an episode's run: 'off' is a baseline; trace files and older episodes do not record it. */
-export type RunGateMode = 'on' | 'off' | 'unrecorded';
+export type RunGateMode = 'on' | 'off' | 'monitor' | 'unrecorded';
 
 export type GroupKey = 'policy' | 'task' | 'platform' | 'robot';
 export const GROUP_KEYS: readonly GroupKey[] = ['policy', 'task', 'platform', 'robot'];
@@ -44,7 +44,7 @@ export interface EpisodeExtras {
   /** The semantic gate's records (issue 18); undefined when there are none. */
   readonly semantic?: SemanticEpisode;
   /** The run's gate mode from the episode's start record (absent: not recorded). */
-  readonly gateMode?: 'on' | 'off';
+  readonly gateMode?: 'on' | 'off' | 'monitor';
 }
 
 /** One plotted clause trace: ρ(t)/|τ|, downsampled keeping each bucket's extremes. */

@@ -259,9 +259,9 @@ export class ReportBuilder {
     return [...idx].sort(([a], [b]) => a.localeCompare(b)).map(([k, is]) => ({ key: k, metrics: this.metrics(is.map((i) => this.scores[i]!)) }));
   }
 
-  /** Headlines per gate mode × policy: gate off (the baseline) first, then on, then unrecorded. */
+  /** Headlines per gate mode × policy: gate off (the baseline) first, then monitor, on, unrecorded. */
   private runGroups(): RunGroup[] {
-    const order: Record<RunGateMode, number> = { off: 0, on: 1, unrecorded: 2 };
+    const order: Record<RunGateMode, number> = { off: 0, monitor: 1, on: 2, unrecorded: 3 };
     const idx = new Map<string, { gateMode: RunGateMode; policy: string; is: number[] }>();
     this.rows.forEach((r, i) => {
       const key = `${r.gateMode}\u0000${r.policy}`;

@@ -112,7 +112,7 @@ describe('Franka node episode recording (episodes_dir)', () => {
     if (!spec.ok) throw new Error(spec.problems.join('\n'));
     const clock = new ManualClock(5);
     const graph = new FakeRosGraph(clock, new ManualTimers(clock));
-    const config = frankaTestConfig({ robotId: 'fr3-none', gating: false, robotStateTopic: '/s', gripperTopic: '/g', controllerTopic: '/c' });
+    const config = frankaTestConfig({ robotId: 'fr3-none', gateMode: 'monitor', robotStateTopic: '/s', gripperTopic: '/g', controllerTopic: '/c' });
     const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers: new ManualTimers(clock) } });
     expect(parts.episodes).toBeUndefined();
     const r = await graph.createNode('op').createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success').call({ data: true });

@@ -11,6 +11,7 @@ import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
+import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import type { PolicyTrajectory } from './support/policy.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
@@ -161,9 +162,9 @@ describe('Franka gating with a tracked object as a barrier sphere (vrpn, trackin
   });
 });
 
-describe('gating: false — the Franka baseline run', () => {
+describe('gate_mode: baseline — the Franka baseline run', () => {
   it('forwards a proposed trajectory unfiltered (also one the CBF would change), screened for limits', () => {
-    const s = setup({ gating: false });
+    const s = setup({ gateMode: 'baseline' });
     s.tick(50);
     const end = [0, 0.8, 0, -2.356, 0, 2.5, 0.785]; // through the table: gating would filter or hold it
     s.propose('into-table', end);
@@ -177,7 +178,7 @@ describe('gating: false — the Franka baseline run', () => {
   });
 
   it('a clause violation is a recorded would-hold, not a hold sent to the controller; an e-stop is sent', () => {
-    const s = setup({ gating: false });
+    const s = setup({ gateMode: 'baseline' });
     s.tick(50);
     const before = s.toController.length;
     s.tick(20, [120, 5, 5, 5, 1, 1, 1]); // joint 1 beyond 87 N·m: joint_torque violated
@@ -191,4 +192,28 @@ describe('gating: false — the Franka baseline run', () => {
     s.propose('after-estop', READY.map((q, j) => (j === 0 ? q + 0.15 : q)));
     expect(s.results.at(-1)).toMatchObject({ verdict: 'held' });
   });
+});
+
+describe('gate_mode: monitor — and the deprecated gating: false, read as monitor', () => {
+  const parsed = (line: string) => {
+    const r = parseFrankaNodeConfig(`armguard:\n  ros__parameters:\n    robot_id: fr3-test\n    task: libero-spatial-pick-bowl\n${line}`, 'p.yaml');
+    if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('\n'));
+    return r.config;
+  };
+  for (const line of ['    gate_mode: monitor\n', '    gating: false\n', '']) {
+    it(`${line.trim() || '(neither parameter: the default)'}: a clause violation sends the controller a hold; proposed trajectories are not taken`, () => {
+      const c = parsed(line);
+      expect(c.gateMode).toBe('monitor');
+      const s = setup({ gateMode: c.gateMode });
+      s.tick(50);
+      const before = s.toController.length;
+      s.tick(20, [120, 5, 5, 5, 1, 1, 1]); // joint 1 beyond 87 N·m: joint_torque violated
+      expect(s.parts.gate.state).toBe('hold');
+      expect(s.toController.length).toBeGreaterThan(before);
+      expect(s.toController.at(-1)!.points).toEqual([]); // the hold trajectory
+      const results = s.results.length;
+      s.propose('not-ours', READY.map((q, j) => (j === 0 ? q + 0.1 : q)));
+      expect(s.results.length).toBe(results); // no ~/proposed_trajectory subscription: the policy drives the controller
+    });
+  }
 });

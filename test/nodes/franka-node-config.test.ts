@@ -22,7 +22,7 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
     const r = parseFrankaNodeConfig(readFileSync(join(repoRoot, 'launch/params/fr3.yaml'), 'utf8'), 'fr3.yaml');
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', endEffector: 'franka_hand', gating: false, bystanders: ['cup', 'plate'], startupTimeout: 10 });
+    expect(r.config).toMatchObject({ robotId: 'fr3-lab1', platform: 'fr3', endEffector: 'franka_hand', gateMode: 'monitor', bystanders: ['cup', 'plate'], startupTimeout: 10 });
     // relative: they resolve in the node's namespace (-r __ns:=/left)
     expect(r.config).toMatchObject({ robotStateTopic: 'franka_robot_state_broadcaster/robot_state', gripperTopic: 'franka_gripper/joint_states', controllerTopic: 'fr3_arm_controller/joint_trajectory' });
     expect(r.config.tracking).toEqual({ kind: 'vrpn', trackers: { Cup1: 'cup', Plate3: 'plate' } });
@@ -36,6 +36,38 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
     const bad = parseFrankaNodeConfig(params('    end_effector: robotiq_2f85\n'), 'p.yaml');
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.errors.map((e) => e.message)).toContain("p.yaml:6 field 'armguard.ros__parameters.end_effector': expected franka_hand or none, got 'robotiq_2f85'");
+  });
+  it('gate_mode: baseline|off, monitor, gate|on; the default is monitor; anything else refused with file, line and the choices', () => {
+    const params = (extra: string) => `armguard:\n  ros__parameters:\n    robot_id: r\n    task: t\n${extra}`;
+    const mode = (extra: string) => {
+      const r = parseFrankaNodeConfig(params(extra), 'p.yaml');
+      if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('; '));
+      expect(r.warnings).toEqual([]);
+      return r.config.gateMode;
+    };
+    expect(mode('')).toBe('monitor');
+    expect(mode('    gate_mode: baseline\n')).toBe('baseline');
+    expect(mode('    gate_mode: off\n')).toBe('baseline');
+    expect(mode('    gate_mode: monitor\n')).toBe('monitor');
+    expect(mode('    gate_mode: gate\n')).toBe('gate');
+    expect(mode('    gate_mode: on\n')).toBe('gate');
+    const bad = parseFrankaNodeConfig(params('    gate_mode: hold\n'), 'p.yaml');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors.map((e) => e.message)).toContain("p.yaml:5 field 'armguard.ros__parameters.gate_mode': expected baseline (or off), monitor or gate (or on), got 'hold'");
+  });
+  it('the deprecated gating: reads as it behaved before gate_mode (false = monitor, sends holds; true = gate) with a deprecation naming file and line; with gate_mode too it is refused', () => {
+    const params = (extra: string) => `armguard:\n  ros__parameters:\n    robot_id: r\n    task: t\n${extra}`;
+    const off = parseFrankaNodeConfig(params('    gating: false\n'), 'p.yaml');
+    expect(off.ok && off.config.gateMode).toBe('monitor');
+    expect(off.ok && off.warnings).toEqual([
+      "p.yaml:5 parameter 'armguard.ros__parameters.gating' is deprecated: 'gating: false' is read as 'gate_mode: monitor' (violations send the controller a hold; for a gate-off baseline run write gate_mode: baseline); write 'gate_mode: monitor' instead",
+    ]);
+    const on = parseFrankaNodeConfig(params('    gating: true\n'), 'p.yaml');
+    expect(on.ok && on.config.gateMode).toBe('gate');
+    expect(on.ok && on.warnings[0]).toMatch(/^p\.yaml:5 .*deprecated.*'gate_mode: gate'/);
+    const both = parseFrankaNodeConfig(params('    gate_mode: baseline\n    gating: false\n'), 'p.yaml');
+    expect(both.ok).toBe(false);
+    if (!both.ok) expect(both.errors.map((e) => e.message)).toContain("p.yaml:6 field 'armguard.ros__parameters.gating': give gate_mode only: 'gating' is deprecated and both are set");
   });
   it('names file, line and parameter for every problem', () => {
     const text = 'armguard:\n  ros__parameters:\n    robot_id: 7\n    platform: ur5\n    task: t\n    tracking: vrpn\n    vrpn_trackers: ["nocolon"]\n';

@@ -185,7 +185,7 @@ describe('Franka node: the judge at every task start, refreshed every N chunks',
     expect(Math.hypot(p1[0] - p0[0], p1[1] - p0[1])).toBeGreaterThan(0.06);
     // Tracking frame = base shifted by +1 m in x: the box is published 1 m less in x than it is in the base frame.
     const config: FrankaNodeConfig = {
-      ...frankaTestConfig({ task: 'sim-twin-toy-into-toybox', episodesDir: dir, gating: false }),
+      ...frankaTestConfig({ task: 'sim-twin-toy-into-toybox', episodesDir: dir, gateMode: 'baseline' }),
       tracking: { kind: 'vrpn', trackers: { box: 'toy_box' } }, trackingInBase: [1, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1,
       semantic: { options: { 'actor-at': `${p0[0]},${p0[1]},${p0[2] - 0.06}` }, camera: undefined, targetBody: 'toy_box', taskTopic: '~/task' },
     };

@@ -61,12 +61,12 @@ describe('serveFrankaNode (armguard ros-node) shutdown', () => {
     expect(gate.at(-1)).toMatch(/^hold: e-stop from node shut down \(SIGINT\)/);
   });
 
-  it('monitor only (gating false): nothing is commanded; a failure while starting still shuts the context down', async () => {
+  it('monitor only (gate_mode monitor): nothing is commanded; a failure while starting still shuts the context down', async () => {
     const clock = new ManualClock(50);
     const graph = new FakeRosGraph(clock, new ManualTimers(clock));
     let shutdowns = 0;
     const ctx = Object.assign(graph, { shutdown: async () => void shutdowns++ });
-    const config = frankaTestConfig({ gating: false });
+    const config = frankaTestConfig({ gateMode: 'monitor' });
     const toController: JointTrajectory[] = [];
     graph.createNode('controller').createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
     expect(await serveFrankaNode(ctx, config, spec, io, Promise.resolve('SIGTERM'))).toBe(0);

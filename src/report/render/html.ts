@@ -65,7 +65,7 @@ const metricCells = (m: MetricsSummary) => [String(m.episodes), `${pct(m.sr.p)} 
 
 /** How a gate mode reads in a heading. */
 export function gateModeLabel(mode: RunGateMode): string {
-  return mode === 'off' ? 'gate off (baseline)' : mode === 'on' ? 'gate on' : 'gate mode not recorded';
+  return mode === 'off' ? 'gate off (baseline)' : mode === 'on' ? 'gate on' : mode === 'monitor' ? 'monitor (holds only, chunks not checked)' : 'gate mode not recorded';
 }
 
 /** The per-run table: one row per gate mode × policy, the report's first table. */

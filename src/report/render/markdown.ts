@@ -1,10 +1,10 @@
 /** report.md: the report's tables in GitHub Markdown (plots are in report.html). */
 import type { MetricsSummary } from '../metrics/index.js';
-import type { ReportData, RunGateMode, TaskRow } from '../build-types.js';
+import type { ReportData, TaskRow } from '../build-types.js';
 import { semanticMarkdown } from './semantic.js';
 import { preventionMarkdown } from '../prevention-table.js';
 
-const modeLabel = (mode: RunGateMode): string => (mode === 'off' ? 'gate off (baseline)' : mode === 'on' ? 'gate on' : 'gate mode not recorded');
+import { gateModeLabel as modeLabel } from './html.js';
 import { DASH, cellText, fraction, kn, mdCell as c, meanInterval, num, pct, propInterval, seconds } from './format.js';
 
 function table(head: readonly string[], rows: readonly string[][]): string {
