@@ -17,9 +17,12 @@
  * count against the control thread. Then the e-stop latency: a client (on the control thread, one
  * publish each) sends cmd/estop (QoS 1) → the gate enters hold on the control thread (n = 200).
  *
+ * Each figure is printed with the machine's 1-minute load average when it was taken.
+ *
  *   npx tsx bench/network-faults.ts [floodSeconds=6]
  */
 import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import mqtt from 'mqtt';
 import { ArrayClauseMargins, Gate } from '../src/gate/index.js';
@@ -119,7 +122,8 @@ async function controlLoop(rig: Rig, seconds: number, done?: Promise<unknown>): 
 function stats(xs: number[]): string {
   const s = [...xs].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-  return `p50 ${q(0.5).toFixed(2)}  p99 ${q(0.99).toFixed(2)}  max ${s.at(-1)!.toFixed(2)} ms  (n = ${s.length})`;
+  // The machine is shared: the 1-minute load average at the end of each measurement goes with its figure.
+  return `p50 ${q(0.5).toFixed(2)}  p99 ${q(0.99).toFixed(2)}  max ${s.at(-1)!.toFixed(2)} ms  (n = ${s.length}, load average ${loadavg()[0]!.toFixed(2)})`;
 }
 
 async function estopLatency(rig: Rig, n: number): Promise<number[]> {
