@@ -76,7 +76,7 @@ export function mosquittoAcl(config: AccessConfig): string {
   for (const u of config.users) {
     lines.push(`user ${u.username}`);
     lines.push('topic read armguard/v1/#');
-    if (u.roles.includes('armguard')) lines.push('topic write armguard/v1/+/margins', 'topic write armguard/v1/+/gate', 'topic write armguard/v1/+/events', 'topic write armguard/v1/+/episode', 'topic write armguard/v1/+/labels', 'topic write armguard/v1/+/chunk/result');
+    if (u.roles.includes('armguard')) lines.push('topic write armguard/v1/+/margins', 'topic write armguard/v1/+/margins/history', 'topic write armguard/v1/+/gate', 'topic write armguard/v1/+/events', 'topic write armguard/v1/+/episode', 'topic write armguard/v1/+/labels', 'topic write armguard/v1/+/chunk/result');
     lines.push('topic write armguard/v1/+/cmd/estop');
     if (u.roles.includes('operator')) lines.push('topic write armguard/v1/+/cmd/estop-reset', 'topic write armguard/v1/+/cmd/release', 'topic write armguard/v1/+/cmd/label', 'topic write armguard/v1/+/cmd/heartbeat');
     if (u.roles.includes('policy')) lines.push('topic write armguard/v1/+/chunk/request');

@@ -16,6 +16,7 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { MAX_CHUNK_BYTES } from '../gate/chunk-parse.js';
 import { INBOUND_KINDS, topicFor, type InboundKind } from './topics.js';
+import { MarginHistory } from './margin-history.js';
 import {
   parseEstop,
   parseEstopReset,
@@ -66,6 +67,8 @@ export interface MqttLinkOptions {
   sessionExpirySeconds?: number;
   /** Chunk requests larger than this (bytes) are refused before they are decoded. Default MAX_CHUNK_BYTES. */
   maxChunkBytes?: number;
+  /** The retained `margins/history` (the last 20 s of margins) is re-published every this many seconds of gate time. Default 1. */
+  historyPeriodSeconds?: number;
 }
 
 /** The QoS armguard subscribes each command at: QoS 1 commands are queued by the broker while armguard is offline. */
@@ -126,6 +129,9 @@ export class MqttLink implements TelemetryLink {
   private lastGate: GatePayload | undefined;
   private lastEpisode: EpisodePayload | undefined;
   private lastMarginsT = -Infinity;
+  private lastHistoryT = -Infinity;
+  /** Recent margins, published retained so a dashboard that connects later has the history from the broker. */
+  private readonly history = new MarginHistory();
   private lastError = '';
   private readonly minMarginsDt: number;
   private readonly listeners = new Listeners<[e: LinkEvent]>();
@@ -229,6 +235,7 @@ export class MqttLink implements TelemetryLink {
       });
       if (this.lastGate) this.send('gate', this.lastGate, true, 1);
       if (this.lastEpisode) this.send('episode', this.lastEpisode, true, 1);
+      if (this.history.length > 0) this.send('margins/history', this.history.payload(o.robot), true, 1);
       this.emit({ kind: 'connected' });
     });
     // Every 'close' (a lost connection, a failed attempt, the broker closing it) is a loss; the
@@ -267,7 +274,7 @@ export class MqttLink implements TelemetryLink {
     if (c) await c.endAsync(true);
   }
 
-  private send(kind: 'margins' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result', payload: object, retain = false, qos: 0 | 1 = 0): void {
+  private send(kind: 'margins' | 'margins/history' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result', payload: object, retain = false, qos: 0 | 1 = 0): void {
     const c = this.client;
     if (!c || !c.connected) {
       this.counters.dropped++;
@@ -282,6 +289,12 @@ export class MqttLink implements TelemetryLink {
     if (t - this.lastMarginsT < this.minMarginsDt) return;
     this.lastMarginsT = t;
     this.send('margins', { v: 1, robot: this.options.robot, t, margins, band });
+    this.history.push(t, margins, band);
+    // A gate clock that went back (new session) publishes at once.
+    if (t - this.lastHistoryT >= (this.options.historyPeriodSeconds ?? 1) || t < this.lastHistoryT) {
+      this.lastHistoryT = t;
+      this.send('margins/history', this.history.payload(this.options.robot), true, 1);
+    }
   }
   /** Why the last connection attempt failed ('' when none did). */
   get lastConnectError(): string {

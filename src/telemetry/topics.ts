@@ -2,6 +2,7 @@
  * The MQTT topic tree, one subtree per robot (documented in README "MQTT topics"):
  *
  *   armguard/v1/<robot>/margins         out  per-clause normalised margins, decimated
+ *   armguard/v1/<robot>/margins/history out  the last 20 s of margins (retained, re-published every second)
  *   armguard/v1/<robot>/gate            out  gate state and cause (retained)
  *   armguard/v1/<robot>/events          out  gate transitions, faults, rejected commands
  *   armguard/v1/<robot>/episode         out  episode start/end (retained: the current episode)
@@ -16,7 +17,7 @@
  */
 export const TOPIC_ROOT = 'armguard/v1';
 
-export type OutboundKind = 'margins' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result';
+export type OutboundKind = 'margins' | 'margins/history' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result';
 export type InboundKind = 'cmd/estop' | 'cmd/estop-reset' | 'cmd/release' | 'cmd/label' | 'cmd/heartbeat' | 'chunk/request';
 export const INBOUND_KINDS: readonly InboundKind[] = ['cmd/estop', 'cmd/estop-reset', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'];
 
@@ -39,7 +40,7 @@ export function parseTopic(topic: string): { robot: string; kind: OutboundKind |
   const robot = rest.slice(0, slash);
   const kind = rest.slice(slash + 1);
   if (!isValidRobotId(robot)) return undefined;
-  const kinds: readonly string[] = ['margins', 'gate', 'events', 'episode', 'labels', 'chunk/result', ...INBOUND_KINDS];
+  const kinds: readonly string[] = ['margins', 'margins/history', 'gate', 'events', 'episode', 'labels', 'chunk/result', ...INBOUND_KINDS];
   return kinds.includes(kind) ? { robot, kind: kind as OutboundKind | InboundKind } : undefined;
 }
 

@@ -198,7 +198,7 @@ describe('live dashboard in headless Chromium', () => {
     expect(await page.locator('#pass').isVisible()).toBe(false);
     expect(await page.locator('[data-testid=logout]').isVisible()).toBe(true);
     // The e-stop is latched: release alone is refused until it is reset naming who pressed it
-    // (through the server's estop-reset message; the page's control for it belongs to the UI rework).
+    // (here through the server's estop-reset message; the page's reset control: dashboard-history.test.ts).
     await card().locator('[data-testid=release]').click();
     await expect.poll(() => gate.release(clock.now(), { by: 'probe', authorised: true }).ok, { timeout: 2000 }).toBe(false);
     const pressedBy = gate.eStops[0]!.by;

@@ -5,7 +5,10 @@
  * the gate state confirms the e-stop, e-stop / release / success / failure buttons, the current
  * episode, counters and the recent events (gate events and faults, judge faults among them). Clause lines use colours that are never the red/amber of violation and
  * warning. After login the login box gives way to the user's name. The history shown on load comes
- * from the server's recent telemetry (not only what arrives after the page opened).
+ * from the broker (each robot's retained margins/history, merged by the server with what it has
+ * seen since), not only what arrives after the page opened. Each latched e-stop is listed with who
+ * pressed it and its own reset button (logged-in operators); the list, the banner and the reset's
+ * outcome follow the gate state the robot publishes, never the button press.
  */
 export const DASHBOARD_HTML = String.raw`<!doctype html>
 <html lang="en">
@@ -26,6 +29,10 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
   .caption { font-size:11px; color:var(--muted); }
   .ack { display:none; background:var(--hold); color:#fff; font-weight:800; letter-spacing:.04em; text-align:center; border-radius:8px; padding:8px; }
   .ack.on { display:block; }
+  .latched { display:flex; flex-direction:column; gap:6px; }
+  .latched:empty { display:none; }
+  .latch { display:flex; flex-wrap:wrap; gap:6px; align-items:center; justify-content:space-between; border:1px solid var(--hold); border-radius:8px; padding:6px 8px; font-size:13px; }
+  .latch button { background:#4a2326; min-height:36px; }
   input { background:#0f1216; color:var(--fg); border:1px solid #333c48; border-radius:6px; padding:6px 8px; width:9em; }
   button { border:0; border-radius:8px; padding:9px 12px; font-weight:600; color:#fff; background:#36404d; cursor:pointer; min-height:40px; }
   button.estop { background:var(--hold); font-size:17px; flex:1 1 100%; min-height:52px; letter-spacing:.05em; }
@@ -86,6 +93,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
       '<div class="top"><span class="robot"></span><span class="state armed" data-testid="state">?</span></div>' +
       '<div class="cause" data-testid="cause"></div>' +
       '<div class="ack" data-testid="estop-ack">E-STOP ACKNOWLEDGED — the arm is held</div>' +
+      '<div class="latched" data-testid="estop-latched"></div>' +
       '<canvas width="640" height="360" aria-label="normalised margins ρ/|τ| over the last 20 s"></canvas>' +
       '<div class="caption">ρ/|τ| per clause · red below 0 = violated · amber = warning band · time since the episode started</div>' +
       '<div class="legend"></div>' +
@@ -122,6 +130,31 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     });
   }
 
+  // One row per latched e-stop, from the gate state: who pressed it and a reset that names them.
+  function showLatched(robot, r, pressed) {
+    const box = r.el.querySelector('[data-testid=estop-latched]');
+    box.textContent = '';
+    for (const p of pressed) {
+      const row = document.createElement('div');
+      row.className = 'latch';
+      row.dataset.testid = 'estop-latch';
+      const who = document.createElement('span');
+      who.textContent = 'E-STOP pressed by ' + p.by + (typeof p.t === 'number' ? ' (gate clock ' + p.t.toFixed(2) + ' s)' : '');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.act = 'estop-reset';
+      b.dataset.testid = 'estop-reset';
+      b.dataset.by = p.by;
+      b.textContent = 'Reset e-stop pressed by ' + p.by;
+      b.addEventListener('click', () => {
+        if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'estop-reset', robot, pressedBy: p.by }));
+      });
+      row.append(who, b);
+      box.appendChild(row);
+    }
+    refreshButtons();
+  }
+
   function onTelemetry(topic, p) {
     const parts = topic.split('/');
     const robot = parts[2];
@@ -152,6 +185,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
       const latch = p.estop ?? p.eStop ?? p.estopLatched;
       const confirmed = p.state === 'hold' && (latch === true || (latch && typeof latch === 'object' && latch.latched === true) || /^e-stop\b/.test(p.cause || ''));
       r.el.querySelector('[data-testid=estop-ack]').classList.toggle('on', !!confirmed);
+      showLatched(robot, r, latch && typeof latch === 'object' && Array.isArray(latch.pressed) ? latch.pressed.filter((x) => x && typeof x.by === 'string') : []);
     } else if (kind === 'episode') {
       if (p.phase === 'start' && typeof p.t === 'number') r.t0 = p.t;
       r.el.querySelector('[data-testid=episode]').textContent = p.episode + ' (' + p.phase + ')' + (p.task ? ' · ' + p.task : '');
@@ -233,7 +267,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
         refreshButtons();
       } else if (m.type === 'command-result') {
         const r = robots.get(m.robot);
-        if (r) r.el.querySelector('[data-testid=reply]').textContent = m.command + ': ' + (m.ok ? 'sent' : m.reason);
+        if (r) r.el.querySelector('[data-testid=reply]').textContent = m.command + ': ' + (m.ok ? (m.confirmed ? 'confirmed by the gate (' + m.state + ')' : 'sent') : m.reason);
       }
     };
   }

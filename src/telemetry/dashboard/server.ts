@@ -19,6 +19,7 @@ import { parsePageMessage, type ServerToPage } from './protocol.js';
 import { DASHBOARD_HTML } from './page.js';
 import { LoginThrottle } from '../login-throttle.js';
 import type { GatePayload } from '../payloads.js';
+import { historySampleAsMargins, parseMarginHistory } from '../margin-history.js';
 
 export interface DashboardOptions {
   brokerUrl: string;
@@ -87,7 +88,8 @@ export class DashboardServer {
   async start(): Promise<string> {
     this.viewer = await this.connectMqtt(this.options.viewer.username, this.options.viewer.password, 'dashboard-viewer');
     this.viewer.on('message', (topic, payload) => this.onTelemetry(topic, payload));
-    await this.viewer.subscribeAsync([`${TOPIC_ROOT}/+/+`, `${TOPIC_ROOT}/+/chunk/result`], { qos: 0 });
+    // margins/history is retained: the broker delivers each robot's recent margins on subscribing.
+    await this.viewer.subscribeAsync([`${TOPIC_ROOT}/+/+`, `${TOPIC_ROOT}/+/chunk/result`, `${TOPIC_ROOT}/+/margins/history`], { qos: 0 });
 
     const http = createServer((req, res) => this.serveHttp(req, res));
     const wss = new WebSocketServer({
@@ -188,6 +190,7 @@ export class DashboardServer {
   }
 
   private onTelemetry(topic: string, payload: Buffer): void {
+    if (topic.endsWith('/margins/history')) return this.mergeHistory(topic.slice(0, -'/history'.length), payload);
     let parsed: unknown;
     try {
       parsed = JSON.parse(payload.toString());
@@ -230,6 +233,26 @@ export class DashboardServer {
     if (list.length > 0 && t < list[list.length - 1]!.t) list.length = 0;
     list.push({ t, payload });
     while (list.length > RECENT_MAX || (list.length > 0 && list[0]!.t < t - RECENT_SECONDS)) list.shift();
+  }
+
+  /**
+   * The robot's retained margin history from the broker: samples older than what this server has
+   * seen go in front of its recent list (a dashboard started after the session, or restarted,
+   * shows the last window at once). Invalid payloads are ignored.
+   */
+  private mergeHistory(marginsTopic: string, payload: Buffer): void {
+    const h = parseMarginHistory(payload.toString());
+    if (!h.ok || h.value.samples.length === 0) return;
+    let list = this.recentMargins.get(marginsTopic);
+    if (!list) this.recentMargins.set(marginsTopic, (list = []));
+    const newestHistory = h.value.samples.at(-1)!.t;
+    // Kept margins newer than the history's clock allows (a restarted gate clock): start from the history.
+    if (list.length > 0 && list[list.length - 1]!.t < h.value.samples[0]!.t - RECENT_SECONDS) list.length = 0;
+    const first = list.length > 0 ? list[0]!.t : Infinity;
+    const older = h.value.samples.filter((x) => x.t < first).map((x) => ({ t: x.t, payload: historySampleAsMargins(h.value, x) as unknown }));
+    list.unshift(...older);
+    const newest = Math.max(newestHistory, list[list.length - 1]!.t);
+    while (list.length > RECENT_MAX || (list.length > 0 && list[0]!.t < newest - RECENT_SECONDS)) list.shift();
   }
 
   private broadcast(msg: ServerToPage): void {
