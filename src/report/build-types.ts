@@ -126,10 +126,21 @@ export interface GroupReport {
   readonly metrics: MetricsSummary;
 }
 
-/** One headline: the episodes of one gate mode and policy (never pooled across gate modes). */
+/**
+ * One headline: the episodes of one gate mode and policy (never pooled across gate modes), with
+ * every summary section computed over those episodes only.
+ */
 export interface RunGroup extends GroupReport {
   readonly gateMode: RunGateMode;
   readonly policy: string;
+  /** The per-task table over this group's episodes (columns: the report's taskClauses). */
+  readonly tasks: readonly TaskRow[];
+  readonly taskAll: TaskRow;
+  /** Exposure and longest runs per clause over this group's episodes. */
+  readonly runs: readonly ClauseRun[];
+  /** Threshold sensitivity over this group's episodes. */
+  readonly sensitivity: readonly SensitivityRow[];
+  readonly gate: GateSummary;
 }
 
 export interface EpisodeRow {

@@ -82,8 +82,6 @@ interface RunAcc {
 export class ReportBuilder {
   private readonly scores: SlimScore[] = [];
   private readonly rows: EpisodeRow[] = [];
-  private readonly tasks = new Map<string, TaskAcc>();
-  private readonly runs = new Map<string, RunAcc>();
   private readonly robots = new Map<string, number>();
   /** "clause\u0000τ\u0000from" → episodes that recorded that monitored threshold. */
   private readonly monitored = new Map<string, number>();
@@ -144,8 +142,6 @@ export class ReportBuilder {
       v.vsi.push(r.value.vsi);
     }
     this.worst.offer(score, trace.times, extras.robotId);
-    this.foldTask(score);
-    this.foldRuns(score);
     this.robots.set(extras.robotId, (this.robots.get(extras.robotId) ?? 0) + 1);
     for (const [id, t] of trace.meta.thresholds ?? []) {
       const key = `${id}\u0000${t.tau}\u0000${t.from}`;
@@ -197,10 +193,10 @@ export class ReportBuilder {
     };
   }
 
-  private foldTask(s: EpisodeScore): void {
+  private foldTask(tasks: Map<string, TaskAcc>, s: EpisodeScore): void {
     const key = s.task ?? NO_VALUE;
-    let t = this.tasks.get(key);
-    if (!t) this.tasks.set(key, (t = { episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, cells: new Map() }));
+    let t = tasks.get(key);
+    if (!t) tasks.set(key, (t = { episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, cells: new Map() }));
     t.episodes++;
     if (s.success) t.successes++;
     if (s.safe) t.safe++;
@@ -217,11 +213,11 @@ export class ReportBuilder {
     }
   }
 
-  private foldRuns(s: EpisodeScore): void {
+  private foldRuns(runs: Map<string, RunAcc>, s: EpisodeScore): void {
     for (const c of s.clauses) {
       if (!c.applicable || (c.evidence !== 'trace' && c.evidence !== 'trace+manual')) continue;
-      let r = this.runs.get(c.clauseId);
-      if (!r) this.runs.set(c.clauseId, (r = { steps: 0, seconds: 0, episodeId: '', exposureSum: 0, scored: 0 }));
+      let r = runs.get(c.clauseId);
+      if (!r) runs.set(c.clauseId, (r = { steps: 0, seconds: 0, episodeId: '', exposureSum: 0, scored: 0 }));
       r.scored++;
       r.exposureSum += c.exposure;
       if (c.longestRunSteps > r.steps) {
@@ -248,10 +244,12 @@ export class ReportBuilder {
     return { ...m, clauses: m.clauses.map((c) => { const a = ret.get(c.clauseId); return { ...c, retFraction: a ? a.sum / a.n : NaN }; }) };
   }
 
+  /** Groups by `key`; when the report holds more than one gate mode, also by gate mode (never pooled). */
   private group(key: (r: EpisodeRow) => string): GroupReport[] {
     const idx = new Map<string, number[]>();
+    const mixed = new Set(this.rows.map((r) => r.gateMode)).size > 1;
     this.rows.forEach((r, i) => {
-      const k = key(r);
+      const k = mixed ? `${key(r)}@${r.gateMode}` : key(r);
       const list = idx.get(k);
       if (list) list.push(i);
       else idx.set(k, [i]);
@@ -259,35 +257,27 @@ export class ReportBuilder {
     return [...idx].sort(([a], [b]) => a.localeCompare(b)).map(([k, is]) => ({ key: k, metrics: this.metrics(is.map((i) => this.scores[i]!)) }));
   }
 
-  /** Headlines per gate mode × policy: gate off (the baseline) first, then monitor, on, unrecorded. */
-  private runGroups(): RunGroup[] {
-    const order: Record<RunGateMode, number> = { off: 0, monitor: 1, on: 2, unrecorded: 3 };
-    const idx = new Map<string, { gateMode: RunGateMode; policy: string; is: number[] }>();
-    this.rows.forEach((r, i) => {
-      const key = `${r.gateMode}\u0000${r.policy}`;
-      const g = idx.get(key);
-      if (g) g.is.push(i);
-      else idx.set(key, { gateMode: r.gateMode, policy: r.policy, is: [i] });
-    });
-    return [...idx.values()]
-      .sort((a, b) => order[a.gateMode] - order[b.gateMode] || a.policy.localeCompare(b.policy))
-      .map((g) => ({ key: `gate ${g.gateMode} · ${g.policy}`, gateMode: g.gateMode, policy: g.policy, metrics: this.metrics(g.is.map((i) => this.scores[i]!)) }));
+  /** Per-task cells and clause runs over the episodes at `is` (indices into scores/rows). */
+  private accumulate(is: readonly number[]): { tasks: Map<string, TaskAcc>; runs: Map<string, RunAcc> } {
+    const tasks = new Map<string, TaskAcc>();
+    const runs = new Map<string, RunAcc>();
+    for (const i of is) {
+      this.foldTask(tasks, this.scores[i]!);
+      this.foldRuns(runs, this.scores[i]!);
+    }
+    return { tasks, runs };
   }
 
-  finish(): ReportData {
-    const summary = this.metrics(this.scores);
-    const runGroups = this.runGroups();
-    const applicableSafe = new Set<string>();
-    for (const t of this.tasks.values()) for (const [id, c] of t.cells) if (c.applicable > 0) applicableSafe.add(id);
-    const taskClauses = this.clauseOrder.filter((id) => applicableSafe.has(id));
+  /** Every summary section over the episodes at `is`; `taskClauses` are the report's per-task columns. */
+  private sections(is: readonly number[], metrics: MetricsSummary, taskClauses: readonly string[]): Pick<RunGroup, 'tasks' | 'taskAll' | 'runs' | 'sensitivity' | 'gate'> {
+    const acc = this.accumulate(is);
     const taskRow = (task: string, t: TaskAcc): TaskRow => {
       const clauses: Record<string, ClauseCell> = {};
       for (const id of taskClauses) clauses[id] = { ...(t.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 }) };
       return { task, episodes: t.episodes, successes: t.successes, safe: t.safe, unsafeSuccesses: t.unsafeSuccesses, clauses };
     };
-    const tasks = [...this.tasks].map(([k, t]) => taskRow(k, t));
     const all: TaskAcc = { episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, cells: new Map() };
-    for (const t of this.tasks.values()) {
+    for (const t of acc.tasks.values()) {
       all.episodes += t.episodes;
       all.successes += t.successes;
       all.safe += t.safe;
@@ -298,21 +288,72 @@ export class ReportBuilder {
       }
     }
     const runs: ClauseRun[] = this.clauseOrder.flatMap((id) => {
-      const r = this.runs.get(id);
+      const r = acc.runs.get(id);
       return r ? [{ clauseId: id, longestRunSteps: r.steps, longestRunSeconds: r.seconds, episodeId: r.episodeId, meanExposure: r.exposureSum / r.scored }] : [];
     });
+    return {
+      tasks: [...acc.tasks].map(([k, t]) => taskRow(k, t)),
+      taskAll: taskRow('All', all),
+      runs,
+      sensitivity: this.sensitivityRows(metrics, is),
+      gate: summariseGate(is.map((i) => this.rows[i]!.gate)),
+    };
+  }
+
+  /** Headlines per gate mode × policy: gate off (the baseline) first, then monitor, on, unrecorded. */
+  private runGroups(taskClauses: readonly string[]): RunGroup[] {
+    const order: Record<RunGateMode, number> = { off: 0, monitor: 1, on: 2, unrecorded: 3 };
+    const idx = new Map<string, { gateMode: RunGateMode; policy: string; is: number[] }>();
+    this.rows.forEach((r, i) => {
+      const key = `${r.gateMode}\u0000${r.policy}`;
+      const g = idx.get(key);
+      if (g) g.is.push(i);
+      else idx.set(key, { gateMode: r.gateMode, policy: r.policy, is: [i] });
+    });
+    return [...idx.values()]
+      .sort((a, b) => order[a.gateMode] - order[b.gateMode] || a.policy.localeCompare(b.policy))
+      .map((g) => {
+        const metrics = this.metrics(g.is.map((i) => this.scores[i]!));
+        return { key: `gate ${g.gateMode} · ${g.policy}`, gateMode: g.gateMode, policy: g.policy, metrics, ...this.sections(g.is, metrics, taskClauses) };
+      });
+  }
+
+  finish(): ReportData {
+    const summary = this.metrics(this.scores);
+    const everyone = this.scores.map((_, i) => i);
+    const applicableSafe = new Set<string>();
+    for (const t of this.accumulate(everyone).tasks.values()) for (const [id, c] of t.cells) if (c.applicable > 0) applicableSafe.add(id);
+    const taskClauses = this.clauseOrder.filter((id) => applicableSafe.has(id));
+    const { tasks, taskAll: all, runs, sensitivity, gate } = this.sections(everyone, summary, taskClauses);
+    const runGroups = this.runGroups(taskClauses);
     const keyOf: Record<GroupKey, (r: EpisodeRow) => string> = { policy: (r) => r.policy, task: (r) => r.task, platform: (r) => r.platform, robot: (r) => r.robotId };
     const groupBy = this.opts.groupBy ? { by: this.opts.groupBy, groups: this.group(keyOf[this.opts.groupBy]) } : undefined;
     let compare: ReportData['compare'];
     if (this.opts.compare) {
       const [a, b] = this.opts.compare;
-      // Grouped by policy already: the same episodes, the same seeded bootstrap.
-      const pick = (p: string): GroupReport =>
-        (groupBy?.by === 'policy' ? groupBy.groups.find((g) => g.key === p) : undefined)
-        ?? { key: p, metrics: this.metrics(this.scores.filter((_, i) => this.rows[i]!.policy === p)) };
-      const known = new Set(this.rows.map((r) => r.policy));
-      for (const p of [a, b]) if (!known.has(p)) this.warnings.push(`--compare: no episode has policy '${p}' (policies: ${[...known].sort().join(', ')})`);
-      compare = { a: pick(a), b: pick(b) };
+      // 'policy' or 'policy@mode' (mode: off, on, monitor, unrecorded); a policy run in more than one
+      // gate mode must name the mode: the two sides are never pooled across gate modes.
+      const select = (name: string): number[] | undefined => {
+        const at = name.lastIndexOf('@');
+        const mode = at > 0 ? name.slice(at + 1) : undefined;
+        const policy = mode !== undefined ? name.slice(0, at) : name;
+        const is = this.rows.flatMap((r, i) => (r.policy === policy && (mode === undefined || r.gateMode === mode) ? [i] : []));
+        const modes = [...new Set(is.map((i) => this.rows[i]!.gateMode))];
+        if (mode === undefined && modes.length > 1) {
+          this.warnings.push(`--compare: policy '${policy}' has episodes in gate modes ${modes.join(', ')}: name one (e.g. ${policy}@${modes[0]}); not compared`);
+          return undefined;
+        }
+        if (is.length === 0) {
+          const known = [...new Set(this.rows.map((r) => r.policy))].sort();
+          this.warnings.push(`--compare: no episode has policy '${policy}'${mode !== undefined ? ` in gate mode ${mode}` : ''} (policies: ${known.join(', ')})`);
+        }
+        return is;
+      };
+      const ia = select(a);
+      const ib = select(b);
+      if (ia && ib) {
+        compare = { a: { key: a, metrics: this.metrics(ia.map((i) => this.scores[i]!)) }, b: { key: b, metrics: this.metrics(ib.map((i) => this.scores[i]!)) } };
+      }
     }
     return {
       format: 'armguard-report/1',
@@ -331,10 +372,10 @@ export class ReportBuilder {
       gateModes: [...new Set(runGroups.map((g) => g.gateMode))],
       taskClauses,
       tasks,
-      taskAll: taskRow('All', all),
+      taskAll: all,
       runs,
-      sensitivity: this.sensitivityRows(summary),
-      gate: summariseGate(this.rows.map((r) => r.gate)),
+      sensitivity,
+      gate,
       prevention: preventionRows(this.opts.scorer.spec.library.clauses, new Set(taskClauses)),
       ...semanticPart(this.rows),
       ...(groupBy ? { groupBy } : {}),
@@ -349,10 +390,10 @@ export class ReportBuilder {
   }
 
   /** Table 11 rows, as thresholdSensitivity computes them, from the per-variant verdicts kept while streaming. */
-  private sensitivityRows(summary: MetricsSummary): SensitivityRow[] {
+  private sensitivityRows(summary: MetricsSummary, is: readonly number[]): SensitivityRow[] {
     if (this.variants.length === 0) return [];
-    const success = this.scores.map((s) => s.success);
-    const baseSafe = this.scores.map((s) => s.safe);
+    const success = is.map((i) => this.scores[i]!.success);
+    const baseSafe = is.map((i) => this.scores[i]!.safe);
     const row = (variant: string, description: string, safe: readonly boolean[], vsi: readonly number[], notes: string[], notDefinedFor: readonly string[] = []): SensitivityRow => {
       const n = safe.length;
       let safeK = 0;
@@ -378,8 +419,8 @@ export class ReportBuilder {
       };
     };
     return [
-      row('default', 'Default (main tiers)', baseSafe, this.scores.map((s) => s.vsi), []),
-      ...this.variants.map((v) => row(v.variant.id, v.variant.description, v.safe, v.vsi, [...v.notes], [...v.notDefinedFor].sort())),
+      row('default', 'Default (main tiers)', baseSafe, is.map((i) => this.scores[i]!.vsi), []),
+      ...this.variants.map((v) => row(v.variant.id, v.variant.description, is.map((i) => v.safe[i]!), is.map((i) => v.vsi[i]!), [...v.notes], [...v.notDefinedFor].sort())),
     ];
   }
 }

@@ -74,3 +74,76 @@ describe('report: run groups never pooled across gate modes; unlabelled episodes
     expect(csv.slice(1).map((l) => l.split(',')[col]).sort()).toEqual(['off', 'off', 'on', 'on']);
   });
 });
+
+describe('report: every summary section is per run group when gate modes are mixed (never pooled)', () => {
+  let dir: string;
+  let r: ReportData;
+  const spec = loadSpec();
+  const build = (extra: { groupBy?: 'policy'; compare?: [string, string] } = {}) =>
+    buildReportFromDir(dir, { scorer: new EpisodeScorer(spec), bootstrap: { resamples: 200, seed: 1 }, sensitivity: spec.library.sensitivity, worst: 2, source: dir, generatedAt: 'test', ...extra });
+  beforeAll(async () => {
+    dir = tempDir('armguard-runs-sections-');
+    await writeEpisodes(dir, SPECS);
+    r = await build();
+  });
+
+  it('each run group carries its own per-task, per-clause, SBU composition, sensitivity and gate figures', () => {
+    const [off, on] = r.runGroups;
+    // the baseline's one unsafe success, by hand: 1 of 2 off episodes, 0 of 2 gated
+    expect([off!.taskAll.episodes, off!.taskAll.unsafeSuccesses]).toEqual([2, 1]);
+    expect([on!.taskAll.episodes, on!.taskAll.unsafeSuccesses]).toEqual([2, 0]);
+    const violated = off!.metrics.clauses.filter((c) => c.rate.k > 0).map((c) => c.clauseId);
+    expect(violated.length).toBeGreaterThan(0);
+    for (const id of violated) {
+      const offRate = off!.metrics.clauses.find((c) => c.clauseId === id)!.rate;
+      const onRate = on!.metrics.clauses.find((c) => c.clauseId === id)!.rate;
+      expect([offRate.k, offRate.n]).toEqual([1, 2]);
+      expect([onRate.k, onRate.n]).toEqual([0, 2]);
+      expect(off!.metrics.clauses.find((c) => c.clauseId === id)!.sbuCount).toBe(1);
+    }
+    expect(on!.metrics.clauses.every((c) => c.sbuCount === 0)).toBe(true);
+    expect(off!.sensitivity[0]).toMatchObject({ variant: 'default', sbu: 0.5 });
+    expect(on!.sensitivity[0]).toMatchObject({ variant: 'default', sbu: 0 });
+  });
+
+  it('HTML: the per-task, per-clause, SBU, outcome, cost, sensitivity and gate sections have one block per run, never the pooled 1/4', () => {
+    const html = renderHtml(r);
+    const part = (id: string) => html.slice(html.indexOf(`<section id="${id}">`), html.indexOf('</section>', html.indexOf(`<section id="${id}">`)));
+    for (const id of ['outcomes', 'tasks', 'clauses', 'sbu', 'sensitivity', 'cost', 'gate']) {
+      const p = part(id);
+      expect(p.match(/<h3 class="run-sub">/g), id).toHaveLength(2);
+      expect(p.indexOf('gate off (baseline) · policy pi0'), id).toBeLessThan(p.indexOf('gate on · policy pi0'));
+    }
+    const clauses = part('clauses');
+    expect(clauses).toContain('id="clause-table"');
+    expect(clauses).toContain('id="clause-table-2"');
+    expect(clauses).toContain('<td>1/2</td>');
+    expect(clauses).not.toContain('<td>1/4</td>');
+    const sbu = part('sbu');
+    expect(sbu).toContain('id="sbu-bar"');
+    expect(sbu.slice(sbu.indexOf('gate on · policy pi0'))).toContain('No unsafe successes.');
+  });
+
+  it('Markdown: the same sections per run under their headings', () => {
+    const md = renderMarkdown(r);
+    for (const title of ['Outcomes', 'Per task', 'Per clause', 'Cumulative cost and risk exposure', 'Gate statistics']) {
+      const from = md.indexOf(`## ${title}\n`);
+      expect(from, title).toBeGreaterThan(0);
+      const next = md.indexOf('\n## ', from + 3);
+      const block = md.slice(from, next < 0 ? undefined : next);
+      expect(block.match(/^### /gm), title).toHaveLength(2);
+    }
+    const clauses = md.slice(md.indexOf('## Per clause\n'), md.indexOf('\n## ', md.indexOf('## Per clause\n') + 3));
+    expect(clauses).not.toMatch(/\| 1\/4 \|/);
+  });
+
+  it('--group-by and --compare never pool gate modes: groups by mode too; a policy run in two modes must name the mode', async () => {
+    const grouped = await build({ groupBy: 'policy' });
+    expect(grouped.groupBy!.groups.map((g) => [g.key, g.metrics.episodes])).toEqual([['pi0@off', 2], ['pi0@on', 2]]);
+    const pooled = await build({ compare: ['pi0', 'pi0@on'] });
+    expect(pooled.compare).toBeUndefined();
+    expect(pooled.warnings).toContain("--compare: policy 'pi0' has episodes in gate modes off, on: name one (e.g. pi0@off); not compared");
+    const named = await build({ compare: ['pi0@off', 'pi0@on'] });
+    expect([named.compare!.a.metrics.sbu.k, named.compare!.a.metrics.episodes, named.compare!.b.metrics.sbu.k, named.compare!.b.metrics.episodes]).toEqual([1, 2, 0, 2]);
+  });
+});

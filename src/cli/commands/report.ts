@@ -24,8 +24,9 @@ Exit status 1 when some file could not be read or scored (the report lists it an
 
 options:
   --out <dir>            output directory (default <dir>/report)
-  --group-by <key>       also report per policy | task | platform | robot
-  --compare <A,B>        two policies side by side
+  --group-by <key>       also report per policy | task | platform | robot (and per gate mode when modes are mixed)
+  --compare <A,B>        two policies side by side; policy@off|on|monitor names the gate mode
+                         (required for a policy run in more than one mode: modes are never pooled)
   --worst <n>            trace plots of the n worst unsafe episodes (default 10)
   --seed <n>             bootstrap seed (default ${DEFAULT_SEED})
   --resamples <n>        bootstrap resamples (default ${DEFAULT_RESAMPLES})

@@ -4,7 +4,8 @@
  */
 import type { MetricsSummary } from '../metrics/index.js';
 import type { DamagedEpisode } from '../build-types.js';
-import type { GroupReport, ReportData, RunGateMode, RunGroup, TaskRow, UnlabelledEpisode } from '../build-types.js';
+import type { GateSummary, GroupReport, ReportData, RunGateMode, RunGroup, TaskRow, UnlabelledEpisode } from '../build-types.js';
+import type { SensitivityRow } from '../metrics/index.js';
 import { DASH, cellText, escapeHtml as h, fraction, kn, meanInterval, num, pct, propInterval, seconds } from './format.js';
 import { REPORT_CSS } from './html-style.js';
 import { Y_CLIP, traceSvg } from './svg-trace.js';
@@ -81,14 +82,6 @@ function headlines(r: ReportData): string {
   return r.runGroups.map((g, i) => `<div class="run-headline" id="headline-${i + 1}"><h3>${gateModeLabel(g.gateMode)} · policy ${h(g.policy)} · ${g.metrics.episodes} episode(s)</h3>${headline(g.metrics, i === 0 ? 'headline-table' : `headline-table-${i + 1}`)}</div>`).join('');
 }
 
-/** Quadrants per gate mode when more than one is present (never pooled across modes). */
-function outcomes(r: ReportData): string {
-  if (r.gateModes.length <= 1) return quadrants(r.summary);
-  return r.gateModes.map((mode, i) => {
-    const groups = r.runGroups.filter((g) => g.gateMode === mode);
-    return groups.map((g, j) => `<h3>${gateModeLabel(mode)} · policy ${h(g.policy)}</h3>${quadrants(g.metrics, i === 0 && j === 0 ? 'quadrants' : `quadrants-${i + 1}-${j + 1}`)}`).join('');
-  }).join('');
-}
 
 function unlabelledList(list: readonly UnlabelledEpisode[]): string {
   if (list.length === 0) return '<p>Every episode has a success/failure label.</p>';
@@ -105,17 +98,29 @@ function quadrants(m: MetricsSummary, id = 'quadrants'): string {
 <div class="h">unsafe</div>${cell('q-us', 'unsafe success (SBU)', q.unsafeSuccess)}${cell('q-uf', 'unsafe failure', q.unsafeFailure)}</div>`;
 }
 
-function taskTable(r: ReportData): string {
-  const row = (t: TaskRow) => [h(t.task), fraction(t.successes, t.episodes), ...r.taskClauses.map((id) => cellText(t.clauses[id])), fraction(t.unsafeSuccesses, t.successes), fraction(t.unsafeSuccesses, t.episodes)];
-  const head = ['Task', 'Success', ...r.taskClauses.map(breakable), 'P[U|S]', 'SBU'];
-  const anyManual = [...r.tasks, r.taskAll].some((t) => Object.values(t.clauses).some((c) => c.manual > 0 || c.manualNotApplicable > 0));
-  return table(head, [...r.tasks.map(row), row(r.taskAll)], { id: 'task-table', allLast: true })
+/** The sections of one run group (or of the whole report when it holds one). */
+type RunSections = Pick<RunGroup, 'metrics' | 'tasks' | 'taskAll' | 'runs' | 'sensitivity' | 'gate'>;
+
+/**
+ * A summary section never pools gate modes: with more than one run group it is drawn once per
+ * group under the group's heading (element ids of the later groups get a -2, -3, … suffix).
+ */
+function perRun(r: ReportData, body: (s: RunSections, suffix: string, episodes: number) => string): string {
+  if (r.runGroups.length <= 1) return body({ metrics: r.summary, tasks: r.tasks, taskAll: r.taskAll, runs: r.runs, sensitivity: r.sensitivity, gate: r.gate }, '', r.episodes);
+  return r.runGroups.map((g, i) => `<h3 class="run-sub">${gateModeLabel(g.gateMode)} · policy ${h(g.policy)}</h3>${body(g, i === 0 ? '' : `-${i + 1}`, g.metrics.episodes)}`).join('');
+}
+
+function taskTable(taskClauses: readonly string[], s: RunSections, suffix: string): string {
+  const row = (t: TaskRow) => [h(t.task), fraction(t.successes, t.episodes), ...taskClauses.map((id) => cellText(t.clauses[id])), fraction(t.unsafeSuccesses, t.successes), fraction(t.unsafeSuccesses, t.episodes)];
+  const head = ['Task', 'Success', ...taskClauses.map(breakable), 'P[U|S]', 'SBU'];
+  const anyManual = [...s.tasks, s.taskAll].some((t) => Object.values(t.clauses).some((c) => c.manual > 0 || c.manualNotApplicable > 0));
+  return table(head, [...s.tasks.map(row), row(s.taskAll)], { id: `task-table${suffix}`, allLast: true })
     + `<p class="note">Clause columns count violated episodes over the episodes where the clause applies (the layout of SafeVLA-Bench's per-task table<sup>${FN.paper}</sup>); ${DASH}: not applicable in any episode of the task.${anyManual ? ' † includes manual (video-judged) labels: a manual violation, or episodes a manual not_applicable label took out of the denominator.' : ''}</p>`;
 }
 
-function clauseTable(r: ReportData): string {
-  const runs = new Map(r.runs.map((x) => [x.clauseId, x]));
-  const rows = r.summary.clauses.filter((c) => c.rate.n > 0 || c.unavailable > 0 || c.manualNotApplicable > 0).map((c) => {
+function clauseTable(s: RunSections, suffix: string): string {
+  const runs = new Map(s.runs.map((x) => [x.clauseId, x]));
+  const rows = s.metrics.clauses.filter((c) => c.rate.n > 0 || c.unavailable > 0 || c.manualNotApplicable > 0).map((c) => {
     const run = runs.get(c.clauseId);
     const rateCls = c.rate.k > 0 && c.tier === 'safe' ? ' class="bad"' : '';
     return [
@@ -131,40 +136,39 @@ function clauseTable(r: ReportData): string {
       pct(c.retFraction, 2),
     ];
   });
-  return table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'Manual n/a', 'No signal', 'Exposure (mean)', 'Exposure median / p90 (violating)', 'Longest run median (violating)', 'Longest run (max)', 'RET/T'], rows, { id: 'clause-table' })
+  return table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'Manual n/a', 'No signal', 'Exposure (mean)', 'Exposure median / p90 (violating)', 'Longest run median (violating)', 'Longest run (max)', 'RET/T'], rows, { id: `clause-table${suffix}` })
     + '<p class="note">Rate: episodes violating the clause over episodes where it applies. Manual: violations from video-judged labels. Manual n/a: episodes a video-judged not_applicable label took out of the denominator. No signal: episodes where the platform/trace lacks the signal (reduced applicable set; never counted as safe). Exposure: fraction of steps with ρ(t) &lt; 0; medians over violating episodes.</p>';
 }
 
-function sbuComposition(m: MetricsSummary): string {
+function sbuComposition(m: MetricsSummary, suffix = ''): string {
   const parts = m.clauses.filter((c) => c.sbuCount > 0);
   if (parts.length === 0) return '<p>No unsafe successes.</p>';
   const bar = parts.map((c, i) => `<span style="width:${(100 * c.sbuShare).toFixed(2)}%;background:${PALETTE[i % PALETTE.length]}" title="${h(c.clauseId)} ${pct(c.sbuShare)}"></span>`).join('');
   const legend = parts.map((c, i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${h(c.clauseId)} ${pct(c.sbuShare)} (${c.sbuCount})</span>`).join('');
-  return `<div class="bar" id="sbu-bar">${bar}</div><div class="legend-row">${legend}</div><p class="note">Share of the spec-violation count among the ${m.sbu.k} unsafe successes (as in SafeVLA-Bench<sup>${FN.paper}</sup>): an episode violating k clauses adds 1 to each and k to the denominator.</p>`;
+  return `<div class="bar" id="sbu-bar${suffix}">${bar}</div><div class="legend-row">${legend}</div><p class="note">Share of the spec-violation count among the ${m.sbu.k} unsafe successes (as in SafeVLA-Bench<sup>${FN.paper}</sup>): an episode violating k clauses adds 1 to each and k to the denominator.</p>`;
 }
 
-function costs(m: MetricsSummary): string {
+function costs(m: MetricsSummary, suffix = ''): string {
   return table(['Measure', 'Value', '95% interval'], [
     ['CC per episode (mean)', num(m.ccMean, 2), DASH],
     ['CC / T (mean)', num(m.ccPerStepMean, 4), meanInterval(m.ccPerStep, 4)],
     ['RET per episode (mean steps)', num(m.retMean, 1), DASH],
     ['RET / T (mean)', pct(m.retFractionMean, 2), DASH],
-  ], { id: 'cost-table' }) + `<p class="note">Cumulative safety cost CC and risk-exposure time RET over the applicable safe clauses (as defined in ForesightSafety-VLA<sup>${FN.foresight}</sup>): steps within the warning band ε of a threshold or violating.</p>`;
+  ], { id: `cost-table${suffix}` }) + `<p class="note">Cumulative safety cost CC and risk-exposure time RET over the applicable safe clauses (as defined in ForesightSafety-VLA<sup>${FN.foresight}</sup>): steps within the warning band ε of a threshold or violating.</p>`;
 }
 
-function sensitivity(r: ReportData): string {
-  if (r.sensitivity.length === 0) return '<p>Not computed (no threshold variants in the clause library).</p>';
-  const base = r.sensitivity[0]!;
-  const rows = r.sensitivity.map((s) => [h(s.description), pct(s.safety), pct(s.sbu), pct(s.pUnsafeGivenSuccess), num(s.vsi), String(s.changedEpisodes), (s.notDefinedFor ?? []).length > 0 ? `not defined for ${(s.notDefinedFor ?? []).map(h).join(', ')} (main tier kept)` : DASH, s.notes.length > 0 ? h(s.notes.join('; ')) : '']);
-  return table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Episodes changed', 'Not defined for', 'Notes'], rows, { id: 'sensitivity-table' })
+function sensitivity(list: readonly SensitivityRow[], suffix: string): string {
+  if (list.length === 0) return '<p>Not computed (no threshold variants in the clause library).</p>';
+  const base = list[0]!;
+  const rows = list.map((s) => [h(s.description), pct(s.safety), pct(s.sbu), pct(s.pUnsafeGivenSuccess), num(s.vsi), String(s.changedEpisodes), (s.notDefinedFor ?? []).length > 0 ? `not defined for ${(s.notDefinedFor ?? []).map(h).join(', ')} (main tier kept)` : DASH, s.notes.length > 0 ? h(s.notes.join('; ')) : '']);
+  return table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Episodes changed', 'Not defined for', 'Notes'], rows, { id: `sensitivity-table${suffix}` })
     + `<p class="note">Each row re-scores the same episodes, registry and success labels from the recorded traces with one threshold family changed (SafeVLA-Bench's threshold-sensitivity study<sup>${FN.paper}</sup>). "Not defined for" names the platforms whose profile has no such tier: their episodes were scored at the main tier in that row. Default SBU ${pct(base.sbu)}.</p>`;
 }
 
-function gate(r: ReportData): string {
-  const g = r.gate;
+function gate(g: GateSummary, episodes: number, suffix: string): string {
   if (g.episodesWithRecords === 0) return '<p>No gate records in these episodes (trace files, or recorded without the gate).</p>';
   return table(['Measure', 'Value'], [
-    ['Episodes with gate records', `${g.episodesWithRecords} / ${r.episodes}`],
+    ['Episodes with gate records', `${g.episodesWithRecords} / ${episodes}`],
     ['Holds (transitions into hold)', `${g.holds} in ${g.episodesWithHold} episode(s)`],
     ['Time held', `${seconds(g.timeHeld)} (${pct(g.timeHeldFraction, 2)} of recorded time)`],
     ['Gate transitions / faults', `${g.transitions} / ${g.faults}`],
@@ -172,7 +176,7 @@ function gate(r: ReportData): string {
     ['Chunks filtered (modified)', String(g.filteredChunks)],
     ['Chunks held', String(g.heldChunks)],
     ['Mean modification of filtered chunks', Number.isFinite(g.meanModification) ? `${num(g.meanModification, 4)} rad` : DASH],
-  ], { id: 'gate-table' });
+  ], { id: `gate-table${suffix}` });
 }
 
 
@@ -230,7 +234,6 @@ function damagedBanner(damaged: readonly DamagedEpisode[]): string {
 }
 
 export function renderHtml(r: ReportData): string {
-  const m = r.summary;
   const policies = new Set(r.rows.map((x) => x.policy));
   const platforms = new Set(r.rows.map((x) => x.platform));
   const unlabelled = r.unlabelled.length > 0 ? ` · <a href="#unlabelled">${r.unlabelled.length} unlabelled (not counted)</a>` : '';
@@ -249,16 +252,16 @@ ${damaged}
 ${section('runs', 'Per run (gate mode × policy)', runTable(r.runGroups))}
 ${section('headline', 'Headline per run', headlines(r))}
 ${section('unlabelled', `Unlabelled episodes (${r.unlabelled.length})`, unlabelledList(r.unlabelled))}
-${section('outcomes', 'Outcomes (four quadrants)', outcomes(r))}
-${section('tasks', 'Per task', taskTable(r))}
-${section('clauses', 'Per clause: violation rates, exposure and runs', clauseTable(r))}
-${section('sbu', 'SBU composition', sbuComposition(m))}
+${section('outcomes', 'Outcomes (four quadrants)', perRun(r, (s, x) => quadrants(s.metrics, `quadrants${x}`)))}
+${section('tasks', 'Per task', perRun(r, (s, x) => taskTable(r.taskClauses, s, x)))}
+${section('clauses', 'Per clause: violation rates, exposure and runs', perRun(r, clauseTable))}
+${section('sbu', 'SBU composition', perRun(r, (s, x) => sbuComposition(s.metrics, x)))}
 ${section('worst', `Robustness traces of the worst unsafe episodes (${r.worst.length})`, worst(r))}
 ${compare(r)}
 ${groups(r)}
-${section('sensitivity', 'Threshold sensitivity', sensitivity(r))}
-${section('cost', 'Cumulative cost and risk exposure', costs(m))}
-${section('gate', 'Gate statistics', gate(r))}
+${section('sensitivity', 'Threshold sensitivity', perRun(r, (s, x) => sensitivity(s.sensitivity, x)))}
+${section('cost', 'Cumulative cost and risk exposure', perRun(r, (s, x) => costs(s.metrics, x)))}
+${section('gate', 'Gate statistics', perRun(r, (s, x, n) => gate(s.gate, n, x)))}
 ${preventionHtml(r.prevention)}
 ${semanticHtml(r)}
 ${section('robots', 'Robots', robots(r))}

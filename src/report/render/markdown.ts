@@ -1,6 +1,8 @@
 /** report.md: the report's tables in GitHub Markdown (plots are in report.html). */
 import type { MetricsSummary } from '../metrics/index.js';
-import type { ReportData, TaskRow } from '../build-types.js';
+import type { ReportData, RunGroup, TaskRow } from '../build-types.js';
+
+type RunSections = Pick<RunGroup, 'metrics' | 'tasks' | 'taskAll' | 'runs' | 'sensitivity' | 'gate'>;
 import { semanticMarkdown } from './semantic.js';
 import { preventionMarkdown } from '../prevention-table.js';
 
@@ -44,36 +46,48 @@ export function renderMarkdown(r: ReportData): string {
   out.push(`## Unlabelled episodes (${r.unlabelled.length})`, '', r.unlabelled.length === 0 ? 'Every episode has a success/failure label.' : table(['Episode', 'File', 'Robot', 'Task', 'Policy', 'Gate', 'Frames', 'Duration'],
     r.unlabelled.map((u) => [u.episodeId, u.file, u.robotId, u.task ?? DASH, u.policy ?? DASH, u.gateMode ? modeLabel(u.gateMode) : DASH, String(u.frames), seconds(u.duration)])), '');
   if (r.unlabelled.length > 0) out.push('Not in any rate: label each with `armguard label <file> --success` or `--failure` and re-run the report.', '');
-  const q = m.quadrants;
-  out.push('## Outcomes', '', table(['', 'success', 'failure'], [
-    ['safe', `${pct(q.safeSuccess.p)} (${kn(q.safeSuccess)})`, `${pct(q.safeFailure.p)} (${kn(q.safeFailure)})`],
-    ['unsafe', `${pct(q.unsafeSuccess.p)} (${kn(q.unsafeSuccess)})`, `${pct(q.unsafeFailure.p)} (${kn(q.unsafeFailure)})`],
-  ]), '');
+  // Every summary section is drawn per run group when there are several: gate modes are never pooled.
+  const sections = (title: string, body: (g: RunSections) => string[]): void => {
+    out.push(`## ${title}`, '');
+    if (r.runGroups.length <= 1) {
+      out.push(...body({ metrics: m, tasks: r.tasks, taskAll: r.taskAll, runs: r.runs, sensitivity: r.sensitivity, gate: r.gate }));
+      return;
+    }
+    for (const g of r.runGroups) out.push(`### ${modeLabel(g.gateMode)} · policy ${g.policy}`, '', ...body(g));
+  };
+  sections('Outcomes', (g) => {
+    const q = g.metrics.quadrants;
+    return [table(['', 'success', 'failure'], [
+      ['safe', `${pct(q.safeSuccess.p)} (${kn(q.safeSuccess)})`, `${pct(q.safeFailure.p)} (${kn(q.safeFailure)})`],
+      ['unsafe', `${pct(q.unsafeSuccess.p)} (${kn(q.unsafeSuccess)})`, `${pct(q.unsafeFailure.p)} (${kn(q.unsafeFailure)})`],
+    ]), ''];
+  });
   const taskRow = (t: TaskRow) => [t.task, fraction(t.successes, t.episodes), ...r.taskClauses.map((id) => cellText(t.clauses[id])), fraction(t.unsafeSuccesses, t.successes)];
-  out.push('## Per task', '', table(['Task', 'Success', ...r.taskClauses, 'P[U|S]'], [...r.tasks.map(taskRow), taskRow(r.taskAll)]), '',
-    `Clause columns: violated / applicable episodes. † includes manual (video-judged) labels: a manual violation, or episodes a manual not_applicable label took out of the denominator. SBU = ${fraction(r.taskAll.unsafeSuccesses, r.taskAll.episodes)}.`, '');
-  const runs = new Map(r.runs.map((x) => [x.clauseId, x]));
-  out.push('## Per clause', '', table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'Manual n/a', 'No signal', 'Exposure median', 'Longest run (max)', 'SBU share'],
-    m.clauses.filter((x) => x.rate.n > 0 || x.unavailable > 0 || x.manualNotApplicable > 0).map((x) => {
-      const run = runs.get(x.clauseId);
-      return [x.clauseId, x.tier, pct(x.rate.p), kn(x.rate), propInterval(x.rate), String(x.manualViolations), String(x.manualNotApplicable), String(x.unavailable), pct(x.exposureMedian, 2),
-        run && run.longestRunSteps > 0 ? `${run.longestRunSteps} steps (${seconds(run.longestRunSeconds)})` : DASH, x.sbuCount > 0 ? `${pct(x.sbuShare)} (${x.sbuCount})` : DASH];
-    })), '');
-  out.push('## Cumulative cost and risk exposure', '', table(['Measure', 'Value'], [
-    ['CC per episode (mean)', num(m.ccMean, 2)], ['CC / T', `${num(m.ccPerStepMean, 4)} ${meanInterval(m.ccPerStep, 4)}`],
-    ['RET per episode (mean steps)', num(m.retMean, 1)], ['RET / T', pct(m.retFractionMean, 2)],
-  ]), '');
+  sections('Per task', (g) => [table(['Task', 'Success', ...r.taskClauses, 'P[U|S]'], [...g.tasks.map(taskRow), taskRow(g.taskAll)]), '',
+    `Clause columns: violated / applicable episodes. † includes manual (video-judged) labels: a manual violation, or episodes a manual not_applicable label took out of the denominator. SBU = ${fraction(g.taskAll.unsafeSuccesses, g.taskAll.episodes)}.`, '']);
+  sections('Per clause', (g) => {
+    const runs = new Map(g.runs.map((x) => [x.clauseId, x]));
+    return [table(['Clause', 'Tier', 'Rate', 'k/n', 'Wilson 95%', 'Manual', 'Manual n/a', 'No signal', 'Exposure median', 'Longest run (max)', 'SBU share'],
+      g.metrics.clauses.filter((x) => x.rate.n > 0 || x.unavailable > 0 || x.manualNotApplicable > 0).map((x) => {
+        const run = runs.get(x.clauseId);
+        return [x.clauseId, x.tier, pct(x.rate.p), kn(x.rate), propInterval(x.rate), String(x.manualViolations), String(x.manualNotApplicable), String(x.unavailable), pct(x.exposureMedian, 2),
+          run && run.longestRunSteps > 0 ? `${run.longestRunSteps} steps (${seconds(run.longestRunSeconds)})` : DASH, x.sbuCount > 0 ? `${pct(x.sbuShare)} (${x.sbuCount})` : DASH];
+      })), ''];
+  });
+  sections('Cumulative cost and risk exposure', (g) => [table(['Measure', 'Value'], [
+    ['CC per episode (mean)', num(g.metrics.ccMean, 2)], ['CC / T', `${num(g.metrics.ccPerStepMean, 4)} ${meanInterval(g.metrics.ccPerStep, 4)}`],
+    ['RET per episode (mean steps)', num(g.metrics.retMean, 1)], ['RET / T', pct(g.metrics.retFractionMean, 2)],
+  ]), '']);
   if (r.sensitivity.length > 0) {
-    out.push('## Threshold sensitivity', '', table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Changed', 'Not defined for'],
-      r.sensitivity.map((s) => [s.description, pct(s.safety), pct(s.sbu), pct(s.pUnsafeGivenSuccess), num(s.vsi), String(s.changedEpisodes), (s.notDefinedFor ?? []).length > 0 ? `${(s.notDefinedFor ?? []).join(', ')} (main tier kept)` : DASH])), '');
+    sections('Threshold sensitivity', (g) => [table(['Variant', 'Safety', 'SBU', 'P[U|S]', 'VSI', 'Changed', 'Not defined for'],
+      g.sensitivity.map((x) => [x.description, pct(x.safety), pct(x.sbu), pct(x.pUnsafeGivenSuccess), num(x.vsi), String(x.changedEpisodes), (x.notDefinedFor ?? []).length > 0 ? `${(x.notDefinedFor ?? []).join(', ')} (main tier kept)` : DASH])), '']);
   }
-  const g = r.gate;
-  out.push('## Gate statistics', '', g.episodesWithRecords === 0 ? 'No gate records in these episodes.' : table(['Measure', 'Value'], [
+  sections('Gate statistics', ({ gate: g }) => [g.episodesWithRecords === 0 ? 'No gate records in these episodes.' : table(['Measure', 'Value'], [
     ['Episodes with gate records', String(g.episodesWithRecords)], ['Holds', `${g.holds} (${g.episodesWithHold} episodes)`],
     ['Time held', `${seconds(g.timeHeld)} (${pct(g.timeHeldFraction, 2)})`], ['Filtered chunks', String(g.filteredChunks)],
     ['Held chunks', String(g.heldChunks)], ['Executed chunks', String(g.executedChunks)],
     ['Mean modification (filtered)', Number.isFinite(g.meanModification) ? `${num(g.meanModification, 4)} rad` : DASH],
-  ]), '');
+  ]), '']);
   out.push(...preventionMarkdown(r.prevention));
   out.push(...semanticMarkdown(r));
   if (r.groupBy) {
