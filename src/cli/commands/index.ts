@@ -19,5 +19,6 @@ export const commands: readonly CommandEntry[] = [
   { name: 'run', summary: 'monitor and gate a live arm (SO-101 on its serial bus, or the emulator)', load: async () => (await import('./run.js')).runCommand },
   { name: 'access', summary: 'write the access file (MQTT users, roles, scrypt password hashes; mode 0600)', load: async () => (await import('./access.js')).accessCommand },
   { name: 'mqtt-acl', summary: "write the Mosquitto ACL equivalent to an access file's users and roles (for an external broker)", load: async () => (await import('./mqtt-acl.js')).mqttAclCommand },
+  { name: 'mocap-fit', summary: 'fit the mocap (tracking) frame in the robot base frame from touched point pairs, with residuals', load: async () => (await import('./mocap-fit.js')).mocapFitCommand },
   { name: 'doctor', summary: 'check what a first run needs (serial port, servos, supply, calibration; ROS 2, topics, clock) and print the fixes', load: async () => (await import('./doctor.js')).doctorCommand },
 ];
