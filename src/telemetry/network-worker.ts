@@ -2,7 +2,10 @@
  * The control thread's side of the network worker (src/telemetry/network-host.ts): starts the
  * worker, forwards telemetry to it (postMessage, never awaited) and hands the commands it posts
  * to a RemoteCommandHandler. It is the TelemetryLink the gate side publishes on. A worker that
- * dies is a lost command channel ('offline' event: the gate remote holds).
+ * dies is a lost command channel ('offline' event: the gate remote holds, and the hold lasts while
+ * the channel is down); it is started again with back-off (0.5 s doubling to 8 s) on the same broker
+ * and dashboard ports, and its link's new subscription brings the channel back ('subscribed': the
+ * gate remote stops re-reporting the fault; an operator release is still needed).
  */
 import { Worker } from 'node:worker_threads';
 import type { EStopLatchPayload, EpisodePayload, GateStateName } from './payloads.js';
@@ -31,6 +34,19 @@ function workerEntry(): { file: URL; workerData: Record<string, unknown> } {
   return { file: new URL('./network-host.js', import.meta.url), workerData: {} };
 }
 
+const RESPAWN_FIRST_S = 0.5;
+const RESPAWN_MAX_S = 8;
+
+/** The same ports as the first start (port 0 resolved), so clients and pages reconnect to the restarted worker. */
+function pinnedConfig(config: NetworkHostConfig, started: StartedNetwork): NetworkHostConfig {
+  const port = (url: string | undefined) => (url ? Number(new URL(url).port) : 0);
+  return {
+    ...config,
+    ...(config.broker.kind === 'embedded' ? { broker: { ...config.broker, port: port(started.url) } } : {}),
+    ...(config.dashboard && started.dashboardUrl ? { dashboard: { ...config.dashboard, port: port(started.dashboardUrl) } } : {}),
+  };
+}
+
 export class NetworkWorker implements TelemetryLink {
   private worker: Worker | undefined;
   private readonly listeners = new Listeners<[e: LinkEvent]>();
@@ -38,6 +54,11 @@ export class NetworkWorker implements TelemetryLink {
   private isConnected = false;
   private stopped: Promise<void> | undefined;
   private exited = false;
+  private respawnTimer: ReturnType<typeof setTimeout> | undefined;
+  private respawnDelay = RESPAWN_FIRST_S;
+  private readonly restartListeners: ((detail: string) => void)[] = [];
+  /** Times the worker died and was started again. */
+  restarts = 0;
 
   constructor(
     private readonly config: NetworkHostConfig,
@@ -60,14 +81,51 @@ export class NetworkWorker implements TelemetryLink {
     this.listeners.emit(e);
   }
 
+  /** The worker died and was started again (what died, what was started). */
+  onRestart(listener: (detail: string) => void): void {
+    this.restartListeners.push(listener);
+  }
+
   /** Start the worker; resolves once the broker, link and dashboard are up (or rejects with why not). */
-  start(): Promise<StartedNetwork> {
+  async start(): Promise<StartedNetwork> {
+    const started = await this.spawn(this.config);
+    this.respawnConfig = pinnedConfig(this.config, started);
+    return started;
+  }
+
+  private respawnConfig: NetworkHostConfig | undefined;
+
+  /** After the worker died: start it again after the back-off, until it starts or stop() is called. */
+  private scheduleRespawn(why: string): void {
+    if (this.stopped !== undefined || this.respawnTimer !== undefined || !this.respawnConfig) return;
+    const delay = this.respawnDelay;
+    this.respawnDelay = Math.min(RESPAWN_MAX_S, this.respawnDelay * 2);
+    this.respawnTimer = setTimeout(() => {
+      this.respawnTimer = undefined;
+      if (this.stopped !== undefined || !this.respawnConfig) return;
+      this.spawn(this.respawnConfig).then(
+        (s) => {
+          this.restarts++;
+          this.respawnDelay = RESPAWN_FIRST_S;
+          for (const l of this.restartListeners) l(`network worker started again after ${why} (broker ${s.url}${s.connected ? '' : ', link not connected yet'})`);
+        },
+        (e: unknown) => {
+          for (const l of this.restartListeners) l(`network worker did not start again: ${e instanceof Error ? e.message : String(e)}; next attempt in ${this.respawnDelay} s`);
+          this.scheduleRespawn(why);
+        },
+      );
+    }, delay * 1000);
+  }
+
+  private spawn(config: NetworkHostConfig): Promise<StartedNetwork> {
     const entry = workerEntry();
-    const worker = new Worker(entry.file, { workerData: { ...entry.workerData, config: this.config } });
+    const worker = new Worker(entry.file, { workerData: { ...entry.workerData, config } });
     this.worker = worker;
+    this.exited = false;
     return new Promise((resolve, reject) => {
       let started = false;
       worker.on('message', (m: FromWorker) => {
+        if (this.worker !== worker) return;
         switch (m.type) {
           case 'started':
             started = true;
@@ -96,9 +154,13 @@ export class NetworkWorker implements TelemetryLink {
         else this.emit({ kind: 'offline', detail: `network worker failed: ${e.message}` });
       });
       worker.on('exit', (code) => {
+        if (this.worker !== worker) return;
         this.exited = true;
         if (!started) reject(new Error(`network worker exited with code ${code} before it started`));
-        else if (this.stopped === undefined) this.emit({ kind: 'offline', detail: `network worker exited (code ${code})` });
+        else if (this.stopped === undefined) {
+          this.emit({ kind: 'offline', detail: `network worker exited (code ${code})` });
+          this.scheduleRespawn(`it exited with code ${code}`);
+        }
       });
     });
   }
@@ -154,6 +216,7 @@ export class NetworkWorker implements TelemetryLink {
   /** Stop the dashboard, link and broker in the worker, then the worker. Idempotent. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
+      clearTimeout(this.respawnTimer);
       const w = this.worker;
       if (!w || this.exited) return;
       await new Promise<void>((resolve) => {
