@@ -88,3 +88,53 @@ describe('timing derived from the measured read cycle', () => {
     }
   }, 30_000);
 });
+
+describe('a slowed read cycle (emulated servos reply late, as through a slow adapter)', () => {
+  const start = async (extra: { minMaxAge?: number }) => {
+    const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
+    const access = parseAccessFile(ACCESS, 'access.yaml');
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
+    const log: string[] = [];
+    const s = await RunSession.start({
+      calibration: cal.value, spec: spec.spec, task: 'so101-pick-butter', robotId: 'arm9',
+      episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-slow-')), rate: 100, gating: true,
+      arm: { kind: 'emulator', replyDelayS: SLOW_REPLY_S }, broker: { kind: 'embedded', port: 0, access: access.value },
+      clock: systemClock, timers: systemTimers, log: (l) => log.push(l), ...extra,
+    });
+    cleanup.push(() => s.stop('test cleanup'));
+    return { s, log };
+  };
+  const SLOW_REPLY_S = 0.01;
+  const holds = (log: readonly string[]) => log.filter((l) => /→ hold/.test(l));
+
+  it('with the derived ages: the start-up line states them, and 3 s of running never holds', async () => {
+    const { s, log } = await start({});
+    const timing = log.find((l) => l.startsWith('timing: '));
+    const m = /max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s .*raising (\d+) signal max age\(s\) below it; watchdog ([\d.]+) s \(--watchdog to set\)$/.exec(timing ?? '');
+    expect(m, timing).not.toBeNull();
+    const [slowest, floor, raised, watchdog] = [Number(m![1]) / 1000, Number(m![2]), Number(m![3]), Number(m![4])];
+    expect(slowest).toBeGreaterThan(SLOW_REPLY_S); // the slow replies show in the measurement
+    expect(floor).toBeCloseTo(2 * (0.01 + slowest), 2); // the line prints ms to 0.1
+    expect(raised).toBeGreaterThan(0);
+    expect(watchdog).toBeCloseTo(Math.max(0.1, 2 * floor), 2);
+    const before = holds(log).length;
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(holds(log).slice(before), holds(log).join('\n')).toEqual([]);
+    expect(s.gate.state).not.toBe('hold');
+  }, 30_000);
+
+  it('control: the same slow replies with the SPEC ages (--max-age 0.05) hold on a stale signal', async () => {
+    const { log } = await start({ minMaxAge: 0.05 });
+    expect(log.find((l) => l.startsWith('timing: '))).toMatch(/max-age floor 0\.05 s \(--max-age; derived would be [\d.]+ s\)/);
+    await waitFor(() => log.some((l) => /→ hold: signal \S+ stale \(age [\d.]+ s > max 0\.05 s\)/.test(l)), 5);
+  }, 30_000);
+});
+
+async function waitFor(pred: () => boolean, seconds: number): Promise<void> {
+  const deadline = performance.now() + seconds * 1000;
+  while (!pred()) {
+    if (performance.now() > deadline) throw new Error(`not within ${seconds} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -22,7 +22,7 @@ import type { BrokerChoice } from '../compose/telemetry.js';
 import { so101FreeMotion, type So101FreeMotion } from '../../../drivers/so101/onnx-residual.js';
 import { SEMANTIC_BOOLEANS, SEMANTIC_RUN_HELP, SEMANTIC_STRINGS, parseSemanticRunOptions } from '../compose/semantic-options.js';
 
-const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss', 'watchdog', 'bus-timeout', 'arm-watchdog', ...SEMANTIC_STRINGS, ...SPEC_FILE_OPTIONS] as const;
+const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss', 'watchdog', 'bus-timeout', 'arm-watchdog', 'emulator-delay', ...SEMANTIC_STRINGS, ...SPEC_FILE_OPTIONS] as const;
 const BOOLEANS = ['emulator', ...SEMANTIC_BOOLEANS] as const;
 
 const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
@@ -35,6 +35,8 @@ publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/r
 
   --port <tty>          the arm's serial port (e.g. /dev/ttyACM0)
   --emulator            emulated STS3215 servos + simulated arm behind a real socat pty pair
+  --emulator-delay <s>  with --emulator: delay every servo reply by this much (a slow adapter or a
+                        loaded host; the measured read cycle and the derived max ages follow it)
   --calibration <yaml>  SO-101 calibration (armguard calibrate so101; e.g. calibration/so101-demo.yaml)
   --task <id>           task from the task map (decides which clauses apply)
 ${SPEC_FILE_HELP}
@@ -120,7 +122,9 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const watchdog = num('watchdog', undefined, (v) => v >= 0.01 && v <= 5, 'seconds in [0.01, 5]');
   const busTimeout = num('bus-timeout', undefined, (v) => v >= 0.002 && v <= 1, 'seconds in [0.002, 1]');
   const armWatchdog = num('arm-watchdog', undefined, (v) => v >= 0.05 && v <= 5, 'seconds in [0.05, 5]');
-  for (const v of [rate, brokerPort, dashboardPort, duration, maxAge, deadMan, watchdog, busTimeout, armWatchdog]) if (typeof v === 'string') return usageError(v);
+  const emulatorDelay = num('emulator-delay', undefined, (v) => v >= 0 && v <= 0.05, 'seconds in [0, 0.05]');
+  for (const v of [rate, brokerPort, dashboardPort, duration, maxAge, deadMan, watchdog, busTimeout, armWatchdog, emulatorDelay]) if (typeof v === 'string') return usageError(v);
+  if (emulatorDelay !== undefined && !emulator) return usageError('--emulator-delay needs --emulator');
   const gateOpt = str('gate') ?? 'on';
   if (gateOpt !== 'on' && gateOpt !== 'off') return usageError(`--gate: expected on or off, got '${gateOpt}'`);
   let workspace: number[] | undefined;
@@ -214,7 +218,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       episodesDir: str('episodes-dir') ?? 'episodes',
       rate: rate as number,
       gating: gateOpt === 'on',
-      arm: emulator ? { kind: 'emulator' } : { kind: 'port', path: port! },
+      arm: emulator ? { kind: 'emulator', ...(typeof emulatorDelay === 'number' ? { replyDelayS: emulatorDelay } : {}) } : { kind: 'port', path: port! },
       broker,
       ...(dashboard ? { dashboard } : {}),
       ...(workspace ? { workspace } : {}),

@@ -42,6 +42,8 @@ export interface ConnectOptions {
   watchdogS?: number;
   /** Reconnect attempts and their outcome are told here. */
   log?: (line: string) => void;
+  /** With the emulator: added to every servo reply (s), as a slow USB adapter or a loaded host would; the read cycle slows with it. */
+  emulatorReplyDelayS?: number;
 }
 
 /** Back-off between reconnect attempts after a serial disconnect (s): first, doubling up to max. */
@@ -147,7 +149,7 @@ export async function connectSo101(path: string, o: ConnectOptions): Promise<Res
  */
 export async function connectEmulatedSo101(o: ConnectOptions): Promise<Result<So101Connection, Fault>> {
   const cal = o.calibration;
-  const emulator = new FeetechEmulator({ timers: o.timers });
+  const emulator = new FeetechEmulator({ timers: o.timers, ...(o.emulatorReplyDelayS !== undefined ? { extraReplyDelayS: o.emulatorReplyDelayS } : {}) });
   const { ids, cals } = addSo101Servos(emulator, cal, { torqueEnabled: true });
   const sim = new SimulatedSo101(emulator, ids, cals, DEFAULT_SIM_TRUTH, o.clock);
   sim.install();
