@@ -28,6 +28,17 @@ describe('the lazy command table', () => {
     for (const entry of commands) expect(text).toMatch(new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   });
 
+  it('no --help example points into a checkout (../shared, test/, the repository): they must work from an installed package (.ci/package-check runs them)', async () => {
+    for (const entry of commands) {
+      const command = await entry.load();
+      const examples = command.help.split('\n').filter((l) => /^ {2}.*armguard /.test(l));
+      for (const line of examples) expect(line, `${entry.name}: ${line}`).not.toMatch(/\.\.\/|(^|\s)(test|bench|src)\/|shared\/data/);
+    }
+    // the replay examples name a dataset where LeRobot records it and the calibration of the arm that recorded it
+    const replay = await commands.find((c) => c.name === 'replay')!.load();
+    expect(replay.help).toContain('armguard replay --calibration calibration/so101-follower1.yaml --task so101-pick-butter ~/.cache/huggingface/lerobot/lab/so101-pick');
+  });
+
   it('<command> --help loads that command and prints its help', async () => {
     const c = captureIo();
     expect(await main(['stl', '--help'], c.io)).toBe(0);

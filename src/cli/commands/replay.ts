@@ -213,9 +213,12 @@ ${replayInputs.map((i) => i.help).join('\n\n')}
 spec files (every input kind):
 ${SPEC_FILE_HELP}
 
-examples:
-  armguard replay ../shared/data/so101-lerobot-record-test
-  armguard replay --templates pnp-into-container ../shared/data/so101-lerobot-record-test`;
+examples (a dataset recorded with LeRobot's lerobot-record --dataset.repo_id=lab/so101-pick lands in its
+local cache; give the calibration of the arm that recorded it; a Franka bag is the directory ros2 bag
+record wrote):
+  armguard replay --calibration calibration/so101-follower1.yaml --task so101-pick-butter ~/.cache/huggingface/lerobot/lab/so101-pick
+  armguard replay --calibration calibration/so101-follower1.yaml --templates pnp-into-container ~/.cache/huggingface/lerobot/lab/so101-pick
+  armguard replay --platform fr3 --task libero-spatial-pick-bowl rosbag2_2026_05_01-10_00_00/`;
   },
   async run(args, io) {
     const p = parseArgs(args, {
