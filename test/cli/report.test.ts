@@ -26,7 +26,12 @@ describe('armguard report (CLI)', () => {
     expect(r.code).toBe(0);
     for (const f of ['report.html', 'report.md', 'episodes.csv', 'summary.json']) expect(existsSync(join(dir, 'report', f))).toBe(true);
     const successes = SPECS.slice(0, 6).filter((s) => s.success).length;
-    expect(r.out).toContain(`6 episodes (2 robot(s)): SR ${successes}/6`);
+    // two policies: one line per run group (gate mode × policy), as the report's headlines
+    expect(r.out).toContain('6 episodes (2 robot(s)) in 2 run groups:');
+    const groups = [...r.out.matchAll(/^ {2}.* · policy .*: (\d+) episodes, SR (\d+)\/(\d+),/gm)];
+    expect(groups).toHaveLength(2);
+    expect(groups.reduce((a, g) => a + Number(g[2]), 0)).toBe(successes);
+    expect(groups.reduce((a, g) => a + Number(g[3]), 0)).toBe(6);
     const json = JSON.parse(readFileSync(join(dir, 'report', 'summary.json'), 'utf8'));
     expect(json.bootstrap).toEqual({ resamples: 200, seed: 20260529 });
     expect(json.sensitivity).toEqual([]);

@@ -11,6 +11,8 @@ import type { ReportData } from '../../src/report/build-types.js';
 import { renderEpisodesCsv, renderHtml, renderMarkdown } from '../../src/report/render/index.js';
 import { loadSpec } from '../safety/spec-fixture.js';
 import { tempDir, writeEpisodes, type EpisodeSpec } from './build-fixture.js';
+import { main } from '../../src/cli/main.js';
+import { captureIo } from '../support/cli-io.js';
 
 const task = 'libero-spatial-pick-bowl' as const;
 const SPECS: EpisodeSpec[] = [
@@ -135,6 +137,16 @@ describe('report: every summary section is per run group when gate modes are mix
     }
     const clauses = md.slice(md.indexOf('## Per clause\n'), md.indexOf('\n## ', md.indexOf('## Per clause\n') + 3));
     expect(clauses).not.toMatch(/\| 1\/4 \|/);
+  });
+
+  it('armguard report prints one summary line per run group, never one pooled over the gate modes', async () => {
+    const c = captureIo();
+    expect(await main(['report', dir, '--out', tempDir('armguard-runs-out-'), '--no-sensitivity', '--resamples', '100'], c.io)).toBe(0);
+    const out = c.out.join('\n');
+    expect(out).toContain('4 episodes (1 robot(s)) in 2 run groups:');
+    expect(out).toContain('  gate off (baseline) · policy pi0: 2 episodes, SR 2/2, SBU 1/2, P[U|S] 1/2');
+    expect(out).toContain('  gate on · policy pi0: 2 episodes, SR 1/2, SBU 0/2, P[U|S] 0/1');
+    expect(out).not.toMatch(/SBU 1\/4/);
   });
 
   it('--group-by and --compare never pool gate modes: groups by mode too; a policy run in two modes must name the mode', async () => {

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gateModeLabel } from '../../report/render/html.js';
 import { EXIT, parseArgs, type Command } from '../command.js';
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../../report/metrics/index.js';
 import { EpisodeScorer } from '../../safety/index.js';
@@ -109,8 +110,13 @@ examples:
     const written = await writeReport(outDir, data);
     for (const s of data.skipped) io.err(`${s.file}: ${s.reason}`);
     for (const w of data.warnings.filter((x) => x.startsWith('--compare'))) io.err(`armguard report: ${w}`);
-    const m = data.summary;
-    io.out(`${data.episodes} episodes (${data.robots.length} robot(s)): SR ${m.sr.k}/${m.sr.n}, SBU ${m.sbu.k}/${m.sbu.n}, P[U|S] ${m.pUnsafeGivenSuccess.k}/${m.pUnsafeGivenSuccess.n}, VSI ${m.vsi.estimate.toFixed(3)}`);
+    const figures = (m: typeof data.summary) => `SR ${m.sr.k}/${m.sr.n}, SBU ${m.sbu.k}/${m.sbu.n}, P[U|S] ${m.pUnsafeGivenSuccess.k}/${m.pUnsafeGivenSuccess.n}, VSI ${m.vsi.estimate.toFixed(3)}`;
+    if (data.runGroups.length <= 1) io.out(`${data.episodes} episodes (${data.robots.length} robot(s)): ${figures(data.summary)}`);
+    else {
+      // Never one pooled line over gate modes: one per run group.
+      io.out(`${data.episodes} episodes (${data.robots.length} robot(s)) in ${data.runGroups.length} run groups:`);
+      for (const g of data.runGroups) io.out(`  ${gateModeLabel(g.gateMode)} · policy ${g.policy}: ${g.metrics.episodes} episodes, ${figures(g.metrics)}`);
+    }
     io.out(`wrote ${written.join(', ')}`);
     const lost = data.damaged.filter((d) => (d.lostRegions ?? 0) > 0);
     for (const d of lost) io.err(`${d.file}: ${d.end}`);
