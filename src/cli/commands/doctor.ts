@@ -149,6 +149,7 @@ export const doctorCommand: Command = {
       for (const e of cfg.errors) io.err(e.message);
       return EXIT.failure;
     }
+    for (const w of cfg.warnings) io.err(`armguard doctor: ${w}`);
     const seconds = Number(str('seconds') ?? '2');
     if (!(seconds > 0 && seconds <= 60)) {
       io.err(`armguard doctor: --seconds: expected seconds in (0, 60], got '${str('seconds')}'`);
