@@ -63,6 +63,8 @@ export interface WorstEpisode {
   readonly robotId: string;
   readonly task?: string;
   readonly policy?: string;
+  /** The run's gate mode: plots of baseline and gated runs are told apart. */
+  readonly gateMode?: RunGateMode;
   readonly success: boolean;
   readonly vsi: number;
   /** The violated safe clause with the deepest violation (ties: earliest). */

@@ -380,7 +380,7 @@ export class ReportBuilder {
       ...semanticPart(this.rows),
       ...(groupBy ? { groupBy } : {}),
       ...(compare ? { compare } : {}),
-      worst: this.worst.worst(),
+      worst: this.worst.worst().map((w) => ({ ...w, gateMode: this.rows.find((r) => r.episodeId === w.episodeId)?.gateMode ?? 'unrecorded' })),
       rows: this.rows,
       skipped: this.skipped,
       unlabelled: this.unlabelledEpisodes,

@@ -121,6 +121,9 @@ describe('report: every summary section is per run group when gate modes are mix
     expect(clauses).toContain('id="clause-table-2"');
     expect(clauses).toContain('<td>1/2</td>');
     expect(clauses).not.toContain('<td>1/4</td>');
+    // the worst-episode plot of the baseline's unsafe success says which run it is from
+    expect(r.worst[0]).toMatchObject({ episodeId: 'off-1', gateMode: 'off' });
+    expect(part('worst')).toMatch(/off-1<\/b> · task [^·]+ · policy pi0 · gate off \(baseline\) · robot r1/);
     const sbu = part('sbu');
     expect(sbu).toContain('id="sbu-bar"');
     expect(sbu.slice(sbu.indexOf('gate on · policy pi0'))).toContain('No unsafe successes.');

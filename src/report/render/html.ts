@@ -212,7 +212,7 @@ function worst(r: ReportData): string {
   const order = r.summary.clauses.map((c) => c.clauseId);
   if (r.worst.length === 0) return '<p>No episode is unsafe by trace evidence: nothing to plot.</p>';
   const plots = r.worst.map((w, i) => {
-    const title = `${i + 1}. ${w.success ? '<span class="manual" style="color:#c62828">unsafe success</span>' : 'unsafe failure'} · <b>${h(w.episodeId)}</b> · task ${h(w.task ?? DASH)} · policy ${h(w.policy ?? DASH)} · robot ${h(w.robotId)} · VSI ${num(w.vsi)} · violated: ${w.violatedClauses.map(h).join(', ')}`;
+    const title = `${i + 1}. ${w.success ? '<span class="manual" style="color:#c62828">unsafe success</span>' : 'unsafe failure'} · <b>${h(w.episodeId)}</b> · task ${h(w.task ?? DASH)} · policy ${h(w.policy ?? DASH)}${w.gateMode ? ` · ${gateModeLabel(w.gateMode)}` : ''} · robot ${h(w.robotId)} · VSI ${num(w.vsi)} · violated: ${w.violatedClauses.map(h).join(', ')}`;
     return `<div class="plot"><div class="cap">${title}</div>${traceSvg(w, `trace-${i + 1}`, order)}</div>`;
   });
   return plots.join('') + `<p class="note">ρ(t) of every safe-tier clause applicable to the episode (and of report-only clauses it violated), normalised by |τ|, in the layout of the trace figure of SafeVLA-Bench<sup>${FN.paper}</sup>: one colour per clause (the same in every plot), the deepest violation drawn thick, other violated clauses dashed, satisfied clauses solid and marked ✓ in the legend; ρ = 0 dashed, the first violating step dotted; values clipped to ±${Y_CLIP}. The episodes are the worst unsafe ones, spread over policies and violated clauses before repeating one.</p>`;

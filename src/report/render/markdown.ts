@@ -100,8 +100,8 @@ export function renderMarkdown(r: ReportData): string {
     const rows = metricRows(a.metrics).map((ra, i) => { const rb = metricRows(b.metrics)[i]!; return [ra[0]!, `${ra[1]} ${ra[2]} (${ra[3]})`, `${rb[1]} ${rb[2]} (${rb[3]})`]; });
     out.push(`## Comparison: ${a.key} vs ${b.key}`, '', table(['Metric', a.key, b.key], rows), '');
   }
-  out.push('## Worst unsafe episodes', '', r.worst.length === 0 ? 'None unsafe by trace evidence.' : table(['#', 'Episode', 'Outcome', 'Task', 'Policy', 'Robot', 'VSI', 'Clause', 'First violation'],
-    r.worst.map((w, i) => [String(i + 1), w.episodeId, w.success ? 'unsafe success' : 'unsafe failure', w.task ?? DASH, w.policy ?? DASH, w.robotId, num(w.vsi), w.clauseId, `step ${w.violationStep} (t = ${num(w.violationTime - w.t0, 2)} s)`])), '',
+  out.push('## Worst unsafe episodes', '', r.worst.length === 0 ? 'None unsafe by trace evidence.' : table(['#', 'Episode', 'Outcome', 'Task', 'Policy', 'Gate', 'Robot', 'VSI', 'Clause', 'First violation'],
+    r.worst.map((w, i) => [String(i + 1), w.episodeId, w.success ? 'unsafe success' : 'unsafe failure', w.task ?? DASH, w.policy ?? DASH, w.gateMode ? modeLabel(w.gateMode) : DASH, w.robotId, num(w.vsi), w.clauseId, `step ${w.violationStep} (t = ${num(w.violationTime - w.t0, 2)} s)`])), '',
   'Robustness-trace plots: report.html.', '');
   out.push('## Robots', '', table(['Robot', 'Episodes'], r.robots.map((x) => [x.robotId, String(x.episodes)])), '');
   if (r.monitoredThresholds.length > 0) {
