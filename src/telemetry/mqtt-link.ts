@@ -290,8 +290,7 @@ export class MqttLink implements TelemetryLink {
     this.lastMarginsT = t;
     this.send('margins', { v: 1, robot: this.options.robot, t, margins, band });
     this.history.push(t, margins, band);
-    // A gate clock that went back (new session) publishes at once.
-    if (t - this.lastHistoryT >= (this.options.historyPeriodSeconds ?? 1) || t < this.lastHistoryT) {
+    if (t - this.lastHistoryT >= (this.options.historyPeriodSeconds ?? 1)) {
       this.lastHistoryT = t;
       this.send('margins/history', this.history.payload(this.options.robot), true, 1);
     }
