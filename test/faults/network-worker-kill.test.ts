@@ -21,7 +21,7 @@ afterEach(async () => {
 
 describe('network worker killed during a run', () => {
   it('holds with a recorded fault while it is down, the control loop keeps running, and it comes back for an operator release', async () => {
-    const { s } = await startEmulatedSession();
+    const { s, log } = await startEmulatedSession();
     cleanups.push(() => s.stop('test cleanup'));
     const net = s.telemetry!.link as NetworkWorker;
     // Test access to the session's loop counter and the worker thread (private: nothing else may kill it).
@@ -45,6 +45,7 @@ describe('network worker killed during a run', () => {
       if (s.gate.state === 'hold') void s.act('release');
       return s.gate.state !== 'hold';
     }, 5, 'a release accepted');
+    expect(log).toContainEqual(expect.stringMatching(/^network worker started again after it exited with code 1 \(broker mqtt:\/\/127\.0\.0\.1:\d+/));
 
     // The command channel works again: a remote e-stop to the same broker URL holds.
     const op = await mqtt.connectAsync(url, { username: 'alice', password: 'alice-secret', clientId: `kill-test-${process.pid}` });
@@ -58,5 +59,6 @@ describe('network worker killed during a run', () => {
     const records = await episodeGateRecords(path);
     expect(records.some((r) => r.kind === 'fault' && /^mqtt-link-lost: .*network worker exited/.test(String(r.fault.detail)))).toBe(true);
     expect(records.some((r) => r.kind === 'transition' && r.to === 'hold' && /network worker exited/.test(r.reason))).toBe(true);
+    expect(records.some((r) => r.kind === 'event' && r.event === 'network-worker' && /started again/.test(r.detail ?? ''))).toBe(true);
   }, 60_000);
 });

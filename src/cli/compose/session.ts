@@ -211,6 +211,7 @@ export class RunSession {
       broker: o.broker, robotId: o.robotId, clock: o.clock, gate,
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
       onRefused: (text) => this.record((r, t) => r.gateEvent(t, 'command-refused', text)),
+      onNetworkRestart: (detail) => (this.o.log(detail), this.record((r, t) => r.gateEvent(t, 'network-worker', detail))),
       ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
       ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
       ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),

@@ -31,6 +31,8 @@ export interface TelemetryOptions {
   /** Margins decimation (Hz). */
   marginsRateHz?: number;
   onRefused?: (text: string) => void;
+  /** The network worker died and was started again (or failed to): what happened. */
+  onNetworkRestart?: (detail: string) => void;
   /** Operator dead-man (s): no operator heartbeat for this long holds the gate (GateRemote.checkStep). */
   heartbeatTimeout?: number;
   /** What a lost command channel (remote e-stop) does: hold (default) or only record the fault. */
@@ -80,6 +82,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     },
   );
   if (o.onRefused) net.onRefused(o.onRefused);
+  if (o.onNetworkRestart) net.onRestart(o.onNetworkRestart);
   if (o.chunks) {
     // Requests arrive decoded from the worker (handleDecoded); results go back through it.
     const transport: ChunkServerTransport = { onRequest: () => undefined, respond: (payload) => net.publishChunkResult(payload) };
