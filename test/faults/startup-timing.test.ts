@@ -106,7 +106,10 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
     return { s, log };
   };
   const SLOW_REPLY_S = 0.01;
-  const holds = (log: readonly string[]) => log.filter((l) => /→ hold/.test(l));
+  // Holds on what the derived values govern: a signal older than its max age, or the source watchdog.
+  // (The arm's own heartbeat watchdog, --arm-watchdog 0.25 s, is not derived: a machine stalled longer
+  // than that by other test files trips it, which says nothing about the derived ages.)
+  const holds = (log: readonly string[]) => log.filter((l) => /→ hold: (signal \S+ stale|no fresh samples)/.test(l));
 
   it('with the derived ages: the start-up line states them, and 3 s of running never holds', async () => {
     const { s, log } = await start({});
@@ -121,7 +124,7 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
     const before = holds(log).length;
     await new Promise((r) => setTimeout(r, 3000));
     expect(holds(log).slice(before), holds(log).join('\n')).toEqual([]);
-    expect(s.gate.state).not.toBe('hold');
+    if (s.gate.state === 'hold') expect(['stale-signal', 'watchdog']).not.toContain(s.gate.holdCause?.kind);
   }, 30_000);
 
   it('control: the same slow replies with the SPEC ages (--max-age 0.05) hold on a stale signal', async () => {
