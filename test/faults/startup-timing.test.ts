@@ -100,7 +100,10 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
       calibration: cal.value, spec: spec.spec, task: 'so101-pick-butter', robotId: 'arm9',
       episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-slow-')), rate: 100, gating: true,
       arm: { kind: 'emulator', replyDelayS: SLOW_REPLY_S }, broker: { kind: 'embedded', port: 0, access: access.value },
-      clock: systemClock, timers: systemTimers, log: (l) => log.push(l), ...extra,
+      clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
+      // The arm's own heartbeat watchdog is not derived from the read cycle: kept out of the way so a
+      // machine stalled by other test files cannot hold the arm first and hide what is tested here.
+      armWatchdogS: 5, ...extra,
     });
     cleanup.push(() => s.stop('test cleanup'));
     return { s, log };
