@@ -13,4 +13,5 @@ export * from './cbf-solver.js';
 export * from './tracked-obstacles.js';
 export * from './hold-only-filter.js';
 export * from './stepwise-filter.js';
-export * from './tilt-barrier.js';
+export * from './orientation-barrier.js';
+export * from './barrier-stack.js';

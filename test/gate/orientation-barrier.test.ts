@@ -7,8 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, type CbfFilterConfig } from '../../src/gate/index.js';
-import { BarrierStack, OrientationBarrier } from '../../src/gate/orientation-barrier.js';
-import { ForwardKinematics, type ChainSpec } from '../../src/kinematics/chain.js';
+import { BarrierStack } from '../../src/gate/barrier-stack.js';
+import { OrientationBarrier } from '../../src/gate/orientation-barrier.js';
+import { type ChainSpec } from '../../src/kinematics/chain.js';
+import { FRANKA_FRAMES, ForwardKinematics, PANDA_CHAIN } from '../../src/kinematics/index.js';
 import { activeSetSolverFactory } from './support/active-set-qp.js';
 
 const CHAIN: ChainSpec = {
@@ -135,5 +137,65 @@ describe('the chunk CBF with the orientation constraint', () => {
     const o = new ChunkCbfFilter(stack, activeSetSolverFactory, config).filter(u0, 20, [0, 0], 0.05);
     expect(o.status, o.detail).toBe('filtered');
     for (let k = 0; k < 20; k++) expect(Math.abs(o.targets[2 * k + 1]!)).toBeLessThanOrEqual(THETA + 1e-9);
+  });
+});
+
+/**
+ * On the Panda's TCP with lever 1 (the fragile-obstacle scenario's setting): h = cos(tilt of the
+ * object's up axis from vertical) − cos(limit), checked against the tilt computed from the TCP
+ * rotations by plain matrix products; the analytic gradient matches central differences.
+ */
+describe('OrientationBarrier on the Panda TCP, lever 1', () => {
+  const q = Float64Array.from([0.1, -0.3, 0.2, -2.2, 0.1, 1.9, 0.7]);
+  const limit = (13.5 * Math.PI) / 180;
+  const panda = (): OrientationBarrier => new OrientationBarrier(new ForwardKinematics(PANDA_CHAIN), FRANKA_FRAMES.tcp, limit, 1);
+
+  /** Row-major rotation of the TCP frame at x. */
+  function tcpRotation(x: Float64Array): number[] {
+    const fk = new ForwardKinematics(PANDA_CHAIN);
+    fk.compute(x);
+    const o = fk.offset(FRANKA_FRAMES.tcp);
+    return Array.from(fk.frames.subarray(o, o + 9));
+  }
+
+  it('h = cos(tilt) − cos(limit), the tilt of the object held upright at the grasp', () => {
+    const t = panda();
+    const out = new Float64Array(1);
+    expect(t.h(q, out)).toBeCloseTo(1 - Math.cos(limit), 12); // nothing held: inert, the upright value
+    t.captureReference(q);
+    expect(t.h(q, out)).toBeCloseTo(1 - Math.cos(limit), 12);
+    const q2 = Float64Array.from(q);
+    q2[5] = q2[5]! + 0.2;
+    q2[3] = q2[3]! - 0.1;
+    // object up in the TCP frame: c = R1ᵀ ẑ (third row of R1); in the world after the move: R2 c.
+    const R1 = tcpRotation(q);
+    const R2 = tcpRotation(q2);
+    const c = [R1[6]!, R1[7]!, R1[8]!];
+    const upZ = R2[6]! * c[0]! + R2[7]! * c[1]! + R2[8]! * c[2]!;
+    expect(t.h(q2, out)).toBeCloseTo(upZ - Math.cos(limit), 12);
+    expect(upZ).toBeLessThan(Math.cos(0.05)); // the move really tilts it
+  });
+
+  it('analytic gradient = central differences; zero once released', () => {
+    const t = panda();
+    const g0 = Float64Array.from(q);
+    g0[3] = g0[3]! + 0.3;
+    t.captureReference(g0);
+    const h = new Float64Array(1);
+    const grad = new Float64Array(7);
+    t.gradient(q, h, grad);
+    const eps = 1e-6;
+    for (let j = 0; j < 7; j++) {
+      const p = Float64Array.from(q);
+      const m = Float64Array.from(q);
+      p[j] = p[j]! + eps;
+      m[j] = m[j]! - eps;
+      const fd = (t.h(p, new Float64Array(1)) - t.h(m, new Float64Array(1))) / (2 * eps);
+      expect(grad[j]).toBeCloseTo(fd, 7);
+    }
+    expect(Math.max(...Array.from(grad, Math.abs))).toBeGreaterThan(0.05);
+    t.enabled = false;
+    t.gradient(q, h, grad);
+    expect(Array.from(grad)).toEqual([0, 0, 0, 0, 0, 0, 0]);
   });
 });

@@ -13,8 +13,9 @@ import { StepwiseCbfBaseline } from '../../../gate/stepwise-filter.js';
 import { DEMO_MODES, type DemoMode } from '../metrics.js';
 import type { TrackedObstacleSpec } from '../../../gate/tracked-obstacles.js';
 import type { BottleSpec } from '../../../../drivers/sim/index.js';
-import { StackedBarrier, TiltBarrier } from '../../../gate/tilt-barrier.js';
-import { CapsuleModel, armModel, endEffectorOf, PANDA_DESCRIPTION, SO101_DESCRIPTION, type ArmModelSpec, type CapsuleSpec, type ObstacleSet, type RobotDescription } from '../../../kinematics/index.js';
+import { BarrierStack } from '../../../gate/barrier-stack.js';
+import { OrientationBarrier } from '../../../gate/orientation-barrier.js';
+import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf, PANDA_DESCRIPTION, SO101_DESCRIPTION, type ArmModelSpec, type CapsuleSpec, type ObstacleSet, type RobotDescription } from '../../../kinematics/index.js';
 
 /**
  * Barrier spheres covering the bottle's cylinder: `count` spheres centred along its axis at equal
@@ -123,7 +124,7 @@ export class ArmColumnsFilter implements ChunkFilter {
     readonly columns: number,
     private readonly pinned: PinnedJointBarrier | null,
     private readonly gripperColumn: number,
-    private readonly tilt: { barrier: TiltBarrier; grip: GripSense } | null = null,
+    private readonly tilt: { barrier: OrientationBarrier; grip: GripSense } | null = null,
   ) {
     this.q0 = new Float64Array(arm);
     this.qFull = new Float64Array(arm + (pinned ? 1 : 0));
@@ -144,11 +145,11 @@ export class ArmColumnsFilter implements ChunkFilter {
       const { barrier, grip } = this.tilt;
       const g = nominal[this.gripperColumn] ?? NaN;
       const gripping = Math.abs(g - grip.closed) <= 0.1 * Math.abs(grip.open - grip.closed);
-      if (!gripping) barrier.active = false;
-      else if (!barrier.active) {
+      if (!gripping) barrier.enabled = false;
+      else if (!barrier.enabled) {
         let c = 0;
         for (let j = 0; j < this.qFull.length; j++) this.qFull[j] = this.pinned && j === this.pinned.pinned ? this.pinned.value : this.q0[c++]!;
-        barrier.grasp(this.qFull);
+        barrier.captureReference(this.qFull);
       }
     }
     const o = this.inner.filter(this.buf, horizon, this.q0, dt, deadline);
@@ -198,8 +199,9 @@ export function modeFilter(mode: Exclude<FragileMode, 'off'>, profile: ArmFilter
   const spheres: ObstacleSet = { planes: new Float64Array(0), spheres: new Float64Array(4 * profile.bottleSpheres), box: null };
   const groups = obstacleGroups(spheres);
   const distance = new CapsuleBarrier(new CapsuleModel(clearanceModel(profile.description, profile.endEffector)), groups, profile.dSafe);
-  const tiltBarrier = tilt && mode !== 'hold' ? new TiltBarrier(profile.description.chain, profile.tcpFrame, tilt.limit) : null;
-  const full = tiltBarrier ? new StackedBarrier([distance, tiltBarrier]) : distance;
+  // Lever 1: h = cos(tilt) − cos(limit), dimensionless, as the pilot's figures were measured with.
+  const tiltBarrier = tilt && mode !== 'hold' ? new OrientationBarrier(new ForwardKinematics(profile.description.chain), profile.tcpFrame, tilt.limit, 1) : null;
+  const full = tiltBarrier ? new BarrierStack([distance, tiltBarrier]) : distance;
   const pinned = profile.pinnedGripperJoint === null ? null : new PinnedJointBarrier(full, profile.pinnedGripperJoint);
   const barrier: BarrierModel = pinned ?? full;
   if (barrier.joints !== arm) throw new RangeError(`${profile.description.id}: barrier has ${barrier.joints} joints, the scene ${arm} arm joints`);
