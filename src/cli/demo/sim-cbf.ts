@@ -14,7 +14,8 @@ import {
   CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, TrackedObstacles, interiorPointSolver, obstacleGroups,
   type CbfOutcome, type ExecutedChunk, type Gate,
 } from '../../gate/index.js';
-import { PassiveJointsBarrier } from '../../gate/passive-joints.js';
+import type { ChunkFilter } from '../../gate/cbf-types.js';
+import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
 import { CapsuleModel, armModel, type ObstacleSet } from '../../kinematics/index.js';
 import type { CommandSink, JointChunk } from '../../ports/index.js';
 import { ChunkExecutor } from '../../runtime/chunk-executor.js';
@@ -28,7 +29,7 @@ export interface SimCbfOptions {
   readonly trackingMaxAge: number;
   readonly trackingLatencyTicks: number;
   readonly trackingNoise: number;
-  /** Per-joint speed bound of the filter (rad/s), arm joints then the gripper. */
+  /** Per-joint speed bound of the filter (rad/s), arm joints then the gripper (unused: the gripper column passes through). */
   readonly maxSpeed: readonly number[];
   /** Wall clock for the filter-time figures (ms). */
   readonly wallMs: () => number;
@@ -76,6 +77,8 @@ export class SimCbfPath {
   readonly tracker: SceneTracker;
   tracking: SimTrackingAdapter;
   private readonly filter: TimedCbfFilter;
+  /** The filter the executor calls: `filter` over the arm columns, the gripper column exactly as sent. */
+  private readonly chunkFilter: ChunkFilter;
   private executor: ChunkExecutor | null = null;
   private readonly sink = new CaptureSink();
   private readonly tracked: TrackedObstacles;
@@ -100,16 +103,18 @@ export class SimCbfPath {
     const capsules = new CapsuleBarrier(new CapsuleModel(armModel(desc, scene.robot.endEffector)), groups, o.dSafe);
     const columns = world.nArm + 1;
     if (capsules.joints > columns) throw new RangeError(`scene ${scene.id}: the description has ${capsules.joints} joints, a chunk ${columns} columns`);
-    const barrier = capsules.joints === columns ? capsules : new PassiveJointsBarrier(capsules, columns - capsules.joints);
     const gripperRange = [Math.min(scene.gripper.open, scene.gripper.closed), Math.max(scene.gripper.open, scene.gripper.closed)] as const;
     // Joint limits: the description's for the joints it has; the gripper command's range otherwise.
     const qmin = Array.from({ length: columns }, (_, j) => chain.joints[j]?.lower ?? gripperRange[0]);
     const qmax = Array.from({ length: columns }, (_, j) => chain.joints[j]?.upper ?? gripperRange[1]);
-    this.filter = new TimedCbfFilter(barrier, interiorPointSolver, {
-      ...DEFAULT_CBF_WEIGHTS, qmin, qmax, maxSpeed: [...o.maxSpeed], maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40,
+    // The CBF sees the joints the barrier has; the trailing (gripper) column passes through untouched.
+    const arm = capsules.joints;
+    this.filter = new TimedCbfFilter(capsules, interiorPointSolver, {
+      ...DEFAULT_CBF_WEIGHTS, qmin: qmin.slice(0, arm), qmax: qmax.slice(0, arm), maxSpeed: o.maxSpeed.slice(0, arm), maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40,
     });
     this.filter.wallMs = o.wallMs;
     if (o.cpuMs) this.filter.cpuMs = o.cpuMs;
+    this.chunkFilter = arm === columns ? this.filter : new PassiveColumnsFilter(this.filter, arm, columns);
     this.tracker = new SceneTracker({ bystanders: [], obstacles: bodies, source: 'sim.tracking' });
     this.tracking = this.adapter(0);
     this.tracked = new TrackedObstacles(
@@ -136,7 +141,7 @@ export class SimCbfPath {
     this.filter.cpuTimes.length = 0;
     this.last = null;
     this.executor = new ChunkExecutor({
-      gate, screen: new ChunkScreen(this.screenConfig), filter: this.filter, sink: this.sink, joints: new SimJointState(this.world), maxStateAge: 0.1, obstacles: this.tracked,
+      gate, screen: new ChunkScreen(this.screenConfig), filter: this.chunkFilter, sink: this.sink, joints: new SimJointState(this.world), maxStateAge: 0.1, obstacles: this.tracked,
     });
   }
 

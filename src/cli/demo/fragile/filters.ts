@@ -15,6 +15,7 @@ import type { TrackedObstacleSpec } from '../../../gate/tracked-obstacles.js';
 import type { BottleSpec } from '../../../../drivers/sim/index.js';
 import { BarrierStack } from '../../../gate/barrier-stack.js';
 import { OrientationBarrier } from '../../../gate/orientation-barrier.js';
+import { PassiveColumnsFilter } from '../../../gate/passive-columns.js';
 import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf, PANDA_DESCRIPTION, SO101_DESCRIPTION, type ArmModelSpec, type CapsuleSpec, type ObstacleSet, type RobotDescription } from '../../../kinematics/index.js';
 
 /**
@@ -107,16 +108,15 @@ export interface GripSense {
 }
 
 /**
- * Filters the first `arm` columns of a chunk of `columns` columns with `inner`; the other columns
- * (the gripper command) pass through unchanged — a filter must not open a hand holding a cup.
+ * Filters the first `arm` columns of a chunk of `columns` columns with `inner` through
+ * {@link PassiveColumnsFilter}: the other columns (the gripper command) pass through exactly as sent.
  * With a pinned barrier, its joint follows the present gripper command of q0. With a tilt barrier,
  * the constraint is switched on while the chunk starts with the gripper commanded closed, its
  * reference taken at q0 of the first such chunk (the cup was upright when lifted).
  */
 export class ArmColumnsFilter implements ChunkFilter {
-  private buf = new Float64Array(0);
-  private out = new Float64Array(0);
-  private readonly q0: Float64Array;
+  private readonly columnsFilter: PassiveColumnsFilter;
+  private readonly qFull: Float64Array;
 
   constructor(
     readonly inner: ChunkFilter,
@@ -126,20 +126,11 @@ export class ArmColumnsFilter implements ChunkFilter {
     private readonly gripperColumn: number,
     private readonly tilt: { barrier: OrientationBarrier; grip: GripSense } | null = null,
   ) {
-    this.q0 = new Float64Array(arm);
+    this.columnsFilter = new PassiveColumnsFilter(inner, arm, columns);
     this.qFull = new Float64Array(arm + (pinned ? 1 : 0));
   }
 
-  private readonly qFull: Float64Array;
-
   filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
-    const { arm, columns } = this;
-    if (this.buf.length !== horizon * arm) {
-      this.buf = new Float64Array(horizon * arm);
-      this.out = new Float64Array(horizon * columns);
-    }
-    for (let k = 0; k < horizon; k++) for (let j = 0; j < arm; j++) this.buf[k * arm + j] = nominal[k * columns + j] ?? NaN;
-    for (let j = 0; j < arm; j++) this.q0[j] = q0[j] ?? NaN;
     if (this.pinned) this.pinned.value = q0[this.gripperColumn] ?? NaN;
     if (this.tilt) {
       const { barrier, grip } = this.tilt;
@@ -148,17 +139,11 @@ export class ArmColumnsFilter implements ChunkFilter {
       if (!gripping) barrier.enabled = false;
       else if (!barrier.enabled) {
         let c = 0;
-        for (let j = 0; j < this.qFull.length; j++) this.qFull[j] = this.pinned && j === this.pinned.pinned ? this.pinned.value : this.q0[c++]!;
+        for (let j = 0; j < this.qFull.length; j++) this.qFull[j] = this.pinned && j === this.pinned.pinned ? this.pinned.value : (q0[c++] ?? NaN);
         barrier.captureReference(this.qFull);
       }
     }
-    const o = this.inner.filter(this.buf, horizon, this.q0, dt, deadline);
-    if (o.status === 'filtered') {
-      this.out.set(nominal.subarray(0, horizon * columns));
-      for (let k = 0; k < horizon; k++) for (let j = 0; j < arm; j++) this.out[k * columns + j] = o.targets[k * arm + j]!;
-      o.targets = this.out;
-    } else if (o.status === 'unchanged') o.targets = nominal;
-    return o;
+    return this.columnsFilter.filter(nominal, horizon, q0, dt, deadline);
   }
 }
 
