@@ -91,36 +91,3 @@ export class BottleObserver {
     }
   }
 }
-
-/**
- * Tracking of the bottle from the sim's body pose: `<body>#i` is the point `offsets[i]` along its
- * axis (the gate's TrackedPositionSource port: position into `out`, stamp returned, NaN if unknown).
- */
-export class SimBottleTracker {
-  private readonly bodyId: number;
-
-  constructor(
-    mj: Mujoco,
-    private readonly world: SimWorld,
-    private readonly bottle: BottleSpec,
-    private readonly offsets: readonly number[],
-  ) {
-    this.bodyId = mj.mj_name2id(world.model, OBJ_BODY, bottle.body);
-    if (this.bodyId < 0) throw new Error(`scene ${world.scene.id}: no bottle body '${bottle.body}'`);
-  }
-
-  positionOf(body: string, out: Float64Array): number {
-    const prefix = `${this.bottle.body}#`;
-    const i = body.startsWith(prefix) ? Number(body.slice(prefix.length)) : NaN;
-    const off = this.offsets[i];
-    if (off === undefined) return NaN;
-    const x = this.world.data.xpos as Float64Array;
-    const r = this.world.data.xmat as Float64Array;
-    const b = this.bodyId;
-    // body z axis = third column of the row-major xmat
-    out[0] = (x[3 * b] ?? NaN) + (r[9 * b + 2] ?? NaN) * off;
-    out[1] = (x[3 * b + 1] ?? NaN) + (r[9 * b + 5] ?? NaN) * off;
-    out[2] = (x[3 * b + 2] ?? NaN) + (r[9 * b + 8] ?? NaN) * off;
-    return this.world.time;
-  }
-}

@@ -27,5 +27,5 @@ export type { SceneSpec, GripperMap, Vec3 } from './scenes/types.js';
 export { MujocoServoBridge, type ServoBridgeJoint } from './servo-bridge.js';
 export { TWIN_SCENES, TwinObserver, boxRimCentre, handToActor, renderTopView, twinScene, type TopView, type TwinSceneId } from './twins.js';
 export { fragileScene, fragilePlacement, FRAGILE_PLACEMENT_XY, FRAGILE_YAW, type FragileArm, type FragileScene, type FragilePlacement, type BottleSpec } from './scenes/fragile.js';
-export { BottleObserver, SimBottleTracker } from './bottle.js';
+export { BottleObserver } from './bottle.js';
 export { FragileCarryPolicy, fragileCarryPlan, FRAGILE_POLICY } from './fragile-policy.js';

@@ -81,6 +81,16 @@ export class SceneTracker {
     return b.stamp;
   }
 
+  /** Latest up (z) axis of `body` into out (unit, tracking frame); its stamp, or NaN if never seen / not tracked. */
+  axisOf(body: string, out: Float64Array): number {
+    const b = this.bodies.get(body);
+    if (!b || b.stamp === -Infinity) return NaN;
+    out[0] = b.up[0]!;
+    out[1] = b.up[1]!;
+    out[2] = b.up[2]!;
+    return b.stamp;
+  }
+
   /** New episode: displacements are measured from the next pose of each body. */
   resetEpisode(): void {
     for (const b of this.bodies.values()) {

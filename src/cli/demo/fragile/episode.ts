@@ -10,12 +10,15 @@
  * predicate (cup in the box). Filter time is wall time around each filter call.
  */
 import { performance } from 'node:perf_hooks';
-import { BottleObserver, DlsIk, FragileCarryPolicy, SimBottleTracker, SimWorld, fragileCarryPlan, fragileScene, planContext, simPorts, targetInBox, type FragileArm, type Mujoco } from '../../../../drivers/sim/index.js';
+import { BottleObserver, DlsIk, FragileCarryPolicy, SimWorld, fragileCarryPlan, fragileScene, planContext, simPorts, targetInBox, type FragileArm, type Mujoco } from '../../../../drivers/sim/index.js';
 import type { CbfOutcome } from '../../../gate/cbf-filter.js';
 import type { ChunkFilter } from '../../../gate/cbf-types.js';
 import { ChunkScreen } from '../../../gate/chunk-screen.js';
 import { describeCause } from '../../../gate/events.js';
 import { DEFAULT_GATE_CONFIG, Gate } from '../../../gate/gate.js';
+import { BodyAxisPoints } from '../../../../drivers/tracking/axis-points.js';
+import { SceneTracker } from '../../../../drivers/tracking/scene-tracker.js';
+import { SimTrackingAdapter } from '../../../../drivers/tracking/sim-tracking.js';
 import { TrackedObstacles } from '../../../gate/tracked-obstacles.js';
 import { CHUNK_HORIZON } from '../../../../drivers/sim/policies.js';
 import { MonitorBank } from '../../../runtime/monitor-bank.js';
@@ -155,7 +158,7 @@ export function runFragileEpisode(input: FragileEpisodeInput): FragileEpisodeRes
 }
 
 function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryPolicy, fs: ReturnType<typeof fragileScene>, observer: BottleObserver): FragileEpisodeResult {
-  const { mj, arm, mode, seed } = input;
+  const { arm, mode, seed } = input;
   const scene = fs.scene;
   const dt = scene.controlDt;
   const nArm = world.nArm;
@@ -174,6 +177,7 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
   });
   let timed: TimedFilter | null = null;
   let executor: ChunkExecutor | null = null;
+  let bottleTracking: SimTrackingAdapter | null = null;
   if (gate !== null && mode !== 'off') {
     const profile = ARM_FILTER_PROFILES[arm];
     let mf = input.filters?.get(mode);
@@ -184,7 +188,11 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
     }
     timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null);
     const spheres = bottleSpheres(fs.bottle, profile.bottleSpheres, profile.sphereMargin);
-    const tracker = new SimBottleTracker(mj, world, fs.bottle, spheres.offsets);
+    // The hardware path: sim tracking adapter → SceneTracker → the spheres' points on the bottle's axis → TrackedObstacles.
+    const sceneTracker = new SceneTracker({ bystanders: [], obstacles: [fs.bottle.body], source: 'sim.tracking' });
+    bottleTracking = new SimTrackingAdapter(world, sceneTracker, { bodies: [fs.bottle.body] });
+    bottleTracking.prime(dt);
+    const tracker = new BodyAxisPoints(sceneTracker, fs.bottle.body, spheres.offsets);
     // The world frame is the arm's base frame in both scenes (base at the origin, unrotated).
     const tracked = new TrackedObstacles(spheres.specs, mf.groups, tracker, [0, 0, 0, 0, 0, 0], TRACKING_MAX_AGE);
     const g = scene.gripper;
@@ -219,6 +227,7 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
   let chunksFiltered = 0;
   for (let tick = 0; tick < ticks; tick++) {
     const now = tick * dt;
+    bottleTracking?.publish();
     if (tick % CHUNK_HORIZON === 0) {
       world.readJoints(present);
       const chunk = policy.nextChunk(now, present);
