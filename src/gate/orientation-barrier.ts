@@ -10,8 +10,10 @@
  *
  * with L a lever (m; the height of the held object's centre above the grasp is a natural choice:
  * L·(1 − cos θ) is how far its top has dropped). Linearised per step by the chunk filter like the
- * distance barrier. While nothing is held (`enabled` false) h is the constant L·(1 − cos θ_max)
- * ≥ 0 with zero gradient: the constraint is met by every chunk and bends nothing.
+ * distance barrier. While nothing is held (`enabled` false) h is a constant ≥ 0 with zero gradient
+ * (`idleH`, by default L·(1 − cos θ_max), the upright value): the constraint is met by every chunk
+ * and bends nothing — though an interior-point solver sees the constant's distance, so another
+ * constant moves its results at the solver's tolerance.
  */
 import type { ForwardKinematics } from '../kinematics/chain.js';
 import type { BarrierModel } from './cbf-types.js';
@@ -35,10 +37,13 @@ export class OrientationBarrier implements BarrierModel {
     maxTilt: number,
     /** Lever L (m). */
     readonly lever: number,
+    /** h while nothing is held (≥ 0); default L·(1 − cos θ_max). */
+    private readonly idleH?: number,
   ) {
     if (!(frame > 0 && frame < fk.frameCount)) throw new RangeError(`orientation barrier: frame ${frame} out of range`);
     if (!(maxTilt > 0 && maxTilt < Math.PI)) throw new RangeError(`orientation barrier: θ_max must be in (0, π) rad, got ${maxTilt}`);
     if (!(lever > 0)) throw new RangeError(`orientation barrier: lever must be > 0 m, got ${lever}`);
+    if (idleH !== undefined && !(idleH >= 0 && idleH < Infinity)) throw new RangeError(`orientation barrier: idle h must be finite and ≥ 0, got ${idleH}`);
     this.joints = fk.joints;
     this.cosMax = Math.cos(maxTilt);
   }
@@ -65,7 +70,7 @@ export class OrientationBarrier implements BarrierModel {
   }
 
   h(q: Float64Array, out: Float64Array): number {
-    if (!this.enabled) return (out[0] = this.lever * (1 - this.cosMax));
+    if (!this.enabled) return (out[0] = this.idle());
     this.fk.compute(q);
     return (out[0] = this.value());
   }
@@ -73,7 +78,7 @@ export class OrientationBarrier implements BarrierModel {
   gradient(q: Float64Array, hOut: Float64Array, grad: Float64Array): void {
     const n = this.joints;
     if (!this.enabled) {
-      hOut[0] = this.lever * (1 - this.cosMax);
+      hOut[0] = this.idle();
       grad.fill(0, 0, n);
       return;
     }
@@ -103,6 +108,10 @@ export class OrientationBarrier implements BarrierModel {
     const o = this.fk.offset(this.frame);
     const v = this.local;
     for (let r = 0; r < 3; r++) this.b[r] = F[o + 3 * r]! * v[0]! + F[o + 3 * r + 1]! * v[1]! + F[o + 3 * r + 2]! * v[2]!;
+  }
+
+  private idle(): number {
+    return this.idleH ?? this.lever * (1 - this.cosMax);
   }
 
   private value(): number {

@@ -81,6 +81,15 @@ describe('OrientationBarrier', () => {
     expect(b.h(Float64Array.of(0, 1.2), h)).toBeCloseTo(L * (1 - Math.cos(THETA)), 15);
     b.gradient(Float64Array.of(0, 1.2), h, g);
     expect(Array.from(g)).toEqual([0, 0]);
+    const fixed = new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, THETA, L, 1);
+    expect(fixed.h(Float64Array.of(0, 1.2), h)).toBe(1);
+    g.fill(9);
+    fixed.gradient(Float64Array.of(0, 1.2), h, g);
+    expect([h[0], ...Array.from(g)]).toEqual([1, 0, 0]);
+    fixed.enabled = true;
+    expect(fixed.h(Float64Array.of(0, 0.3), h)).toBeCloseTo(L * (Math.cos(0.3) - Math.cos(THETA)), 15); // only the idle value differs
+    expect(() => new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, THETA, L, -0.1)).toThrow(/idle h/);
+    expect(() => new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, THETA, L, NaN)).toThrow(/idle h/);
   });
 });
 
@@ -141,14 +150,14 @@ describe('the chunk CBF with the orientation constraint', () => {
 });
 
 /**
- * On the Panda's TCP with lever 1 (the fragile-obstacle scenario's setting): h = cos(tilt of the
+ * On the Panda's TCP with lever 1 and idle h 1 (the fragile-obstacle scenario's setting): h = cos(tilt of the
  * object's up axis from vertical) − cos(limit), checked against the tilt computed from the TCP
  * rotations by plain matrix products; the analytic gradient matches central differences.
  */
-describe('OrientationBarrier on the Panda TCP, lever 1', () => {
+describe('OrientationBarrier on the Panda TCP, lever 1, idle h 1', () => {
   const q = Float64Array.from([0.1, -0.3, 0.2, -2.2, 0.1, 1.9, 0.7]);
   const limit = (13.5 * Math.PI) / 180;
-  const panda = (): OrientationBarrier => new OrientationBarrier(new ForwardKinematics(PANDA_CHAIN), FRANKA_FRAMES.tcp, limit, 1);
+  const panda = (): OrientationBarrier => new OrientationBarrier(new ForwardKinematics(PANDA_CHAIN), FRANKA_FRAMES.tcp, limit, 1, 1);
 
   /** Row-major rotation of the TCP frame at x. */
   function tcpRotation(x: Float64Array): number[] {
@@ -161,7 +170,7 @@ describe('OrientationBarrier on the Panda TCP, lever 1', () => {
   it('h = cos(tilt) − cos(limit), the tilt of the object held upright at the grasp', () => {
     const t = panda();
     const out = new Float64Array(1);
-    expect(t.h(q, out)).toBeCloseTo(1 - Math.cos(limit), 12); // nothing held: inert, the upright value
+    expect(t.h(q, out)).toBe(1); // nothing held: inert
     t.captureReference(q);
     expect(t.h(q, out)).toBeCloseTo(1 - Math.cos(limit), 12);
     const q2 = Float64Array.from(q);

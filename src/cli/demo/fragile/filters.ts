@@ -184,8 +184,9 @@ export function modeFilter(mode: Exclude<FragileMode, 'off'>, profile: ArmFilter
   const spheres: ObstacleSet = { planes: new Float64Array(0), spheres: new Float64Array(4 * profile.bottleSpheres), box: null };
   const groups = obstacleGroups(spheres);
   const distance = new CapsuleBarrier(new CapsuleModel(clearanceModel(profile.description, profile.endEffector)), groups, profile.dSafe);
-  // Lever 1: h = cos(tilt) − cos(limit), dimensionless, as the pilot's figures were measured with.
-  const tiltBarrier = tilt && mode !== 'hold' ? new OrientationBarrier(new ForwardKinematics(profile.description.chain), profile.tcpFrame, tilt.limit, 1) : null;
+  // Lever 1 (h = cos(tilt) − cos(limit), dimensionless) and h = 1 while nothing is held: the
+  // settings the pilot's figures in bench/RESULTS.md were measured with.
+  const tiltBarrier = tilt && mode !== 'hold' ? new OrientationBarrier(new ForwardKinematics(profile.description.chain), profile.tcpFrame, tilt.limit, 1, 1) : null;
   const full = tiltBarrier ? new BarrierStack([distance, tiltBarrier]) : distance;
   const pinned = profile.pinnedGripperJoint === null ? null : new PinnedJointBarrier(full, profile.pinnedGripperJoint);
   const barrier: BarrierModel = pinned ?? full;
