@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks';
 import mqtt from 'mqtt';
 import { ArrayClauseMargins, Gate } from '../src/gate/index.js';
 import { ChunkServer } from '../src/runtime/index.js';
-import { startTelemetry } from '../src/cli/compose/telemetry.js';
+import { startTelemetry } from '../src/telemetry/run-telemetry.js';
 import { EmbeddedBroker } from '../src/telemetry/embedded-broker.js';
 import { GateRemote } from '../src/telemetry/gate-remote.js';
 import { MqttChunkServerTransport } from '../src/telemetry/mqtt-chunk-transport.js';
@@ -89,8 +89,8 @@ async function workerRig(): Promise<Rig> {
   const counter = { n: 0 };
   const t = await startTelemetry({
     broker: { kind: 'embedded', port: 0, access }, robotId: ROBOT, clock, gate, labels: { label: () => ({ ok: true }) },
-    chunks: { submitter: submitter(counter), joints: 6, onRejectedPayload: () => undefined },
   });
+  new ChunkServer(t.chunks, submitter(counter), clock, 6);
   return { url: t.url, gate, remote: t.remote, link: t.link, chunksAnswered: () => counter.n, stop: () => t.stop() };
 }
 

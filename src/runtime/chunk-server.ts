@@ -8,7 +8,7 @@ import type { ChunkRejection } from '../gate/chunk.js';
 import { describeRejection, toResultMessage } from '../gate/chunk.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import type { Clock } from '../util/clock.js';
-import type { ChunkServerTransport } from './chunk-transport.js';
+import type { ChunkServerTransport, DecodedChunkRequest } from './chunk-transport.js';
 
 export interface ChunkSubmitter {
   submitChunk(chunk: GateChunk, now: number): ExecutedChunk;
@@ -23,6 +23,7 @@ export class ChunkServer {
     private readonly onRejectedPayload?: (result: ExecutedChunk, now: number) => void,
   ) {
     transport.onRequest((payload) => this.handle(payload));
+    transport.onDecodedRequest?.((request) => this.handleDecoded(request));
   }
 
   private handle(payload: string): void {
@@ -33,7 +34,7 @@ export class ChunkServer {
    * A request already decoded from JSON elsewhere (the network thread), or the reason it could not
    * be: validated and answered exactly like a text request.
    */
-  handleDecoded(request: { ok: true; value: unknown } | { ok: false; error: string; id: string }): void {
+  private handleDecoded(request: DecodedChunkRequest): void {
     if (!request.ok) {
       this.answer({ ok: false, error: { code: 'malformed', field: '(payload)', expected: request.error } }, () => request.id);
       return;

@@ -3,9 +3,14 @@
  * carrying JSON texts. MQTT and ROS 2 implementations live elsewhere; the in-process channel here
  * is a real implementation for tests and single-process setups (delivery is asynchronous, in order).
  */
+/** A request decoded from JSON elsewhere (the network thread), or why it could not be. */
+export type DecodedChunkRequest = { ok: true; value: unknown } | { ok: false; error: string; id: string };
+
 export interface ChunkServerTransport {
   /** Called once per incoming chunk payload. */
   onRequest(handler: (payload: string) => void): void;
+  /** Transports that decode requests off the control thread deliver them here instead. */
+  onDecodedRequest?(handler: (request: DecodedChunkRequest) => void): void;
   /** Send one result payload back to the policy. */
   respond(payload: string): void;
 }

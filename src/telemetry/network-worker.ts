@@ -11,12 +11,34 @@ import { Worker } from 'node:worker_threads';
 import type { EStopLatchPayload, EpisodePayload, GateStateName } from './payloads.js';
 import type { LinkEvent, RemoteCommandHandler, TelemetryLink } from './mqtt-link.js';
 import type { FromWorker, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
+import type { ChunkServerTransport, DecodedChunkRequest } from '../runtime/chunk-transport.js';
 import type { Verdict } from '../util/result.js';
 import { Listeners } from '../util/listeners.js';
 
 export interface NetworkWorkerHandler extends RemoteCommandHandler {
   /** A chunk request decoded in the worker (or why it could not be). */
   decodedChunk?(request: Extract<WorkerCommand, { kind: 'chunk' }>['request']): void;
+}
+
+/**
+ * The chunk channel through the worker: requests arrive already decoded (`deliver`, given to the
+ * worker's `decodedChunk`), results go back out through `respond`. A ChunkServer binds to it.
+ */
+export class DecodedChunkTransport implements ChunkServerTransport {
+  private readonly handlers: ((request: DecodedChunkRequest) => void)[] = [];
+  constructor(private readonly send: (payload: string) => void) {}
+
+  readonly deliver = (request: DecodedChunkRequest): void => {
+    for (const h of this.handlers) h(request);
+  };
+  /** Payload texts never arrive here: the worker decodes them (onDecodedRequest). */
+  onRequest(): void {}
+  onDecodedRequest(handler: (request: DecodedChunkRequest) => void): void {
+    this.handlers.push(handler);
+  }
+  respond(payload: string): void {
+    this.send(payload);
+  }
 }
 
 export interface StartedNetwork {

@@ -4,7 +4,8 @@
  * position is already inside d_safe), on the runtime `run` builds (kinematic arm, scripted signals).
  */
 import { describe, expect, it } from 'vitest';
-import { buildSo101Runtime } from '../../src/cli/compose/so101-runtime.js';
+import { so101Rig } from '../../src/rigs/so101.js';
+import { Session } from '../../src/runtime/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { defaultSo101Calibration } from '../../src/calibration/so101-defaults.js';
 import { so101ModelFor } from '../../drivers/so101/mapping.js';
@@ -27,11 +28,11 @@ function runChunk(obstacles: number[] | undefined): ExecutedChunk {
   if (!spec.ok) throw new Error(spec.problems.join('\n'));
   const calibration = defaultSo101Calibration('t', 12);
   const arm = new QuietArm(Q0, 0);
-  const rt = buildSo101Runtime({
-    spec: spec.spec, calibration, task: 'sim-pick-cup-into-box', arm,
-    events: { gateEvent: () => undefined, chunkResult: () => undefined, fault: () => undefined },
+  const { rig } = so101Rig({
+    spec: spec.spec, calibration, task: 'sim-pick-cup-into-box', arm, clock: { now: () => 0.01 },
     ...(obstacles ? { obstacles } : {}),
   });
+  const rt = new Session({ rig, gating: true, task: 'sim-pick-cup-into-box', log: () => undefined });
   rt.pipeline.step(0.01);
   expect(rt.gate.holding).toBe(false);
   const targets = new Float64Array(10 * 6);

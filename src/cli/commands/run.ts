@@ -18,7 +18,7 @@ import { YamlReader } from '../../schema/yaml-reader.js';
 import { stat } from 'node:fs/promises';
 import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys.js';
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
-import type { BrokerChoice } from '../compose/telemetry.js';
+import type { BrokerChoice } from '../../telemetry/run-telemetry.js';
 import { so101FreeMotion, type So101FreeMotion } from '../../../drivers/so101/onnx-residual.js';
 import { SEMANTIC_BOOLEANS, SEMANTIC_RUN_HELP, SEMANTIC_STRINGS, parseSemanticRunOptions } from '../compose/semantic-options.js';
 

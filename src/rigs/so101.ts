@@ -1,23 +1,24 @@
 /**
- * The SO-101 gate runtime: the applicable safe-tier clause monitors for the task (signals declared
- * by the calibration file), the gate, and the chunk path screen → CBF filter (arm capsules vs the
- * table plane, optional fixed spheres and workspace box) → arm, all in one Pipeline.
+ * The SO-101's rig for the session (src/runtime/session.ts): the applicable safe-tier clause
+ * monitors for the task (signals declared by the calibration file, thresholds from it), the gate's
+ * limits, and the barrier model screen → CBF filter (arm capsules vs the table plane, optional
+ * fixed spheres and workspace box) → arm. The arm (a real tty or the emulator) is connected by the
+ * caller and handed in behind the ports.
  */
-import { jointLimitsRadians, type So101Calibration } from '../../calibration/so101.js';
-import { calibratedProfile } from '../../calibration/so101-thresholds.js';
-import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../gate/index.js';
-import { CapsuleModel } from '../../kinematics/index.js';
-import type { ObstacleSet } from '../../kinematics/index.js';
-import type { ExecutedChunk } from '../../gate/chunk.js';
-import type { CommandSink, JointStateSource, SignalSource } from '../../ports/index.js';
-import type { MonitorBank} from '../../runtime/index.js';
-import { ChunkExecutor, GateOffBaseline, Pipeline, type ChunkPath, type GateEventSink } from '../../runtime/index.js';
-import type { ClauseApplicability, ScoringSpec } from '../../safety/index.js';
-import { planSafeMonitors } from '../../runtime/safe-monitors.js';
-import { SIGNALS } from '../../schema/signals.js';
-import { so101ModelFor } from '../../../drivers/so101/mapping.js';
+import { jointLimitsRadians, type So101Calibration } from '../calibration/so101.js';
+import { calibratedProfile } from '../calibration/so101-thresholds.js';
+import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups } from '../gate/index.js';
+import { CapsuleModel } from '../kinematics/index.js';
+import type { ObstacleSet } from '../kinematics/index.js';
+import type { CommandSink, JointStateSource, SignalSource } from '../ports/index.js';
+import type { PlatformRig } from '../runtime/rig.js';
+import type { ClauseApplicability, ScoringSpec } from '../safety/index.js';
+import { planSafeMonitors } from '../runtime/safe-monitors.js';
+import { SIGNALS } from '../schema/signals.js';
+import type { Clock } from '../util/clock.js';
+import { so101ModelFor } from '../../drivers/so101/mapping.js';
 
-export interface So101RuntimeOptions {
+export interface So101RigOptions {
   spec: ScoringSpec;
   calibration: So101Calibration;
   /** The calibration's file name, for where monitored thresholds came from. */
@@ -25,13 +26,7 @@ export interface So101RuntimeOptions {
   task: string;
   /** The arm: signals in, commands out, joint state for the filter. */
   arm: SignalSource & CommandSink & JointStateSource;
-  events: GateEventSink;
-  /**
-   * false (--gate off): a baseline run — screened chunks go to the arm unfiltered, clause holds
-   * are recorded but not commanded; e-stop, watchdog and driver faults still hold (GateOffBaseline).
-   * Default true.
-   */
-  gating?: boolean;
+  clock: Clock;
   /** Workspace box the capsules stay inside (xmin, ymin, zmin, xmax, ymax, zmax; m, base frame). */
   workspace?: readonly number[];
   /** Fixed spheres the capsules keep clear of: x, y, z, r per sphere (m, base frame), one barrier pair each. */
@@ -53,12 +48,8 @@ export interface So101RuntimeOptions {
   rate?: number;
 }
 
-export interface So101Runtime {
-  gate: Gate;
-  /** The chunk screen: its clock-offset estimate of the policy's clock is recorded per episode. */
-  screen: ChunkScreen;
-  bank: MonitorBank;
-  pipeline: Pipeline;
+export interface So101Rig {
+  rig: PlatformRig;
   decisions: ClauseApplicability[];
   /** Per monitored clause, the threshold τ monitored and where it came from (calibration, platform or library). */
   thresholds: MonitoredThreshold[];
@@ -74,8 +65,8 @@ export interface MonitoredThreshold {
   from: string;
 }
 
-/** Build the runtime; throws an Error naming the problem for an unknown task or platform. */
-export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
+/** Build the rig; throws an Error naming the problem for an unknown task or platform. */
+export function so101Rig(o: So101RigOptions): So101Rig {
   const { calibration: cal } = o;
   // The calibration's thresholds are this arm's: they replace the so101 profile's numbers.
   const profile = o.spec.platforms.get('so101');
@@ -89,10 +80,6 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
   const clauses = Array.from({ length: bank.count }, (_, i) => bank.name(i));
 
   const floor = o.minMaxAge ?? 0;
-  const gate = new Gate({
-    requiredSignals: bank.requiredSignals, maxStepGap: 0.5, faultQuietPeriod: 1.0,
-    ...(floor > 0 ? { maxAge: SIGNALS.map((sig) => Math.max(sig.maxAge, floor)) } : {}),
-  });
   const { lower: qmin, upper: qmax } = jointLimitsRadians(cal);
   const obstacles: ObstacleSet = {
     planes: Float64Array.from([0, 0, 1, cal.tableHeightM]),
@@ -113,37 +100,35 @@ export function buildSo101Runtime(o: So101RuntimeOptions): So101Runtime {
   const maxAge = o.maxChunkAge ?? 0.2;
   // Policies usually run on another machine: chunk stamps are on the policy's own clock (ChunkScreen policyClock).
   const screen = new ChunkScreen({ joints: qmin.length, maxHorizon: 100, qmin, qmax, maxAge, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 1024, policyClock: true });
-  const gating = o.gating ?? true;
   // The arm is both source and sink: give the pipeline its faults once (through the source).
+  const arm = o.arm;
   const armSink: CommandSink = {
-    name: o.arm.name,
-    execute: (c, now) => o.arm.execute(c, now),
-    hold: (now, reason) => o.arm.hold(now, reason),
-    heartbeat: (now) => o.arm.heartbeat(now),
+    name: arm.name,
+    execute: (c, now) => arm.execute(c, now),
+    hold: (now, reason) => arm.hold(now, reason),
+    heartbeat: (now) => arm.heartbeat(now),
+    ...(arm.openGripper ? { openGripper: (now: number) => arm.openGripper?.(now) } : {}),
     onFault: () => undefined,
   };
-  const onResult = (r: ExecutedChunk, t: number): void => o.events.chunkResult(r, t);
-  let chunks: ChunkPath;
-  let sink: CommandSink;
-  if (gating) {
-    chunks = new ChunkExecutor({ gate, screen, filter, sink: armSink, joints: o.arm, maxStateAge: Math.max(0.1, floor), onResult });
-    sink = armSink;
-  } else {
-    const baseline = new GateOffBaseline({ gate, screen, arm: armSink, onResult });
-    chunks = baseline;
-    sink = baseline.sink;
-  }
-  const pipeline = new Pipeline({
-    source: o.arm, monitors: bank, gate, sink, chunks, events: o.events, watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),
-  });
+  const rig: PlatformRig = {
+    platform: 'so101',
+    clock: o.clock,
+    source: arm,
+    sink: armSink,
+    joints: arm,
+    monitors: bank,
+    limits: {
+      gate: {
+        requiredSignals: bank.requiredSignals, maxStepGap: 0.5, faultQuietPeriod: 1.0,
+        ...(floor > 0 ? { maxAge: SIGNALS.map((sig) => Math.max(sig.maxAge, floor)) } : {}),
+      },
+      watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),
+    },
+    barrier: { kind: 'cbf', screen, filter, maxStateAge: Math.max(0.1, floor) },
+  };
   const thresholds = instances.map((i): MonitoredThreshold => ({
     clause: i.clause.id, tau: i.tau, unit: i.clause.unit,
     from: cal.thresholds[i.clause.id] ? `calibration ${o.calibrationFile ?? cal.armId}` : i.numbersFrom,
   }));
-  return { gate, screen, bank, pipeline, decisions, thresholds, clauses };
-}
-
-/** Names of the signals the active clauses need (for the startup summary). */
-export function requiredSignalNames(bank: MonitorBank): string[] {
-  return bank.requiredSignals.map((i) => SIGNALS[i]?.name ?? `#${i}`);
+  return { rig, decisions, thresholds, clauses };
 }

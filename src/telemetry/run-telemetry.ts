@@ -2,19 +2,15 @@
  * MQTT for `armguard run`: the embedded broker (users from --access) or an external broker URL,
  * armguard's link (telemetry out, e-stop / release / labels in) and the dashboard all run in the
  * network worker thread (src/telemetry/network-host.ts), so no network input can delay a control
- * step. On this thread: the gate remote (commands → gate) and the chunk server, which validates
- * chunk requests the worker already decoded.
+ * step. On this thread: the gate remote (commands → gate) and the chunk channel, whose requests
+ * the worker already decoded (the session binds its ChunkServer to it: `Session.serveChunks`).
  */
-import type { Gate } from '../../gate/index.js';
-import type { Fault } from '../../schema/fault.js';
-import { ChunkServer, type ChunkSubmitter } from '../../runtime/index.js';
-import type { ChunkServerTransport } from '../../runtime/chunk-transport.js';
-import type { AccessConfig } from '../../telemetry/access.js';
-import { GateRemote, type LabelSink, type LinkLossPolicy } from '../../telemetry/gate-remote.js';
-import type { TelemetryLink } from '../../telemetry/mqtt-link.js';
-import { NetworkWorker } from '../../telemetry/network-worker.js';
-import type { ExecutedChunk } from '../../gate/chunk.js';
-import type { Clock } from '../../util/clock.js';
+import type { Gate, GateFault } from '../gate/index.js';
+import type { AccessConfig } from './access.js';
+import { GateRemote, type LabelSink, type LinkLossPolicy } from './gate-remote.js';
+import type { TelemetryLink } from './mqtt-link.js';
+import { DecodedChunkTransport, NetworkWorker } from './network-worker.js';
+import type { Clock } from '../util/clock.js';
 
 export type BrokerChoice =
   | { kind: 'embedded'; port: number; host?: string; access: AccessConfig }
@@ -26,19 +22,15 @@ export interface TelemetryOptions {
   clock: Clock;
   gate: Gate;
   labels: LabelSink;
-  /** Chunk path (absent with --gate off: no chunk server). */
-  chunks?: { submitter: ChunkSubmitter; joints: number; onRejectedPayload: (r: ExecutedChunk, now: number) => void };
   /** Margins decimation (Hz). */
   marginsRateHz?: number;
   onRefused?: (text: string) => void;
-  /** The network worker died and was started again (or failed to): what happened. */
-  onNetworkRestart?: (detail: string) => void;
   /** Operator dead-man (s): no operator heartbeat for this long holds the gate (GateRemote.checkStep). */
   heartbeatTimeout?: number;
   /** What a lost command channel (remote e-stop) does: hold (default) or only record the fault. */
   onLinkLoss?: LinkLossPolicy;
   /** A fault of the MQTT command channel (lost link, refused subscription): record it. */
-  onFault?: (fault: Fault, t: number) => void;
+  onFault?: (fault: GateFault, t: number) => void;
   /** Seconds to wait for the first connection before going on (holding under 'hold'). Default 5. */
   connectTimeoutSeconds?: number;
   /** Serve the dashboard (in the network worker); viewer credentials default to the embedded broker's own. */
@@ -49,6 +41,8 @@ export interface Telemetry {
   url: string;
   link: TelemetryLink;
   remote: GateRemote;
+  /** Chunk requests from policies (decoded in the worker) and their results. */
+  chunks: DecodedChunkTransport;
   dashboardUrl: string | undefined;
   connected: boolean;
   stop(): Promise<void>;
@@ -60,7 +54,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
     ...(o.onFault ? { onFault: o.onFault } : {}),
   });
-  let chunkServer: ChunkServer | undefined;
+  const chunks = new DecodedChunkTransport((payload) => net.publishChunkResult(payload));
   const b = o.broker;
   const net = new NetworkWorker(
     {
@@ -78,16 +72,10 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
       release: () => remote.release(),
       label: (cmd) => remote.label(cmd),
       heartbeat: () => remote.heartbeat(),
-      decodedChunk: (request) => chunkServer?.handleDecoded(request),
+      decodedChunk: chunks.deliver,
     },
   );
   if (o.onRefused) net.onRefused(o.onRefused);
-  if (o.onNetworkRestart) net.onRestart(o.onNetworkRestart);
-  if (o.chunks) {
-    // Requests arrive decoded from the worker (handleDecoded); results go back through it.
-    const transport: ChunkServerTransport = { onRequest: () => undefined, respond: (payload) => net.publishChunkResult(payload) };
-    chunkServer = new ChunkServer(transport, o.chunks.submitter, o.clock, o.chunks.joints, o.chunks.onRejectedPayload);
-  }
   remote.attach(net);
   let started;
   try {
@@ -99,7 +87,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
   // Not reachable: the remote e-stop cannot arrive; under 'hold' the gate holds until it can.
   if (!started.connected) remote.linkLost(`broker ${started.url} not reachable${started.lastError ? ` (${started.lastError})` : ''}`);
   return {
-    url: started.url, link: net, remote, dashboardUrl: started.dashboardUrl, connected: started.connected,
+    url: started.url, link: net, remote, chunks, dashboardUrl: started.dashboardUrl, connected: started.connected,
     stop: () => {
       remote.detach();
       return net.stop();

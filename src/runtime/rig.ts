@@ -1,0 +1,97 @@
+/**
+ * What a platform hands the session (src/runtime/session.ts): its I/O behind the ports (signal
+ * source, command sink, joint state), the clause monitors for its task, its limits and clock, and
+ * its barrier model for proposed chunks. A platform's entry point builds the concrete parts (serial
+ * bus, ROS node, bag player); `composePipeline` turns a rig into the one runtime every platform
+ * runs: source → monitors → gate → sink, and screen → CBF filter → sink for chunks.
+ */
+import type { ChunkCbfFilter } from '../gate/cbf-filter.js';
+import type { ChunkScreen } from '../gate/chunk-screen.js';
+import { Gate, type GateConfig } from '../gate/gate.js';
+import type { StaleObstacle } from '../gate/tracked-obstacles.js';
+import type { CommandSink, JointStateSource, SignalSource } from '../ports/index.js';
+import type { SignalFrame } from '../schema/signals.js';
+import type { Clock } from '../util/clock.js';
+import { ChunkExecutor, type ChunkPath } from './chunk-executor.js';
+import type { GateEventSink } from './events.js';
+import { GateOffBaseline } from './gate-off-baseline.js';
+import type { MonitorBank } from './monitor-bank.js';
+import { Pipeline } from './pipeline.js';
+
+/** How proposed chunks are checked on this platform. */
+export type BarrierModel =
+  /** Monitor only (a replay): the session has no chunk path and rejects proposed chunks. */
+  | { readonly kind: 'none' }
+  /**
+   * Screen (shape, finite, joint limits, age, order) → chunk CBF filter on the arm's volumes →
+   * sink. With the gate off (a baseline run) only the screen applies (GateOffBaseline).
+   */
+  | {
+      readonly kind: 'cbf';
+      readonly screen: ChunkScreen;
+      readonly filter: ChunkCbfFilter;
+      /** The present joint state may be at most this old (s) when a chunk is filtered. */
+      readonly maxStateAge: number;
+      /** Tracked obstacles moved into the barrier before each chunk (a stale one holds). */
+      readonly obstacles?: { refresh(now: number): StaleObstacle | null };
+    };
+
+export interface RigLimits {
+  /** The gate's configuration: required signals, max ages, step gap, fault quiet period, start-up. */
+  readonly gate: GateConfig;
+  /** No fresh sample for this long (s) trips the source watchdog. */
+  readonly watchdogTimeout: number;
+}
+
+export interface PlatformRig {
+  /** Platform id recorded in every episode ('so101', 'fr3', 'panda'). */
+  readonly platform: string;
+  /** The platform's time (s): records made between steps (labels, storage faults, chunk requests). */
+  readonly clock: Clock;
+  readonly source: SignalSource;
+  /** Platform mapping applied after each poll (e.g. tracking → signals). */
+  readonly mapping?: (frame: SignalFrame, now: number) => void;
+  /** The arm's commands: hold, heartbeat and checked chunks. */
+  readonly sink: CommandSink;
+  /** Present joint positions for the chunk filter. */
+  readonly joints: JointStateSource;
+  /** The applicable clause monitors, in margin order. */
+  readonly monitors: MonitorBank;
+  readonly limits: RigLimits;
+  readonly barrier: BarrierModel;
+}
+
+export interface ComposedRuntime {
+  readonly gate: Gate;
+  readonly pipeline: Pipeline;
+  /** The screen of proposed chunks, when the rig has a barrier model (its policy-clock estimate is recorded). */
+  readonly screen: ChunkScreen | undefined;
+}
+
+/**
+ * The pipeline of a rig. `gating: false` is a baseline run: screened chunks go to the arm
+ * unfiltered and clause holds are not commanded (e-stop, watchdog and driver faults still hold).
+ */
+export function composePipeline(rig: PlatformRig, gating: boolean, events: GateEventSink): ComposedRuntime {
+  const gate = new Gate(rig.limits.gate);
+  const b = rig.barrier;
+  const onResult = (r: Parameters<GateEventSink['chunkResult']>[0], t: number): void => events.chunkResult(r, t);
+  let chunks: ChunkPath | undefined;
+  let sink = rig.sink;
+  if (b.kind === 'cbf' && gating) {
+    chunks = new ChunkExecutor({
+      gate, screen: b.screen, filter: b.filter, sink: rig.sink, joints: rig.joints, maxStateAge: b.maxStateAge, onResult,
+      ...(b.obstacles ? { obstacles: b.obstacles } : {}),
+    });
+  } else if (b.kind === 'cbf') {
+    const baseline = new GateOffBaseline({ gate, screen: b.screen, arm: rig.sink, onResult });
+    chunks = baseline;
+    sink = baseline.sink;
+  }
+  const pipeline = new Pipeline({
+    source: rig.source, monitors: rig.monitors, gate, sink, events, watchdogTimeout: rig.limits.watchdogTimeout,
+    ...(rig.mapping ? { mapping: rig.mapping } : {}),
+    ...(chunks ? { chunks } : {}),
+  });
+  return { gate, pipeline, screen: b.kind === 'cbf' ? b.screen : undefined };
+}

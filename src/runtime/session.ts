@@ -1,0 +1,351 @@
+/**
+ * One monitoring session for every platform: a platform supplies a rig (src/runtime/rig.ts) and
+ * the session owns the rest — the pipeline and chunk path composed from it, the episode recording
+ * (src/runtime/episode-tap.ts, on the store the entry point opened), the semantic gate, the chunk
+ * server and the telemetry hooks. `armguard run so101`, the Franka ROS node and the Franka replay
+ * each build a rig and drive `step` (a fixed-rate loop, or every robot-state sample); chunks arrive
+ * through `submitChunk` (ROS trajectories) or a ChunkServer bound with `serveChunks` (MQTT).
+ * Faults end in hold with the cause recorded; a storage fault holds until a write succeeds again.
+ */
+import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
+import { describeCause, type GateEvent } from '../gate/events.js';
+import type { ReleaseResult } from '../gate/gate.js';
+import type { Fault } from '../ports/index.js';
+import type { LabelInput, LabelRecord } from '../episode/types.js';
+import { SemanticGate, describeSemanticCause, type SemanticDecision, type SemanticGateConfig } from '../semantic/semantic-gate.js';
+import type { CameraSource, SemanticJudge } from '../semantic/types.js';
+import { ChunkServer } from './chunk-server.js';
+import type { ChunkServerTransport } from './chunk-transport.js';
+import { EpisodeTap, type EpisodeStore, type EpisodeStoreHooks } from './episode-tap.js';
+import type { GateEventSink } from './events.js';
+import { composePipeline, type PlatformRig } from './rig.js';
+import { SemanticGuard, type SemanticTaskInput } from './semantic-guard.js';
+
+/** What the session publishes and asks of the operator link (MQTT telemetry for `armguard run`). */
+export interface SessionTelemetry {
+  /** Once per step, before the pipeline: the remote e-stop link's and the dead-man's holds. */
+  checkStep(now: number): void;
+  publishMargins(t: number, margins: Record<string, number | null>, band: Record<string, number>): void;
+  publishEvent(t: number, kind: string, detail: string): void;
+  publishEpisode(payload: { t: number; phase: 'start' | 'end'; episode: string; task?: string }): void;
+  publishLabel(label: LabelRecord): void;
+}
+
+export interface SessionSemantic {
+  judge: SemanticJudge;
+  camera?: CameraSource;
+  gateConfig: SemanticGateConfig;
+  task: SemanticTaskInput;
+  /** Where judge verdicts and faults are told (default: the session's log). */
+  log?: (line: string) => void;
+}
+
+export interface SessionOptions {
+  rig: PlatformRig;
+  /** false: a baseline run (screened chunks forwarded unfiltered, clause holds recorded, not commanded). */
+  gating: boolean;
+  task: string;
+  /** Opens the episode store, telling it the session's storage hooks; absent: nothing is recorded. */
+  episodes?: (hooks: EpisodeStoreHooks) => EpisodeStore;
+  /** The semantic gate (issue 18): asked again at every episode start, enforced on chunks and steps when gating. */
+  semantic?: SessionSemantic;
+  log: (line: string) => void;
+}
+
+export type LabelResult = { ok: true } | { ok: false; reason: string };
+
+/** Same-fault records are rate-limited to one per this many seconds (a dead bus faults every tick). */
+const FAULT_REPEAT_S = 1;
+/** Margins go to telemetry at most this often (s). */
+const MARGINS_PERIOD_S = 0.1;
+
+export class Session {
+  readonly gate;
+  readonly pipeline;
+  readonly bank;
+  private readonly screen;
+  private readonly store: EpisodeStore | undefined;
+  private readonly tap: EpisodeTap;
+  private telemetry: SessionTelemetry | undefined;
+  private guard: SemanticGuard | undefined;
+  /** The semantic gate has stopped the arm and no chunk passed since. */
+  private semanticHeld = true;
+  /**
+   * A storage fault, re-raised every step until a write succeeds again: the gate's fault quiet
+   * period must not let a release through while records are still being dropped.
+   */
+  private storageFault: Fault | null = null;
+  private readonly lastFault = new Map<string, number>();
+  private lastMarginsT = -Infinity;
+  /** Last policy clock offset written to the episode (s). */
+  private recordedOffset = NaN;
+  private recordedResets = 0;
+  /** Episode switches in flight, so labels and shutdown run in order. */
+  private pending: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly o: SessionOptions) {
+    const events: GateEventSink = {
+      gateEvent: (e) => this.onGateEvent(e),
+      chunkResult: (r, t) => this.tap.chunkResult(r, t),
+      fault: (f, t) => this.onFault(f, t),
+    };
+    const composed = composePipeline(o.rig, o.gating, events);
+    this.gate = composed.gate;
+    this.pipeline = composed.pipeline;
+    this.screen = composed.screen;
+    this.bank = o.rig.monitors;
+    this.store = o.episodes?.({ onFault: (f) => this.onStorageFault(f), onWritten: () => this.onStorageWritten() });
+    this.tap = new EpisodeTap(this.bank, () => this.store?.recorder);
+    this.guard = this.newGuard();
+  }
+
+  /** The episode store, when recording. */
+  get episodes(): EpisodeStore | undefined {
+    return this.store;
+  }
+  /** The running episode's semantic gate (a fresh one per episode), when configured. */
+  get semantic(): SemanticGuard | undefined {
+    return this.guard;
+  }
+  get storageFailing(): boolean {
+    return this.store?.storageFailed ?? false;
+  }
+  private now(): number {
+    return this.o.rig.clock.now();
+  }
+
+  attachTelemetry(telemetry: SessionTelemetry): void {
+    this.telemetry = telemetry;
+  }
+
+  /** Answer chunk requests from `transport` (MQTT) with this session's decisions. */
+  serveChunks(transport: ChunkServerTransport): ChunkServer {
+    return new ChunkServer(transport, this, this.o.rig.clock, this.o.rig.joints.joints, (r, now) => this.tap.event(now, 'chunk-rejected', `${r.id}: ${r.reason}`));
+  }
+
+  /** The first episode (when recording) and the semantic gate's first query. Returns the episode id. */
+  async start(t: number): Promise<string | undefined> {
+    const id = this.store ? await this.store.start(t) : undefined;
+    this.episodeStarted(t, id, false);
+    return id;
+  }
+
+  /** End the running episode and open the next (operator 'n'). */
+  newEpisode(t: number): Promise<string> {
+    return this.serially(() => this.openNext(t));
+  }
+
+  private async openNext(t: number): Promise<string> {
+    if (!this.store) throw new Error('no episode store: nothing is recorded');
+    const id = await this.store.start(t);
+    this.episodeStarted(t, id, true);
+    return id;
+  }
+
+  private episodeStarted(t: number, id: string | undefined, fresh: boolean): void {
+    this.bank.reset();
+    this.recordedOffset = NaN; // each episode records the policy clock offset again
+    if (fresh) this.guard = this.newGuard();
+    this.semanticHeld = true; // nothing to stop until a chunk has passed the semantic gate
+    this.guard?.begin(t);
+    if (id === undefined) return;
+    this.telemetry?.publishEpisode({ t, phase: 'start', episode: id, task: this.o.task });
+    this.o.log(`episode ${id} → ${this.store?.path}`);
+  }
+
+  private newGuard(): SemanticGuard | undefined {
+    const sem = this.o.semantic;
+    if (!sem) return undefined;
+    return new SemanticGuard({
+      gate: new SemanticGate(sem.gateConfig), judge: sem.judge, ...(sem.camera ? { camera: sem.camera } : {}), task: sem.task,
+      now: () => this.now(), record: (r) => this.tap.semantic(r), log: sem.log ?? this.o.log,
+    });
+  }
+
+  /** One monitoring step at `now`: pipeline, semantic gate, recording, telemetry. Throws only when a recorder or telemetry hook does. */
+  step(now: number): void {
+    if (this.storageFault) this.gate.fault(now, this.storageFault);
+    this.telemetry?.checkStep(now);
+    this.pipeline.step(now);
+    // A verdict (or fault) that landed mid-chunk stops the arm at once.
+    const d = this.guard?.step(now);
+    if (d && !d.pass && this.o.gating) this.semanticHold(d, now);
+    this.tap.step(now, this.pipeline.frame);
+    if (this.telemetry && now - this.lastMarginsT >= MARGINS_PERIOD_S) {
+      this.lastMarginsT = now;
+      const margins: Record<string, number | null> = {};
+      const band: Record<string, number> = {};
+      for (let i = 0; i < this.bank.count; i++) {
+        const m = this.bank.margin(i);
+        margins[this.bank.name(i)] = Number.isFinite(m) ? m : null;
+        band[this.bank.name(i)] = this.bank.epsilon(i);
+      }
+      this.telemetry.publishMargins(now, margins, band);
+    }
+  }
+
+  /** A proposed chunk: the semantic gate (when gating), then the chunk path; both recorded. */
+  submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
+    this.tap.proposed(now, chunk);
+    const d = this.o.gating ? this.guard?.beforeChunk(now) : undefined;
+    if (d && !d.pass) {
+      this.semanticHold(d, now);
+      this.tap.held(now, chunk);
+      return { id: chunk.id, verdict: 'held', code: 'semantic', reason: describeSemanticCause(d.cause) };
+    }
+    const r = this.pipeline.submitChunk(chunk, now);
+    if (d && (r.verdict === 'executed' || r.verdict === 'filtered')) this.semanticHeld = false;
+    this.tap.forwarded(now, chunk, r);
+    if (r.code === 'no-chunk-path') this.tap.event(now, 'chunk-rejected', `${r.id}: ${r.reason}`);
+    this.recordClockOffset(now);
+    return r;
+  }
+
+  release(now: number, request: { by: string; authorised: boolean }): ReleaseResult {
+    return this.pipeline.release(now, request);
+  }
+
+  private semanticHold(d: Extract<SemanticDecision, { pass: false }>, now: number): void {
+    if (this.semanticHeld) return;
+    this.semanticHeld = true;
+    const sink = this.o.rig.sink;
+    sink.hold(now, `semantic gate: ${describeSemanticCause(d.cause)}`);
+    if (d.openGripper) sink.openGripper?.(now);
+  }
+
+  /** The policy clock's offset estimate, into the episode when it first appears or moves by > 1 ms. */
+  private recordClockOffset(now: number): void {
+    if (!this.screen || !this.store?.recorder) return;
+    const { clockOffset, clockResets } = this.screen;
+    if (!Number.isFinite(clockOffset)) return;
+    if (clockResets !== this.recordedResets) {
+      this.recordedResets = clockResets;
+      this.tap.event(now, 'policy-clock-reset', `the policy's chunk stamps jumped back (restart): offset estimate started again`);
+    }
+    if (Math.abs(clockOffset - this.recordedOffset) > 0.001 || !Number.isFinite(this.recordedOffset)) {
+      this.recordedOffset = clockOffset;
+      this.tap.event(now, 'policy-clock-offset', `${clockOffset.toFixed(6)} s (gate clock − policy stamp, smallest over recent chunks)`);
+    }
+  }
+
+  /** A gate event of the session's own (shutdown hold, command refused, …) into the running episode. */
+  recordEvent(t: number, event: string, detail?: string): void {
+    this.tap.event(t, event, detail);
+  }
+
+  /** A remote label (MQTT) for the running episode: refused unless it can be written; confirmed once on storage. */
+  label(input: LabelInput, episode?: string): LabelResult {
+    const store = this.store;
+    if (!store) return { ok: false, reason: 'no episode is recording labels' };
+    if (episode !== undefined && episode !== store.episodeId) return { ok: false, reason: `episode '${episode}' is not the running episode` };
+    if (store.storageFailed) return this.storageRefusal();
+    const r = store.label(input);
+    if (!r.ok) return r;
+    const recorder = store.recorder;
+    void (recorder ? recorder.durable() : Promise.resolve(false)).then((written) => {
+      if (written) this.telemetry?.publishLabel(r.record);
+      else this.telemetry?.publishEvent(this.now(), 'label-not-recorded', `label at ${r.record.t} could not be written to the episode file`);
+    });
+    return { ok: true };
+  }
+
+  /**
+   * Label the running episode a success or failure and close it; with `next`, open the next one.
+   * `ended` settles once the file is closed (complete: the label is on storage) and the next opened.
+   */
+  finishEpisode(input: LabelInput & { success: boolean }, t: number, next: boolean): { ok: true; ended: Promise<{ id: string | undefined; complete: boolean }> } | { ok: false; reason: string } {
+    const store = this.store;
+    if (!store) return { ok: false, reason: 'no episode is recording labels' };
+    if (store.storageFailed) return this.storageRefusal();
+    const l = store.label(input);
+    if (!l.ok) return l;
+    const id = store.episodeId;
+    const ended = this.serially(async () => {
+      const entry = await store.end(t, `labelled ${input.success ? 'success' : 'failure'}`);
+      const complete = entry?.state === 'complete';
+      // Confirmed only when the closed file holds it.
+      if (complete) this.telemetry?.publishLabel(l.record);
+      this.telemetry?.publishEpisode({ t, phase: 'end', episode: id ?? '', task: this.o.task });
+      if (next) await this.openNext(t);
+      return { id, complete };
+    });
+    return { ok: true, ended };
+  }
+
+  private storageRefusal(): { ok: false; reason: string } {
+    const f = this.storageFault;
+    return { ok: false, reason: `label not recorded: episode storage is failing (${f && 'detail' in f ? f.detail : 'write failed'})` };
+  }
+
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.pending.then(fn);
+    this.pending = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Waits for episode switches in flight (tests, shutdown). */
+  settled(): Promise<unknown> {
+    return this.pending;
+  }
+
+  /** Close the running episode and refuse new ones (shutdown). */
+  async close(t: number, reason: string): Promise<void> {
+    await this.pending;
+    const store = this.store;
+    if (!store) return;
+    const id = store.episodeId;
+    await store.close(t, reason);
+    if (id) this.telemetry?.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
+  }
+
+  private onGateEvent(e: GateEvent): void {
+    this.tap.gateTransition(e);
+    if (e.to === 'hold' || e.from === 'hold') this.o.log(`gate ${e.from} → ${e.to}: ${describeCause(e.cause)}`);
+  }
+
+  /** A fault from the source, sink or MQTT link: recorded, published and logged (rate-limited per cause). */
+  onFault(f: Fault, t: number): void {
+    const detail = 'detail' in f ? f.detail : '';
+    if (!this.firstInWindow(`${f.kind}|${f.source}|${detail}`, t)) return;
+    this.tap.fault(t, f);
+    this.telemetry?.publishEvent(t, 'fault', `${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
+    this.o.log(`fault: ${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
+  }
+
+  /** Something the session's driver called threw (a control step, a state read): the gate holds, logged once per second. */
+  holdOnError(source: string, e: unknown): void {
+    const t = this.now();
+    const detail = `${source}: ${e instanceof Error ? e.message : String(e)}`;
+    this.gate.fault(t, { kind: 'internal', source, detail });
+    if (this.firstInWindow(detail, t)) this.o.log(`${detail} — holding`);
+  }
+
+  private firstInWindow(key: string, t: number): boolean {
+    const last = this.lastFault.get(key);
+    if (last !== undefined && t - last < FAULT_REPEAT_S) return false;
+    this.lastFault.set(key, t);
+    return true;
+  }
+
+  /** Storage failed (write, sync, episode start or end): hold, latched until a write succeeds again. */
+  onStorageFault(f: Fault): void {
+    const t = this.now();
+    const detail = 'detail' in f ? f.detail : f.kind;
+    if (!this.storageFault) this.o.log(`storage fault: ${detail} — holding until a write succeeds again and an operator releases`);
+    this.storageFault = f;
+    this.gate.fault(t, f);
+    this.telemetry?.publishEvent(t, 'fault', `${f.kind}: ${detail}`);
+  }
+
+  /** A write succeeded: the storage fault's cause is gone; the hold stays until an operator releases. */
+  private onStorageWritten(): void {
+    if (!this.storageFault) return;
+    this.storageFault = null;
+    const t = this.now();
+    const lost = this.store?.recorder?.stats().lostToStorage ?? 0;
+    const text = `storage writes again (${lost} record(s) of this episode lost while it failed); the arm stays held until an operator releases`;
+    this.o.log(text);
+    this.tap.event(t, 'storage-recovered', text);
+    this.telemetry?.publishEvent(t, 'storage-recovered', text);
+  }
+}
