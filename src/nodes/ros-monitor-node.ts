@@ -1,6 +1,6 @@
 /**
- * The armguard ROS 2 monitor node (SPEC §9): an entry point that wires a runtime Pipeline to a ROS 2
- * graph. It publishes per-clause robustness and gate state (diagnostic_msgs/DiagnosticArray on
+ * The armguard ROS 2 monitor node (SPEC §9): an entry point that wires the runtime (the session,
+ * src/runtime/session.ts, or a bare Pipeline) to a ROS 2 graph. It publishes per-clause robustness and gate state (diagnostic_msgs/DiagnosticArray on
  * /diagnostics, std_msgs on ~/robustness and ~/gate_state), offers ~/release (std_srvs/Trigger) and
  * ~/label_success (std_srvs/SetBool), and in gating mode takes proposed chunks as
  * trajectory_msgs/JointTrajectory on ~/proposed_trajectory and forwards only checked chunks (the
@@ -13,12 +13,12 @@
  * itself once every required signal has been seen fresh; after `startupTimeout` seconds without
  * that, start-up fails (a latched hold naming the signals never seen, and `onStartupFailed`).
  */
-import { describeCause, type ExecutedChunk, type Gate, type GateChunk } from '../gate/index.js';
+import { describeCause, type ExecutedChunk, type Gate, type GateChunk, type ReleaseResult } from '../gate/index.js';
 import type { ClauseMargins } from '../gate/margins.js';
-import type { Pipeline } from '../runtime/pipeline.js';
 import { QOS_LATCHED, QOS_RELIABLE, type RosNode, type RosPublisher } from '../../drivers/ros2/interface.js';
 import {
   DIAGNOSTIC_LEVEL,
+  toStamp,
   type DiagnosticArray,
   type DiagnosticStatus,
   type JointTrajectory,
@@ -36,6 +36,14 @@ export interface StringMsg {
   data: string;
 }
 
+/** What the node drives: the session (src/runtime/session.ts), or a bare Pipeline. */
+export interface MonitoredRuntime {
+  /** One monitoring step at `now`. */
+  step(now: number): unknown;
+  submitChunk(chunk: GateChunk, now: number): ExecutedChunk;
+  release(now: number, request: { by: string; authorised: boolean }): ReleaseResult;
+}
+
 export interface MonitorNodeOptions {
   robotId: string;
   /** Joint names of the arm, in the pipeline's joint order (gating mode). */
@@ -51,16 +59,12 @@ export interface MonitorNodeOptions {
   idleStepRate: number;
   /** Success/failure label for the current episode (from ~/label_success). */
   onLabel?: (success: boolean, t: number) => Verdict;
-  /** After every pipeline step (episode recording). */
+  /** After every step. */
   onStep?: (t: number) => void;
-  /** A proposed chunk and the gate's answer (episode recording). */
-  onChunk?: (chunk: GateChunk, result: ExecutedChunk, t: number) => void;
   /** Seconds the gate may stay in its start-up phase (default 10). */
   startupTimeout?: number;
   /** Start-up ran out of time; `neverSeen` are the required signals never seen fresh. */
   onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
-  /** Decides a chunk before the pipeline (the semantic gate); a result means the pipeline never sees it. */
-  beforeChunk?: (chunk: GateChunk, t: number) => ExecutedChunk | undefined;
 }
 
 export class RosMonitorNode {
@@ -74,7 +78,7 @@ export class RosMonitorNode {
 
   constructor(
     private readonly node: RosNode,
-    private readonly pipeline: Pipeline,
+    private readonly pipeline: MonitoredRuntime,
     private readonly gate: Gate,
     private readonly margins: ClauseMargins,
     private readonly options: MonitorNodeOptions,
@@ -127,11 +131,12 @@ export class RosMonitorNode {
 
   private step(now: number): void {
     this.lastStep = now;
-    this.pipeline.step(now);
+    // The pipeline never throws; the session's recording can.
+    this.guarded(now, 'step', () => this.pipeline.step(now));
     if (this.options.onStep) this.guarded(now, 'step hook', () => this.options.onStep!(now));
   }
 
-  /** A hook (episode recording) or publish that throws becomes a fault that holds, never an exception in a ROS callback. */
+  /** A step (episode recording), hook or publish that throws becomes a fault that holds, never an exception in a ROS callback. */
   private guarded(now: number, what: string, fn: () => void): void {
     try {
       fn();
@@ -146,16 +151,19 @@ export class RosMonitorNode {
 
   private onProposed(msg: JointTrajectory): void {
     const now = this.node.now();
-    const parsed = trajectoryToChunk(msg, this.options.jointNames, this.node.time);
+    const parsed = trajectoryToChunk(msg, this.options.jointNames);
     if (!parsed.ok) {
       this.refusedTrajectories++;
       this.lastRefusal = parsed.reason;
-      this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: msg.header?.frame_id ?? '', verdict: 'rejected', code: 'malformed', reason: parsed.reason, t: this.node.time.unixSeconds(now) }) });
+      this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: msg.header?.frame_id ?? '', verdict: 'rejected', code: 'malformed', reason: parsed.reason, t: now }) });
       return;
     }
-    const r = this.options.beforeChunk?.(parsed.chunk, now) ?? this.pipeline.submitChunk(parsed.chunk, now);
-    if (this.options.onChunk) this.guarded(now, 'chunk hook', () => this.options.onChunk!(parsed.chunk, r, now));
-    this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: this.node.time.unixSeconds(now) }) });
+    // Recording the decision can throw: the gate then holds with the cause and the answer says held.
+    let r: ExecutedChunk = { id: parsed.chunk.id, verdict: 'held', code: 'fault', reason: 'the chunk decision failed (see the gate cause)' };
+    this.guarded(now, 'chunk decision', () => {
+      r = this.pipeline.submitChunk(parsed.chunk, now);
+    });
+    this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: now }) });
   }
 
   /** Publish one DiagnosticArray (gate + one status per clause) and the robustness vector now. */
@@ -192,7 +200,7 @@ export class RosMonitorNode {
         ],
       });
     }
-    this.diagnostics.publish({ header: { stamp: this.node.time.stamp(now), frame_id: '' }, status });
+    this.diagnostics.publish({ header: { stamp: toStamp(now), frame_id: '' }, status });
     this.robustness.publish({
       layout: { dim: Array.from({ length: m.count }, (_, i) => ({ label: m.name(i), size: 1, stride: 1 })), data_offset: 0 },
       data,

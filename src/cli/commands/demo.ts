@@ -13,7 +13,7 @@ import { PILOT_MODES, runDemoEpisode, type DemoEpisodeResult, type GateMode } fr
 import { demoJson, modeHeadlines, parseModes } from '../demo/metrics.js';
 import { progressLine, summaryTable } from '../demo/summary.js';
 import { SimCbfPath, type SimCbfOptions } from '../demo/sim-cbf.js';
-import { FRANKA_DQ_MAX } from '../../nodes/franka-chunks.js';
+import { FRANKA_DQ_MAX } from '../../rigs/franka.js';
 import { reportCommand } from './report.js';
 import { DEMO_SCENARIOS, pickScenario } from '../demo/scenarios.js';
 import { DemoPrevention } from '../demo/prevention.js';

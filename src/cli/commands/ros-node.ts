@@ -2,15 +2,14 @@ import { readFileSync } from 'node:fs';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 import { parseRosNameArgs, type RosContext } from '../../../drivers/ros2/interface.js';
 import { userOrPackagePath } from '../../platform/package-files.js';
-import type { FrankaGateMode, FrankaNodeConfig } from '../../nodes/franka-node-config.js';
+import type { FrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { Timers } from '../../util/clock.js';
 import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, defaultSpecPaths, loadScoringSpec, specPathsFrom } from '../spec-files.js';
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
 import { describeCause } from '../../gate/index.js';
-import { liveTasksFromSpec, parseSemanticRunOptions } from '../compose/semantic-options.js';
-import type { LiveTask } from '../../runtime/live-semantic.js';
+import { parseSemanticRunOptions } from '../compose/semantic-options.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
 import { systemTimers } from '../../platform/system-clock.js';
 
@@ -69,7 +68,6 @@ examples:
       for (const e of cfg.errors) io.err(e.message);
       return EXIT.failure;
     }
-    for (const w of cfg.warnings) io.err(`armguard ros-node: ${w}`);
     const specOption = (k: string) => (typeof parsed.options.get(k) === 'string' ? (parsed.options.get(k) as string) : undefined);
     const spec = loadScoringSpec(specPathsFrom(specOption));
     if (!spec.ok) {
@@ -88,7 +86,7 @@ examples:
       // The same names as on the robot: the ROS arguments (__ns, __node, remaps) apply here too.
       const graph = new FakeRosGraph(clock, new ManualTimers(clock), { discovery: 'immediate', rosArgs: ['armguard', ...args] });
       const parts = buildFrankaNode(graph, cfg.config, spec.spec);
-      io.out(`${paramsPath}: ok — robot ${cfg.config.robotId}, platform ${cfg.config.platform}, task ${cfg.config.task}; gate mode ${describeGateMode(cfg.config.gateMode)}`);
+      io.out(`${paramsPath}: ok — robot ${cfg.config.robotId}, platform ${cfg.config.platform}, task ${cfg.config.task}`);
       for (const d of parts.decisions) io.out(`  ${d.clause.id.padEnd(26)} ${d.clause.tier === 'safe' ? d.explanation : 'report-only'}`);
       io.out('topics and services:');
       for (const [topic, type] of [...graph.topics()].sort(([a], [b]) => a.localeCompare(b))) io.out(`  ${topic.padEnd(50)} ${type}`);
@@ -106,18 +104,6 @@ examples:
     return runFrankaNodeUntilSignal(ctx, cfg.config, spec.spec, io, process, systemTimers, spec.versions);
   },
 };
-
-/** The gate mode in the words of the start-up line. */
-export function describeGateMode(mode: FrankaGateMode): string {
-  switch (mode) {
-    case 'baseline':
-      return 'baseline (BASELINE run: trajectories forwarded unfiltered; violations recorded, no hold sent)';
-    case 'monitor':
-      return 'monitor (the policy drives the controller; a violation sends a hold)';
-    case 'gate':
-      return 'gate (trajectories checked before the controller; a violation holds)';
-  }
-}
 
 /** The part of `process` the node's signal handling uses. */
 export interface ProcessSignals {
@@ -178,32 +164,26 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
     const parts = buildFrankaNode(ctx, config, spec, {
       recording: { timers, log: (l) => io.out(l), ...(versions ? { versions } : {}) },
       onStartupFailed: (n) => startupFailed(n),
-      ...(semantic.value ? { semantic: { ...semantic.value, log: (l: string) => io.out(l), tasks: liveTasks(spec) } } : {}),
+      ...(semantic.value ? { semantic: { ...semantic.value, log: (l: string) => io.out(l) } } : {}),
     });
-    io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate mode ${describeGateMode(config.gateMode)}; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
-    const episodes = parts.episodes;
+    io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
     lastTime = parts.now();
-    if (episodes) {
-      await episodes.start(lastTime);
-      openEpisodes = episodes;
-    }
-    // With recording the semantic gate's task begins with each episode; without, once here (and on every ~/task message).
-    if (!episodes) parts.semantic?.begin(parts.now());
+    // The first episode (with episodes_dir) and the semantic gate's first query.
+    openEpisodes = parts.session;
+    await parts.session.start(lastTime);
     ctx.spin();
     const outcome = await Promise.race([stop.then((signal) => ({ kind: 'signal' as const, signal })), failed]);
     const why = outcome.kind === 'signal' ? outcome.signal : 'start-up failed';
     lastTime = parts.now();
-    if (config.gateMode !== 'monitor') {
-      // Gate and baseline forward trajectories: the controller would otherwise keep executing the last forwarded trajectory. The e-stop
+    if (config.gating) {
+      // The controller would otherwise keep executing the last forwarded trajectory. The e-stop
       // sends the hold unless the gate already holds; then it is sent again here, once more.
       const alreadyHeld = parts.gate.holding && !parts.gate.starting;
       parts.pipeline.eStop(lastTime, `node shut down (${why})`);
       if (alreadyHeld) parts.franka.hold(lastTime, `node shut down (${why})`);
     }
-    if (episodes) {
-      openEpisodes = undefined;
-      await episodes.close(parts.now(), `node shut down (${why})`);
-    }
+    openEpisodes = undefined;
+    await parts.session.close(parts.now(), `node shut down (${why})`);
     if (outcome.kind === 'start-up-failed') {
       io.err(
         outcome.neverSeen.length > 0
@@ -226,13 +206,7 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
   }
 }
 
-/** The tasks of the task file with a semantic entry (a ~/task message may name one). */
-function liveTasks(spec: ScoringSpec): Map<string, LiveTask> {
-  const all = liveTasksFromSpec(defaultSpecPaths().tasks, new Set(spec.tasks.tasks.keys()));
-  return all.ok ? all.value : new Map();
-}
-
-/** The semantic gate's judge, settings, task roles and stage-event positions from the node's `semantic_*` parameters (none without any). */
+/** The semantic gate's judge, settings and task roles from the node's `semantic_*` parameters (none without `semantic_judge`). */
 export function semanticFromParams(config: FrankaNodeConfig, spec: ScoringSpec): ReturnType<typeof parseSemanticRunOptions> {
   const opts = config.semantic?.options;
   if (!opts) return { ok: true, value: undefined };
