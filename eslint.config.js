@@ -80,6 +80,26 @@ export default tseslint.config(
     },
   },
   {
+    // The runtime (pipeline, chunk path, the session every platform runs and its rig/episode ports)
+    // composes the core: drivers, files, MQTT and the clock are wired by the entry points
+    // (src/cli/commands, src/nodes, src/rigs) and handed in behind ports. Episode record types may
+    // be named; the episode files themselves are behind the EpisodeStore port.
+    files: ['src/runtime/**/*.ts'],
+    rules: {
+      ...clockRules,
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          { group: platformModules, message: 'src/runtime takes its I/O through ports: no files, network, ROS or MQTT.' },
+          {
+            group: ['**/drivers/**', '**/cli/**', '**/telemetry/**', '**/report/**', '**/calibration/**', '**/platform/**', '**/nodes/**', '**/rigs/**'],
+            message: 'src/runtime must not depend on drivers, entry points or telemetry: a platform hands them in as a rig.',
+          },
+          { group: ['**/episode/**'], allowTypeImports: true, message: 'src/runtime records through the EpisodeStore port (episode-tap.ts): only episode types may be imported.' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['src/episode/**/*.ts', 'src/report/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

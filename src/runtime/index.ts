@@ -6,3 +6,6 @@ export * from './chunk-transport.js';
 export * from './chunk-server.js';
 export * from './chunk-client.js';
 export * from './gate-off-baseline.js';
+export * from './rig.js';
+export * from './episode-tap.js';
+export * from './session.js';

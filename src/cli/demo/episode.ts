@@ -6,14 +6,17 @@
  *   is held (monitors + hold only);
  * - `cbf`: as `hold`, and every chunk goes through the hardware chunk path (sim-cbf.ts): the
  *   chunk-level CBF bends it around the tracked bystanders (and the table), or holds.
- * Frames, ρ, chunks and gate transitions go to the episode's MCAP file, labelled at the end by the
- * task predicate (target in the box).
+ * Frames, ρ, chunks and gate transitions go to the episode's MCAP file through the session's
+ * recording glue (src/runtime/episode-tap.ts, as a live run records them), labelled at the end by the
+ * task predicate (target in the box). The monitors step inside the simulator's own tick (its
+ * monitor hook) and the `off` mode has no gate at all, so the demo drives the tap, not a Session.
  */
 import type { DlsIk, PolicyDefinition, SimWorld } from '../../../drivers/sim/index.js';
 import { runEpisode } from '../../../drivers/sim/index.js';
 import { startEpisodeInDir } from '../../episode/index.js';
 import { DEFAULT_GATE_CONFIG, Gate, describeCause } from '../../gate/index.js';
 import type { JointChunk } from '../../ports/index.js';
+import { EpisodeTap } from '../../runtime/episode-tap.js';
 import { MonitorBank } from '../../runtime/monitor-bank.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import type { SignalFrame } from '../../schema/signals.js';
@@ -88,18 +91,17 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     { timers },
   );
   const rec = ep.recorder;
+  const tap = new EpisodeTap(bank, () => rec);
   const gate = mode !== 'off' ? new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals }) : null;
   let holdReason = '';
   let holdT = NaN;
   gate?.onEvent((e) => {
-    const reason = describeCause(e.cause);
-    rec.gateTransition(e.t, e.from, e.to, reason);
+    tap.gateTransition(e);
     if (e.to === 'hold' && holdReason === '') {
-      holdReason = reason;
+      holdReason = describeCause(e.cause);
       holdT = e.t;
     }
   });
-  const rho = new Float64Array(bank.count);
   const minRho = new Float64Array(bank.count).fill(Infinity);
   let evaluatedAt = NaN;
   const observe = (frame: SignalFrame, t: number): void => {
@@ -122,7 +124,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   let cbfPath: SimCbfPath | null = null;
   let cbfBegun = false;
   const chunkGate = (chunk: JointChunk, frame: SignalFrame, now: number): JointChunk | null => {
-    rec.proposedChunk(now, chunk);
+    tap.proposed(now, chunk);
     let out: JointChunk | null;
     if (mode === 'cbf') {
       if (!cbfBegun) {
@@ -152,11 +154,12 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
       chunksExecuted++;
       const mod = chunkModification(out.targets, chunk.targets, chunk.joints, nArm);
       modifications.push(mod);
-      rec.executedChunk(now, out, chunk.id, out === chunk ? 'executed' : 'filtered', mod);
+      const verdict = out === chunk ? 'executed' : 'filtered';
+      tap.forwarded(now, chunk, { id: chunk.id, verdict, code: verdict === 'executed' ? 'ok' : 'filtered', reason: 'demo gate', targets: out.targets, modification: mod });
       playing = { nominal: chunk.targets, joints: chunk.joints, horizon: chunk.horizon, startTick: Math.round(now / dt) };
     } else {
       chunksHeld++;
-      rec.executedChunk(now, chunk, chunk.id, 'held', 0);
+      tap.held(now, chunk);
       playing = null;
     }
     return out;
@@ -185,13 +188,11 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
       const p = playing as { nominal: Float64Array; joints: number; horizon: number; startTick: number } | null;
       const k = p ? Math.min(tick - p.startTick, p.horizon - 1) : -1;
       motion.push(targets, p ? p.nominal.subarray(k * p.joints, (k + 1) * p.joints) : null);
-      rec.frame(frame);
+      tap.step(t, frame);
       for (let i = 0; i < bank.count; i++) {
         const m = bank.margin(i);
-        rho[i] = m;
         if (m < (minRho[i] ?? Infinity)) minRho[i] = m;
       }
-      rec.robustness(t, rho);
     },
   });
   const end = result.ticks * dt;
