@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, ChunkScreen, chunkToMessage } from '../../src/gate/index.js';
 import { EpisodeManager, type EpisodeManagerOptions } from '../../src/episode/episode-manager.js';
-import { EpisodeRecorder, MemoryEpisodeWritable, readEpisode, type EpisodeRecord, type EpisodeWritable } from '../../src/episode/index.js';
+import { EpisodeRecorder, MemoryFileWritable, readEpisode, type EpisodeRecord, type FileWritable } from '../../src/episode/index.js';
 import { MonitorBank, Session, type PlatformRig } from '../../src/runtime/index.js';
 import { DecodedChunkTransport } from '../../src/telemetry/network-worker.js';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
@@ -142,8 +142,8 @@ describe('Session: one session for every platform', () => {
     const s = setup({
       // A disk that is full while `failing` (ENOSPC on write), then has space again.
       open: async (_dir, start, options) => {
-        const disk = new MemoryEpisodeWritable();
-        const out: EpisodeWritable = {
+        const disk = new MemoryFileWritable();
+        const out: FileWritable = {
           write: (b) => (failing ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })) : disk.write(b)),
           sync: () => disk.sync(),
           close: () => disk.close(),
