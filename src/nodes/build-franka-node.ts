@@ -10,7 +10,7 @@ import type { Gate } from '../gate/index.js';
 import type { MonitorBank } from '../runtime/monitor-bank.js';
 import type { Pipeline } from '../runtime/pipeline.js';
 import { Session } from '../runtime/session.js';
-import type { SemanticGuard, SemanticTaskInput } from '../runtime/semantic-guard.js';
+import { SemanticTaskGate, type SemanticGuard, type SemanticTaskInput } from '../runtime/semantic-guard.js';
 import type { RosContext } from '../../drivers/ros2/interface.js';
 import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
@@ -69,6 +69,7 @@ export function buildFrankaNode(
   const recording = config.episodesDir !== undefined && rec ? { dir: config.episodesDir, ...rec } : undefined;
   const sem = extras.semantic && config.gating ? extras.semantic : undefined;
   const cam = sem ? config.semantic?.camera : undefined;
+  let semantic: SemanticTaskGate | undefined;
   const session = new Session({
     rig, gating: config.gating, task: config.task, log,
     ...(recording
@@ -85,10 +86,10 @@ export function buildFrankaNode(
       : {}),
     ...(sem
       ? {
-          semantic: {
-            judge: sem.judge, gateConfig: sem.gateConfig, task: sem.task, log: sem.log ?? (() => {}),
+          semantic: (record) => (semantic = new SemanticTaskGate({
+            judge: sem.judge, gateConfig: sem.gateConfig, task: sem.task, gating: config.gating, arm: franka, now: () => rosNode.now(), record, log: sem.log ?? (() => {}),
             ...(cam ? { camera: new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) } : {}),
-          },
+          })),
         }
       : {}),
   });
@@ -118,6 +119,6 @@ export function buildFrankaNode(
   franka.onSample(() => node.sample());
   return {
     franka, session, gate: session.gate, bank: session.bank, pipeline: session.pipeline, node, decisions: plan.decisions,
-    episodes: recording ? session : undefined, now: () => rosNode.now(), semantic: session.semantic,
+    episodes: recording ? session : undefined, now: () => rosNode.now(), semantic: semantic?.guard,
   };
 }

@@ -12,14 +12,13 @@ import { describeCause, type GateEvent } from '../gate/events.js';
 import type { ReleaseResult } from '../gate/gate.js';
 import type { Fault } from '../ports/index.js';
 import type { LabelInput, LabelRecord } from '../episode/types.js';
-import { SemanticGate, describeSemanticCause, type SemanticDecision, type SemanticGateConfig } from '../semantic/semantic-gate.js';
-import type { CameraSource, SemanticJudge } from '../semantic/types.js';
+import { describeSemanticCause, type SemanticDecision } from '../semantic/semantic-gate.js';
 import { ChunkServer } from './chunk-server.js';
 import type { ChunkServerTransport } from './chunk-transport.js';
 import { EpisodeTap, type EpisodeStore, type EpisodeStoreHooks } from './episode-tap.js';
 import type { GateEventSink } from './events.js';
 import { composePipeline, type PlatformRig } from './rig.js';
-import { SemanticGuard, type SemanticTaskInput } from './semantic-guard.js';
+import type { SemanticRecord } from '../episode/types.js';
 
 /** What the session publishes and asks of the operator link (MQTT telemetry for `armguard run`). */
 export interface SessionTelemetry {
@@ -31,13 +30,23 @@ export interface SessionTelemetry {
   publishLabel(label: LabelRecord): void;
 }
 
-export interface SessionSemantic {
-  judge: SemanticJudge;
-  camera?: CameraSource;
-  gateConfig: SemanticGateConfig;
-  task: SemanticTaskInput;
-  /** Where judge verdicts and faults are told (default: the session's log). */
-  log?: (line: string) => void;
+/**
+ * The semantic gate of the running task (issue 18; runtime/semantic-guard.ts's SemanticTaskGate):
+ * the session tells it the episode's life and asks it about every step and chunk; it commands its
+ * own stops on the arm.
+ */
+export interface TaskSemantic {
+  /** Each episode start is a task start: a fresh gate asking the judge. */
+  startTask(t: number): void;
+  endTask(t: number): void;
+  /** Each step: a verdict (or fault) landing mid-chunk stops the arm at once. */
+  step(now: number): void;
+  /** Before a proposed chunk: undefined = pass; a decision that does not pass has already stopped the arm. */
+  beforeChunk(now: number): SemanticDecision | undefined;
+  /** The chunk went to the arm: the next stop must be commanded again. */
+  chunkForwarded(): void;
+  /** The operator's success/failure label for the running task. */
+  label(success: boolean, t: number): void;
 }
 
 export interface SessionOptions {
@@ -47,8 +56,8 @@ export interface SessionOptions {
   task: string;
   /** Opens the episode store, telling it the session's storage hooks; absent: nothing is recorded. */
   episodes?: (hooks: EpisodeStoreHooks) => EpisodeStore;
-  /** The semantic gate (issue 18): asked again at every episode start, enforced on chunks and steps when gating. */
-  semantic?: SessionSemantic;
+  /** The semantic gate (issue 18), built with the session's recording of its records. */
+  semantic?: (record: (r: SemanticRecord) => void) => TaskSemantic;
   log: (line: string) => void;
 }
 
@@ -67,9 +76,7 @@ export class Session {
   private readonly store: EpisodeStore | undefined;
   private readonly tap: EpisodeTap;
   private telemetry: SessionTelemetry | undefined;
-  private guard: SemanticGuard | undefined;
-  /** The semantic gate has stopped the arm and no chunk passed since. */
-  private semanticHeld = true;
+  private readonly taskSemantic: TaskSemantic | undefined;
   /**
    * A storage fault, re-raised every step until a write succeeds again: the gate's fault quiet
    * period must not let a release through while records are still being dropped.
@@ -96,16 +103,15 @@ export class Session {
     this.bank = o.rig.monitors;
     this.store = o.episodes?.({ onFault: (f) => this.onStorageFault(f), onWritten: () => this.onStorageWritten() });
     this.tap = new EpisodeTap(this.bank, () => this.store?.recorder);
-    this.guard = this.newGuard();
+    this.taskSemantic = o.semantic?.((r) => this.tap.semantic(r));
   }
 
   /** The episode store, when recording. */
   get episodes(): EpisodeStore | undefined {
     return this.store;
   }
-  /** The running episode's semantic gate (a fresh one per episode), when configured. */
-  get semantic(): SemanticGuard | undefined {
-    return this.guard;
+  get semantic(): TaskSemantic | undefined {
+    return this.taskSemantic;
   }
   get storageFailing(): boolean {
     return this.store?.storageFailed ?? false;
@@ -126,7 +132,7 @@ export class Session {
   /** The first episode (when recording) and the semantic gate's first query. Returns the episode id. */
   async start(t: number): Promise<string | undefined> {
     const id = this.store ? await this.store.start(t) : undefined;
-    this.episodeStarted(t, id, false);
+    this.episodeStarted(t, id);
     return id;
   }
 
@@ -137,29 +143,19 @@ export class Session {
 
   private async openNext(t: number): Promise<string> {
     if (!this.store) throw new Error('no episode store: nothing is recorded');
+    this.taskSemantic?.endTask(t);
     const id = await this.store.start(t);
-    this.episodeStarted(t, id, true);
+    this.episodeStarted(t, id);
     return id;
   }
 
-  private episodeStarted(t: number, id: string | undefined, fresh: boolean): void {
+  private episodeStarted(t: number, id: string | undefined): void {
     this.bank.reset();
     this.recordedOffset = NaN; // each episode records the policy clock offset again
-    if (fresh) this.guard = this.newGuard();
-    this.semanticHeld = true; // nothing to stop until a chunk has passed the semantic gate
-    this.guard?.begin(t);
+    this.taskSemantic?.startTask(t);
     if (id === undefined) return;
     this.telemetry?.publishEpisode({ t, phase: 'start', episode: id, task: this.o.task });
     this.o.log(`episode ${id} → ${this.store?.path}`);
-  }
-
-  private newGuard(): SemanticGuard | undefined {
-    const sem = this.o.semantic;
-    if (!sem) return undefined;
-    return new SemanticGuard({
-      gate: new SemanticGate(sem.gateConfig), judge: sem.judge, ...(sem.camera ? { camera: sem.camera } : {}), task: sem.task,
-      now: () => this.now(), record: (r) => this.tap.semantic(r), log: sem.log ?? this.o.log,
-    });
   }
 
   /** One monitoring step at `now`: pipeline, semantic gate, recording, telemetry. Throws only when a recorder or telemetry hook does. */
@@ -167,9 +163,7 @@ export class Session {
     if (this.storageFault) this.gate.fault(now, this.storageFault);
     this.telemetry?.checkStep(now);
     this.pipeline.step(now);
-    // A verdict (or fault) that landed mid-chunk stops the arm at once.
-    const d = this.guard?.step(now);
-    if (d && !d.pass && this.o.gating) this.semanticHold(d, now);
+    this.taskSemantic?.step(now);
     this.tap.step(now, this.pipeline.frame);
     if (this.telemetry && now - this.lastMarginsT >= MARGINS_PERIOD_S) {
       this.lastMarginsT = now;
@@ -187,14 +181,13 @@ export class Session {
   /** A proposed chunk: the semantic gate (when gating), then the chunk path; both recorded. */
   submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
     this.tap.proposed(now, chunk);
-    const d = this.o.gating ? this.guard?.beforeChunk(now) : undefined;
+    const d = this.taskSemantic?.beforeChunk(now);
     if (d && !d.pass) {
-      this.semanticHold(d, now);
       this.tap.held(now, chunk);
       return { id: chunk.id, verdict: 'held', code: 'semantic', reason: describeSemanticCause(d.cause) };
     }
     const r = this.pipeline.submitChunk(chunk, now);
-    if (d && (r.verdict === 'executed' || r.verdict === 'filtered')) this.semanticHeld = false;
+    if (r.verdict === 'executed' || r.verdict === 'filtered') this.taskSemantic?.chunkForwarded();
     this.tap.forwarded(now, chunk, r);
     if (r.code === 'no-chunk-path') this.tap.event(now, 'chunk-rejected', `${r.id}: ${r.reason}`);
     this.recordClockOffset(now);
@@ -203,14 +196,6 @@ export class Session {
 
   release(now: number, request: { by: string; authorised: boolean }): ReleaseResult {
     return this.pipeline.release(now, request);
-  }
-
-  private semanticHold(d: Extract<SemanticDecision, { pass: false }>, now: number): void {
-    if (this.semanticHeld) return;
-    this.semanticHeld = true;
-    const sink = this.o.rig.sink;
-    sink.hold(now, `semantic gate: ${describeSemanticCause(d.cause)}`);
-    if (d.openGripper) sink.openGripper?.(now);
   }
 
   /** The policy clock's offset estimate, into the episode when it first appears or moves by > 1 ms. */
@@ -241,6 +226,7 @@ export class Session {
     if (store.storageFailed) return this.storageRefusal();
     const r = store.label(input);
     if (!r.ok) return r;
+    if (input.success !== undefined) this.taskSemantic?.label(input.success, r.record.t);
     const recorder = store.recorder;
     void (recorder ? recorder.durable() : Promise.resolve(false)).then((written) => {
       if (written) this.telemetry?.publishLabel(r.record);
@@ -260,7 +246,9 @@ export class Session {
     const l = store.label(input);
     if (!l.ok) return l;
     const id = store.episodeId;
+    this.taskSemantic?.label(input.success, t);
     const ended = this.serially(async () => {
+      this.taskSemantic?.endTask(t);
       const entry = await store.end(t, `labelled ${input.success ? 'success' : 'failure'}`);
       const complete = entry?.state === 'complete';
       // Confirmed only when the closed file holds it.
@@ -294,6 +282,7 @@ export class Session {
     const store = this.store;
     if (!store) return;
     const id = store.episodeId;
+    this.taskSemantic?.endTask(t);
     await store.close(t, reason);
     if (id) this.telemetry?.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
   }

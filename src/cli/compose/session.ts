@@ -20,7 +20,7 @@ import { startTelemetry, type BrokerChoice, type Telemetry } from '../../telemet
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 import { SLOW_FLOOR_S, TIMING_MIN_WINDOW_S, TIMING_SAMPLE_READS, TIMING_WARMUP_READS, defaultWatchdog, maxAgeFloor, summariseReads } from './read-timing.js';
 import { SIGNALS } from '../../schema/signals.js';
-import type { SemanticTaskInput } from '../../runtime/semantic-guard.js';
+import { SemanticTaskGate, type SemanticTaskInput } from '../../runtime/semantic-guard.js';
 import type { SemanticGateConfig } from '../../semantic/semantic-gate.js';
 import type { CameraSource, SemanticJudge } from '../../semantic/types.js';
 
@@ -113,6 +113,7 @@ export class RunSession {
       ...(o.watchdogS !== undefined ? { watchdogTimeout: o.watchdogS } : {}),
     });
     const rt = this.runtime;
+    const sem = o.semantic;
     let episodes: EpisodeManager | undefined;
     this.session = new Session({
       rig: rt.rig, gating: o.gating, task: o.task, log: o.log,
@@ -126,7 +127,7 @@ export class RunSession {
         onFault: hooks.onFault,
         onWritten: hooks.onWritten,
       })),
-      ...(o.semantic ? { semantic: o.semantic } : {}),
+      ...(sem ? { semantic: (record) => new SemanticTaskGate({ ...sem, gating: o.gating, arm: conn.arm, now: () => o.clock.now(), record, log: o.log }) } : {}),
     });
     this.episodes = episodes!;
     this.loop = new ControlLoop({
