@@ -9,7 +9,8 @@
  */
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { describeCause, type GateEvent } from '../gate/events.js';
-import type { ReleaseResult } from '../gate/gate.js';
+import type { ChunkScreen } from '../gate/chunk-screen.js';
+import type { Gate, ReleaseResult } from '../gate/gate.js';
 import type { Fault } from '../ports/index.js';
 import type { LabelInput, LabelRecord } from '../episode/types.js';
 import { describeSemanticCause, type SemanticDecision } from '../semantic/semantic-gate.js';
@@ -17,6 +18,8 @@ import { ChunkServer } from './chunk-server.js';
 import type { ChunkServerTransport } from './chunk-transport.js';
 import { EpisodeTap, type EpisodeStore, type EpisodeStoreHooks } from './episode-tap.js';
 import type { GateEventSink } from './events.js';
+import type { MonitorBank } from './monitor-bank.js';
+import type { Pipeline } from './pipeline.js';
 import { composePipeline, type PlatformRig } from './rig.js';
 import type { SemanticRecord } from '../episode/types.js';
 
@@ -69,10 +72,10 @@ const FAULT_REPEAT_S = 1;
 const MARGINS_PERIOD_S = 0.1;
 
 export class Session {
-  readonly gate;
-  readonly pipeline;
-  readonly bank;
-  private readonly screen;
+  readonly gate: Gate;
+  readonly pipeline: Pipeline;
+  readonly bank: MonitorBank;
+  private readonly screen: ChunkScreen | undefined;
   private readonly store: EpisodeStore | undefined;
   private readonly tap: EpisodeTap;
   private telemetry: SessionTelemetry | undefined;
