@@ -11,6 +11,7 @@ import { GateRemote, type LabelSink, type LinkLossPolicy } from './gate-remote.j
 import type { TelemetryLink } from './mqtt-link.js';
 import { DecodedChunkTransport, NetworkWorker } from './network-worker.js';
 import type { Clock } from '../util/clock.js';
+import type { SessionTelemetry } from '../runtime/session.js';
 
 export type BrokerChoice =
   | { kind: 'embedded'; port: number; host?: string; access: AccessConfig }
@@ -43,6 +44,8 @@ export interface Telemetry {
   remote: GateRemote;
   /** Chunk requests from policies (decoded in the worker) and their results. */
   chunks: DecodedChunkTransport;
+  /** What the session publishes and checks each step (Session.attachTelemetry). */
+  hooks: SessionTelemetry;
   dashboardUrl: string | undefined;
   connected: boolean;
   stop(): Promise<void>;
@@ -87,7 +90,15 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
   // Not reachable: the remote e-stop cannot arrive; under 'hold' the gate holds until it can.
   if (!started.connected) remote.linkLost(`broker ${started.url} not reachable${started.lastError ? ` (${started.lastError})` : ''}`);
   return {
-    url: started.url, link: net, remote, chunks, dashboardUrl: started.dashboardUrl, connected: started.connected,
+    url: started.url, link: net, remote, chunks,
+    hooks: {
+      checkStep: (now) => remote.checkStep(now),
+      publishMargins: (t, margins, band) => net.publishMargins(t, margins, band),
+      publishEvent: (t, kind, detail) => net.publishEvent(t, kind, detail),
+      publishEpisode: (p) => net.publishEpisode(p),
+      publishLabel: (l) => net.publishLabel(l),
+    },
+    dashboardUrl: started.dashboardUrl, connected: started.connected,
     stop: () => {
       remote.detach();
       return net.stop();

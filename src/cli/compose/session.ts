@@ -185,13 +185,7 @@ export class RunSession {
       onFault: (f, t) => session.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${f.detail ?? ''}` }, t),
     }));
     const telemetry = this.telemetry;
-    session.attachTelemetry({
-      checkStep: (now) => telemetry.remote.checkStep(now),
-      publishMargins: (t, margins, band) => telemetry.link.publishMargins(t, margins, band),
-      publishEvent: (t, kind, detail) => telemetry.link.publishEvent(t, kind, detail),
-      publishEpisode: (p) => telemetry.link.publishEpisode(p),
-      publishLabel: (l) => telemetry.link.publishLabel(l),
-    });
+    session.attachTelemetry(telemetry.hooks);
     // Policies' chunks (MQTT, decoded in the network worker) go straight to the session; with
     // --gate off (baseline) screened chunks are forwarded unfiltered (GateOffBaseline).
     session.serveChunks(telemetry.chunks);
