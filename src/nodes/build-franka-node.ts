@@ -87,7 +87,7 @@ export function buildFrankaNode(
     ...(sem
       ? {
           semantic: (record) => (semantic = new SemanticTaskGate({
-            judge: sem.judge, gateConfig: sem.gateConfig, task: sem.task, gating: config.gating, arm: franka, now: () => rosNode.now(), record, log: sem.log ?? (() => {}),
+            judge: sem.judge, gateConfig: sem.gateConfig, task: sem.task, gating: config.gating, askEachTask: false, arm: franka, now: () => rosNode.now(), record, log: sem.log ?? (() => {}),
             ...(cam ? { camera: new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) } : {}),
           })),
         }

@@ -134,6 +134,11 @@ export interface SemanticTaskGateOptions {
   readonly task: SemanticTaskInput;
   /** false (a baseline run): the judge is asked and recorded, nothing is enforced. */
   readonly gating: boolean;
+  /**
+   * true (`run so101`): every task start (episode) gets a fresh gate asking the judge again.
+   * false (the Franka node): the first task's gate, verdict and refresh cadence carry over to later episodes.
+   */
+  readonly askEachTask: boolean;
   /** Where the gate's stops go: the arm's own hold (and gripper), not the clause gate. */
   readonly arm: { hold(now: number, reason: string): void; openGripper?(now: number): void };
   readonly now: () => number;
@@ -162,6 +167,7 @@ export class SemanticTaskGate implements TaskSemantic {
   }
 
   startTask(t: number): void {
+    if (this.started && !this.o.askEachTask) return;
     if (this.started) this.current = this.fresh();
     this.started = true;
     this.held = true;

@@ -127,7 +127,7 @@ export class RunSession {
         onFault: hooks.onFault,
         onWritten: hooks.onWritten,
       })),
-      ...(sem ? { semantic: (record) => new SemanticTaskGate({ ...sem, gating: o.gating, arm: conn.arm, now: () => o.clock.now(), record, log: o.log }) } : {}),
+      ...(sem ? { semantic: (record) => new SemanticTaskGate({ ...sem, gating: o.gating, askEachTask: true, arm: conn.arm, now: () => o.clock.now(), record, log: o.log }) } : {}),
     });
     this.episodes = episodes!;
     this.loop = new ControlLoop({
