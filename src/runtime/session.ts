@@ -221,6 +221,11 @@ export class Session {
     this.tap.event(t, event, detail);
   }
 
+  /** A fault reported before the episode existed, into the running episode (not published or logged again). */
+  recordFault(t: number, fault: Fault): void {
+    this.tap.fault(t, fault);
+  }
+
   /** A remote label (MQTT) for the running episode: refused unless it can be written; confirmed once on storage. */
   label(input: LabelInput, episode?: string): LabelResult {
     const store = this.store;

@@ -202,7 +202,7 @@ export class RunSession {
     await startStep(`the first episode file in ${o.episodesDir}`, () => session.start(t));
     // A command channel down since start-up was reported before the episode existed: record it now.
     const down = telemetry.remote.commandChannelDown;
-    if (down !== null && !telemetry.connected) this.episodes.recorder?.fault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
+    if (down !== null && !telemetry.connected) session.recordFault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
     // A first read before the loop, so the first step sees a sample.
     await this.conn.arm.readState();
     try {
