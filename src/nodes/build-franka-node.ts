@@ -10,7 +10,8 @@ import type { Gate } from '../gate/index.js';
 import type { MonitorBank } from '../runtime/monitor-bank.js';
 import type { Pipeline } from '../runtime/pipeline.js';
 import { Session } from '../runtime/session.js';
-import { SemanticTaskGate, type SemanticGuard, type SemanticTaskInput } from '../runtime/semantic-guard.js';
+import type { LiveSemanticConfig, LiveTask } from '../runtime/live-semantic.js';
+import { FrankaSemantic } from './franka-semantic.js';
 import type { RosContext } from '../../drivers/ros2/interface.js';
 import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
@@ -19,8 +20,6 @@ import type { FrankaNodeConfig } from './franka-node-config.js';
 import { EpisodeManager } from '../episode/episode-manager.js';
 import type { Timers } from '../util/clock.js';
 import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, RosImageCamera } from '../../drivers/camera/ros-image.js';
-import type { SemanticGateConfig } from '../semantic/semantic-gate.js';
-import type { SemanticJudge } from '../semantic/types.js';
 
 export interface FrankaNodeParts {
   franka: FrankaRos;
@@ -34,8 +33,8 @@ export interface FrankaNodeParts {
   episodes: Session | undefined;
   /** The node's clock (s). */
   now: () => number;
-  /** The semantic gate, when configured (gating mode); `begin` it once the episode is open (Session.start does). */
-  semantic: SemanticGuard | undefined;
+  /** The semantic gate and stage events, when configured; Session.start begins its task (without it, call `begin`). */
+  semantic: FrankaSemantic | undefined;
 }
 
 export function buildFrankaNode(
@@ -47,15 +46,16 @@ export function buildFrankaNode(
     recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void; versions?: Readonly<Record<string, string>> };
     /** Start-up ran out of `startup_timeout` with these required signals never seen. */
     onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
-    /** The semantic gate (issue 18): judge, gate settings and the task's roles; the camera comes from the parameters. */
-    semantic?: { judge: SemanticJudge; gateConfig: SemanticGateConfig; task: SemanticTaskInput; log?: (line: string) => void };
+    /** The semantic gate and stage events (issue 18): judge, gate settings, the task, declared positions; the camera comes from the parameters. */
+    semantic?: LiveSemanticConfig & { log?: (line: string) => void; tasks?: ReadonlyMap<string, LiveTask> };
   } = {},
 ): FrankaNodeParts {
+  const semBodies = [config.semantic?.actorBody, config.semantic?.targetBody].filter((b): b is string => b !== undefined);
   const rigOptions: FrankaRigOptions = {
     spec, platform: config.platform, endEffector: config.endEffector, task: config.task, startup: true,
     topics: { robotState: config.robotStateTopic, gripper: config.gripperTopic, controller: config.controllerTopic },
     ...(config.tracking
-      ? { tracking: { input: config.tracking, bystanders: config.bystanders, obstacles: config.obstacles, trackingInBase: config.trackingInBase, obstacleMaxAge: config.obstacleMaxAge } }
+      ? { tracking: { input: config.tracking, bystanders: config.bystanders, obstacles: config.obstacles, trackingInBase: config.trackingInBase, obstacleMaxAge: config.obstacleMaxAge, positionsOnly: semBodies } }
       : {}),
     // gating: false is the Franka baseline run: proposed trajectories go to the controller unfiltered
     // (screened), clause holds are recorded but not sent; e-stop, watchdog and faults still hold.
@@ -63,14 +63,14 @@ export function buildFrankaNode(
   };
   const plan = planFrankaMonitors(rigOptions);
   const rosNode = ctx.createNode(config.nodeName);
-  const { rig, franka } = frankaRig(rosNode, rigOptions, plan);
+  const { rig, franka, tracker } = frankaRig(rosNode, rigOptions, plan);
   const rec = extras.recording;
   const log = rec?.log ?? (() => {});
   const recording = config.episodesDir !== undefined && rec ? { dir: config.episodesDir, ...rec } : undefined;
-  const sem = extras.semantic && config.gating ? extras.semantic : undefined;
-  const cam = sem ? config.semantic?.camera : undefined;
-  let semantic: SemanticTaskGate | undefined;
-  const session = new Session({
+  const sem = extras.semantic;
+  const cam = sem?.judge ? config.semantic?.camera : undefined;
+  let semantic: FrankaSemantic | undefined;
+  const session: Session = new Session({
     rig, gating: config.gating, task: config.task, log,
     ...(recording
       ? {
@@ -86,10 +86,22 @@ export function buildFrankaNode(
       : {}),
     ...(sem
       ? {
-          semantic: (record) => (semantic = new SemanticTaskGate({
-            judge: sem.judge, gateConfig: sem.gateConfig, task: sem.task, gating: config.gating, askEachTask: false, arm: franka, now: () => rosNode.now(), record, log: sem.log ?? (() => {}),
-            ...(cam ? { camera: new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) } : {}),
-          })),
+          semantic: ({ record, frame }) => {
+            const camera = cam ? new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) : undefined;
+            const fs: FrankaSemantic = new FrankaSemantic(rosNode, {
+              config: { ...sem, ...(sem.judge ? { judge: { ...sem.judge, ...(camera ? { camera } : {}) } } : {}) }, tasks: sem.tasks ?? new Map(),
+              platform: config.platform, endEffector: config.endEffector, franka, frame, gating: config.gating,
+              ...(tracker && config.tracking ? { tracking: { tracker, ...(config.semantic?.actorBody ? { actorBody: config.semantic.actorBody } : {}), ...(config.semantic?.targetBody ? { targetBody: config.semantic.targetBody } : {}), inBase: config.trackingInBase, maxAge: config.obstacleMaxAge } } : {}),
+              record, log: sem.log ?? (() => {}), taskTopic: config.semantic?.taskTopic ?? '~/task',
+              onJudgeFault: (f, t) => session.recordFault(t, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail }),
+              ...(recording ? { onNewTask: (t: number, task: string) => session.newTask(t, task).then(() => undefined) } : {}),
+            });
+            semantic = fs;
+            return {
+              startTask: (t) => fs.begin(t), endTask: (t) => fs.end(t), step: (now) => fs.live.step(now), beforeChunk: (now) => fs.beforeChunk(now),
+              chunkForwarded: () => fs.live.chunkForwarded(), label: (success, t) => fs.live.label(success, t),
+            };
+          },
         }
       : {}),
   });
@@ -119,6 +131,6 @@ export function buildFrankaNode(
   franka.onSample(() => node.sample());
   return {
     franka, session, gate: session.gate, bank: session.bank, pipeline: session.pipeline, node, decisions: plan.decisions,
-    episodes: recording ? session : undefined, now: () => rosNode.now(), semantic: semantic?.guard,
+    episodes: recording ? session : undefined, now: () => rosNode.now(), semantic,
   };
 }

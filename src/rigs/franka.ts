@@ -45,6 +45,8 @@ export interface FrankaRigOptions {
     trackingInBase: readonly [number, number, number, number, number, number];
     /** A tracked obstacle older than this (s) holds the next chunk. */
     obstacleMaxAge: number;
+    /** Bodies tracked for their positions only (the semantic gate's actor and target). */
+    positionsOnly?: readonly string[];
   };
   /** Proposed chunks are checked against this barrier (gating, and the gate-off baseline's screen); absent: monitor only. */
   barrier?: { tableHeight: number; dSafe: number; workspace?: readonly number[] };
@@ -53,6 +55,8 @@ export interface FrankaRigOptions {
 export interface FrankaRig {
   rig: PlatformRig;
   franka: FrankaRos;
+  /** The tracked scene, when tracking is configured with bodies to follow. */
+  tracker: SceneTracker | undefined;
 }
 
 /**
@@ -78,8 +82,9 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
     ...(o.topics?.controller ? { controllerTopic: o.topics.controller } : {}),
   });
   let tracker: SceneTracker | undefined;
-  if (tr && (tr.bystanders.length > 0 || tr.obstacles.length > 0)) {
-    tracker = new SceneTracker({ bystanders: [...tr.bystanders], obstacles: tr.obstacles.map((b) => b.body), source: tr.input.kind });
+  const positionsOnly = tr?.positionsOnly ?? [];
+  if (tr && (tr.bystanders.length > 0 || tr.obstacles.length > 0 || positionsOnly.length > 0)) {
+    tracker = new SceneTracker({ bystanders: [...tr.bystanders], obstacles: tr.obstacles.map((b) => b.body), positionsOnly: [...positionsOnly], source: tr.input.kind });
     subscribeTracking(node, tracker, tr.input);
   }
   const tracked = tr && tracker && tr.obstacles.length > 0
@@ -98,7 +103,7 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
       ? frankaBarrier({ platform: o.platform, endEffector: o.endEffector, ...o.barrier, ...(tracked ? { tracked } : {}) })
       : { kind: 'none' },
   };
-  return { rig, franka };
+  return { rig, franka, tracker };
 }
 
 /** The screen of a Franka's chunks (shape, finite, joint limits, age, order): gating and the gate-off baseline. */

@@ -28,6 +28,8 @@ export interface EpisodeRecordSink {
 
 /** One episode file at a time (src/episode's EpisodeManager, built by the entry point). */
 export interface EpisodeStore {
+  /** The task written into the next episode's start record. */
+  task: string;
   readonly recorder: EpisodeRecordSink | undefined;
   readonly episodeId: string | undefined;
   readonly path: string | undefined;

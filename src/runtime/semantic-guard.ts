@@ -8,10 +8,9 @@
  */
 import type { SemanticRecord } from '../episode/types.js';
 import { JudgeScheduler } from '../semantic/judge-scheduler.js';
-import { SemanticGate, describeSemanticCause, type SemanticDecision, type SemanticEvent, type SemanticGateConfig } from '../semantic/semantic-gate.js';
+import type { SemanticDecision, SemanticEvent, SemanticGate } from '../semantic/semantic-gate.js';
 import type { SemanticEntity } from '../semantic/task-semantics.js';
 import type { CameraFrame, CameraSource, JudgeRequest, SemanticJudge } from '../semantic/types.js';
-import type { TaskSemantic } from './session.js';
 
 /** An episode record for each gate event (the same shape the testbed and the live run write). */
 export function semanticEventRecord(e: SemanticEvent): SemanticRecord {
@@ -124,85 +123,5 @@ export class SemanticGuard {
       task: t.task, instruction: t.instruction, intent: t.intent, frames,
       scene: [...(t.actor ? [{ name: t.actor.name, tags: t.actor.tags, role: 'actor' as const }] : []), ...(t.target ? [{ name: t.target.name, tags: t.target.tags, role: 'target' as const }] : [])],
     };
-  }
-}
-
-export interface SemanticTaskGateOptions {
-  readonly judge: SemanticJudge;
-  readonly camera?: CameraSource;
-  readonly gateConfig: SemanticGateConfig;
-  readonly task: SemanticTaskInput;
-  /** false (a baseline run): the judge is asked and recorded, nothing is enforced. */
-  readonly gating: boolean;
-  /**
-   * true (`run so101`): every task start (episode) gets a fresh gate asking the judge again.
-   * false (the Franka node): the first task's gate, verdict and refresh cadence carry over to later episodes.
-   */
-  readonly askEachTask: boolean;
-  /** Where the gate's stops go: the arm's own hold (and gripper), not the clause gate. */
-  readonly arm: { hold(now: number, reason: string): void; openGripper?(now: number): void };
-  readonly now: () => number;
-  readonly record: (r: SemanticRecord) => void;
-  readonly log: (line: string) => void;
-}
-
-/**
- * The semantic gate of the running task for a session (TaskSemantic): a fresh SemanticGuard at
- * every task start (episode start), its decisions enforced on the arm when gating — a refusal or
- * a fault stops the arm once, and again only after a chunk has passed since.
- */
-export class SemanticTaskGate implements TaskSemantic {
-  private current: SemanticGuard;
-  private started = false;
-  /** The gate has stopped the arm and no chunk passed since (nothing to stop before the first pass). */
-  private held = true;
-
-  constructor(private readonly o: SemanticTaskGateOptions) {
-    this.current = this.fresh();
-  }
-
-  /** The running task's guard (its first one exists before the first task starts). */
-  get guard(): SemanticGuard {
-    return this.current;
-  }
-
-  startTask(t: number): void {
-    if (this.started && !this.o.askEachTask) return;
-    if (this.started) this.current = this.fresh();
-    this.started = true;
-    this.held = true;
-    this.current.begin(t);
-  }
-
-  endTask(): void {}
-
-  step(now: number): void {
-    const d = this.current.step(now);
-    if (this.o.gating) this.enforce(d, now);
-  }
-
-  beforeChunk(now: number): SemanticDecision | undefined {
-    if (!this.o.gating) return undefined;
-    const d = this.current.beforeChunk(now);
-    this.enforce(d, now);
-    return d.pass ? undefined : d;
-  }
-
-  chunkForwarded(): void {
-    this.held = false;
-  }
-
-  label(): void {}
-
-  private fresh(): SemanticGuard {
-    const o = this.o;
-    return new SemanticGuard({ gate: new SemanticGate(o.gateConfig), judge: o.judge, ...(o.camera ? { camera: o.camera } : {}), task: o.task, now: o.now, record: o.record, log: o.log });
-  }
-
-  private enforce(d: SemanticDecision, now: number): void {
-    if (d.pass || this.held) return;
-    this.held = true;
-    this.o.arm.hold(now, `semantic gate: ${describeSemanticCause(d.cause)}`);
-    if (d.openGripper) this.o.arm.openGripper?.(now);
   }
 }

@@ -13,7 +13,7 @@ import type { ChunkScreen } from '../gate/chunk-screen.js';
 import type { Gate, ReleaseResult } from '../gate/gate.js';
 import type { Fault } from '../ports/index.js';
 import type { LabelInput, LabelRecord } from '../episode/types.js';
-import { describeSemanticCause, type SemanticDecision } from '../semantic/semantic-gate.js';
+import type { SignalFrame } from '../schema/signals.js';
 import { ChunkServer } from './chunk-server.js';
 import type { ChunkServerTransport } from './chunk-transport.js';
 import { EpisodeTap, type EpisodeStore, type EpisodeStoreHooks } from './episode-tap.js';
@@ -34,9 +34,9 @@ export interface SessionTelemetry {
 }
 
 /**
- * The semantic gate of the running task (issue 18; runtime/semantic-guard.ts's SemanticTaskGate):
- * the session tells it the episode's life and asks it about every step and chunk; it commands its
- * own stops on the arm.
+ * The semantic gate and stage events of the running task (issue 18: runtime/live-semantic.ts,
+ * wrapped by each entry point): the session tells it the episode's life and asks it about every
+ * step and chunk; it commands its own stops on the arm.
  */
 export interface TaskSemantic {
   /** Each episode start is a task start: a fresh gate asking the judge. */
@@ -44,8 +44,8 @@ export interface TaskSemantic {
   endTask(t: number): void;
   /** Each step: a verdict (or fault) landing mid-chunk stops the arm at once. */
   step(now: number): void;
-  /** Before a proposed chunk: undefined = pass; a decision that does not pass has already stopped the arm. */
-  beforeChunk(now: number): SemanticDecision | undefined;
+  /** Before a proposed chunk: undefined = pass, else why it is held (the arm has already been stopped). */
+  beforeChunk(now: number): string | undefined;
   /** The chunk went to the arm: the next stop must be commanded again. */
   chunkForwarded(): void;
   /** The operator's success/failure label for the running task. */
@@ -59,8 +59,8 @@ export interface SessionOptions {
   task: string;
   /** Opens the episode store, telling it the session's storage hooks; absent: nothing is recorded. */
   episodes?: (hooks: EpisodeStoreHooks) => EpisodeStore;
-  /** The semantic gate (issue 18), built with the session's recording of its records. */
-  semantic?: (record: (r: SemanticRecord) => void) => TaskSemantic;
+  /** The semantic gate (issue 18), built with the session's recording of its records and the pipeline's frame. */
+  semantic?: (session: { record: (r: SemanticRecord) => void; frame: SignalFrame }) => TaskSemantic;
   log: (line: string) => void;
 }
 
@@ -80,6 +80,8 @@ export class Session {
   private readonly tap: EpisodeTap;
   private telemetry: SessionTelemetry | undefined;
   private readonly taskSemantic: TaskSemantic | undefined;
+  /** The running task (a new one may arrive: `newTask`). */
+  private task: string;
   /**
    * A storage fault, re-raised every step until a write succeeds again: the gate's fault quiet
    * period must not let a release through while records are still being dropped.
@@ -106,7 +108,8 @@ export class Session {
     this.bank = o.rig.monitors;
     this.store = o.episodes?.({ onFault: (f) => this.onStorageFault(f), onWritten: () => this.onStorageWritten() });
     this.tap = new EpisodeTap(this.bank, () => this.store?.recorder);
-    this.taskSemantic = o.semantic?.((r) => this.tap.semantic(r));
+    this.task = o.task;
+    this.taskSemantic = o.semantic?.({ record: (r) => this.tap.semantic(r), frame: this.pipeline.frame });
   }
 
   /** The episode store, when recording. */
@@ -144,6 +147,17 @@ export class Session {
     return this.serially(() => this.openNext(t));
   }
 
+  /** A new task (the Franka node's task topic): the running episode ends unlabelled and the next one records `task`. */
+  newTask(t: number, task: string): Promise<string> {
+    return this.serially(async () => {
+      this.taskSemantic?.endTask(t);
+      await this.store?.end(t, `new task '${task}' on the task topic`);
+      this.task = task;
+      if (this.store) this.store.task = task;
+      return this.openNext(t);
+    });
+  }
+
   private async openNext(t: number): Promise<string> {
     if (!this.store) throw new Error('no episode store: nothing is recorded');
     this.taskSemantic?.endTask(t);
@@ -157,7 +171,7 @@ export class Session {
     this.recordedOffset = NaN; // each episode records the policy clock offset again
     this.taskSemantic?.startTask(t);
     if (id === undefined) return;
-    this.telemetry?.publishEpisode({ t, phase: 'start', episode: id, task: this.o.task });
+    this.telemetry?.publishEpisode({ t, phase: 'start', episode: id, task: this.task });
     this.o.log(`episode ${id} → ${this.store?.path}`);
   }
 
@@ -184,10 +198,10 @@ export class Session {
   /** A proposed chunk: the semantic gate (when gating), then the chunk path; both recorded. */
   submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
     this.tap.proposed(now, chunk);
-    const d = this.taskSemantic?.beforeChunk(now);
-    if (d && !d.pass) {
+    const why = this.taskSemantic?.beforeChunk(now);
+    if (why !== undefined) {
       this.tap.held(now, chunk);
-      return { id: chunk.id, verdict: 'held', code: 'semantic', reason: describeSemanticCause(d.cause) };
+      return { id: chunk.id, verdict: 'held', code: 'semantic', reason: why };
     }
     const r = this.pipeline.submitChunk(chunk, now);
     if (r.verdict === 'executed' || r.verdict === 'filtered') this.taskSemantic?.chunkForwarded();
@@ -261,7 +275,7 @@ export class Session {
       const complete = entry?.state === 'complete';
       // Confirmed only when the closed file holds it.
       if (complete) this.telemetry?.publishLabel(l.record);
-      this.telemetry?.publishEpisode({ t, phase: 'end', episode: id ?? '', task: this.o.task });
+      this.telemetry?.publishEpisode({ t, phase: 'end', episode: id ?? '', task: this.task });
       if (next) await this.openNext(t);
       return { id, complete };
     });
@@ -292,7 +306,7 @@ export class Session {
     const id = store.episodeId;
     this.taskSemantic?.endTask(t);
     await store.close(t, reason);
-    if (id) this.telemetry?.publishEpisode({ t, phase: 'end', episode: id, task: this.o.task });
+    if (id) this.telemetry?.publishEpisode({ t, phase: 'end', episode: id, task: this.task });
   }
 
   private onGateEvent(e: GateEvent): void {

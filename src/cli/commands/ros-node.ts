@@ -9,7 +9,8 @@ import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, defaultSpecPaths, loadScoringSpec, s
 import { parseFrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import { buildFrankaNode } from '../../nodes/build-franka-node.js';
 import { describeCause } from '../../gate/index.js';
-import { parseSemanticRunOptions } from '../compose/semantic-options.js';
+import { liveTasksFromSpec, parseSemanticRunOptions } from '../compose/semantic-options.js';
+import type { LiveTask } from '../../runtime/live-semantic.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
 import { systemTimers } from '../../platform/system-clock.js';
 
@@ -164,11 +165,11 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
     const parts = buildFrankaNode(ctx, config, spec, {
       recording: { timers, log: (l) => io.out(l), ...(versions ? { versions } : {}) },
       onStartupFailed: (n) => startupFailed(n),
-      ...(semantic.value ? { semantic: { ...semantic.value, log: (l: string) => io.out(l) } } : {}),
+      ...(semantic.value ? { semantic: { ...semantic.value, log: (l: string) => io.out(l), tasks: liveTasks(spec) } } : {}),
     });
     io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
     lastTime = parts.now();
-    // The first episode (with episodes_dir) and the semantic gate's first query.
+    // The first episode (with episodes_dir) and the semantic gate's task (again with each episode and each ~/task message).
     openEpisodes = parts.session;
     await parts.session.start(lastTime);
     ctx.spin();
@@ -206,7 +207,13 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
   }
 }
 
-/** The semantic gate's judge, settings and task roles from the node's `semantic_*` parameters (none without `semantic_judge`). */
+/** The tasks of the task file with a semantic entry (a ~/task message may name one). */
+function liveTasks(spec: ScoringSpec): Map<string, LiveTask> {
+  const all = liveTasksFromSpec(defaultSpecPaths().tasks, new Set(spec.tasks.tasks.keys()));
+  return all.ok ? all.value : new Map();
+}
+
+/** The semantic gate's judge, settings, task roles and stage-event positions from the node's `semantic_*` parameters (none without any). */
 export function semanticFromParams(config: FrankaNodeConfig, spec: ScoringSpec): ReturnType<typeof parseSemanticRunOptions> {
   const opts = config.semantic?.options;
   if (!opts) return { ok: true, value: undefined };

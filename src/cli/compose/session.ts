@@ -15,14 +15,16 @@ import { EpisodeManager, type EpisodeManagerOptions } from '../../episode/episod
 import type { OperatorAction } from './operator-keys.js';
 import { connectEmulatedSo101, connectSo101, type So101Connection } from './so101-arm.js';
 import { so101Rig, type So101Rig } from '../../rigs/so101.js';
-import { Session } from '../../runtime/session.js';
+import { Session, type TaskSemantic } from '../../runtime/session.js';
+import type { SemanticRecord } from '../../episode/types.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from '../../telemetry/run-telemetry.js';
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 import { SLOW_FLOOR_S, TIMING_MIN_WINDOW_S, TIMING_SAMPLE_READS, TIMING_WARMUP_READS, defaultWatchdog, maxAgeFloor, summariseReads } from './read-timing.js';
 import { SIGNALS } from '../../schema/signals.js';
-import { SemanticTaskGate, type SemanticTaskInput } from '../../runtime/semantic-guard.js';
-import type { SemanticGateConfig } from '../../semantic/semantic-gate.js';
-import type { CameraSource, SemanticJudge } from '../../semantic/types.js';
+import { LiveSemantic } from '../../runtime/live-semantic.js';
+import { describeSemanticCause } from '../../semantic/semantic-gate.js';
+import type { LiveSemanticConfig } from './semantic-options.js';
+import { so101StageReader } from './so101-stages.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -73,8 +75,8 @@ export interface RunSessionOptions {
   onLinkLoss?: LinkLossPolicy;
   /** How long start-up waits for the broker before going on without it (held under 'hold'); default 5 s. */
   brokerConnectTimeoutS?: number;
-  /** The semantic gate (issue 18): asked again at every episode start, enforced on chunks and steps. */
-  semantic?: { judge: SemanticJudge; camera?: CameraSource; gateConfig: SemanticGateConfig; task: SemanticTaskInput };
+  /** The semantic gate and stage events (issue 18): a fresh task at every episode start, enforced on chunks and steps. */
+  semantic?: LiveSemanticConfig;
   clock: Clock;
   timers: Timers;
   log: (line: string) => void;
@@ -127,7 +129,8 @@ export class RunSession {
         onFault: hooks.onFault,
         onWritten: hooks.onWritten,
       })),
-      ...(sem ? { semantic: (record) => new SemanticTaskGate({ ...sem, gating: o.gating, askEachTask: true, arm: conn.arm, now: () => o.clock.now(), record, log: o.log }) } : {}),
+      // Built before MQTT starts: a chunk that arrives before the first task start is held (no verdict yet).
+      ...(sem ? { semantic: ({ record }) => this.liveSemantic(sem, record) } : {}),
     });
     this.episodes = episodes!;
     this.loop = new ControlLoop({
@@ -136,6 +139,31 @@ export class RunSession {
       read: () => conn.arm.readState(),
       onError: (e) => this.session.holdOnError('control loop', e),
     });
+  }
+
+  /** The semantic gate and stage events of `run so101` (stage events from the joint state), a fresh task at every episode. */
+  private liveSemantic(sem: LiveSemanticConfig, record: (r: SemanticRecord) => void): TaskSemantic {
+    const o = this.o;
+    const arm = this.conn.arm;
+    const live = new LiveSemantic({
+      task: sem.task,
+      ...(sem.judge ? { judge: sem.judge } : {}),
+      ...(sem.positions.targetPoint ? { stages: { read: so101StageReader(arm, 0.25), ...sem.positions } } : {}),
+      gating: o.gating, now: () => o.clock.now(), record, log: o.log,
+      arm: { hold: (now, reason) => arm.hold(now, reason), openGripper: (now) => arm.openGripper(now) },
+      onJudgeFault: (f, ft) => {
+        this.session.recordFault(ft, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail });
+        this.telemetry?.link.publishEvent(ft, 'fault', `judge (${f.cause}) from ${f.source}: ${f.detail}`);
+      },
+    });
+    return {
+      startTask: (t) => live.startTask(t), endTask: (t) => live.endTask(t), step: (now) => live.step(now),
+      beforeChunk: (now) => {
+        const d = live.beforeChunk(now);
+        return d && !d.pass ? describeSemanticCause(d.cause) : undefined;
+      },
+      chunkForwarded: () => live.chunkForwarded(), label: (success, t) => live.label(success, t),
+    };
   }
 
   /** Connect the arm (without moving it), build the runtime, start MQTT, the first episode and the loop. */
@@ -316,7 +344,7 @@ export class RunSession {
       this.session.recordEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
     }
     await this.session.close(this.o.clock.now(), reason);
-    await this.o.semantic?.camera?.close().catch(() => undefined);
+    await this.o.semantic?.judge?.camera?.close().catch(() => undefined);
     await this.telemetry?.stop().catch(() => undefined);
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);
