@@ -78,7 +78,9 @@ export function buildFrankaNode(
             dir: recording.dir, robotId: config.robotId, platform: config.platform, task: config.task,
             clauses: Array.from({ length: rig.monitors.count }, (_, i) => rig.monitors.name(i)),
             timers: recording.timers, gateMode: config.gating ? 'on' : 'off',
-            versions: { ...recording.versions, platform: config.platform },
+            // the node's clock reads seconds since this ROS time (RosTimeBase): the records' Unix time is origin + t
+            versions: { ...recording.versions, platform: config.platform, ros_time_origin_ns: rosNode.time.originNs.toString() },
+            clauseCoverage: () => rig.monitors.episodeCoverage(),
             ...(recording.wallClock ? { wallClock: recording.wallClock } : {}),
             log, onFault: hooks.onFault, onWritten: hooks.onWritten,
           }),

@@ -6,12 +6,12 @@
  * What comes out is what the live node would have done: per-clause margins, violations and holds.
  */
 import type { ScoringSpec } from '../safety/index.js';
-import { SIGNALS, Validity } from '../schema/signals.js';
+import { ClauseCoverageCounter, type ClauseCoverage } from '../schema/clause-coverage.js';
 import { ManualClock, ManualTimers } from '../util/clock.js';
 import { describeCause, type GateEvent } from '../gate/index.js';
 import { Session } from '../runtime/session.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
-import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosPublisher } from '../../drivers/ros2/interface.js';
+import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosNode, type RosPublisher } from '../../drivers/ros2/interface.js';
 import { scanBag, type BagMessage, type BagSummary, type ByteSource } from '../mcap/index.js';
 import type { FrankaEndEffector } from '../kinematics/index.js';
 import { FRANKA_TOPICS } from '../../drivers/franka/messages.js';
@@ -31,9 +31,12 @@ export interface FrankaReplayOptions {
   task: string;
   robotStateTopic?: string;
   gripperTopic?: string;
+  /** Keep every active clause's normalised margin at every robot-state sample (`FrankaReplayReport.margins`). */
+  keepMargins?: boolean;
 }
 
-export interface ClauseReplay {
+/** `evaluatedSteps` counts robot-state samples; `missing`, the samples each signal was missing or invalid at (src/schema/clause-coverage.ts). */
+export interface ClauseReplay extends ClauseCoverage {
   id: string;
   active: boolean;
   explanation: string;
@@ -42,10 +45,6 @@ export interface ClauseReplay {
   /** Bag time (s from the first message) of the first violating step, or null. */
   firstViolation: number | null;
   violatingSteps: number;
-  /** Robot-state samples at which every signal the clause reads was valid (only these count above). */
-  evaluatedSteps: number;
-  /** Signals the clause reads that were missing or invalid at some sample, with how many samples. */
-  missing: { signal: string; steps: number }[];
 }
 
 export interface FrankaReplayReport {
@@ -71,6 +70,8 @@ export interface FrankaReplayReport {
   stoppedAtGap?: { t: number; gapSeconds: number; topic: string; messagesNotReplayed: number };
   /** Wall-clock cost per step (sample → signals → clauses → gate), for benchmarks. */
   stepTimes?: Float64Array;
+  /** With `keepMargins`: per active clause, ρ/|τ| at each robot-state sample (NaN where not evaluated). */
+  margins?: Record<string, Float64Array>;
 }
 
 /**
@@ -82,12 +83,6 @@ export async function replayFrankaBag(
   options: FrankaReplayOptions,
   timing?: { now(): number },
 ): Promise<FrankaReplayReport> {
-  // The clock starts at the bag's first log time: timers created earlier would have to fire for
-  // every period since time zero.
-  const clock = new ManualClock(0);
-  const timers = new ManualTimers(clock);
-  // Decoded bag messages are published once and never touched again: no defensive copies.
-  const graph = new FakeRosGraph(clock, timers, false);
   // Monitor only (no barrier: no chunks), armed from the start (no start-up phase). The Panda's own
   // description for a Panda bag (joint limits differ from the FR3's), with the end effector that was fitted.
   const rigOptions: FrankaRigOptions = {
@@ -96,20 +91,31 @@ export async function replayFrankaBag(
   };
   const plan = planFrankaMonitors(rigOptions);
   const { decisions, active, bank } = plan;
+
+  // The graph's clock reads seconds since the bag's first log time (its time base, RosTimeBase):
+  // Unix-epoch ns as float seconds would put window and max-age edges at the mercy of rounding, and
+  // timers created at 0 would have to fire for every period since 1970.
+  const clock = new ManualClock(0);
+  const timers = new ManualTimers(clock);
+  let graph: FakeRosGraph | undefined;
+  let playback: RosNode | undefined;
   const minMargin = new Float64Array(bank.count).fill(Infinity);
   const firstViolation: (number | null)[] = new Array<number | null>(bank.count).fill(null);
   const violating = new Int32Array(bank.count);
-  const evaluated = new Int32Array(bank.count);
-  const clauseSignals = Array.from({ length: bank.count }, (_, i) => bank.clauseSignals(i));
-  const missingSteps = clauseSignals.map((sigs) => new Int32Array(sigs.length));
+  // per robot-state sample (the bank's own count includes the idle steps between samples)
+  const coverage = new ClauseCoverageCounter(Array.from({ length: bank.count }, (_, i) => bank.clauseSignals(i)));
   const events: GateEvent[] = [];
   let steps = 0;
-  let t0: number | undefined;
+  /** The first log time (ns), the graph's time origin; undefined before the first message. */
+  let originNs: bigint | undefined;
   const stepTimes: number[] = [];
+  const kept: number[][] | undefined = options.keepMargins ? Array.from({ length: bank.count }, () => []) : undefined;
 
-  const start = (tFirst: number): void => {
-    t0 = tFirst;
-    clock.set(tFirst);
+  const start = (firstLogTime: bigint): void => {
+    originNs = firstLogTime;
+    // Decoded bag messages are published once and never touched again: no defensive copies.
+    graph = new FakeRosGraph(clock, timers, { delivery: 'as-published', discovery: 'immediate', originNs: firstLogTime });
+    playback = graph.createNode('rosbag2_player');
     const { rig, franka } = frankaRig(graph.createNode('armguard'), rigOptions, plan);
     const session = new Session({ rig, gating: false, task: options.task, log: () => undefined });
     const { gate, pipeline } = session;
@@ -126,30 +132,24 @@ export async function replayFrankaBag(
       node.sample();
       if (timing && w0 !== undefined) stepTimes.push(timing.now() - w0);
       steps++;
-      const validity = pipeline.frame.validity;
+      coverage.step(pipeline.frame.validity);
       for (let i = 0; i < bank.count; i++) {
-        // A margin computed over a missing or invalid signal was never evaluated: it must not read as satisfied.
-        const sigs = clauseSignals[i]!;
-        let allValid = true;
-        for (let k = 0; k < sigs.length; k++) {
-          if (validity[sigs[k]!] !== Validity.Valid) {
-            missingSteps[i]![k]!++;
-            allValid = false;
-          }
+        // A clause with a missing or invalid signal was not evaluated (the bank did not feed it): no verdict.
+        if (!coverage.evaluatedNow(i)) {
+          kept?.[i]!.push(NaN);
+          continue;
         }
-        if (!allValid) continue;
-        evaluated[i]!++;
         const m = bank.margin(i);
+        kept?.[i]!.push(m);
         if (m < minMargin[i]!) minMargin[i] = m;
         if (m < 0) {
           violating[i]!++;
-          if (firstViolation[i] === null) firstViolation[i] = clock.now() - tFirst;
+          if (firstViolation[i] === null) firstViolation[i] = clock.now();
         }
       }
     });
   };
 
-  const playback = graph.createNode('rosbag2_player');
   const publishers = new Map<string, RosPublisher<unknown>>();
   const stateTopic = options.robotStateTopic ?? FRANKA_TOPICS.robotState;
   const undecodable = new Map<string, { topic: string; count: number; firstError: string }>();
@@ -159,16 +159,17 @@ export async function replayFrankaBag(
       stoppedAtGap.messagesNotReplayed++;
       return;
     }
-    const t = Number(msg.logTime) / 1e9;
-    if (t0 !== undefined && t - clock.now() > MAX_LOG_TIME_GAP_S) {
-      stoppedAtGap = { t: clock.now() - t0, gapSeconds: t - clock.now(), topic: msg.topic, messagesNotReplayed: 1 };
+    if (originNs === undefined) start(msg.logTime);
+    // seconds since the first log time, exact in ns (its integer ns fit a double below 104 days)
+    const t = Number(msg.logTime - originNs!) / 1e9;
+    if (t - clock.now() > MAX_LOG_TIME_GAP_S) {
+      stoppedAtGap = { t: clock.now(), gapSeconds: t - clock.now(), topic: msg.topic, messagesNotReplayed: 1 };
       return;
     }
-    if (t0 === undefined) start(t);
     if (t > clock.now()) timers.advanceTo(t);
     let pub = publishers.get(msg.topic);
     if (!pub) {
-      pub = playback.createPublisher<unknown>(msg.type, msg.topic, msg.topic === stateTopic ? QOS_RELIABLE : QOS_SENSOR_DATA);
+      pub = playback!.createPublisher<unknown>(msg.type, msg.topic, msg.topic === stateTopic ? QOS_RELIABLE : QOS_SENSOR_DATA);
       publishers.set(msg.topic, pub);
     }
     let decoded: Record<string, unknown>;
@@ -203,8 +204,7 @@ export async function replayFrankaBag(
       minMargin: i >= 0 ? minMargin[i]! : NaN,
       firstViolation: i >= 0 ? firstViolation[i]! : null,
       violatingSteps: i >= 0 ? violating[i]! : 0,
-      evaluatedSteps: i >= 0 ? evaluated[i]! : 0,
-      missing: i >= 0 ? clauseSignals[i]!.map((s, k) => ({ signal: SIGNALS[s]!.name, steps: missingSteps[i]![k]! })).filter((m) => m.steps > 0) : [],
+      ...(i >= 0 ? coverage.coverage(i) : { evaluatedSteps: 0, missing: [] }),
     };
   });
   return {
@@ -216,13 +216,14 @@ export async function replayFrankaBag(
     },
     parts: summaries.map((s) => ({ messageCount: s.messageCount, end: s.end })),
     robotStateTopic: stateTopic,
-    duration: t0 === undefined ? 0 : clock.now() - t0,
+    duration: originNs === undefined ? 0 : clock.now(),
     steps,
     clauses: clauseReports,
-    gateEvents: events.map((e) => ({ t: e.t - (t0 ?? 0), from: e.from, to: e.to, cause: describeCause(e.cause) })),
+    gateEvents: events.map((e) => ({ t: e.t, from: e.from, to: e.to, cause: describeCause(e.cause) })),
     undecodable: [...undecodable.values()],
     ...(stoppedAtGap ? { stoppedAtGap } : {}),
     ...(timing ? { stepTimes: Float64Array.from(stepTimes) } : {}),
+    ...(kept ? { margins: Object.fromEntries(kept.map((m, i) => [bank.name(i), Float64Array.from(m)])) } : {}),
   };
 }
 

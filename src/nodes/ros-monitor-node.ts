@@ -18,7 +18,6 @@ import type { ClauseMargins } from '../gate/margins.js';
 import { QOS_LATCHED, QOS_RELIABLE, type RosNode, type RosPublisher } from '../../drivers/ros2/interface.js';
 import {
   DIAGNOSTIC_LEVEL,
-  toStamp,
   type DiagnosticArray,
   type DiagnosticStatus,
   type JointTrajectory,
@@ -151,11 +150,11 @@ export class RosMonitorNode {
 
   private onProposed(msg: JointTrajectory): void {
     const now = this.node.now();
-    const parsed = trajectoryToChunk(msg, this.options.jointNames);
+    const parsed = trajectoryToChunk(msg, this.options.jointNames, this.node.time);
     if (!parsed.ok) {
       this.refusedTrajectories++;
       this.lastRefusal = parsed.reason;
-      this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: msg.header?.frame_id ?? '', verdict: 'rejected', code: 'malformed', reason: parsed.reason, t: now }) });
+      this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: msg.header?.frame_id ?? '', verdict: 'rejected', code: 'malformed', reason: parsed.reason, t: this.node.time.unixSeconds(now) }) });
       return;
     }
     // Recording the decision can throw: the gate then holds with the cause and the answer says held.
@@ -163,7 +162,7 @@ export class RosMonitorNode {
     this.guarded(now, 'chunk decision', () => {
       r = this.pipeline.submitChunk(parsed.chunk, now);
     });
-    this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: now }) });
+    this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: this.node.time.unixSeconds(now) }) });
   }
 
   /** Publish one DiagnosticArray (gate + one status per clause) and the robustness vector now. */
@@ -200,7 +199,7 @@ export class RosMonitorNode {
         ],
       });
     }
-    this.diagnostics.publish({ header: { stamp: toStamp(now), frame_id: '' }, status });
+    this.diagnostics.publish({ header: { stamp: this.node.time.stamp(now), frame_id: '' }, status });
     this.robustness.publish({
       layout: { dim: Array.from({ length: m.count }, (_, i) => ({ label: m.name(i), size: 1, stride: 1 })), data_offset: 0 },
       data,

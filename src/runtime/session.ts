@@ -11,7 +11,7 @@ import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { describeCause, type GateEvent } from '../gate/events.js';
 import type { ChunkScreen } from '../gate/chunk-screen.js';
 import type { Gate, ReleaseResult } from '../gate/gate.js';
-import type { Fault } from '../ports/index.js';
+import { faultDetail, type Fault } from '../schema/fault.js';
 import type { LabelInput, LabelRecord } from '../episode/types.js';
 import type { SignalFrame } from '../schema/signals.js';
 import { ChunkServer } from './chunk-server.js';
@@ -284,7 +284,7 @@ export class Session {
 
   private storageRefusal(): { ok: false; reason: string } {
     const f = this.storageFault;
-    return { ok: false, reason: `label not recorded: episode storage is failing (${f && 'detail' in f ? f.detail : 'write failed'})` };
+    return { ok: false, reason: `label not recorded: episode storage is failing (${f ? faultDetail(f) : 'write failed'})` };
   }
 
   private serially<T>(fn: () => Promise<T>): Promise<T> {
@@ -316,11 +316,11 @@ export class Session {
 
   /** A fault from the source, sink or MQTT link: recorded, published and logged (rate-limited per cause). */
   onFault(f: Fault, t: number): void {
-    const detail = 'detail' in f ? f.detail : '';
+    const detail = faultDetail(f);
     if (!this.firstInWindow(`${f.kind}|${f.source}|${detail}`, t)) return;
     this.tap.fault(t, f);
-    this.telemetry?.publishEvent(t, 'fault', `${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
-    this.o.log(`fault: ${f.kind} (${f.source})${'detail' in f ? `: ${f.detail}` : ''}`);
+    this.telemetry?.publishEvent(t, 'fault', `${f.kind} (${f.source}): ${detail}`);
+    this.o.log(`fault: ${f.kind} (${f.source}): ${detail}`);
   }
 
   /** Something the session's driver called threw (a control step, a state read): the gate holds, logged once per second. */
@@ -341,7 +341,7 @@ export class Session {
   /** Storage failed (write, sync, episode start or end): hold, latched until a write succeeds again. */
   onStorageFault(f: Fault): void {
     const t = this.now();
-    const detail = 'detail' in f ? f.detail : f.kind;
+    const detail = faultDetail(f);
     if (!this.storageFault) this.o.log(`storage fault: ${detail} — holding until a write succeeds again and an operator releases`);
     this.storageFault = f;
     this.gate.fault(t, f);

@@ -5,7 +5,8 @@
  * step. On this thread: the gate remote (commands → gate) and the chunk channel, whose requests
  * the worker already decoded (the session binds its ChunkServer to it: `Session.serveChunks`).
  */
-import type { Gate, GateFault } from '../gate/index.js';
+import type { Gate } from '../gate/index.js';
+import type { Fault } from '../schema/fault.js';
 import type { AccessConfig } from './access.js';
 import { GateRemote, type LabelSink, type LinkLossPolicy } from './gate-remote.js';
 import type { TelemetryLink } from './mqtt-link.js';
@@ -31,7 +32,7 @@ export interface TelemetryOptions {
   /** What a lost command channel (remote e-stop) does: hold (default) or only record the fault. */
   onLinkLoss?: LinkLossPolicy;
   /** A fault of the MQTT command channel (lost link, refused subscription): record it. */
-  onFault?: (fault: GateFault, t: number) => void;
+  onFault?: (fault: Fault, t: number) => void;
   /** Seconds to wait for the first connection before going on (holding under 'hold'). Default 5. */
   connectTimeoutSeconds?: number;
   /** Serve the dashboard (in the network worker); viewer credentials default to the embedded broker's own. */

@@ -77,8 +77,8 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     }
     // the gripper never published: the gate holds on it, and no clause reading it has a margin
     expect(parts.gate.state).toBe('hold');
-    expect(episodes.manager.recorder).toBeDefined();
-    expect(episodes.label(true, clock.now())).toEqual({ ok: true });
+    expect(episodes.episodes?.recorder).toBeDefined();
+    expect(episodes.finishEpisode({ source: 'operator', by: 'ros2 ~/label_success', success: true }, clock.now(), true).ok).toBe(true);
     await episodes.settled();
     await episodes.close(clock.now(), 'test end');
 

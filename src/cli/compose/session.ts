@@ -21,6 +21,7 @@ import { startTelemetry, type BrokerChoice, type Telemetry } from '../../telemet
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 import { SLOW_FLOOR_S, TIMING_MIN_WINDOW_S, TIMING_SAMPLE_READS, TIMING_WARMUP_READS, defaultWatchdog, maxAgeFloor, summariseReads } from './read-timing.js';
 import { SIGNALS } from '../../schema/signals.js';
+import { faultDetail } from '../../schema/fault.js';
 import { LiveSemantic } from '../../runtime/live-semantic.js';
 import { describeSemanticCause } from '../../semantic/semantic-gate.js';
 import type { LiveSemanticConfig } from './semantic-options.js';
@@ -124,6 +125,7 @@ export class RunSession {
         versions: { ...o.specVersions, platform: 'so101', calibration: o.calibration.armId },
         thresholds: Object.fromEntries(rt.thresholds.map((t) => [t.clause, { tau: t.tau, unit: t.unit, from: t.from }])),
         gateMode: o.gating ? 'on' : 'off',
+        clauseCoverage: () => rt.rig.monitors.episodeCoverage(),
         ...(o.openEpisode ? { open: o.openEpisode } : {}),
         log: o.log,
         onFault: hooks.onFault,
@@ -178,7 +180,7 @@ export class RunSession {
     const c = o.arm.kind === 'emulator' ? await connectEmulatedSo101(connectOptions) : await connectSo101(o.arm.path, connectOptions);
     if (!c.ok) {
       const f = c.error;
-      throw new Error(`cannot connect the SO-101 (${o.arm.kind === 'emulator' ? 'emulator' : o.arm.path}): ${f.kind}${'detail' in f ? `: ${f.detail}` : ''}`);
+      throw new Error(`cannot connect the SO-101 (${o.arm.kind === 'emulator' ? 'emulator' : o.arm.path}): ${f.kind}: ${faultDetail(f)}`);
     }
     let s: RunSession;
     try {
@@ -210,7 +212,7 @@ export class RunSession {
       ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
       ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
       ...(o.dashboard ? { dashboard: o.dashboard } : {}),
-      onFault: (f, t) => session.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${f.detail ?? ''}` }, t),
+      onFault: (f, t) => session.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${faultDetail(f)}` }, t),
     }));
     const telemetry = this.telemetry;
     session.attachTelemetry(telemetry.hooks);
@@ -338,7 +340,7 @@ export class RunSession {
     const h = await this.conn.arm.holdNow(`shutdown: ${reason}`);
     if (h.ok) this.shutdownHold = { kind: 'held' };
     else {
-      const detail = `${h.error.kind}${'detail' in h.error ? `: ${h.error.detail}` : ''}`;
+      const detail = `${h.error.kind}: ${faultDetail(h.error)}`;
       this.shutdownHold = { kind: 'failed', detail };
       this.o.log(`shutdown hold failed: ${detail}`);
       this.session.recordEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
@@ -362,7 +364,7 @@ async function withMeasuredTiming(o: RunSessionOptions, conn: So101Connection): 
     const t0 = o.clock.now();
     if (i === TIMING_WARMUP_READS) windowStart = t0;
     const r = await conn.arm.readState();
-    if (!r.ok) throw new Error(`cannot measure the read cycle: ${r.error.kind}${'detail' in r.error ? `: ${r.error.detail}` : ''}`);
+    if (!r.ok) throw new Error(`cannot measure the read cycle: ${r.error.kind}: ${faultDetail(r.error)}`);
     if (i >= TIMING_WARMUP_READS) durations.push(o.clock.now() - t0);
     // Paced like the control loop (one read per period at most), so the window sees the host's load.
     const rest = 1 / o.rate - (o.clock.now() - t0);
