@@ -12,6 +12,7 @@ import { describeCause, type GateEvent } from '../gate/events.js';
 import type { ChunkScreen } from '../gate/chunk-screen.js';
 import type { Gate, ReleaseResult } from '../gate/gate.js';
 import { faultDetail, type Fault } from '../schema/fault.js';
+import type { Verdict } from '../util/result.js';
 import type { LabelInput, LabelRecord } from '../episode/types.js';
 import type { SignalFrame } from '../schema/signals.js';
 import { ChunkServer } from './chunk-server.js';
@@ -64,12 +65,8 @@ export interface SessionOptions {
   log: (line: string) => void;
 }
 
-export type LabelResult = { ok: true } | { ok: false; reason: string };
-
 /** Same-fault records are rate-limited to one per this many seconds (a dead bus faults every tick). */
 const FAULT_REPEAT_S = 1;
-/** Margins go to telemetry at most this often (s). */
-const MARGINS_PERIOD_S = 0.1;
 
 export class Session {
   readonly gate: Gate;
@@ -88,7 +85,6 @@ export class Session {
    */
   private storageFault: Fault | null = null;
   private readonly lastFault = new Map<string, number>();
-  private lastMarginsT = -Infinity;
   /** Last policy clock offset written to the episode (s). */
   private recordedOffset = NaN;
   private recordedResets = 0;
@@ -182,8 +178,8 @@ export class Session {
     this.pipeline.step(now);
     this.taskSemantic?.step(now);
     this.tap.step(now, this.pipeline.frame);
-    if (this.telemetry && now - this.lastMarginsT >= MARGINS_PERIOD_S) {
-      this.lastMarginsT = now;
+    if (this.telemetry) {
+      // Decimated once, by the telemetry link (its margins rate).
       const margins: Record<string, number | null> = {};
       const band: Record<string, number> = {};
       for (let i = 0; i < this.bank.count; i++) {
@@ -241,7 +237,7 @@ export class Session {
   }
 
   /** A remote label (MQTT) for the running episode: refused unless it can be written; confirmed once on storage. */
-  label(input: LabelInput, episode?: string): LabelResult {
+  label(input: LabelInput, episode?: string): Verdict {
     const store = this.store;
     if (!store) return { ok: false, reason: 'no episode is recording labels' };
     if (episode !== undefined && episode !== store.episodeId) return { ok: false, reason: `episode '${episode}' is not the running episode` };

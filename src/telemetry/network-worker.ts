@@ -25,16 +25,16 @@ export interface NetworkWorkerHandler extends RemoteCommandHandler {
  * worker's `decodedChunk`), results go back out through `respond`. A ChunkServer binds to it.
  */
 export class DecodedChunkTransport implements ChunkServerTransport {
-  private readonly handlers: ((request: DecodedChunkRequest) => void)[] = [];
+  private readonly handlers = new Listeners<[request: DecodedChunkRequest]>();
   constructor(private readonly send: (payload: string) => void) {}
 
   readonly deliver = (request: DecodedChunkRequest): void => {
-    for (const h of this.handlers) h(request);
+    this.handlers.emit(request);
   };
   /** Payload texts never arrive here: the worker decodes them (onDecodedRequest). */
   onRequest(): void {}
   onDecodedRequest(handler: (request: DecodedChunkRequest) => void): void {
-    this.handlers.push(handler);
+    this.handlers.add(handler);
   }
   respond(payload: string): void {
     this.send(payload);
