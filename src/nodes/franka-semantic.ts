@@ -145,7 +145,7 @@ export class FrankaSemantic {
     this.live.endTask(t);
     if (this.o.onNewTask) {
       const next = this.o.onNewTask(t, p.task.task);
-      // The next episode's start begins the task (FrankaEpisodes' onEpisodeStart); until then no
+      // The next episode's start begins the task (Session.newTask opens it and starts the task); until then no
       // task runs and the gate holds (LiveSemantic.beforeChunk).
       void next.catch((e: unknown) => this.o.log(`~/task: the next episode did not open: ${(e as Error).message}`));
     } else this.begin(t);

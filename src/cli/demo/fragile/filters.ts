@@ -57,7 +57,7 @@ export interface ArmFilterProfile {
 
 export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterProfile>> = {
   so101: { description: SO101_DESCRIPTION, endEffector: 'gripper', pinnedGripperJoint: 5, dSafe: 0.015, maxSpeed: [2, 2, 2, 2, 2], bottleSpheres: 2, sphereMargin: 0.005, tcpFrame: endEffectorOf(SO101_DESCRIPTION, 'gripper').tcp.frame },
-  // hardware-facts §A6 Panda joint velocity limits (as src/nodes/franka-chunks.ts)
+  // hardware-facts §A6 Panda joint velocity limits (as FRANKA_DQ_MAX in src/rigs/franka.ts)
   panda: { description: PANDA_DESCRIPTION, endEffector: 'franka_hand', pinnedGripperJoint: null, dSafe: 0.03, maxSpeed: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61], bottleSpheres: 3, sphereMargin: 0.005, tcpFrame: endEffectorOf(PANDA_DESCRIPTION, 'franka_hand').tcp.frame },
 };
 
