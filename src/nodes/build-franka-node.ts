@@ -16,7 +16,7 @@ import type { RosContext } from '../../drivers/ros2/interface.js';
 import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
 import { frankaRig, planFrankaMonitors, type FrankaRigOptions } from '../rigs/franka.js';
-import type { FrankaNodeConfig } from './franka-node-config.js';
+import { recordedGateMode, type FrankaNodeConfig } from './franka-node-config.js';
 import { EpisodeManager } from '../episode/episode-manager.js';
 import type { Timers } from '../util/clock.js';
 import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, RosImageCamera } from '../../drivers/camera/ros-image.js';
@@ -57,9 +57,10 @@ export function buildFrankaNode(
     ...(config.tracking
       ? { tracking: { input: config.tracking, bystanders: config.bystanders, obstacles: config.obstacles, trackingInBase: config.trackingInBase, obstacleMaxAge: config.obstacleMaxAge, positionsOnly: semBodies } }
       : {}),
-    // gating: false is the Franka baseline run: proposed trajectories go to the controller unfiltered
-    // (screened), clause holds are recorded but not sent; e-stop, watchdog and faults still hold.
-    barrier: { tableHeight: config.tableHeight, dSafe: config.dSafe, ...(config.workspace ? { workspace: config.workspace } : {}) },
+    // gate_mode gate: trajectories checked (CBF) before the controller. baseline (the gate-off run):
+    // forwarded unfiltered after the screen, clause holds recorded but not sent; e-stop, watchdog and
+    // faults still hold. monitor: no trajectories (the policy drives the controller), every hold sent.
+    ...(config.gateMode !== 'monitor' ? { barrier: { tableHeight: config.tableHeight, dSafe: config.dSafe, ...(config.workspace ? { workspace: config.workspace } : {}) } } : {}),
   };
   const plan = planFrankaMonitors(rigOptions);
   const rosNode = ctx.createNode(config.nodeName);
@@ -71,13 +72,13 @@ export function buildFrankaNode(
   const cam = sem?.judge ? config.semantic?.camera : undefined;
   let semantic: FrankaSemantic | undefined;
   const session: Session = new Session({
-    rig, gating: config.gating, task: config.task, log,
+    rig, gating: config.gateMode !== 'baseline', task: config.task, log,
     ...(recording
       ? {
           episodes: (hooks) => new EpisodeManager({
             dir: recording.dir, robotId: config.robotId, platform: config.platform, task: config.task,
             clauses: Array.from({ length: rig.monitors.count }, (_, i) => rig.monitors.name(i)),
-            timers: recording.timers, gateMode: config.gating ? 'on' : 'off',
+            timers: recording.timers, gateMode: recordedGateMode(config.gateMode),
             // the node's clock reads seconds since this ROS time (RosTimeBase): the records' Unix time is origin + t
             versions: { ...recording.versions, platform: config.platform, ros_time_origin_ns: rosNode.time.originNs.toString() },
             clauseCoverage: () => rig.monitors.episodeCoverage(),
@@ -92,7 +93,7 @@ export function buildFrankaNode(
             const camera = cam ? new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) : undefined;
             const fs: FrankaSemantic = new FrankaSemantic(rosNode, {
               config: { ...sem, ...(sem.judge ? { judge: { ...sem.judge, ...(camera ? { camera } : {}) } } : {}) }, tasks: sem.tasks ?? new Map(),
-              platform: config.platform, endEffector: config.endEffector, franka, frame, gating: config.gating,
+              platform: config.platform, endEffector: config.endEffector, franka, frame, gating: config.gateMode === 'gate',
               ...(tracker && config.tracking ? { tracking: { tracker, ...(config.semantic?.actorBody ? { actorBody: config.semantic.actorBody } : {}), ...(config.semantic?.targetBody ? { targetBody: config.semantic.targetBody } : {}), inBase: config.trackingInBase, maxAge: config.obstacleMaxAge } } : {}),
               record, log: sem.log ?? (() => {}), taskTopic: config.semantic?.taskTopic ?? '~/task',
               onJudgeFault: (f, t) => session.recordFault(t, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail }),
@@ -110,8 +111,8 @@ export function buildFrankaNode(
   const node = new RosMonitorNode(rosNode, session, session.gate, session.bank, {
     robotId: config.robotId,
     jointNames: franka.jointNamesList,
-    // proposed trajectories are taken in both modes (gate off forwards them unfiltered)
-    gating: true,
+    // proposed trajectories are taken when gating and in the baseline (forwarded unfiltered), not in monitor mode
+    gating: config.gateMode !== 'monitor',
     diagnosticsRate: config.diagnosticsRate,
     idleStepRate: config.idleStepRate,
     startupTimeout: config.startupTimeout,

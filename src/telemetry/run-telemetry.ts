@@ -33,6 +33,8 @@ export interface TelemetryOptions {
   onLinkLoss?: LinkLossPolicy;
   /** A fault of the MQTT command channel (lost link, refused subscription): record it. */
   onFault?: (fault: Fault, t: number) => void;
+  /** The network worker died and was started again (or failed to): what happened. */
+  onNetworkRestart?: (detail: string) => void;
   /** Seconds to wait for the first connection before going on (holding under 'hold'). Default 5. */
   connectTimeoutSeconds?: number;
   /** Serve the dashboard (in the network worker); viewer credentials default to the embedded broker's own. */
@@ -80,6 +82,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     },
   );
   if (o.onRefused) net.onRefused(o.onRefused);
+  if (o.onNetworkRestart) net.onRestart(o.onNetworkRestart);
   remote.attach(net);
   let started;
   try {

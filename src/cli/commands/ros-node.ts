@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 import { parseRosNameArgs, type RosContext } from '../../../drivers/ros2/interface.js';
 import { userOrPackagePath } from '../../platform/package-files.js';
-import type { FrankaNodeConfig } from '../../nodes/franka-node-config.js';
+import type { FrankaGateMode, FrankaNodeConfig } from '../../nodes/franka-node-config.js';
 import type { ScoringSpec } from '../../safety/index.js';
 import type { Timers } from '../../util/clock.js';
 import { SPEC_FILE_HELP, SPEC_FILE_OPTIONS, defaultSpecPaths, loadScoringSpec, specPathsFrom } from '../spec-files.js';
@@ -69,6 +69,7 @@ examples:
       for (const e of cfg.errors) io.err(e.message);
       return EXIT.failure;
     }
+    for (const w of cfg.warnings) io.err(`armguard ros-node: ${w}`);
     const specOption = (k: string) => (typeof parsed.options.get(k) === 'string' ? (parsed.options.get(k) as string) : undefined);
     const spec = loadScoringSpec(specPathsFrom(specOption));
     if (!spec.ok) {
@@ -87,7 +88,7 @@ examples:
       // The same names as on the robot: the ROS arguments (__ns, __node, remaps) apply here too.
       const graph = new FakeRosGraph(clock, new ManualTimers(clock), { discovery: 'immediate', rosArgs: ['armguard', ...args] });
       const parts = buildFrankaNode(graph, cfg.config, spec.spec);
-      io.out(`${paramsPath}: ok — robot ${cfg.config.robotId}, platform ${cfg.config.platform}, task ${cfg.config.task}`);
+      io.out(`${paramsPath}: ok — robot ${cfg.config.robotId}, platform ${cfg.config.platform}, task ${cfg.config.task}; gate mode ${describeGateMode(cfg.config.gateMode)}`);
       for (const d of parts.decisions) io.out(`  ${d.clause.id.padEnd(26)} ${d.clause.tier === 'safe' ? d.explanation : 'report-only'}`);
       io.out('topics and services:');
       for (const [topic, type] of [...graph.topics()].sort(([a], [b]) => a.localeCompare(b))) io.out(`  ${topic.padEnd(50)} ${type}`);
@@ -105,6 +106,18 @@ examples:
     return runFrankaNodeUntilSignal(ctx, cfg.config, spec.spec, io, process, systemTimers, spec.versions);
   },
 };
+
+/** The gate mode in the words of the start-up line. */
+export function describeGateMode(mode: FrankaGateMode): string {
+  switch (mode) {
+    case 'baseline':
+      return 'baseline (BASELINE run: trajectories forwarded unfiltered; violations recorded, no hold sent)';
+    case 'monitor':
+      return 'monitor (the policy drives the controller; a violation sends a hold)';
+    case 'gate':
+      return 'gate (trajectories checked before the controller; a violation holds)';
+  }
+}
 
 /** The part of `process` the node's signal handling uses. */
 export interface ProcessSignals {
@@ -167,7 +180,7 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
       onStartupFailed: (n) => startupFailed(n),
       ...(semantic.value ? { semantic: { ...semantic.value, log: (l: string) => io.out(l), tasks: liveTasks(spec) } } : {}),
     });
-    io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
+    io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate mode ${describeGateMode(config.gateMode)}; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
     lastTime = parts.now();
     // The first episode (with episodes_dir) and the semantic gate's task (again with each episode and each ~/task message).
     openEpisodes = parts.session;
@@ -176,8 +189,8 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
     const outcome = await Promise.race([stop.then((signal) => ({ kind: 'signal' as const, signal })), failed]);
     const why = outcome.kind === 'signal' ? outcome.signal : 'start-up failed';
     lastTime = parts.now();
-    if (config.gating) {
-      // The controller would otherwise keep executing the last forwarded trajectory. The e-stop
+    if (config.gateMode !== 'monitor') {
+      // Gate and baseline forward trajectories: the controller would otherwise keep executing the last forwarded trajectory. The e-stop
       // sends the hold unless the gate already holds; then it is sent again here, once more.
       const alreadyHeld = parts.gate.holding && !parts.gate.starting;
       parts.pipeline.eStop(lastTime, `node shut down (${why})`);

@@ -42,7 +42,7 @@ export interface RunSessionOptions {
   /** Control steps per second. */
   rate: number;
   gating: boolean;
-  arm: { kind: 'port'; path: string } | { kind: 'emulator' };
+  arm: { kind: 'port'; path: string } | { kind: 'emulator'; replyDelayS?: number };
   broker: BrokerChoice;
   /**
    * Dashboard HTTP port, and the viewer credentials it reads telemetry with (default with the
@@ -177,7 +177,9 @@ export class RunSession {
       ...(o.armWatchdogS !== undefined ? { watchdogS: o.armWatchdogS } : {}),
       ...(o.freeMotion ? { freeMotion: o.freeMotion } : {}),
     };
-    const c = o.arm.kind === 'emulator' ? await connectEmulatedSo101(connectOptions) : await connectSo101(o.arm.path, connectOptions);
+    const c = o.arm.kind === 'emulator'
+      ? await connectEmulatedSo101({ ...connectOptions, ...(o.arm.replyDelayS !== undefined ? { emulatorReplyDelayS: o.arm.replyDelayS } : {}) })
+      : await connectSo101(o.arm.path, connectOptions);
     if (!c.ok) {
       const f = c.error;
       throw new Error(`cannot connect the SO-101 (${o.arm.kind === 'emulator' ? 'emulator' : o.arm.path}): ${f.kind}: ${faultDetail(f)}`);
@@ -208,6 +210,7 @@ export class RunSession {
       broker: o.broker, robotId: o.robotId, clock: o.clock, gate: session.gate,
       labels: { label: (cmd) => this.labelFromMqtt(cmd) },
       onRefused: (text) => session.recordEvent(o.clock.now(), 'command-refused', text),
+      onNetworkRestart: (detail) => (o.log(detail), session.recordEvent(o.clock.now(), 'network-worker', detail)),
       ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
       ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
       ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
