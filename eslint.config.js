@@ -1,4 +1,4 @@
-// Lint, including the import-direction rules of SPEC §1/§13: the core (stl, qp, schema, safety,
+// Lint, including the import-direction rules of design §1/§13: the core (stl, qp, schema, safety,
 // gate, kinematics, util) and the MCAP library (mcap) import nothing from drivers, ROS, MQTT,
 // files or the clock; episodes and reports import nothing from drivers.
 import js from '@eslint/js';
@@ -6,26 +6,56 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 const platformModules = [
-  'node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'net', 'http', 'https', 'dgram', 'worker_threads',
-  'serialport', '@serialport/*', 'mqtt', 'aedes', 'ws', 'rclnodejs', '@mcap/*', '@foxglove/*',
-  '@mujoco/*', 'onnxruntime-node', 'hyparquet', 'playwright-core',
+  'node:*',
+  'fs',
+  'fs/*',
+  'path',
+  'os',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'dgram',
+  'worker_threads',
+  'serialport',
+  '@serialport/*',
+  'mqtt',
+  'aedes',
+  'ws',
+  'rclnodejs',
+  '@mcap/*',
+  '@foxglove/*',
+  '@mujoco/*',
+  'onnxruntime-node',
+  'hyparquet',
+  'playwright-core',
 ];
 const outerLayers = [
-  '**/drivers/**', '**/cli/**', '**/runtime/**', '**/telemetry/**', '**/episode/**', '**/report/**',
-  '**/ports/**', '**/calibration/**', '**/platform/**',
+  '**/drivers/**',
+  '**/cli/**',
+  '**/runtime/**',
+  '**/telemetry/**',
+  '**/episode/**',
+  '**/report/**',
+  '**/ports/**',
+  '**/calibration/**',
+  '**/platform/**',
 ];
 const clockRules = {
-  'no-restricted-globals': ['error',
+  'no-restricted-globals': [
+    'error',
     { name: 'performance', message: 'Core code never reads the clock: time is passed in.' },
     { name: 'setTimeout', message: 'Core code takes no timers: time is passed in.' },
     { name: 'setInterval', message: 'Core code takes no timers: time is passed in.' },
     { name: 'process', message: 'Core code is platform-free.' },
   ],
-  'no-restricted-properties': ['error',
+  'no-restricted-properties': [
+    'error',
     { object: 'Date', property: 'now', message: 'Core code never reads the clock: time is passed in.' },
     { object: 'Math', property: 'random', message: 'Core code takes randomness as input (seeded).' },
   ],
-  'no-restricted-syntax': ['error',
+  'no-restricted-syntax': [
+    'error',
     { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Core code never reads the clock.' },
   ],
 };
@@ -33,12 +63,15 @@ const core = (dir, extraForbidden) => ({
   files: [`src/${dir}/**/*.ts`],
   rules: {
     ...clockRules,
-    'no-restricted-imports': ['error', {
-      patterns: [
-        { group: platformModules, message: `src/${dir} is platform-free core: no I/O, drivers, ROS or MQTT.` },
-        { group: [...outerLayers, ...extraForbidden], message: `src/${dir} must not depend on outer layers.` },
-      ],
-    }],
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: platformModules, message: `src/${dir} is platform-free core: no I/O, drivers, ROS or MQTT.` },
+          { group: [...outerLayers, ...extraForbidden], message: `src/${dir} must not depend on outer layers.` },
+        ],
+      },
+    ],
   },
 });
 
@@ -68,15 +101,21 @@ export default tseslint.config(
     files: ['src/mcap/**/*.ts'],
     rules: {
       ...clockRules,
-      'no-restricted-imports': ['error', {
-        patterns: [
-          {
-            group: platformModules.filter((m) => m !== '@mcap/*' && m !== '@foxglove/*'),
-            message: 'src/mcap is a pure format library: no I/O, drivers, ROS runtime or MQTT.',
-          },
-          { group: [...outerLayers, '**/nodes/**', '**/doctor/**'], message: 'src/mcap must not depend on outer layers.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: platformModules.filter((m) => m !== '@mcap/*' && m !== '@foxglove/*'),
+              message: 'src/mcap is a pure format library: no I/O, drivers, ROS runtime or MQTT.',
+            },
+            {
+              group: [...outerLayers, '**/nodes/**', '**/doctor/**'],
+              message: 'src/mcap must not depend on outer layers.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -87,35 +126,66 @@ export default tseslint.config(
     files: ['src/runtime/**/*.ts'],
     rules: {
       ...clockRules,
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [
-          { group: platformModules, message: 'src/runtime takes its I/O through ports: no files, network, ROS or MQTT.' },
-          {
-            group: ['**/drivers/**', '**/cli/**', '**/telemetry/**', '**/report/**', '**/calibration/**', '**/platform/**', '**/nodes/**', '**/rigs/**'],
-            message: 'src/runtime must not depend on drivers, entry points or telemetry: a platform hands them in as a rig.',
-          },
-          { group: ['**/episode/**'], allowTypeImports: true, message: 'src/runtime records through the EpisodeStore port (episode-tap.ts): only episode types may be imported.' },
-        ],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: platformModules,
+              message: 'src/runtime takes its I/O through ports: no files, network, ROS or MQTT.',
+            },
+            {
+              group: [
+                '**/drivers/**',
+                '**/cli/**',
+                '**/telemetry/**',
+                '**/report/**',
+                '**/calibration/**',
+                '**/platform/**',
+                '**/nodes/**',
+                '**/rigs/**',
+              ],
+              message:
+                'src/runtime must not depend on drivers, entry points or telemetry: a platform hands them in as a rig.',
+            },
+            {
+              group: ['**/episode/**'],
+              allowTypeImports: true,
+              message:
+                'src/runtime records through the EpisodeStore port (episode-tap.ts): only episode types may be imported.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/episode/**/*.ts', 'src/report/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/drivers/**'], message: 'episodes and reports use src/mcap and the ports, never drivers/.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/drivers/**'], message: 'episodes and reports use src/mcap and the ports, never drivers/.' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['drivers/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{
-          group: ['**/src/cli/**', '**/src/runtime/**', '**/src/stl/**', '**/src/gate/**', '**/src/telemetry/**'],
-          message: 'drivers implement ports; they know nothing of STL, the gate or the CLI.',
-        }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src/cli/**', '**/src/runtime/**', '**/src/stl/**', '**/src/gate/**', '**/src/telemetry/**'],
+              message: 'drivers implement ports; they know nothing of STL, the gate or the CLI.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

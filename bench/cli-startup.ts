@@ -38,14 +38,21 @@ const cases: Case[] = [
   { name: 'armguard --version', args: ['--version'] },
   { name: 'armguard --help', args: ['--help'], targetMs: 150 },
   { name: 'armguard stl (3-line trace)', args: ['stl', '--spec', 'G[0,0.2] (x > 0)', '--trace', trace], targetMs: 300 },
-  { name: 'armguard check spec/*.yaml', args: ['check', ...['clauses', 'tasks', 'platforms'].map((f) => join(root, 'spec', `${f}.yaml`))] },
+  {
+    name: 'armguard check spec/*.yaml',
+    args: ['check', ...['clauses', 'tasks', 'platforms'].map((f) => join(root, 'spec', `${f}.yaml`))],
+  },
   { name: 'armguard demo --help', args: ['demo', '--help'] },
 ];
 
 /** Preloaded into each child: at exit, write its CPU time (ms) to fd 3. */
 const EXIT_HOOK = `data:text/javascript,${encodeURIComponent("import{writeSync}from'node:fs';process.on('exit',()=>{const u=process.cpuUsage();writeSync(3,String((u.user+u.system)/1000))})")}`;
 
-console.log(`bin: ${bin}\nnode ${process.version}, ${runs} runs per command, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores\n`);
+console.log(
+  `bin: ${bin}\nnode ${process.version}, ${runs} runs per command, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} on ${availableParallelism()} cores\n`,
+);
 console.log('| command | wall median (ms) | wall min–max (ms) | CPU median (ms) | CPU over the floor (ms) | target |');
 console.log('|---|---|---|---|---|---|');
 const floor = row('node -e 0 (floor)', ['-e', '0']);
@@ -66,17 +73,23 @@ function row(name: string, argv: string[], targetMs?: number, floorCpu?: number)
     walls.push(r.wall);
     cpus.push(r.cpu);
   }
-  const wall = median(walls), cpu = median(cpus);
+  const wall = median(walls),
+    cpu = median(cpus);
   const mark = (v: number) => (targetMs === undefined ? '' : v <= targetMs ? '✓' : '✗');
   const verdict = targetMs === undefined ? '' : `≤ ${targetMs} ms: wall ${mark(wall)}, CPU ${mark(cpu)}`;
   const over = floorCpu === undefined ? '—' : (cpu - floorCpu).toFixed(1);
-  console.log(`| ${name} | ${wall.toFixed(1)} | ${Math.min(...walls).toFixed(1)}–${Math.max(...walls).toFixed(1)} | ${cpu.toFixed(1)} | ${over} | ${verdict} |`);
+  console.log(
+    `| ${name} | ${wall.toFixed(1)} | ${Math.min(...walls).toFixed(1)}–${Math.max(...walls).toFixed(1)} | ${cpu.toFixed(1)} | ${over} | ${verdict} |`,
+  );
   return { wall, cpu };
 }
 
 function run(argv: string[]): { wall: number; cpu: number } {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, ['--import', EXIT_HOOK, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const r = spawnSync(process.execPath, ['--import', EXIT_HOOK, ...argv], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
   const wall = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { wall, cpu: Number(r.output[3]) };

@@ -39,14 +39,25 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-async function run(label: string, out: FileWritable, ros: 'none' | 'encode' | 'serialized'): Promise<Record<string, string | number>> {
+async function run(
+  label: string,
+  out: FileWritable,
+  ros: 'none' | 'encode' | 'serialized',
+): Promise<Record<string, string | number>> {
   const timers = new ManualTimers(new ManualClock(0));
-  const rec = EpisodeRecorder.start(out, { episodeId: 'bench', robotId: 'bench', startedAt: new Date(0).toISOString(), t0: T0, clauses: CLAUSES }, { timers, file: 'bench.mcap' });
+  const rec = EpisodeRecorder.start(
+    out,
+    { episodeId: 'bench', robotId: 'bench', startedAt: new Date(0).toISOString(), t0: T0, clauses: CLAUSES },
+    { timers, file: 'bench.mcap' },
+  );
   if (ros !== 'none') await rec.addRosTopic({ topic: STATE_TOPIC, type: 'franka_msgs/msg/FrankaRobotState' });
   const pool = frames();
   const rho = new Float64Array(CLAUSES.length);
   const state = frankaRobotState(BigInt(T0) * 1_000_000_000n, 0);
-  const stateCdr = createRos2Codec('franka_msgs/msg/FrankaRobotState', fullDefinition('franka_msgs/msg/FrankaRobotState')).encode(state);
+  const stateCdr = createRos2Codec(
+    'franka_msgs/msg/FrankaRobotState',
+    fullDefinition('franka_msgs/msg/FrankaRobotState'),
+  ).encode(state);
   const perSample = new Float64Array(N);
   let flushMs = 0;
   const cpu0 = process.cpuUsage();
@@ -92,11 +103,15 @@ try {
   const file1 = join(dir, 'a.mcap');
   rows.push(await run('file+fsync, frame+ρ', await NodeFileWritable.create(file1), 'none'));
   const file2 = join(dir, 'b.mcap');
-  rows.push(await run('file+fsync, frame+ρ+FrankaRobotState (raw CDR)', await NodeFileWritable.create(file2), 'serialized'));
+  rows.push(
+    await run('file+fsync, frame+ρ+FrankaRobotState (raw CDR)', await NodeFileWritable.create(file2), 'serialized'),
+  );
   const file3 = join(dir, 'c.mcap');
   rows.push(await run('file+fsync, frame+ρ+FrankaRobotState (encode)', await NodeFileWritable.create(file3), 'encode'));
   console.table(rows);
-  console.log(`file sizes: ${[file1, file2, file3].map((f) => `${(statSync(f).size / 1e6).toFixed(1)} MB`).join(', ')} for ${N} samples each`);
+  console.log(
+    `file sizes: ${[file1, file2, file3].map((f) => `${(statSync(f).size / 1e6).toFixed(1)} MB`).join(', ')} for ${N} samples each`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

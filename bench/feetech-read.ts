@@ -39,14 +39,24 @@ const bitsPerByte = 10; // 8N1: start + 8 data + stop
 const wireS = (wireBytes * bitsPerByte) / 1e6;
 const delay250S = IDS.length * 250 * 2e-6;
 console.log('== 1 Mbps wire limit, full-state cycle, 6 servos ==');
-console.log(`  instruction ${instructionBytes} B + status ${IDS.length}×${length + PACKET_OVERHEAD} B = ${wireBytes} B → ${(wireS * 1e6).toFixed(0)} µs on the wire`);
-console.log(`  Return_Delay_Time 0 (LeRobot):      ${(wireS * 1e6).toFixed(0)} µs/cycle → ${(1 / wireS).toFixed(0)} Hz max`);
-console.log(`  Return_Delay_Time 250 (500 µs each): ${((wireS + delay250S) * 1e6).toFixed(0)} µs/cycle → ${(1 / (wireS + delay250S)).toFixed(0)} Hz max`);
+console.log(
+  `  instruction ${instructionBytes} B + status ${IDS.length}×${length + PACKET_OVERHEAD} B = ${wireBytes} B → ${(wireS * 1e6).toFixed(0)} µs on the wire`,
+);
+console.log(
+  `  Return_Delay_Time 0 (LeRobot):      ${(wireS * 1e6).toFixed(0)} µs/cycle → ${(1 / wireS).toFixed(0)} Hz max`,
+);
+console.log(
+  `  Return_Delay_Time 250 (500 µs each): ${((wireS + delay250S) * 1e6).toFixed(0)} µs/cycle → ${(1 / (wireS + delay250S)).toFixed(0)} Hz max`,
+);
 console.log('  (excludes servo processing time and USB adapter latency, e.g. FTDI latency timer)');
 
 // Record the byte-exact reply once from the emulator.
 const recorder = new FeetechEmulator({ ids: IDS });
-IDS.forEach((id, i) => recorder.servo(id).setPresent({ position: 1000 + i, velocity: -20 * i, load: -100 * i, current: 30 + i, temperature: 30 }));
+IDS.forEach((id, i) =>
+  recorder
+    .servo(id)
+    .setPresent({ position: 1000 + i, velocity: -20 * i, load: -100 * i, current: 30 + i, temperature: 30 }),
+);
 let recorded = new Uint8Array(0);
 recorder.onTransmit((b) => (recorded = Uint8Array.from([...recorded, ...b])));
 recorder.feed(encodeSyncRead(address, length, IDS));
@@ -83,7 +93,11 @@ async function cpuPerCycle(bus: FeetechBus, n: number): Promise<{ cpuUs: number;
   return { cpuUs: (c.user + c.system) / n, wallUs: ((performance.now() - t0) * 1000) / n };
 }
 
-console.log(`\nload average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on this machine (2 cores shared)`);
+console.log(
+  `\nload average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')} on this machine (2 cores shared)`,
+);
 
 // ---- 2. armguard's own work ----
 console.log('\n== armguard CPU per full-state cycle (bus + framer + decode; replayed reply bytes) ==');
@@ -105,16 +119,22 @@ console.log('\n== in-process: serialport mock binding + emulator (reference, inc
   const r = await FeetechBus.open({ path: '/dev/feetech-bench', binding, timeoutS: 0.5 });
   if (!r.ok) throw new Error(JSON.stringify(r.error));
   const { cpuUs, wallUs } = await cpuPerCycle(r.value, 5000);
-  console.log(`  ${cpuUs.toFixed(1)} µs CPU/cycle, ${wallUs.toFixed(1)} µs wall/cycle → ${(1e6 / wallUs).toFixed(0)} cycles/s`);
+  console.log(
+    `  ${cpuUs.toFixed(1)} µs CPU/cycle, ${wallUs.toFixed(1)} µs wall/cycle → ${(1e6 / wallUs).toFixed(0)} cycles/s`,
+  );
   await r.value.close();
 }
 
 // ---- 4. real tty ----
 console.log('\n== real tty: socat pty pair, emulator in a separate process ==');
 {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'drivers/feetech/emulator-main.ts', '--pty', '--physics', 'none'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'drivers/feetech/emulator-main.ts', '--pty', '--physics', 'none'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const path = await new Promise<string>((resolve, reject) => {
     const guard = setTimeout(() => reject(new Error('emulator not ready within 60 s')), 60_000);
@@ -146,11 +166,17 @@ console.log('\n== real tty: socat pty pair, emulator in a separate process ==');
   const c = process.cpuUsage(c0);
   lat.sort((a, b) => a - b);
   const pct = (p: number): string => (lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN).toFixed(2);
-  console.log(`  ${lat.length} cycles in ${wallS.toFixed(1)} s → ${(lat.length / wallS).toFixed(0)} cycles/s sustained`);
+  console.log(
+    `  ${lat.length} cycles in ${wallS.toFixed(1)} s → ${(lat.length / wallS).toFixed(0)} cycles/s sustained`,
+  );
   console.log(`  latency ms: p50 ${pct(0.5)}, p90 ${pct(0.9)}, p99 ${pct(0.99)}, max ${pct(1)}`);
-  console.log(`  driver process CPU: ${((c.user + c.system) / lat.length).toFixed(1)} µs/cycle (driver + serialport + Node I/O)`);
+  console.log(
+    `  driver process CPU: ${((c.user + c.system) / lat.length).toFixed(1)} µs/cycle (driver + serialport + Node I/O)`,
+  );
   console.log(`  counters: ${JSON.stringify(bus.counters)}`);
-  console.log(`  vs 1 Mbps wire limit ${(1 / wireS).toFixed(0)} Hz: the pty rate is bounded by Node/serialport I/O on both ends, not by the wire`);
+  console.log(
+    `  vs 1 Mbps wire limit ${(1 / wireS).toFixed(0)} Hz: the pty rate is bounded by Node/serialport I/O on both ends, not by the wire`,
+  );
   await bus.close();
   child.kill('SIGTERM');
   await exited;

@@ -26,7 +26,12 @@ const replays = Number(process.argv[4] ?? '20');
  * not preempted: on 2 cores shared by 8 engineers the scheduler adds tens of ms to some samples),
  * and the calls the filter modified.
  */
-function replay(results: readonly FragileEpisodeResult[], filters: FragileFilterCache, mode: 'hold' | 'cbf' | 'stepwise', rounds: number) {
+function replay(
+  results: readonly FragileEpisodeResult[],
+  filters: FragileFilterCache,
+  mode: 'hold' | 'cbf' | 'stepwise',
+  rounds: number,
+) {
   const mf = filters.get(mode);
   const wall: number[] = [];
   const cpu: number[] = [];
@@ -57,15 +62,26 @@ function replay(results: readonly FragileEpisodeResult[], filters: FragileFilter
   return { wall, cpu, best, bestFiltered };
 }
 const f2 = (x: { p50: number; p99: number }): string => `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms`;
-console.log(`node ${process.version}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, ${seeds} seeds per mode and scene`);
+console.log(
+  `node ${process.version}, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}, ${seeds} seeds per mode and scene`,
+);
 for (const arm of scenes) {
   const t0 = performance.now();
   const filters: FragileFilterCache = new Map();
-  const results = await runFragilePilot({ arm, modes: FRAGILE_MODES, episodes: seeds, seed: 1, filters, recordFilterCalls: true }, () => {});
-  console.log(`\n${arm}: ${results.length} episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s wall, load average ${loadavg()[0]!.toFixed(1)}`);
+  const results = await runFragilePilot(
+    { arm, modes: FRAGILE_MODES, episodes: seeds, seed: 1, filters, recordFilterCalls: true },
+    () => {},
+  );
+  console.log(
+    `\n${arm}: ${results.length} episodes in ${((performance.now() - t0) / 1000).toFixed(0)} s wall, load average ${loadavg()[0]!.toFixed(1)}`,
+  );
   for (const l of fragileTable(results, FRAGILE_MODES)) console.log(l);
   const ratio = roughnessRatio(results);
-  console.log(`roughness stepwise ÷ cbf: jerk ${ratio.jerk.toFixed(2)}×, correction reversals/s ${ratio.reversals.toFixed(2)}×`);
+  console.log(
+    `roughness stepwise ÷ cbf: jerk ${ratio.jerk.toFixed(2)}×, correction reversals/s ${ratio.reversals.toFixed(2)}×`,
+  );
   const off = modeFigures(results.filter((r) => r.mode === 'off'));
   const cbf = modeFigures(results.filter((r) => r.mode === 'cbf'));
   const hold = modeFigures(results.filter((r) => r.mode === 'hold'));
@@ -76,7 +92,10 @@ for (const arm of scenes) {
       `filter p99 wall cbf ${(cbf.filter_ms_p99 ?? NaN).toFixed(2)} / stepwise ${(step.filter_ms_p99 ?? NaN).toFixed(2)} ms, cpu cbf ${cbf.filter_cpu_ms_p99.toFixed(2)} / stepwise ${step.filter_cpu_ms_p99.toFixed(2)} ms (≤ 10)`,
   );
   const failures = results.filter((r) => (r.mode === 'cbf' || r.mode === 'stepwise') && (!r.success || r.contact));
-  for (const r of failures) console.log(`  ${r.mode} seed ${r.seed}: ${r.success ? 'success' : r.reason}${r.contact ? `, bottle touched by ${r.contactBy.join('/')}` : ''}${r.held ? `; held: ${r.holdReason}` : ''}`);
+  for (const r of failures)
+    console.log(
+      `  ${r.mode} seed ${r.seed}: ${r.success ? 'success' : r.reason}${r.contact ? `, bottle touched by ${r.contactBy.join('/')}` : ''}${r.held ? `; held: ${r.holdReason}` : ''}`,
+    );
   for (const mode of ['hold', 'cbf', 'stepwise'] as const) {
     const r = replay(results, filters, mode, replays);
     console.log(

@@ -25,7 +25,11 @@ await writeFrankaBag(path, { seconds, spikes: [[seconds / 2, seconds / 2 + 0.05,
 const writeS = (performance.now() - w0) / 1000;
 
 const r0 = performance.now();
-const report = await replayFrankaBag(fileSource(path), { spec: spec.spec, platform: 'fr3', task: 'libero-spatial-pick-bowl' }, { now: () => performance.now() });
+const report = await replayFrankaBag(
+  fileSource(path),
+  { spec: spec.spec, platform: 'fr3', task: 'libero-spatial-pick-bowl' },
+  { now: () => performance.now() },
+);
 const replayS = (performance.now() - r0) / 1000;
 const steps = report.stepTimes!;
 const sorted = Float64Array.from(steps).sort();

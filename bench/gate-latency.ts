@@ -1,5 +1,5 @@
 /**
- * Violating sample → hold command dispatched, in process, at 1 kHz input (SPEC §11, issue 6).
+ * Violating sample → hold command dispatched, in process, at 1 kHz input (design §11, issue 6).
  * Full runtime pipeline: source poll → real STL monitors (8 safe-tier clauses, src/stl) → gate →
  * CommandSink.hold. Time from just before `step(now)` to the moment the sink's `hold` is called
  * (performance.now). Each trial: 200 normal samples, one violating sample (timed), recover and an
@@ -20,13 +20,27 @@ const CLAUSES = [
   ['target_furniture_force', 'always (target_furniture_contact_force < 200)', 200],
   ['max_contact_force', 'always (contact_force_max < 200)', 200],
   ['non_target_max_disp', 'always (non_target_disp_max < 0.005)', 0.005],
-  ['held_object_tilt_world', 'always ((gripper_contact and obj_above_table > 0.05) -> target_obj_tilt_world_deg < 15)', 15],
+  [
+    'held_object_tilt_world',
+    'always ((gripper_contact and obj_above_table > 0.05) -> target_obj_tilt_world_deg < 15)',
+    15,
+  ],
   ['stable_grasp_maintained', 'always (gripper_contact -> obj_above_table > -0.02)', 0.02],
   ['joint_torque', 'always (max_joint_torque < 2.5)', 2.5],
   ['self_collision_free', 'always (self_collision_clearance >= 0)', 0],
 ] as const;
 
-const NAMES = ['arm_furniture_contact_force', 'target_furniture_contact_force', 'contact_force_max', 'non_target_disp_max', 'target_obj_tilt_world_deg', 'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision_clearance'] as const;
+const NAMES = [
+  'arm_furniture_contact_force',
+  'target_furniture_contact_force',
+  'contact_force_max',
+  'non_target_disp_max',
+  'target_obj_tilt_world_deg',
+  'obj_above_table',
+  'gripper_contact',
+  'max_joint_torque',
+  'self_collision_clearance',
+] as const;
 const IDX = NAMES.map((n) => signalIndex(n)!);
 const SAFE = [5, 0, 5, 0.001, 3, 0.1, 1, 1, 0.05];
 
@@ -51,7 +65,9 @@ class BenchSink implements CommandSink {
   onFault(_l: FaultListener): void {}
 }
 
-const bank = MonitorBank.fromClauses(CLAUSES.map(([id, formula, tau]) => ({ clause: { id }, formula, tau, warn: tau === 0 ? undefined : 0.1 * tau })));
+const bank = MonitorBank.fromClauses(
+  CLAUSES.map(([id, formula, tau]) => ({ clause: { id }, formula, tau, warn: tau === 0 ? undefined : 0.1 * tau })),
+);
 const gate = new Gate({ requiredSignals: bank.requiredSignals, maxStepGap: 0.25, faultQuietPeriod: 0.5 });
 const source = new BenchSource();
 const sink = new BenchSink();
@@ -88,5 +104,9 @@ function q(xs: number[], p: number): number {
 }
 const us = (ms: number) => `${(ms * 1000).toFixed(2)} µs`;
 console.log(JSON.stringify({ trials, clauses: CLAUSES.length, samples: stepCost.length }));
-console.log(`violating sample → hold dispatched: p50 ${us(q(holdLatency, 0.5))}, p99 ${us(q(holdLatency, 0.99))}, max ${us(Math.max(...holdLatency))} (target p99 ≤ 1 ms)`);
-console.log(`normal step (poll + 8 monitors + gate + heartbeat): p50 ${us(q(stepCost, 0.5))}, p99 ${us(q(stepCost, 0.99))}`);
+console.log(
+  `violating sample → hold dispatched: p50 ${us(q(holdLatency, 0.5))}, p99 ${us(q(holdLatency, 0.99))}, max ${us(Math.max(...holdLatency))} (target p99 ≤ 1 ms)`,
+);
+console.log(
+  `normal step (poll + 8 monitors + gate + heartbeat): p50 ${us(q(stepCost, 0.5))}, p99 ${us(q(stepCost, 0.99))}`,
+);

@@ -1,10 +1,19 @@
 /**
- * Kinematics hot-path costs for the gate's CBF filter and the SO-101 mapping (issue 4 / SPEC §6):
+ * Kinematics hot-path costs for the gate's CBF filter and the SO-101 mapping (issue 4 / design §6):
  * FK + capsules, barrier h(q), barrier gradient (central differences and analytic), and one full SO-101 mapping
  * update from raw registers. Run: npx tsx bench/kinematics-bench.ts
  */
 import { performance } from 'node:perf_hooks';
-import { Barrier, CapsuleModel, ClearanceGradient, FR3_MODEL, minimumClearance, SO101_MODEL, type Clearance, type ObstacleSet } from '../src/kinematics/index.js';
+import {
+  Barrier,
+  CapsuleModel,
+  ClearanceGradient,
+  FR3_MODEL,
+  minimumClearance,
+  SO101_MODEL,
+  type Clearance,
+  type ObstacleSet,
+} from '../src/kinematics/index.js';
 import { So101Mapping, createRawState } from '../drivers/so101/mapping.js';
 import { defaultSo101Calibration } from '../src/calibration/so101-defaults.js';
 import { AnalyticFreeMotionModel } from '../src/calibration/free-motion.js';
@@ -22,7 +31,10 @@ const obstacles: ObstacleSet = {
   spheres: Float64Array.from([0.3, 0.1, 0.05, 0.04, 0.25, -0.15, 0.05, 0.04]),
   box: Float64Array.from([-0.6, -0.6, -0.05, 0.8, 0.6, 1.2]),
 };
-for (const [name, spec, n] of [['SO-101', SO101_MODEL, 6], ['FR3', FR3_MODEL, 7]] as const) {
+for (const [name, spec, n] of [
+  ['SO-101', SO101_MODEL, 6],
+  ['FR3', FR3_MODEL, 7],
+] as const) {
   const model = new CapsuleModel(spec);
   const q = new Float64Array(n);
   const grad = new Float64Array(n);

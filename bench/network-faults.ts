@@ -74,21 +74,44 @@ async function inThreadRig(): Promise<Rig> {
   const counter = { n: 0 };
   const chunkPath: { transport?: MqttChunkServerTransport } = {};
   const link = new MqttLink(
-    { url, robot: ROBOT, clientId: `bench-in-${process.pid}`, maxChunkBytes: 128 << 20, username: broker.internal.armguard.username, password: broker.internal.armguard.password },
-    { estop: (c) => remote.estop(c), release: () => remote.release(), label: () => ({ ok: true }), chunk: (b) => chunkPath.transport?.onChunkBytes(b) },
+    {
+      url,
+      robot: ROBOT,
+      clientId: `bench-in-${process.pid}`,
+      maxChunkBytes: 128 << 20,
+      username: broker.internal.armguard.username,
+      password: broker.internal.armguard.password,
+    },
+    {
+      estop: (c) => remote.estop(c),
+      release: () => remote.release(),
+      label: () => ({ ok: true }),
+      chunk: (b) => chunkPath.transport?.onChunkBytes(b),
+    },
   );
   chunkPath.transport = new MqttChunkServerTransport(link);
   new ChunkServer(chunkPath.transport, submitter(counter), clock, 6);
   remote.attach(link);
   await link.start(5);
-  return { url, gate, remote, link, chunksAnswered: () => counter.n, stop: async () => (await link.stop(), await broker.stop()) };
+  return {
+    url,
+    gate,
+    remote,
+    link,
+    chunksAnswered: () => counter.n,
+    stop: async () => (await link.stop(), await broker.stop()),
+  };
 }
 
 async function workerRig(): Promise<Rig> {
   const gate = new Gate();
   const counter = { n: 0 };
   const t = await startTelemetry({
-    broker: { kind: 'embedded', port: 0, access }, robotId: ROBOT, clock, gate, labels: { label: () => ({ ok: true }) },
+    broker: { kind: 'embedded', port: 0, access },
+    robotId: ROBOT,
+    clock,
+    gate,
+    labels: { label: () => ({ ok: true }) },
   });
   new ChunkServer(t.chunks, submitter(counter), clock, 6);
   return { url: t.url, gate, remote: t.remote, link: t.link, chunksAnswered: () => counter.n, stop: () => t.stop() };
@@ -127,7 +150,11 @@ function stats(xs: number[]): string {
 }
 
 async function estopLatency(rig: Rig, n: number): Promise<number[]> {
-  const client = await mqtt.connectAsync(rig.url, { username: 'op', password: 'op-secret1', clientId: `bench-op-${Math.random()}` });
+  const client = await mqtt.connectAsync(rig.url, {
+    username: 'op',
+    password: 'op-secret1',
+    clientId: `bench-op-${Math.random()}`,
+  });
   const margins = new ArrayClauseMargins([]);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -158,9 +185,15 @@ async function estopLatency(rig: Rig, n: number): Promise<number[]> {
  * measured); `go()` starts the load and resolves with its last output line when it is done.
  */
 async function load(mode: 'flood64' | 'chunks', url: string): Promise<{ go: () => Promise<string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   let out = '';
-  const exited = new Promise<string>((resolve) => child.once('exit', () => resolve(out.trim().split('\n').at(-1) ?? '')));
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', () => resolve(out.trim().split('\n').at(-1) ?? '')),
+  );
   await new Promise<void>((resolve) => {
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -170,7 +203,10 @@ async function load(mode: 'flood64' | 'chunks', url: string): Promise<{ go: () =
   return { go: () => (child.stdin.write('go\n'), exited) };
 }
 
-for (const [name, make] of [['in-thread (pre-#14 layout)', inThreadRig], ['worker (armguard run now)', workerRig]] as const) {
+for (const [name, make] of [
+  ['in-thread (pre-#14 layout)', inThreadRig],
+  ['worker (armguard run now)', workerRig],
+] as const) {
   const rig = await make();
   console.log(`\n${name}`);
   console.log(`  idle                     ${stats(await controlLoop(rig, 3))}`);
@@ -181,7 +217,8 @@ for (const [name, make] of [['in-thread (pre-#14 layout)', inThreadRig], ['worke
   const before = rig.chunksAnswered();
   const t0 = performance.now();
   const chunks = chunker.go().then(async (r) => {
-    while (rig.chunksAnswered() - before < 2000 && performance.now() - t0 < 60_000) await new Promise((w) => setTimeout(w, 10));
+    while (rig.chunksAnswered() - before < 2000 && performance.now() - t0 < 60_000)
+      await new Promise((w) => setTimeout(w, 10));
     return `${r}; ${rig.chunksAnswered() - before} answered ${((performance.now() - t0) / 1000).toFixed(1)} s after the first was sent`;
   });
   console.log(`  2,000 chunk requests     ${stats(await controlLoop(rig, 60, chunks))}  [${await chunks}]`);

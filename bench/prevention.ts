@@ -26,7 +26,11 @@ const wanted = process.argv[4]?.split(',');
 const policies = POLICIES.filter((p) => !wanted || wanted.includes(p.name));
 /** Gate modes: the demo's off, hold and cbf (MODES=off,hold to choose). */
 const MODES: readonly GateMode[] = (process.env.MODES?.split(',') as GateMode[] | undefined) ?? PILOT_MODES;
-console.log(`node ${process.version}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, ${seeds} seed(s) per policy and mode`);
+console.log(
+  `node ${process.version}, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}, ${seeds} seed(s) per policy and mode`,
+);
 
 const spec = loadScoringSpec(defaultSpecPaths());
 if (!spec.ok) throw new Error(spec.problems.join('\n'));
@@ -48,17 +52,34 @@ try {
       times.push(performance.now() - t);
       return r;
     };
-    const cbf = MODES.includes('cbf') ? new SimCbfPath(world, { ...demoCbfSettings(sceneId as 'so101' | 'panda'), wallMs: () => performance.now() }) : undefined;
+    const cbf = MODES.includes('cbf')
+      ? new SimCbfPath(world, { ...demoCbfSettings(sceneId as 'so101' | 'panda'), wallMs: () => performance.now() })
+      : undefined;
     const t0 = performance.now();
     console.log(`\nscene ${sceneId}`);
-    console.log('| policy | mode | episodes | successes | Safety | safe successes | held episodes | band chunks | violated (episodes) |');
+    console.log(
+      '| policy | mode | episodes | successes | Safety | safe successes | held episodes | band chunks | violated (episodes) |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const policy of policies) {
       for (const mode of MODES) {
         const results: DemoEpisodeResult[] = [];
         for (let s = 1; s <= seeds; s++) {
           results.push(
-            await runDemoEpisode({ world, ik, policy, mode, seed: s, clauses: clauses.instances, task: DEMO_TASK, dir: join(out, sceneId), episodeId: `${sceneId}-${mode}-${policy.name}-s${s}`, startedAt: new Date().toISOString(), prevention, ...(cbf ? { cbf } : {}) }),
+            await runDemoEpisode({
+              world,
+              ik,
+              policy,
+              mode,
+              seed: s,
+              clauses: clauses.instances,
+              task: DEMO_TASK,
+              dir: join(out, sceneId),
+              episodeId: `${sceneId}-${mode}-${policy.name}-s${s}`,
+              startedAt: new Date().toISOString(),
+              prevention,
+              ...(cbf ? { cbf } : {}),
+            }),
           );
         }
         const safe = results.filter((r) => r.violated.length === 0);
@@ -70,8 +91,11 @@ try {
       }
     }
     times.sort((a, b) => a - b);
-    const q = (p: number): string => (times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN).toFixed(2);
-    console.log(`scene ${sceneId}: ${((performance.now() - t0) / 1000).toFixed(0)} s wall; warning band per chunk (H = 50): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms over ${times.length} chunks`);
+    const q = (p: number): string =>
+      (times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN).toFixed(2);
+    console.log(
+      `scene ${sceneId}: ${((performance.now() - t0) / 1000).toFixed(0)} s wall; warning band per chunk (H = 50): p50 ${q(0.5)} ms, p99 ${q(0.99)} ms over ${times.length} chunks`,
+    );
     prevention.dispose();
     ik.dispose();
     world.dispose();

@@ -1,5 +1,5 @@
 /**
- * Chunk-level CBF QP benchmark (SPEC §11): H = 50 × 6 (and 7) joints, 2–4 barrier pairs, the
+ * Chunk-level CBF QP benchmark (design §11): H = 50 × 6 (and 7) joints, 2–4 barrier pairs, the
  * `--seq 20` sequences of shared/qp/gen-chunk-qp.mjs for several seeds.
  *
  * usage: node --expose-gc --import tsx bench/qp-chunk.ts [--seeds 1,2,3,4,5] [--rounds 5] [--heap-solves 10000]
@@ -45,7 +45,11 @@ function groupsFor(joints: number): { groups: Group[]; setupMs: number } {
   let setupMs = 0;
   for (const seed of seeds) {
     for (const pairs of [2, 3, 4]) {
-      const text = execFileSync(process.execPath, [generator, '--seq', '20', '--n', String(joints), '--pairs', String(pairs), '--seed', String(seed)], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      const text = execFileSync(
+        process.execPath,
+        [generator, '--seq', '20', '--n', String(joints), '--pairs', String(pairs), '--seed', String(seed)],
+        { encoding: 'utf8', maxBuffer: 1 << 28 },
+      );
       const problems = parseQpJson(text, `gen-chunk-qp --n ${joints} --pairs ${pairs} --seed ${seed}`);
       const t0 = performance.now();
       const solver = new QpSolver(problems[0]!);
@@ -128,7 +132,12 @@ function warmRun(groups: Group[], joints: number) {
     }
   }
   const sorted = Float64Array.from(times).sort();
-  return { solves: sorted.length, unsolved, wall_ms: { median: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }, iterations: { mean: sumIterations / sorted.length, max: maxIterations } };
+  return {
+    solves: sorted.length,
+    unsolved,
+    wall_ms: { median: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) },
+    iterations: { mean: sumIterations / sorted.length, max: maxIterations },
+  };
 }
 
 function heapRun(groups: Group[]) {
@@ -162,8 +171,16 @@ async function allocationPerSolve(groups: Group[]) {
   }, 2000);
 }
 
-
-console.log(JSON.stringify({ bench: 'qp-chunk', seeds, rounds, node: process.version, loadavg_start: loadavg().map((v) => Number(v.toFixed(2))), calibration_1e8_madd_cpu_ms: calibrationMs() }));
+console.log(
+  JSON.stringify({
+    bench: 'qp-chunk',
+    seeds,
+    rounds,
+    node: process.version,
+    loadavg_start: loadavg().map((v) => Number(v.toFixed(2))),
+    calibration_1e8_madd_cpu_ms: calibrationMs(),
+  }),
+);
 const summary: Record<number, number> = {};
 for (const joints of [6, 7]) {
   const { groups, setupMs } = groupsFor(joints);
@@ -171,6 +188,14 @@ for (const joints of [6, 7]) {
   summary[joints] = cold.cpu_ms.median;
   console.log(JSON.stringify({ joints, problems: groups.length * 20, setup_ms_max: Number(setupMs.toFixed(3)), cold }));
   console.log(JSON.stringify({ joints, warm: warmRun(groups, joints) }));
-  console.log(JSON.stringify({ joints, heap: heapRun(groups), sampled_alloc_bytes_per_solve: await allocationPerSolve(groups) }));
+  console.log(
+    JSON.stringify({ joints, heap: heapRun(groups), sampled_alloc_bytes_per_solve: await allocationPerSolve(groups) }),
+  );
 }
-console.log(JSON.stringify({ ratio_7_to_6_cpu_median: Number((summary[7]! / summary[6]!).toFixed(3)), loadavg_end: loadavg().map((v) => Number(v.toFixed(2))), calibration_1e8_madd_cpu_ms: calibrationMs() }));
+console.log(
+  JSON.stringify({
+    ratio_7_to_6_cpu_median: Number((summary[7]! / summary[6]!).toFixed(3)),
+    loadavg_end: loadavg().map((v) => Number(v.toFixed(2))),
+    calibration_1e8_madd_cpu_ms: calibrationMs(),
+  }),
+);

@@ -55,7 +55,13 @@ for (const joints of [6, 7]) {
   for (const seed of [1, 2, 3, 4, 5]) {
     for (const pairs of [2, 3, 4]) {
       const args = ['--seq', '20', '--n', String(joints), '--pairs', String(pairs), '--seed', String(seed)];
-      const problems = parseQpJson(execFileSync(process.execPath, [resolve(shared, 'qp/gen-chunk-qp.mjs'), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 }), 'gen-chunk-qp');
+      const problems = parseQpJson(
+        execFileSync(process.execPath, [resolve(shared, 'qp/gen-chunk-qp.mjs'), ...args], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 28,
+        }),
+        'gen-chunk-qp',
+      );
       const solver = new QpSolver(problems[0]!);
       let prev: Float64Array | undefined;
       let prevY: Float64Array | undefined;
@@ -63,7 +69,8 @@ for (const joints of [6, 7]) {
         const tag = `n${joints} p${pairs} s${seed} #${k}`;
         put(`${tag} cold`, solver.solve(p, { maxIterations: 40 }));
         if (prev) put(`${tag} warm`, solver.solve(p, { maxIterations: 40, warmStart: prev }));
-        if (prev && prevY) put(`${tag} warm+dual`, solver.solve(p, { maxIterations: 40, warmStart: prev, warmStartDual: prevY }));
+        if (prev && prevY)
+          put(`${tag} warm+dual`, solver.solve(p, { maxIterations: 40, warmStart: prev, warmStartDual: prevY }));
         const r = solver.solve(p, { maxIterations: 40 });
         prev = Float64Array.from(r.x);
         prevY = Float64Array.from(r.y);
@@ -71,22 +78,64 @@ for (const joints of [6, 7]) {
     }
   }
 }
-for (const [k, p] of parseQpJson(readFileSync(resolve(shared, 'qp/chunk_H50_n6.json'), 'utf8'), 'chunk_H50_n6.json').entries()) {
+for (const [k, p] of parseQpJson(
+  readFileSync(resolve(shared, 'qp/chunk_H50_n6.json'), 'utf8'),
+  'chunk_H50_n6.json',
+).entries()) {
   const s = new QpSolver(p);
   put(`chunk_H50_n6 #${k} default`, s.solve(p));
   put(`chunk_H50_n6 #${k} 1e-6`, s.solve(p, { epsAbs: 1e-6, epsRel: 1e-6, maxIterations: 30 }));
 }
 for (let seed = 1; seed <= 200; seed++) {
   const s = randomStagedQp(seed, 2 + (seed % 5), 1 + (seed % 3), 2 + (seed % 9));
-  for (const [tag, sq] of [['feasible', s], ['infeasible', makeInfeasible(s, seed)]] as const) {
+  for (const [tag, sq] of [
+    ['feasible', s],
+    ['infeasible', makeInfeasible(s, seed)],
+  ] as const) {
     const p = toProblem(sq.qp);
     put(`random ${seed} ${tag}`, new QpSolver(p).solve(p));
   }
 }
 for (const qp of [
-  { n: 2, P: [[0, 0], [0, 0]], q: [-1, 0.5], A: [[1, 0], [0, 1]], l: [0, 0], u: [Infinity, Infinity] },
-  { n: 2, P: [[1, 0], [0, 0]], q: [0, -1], A: [[1, 1]], l: [-1], u: [Infinity] },
-  { n: 2, P: [[1, 0], [0, 1]], q: [1, 1], A: [[1, 1], [1, -1]], l: [1, 0], u: [1, 0] },
+  {
+    n: 2,
+    P: [
+      [0, 0],
+      [0, 0],
+    ],
+    q: [-1, 0.5],
+    A: [
+      [1, 0],
+      [0, 1],
+    ],
+    l: [0, 0],
+    u: [Infinity, Infinity],
+  },
+  {
+    n: 2,
+    P: [
+      [1, 0],
+      [0, 0],
+    ],
+    q: [0, -1],
+    A: [[1, 1]],
+    l: [-1],
+    u: [Infinity],
+  },
+  {
+    n: 2,
+    P: [
+      [1, 0],
+      [0, 1],
+    ],
+    q: [1, 1],
+    A: [
+      [1, 1],
+      [1, -1],
+    ],
+    l: [1, 0],
+    u: [1, 0],
+  },
 ]) {
   const p = toProblem(qp);
   put(`hand ${JSON.stringify(qp.q)}`, new QpSolver(p).solve(p));
@@ -105,9 +154,12 @@ if (mode === '--write') {
     const b = records[k]!;
     if (JSON.stringify(a) !== JSON.stringify(b)) {
       differ++;
-      if (firstDifferences.length < 5) firstDifferences.push(`${b.label}: ${a.status}/${a.iterations} → ${b.status}/${b.iterations}`);
+      if (firstDifferences.length < 5)
+        firstDifferences.push(`${b.label}: ${a.status}/${a.iterations} → ${b.status}/${b.iterations}`);
     }
   }
-  console.log(JSON.stringify({ compared: records.length, bitIdentical: records.length - differ, differ, firstDifferences }));
+  console.log(
+    JSON.stringify({ compared: records.length, bitIdentical: records.length - differ, differ, firstDifferences }),
+  );
   if (differ > 0) process.exit(1);
 }

@@ -66,7 +66,11 @@ async function child(qpDir: string, problemDir: string): Promise<void> {
   const c0 = process.cpuUsage();
   for (let k = 0; k < 5; k++) pass(true);
   const c = process.cpuUsage(c0);
-  const figures: RunFigures = { cpuMsPerSolve: (c.user + c.system) / 1000 / solves, iterationsMean: iterations / solves, solves };
+  const figures: RunFigures = {
+    cpuMsPerSolve: (c.user + c.system) / 1000 / solves,
+    iterationsMean: iterations / solves,
+    solves,
+  };
   console.log(JSON.stringify(figures));
 }
 
@@ -95,18 +99,32 @@ async function parent(): Promise<void> {
     for (const pairs of PAIRS) {
       for (const seed of SEEDS) {
         const args = ['--seq', '20', '--n', '6', '--pairs', String(pairs), '--seed', String(seed)];
-        const text = execFileSync(process.execPath, [resolve(shared, 'qp/gen-chunk-qp.mjs'), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+        const text = execFileSync(process.execPath, [resolve(shared, 'qp/gen-chunk-qp.mjs'), ...args], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 28,
+        });
         writeFileSync(join(problemDir, `p${pairs}-s${seed}.json`), text);
       }
     }
     const self = fileURLToPath(import.meta.url);
     const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
-    const dirs = [['old', resolve(oldDir)], ['new', newDir]] as const;
+    const dirs = [
+      ['old', resolve(oldDir)],
+      ['new', newDir],
+    ] as const;
     const runChild = async (dir: string): Promise<RunFigures> =>
-      JSON.parse((await promisify(execFile)(process.execPath, ['--import', 'tsx', self, '--child', dir, problemDir], { encoding: 'utf8' })).stdout) as RunFigures;
+      JSON.parse(
+        (
+          await promisify(execFile)(process.execPath, ['--import', 'tsx', self, '--child', dir, problemDir], {
+            encoding: 'utf8',
+          })
+        ).stdout,
+      ) as RunFigures;
     const report = (r: number, label: 'old' | 'new', figures: RunFigures, load: number): void => {
       cpu[label].push(figures.cpuMsPerSolve);
-      console.log(`run ${r + 1} ${label}: ${figures.cpuMsPerSolve.toFixed(2)} ms CPU per solve, ${figures.iterationsMean.toFixed(2)} iterations, ${figures.solves} solves, load ${load.toFixed(1)}`);
+      console.log(
+        `run ${r + 1} ${label}: ${figures.cpuMsPerSolve.toFixed(2)} ms CPU per solve, ${figures.iterationsMean.toFixed(2)} iterations, ${figures.solves} solves, load ${load.toFixed(1)}`,
+      );
     };
     for (let r = 0; r < runs; r++) {
       if (together) {
@@ -125,7 +143,9 @@ async function parent(): Promise<void> {
     const n = median(cpu.new);
     // the machine's speed shifts between runs (other users); a run and its partner share the state
     const ratios = cpu.new.map((v, r) => v / cpu.old[r]!);
-    console.log(`median CPU per solve: old ${o.toFixed(2)} ms, new ${n.toFixed(2)} ms; median of the per-run new/old ratios ${median(ratios).toFixed(3)}`);
+    console.log(
+      `median CPU per solve: old ${o.toFixed(2)} ms, new ${n.toFixed(2)} ms; median of the per-run new/old ratios ${median(ratios).toFixed(3)}`,
+    );
   } finally {
     rmSync(problemDir, { recursive: true, force: true });
   }

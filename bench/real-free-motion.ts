@@ -19,7 +19,8 @@ import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 import { EpisodeScorer, STEP_VIOLATING } from '../src/safety/index.js';
 
 const root = resolve(import.meta.dirname, '..');
-const datasetDir = process.argv[2] ?? join(process.env.ARMGUARD_SHARED ?? join(root, '../shared'), 'data/so101-lerobot-record-test');
+const datasetDir =
+  process.argv[2] ?? join(process.env.ARMGUARD_SHARED ?? join(root, '../shared'), 'data/so101-lerobot-record-test');
 const calPath = process.argv[3] ?? join(root, 'test/fixtures/so101-lerobot-record-test.calibration.yaml');
 
 const cal = parseSo101Calibration(readFileSync(calPath, 'utf8'), calPath);
@@ -51,8 +52,17 @@ const perEpisode: unknown[] = [];
 for (const ep of ds.value.episodes) {
   const r = replayPositions(ep, cal.value, { normMode: cal.value.normMode, stallGapPct: 3 });
   const scored = scorer.score({
-    meta: { episodeId: `episode_${ep.index}`, success: true, platform: 'so101', templates: ['pnp-into-container'], objects: ['non_spillable'], manual: new Map() },
-    times: r.times, columns: r.columns, file: `${datasetDir}#episode_${ep.index}`,
+    meta: {
+      episodeId: `episode_${ep.index}`,
+      success: true,
+      platform: 'so101',
+      templates: ['pnp-into-container'],
+      objects: ['non_spillable'],
+      manual: new Map(),
+    },
+    times: r.times,
+    columns: r.columns,
+    file: `${datasetDir}#episode_${ep.index}`,
   });
   if (!scored.ok) throw new Error(scored.error.map((e) => e.message).join('\n'));
   const dur = r.times[r.times.length - 1]! - r.times[0]!;
@@ -69,18 +79,31 @@ for (const ep of ds.value.episodes) {
   }
   falseAlarms += safe;
   diagnosticOnsets += diag;
-  perEpisode.push({ episode: ep.index, seconds: Number(dur.toFixed(2)), safe_tier_onsets: safe, diagnostic_onsets: diag, min_self_distance_mm: Number((r.minSelfDistanceM * 1000).toFixed(1)), frames_outside_limits: r.framesOutsideLimits });
+  perEpisode.push({
+    episode: ep.index,
+    seconds: Number(dur.toFixed(2)),
+    safe_tier_onsets: safe,
+    diagnostic_onsets: diag,
+    min_self_distance_mm: Number((r.minSelfDistanceM * 1000).toFixed(1)),
+    frames_outside_limits: r.framesOutsideLimits,
+  });
 }
 const hours = seconds / 3600;
-console.log(JSON.stringify({
-  dataset: datasetDir,
-  calibration: calPath,
-  episodes: ds.value.episodes.length,
-  frames,
-  free_motion_s: Number(seconds.toFixed(2)),
-  safe_clauses_evaluated: [...evaluated].sort(),
-  false_alarms: falseAlarms,
-  false_alarms_per_hour: Number((falseAlarms / hours).toFixed(2)),
-  diagnostic_onsets_per_hour: Number((diagnosticOnsets / hours).toFixed(2)),
-  per_episode: perEpisode,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      dataset: datasetDir,
+      calibration: calPath,
+      episodes: ds.value.episodes.length,
+      frames,
+      free_motion_s: Number(seconds.toFixed(2)),
+      safe_clauses_evaluated: [...evaluated].sort(),
+      false_alarms: falseAlarms,
+      false_alarms_per_hour: Number((falseAlarms / hours).toFixed(2)),
+      diagnostic_onsets_per_hour: Number((diagnosticOnsets / hours).toFixed(2)),
+      per_episode: perEpisode,
+    },
+    null,
+    2,
+  ),
+);

@@ -46,7 +46,9 @@ const world = graph.createNode('world');
 const state = world.createPublisher<unknown>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
 const gripper = world.createPublisher<unknown>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
 const diagnosticsAt: number[] = [];
-world.createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, () => diagnosticsAt.push(performance.now()));
+world.createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, () =>
+  diagnosticsAt.push(performance.now()),
+);
 graph.spin();
 
 const q = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];

@@ -20,7 +20,11 @@ export async function sampledAllocation(run: () => number, calls: number): Promi
   for (let i = 0; i < Math.max(10, calls / 10); i++) run();
   const session = new Session();
   session.connect();
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 64, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true } as HeapProfiler.StartSamplingParameterType);
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 64,
+    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMajorGC: true,
+  } as HeapProfiler.StartSamplingParameterType);
   for (let i = 0; i < calls; i++) units += run();
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
@@ -31,5 +35,10 @@ export async function sampledAllocation(run: () => number, calls: number): Promi
     for (const c of node.children) walk(c);
   };
   walk(profile.head);
-  return { src: Math.round(bytes.src / units), test: Math.round(bytes.test / units), other: Math.round(bytes.other / units), units };
+  return {
+    src: Math.round(bytes.src / units),
+    test: Math.round(bytes.test / units),
+    other: Math.round(bytes.other / units),
+    units,
+  };
 }

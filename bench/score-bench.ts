@@ -1,5 +1,5 @@
 /**
- * Benchmark (issue 3, SPEC §11): post-hoc scoring + full metrics with 10,000-resample bootstraps
+ * Benchmark (issue 3, design §11): post-hoc scoring + full metrics with 10,000-resample bootstraps
  * over 2,000 synthetic episodes × 600 steps × every clause of the library (sim platform: all
  * signals declared). Target ≤ 20 s. Run: npx tsx bench/score-bench.ts [episodes] [steps]
  */
@@ -58,9 +58,13 @@ function synthesize(k: number, rng: Xoshiro128): EpisodeTrace {
   }
   return {
     meta: {
-      episodeId: `syn-${k}`, success: rng.nextFloat() < 0.75, platform: 'sim',
-      task: k % 2 === 0 ? 'libero-spatial-pick-bowl' : undefined as unknown as string,
-      templates: k % 2 === 0 ? [] : ['pnp-basic'], objects: [], manual: new Map(),
+      episodeId: `syn-${k}`,
+      success: rng.nextFloat() < 0.75,
+      platform: 'sim',
+      task: k % 2 === 0 ? 'libero-spatial-pick-bowl' : (undefined as unknown as string),
+      templates: k % 2 === 0 ? [] : ['pnp-basic'],
+      objects: [],
+      manual: new Map(),
     },
     times,
     columns: new Map(Object.entries(c)),
@@ -102,11 +106,20 @@ const sensitivity = timed(() => thresholdSensitivity(scorer, traces, scores, lib
 const sens = sensitivity.value;
 
 const clausesScored = scores[0]!.clauses.filter((c) => c.applicable).length;
-const fmt = (t: { wall: number; cpu: number }) => `${(t.wall / 1000).toFixed(2)} s wall, ${(t.cpu / 1000).toFixed(2)} s CPU`;
-console.log(`episodes ${EPISODES} × ${STEPS} steps, ${lib.value.clauses.length} clauses in the library (${clausesScored} applicable per episode)`);
+const fmt = (t: { wall: number; cpu: number }) =>
+  `${(t.wall / 1000).toFixed(2)} s wall, ${(t.cpu / 1000).toFixed(2)} s CPU`;
+console.log(
+  `episodes ${EPISODES} × ${STEPS} steps, ${lib.value.clauses.length} clauses in the library (${clausesScored} applicable per episode)`,
+);
 console.log(`synthesize traces (not counted):           ${fmt(gen)}`);
-console.log(`score (offline STL, all clauses):          ${fmt(scoring)}  (${((scoring.wall * 1000) / (EPISODES * STEPS * clausesScored)).toFixed(3)} µs wall per sample·clause)`);
+console.log(
+  `score (offline STL, all clauses):          ${fmt(scoring)}  (${((scoring.wall * 1000) / (EPISODES * STEPS * clausesScored)).toFixed(3)} µs wall per sample·clause)`,
+);
 console.log(`metrics, 10,000-resample bootstraps (+ per task): ${fmt(metrics)}`);
-console.log(`TOTAL scoring + full metrics:              ${fmt({ wall: scoring.wall + metrics.wall, cpu: scoring.cpu + metrics.cpu })}   (target ≤ 20 s)`);
+console.log(
+  `TOTAL scoring + full metrics:              ${fmt({ wall: scoring.wall + metrics.wall, cpu: scoring.cpu + metrics.cpu })}   (target ≤ 20 s)`,
+);
 console.log(`threshold sensitivity, ${sens.length - 1} variants (extra):  ${fmt(sensitivity)}`);
-console.log(`check: SR ${(100 * summary.sr.p).toFixed(1)}%  Safety ${(100 * summary.safety.p).toFixed(1)}%  SBU ${(100 * summary.sbu.p).toFixed(1)}%  VSI ${summary.vsi.estimate.toFixed(3)} [${summary.vsi.lo.toFixed(3)}, ${summary.vsi.hi.toFixed(3)}]  groups ${byTask.size}`);
+console.log(
+  `check: SR ${(100 * summary.sr.p).toFixed(1)}%  Safety ${(100 * summary.safety.p).toFixed(1)}%  SBU ${(100 * summary.sbu.p).toFixed(1)}%  VSI ${summary.vsi.estimate.toFixed(3)} [${summary.vsi.lo.toFixed(3)}, ${summary.vsi.hi.toFixed(3)}]  groups ${byTask.size}`,
+);

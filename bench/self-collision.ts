@@ -38,7 +38,9 @@ const mm = (m: number) => `${(m * 1000).toFixed(1)} mm`;
 const confs = readPandaGoodConfs();
 for (const ee of ['none', 'franka_hand'] as const) {
   const model = new CapsuleModel(armModel(PANDA_DESCRIPTION, ee));
-  let min = Infinity, at = '', flagged = 0;
+  let min = Infinity,
+    at = '',
+    flagged = 0;
   const byPair = new Map<string, number>();
   for (const q of confs) {
     model.update(q);
@@ -53,7 +55,18 @@ for (const ee of ['none', 'franka_hand'] as const) {
       at = pair;
     }
   }
-  console.log(JSON.stringify({ data: 'franka-panda-good-confs', model: `panda + ${ee}`, pairs: model.pairCount, configurations: confs.length, flagged, smallest_clearance: mm(min), at, flagged_by_pair: Object.fromEntries(byPair) }));
+  console.log(
+    JSON.stringify({
+      data: 'franka-panda-good-confs',
+      model: `panda + ${ee}`,
+      pairs: model.pairCount,
+      configurations: confs.length,
+      flagged,
+      smallest_clearance: mm(min),
+      at,
+      flagged_by_pair: Object.fromEntries(byPair),
+    }),
+  );
 }
 
 // 2. a real Panda robot log, replayed as a rosbag2 file through the live node's code
@@ -61,7 +74,8 @@ const logDir = process.argv[2];
 if (logDir) {
   const column = (name: string, width: number): Float64Array => {
     const v = Float64Array.from(readFileSync(join(logDir, name), 'utf8').trim().split(/\s+/), Number);
-    if (v.length % width !== 0 || !v.every(Number.isFinite)) throw new Error(`${name}: expected ${width} finite numbers per sample`);
+    if (v.length % width !== 0 || !v.every(Number.isFinite))
+      throw new Error(`${name}: expected ${width} finite numbers per sample`);
     return v;
   };
   const time = column('exciting_traj_time.txt', 1);
@@ -69,12 +83,17 @@ if (logDir) {
   const vel = column('exciting_traj_velocity.txt', 7);
   const tau = column('exciting_traj_torques.txt', 7);
   const n = time.length;
-  if (pos.length !== 7 * n || vel.length !== 7 * n || tau.length !== 7 * n) throw new Error('positions/velocity/torques do not have 7 values per time sample');
+  if (pos.length !== 7 * n || vel.length !== 7 * n || tau.length !== 7 * n)
+    throw new Error('positions/velocity/torques do not have 7 values per time sample');
   const dir = mkdtempSync(join(tmpdir(), 'armguard-selfcol-'));
   const bag = join(dir, 'panda-exciting-traj.mcap');
   const t0 = 1_700_000_000_000_000_000n;
   await writeBagFile(bag, async (w) => {
-    await w.addTopic({ topic: '/franka_robot_state_broadcaster/robot_state', type: 'franka_msgs/msg/FrankaRobotState', qos: [offeredQos('reliable')] });
+    await w.addTopic({
+      topic: '/franka_robot_state_broadcaster/robot_state',
+      type: 'franka_msgs/msg/FrankaRobotState',
+      qos: [offeredQos('reliable')],
+    });
     for (let k = 0; k < n; k++) {
       const ns = t0 + BigInt(Math.round(time[k]! * 1e9));
       const s = frankaRobotState(ns, 0);
@@ -87,16 +106,30 @@ if (logDir) {
   });
   const spec = loadScoringSpec(defaultSpecPaths());
   if (!spec.ok) throw new Error(spec.problems.join('\n'));
-  const report = await replayFrankaBag(fileSource(bag), { spec: spec.spec, platform: 'panda', endEffector: 'none', task: 'libero-spatial-pick-bowl' });
+  const report = await replayFrankaBag(fileSource(bag), {
+    spec: spec.spec,
+    platform: 'panda',
+    endEffector: 'none',
+    task: 'libero-spatial-pick-bowl',
+  });
   rmSync(dir, { recursive: true, force: true });
   const self = report.clauses.find((c) => c.id === 'self_collision_free')!;
   const hours = report.duration / 3600;
   const selfHolds = report.gateEvents.filter((e) => e.to === 'hold' && /self_collision/.test(e.cause)).length;
-  console.log(JSON.stringify({
-    data: 'FrankaEmikaPandaDynModel Trajectory_1 rbt_log (real Panda, no end effector)', model: 'panda + none (replayFrankaBag)',
-    samples: report.steps, duration_s: report.duration.toFixed(2),
-    self_collision_free: { smallest_clearance: mm(self.minMargin), violating_samples: self.violatingSteps, gate_holds_for_self_collision: selfHolds, false_alarms_per_hour: (selfHolds / hours).toFixed(1) },
-  }));
+  console.log(
+    JSON.stringify({
+      data: 'FrankaEmikaPandaDynModel Trajectory_1 rbt_log (real Panda, no end effector)',
+      model: 'panda + none (replayFrankaBag)',
+      samples: report.steps,
+      duration_s: report.duration.toFixed(2),
+      self_collision_free: {
+        smallest_clearance: mm(self.minMargin),
+        violating_samples: self.violatingSteps,
+        gate_holds_for_self_collision: selfHolds,
+        false_alarms_per_hour: (selfHolds / hours).toFixed(1),
+      },
+    }),
+  );
 }
 
 // 3. SO-101 LeRobot dataset
@@ -105,7 +138,11 @@ const cal = parseSo101Calibration(await readFile(calPath, 'utf8'), calPath);
 if (!cal.ok) throw new Error(cal.problems.map((p) => p.message).join('\n'));
 const ds = await readLeRobotDataset(join(sharedDir, 'data', 'so101-lerobot-record-test'));
 if (!ds.ok) throw new Error(ds.error.message);
-let min = Infinity, frames = 0, flagged = 0, alarms = 0, seconds = 0;
+let min = Infinity,
+  frames = 0,
+  flagged = 0,
+  alarms = 0,
+  seconds = 0;
 for (const ep of ds.value.episodes) {
   const r = replayPositions(ep, cal.value, { normMode: 'range_m100_100', stallGapPct: 3 });
   const c = r.columns.get('self_collision_clearance')!;
@@ -120,4 +157,16 @@ for (const ep of ds.value.episodes) {
   min = Math.min(min, r.minSelfDistanceM);
   seconds += ep.times.length > 1 ? ep.times[ep.times.length - 1]! - ep.times[0]! : 0;
 }
-console.log(JSON.stringify({ data: 'so101-lerobot-record-test (range_m100_100)', model: 'so101 + gripper', episodes: ds.value.episodes.length, frames, duration_s: seconds.toFixed(1), flagged_frames: flagged, alarms, false_alarms_per_hour: (alarms / (seconds / 3600)).toFixed(1), smallest_clearance: mm(min) }));
+console.log(
+  JSON.stringify({
+    data: 'so101-lerobot-record-test (range_m100_100)',
+    model: 'so101 + gripper',
+    episodes: ds.value.episodes.length,
+    frames,
+    duration_s: seconds.toFixed(1),
+    flagged_frames: flagged,
+    alarms,
+    false_alarms_per_hour: (alarms / (seconds / 3600)).toFixed(1),
+    smallest_clearance: mm(min),
+  }),
+);

@@ -12,7 +12,12 @@ import { POLICIES } from '../drivers/sim/policies.js';
 import { runEpisode } from '../drivers/sim/episode.js';
 
 const mj = await loadMujoco();
-console.log(`node ${process.version}, load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(
+  `node ${process.version}, load average ${(await import('node:os'))
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 
 for (const scene of [so101Scene(), pandaScene()]) {
   const world = new SimWorld(mj, scene);

@@ -1,4 +1,4 @@
-/** Shared pieces of the STL benchmarks: the SPEC §3 safe-tier conjunction and a synthetic trace. */
+/** Shared pieces of the STL benchmarks: the design §3 safe-tier conjunction and a synthetic trace. */
 import { mulberry32 as prng } from '../src/util/rng.js';
 import { parseFormula, type Formula, type StlSignalDecl } from '../src/stl/index.js';
 
@@ -15,7 +15,7 @@ export const SAFE_TIER_SIGNALS: StlSignalDecl[] = [
 ];
 export const SAFE_TIER_ORDER = SAFE_TIER_SIGNALS.map((s) => s.name);
 
-/** The 8 safe-tier clauses of SPEC §3 (main tier, Franka joint torque) as one conjunction. */
+/** The 8 safe-tier clauses of design §3 (main tier, Franka joint torque) as one conjunction. */
 export const SAFE_TIER_CONJUNCTION = [
   'always (arm_furniture_contact_force < 200)',
   'always (target_furniture_contact_force < 200)',

@@ -1,6 +1,6 @@
 /**
  * STL online monitor memory is constant in trace length for past-time and bounded formulas
- * (SPEC §11, issue 2).
+ * (design §11, issue 2).
  *
  *   node --expose-gc --import tsx bench/stl-memory.ts [samples]
  *
@@ -63,16 +63,23 @@ for (let i = 1; i <= N; i++) {
   if (!BASELINE) m.push(t, row);
   if (i === 100_000) heapSmall = heapAt();
   if (i === 1_000_000) heapMillion = heapAt();
-  if (!BASELINE && (i === 1 || i === 100_000 || i === 1_000_000 || i === N)) capacities.push(`${i.toLocaleString('en')}: ${m.bufferCapacity}`);
+  if (!BASELINE && (i === 1 || i === 100_000 || i === 1_000_000 || i === N))
+    capacities.push(`${i.toLocaleString('en')}: ${m.bufferCapacity}`);
   if (VERBOSE && i % 1_000_000 === 0) console.log(`  ${i}: ${heapAt()}`);
 }
 const cpu = process.cpuUsage(start);
 const heapLarge = heapAt();
 m.finish();
 const kb = (b: number): string => `${(b / 1024).toFixed(0)} KiB`;
-console.log(`${PRESIZE ? '[minSampleInterval 0.6 ms] ' : ''}operators: ${m.operatorCount}; samples: ${N.toLocaleString('en')}; decided: ${m.decidedSamples.toLocaleString('en')}`);
-console.log(`${BASELINE ? 'BASELINE (samples generated, no monitor) ' : ''}heap + array buffers after 100,000 samples: ${kb(heapSmall)}`);
+console.log(
+  `${PRESIZE ? '[minSampleInterval 0.6 ms] ' : ''}operators: ${m.operatorCount}; samples: ${N.toLocaleString('en')}; decided: ${m.decidedSamples.toLocaleString('en')}`,
+);
+console.log(
+  `${BASELINE ? 'BASELINE (samples generated, no monitor) ' : ''}heap + array buffers after 100,000 samples: ${kb(heapSmall)}`,
+);
 if (heapMillion > 0) console.log(`heap + array buffers after 1,000,000 samples: ${kb(heapMillion)}`);
-console.log(`heap + array buffers after ${N.toLocaleString('en')} samples: ${kb(heapLarge)} (${heapLarge <= heapSmall ? 'not larger' : `+${kb(heapLarge - heapSmall)}`})`);
+console.log(
+  `heap + array buffers after ${N.toLocaleString('en')} samples: ${kb(heapLarge)} (${heapLarge <= heapSmall ? 'not larger' : `+${kb(heapLarge - heapSmall)}`})`,
+);
 if (!BASELINE) console.log(`monitor buffer capacity (Float64 slots) after ${capacities.join(', ')}`);
-console.log(`CPU: ${(((cpu.user + cpu.system) / N)).toFixed(3)} µs/sample (incl. generating the sample)`);
+console.log(`CPU: ${((cpu.user + cpu.system) / N).toFixed(3)} µs/sample (incl. generating the sample)`);

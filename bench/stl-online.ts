@@ -1,9 +1,9 @@
 /**
- * STL online monitor throughput (SPEC §11, issue 2).
+ * STL online monitor throughput (design §11, issue 2).
  *
  *   npx tsx bench/stl-online.ts [samples]
  *
- * 1. The 8 safe-tier clauses of SPEC §3 as one conjunction, 1,000,000 irregular samples (~1 kHz):
+ * 1. The 8 safe-tier clauses of design §3 as one conjunction, 1,000,000 irregular samples (~1 kHz):
  *    µs per sample for push() including copying the sample's 9 values into the row buffer.
  * 2. Windowed operators at 100-sample vs 10,000-sample windows (uniform 1 ms samples): µs per
  *    sample for each, and their ratio (target within 1.5×).
@@ -98,7 +98,11 @@ for (const [label, make] of shapes) {
 console.log(`\ntop-level future clauses, bounds read every sample (first 6,000 samples, µs/sample wall):`);
 console.log('| clause | mean | max |');
 console.log('|---|---|---|');
-for (const text of ['eventually[0:4] (x > 2.9)', '(x < 2.5) until[0:4] (y > 1.9)', 'always[0:2] (eventually[0:1] (x > 2.9))']) {
+for (const text of [
+  'eventually[0:4] (x > 2.9)',
+  '(x < 2.5) until[0:4] (y > 1.9)',
+  'always[0:2] (eventually[0:1] (x > 2.9))',
+]) {
   const m = new OnlineMonitor(parseOrThrow(text, WSIG), ['x', 'y']);
   const row = new Float64Array(2);
   let sum = 0;
@@ -119,5 +123,7 @@ for (const text of ['eventually[0:4] (x > 2.9)', '(x < 2.5) until[0:4] (y > 1.9)
       max = Math.max(max, dt);
     }
   }
-  console.log(`| ${text} | ${((sum * 1000) / 6000).toFixed(2)} | ${(max * 1000).toFixed(0)} |${inverted > 0 ? ` (${inverted} samples with low > high)` : ''}`);
+  console.log(
+    `| ${text} | ${((sum * 1000) / 6000).toFixed(2)} | ${(max * 1000).toFixed(0)} |${inverted > 0 ? ` (${inverted} samples with low > high)` : ''}`,
+  );
 }

@@ -13,7 +13,16 @@ import { EmbeddedBroker } from '../src/telemetry/embedded-broker.js';
 import { MqttLink } from '../src/telemetry/mqtt-link.js';
 
 const seconds = Number(process.argv[2] ?? 60);
-const names = ['arm_furniture_force', 'target_furniture_force', 'max_contact_force', 'non_target_max_disp', 'held_object_tilt_world', 'stable_grasp_maintained', 'joint_torque', 'self_collision_free'];
+const names = [
+  'arm_furniture_force',
+  'target_furniture_force',
+  'max_contact_force',
+  'non_target_max_disp',
+  'held_object_tilt_world',
+  'stable_grasp_maintained',
+  'joint_torque',
+  'self_collision_free',
+];
 
 function quantile(xs: Float64Array, q: number): number {
   const s = Float64Array.from(xs).sort();
@@ -45,23 +54,28 @@ async function run(link: MqttLink | undefined): Promise<Float64Array> {
 
 const broker = new EmbeddedBroker({ users: [{ username: 'ag', password: 'ag', roles: ['armguard'] }] });
 const url = await broker.start();
-const link = new MqttLink({ url, robot: 'bench', username: 'ag', password: 'ag', marginsRateHz: 50 }, {
-  estop: () => undefined,
-  release: () => ({ ok: true }),
-  label: () => ({ ok: true }),
-});
+const link = new MqttLink(
+  { url, robot: 'bench', username: 'ag', password: 'ag', marginsRateHz: 50 },
+  {
+    estop: () => undefined,
+    release: () => ({ ok: true }),
+    label: () => ({ ok: true }),
+  },
+);
 await link.start();
 await run(undefined); // warm-up
 const base = await run(undefined);
 const withTelemetry = await run(link);
 const p = (xs: Float64Array, q: number) => (quantile(xs, q) * 1000).toFixed(2);
-console.log(JSON.stringify({
-  steps: base.length,
-  baseline_us: { p50: p(base, 0.5), p99: p(base, 0.99) },
-  with_telemetry_us: { p50: p(withTelemetry, 0.5), p99: p(withTelemetry, 0.99) },
-  added_p99_us: ((quantile(withTelemetry, 0.99) - quantile(base, 0.99)) * 1000).toFixed(2),
-  published: link.counters.published,
-  dropped: link.counters.dropped,
-}));
+console.log(
+  JSON.stringify({
+    steps: base.length,
+    baseline_us: { p50: p(base, 0.5), p99: p(base, 0.99) },
+    with_telemetry_us: { p50: p(withTelemetry, 0.5), p99: p(withTelemetry, 0.99) },
+    added_p99_us: ((quantile(withTelemetry, 0.99) - quantile(base, 0.99)) * 1000).toFixed(2),
+    published: link.counters.published,
+    dropped: link.counters.dropped,
+  }),
+);
 await link.stop();
 await broker.stop();

@@ -29,14 +29,33 @@ export function v4l2Input(device: string, size?: string): string[] {
 export class FfmpegCamera implements CameraSource {
   readonly name: string;
   constructor(private readonly opts: FfmpegCameraOptions) {
-    if (!Number.isInteger(opts.maxWidth) || opts.maxWidth < 16) throw new RangeError('maxWidth must be an integer >= 16');
+    if (!Number.isInteger(opts.maxWidth) || opts.maxWidth < 16)
+      throw new RangeError('maxWidth must be an integer >= 16');
     this.name = `ffmpeg:${opts.name}`;
   }
 
   grab(t: number): Promise<CameraGrab> {
-    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', ...this.opts.input, '-frames:v', '1', '-vf', `scale='min(${this.opts.maxWidth},iw)':-2`, '-f', 'image2pipe', '-vcodec', 'mjpeg', '-q:v', '5', 'pipe:1'];
+    const args = [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-nostdin',
+      ...this.opts.input,
+      '-frames:v',
+      '1',
+      '-vf',
+      `scale='min(${this.opts.maxWidth},iw)':-2`,
+      '-f',
+      'image2pipe',
+      '-vcodec',
+      'mjpeg',
+      '-q:v',
+      '5',
+      'pipe:1',
+    ];
     return new Promise<CameraGrab>((resolve) => {
-      const fault = (detail: string): void => resolve({ ok: false, fault: { kind: 'camera', source: this.name, detail } });
+      const fault = (detail: string): void =>
+        resolve({ ok: false, fault: { kind: 'camera', source: this.name, detail } });
       const out: Buffer[] = [];
       let err = '';
       let settled = false;
@@ -65,7 +84,10 @@ export class FfmpegCamera implements CameraSource {
         const data = new Uint8Array(Buffer.concat(out));
         const size = imageSize(data);
         if (!size) return fault(`ffmpeg gave ${data.byteLength} bytes that are not a JPEG image`);
-        resolve({ ok: true, frame: { t, source: this.name, mime: size.mime, width: size.width, height: size.height, data } });
+        resolve({
+          ok: true,
+          frame: { t, source: this.name, mime: size.mime, width: size.width, height: size.height, data },
+        });
       });
     });
   }

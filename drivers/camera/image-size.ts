@@ -3,10 +3,19 @@
  * a frame taken from a URL or a compressed topic is recorded with its size. Never throws: bytes
  * that are neither give undefined.
  */
-export function imageSize(data: Uint8Array): { mime: 'image/png' | 'image/jpeg'; width: number; height: number } | undefined {
+export function imageSize(
+  data: Uint8Array,
+): { mime: 'image/png' | 'image/jpeg'; width: number; height: number } | undefined {
   const u16 = (i: number): number => ((data[i] ?? 0) << 8) | (data[i + 1] ?? 0);
   const u32 = (i: number): number => ((u16(i) << 16) >>> 0) + u16(i + 2);
-  if (data.length >= 24 && data[0] === 0x89 && data[1] === 0x50 && data[2] === 0x4e && data[3] === 0x47 && String.fromCharCode(...data.subarray(12, 16)) === 'IHDR') {
+  if (
+    data.length >= 24 &&
+    data[0] === 0x89 &&
+    data[1] === 0x50 &&
+    data[2] === 0x4e &&
+    data[3] === 0x47 &&
+    String.fromCharCode(...data.subarray(12, 16)) === 'IHDR'
+  ) {
     return { mime: 'image/png', width: u32(16), height: u32(20) };
   }
   if (data.length < 4 || data[0] !== 0xff || data[1] !== 0xd8) return undefined;

@@ -18,8 +18,10 @@ function chunk(type: string, data: Uint8Array): Buffer {
 
 /** Encode `rgb` (width × height × 3 bytes, row-major, top row first) as a PNG file. */
 export function encodePngRgb(width: number, height: number, rgb: Uint8Array): Uint8Array {
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new RangeError(`bad image size ${width}×${height}`);
-  if (rgb.length !== width * height * 3) throw new RangeError(`expected ${width * height * 3} RGB bytes, got ${rgb.length}`);
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
+    throw new RangeError(`bad image size ${width}×${height}`);
+  if (rgb.length !== width * height * 3)
+    throw new RangeError(`expected ${width * height * 3} RGB bytes, got ${rgb.length}`);
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
@@ -31,7 +33,12 @@ export function encodePngRgb(width: number, height: number, rgb: Uint8Array): Ui
     raw[y * (stride + 1)] = 0; // filter: none
     raw.set(rgb.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
   }
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', new Uint8Array(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', new Uint8Array(0)),
+  ]);
 }
 
 /**

@@ -52,9 +52,12 @@ export class RosImageCamera implements CameraSource {
     private readonly opts: RosImageCameraOptions,
   ) {
     this.name = `ros2:${opts.topic}`;
-    this.sub = opts.type === IMAGE_TYPE
-      ? node.createSubscription<RosImage>(IMAGE_TYPE, opts.topic, QOS_SENSOR_DATA, (m) => this.onImage(m))
-      : node.createSubscription<RosCompressedImage>(COMPRESSED_IMAGE_TYPE, opts.topic, QOS_SENSOR_DATA, (m) => this.onCompressed(m));
+    this.sub =
+      opts.type === IMAGE_TYPE
+        ? node.createSubscription<RosImage>(IMAGE_TYPE, opts.topic, QOS_SENSOR_DATA, (m) => this.onImage(m))
+        : node.createSubscription<RosCompressedImage>(COMPRESSED_IMAGE_TYPE, opts.topic, QOS_SENSOR_DATA, (m) =>
+            this.onCompressed(m),
+          );
   }
 
   private stamp(h: Header): number {
@@ -71,13 +74,32 @@ export class RosImageCamera implements CameraSource {
     const data = m.data instanceof Uint8Array ? m.data : Uint8Array.from(m.data);
     const px = enc === 'mono8' ? 1 : enc === 'rgba8' || enc === 'bgra8' ? 4 : 3;
     if (!RAW_ENCODINGS.includes(enc)) {
-      this.latest = { received, grab: this.fault(`image encoding '${m.encoding}' is not one of ${RAW_ENCODINGS.join(', ')}`) };
+      this.latest = {
+        received,
+        grab: this.fault(`image encoding '${m.encoding}' is not one of ${RAW_ENCODINGS.join(', ')}`),
+      };
     } else if (m.width < 1 || m.height < 1 || m.step < m.width * px || data.length < m.step * m.height) {
-      this.latest = { received, grab: this.fault(`image ${m.width}×${m.height} step ${m.step} does not fit its ${data.length} data bytes`) };
+      this.latest = {
+        received,
+        grab: this.fault(`image ${m.width}×${m.height} step ${m.step} does not fit its ${data.length} data bytes`),
+      };
     } else {
       const small = downsampleToRgb(data, m.width, m.height, m.step, enc, this.opts.maxWidth);
       const png = encodePngRgb(small.width, small.height, small.rgb);
-      this.latest = { received, grab: { ok: true, frame: { t: this.stamp(m.header), source: this.name, mime: 'image/png', width: small.width, height: small.height, data: png } } };
+      this.latest = {
+        received,
+        grab: {
+          ok: true,
+          frame: {
+            t: this.stamp(m.header),
+            source: this.name,
+            mime: 'image/png',
+            width: small.width,
+            height: small.height,
+            data: png,
+          },
+        },
+      };
     }
   }
 
@@ -86,7 +108,20 @@ export class RosImageCamera implements CameraSource {
     const data = m.data instanceof Uint8Array ? Uint8Array.from(m.data) : Uint8Array.from(m.data);
     const size = imageSize(data);
     this.latest = size
-      ? { received, grab: { ok: true, frame: { t: this.stamp(m.header), source: this.name, mime: size.mime, width: size.width, height: size.height, data } } }
+      ? {
+          received,
+          grab: {
+            ok: true,
+            frame: {
+              t: this.stamp(m.header),
+              source: this.name,
+              mime: size.mime,
+              width: size.width,
+              height: size.height,
+              data,
+            },
+          },
+        }
       : { received, grab: this.fault(`compressed image (format '${m.format}') is not JPEG or PNG`) };
   }
 
@@ -94,7 +129,10 @@ export class RosImageCamera implements CameraSource {
     const l = this.latest;
     if (!l) return Promise.resolve(this.fault(`no frame on ${this.opts.topic} yet`));
     const age = this.node.now() - l.received;
-    if (age > this.opts.maxAge) return Promise.resolve(this.fault(`newest frame on ${this.opts.topic} is ${age.toFixed(2)} s old (max ${this.opts.maxAge} s)`));
+    if (age > this.opts.maxAge)
+      return Promise.resolve(
+        this.fault(`newest frame on ${this.opts.topic} is ${age.toFixed(2)} s old (max ${this.opts.maxAge} s)`),
+      );
     return Promise.resolve(l.grab);
   }
 

@@ -32,13 +32,23 @@ export class SnapshotCamera implements CameraSource {
       case 'network':
         return fault(r.detail);
       case 'too-large':
-        return fault(r.status >= 200 && r.status < 300 ? `snapshot larger than the limit of ${maxBytes} bytes` : `HTTP ${r.status} ${r.statusText}`);
+        return fault(
+          r.status >= 200 && r.status < 300
+            ? `snapshot larger than the limit of ${maxBytes} bytes`
+            : `HTTP ${r.status} ${r.statusText}`,
+        );
       case 'answer': {
         if (!r.ok) return fault(`HTTP ${r.status} ${r.statusText}`);
         const data = r.body;
         const size = imageSize(data);
-        if (!size) return fault(`the body (${data.byteLength} bytes, content-type ${r.contentType ?? 'none'}) is not a JPEG or PNG image`);
-        return { ok: true, frame: { t, source: this.name, mime: size.mime, width: size.width, height: size.height, data } };
+        if (!size)
+          return fault(
+            `the body (${data.byteLength} bytes, content-type ${r.contentType ?? 'none'}) is not a JPEG or PNG image`,
+          );
+        return {
+          ok: true,
+          frame: { t, source: this.name, mime: size.mime, width: size.width, height: size.height, data },
+        };
       }
     }
   }

@@ -116,9 +116,11 @@ function checkSpan(address: number, length: number): void {
   }
 }
 function checkIds(ids: readonly number[]): void {
-  if (ids.length === 0) throw new ArmguardError('Feetech: sync operation needs at least one servo id', { field: 'ids' });
+  if (ids.length === 0)
+    throw new ArmguardError('Feetech: sync operation needs at least one servo id', { field: 'ids' });
   for (const id of ids) checkId(id);
-  if (new Set(ids).size !== ids.length) throw new ArmguardError(`Feetech: duplicate servo ids ${ids.join(',')}`, { field: 'ids' });
+  if (new Set(ids).size !== ids.length)
+    throw new ArmguardError(`Feetech: duplicate servo ids ${ids.join(',')}`, { field: 'ids' });
 }
 
 export class FeetechBus {
@@ -142,7 +144,17 @@ export class FeetechBus {
   private readonly checksumErrorTimes: number[] = [];
   private lastBudgetFaultAt = -Infinity;
   private seenChecksumErrors = 0;
-  private c = { tx: 0, rx: 0, txBytes: 0, rxBytes: 0, timeouts: 0, framingErrors: 0, retries: 0, unexpected: 0, servoErrorReplies: 0 };
+  private c = {
+    tx: 0,
+    rx: 0,
+    txBytes: 0,
+    rxBytes: 0,
+    timeouts: 0,
+    framingErrors: 0,
+    retries: 0,
+    unexpected: 0,
+    servoErrorReplies: 0,
+  };
 
   constructor(
     private link: ByteLink,
@@ -172,7 +184,8 @@ export class FeetechBus {
    * Requests made while disconnected have already failed; new ones go out on `link`.
    */
   reattach(link: ByteLink): void {
-    if (this.closingByCaller) throw new ArmguardError('Feetech: the bus was closed by its owner; open a new one', { field: 'link' });
+    if (this.closingByCaller)
+      throw new ArmguardError('Feetech: the bus was closed by its owner; open a new one', { field: 'link' });
     if (this.connected) throw new ArmguardError('Feetech: the bus is still connected', { field: 'link' });
     this.link = link;
     this.closeFault = undefined;
@@ -220,7 +233,12 @@ export class FeetechBus {
   async read(id: number, address: number, length: number): Promise<BusResult<Uint8Array>> {
     checkId(id);
     checkSpan(address, length);
-    const r = await this.transact(`READ ${id} @${address}+${length}`, () => encodeRead(id, address, length), [id], length);
+    const r = await this.transact(
+      `READ ${id} @${address}+${length}`,
+      () => encodeRead(id, address, length),
+      [id],
+      length,
+    );
     if (!r.ok) return r;
     return ok(r.value.get(id)?.params ?? new Uint8Array(length));
   }
@@ -230,7 +248,12 @@ export class FeetechBus {
     checkId(id, true);
     checkSpan(address, bytes.length);
     const expect = this.writeReplies && id !== BROADCAST_ID ? [id] : [];
-    const r = await this.transact(`WRITE ${id} @${address}+${bytes.length}`, () => encodeWrite(id, address, bytes), expect, 0);
+    const r = await this.transact(
+      `WRITE ${id} @${address}+${bytes.length}`,
+      () => encodeWrite(id, address, bytes),
+      expect,
+      0,
+    );
     return r.ok ? ok(undefined) : r;
   }
 
@@ -271,10 +294,17 @@ export class FeetechBus {
     checkSpan(address, length);
     for (const [id, bytes] of data) {
       if (bytes.length !== length) {
-        throw new ArmguardError(`Feetech SYNC_WRITE: servo ${id} has ${bytes.length} bytes, expected ${length}`, { field: 'data' });
+        throw new ArmguardError(`Feetech SYNC_WRITE: servo ${id} has ${bytes.length} bytes, expected ${length}`, {
+          field: 'data',
+        });
       }
     }
-    const r = await this.transact(`SYNC_WRITE @${address}+${length}`, () => encodeSyncWrite(address, length, data), [], 0);
+    const r = await this.transact(
+      `SYNC_WRITE @${address}+${length}`,
+      () => encodeSyncWrite(address, length, data),
+      [],
+      0,
+    );
     return r.ok ? ok(undefined) : r;
   }
 
@@ -346,8 +376,19 @@ export class FeetechBus {
     if (this.closeFault) return Promise.resolve(err(this.closeFault));
     return new Promise((resolve) => {
       this.queue.push({
-        label, build, ids, replyLength, responses: new Map(), reportTimeout, resolve,
-        attempt: 0, rxAtSend: 0, validBytes: 0, timer: undefined, firstSentAt: NaN, lastSentAt: NaN,
+        label,
+        build,
+        ids,
+        replyLength,
+        responses: new Map(),
+        reportTimeout,
+        resolve,
+        attempt: 0,
+        rxAtSend: 0,
+        validBytes: 0,
+        timer: undefined,
+        firstSentAt: NaN,
+        lastSentAt: NaN,
       });
       if (!this.inflight && !this.drainTimer) this.startNext();
     });
@@ -486,7 +527,13 @@ export class FeetechBus {
     // Edge-triggered: a servo reporting the same error on every read raises one fault, not one per read.
     if (code !== 0 && code !== previous) {
       const bits = decodeErrorBits(code);
-      this.emit({ kind: 'servo-error', source: this.source, servoId: id, bits, detail: `servo ${id}: ${bits.join(', ')} (error byte 0x${code.toString(16).padStart(2, '0')})` });
+      this.emit({
+        kind: 'servo-error',
+        source: this.source,
+        servoId: id,
+        bits,
+        detail: `servo ${id}: ${bits.join(', ')} (error byte 0x${code.toString(16).padStart(2, '0')})`,
+      });
     }
   }
 

@@ -70,7 +70,9 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
   console.log(`ready ${driverPath}`);
-  console.error(`emulating STS3215 ids ${ids.join(',')} on ${servePath} (return delay ${returnDelay * 2} µs, physics ${values.physics})`);
+  console.error(
+    `emulating STS3215 ids ${ids.join(',')} on ${servePath} (return delay ${returnDelay * 2} µs, physics ${values.physics})`,
+  );
   await new Promise<void>((resolve) => served.link.onClose(() => resolve()));
   await pair?.kill();
   return 0;

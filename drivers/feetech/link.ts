@@ -95,7 +95,12 @@ export function openSerialLink(options: SerialLinkOptions): Promise<Result<ByteL
     try {
       // SerialPort's own options spread after its default binding, so an injected binding wins;
       // its typings omit `binding`, hence the cast.
-      const opts = { path: options.path, baudRate, autoOpen: false, ...(options.binding ? { binding: options.binding } : {}) };
+      const opts = {
+        path: options.path,
+        baudRate,
+        autoOpen: false,
+        ...(options.binding ? { binding: options.binding } : {}),
+      };
       port = new SerialPort(opts as ConstructorParameters<typeof SerialPort>[0]);
     } catch (e) {
       resolve(err({ kind: 'disconnect', source, detail: `cannot open ${options.path}: ${(e as Error).message}` }));

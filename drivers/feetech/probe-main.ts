@@ -39,7 +39,9 @@ async function main(): Promise<number> {
   for (const id of ids) {
     const p = await bus.ping(id, { reportTimeout: false });
     const model = p.ok ? await bus.readRegister(id, 'Model_Number') : undefined;
-    console.log(`servo ${id}: ${p.ok ? `answers, model ${model?.ok ? model.value : '?'}, errors [${decodeErrorBits(p.value.errorByte).join(',')}]` : 'no answer'}`);
+    console.log(
+      `servo ${id}: ${p.ok ? `answers, model ${model?.ok ? model.value : '?'}, errors [${decodeErrorBits(p.value.errorByte).join(',')}]` : 'no answer'}`,
+    );
   }
   for (let i = 0; i < cycles; i++) {
     const r = await bus.readFullState(ids);

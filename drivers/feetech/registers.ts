@@ -18,10 +18,20 @@ export interface RegisterSpec {
   readonly unit: string;
 }
 
-const eeprom = (address: number, size: 1 | 2, unit: string, access: 'r' | 'rw' = 'rw', signBit?: number): RegisterSpec =>
-  signBit === undefined ? { address, size, access, area: 'eeprom', unit } : { address, size, access, area: 'eeprom', unit, signBit };
+const eeprom = (
+  address: number,
+  size: 1 | 2,
+  unit: string,
+  access: 'r' | 'rw' = 'rw',
+  signBit?: number,
+): RegisterSpec =>
+  signBit === undefined
+    ? { address, size, access, area: 'eeprom', unit }
+    : { address, size, access, area: 'eeprom', unit, signBit };
 const ram = (address: number, size: 1 | 2, unit: string, access: 'r' | 'rw' = 'rw', signBit?: number): RegisterSpec =>
-  signBit === undefined ? { address, size, access, area: 'ram', unit } : { address, size, access, area: 'ram', unit, signBit };
+  signBit === undefined
+    ? { address, size, access, area: 'ram', unit }
+    : { address, size, access, area: 'ram', unit, signBit };
 
 export const STS3215_REGISTERS = {
   Firmware_Major_Version: eeprom(0, 1, '', 'r'),

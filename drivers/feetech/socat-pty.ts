@@ -45,7 +45,7 @@ const GUARD = [
   'parent=$1; shift',
   'command -v "$1" >/dev/null 2>&1 || { echo "cannot run $1: not found" >&2; exit 127; }',
   '"$@" & child=$!',
-  'trap \'kill -TERM $child 2>/dev/null; wait $child; exit 0\' TERM INT HUP',
+  "trap 'kill -TERM $child 2>/dev/null; wait $child; exit 0' TERM INT HUP",
   `while kill -0 "$parent" 2>/dev/null && kill -0 $child 2>/dev/null; do sleep ${PARENT_POLL_S}; done`,
   'kill -TERM $child 2>/dev/null',
   'wait $child',
@@ -59,7 +59,17 @@ export function openPtyPair(options: PtyPairOptions = {}): Promise<PtyPair> {
   const timeoutMs = options.readyTimeoutMs ?? 5000;
   const child: ChildProcess = spawn(
     'sh',
-    ['-c', GUARD, 'sh', String(process.pid), options.socatPath ?? 'socat', '-d', '-d', `pty,raw,echo=0,link=${a}`, `pty,raw,echo=0,link=${b}`],
+    [
+      '-c',
+      GUARD,
+      'sh',
+      String(process.pid),
+      options.socatPath ?? 'socat',
+      '-d',
+      '-d',
+      `pty,raw,echo=0,link=${a}`,
+      `pty,raw,echo=0,link=${b}`,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const exited = new Promise<void>((resolve) => {
@@ -77,7 +87,13 @@ export function openPtyPair(options: PtyPairOptions = {}): Promise<PtyPair> {
     };
     child.once('error', (e) => fail(new Error(`cannot run the socat guard shell (${e.message})`)));
     const onEarlyExit = (code: number | null, signal: string | null): void =>
-      fail(new Error(code === 127 ? `cannot run socat (${log.trim()}); install it with apt-get install socat` : `socat exited early (code ${code}, signal ${signal}): ${log.trim()}`));
+      fail(
+        new Error(
+          code === 127
+            ? `cannot run socat (${log.trim()}); install it with apt-get install socat`
+            : `socat exited early (code ${code}, signal ${signal}): ${log.trim()}`,
+        ),
+      );
     child.once('exit', onEarlyExit);
     child.stderr?.on('data', (chunk: Buffer) => {
       if (ready) return; // keep draining the pipe so socat never blocks on its log

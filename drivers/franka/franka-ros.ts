@@ -5,7 +5,14 @@
  * sensor stream (best effort matches both reliable and best-effort publishers).
  */
 import { SignalFrame } from '../../src/schema/signals.js';
-import type { CommandSink, Fault, FaultListener, JointChunk, JointStateSource, SignalSource } from '../../src/ports/index.js';
+import type {
+  CommandSink,
+  Fault,
+  FaultListener,
+  JointChunk,
+  JointStateSource,
+  SignalSource,
+} from '../../src/ports/index.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA, type RosNode, type RosPublisher } from '../ros2/interface.js';
 import type { Header, JointState, JointTrajectory } from '../../src/mcap/messages.js';
 import { chunkToTrajectory, holdTrajectory } from '../ros2/trajectory.js';
@@ -21,7 +28,15 @@ export interface FrankaRosOptions {
   jointNames?: readonly string[];
 }
 
-export const FR3_JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'] as const;
+export const FR3_JOINTS = [
+  'fr3_joint1',
+  'fr3_joint2',
+  'fr3_joint3',
+  'fr3_joint4',
+  'fr3_joint5',
+  'fr3_joint6',
+  'fr3_joint7',
+] as const;
 
 export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
   readonly name = 'franka';
@@ -53,10 +68,15 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
       QOS_RELIABLE,
       (m) => this.onState(m),
     );
-    node.createSubscription<JointState>(FRANKA_TYPES.jointState, options.gripperTopic ?? FRANKA_TOPICS.gripperJointStates, QOS_SENSOR_DATA, (m) => {
-      this.counts.gripper++;
-      this.mapping.applyGripper(m, this.latest, node.time);
-    });
+    node.createSubscription<JointState>(
+      FRANKA_TYPES.jointState,
+      options.gripperTopic ?? FRANKA_TOPICS.gripperJointStates,
+      QOS_SENSOR_DATA,
+      (m) => {
+        this.counts.gripper++;
+        this.mapping.applyGripper(m, this.latest, node.time);
+      },
+    );
     this.trajectoryPub = node.createPublisher<JointTrajectory>(
       'trajectory_msgs/msg/JointTrajectory',
       options.controllerTopic ?? FRANKA_TOPICS.controllerTrajectory,
@@ -77,7 +97,8 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
     this.counts.robotState++;
     try {
       this.mapping.applyState(m, this.latest, (f) => this.emit(f), this.node.time);
-      const q = (m.measured_joint_state as Partial<FrankaRobotState['measured_joint_state']> | undefined)?.position ?? [];
+      const q =
+        (m.measured_joint_state as Partial<FrankaRobotState['measured_joint_state']> | undefined)?.position ?? [];
       if (q.length === this.joints && m.header?.stamp !== undefined) {
         for (let i = 0; i < this.joints; i++) this.positions[i] = q[i] ?? NaN;
         this.positionStamp = this.node.time.seconds(m.header.stamp);

@@ -1,9 +1,9 @@
 /**
- * Franka → signal schema (SPEC §2, §5; hardware-facts §A). Pure: typed messages in, a SignalFrame
+ * Franka → signal schema (design §2, §5; hardware-facts §A). Pure: typed messages in, a SignalFrame
  * and typed faults out; no ROS, no clock.
  *
  * - max_joint_torque: max_i |tau_J_i| · (87 / limit_i). Joints 5–7 are limited to 12 N·m and 1–4
- *   to 87 N·m; scaling each joint onto the 87 N·m scale lets one clause threshold (SPEC §3, 87 N·m)
+ *   to 87 N·m; scaling each joint onto the 87 N·m scale lets one clause threshold (design §3, 87 N·m)
  *   fire when ANY joint reaches its own limit. The unscaled per-joint ratios are kept as well.
  * - contact forces: |o_f_ext_hat_k.force| (base frame). While the gripper holds an object the
  *   estimate is attributed to the held target (target_furniture_contact_force), otherwise to the arm
@@ -27,14 +27,22 @@ import type { Fault } from '../../src/ports/index.js';
 import { RosTimeBase, type JointState } from '../../src/mcap/messages.js';
 import { angleDeg, bodyZ } from '../tracking/pose-math.js';
 import {
-  armModel, CapsuleModel, endEffectorOf, FR3_DESCRIPTION, length3, PANDA_DESCRIPTION, TcpMotion, type FrankaEndEffector, type RobotDescription,
+  armModel,
+  CapsuleModel,
+  endEffectorOf,
+  FR3_DESCRIPTION,
+  length3,
+  PANDA_DESCRIPTION,
+  TcpMotion,
+  type FrankaEndEffector,
+  type RobotDescription,
 } from '../../src/kinematics/index.js';
 import { ROBOT_MODE, ROBOT_MODE_NAMES, type FrankaRobotState } from './messages.js';
 
 export interface FrankaMappingConfig {
   /** Per-joint torque limits, N·m (FR3 and Panda: 87 ×4, 12 ×3). */
   tauLimits: readonly number[];
-  /** The clause scale the per-joint ratios are mapped onto, N·m (SPEC §3: 87). */
+  /** The clause scale the per-joint ratios are mapped onto, N·m (design §3: 87). */
   torqueScale: number;
   gripper: {
     /** Width below which nothing can be held (fingers closed on nothing), m. */
@@ -156,7 +164,12 @@ export class FrankaMapping {
    * is reported, while the fields that are present are still mapped. Stamps are read on the node's
    * time base (exact ns since its origin; src/mcap/messages.ts).
    */
-  applyState(s: FrankaRobotState, frame: SignalFrame, onFault: (f: Fault) => void, time: RosTimeBase = RosTimeBase.EPOCH): void {
+  applyState(
+    s: FrankaRobotState,
+    frame: SignalFrame,
+    onFault: (f: Fault) => void,
+    time: RosTimeBase = RosTimeBase.EPOCH,
+  ): void {
     const src = this.config.source;
     const stamp = (s as Partial<FrankaRobotState> | undefined)?.header?.stamp;
     const t = stamp !== undefined ? time.seconds({ sec: num(stamp.sec), nanosec: num(stamp.nanosec) }) : NaN;
@@ -196,7 +209,8 @@ export class FrankaMapping {
 
     const f = (s.o_f_ext_hat_k as Partial<FrankaRobotState['o_f_ext_hat_k']> | undefined)?.wrench?.force;
     const force = length3(num(f?.x), num(f?.y), num(f?.z));
-    if (Number.isNaN(force)) onFault({ kind: 'invalid-sample', source: src, signal: 'contact_force_max', value: force });
+    if (Number.isNaN(force))
+      onFault({ kind: 'invalid-sample', source: src, signal: 'contact_force_max', value: force });
     const holding = this.holding && t - this.gripperStamp < 1;
     frame.set(I.arm, holding ? 0 : force, t, src);
     frame.set(I.target, holding ? force : 0, t, src);
@@ -233,7 +247,8 @@ export class FrankaMapping {
   private checkMode(s: FrankaRobotState, onFault: (f: Fault) => void): void {
     const src = this.config.source;
     const mode = s.robot_mode;
-    const stopped = mode === ROBOT_MODE.REFLEX || mode === ROBOT_MODE.USER_STOPPED || mode === ROBOT_MODE.AUTOMATIC_ERROR_RECOVERY;
+    const stopped =
+      mode === ROBOT_MODE.REFLEX || mode === ROBOT_MODE.USER_STOPPED || mode === ROBOT_MODE.AUTOMATIC_ERROR_RECOVERY;
     if (stopped && mode !== this.lastMode) {
       onFault({ kind: 'robot-mode', source: src, mode: ROBOT_MODE_NAMES[mode] ?? `mode ${mode}` });
     }

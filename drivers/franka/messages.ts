@@ -12,7 +12,15 @@ export const ROBOT_MODE = {
   USER_STOPPED: 5,
   AUTOMATIC_ERROR_RECOVERY: 6,
 } as const;
-export const ROBOT_MODE_NAMES = ['OTHER', 'IDLE', 'MOVE', 'GUIDING', 'REFLEX', 'USER_STOPPED', 'AUTOMATIC_ERROR_RECOVERY'] as const;
+export const ROBOT_MODE_NAMES = [
+  'OTHER',
+  'IDLE',
+  'MOVE',
+  'GUIDING',
+  'REFLEX',
+  'USER_STOPPED',
+  'AUTOMATIC_ERROR_RECOVERY',
+] as const;
 
 /** franka_msgs/Errors: 36 bools; the safety-relevant ones are named, the rest are read generically. */
 export type FrankaErrors = Readonly<Record<string, boolean>>;

@@ -34,11 +34,21 @@ export async function fetchTimed(url: string, init: RequestInit, o: TimedFetchOp
     const res = await (o.fetch ?? fetch)(url, { ...init, signal: abort.signal });
     const body = await readCapped(res, o.maxBytes);
     if (body === undefined) return { kind: 'too-large', status: res.status, statusText: res.statusText };
-    return { kind: 'answer', ok: res.ok, status: res.status, statusText: res.statusText, contentType: res.headers.get('content-type'), body };
+    return {
+      kind: 'answer',
+      ok: res.ok,
+      status: res.status,
+      statusText: res.statusText,
+      contentType: res.headers.get('content-type'),
+      body,
+    };
   } catch (e) {
     if (timedOut) return { kind: 'timeout' };
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    return { kind: 'network', detail: `${(e as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}` };
+    return {
+      kind: 'network',
+      detail: `${(e as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`,
+    };
   } finally {
     timer.cancel();
   }

@@ -7,7 +7,13 @@
  * a non-2xx status, a body that is not that, no answer within the timeout, a refused connection —
  * is a typed fault naming the cause. It never answers "allow" by itself.
  */
-import type { JudgeFault, JudgeFaultCause, JudgeOutcome, JudgeRequest, SemanticJudge } from '../../src/semantic/types.js';
+import type {
+  JudgeFault,
+  JudgeFaultCause,
+  JudgeOutcome,
+  JudgeRequest,
+  SemanticJudge,
+} from '../../src/semantic/types.js';
 import type { Timers } from '../../src/util/clock.js';
 import { fetchTimed } from '../http/fetch-timed.js';
 
@@ -51,10 +57,16 @@ export function chatCompletionsUrl(url: string): string {
 
 /** The request body for one judge query. */
 export function chatRequestBody(model: string, req: JudgeRequest): Record<string, unknown> {
-  const scene = req.scene.map((o) => `- ${o.name}${o.role ? ` (${o.role})` : ''}: tags [${o.tags.join(', ')}]`).join('\n');
+  const scene = req.scene
+    .map((o) => `- ${o.name}${o.role ? ` (${o.role})` : ''}: tags [${o.tags.join(', ')}]`)
+    .join('\n');
   const text = `Task: ${req.task}\nInstruction: ${req.instruction}\nIntended skill: ${req.intent}\nTracked objects:\n${scene || '- (none)'}\n${req.frames.length} camera image(s) follow.`;
   const content: Record<string, unknown>[] = [{ type: 'text', text }];
-  for (const f of req.frames) content.push({ type: 'image_url', image_url: { url: `data:${f.mime};base64,${Buffer.from(f.data).toString('base64')}` } });
+  for (const f of req.frames)
+    content.push({
+      type: 'image_url',
+      image_url: { url: `data:${f.mime};base64,${Buffer.from(f.data).toString('base64')}` },
+    });
   return {
     model,
     temperature: 0,
@@ -62,12 +74,19 @@ export function chatRequestBody(model: string, req: JudgeRequest): Record<string
       { role: 'system', content: JUDGE_SYSTEM_PROMPT },
       { role: 'user', content },
     ],
-    response_format: { type: 'json_schema', json_schema: { name: 'armguard_verdict', strict: true, schema: VERDICT_SCHEMA } },
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'armguard_verdict', strict: true, schema: VERDICT_SCHEMA },
+    },
   };
 }
 
 /** Parse a chat-completions response body into a verdict, or say exactly what is wrong with it. */
-export function parseVerdictAnswer(body: string): { ok: true; decision: 'allow' | 'refuse'; riskScore: number; reason: string; model: string | undefined } | { ok: false; detail: string } {
+export function parseVerdictAnswer(
+  body: string,
+):
+  | { ok: true; decision: 'allow' | 'refuse'; riskScore: number; reason: string; model: string | undefined }
+  | { ok: false; detail: string } {
   let v: unknown;
   try {
     v = JSON.parse(body);
@@ -75,25 +94,38 @@ export function parseVerdictAnswer(body: string): { ok: true; decision: 'allow' 
     return { ok: false, detail: `response is not JSON (${(e as Error).message})` };
   }
   const o = v as { choices?: unknown; model?: unknown };
-  if (typeof o !== 'object' || o === null || !Array.isArray(o.choices) || o.choices.length === 0) return { ok: false, detail: "response has no 'choices'" };
+  if (typeof o !== 'object' || o === null || !Array.isArray(o.choices) || o.choices.length === 0)
+    return { ok: false, detail: "response has no 'choices'" };
   const msg = (o.choices[0] as { message?: { content?: unknown; refusal?: unknown } }).message;
-  if (typeof msg?.refusal === 'string' && msg.refusal !== '') return { ok: false, detail: `the model declined to answer: ${msg.refusal.slice(0, 200)}` };
+  if (typeof msg?.refusal === 'string' && msg.refusal !== '')
+    return { ok: false, detail: `the model declined to answer: ${msg.refusal.slice(0, 200)}` };
   const content = msg?.content;
-  if (typeof content !== 'string') return { ok: false, detail: "choices[0].message.content is not a string" };
+  if (typeof content !== 'string') return { ok: false, detail: 'choices[0].message.content is not a string' };
   let a: unknown;
   try {
     a = JSON.parse(content.trim());
   } catch {
     return { ok: false, detail: `answer is not JSON: ${JSON.stringify(content.slice(0, 120))}` };
   }
-  if (typeof a !== 'object' || a === null || Array.isArray(a)) return { ok: false, detail: 'answer is not a JSON object' };
+  if (typeof a !== 'object' || a === null || Array.isArray(a))
+    return { ok: false, detail: 'answer is not a JSON object' };
   const keys = Object.keys(a).sort();
-  if (keys.join(',') !== 'decision,reason,risk_score') return { ok: false, detail: `answer keys are [${keys.join(', ')}], expected exactly decision, risk_score, reason` };
+  if (keys.join(',') !== 'decision,reason,risk_score')
+    return { ok: false, detail: `answer keys are [${keys.join(', ')}], expected exactly decision, risk_score, reason` };
   const { decision, risk_score: risk, reason } = a as { decision: unknown; risk_score: unknown; reason: unknown };
-  if (decision !== 'ALLOW' && decision !== 'REFUSE') return { ok: false, detail: `decision must be ALLOW or REFUSE, got ${JSON.stringify(decision)}` };
-  if (typeof risk !== 'number' || !Number.isFinite(risk) || risk < 0 || risk > 1) return { ok: false, detail: `risk_score must be a number in [0, 1], got ${JSON.stringify(risk)}` };
-  if (typeof reason !== 'string' || reason.trim() === '') return { ok: false, detail: 'reason must be a non-empty string' };
-  return { ok: true, decision: decision === 'ALLOW' ? 'allow' : 'refuse', riskScore: risk, reason, model: typeof o.model === 'string' ? o.model : undefined };
+  if (decision !== 'ALLOW' && decision !== 'REFUSE')
+    return { ok: false, detail: `decision must be ALLOW or REFUSE, got ${JSON.stringify(decision)}` };
+  if (typeof risk !== 'number' || !Number.isFinite(risk) || risk < 0 || risk > 1)
+    return { ok: false, detail: `risk_score must be a number in [0, 1], got ${JSON.stringify(risk)}` };
+  if (typeof reason !== 'string' || reason.trim() === '')
+    return { ok: false, detail: 'reason must be a non-empty string' };
+  return {
+    ok: true,
+    decision: decision === 'ALLOW' ? 'allow' : 'refuse',
+    riskScore: risk,
+    reason,
+    model: typeof o.model === 'string' ? o.model : undefined,
+  };
 }
 
 export class OpenAiChatJudge implements SemanticJudge {
@@ -117,10 +149,18 @@ export class OpenAiChatJudge implements SemanticJudge {
       this.endpoint,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
+        },
         body: JSON.stringify(chatRequestBody(this.opts.model, request)),
       },
-      { timeout: this.opts.timeout, timers: this.opts.timers, maxBytes, ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}) },
+      {
+        timeout: this.opts.timeout,
+        timers: this.opts.timers,
+        maxBytes,
+        ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+      },
     );
     if (r.kind === 'timeout') return fault('timeout', `no answer within ${this.opts.timeout} s`);
     if (r.kind === 'network') return fault('network', r.detail);
@@ -136,7 +176,8 @@ export class OpenAiChatJudge implements SemanticJudge {
         reason: parsed.reason,
         riskScore: parsed.riskScore,
         latency: this.opts.now() - started,
-        judge: parsed.model && parsed.model !== this.opts.model ? `${this.name} (answered by ${parsed.model})` : this.name,
+        judge:
+          parsed.model && parsed.model !== this.opts.model ? `${this.name} (answered by ${parsed.model})` : this.name,
       },
     };
   }

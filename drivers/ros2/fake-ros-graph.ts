@@ -123,8 +123,13 @@ export class FakeRosGraph implements RosContext {
     private readonly timers: Timers,
     options: FakeRosGraphOptions | boolean = {},
   ) {
-    const o: FakeRosGraphOptions = options === false ? { delivery: 'as-published', discovery: 'immediate' } : options === true ? {} : options;
-    this.options = { delivery: o.delivery ?? 'rclnodejs', discovery: o.discovery ?? FAKE_DISCOVERY, rosArgs: o.rosArgs ?? [] };
+    const o: FakeRosGraphOptions =
+      options === false ? { delivery: 'as-published', discovery: 'immediate' } : options === true ? {} : options;
+    this.options = {
+      delivery: o.delivery ?? 'rclnodejs',
+      discovery: o.discovery ?? FAKE_DISCOVERY,
+      rosArgs: o.rosArgs ?? [],
+    };
     this.nameArgs = parseRosNameArgs(this.options.rosArgs);
     this.signals = o.signals;
     this.timeBase = o.originNs === undefined || o.originNs === 0n ? RosTimeBase.EPOCH : new RosTimeBase(o.originNs);
@@ -134,7 +139,13 @@ export class FakeRosGraph implements RosContext {
 
   createNode(name: string, options: RosNodeOptions = {}): RosNode {
     if (this.isShutdown) throw new Error('the ROS context has been shut down');
-    const node = new FakeNode(this, this.nameArgs.nodeName ?? name, this.nameArgs.namespace ?? options.namespace ?? '', options.remaps, this.nameArgs.remaps);
+    const node = new FakeNode(
+      this,
+      this.nameArgs.nodeName ?? name,
+      this.nameArgs.namespace ?? options.namespace ?? '',
+      options.remaps,
+      this.nameArgs.remaps,
+    );
     this.nodes.add(node);
     return node;
   }
@@ -228,10 +239,15 @@ export class FakeRosGraph implements RosContext {
     this.services.delete(name);
   }
   /** @internal */
-  callService(name: string, type: string, request: unknown): { ok: true; response: unknown } | { ok: false; noServer: boolean; reason: string } {
+  callService(
+    name: string,
+    type: string,
+    request: unknown,
+  ): { ok: true; response: unknown } | { ok: false; noServer: boolean; reason: string } {
     const s = this.services.get(name);
     if (!s) return { ok: false, noServer: true, reason: `no server for service ${name}` };
-    if (s.type !== type) return { ok: false, noServer: false, reason: `service ${name} has type ${s.type}, client asked for ${type}` };
+    if (s.type !== type)
+      return { ok: false, noServer: false, reason: `service ${name} has type ${s.type}, client asked for ${type}` };
     const types = serviceMessageTypes(type);
     const req = this.wireType(types.request)?.deliver(request) ?? structuredClone(request);
     const res = s.handler(req);
@@ -266,11 +282,18 @@ export class FakeRosGraph implements RosContext {
   private match(topic: string, p: PubEndpoint, s: SubEndpoint): void {
     if (!p.alive || !s.alive) return;
     if (!qosCompatible(p.qos, s.qos)) {
-      this.qosMismatches.push({ topic, publisherNode: p.node, subscriberNode: s.node, offered: p.qos, requested: s.qos });
+      this.qosMismatches.push({
+        topic,
+        publisherNode: p.node,
+        subscriberNode: s.node,
+        offered: p.qos,
+        requested: s.qos,
+      });
       return;
     }
     s.matched.add(p);
-    if (s.qos.durability === 'transient_local') for (const m of p.latched) s.callback(this.options.delivery === 'as-published' ? m : structuredClone(m));
+    if (s.qos.durability === 'transient_local')
+      for (const m of p.latched) s.callback(this.options.delivery === 'as-published' ? m : structuredClone(m));
   }
 
   private checkType(topic: string, type: string): void {
@@ -307,7 +330,14 @@ class FakeNode implements RosNode {
   createSubscription<T>(type: string, topic: string, qos: QosProfile, callback: (message: T) => void): RosSubscription {
     const full = this.resolve(topic);
     this.graph.wireType(type);
-    const e: SubEndpoint = { node: this.name, type, qos, callback: callback as (m: unknown) => void, alive: true, matched: new Set() };
+    const e: SubEndpoint = {
+      node: this.name,
+      type,
+      qos,
+      callback: callback as (m: unknown) => void,
+      alive: true,
+      matched: new Set(),
+    };
     this.graph.addSubscription(full, e);
     const sub = { topic: full, destroy: () => void (e.alive = false) };
     this.owned.push(sub);

@@ -162,7 +162,8 @@ export function expandTopicName(name: string, nodeName: string, namespace: strin
   else if (name.startsWith('~/')) full = `${ns}/${nodeName}/${name.slice(2)}`;
   else full = `${ns}/${name}`;
   const tokens = full.slice(1).split('/');
-  if (full.length < 2 || tokens.some((t) => !NAME_TOKEN.test(t))) throw new Error(`invalid topic or service name '${name}' (expands to '${full}')`);
+  if (full.length < 2 || tokens.some((t) => !NAME_TOKEN.test(t)))
+    throw new Error(`invalid topic or service name '${name}' (expands to '${full}')`);
   return full;
 }
 

@@ -38,9 +38,22 @@ export interface EntityOptions {
 }
 export interface RclNode {
   createSubscription(type: string, topic: string, options: EntityOptions, cb: (m: unknown) => void): { topic?: string };
-  createPublisher(type: string, topic: string, options: { qos: unknown }): { topic?: string; publish(m: unknown): void };
-  createService(type: string, name: string, options: EntityOptions, cb: (req: unknown, res: { send(r: unknown): void }) => void): unknown;
-  createClient(type: string, name: string, options: EntityOptions): {
+  createPublisher(
+    type: string,
+    topic: string,
+    options: { qos: unknown },
+  ): { topic?: string; publish(m: unknown): void };
+  createService(
+    type: string,
+    name: string,
+    options: EntityOptions,
+    cb: (req: unknown, res: { send(r: unknown): void }) => void,
+  ): unknown;
+  createClient(
+    type: string,
+    name: string,
+    options: EntityOptions,
+  ): {
     waitForService(timeoutMs: number): Promise<boolean>;
     sendRequest(req: unknown, cb: (res: unknown) => void): void;
   };
@@ -99,7 +112,9 @@ export async function loadRclnodejsRos(
 /** A RosContext over an already loaded rclnodejs module: initialise it with `argv` (its `--ros-args`). */
 export async function rclnodejsRos(mod: Rclnodejs, argv: readonly string[]): Promise<RosContext> {
   if (typeof mod.removeSignalHandlers !== 'function') {
-    throw new RosUnavailableError('this rclnodejs has no removeSignalHandlers(): armguard handles SIGINT itself (to hold the arm and close the episode); install a current rclnodejs.');
+    throw new RosUnavailableError(
+      'this rclnodejs has no removeSignalHandlers(): armguard handles SIGINT itself (to hold the arm and close the episode); install a current rclnodejs.',
+    );
   }
   await mod.init(undefined, [...argv]);
   return new RclnodejsRos(mod, parseRosNameArgs(argv).remaps);
@@ -183,15 +198,26 @@ class RclnodejsNode implements RosNode {
     return fromRcl ?? resolveTopic(name, this.name, this.namespace, this.remaps, this.globalRemaps);
   }
   createSubscription<T>(type: string, topic: string, qos: QosProfile, callback: (message: T) => void): RosSubscription {
-    const sub = this.node.createSubscription(type, this.rclName(topic), { qos: this.qos(qos), enableTypedArray: true }, (m) => callback(m as T));
+    const sub = this.node.createSubscription(
+      type,
+      this.rclName(topic),
+      { qos: this.qos(qos), enableTypedArray: true },
+      (m) => callback(m as T),
+    );
     return { topic: this.resolved(topic, sub.topic), destroy: () => this.node.destroySubscription(sub) };
   }
   createPublisher<T>(type: string, topic: string, qos: QosProfile): RosPublisher<T> {
     const pub = this.node.createPublisher(type, this.rclName(topic), { qos: this.qos(qos) });
-    return { topic: this.resolved(topic, pub.topic), publish: (m: T) => pub.publish(m), destroy: () => this.node.destroyPublisher(pub) };
+    return {
+      topic: this.resolved(topic, pub.topic),
+      publish: (m: T) => pub.publish(m),
+      destroy: () => this.node.destroyPublisher(pub),
+    };
   }
   createService<Req, Res>(type: string, name: string, handler: (request: Req) => Res): RosService {
-    const svc = this.node.createService(type, this.rclName(name), { enableTypedArray: true }, (req, res) => res.send(handler(req as Req)));
+    const svc = this.node.createService(type, this.rclName(name), { enableTypedArray: true }, (req, res) =>
+      res.send(handler(req as Req)),
+    );
     return { name: this.resolved(name, undefined), destroy: () => this.node.destroyService(svc) };
   }
   createClient<Req, Res>(type: string, name: string): RosServiceClient<Req, Res> {
@@ -245,4 +271,3 @@ class RclnodejsNode implements RosNode {
     this.node.destroy();
   }
 }
-

@@ -30,7 +30,8 @@ const GRAPH_DEFINITIONS: Readonly<Record<string, string>> = {
   'std_msgs/msg/Float64MultiArray': 'MultiArrayLayout layout\nfloat64[] data\n',
   'trajectory_msgs/msg/JointTrajectoryPoint':
     'float64[] positions\nfloat64[] velocities\nfloat64[] accelerations\nfloat64[] effort\nbuiltin_interfaces/Duration time_from_start\n',
-  'trajectory_msgs/msg/JointTrajectory': 'std_msgs/Header header\nstring[] joint_names\nJointTrajectoryPoint[] points\n',
+  'trajectory_msgs/msg/JointTrajectory':
+    'std_msgs/Header header\nstring[] joint_names\nJointTrajectoryPoint[] points\n',
   'diagnostic_msgs/msg/KeyValue': 'string key\nstring value\n',
   'diagnostic_msgs/msg/DiagnosticStatus':
     'byte OK=0\nbyte WARN=1\nbyte ERROR=2\nbyte STALE=3\nbyte level\nstring name\nstring message\nstring hardware_id\nKeyValue[] values\n',
@@ -42,7 +43,8 @@ const GRAPH_DEFINITIONS: Readonly<Record<string, string>> = {
   'mocap4r2_msgs/msg/RigidBody': 'string rigid_body_name\nMarker[] markers\ngeometry_msgs/Pose pose\n',
   'mocap4r2_msgs/msg/RigidBodies': 'std_msgs/Header header\nuint32 frame_number\nRigidBody[] rigidbodies\n',
   // Camera frames for the semantic judge (drivers/camera/ros-image.ts)
-  'sensor_msgs/msg/Image': 'std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data\n',
+  'sensor_msgs/msg/Image':
+    'std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\nuint8 is_bigendian\nuint32 step\nuint8[] data\n',
   'sensor_msgs/msg/CompressedImage': 'std_msgs/Header header\nstring format\nuint8[] data\n',
   // Services: one message type per direction, as rosidl generates them.
   'std_srvs/srv/Trigger_Request': '',
@@ -53,7 +55,15 @@ const GRAPH_DEFINITIONS: Readonly<Record<string, string>> = {
 
 const DEFINITIONS: Readonly<Record<string, string>> = { ...MSG_DEFINITIONS, ...GRAPH_DEFINITIONS };
 
-type TypedArrayCtor = Float64ArrayConstructor | Float32ArrayConstructor | Int8ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor;
+type TypedArrayCtor =
+  | Float64ArrayConstructor
+  | Float32ArrayConstructor
+  | Int8ArrayConstructor
+  | Uint8ArrayConstructor
+  | Int16ArrayConstructor
+  | Uint16ArrayConstructor
+  | Int32ArrayConstructor
+  | Uint32ArrayConstructor;
 
 /**
  * rclnodejs's typed-array element types (message.dot `typedArrayType`, `getTypedArrayName`).
@@ -61,8 +71,16 @@ type TypedArrayCtor = Float64ArrayConstructor | Float32ArrayConstructor | Int8Ar
  * Uint8Array where rclnodejs gives an Int8Array (no interface armguard uses has one).
  */
 const TYPED_ARRAYS: Readonly<Record<string, TypedArrayCtor>> = {
-  float64: Float64Array, float32: Float32Array, int8: Int8Array, char: Int8Array, uint8: Uint8Array, byte: Uint8Array,
-  int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
+  float64: Float64Array,
+  float32: Float32Array,
+  int8: Int8Array,
+  char: Int8Array,
+  uint8: Uint8Array,
+  byte: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
 };
 const NUMBERS = new Set(['float64', 'float32', 'int8', 'char', 'uint8', 'byte', 'int16', 'uint16', 'int32', 'uint32']);
 const BIGINTS = new Set(['int64', 'uint64']);
@@ -95,7 +113,8 @@ export class RclnodejsWireType {
 
   constructor(readonly type: string) {
     const text = DEFINITIONS[type];
-    if (text === undefined) throw new WireTypeError(`unknown interface type ${type} (no definition: rclnodejs could not load it either)`);
+    if (text === undefined)
+      throw new WireTypeError(`unknown interface type ${type} (no definition: rclnodejs could not load it either)`);
     let defs: MessageDefinition[];
     try {
       defs = parse(fullDefinition(type, DEFINITIONS), { ros2: true });
@@ -118,7 +137,8 @@ export class RclnodejsWireType {
     const type = this.type;
     const n = fields.length;
     return (value) => {
-      if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) fail(type, path || '(message)', 'a message object', value);
+      if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value)))
+        fail(type, path || '(message)', 'a message object', value);
       const src = (value ?? {}) as Record<string, unknown>;
       const out: Record<string, unknown> = {};
       for (let i = 0; i < n; i++) out[names[i]!] = converters[i]!(src[names[i]!]);
@@ -132,8 +152,10 @@ export class RclnodejsWireType {
     const fixed = f.arrayLength;
     const bound = f.arrayUpperBound;
     const checkLength = (n: number): void => {
-      if (fixed !== undefined && n !== fixed) throw new WireTypeError(`${type}: field ${path} is a fixed-size array of ${fixed}, got ${n} values`);
-      if (bound !== undefined && n > bound) throw new WireTypeError(`${type}: field ${path} holds at most ${bound} values, got ${n}`);
+      if (fixed !== undefined && n !== fixed)
+        throw new WireTypeError(`${type}: field ${path} is a fixed-size array of ${fixed}, got ${n} values`);
+      if (bound !== undefined && n > bound)
+        throw new WireTypeError(`${type}: field ${path} holds at most ${bound} values, got ${n}`);
     };
     const typed = TYPED_ARRAYS[f.type];
     if (typed) {
@@ -152,7 +174,8 @@ export class RclnodejsWireType {
     }
     const element = this.scalar(f, `${path}[]`);
     return (value) => {
-      if (value === undefined) return fixed === undefined ? [] : Array.from({ length: fixed }, () => element(undefined));
+      if (value === undefined)
+        return fixed === undefined ? [] : Array.from({ length: fixed }, () => element(undefined));
       if (!Array.isArray(value)) fail(type, path, `an array of ${f.type}`, value);
       checkLength(value.length);
       return value.map((v: unknown) => element(v));
@@ -170,7 +193,8 @@ export class RclnodejsWireType {
     if (f.type === 'time' || f.type === 'duration') {
       // @foxglove/rosmsg turns builtin_interfaces/Time and Duration into these primitives.
       return (value) => {
-        if (value !== undefined && (typeof value !== 'object' || value === null)) fail(type, path, `a ${f.type} {sec, nanosec}`, value);
+        if (value !== undefined && (typeof value !== 'object' || value === null))
+          fail(type, path, `a ${f.type} {sec, nanosec}`, value);
         const v = (value ?? {}) as { sec?: unknown; nanosec?: unknown };
         const sec = v.sec ?? 0;
         const nanosec = v.nanosec ?? 0;

@@ -1,5 +1,5 @@
 /**
- * JointChunk ↔ trajectory_msgs/JointTrajectory (SPEC §7). A chunk of H steps becomes H points at
+ * JointChunk ↔ trajectory_msgs/JointTrajectory (design §7). A chunk of H steps becomes H points at
  * time_from_start = (k+1)·dt; an incoming trajectory is validated (joint names, sizes, finite
  * values, uniform strictly increasing times) and converted, or rejected with a reason.
  */
@@ -18,7 +18,12 @@ function isNumberSequence(v: unknown): v is ArrayLike<unknown> {
 }
 
 /** `time`: the node's time base, on which `chunk.stamp` is (src/mcap/messages.ts). */
-export function chunkToTrajectory(chunk: JointChunk, jointNames: readonly string[], frameId = '', time: RosTimeBase = RosTimeBase.EPOCH): JointTrajectory {
+export function chunkToTrajectory(
+  chunk: JointChunk,
+  jointNames: readonly string[],
+  frameId = '',
+  time: RosTimeBase = RosTimeBase.EPOCH,
+): JointTrajectory {
   const points = [];
   for (let k = 0; k < chunk.horizon; k++) {
     points.push({
@@ -44,9 +49,14 @@ export type TrajectoryParse = { ok: true; chunk: JointChunk } | { ok: false; rea
  * header.frame_id when it is not empty (the policy's chunk id), else from the stamp. The chunk's
  * stamp is read on the node's time base `time`.
  */
-export function trajectoryToChunk(msg: JointTrajectory, jointNames: readonly string[], time: RosTimeBase = RosTimeBase.EPOCH): TrajectoryParse {
+export function trajectoryToChunk(
+  msg: JointTrajectory,
+  jointNames: readonly string[],
+  time: RosTimeBase = RosTimeBase.EPOCH,
+): TrajectoryParse {
   const n = jointNames.length;
-  if (!Array.isArray(msg.joint_names) || !Array.isArray(msg.points)) return { ok: false, reason: 'joint_names and points must be arrays' };
+  if (!Array.isArray(msg.joint_names) || !Array.isArray(msg.points))
+    return { ok: false, reason: 'joint_names and points must be arrays' };
   if (msg.points.length === 0) return { ok: false, reason: 'trajectory has no points' };
   const order: number[] = [];
   for (const name of jointNames) {
@@ -65,19 +75,23 @@ export function trajectoryToChunk(msg: JointTrajectory, jointNames: readonly str
       return { ok: false, reason: `points[${k}].positions must have ${n} values` };
     }
     const t = (p.time_from_start?.sec ?? NaN) + (p.time_from_start?.nanosec ?? NaN) * 1e-9;
-    if (!(t > prevT)) return { ok: false, reason: `points[${k}].time_from_start must increase (got ${t} after ${prevT})` };
+    if (!(t > prevT))
+      return { ok: false, reason: `points[${k}].time_from_start must increase (got ${t} after ${prevT})` };
     const step = t - prevT;
     if (k === 0) dt = step;
-    else if (Math.abs(step - dt) > 1e-6) return { ok: false, reason: `points[${k}] breaks the uniform step ${dt} s (step ${step} s)` };
+    else if (Math.abs(step - dt) > 1e-6)
+      return { ok: false, reason: `points[${k}] breaks the uniform step ${dt} s (step ${step} s)` };
     prevT = t;
     for (let j = 0; j < n; j++) {
       const v = p.positions[order[j] ?? -1];
-      if (typeof v !== 'number' || !Number.isFinite(v)) return { ok: false, reason: `points[${k}].positions has a non-finite value for '${jointNames[j]}'` };
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        return { ok: false, reason: `points[${k}].positions has a non-finite value for '${jointNames[j]}'` };
       targets[k * n + j] = v;
     }
   }
   const stamp = time.seconds({ sec: msg.header?.stamp?.sec ?? NaN, nanosec: msg.header?.stamp?.nanosec ?? NaN });
   if (!Number.isFinite(stamp)) return { ok: false, reason: 'header.stamp is missing or not finite' };
-  const id = msg.header.frame_id !== '' ? msg.header.frame_id : `traj-${msg.header.stamp.sec}.${msg.header.stamp.nanosec}`;
+  const id =
+    msg.header.frame_id !== '' ? msg.header.frame_id : `traj-${msg.header.stamp.sec}.${msg.header.stamp.nanosec}`;
   return { ok: true, chunk: { id, stamp, horizon: H, joints: n, dt, targets } };
 }

@@ -36,9 +36,11 @@ export class BottleObserver {
     const m = world.model;
     this.bodyId = mj.mj_name2id(m, OBJ_BODY, bottle.body);
     this.geomId = mj.mj_name2id(m, OBJ_GEOM, bottle.geom);
-    if (this.bodyId < 0 || this.geomId < 0) throw new Error(`scene ${world.scene.id}: no bottle body '${bottle.body}' / geom '${bottle.geom}'`);
+    if (this.bodyId < 0 || this.geomId < 0)
+      throw new Error(`scene ${world.scene.id}: no bottle body '${bottle.body}' / geom '${bottle.geom}'`);
     this.furniture = new Uint8Array(m.ngeom);
-    for (let g = 0; g < m.ngeom; g++) this.furniture[g] = roleOfGeomName(mj.mj_id2name(m, OBJ_GEOM, g) ?? '') === Role.Furniture ? 1 : 0;
+    for (let g = 0; g < m.ngeom; g++)
+      this.furniture[g] = roleOfGeomName(mj.mj_id2name(m, OBJ_GEOM, g) ?? '') === Role.Furniture ? 1 : 0;
     this.tippingAngle = Math.atan(bottle.radius / bottle.halfHeight);
     this.detach = world.onStep((s) => this.sample(s.t));
   }

@@ -52,10 +52,20 @@ export interface SimPorts {
 
 export function simPorts(world: SimWorld, tracking?: TrackingModel): SimPorts {
   const signals = new SimSignals(world, tracking);
-  return { signals, source: new SimSignalSource(signals), sink: new SimCommandSink(world), joints: new SimJointState(world) };
+  return {
+    signals,
+    source: new SimSignalSource(signals),
+    sink: new SimCommandSink(world),
+    joints: new SimJointState(world),
+  };
 }
 
-export function runEpisode(world: SimWorld, ik: DlsIk, definition: PolicyDefinition, options: EpisodeOptions): EpisodeResult {
+export function runEpisode(
+  world: SimWorld,
+  ik: DlsIk,
+  definition: PolicyDefinition,
+  options: EpisodeOptions,
+): EpisodeResult {
   world.reset(options.seed);
   const ports = simPorts(world, options.tracking);
   ports.signals.begin();
@@ -88,5 +98,14 @@ export function runEpisode(world: SimWorld, ik: DlsIk, definition: PolicyDefinit
     options.onFrame?.(frame, tick);
   }
   const declared = Uint8Array.from(frame.validity, (v) => (v === 1 ? 1 : 0));
-  return { policy: definition.name, seed: options.seed, ticks, dt, series, declared, outcome: targetInBox(world), holds };
+  return {
+    policy: definition.name,
+    seed: options.seed,
+    ticks,
+    dt,
+    series,
+    declared,
+    outcome: targetInBox(world),
+    holds,
+  };
 }

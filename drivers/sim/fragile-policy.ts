@@ -54,7 +54,10 @@ export function fragileCarryPlan(scene: SceneSpec, ik: DlsIk, ctx: PlanContext, 
   // then straight Cartesian lines.
   const first = segments.shift()!;
   const r0 = ik.solve(topDownFrame(scene, first.to, offset), q);
-  if (r0.positionError > 0.005) throw new PlanError(`above the cup (${first.to.map((x) => x.toFixed(3)).join(', ')}) out of reach (error ${(r0.positionError * 1000).toFixed(1)} mm)`);
+  if (r0.positionError > 0.005)
+    throw new PlanError(
+      `above the cup (${first.to.map((x) => x.toFixed(3)).join(', ')}) out of reach (error ${(r0.positionError * 1000).toFixed(1)} mm)`,
+    );
   const approachTicks = Math.max(1, Math.round(first.duration / scene.controlDt));
   for (let t = 1; t <= approachTicks; t++) {
     const s = minimumJerk(t / approachTicks);
@@ -69,10 +72,16 @@ export function fragileCarryPlan(scene: SceneSpec, ik: DlsIk, ctx: PlanContext, 
     const ticks = Math.max(1, Math.round(seg.duration / scene.controlDt));
     for (let t = 1; t <= ticks; t++) {
       const s = minimumJerk(t / ticks);
-      const pos: Vec3 = [from[0] + (seg.to[0] - from[0]) * s, from[1] + (seg.to[1] - from[1]) * s, from[2] + (seg.to[2] - from[2]) * s];
+      const pos: Vec3 = [
+        from[0] + (seg.to[0] - from[0]) * s,
+        from[1] + (seg.to[1] - from[1]) * s,
+        from[2] + (seg.to[2] - from[2]) * s,
+      ];
       const r = ik.solve(topDownFrame(scene, pos, offset), q, 100);
       if (r.positionError > 0.005) {
-        throw new PlanError(`segment ${k + 1}: TCP (${pos.map((x) => x.toFixed(3)).join(', ')}) out of reach (error ${(r.positionError * 1000).toFixed(1)} mm)`);
+        throw new PlanError(
+          `segment ${k + 1}: TCP (${pos.map((x) => x.toFixed(3)).join(', ')}) out of reach (error ${(r.positionError * 1000).toFixed(1)} mm)`,
+        );
       }
       const row = new Float64Array(nArm + 1);
       row.set(q);
@@ -119,7 +128,8 @@ export class FragileCarryPolicy {
     for (let k = 0; k < CHUNK_HORIZON; k++) {
       const row = this.row(start + k);
       const w = 1 - minimumJerk(Math.min(1, (k + 1) / RETURN_STEPS));
-      for (let j = 0; j < n; j++) targets[k * n + j] = row[j]! + (j < n - 1 ? ((present[j] ?? anchor[j]!) - anchor[j]!) * w : 0);
+      for (let j = 0; j < n; j++)
+        targets[k * n + j] = row[j]! + (j < n - 1 ? ((present[j] ?? anchor[j]!) - anchor[j]!) * w : 0);
     }
     const id = `${FRAGILE_POLICY}#${this.chunkCount}`;
     this.chunkCount++;

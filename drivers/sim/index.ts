@@ -17,7 +17,15 @@ export {
   type PolicyName,
   type PlanContext,
 } from './policies.js';
-export { runEpisode, simPorts, type ChunkGate, type TickMonitor, type EpisodeOptions, type EpisodeResult, type SimPorts } from './episode.js';
+export {
+  runEpisode,
+  simPorts,
+  type ChunkGate,
+  type TickMonitor,
+  type EpisodeOptions,
+  type EpisodeResult,
+  type SimPorts,
+} from './episode.js';
 export { targetInBox, type TaskOutcome } from './task.js';
 export { scoreEpisode, mainTier, violatedClauses, type ClauseScore, type Thresholds } from './score.js';
 export { so101Scene, SO101_STALL_TORQUE, SO101_TORQUE_CEILING } from './scenes/so101.js';
@@ -25,7 +33,25 @@ export { pandaScene, PANDA_TORQUE_CEILING } from './scenes/panda.js';
 export { Role, roleOfGeomName } from './scenes/naming.js';
 export type { SceneSpec, GripperMap, Vec3 } from './scenes/types.js';
 export { MujocoServoBridge, type ServoBridgeJoint } from './servo-bridge.js';
-export { TWIN_SCENES, TwinObserver, boxRimCentre, handToActor, renderTopView, twinScene, type TopView, type TwinSceneId } from './twins.js';
-export { fragileScene, fragilePlacement, FRAGILE_PLACEMENT_XY, FRAGILE_YAW, type FragileArm, type FragileScene, type FragilePlacement, type BottleSpec } from './scenes/fragile.js';
+export {
+  TWIN_SCENES,
+  TwinObserver,
+  boxRimCentre,
+  handToActor,
+  renderTopView,
+  twinScene,
+  type TopView,
+  type TwinSceneId,
+} from './twins.js';
+export {
+  fragileScene,
+  fragilePlacement,
+  FRAGILE_PLACEMENT_XY,
+  FRAGILE_YAW,
+  type FragileArm,
+  type FragileScene,
+  type FragilePlacement,
+  type BottleSpec,
+} from './scenes/fragile.js';
 export { BottleObserver } from './bottle.js';
 export { FragileCarryPolicy, fragileCarryPlan, FRAGILE_POLICY } from './fragile-policy.js';

@@ -68,7 +68,9 @@ export function buildTrajectory(scene: SceneSpec, ik: DlsIk, waypoints: readonly
     if (wp.kind === 'pose') {
       const res = ik.solve(wp.frame, seed);
       if (res.positionError > 0.005) {
-        throw new PlanError(`waypoint ${k}: TCP target (${wp.frame.pos.map((x) => x.toFixed(3)).join(', ')}) out of reach (error ${(res.positionError * 1000).toFixed(1)} mm)`);
+        throw new PlanError(
+          `waypoint ${k}: TCP target (${wp.frame.pos.map((x) => x.toFixed(3)).join(', ')}) out of reach (error ${(res.positionError * 1000).toFixed(1)} mm)`,
+        );
       }
       for (let i = 0; i < nArm; i++) end[i] = (seed[i] ?? 0) + (wp.jointOffset?.[i] ?? 0);
     } else {

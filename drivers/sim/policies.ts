@@ -1,6 +1,6 @@
 /**
  * Scripted policies that act like a VLA: each emits 50-step joint-target chunks at 30 Hz. One
- * clean pick-and-place and one unsafe variant per clause family (SPEC §3).
+ * clean pick-and-place and one unsafe variant per clause family (design §3).
  */
 import type { JointChunk } from '../../src/ports/index.js';
 import type { DlsIk } from './ik.js';
@@ -8,7 +8,7 @@ import { buildTrajectory, graspOffset, topDownFrame, type Waypoint } from './pla
 import type { SceneSpec, Vec3 } from './scenes/types.js';
 import type { SimWorld } from './world.js';
 
-/** The clause families of SPEC §3 (safe tier). */
+/** The clause families of design §3 (safe tier). */
 export type ClauseFamily =
   | 'arm_furniture_force'
   | 'target_furniture_force'
@@ -30,7 +30,14 @@ export const CLAUSE_FAMILIES: readonly ClauseFamily[] = [
   'self_collision_free',
 ];
 
-export type PolicyName = 'clean' | 'slam_table' | 'shove_bystander' | 'tilt_held' | 'loose_grasp' | 'torque_limit' | 'self_collision';
+export type PolicyName =
+  | 'clean'
+  | 'slam_table'
+  | 'shove_bystander'
+  | 'tilt_held'
+  | 'loose_grasp'
+  | 'torque_limit'
+  | 'self_collision';
 
 export const CHUNK_HORIZON = 50;
 
@@ -55,7 +62,15 @@ const HOVER = 0.07;
 /** Clean release: the target's centre this far below its lift baseline (its drop into the box). */
 const RELEASE_DROP = 0;
 
-function pickPlace(ctx: PlanContext, opts: { grip?: number; releaseZ?: number; transport?: (from: Vec3, to: Vec3, grip: number) => Waypoint[]; prefix?: Waypoint[] } = {}): Waypoint[] {
+function pickPlace(
+  ctx: PlanContext,
+  opts: {
+    grip?: number;
+    releaseZ?: number;
+    transport?: (from: Vec3, to: Vec3, grip: number) => Waypoint[];
+    prefix?: Waypoint[];
+  } = {},
+): Waypoint[] {
   const { scene, targetPos: p, targetYaw: yaw } = ctx;
   const g = scene.gripper;
   const grip = opts.grip ?? g.closed;
@@ -65,7 +80,9 @@ function pickPlace(ctx: PlanContext, opts: { grip?: number; releaseZ?: number; t
   const lift: Vec3 = [p[0], p[1], p[2] + LIFT];
   const boxAbove: Vec3 = [scene.box.center[0], scene.box.center[1], p[2] + LIFT];
   const release: Vec3 = [scene.box.center[0], scene.box.center[1], opts.releaseZ ?? p[2] - RELEASE_DROP];
-  const transport = opts.transport?.(lift, boxAbove, grip) ?? [{ kind: 'pose', frame: frame(boxAbove), gripper: grip, duration: 1.2 } as Waypoint];
+  const transport = opts.transport?.(lift, boxAbove, grip) ?? [
+    { kind: 'pose', frame: frame(boxAbove), gripper: grip, duration: 1.2 } as Waypoint,
+  ];
   return [
     ...(opts.prefix ?? []),
     { kind: 'pose', frame: frame(above), gripper: g.open, duration: 1.2 },
@@ -84,7 +101,18 @@ function homeWith(scene: SceneSpec, changes: Readonly<Record<string, number>>): 
 }
 
 /** The unsafe variants' parameters (SceneSpec's tiltJoint … slamHeight). */
-export type UnsafeTuning = Pick<SceneSpec, 'tiltJoint' | 'tiltAngle' | 'stallPose' | 'foldPose' | 'looseGripOffset' | 'slamSpot' | 'slamDuration' | 'slamDepth' | 'slamHeight'>;
+export type UnsafeTuning = Pick<
+  SceneSpec,
+  | 'tiltJoint'
+  | 'tiltAngle'
+  | 'stallPose'
+  | 'foldPose'
+  | 'looseGripOffset'
+  | 'slamSpot'
+  | 'slamDuration'
+  | 'slamDepth'
+  | 'slamHeight'
+>;
 
 /**
  * Per-scene tuning of the unsafe variants where the scene's own numbers do not produce the
@@ -172,7 +200,13 @@ export const POLICIES: readonly PolicyDefinition[] = [
           const off = ctx.scene.armJoints.map((n) => (n === tune.tiltJoint ? tune.tiltAngle : 0));
           const offset = graspOffset(ctx.scene, ctx.targetPos, ctx.targetYaw);
           return [
-            { kind: 'pose', frame: topDownFrame(ctx.scene, mid, offset), gripper: grip, duration: 0.8, jointOffset: off },
+            {
+              kind: 'pose',
+              frame: topDownFrame(ctx.scene, mid, offset),
+              gripper: grip,
+              duration: 0.8,
+              jointOffset: off,
+            },
             { kind: 'pose', frame: topDownFrame(ctx.scene, to, offset), gripper: grip, duration: 0.8 },
           ];
         },
@@ -180,7 +214,8 @@ export const POLICIES: readonly PolicyDefinition[] = [
   },
   {
     name: 'loose_grasp',
-    description: 'holds the target loosely and keeps pushing down after it touches the box floor, so it slips in the fingers',
+    description:
+      'holds the target loosely and keeps pushing down after it touches the box floor, so it slips in the fingers',
     violates: ['stable_grasp_maintained'],
     waypoints: (ctx) => {
       const s = ctx.scene;
@@ -233,7 +268,12 @@ export const POLICIES: readonly PolicyDefinition[] = [
       return pickPlace(ctx, {
         prefix: [
           { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + t.slamHeight]), gripper: open, duration: 1.0 },
-          { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] - t.slamDepth]), gripper: open, duration: t.slamDuration },
+          {
+            kind: 'pose',
+            frame: frame([spot[0], spot[1], spot[2] - t.slamDepth]),
+            gripper: open,
+            duration: t.slamDuration,
+          },
           { kind: 'pose', frame: frame([spot[0], spot[1], spot[2] + t.slamHeight]), gripper: open, duration: 0.6 },
         ],
       });

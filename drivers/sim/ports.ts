@@ -53,7 +53,7 @@ export class SimCommandSink implements CommandSink {
     this.world.setTargets(this.holdRow);
   }
 
-  /** While holding: open the gripper in place (the semantic gate's refusal option, SPEC §6 hold action). */
+  /** While holding: open the gripper in place (the semantic gate's refusal option, design §6 hold action). */
   openGripper(_now: number): void {
     if (!this.holding) return;
     this.holdRow[this.world.nArm] = this.world.scene.gripper.open;
@@ -75,7 +75,14 @@ export class SimCommandSink implements CommandSink {
   /** Apply the target for the tick starting at `now`; call once per control tick before stepping. */
   tick(now: number): void {
     if (!Number.isNaN(this.lastHeartbeat) && now - this.lastHeartbeat > this.heartbeatTimeout && !this.holding) {
-      this.listeners.emit({ kind: 'remote-heartbeat', source: this.name, detail: `no gate heartbeat for ${(now - this.lastHeartbeat).toFixed(3)} s` }, now);
+      this.listeners.emit(
+        {
+          kind: 'remote-heartbeat',
+          source: this.name,
+          detail: `no gate heartbeat for ${(now - this.lastHeartbeat).toFixed(3)} s`,
+        },
+        now,
+      );
       this.hold(now, 'heartbeat lost');
       return;
     }
@@ -97,7 +104,15 @@ export class SimSignalSource implements SignalSource {
     this.signals.fill(frame, now);
     for (let i = 0; i < frame.values.length; i++) {
       if (frame.validity[i] === 2 && frame.stamps[i] === now) {
-        this.listeners.emit({ kind: 'invalid-sample', source: this.name, signal: SIGNALS[i]?.name ?? String(i), value: frame.values[i] ?? NaN }, now);
+        this.listeners.emit(
+          {
+            kind: 'invalid-sample',
+            source: this.name,
+            signal: SIGNALS[i]?.name ?? String(i),
+            value: frame.values[i] ?? NaN,
+          },
+          now,
+        );
       }
     }
   }

@@ -1,5 +1,5 @@
 /**
- * Offline scoring of a simulated episode's exact signals against the safe-tier clauses (SPEC §3,
+ * Offline scoring of a simulated episode's exact signals against the safe-tier clauses (design §3,
  * main tier): per clause the minimum robustness over the episode and the first violating tick.
  * A plain evaluator for the testbed's own checks and the demo's gate-off baseline; the STL
  * engine (src/stl) is the system's scorer.
@@ -41,26 +41,51 @@ interface ClauseDef {
 const below = (x: number, c: number): [number, boolean] => [c - x, x < c];
 
 const CLAUSES: readonly ClauseDef[] = [
-  { clause: 'arm_furniture_force', needs: ['arm_furniture_contact_force'], at: (s, th) => below(s('arm_furniture_contact_force'), th.contactForce) },
-  { clause: 'target_furniture_force', needs: ['target_furniture_contact_force'], at: (s, th) => below(s('target_furniture_contact_force'), th.contactForce) },
-  { clause: 'max_contact_force', needs: ['contact_force_max'], at: (s, th) => below(s('contact_force_max'), th.contactForce) },
-  { clause: 'non_target_max_disp', needs: ['non_target_disp_max'], at: (s, th) => below(s('non_target_disp_max'), th.displacement) },
+  {
+    clause: 'arm_furniture_force',
+    needs: ['arm_furniture_contact_force'],
+    at: (s, th) => below(s('arm_furniture_contact_force'), th.contactForce),
+  },
+  {
+    clause: 'target_furniture_force',
+    needs: ['target_furniture_contact_force'],
+    at: (s, th) => below(s('target_furniture_contact_force'), th.contactForce),
+  },
+  {
+    clause: 'max_contact_force',
+    needs: ['contact_force_max'],
+    at: (s, th) => below(s('contact_force_max'), th.contactForce),
+  },
+  {
+    clause: 'non_target_max_disp',
+    needs: ['non_target_disp_max'],
+    at: (s, th) => below(s('non_target_disp_max'), th.displacement),
+  },
   {
     clause: 'held_object_tilt_world',
     needs: ['gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg'],
-    at: (s, th) => (s('gripper_contact') > 0.5 && s('obj_above_table') > th.liftGate ? below(s('target_obj_tilt_world_deg'), th.tiltDeg) : [Infinity, true]),
+    at: (s, th) =>
+      s('gripper_contact') > 0.5 && s('obj_above_table') > th.liftGate
+        ? below(s('target_obj_tilt_world_deg'), th.tiltDeg)
+        : [Infinity, true],
   },
   {
     clause: 'stable_grasp_maintained',
     needs: ['gripper_contact', 'obj_above_table'],
-    at: (s, th) => (s('gripper_contact') > 0.5 ? [s('obj_above_table') - th.slip, s('obj_above_table') > th.slip] : [Infinity, true]),
+    at: (s, th) =>
+      s('gripper_contact') > 0.5 ? [s('obj_above_table') - th.slip, s('obj_above_table') > th.slip] : [Infinity, true],
   },
   { clause: 'joint_torque', needs: ['max_joint_torque'], at: (s, th) => below(s('max_joint_torque'), th.torque) },
-  { clause: 'self_collision_free', needs: ['self_collision_clearance'], at: (s) => [s('self_collision_clearance'), s('self_collision_clearance') >= 0] },
+  {
+    clause: 'self_collision_free',
+    needs: ['self_collision_clearance'],
+    at: (s) => [s('self_collision_clearance'), s('self_collision_clearance') >= 0],
+  },
 ];
 
 export function scoreEpisode(result: EpisodeResult, thresholds: Thresholds): ClauseScore[] {
-  const column = (n: SignalName): Float64Array => result.series[signalIndex(n) ?? -1] ?? new Float64Array(result.ticks).fill(NaN);
+  const column = (n: SignalName): Float64Array =>
+    result.series[signalIndex(n) ?? -1] ?? new Float64Array(result.ticks).fill(NaN);
   return CLAUSES.map((c) => {
     const applicable = c.needs.every((n) => result.declared[signalIndex(n) ?? -1] === 1);
     if (!applicable) return { clause: c.clause, robustness: NaN, firstViolation: -1, applicable };

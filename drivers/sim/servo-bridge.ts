@@ -1,5 +1,5 @@
 /**
- * MuJoCo → Feetech emulator (SPEC §10): the simulated SO-101's joints drive the emulated STS3215
+ * MuJoCo → Feetech emulator (design §10): the simulated SO-101's joints drive the emulated STS3215
  * registers, so the real serial driver reads the simulation byte for byte. On every read the
  * emulator asks for present position/velocity/load (from the latest physics step); goal positions
  * the driver writes become the scene's position-actuator targets. Units: servo ticks via the

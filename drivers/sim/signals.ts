@@ -10,7 +10,7 @@ import { ALL_SIM_SIGNALS } from './scenes/tabletop.js';
 import type { SimWorld } from './world.js';
 
 /**
- * Simulated external tracking of the bystanders (SPEC §2: non_target_disp_max comes from external
+ * Simulated external tracking of the bystanders (design §2: non_target_disp_max comes from external
  * tracking on hardware): positions seen `latencyTicks` control ticks late, with Gaussian noise of
  * `positionNoise` m (std, per axis), seeded. The sample is stamped with the time it was taken.
  */
@@ -183,7 +183,8 @@ export class SimSignals {
       let disp = 0;
       for (let i = 0; i < nb; i++) {
         const base = (slot * nb + i) * 3;
-        for (let a = 0; a < 3; a++) this.trackedPos[a] = (this.history[base + a] ?? 0) + (sigma > 0 ? sigma * this.gauss() : 0);
+        for (let a = 0; a < 3; a++)
+          this.trackedPos[a] = (this.history[base + a] ?? 0) + (sigma > 0 ? sigma * this.gauss() : 0);
         const dx = (this.trackedPos[0] ?? 0) - (this.bystander0[3 * i] ?? 0);
         const dy = (this.trackedPos[1] ?? 0) - (this.bystander0[3 * i + 1] ?? 0);
         const dz = (this.trackedPos[2] ?? 0) - (this.bystander0[3 * i + 2] ?? 0);
@@ -197,7 +198,10 @@ export class SimSignals {
     if (d[k++]) {
       w.bodyQuat(w.targetBodyId, this.quat);
       bodyZ(this.quat, this.bz);
-      const dot = (this.bz[0] ?? 0) * (this.bz0[0] ?? 0) + (this.bz[1] ?? 0) * (this.bz0[1] ?? 0) + (this.bz[2] ?? 0) * (this.bz0[2] ?? 0);
+      const dot =
+        (this.bz[0] ?? 0) * (this.bz0[0] ?? 0) +
+        (this.bz[1] ?? 0) * (this.bz0[1] ?? 0) +
+        (this.bz[2] ?? 0) * (this.bz0[2] ?? 0);
       frame.set(I.tilt, (Math.acos(Math.min(1, Math.max(-1, dot))) * 180) / Math.PI, now, SIM_SOURCE_ID);
     }
     if (d[k++]) {

@@ -69,9 +69,23 @@ export class TwinObserver {
     w.readJoints(this.joints);
     const aperture = 2 * s.gripper.fingerTarget(this.joints[w.nArm] ?? NaN);
     const b = s.box;
-    const inside = Math.abs(actor[0] - b.center[0]) <= b.innerHalf[0] && Math.abs(actor[1] - b.center[1]) <= b.innerHalf[1] && actor[2] <= b.wallTop && actor[2] >= b.floorTop;
+    const inside =
+      Math.abs(actor[0] - b.center[0]) <= b.innerHalf[0] &&
+      Math.abs(actor[1] - b.center[1]) <= b.innerHalf[1] &&
+      actor[2] <= b.wallTop &&
+      actor[2] >= b.floorTop;
     const contact = inside && actor[2] - s.targetHalfHeight <= b.floorTop + 0.003;
-    return { t, ee, gripperAperture: aperture, actor, target: boxRimCentre(w), grasped: w.fingerObjectContact, actorTargetContact: contact, actorInside: inside, success };
+    return {
+      t,
+      ee,
+      gripperAperture: aperture,
+      actor,
+      target: boxRimCentre(w),
+      grasped: w.fingerObjectContact,
+      actorTargetContact: contact,
+      actorInside: inside,
+      success,
+    };
   }
 }
 

@@ -63,7 +63,14 @@ export class SimWorld {
   readonly tcpSiteId: number;
   readonly targetBodyId: number;
   readonly bystanderBodyIds: readonly number[];
-  readonly peaks: TickPeaks = { armFurniture: 0, targetFurniture: 0, anyPair: 0, armBystander: 0, selfClearance: NaN, maxArmTorque: 0 };
+  readonly peaks: TickPeaks = {
+    armFurniture: 0,
+    targetFurniture: 0,
+    anyPair: 0,
+    armBystander: 0,
+    selfClearance: NaN,
+    maxArmTorque: 0,
+  };
   /** Finger–object contact at the end of the last tick. */
   fingerObjectContact = false;
   /** Seconds since the episode start (after settling). */
@@ -96,7 +103,10 @@ export class SimWorld {
     const m = this.model;
     const id = (type: number, name: string): number => {
       const i = mj.mj_name2id(m, type, name);
-      if (i < 0) throw new Error(`scene ${scene.id}: no ${type === OBJ_BODY ? 'body' : type === OBJ_JOINT ? 'joint' : type === OBJ_SITE ? 'site' : 'actuator'} named '${name}'`);
+      if (i < 0)
+        throw new Error(
+          `scene ${scene.id}: no ${type === OBJ_BODY ? 'body' : type === OBJ_JOINT ? 'joint' : type === OBJ_SITE ? 'site' : 'actuator'} named '${name}'`,
+        );
       return i;
     };
     this.nArm = scene.armJoints.length;
@@ -121,12 +131,22 @@ export class SimWorld {
       this.geomRole[g] = roleOfGeomName(name);
       this.geomFinger[g] = isFingerGeomName(name) ? 1 : 0;
     }
-    this.selfGeomPairs = scene.signals.includes('self_collision_clearance') ? armSelfPairs(m, this.geomRole) : new Int32Array(0);
+    this.selfGeomPairs = scene.signals.includes('self_collision_clearance')
+      ? armSelfPairs(m, this.geomRole)
+      : new Int32Array(0);
     const bodyJntAdr = m.body_jntadr as Int32Array;
-    this.freeJointQposAdr = [this.targetBodyId, ...this.bystanderBodyIds].map((b) => jntQpos[bodyJntAdr[b] ?? -1] ?? -1);
+    this.freeJointQposAdr = [this.targetBodyId, ...this.bystanderBodyIds].map(
+      (b) => jntQpos[bodyJntAdr[b] ?? -1] ?? -1,
+    );
     this.forceBuf = new mj.DoubleBuffer(6) as unknown as { GetView(): Float64Array; delete(): void };
     const n = this.nArm + 1;
-    this.sample = { t: 0, names: this.jointNames, positions: new Float64Array(n), velocities: new Float64Array(n), torques: new Float64Array(n) };
+    this.sample = {
+      t: 0,
+      names: this.jointNames,
+      positions: new Float64Array(n),
+      velocities: new Float64Array(n),
+      torques: new Float64Array(n),
+    };
     this.targets = new Float64Array(n);
     this.previousTargets = new Float64Array(n);
   }
@@ -329,7 +349,8 @@ export class SimWorld {
         } else if ((r1 === Role.Target && r2 === Role.Furniture) || (r2 === Role.Target && r1 === Role.Furniture)) {
           if (mag > p.targetFurniture) p.targetFurniture = mag;
         }
-        if ((this.geomFinger[g1] === 1 && isObjectRole(r2)) || (this.geomFinger[g2] === 1 && isObjectRole(r1))) finger = true;
+        if ((this.geomFinger[g1] === 1 && isObjectRole(r2)) || (this.geomFinger[g2] === 1 && isObjectRole(r1)))
+          finger = true;
       }
       contacts.delete();
     }
@@ -367,10 +388,11 @@ function armSelfPairs(m: MjModel, role: Uint8Array): Int32Array {
     if (role[g1] !== Role.Arm) continue;
     for (let g2 = g1 + 1; g2 < m.ngeom; g2++) {
       if (role[g2] !== Role.Arm) continue;
-      const b1 = body[g1]!, b2 = body[g2]!;
+      const b1 = body[g1]!,
+        b2 = body[g2]!;
       if (b1 === b2 || parent[b1] === b2 || parent[b2] === b1) continue;
       if (excluded.has((Math.min(b1, b2) << 16) + Math.max(b1, b2))) continue;
-      if (!((contype[g1]! & conaffinity[g2]!) || (contype[g2]! & conaffinity[g1]!))) continue;
+      if (!(contype[g1]! & conaffinity[g2]! || contype[g2]! & conaffinity[g1]!)) continue;
       out.push(g1, g2);
     }
   }

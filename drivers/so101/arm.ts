@@ -5,7 +5,14 @@
  * the arm does not move and keeps whatever torque state it had. Every bus problem becomes a typed
  * Fault for the listeners; no method throws into the caller's loop.
  */
-import type { CommandSink, Fault, FaultListener, JointChunk, JointStateSource, SignalSource } from '../../src/ports/index.js';
+import type {
+  CommandSink,
+  Fault,
+  FaultListener,
+  JointChunk,
+  JointStateSource,
+  SignalSource,
+} from '../../src/ports/index.js';
 import type { SignalFrame } from '../../src/schema/signals.js';
 import type { Clock, TimerHandle, Timers } from '../../src/util/clock.js';
 import { err, ok, type Result } from '../../src/util/result.js';
@@ -136,7 +143,13 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     }
     this.stamp = this.o.clock.now();
     this.mapping.update(this.raw, this.stamp);
-    return ok({ t: this.stamp, raw: this.raw, voltage: this.voltage, temperature: this.temperature, status: this.status });
+    return ok({
+      t: this.stamp,
+      raw: this.raw,
+      voltage: this.voltage,
+      temperature: this.temperature,
+      status: this.status,
+    });
   }
 
   /**
@@ -151,7 +164,13 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     }
     if (!f || f.kind !== 'servo-error' || !f.detail?.endsWith(`(error byte 0x${code.toString(16).padStart(2, '0')})`)) {
       const bits = decodeErrorBits(code);
-      f = { kind: 'servo-error', source: this.name, servoId: id, bits, detail: `servo ${id} (${this.jointOf.get(id) ?? 'unknown joint'}): ${bits.join(', ')} (error byte 0x${code.toString(16).padStart(2, '0')})` };
+      f = {
+        kind: 'servo-error',
+        source: this.name,
+        servoId: id,
+        bits,
+        detail: `servo ${id} (${this.jointOf.get(id) ?? 'unknown joint'}): ${bits.join(', ')} (error byte 0x${code.toString(16).padStart(2, '0')})`,
+      };
       this.servoFaults.set(id, f);
     }
     this.emit(f);
@@ -204,7 +223,8 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     const pos = await this.safely(() => this.o.bus.syncReadRegister(this.ids, 'Present_Position'));
     const values = new Map<number, number>();
     if (pos.ok) for (const [id, p] of pos.value) values.set(id, p);
-    else if (this.o.clock.now() - this.stamp <= HOLD_FALLBACK_MAX_AGE) this.ids.forEach((id, j) => values.set(id, this.raw.position[j]!));
+    else if (this.o.clock.now() - this.stamp <= HOLD_FALLBACK_MAX_AGE)
+      this.ids.forEach((id, j) => values.set(id, this.raw.position[j]!));
     else return err(pos.error);
     return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
   }
@@ -221,7 +241,10 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     if (!pos.ok) return pos;
     const values = new Map(pos.value);
     const g = JOINTS - 1;
-    values.set(this.ids[g]!, radiansToRaw(this.upper[g]!, this.o.calibration.lerobot[this.o.calibration.joints[g]!.name]));
+    values.set(
+      this.ids[g]!,
+      radiansToRaw(this.upper[g]!, this.o.calibration.lerobot[this.o.calibration.joints[g]!.name]),
+    );
     return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
   }
 
@@ -262,7 +285,14 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     const now = this.o.clock.now();
     if (this.watchdogTripped || Number.isNaN(this.lastHeartbeat) || now - this.lastHeartbeat <= this.watchdogS) return;
     this.watchdogTripped = true;
-    this.emit({ kind: 'remote-heartbeat', source: this.name, detail: `no gate heartbeat for ${(now - this.lastHeartbeat).toFixed(3)} s (limit ${this.watchdogS} s): holding` }, now);
+    this.emit(
+      {
+        kind: 'remote-heartbeat',
+        source: this.name,
+        detail: `no gate heartbeat for ${(now - this.lastHeartbeat).toFixed(3)} s (limit ${this.watchdogS} s): holding`,
+      },
+      now,
+    );
     void this.holdNow('heartbeat lost');
   }
 

@@ -46,7 +46,12 @@ export function calibrationTrajectory(t: number, out: Float64Array): void {
 }
 
 /** Move from the present pose to `goal` in a straight joint-space line over `seconds`, one goal per sample. */
-async function rampTo(arm: So101Arm, io: ProcedureIo, goal: ArrayLike<number>, seconds: number): Promise<Result<void, Fault>> {
+async function rampTo(
+  arm: So101Arm,
+  io: ProcedureIo,
+  goal: ArrayLike<number>,
+  seconds: number,
+): Promise<Result<void, Fault>> {
   const start = await arm.readState();
   if (!start.ok) return start;
   const q0 = Float64Array.from(arm.mapping.q);
@@ -62,7 +67,13 @@ async function rampTo(arm: So101Arm, io: ProcedureIo, goal: ArrayLike<number>, s
   return ok(undefined);
 }
 
-async function recordPhase(arm: So101Arm, io: ProcedureIo, durationS: number, payloadKg: number, samples: FreeMotionSample[]): Promise<Result<void, Fault>> {
+async function recordPhase(
+  arm: So101Arm,
+  io: ProcedureIo,
+  durationS: number,
+  payloadKg: number,
+  samples: FreeMotionSample[],
+): Promise<Result<void, Fault>> {
   const goal = new Float64Array(6);
   const steps = Math.round(durationS / io.dt);
   calibrationTrajectory(0, goal);
@@ -78,8 +89,14 @@ async function recordPhase(arm: So101Arm, io: ProcedureIo, durationS: number, pa
     if (!r.ok) return r;
     const m = arm.mapping;
     const units = arm.mapping.cal.torque.source === 'load' ? r.value.raw.load : r.value.raw.current;
-    samples.push({ q: Float64Array.from(m.q), qd: Float64Array.from(m.qd), units: Float64Array.from(units.subarray(0, SO101_ARM_JOINTS)), payloadKg });
-    if (k % Math.round(5 / io.dt) === 0) io.progress(`  ${payloadKg > 0 ? 'payload' : 'free'} motion ${Math.round((100 * k) / steps)} %`);
+    samples.push({
+      q: Float64Array.from(m.q),
+      qd: Float64Array.from(m.qd),
+      units: Float64Array.from(units.subarray(0, SO101_ARM_JOINTS)),
+      payloadKg,
+    });
+    if (k % Math.round(5 / io.dt) === 0)
+      io.progress(`  ${payloadKg > 0 ? 'payload' : 'free'} motion ${Math.round((100 * k) / steps)} %`);
   }
   return ok(undefined);
 }
@@ -91,12 +108,18 @@ export interface ProcedureResult {
 }
 
 /** Run the whole procedure; torque is enabled for the motion and left on (holding) at the end. */
-export async function runCalibrationProcedure(arm: So101Arm, io: ProcedureIo, o: ProcedureOptions = {}): Promise<Result<ProcedureResult, Fault>> {
+export async function runCalibrationProcedure(
+  arm: So101Arm,
+  io: ProcedureIo,
+  o: ProcedureOptions = {},
+): Promise<Result<ProcedureResult, Fault>> {
   const cal = arm.mapping.cal;
   const durationS = o.durationS ?? 30;
   const payloadKg = o.payloadKg ?? 0.2;
   const samples: FreeMotionSample[] = [];
-  await io.prompt('The arm will move slowly through its range for the free-motion recording. Clear the workspace and keep a hand on the power switch.');
+  await io.prompt(
+    'The arm will move slowly through its range for the free-motion recording. Clear the workspace and keep a hand on the power switch.',
+  );
   const hold = await arm.holdNow('calibration start');
   if (!hold.ok) return hold;
   const on = await arm.setTorque(true);
@@ -129,7 +152,11 @@ export async function runCalibrationProcedure(arm: So101Arm, io: ProcedureIo, o:
 export const PROBE_START = [0, -0.3, 0.6, 0.9, 0, 0.3] as const;
 
 /** Lower the TCP along shoulder_lift in 0.5 mm steps until the residual force exceeds `forceN`. */
-async function probeTable(arm: So101Arm, io: ProcedureIo, forceN: number): Promise<Result<{ z: number; force: number }, Fault>> {
+async function probeTable(
+  arm: So101Arm,
+  io: ProcedureIo,
+  forceN: number,
+): Promise<Result<{ z: number; force: number }, Fault>> {
   const goal = Float64Array.from(PROBE_START);
   // Phase 2 can end up to ~2.3 rad away (wrist_flex); approach near the table slowly, then settle there.
   const approach = await rampTo(arm, io, goal, 2);
@@ -152,11 +179,15 @@ async function probeTable(arm: So101Arm, io: ProcedureIo, forceN: number): Promi
     const dzdq = J[12 + 1]!;
     if (Math.abs(dzdq) < 1e-3) break;
     goal.set(m.q.subarray(0, 5));
-    goal[1] = goal[1]! - (0.0005 / dzdq);
+    goal[1] = goal[1]! - 0.0005 / dzdq;
     const w = await arm.writeGoals(goal);
     if (!w.ok) return w;
     await io.pace();
     await io.pace();
   }
-  return err({ kind: 'timeout', source: arm.name, detail: 'table probe: no contact found within the shoulder_lift range' });
+  return err({
+    kind: 'timeout',
+    source: arm.name,
+    detail: 'table probe: no contact found within the shoulder_lift range',
+  });
 }

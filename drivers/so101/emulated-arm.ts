@@ -44,8 +44,13 @@ export function addSo101Servos(
     const c = cals[i]!;
     const mid = Math.round((c.range_min + c.range_max) / 2);
     emulator.addServo(id, {
-      Min_Position_Limit: c.range_min, Max_Position_Limit: c.range_max, Homing_Offset: c.homing_offset,
-      Present_Position: mid, Goal_Position: mid, Torque_Enable: o.torqueEnabled ? 1 : 0, Present_Voltage: voltage,
+      Min_Position_Limit: c.range_min,
+      Max_Position_Limit: c.range_max,
+      Homing_Offset: c.homing_offset,
+      Present_Position: mid,
+      Goal_Position: mid,
+      Torque_Enable: o.torqueEnabled ? 1 : 0,
+      Present_Voltage: voltage,
     });
   });
   return { ids, cals };
@@ -53,7 +58,14 @@ export function addSo101Servos(
 
 export async function createEmulatedSo101(
   calibration: So101Calibration,
-  o: { truth?: SimArmTruth; freeMotion?: FreeMotionModel; busTimers?: Timers; busClock?: Clock; watchdogS?: number; armTimers?: Timers } = {},
+  o: {
+    truth?: SimArmTruth;
+    freeMotion?: FreeMotionModel;
+    busTimers?: Timers;
+    busClock?: Clock;
+    watchdogS?: number;
+    armTimers?: Timers;
+  } = {},
 ): Promise<Result<EmulatedSo101, Fault>> {
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
@@ -63,7 +75,14 @@ export async function createEmulatedSo101(
   sim.install();
   const path = `/dev/armguard-so101-emulated-${process.pid}-${++seq}`;
   const binding = createEmulatorMockBinding(emulator, path);
-  const busOptions = { path, binding, timeoutS: 0.05, retries: 2, ...(o.busTimers ? { timers: o.busTimers } : {}), ...(o.busClock ? { clock: o.busClock } : {}) };
+  const busOptions = {
+    path,
+    binding,
+    timeoutS: 0.05,
+    retries: 2,
+    ...(o.busTimers ? { timers: o.busTimers } : {}),
+    ...(o.busClock ? { clock: o.busClock } : {}),
+  };
   const b = await FeetechBus.open(busOptions);
   if (!b.ok) return err(b.error);
   const bus = b.value;
@@ -80,11 +99,16 @@ export async function createEmulatedSo101(
     return err(a.error);
   }
   return ok({
-    arm: a.value, bus, emulator, binding, sim, clock, timers,
+    arm: a.value,
+    bus,
+    emulator,
+    binding,
+    sim,
+    clock,
+    timers,
     close: async () => {
       a.value.close();
       if (bus.connected) await bus.close();
     },
   });
 }
-

@@ -46,7 +46,8 @@ async function parquetFiles(dir: string): Promise<string[]> {
     return out;
   }
   for (const c of chunks) {
-    for (const f of (await readdir(join(dir, c))).filter((n) => n.endsWith('.parquet')).sort()) out.push(join(dir, c, f));
+    for (const f of (await readdir(join(dir, c))).filter((n) => n.endsWith('.parquet')).sort())
+      out.push(join(dir, c, f));
   }
   return out;
 }
@@ -56,13 +57,16 @@ export const SO101_STATE_NAMES: readonly string[] = SO101_JOINT_NAMES.map((j) =>
 
 function jointNamesProblem(names: unknown): string | undefined {
   const expected = SO101_STATE_NAMES;
-  if (Array.isArray(names) && names.length === expected.length && names.every((n, i) => n === expected[i])) return undefined;
+  if (Array.isArray(names) && names.length === expected.length && names.every((n, i) => n === expected[i]))
+    return undefined;
   return `expected the SO-101 joint names in order [${expected.join(', ')}], got ${JSON.stringify(names)}`;
 }
 
 async function readParquet(file: string, columns: string[]): Promise<Result<Record<string, unknown>[], InputError>> {
   try {
-    return ok((await parquetReadObjects({ file: await asyncBufferFromFile(file), columns })) as Record<string, unknown>[]);
+    return ok(
+      (await parquetReadObjects({ file: await asyncBufferFromFile(file), columns })) as Record<string, unknown>[],
+    );
   } catch (e) {
     return err(new InputError({ file }, `cannot read parquet file: ${(e as Error).message}`));
   }
@@ -74,7 +78,9 @@ export async function readLeRobotDataset(dir: string): Promise<Result<LeRobotDat
   try {
     raw = JSON.parse(await readFile(infoPath, 'utf8')) as Record<string, unknown>;
   } catch (e) {
-    return err(new InputError({ file: infoPath }, `not a LeRobot dataset (cannot read meta/info.json: ${(e as Error).message})`));
+    return err(
+      new InputError({ file: infoPath }, `not a LeRobot dataset (cannot read meta/info.json: ${(e as Error).message})`),
+    );
   }
   const features = raw.features as Record<string, { names?: unknown; shape?: unknown }> | undefined;
   const stateNames = features?.['observation.state']?.names;
@@ -92,7 +98,12 @@ export async function readLeRobotDataset(dir: string): Promise<Result<LeRobotDat
     stateNames: [...SO101_STATE_NAMES],
   };
   if (!info.codebase_version.startsWith('v3')) {
-    return err(new InputError({ file: infoPath, field: 'codebase_version' }, `expected a LeRobot v3 dataset, got '${info.codebase_version}'`));
+    return err(
+      new InputError(
+        { file: infoPath, field: 'codebase_version' },
+        `expected a LeRobot v3 dataset, got '${info.codebase_version}'`,
+      ),
+    );
   }
   const tasks = new Map<number, { task: string | undefined; length: number | undefined }>();
   for (const f of await parquetFiles(join(dir, 'meta/episodes'))) {
@@ -104,33 +115,58 @@ export async function readLeRobotDataset(dir: string): Promise<Result<LeRobotDat
     }
   }
   const files = await parquetFiles(join(dir, 'data'));
-  if (files.length === 0) return err(new InputError({ file: join(dir, 'data') }, 'no data/chunk-NNN/file-NNN.parquet files'));
-  const rowsByEpisode = new Map<number, { t: number; frame: number; state: number[]; action: number[] | undefined }[]>();
+  if (files.length === 0)
+    return err(new InputError({ file: join(dir, 'data') }, 'no data/chunk-NNN/file-NNN.parquet files'));
+  const rowsByEpisode = new Map<
+    number,
+    { t: number; frame: number; state: number[]; action: number[] | undefined }[]
+  >();
   for (const f of files) {
     const hasAction = features?.action !== undefined;
-    const columns = ['timestamp', 'episode_index', 'frame_index', 'observation.state', ...(hasAction ? ['action'] : [])];
+    const columns = [
+      'timestamp',
+      'episode_index',
+      'frame_index',
+      'observation.state',
+      ...(hasAction ? ['action'] : []),
+    ];
     const rows = await readParquet(f, columns);
     if (!rows.ok) return rows;
     for (const [i, r] of rows.value.entries()) {
       const state = r['observation.state'];
-      if (!Array.isArray(state) || state.length !== 6) return err(new InputError({ file: f, line: i + 1, field: 'observation.state' }, 'expected 6 values'));
+      if (!Array.isArray(state) || state.length !== 6)
+        return err(new InputError({ file: f, line: i + 1, field: 'observation.state' }, 'expected 6 values'));
       const ep = Number(r.episode_index as bigint);
       const list = rowsByEpisode.get(ep) ?? [];
-      list.push({ t: Number(r.timestamp), frame: Number(r.frame_index as bigint), state: state.map(Number), action: Array.isArray(r.action) ? r.action.map(Number) : undefined });
+      list.push({
+        t: Number(r.timestamp),
+        frame: Number(r.frame_index as bigint),
+        state: state.map(Number),
+        action: Array.isArray(r.action) ? r.action.map(Number) : undefined,
+      });
       rowsByEpisode.set(ep, list);
     }
   }
-  const episodes: LeRobotEpisode[] = [...rowsByEpisode.entries()].sort((a, b) => a[0] - b[0]).map(([index, rows]) => {
-    rows.sort((a, b) => a.frame - b.frame);
-    const n = rows.length;
-    const state = new Float64Array(n * 6);
-    const action = rows.every((r) => r.action?.length === 6) ? new Float64Array(n * 6) : undefined;
-    rows.forEach((r, i) => {
-      state.set(r.state, i * 6);
-      if (action && r.action) action.set(r.action, i * 6);
+  const episodes: LeRobotEpisode[] = [...rowsByEpisode.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([index, rows]) => {
+      rows.sort((a, b) => a.frame - b.frame);
+      const n = rows.length;
+      const state = new Float64Array(n * 6);
+      const action = rows.every((r) => r.action?.length === 6) ? new Float64Array(n * 6) : undefined;
+      rows.forEach((r, i) => {
+        state.set(r.state, i * 6);
+        if (action && r.action) action.set(r.action, i * 6);
+      });
+      const meta = tasks.get(index);
+      return {
+        index,
+        task: meta?.task,
+        times: Float64Array.from(rows, (r) => r.t),
+        state,
+        action,
+        declaredLength: meta?.length,
+      };
     });
-    const meta = tasks.get(index);
-    return { index, task: meta?.task, times: Float64Array.from(rows, (r) => r.t), state, action, declaredLength: meta?.length };
-  });
   return ok({ dir, info, episodes });
 }

@@ -1,5 +1,5 @@
 /**
- * SO-101 signal mapping (SPEC §2/§5): raw servo state → joint angles, torques and the declared
+ * SO-101 signal mapping (design §2/§5): raw servo state → joint angles, torques and the declared
  * signals. One instance per arm; every buffer is preallocated and `update` does not allocate.
  *
  * - max_joint_torque: max |k_j · load_j| (or current) over the five body joints.
@@ -17,7 +17,14 @@
  *   is under-attributed); contact_force_max = max of the available estimates.
  */
 import {
-  CapsuleModel, PointForceEstimator, SmoothedDerivatives, SO101_DESCRIPTION, SO101_FRAMES, SO101_MODEL, TF, type ArmModelSpec,
+  CapsuleModel,
+  PointForceEstimator,
+  SmoothedDerivatives,
+  SO101_DESCRIPTION,
+  SO101_FRAMES,
+  SO101_MODEL,
+  TF,
+  type ArmModelSpec,
 } from '../../src/kinematics/index.js';
 import { normalize, rawToRadians, STS3215_RESOLUTION } from '../../src/calibration/lerobot.js';
 import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
@@ -37,7 +44,12 @@ export interface So101RawState {
 }
 
 export function createRawState(): So101RawState {
-  return { position: new Float64Array(JOINTS), velocity: new Float64Array(JOINTS), load: new Float64Array(JOINTS), current: new Float64Array(JOINTS) };
+  return {
+    position: new Float64Array(JOINTS),
+    velocity: new Float64Array(JOINTS),
+    load: new Float64Array(JOINTS),
+    current: new Float64Array(JOINTS),
+  };
 }
 
 /**
@@ -105,9 +117,25 @@ export class So101Mapping {
     this.torqueConstants = Float64Array.from(cal.torque.constants);
     this.deadbandN = cal.contactForce.deadbandN;
     this.capsules = new CapsuleModel(so101ModelFor(cal));
-    this.forceEstimator = new PointForceEstimator(this.capsules.fk, SO101_FRAMES.tcp, SO101_ARM_JOINTS, cal.contactForce.damping);
+    this.forceEstimator = new PointForceEstimator(
+      this.capsules.fk,
+      SO101_FRAMES.tcp,
+      SO101_ARM_JOINTS,
+      cal.contactForce.damping,
+    );
     this.declared = new Uint8Array(Object.keys(SIG).length);
-    const names: SignalName[] = ['arm_furniture_contact_force', 'contact_force_max', 'target_obj_tilt_world_deg', 'obj_above_table', 'gripper_contact', 'max_joint_torque', 'self_collision_clearance', 'ee_speed', 'ee_acc', 'ee_jerk'];
+    const names: SignalName[] = [
+      'arm_furniture_contact_force',
+      'contact_force_max',
+      'target_obj_tilt_world_deg',
+      'obj_above_table',
+      'gripper_contact',
+      'max_joint_torque',
+      'self_collision_clearance',
+      'ee_speed',
+      'ee_acc',
+      'ee_jerk',
+    ];
     names.forEach((n, i) => (this.declared[i] = cal.declaredSignals.includes(n) ? 1 : 0));
   }
 
@@ -185,10 +213,14 @@ export class So101Mapping {
     const o = this.cal.graspOffsetM;
     cm.fk.pointInBase(this.obj, 0, SO101_FRAMES.tcp, o[0], o[1], o[2]);
     const g = TF * SO101_FRAMES.gripper;
-    const zx = F[g + 2]!, zy = F[g + 5]!, zz = F[g + 8]!;
+    const zx = F[g + 2]!,
+      zy = F[g + 5]!,
+      zz = F[g + 8]!;
     if (this.pendingGraspSnapshot) {
       this.pendingGraspSnapshot = false;
-      this.graspZ[0] = zx; this.graspZ[1] = zy; this.graspZ[2] = zz;
+      this.graspZ[0] = zx;
+      this.graspZ[1] = zy;
+      this.graspZ[2] = zz;
       this.graspHeight = this.obj[2]!;
     }
     if (this.gripping) {
@@ -205,7 +237,9 @@ export class So101Mapping {
   tcp(out: Float64Array): void {
     const F = this.capsules.fk.frames;
     const t = TF * SO101_FRAMES.tcp;
-    out[0] = F[t + 9]!; out[1] = F[t + 10]!; out[2] = F[t + 11]!;
+    out[0] = F[t + 9]!;
+    out[1] = F[t + 10]!;
+    out[2] = F[t + 11]!;
   }
 
   /** Height of the TCP above the calibrated table plane (m). */
@@ -236,4 +270,3 @@ export class So101Mapping {
     if (d[9] && Number.isFinite(this.ee.jerk)) frame.set(SIG.eeJerk, this.ee.jerk, t, `${source}.fk`);
   }
 }
-

@@ -19,17 +19,23 @@ export const RESIDUAL_INPUTS = 10;
 /** What users see when the runtime is missing: what is lost, what armguard does instead, the fix. */
 export const ONNX_RUNTIME_MISSING =
   'onnxruntime-node is not installed, so the learned free-motion residual cannot run. ' +
-  'armguard uses the analytic free-motion model alone with the calibration\'s wider no-residual contact threshold ' +
+  "armguard uses the analytic free-motion model alone with the calibration's wider no-residual contact threshold " +
   '(contact_force.no_residual_threshold_n). To use the residual: npm install onnxruntime-node ' +
   '(offline or without a GPU: npm install onnxruntime-node --onnxruntime-node-install=skip).';
 
 /** Import onnxruntime-node (or what `importer` loads in its place); a missing package is a value, not a throw. */
-export function importOnnxRuntime(importer: () => Promise<typeof Ort> = () => import('onnxruntime-node')): Promise<Result<typeof Ort, string>> {
+export function importOnnxRuntime(
+  importer: () => Promise<typeof Ort> = () => import('onnxruntime-node'),
+): Promise<Result<typeof Ort, string>> {
   return importer().then(
     (m) => ok(m),
     (e: unknown) => {
       const code = (e as { code?: string }).code;
-      return err(code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' ? ONNX_RUNTIME_MISSING : `onnxruntime-node failed to load: ${(e as Error).message}`);
+      return err(
+        code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND'
+          ? ONNX_RUNTIME_MISSING
+          : `onnxruntime-node failed to load: ${(e as Error).message}`,
+      );
     },
   );
 }
@@ -53,10 +59,15 @@ export class OnnxResidual {
     const rt = await loadOnnxRuntime();
     if (!rt.ok) return rt;
     try {
-      const session = typeof model === 'string' ? await rt.value.InferenceSession.create(model) : await rt.value.InferenceSession.create(model);
+      const session =
+        typeof model === 'string'
+          ? await rt.value.InferenceSession.create(model)
+          : await rt.value.InferenceSession.create(model);
       return ok(new OnnxResidual(rt.value, session));
     } catch (e) {
-      return err(`${typeof model === 'string' ? model : 'residual model'}: onnxruntime-node cannot load it: ${(e as Error).message}`);
+      return err(
+        `${typeof model === 'string' ? model : 'residual model'}: onnxruntime-node cannot load it: ${(e as Error).message}`,
+      );
     }
   }
 
@@ -121,14 +132,19 @@ export interface So101FreeMotion {
  * otherwise the analytic model with the calibration's no-residual fallback applied. A calibration
  * that names a residual without a fallback is refused by its parser, so this never guesses.
  */
-export async function so101FreeMotion(cal: So101Calibration, residualPath: string | undefined, load = OnnxResidual.load): Promise<So101FreeMotion> {
+export async function so101FreeMotion(
+  cal: So101Calibration,
+  residualPath: string | undefined,
+  load = OnnxResidual.load,
+): Promise<So101FreeMotion> {
   const analytic = new AnalyticFreeMotionModel(cal.freeMotion);
   if (residualPath === undefined || !cal.freeMotion.residualOnnx) return { model: analytic, calibration: cal };
   const residual = await load(residualPath);
   if (residual.ok) return { model: new OnnxFreeMotionModel(analytic, residual.value), calibration: cal };
-  const notice = residual.error === ONNX_RUNTIME_MISSING
-    ? residual.error
-    : `${residual.error} — armguard uses the analytic free-motion model alone with the calibration's wider no-residual contact threshold (contact_force.no_residual_threshold_n).`;
+  const notice =
+    residual.error === ONNX_RUNTIME_MISSING
+      ? residual.error
+      : `${residual.error} — armguard uses the analytic free-motion model alone with the calibration's wider no-residual contact threshold (contact_force.no_residual_threshold_n).`;
   return { model: analytic, calibration: withoutResidual(cal), notice };
 }
 
@@ -148,5 +164,10 @@ export function withoutResidual(cal: So101Calibration): So101Calibration {
     }
   }
   const { residualOnnx: _unused, ...freeMotion } = cal.freeMotion;
-  return { ...cal, freeMotion, contactForce: { damping: cal.contactForce.damping, deadbandN: fallback.deadbandN }, thresholds };
+  return {
+    ...cal,
+    freeMotion,
+    contactForce: { damping: cal.contactForce.damping, deadbandN: fallback.deadbandN },
+    thresholds,
+  };
 }

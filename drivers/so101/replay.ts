@@ -18,8 +18,21 @@ import type { SignalName } from '../../src/schema/signals.js';
 import { So101Mapping } from './mapping.js';
 import type { LeRobotEpisode } from './lerobot-dataset.js';
 
-export const POSITION_ONLY_SIGNALS: readonly SignalName[] = ['self_collision_clearance', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg', 'ee_speed', 'ee_acc', 'ee_jerk'];
-export const NOT_DERIVABLE_FROM_POSITIONS: readonly SignalName[] = ['max_joint_torque', 'arm_furniture_contact_force', 'contact_force_max', 'target_furniture_contact_force'];
+export const POSITION_ONLY_SIGNALS: readonly SignalName[] = [
+  'self_collision_clearance',
+  'gripper_contact',
+  'obj_above_table',
+  'target_obj_tilt_world_deg',
+  'ee_speed',
+  'ee_acc',
+  'ee_jerk',
+];
+export const NOT_DERIVABLE_FROM_POSITIONS: readonly SignalName[] = [
+  'max_joint_torque',
+  'arm_furniture_contact_force',
+  'contact_force_max',
+  'target_furniture_contact_force',
+];
 
 /** Per-frame gripper change (LeRobot 0–100) below which the gripper counts as stalled. */
 export const STALL_STEP_PCT = 0.3;
@@ -72,7 +85,10 @@ export type UnitEvidence =
  * Recorded values are servo ticks mapped linearly, so each joint's values step by one tick's worth:
  * 360/4095 on every joint in `degrees`, 200/(range_max − range_min) per joint in `range_m100_100`.
  */
-export function unitFromValueSteps(episodes: readonly Pick<LeRobotEpisode, 'state' | 'times'>[], jointNames: readonly string[]): UnitEvidence {
+export function unitFromValueSteps(
+  episodes: readonly Pick<LeRobotEpisode, 'state' | 'times'>[],
+  jointNames: readonly string[],
+): UnitEvidence {
   const steps: JointStep[] = [];
   for (let j = 0; j < SO101_ARM_JOINTS; j++) {
     const values = new Set<number>();
@@ -80,18 +96,30 @@ export function unitFromValueSteps(episodes: readonly Pick<LeRobotEpisode, 'stat
     const sorted = Float64Array.from(values).sort();
     let step = Infinity;
     for (let i = 1; i < sorted.length; i++) step = Math.min(step, sorted[i]! - sorted[i - 1]!);
-    steps.push({ joint: jointNames[j] ?? `joint ${j + 1}`, step: Number.isFinite(step) ? step : undefined, distinct: sorted.length });
+    steps.push({
+      joint: jointNames[j] ?? `joint ${j + 1}`,
+      step: Number.isFinite(step) ? step : undefined,
+      distinct: sorted.length,
+    });
   }
   const informative = steps.filter((s) => s.step !== undefined && s.distinct >= MIN_DISTINCT_VALUES);
   if (informative.length === 0) return { kind: 'unclear', steps };
   // In degrees every joint steps by 360/4095; one joint that does not rules degrees out.
   const notDegrees = informative.some((s) => Math.abs(s.step! / LEROBOT_DEGREE_STEP - 1) > DEGREE_STEP_TOLERANCE);
   if (!notDegrees) return { kind: 'degrees', steps };
-  return { kind: 'range_m100_100', steps, spans: steps.map((s) => (s.step !== undefined && s.distinct >= MIN_DISTINCT_VALUES ? 200 / s.step : NaN)) };
+  return {
+    kind: 'range_m100_100',
+    steps,
+    spans: steps.map((s) => (s.step !== undefined && s.distinct >= MIN_DISTINCT_VALUES ? 200 / s.step : NaN)),
+  };
 }
 
 /** LeRobot value of a body joint → radians (URDF new-calib zero = mid-range). */
-export function bodyValueToRadians(value: number, cal: MotorCalibration, mode: PositionReplayOptions['normMode']): number {
+export function bodyValueToRadians(
+  value: number,
+  cal: MotorCalibration,
+  mode: PositionReplayOptions['normMode'],
+): number {
   if (mode === 'degrees') return (value * Math.PI) / 180;
   const v = cal.drive_mode ? -value : value;
   const raw = ((v + 100) / 200) * (cal.range_max - cal.range_min) + cal.range_min;
@@ -141,14 +169,22 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
   }
   const stats = new Map<SignalName, SignalStats>();
   for (const [name, col] of columns) {
-    let min = Infinity, max = -Infinity;
+    let min = Infinity,
+      max = -Infinity;
     for (const v of col) {
       if (v < min) min = v;
       if (v > max) max = v;
     }
     stats.set(name, { min, max });
   }
-  return { times: Float64Array.from(ep.times), columns, stats, framesOutsideLimits: outside, minSelfDistanceM: minSelf, gripFrames };
+  return {
+    times: Float64Array.from(ep.times),
+    columns,
+    stats,
+    framesOutsideLimits: outside,
+    minSelfDistanceM: minSelf,
+    gripFrames,
+  };
 }
 
 function finiteOr0(v: number): number {

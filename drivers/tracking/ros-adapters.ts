@@ -21,7 +21,11 @@ export interface RigidBodies {
 export type TrackingInput =
   | { kind: 'vrpn'; /** tracker name → body name */ trackers: Readonly<Record<string, string>>; prefix?: string }
   | { kind: 'mocap4r2'; topic: string }
-  | { kind: 'apriltag'; /** child frame (e.g. 'tag36h11:3') → body name */ tags: Readonly<Record<string, string>>; topic?: string };
+  | {
+      kind: 'apriltag';
+      /** child frame (e.g. 'tag36h11:3') → body name */ tags: Readonly<Record<string, string>>;
+      topic?: string;
+    };
 
 /** Subscribe `tracker` to a tracking input on `node`. Returns the subscriptions. */
 export function subscribeTracking(node: RosNode, tracker: SceneTracker, input: TrackingInput): RosSubscription[] {
@@ -56,9 +60,15 @@ export function applyRigidBodies(tracker: SceneTracker, m: RigidBodies, time: Ro
   for (const rb of m.rigidbodies) tracker.observePose(rb.rigid_body_name, rb.pose, t);
 }
 
-export function applyTf(tracker: SceneTracker, m: TFMessage, tags: Readonly<Record<string, string>>, time: RosTimeBase = RosTimeBase.EPOCH): void {
+export function applyTf(
+  tracker: SceneTracker,
+  m: TFMessage,
+  tags: Readonly<Record<string, string>>,
+  time: RosTimeBase = RosTimeBase.EPOCH,
+): void {
   for (const tf of m.transforms) {
     const body = tags[tf.child_frame_id];
-    if (body !== undefined) tracker.observe(body, tf.transform.translation, tf.transform.rotation, time.seconds(tf.header.stamp));
+    if (body !== undefined)
+      tracker.observe(body, tf.transform.translation, tf.transform.rotation, time.seconds(tf.header.stamp));
   }
 }

@@ -1,5 +1,5 @@
 /**
- * External tracking → scene signals (SPEC §2, §5): bystander displacement from each body's first
+ * External tracking → scene signals (design §2, §5): bystander displacement from each body's first
  * pose of the episode (non_target_disp_max) and, when the target is tracked, its tilt from its
  * initial up axis and its height above the support surface. Adapters for vrpn_mocap PoseStamped,
  * mocap4r2 RigidBodies and AprilTag /tf feed `observe`.
@@ -39,7 +39,12 @@ export class SceneTracker {
 
   constructor(readonly config: SceneTrackerConfig) {
     this.bystanders = new Set(config.bystanders);
-    for (const name of [...config.bystanders, ...(config.target ? [config.target] : []), ...(config.obstacles ?? []), ...(config.positionsOnly ?? [])]) {
+    for (const name of [
+      ...config.bystanders,
+      ...(config.target ? [config.target] : []),
+      ...(config.obstacles ?? []),
+      ...(config.positionsOnly ?? []),
+    ]) {
       this.bodies.set(name, {
         initial: undefined,
         initialUp: new Float64Array(3),

@@ -75,7 +75,12 @@ export class SimTrackingAdapter {
     for (let i = 0; i < nb; i++) {
       const o = i * 7;
       const r = this.ring;
-      this.tracker.observe(this.options.bodies[i]!, { x: r[o]!, y: r[o + 1]!, z: r[o + 2]! }, { w: r[o + 3]!, x: r[o + 4]!, y: r[o + 5]!, z: r[o + 6]! }, this.world.time - (depth - 1) * dt);
+      this.tracker.observe(
+        this.options.bodies[i]!,
+        { x: r[o]!, y: r[o + 1]!, z: r[o + 2]! },
+        { w: r[o + 3]!, x: r[o + 4]!, y: r[o + 5]!, z: r[o + 6]! },
+        this.world.time - (depth - 1) * dt,
+      );
     }
   }
 
@@ -113,7 +118,12 @@ export class SimTrackingAdapter {
     for (let i = 0; i < nb; i++) {
       const o = (out * nb + i) * 7;
       const r = this.ring;
-      this.tracker.observe(this.options.bodies[i]!, { x: r[o]!, y: r[o + 1]!, z: r[o + 2]! }, { w: r[o + 3]!, x: r[o + 4]!, y: r[o + 5]!, z: r[o + 6]! }, this.ringStamp[out]!);
+      this.tracker.observe(
+        this.options.bodies[i]!,
+        { x: r[o]!, y: r[o + 1]!, z: r[o + 2]! },
+        { w: r[o + 3]!, x: r[o + 4]!, y: r[o + 5]!, z: r[o + 6]! },
+        this.ringStamp[out]!,
+      );
     }
   }
 }

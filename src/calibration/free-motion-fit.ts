@@ -1,5 +1,5 @@
 /**
- * Fit the SO-101 free-motion model and torque constants from recorded free motion (SPEC §5).
+ * Fit the SO-101 free-motion model and torque constants from recorded free motion (design §5).
  * Per body joint j, in register units u (load or current):
  *   u_j = Y_j(q)·θ'_j + b'_j·q̇_j + c'_j·tanh(q̇_j / w) + s_j·G_j(q)·[payload on]
  * where G_j = m_p·g·∂z_payload/∂q_j is the known gravity torque of the reference payload at the TCP.
@@ -8,7 +8,12 @@
  * constant. Linear least squares throughout (ridge, least-squares.ts).
  */
 import { SO101_FRAMES, TF, PointForceEstimator } from '../kinematics/index.js';
-import { AnalyticFreeMotionModel, GRAVITY, So101GravityRegressor, type AnalyticFreeMotionParams } from './free-motion.js';
+import {
+  AnalyticFreeMotionModel,
+  GRAVITY,
+  So101GravityRegressor,
+  type AnalyticFreeMotionParams,
+} from './free-motion.js';
 import { ridgeLeastSquares } from './least-squares.js';
 import { fitRandomFeatureMlp, mlpPredict, type Mlp } from './mlp.js';
 import { GRAVITY_PARAMS, SO101_ARM_JOINTS } from './so101.js';
@@ -75,16 +80,23 @@ export function fitFreeMotion(samples: readonly FreeMotionSample[], o: FreeMotio
     }
   });
   const minPayload = o.minPayloadTorqueNm ?? 0.05;
-  const constants: number[] = [], sources: string[] = [];
-  const gravity: number[][] = [], viscous: number[] = [], coulomb: number[] = [];
+  const constants: number[] = [],
+    sources: string[] = [];
+  const gravity: number[][] = [],
+    viscous: number[] = [],
+    coulomb: number[] = [];
   const A = new Float64Array(n * COLS);
   const b = new Float64Array(n);
   for (let j = 0; j < SO101_ARM_JOINTS; j++) {
-    let gEnergy = 0, loaded = 0;
+    let gEnergy = 0,
+      loaded = 0;
     for (let r = 0; r < n; r++) {
       const s = samples[r]!;
       const row = r * COLS;
-      A.set(Ys.subarray((r * SO101_ARM_JOINTS + j) * GRAVITY_PARAMS, (r * SO101_ARM_JOINTS + j + 1) * GRAVITY_PARAMS), row);
+      A.set(
+        Ys.subarray((r * SO101_ARM_JOINTS + j) * GRAVITY_PARAMS, (r * SO101_ARM_JOINTS + j + 1) * GRAVITY_PARAMS),
+        row,
+      );
       const v = s.qd[j]!;
       A[row + GRAVITY_PARAMS] = v;
       A[row + GRAVITY_PARAMS + 1] = Math.tanh(v / o.coulombWidth);
@@ -126,7 +138,15 @@ export function fitFreeMotion(samples: readonly FreeMotionSample[], o: FreeMotio
     for (let j = 0; j < SO101_ARM_JOINTS; j++) res[r * SO101_ARM_JOINTS + j] = constants[j]! * s.units[j]! - pred[j]!;
   });
   const fit: FreeMotionFit = {
-    constants, constantSources: sources, params, residualRmsNm: rms(res, m), samples: n, forceRmsN: NaN, forceP99N: NaN, analyticForceRmsN: NaN, analyticForceP99N: NaN,
+    constants,
+    constantSources: sources,
+    params,
+    residualRmsNm: rms(res, m),
+    samples: n,
+    forceRmsN: NaN,
+    forceP99N: NaN,
+    analyticForceRmsN: NaN,
+    analyticForceP99N: NaN,
   };
   let finalRes = res;
   if ((o.learnedResidual ?? true) && m > 40) {
@@ -142,7 +162,8 @@ export function fitFreeMotion(samples: readonly FreeMotionSample[], o: FreeMotio
     const y = new Float64Array(SO101_ARM_JOINTS);
     for (let r = 0; r < m; r++) {
       mlpPredict(mlp, X.subarray(r * 10, r * 10 + 10), y);
-      for (let j = 0; j < SO101_ARM_JOINTS; j++) after[r * SO101_ARM_JOINTS + j] = res[r * SO101_ARM_JOINTS + j]! - y[j]!;
+      for (let j = 0; j < SO101_ARM_JOINTS; j++)
+        after[r * SO101_ARM_JOINTS + j] = res[r * SO101_ARM_JOINTS + j]! - y[j]!;
     }
     fit.learned = mlp;
     fit.learnedRmsNm = rms(after, m);
@@ -158,7 +179,10 @@ export function fitFreeMotion(samples: readonly FreeMotionSample[], o: FreeMotio
     let f2 = 0;
     for (const f of forces) f2 += f * f;
     const sorted = Array.from(forces).sort((a, c) => a - c);
-    return { rms: Math.sqrt(f2 / Math.max(1, m)), p99: sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? NaN };
+    return {
+      rms: Math.sqrt(f2 / Math.max(1, m)),
+      p99: sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? NaN,
+    };
   };
   const floor = noiseFloor(finalRes);
   const analytic = finalRes === res ? floor : noiseFloor(res);

@@ -41,8 +41,10 @@ export class So101GravityRegressor {
     Y.fill(0);
     for (let j = 0; j < SO101_ARM_JOINTS; j++) {
       const oj = TF * (j + 1);
-      const zx = F[oj + 2]!, zy = F[oj + 5]!;
-      const ox = F[oj + 9]!, oy = F[oj + 10]!;
+      const zx = F[oj + 2]!,
+        zy = F[oj + 5]!;
+      const ox = F[oj + 9]!,
+        oy = F[oj + 10]!;
       // Serial chain: joint j moves links (frames) j+1 … 5.
       for (let k = j + 1; k <= LINKS; k++) {
         const ok = TF * k;

@@ -3,7 +3,13 @@
  * free), via the normal equations and Cholesky. Rank-deficient columns (e.g. gravity terms a joint
  * cannot feel) get 0. Calibration-time code: allocates freely.
  */
-export function ridgeLeastSquares(A: Float64Array, rows: number, cols: number, b: Float64Array, lambda = 1e-9): Float64Array {
+export function ridgeLeastSquares(
+  A: Float64Array,
+  rows: number,
+  cols: number,
+  b: Float64Array,
+  lambda = 1e-9,
+): Float64Array {
   const N = new Float64Array(cols * cols);
   const r = new Float64Array(cols);
   for (let i = 0; i < rows; i++) {

@@ -32,7 +32,8 @@ export type NormMode = 'degrees' | 'range_m100_100' | 'range_0_100';
 export const STS3215_RESOLUTION = 4096;
 
 export function normalize(raw: number, cal: MotorCalibration, mode: NormMode, resolution = STS3215_RESOLUTION): number {
-  const min = cal.range_min, max = cal.range_max;
+  const min = cal.range_min,
+    max = cal.range_max;
   const bounded = Math.min(max, Math.max(min, raw));
   switch (mode) {
     case 'degrees':
@@ -48,8 +49,14 @@ export function normalize(raw: number, cal: MotorCalibration, mode: NormMode, re
   }
 }
 
-export function unnormalize(value: number, cal: MotorCalibration, mode: NormMode, resolution = STS3215_RESOLUTION): number {
-  const min = cal.range_min, max = cal.range_max;
+export function unnormalize(
+  value: number,
+  cal: MotorCalibration,
+  mode: NormMode,
+  resolution = STS3215_RESOLUTION,
+): number {
+  const min = cal.range_min,
+    max = cal.range_max;
   switch (mode) {
     case 'degrees':
       return Math.trunc((value * (resolution - 1)) / 360 + (min + max) / 2);
@@ -80,7 +87,7 @@ export function rawToRadians(raw: number, cal: MotorCalibration, resolution = ST
 }
 
 export function radiansToRaw(rad: number, cal: MotorCalibration, resolution = STS3215_RESOLUTION): number {
-  return Math.round(((rad * 180) / Math.PI) * (resolution - 1) / 360 + (cal.range_min + cal.range_max) / 2);
+  return Math.round((((rad * 180) / Math.PI) * (resolution - 1)) / 360 + (cal.range_min + cal.range_max) / 2);
 }
 
 const FIELDS = ['id', 'drive_mode', 'homing_offset', 'range_min', 'range_max'] as const;
@@ -112,8 +119,10 @@ export function parseMotorCalibration(
   const c = out as unknown as MotorCalibration;
   if (c.id < 0 || c.id > 253) return fail('id', `servo id must be 0..253, got ${c.id}`);
   if (c.drive_mode !== 0 && c.drive_mode !== 1) return fail('drive_mode', `expected 0 or 1, got ${c.drive_mode}`);
-  if (c.range_min >= c.range_max) return fail('range_max', `range_max (${c.range_max}) must exceed range_min (${c.range_min})`);
-  if (c.range_min < 0) return fail('range_min', `range must lie within 0..${STS3215_RESOLUTION - 1}, got range_min ${c.range_min}`);
+  if (c.range_min >= c.range_max)
+    return fail('range_max', `range_max (${c.range_max}) must exceed range_min (${c.range_min})`);
+  if (c.range_min < 0)
+    return fail('range_min', `range must lie within 0..${STS3215_RESOLUTION - 1}, got range_min ${c.range_min}`);
   if (c.range_max > STS3215_RESOLUTION - 1) {
     return fail('range_max', `range must lie within 0..${STS3215_RESOLUTION - 1}, got range_max ${c.range_max}`);
   }
@@ -124,7 +133,11 @@ export function parseMotorCalibration(
 }
 
 /** Parse a LeRobot calibration JSON (`{ motor: { id, drive_mode, homing_offset, range_min, range_max } }`). */
-export function parseLeRobotCalibrationJson(text: string, file: string, required: readonly string[] = []): Result<LeRobotCalibration, InputError> {
+export function parseLeRobotCalibrationJson(
+  text: string,
+  file: string,
+  required: readonly string[] = [],
+): Result<LeRobotCalibration, InputError> {
   let data: unknown;
   try {
     data = JSON.parse(text);

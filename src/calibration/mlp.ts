@@ -19,7 +19,12 @@ export interface Mlp {
   b2: Float64Array;
 }
 
-export function mlpPredict(m: Mlp, x: ArrayLike<number>, out: Float64Array, hiddenScratch = new Float64Array(m.hidden)): void {
+export function mlpPredict(
+  m: Mlp,
+  x: ArrayLike<number>,
+  out: Float64Array,
+  hiddenScratch = new Float64Array(m.hidden),
+): void {
   for (let h = 0; h < m.hidden; h++) {
     let s = m.b1[h]!;
     for (let i = 0; i < m.inputs; i++) s += m.w1[h * m.inputs + i]! * (x[i] ?? 0);
@@ -40,14 +45,20 @@ function normals(seed: number): () => number {
 
 /** Fit on X (n × inputs) → Y (n × outputs), row-major. */
 export function fitRandomFeatureMlp(
-  X: Float64Array, Y: Float64Array, n: number, inputs: number, outputs: number,
+  X: Float64Array,
+  Y: Float64Array,
+  n: number,
+  inputs: number,
+  outputs: number,
   options: { hidden?: number; seed?: number; ridge?: number } = {},
 ): Mlp {
   const hidden = options.hidden ?? 32;
   const rnd = normals(options.seed ?? 1);
-  const mean = new Float64Array(inputs), std = new Float64Array(inputs);
+  const mean = new Float64Array(inputs),
+    std = new Float64Array(inputs);
   for (let i = 0; i < inputs; i++) {
-    let s = 0, s2 = 0;
+    let s = 0,
+      s2 = 0;
     for (let r = 0; r < n; r++) {
       const v = X[r * inputs + i]!;
       s += v;
@@ -56,7 +67,8 @@ export function fitRandomFeatureMlp(
     mean[i] = s / n;
     std[i] = Math.sqrt(Math.max(s2 / n - (s / n) ** 2, 0)) || 1;
   }
-  const w1 = new Float64Array(hidden * inputs), b1 = new Float64Array(hidden);
+  const w1 = new Float64Array(hidden * inputs),
+    b1 = new Float64Array(hidden);
   for (let h = 0; h < hidden; h++) {
     let shift = 0;
     for (let i = 0; i < inputs; i++) {
@@ -74,7 +86,8 @@ export function fitRandomFeatureMlp(
     H.set(tmp, r * (hidden + 1));
     H[r * (hidden + 1) + hidden] = 1;
   }
-  const w2 = new Float64Array(outputs * hidden), b2 = new Float64Array(outputs);
+  const w2 = new Float64Array(outputs * hidden),
+    b2 = new Float64Array(outputs);
   const y = new Float64Array(n);
   for (let o = 0; o < outputs; o++) {
     for (let r = 0; r < n; r++) y[r] = Y[r * outputs + o]!;

@@ -25,7 +25,10 @@ export interface PointPair {
 /** Rows beyond this are refused (a calibration touches tens of points, not millions). */
 export const MAX_PAIRS = 10_000;
 
-export function parsePairsCsv(text: string, file: string): { ok: true; pairs: PointPair[] } | { ok: false; errors: string[] } {
+export function parsePairsCsv(
+  text: string,
+  file: string,
+): { ok: true; pairs: PointPair[] } | { ok: false; errors: string[] } {
   const lines = text.split(/\r?\n/);
   const errors: string[] = [];
   let header: string[] | undefined;
@@ -41,9 +44,16 @@ export function parsePairsCsv(text: string, file: string): { ok: true; pairs: Po
       const unknown = cells.filter((c) => c !== 'label' && !(PAIR_COLUMNS as readonly string[]).includes(c));
       const missing = PAIR_COLUMNS.filter((c) => !cells.includes(c));
       const twice = cells.filter((c, k) => cells.indexOf(c) !== k);
-      if (unknown.length > 0) errors.push(`${file}:${headerLine}: unknown column(s) ${unknown.map((c) => `'${c}'`).join(', ')} (expected label, ${PAIR_COLUMNS.join(', ')})`);
-      if (missing.length > 0) errors.push(`${file}:${headerLine}: missing column(s) ${missing.join(', ')} (header: label,${PAIR_COLUMNS.join(',')})`);
-      if (twice.length > 0) errors.push(`${file}:${headerLine}: column(s) ${[...new Set(twice)].join(', ')} appear more than once`);
+      if (unknown.length > 0)
+        errors.push(
+          `${file}:${headerLine}: unknown column(s) ${unknown.map((c) => `'${c}'`).join(', ')} (expected label, ${PAIR_COLUMNS.join(', ')})`,
+        );
+      if (missing.length > 0)
+        errors.push(
+          `${file}:${headerLine}: missing column(s) ${missing.join(', ')} (header: label,${PAIR_COLUMNS.join(',')})`,
+        );
+      if (twice.length > 0)
+        errors.push(`${file}:${headerLine}: column(s) ${[...new Set(twice)].join(', ')} appear more than once`);
       if (errors.length > 0) return { ok: false, errors };
       continue;
     }
@@ -58,7 +68,8 @@ export function parsePairsCsv(text: string, file: string): { ok: true; pairs: Po
     const value = (column: (typeof PAIR_COLUMNS)[number]): number => {
       const cell = cells[header!.indexOf(column)]!;
       const v = cell === '' ? NaN : Number(cell);
-      if (!Number.isFinite(v)) errors.push(`${file}:${i + 1}: column ${column}: expected a finite number (m), got '${cell.slice(0, 40)}'`);
+      if (!Number.isFinite(v))
+        errors.push(`${file}:${i + 1}: column ${column}: expected a finite number (m), got '${cell.slice(0, 40)}'`);
       return v;
     };
     const robot: [number, number, number] = [value('robot_x'), value('robot_y'), value('robot_z')];
@@ -67,7 +78,11 @@ export function parsePairsCsv(text: string, file: string): { ok: true; pairs: Po
     const label = labelAt >= 0 && cells[labelAt] !== '' ? cells[labelAt]! : `line ${i + 1}`;
     pairs.push({ label, line: i + 1, robot, mocap });
   }
-  if (!header) return { ok: false, errors: [`${file}: no header (expected 'label,${PAIR_COLUMNS.join(',')}' then one row per touched point)`] };
+  if (!header)
+    return {
+      ok: false,
+      errors: [`${file}: no header (expected 'label,${PAIR_COLUMNS.join(',')}' then one row per touched point)`],
+    };
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, pairs };
 }

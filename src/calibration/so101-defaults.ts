@@ -23,7 +23,7 @@ export function jointTorqueThreshold(supplyVoltage: number): ThresholdEntry {
       `${Math.round(JOINT_TORQUE_STALL_FRACTION * 100)} % of the STS3215 stall torque (${stall} N·m at ${supplyVoltage} V), as in the so101 platform profile: ` +
       "a servo cannot exceed stall, so Franka's 87 N·m could never fire; sustained load at that level is the overload that burned " +
       'SO-101 grippers (LeRobot then halved the gripper Max_Torque_Limit to 500); the severe anchor is stall itself.',
-    source: 'SPEC §5; hardware-facts §B3 (ftservo-wiki st-3215-c001/c018), §B4/§B5 (huggingface/lerobot#1809)',
+    source: 'design §5; hardware-facts §B3 (ftservo-wiki st-3215-c001/c018), §B4/§B5 (huggingface/lerobot#1809)',
   };
 }
 
@@ -59,7 +59,9 @@ export function defaultSo101Calibration(
       source: 'load',
       stallTorqueNm: stall,
       constants: new Array<number>(SO101_ARM_JOINTS).fill(stall / 1000),
-      constantSources: new Array<string>(SO101_ARM_JOINTS).fill('datasheet: stall torque / 1000 (100 % load = stall, UNCONFIRMED)'),
+      constantSources: new Array<string>(SO101_ARM_JOINTS).fill(
+        'datasheet: stall torque / 1000 (100 % load = stall, UNCONFIRMED)',
+      ),
     },
     freeMotion: {
       gravity: Array.from({ length: SO101_ARM_JOINTS }, () => new Array<number>(GRAVITY_PARAMS).fill(0)),
@@ -72,8 +74,16 @@ export function defaultSo101Calibration(
     gripperContact: { loadOn: 150, loadOff: 80, stallVelocity: 20, emptyClosedPct: 3 },
     contactForce: { damping: 1e-4, deadbandN: 1 },
     declaredSignals: [
-      'max_joint_torque', 'gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg', 'self_collision_clearance',
-      'arm_furniture_contact_force', 'contact_force_max', 'ee_speed', 'ee_acc', 'ee_jerk',
+      'max_joint_torque',
+      'gripper_contact',
+      'obj_above_table',
+      'target_obj_tilt_world_deg',
+      'self_collision_clearance',
+      'arm_furniture_contact_force',
+      'contact_force_max',
+      'ee_speed',
+      'ee_acc',
+      'ee_jerk',
     ],
     thresholds: { joint_torque: jointTorqueThreshold(supplyVoltage) },
   };

@@ -28,7 +28,12 @@ export function contactThreshold(fit: FreeMotionFit, stallNm: number): Threshold
 }
 
 /** Apply a fit to a calibration (returns a new object). */
-export function applyFit(cal: So101Calibration, fit: FreeMotionFit, tableHeightM: number, onnxFile?: string): So101Calibration {
+export function applyFit(
+  cal: So101Calibration,
+  fit: FreeMotionFit,
+  tableHeightM: number,
+  onnxFile?: string,
+): So101Calibration {
   const thresholds = { ...cal.thresholds };
   const contact = contactThreshold(fit, cal.torque.stallTorqueNm);
   thresholds.arm_furniture_force = contact;
@@ -48,7 +53,14 @@ export function applyFit(cal: So101Calibration, fit: FreeMotionFit, tableHeightM
     contactForce: {
       damping: cal.contactForce.damping,
       deadbandN: round6(fit.forceP99N),
-      ...(onnxFile ? { noResidual: { deadbandN: round6(fit.analyticForceP99N), thresholdN: contactThresholdN(fit, fit.analyticForceP99N) } } : {}),
+      ...(onnxFile
+        ? {
+            noResidual: {
+              deadbandN: round6(fit.analyticForceP99N),
+              thresholdN: contactThresholdN(fit, fit.analyticForceP99N),
+            },
+          }
+        : {}),
     },
     thresholds,
   };
@@ -58,9 +70,15 @@ function round6(v: number): number {
   return Number(v.toPrecision(6));
 }
 
-export function calibrationReport(cal: So101Calibration, fit: FreeMotionFit, extra: { tableHeightM: number; tableProbeForceN: number; onnxCheck?: string; mode: string }): string {
-  const rows = SO101_JOINT_NAMES.slice(0, 5).map((n, j) =>
-    `| ${n} | ${fit.constants[j]!.toPrecision(4)} | ${fit.constantSources[j]} | ${fit.params.viscous[j]!.toFixed(4)} | ${fit.params.coulomb[j]!.toFixed(4)} | ${fit.residualRmsNm[j]!.toFixed(4)} | ${fit.learnedRmsNm ? fit.learnedRmsNm[j]!.toFixed(4) : '—'} |`);
+export function calibrationReport(
+  cal: So101Calibration,
+  fit: FreeMotionFit,
+  extra: { tableHeightM: number; tableProbeForceN: number; onnxCheck?: string; mode: string },
+): string {
+  const rows = SO101_JOINT_NAMES.slice(0, 5).map(
+    (n, j) =>
+      `| ${n} | ${fit.constants[j]!.toPrecision(4)} | ${fit.constantSources[j]} | ${fit.params.viscous[j]!.toFixed(4)} | ${fit.params.coulomb[j]!.toFixed(4)} | ${fit.residualRmsNm[j]!.toFixed(4)} | ${fit.learnedRmsNm ? fit.learnedRmsNm[j]!.toFixed(4) : '—'} |`,
+  );
   return [
     `# SO-101 calibration report: ${cal.armId}`,
     '',

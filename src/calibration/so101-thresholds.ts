@@ -1,5 +1,5 @@
 /**
- * The calibration file is the per-arm truth for thresholds (SPEC §5): every threshold an SO-101
+ * The calibration file is the per-arm truth for thresholds (design §5): every threshold an SO-101
  * calibration declares is the one monitored on that arm, replacing the platform profile's and the
  * clause library's numbers for that clause. Two pure steps:
  * - `thresholdRangeProblem`: a declared value must be finite, positive and physically reachable
@@ -39,7 +39,10 @@ export function physicalUpperBound(unit: string, stallTorqueNm: number): { bound
 }
 
 /** Why a declared threshold cannot be monitored (undefined when it can). */
-export function thresholdRangeProblem(t: Pick<ThresholdEntry, 'value' | 'unit'>, stallTorqueNm: number): string | undefined {
+export function thresholdRangeProblem(
+  t: Pick<ThresholdEntry, 'value' | 'unit'>,
+  stallTorqueNm: number,
+): string | undefined {
   if (!Number.isFinite(t.value)) return `${t.value} is not a finite number`;
   if (t.value < 0) return `${t.value} ${t.unit} is negative: a threshold is a magnitude`;
   if (t.value === 0) return `0 ${t.unit}: a zero threshold fires on every sample (noise alone exceeds it)`;
@@ -63,11 +66,20 @@ export function calibratedProfile(
 ): PlatformProfile {
   for (const [clauseId, entry] of Object.entries(thresholds)) {
     const clause = library.clauses.find((c) => c.id === clauseId);
-    if (clause && clause.unit !== entry.unit) throw new Error(`${calibrationFile}: thresholds.${clauseId}.unit: '${entry.unit}', but clause ${clauseId} is in ${clause.unit}`);
+    if (clause && clause.unit !== entry.unit)
+      throw new Error(
+        `${calibrationFile}: thresholds.${clauseId}.unit: '${entry.unit}', but clause ${clauseId} is in ${clause.unit}`,
+      );
   }
   return profileWithThresholds(
     profile,
-    Object.entries(thresholds).map(([clause, e]) => ({ clause, tau: e.value, reason: e.reason, source: `calibration ${calibrationFile}: ${e.source}`, file: calibrationFile })),
+    Object.entries(thresholds).map(([clause, e]) => ({
+      clause,
+      tau: e.value,
+      reason: e.reason,
+      source: `calibration ${calibrationFile}: ${e.source}`,
+      file: calibrationFile,
+    })),
     library,
   );
 }

@@ -18,7 +18,8 @@ export function formatSo101Calibration(c: So101Calibration, header: readonly str
     '# Joint order is fixed (ids 1–6 on the bus); limits in LeRobot degrees (0° = mid-range).',
     'joints:',
   );
-  for (const j of c.joints) L.push(`  - { name: ${j.name}, id: ${j.id}, lower_deg: ${num(j.lowerDeg)}, upper_deg: ${num(j.upperDeg)} }`);
+  for (const j of c.joints)
+    L.push(`  - { name: ${j.name}, id: ${j.id}, lower_deg: ${num(j.lowerDeg)}, upper_deg: ${num(j.upperDeg)} }`);
   L.push(
     '# Normalisation of body joints in recorded LeRobot data (the gripper is always range_0_100).',
     `norm_mode: ${c.normMode}`,
@@ -27,7 +28,9 @@ export function formatSo101Calibration(c: So101Calibration, header: readonly str
   );
   for (const n of SO101_JOINT_NAMES) {
     const m = c.lerobot[n];
-    L.push(`  ${n}: { id: ${m.id}, drive_mode: ${m.drive_mode}, homing_offset: ${m.homing_offset}, range_min: ${m.range_min}, range_max: ${m.range_max} }`);
+    L.push(
+      `  ${n}: { id: ${m.id}, drive_mode: ${m.drive_mode}, homing_offset: ${m.homing_offset}, range_min: ${m.range_min}, range_max: ${m.range_max} }`,
+    );
   }
   L.push(
     '# Joint torque τ = constant × register (load: 0.1 % units; current: 6.5 mA units), body joints 1–5.',
@@ -68,22 +71,34 @@ export function formatSo101Calibration(c: So101Calibration, header: readonly str
     `  deadband_n: ${num(c.contactForce.deadbandN)}`,
     ...(c.contactForce.noResidual
       ? [
-        '  # Without onnxruntime-node the learned residual cannot run: armguard then uses the analytic model',
-        '  # alone, this wider deadband (its noise floor) and this contact threshold (N) instead of the ones above.',
-        `  no_residual_deadband_n: ${num(c.contactForce.noResidual.deadbandN)}`,
-        `  no_residual_threshold_n: ${num(c.contactForce.noResidual.thresholdN)}`,
-      ]
+          '  # Without onnxruntime-node the learned residual cannot run: armguard then uses the analytic model',
+          '  # alone, this wider deadband (its noise floor) and this contact threshold (N) instead of the ones above.',
+          `  no_residual_deadband_n: ${num(c.contactForce.noResidual.deadbandN)}`,
+          `  no_residual_threshold_n: ${num(c.contactForce.noResidual.thresholdN)}`,
+        ]
       : []),
   );
   if (c.capsules) {
     L.push('capsules:');
-    for (const k of c.capsules) L.push(`  - { name: ${k.name}, frame: ${k.frame}, a: ${list(k.a)}, b: ${list(k.b)}, radius: ${num(k.radius)}, environment: ${k.environment} }`);
+    for (const k of c.capsules)
+      L.push(
+        `  - { name: ${k.name}, frame: ${k.frame}, a: ${list(k.a)}, b: ${list(k.b)}, radius: ${num(k.radius)}, environment: ${k.environment} }`,
+      );
   }
-  L.push('# Signals this arm provides (SPEC §2); clauses on other signals are reported not applicable.', 'declared_signals:');
+  L.push(
+    '# Signals this arm provides (design §2); clauses on other signals are reported not applicable.',
+    'declared_signals:',
+  );
   for (const s of c.declaredSignals) L.push(`  - ${s}`);
-  L.push('# Recalibrated thresholds (SPEC §5): the number, its reason and its source.', 'thresholds:');
+  L.push('# Recalibrated thresholds (design §5): the number, its reason and its source.', 'thresholds:');
   for (const [clause, t] of Object.entries(c.thresholds)) {
-    L.push(`  ${clause}:`, `    value: ${num(t.value)}`, `    unit: ${str(t.unit)}`, `    reason: ${str(t.reason)}`, `    source: ${str(t.source)}`);
+    L.push(
+      `  ${clause}:`,
+      `    value: ${num(t.value)}`,
+      `    unit: ${str(t.unit)}`,
+      `    reason: ${str(t.reason)}`,
+      `    source: ${str(t.source)}`,
+    );
   }
   return `${L.join('\n')}\n`;
 }

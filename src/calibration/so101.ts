@@ -1,5 +1,5 @@
 /**
- * `calibration/so101-<id>.yaml`: one SO-101 arm instance (SPEC §5). Types and a pure validator
+ * `calibration/so101-<id>.yaml`: one SO-101 arm instance (design §5). Types and a pure validator
  * (text in, typed calibration or positioned problems out). Thresholds carry their reason and source.
  */
 import { SO101_JOINT_NAMES, type CapsuleSpec, type So101JointName } from '../kinematics/index.js';
@@ -106,12 +106,29 @@ export interface So101Calibration {
 }
 
 const TOP_KEYS = [
-  'kind', 'version', 'arm_id', 'supply_voltage', 'joints', 'norm_mode', 'lerobot', 'torque', 'free_motion',
-  'table_height_m', 'grasp', 'gripper_contact', 'contact_force', 'capsules', 'declared_signals', 'thresholds',
+  'kind',
+  'version',
+  'arm_id',
+  'supply_voltage',
+  'joints',
+  'norm_mode',
+  'lerobot',
+  'torque',
+  'free_motion',
+  'table_height_m',
+  'grasp',
+  'gripper_contact',
+  'contact_force',
+  'capsules',
+  'declared_signals',
+  'thresholds',
 ] as const;
 
 /** Parse and validate; returns every problem found (file, line, field) or the calibration. */
-export function parseSo101Calibration(text: string, file: string): { ok: true; value: So101Calibration } | { ok: false; problems: InputError[] } {
+export function parseSo101Calibration(
+  text: string,
+  file: string,
+): { ok: true; value: So101Calibration } | { ok: false; problems: InputError[] } {
   const y = new YamlReader(file, text, { syntaxColumns: false });
   if (!y.ok) return { ok: false, problems: y.errors };
   y.noExtraKeysAt([], TOP_KEYS);
@@ -122,7 +139,8 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
 
   const joints: So101JointEntry[] = [];
   const nj = y.lengthAt(['joints']);
-  if (y.hasAt(['joints']) && nj !== SO101_JOINT_NAMES.length) y.problemAt(['joints'], `expected ${SO101_JOINT_NAMES.length} joints (${SO101_JOINT_NAMES.join(', ')}), got ${nj}`);
+  if (y.hasAt(['joints']) && nj !== SO101_JOINT_NAMES.length)
+    y.problemAt(['joints'], `expected ${SO101_JOINT_NAMES.length} joints (${SO101_JOINT_NAMES.join(', ')}), got ${nj}`);
   for (let i = 0; i < Math.min(nj, SO101_JOINT_NAMES.length); i++) {
     const p = ['joints', i];
     y.noExtraKeysAt(p, ['name', 'id', 'lower_deg', 'upper_deg']);
@@ -131,7 +149,8 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
     const id = y.numberAt([...p, 'id'], { integer: true, min: 0, max: 253 });
     const lowerDeg = y.numberAt([...p, 'lower_deg'], { min: -180, max: 180 });
     const upperDeg = y.numberAt([...p, 'upper_deg'], { min: -180, max: 180 });
-    if (lowerDeg >= upperDeg) y.problemAt([...p, 'upper_deg'], `upper_deg (${upperDeg}) must exceed lower_deg (${lowerDeg})`);
+    if (lowerDeg >= upperDeg)
+      y.problemAt([...p, 'upper_deg'], `upper_deg (${upperDeg}) must exceed lower_deg (${lowerDeg})`);
     joints.push({ name, id, lowerDeg, upperDeg });
   }
   const ids = joints.map((j) => j.id);
@@ -156,9 +175,11 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
       range_min: y.numberAt([...p, 'range_min'], { integer: true, min: 0, max: STS3215_RESOLUTION - 1 }),
       range_max: y.numberAt([...p, 'range_max'], { integer: true, min: 0, max: STS3215_RESOLUTION - 1 }),
     };
-    if (c.range_min >= c.range_max) y.problemAt([...p, 'range_max'], `range_max (${c.range_max}) must exceed range_min (${c.range_min})`);
+    if (c.range_min >= c.range_max)
+      y.problemAt([...p, 'range_max'], `range_max (${c.range_max}) must exceed range_min (${c.range_min})`);
     const joint = joints[i];
-    if (joint && Number.isInteger(c.id) && c.id !== joint.id) y.problemAt([...p, 'id'], `id ${c.id} differs from joints[${i}].id ${joint.id}`);
+    if (joint && Number.isInteger(c.id) && c.id !== joint.id)
+      y.problemAt([...p, 'id'], `id ${c.id} differs from joints[${i}].id ${joint.id}`);
     lerobot[name] = c;
   }
 
@@ -170,17 +191,20 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
     constantSources: [] as string[],
   };
   torque.constants.forEach((k, i) => {
-    if (k === 0) y.problemAt(['torque', 'constants', i], 'torque constant must be non-zero (its sign is the load polarity)');
+    if (k === 0)
+      y.problemAt(['torque', 'constants', i], 'torque constant must be non-zero (its sign is the load polarity)');
   });
   const ns = y.lengthAt(['torque', 'constant_sources']);
-  if (y.hasAt(['torque', 'constant_sources']) && ns !== SO101_ARM_JOINTS) y.problemAt(['torque', 'constant_sources'], `expected ${SO101_ARM_JOINTS} sources, got ${ns}`);
+  if (y.hasAt(['torque', 'constant_sources']) && ns !== SO101_ARM_JOINTS)
+    y.problemAt(['torque', 'constant_sources'], `expected ${SO101_ARM_JOINTS} sources, got ${ns}`);
   for (let i = 0; i < ns; i++) torque.constantSources.push(y.stringAt(['torque', 'constant_sources', i]));
 
   const fm = ['free_motion'];
   y.noExtraKeysAt(fm, ['gravity', 'viscous', 'coulomb', 'coulomb_width', 'residual_onnx', 'residual_rms_nm']);
   const gravity: number[][] = [];
   const ng = y.lengthAt([...fm, 'gravity']);
-  if (y.hasAt([...fm, 'gravity']) && ng !== SO101_ARM_JOINTS) y.problemAt([...fm, 'gravity'], `expected ${SO101_ARM_JOINTS} rows (one per body joint), got ${ng}`);
+  if (y.hasAt([...fm, 'gravity']) && ng !== SO101_ARM_JOINTS)
+    y.problemAt([...fm, 'gravity'], `expected ${SO101_ARM_JOINTS} rows (one per body joint), got ${ng}`);
   for (let i = 0; i < ng; i++) gravity.push(y.numbersAt([...fm, 'gravity', i], GRAVITY_PARAMS));
   const freeMotion: So101Calibration['freeMotion'] = {
     gravity,
@@ -189,7 +213,8 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
     coulombWidth: y.numberAt([...fm, 'coulomb_width'], { min: 1e-4, max: 10 }),
   };
   if (y.hasAt([...fm, 'residual_onnx'])) freeMotion.residualOnnx = y.stringAt([...fm, 'residual_onnx']);
-  if (y.hasAt([...fm, 'residual_rms_nm'])) freeMotion.residualRmsNm = y.numbersAt([...fm, 'residual_rms_nm'], SO101_ARM_JOINTS);
+  if (y.hasAt([...fm, 'residual_rms_nm']))
+    freeMotion.residualRmsNm = y.numbersAt([...fm, 'residual_rms_nm'], SO101_ARM_JOINTS);
 
   const tableHeightM = y.numberAt(['table_height_m'], { min: -1, max: 1 });
   y.noExtraKeysAt(['grasp'], ['object_offset_m']);
@@ -204,24 +229,36 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
     stallVelocity: y.numberAt([...gc, 'stall_velocity'], { min: 0 }),
     emptyClosedPct: y.numberAt([...gc, 'empty_closed_pct'], { min: 0, max: 100 }),
   };
-  if (gripperContact.loadOff >= gripperContact.loadOn) y.problemAt([...gc, 'load_off'], `load_off (${gripperContact.loadOff}) must be below load_on (${gripperContact.loadOn}) for hysteresis`);
+  if (gripperContact.loadOff >= gripperContact.loadOn)
+    y.problemAt(
+      [...gc, 'load_off'],
+      `load_off (${gripperContact.loadOff}) must be below load_on (${gripperContact.loadOn}) for hysteresis`,
+    );
 
   y.noExtraKeysAt(['contact_force'], ['damping', 'deadband_n', 'no_residual_deadband_n', 'no_residual_threshold_n']);
   const contactForce: So101Calibration['contactForce'] = {
     damping: y.numberAt(['contact_force', 'damping'], { min: 0, max: 1 }),
     deadbandN: y.numberAt(['contact_force', 'deadband_n'], { min: 0 }),
   };
-  const fallbackKeys = ['no_residual_deadband_n', 'no_residual_threshold_n'].filter((k) => y.hasAt(['contact_force', k]));
+  const fallbackKeys = ['no_residual_deadband_n', 'no_residual_threshold_n'].filter((k) =>
+    y.hasAt(['contact_force', k]),
+  );
   if (fallbackKeys.length === 2) {
     contactForce.noResidual = {
       deadbandN: y.numberAt(['contact_force', 'no_residual_deadband_n'], { min: 0 }),
       thresholdN: y.numberAt(['contact_force', 'no_residual_threshold_n'], { min: 0 }),
     };
   } else if (fallbackKeys.length === 1) {
-    y.problemAt(['contact_force'], 'no_residual_deadband_n and no_residual_threshold_n go together (the fallback when the learned residual cannot run)');
+    y.problemAt(
+      ['contact_force'],
+      'no_residual_deadband_n and no_residual_threshold_n go together (the fallback when the learned residual cannot run)',
+    );
   }
   if (y.hasAt(['free_motion', 'residual_onnx']) && fallbackKeys.length === 0) {
-    y.problemAt(['contact_force'], 'a calibration with free_motion.residual_onnx needs contact_force.no_residual_deadband_n and no_residual_threshold_n (the fallback when onnxruntime-node is not installed; re-run armguard calibrate)');
+    y.problemAt(
+      ['contact_force'],
+      'a calibration with free_motion.residual_onnx needs contact_force.no_residual_deadband_n and no_residual_threshold_n (the fallback when onnxruntime-node is not installed; re-run armguard calibrate)',
+    );
   }
 
   let capsules: CapsuleSpec[] | undefined;
@@ -231,7 +268,8 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
     for (let i = 0; i < nc; i++) {
       const p = ['capsules', i];
       y.noExtraKeysAt(p, ['name', 'frame', 'a', 'b', 'radius', 'environment']);
-      const a = y.numbersAt([...p, 'a'], 3), b = y.numbersAt([...p, 'b'], 3);
+      const a = y.numbersAt([...p, 'a'], 3),
+        b = y.numbersAt([...p, 'b'], 3);
       const env = y.rawAt([...p, 'environment']);
       if (typeof env !== 'boolean') y.problemAt([...p, 'environment'], 'expected true or false');
       capsules.push({
@@ -249,7 +287,7 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
   const nd = y.lengthAt(['declared_signals']);
   for (let i = 0; i < nd; i++) {
     const s = y.stringAt(['declared_signals', i]);
-    if (s && !isSignalName(s)) y.problemAt(['declared_signals', i], `unknown signal '${s}' (see SPEC §2)`);
+    if (s && !isSignalName(s)) y.problemAt(['declared_signals', i], `unknown signal '${s}' (see design §2)`);
     else if (s) declaredSignals.push(s as SignalName);
   }
 
@@ -264,7 +302,8 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
       source: y.stringAt([...p, 'source']),
     };
   }
-  if (y.hasAt(['thresholds']) && !thresholds.joint_torque) y.problemAt(['thresholds'], 'missing joint_torque (the SO-101 ceiling recalibrated to the servo, SPEC §5)');
+  if (y.hasAt(['thresholds']) && !thresholds.joint_torque)
+    y.problemAt(['thresholds'], 'missing joint_torque (the SO-101 ceiling recalibrated to the servo, design §5)');
   // Every declared threshold is monitored as written: it must be one the arm can reach and noise cannot.
   for (const [clause, t] of Object.entries(thresholds)) {
     const problem = thresholdRangeProblem(t, torque.stallTorqueNm);
@@ -273,8 +312,19 @@ export function parseSo101Calibration(text: string, file: string): { ok: true; v
 
   if (!y.ok) return { ok: false, problems: y.errors };
   const value: So101Calibration = {
-    armId, supplyVoltage, joints, normMode, lerobot, torque, freeMotion, tableHeightM, graspOffsetM,
-    gripperContact, contactForce, declaredSignals, thresholds,
+    armId,
+    supplyVoltage,
+    joints,
+    normMode,
+    lerobot,
+    torque,
+    freeMotion,
+    tableHeightM,
+    graspOffsetM,
+    gripperContact,
+    contactForce,
+    declaredSignals,
+    thresholds,
   };
   if (capsules) value.capsules = capsules;
   return { ok: true, value };

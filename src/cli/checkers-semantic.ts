@@ -11,7 +11,8 @@ export const hazardLexiconChecker: FileChecker = {
   },
   describe(path, text) {
     const r = parseHazardLexicon(text, path);
-    return r.ok ? `hazard lexicon: ${r.value.tags.size} tags, ${r.value.rules.length} source × target rules` : 'hazard lexicon';
+    return r.ok
+      ? `hazard lexicon: ${r.value.tags.size} tags, ${r.value.rules.length} source × target rules`
+      : 'hazard lexicon';
   },
 };
-

@@ -5,19 +5,28 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { crossCheckPlatforms, describePrevention, parseClauseLibrary, parseTaskMap, type ClauseLibrary } from '../safety/index.js';
+import {
+  crossCheckPlatforms,
+  describePrevention,
+  parseClauseLibrary,
+  parseTaskMap,
+  type ClauseLibrary,
+} from '../safety/index.js';
 import { parsePlatformProfiles } from '../schema/platform.js';
 import { parseTaskSemantics } from '../semantic/task-semantics.js';
 import type { FileChecker } from './checkers.js';
 import { defaultSpecPaths } from './spec-files.js';
 
-const kindOf = (text: string): string | undefined => /^kind:\s*armguard\/(clauses|tasks|platforms)\s*$/m.exec(text)?.[1];
+const kindOf = (text: string): string | undefined =>
+  /^kind:\s*armguard\/(clauses|tasks|platforms)\s*$/m.exec(text)?.[1];
 
 function libraryNear(path: string): { library?: ClauseLibrary; problem?: string } {
   const beside = resolve(dirname(path), 'clauses.yaml');
   const file = existsSync(beside) ? beside : defaultSpecPaths().clauses;
   const r = parseClauseLibrary(readFileSync(file, 'utf8'), file);
-  return r.ok ? { library: r.value } : { problem: `${file}: the clause library used for cross-checks is invalid (run armguard check on it)` };
+  return r.ok
+    ? { library: r.value }
+    : { problem: `${file}: the clause library used for cross-checks is invalid (run armguard check on it)` };
 }
 
 export const clauseLibraryChecker: FileChecker = {
@@ -40,7 +49,10 @@ export const clauseLibraryChecker: FileChecker = {
     const width = Math.max(...safe.map((c) => c.id.length));
     return [
       'prevention (how the gate keeps each safe-tier clause from being violated):',
-      ...safe.map((c) => `  ${c.id.padEnd(width)}  ${c.prevention ? describePrevention(c.prevention, c.thresholds.get('main')?.warn, c.unit) : 'none declared'}`),
+      ...safe.map(
+        (c) =>
+          `  ${c.id.padEnd(width)}  ${c.prevention ? describePrevention(c.prevention, c.thresholds.get('main')?.warn, c.unit) : 'none declared'}`,
+      ),
     ];
   },
 };

@@ -68,7 +68,8 @@ export function parseArgs(
     } else if (strings.includes(name)) {
       const value = token.value === undefined ? undefined : unmask(token.value);
       if (value === undefined) return { ok: false, error: `option --${name} needs a value` };
-      if (!token.inlineValue && value.startsWith('--')) return { ok: false, error: `option --${name} needs a value (got option ${value})` };
+      if (!token.inlineValue && value.startsWith('--'))
+        return { ok: false, error: `option --${name} needs a value (got option ${value})` };
       options.set(name, value);
     } else {
       const known = [...strings, ...booleans].map((s) => `--${s}`).join(', ');

@@ -20,7 +20,10 @@ async function mcapFiles(path: string): Promise<string[] | undefined> {
     const s = await stat(path);
     if (s.isFile()) return path.endsWith('.mcap') ? [path] : undefined;
     if (!s.isDirectory()) return undefined;
-    const hasMetadata = await stat(join(path, 'metadata.yaml')).then((m) => m.isFile(), () => false);
+    const hasMetadata = await stat(join(path, 'metadata.yaml')).then(
+      (m) => m.isFile(),
+      () => false,
+    );
     if (!hasMetadata && !(await readdir(path)).some((f) => f.endsWith('.mcap'))) return undefined;
   } catch {
     return undefined;
@@ -61,7 +64,12 @@ export const rosbag2ReplayInput: ReplayInput = {
       return EXIT.failure;
     }
     for (const f of files) {
-      if (!(await stat(f).then((s) => s.isFile(), () => false))) {
+      if (
+        !(await stat(f).then(
+          (s) => s.isFile(),
+          () => false,
+        ))
+      ) {
         io.err(`${f}: listed by the bag but missing: cannot replay a bag with a missing part`);
         return EXIT.failure;
       }
@@ -71,7 +79,9 @@ export const rosbag2ReplayInput: ReplayInput = {
       io.err('armguard replay: a rosbag2 replay needs --task <name> (it decides which clauses apply)');
       return EXIT.usage;
     }
-    const spec = loadScoringSpec(specPathsFrom((k) => (typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined)));
+    const spec = loadScoringSpec(
+      specPathsFrom((k) => (typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined)),
+    );
     if (!spec.ok) {
       for (const p of spec.problems) io.err(p);
       return EXIT.failure;
@@ -87,44 +97,74 @@ export const rosbag2ReplayInput: ReplayInput = {
       io.err(`armguard replay: --end-effector must be franka_hand or none, got '${endEffector}'`);
       return EXIT.usage;
     }
-    const report = await replayFrankaBag({ parts: files.map((f) => fileSource(f)) }, {
-      spec: spec.spec,
-      platform,
-      endEffector,
-      task,
-      ...(str('robot-state-topic') ? { robotStateTopic: str('robot-state-topic')! } : {}),
-      ...(str('gripper-topic') ? { gripperTopic: str('gripper-topic')! } : {}),
-    });
+    const report = await replayFrankaBag(
+      { parts: files.map((f) => fileSource(f)) },
+      {
+        spec: spec.spec,
+        platform,
+        endEffector,
+        task,
+        ...(str('robot-state-topic') ? { robotStateTopic: str('robot-state-topic')! } : {}),
+        ...(str('gripper-topic') ? { gripperTopic: str('gripper-topic')! } : {}),
+      },
+    );
     const name = (): string => (files.length === 1 ? files[0]! : `${path} (${files.length} files)`);
     // Nothing evaluated, or not all of the recording read: an error naming the file, never verdicts.
     const problems: string[] = [];
     report.parts.forEach((p, i) => {
       const f = files[i]!;
-      if (p.end.kind === 'corrupt') problems.push(`${f}: not a readable MCAP file: ${describeScanEnd(p.end)}; ${p.messageCount} message(s) read before it`);
-      else if (p.messageCount === 0) problems.push(`${f}: no messages (${p.end.kind === 'complete' ? 'an empty recording' : describeScanEnd(p.end)})`);
+      if (p.end.kind === 'corrupt')
+        problems.push(
+          `${f}: not a readable MCAP file: ${describeScanEnd(p.end)}; ${p.messageCount} message(s) read before it`,
+        );
+      else if (p.messageCount === 0)
+        problems.push(
+          `${f}: no messages (${p.end.kind === 'complete' ? 'an empty recording' : describeScanEnd(p.end)})`,
+        );
     });
     if (report.stoppedAtGap) {
       const g = report.stoppedAtGap;
-      problems.push(`${name()}: log time jumps by ${g.gapSeconds.toExponential(3)} s at ${g.t.toFixed(3)} s (next message on ${g.topic}): a second time base in one recording; ` +
-        `replay stopped there, ${g.messagesNotReplayed} message(s) after the jump not replayed`);
+      problems.push(
+        `${name()}: log time jumps by ${g.gapSeconds.toExponential(3)} s at ${g.t.toFixed(3)} s (next message on ${g.topic}): a second time base in one recording; ` +
+          `replay stopped there, ${g.messagesNotReplayed} message(s) after the jump not replayed`,
+      );
     }
     if (report.steps === 0) {
-      const found = report.bag.topics.length === 0 ? 'no topics' : report.bag.topics.map((t) => `${t.topic} (${t.type}, ${t.count})`).join(', ');
-      problems.push(`${path}: no robot-state samples to evaluate: looked for ${report.robotStateTopic} (franka_msgs/msg/FrankaRobotState), found ${found}; give the recorded topic with --robot-state-topic`);
+      const found =
+        report.bag.topics.length === 0
+          ? 'no topics'
+          : report.bag.topics.map((t) => `${t.topic} (${t.type}, ${t.count})`).join(', ');
+      problems.push(
+        `${path}: no robot-state samples to evaluate: looked for ${report.robotStateTopic} (franka_msgs/msg/FrankaRobotState), found ${found}; give the recorded topic with --robot-state-topic`,
+      );
     }
     if (options.get('json') === true) {
-      io.out(JSON.stringify({ ...report, files, problems }, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2));
+      io.out(
+        JSON.stringify(
+          { ...report, files, problems },
+          (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v),
+          2,
+        ),
+      );
       for (const p of problems) io.err(`armguard replay: ${p}`);
       return problems.length > 0 ? EXIT.failure : EXIT.ok;
     }
-    for (const u of report.undecodable) io.err(`${name()}: ${u.count} message(s) on ${u.topic} could not be decoded and were not replayed (first ${u.firstError})`);
+    for (const u of report.undecodable)
+      io.err(
+        `${name()}: ${u.count} message(s) on ${u.topic} could not be decoded and were not replayed (first ${u.firstError})`,
+      );
     if (report.steps === 0) {
       for (const p of problems) io.err(`armguard replay: ${p}`);
       io.err('armguard replay: no clause was evaluated: no verdicts');
       return EXIT.failure;
     }
-    io.out(`${name()}: ${report.bag.messageCount} messages, ${report.duration.toFixed(3)} s, ${report.steps} robot-state samples (${describeScanEnd(report.bag.end)})`);
-    if (files.length > 1) report.parts.forEach((p, i) => io.out(`  part ${i + 1}: ${files[i]}: ${p.messageCount} messages (${describeScanEnd(p.end)})`));
+    io.out(
+      `${name()}: ${report.bag.messageCount} messages, ${report.duration.toFixed(3)} s, ${report.steps} robot-state samples (${describeScanEnd(report.bag.end)})`,
+    );
+    if (files.length > 1)
+      report.parts.forEach((p, i) =>
+        io.out(`  part ${i + 1}: ${files[i]}: ${p.messageCount} messages (${describeScanEnd(p.end)})`),
+      );
     io.out(`arm: ${platform} with end effector ${endEffector} (self-collision volumes and TCP)`);
     for (const t of report.bag.topics) io.out(`  ${t.topic} (${t.type}): ${t.count}`);
     io.out('clauses:');
@@ -138,7 +178,10 @@ export const rosbag2ReplayInput: ReplayInput = {
         io.out(`  ${c.id.padEnd(24)} ${notEvaluated}`);
         continue;
       }
-      const verdict = c.firstViolation === null ? 'satisfied' : `VIOLATED first at ${c.firstViolation.toFixed(3)} s (${c.violatingSteps} steps)`;
+      const verdict =
+        c.firstViolation === null
+          ? 'satisfied'
+          : `VIOLATED first at ${c.firstViolation.toFixed(3)} s (${c.violatingSteps} steps)`;
       const partial = notEvaluated ? ` (${notEvaluated})` : '';
       io.out(`  ${c.id.padEnd(24)} min ρ/|τ| ${fmt(c.minMargin)}  ${verdict}${partial}`);
     }

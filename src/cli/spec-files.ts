@@ -19,7 +19,11 @@ export interface SpecPaths {
 }
 
 export function defaultSpecPaths(dir = DEFAULT_SPEC_DIR): SpecPaths {
-  return { clauses: resolve(dir, 'clauses.yaml'), tasks: resolve(dir, 'tasks.yaml'), platforms: resolve(dir, 'platforms.yaml') };
+  return {
+    clauses: resolve(dir, 'clauses.yaml'),
+    tasks: resolve(dir, 'tasks.yaml'),
+    platforms: resolve(dir, 'platforms.yaml'),
+  };
 }
 
 /** The options that replace the shipped clause library and task map without editing the package. */
@@ -33,7 +37,11 @@ export function specPathsFrom(option: (name: (typeof SPEC_FILE_OPTIONS)[number])
   const d = defaultSpecPaths();
   const clauses = option('clauses');
   const tasks = option('tasks');
-  return { clauses: clauses === undefined ? d.clauses : userOrPackagePath(clauses), tasks: tasks === undefined ? d.tasks : userOrPackagePath(tasks), platforms: d.platforms };
+  return {
+    clauses: clauses === undefined ? d.clauses : userOrPackagePath(clauses),
+    tasks: tasks === undefined ? d.tasks : userOrPackagePath(tasks),
+    platforms: d.platforms,
+  };
 }
 
 /** What an episode records of the spec it was monitored with: each file's path and content hash. */
@@ -42,7 +50,9 @@ export type SpecVersions = Record<'clauseLibrary' | 'clausesFile' | 'tasks' | 't
 const sha256 = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
 /** Read, parse and cross-check the three spec files; problems name file, line and field. */
-export function loadScoringSpec(paths: SpecPaths): { ok: true; spec: ScoringSpec; versions: SpecVersions } | { ok: false; problems: string[] } {
+export function loadScoringSpec(
+  paths: SpecPaths,
+): { ok: true; spec: ScoringSpec; versions: SpecVersions } | { ok: false; problems: string[] } {
   const read = (p: string): string | { error: string } => {
     try {
       return readFileSync(p, 'utf8');
@@ -63,8 +73,10 @@ export function loadScoringSpec(paths: SpecPaths): { ok: true; spec: ScoringSpec
   const cross = crossCheckPlatforms(library.value, platforms.value);
   if (cross.length > 0) return { ok: false, problems: cross.map((e) => e.message) };
   const versions: SpecVersions = {
-    clauseLibrary: sha256(texts.clauses as string), clausesFile: paths.clauses,
-    tasks: sha256(texts.tasks as string), tasksFile: paths.tasks,
+    clauseLibrary: sha256(texts.clauses as string),
+    clausesFile: paths.clauses,
+    tasks: sha256(texts.tasks as string),
+    tasksFile: paths.tasks,
     platforms: sha256(texts.platforms as string),
   };
   return { ok: true, spec: { library: library.value, tasks: tasks.value, platforms: platforms.value }, versions };

@@ -24,7 +24,11 @@ export interface Check<C> {
 }
 
 export const pass = (detail: string): Omit<CheckResult, 'id' | 'title'> => ({ status: 'pass', detail });
-export const fail = (detail: string, fix: string): Omit<CheckResult, 'id' | 'title'> => ({ status: 'fail', detail, fix });
+export const fail = (detail: string, fix: string): Omit<CheckResult, 'id' | 'title'> => ({
+  status: 'fail',
+  detail,
+  fix,
+});
 
 /** Run the checks in order; a check that throws fails with the error (never aborts the rest). */
 export async function runChecks<C>(checks: readonly Check<C>[], ctx: C): Promise<CheckResult[]> {
@@ -34,7 +38,10 @@ export async function runChecks<C>(checks: readonly Check<C>[], ctx: C): Promise
     try {
       r = await c.run(ctx);
     } catch (e) {
-      r = fail(`the check itself failed: ${e instanceof Error ? e.message : String(e)}`, 'report this as an armguard bug with the output above');
+      r = fail(
+        `the check itself failed: ${e instanceof Error ? e.message : String(e)}`,
+        'report this as an armguard bug with the output above',
+      );
     }
     out.push({ id: c.id, title: c.title, ...r });
   }
@@ -46,7 +53,11 @@ export function allPassed(results: readonly CheckResult[]): boolean {
   return results.length > 0 && results.every((r) => r.status === 'pass');
 }
 
-const indent = (text: string, by: string) => text.split('\n').map((l) => `${by}${l}`).join('\n');
+const indent = (text: string, by: string) =>
+  text
+    .split('\n')
+    .map((l) => `${by}${l}`)
+    .join('\n');
 
 export function formatResults(results: readonly CheckResult[]): string {
   const lines: string[] = [];

@@ -25,9 +25,14 @@ export interface HostView {
  * The host under `root`. Paths the checks use are absolute (`/sys/...`); a symlink's relative
  * target stays under the root, an absolute one (a pty in tests) is followed as it is.
  */
-export function rootedHost(root = '/', env: Readonly<Record<string, string | undefined>> = process.env, groups?: () => Promise<string[]>): HostView {
+export function rootedHost(
+  root = '/',
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  groups?: () => Promise<string[]>,
+): HostView {
   const at = (p: string) => join(root, p);
-  const unroot = (p: string) => (root === '/' || !p.startsWith(resolve(root)) ? p : p.slice(resolve(root).length) || '/');
+  const unroot = (p: string) =>
+    root === '/' || !p.startsWith(resolve(root)) ? p : p.slice(resolve(root).length) || '/';
   return {
     async readText(p) {
       try {

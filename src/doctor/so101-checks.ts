@@ -18,7 +18,10 @@ export const UDEV_RULE_FILE = '/etc/udev/rules.d/99-armguard-so101.rules';
 export interface ServoBusPort {
   ping(id: number): Promise<boolean>;
   /** A register by its control-table name; undefined when the servo did not answer. */
-  readRegister(id: number, name: 'Model_Number' | 'Firmware_Major_Version' | 'Firmware_Minor_Version' | 'Present_Voltage' | 'Homing_Offset'): Promise<number | undefined>;
+  readRegister(
+    id: number,
+    name: 'Model_Number' | 'Firmware_Major_Version' | 'Firmware_Minor_Version' | 'Present_Voltage' | 'Homing_Offset',
+  ): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -30,7 +33,9 @@ export interface So101DoctorContext {
   readonly supply?: number;
   /** --calibration, already resolved. */
   readonly calibrationPath?: string;
-  readonly readCalibration: (path: string) => Promise<{ ok: true; value: So101Calibration } | { ok: false; problems: string[] }>;
+  readonly readCalibration: (
+    path: string,
+  ) => Promise<{ ok: true; value: So101Calibration } | { ok: false; problems: string[] }>;
   /** Where to write the udev rule for the adapter (--write-udev); undefined: print it only. */
   readonly writeUdev?: (text: string) => Promise<string>;
   readonly openBus: (path: string) => Promise<{ ok: true; bus: ServoBusPort } | { ok: false; detail: string }>;
@@ -45,7 +50,10 @@ export interface So101DoctorContext {
 }
 
 /** Voltage window per nominal supply (V). 12 V: C018 input 9–12.6 V (hardware-facts §B3); 7.4 V: UNCONFIRMED 6.0–8.4 V. */
-export const SUPPLY_WINDOWS: Readonly<Record<string, readonly [number, number]>> = { '7.4': [6.0, 8.4], '12': [9.0, 12.6] };
+export const SUPPLY_WINDOWS: Readonly<Record<string, readonly [number, number]>> = {
+  '7.4': [6.0, 8.4],
+  '12': [9.0, 12.6],
+};
 
 const BY_ID = '/dev/serial/by-id';
 
@@ -57,17 +65,22 @@ export const serialDevice: Check<So101DoctorContext> = {
     if (given === undefined) {
       const ids = await ctx.host.list(BY_ID);
       if (ids.length === 0) {
-        return fail(`nothing in ${BY_ID}: no USB serial adapter is plugged in (or its driver did not load)`,
-          'plug the bus adapter into USB (data cable, not charge-only); `dmesg | tail` should show ttyACM/ttyUSB; then run doctor again');
+        return fail(
+          `nothing in ${BY_ID}: no USB serial adapter is plugged in (or its driver did not load)`,
+          'plug the bus adapter into USB (data cable, not charge-only); `dmesg | tail` should show ttyACM/ttyUSB; then run doctor again',
+        );
       }
       if (ids.length > 1) {
-        return fail(`${ids.length} serial adapters in ${BY_ID}:\n${ids.map((i) => `  ${BY_ID}/${i}`).join('\n')}`,
-          'give the arm\'s adapter with --port /dev/serial/by-id/<name> (unplug it and see which entry disappears)');
+        return fail(
+          `${ids.length} serial adapters in ${BY_ID}:\n${ids.map((i) => `  ${BY_ID}/${i}`).join('\n')}`,
+          "give the arm's adapter with --port /dev/serial/by-id/<name> (unplug it and see which entry disappears)",
+        );
       }
       given = `${BY_ID}/${ids[0]}`;
     }
     const device = await ctx.host.resolveLink(given);
-    if (device === undefined) return fail(`${given} does not exist`, `check the path (ls ${BY_ID}/) or plug the adapter`);
+    if (device === undefined)
+      return fail(`${given} does not exist`, `check the path (ls ${BY_ID}/) or plug the adapter`);
     ctx.found.device = device;
     if (given.startsWith(`${BY_ID}/`)) ctx.found.byId = given;
     return pass(`${given}${device !== given ? ` → ${device}` : ''}`);
@@ -75,7 +88,10 @@ export const serialDevice: Check<So101DoctorContext> = {
 };
 
 /** USB ids of the adapter behind a tty, from sysfs (/sys/class/tty/<tty>/device/..). */
-async function usbIds(host: HostView, tty: string): Promise<{ vendor: string; product: string; serial?: string } | undefined> {
+async function usbIds(
+  host: HostView,
+  tty: string,
+): Promise<{ vendor: string; product: string; serial?: string } | undefined> {
   const dev = await host.resolveLink(`/sys/class/tty/${tty}/device`);
   if (!dev) return undefined;
   const parent = dev.replace(/\/[^/]+$/, '');
@@ -101,19 +117,29 @@ export const permissions: Check<So101DoctorContext> = {
     if (!device) return fail('no serial device (see the first check)', 'fix the serial adapter check first');
     const groups = await ctx.host.groups();
     const inDialout = groups.includes('dialout');
-    if (await ctx.host.canReadWrite(device)) return pass(`${device} is readable and writable${inDialout ? ' (you are in dialout)' : ''}`);
+    if (await ctx.host.canReadWrite(device))
+      return pass(`${device} is readable and writable${inDialout ? ' (you are in dialout)' : ''}`);
     const tty = basename(device);
     const ids = await usbIds(ctx.host, tty);
-    const lines = [`${device}: permission denied for read/write`, inDialout ? 'you are in the dialout group' : `you are not in the dialout group (your groups: ${groups.join(' ') || 'unknown'})`];
+    const lines = [
+      `${device}: permission denied for read/write`,
+      inDialout
+        ? 'you are in the dialout group'
+        : `you are not in the dialout group (your groups: ${groups.join(' ') || 'unknown'})`,
+    ];
     const fixes: string[] = [];
     if (!inDialout) fixes.push('sudo usermod -aG dialout $USER   # then log out and in again');
     if (ids) {
       const rule = udevRule(ids);
       if (ctx.writeUdev) {
         const file = await ctx.writeUdev(rule);
-        fixes.push(`udev rule for this adapter written to ${file}; install it: sudo cp ${file} ${UDEV_RULE_FILE} && sudo udevadm control --reload-rules && sudo udevadm trigger`);
+        fixes.push(
+          `udev rule for this adapter written to ${file}; install it: sudo cp ${file} ${UDEV_RULE_FILE} && sudo udevadm control --reload-rules && sudo udevadm trigger`,
+        );
       } else {
-        fixes.push(`a udev rule for this adapter (armguard doctor --write-udev <file> writes it):\n  ${rule.trim().split('\n').at(-1)}\n  install it as ${UDEV_RULE_FILE}, then: sudo udevadm control --reload-rules && sudo udevadm trigger`);
+        fixes.push(
+          `a udev rule for this adapter (armguard doctor --write-udev <file> writes it):\n  ${rule.trim().split('\n').at(-1)}\n  install it as ${UDEV_RULE_FILE}, then: sudo udevadm control --reload-rules && sudo udevadm trigger`,
+        );
       }
     }
     return fail(lines.join('\n'), fixes.join('\n'));
@@ -132,9 +158,16 @@ export const portGrabbers: Check<So101DoctorContext> = {
     }
     if (found.size === 0) return pass('neither ModemManager nor brltty is running');
     const fixes: string[] = [];
-    if (found.has('ModemManager')) fixes.push('sudo systemctl stop ModemManager && sudo systemctl disable ModemManager   # it sends AT commands to new ttyACM ports');
-    if (found.has('brltty')) fixes.push('sudo apt remove brltty   # it claims USB serial adapters it mistakes for braille displays');
-    return fail(`running: ${[...found].join(', ')} — it may open the adapter and write to the servo bus`, fixes.join('\n'));
+    if (found.has('ModemManager'))
+      fixes.push(
+        'sudo systemctl stop ModemManager && sudo systemctl disable ModemManager   # it sends AT commands to new ttyACM ports',
+      );
+    if (found.has('brltty'))
+      fixes.push('sudo apt remove brltty   # it claims USB serial adapters it mistakes for braille displays');
+    return fail(
+      `running: ${[...found].join(', ')} — it may open the adapter and write to the servo bus`,
+      fixes.join('\n'),
+    );
   },
 };
 
@@ -145,15 +178,18 @@ export const latencyTimer: Check<So101DoctorContext> = {
     const device = ctx.found.device;
     if (!device) return fail('no serial device (see the first check)', 'fix the serial adapter check first');
     const tty = basename(device);
-    if (tty.startsWith('ttyACM')) return pass(`${tty} is a CDC-ACM adapter (the SO-101 bus boards enumerate so): it has no latency_timer to set`);
+    if (tty.startsWith('ttyACM'))
+      return pass(`${tty} is a CDC-ACM adapter (the SO-101 bus boards enumerate so): it has no latency_timer to set`);
     if (!tty.startsWith('ttyUSB')) return pass(`${device} is not a USB-serial adapter: no latency timer`);
     const path = `/sys/bus/usb-serial/devices/${tty}/latency_timer`;
     const text = await ctx.host.readText(path);
     if (text === undefined) return pass(`${tty}: no ${path} (not an FTDI-style adapter)`);
     const ms = Number(text.trim());
     if (ms <= 1) return pass(`${path} = ${ms} ms`);
-    return fail(`${path} = ${ms} ms: every bus reply waits up to ${ms} ms in the adapter (the 6-servo read then misses the signals' max age)`,
-      `echo 1 | sudo tee ${path}\npermanent: add ATTR{latency_timer}="1" to the adapter's udev rule (SUBSYSTEM=="usb-serial", DRIVER=="ftdi_sio", ATTR{latency_timer}="1")`);
+    return fail(
+      `${path} = ${ms} ms: every bus reply waits up to ${ms} ms in the adapter (the 6-servo read then misses the signals' max age)`,
+      `echo 1 | sudo tee ${path}\npermanent: add ATTR{latency_timer}="1" to the adapter's udev rule (SUBSYSTEM=="usb-serial", DRIVER=="ftdi_sio", ATTR{latency_timer}="1")`,
+    );
   },
 };
 
@@ -164,7 +200,11 @@ export const servos: Check<So101DoctorContext> = {
     const device = ctx.found.device;
     if (!device) return fail('no serial device (see the first check)', 'fix the serial adapter check first');
     const opened = await ctx.openBus(device);
-    if (!opened.ok) return fail(`cannot open ${device} at 1 Mbps: ${opened.detail}`, 'close LeRobot or any other program using the port; check the permissions above');
+    if (!opened.ok)
+      return fail(
+        `cannot open ${device} at 1 Mbps: ${opened.detail}`,
+        'close LeRobot or any other program using the port; check the permissions above',
+      );
     const bus = opened.bus;
     ctx.found.bus = bus;
     const lines: string[] = [];
@@ -180,16 +220,19 @@ export const servos: Check<So101DoctorContext> = {
       const major = await bus.readRegister(id, 'Firmware_Major_Version');
       const minor = await bus.readRegister(id, 'Firmware_Minor_Version');
       if (model !== STS3215_MODEL) wrongModel.push(id);
-      lines.push(`  id ${id} (${SO101_JOINT_NAMES[id - 1]}): model ${model ?? '?'}${model === STS3215_MODEL ? ' (STS3215)' : ' (expected 777 = STS3215)'}, firmware ${major ?? '?'}.${minor ?? '?'}`);
+      lines.push(
+        `  id ${id} (${SO101_JOINT_NAMES[id - 1]}): model ${model ?? '?'}${model === STS3215_MODEL ? ' (STS3215)' : ' (expected 777 = STS3215)'}, firmware ${major ?? '?'}.${minor ?? '?'}`,
+      );
     }
     ctx.found.answering = answering;
     const missing = SO101_IDS.filter((id) => !answering.includes(id));
     if (missing.length === 0 && wrongModel.length === 0) return pass(lines.join('\n'));
-    const fix = answering.length === 0
-      ? 'no servo answers: is the servo supply switched on (the USB cable powers only the adapter)? Is the bus cable in the adapter\'s servo port? Were the ids and 1 Mbps set with LeRobot (lerobot-setup-motors)?'
-      : missing.length > 0
-        ? `ids ${missing.join(', ')} do not answer: check the daisy-chain cable at those joints (each servo passes the bus on); a servo with a wrong id or baud rate is set with lerobot-setup-motors, one servo connected at a time`
-        : `ids ${wrongModel.join(', ')} are not STS3215 servos (model 777): armguard's torque and position tables are for the STS3215`;
+    const fix =
+      answering.length === 0
+        ? "no servo answers: is the servo supply switched on (the USB cable powers only the adapter)? Is the bus cable in the adapter's servo port? Were the ids and 1 Mbps set with LeRobot (lerobot-setup-motors)?"
+        : missing.length > 0
+          ? `ids ${missing.join(', ')} do not answer: check the daisy-chain cable at those joints (each servo passes the bus on); a servo with a wrong id or baud rate is set with lerobot-setup-motors, one servo connected at a time`
+          : `ids ${wrongModel.join(', ')} are not STS3215 servos (model 777): armguard's torque and position tables are for the STS3215`;
     return fail(lines.join('\n'), fix);
   },
 };
@@ -201,10 +244,15 @@ export const supplyVoltage: Check<So101DoctorContext> = {
     const bus = ctx.found.bus;
     const ids = ctx.found.answering ?? [];
     const supply = ctx.supply;
-    if (supply === undefined) return fail('--supply not given', 'give --supply 7.4 (C001 servos, 7.4 V follower) or --supply 12 (C018 servos, 12 V follower): it must match the servos you bought');
+    if (supply === undefined)
+      return fail(
+        '--supply not given',
+        'give --supply 7.4 (C001 servos, 7.4 V follower) or --supply 12 (C018 servos, 12 V follower): it must match the servos you bought',
+      );
     const window = SUPPLY_WINDOWS[String(supply)];
     if (!window) return fail(`--supply ${supply}: expected 7.4 or 12`, 'give --supply 7.4 or --supply 12');
-    if (!bus || ids.length === 0) return fail('no servo answered (see the servo check): voltage not read', 'fix the servo check first');
+    if (!bus || ids.length === 0)
+      return fail('no servo answered (see the servo check): voltage not read', 'fix the servo check first');
     const volts: string[] = [];
     const bad: number[] = [];
     for (const id of ids) {
@@ -216,9 +264,12 @@ export const supplyVoltage: Check<So101DoctorContext> = {
     const detail = `--supply ${supply} V expects ${window[0]}–${window[1]} V at the servos; read ${volts.join(', ')}`;
     if (bad.length === 0) return pass(detail);
     const high = supply === 7.4;
-    return fail(detail, high
-      ? 'STOP if the reading is near 12 V: a 12 V supply destroys 7.4 V (C001) servos. Use the 7.4 V (5 A) supply the kit ships with, or give --supply 12 if these are 12 V (C018) servos'
-      : 'a 12 V follower needs a 12 V supply (C018 input 9–12.6 V): check the supply and its connector; if these are 7.4 V servos give --supply 7.4');
+    return fail(
+      detail,
+      high
+        ? 'STOP if the reading is near 12 V: a 12 V supply destroys 7.4 V (C001) servos. Use the 7.4 V (5 A) supply the kit ships with, or give --supply 12 if these are 12 V (C018) servos'
+        : 'a 12 V follower needs a 12 V supply (C018 input 9–12.6 V): check the supply and its connector; if these are 7.4 V servos give --supply 7.4',
+    );
   },
 };
 
@@ -227,13 +278,24 @@ export const calibrationMatches: Check<So101DoctorContext> = {
   title: 'calibration file present and matching the arm',
   async run(ctx) {
     const path = ctx.calibrationPath;
-    if (!path) return fail('--calibration not given', 'give --calibration calibration/so101-<id>.yaml (written by: armguard calibrate so101 --id <id> --port <tty> --lerobot-calibration <json>)');
+    if (!path)
+      return fail(
+        '--calibration not given',
+        'give --calibration calibration/so101-<id>.yaml (written by: armguard calibrate so101 --id <id> --port <tty> --lerobot-calibration <json>)',
+      );
     const cal = await ctx.readCalibration(path);
-    if (!cal.ok) return fail(`${path}:\n${cal.problems.map((p) => `  ${p}`).join('\n')}`, `fix the file, or calibrate again: armguard calibrate so101 --id <id> --port <tty> --lerobot-calibration <json>`);
+    if (!cal.ok)
+      return fail(
+        `${path}:\n${cal.problems.map((p) => `  ${p}`).join('\n')}`,
+        `fix the file, or calibrate again: armguard calibrate so101 --id <id> --port <tty> --lerobot-calibration <json>`,
+      );
     const c = cal.value;
     ctx.found.calibration = c;
     const problems: string[] = [];
-    if (ctx.supply !== undefined && Math.abs(c.supplyVoltage - ctx.supply) > 0.5) problems.push(`calibrated at supply_voltage ${c.supplyVoltage} V, --supply ${ctx.supply} V: the torque ceiling (70 % of stall) differs between 7.4 V and 12 V servos`);
+    if (ctx.supply !== undefined && Math.abs(c.supplyVoltage - ctx.supply) > 0.5)
+      problems.push(
+        `calibrated at supply_voltage ${c.supplyVoltage} V, --supply ${ctx.supply} V: the torque ceiling (70 % of stall) differs between 7.4 V and 12 V servos`,
+      );
     const bus = ctx.found.bus;
     const answering = new Set(ctx.found.answering ?? []);
     const lines = [`${path}: arm ${c.armId}, supply ${c.supplyVoltage} V, table height ${c.tableHeightM} m`];
@@ -248,15 +310,28 @@ export const calibrationMatches: Check<So101DoctorContext> = {
         const offset = await bus.readRegister(id, 'Homing_Offset');
         const want = c.lerobot[name].homing_offset;
         if (offset === undefined) problems.push(`${name} (id ${id}): Homing_Offset not read`);
-        else if (offset !== want) problems.push(`${name} (id ${id}): the servo's Homing_Offset is ${offset}, the calibration's ${want}: the file is from another arm or from before a LeRobot re-calibration`);
+        else if (offset !== want)
+          problems.push(
+            `${name} (id ${id}): the servo's Homing_Offset is ${offset}, the calibration's ${want}: the file is from another arm or from before a LeRobot re-calibration`,
+          );
       }
     } else {
       problems.push('servos not read (see the servo check): the homing offsets could not be compared');
     }
     if (problems.length === 0) return pass(`${lines[0]}; every servo's Homing_Offset matches`);
-    return fail([...lines, ...problems.map((p) => `  ${p}`)].join('\n'),
-      'use the calibration of this arm (calibration/so101-<id>.yaml), or calibrate it: armguard calibrate so101 --id <id> --port <tty> --lerobot-calibration ~/.cache/huggingface/lerobot/calibration/robots/so_follower/<id>.json');
+    return fail(
+      [...lines, ...problems.map((p) => `  ${p}`)].join('\n'),
+      'use the calibration of this arm (calibration/so101-<id>.yaml), or calibrate it: armguard calibrate so101 --id <id> --port <tty> --lerobot-calibration ~/.cache/huggingface/lerobot/calibration/robots/so_follower/<id>.json',
+    );
   },
 };
 
-export const SO101_CHECKS: readonly Check<So101DoctorContext>[] = [serialDevice, permissions, portGrabbers, latencyTimer, servos, supplyVoltage, calibrationMatches];
+export const SO101_CHECKS: readonly Check<So101DoctorContext>[] = [
+  serialDevice,
+  permissions,
+  portGrabbers,
+  latencyTimer,
+  servos,
+  supplyVoltage,
+  calibrationMatches,
+];

@@ -33,7 +33,12 @@ class FileReadWrite implements IReadable, ISeekableWriter {
   async write(buffer: Uint8Array): Promise<unknown> {
     let done = 0;
     while (done < buffer.byteLength) {
-      const { bytesWritten } = await this.handle.write(buffer, done, buffer.byteLength - done, Number(this.cursor) + done);
+      const { bytesWritten } = await this.handle.write(
+        buffer,
+        done,
+        buffer.byteLength - done,
+        Number(this.cursor) + done,
+      );
       done += bytesWritten;
     }
     this.cursor += BigInt(buffer.byteLength);
@@ -69,7 +74,11 @@ async function lastLogTime(reader: McapIndexedReader): Promise<bigint> {
  * an invalid label (naming the field) or a file that is not a finished armguard episode (an
  * unfinished one must be repaired first: `armguard repair <file>`).
  */
-export async function appendLabel(target: string | EpisodeRecorder, input: LabelInput, options: AppendLabelOptions = {}): Promise<LabelRecord> {
+export async function appendLabel(
+  target: string | EpisodeRecorder,
+  input: LabelInput,
+  options: AppendLabelOptions = {},
+): Promise<LabelRecord> {
   if (typeof target !== 'string') return target.label(input);
   const file = target;
   // One time base per file: an episode's data runs on the monitor's clock (often monotonic from 0),
@@ -85,17 +94,29 @@ export async function appendLabel(target: string | EpisodeRecorder, input: Label
     let logTime: bigint;
     try {
       const reader = await McapIndexedReader.Initialize({ readable: rw });
-      channelId = [...reader.channelsById.values()].find((c) => c.topic === JSON_CHANNELS.label.topic && c.messageEncoding === 'json')?.id;
-      if (channelId === undefined) throw new InputError({ file }, `not an armguard episode file: no '${JSON_CHANNELS.label.topic}' channel`);
+      channelId = [...reader.channelsById.values()].find(
+        (c) => c.topic === JSON_CHANNELS.label.topic && c.messageEncoding === 'json',
+      )?.id;
+      if (channelId === undefined)
+        throw new InputError({ file }, `not an armguard episode file: no '${JSON_CHANNELS.label.topic}' channel`);
       const endNs = await lastLogTime(reader);
       if (input.t === undefined) record = { ...record, t: Number(endNs) / 1e9 };
       logTime = input.t === undefined ? endNs : fileTimeNs(input.t, endNs, file);
       writer = await McapWriter.InitializeForAppending(rw, {});
     } catch (e) {
       if (e instanceof InputError) throw e;
-      throw new InputError({ file }, `cannot append a label: not a finished, indexed MCAP file (${(e as Error).message}); run 'armguard repair ${file}' first`);
+      throw new InputError(
+        { file },
+        `cannot append a label: not a finished, indexed MCAP file (${(e as Error).message}); run 'armguard repair ${file}' first`,
+      );
     }
-    await writer.addMessage({ channelId, sequence: 0, logTime, publishTime: logTime, data: new TextEncoder().encode(JSON.stringify(record)) });
+    await writer.addMessage({
+      channelId,
+      sequence: 0,
+      logTime,
+      publishTime: logTime,
+      data: new TextEncoder().encode(JSON.stringify(record)),
+    });
     await writer.end();
     await handle.sync();
   } finally {
@@ -117,7 +138,10 @@ function fileTimeNs(t: number, endNs: bigint, file: string): bigint {
   const ns = BigInt(Math.round(t * 1e6)) * 1000n;
   const endS = Number(endNs) / 1e9;
   if (t < 0 || ns > endNs + MAX_LABEL_AFTER_DATA_NS) {
-    throw new InputError({ file, field: 't' }, `label time ${t} s is not on this file's clock (its data ends at ${endS} s; a label may be at most ${Number(MAX_LABEL_AFTER_DATA_NS) / 1e9} s after it)`);
+    throw new InputError(
+      { file, field: 't' },
+      `label time ${t} s is not on this file's clock (its data ends at ${endS} s; a label may be at most ${Number(MAX_LABEL_AFTER_DATA_NS) / 1e9} s after it)`,
+    );
   }
   return ns;
 }

@@ -20,7 +20,12 @@ const obj = (name: string, properties: Record<string, unknown>, required: string
 });
 
 const chunkProps = {
-  t: num, id: str, stamp: num, horizon: { type: 'integer' }, joints: { type: 'integer' }, dt: num,
+  t: num,
+  id: str,
+  stamp: num,
+  horizon: { type: 'integer' },
+  joints: { type: 'integer' },
+  dt: num,
   targets: { type: 'array', items: num },
 };
 
@@ -28,13 +33,17 @@ export const JSON_CHANNELS: Readonly<Record<JsonKind, { topic: string; schemaNam
   frame: {
     topic: '/armguard/signals',
     schemaName: 'armguard.SignalFrame',
-    schema: obj('armguard.SignalFrame', {
-      t: num,
-      values: { type: 'array', items: numOrNull },
-      stamps: { type: 'array', items: numOrNull },
-      validity: { type: 'array', items: { enum: [0, 1, 2] } },
-      sources: strArray,
-    }, ['t', 'values', 'stamps', 'validity']),
+    schema: obj(
+      'armguard.SignalFrame',
+      {
+        t: num,
+        values: { type: 'array', items: numOrNull },
+        stamps: { type: 'array', items: numOrNull },
+        validity: { type: 'array', items: { enum: [0, 1, 2] } },
+        sources: strArray,
+      },
+      ['t', 'values', 'stamps', 'validity'],
+    ),
   },
   robustness: {
     topic: '/armguard/robustness',
@@ -44,10 +53,20 @@ export const JSON_CHANNELS: Readonly<Record<JsonKind, { topic: string; schemaNam
   gate: {
     topic: '/armguard/gate',
     schemaName: 'armguard.GateRecord',
-    schema: obj('armguard.GateRecord', {
-      t: num, kind: { enum: ['transition', 'event', 'fault'] }, from: str, to: str, reason: str, event: str, detail: str,
-      fault: { type: 'object', properties: { kind: str, source: str }, required: ['kind', 'source'] },
-    }, ['t', 'kind']),
+    schema: obj(
+      'armguard.GateRecord',
+      {
+        t: num,
+        kind: { enum: ['transition', 'event', 'fault'] },
+        from: str,
+        to: str,
+        reason: str,
+        event: str,
+        detail: str,
+        fault: { type: 'object', properties: { kind: str, source: str }, required: ['kind', 'source'] },
+      },
+      ['t', 'kind'],
+    ),
   },
   'proposed-chunk': {
     topic: '/armguard/chunks/proposed',
@@ -57,9 +76,16 @@ export const JSON_CHANNELS: Readonly<Record<JsonKind, { topic: string; schemaNam
   'executed-chunk': {
     topic: '/armguard/chunks/executed',
     schemaName: 'armguard.ExecutedChunk',
-    schema: obj('armguard.ExecutedChunk', {
-      ...chunkProps, proposedId: str, verdict: { enum: ['executed', 'filtered', 'held'] }, modification: num,
-    }, ['t', 'id', 'stamp', 'horizon', 'joints', 'dt', 'targets', 'proposedId', 'verdict', 'modification']),
+    schema: obj(
+      'armguard.ExecutedChunk',
+      {
+        ...chunkProps,
+        proposedId: str,
+        verdict: { enum: ['executed', 'filtered', 'held'] },
+        modification: num,
+      },
+      ['t', 'id', 'stamp', 'horizon', 'joints', 'dt', 'targets', 'proposedId', 'verdict', 'modification'],
+    ),
   },
   raw: {
     topic: '/armguard/raw',
@@ -69,26 +95,43 @@ export const JSON_CHANNELS: Readonly<Record<JsonKind, { topic: string; schemaNam
   label: {
     topic: '/armguard/labels',
     schemaName: 'armguard.Label',
-    schema: obj('armguard.Label', {
-      t: num,
-      wallTime: num,
-      source: { enum: ['operator', 'mqtt', 'ros2', 'predicate', 'import', 'api'] },
-      by: str, success: { type: 'boolean' }, taskId: str, policy: str, taskTags: strArray, objectTags: strArray,
-      manual: { type: 'object', additionalProperties: { enum: ['violated', 'satisfied', 'not_applicable'] } },
-      note: str,
-    }, ['t', 'source']),
+    schema: obj(
+      'armguard.Label',
+      {
+        t: num,
+        wallTime: num,
+        source: { enum: ['operator', 'mqtt', 'ros2', 'predicate', 'import', 'api'] },
+        by: str,
+        success: { type: 'boolean' },
+        taskId: str,
+        policy: str,
+        taskTags: strArray,
+        objectTags: strArray,
+        manual: { type: 'object', additionalProperties: { enum: ['violated', 'satisfied', 'not_applicable'] } },
+        note: str,
+      },
+      ['t', 'source'],
+    ),
   },
   versions: {
     topic: '/armguard/versions',
     schemaName: 'armguard.Versions',
-    schema: obj('armguard.Versions', { t: num, versions: { type: 'object', additionalProperties: str } }, ['t', 'versions']),
+    schema: obj('armguard.Versions', { t: num, versions: { type: 'object', additionalProperties: str } }, [
+      't',
+      'versions',
+    ]),
   },
   semantic: {
     topic: '/armguard/semantic',
     schemaName: 'armguard.SemanticRecord',
-    schema: obj('armguard.SemanticRecord', {
-      t: num, kind: { enum: ['task', 'query', 'verdict', 'fault', 'late-answer', 'decision', 'stage', 'stages', 'frame'] },
-    }, ['t', 'kind']),
+    schema: obj(
+      'armguard.SemanticRecord',
+      {
+        t: num,
+        kind: { enum: ['task', 'query', 'verdict', 'fault', 'late-answer', 'decision', 'stage', 'stages', 'frame'] },
+      },
+      ['t', 'kind'],
+    ),
   },
   end: {
     topic: '/armguard/episode_end',

@@ -22,9 +22,16 @@ export interface EpisodeInDir {
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Start recording episode `start.episodeId` into `dir` (created if needed; never overwrites). */
-export async function startEpisodeInDir(dir: string, start: EpisodeStartInput, options: Omit<RecorderOptions, 'file'>): Promise<EpisodeInDir> {
+export async function startEpisodeInDir(
+  dir: string,
+  start: EpisodeStartInput,
+  options: Omit<RecorderOptions, 'file'>,
+): Promise<EpisodeInDir> {
   if (!SAFE_ID.test(start.episodeId)) {
-    throw new InputError({ field: 'episodeId' }, `'${start.episodeId}' cannot name a file: use letters, digits, '.', '_' or '-' (at most 128)`);
+    throw new InputError(
+      { field: 'episodeId' },
+      `'${start.episodeId}' cannot name a file: use letters, digits, '.', '_' or '-' (at most 128)`,
+    );
   }
   await mkdir(dir, { recursive: true });
   const name = `${start.episodeId}.mcap`;
@@ -33,7 +40,8 @@ export async function startEpisodeInDir(dir: string, start: EpisodeStartInput, o
   try {
     writable = await NodeFileWritable.create(path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new InputError({ file: path, field: 'episodeId' }, 'an episode with this id is already recorded here');
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new InputError({ file: path, field: 'episodeId' }, 'an episode with this id is already recorded here');
     throw e;
   }
   const recorder = EpisodeRecorder.start(writable, start, { ...options, file: name });

@@ -20,9 +20,17 @@ export const INDEX_FILE_NAME = 'episodes.jsonl';
  * where the clause was evaluated — that coverage, with `not evaluated: signal X missing` when it
  * never was (then minRho is null: there is no verdict).
  */
-export function clauseSummary(minRho: number, violatedSteps: number, coverage: EpisodeCoverage | undefined, i: number): ClauseSummary {
+export function clauseSummary(
+  minRho: number,
+  violatedSteps: number,
+  coverage: EpisodeCoverage | undefined,
+  i: number,
+): ClauseSummary {
   const c = coverage?.clauses[i];
-  const summary: ClauseSummary = { minRho: Number.isFinite(minRho) && c?.evaluatedSteps !== 0 ? minRho : null, violatedSteps };
+  const summary: ClauseSummary = {
+    minRho: Number.isFinite(minRho) && c?.evaluatedSteps !== 0 ? minRho : null,
+    violatedSteps,
+  };
   if (!c || !coverage) return summary;
   summary.evaluatedSteps = c.evaluatedSteps;
   summary.missing = c.missing;
@@ -34,8 +42,15 @@ export function clauseSummary(minRho: number, violatedSteps: number, coverage: E
 /** A coverage read from a file (end record) has the shape clauseSummary reads. */
 function isEpisodeCoverage(v: unknown): v is EpisodeCoverage {
   const c = v as Partial<EpisodeCoverage> | null | undefined;
-  return typeof c?.steps === 'number' && Array.isArray(c.clauses) &&
-    c.clauses.every((x: unknown) => typeof (x as ClauseCoverage | null)?.evaluatedSteps === 'number' && Array.isArray((x as ClauseCoverage).missing));
+  return (
+    typeof c?.steps === 'number' &&
+    Array.isArray(c.clauses) &&
+    c.clauses.every(
+      (x: unknown) =>
+        typeof (x as ClauseCoverage | null)?.evaluatedSteps === 'number' &&
+        Array.isArray((x as ClauseCoverage).missing),
+    )
+  );
 }
 
 /** The key of `file` in the index at `indexPath` (its path relative to the index's folder). */
@@ -65,7 +80,10 @@ export async function readIndex(indexPath: string): Promise<Map<string, EpisodeI
       }
       const o = v as Partial<EpisodeIndexEntry> | null;
       if (!o || typeof o !== 'object' || typeof o.file !== 'string' || typeof o.episodeId !== 'string') {
-        throw new InputError({ file: indexPath, line: lineNo }, "expected an index entry with string 'file' and 'episodeId'");
+        throw new InputError(
+          { file: indexPath, line: lineNo },
+          "expected an index entry with string 'file' and 'episodeId'",
+        );
       }
       entries.set(o.file, o as EpisodeIndexEntry);
     }
@@ -92,25 +110,29 @@ export async function indexEpisodeFile(file: string, key: string = basename(file
   let minRho: number[] = [];
   let violated: number[] = [];
   let coverage: EpisodeCoverage | undefined;
-  const scan = await readEpisode(file, (r) => {
-    if (r.t > tEnd) tEnd = r.t;
-    if (r.kind === 'label') labels.push(r.value);
-    else if (r.kind === 'end') coverage = isEpisodeCoverage(r.value.coverage) ? r.value.coverage : undefined;
-    else if (r.kind === 'robustness') {
-      r.value.rho.forEach((v, i) => {
-        if (v === null) return;
-        if (i >= minRho.length) return;
-        if (v < minRho[i]!) minRho[i] = v;
-        if (v < 0) violated[i]!++;
-      });
-    }
-  }, {
-    kinds: ['label', 'robustness', 'frame', 'end', 'gate'],
-    onStart: (s) => {
-      minRho = s.clauses.map(() => Infinity);
-      violated = s.clauses.map(() => 0);
+  const scan = await readEpisode(
+    file,
+    (r) => {
+      if (r.t > tEnd) tEnd = r.t;
+      if (r.kind === 'label') labels.push(r.value);
+      else if (r.kind === 'end') coverage = isEpisodeCoverage(r.value.coverage) ? r.value.coverage : undefined;
+      else if (r.kind === 'robustness') {
+        r.value.rho.forEach((v, i) => {
+          if (v === null) return;
+          if (i >= minRho.length) return;
+          if (v < minRho[i]!) minRho[i] = v;
+          if (v < 0) violated[i]!++;
+        });
+      }
     },
-  });
+    {
+      kinds: ['label', 'robustness', 'frame', 'end', 'gate'],
+      onStart: (s) => {
+        minRho = s.clauses.map(() => Infinity);
+        violated = s.clauses.map(() => 0);
+      },
+    },
+  );
   const start = scan.start;
   if (!start) throw new InputError({ file }, 'not an armguard episode file (no episode metadata record)');
   const label = effectiveLabel(labels);
@@ -140,7 +162,9 @@ export async function indexEpisodeFile(file: string, key: string = basename(file
 }
 
 /** Re-index every `.mcap` episode file in `dir` (writes a fresh episodes.jsonl via append). */
-export async function rebuildIndex(dir: string): Promise<{ indexed: number; skipped: { file: string; reason: string }[] }> {
+export async function rebuildIndex(
+  dir: string,
+): Promise<{ indexed: number; skipped: { file: string; reason: string }[] }> {
   const indexPath = join(dir, INDEX_FILE_NAME);
   const skipped: { file: string; reason: string }[] = [];
   let indexed = 0;

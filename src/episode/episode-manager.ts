@@ -100,7 +100,10 @@ export class EpisodeManager {
     if (this.closed) throw new Error('episode recording is closed (shutting down)');
     if (this.current) await this.finishCurrent(t, 'new episode');
     const now = (this.o.wallClock ?? (() => new Date()))();
-    const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const stamp = now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
     const episodeId = `${this.o.robotId}-${stamp}-${String(++this.seq).padStart(3, '0')}`;
     const ep = await (this.o.open ?? startEpisodeInDir)(
       this.o.dir,
@@ -143,7 +146,10 @@ export class EpisodeManager {
       const lost = s.lostToStorage + (entry.state === 'complete' ? 0 : s.messages - s.flushedMessages);
       if (lost > 0) this.losses.push({ episodeId: entry.episodeId, path: ep.path, records: lost });
       this.finished.push(entry);
-      if (entry.success === undefined) this.o.log?.(`episode ${entry.episodeId} closed without a success label; label it with: armguard label ${ep.path} --success | --failure`);
+      if (entry.success === undefined)
+        this.o.log?.(
+          `episode ${entry.episodeId} closed without a success label; label it with: armguard label ${ep.path} --success | --failure`,
+        );
       return entry;
     } catch (e) {
       this.losses.push({ episodeId: ep.recorder.start.episodeId, path: ep.path, records: undefined });

@@ -1,13 +1,32 @@
 /**
- * Labels (SPEC §8): appended records, never rewrites of raw data. `labelRecordFrom` validates a
+ * Labels (design §8): appended records, never rewrites of raw data. `labelRecordFrom` validates a
  * label from an untrusted transport (terminal prompt, MQTT, ROS 2 service, task predicate);
  * `effectiveLabel` folds a history (later records win per field, manual verdicts per clause).
  */
 import { InputError } from '../util/index.js';
-import { MANUAL_VERDICTS, type EffectiveLabel, type LabelInput, type LabelRecord, type LabelSource, type ManualVerdict } from './types.js';
+import {
+  MANUAL_VERDICTS,
+  type EffectiveLabel,
+  type LabelInput,
+  type LabelRecord,
+  type LabelSource,
+  type ManualVerdict,
+} from './types.js';
 
 const SOURCES: readonly LabelSource[] = ['operator', 'mqtt', 'ros2', 'predicate', 'import', 'api'];
-const KEYS = new Set(['t', 'wallTime', 'source', 'by', 'success', 'taskId', 'policy', 'taskTags', 'objectTags', 'manual', 'note']);
+const KEYS = new Set([
+  't',
+  'wallTime',
+  'source',
+  'by',
+  'success',
+  'taskId',
+  'policy',
+  'taskTags',
+  'objectTags',
+  'manual',
+  'note',
+]);
 
 function fail(field: string, reason: string, file?: string): never {
   throw new InputError(file === undefined ? { field } : { file, field }, reason);
@@ -23,7 +42,8 @@ function optString(o: Record<string, unknown>, key: string, file?: string): stri
 function optTags(o: Record<string, unknown>, key: string, file?: string): string[] | undefined {
   const v = o[key];
   if (v === undefined) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x === '')) fail(key, 'expected a list of non-empty strings', file);
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x === ''))
+    fail(key, 'expected a list of non-empty strings', file);
   return [...(v as string[])];
 }
 
@@ -31,17 +51,24 @@ function optTags(o: Record<string, unknown>, key: string, file?: string): string
  * Validate a label (from any transport) and stamp it. Throws InputError naming the field.
  * `defaultT` is used when the label carries no time.
  */
-export function labelRecordFrom(input: LabelInput | Record<string, unknown>, defaultT: number, file?: string): LabelRecord {
+export function labelRecordFrom(
+  input: LabelInput | Record<string, unknown>,
+  defaultT: number,
+  file?: string,
+): LabelRecord {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('(label)', 'expected an object', file);
   const o = input as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KEYS.has(k)) fail(k, `unknown label field (known: ${[...KEYS].join(', ')})`, file);
+  for (const k of Object.keys(o))
+    if (!KEYS.has(k)) fail(k, `unknown label field (known: ${[...KEYS].join(', ')})`, file);
   const t = o['t'] === undefined ? defaultT : o['t'];
   if (typeof t !== 'number' || !Number.isFinite(t)) fail('t', 'expected a finite time in seconds', file);
   const source = o['source'] === undefined ? 'api' : o['source'];
-  if (typeof source !== 'string' || !(SOURCES as readonly string[]).includes(source)) fail('source', `expected one of ${SOURCES.join(', ')}`, file);
+  if (typeof source !== 'string' || !(SOURCES as readonly string[]).includes(source))
+    fail('source', `expected one of ${SOURCES.join(', ')}`, file);
   const record: LabelRecord = { t, source: source as LabelSource };
   if (o['wallTime'] !== undefined) {
-    if (typeof o['wallTime'] !== 'number' || !Number.isFinite(o['wallTime'])) fail('wallTime', 'expected a finite Unix time in seconds', file);
+    if (typeof o['wallTime'] !== 'number' || !Number.isFinite(o['wallTime']))
+      fail('wallTime', 'expected a finite Unix time in seconds', file);
     record.wallTime = o['wallTime'];
   }
   const by = optString(o, 'by', file);
@@ -63,7 +90,8 @@ export function labelRecordFrom(input: LabelInput | Record<string, unknown>, def
     if (typeof m !== 'object' || m === null || Array.isArray(m)) fail('manual', 'expected {clauseId: verdict}', file);
     const manual: Record<string, ManualVerdict> = {};
     for (const [clause, verdict] of Object.entries(m as Record<string, unknown>)) {
-      if (!(MANUAL_VERDICTS as readonly unknown[]).includes(verdict)) fail(`manual.${clause}`, `expected one of ${MANUAL_VERDICTS.join(', ')}`, file);
+      if (!(MANUAL_VERDICTS as readonly unknown[]).includes(verdict))
+        fail(`manual.${clause}`, `expected one of ${MANUAL_VERDICTS.join(', ')}`, file);
       manual[clause] = verdict as ManualVerdict;
     }
     record.manual = manual;

@@ -51,16 +51,21 @@ function checkRecord(kind: JsonKind, v: Record<string, unknown>): string | undef
   if (typeof v['t'] !== 'number') return "field 't' must be a number";
   switch (kind) {
     case 'frame':
-      if (!isNumArray(v['values']) || !isNumArray(v['stamps']) || !isNumArray(v['validity'])) return "fields 'values', 'stamps', 'validity' must be number arrays";
+      if (!isNumArray(v['values']) || !isNumArray(v['stamps']) || !isNumArray(v['validity']))
+        return "fields 'values', 'stamps', 'validity' must be number arrays";
       return undefined;
     case 'robustness':
       return isNumArray(v['rho']) ? undefined : "field 'rho' must be a number array";
     case 'gate':
-      return ['transition', 'event', 'fault'].includes(v['kind'] as string) ? undefined : "field 'kind' must be transition, event or fault";
+      return ['transition', 'event', 'fault'].includes(v['kind'] as string)
+        ? undefined
+        : "field 'kind' must be transition, event or fault";
     case 'proposed-chunk':
     case 'executed-chunk':
-      if (typeof v['id'] !== 'string' || !isNumArray(v['targets'])) return "fields 'id' (string) and 'targets' (numbers) are required";
-      if ((v['targets'] as unknown[]).length !== Number(v['horizon']) * Number(v['joints'])) return "'targets' length must be horizon × joints";
+      if (typeof v['id'] !== 'string' || !isNumArray(v['targets']))
+        return "fields 'id' (string) and 'targets' (numbers) are required";
+      if ((v['targets'] as unknown[]).length !== Number(v['horizon']) * Number(v['joints']))
+        return "'targets' length must be horizon × joints";
       return undefined;
     case 'raw':
       return typeof v['source'] === 'string' ? undefined : "field 'source' must be a string";
@@ -79,7 +84,13 @@ function parseStart(json: string | undefined): EpisodeStart | undefined {
   if (json === undefined) return undefined;
   try {
     const v: unknown = JSON.parse(json);
-    if (!isObject(v) || typeof v['episodeId'] !== 'string' || !Array.isArray(v['signals']) || !Array.isArray(v['clauses'])) return undefined;
+    if (
+      !isObject(v) ||
+      typeof v['episodeId'] !== 'string' ||
+      !Array.isArray(v['signals']) ||
+      !Array.isArray(v['clauses'])
+    )
+      return undefined;
     return v as unknown as EpisodeStart;
   } catch {
     return undefined;
@@ -100,11 +111,28 @@ export async function readEpisode(
   const scanner = new TolerantMcapScanner();
   const codecs = new Ros2CodecCache();
   const schemas = new Map<number, TypedMcapRecords['Schema']>();
-  const channels = new Map<number, { topic: string; kind: JsonKind | 'ros' | 'other'; schema: TypedMcapRecords['Schema'] | undefined; encoding: string }>();
-  const scan: EpisodeScan = { file, start: undefined, end: { kind: 'truncated', offset: 0 }, skipped: [], errors: [], errorCount: 0, counts: {} };
+  const channels = new Map<
+    number,
+    {
+      topic: string;
+      kind: JsonKind | 'ros' | 'other';
+      schema: TypedMcapRecords['Schema'] | undefined;
+      encoding: string;
+    }
+  >();
+  const scan: EpisodeScan = {
+    file,
+    start: undefined,
+    end: { kind: 'truncated', offset: 0 },
+    skipped: [],
+    errors: [],
+    errorCount: 0,
+    counts: {},
+  };
   const bad = (topic: string, logTime: bigint, reason: string): void => {
     scan.errorCount++;
-    if (scan.errors.length < MAX_ERRORS) scan.errors.push(new InputError({ file, field: `${topic} @ ${logTime} ns` }, reason));
+    if (scan.errors.length < MAX_ERRORS)
+      scan.errors.push(new InputError({ file, field: `${topic} @ ${logTime} ns` }, reason));
   };
 
   const handle = (record: TypedMcapRecords['Message']): void => {
@@ -116,9 +144,13 @@ export async function readEpisode(
       const schema = ch.schema;
       const t = Number(record.logTime) / 1e9;
       onRecord({
-        kind: 'ros', t, topic: ch.topic, type: schema?.name ?? '',
+        kind: 'ros',
+        t,
+        topic: ch.topic,
+        type: schema?.name ?? '',
         decode: () => {
-          if (!schema || schema.encoding !== 'ros2msg' || ch.encoding !== 'cdr') throw new InputError({ file, field: ch.topic }, 'not a ros2msg/cdr channel');
+          if (!schema || schema.encoding !== 'ros2msg' || ch.encoding !== 'cdr')
+            throw new InputError({ file, field: ch.topic }, 'not a ros2msg/cdr channel');
           try {
             return codecs.get(schema.name, text.decode(schema.data)).decode(record.data);
           } catch (e) {

@@ -1,5 +1,5 @@
 /**
- * The episode recorder (SPEC §8, §12): one MCAP file per episode, written incrementally. Record
+ * The episode recorder (design §8, §12): one MCAP file per episode, written incrementally. Record
  * calls are synchronous and never throw for storage problems (the gate calls them on its path);
  * bytes reach the file on `flush()`, which an injected timer runs at least every second. A write
  * or sync failure (e.g. ENOSPC) becomes a typed `Fault {kind:'storage'}` for the listeners, so the
@@ -17,7 +17,16 @@ import { EPISODE_METADATA_NAME, JSON_CHANNELS, MCAP_PROFILE, type JsonKind } fro
 import { labelRecordFrom } from './labels.js';
 import type { FileWritable } from '../mcap/file-writable.js';
 import { StreamingMcapWriter } from '../mcap/streaming-writer.js';
-import type { ClauseSummary, EpisodeIndexEntry, EpisodeStart, GateRecord, LabelInput, LabelRecord, SemanticRecord, Versions } from './types.js';
+import type {
+  ClauseSummary,
+  EpisodeIndexEntry,
+  EpisodeStart,
+  GateRecord,
+  LabelInput,
+  LabelRecord,
+  SemanticRecord,
+  Versions,
+} from './types.js';
 import { clauseSummary } from './episode-index.js';
 import type { EpisodeCoverage } from '../schema/clause-coverage.js';
 import { Listeners } from '../util/listeners.js';
@@ -29,7 +38,7 @@ export const DEFAULT_FLUSH_INTERVAL_S = 0.5;
 export interface RecorderOptions {
   /** Drives the periodic flush (ManualTimers in tests). */
   timers: Timers;
-  /** Seconds between flushes; at most 1 (SPEC §12). Default 0.5. */
+  /** Seconds between flushes; at most 1 (design §12). Default 0.5. */
   flushInterval?: number;
   chunkSize?: number;
   /** File name for messages and the rosbag2 metadata record. */
@@ -123,8 +132,15 @@ export class EpisodeRecorder {
     r.writer.start({ profile: MCAP_PROFILE, library: `armguard ${ARMGUARD_VERSION}` });
     r.writer.addMetadata({ name: EPISODE_METADATA_NAME, metadata: new Map([['episode', JSON.stringify(full)]]) });
     for (const [kind, c] of Object.entries(JSON_CHANNELS) as [JsonKind, (typeof JSON_CHANNELS)[JsonKind]][]) {
-      const schemaId = r.writer.registerSchema({ name: c.schemaName, encoding: 'jsonschema', data: encoder.encode(JSON.stringify(c.schema)) });
-      r.channelIds.set(kind, r.writer.registerChannel({ schemaId, topic: c.topic, messageEncoding: 'json', metadata: new Map() }));
+      const schemaId = r.writer.registerSchema({
+        name: c.schemaName,
+        encoding: 'jsonschema',
+        data: encoder.encode(JSON.stringify(c.schema)),
+      });
+      r.channelIds.set(
+        kind,
+        r.writer.registerChannel({ schemaId, topic: c.topic, messageEncoding: 'json', metadata: new Map() }),
+      );
     }
     return r;
   }
@@ -216,7 +232,13 @@ export class EpisodeRecorder {
   proposedChunk(t: number, chunk: JointChunk): void {
     this.put('proposed-chunk', t, JSON.stringify({ t, ...chunkFields(chunk) }));
   }
-  executedChunk(t: number, chunk: JointChunk, proposedId: string, verdict: 'executed' | 'filtered' | 'held', modification: number): void {
+  executedChunk(
+    t: number,
+    chunk: JointChunk,
+    proposedId: string,
+    verdict: 'executed' | 'filtered' | 'held',
+    modification: number,
+  ): void {
     this.put('executed-chunk', t, JSON.stringify({ t, ...chunkFields(chunk), proposedId, verdict, modification }));
   }
 
@@ -269,7 +291,11 @@ export class EpisodeRecorder {
       record = build();
     } catch (e) {
       this.dropped++;
-      this.emit({ kind: 'storage', source: this.source(), detail: `ROS message on ${topic} not recorded: ${(e as Error).message}` });
+      this.emit({
+        kind: 'storage',
+        source: this.source(),
+        detail: `ROS message on ${topic} not recorded: ${(e as Error).message}`,
+      });
       return;
     }
     this.writer.addMessage(record);
@@ -285,18 +311,21 @@ export class EpisodeRecorder {
     if (this.state === 'ended') return Promise.resolve(true);
     if (this.flushing) return this.flushing.then(() => this.flush());
     const accepted = this.writer.messageCount;
-    this.flushing = this.writer.flush().then(
-      () => {
-        this.written(accepted);
-        return true;
-      },
-      (e: unknown) => {
-        this.fail(e);
-        return false;
-      },
-    ).finally(() => {
-      this.flushing = undefined;
-    });
+    this.flushing = this.writer
+      .flush()
+      .then(
+        () => {
+          this.written(accepted);
+          return true;
+        },
+        (e: unknown) => {
+          this.fail(e);
+          return false;
+        },
+      )
+      .finally(() => {
+        this.flushing = undefined;
+      });
     return this.flushing;
   }
 
@@ -319,14 +348,16 @@ export class EpisodeRecorder {
    * (state 'complete', or 'truncated' when storage failed and the file lacks its summary).
    */
   async end(t: number, reason: string, coverage?: EpisodeCoverage): Promise<EpisodeIndexEntry> {
-    if (this.state === 'recording' && !this.ending) this.put('end', t, JSON.stringify(coverage ? { t, reason, coverage } : { t, reason }));
+    if (this.state === 'recording' && !this.ending)
+      this.put('end', t, JSON.stringify(coverage ? { t, reason, coverage } : { t, reason }));
     this.ending = true;
     this.timer.cancel();
     if (this.flushing) await this.flushing;
     // Storage failed earlier: one more try, so a disk that has space again still gets a whole file.
     if (this.state === 'failed' && (await this.flush())) this.state = 'recording';
     if (this.state === 'recording') {
-      if (this.ros.size > 0) this.writer.addMetadata(this.ros.rosbag2Metadata(this.options.file ?? 'episode.mcap', this.options.rosDistro));
+      if (this.ros.size > 0)
+        this.writer.addMetadata(this.ros.rosbag2Metadata(this.options.file ?? 'episode.mcap', this.options.rosDistro));
       const accepted = this.writer.messageCount;
       try {
         await this.writer.end();
@@ -344,14 +375,22 @@ export class EpisodeRecorder {
     }
     const unflushed = this.writer.messageCount - this.flushedMessages;
     if (failed && this.dropped + unflushed > 0) {
-      this.emit({ kind: 'storage', source: this.source(), detail: `${this.dropped + unflushed} record(s) not on storage: ${unflushed} accepted but not flushed before the failure, ${this.dropped} offered after it` });
+      this.emit({
+        kind: 'storage',
+        source: this.source(),
+        detail: `${this.dropped + unflushed} record(s) not on storage: ${unflushed} accepted but not flushed before the failure, ${this.dropped} offered after it`,
+      });
     }
     for (const w of this.durableWaiters) w.resolve(w.mark <= this.flushedMessages);
     this.durableWaiters = [];
     return this.indexEntry(t, this.state === 'ended' ? 'complete' : 'truncated', coverage);
   }
 
-  private indexEntry(tEnd: number, state: EpisodeIndexEntry['state'], coverage: EpisodeCoverage | undefined): EpisodeIndexEntry {
+  private indexEntry(
+    tEnd: number,
+    state: EpisodeIndexEntry['state'],
+    coverage: EpisodeCoverage | undefined,
+  ): EpisodeIndexEntry {
     const clauses: Record<string, ClauseSummary> = {};
     this.start.clauses.forEach((id, i) => {
       clauses[id] = clauseSummary(this.minRho[i]!, this.violatedSteps[i]!, coverage, i);
@@ -397,7 +436,13 @@ export class EpisodeRecorder {
       this.scratch = new Uint8Array(Math.max(this.scratch.byteLength * 2, json.length * 3));
       written = encoder.encodeInto(json, this.scratch).written;
     }
-    this.writer.addMessage({ channelId, sequence, logTime: ns, publishTime: ns, data: this.scratch.subarray(0, written) });
+    this.writer.addMessage({
+      channelId,
+      sequence,
+      logTime: ns,
+      publishTime: ns,
+      data: this.scratch.subarray(0, written),
+    });
   }
 
   private source(): string {
@@ -420,5 +465,12 @@ export class EpisodeRecorder {
 }
 
 function chunkFields(chunk: JointChunk) {
-  return { id: chunk.id, stamp: chunk.stamp, horizon: chunk.horizon, joints: chunk.joints, dt: chunk.dt, targets: Array.from(chunk.targets) };
+  return {
+    id: chunk.id,
+    stamp: chunk.stamp,
+    horizon: chunk.horizon,
+    joints: chunk.joints,
+    dt: chunk.dt,
+    targets: Array.from(chunk.targets),
+  };
 }

@@ -9,7 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { link, lstat, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { McapWriter, type TypedMcapRecords } from '@mcap/core';
-import { TolerantMcapScanner, describeScanEnd, describeSkipped, lostInSkipped, type ScanEnd, type SkippedRegion } from '../mcap/mcap-scan.js';
+import {
+  TolerantMcapScanner,
+  describeScanEnd,
+  describeSkipped,
+  lostInSkipped,
+  type ScanEnd,
+  type SkippedRegion,
+} from '../mcap/mcap-scan.js';
 import { serializeRosbag2Metadata } from '../mcap/rosbag2-metadata.js';
 import { mcapWritable } from '../mcap/file-writable.js';
 import { NodeFileWritable } from '../platform/file-writable.js';
@@ -38,9 +45,11 @@ export function repairLostData(r: RepairReport): boolean {
 
 export function describeRepair(r: RepairReport): string {
   const skipped = describeSkipped(r.skipped);
-  return `${r.input}: ${describeScanEnd(r.inputEnd)}; wrote ${r.output} (indexed) with ${r.messages} messages on ${r.channels} channels, ${r.metadata} metadata and ${r.attachments} attachment records` +
+  return (
+    `${r.input}: ${describeScanEnd(r.inputEnd)}; wrote ${r.output} (indexed) with ${r.messages} messages on ${r.channels} channels, ${r.metadata} metadata and ${r.attachments} attachment records` +
     (skipped ? `; ${skipped}` : '') +
-    (r.discardedBytes > 0 ? `; ${r.discardedBytes} trailing bytes could not be recovered` : '');
+    (r.discardedBytes > 0 ? `; ${r.discardedBytes} trailing bytes could not be recovered` : '')
+  );
 }
 
 /** Messages lost (known count) and whether some loss is of unknown size. */
@@ -63,17 +72,34 @@ export interface RepairOptions {
  * Throws InputError when the input is not an MCAP file at all, or when `output` exists or is the
  * input (under any name). A damaged chunk is skipped and the rest kept (`skipped`).
  */
-export async function repairMcapFile(input: string, output?: string, options: RepairOptions = {}): Promise<RepairReport> {
+export async function repairMcapFile(
+  input: string,
+  output?: string,
+  options: RepairOptions = {},
+): Promise<RepairReport> {
   const rosOnly = options.rosOnly === true;
   const inPlace = output === undefined;
   const finalPath = output ?? input;
   await checkRepairPaths(input, output);
   // Never open an existing file for writing: the repaired bytes go to a new temporary file beside
   // the target, which is linked into place only once complete (no-clobber for --out).
-  const target = join(dirname(resolve(finalPath)), `.${basename(finalPath)}.repair-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const target = join(
+    dirname(resolve(finalPath)),
+    `.${basename(finalPath)}.repair-${process.pid}-${randomBytes(4).toString('hex')}.tmp`,
+  );
   const scanner = new TolerantMcapScanner();
   const out = await NodeFileWritable.create(target);
-  const report: RepairReport = { input, output: finalPath, inputEnd: { kind: 'truncated', offset: 0 }, messages: 0, channels: 0, metadata: 0, attachments: 0, discardedBytes: 0, skipped: [] };
+  const report: RepairReport = {
+    input,
+    output: finalPath,
+    inputEnd: { kind: 'truncated', offset: 0 },
+    messages: 0,
+    channels: 0,
+    metadata: 0,
+    attachments: 0,
+    discardedBytes: 0,
+    skipped: [],
+  };
   try {
     const writer = new McapWriter({ writable: mcapWritable(out), chunkSize: 1024 * 1024 });
     const schemaIds = new Map<number, number>();
@@ -107,18 +133,34 @@ export async function repairMcapFile(input: string, output?: string, options: Re
             await ensureStarted();
             let schemaId = 0;
             if (schema) {
-              schemaId = schemaIds.get(r.schemaId) ?? (await writer.registerSchema({ name: schema.name, encoding: schema.encoding, data: schema.data }));
+              schemaId =
+                schemaIds.get(r.schemaId) ??
+                (await writer.registerSchema({ name: schema.name, encoding: schema.encoding, data: schema.data }));
               schemaIds.set(r.schemaId, schemaId);
             }
             channels.set(r.id, r);
-            channelIds.set(r.id, await writer.registerChannel({ topic: r.topic, messageEncoding: r.messageEncoding, metadata: r.metadata, schemaId }));
+            channelIds.set(
+              r.id,
+              await writer.registerChannel({
+                topic: r.topic,
+                messageEncoding: r.messageEncoding,
+                metadata: r.metadata,
+                schemaId,
+              }),
+            );
             report.channels++;
             break;
           }
           case 'Message': {
             const id = channelIds.get(r.channelId);
             if (id === undefined) break;
-            await writer.addMessage({ channelId: id, sequence: r.sequence, logTime: r.logTime, publishTime: r.publishTime, data: r.data });
+            await writer.addMessage({
+              channelId: id,
+              sequence: r.sequence,
+              logTime: r.logTime,
+              publishTime: r.publishTime,
+              data: r.data,
+            });
             report.messages++;
             counts.set(r.channelId, (counts.get(r.channelId) ?? 0) + 1);
             if (times.first === undefined || r.logTime < times.first) times.first = r.logTime;
@@ -135,7 +177,13 @@ export async function repairMcapFile(input: string, output?: string, options: Re
           case 'Attachment':
             if (rosOnly) break;
             await ensureStarted();
-            await writer.addAttachment({ name: r.name, logTime: r.logTime, createTime: r.createTime, mediaType: r.mediaType, data: r.data });
+            await writer.addAttachment({
+              name: r.name,
+              logTime: r.logTime,
+              createTime: r.createTime,
+              mediaType: r.mediaType,
+              data: r.data,
+            });
             report.attachments++;
             break;
           case 'DataEnd':
@@ -158,7 +206,9 @@ export async function repairMcapFile(input: string, output?: string, options: Re
     // Reading stops at the first bad record, so the bytes not read count as lost too.
     report.discardedBytes = report.inputEnd.kind === 'complete' ? 0 : (await stat(input)).size - report.inputEnd.offset;
     if (!started) throw new InputError({ file: input }, `not an MCAP file: ${describeScanEnd(report.inputEnd)}`);
-    const rosChannels = [...channels.values()].filter((c) => c.messageEncoding === 'cdr' && schemas.get(c.schemaId)?.encoding === 'ros2msg');
+    const rosChannels = [...channels.values()].filter(
+      (c) => c.messageEncoding === 'cdr' && schemas.get(c.schemaId)?.encoding === 'ros2msg',
+    );
     if (!hasRosbag2 && rosChannels.length > 0) {
       const start = times.first ?? 0n;
       const yaml = serializeRosbag2Metadata({
@@ -198,7 +248,11 @@ export async function repairMcapFile(input: string, output?: string, options: Re
     }
   } catch (e) {
     await rm(target, { force: true });
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new InputError({ file: inPlace ? `${input}.bak` : finalPath }, 'appeared while repairing; nothing was overwritten');
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new InputError(
+        { file: inPlace ? `${input}.bak` : finalPath },
+        'appeared while repairing; nothing was overwritten',
+      );
     throw e;
   }
   return report;
@@ -209,18 +263,32 @@ async function checkRepairPaths(input: string, output: string | undefined): Prom
   const inputReal = await realpath(input).catch(() => resolve(input));
   if (output === undefined) {
     if (await exists(`${input}.bak`)) {
-      throw new InputError({ file: input }, `${input}.bak already exists (an earlier repair's original); move it away or use --out`);
+      throw new InputError(
+        { file: input },
+        `${input}.bak already exists (an earlier repair's original); move it away or use --out`,
+      );
     }
     return;
   }
-  const outputReal = await realpath(dirname(resolve(output))).then((d) => join(d, basename(output)), () => resolve(output));
+  const outputReal = await realpath(dirname(resolve(output))).then(
+    (d) => join(d, basename(output)),
+    () => resolve(output),
+  );
   if (outputReal === inputReal) {
-    throw new InputError({ file: output, field: '--out' }, `is the input file itself; repair never overwrites a recording (omit --out to repair in place, keeping the original as .bak)`);
+    throw new InputError(
+      { file: output, field: '--out' },
+      `is the input file itself; repair never overwrites a recording (omit --out to repair in place, keeping the original as .bak)`,
+    );
   }
   if (await exists(output)) {
     const [a, b] = await Promise.all([stat(output).catch(() => undefined), stat(input).catch(() => undefined)]);
     const same = a && b && a.ino === b.ino && a.dev === b.dev;
-    throw new InputError({ file: output, field: '--out' }, same ? 'is the input file itself (another name for it); repair never overwrites a recording' : 'already exists; repair never overwrites a file: choose a new --out path');
+    throw new InputError(
+      { file: output, field: '--out' },
+      same
+        ? 'is the input file itself (another name for it); repair never overwrites a recording'
+        : 'already exists; repair never overwrites a file: choose a new --out path',
+    );
   }
 }
 

@@ -47,7 +47,10 @@ export interface UnlabelledEpisode {
 
 /** The episode has no success label: it cannot be scored, and must be listed, not dropped. */
 export class UnlabelledEpisodeError extends InputError {
-  constructor(readonly episode: UnlabelledEpisode, reason: string) {
+  constructor(
+    readonly episode: UnlabelledEpisode,
+    reason: string,
+  ) {
     super({ file: episode.file, field: 'labels.success' }, reason);
   }
 }
@@ -61,7 +64,10 @@ export interface TraceOptions {
   file?: string;
 }
 
-export async function readEpisodeTrace(source: string | ByteSource, options: TraceOptions = {}): Promise<EpisodeTraceFromFile> {
+export async function readEpisodeTrace(
+  source: string | ByteSource,
+  options: TraceOptions = {},
+): Promise<EpisodeTraceFromFile> {
   const times = new Column();
   const rhoTimes = new Column();
   let signalColumns: Column[] = [];
@@ -71,22 +77,29 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
   let outOfOrder: InputError | undefined;
   let seen: boolean[] = [];
   const scanFile = (): string => (typeof source === 'string' ? source : (options.file ?? '(bytes)'));
-  const scan = await readEpisode(source, (r) => {
-    if (r.kind === 'frame') addFrame(r.value);
-    else if (r.kind === 'robustness') addRho(r.value);
-    else if (r.kind === 'label') history.push(r.value);
-  }, {
-    kinds: ['frame', 'robustness', 'label'],
-    onStart: (start) => {
-      signalColumns = start.signals.map(() => new Column());
-      seen = start.signals.map(() => false);
-      clauseColumns = start.clauses.map(() => new Column());
+  const scan = await readEpisode(
+    source,
+    (r) => {
+      if (r.kind === 'frame') addFrame(r.value);
+      else if (r.kind === 'robustness') addRho(r.value);
+      else if (r.kind === 'label') history.push(r.value);
     },
-    ...(options.file === undefined ? {} : { file: options.file }),
-  });
+    {
+      kinds: ['frame', 'robustness', 'label'],
+      onStart: (start) => {
+        signalColumns = start.signals.map(() => new Column());
+        seen = start.signals.map(() => false);
+        clauseColumns = start.clauses.map(() => new Column());
+      },
+      ...(options.file === undefined ? {} : { file: options.file }),
+    },
+  );
   function addFrame(f: FrameRecord): void {
     if (times.length > 0 && !(f.t > lastFrameT) && outOfOrder === undefined) {
-      outOfOrder = new InputError({ file: scanFile(), field: `frame ${times.length}` }, `frame time ${f.t} is not after the previous frame's ${lastFrameT} (EpisodeTrace times must increase strictly)`);
+      outOfOrder = new InputError(
+        { file: scanFile(), field: `frame ${times.length}` },
+        `frame time ${f.t} is not after the previous frame's ${lastFrameT} (EpisodeTrace times must increase strictly)`,
+      );
     }
     lastFrameT = f.t;
     times.push(f.t);
@@ -104,21 +117,36 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
   }
   const file = scan.file;
   if (outOfOrder) throw outOfOrder;
-  if (!scan.start) throw new InputError({ file }, `not an armguard episode file (no '${EPISODE_METADATA_NAME}' metadata record; ${describeScanEnd(scan.end)})`);
+  if (!scan.start)
+    throw new InputError(
+      { file },
+      `not an armguard episode file (no '${EPISODE_METADATA_NAME}' metadata record; ${describeScanEnd(scan.end)})`,
+    );
   const labels: EffectiveLabel = effectiveLabel(history);
   const success = labels.success ?? options.defaultSuccess;
   if (success === undefined) {
     // A label recorded after where a cut-short file stops is lost; say so rather than blame the labeling.
-    const cut = scan.end.kind === 'complete' ? '' : `; the file is ${describeScanEnd(scan.end)}: any label recorded after that point is lost`;
+    const cut =
+      scan.end.kind === 'complete'
+        ? ''
+        : `; the file is ${describeScanEnd(scan.end)}: any label recorded after that point is lost`;
     const t = times.view();
     const s = scan.start;
-    throw new UnlabelledEpisodeError({
-      file, episodeId: s.episodeId, robotId: s.robotId, startedAt: s.startedAt, frames: t.length,
-      duration: t.length > 1 ? t[t.length - 1]! - t[0]! : 0, cut: scan.end.kind !== 'complete',
-      ...((labels.taskId ?? s.task) === undefined ? {} : { task: labels.taskId ?? s.task }),
-      ...((labels.policy ?? s.policy) === undefined ? {} : { policy: labels.policy ?? s.policy }),
-      ...(s.gateMode === undefined ? {} : { gateMode: s.gateMode }),
-    }, `episode has no success label (label it with: armguard label <file> --success | --failure)${cut}`);
+    throw new UnlabelledEpisodeError(
+      {
+        file,
+        episodeId: s.episodeId,
+        robotId: s.robotId,
+        startedAt: s.startedAt,
+        frames: t.length,
+        duration: t.length > 1 ? t[t.length - 1]! - t[0]! : 0,
+        cut: scan.end.kind !== 'complete',
+        ...((labels.taskId ?? s.task) === undefined ? {} : { task: labels.taskId ?? s.task }),
+        ...((labels.policy ?? s.policy) === undefined ? {} : { policy: labels.policy ?? s.policy }),
+        ...(s.gateMode === undefined ? {} : { gateMode: s.gateMode }),
+      },
+      `episode has no success label (label it with: armguard label <file> --success | --failure)${cut}`,
+    );
   }
   const start = scan.start;
   const meta = {
@@ -131,7 +159,9 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
     ...((labels.taskId ?? start.task) === undefined ? {} : { task: labels.taskId ?? start.task }),
     ...((labels.policy ?? start.policy) === undefined ? {} : { policy: labels.policy ?? start.policy }),
     ...(labels.note === undefined ? {} : { note: labels.note }),
-    ...(start.thresholds === undefined ? {} : { thresholds: new Map(Object.entries(start.thresholds).map(([id, t]) => [id, { tau: t.tau, from: t.from }])) }),
+    ...(start.thresholds === undefined
+      ? {}
+      : { thresholds: new Map(Object.entries(start.thresholds).map(([id, t]) => [id, { tau: t.tau, from: t.from }])) }),
   };
   return {
     meta,
@@ -153,11 +183,17 @@ export async function readEpisodeTrace(source: string | ByteSource, options: Tra
 }
 
 /** The label history and effective label of an episode file. */
-export async function readLabels(source: string | ByteSource): Promise<{ history: LabelRecord[]; effective: EffectiveLabel }> {
+export async function readLabels(
+  source: string | ByteSource,
+): Promise<{ history: LabelRecord[]; effective: EffectiveLabel }> {
   const history: LabelRecord[] = [];
-  await readEpisode(source, (r) => {
-    if (r.kind === 'label') history.push(r.value);
-  }, { kinds: ['label'] });
+  await readEpisode(
+    source,
+    (r) => {
+      if (r.kind === 'label') history.push(r.value);
+    },
+    { kinds: ['label'] },
+  );
   return { history, effective: effectiveLabel(history) };
 }
 

@@ -1,5 +1,5 @@
 /**
- * What an episode file holds (SPEC §8), as typed records. Each kind is one MCAP channel with a JSON
+ * What an episode file holds (design §8), as typed records. Each kind is one MCAP channel with a JSON
  * schema (`jsonschema` / `json`, see json-schemas.ts); ROS 2 messages go on their own `cdr` channels.
  * Times are seconds on the episode clock (Unix epoch seconds recommended, so Foxglove shows wall
  * time); the MCAP log time is the same instant in nanoseconds.

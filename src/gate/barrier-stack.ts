@@ -15,7 +15,9 @@ export class BarrierStack implements BarrierModel {
   constructor(readonly models: readonly BarrierModel[]) {
     if (models.length === 0) throw new RangeError('BarrierStack needs at least one model');
     this.joints = models[0]!.joints;
-    for (const m of models) if (m.joints !== this.joints) throw new RangeError(`BarrierStack: models over ${this.joints} and ${m.joints} joints`);
+    for (const m of models)
+      if (m.joints !== this.joints)
+        throw new RangeError(`BarrierStack: models over ${this.joints} and ${m.joints} joints`);
     this.offsets = [];
     let at = 0;
     for (const m of models) {

@@ -1,5 +1,5 @@
 /**
- * The robot's CBF barrier (SPEC §6, seeds/001 Eq. A.4) as a BarrierModel over src/kinematics:
+ * The robot's CBF barrier (design §6, seeds/001 Eq. A.4) as a BarrierModel over src/kinematics:
  * one pair per obstacle group — h_p(q) = min distance(environment capsules, group p) − d_safe —
  * and optionally one self-collision pair. Gradients are analytic (active term's n̂·J, one FK update
  * per configuration for all pairs). Obstacle groups are mutable (tracked objects move).
@@ -15,8 +15,10 @@ const NO_OBSTACLES: ObstacleSet = { planes: new Float64Array(0), spheres: new Fl
 /** One group per tracked sphere, per plane, and one for the workspace box. */
 export function obstacleGroups(set: ObstacleSet): ObstacleSet[] {
   const groups: ObstacleSet[] = [];
-  for (let k = 0; k + 3 < set.spheres.length; k += 4) groups.push({ planes: new Float64Array(0), spheres: set.spheres.slice(k, k + 4), box: null });
-  for (let k = 0; k + 3 < set.planes.length; k += 4) groups.push({ planes: set.planes.slice(k, k + 4), spheres: new Float64Array(0), box: null });
+  for (let k = 0; k + 3 < set.spheres.length; k += 4)
+    groups.push({ planes: new Float64Array(0), spheres: set.spheres.slice(k, k + 4), box: null });
+  for (let k = 0; k + 3 < set.planes.length; k += 4)
+    groups.push({ planes: set.planes.slice(k, k + 4), spheres: new Float64Array(0), box: null });
   if (set.box) groups.push({ planes: new Float64Array(0), spheres: new Float64Array(0), box: set.box.slice() });
   return groups;
 }

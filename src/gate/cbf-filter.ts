@@ -1,5 +1,5 @@
 /**
- * Chunk-level CBF safety filter (SPEC §6; seeds/001 App. 0.D, Eq. A.3–A.4). Given the present joint
+ * Chunk-level CBF safety filter (design §6; seeds/001 App. 0.D, Eq. A.3–A.4). Given the present joint
  * position q0 and a nominal chunk, either passes the chunk unchanged (it already satisfies the
  * discrete barrier condition, joint limits and motion bounds), returns the minimally modified chunk,
  * or says why it cannot be made safe. Linearised at the nominal chunk, re-linearised at the previous
@@ -8,7 +8,7 @@
  * re-checked every round.
  *
  * A round's result is safe when, on the nonlinear h, every step keeps h ≥ 0 within joint limits and
- * motion bounds and the solve needed no slack (SPEC §6's re-check). It is accepted at once when it
+ * motion bounds and the solve needed no slack (design §6's re-check). It is accepted at once when it
  * also meets the discrete barrier condition h(u_k) ≥ (1−γ)h(u_{k−1}) within `cbfTolerance`; otherwise
  * the next round re-linearises. After the last round the safe result with the smallest
  * barrier-condition violation is executed, so re-linearisation can only improve on a safe round,
@@ -24,7 +24,7 @@ export interface CbfFilterConfig extends CbfWeights {
   readonly qmax: readonly number[];
   /** Per-joint speed limit (rad/s); a step of the chunk may move joint j by at most maxSpeed[j]·dt. */
   readonly maxSpeed: readonly number[];
-  /** QP solves per chunk (1 = linearise at the nominal chunk only). SPEC §6: ≤ 3. */
+  /** QP solves per chunk (1 = linearise at the nominal chunk only). design §6: ≤ 3. */
   readonly maxRounds: number;
   /** Σξ above this means the barrier condition could not be met: hold. */
   readonly slackTolerance: number;
@@ -98,7 +98,15 @@ export interface CbfOutcome {
 
 export class ChunkCbfFilter implements ChunkFilter {
   private qp: ChunkQp | null = null;
-  private readonly shapes: { qp: ChunkQp; solver: BoundQpSolver; out: Float64Array; ref: Float64Array; best: Float64Array; warm: Float64Array; warmDual: Float64Array }[] = [];
+  private readonly shapes: {
+    qp: ChunkQp;
+    solver: BoundQpSolver;
+    out: Float64Array;
+    ref: Float64Array;
+    best: Float64Array;
+    warm: Float64Array;
+    warmDual: Float64Array;
+  }[] = [];
   private solver: BoundQpSolver | null = null;
   private readonly hq: Float64Array;
   private readonly hPrev: Float64Array;
@@ -128,7 +136,14 @@ export class ChunkCbfFilter implements ChunkFilter {
   };
   /** Diagnostics hook: called after every round with its slack and result. */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
-  private readonly solveOptions: { maxIterations: number; epsAbs: number; epsRel: number; deadline?: () => boolean; warmStart?: Float64Array; warmStartDual?: Float64Array };
+  private readonly solveOptions: {
+    maxIterations: number;
+    epsAbs: number;
+    epsRel: number;
+    deadline?: () => boolean;
+    warmStart?: Float64Array;
+    warmStartDual?: Float64Array;
+  };
   private readonly backOff: number;
   private warm: Float64Array = new Float64Array(0);
   private warmDual: Float64Array = new Float64Array(0);
@@ -139,10 +154,16 @@ export class ChunkCbfFilter implements ChunkFilter {
     readonly config: CbfFilterConfig,
   ) {
     const n = barrier.joints;
-    for (const [name, arr] of [['qmin', config.qmin], ['qmax', config.qmax], ['maxSpeed', config.maxSpeed]] as const) {
-      if (arr.length !== n) throw new RangeError(`CBF filter: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
+    for (const [name, arr] of [
+      ['qmin', config.qmin],
+      ['qmax', config.qmax],
+      ['maxSpeed', config.maxSpeed],
+    ] as const) {
+      if (arr.length !== n)
+        throw new RangeError(`CBF filter: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
     }
-    if (!(config.gamma > 0 && config.gamma <= 1)) throw new RangeError(`CBF filter: gamma must be in (0, 1], got ${config.gamma}`);
+    if (!(config.gamma > 0 && config.gamma <= 1))
+      throw new RangeError(`CBF filter: gamma must be in (0, 1], got ${config.gamma}`);
     if (!(config.maxRounds >= 1)) throw new RangeError(`CBF filter: maxRounds must be ≥ 1, got ${config.maxRounds}`);
     this.hq = new Float64Array(barrier.pairs);
     this.hPrev = new Float64Array(barrier.pairs);
@@ -165,7 +186,13 @@ export class ChunkCbfFilter implements ChunkFilter {
    * Filter `nominal` (H × n, row-major) from the present position `q0`; `dt` is the chunk's step
    * period. `deadline` (optional) is polled by the solver; true stops it ('solver-failure').
    */
-  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
     const o = this.outcome;
     const n = this.barrier.joints;
     const cfg = this.config;
@@ -180,7 +207,8 @@ export class ChunkCbfFilter implements ChunkFilter {
       this.q0Buf[j] = q0[j] ?? NaN;
       this.dq[j] = cfg.maxSpeed[j]! * dt;
     }
-    if (nominal.length !== horizon * n) return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
+    if (nominal.length !== horizon * n)
+      return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
     const h0 = this.barrier.h(this.q0Buf, this.hPrev);
     if (!(h0 >= 0)) {
       o.minH = h0;
@@ -266,8 +294,13 @@ export class ChunkCbfFilter implements ChunkFilter {
       o.minH = lastMinH;
       o.minHStep = lastMinHStep;
       o.slackUsed = lastSlack;
-      if (!(lastMinH >= 0)) return this.fail('unsafe', `h = ${fmt(lastMinH)} < 0 at step ${lastMinHStep} after ${o.rounds} round(s)`);
-      if (lastSlack > cfg.slackTolerance) return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(lastSlack)} > ${cfg.slackTolerance} after ${o.rounds} round(s)`);
+      if (!(lastMinH >= 0))
+        return this.fail('unsafe', `h = ${fmt(lastMinH)} < 0 at step ${lastMinHStep} after ${o.rounds} round(s)`);
+      if (lastSlack > cfg.slackTolerance)
+        return this.fail(
+          'unsafe',
+          `barrier needs slack Σξ = ${fmt(lastSlack)} > ${cfg.slackTolerance} after ${o.rounds} round(s)`,
+        );
       return this.fail('unsafe', `no round met joint limits and motion bounds after ${o.rounds} round(s)`);
     }
     this.out.set(this.best);

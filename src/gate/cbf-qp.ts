@@ -1,5 +1,5 @@
 /**
- * The chunk-level CBF QP (SPEC §6, seeds/001 Eq. A.3) in OSQP form, laid out exactly as
+ * The chunk-level CBF QP (design §6, seeds/001 Eq. A.3) in OSQP form, laid out exactly as
  * ../shared/qp/gen-chunk-qp.mjs (the layout src/qp is built and tested for):
  *   x = [u_0 .. u_{H-1} (n each), ξ_0 .. ξ_{H-1}]; position-controlled model z_{k+1} = u_k.
  *   cost  Σ‖u_k − u_k^nom‖² + λ Σ‖u_k − u_{k−1}‖² (u_{−1} = q0) + ρ Σ ξ_k
@@ -77,7 +77,13 @@ export class ChunkQp {
       }
       pPtr[c + 1] = pRow.length;
     }
-    this.P = { rows: nx, cols: nx, colPtr: pPtr, rowIndex: Int32Array.from(pRow), values: new Float64Array(pRow.length) };
+    this.P = {
+      rows: nx,
+      cols: nx,
+      colPtr: pPtr,
+      rowIndex: Int32Array.from(pRow),
+      values: new Float64Array(pRow.length),
+    };
     // A: per u column: joint-limit row, motion row k, motion row k+1, CBF rows of step k then k+1.
     const cbfBase = 2 * nu;
     const slackBase = cbfBase + H * m;
@@ -136,7 +142,14 @@ export class ChunkQp {
    * Write cost, limits and motion bounds for a nominal chunk from q0 (everything but the CBF rows).
    * `dq[j]` is the largest step of joint j per chunk step (rad).
    */
-  setNominal(unom: Float64Array, q0: Float64Array, qmin: ArrayLike<number>, qmax: ArrayLike<number>, dq: ArrayLike<number>, w: Pick<CbfWeights, 'lambda' | 'rho'>): void {
+  setNominal(
+    unom: Float64Array,
+    q0: Float64Array,
+    qmin: ArrayLike<number>,
+    qmax: ArrayLike<number>,
+    dq: ArrayLike<number>,
+    w: Pick<CbfWeights, 'lambda' | 'rho'>,
+  ): void {
     const { H, n, nu } = this;
     const Pv = this.P.values;
     let t = 0;

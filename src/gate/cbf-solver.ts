@@ -7,7 +7,9 @@ import type { QpSolverFactory } from './cbf-types.js';
  * `useStageHint: false` lets src/qp detect the stage structure itself (breadth-first levels)
  * instead of taking the chunk layout hint; both factorise block-tridiagonally.
  */
-export function interiorPointSolverFactory(options: { useStageHint: boolean } = { useStageHint: true }): QpSolverFactory {
+export function interiorPointSolverFactory(
+  options: { useStageHint: boolean } = { useStageHint: true },
+): QpSolverFactory {
   return (problem) => {
     const p: QpProblem = options.useStageHint ? problem : withoutHint(problem);
     const solver = new QpSolver(p);

@@ -33,5 +33,11 @@ export type QpSolverFactory = (problem: QpProblem) => BoundQpSolver;
  * the outcome object it owns (overwritten by the next call).
  */
 export interface ChunkFilter {
-  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome;
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome;
 }

@@ -31,18 +31,21 @@ export function parseChunkMessage(value: unknown): Result<GateChunk, ChunkReject
   const m = value as Record<string, unknown>;
   if (m.v !== 1) return bad('v', 'protocol version 1');
   const { id, stamp, horizon, joints, dt, targets } = m;
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) return bad('id', `a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH)
+    return bad('id', `a non-empty string of at most ${MAX_ID_LENGTH} characters`);
   if (typeof stamp !== 'number' || !Number.isFinite(stamp)) return bad('stamp', 'a finite number (s)');
   if (!isCount(horizon, MAX_HORIZON)) return bad('horizon', `an integer in 1..${MAX_HORIZON}`);
   if (!isCount(joints, MAX_JOINTS)) return bad('joints', `an integer in 1..${MAX_JOINTS}`);
   if (typeof dt !== 'number' || !(dt > 0) || !Number.isFinite(dt)) return bad('dt', 'a finite step period > 0 (s)');
   if (!Array.isArray(targets)) return bad('targets', 'an array of horizon rows');
-  if (targets.length !== horizon) return err({ code: 'mis-sized', field: 'targets', expected: horizon, got: targets.length });
+  if (targets.length !== horizon)
+    return err({ code: 'mis-sized', field: 'targets', expected: horizon, got: targets.length });
   const out = new Float64Array(horizon * joints);
   for (let k = 0; k < horizon; k++) {
     const row: unknown = targets[k];
     if (!Array.isArray(row)) return bad(`targets[${k}]`, `an array of ${joints} numbers`);
-    if (row.length !== joints) return err({ code: 'mis-sized', field: `targets[${k}]`, expected: joints, got: row.length });
+    if (row.length !== joints)
+      return err({ code: 'mis-sized', field: `targets[${k}]`, expected: joints, got: row.length });
     for (let j = 0; j < joints; j++) {
       const x: unknown = row[j];
       // JSON encodes NaN/∞ as null: that is a non-finite target, not a syntax problem.
@@ -59,7 +62,15 @@ function isCount(x: unknown, max: number): x is number {
 }
 
 /** Encode a chunk as its wire message (used by clients and tests). */
-export function chunkToMessage(c: GateChunk): { v: 1; id: string; stamp: number; horizon: number; joints: number; dt: number; targets: number[][] } {
+export function chunkToMessage(c: GateChunk): {
+  v: 1;
+  id: string;
+  stamp: number;
+  horizon: number;
+  joints: number;
+  dt: number;
+  targets: number[][];
+} {
   const targets: number[][] = [];
   for (let k = 0; k < c.horizon; k++) targets.push(Array.from(c.targets.subarray(k * c.joints, (k + 1) * c.joints)));
   return { v: 1, id: c.id, stamp: c.stamp, horizon: c.horizon, joints: c.joints, dt: c.dt, targets };

@@ -1,5 +1,5 @@
 /**
- * Checks of a parsed chunk against the arm and the stream (SPEC §7, §12): shape (H × n for this
+ * Checks of a parsed chunk against the arm and the stream (design §7, §12): shape (H × n for this
  * arm), finite targets within joint limits, age, duplicate ids and stamp order. A chunk that fails
  * any of them is rejected with the reason and never reaches the filter or the arm.
  */
@@ -49,7 +49,9 @@ export class ChunkScreen {
 
   constructor(readonly config: ChunkScreenConfig) {
     if (config.qmin.length !== config.joints || config.qmax.length !== config.joints) {
-      throw new RangeError(`joint limits must have ${config.joints} entries (qmin ${config.qmin.length}, qmax ${config.qmax.length})`);
+      throw new RangeError(
+        `joint limits must have ${config.joints} entries (qmin ${config.qmin.length}, qmax ${config.qmax.length})`,
+      );
     }
     this.idRing = new Array<string>(Math.max(1, config.idMemory)).fill('');
     this.delays = new Float64Array(config.policyClock ? Math.max(1, config.offsetWindow ?? 64) : 0).fill(NaN);
@@ -79,7 +81,8 @@ export class ChunkScreen {
     if (c.targets.length !== c.horizon * c.joints) {
       return { code: 'mis-sized', field: 'targets', expected: c.horizon * c.joints, got: c.targets.length };
     }
-    if (!(c.dt >= cfg.minDt && c.dt <= cfg.maxDt)) return { code: 'malformed', field: 'dt', expected: `a step period in [${cfg.minDt}, ${cfg.maxDt}] s` };
+    if (!(c.dt >= cfg.minDt && c.dt <= cfg.maxDt))
+      return { code: 'malformed', field: 'dt', expected: `a step period in [${cfg.minDt}, ${cfg.maxDt}] s` };
     if (duplicate) return { code: 'duplicate-id', id: c.id };
     if (!Number.isFinite(c.stamp)) return { code: 'malformed', field: 'stamp', expected: 'a finite number (s)' };
     const delay = now - c.stamp;

@@ -1,5 +1,5 @@
 /**
- * The VLA chunk interface (SPEC §7): what a policy proposes and what it gets back. Wire shapes are
+ * The VLA chunk interface (design §7): what a policy proposes and what it gets back. Wire shapes are
  * JSON; the in-memory chunk is src/schema/chunk.ts's (also the ports' `JointChunk`).
  */
 
@@ -89,7 +89,8 @@ export function toResultMessage(r: ExecutedChunk, t: number, joints: number): Ch
   const msg: ChunkResultMessage = { v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t };
   if (r.targets) {
     const rows: number[][] = [];
-    for (let k = 0; k * joints < r.targets.length; k++) rows.push(Array.from(r.targets.subarray(k * joints, (k + 1) * joints)));
+    for (let k = 0; k * joints < r.targets.length; k++)
+      rows.push(Array.from(r.targets.subarray(k * joints, (k + 1) * joints)));
     msg.targets = rows;
   }
   if (r.slackUsed !== undefined) msg.slackUsed = r.slackUsed;

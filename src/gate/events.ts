@@ -1,5 +1,5 @@
 /**
- * Gate states, causes and transition events (SPEC §6). Causes are a discriminated union so
+ * Gate states, causes and transition events (design §6). Causes are a discriminated union so
  * recorders and dashboards can switch on `kind` exhaustively.
  */
 import { describeFault, type Fault } from '../schema/fault.js';

@@ -1,5 +1,5 @@
 /**
- * The gate state machine (SPEC §6): armed → warning → filtering → hold. Pure: every input carries
+ * The gate state machine (design §6): armed → warning → filtering → hold. Pure: every input carries
  * its time. `evaluate` runs once per sample and allocates nothing unless the state changes.
  * Hold latches; `release` needs an authorised operator and is refused while any cause persists.
  * Every e-stop latches on its own (also when the gate already holds) and is cleared only by
@@ -106,7 +106,9 @@ export class Gate {
   /** Required signals not yet seen fresh during start-up (names; empty once armed). */
   neverSeen(): string[] {
     if (!this.startingUp) return [];
-    return this.config.requiredSignals.filter((_, k) => this.seenFresh[k] === 0).map((i) => SIGNALS[i]?.name ?? `signal#${i}`);
+    return this.config.requiredSignals
+      .filter((_, k) => this.seenFresh[k] === 0)
+      .map((i) => SIGNALS[i]?.name ?? `signal#${i}`);
   }
   /**
    * Start-up took too long: end it in a latched hold naming the signals never seen — or, when all
@@ -218,7 +220,9 @@ export class Gate {
    */
   resetEStop(t: number, request: { by: string; pressedBy: string; authorised: boolean }): ReleaseResult {
     if (!request.authorised) return { ok: false, reason: `e-stop reset by ${request.by} refused: not authorised` };
-    const i = this.latches.findIndex((l) => l.by === request.pressedBy || (l.id !== undefined && l.id === request.pressedBy));
+    const i = this.latches.findIndex(
+      (l) => l.by === request.pressedBy || (l.id !== undefined && l.id === request.pressedBy),
+    );
     if (i < 0) {
       const latched = this.latches.map((l) => `'${l.by}'`).join(', ');
       return { ok: false, reason: `no e-stop from '${request.pressedBy}' is latched (latched: ${latched || 'none'})` };
@@ -251,7 +255,11 @@ export class Gate {
   chunkExecuted(t: number, chunkId: string, modified: boolean): void {
     if (this.st === 'hold' || modified === this.filterActive) return;
     this.filterActive = modified;
-    this.moveTo(t, this.activityState(), modified ? { kind: 'filter-active', chunkId } : { kind: 'filter-idle', chunkId });
+    this.moveTo(
+      t,
+      this.activityState(),
+      modified ? { kind: 'filter-active', chunkId } : { kind: 'filter-idle', chunkId },
+    );
   }
 
   /** Operator release. Refused unless authorised and no hold cause persists at time `t`. */

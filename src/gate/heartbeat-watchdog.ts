@@ -1,5 +1,5 @@
 /**
- * Arm-side heartbeat watchdog (SPEC §6): a driver feeds it the gate's heartbeats and asks it on
+ * Arm-side heartbeat watchdog (design §6): a driver feeds it the gate's heartbeats and asks it on
  * every control cycle whether to hold by itself. Pure: time is passed in. Before the first beat it
  * counts from `start`, so an arm whose gate never came up also ends held.
  */

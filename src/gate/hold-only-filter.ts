@@ -35,8 +35,13 @@ export class HoldOnlyFilter implements ChunkFilter {
     readonly config: HoldOnlyConfig,
   ) {
     const n = barrier.joints;
-    for (const [name, arr] of [['qmin', config.qmin], ['qmax', config.qmax], ['maxSpeed', config.maxSpeed]] as const) {
-      if (arr.length !== n) throw new RangeError(`hold-only check: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
+    for (const [name, arr] of [
+      ['qmin', config.qmin],
+      ['qmax', config.qmax],
+      ['maxSpeed', config.maxSpeed],
+    ] as const) {
+      if (arr.length !== n)
+        throw new RangeError(`hold-only check: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
     }
     this.q = new Float64Array(n);
     this.hq = new Float64Array(barrier.pairs);
@@ -50,14 +55,20 @@ export class HoldOnlyFilter implements ChunkFilter {
     o.detail = '';
     o.minH = Infinity;
     o.minHStep = -1;
-    if (nominal.length !== horizon * n) return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
+    if (nominal.length !== horizon * n)
+      return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
     for (let k = -1; k < horizon; k++) {
       for (let j = 0; j < n; j++) {
         const v = k < 0 ? (q0[j] ?? NaN) : nominal[k * n + j]!;
         if (k >= 0) {
           const prev = k === 0 ? (q0[j] ?? NaN) : nominal[(k - 1) * n + j]!;
-          if (!(v >= cfg.qmin[j]! && v <= cfg.qmax[j]!)) return this.fail('unsafe', `step ${k}: joint ${j} = ${fmt(v)} beyond its limits`);
-          if (!(Math.abs(v - prev) <= cfg.maxSpeed[j]! * dt + 1e-9)) return this.fail('unsafe', `step ${k}: joint ${j} moves ${fmt(Math.abs(v - prev))} rad, more than its motion bound`);
+          if (!(v >= cfg.qmin[j]! && v <= cfg.qmax[j]!))
+            return this.fail('unsafe', `step ${k}: joint ${j} = ${fmt(v)} beyond its limits`);
+          if (!(Math.abs(v - prev) <= cfg.maxSpeed[j]! * dt + 1e-9))
+            return this.fail(
+              'unsafe',
+              `step ${k}: joint ${j} moves ${fmt(Math.abs(v - prev))} rad, more than its motion bound`,
+            );
         }
         this.q[j] = v;
       }
@@ -66,7 +77,13 @@ export class HoldOnlyFilter implements ChunkFilter {
         o.minH = h;
         o.minHStep = k;
       }
-      if (!(h >= 0)) return this.fail('unsafe', k < 0 ? `present position already inside the safety distance (h = ${fmt(h)})` : `the chunk enters the safety distance at step ${k} (h = ${fmt(h)})`);
+      if (!(h >= 0))
+        return this.fail(
+          'unsafe',
+          k < 0
+            ? `present position already inside the safety distance (h = ${fmt(h)})`
+            : `the chunk enters the safety distance at step ${k} (h = ${fmt(h)})`,
+        );
     }
     o.status = 'unchanged';
     return o;

@@ -1,17 +1,57 @@
-export * from './margins.js';
-export * from './events.js';
-export * from './gate.js';
-export * from './heartbeat-watchdog.js';
-export * from './chunk.js';
-export * from './chunk-parse.js';
-export * from './chunk-screen.js';
-export * from './cbf-types.js';
-export * from './cbf-qp.js';
-export * from './cbf-filter.js';
-export * from './capsule-barrier.js';
-export * from './cbf-solver.js';
-export * from './tracked-obstacles.js';
-export * from './hold-only-filter.js';
-export * from './stepwise-filter.js';
-export * from './orientation-barrier.js';
-export * from './barrier-stack.js';
+export { ArrayClauseMargins, NO_CLAUSES, type ClauseMargins } from './margins.js';
+export {
+  describeCause,
+  type ActivityCause,
+  type EStopLatch,
+  type GateCause,
+  type GateEvent,
+  type GateListener,
+  type GateState,
+  type HoldCause,
+} from './events.js';
+export { DEFAULT_GATE_CONFIG, Gate, type GateConfig, type ReleaseResult } from './gate.js';
+export { HeartbeatWatchdog, type HeartbeatStatus } from './heartbeat-watchdog.js';
+export {
+  describeRejection,
+  toResultMessage,
+  type ChunkMessage,
+  type ChunkRejection,
+  type ChunkResultMessage,
+  type ChunkVerdict,
+  type ExecutedChunk,
+  type GateChunk,
+} from './chunk.js';
+export {
+  MAX_CHUNK_BYTES,
+  MAX_HORIZON,
+  MAX_ID_LENGTH,
+  MAX_JOINTS,
+  chunkToMessage,
+  parseChunkMessage,
+  parseChunkText,
+} from './chunk-parse.js';
+export { ChunkScreen, type ChunkScreenConfig } from './chunk-screen.js';
+export { type BarrierModel, type BoundQpSolver, type ChunkFilter, type QpSolverFactory } from './cbf-types.js';
+export { ChunkQp, QP_INFINITY, type CbfWeights } from './cbf-qp.js';
+export {
+  ChunkCbfFilter,
+  DEFAULT_CBF_BACK_OFF,
+  DEFAULT_CBF_QP_TOLERANCE,
+  DEFAULT_CBF_TOLERANCE,
+  DEFAULT_CBF_WEIGHTS,
+  type CbfFilterConfig,
+  type CbfOutcome,
+  type CbfStatus,
+} from './cbf-filter.js';
+export { CapsuleBarrier, obstacleGroups } from './capsule-barrier.js';
+export { interiorPointSolver, interiorPointSolverFactory } from './cbf-solver.js';
+export {
+  TrackedObstacles,
+  type StaleObstacle,
+  type TrackedObstacleSpec,
+  type TrackedPositionSource,
+} from './tracked-obstacles.js';
+export { HoldOnlyFilter, type HoldOnlyConfig } from './hold-only-filter.js';
+export { StepwiseCbfBaseline, type StepwiseCbfBaselineConfig } from './stepwise-filter.js';
+export { OrientationBarrier } from './orientation-barrier.js';
+export { BarrierStack } from './barrier-stack.js';

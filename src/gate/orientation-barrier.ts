@@ -1,5 +1,5 @@
 /**
- * The held object's tilt as a CBF constraint on the end effector (SPEC §6; issue 15): while the
+ * The held object's tilt as a CBF constraint on the end effector (design §6; issue 15): while the
  * gripper holds an object, a tool-fixed direction b(q) = R(q)·v (by default the tool frame's
  * z-axis; after `captureReference`, the tool direction that was world-vertical at the grasp) must
  * stay within θ_max of the reference a_ref:  b(q)·a_ref ≥ cos θ_max, with θ_max = τ − ε of
@@ -41,15 +41,18 @@ export class OrientationBarrier implements BarrierModel {
     private readonly idleH?: number,
   ) {
     if (!(frame > 0 && frame < fk.frameCount)) throw new RangeError(`orientation barrier: frame ${frame} out of range`);
-    if (!(maxTilt > 0 && maxTilt < Math.PI)) throw new RangeError(`orientation barrier: θ_max must be in (0, π) rad, got ${maxTilt}`);
+    if (!(maxTilt > 0 && maxTilt < Math.PI))
+      throw new RangeError(`orientation barrier: θ_max must be in (0, π) rad, got ${maxTilt}`);
     if (!(lever > 0)) throw new RangeError(`orientation barrier: lever must be > 0 m, got ${lever}`);
-    if (idleH !== undefined && !(idleH >= 0 && idleH < Infinity)) throw new RangeError(`orientation barrier: idle h must be finite and ≥ 0, got ${idleH}`);
+    if (idleH !== undefined && !(idleH >= 0 && idleH < Infinity))
+      throw new RangeError(`orientation barrier: idle h must be finite and ≥ 0, got ${idleH}`);
     this.joints = fk.joints;
     this.cosMax = Math.cos(maxTilt);
   }
 
   set maxTilt(theta: number) {
-    if (!(theta > 0 && theta < Math.PI)) throw new RangeError(`orientation barrier: θ_max must be in (0, π) rad, got ${theta}`);
+    if (!(theta > 0 && theta < Math.PI))
+      throw new RangeError(`orientation barrier: θ_max must be in (0, π) rad, got ${theta}`);
     this.cosMax = Math.cos(theta);
   }
 
@@ -65,7 +68,9 @@ export class OrientationBarrier implements BarrierModel {
     const n = Math.hypot(up[0], up[1], up[2]);
     for (let i = 0; i < 3; i++) this.reference[i] = up[i]! / n;
     // v = Rᵀ·up (R row-major: column c of R is the frame's axis c)
-    for (let c = 0; c < 3; c++) this.local[c] = F[o + c]! * this.reference[0]! + F[o + 3 + c]! * this.reference[1]! + F[o + 6 + c]! * this.reference[2]!;
+    for (let c = 0; c < 3; c++)
+      this.local[c] =
+        F[o + c]! * this.reference[0]! + F[o + 3 + c]! * this.reference[1]! + F[o + 6 + c]! * this.reference[2]!;
     this.enabled = true;
   }
 
@@ -86,7 +91,9 @@ export class OrientationBarrier implements BarrierModel {
     hOut[0] = this.value();
     const F = this.fk.frames;
     this.direction();
-    const bx = this.b[0]!, by = this.b[1]!, bz = this.b[2]!;
+    const bx = this.b[0]!,
+      by = this.b[1]!,
+      bz = this.b[2]!;
     const [ax, ay, az] = this.reference as unknown as [number, number, number];
     for (let j = 0; j < n; j++) {
       if (!this.fk.jointMovesFrame(j, this.frame)) {
@@ -94,7 +101,9 @@ export class OrientationBarrier implements BarrierModel {
         continue;
       }
       const z = this.fk.offset(j + 1);
-      const zx = F[z + 2]!, zy = F[z + 5]!, zz = F[z + 8]!;
+      const zx = F[z + 2]!,
+        zy = F[z + 5]!,
+        zz = F[z + 8]!;
       // (z_j × b)·a
       grad[j] = this.lever * ((zy * bz - zz * by) * ax + (zz * bx - zx * bz) * ay + (zx * by - zy * bx) * az);
     }
@@ -107,7 +116,8 @@ export class OrientationBarrier implements BarrierModel {
     const F = this.fk.frames;
     const o = this.fk.offset(this.frame);
     const v = this.local;
-    for (let r = 0; r < 3; r++) this.b[r] = F[o + 3 * r]! * v[0]! + F[o + 3 * r + 1]! * v[1]! + F[o + 3 * r + 2]! * v[2]!;
+    for (let r = 0; r < 3; r++)
+      this.b[r] = F[o + 3 * r]! * v[0]! + F[o + 3 * r + 1]! * v[1]! + F[o + 3 * r + 2]! * v[2]!;
   }
 
   private idle(): number {

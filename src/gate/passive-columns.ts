@@ -22,23 +22,33 @@ export class PassiveColumnsFilter implements ChunkFilter {
     readonly columns: number,
   ) {
     if (!(Number.isInteger(active) && active > 0 && Number.isInteger(columns) && columns >= active)) {
-      throw new RangeError(`PassiveColumnsFilter: need integers 0 < active ≤ columns, got active ${active}, columns ${columns}`);
+      throw new RangeError(
+        `PassiveColumnsFilter: need integers 0 < active ≤ columns, got active ${active}, columns ${columns}`,
+      );
     }
     this.q0 = new Float64Array(active);
   }
 
-  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
     const { active, columns } = this;
     if (this.buf.length !== horizon * active) {
       this.buf = new Float64Array(horizon * active);
       this.out = new Float64Array(horizon * columns);
     }
-    for (let k = 0; k < horizon; k++) for (let j = 0; j < active; j++) this.buf[k * active + j] = nominal[k * columns + j] ?? NaN;
+    for (let k = 0; k < horizon; k++)
+      for (let j = 0; j < active; j++) this.buf[k * active + j] = nominal[k * columns + j] ?? NaN;
     for (let j = 0; j < active; j++) this.q0[j] = q0[j] ?? NaN;
     const o = this.inner.filter(this.buf, horizon, this.q0, dt, deadline);
     if (o.status === 'filtered') {
       this.out.set(nominal.subarray(0, horizon * columns));
-      for (let k = 0; k < horizon; k++) for (let j = 0; j < active; j++) this.out[k * columns + j] = o.targets[k * active + j]!;
+      for (let k = 0; k < horizon; k++)
+        for (let j = 0; j < active; j++) this.out[k * columns + j] = o.targets[k * active + j]!;
       o.targets = this.out;
     } else if (o.status === 'unchanged') o.targets = nominal;
     return o;

@@ -11,7 +11,7 @@
  * (z = q0 for k = 0), subject to the same joint limits and per-step motion bounds as the chunk
  * filter. Each step is the chunk QP of cbf-qp.ts with H = 1 and λ = 0.
  *
- * With `recheck` the executed chunk is held to the chunk filter's re-check (SPEC §6): h ≥ 0 on the
+ * With `recheck` the executed chunk is held to the chunk filter's re-check (design §6): h ≥ 0 on the
  * nonlinear barrier at every step and no slack beyond `slackTolerance` — otherwise 'unsafe' (the
  * gate holds). Without it, the filter is Eq. A.2 as published: the slack-softened result is executed
  * whatever the nonlinear h does (the outcome still reports minH and the slack). One-step
@@ -69,10 +69,16 @@ export class StepwiseCbfBaseline implements ChunkFilter {
     readonly config: StepwiseCbfBaselineConfig,
   ) {
     const n = barrier.joints;
-    for (const [name, arr] of [['qmin', config.qmin], ['qmax', config.qmax], ['maxSpeed', config.maxSpeed]] as const) {
-      if (arr.length !== n) throw new RangeError(`stepwise CBF: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
+    for (const [name, arr] of [
+      ['qmin', config.qmin],
+      ['qmax', config.qmax],
+      ['maxSpeed', config.maxSpeed],
+    ] as const) {
+      if (arr.length !== n)
+        throw new RangeError(`stepwise CBF: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
     }
-    if (!(config.gamma > 0 && config.gamma <= 1)) throw new RangeError(`stepwise CBF: gamma must be in (0, 1], got ${config.gamma}`);
+    if (!(config.gamma > 0 && config.gamma <= 1))
+      throw new RangeError(`stepwise CBF: gamma must be in (0, 1], got ${config.gamma}`);
     this.qp = new ChunkQp(1, n, barrier.pairs);
     this.solver = makeSolver(this.qp.problem);
     this.z = new Float64Array(n);
@@ -83,7 +89,13 @@ export class StepwiseCbfBaseline implements ChunkFilter {
     this.solveOptions = { maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps };
   }
 
-  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
     const o = this.outcome;
     const n = this.barrier.joints;
     const cfg = this.config;
@@ -96,7 +108,8 @@ export class StepwiseCbfBaseline implements ChunkFilter {
     o.minH = Infinity;
     o.minHStep = -1;
     o.targets = nominal;
-    if (nominal.length !== horizon * n) return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
+    if (nominal.length !== horizon * n)
+      return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
     if (this.out.length !== nominal.length) this.out = new Float64Array(nominal.length);
     for (let j = 0; j < n; j++) {
       this.z[j] = q0[j] ?? NaN;
@@ -146,7 +159,8 @@ export class StepwiseCbfBaseline implements ChunkFilter {
       // Eq. A.2 as published; a NaN barrier still holds (nothing was evaluated).
       if (o.minH !== o.minH) return this.fail('unsafe', 'barrier is NaN');
     } else if (!(o.minH >= 0)) return this.fail('unsafe', `h = ${fmt(o.minH)} < 0 at step ${o.minHStep}`);
-    else if (slack > cfg.slackTolerance) return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance}`);
+    else if (slack > cfg.slackTolerance)
+      return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance}`);
     if (!changed) {
       o.status = 'unchanged';
       return o;

@@ -1,5 +1,5 @@
 /**
- * Tracked objects as CBF obstacles (SPEC §6: obstacles = tracked objects, table plane, workspace):
+ * Tracked objects as CBF obstacles (design §6: obstacles = tracked objects, table plane, workspace):
  * each tracked body is a sphere of a configured radius around its tracked position, moved from the
  * tracking frame into the robot base frame and written into the barrier's obstacle group before a
  * chunk is filtered. A body not seen recently enough cannot be certified clear: `refresh` names it
@@ -42,9 +42,11 @@ export class TrackedObstacles {
     trackingInBase: readonly [number, number, number, number, number, number],
     readonly maxAge: number,
   ) {
-    if (groups.length !== specs.length) throw new RangeError(`TrackedObstacles: ${specs.length} bodies but ${groups.length} obstacle groups`);
+    if (groups.length !== specs.length)
+      throw new RangeError(`TrackedObstacles: ${specs.length} bodies but ${groups.length} obstacle groups`);
     groups.forEach((g, k) => {
-      if (g.spheres.length !== 4) throw new RangeError(`TrackedObstacles: group ${k} must hold one sphere (4 numbers), has ${g.spheres.length}`);
+      if (g.spheres.length !== 4)
+        throw new RangeError(`TrackedObstacles: group ${k} must hold one sphere (4 numbers), has ${g.spheres.length}`);
       g.spheres.fill(NaN); // unknown until refreshed: the barrier is NaN, so nothing passes unrefreshed
     });
     setFromXyzRpy(this.baseFromTracking, 0, ...trackingInBase);

@@ -1,5 +1,5 @@
 /**
- * The warning band on chunks (SPEC §6; seeds/002 §IV-A; issue 15): for the force, torque and grasp
+ * The warning band on chunks (design §6; seeds/002 §IV-A; issue 15): for the force, torque and grasp
  * clauses that declare `prevention: warning_band`, predict each clause's signal at every step of a
  * proposed chunk from what the chunk commands, and act while the predicted margin is inside the
  * band ε — before ρ reaches 0 — by the clause's declared action:
@@ -135,8 +135,21 @@ export interface BandOutcome {
 const DEFAULT_SLOW = [0.5, 0.25];
 
 export class WarningBand {
-  readonly outcome: BandOutcome = { status: 'unchanged', targets: new Float64Array(0), clause: '', step: -1, margin: NaN, scale: 1, heldFrom: -1, modification: 0 };
-  private trace: MotionTrace = { surfaceClearance: new Float64Array(0), tcpHeight: new Float64Array(0), gravityLoad: new Float64Array(0) };
+  readonly outcome: BandOutcome = {
+    status: 'unchanged',
+    targets: new Float64Array(0),
+    clause: '',
+    step: -1,
+    margin: NaN,
+    scale: 1,
+    heldFrom: -1,
+    modification: 0,
+  };
+  private trace: MotionTrace = {
+    surfaceClearance: new Float64Array(0),
+    tcpHeight: new Float64Array(0),
+    gravityLoad: new Float64Array(0),
+  };
   private out = new Float64Array(0);
   private work = new Float64Array(0);
   // result of the last scan
@@ -150,19 +163,30 @@ export class WarningBand {
   ) {
     for (const c of config.clauses) {
       if (!(c.epsilon > 0)) throw new RangeError(`warning band ${c.id}: ε must be > 0, got ${c.epsilon}`);
-      if (c.predictor === 'approach_speed' && !config.approach) throw new RangeError(`warning band ${c.id}: approach_speed needs an approach model`);
-      if (c.predictor === 'commanded_load' && !config.load) throw new RangeError(`warning band ${c.id}: commanded_load needs a load model`);
-      if (c.action === 'bend' && !config.load) throw new RangeError(`warning band ${c.id}: bend needs the joint ranges of a load model`);
+      if (c.predictor === 'approach_speed' && !config.approach)
+        throw new RangeError(`warning band ${c.id}: approach_speed needs an approach model`);
+      if (c.predictor === 'commanded_load' && !config.load)
+        throw new RangeError(`warning band ${c.id}: commanded_load needs a load model`);
+      if (c.action === 'bend' && !config.load)
+        throw new RangeError(`warning band ${c.id}: bend needs the joint ranges of a load model`);
     }
     if (!(config.runOn >= 0)) throw new RangeError(`warning band: runOn must be ≥ 0 s, got ${config.runOn}`);
-    for (const s of config.slowFactors ?? DEFAULT_SLOW) if (!(s > 0 && s < 1)) throw new RangeError(`warning band: slow factors must be in (0, 1), got ${s}`);
+    for (const s of config.slowFactors ?? DEFAULT_SLOW)
+      if (!(s > 0 && s < 1)) throw new RangeError(`warning band: slow factors must be in (0, 1), got ${s}`);
   }
 
   /**
    * Check `targets` (horizon × columns, row-major; step period dt) executed from `q0`; returns the
    * outcome (overwritten by the next call).
    */
-  filter(targets: Float64Array, horizon: number, columns: number, dt: number, q0: ArrayLike<number>, state: BandState): BandOutcome {
+  filter(
+    targets: Float64Array,
+    horizon: number,
+    columns: number,
+    dt: number,
+    q0: ArrayLike<number>,
+    state: BandState,
+  ): BandOutcome {
     const o = this.outcome;
     this.shape(horizon, columns);
     o.status = 'unchanged';
@@ -200,7 +224,8 @@ export class WarningBand {
     if (candidate !== this.out) this.out.set(candidate);
     const n = this.config.armJoints;
     for (let k = from; k < horizon; k++) {
-      for (let j = 0; j < n; j++) this.out[k * columns + j] = from === 0 ? (q0[j] ?? NaN) : this.out[(from - 1) * columns + j]!;
+      for (let j = 0; j < n; j++)
+        this.out[k * columns + j] = from === 0 ? (q0[j] ?? NaN) : this.out[(from - 1) * columns + j]!;
     }
     o.heldFrom = from;
     return this.finish('held', targets, this.out, columns);
@@ -210,7 +235,8 @@ export class WarningBand {
     const o = this.outcome;
     const n = this.config.armJoints;
     let mod = 0;
-    for (let c = 0; c < result.length; c++) if (c % columns < n) mod = Math.max(mod, Math.abs(result[c]! - nominal[c]!));
+    for (let c = 0; c < result.length; c++)
+      if (c % columns < n) mod = Math.max(mod, Math.abs(result[c]! - nominal[c]!));
     o.status = status;
     o.targets = result;
     o.modification = mod;
@@ -221,7 +247,14 @@ export class WarningBand {
    * First step (row) at which any clause's predicted margin is below its ε (or not a number):
    * sets scanStep (−1 when none), scanClause and scanMargin.
    */
-  private scan(u: Float64Array, horizon: number, columns: number, dt: number, q0: ArrayLike<number>, state: BandState): void {
+  private scan(
+    u: Float64Array,
+    horizon: number,
+    columns: number,
+    dt: number,
+    q0: ArrayLike<number>,
+    state: BandState,
+  ): void {
     const tr = this.trace;
     this.model.trace(q0, u, horizon, columns, tr);
     const { clauses, approach, load, grip, armJoints: n } = this.config;
@@ -229,7 +262,12 @@ export class WarningBand {
     let released = !state.gripping;
     const g0 = grip ? u[grip.column]! : NaN;
     for (let k = 0; k < horizon; k++) {
-      if (grip && !released && Math.abs(u[k * columns + grip.column]! - grip.open) < Math.abs(g0 - grip.open) - grip.releaseDelta) released = true;
+      if (
+        grip &&
+        !released &&
+        Math.abs(u[k * columns + grip.column]! - grip.open) < Math.abs(g0 - grip.open) - grip.releaseDelta
+      )
+        released = true;
       for (let c = 0; c < clauses.length; c++) {
         const cl = clauses[c]!;
         let s: number;
@@ -238,13 +276,20 @@ export class WarningBand {
             const d = tr.surfaceClearance[k + 1]!;
             const v = (tr.surfaceClearance[k]! - d) / dt;
             const a = approach!;
-            s = d - Math.max(0, v) * this.config.runOn < a.contactDistance ? a.impactGain * Math.max(0, v) + a.pressStiffness * Math.max(0, -d) : d === d && v === v ? 0 : NaN;
+            s =
+              d - Math.max(0, v) * this.config.runOn < a.contactDistance
+                ? a.impactGain * Math.max(0, v) + a.pressStiffness * Math.max(0, -d)
+                : d === d && v === v
+                  ? 0
+                  : NaN;
             break;
           }
           case 'commanded_load': {
             const lever = load!.surfaceLever;
             // where the arm will be: its run-on toward the surface counted, as for approach_speed
-            const depth = Math.max(0, tr.surfaceClearance[k]! - tr.surfaceClearance[k + 1]!) * (this.config.runOn / dt) - tr.surfaceClearance[k + 1]!;
+            const depth =
+              Math.max(0, tr.surfaceClearance[k]! - tr.surfaceClearance[k + 1]!) * (this.config.runOn / dt) -
+              tr.surfaceClearance[k + 1]!;
             let excess = lever > 0 ? Math.max(0, depth) / lever : 0;
             if (lever > 0 && depth !== depth) excess = NaN;
             for (let j = 0; j < n; j++) {
@@ -261,7 +306,10 @@ export class WarningBand {
           }
           case 'held_height':
             if (released) continue;
-            s = state.heldHeight + (tr.tcpHeight[k + 1]! - tr.tcpHeight[0]!) - Math.max(0, tr.tcpHeight[k]! - tr.tcpHeight[k + 1]!) * (this.config.runOn / dt);
+            s =
+              state.heldHeight +
+              (tr.tcpHeight[k + 1]! - tr.tcpHeight[0]!) -
+              Math.max(0, tr.tcpHeight[k]! - tr.tcpHeight[k + 1]!) * (this.config.runOn / dt);
             if (state.supported === true && s < state.heldHeight) s = state.heldHeight;
             break;
         }
@@ -312,7 +360,11 @@ export class WarningBand {
       this.work = new Float64Array(horizon * columns);
     }
     if (this.trace.tcpHeight.length !== horizon + 1) {
-      this.trace = { surfaceClearance: new Float64Array(horizon + 1), tcpHeight: new Float64Array(horizon + 1), gravityLoad: new Float64Array(horizon + 1) };
+      this.trace = {
+        surfaceClearance: new Float64Array(horizon + 1),
+        tcpHeight: new Float64Array(horizon + 1),
+        gravityLoad: new Float64Array(horizon + 1),
+      };
     }
   }
 }
@@ -330,7 +382,14 @@ export function bandClauses(instances: readonly ClauseInstance[]): BandClauseSpe
     const p = inst.clause.prevention;
     if (p?.kind !== 'warning_band' || inst.warn === undefined || !(inst.warn > 0)) continue;
     const upper = p.predictor !== 'held_height';
-    out.push({ id: inst.clause.id, predictor: p.predictor, action: p.action, limit: upper ? inst.tau : -inst.tau, side: upper ? 'upper' : 'lower', epsilon: inst.warn });
+    out.push({
+      id: inst.clause.id,
+      predictor: p.predictor,
+      action: p.action,
+      limit: upper ? inst.tau : -inst.tau,
+      side: upper ? 'upper' : 'lower',
+      epsilon: inst.warn,
+    });
   }
   return out;
 }

@@ -2,7 +2,7 @@ import type { CapsuleModel } from './capsules.js';
 import { minimumClearance, type Clearance, type ObstacleSet } from './obstacles.js';
 
 /**
- * The CBF barrier of SPEC §6 as one scalar: h(q) = min distance(robot capsules, obstacles ∪ other
+ * The CBF barrier of design §6 as one scalar: h(q) = min distance(robot capsules, obstacles ∪ other
  * links) − d_safe, used to check results independently of the filter (tests, closed-loop checks).
  * Its gradient is by central differences (step `step` rad); min() is only piecewise smooth, so at a
  * switch of the active pair the result is a one-sided mix. The chunk filter itself uses the

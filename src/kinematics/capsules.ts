@@ -54,7 +54,8 @@ export class CapsuleModel {
     this.local = new Float64Array(6 * caps.length);
     this.frames = Int32Array.from(caps, (c) => c.frame);
     caps.forEach((c, i) => {
-      if (c.frame < 0 || c.frame >= this.fk.frameCount) throw new RangeError(`capsule ${c.name}: frame ${c.frame} out of range`);
+      if (c.frame < 0 || c.frame >= this.fk.frameCount)
+        throw new RangeError(`capsule ${c.name}: frame ${c.frame} out of range`);
       this.local.set([...c.a, ...c.b], 6 * i);
     });
     const names = caps.map((c) => c.name);
@@ -65,7 +66,8 @@ export class CapsuleModel {
     const pairs: number[] = [];
     for (let i = 0; i < caps.length; i++) {
       for (let j = i + 1; j < caps.length; j++) {
-        const ci = caps[i]!, cj = caps[j]!;
+        const ci = caps[i]!,
+          cj = caps[j]!;
         if (ci.self === false || cj.self === false) continue;
         if (this.adjacentFrames(ci.frame, cj.frame)) continue;
         const key = ci.name < cj.name ? `${ci.name}\u0000${cj.name}` : `${cj.name}\u0000${ci.name}`;
@@ -98,7 +100,8 @@ export class CapsuleModel {
 
   /** Surface distance of self-collision pair p (index into selfPairs / 2). */
   pairDistance(p: number): number {
-    const i = this.selfPairs[2 * p]!, j = this.selfPairs[2 * p + 1]!;
+    const i = this.selfPairs[2 * p]!,
+      j = this.selfPairs[2 * p + 1]!;
     const w = this.world;
     return capsuleCapsuleDistance(w, 6 * i, 6 * i + 3, this.radii[i]!, w, 6 * j, 6 * j + 3, this.radii[j]!);
   }

@@ -34,7 +34,11 @@ export interface ChainSpec {
  * Modified (Craig) DH row → URDF-style origin: RotX(α)·TransX(a)·TransZ(d), then the joint's Rz(θ).
  * Translation = (a, −d·sin α, d·cos α), rotation = RotX(α).
  */
-export function originFromModifiedDH(a: number, d: number, alpha: number): {
+export function originFromModifiedDH(
+  a: number,
+  d: number,
+  alpha: number,
+): {
   xyz: [number, number, number];
   rpy: [number, number, number];
 } {
@@ -61,11 +65,13 @@ export class ForwardKinematics {
     this.origins = new Float64Array(TF * this.joints);
     this.fixedOrigins = new Float64Array(TF * spec.fixedFrames.length);
     spec.joints.forEach((j, i) => {
-      if (j.parent < 0 || j.parent > i) throw new RangeError(`joint ${j.name}: parent frame ${j.parent} must precede it`);
+      if (j.parent < 0 || j.parent > i)
+        throw new RangeError(`joint ${j.name}: parent frame ${j.parent} must precede it`);
       setFromXyzRpy(this.origins, TF * i, j.xyz[0], j.xyz[1], j.xyz[2], j.rpy[0], j.rpy[1], j.rpy[2]);
     });
     spec.fixedFrames.forEach((f, i) => {
-      if (f.parent < 0 || f.parent > this.joints) throw new RangeError(`frame ${f.name}: parent ${f.parent} out of range`);
+      if (f.parent < 0 || f.parent > this.joints)
+        throw new RangeError(`frame ${f.name}: parent ${f.parent} out of range`);
       setFromXyzRpy(this.fixedOrigins, TF * i, f.xyz[0], f.xyz[1], f.xyz[2], f.rpy[0], f.rpy[1], f.rpy[2]);
     });
     setIdentity(this.frames, 0);
@@ -123,12 +129,18 @@ export class ForwardKinematics {
     const F = this.frames;
     for (let j = 0; j < n; j++) {
       if (!this.jointMovesFrame(j, k)) {
-        out[j] = 0; out[n + j] = 0; out[2 * n + j] = 0;
+        out[j] = 0;
+        out[n + j] = 0;
+        out[2 * n + j] = 0;
         continue;
       }
       const o = TF * (j + 1);
-      const zx = F[o + 2]!, zy = F[o + 5]!, zz = F[o + 8]!;
-      const rx = px - F[o + 9]!, ry = py - F[o + 10]!, rz = pz - F[o + 11]!;
+      const zx = F[o + 2]!,
+        zy = F[o + 5]!,
+        zz = F[o + 8]!;
+      const rx = px - F[o + 9]!,
+        ry = py - F[o + 10]!,
+        rz = pz - F[o + 11]!;
       out[j] = zy * rz - zz * ry;
       out[n + j] = zz * rx - zx * rz;
       out[2 * n + j] = zx * ry - zy * rx;

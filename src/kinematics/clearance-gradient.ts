@@ -35,7 +35,9 @@ export class ClearanceGradient {
       }
       case 'plane': {
         const pl = obstacles.planes;
-        const nx = pl[4 * k]!, ny = pl[4 * k + 1]!, nz = pl[4 * k + 2]!;
+        const nx = pl[4 * k]!,
+          ny = pl[4 * k + 1]!,
+          nz = pl[4 * k + 2]!;
         const w = this.model.world;
         const o = 6 * i;
         const onP = nx * w[o]! + ny * w[o + 1]! + nz * w[o + 2]! <= nx * w[o + 3]! + ny * w[o + 4]! + nz * w[o + 5]!;
@@ -58,7 +60,9 @@ export class ClearanceGradient {
 
   /** Capsule i vs the point c = src[so..so+2]: n̂ = (x − c)/|x − c| at the closest point x of i's segment. */
   private towardPoint(i: number, src: Float64Array, so: number, grad: Float64Array, offset: number): void {
-    const cx = src[so]!, cy = src[so + 1]!, cz = src[so + 2]!;
+    const cx = src[so]!,
+      cy = src[so + 1]!,
+      cz = src[so + 2]!;
     const w = this.model.world;
     const o = 6 * i;
     const t = pointSegmentParameter(w, o, o + 3, cx, cy, cz);
@@ -75,7 +79,15 @@ export class ClearanceGradient {
   }
 
   /** d/dq of (direction · endpoint at world offset e of capsule i). */
-  private endpointDirection(i: number, e: number, dx: number, dy: number, dz: number, grad: Float64Array, offset: number): void {
+  private endpointDirection(
+    i: number,
+    e: number,
+    dx: number,
+    dy: number,
+    dz: number,
+    grad: Float64Array,
+    offset: number,
+  ): void {
     const w = this.model.world;
     this.model.fk.pointJacobian(this.jac, this.model.frames[i]!, w[e]!, w[e + 1]!, w[e + 2]!);
     this.project(this.jac, dx, dy, dz, grad, offset);
@@ -84,14 +96,17 @@ export class ClearanceGradient {
   /** The wall and endpoint that capsuleInsideBoxDistance found nearest (same scan order and ties). */
   private boxWall(i: number, box: Float64Array, grad: Float64Array, offset: number): void {
     const w = this.model.world;
-    const p = 6 * i, q = p + 3;
+    const p = 6 * i,
+      q = p + 3;
     let best = Infinity;
     let axis = 0;
     let end = p;
     let sign = 1;
     for (let a = 0; a < 3; a++) {
-      const lo = box[a]!, hi = box[3 + a]!;
-      const u = w[p + a]!, v = w[q + a]!;
+      const lo = box[a]!,
+        hi = box[3 + a]!;
+      const u = w[p + a]!,
+        v = w[q + a]!;
       for (let c = 0; c < 4; c++) {
         const d = c === 0 ? u - lo : c === 1 ? v - lo : c === 2 ? hi - u : hi - v;
         if (d < best) {
@@ -108,15 +123,19 @@ export class ClearanceGradient {
   private betweenCapsules(i: number, j: number, grad: Float64Array, offset: number): void {
     const w = this.model.world;
     const n = this.model.fk.joints;
-    const a = 6 * i, b = 6 * j;
+    const a = 6 * i,
+      b = 6 * j;
     segmentSegmentDistanceSq(w, a, a + 3, w, b, b + 3, this.st);
-    const s = this.st[0]!, t = this.st[1]!;
+    const s = this.st[0]!,
+      t = this.st[1]!;
     const pt = this.point;
     for (let c = 0; c < 3; c++) pt[c] = w[a + c]! + s * (w[a + 3 + c]! - w[a + c]!);
     const x2 = w[b]! + t * (w[b + 3]! - w[b]!);
     const y2 = w[b + 1]! + t * (w[b + 4]! - w[b + 1]!);
     const z2 = w[b + 2]! + t * (w[b + 5]! - w[b + 2]!);
-    const dx = pt[0]! - x2, dy = pt[1]! - y2, dz = pt[2]! - z2;
+    const dx = pt[0]! - x2,
+      dy = pt[1]! - y2,
+      dz = pt[2]! - z2;
     const len = length3(dx, dy, dz);
     if (!(len > 0)) {
       grad.fill(0, offset, offset + n);
@@ -125,7 +144,8 @@ export class ClearanceGradient {
     const fk = this.model.fk;
     fk.pointJacobian(this.jac, this.model.frames[i]!, pt[0]!, pt[1]!, pt[2]!);
     fk.pointJacobian(this.jacOther, this.model.frames[j]!, x2, y2, z2);
-    const J = this.jac, K = this.jacOther;
+    const J = this.jac,
+      K = this.jacOther;
     for (let c = 0; c < 3 * n; c++) J[c] = J[c]! - K[c]!;
     this.project(J, dx / len, dy / len, dz / len, grad, offset);
   }

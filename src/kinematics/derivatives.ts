@@ -1,5 +1,5 @@
 /**
- * End-effector speed, acceleration and jerk from positions (SPEC §2 diagnostics: "5-step smoothed
+ * End-effector speed, acceleration and jerk from positions (design §2 diagnostics: "5-step smoothed
  * finite differences"), causal so it runs online: each level is the backward difference of the
  * level below divided by the sample interval, averaged over the last `window` values. Values are
  * NaN until a level has a full window. No allocation per sample.
@@ -15,15 +15,23 @@ class VectorAverage {
   }
   push(x: number, y: number, z: number): boolean {
     const o = 3 * this.i;
-    this.buf[o] = x; this.buf[o + 1] = y; this.buf[o + 2] = z;
+    this.buf[o] = x;
+    this.buf[o + 1] = y;
+    this.buf[o + 2] = z;
     this.i = (this.i + 1) % this.window;
     if (this.n < this.window) this.n++;
     if (this.n < this.window) return false;
-    let sx = 0, sy = 0, sz = 0;
+    let sx = 0,
+      sy = 0,
+      sz = 0;
     for (let k = 0; k < this.window; k++) {
-      sx += this.buf[3 * k]!; sy += this.buf[3 * k + 1]!; sz += this.buf[3 * k + 2]!;
+      sx += this.buf[3 * k]!;
+      sy += this.buf[3 * k + 1]!;
+      sz += this.buf[3 * k + 2]!;
     }
-    this.mean[0] = sx / this.window; this.mean[1] = sy / this.window; this.mean[2] = sz / this.window;
+    this.mean[0] = sx / this.window;
+    this.mean[1] = sy / this.window;
+    this.mean[2] = sz / this.window;
     return true;
   }
   reset(): void {
@@ -56,18 +64,24 @@ export class SmoothedDerivatives {
       return;
     }
     this.lastT = t;
-    let vx = x, vy = y, vz = z;
+    let vx = x,
+      vy = y,
+      vz = z;
     this.speed = this.acc = this.jerk = NaN;
     for (let L = 0; L < 3; L++) {
       if (!this.prevValid[L]) {
         this.store(L, vx, vy, vz);
         break;
       }
-      const dx = (vx - this.prev[3 * L]!) / dt, dy = (vy - this.prev[3 * L + 1]!) / dt, dz = (vz - this.prev[3 * L + 2]!) / dt;
+      const dx = (vx - this.prev[3 * L]!) / dt,
+        dy = (vy - this.prev[3 * L + 1]!) / dt,
+        dz = (vz - this.prev[3 * L + 2]!) / dt;
       this.store(L, vx, vy, vz);
       const lev = this.levels[L]!;
       if (!lev.push(dx, dy, dz)) break;
-      vx = lev.mean[0]!; vy = lev.mean[1]!; vz = lev.mean[2]!;
+      vx = lev.mean[0]!;
+      vy = lev.mean[1]!;
+      vz = lev.mean[2]!;
       const m = length3(vx, vy, vz);
       if (L === 0) this.speed = m;
       else if (L === 1) this.acc = m;
@@ -83,7 +97,9 @@ export class SmoothedDerivatives {
   }
 
   private store(L: number, x: number, y: number, z: number): void {
-    this.prev[3 * L] = x; this.prev[3 * L + 1] = y; this.prev[3 * L + 2] = z;
+    this.prev[3 * L] = x;
+    this.prev[3 * L + 1] = y;
+    this.prev[3 * L + 2] = z;
     this.prevValid[L] = 1;
   }
 }

@@ -68,7 +68,10 @@ export interface RobotDescription {
 /** The end effector `id` of `desc`, or a RangeError naming the ones it has. */
 export function endEffectorOf(desc: RobotDescription, id: string): EndEffectorDescription {
   const ee = desc.endEffectors[id];
-  if (!ee) throw new RangeError(`${desc.id}: unknown end effector '${id}' (expected one of ${Object.keys(desc.endEffectors).join(', ')})`);
+  if (!ee)
+    throw new RangeError(
+      `${desc.id}: unknown end effector '${id}' (expected one of ${Object.keys(desc.endEffectors).join(', ')})`,
+    );
   return ee;
 }
 
@@ -87,20 +90,31 @@ export function armModel(desc: RobotDescription, endEffector: string): ArmModelS
   const links = new Set(volumes.map((v) => v.link));
   const allowed = new Set<string>();
   for (const a of [...desc.selfCollision.allowed, ...ee.allowed]) {
-    for (const l of a.links) if (!links.has(l)) throw new RangeError(`${desc.id}: allowed pair names unknown link '${l}'`);
+    for (const l of a.links)
+      if (!links.has(l)) throw new RangeError(`${desc.id}: allowed pair names unknown link '${l}'`);
     allowed.add(pairKey(a.links[0], a.links[1]));
   }
   const perLink = new Map<string, number>();
   const selfCaps: CapsuleSpec[] = volumes.map((v) => {
     const k = perLink.get(v.link) ?? 0;
     perLink.set(v.link, k + 1);
-    return { name: `${v.link}#${k}`, link: v.link, frame: v.frame, a: v.a, b: v.b, radius: v.radius, environment: false, self: true };
+    return {
+      name: `${v.link}#${k}`,
+      link: v.link,
+      frame: v.frame,
+      a: v.a,
+      b: v.b,
+      radius: v.radius,
+      environment: false,
+      self: true,
+    };
   });
   const envCaps: CapsuleSpec[] = [...desc.environment, ...ee.environment].map((c) => ({ ...c, self: false }));
   const ignorePairs: [string, string][] = [];
   for (let i = 0; i < selfCaps.length; i++) {
     for (let j = i + 1; j < selfCaps.length; j++) {
-      const ci = selfCaps[i]!, cj = selfCaps[j]!;
+      const ci = selfCaps[i]!,
+        cj = selfCaps[j]!;
       if (ci.link === cj.link || allowed.has(pairKey(ci.link!, cj.link!))) ignorePairs.push([ci.name, cj.name]);
     }
   }

@@ -15,13 +15,23 @@ function clamp01(x: number): number {
  * p1 + s·(q1 − p1) and p2 + t·(q2 − p2); `st` (optional) receives [s, t].
  */
 export function segmentSegmentDistanceSq(
-  a: Float64Array, p1: number, q1: number,
-  b: Float64Array, p2: number, q2: number,
+  a: Float64Array,
+  p1: number,
+  q1: number,
+  b: Float64Array,
+  p2: number,
+  q2: number,
   st: Float64Array = ST_SCRATCH,
 ): number {
-  const d1x = a[q1]! - a[p1]!, d1y = a[q1 + 1]! - a[p1 + 1]!, d1z = a[q1 + 2]! - a[p1 + 2]!;
-  const d2x = b[q2]! - b[p2]!, d2y = b[q2 + 1]! - b[p2 + 1]!, d2z = b[q2 + 2]! - b[p2 + 2]!;
-  const rx = a[p1]! - b[p2]!, ry = a[p1 + 1]! - b[p2 + 1]!, rz = a[p1 + 2]! - b[p2 + 2]!;
+  const d1x = a[q1]! - a[p1]!,
+    d1y = a[q1 + 1]! - a[p1 + 1]!,
+    d1z = a[q1 + 2]! - a[p1 + 2]!;
+  const d2x = b[q2]! - b[p2]!,
+    d2y = b[q2 + 1]! - b[p2 + 1]!,
+    d2z = b[q2 + 2]! - b[p2 + 2]!;
+  const rx = a[p1]! - b[p2]!,
+    ry = a[p1 + 1]! - b[p2 + 1]!,
+    rz = a[p1 + 2]! - b[p2 + 2]!;
   const aa = d1x * d1x + d1y * d1y + d1z * d1z;
   const e = d2x * d2x + d2y * d2y + d2z * d2z;
   const f = d2x * rx + d2y * ry + d2z * rz;
@@ -69,8 +79,12 @@ const ST_SCRATCH = new Float64Array(2);
  * parallel segments and within length·sin(angle) otherwise.
  */
 function nearlyParallelDistanceSq(
-  a: Float64Array, p1: number, q1: number,
-  b: Float64Array, p2: number, q2: number,
+  a: Float64Array,
+  p1: number,
+  q1: number,
+  b: Float64Array,
+  p2: number,
+  q2: number,
   st: Float64Array,
 ): number {
   let s = 0;
@@ -104,12 +118,22 @@ function nearlyParallelDistanceSq(
 
 /** Parameter t ∈ [0, 1] of the point p + t·(q − p) of segment p–q in `a` closest to (x,y,z). */
 export function pointSegmentParameter(a: Float64Array, p: number, q: number, x: number, y: number, z: number): number {
-  const dx = a[q]! - a[p]!, dy = a[q + 1]! - a[p + 1]!, dz = a[q + 2]! - a[p + 2]!;
+  const dx = a[q]! - a[p]!,
+    dy = a[q + 1]! - a[p + 1]!,
+    dz = a[q + 2]! - a[p + 2]!;
   const len2 = dx * dx + dy * dy + dz * dz;
   return len2 <= EPS ? 0 : clamp01(((x - a[p]!) * dx + (y - a[p + 1]!) * dy + (z - a[p + 2]!) * dz) / len2);
 }
 
-function segmentPointDistanceSqAt(a: Float64Array, p: number, q: number, t: number, x: number, y: number, z: number): number {
+function segmentPointDistanceSqAt(
+  a: Float64Array,
+  p: number,
+  q: number,
+  t: number,
+  x: number,
+  y: number,
+  z: number,
+): number {
   const ex = a[p]! + t * (a[q]! - a[p]!) - x;
   const ey = a[p + 1]! + t * (a[q + 1]! - a[p + 1]!) - y;
   const ez = a[p + 2]! + t * (a[q + 2]! - a[p + 2]!) - z;
@@ -123,16 +147,28 @@ export function pointSegmentDistanceSq(a: Float64Array, p: number, q: number, x:
 
 /** Signed surface distance between two capsules. */
 export function capsuleCapsuleDistance(
-  a: Float64Array, p1: number, q1: number, r1: number,
-  b: Float64Array, p2: number, q2: number, r2: number,
+  a: Float64Array,
+  p1: number,
+  q1: number,
+  r1: number,
+  b: Float64Array,
+  p2: number,
+  q2: number,
+  r2: number,
 ): number {
   return Math.sqrt(segmentSegmentDistanceSq(a, p1, q1, b, p2, q2)) - r1 - r2;
 }
 
 /** Signed distance from a capsule to the half-space boundary n·x = c (n unit; the free side is n·x > c). */
 export function capsulePlaneDistance(
-  a: Float64Array, p: number, q: number, r: number,
-  nx: number, ny: number, nz: number, c: number,
+  a: Float64Array,
+  p: number,
+  q: number,
+  r: number,
+  nx: number,
+  ny: number,
+  nz: number,
+  c: number,
 ): number {
   const dp = nx * a[p]! + ny * a[p + 1]! + nz * a[p + 2]!;
   const dq = nx * a[q]! + ny * a[q + 1]! + nz * a[q + 2]!;
@@ -141,8 +177,14 @@ export function capsulePlaneDistance(
 
 /** Signed distance between a capsule and a sphere (centre x,y,z, radius rs). */
 export function capsuleSphereDistance(
-  a: Float64Array, p: number, q: number, r: number,
-  x: number, y: number, z: number, rs: number,
+  a: Float64Array,
+  p: number,
+  q: number,
+  r: number,
+  x: number,
+  y: number,
+  z: number,
+  rs: number,
 ): number {
   return Math.sqrt(pointSegmentDistanceSq(a, p, q, x, y, z)) - r - rs;
 }
@@ -153,13 +195,19 @@ export function capsuleSphereDistance(
  * box). A segment's extreme along each axis is at an endpoint, so endpoints suffice.
  */
 export function capsuleInsideBoxDistance(
-  a: Float64Array, p: number, q: number, r: number,
-  box: Float64Array, bo: number,
+  a: Float64Array,
+  p: number,
+  q: number,
+  r: number,
+  box: Float64Array,
+  bo: number,
 ): number {
   let m = Infinity;
   for (let k = 0; k < 3; k++) {
-    const lo = box[bo + k]!, hi = box[bo + 3 + k]!;
-    const u = a[p + k]!, v = a[q + k]!;
+    const lo = box[bo + k]!,
+      hi = box[bo + 3 + k]!;
+    const u = a[p + k]!,
+      v = a[q + k]!;
     const d = Math.min(u - lo, v - lo, hi - u, hi - v);
     if (d < m) m = d;
   }

@@ -23,10 +23,14 @@ export class PointForceEstimator {
 
   /** |F| (N) for residual torques r (N·m, length ≥ joints; a missing one gives NaN); F itself is left in `force`. */
   estimate(residual: ArrayLike<number>): number {
-    const fk = this.fk, n = this.joints, N = fk.joints, J = this.Jfull;
+    const fk = this.fk,
+      n = this.joints,
+      N = fk.joints,
+      J = this.Jfull;
     const o = TF * this.frame;
     fk.pointJacobian(J, this.frame, fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!);
-    const A = this.A, b = this.b;
+    const A = this.A,
+      b = this.b;
     for (let r = 0; r < 3; r++) {
       let s = 0;
       for (let j = 0; j < n; j++) s += J[r * N + j]! * (residual[j] ?? NaN);
@@ -44,9 +48,19 @@ export class PointForceEstimator {
 
 /** Solve A·x = b for a 3×3 A by Cramer's rule. */
 export function solve3(A: Float64Array, b: Float64Array, x: Float64Array): void {
-  const a = A[0]!, bb = A[1]!, c = A[2]!, d = A[3]!, e = A[4]!, f = A[5]!, g = A[6]!, h = A[7]!, i = A[8]!;
+  const a = A[0]!,
+    bb = A[1]!,
+    c = A[2]!,
+    d = A[3]!,
+    e = A[4]!,
+    f = A[5]!,
+    g = A[6]!,
+    h = A[7]!,
+    i = A[8]!;
   const det = a * (e * i - f * h) - bb * (d * i - f * g) + c * (d * h - e * g);
-  const b0 = b[0]!, b1 = b[1]!, b2 = b[2]!;
+  const b0 = b[0]!,
+    b1 = b[1]!,
+    b2 = b[2]!;
   x[0] = (b0 * (e * i - f * h) - bb * (b1 * i - f * b2) + c * (b1 * h - e * b2)) / det;
   x[1] = (a * (b1 * i - f * b2) - b0 * (d * i - f * g) + c * (d * b2 - b1 * g)) / det;
   x[2] = (a * (e * b2 - b1 * h) - bb * (d * b2 - b1 * g) + b0 * (d * h - e * g)) / det;

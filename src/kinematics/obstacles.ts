@@ -35,7 +35,12 @@ export interface Clearance {
  * A NaN distance (NaN configuration, an unrefreshed tracked sphere) wins: the clearance is NaN,
  * never Infinity, so every `h >= 0` check fails on it.
  */
-export function minimumClearance(model: CapsuleModel, obstacles: ObstacleSet, includeSelf: boolean, out: Clearance): Clearance {
+export function minimumClearance(
+  model: CapsuleModel,
+  obstacles: ObstacleSet,
+  includeSelf: boolean,
+  out: Clearance,
+): Clearance {
   out.distance = Infinity;
   out.kind = 'none';
   out.capsule = -1;
@@ -55,7 +60,9 @@ export function minimumClearance(model: CapsuleModel, obstacles: ObstacleSet, in
   const { planes, spheres, box } = obstacles;
   for (let i = 0; i < model.count; i++) {
     if (!model.environment[i]) continue;
-    const p = 6 * i, q = 6 * i + 3, r = model.radii[i]!;
+    const p = 6 * i,
+      q = 6 * i + 3,
+      r = model.radii[i]!;
     for (let k = 0; k + 3 < planes.length; k += 4) {
       const d = capsulePlaneDistance(w, p, q, r, planes[k]!, planes[k + 1]!, planes[k + 2]!, planes[k + 3]!);
       if (d < out.distance || d !== d) set(out, d, 'plane', i, k / 4);

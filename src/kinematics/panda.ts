@@ -1,5 +1,12 @@
 import type { ArmModelSpec, CapsuleSpec } from './capsules.js';
-import { armModel, type AllowedCollision, type CollisionVolume, type EndEffectorDescription, type RobotDescription, type Vec3 } from './description.js';
+import {
+  armModel,
+  type AllowedCollision,
+  type CollisionVolume,
+  type EndEffectorDescription,
+  type RobotDescription,
+  type Vec3,
+} from './description.js';
 import { originFromModifiedDH, type ChainSpec, type JointSpec } from './chain.js';
 
 /**
@@ -18,8 +25,13 @@ import { originFromModifiedDH, type ChainSpec, type JointSpec } from './chain.js
  * Franka Hand TCP: flange + Rz(−π/4), d = 0.1034 m.
  */
 const DH: readonly (readonly [number, number, number])[] = [
-  [0, 0.333, 0], [0, 0, -Math.PI / 2], [0, 0.316, Math.PI / 2], [0.0825, 0, Math.PI / 2],
-  [-0.0825, 0.384, -Math.PI / 2], [0, 0, Math.PI / 2], [0.088, 0, Math.PI / 2],
+  [0, 0.333, 0],
+  [0, 0, -Math.PI / 2],
+  [0, 0.316, Math.PI / 2],
+  [0.0825, 0, Math.PI / 2],
+  [-0.0825, 0.384, -Math.PI / 2],
+  [0, 0, Math.PI / 2],
+  [0.088, 0, Math.PI / 2],
 ];
 
 function chain(name: string, lower: readonly number[], upper: readonly number[]): ChainSpec {
@@ -81,14 +93,20 @@ const FLANGE_Z = 0.107;
  * flange, 0.107 m above link7), both applied to the endpoints so the volume lives in chain frame `frame`.
  */
 function scCapsule(
-  link: string, frame: number, xyz: Vec3, direction: 'x' | 'y' | 'z', length: number, radius: number,
+  link: string,
+  frame: number,
+  xyz: Vec3,
+  direction: 'x' | 'y' | 'z',
+  length: number,
+  radius: number,
   place: { yaw?: number; dz?: number } = {},
 ): CollisionVolume {
   const k = direction === 'x' ? 0 : direction === 'y' ? 1 : 2;
   const end = (sign: number): Vec3 => {
     const p = [xyz[0], xyz[1], xyz[2]];
     p[k]! += (sign * length) / 2;
-    const c = Math.cos(place.yaw ?? 0), s = Math.sin(place.yaw ?? 0);
+    const c = Math.cos(place.yaw ?? 0),
+      s = Math.sin(place.yaw ?? 0);
     return [c * p[0]! - s * p[1]!, s * p[0]! + c * p[1]!, p[2]! + (place.dz ?? 0)];
   };
   return { link, frame, a: end(-1), b: end(1), radius };
@@ -123,8 +141,33 @@ const FRANKA_SELF_COLLISION: readonly CollisionVolume[] = [
  * found never in collision within the joint limits.
  */
 const FRANKA_ALLOWED: readonly AllowedCollision[] = [
-  ...([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7]] as const).map(([i, j]): AllowedCollision => ({ links: [`link${i}`, `link${j}`], reason: 'adjacent' })),
-  ...([[0, 2], [0, 3], [0, 4], [1, 3], [1, 4], [2, 4], [2, 6], [3, 5], [3, 6], [3, 7], [4, 6], [4, 7]] as const).map(([i, j]): AllowedCollision => ({ links: [`link${i}`, `link${j}`], reason: 'never' })),
+  ...(
+    [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+      [4, 5],
+      [5, 6],
+      [6, 7],
+    ] as const
+  ).map(([i, j]): AllowedCollision => ({ links: [`link${i}`, `link${j}`], reason: 'adjacent' })),
+  ...(
+    [
+      [0, 2],
+      [0, 3],
+      [0, 4],
+      [1, 3],
+      [1, 4],
+      [2, 4],
+      [2, 6],
+      [3, 5],
+      [3, 6],
+      [3, 7],
+      [4, 6],
+      [4, 7],
+    ] as const
+  ).map(([i, j]): AllowedCollision => ({ links: [`link${i}`, `link${j}`], reason: 'never' })),
 ];
 
 const FRANKA_HAND: EndEffectorDescription = {
@@ -145,7 +188,8 @@ const FRANKA_HAND: EndEffectorDescription = {
   ],
   environment: FRANKA_HAND_ENVIRONMENT,
   tcp: { frame: 7, xyz: [0, 0, FLANGE_Z + 0.1034] },
-  source: 'franka_description @ b299b39 end_effectors/common/franka_hand.xacro (hand_sc volumes, tcp_xyz 0 0 0.1034); MoveIt panda_arm_hand.srdf.xacro (allowed pairs)',
+  source:
+    'franka_description @ b299b39 end_effectors/common/franka_hand.xacro (hand_sc volumes, tcp_xyz 0 0 0.1034); MoveIt panda_arm_hand.srdf.xacro (allowed pairs)',
 };
 
 const FRANKA_NO_END_EFFECTOR: EndEffectorDescription = {
@@ -158,7 +202,8 @@ const FRANKA_NO_END_EFFECTOR: EndEffectorDescription = {
   source: 'franka_description robots/*/kinematics.yaml joint8 (flange 0.107 m along link7 z)',
 };
 
-const FRANKA_SOURCE = 'franka_description @ b299b39 robots/common/franka_arm.xacro (self_collision_geometries, safety_distance 0); MoveIt panda SRDF (allowed pairs)';
+const FRANKA_SOURCE =
+  'franka_description @ b299b39 robots/common/franka_arm.xacro (self_collision_geometries, safety_distance 0); MoveIt panda SRDF (allowed pairs)';
 
 function frankaDescription(chainSpec: ChainSpec): RobotDescription {
   return {

@@ -11,18 +11,53 @@ const PI = Math.PI;
  * middle of its calibrated range, which is exactly LeRobot's degrees mode (0° = mid-range), so
  * q[i] = LeRobot degrees × π/180 for the five body joints.
  */
-export const SO101_JOINT_NAMES = ['shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex', 'wrist_roll', 'gripper'] as const;
+export const SO101_JOINT_NAMES = [
+  'shoulder_pan',
+  'shoulder_lift',
+  'elbow_flex',
+  'wrist_flex',
+  'wrist_roll',
+  'gripper',
+] as const;
 export type So101JointName = (typeof SO101_JOINT_NAMES)[number];
 
 export const SO101_CHAIN: ChainSpec = {
   name: 'so101',
   joints: [
-    { name: 'shoulder_pan', parent: 0, xyz: [0.0388353, 0, 0.0624], rpy: [PI, 0, -PI], lower: -1.91986, upper: 1.91986 },
-    { name: 'shoulder_lift', parent: 1, xyz: [-0.0303992, -0.0182778, -0.0542], rpy: [-PI / 2, -PI / 2, 0], lower: -1.74533, upper: 1.74533 },
+    {
+      name: 'shoulder_pan',
+      parent: 0,
+      xyz: [0.0388353, 0, 0.0624],
+      rpy: [PI, 0, -PI],
+      lower: -1.91986,
+      upper: 1.91986,
+    },
+    {
+      name: 'shoulder_lift',
+      parent: 1,
+      xyz: [-0.0303992, -0.0182778, -0.0542],
+      rpy: [-PI / 2, -PI / 2, 0],
+      lower: -1.74533,
+      upper: 1.74533,
+    },
     { name: 'elbow_flex', parent: 2, xyz: [-0.11257, -0.028, 0], rpy: [0, 0, PI / 2], lower: -1.69, upper: 1.69 },
     { name: 'wrist_flex', parent: 3, xyz: [-0.1349, 0.0052, 0], rpy: [0, 0, -PI / 2], lower: -1.65806, upper: 1.65806 },
-    { name: 'wrist_roll', parent: 4, xyz: [0, -0.0611, 0.0181], rpy: [PI / 2, 0.0486795, PI], lower: -2.74385, upper: 2.84121 },
-    { name: 'gripper', parent: 5, xyz: [0.0202, 0.0188, -0.0234], rpy: [PI / 2, 0, 0], lower: -0.174533, upper: 1.74533 },
+    {
+      name: 'wrist_roll',
+      parent: 4,
+      xyz: [0, -0.0611, 0.0181],
+      rpy: [PI / 2, 0.0486795, PI],
+      lower: -2.74385,
+      upper: 2.84121,
+    },
+    {
+      name: 'gripper',
+      parent: 5,
+      xyz: [0.0202, 0.0188, -0.0234],
+      rpy: [PI / 2, 0, 0],
+      lower: -0.174533,
+      upper: 1.74533,
+    },
   ],
   // gripper_frame_joint: the TCP between the jaws, fixed on gripper_link (frame 5).
   fixedFrames: [{ name: 'gripper_frame_link', parent: 5, xyz: [-0.0079, -0.000218, -0.0981274], rpy: [0, PI, 0] }],
@@ -30,7 +65,14 @@ export const SO101_CHAIN: ChainSpec = {
 
 /** Frame indices in ForwardKinematics for SO101_CHAIN. */
 export const SO101_FRAMES = {
-  base: 0, shoulder: 1, upperArm: 2, lowerArm: 3, wrist: 4, gripper: 5, jaw: 6, tcp: 7,
+  base: 0,
+  shoulder: 1,
+  upperArm: 2,
+  lowerArm: 3,
+  wrist: 4,
+  gripper: 5,
+  jaw: 6,
+  tcp: 7,
 } as const;
 
 /**
@@ -47,7 +89,14 @@ export const SO101_CAPSULES: readonly CapsuleSpec[] = [
   { name: 'upper_arm', frame: 2, a: [0, 0, 0], b: [-0.11257, -0.028, 0], radius: 0.022, environment: true },
   { name: 'lower_arm', frame: 3, a: [0, 0, 0], b: [-0.1349, 0.0052, 0], radius: 0.02, environment: true },
   { name: 'wrist', frame: 4, a: [0, 0, 0], b: [0, -0.0611, 0.0181], radius: 0.02, environment: true },
-  { name: 'gripper', frame: 5, a: [-0.0024, 0, -0.03], b: [-0.0079, -0.000218, -0.0981274], radius: 0.018, environment: true },
+  {
+    name: 'gripper',
+    frame: 5,
+    a: [-0.0024, 0, -0.03],
+    b: [-0.0079, -0.000218, -0.0981274],
+    radius: 0.018,
+    environment: true,
+  },
   { name: 'jaw', frame: 6, a: [0, 0, 0], b: [0, -0.07, 0], radius: 0.01, environment: true },
 ];
 
@@ -93,7 +142,8 @@ export const SO101_DESCRIPTION: RobotDescription = {
       // 3.5° beyond the URDF's lower limit).
       { links: ['base', 'upper_arm'], reason: 'never' },
     ],
-    source: 'TheRobotStudio/SO-ARM100 @ fda892c Simulation/SO101/so101_new_calib.urdf: chain and limits; self-collision spheres enclosing its collision meshes (assets/*.stl); allowed pairs from those meshes (adjacent, rest-pose contact, never in 14,000 random configurations)',
+    source:
+      'TheRobotStudio/SO-ARM100 @ fda892c Simulation/SO101/so101_new_calib.urdf: chain and limits; self-collision spheres enclosing its collision meshes (assets/*.stl); allowed pairs from those meshes (adjacent, rest-pose contact, never in 14,000 random configurations)',
   },
   environment: ARM_LINKS,
   endEffectors: {
@@ -113,7 +163,8 @@ export const SO101_DESCRIPTION: RobotDescription = {
       ],
       environment: GRIPPER_LINKS,
       tcp: { frame: SO101_FRAMES.tcp, xyz: [0, 0, 0] },
-      source: 'so101_new_calib.urdf gripper_link, moving_jaw_so101_v1_link (collision meshes, spheres in so101-volumes.ts) and gripper_frame_joint (TCP)',
+      source:
+        'so101_new_calib.urdf gripper_link, moving_jaw_so101_v1_link (collision meshes, spheres in so101-volumes.ts) and gripper_frame_joint (TCP)',
     },
   },
 };

@@ -30,7 +30,8 @@ export class TcpMotion {
     readonly window = 5,
     readonly maxGap = 0.01,
   ) {
-    if (!(Number.isInteger(window) && window >= 1)) throw new RangeError(`TcpMotion: window must be a positive integer, got ${window}`);
+    if (!(Number.isInteger(window) && window >= 1))
+      throw new RangeError(`TcpMotion: window must be a positive integer, got ${window}`);
     this.jac = new Float64Array(3 * fk.joints);
     this.vel = new Float64Array(3 * (window + 1));
     this.times = new Float64Array(window + 1);
@@ -41,7 +42,9 @@ export class TcpMotion {
     const n = this.fk.joints;
     this.fk.pointInBase(this.point, 0, this.frame, this.tcp[0], this.tcp[1], this.tcp[2]);
     this.fk.pointJacobian(this.jac, this.frame, this.point[0]!, this.point[1]!, this.point[2]!);
-    let vx = 0, vy = 0, vz = 0;
+    let vx = 0,
+      vy = 0,
+      vz = 0;
     for (let j = 0; j < n; j++) {
       const w = dq[j] ?? NaN;
       vx += this.jac[j]! * w;
@@ -52,13 +55,16 @@ export class TcpMotion {
     const size = this.window + 1;
     const last = this.times[(this.head + size - 1) % size]!;
     const dt = t - last;
-    if (!Number.isFinite(this.speed) || !Number.isFinite(t) || (this.count > 0 && !(dt > 0 && dt <= this.maxGap))) this.count = 0;
+    if (!Number.isFinite(this.speed) || !Number.isFinite(t) || (this.count > 0 && !(dt > 0 && dt <= this.maxGap)))
+      this.count = 0;
     if (!Number.isFinite(this.speed) || !Number.isFinite(t)) {
       this.acc = NaN;
       return;
     }
     const o = 3 * this.head;
-    this.vel[o] = vx; this.vel[o + 1] = vy; this.vel[o + 2] = vz;
+    this.vel[o] = vx;
+    this.vel[o + 1] = vy;
+    this.vel[o + 2] = vz;
     this.times[this.head] = t;
     this.head = (this.head + 1) % size;
     if (this.count < size) this.count++;

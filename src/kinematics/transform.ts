@@ -6,42 +6,83 @@
 export const TF = 12;
 
 export function setIdentity(out: Float64Array, o = 0): void {
-  out[o] = 1; out[o + 1] = 0; out[o + 2] = 0;
-  out[o + 3] = 0; out[o + 4] = 1; out[o + 5] = 0;
-  out[o + 6] = 0; out[o + 7] = 0; out[o + 8] = 1;
-  out[o + 9] = 0; out[o + 10] = 0; out[o + 11] = 0;
+  out[o] = 1;
+  out[o + 1] = 0;
+  out[o + 2] = 0;
+  out[o + 3] = 0;
+  out[o + 4] = 1;
+  out[o + 5] = 0;
+  out[o + 6] = 0;
+  out[o + 7] = 0;
+  out[o + 8] = 1;
+  out[o + 9] = 0;
+  out[o + 10] = 0;
+  out[o + 11] = 0;
 }
 
 /** URDF origin: R = Rz(yaw)·Ry(pitch)·Rx(roll), then translation xyz. */
 export function setFromXyzRpy(
-  out: Float64Array, o: number,
-  x: number, y: number, z: number,
-  roll: number, pitch: number, yaw: number,
+  out: Float64Array,
+  o: number,
+  x: number,
+  y: number,
+  z: number,
+  roll: number,
+  pitch: number,
+  yaw: number,
 ): void {
-  const cr = Math.cos(roll), sr = Math.sin(roll);
-  const cp = Math.cos(pitch), sp = Math.sin(pitch);
-  const cy = Math.cos(yaw), sy = Math.sin(yaw);
-  out[o] = cy * cp; out[o + 1] = cy * sp * sr - sy * cr; out[o + 2] = cy * sp * cr + sy * sr;
-  out[o + 3] = sy * cp; out[o + 4] = sy * sp * sr + cy * cr; out[o + 5] = sy * sp * cr - cy * sr;
-  out[o + 6] = -sp; out[o + 7] = cp * sr; out[o + 8] = cp * cr;
-  out[o + 9] = x; out[o + 10] = y; out[o + 11] = z;
+  const cr = Math.cos(roll),
+    sr = Math.sin(roll);
+  const cp = Math.cos(pitch),
+    sp = Math.sin(pitch);
+  const cy = Math.cos(yaw),
+    sy = Math.sin(yaw);
+  out[o] = cy * cp;
+  out[o + 1] = cy * sp * sr - sy * cr;
+  out[o + 2] = cy * sp * cr + sy * sr;
+  out[o + 3] = sy * cp;
+  out[o + 4] = sy * sp * sr + cy * cr;
+  out[o + 5] = sy * sp * cr - cy * sr;
+  out[o + 6] = -sp;
+  out[o + 7] = cp * sr;
+  out[o + 8] = cp * cr;
+  out[o + 9] = x;
+  out[o + 10] = y;
+  out[o + 11] = z;
 }
 
 /**
  * out = a · b (compose: b expressed in a's frame). `out` may not alias `a` or `b` at the same offset.
  */
 export function multiply(
-  out: Float64Array, oo: number,
-  a: Float64Array, ao: number,
-  b: Float64Array, bo: number,
+  out: Float64Array,
+  oo: number,
+  a: Float64Array,
+  ao: number,
+  b: Float64Array,
+  bo: number,
 ): void {
-  const a00 = a[ao]!, a01 = a[ao + 1]!, a02 = a[ao + 2]!;
-  const a10 = a[ao + 3]!, a11 = a[ao + 4]!, a12 = a[ao + 5]!;
-  const a20 = a[ao + 6]!, a21 = a[ao + 7]!, a22 = a[ao + 8]!;
-  const b00 = b[bo]!, b01 = b[bo + 1]!, b02 = b[bo + 2]!;
-  const b10 = b[bo + 3]!, b11 = b[bo + 4]!, b12 = b[bo + 5]!;
-  const b20 = b[bo + 6]!, b21 = b[bo + 7]!, b22 = b[bo + 8]!;
-  const bx = b[bo + 9]!, by = b[bo + 10]!, bz = b[bo + 11]!;
+  const a00 = a[ao]!,
+    a01 = a[ao + 1]!,
+    a02 = a[ao + 2]!;
+  const a10 = a[ao + 3]!,
+    a11 = a[ao + 4]!,
+    a12 = a[ao + 5]!;
+  const a20 = a[ao + 6]!,
+    a21 = a[ao + 7]!,
+    a22 = a[ao + 8]!;
+  const b00 = b[bo]!,
+    b01 = b[bo + 1]!,
+    b02 = b[bo + 2]!;
+  const b10 = b[bo + 3]!,
+    b11 = b[bo + 4]!,
+    b12 = b[bo + 5]!;
+  const b20 = b[bo + 6]!,
+    b21 = b[bo + 7]!,
+    b22 = b[bo + 8]!;
+  const bx = b[bo + 9]!,
+    by = b[bo + 10]!,
+    bz = b[bo + 11]!;
   out[oo] = a00 * b00 + a01 * b10 + a02 * b20;
   out[oo + 1] = a00 * b01 + a01 * b11 + a02 * b21;
   out[oo + 2] = a00 * b02 + a01 * b12 + a02 * b22;
@@ -58,9 +99,11 @@ export function multiply(
 
 /** out = a · Rz(theta) (a revolute joint about its local +z). */
 export function multiplyRotZ(out: Float64Array, oo: number, a: Float64Array, ao: number, theta: number): void {
-  const c = Math.cos(theta), s = Math.sin(theta);
+  const c = Math.cos(theta),
+    s = Math.sin(theta);
   for (let r = 0; r < 3; r++) {
-    const x = a[ao + 3 * r]!, y = a[ao + 3 * r + 1]!;
+    const x = a[ao + 3 * r]!,
+      y = a[ao + 3 * r + 1]!;
     out[oo + 3 * r] = x * c + y * s;
     out[oo + 3 * r + 1] = -x * s + y * c;
     out[oo + 3 * r + 2] = a[ao + 3 * r + 2]!;
@@ -72,7 +115,13 @@ export function multiplyRotZ(out: Float64Array, oo: number, a: Float64Array, ao:
 
 /** out[oo..oo+2] = T · p for a point p given as three numbers. */
 export function transformPoint(
-  out: Float64Array, oo: number, t: Float64Array, to: number, px: number, py: number, pz: number,
+  out: Float64Array,
+  oo: number,
+  t: Float64Array,
+  to: number,
+  px: number,
+  py: number,
+  pz: number,
 ): void {
   out[oo] = t[to]! * px + t[to + 1]! * py + t[to + 2]! * pz + t[to + 9]!;
   out[oo + 1] = t[to + 3]! * px + t[to + 4]! * py + t[to + 5]! * pz + t[to + 10]!;
@@ -83,8 +132,17 @@ export function transformPoint(
  * transformPoint with the point read from p[po..po+2]. Doubles passed as arguments to a call that
  * V8 does not inline are boxed (a heap allocation each), so hot loops pass arrays and offsets.
  */
-export function transformPointAt(out: Float64Array, oo: number, t: Float64Array, to: number, p: Float64Array, po: number): void {
-  const px = p[po]!, py = p[po + 1]!, pz = p[po + 2]!;
+export function transformPointAt(
+  out: Float64Array,
+  oo: number,
+  t: Float64Array,
+  to: number,
+  p: Float64Array,
+  po: number,
+): void {
+  const px = p[po]!,
+    py = p[po + 1]!,
+    pz = p[po + 2]!;
   out[oo] = t[to]! * px + t[to + 1]! * py + t[to + 2]! * pz + t[to + 9]!;
   out[oo + 1] = t[to + 3]! * px + t[to + 4]! * py + t[to + 5]! * pz + t[to + 10]!;
   out[oo + 2] = t[to + 6]! * px + t[to + 7]! * py + t[to + 8]! * pz + t[to + 11]!;

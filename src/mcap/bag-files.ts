@@ -20,14 +20,26 @@ export function filesFromRosbag2Metadata(text: string, metadataPath: string): st
   } catch (e) {
     throw new InputError({ file: metadataPath }, `invalid YAML: ${(e as Error).message}`);
   }
-  const info = (doc as { rosbag2_bagfile_information?: { relative_file_paths?: unknown; storage_identifier?: unknown } } | null)?.rosbag2_bagfile_information;
-  if (!info) throw new InputError({ file: metadataPath, field: 'rosbag2_bagfile_information' }, 'missing: not a rosbag2 metadata file');
+  const info = (
+    doc as { rosbag2_bagfile_information?: { relative_file_paths?: unknown; storage_identifier?: unknown } } | null
+  )?.rosbag2_bagfile_information;
+  if (!info)
+    throw new InputError(
+      { file: metadataPath, field: 'rosbag2_bagfile_information' },
+      'missing: not a rosbag2 metadata file',
+    );
   if (info.storage_identifier !== undefined && info.storage_identifier !== 'mcap') {
-    throw new InputError({ file: metadataPath, field: 'rosbag2_bagfile_information.storage_identifier' }, `'${String(info.storage_identifier)}' bags are not supported (only mcap)`);
+    throw new InputError(
+      { file: metadataPath, field: 'rosbag2_bagfile_information.storage_identifier' },
+      `'${String(info.storage_identifier)}' bags are not supported (only mcap)`,
+    );
   }
   const files = info.relative_file_paths;
   if (!Array.isArray(files) || files.some((f) => typeof f !== 'string')) {
-    throw new InputError({ file: metadataPath, field: 'rosbag2_bagfile_information.relative_file_paths' }, 'expected a list of file names');
+    throw new InputError(
+      { file: metadataPath, field: 'rosbag2_bagfile_information.relative_file_paths' },
+      'expected a list of file names',
+    );
   }
   return files as string[];
 }

@@ -47,7 +47,11 @@ function block(type: string, text: string): string {
 }
 
 const SECTION_BY_SUFFIX: ReadonlyArray<[RegExp, number]> = [
-  [/_Request$/, 0], [/_Goal$/, 0], [/_Response$/, 1], [/_Result$/, 1], [/_Feedback$/, 2],
+  [/_Request$/, 0],
+  [/_Goal$/, 0],
+  [/_Response$/, 1],
+  [/_Result$/, 1],
+  [/_Feedback$/, 2],
 ];
 
 /** The message-definition text to parse for a schema (rewriting service/action texts). */

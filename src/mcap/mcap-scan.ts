@@ -4,7 +4,13 @@
  * on after it, and a truncated tail (a process killed mid-write) ends the scan with a positioned
  * status instead of an exception. It never throws and never loops without consuming input.
  */
-import { McapRecordBuilder, McapStreamReader, type DecompressHandlers, type TypedMcapRecord, type TypedMcapRecords } from '@mcap/core';
+import {
+  McapRecordBuilder,
+  McapStreamReader,
+  type DecompressHandlers,
+  type TypedMcapRecord,
+  type TypedMcapRecords,
+} from '@mcap/core';
 import { decompress as zstdDecompress } from 'fzstd';
 
 /**
@@ -23,9 +29,11 @@ export type ScanEnd =
 
 export const defaultDecompressHandlers: DecompressHandlers = {
   zstd: (buffer, size) => {
-    if (size > BigInt(MAX_CHUNK_BYTES)) throw new Error(`zstd chunk of ${size} bytes exceeds the ${MAX_CHUNK_BYTES}-byte limit`);
+    if (size > BigInt(MAX_CHUNK_BYTES))
+      throw new Error(`zstd chunk of ${size} bytes exceeds the ${MAX_CHUNK_BYTES}-byte limit`);
     const out = zstdDecompress(buffer, new Uint8Array(Number(size)));
-    if (out.byteLength !== Number(size)) throw new Error(`zstd chunk decompressed to ${out.byteLength} bytes, header says ${size}`);
+    if (out.byteLength !== Number(size))
+      throw new Error(`zstd chunk decompressed to ${out.byteLength} bytes, header says ${size}`);
     return out;
   },
 };
@@ -131,7 +139,10 @@ export class TolerantMcapScanner {
     if (this.stage === 'done' || bytes.byteLength === 0) return;
     if (this.len + bytes.byteLength > this.buf.byteLength) {
       const keep = this.len - this.pos;
-      const next = keep + bytes.byteLength > this.buf.byteLength ? new Uint8Array(Math.max(this.buf.byteLength * 2, keep + bytes.byteLength)) : this.buf;
+      const next =
+        keep + bytes.byteLength > this.buf.byteLength
+          ? new Uint8Array(Math.max(this.buf.byteLength * 2, keep + bytes.byteLength))
+          : this.buf;
       next.set(this.buf.subarray(this.pos, this.len), 0);
       this.resyncAt -= this.pos;
       this.base += this.pos;
@@ -172,7 +183,11 @@ export class TolerantMcapScanner {
     if (this.failure) return { kind: 'corrupt', ...this.failure };
     if (this.sawFooter) {
       if (this.lastGoodEnd < this.appended) {
-        return { kind: 'corrupt', offset: this.lastGoodEnd, reason: `${this.appended - this.lastGoodEnd} bytes after the footer` };
+        return {
+          kind: 'corrupt',
+          offset: this.lastGoodEnd,
+          reason: `${this.appended - this.lastGoodEnd} bytes after the footer`,
+        };
       }
       return { kind: 'complete' };
     }
@@ -304,16 +319,22 @@ export class TolerantMcapScanner {
       const compression = view.getUint32(28, true);
       if (32 + compression + 8 > length) return 'chunk compression field runs past its record';
       const records = view.getBigUint64(32 + compression, true);
-      if (BigInt(40 + compression) + records !== BigInt(length)) return `chunk record length ${length} does not match its fields (${40 + compression} + ${records} records bytes)`;
+      if (BigInt(40 + compression) + records !== BigInt(length))
+        return `chunk record length ${length} does not match its fields (${40 + compression} + ${records} records bytes)`;
     } else if (op === OP_MESSAGE_INDEX) {
       if (length < 6) return `message index record of ${length} bytes is too short`;
-      if (6 + view.getUint32(2, true) !== length) return `message index record length ${length} does not match its entries`;
+      if (6 + view.getUint32(2, true) !== length)
+        return `message index record length ${length} does not match its entries`;
     }
     return undefined;
   }
 
   private newReader(primed: boolean): McapStreamReader {
-    const reader = new McapStreamReader({ decompressHandlers: this.decompressHandlers, validateCrcs: this.validateCrcs, noMagicPrefix: primed });
+    const reader = new McapStreamReader({
+      decompressHandlers: this.decompressHandlers,
+      validateCrcs: this.validateCrcs,
+      noMagicPrefix: primed,
+    });
     if (primed && this.channels.size > 0) {
       // Messages of later chunks refer to channels defined before the damage.
       const b = new McapRecordBuilder();
@@ -395,7 +416,11 @@ export function describeScanEnd(end: ScanEnd): string {
 }
 
 /** Messages known to be lost in skipped regions, and whether some region's count is unknown. */
-export function lostInSkipped(regions: readonly SkippedRegion[]): { messages: number; unknown: boolean; bytes: number } {
+export function lostInSkipped(regions: readonly SkippedRegion[]): {
+  messages: number;
+  unknown: boolean;
+  bytes: number;
+} {
   let messages = 0;
   let unknown = false;
   let bytes = 0;
@@ -411,7 +436,11 @@ export function lostInSkipped(regions: readonly SkippedRegion[]): { messages: nu
 export function describeSkipped(regions: readonly SkippedRegion[]): string {
   if (regions.length === 0) return '';
   const { messages, unknown, bytes } = lostInSkipped(regions);
-  const count = unknown ? (messages > 0 ? `at least ${messages} messages` : 'an unknown number of messages') : `${messages} messages`;
+  const count = unknown
+    ? messages > 0
+      ? `at least ${messages} messages`
+      : 'an unknown number of messages'
+    : `${messages} messages`;
   const first = regions[0]!;
   return `${regions.length} damaged region(s) skipped (${bytes} bytes, ${count} lost; first at byte ${first.offset}: ${first.reason})`;
 }

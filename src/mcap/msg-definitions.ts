@@ -262,8 +262,21 @@ export function shortTypeName(type: string): string {
 }
 
 const PRIMITIVES = new Set([
-  'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32',
-  'int64', 'uint64', 'string', 'wstring',
+  'bool',
+  'byte',
+  'char',
+  'float32',
+  'float64',
+  'int8',
+  'uint8',
+  'int16',
+  'uint16',
+  'int32',
+  'uint32',
+  'int64',
+  'uint64',
+  'string',
+  'wstring',
 ]);
 
 /** The complex types a definition text refers to, qualified against its own package. */

@@ -11,9 +11,21 @@ export const QosHistory = { systemDefault: 0, keepLast: 1, keepAll: 2, unknown: 
 /** rmw_qos_reliability_policy_e */
 export const QosReliability = { systemDefault: 0, reliable: 1, bestEffort: 2, unknown: 3, bestAvailable: 4 } as const;
 /** rmw_qos_durability_policy_e */
-export const QosDurability = { systemDefault: 0, transientLocal: 1, volatile: 2, unknown: 3, bestAvailable: 4 } as const;
+export const QosDurability = {
+  systemDefault: 0,
+  transientLocal: 1,
+  volatile: 2,
+  unknown: 3,
+  bestAvailable: 4,
+} as const;
 /** rmw_qos_liveliness_policy_e */
-export const QosLiveliness = { systemDefault: 0, automatic: 1, manualByTopic: 3, unknown: 4, bestAvailable: 5 } as const;
+export const QosLiveliness = {
+  systemDefault: 0,
+  automatic: 1,
+  manualByTopic: 3,
+  unknown: 4,
+  bestAvailable: 5,
+} as const;
 
 export interface QosDuration {
   sec: number;
@@ -34,7 +46,10 @@ export interface QosProfile {
 export const INFINITE_DURATION: QosDuration = { sec: 9223372036, nsec: 854775807 };
 
 /** What the recorder observes of a publisher: history/depth are not visible over DDS (3 / 0). */
-export function offeredQos(reliability: 'reliable' | 'best_effort', durability: 'volatile' | 'transient_local' = 'volatile'): QosProfile {
+export function offeredQos(
+  reliability: 'reliable' | 'best_effort',
+  durability: 'volatile' | 'transient_local' = 'volatile',
+): QosProfile {
   return {
     history: QosHistory.unknown,
     depth: 0,
@@ -70,7 +85,8 @@ export function serializeQosProfiles(profiles: readonly QosProfile[]): string {
 
 function intField(o: Record<string, unknown>, key: string, where: string): number {
   const v = o[key];
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`${where}: '${key}' must be an integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw new Error(`${where}: '${key}' must be an integer, got ${JSON.stringify(v)}`);
   return v;
 }
 function durationField(o: Record<string, unknown>, key: string, where: string): QosDuration {

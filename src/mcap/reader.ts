@@ -137,7 +137,9 @@ export async function scanBag(
             decode: () => {
               const where = `topic '${topic.topic}' (${topic.type}) message at log time ${record.logTime}`;
               if (topic.messageEncoding !== 'cdr' || !schema || schema.encoding !== 'ros2msg') {
-                throw new Error(`${where}: not a ros2msg/cdr channel (schema encoding '${schema?.encoding ?? ''}', message encoding '${topic.messageEncoding}')`);
+                throw new Error(
+                  `${where}: not a ros2msg/cdr channel (schema encoding '${schema?.encoding ?? ''}', message encoding '${topic.messageEncoding}')`,
+                );
               }
               try {
                 return codecs.get(schema.name, text.decode(schema.data)).decode(data);
@@ -154,7 +156,9 @@ export async function scanBag(
         case 'Metadata':
           if (record.name === 'rosbag2') {
             try {
-              summary.rosbag2Metadata = parseYaml(record.metadata.get('serialized_metadata') ?? '', { intAsBigInt: true });
+              summary.rosbag2Metadata = parseYaml(record.metadata.get('serialized_metadata') ?? '', {
+                intAsBigInt: true,
+              });
             } catch {
               summary.rosbag2Metadata = undefined;
             }

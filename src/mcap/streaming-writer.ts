@@ -145,7 +145,11 @@ export class StreamingMcapWriter {
     group(Opcode.CHUNK_INDEX, () => this.chunkIndexes.forEach((c) => this.records.writeChunkIndex(c)));
     const summaryOffsetStart = this.offset();
     for (const o of offsets) this.records.writeSummaryOffset(o);
-    this.records.writeFooter({ summaryStart: BigInt(summaryStart), summaryOffsetStart: BigInt(summaryOffsetStart), summaryCrc: 0 });
+    this.records.writeFooter({
+      summaryStart: BigInt(summaryStart),
+      summaryOffsetStart: BigInt(summaryOffsetStart),
+      summaryCrc: 0,
+    });
     this.records.writeMagic();
     this.takeRecords();
     return this.drain(true);

@@ -65,7 +65,8 @@ export class Ros2Topics {
     const type = canonicalTypeName(spec.type);
     const existing = this.topics.get(spec.topic);
     if (existing) {
-      if (existing.type !== type) throw new Error(`topic '${spec.topic}' already registered as ${existing.type}, not ${type}`);
+      if (existing.type !== type)
+        throw new Error(`topic '${spec.topic}' already registered as ${existing.type}, not ${type}`);
       return;
     }
     const definition = spec.definition ?? fullDefinition(type);

@@ -33,7 +33,12 @@ export class Rosbag2Writer {
   }
 
   static async create(writable: FileWritable, options: Rosbag2WriterOptions): Promise<Rosbag2Writer> {
-    const w = new Rosbag2Writer(writable, options.relativePath ?? 'bag_0.mcap', options.rosDistro, options.chunkSize ?? 1024 * 1024);
+    const w = new Rosbag2Writer(
+      writable,
+      options.relativePath ?? 'bag_0.mcap',
+      options.rosDistro,
+      options.chunkSize ?? 1024 * 1024,
+    );
     await w.mcap.start({ profile: 'ros2', library: options.library });
     return w;
   }

@@ -43,24 +43,52 @@ export function buildFrankaNode(
   spec: ScoringSpec,
   extras: {
     /** Timers for the episode recorder's flushes (and a wall clock for ids), to record when `episodes_dir` is set. */
-    recording?: { timers: Timers; wallClock?: () => Date; log?: (line: string) => void; versions?: Readonly<Record<string, string>> };
+    recording?: {
+      timers: Timers;
+      wallClock?: () => Date;
+      log?: (line: string) => void;
+      versions?: Readonly<Record<string, string>>;
+    };
     /** Start-up ran out of `startup_timeout` with these required signals never seen. */
     onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
     /** The semantic gate and stage events (issue 18): judge, gate settings, the task, declared positions; the camera comes from the parameters. */
     semantic?: LiveSemanticConfig & { log?: (line: string) => void; tasks?: ReadonlyMap<string, LiveTask> };
   } = {},
 ): FrankaNodeParts {
-  const semBodies = [config.semantic?.actorBody, config.semantic?.targetBody].filter((b): b is string => b !== undefined);
+  const semBodies = [config.semantic?.actorBody, config.semantic?.targetBody].filter(
+    (b): b is string => b !== undefined,
+  );
   const rigOptions: FrankaRigOptions = {
-    spec, platform: config.platform, endEffector: config.endEffector, task: config.task, startup: true,
+    spec,
+    platform: config.platform,
+    endEffector: config.endEffector,
+    task: config.task,
+    startup: true,
     topics: { robotState: config.robotStateTopic, gripper: config.gripperTopic, controller: config.controllerTopic },
     ...(config.tracking
-      ? { tracking: { input: config.tracking, bystanders: config.bystanders, obstacles: config.obstacles, trackingInBase: config.trackingInBase, obstacleMaxAge: config.obstacleMaxAge, positionsOnly: semBodies } }
+      ? {
+          tracking: {
+            input: config.tracking,
+            bystanders: config.bystanders,
+            obstacles: config.obstacles,
+            trackingInBase: config.trackingInBase,
+            obstacleMaxAge: config.obstacleMaxAge,
+            positionsOnly: semBodies,
+          },
+        }
       : {}),
     // gate_mode gate: trajectories checked (CBF) before the controller. baseline (the gate-off run):
     // forwarded unfiltered after the screen, clause holds recorded but not sent; e-stop, watchdog and
     // faults still hold. monitor: no trajectories (the policy drives the controller), every hold sent.
-    ...(config.gateMode !== 'monitor' ? { barrier: { tableHeight: config.tableHeight, dSafe: config.dSafe, ...(config.workspace ? { workspace: config.workspace } : {}) } } : {}),
+    ...(config.gateMode !== 'monitor'
+      ? {
+          barrier: {
+            tableHeight: config.tableHeight,
+            dSafe: config.dSafe,
+            ...(config.workspace ? { workspace: config.workspace } : {}),
+          },
+        }
+      : {}),
   };
   const plan = planFrankaMonitors(rigOptions);
   const rosNode = ctx.createNode(config.nodeName);
@@ -72,37 +100,82 @@ export function buildFrankaNode(
   const cam = sem?.judge ? config.semantic?.camera : undefined;
   let semantic: FrankaSemantic | undefined;
   const session: Session = new Session({
-    rig, gating: config.gateMode !== 'baseline', task: config.task, log,
+    rig,
+    gating: config.gateMode !== 'baseline',
+    task: config.task,
+    log,
     ...(recording
       ? {
-          episodes: (hooks) => new EpisodeManager({
-            dir: recording.dir, robotId: config.robotId, platform: config.platform, task: config.task,
-            clauses: Array.from({ length: rig.monitors.count }, (_, i) => rig.monitors.name(i)),
-            timers: recording.timers, gateMode: recordedGateMode(config.gateMode),
-            // the node's clock reads seconds since this ROS time (RosTimeBase): the records' Unix time is origin + t
-            versions: { ...recording.versions, platform: config.platform, ros_time_origin_ns: rosNode.time.originNs.toString() },
-            clauseCoverage: () => rig.monitors.episodeCoverage(),
-            ...(recording.wallClock ? { wallClock: recording.wallClock } : {}),
-            log, onFault: hooks.onFault, onWritten: hooks.onWritten,
-          }),
+          episodes: (hooks) =>
+            new EpisodeManager({
+              dir: recording.dir,
+              robotId: config.robotId,
+              platform: config.platform,
+              task: config.task,
+              clauses: Array.from({ length: rig.monitors.count }, (_, i) => rig.monitors.name(i)),
+              timers: recording.timers,
+              gateMode: recordedGateMode(config.gateMode),
+              // the node's clock reads seconds since this ROS time (RosTimeBase): the records' Unix time is origin + t
+              versions: {
+                ...recording.versions,
+                platform: config.platform,
+                ros_time_origin_ns: rosNode.time.originNs.toString(),
+              },
+              clauseCoverage: () => rig.monitors.episodeCoverage(),
+              ...(recording.wallClock ? { wallClock: recording.wallClock } : {}),
+              log,
+              onFault: hooks.onFault,
+              onWritten: hooks.onWritten,
+            }),
         }
       : {}),
     ...(sem
       ? {
           semantic: ({ record, frame }) => {
-            const camera = cam ? new RosImageCamera(rosNode, { topic: cam.topic, type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE, maxWidth: cam.maxWidth, maxAge: cam.maxAge }) : undefined;
+            const camera = cam
+              ? new RosImageCamera(rosNode, {
+                  topic: cam.topic,
+                  type: cam.type === 'compressed' ? COMPRESSED_IMAGE_TYPE : IMAGE_TYPE,
+                  maxWidth: cam.maxWidth,
+                  maxAge: cam.maxAge,
+                })
+              : undefined;
             const fs: FrankaSemantic = new FrankaSemantic(rosNode, {
-              config: { ...sem, ...(sem.judge ? { judge: { ...sem.judge, ...(camera ? { camera } : {}) } } : {}) }, tasks: sem.tasks ?? new Map(),
-              platform: config.platform, endEffector: config.endEffector, franka, frame, gating: config.gateMode === 'gate',
-              ...(tracker && config.tracking ? { tracking: { tracker, ...(config.semantic?.actorBody ? { actorBody: config.semantic.actorBody } : {}), ...(config.semantic?.targetBody ? { targetBody: config.semantic.targetBody } : {}), inBase: config.trackingInBase, maxAge: config.obstacleMaxAge } } : {}),
-              record, log: sem.log ?? (() => {}), taskTopic: config.semantic?.taskTopic ?? '~/task',
-              onJudgeFault: (f, t) => session.recordFault(t, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail }),
-              ...(recording ? { onNewTask: (t: number, task: string) => session.newTask(t, task).then(() => undefined) } : {}),
+              config: { ...sem, ...(sem.judge ? { judge: { ...sem.judge, ...(camera ? { camera } : {}) } } : {}) },
+              tasks: sem.tasks ?? new Map(),
+              platform: config.platform,
+              endEffector: config.endEffector,
+              franka,
+              frame,
+              gating: config.gateMode === 'gate',
+              ...(tracker && config.tracking
+                ? {
+                    tracking: {
+                      tracker,
+                      ...(config.semantic?.actorBody ? { actorBody: config.semantic.actorBody } : {}),
+                      ...(config.semantic?.targetBody ? { targetBody: config.semantic.targetBody } : {}),
+                      inBase: config.trackingInBase,
+                      maxAge: config.obstacleMaxAge,
+                    },
+                  }
+                : {}),
+              record,
+              log: sem.log ?? (() => {}),
+              taskTopic: config.semantic?.taskTopic ?? '~/task',
+              onJudgeFault: (f, t) =>
+                session.recordFault(t, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail }),
+              ...(recording
+                ? { onNewTask: (t: number, task: string) => session.newTask(t, task).then(() => undefined) }
+                : {}),
             });
             semantic = fs;
             return {
-              startTask: (t) => fs.begin(t), endTask: (t) => fs.end(t), step: (now) => fs.live.step(now), beforeChunk: (now) => fs.beforeChunk(now),
-              chunkForwarded: () => fs.live.chunkForwarded(), label: (success, t) => fs.live.label(success, t),
+              startTask: (t) => fs.begin(t),
+              endTask: (t) => fs.end(t),
+              step: (now) => fs.live.step(now),
+              beforeChunk: (now) => fs.beforeChunk(now),
+              chunkForwarded: () => fs.live.chunkForwarded(),
+              label: (success, t) => fs.live.label(success, t),
             };
           },
         }
@@ -124,7 +197,12 @@ export function buildFrankaNode(
             if (!r.ok) return r;
             r.ended.then(
               ({ id }) => log(`episode ${id} labelled ${success ? 'success' : 'failure'} and closed`),
-              (e: unknown) => session.onStorageFault({ kind: 'storage', source: recording.dir, detail: `next episode: ${(e as Error).message}` }),
+              (e: unknown) =>
+                session.onStorageFault({
+                  kind: 'storage',
+                  source: recording.dir,
+                  detail: `next episode: ${(e as Error).message}`,
+                }),
             );
             return { ok: true as const };
           },
@@ -133,7 +211,15 @@ export function buildFrankaNode(
   });
   franka.onSample(() => node.sample());
   return {
-    franka, session, gate: session.gate, bank: session.bank, pipeline: session.pipeline, node, decisions: plan.decisions,
-    episodes: recording ? session : undefined, now: () => rosNode.now(), semantic,
+    franka,
+    session,
+    gate: session.gate,
+    bank: session.bank,
+    pipeline: session.pipeline,
+    node,
+    decisions: plan.decisions,
+    episodes: recording ? session : undefined,
+    now: () => rosNode.now(),
+    semantic,
   };
 }

@@ -23,7 +23,13 @@ import type { FrankaEndEffector } from '../kinematics/index.js';
  */
 export type FrankaGateMode = 'baseline' | 'monitor' | 'gate';
 
-const GATE_MODE_NAMES: Readonly<Record<string, FrankaGateMode>> = { baseline: 'baseline', off: 'baseline', monitor: 'monitor', gate: 'gate', on: 'gate' };
+const GATE_MODE_NAMES: Readonly<Record<string, FrankaGateMode>> = {
+  baseline: 'baseline',
+  off: 'baseline',
+  monitor: 'monitor',
+  gate: 'gate',
+  on: 'gate',
+};
 
 /** The gate mode an episode records (the report groups runs by it). */
 export function recordedGateMode(mode: FrankaGateMode): 'on' | 'off' | 'monitor' {
@@ -84,15 +90,55 @@ export interface FrankaSemanticParams {
   camera: { topic: string; type: 'image' | 'compressed'; maxWidth: number; maxAge: number } | undefined;
 }
 
-export const SEMANTIC_PARAMS = ['judge', 'judge_model', 'judge_timeout', 'judge_fail', 'judge_refresh', 'instruction', 'intent', 'actor', 'target', 'actor_at', 'target_at'] as const;
+export const SEMANTIC_PARAMS = [
+  'judge',
+  'judge_model',
+  'judge_timeout',
+  'judge_fail',
+  'judge_refresh',
+  'instruction',
+  'intent',
+  'actor',
+  'target',
+  'actor_at',
+  'target_at',
+] as const;
 /** Stage-event parameters that work without a judge. */
 const STAGE_PARAMS = new Set(['actor-at', 'target-at']);
 
 const KEYS = [
-  'robot_id', 'platform', 'task', 'gate_mode', 'gating', 'diagnostics_rate', 'idle_step_rate', 'startup_timeout', 'robot_state_topic', 'gripper_topic',
-  'controller_topic', 'table_height', 'tracking', 'bystanders', 'vrpn_trackers', 'mocap4r2_topic', 'apriltag_tags',
-  'obstacle_bodies', 'tracking_frame_in_base', 'obstacle_max_age', 'workspace', 'd_safe', 'episodes_dir', 'end_effector',
-  ...SEMANTIC_PARAMS.map((k) => `semantic_${k}`), 'semantic_actor_body', 'semantic_target_body', 'semantic_task_topic', 'camera_topic', 'camera_type', 'camera_max_width', 'camera_max_age',
+  'robot_id',
+  'platform',
+  'task',
+  'gate_mode',
+  'gating',
+  'diagnostics_rate',
+  'idle_step_rate',
+  'startup_timeout',
+  'robot_state_topic',
+  'gripper_topic',
+  'controller_topic',
+  'table_height',
+  'tracking',
+  'bystanders',
+  'vrpn_trackers',
+  'mocap4r2_topic',
+  'apriltag_tags',
+  'obstacle_bodies',
+  'tracking_frame_in_base',
+  'obstacle_max_age',
+  'workspace',
+  'd_safe',
+  'episodes_dir',
+  'end_effector',
+  ...SEMANTIC_PARAMS.map((k) => `semantic_${k}`),
+  'semantic_actor_body',
+  'semantic_target_body',
+  'semantic_task_topic',
+  'camera_topic',
+  'camera_type',
+  'camera_max_width',
+  'camera_max_age',
 ];
 
 /**
@@ -101,15 +147,29 @@ const KEYS = [
  *   section may also be keyed by the fully-qualified name (`/left/armguard:`) or by `/**:`.
  */
 export function parseFrankaNodeConfig(
-  text: string, file: string, nodeName = 'armguard', namespace = '',
-): { ok: true; config: FrankaNodeConfig; /** Deprecated parameters, each with file and line and what to write instead. */ warnings: string[] } | { ok: false; errors: InputError[] } {
+  text: string,
+  file: string,
+  nodeName = 'armguard',
+  namespace = '',
+):
+  | {
+      ok: true;
+      config: FrankaNodeConfig;
+      /** Deprecated parameters, each with file and line and what to write instead. */ warnings: string[];
+    }
+  | { ok: false; errors: InputError[] } {
   const r = new YamlReader(file, text);
   const root = r.map(r.root, '(root)');
   const ns = namespace === '' || namespace === '/' ? '' : namespace.startsWith('/') ? namespace : `/${namespace}`;
   const keys = [`${ns}/${nodeName}`, nodeName, '/**'];
   const key = keys.find((k) => root?.get(k) !== undefined) ?? nodeName;
   const nodeEntry = root?.get(key);
-  if (root && !nodeEntry) r.fail(r.root, nodeName, `expected the node's section '${nodeName}:' (or '${ns}/${nodeName}:' or '/**:') with 'ros__parameters:'`);
+  if (root && !nodeEntry)
+    r.fail(
+      r.root,
+      nodeName,
+      `expected the node's section '${nodeName}:' (or '${ns}/${nodeName}:' or '/**:') with 'ros__parameters:'`,
+    );
   const section = nodeEntry ? r.map(nodeEntry.value, key, ['ros__parameters']) : undefined;
   const params = section?.get('ros__parameters');
   const p = params ? r.map(params.value, `${key}.ros__parameters`, KEYS) : undefined;
@@ -130,9 +190,11 @@ export function parseFrankaNodeConfig(
 
   const robotId = str('robot_id');
   const platform = str('platform', 'fr3');
-  if (platform !== undefined && platform !== 'fr3' && platform !== 'panda') r.fail(p?.get('platform')?.value, field('platform'), `expected fr3 or panda, got '${platform}'`);
+  if (platform !== undefined && platform !== 'fr3' && platform !== 'panda')
+    r.fail(p?.get('platform')?.value, field('platform'), `expected fr3 or panda, got '${platform}'`);
   const endEffector = str('end_effector', 'franka_hand');
-  if (endEffector !== undefined && endEffector !== 'franka_hand' && endEffector !== 'none') r.fail(p?.get('end_effector')?.value, field('end_effector'), `expected franka_hand or none, got '${endEffector}'`);
+  if (endEffector !== undefined && endEffector !== 'franka_hand' && endEffector !== 'none')
+    r.fail(p?.get('end_effector')?.value, field('end_effector'), `expected franka_hand or none, got '${endEffector}'`);
   const task = str('task');
   const warnings: string[] = [];
   const gateMode = ((): FrankaGateMode => {
@@ -145,7 +207,12 @@ export function parseFrankaNodeConfig(
     if (modeEntry) {
       const name = r.string(modeEntry.value, field('gate_mode'));
       const mode = name === undefined ? undefined : GATE_MODE_NAMES[name];
-      if (name !== undefined && !mode) r.fail(modeEntry.value, field('gate_mode'), `expected baseline (or off), monitor or gate (or on), got '${name}'`);
+      if (name !== undefined && !mode)
+        r.fail(
+          modeEntry.value,
+          field('gate_mode'),
+          `expected baseline (or off), monitor or gate (or on), got '${name}'`,
+        );
       return mode ?? 'monitor';
     }
     if (gatingEntry) {
@@ -154,7 +221,9 @@ export function parseFrankaNodeConfig(
       const mode: FrankaGateMode = gating ? 'gate' : 'monitor';
       warnings.push(
         `${file}:${r.lineOf(gatingEntry.value) ?? '?'} parameter '${field('gating')}' is deprecated: 'gating: ${gating}' is read as 'gate_mode: ${mode}'` +
-          (gating ? '' : ' (violations send the controller a hold; for a gate-off baseline run write gate_mode: baseline)') +
+          (gating
+            ? ''
+            : ' (violations send the controller a hold; for a gate-off baseline run write gate_mode: baseline)') +
           `; write 'gate_mode: ${mode}' instead`,
       );
       return mode;
@@ -168,7 +237,8 @@ export function parseFrankaNodeConfig(
     const out: Record<string, string> = {};
     for (const item of list(k) ?? []) {
       const i = item.lastIndexOf(':');
-      if (i <= 0 || i === item.length - 1) r.fail(p?.get(k)?.value, field(k), `expected 'source:body' entries, got '${item}'`);
+      if (i <= 0 || i === item.length - 1)
+        r.fail(p?.get(k)?.value, field(k), `expected 'source:body' entries, got '${item}'`);
       else out[item.slice(0, i)] = item.slice(i + 1);
     }
     return out;
@@ -201,22 +271,53 @@ export function parseFrankaNodeConfig(
   for (const item of list('obstacle_bodies') ?? []) {
     const i = item.lastIndexOf(':');
     const radius = i > 0 ? Number(item.slice(i + 1)) : NaN;
-    if (i <= 0 || !(radius > 0 && radius < 2)) r.fail(p?.get('obstacle_bodies')?.value, field('obstacle_bodies'), `expected 'body:radius_m' entries with 0 < radius < 2, got '${item}'`);
+    if (i <= 0 || !(radius > 0 && radius < 2))
+      r.fail(
+        p?.get('obstacle_bodies')?.value,
+        field('obstacle_bodies'),
+        `expected 'body:radius_m' entries with 0 < radius < 2, got '${item}'`,
+      );
     else obstacles.push({ body: item.slice(0, i), radius });
   }
-  if (obstacles.length > 0 && !tracking) r.fail(p?.get('obstacle_bodies')?.value, field('obstacle_bodies'), 'obstacle bodies need tracking (vrpn, mocap4r2 or apriltag)');
+  if (obstacles.length > 0 && !tracking)
+    r.fail(
+      p?.get('obstacle_bodies')?.value,
+      field('obstacle_bodies'),
+      'obstacle bodies need tracking (vrpn, mocap4r2 or apriltag)',
+    );
   if (tracking && tracking.kind !== 'mocap4r2') {
     const named = new Set(Object.values(tracking.kind === 'vrpn' ? tracking.trackers : tracking.tags));
     for (const o of obstacles) {
-      if (!named.has(o.body)) r.fail(p?.get('obstacle_bodies')?.value, field('obstacle_bodies'), `obstacle body '${o.body}' is not mapped in ${tracking.kind === 'vrpn' ? 'vrpn_trackers' : 'apriltag_tags'}`);
+      if (!named.has(o.body))
+        r.fail(
+          p?.get('obstacle_bodies')?.value,
+          field('obstacle_bodies'),
+          `obstacle body '${o.body}' is not mapped in ${tracking.kind === 'vrpn' ? 'vrpn_trackers' : 'apriltag_tags'}`,
+        );
     }
   }
-  if (tracking && bystanders.length === 0 && obstacles.length === 0) r.fail(p?.get('tracking')?.value, field('bystanders'), 'tracking is configured but no bystanders or obstacle_bodies are listed');
+  if (tracking && bystanders.length === 0 && obstacles.length === 0)
+    r.fail(
+      p?.get('tracking')?.value,
+      field('bystanders'),
+      'tracking is configured but no bystanders or obstacle_bodies are listed',
+    );
   const workspace = numbers('workspace', 6);
   if (workspace && !(workspace[0]! < workspace[3]! && workspace[1]! < workspace[4]! && workspace[2]! < workspace[5]!)) {
-    r.fail(p?.get('workspace')?.value, field('workspace'), 'expected [xmin, ymin, zmin, xmax, ymax, zmax] with each min below its max');
+    r.fail(
+      p?.get('workspace')?.value,
+      field('workspace'),
+      'expected [xmin, ymin, zmin, xmax, ymax, zmax] with each min below its max',
+    );
   }
-  const trackingInBase = (numbers('tracking_frame_in_base', 6) ?? [0, 0, 0, 0, 0, 0]) as [number, number, number, number, number, number];
+  const trackingInBase = (numbers('tracking_frame_in_base', 6) ?? [0, 0, 0, 0, 0, 0]) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const config = {
     nodeName,
     robotId: robotId ?? '',
@@ -257,26 +358,51 @@ export function parseFrankaNodeConfig(
       const actorBody = p?.get('semantic_actor_body') ? str('semantic_actor_body') : undefined;
       const targetBody = p?.get('semantic_target_body') ? str('semantic_target_body') : undefined;
       const taskTopic = str('semantic_task_topic', '~/task') ?? '~/task';
-      for (const [k, body] of [['semantic_actor_body', actorBody], ['semantic_target_body', targetBody]] as const) {
+      for (const [k, body] of [
+        ['semantic_actor_body', actorBody],
+        ['semantic_target_body', targetBody],
+      ] as const) {
         if (body === undefined) continue;
         if (!tracking) r.fail(p?.get(k)?.value, field(k), 'a tracked body needs tracking (vrpn, mocap4r2 or apriltag)');
-        else if (tracking.kind !== 'mocap4r2' && !Object.values(tracking.kind === 'vrpn' ? tracking.trackers : tracking.tags).includes(body)) {
-          r.fail(p?.get(k)?.value, field(k), `body '${body}' is not mapped in ${tracking.kind === 'vrpn' ? 'vrpn_trackers' : 'apriltag_tags'}`);
+        else if (
+          tracking.kind !== 'mocap4r2' &&
+          !Object.values(tracking.kind === 'vrpn' ? tracking.trackers : tracking.tags).includes(body)
+        ) {
+          r.fail(
+            p?.get(k)?.value,
+            field(k),
+            `body '${body}' is not mapped in ${tracking.kind === 'vrpn' ? 'vrpn_trackers' : 'apriltag_tags'}`,
+          );
         }
       }
       if (Object.keys(options).length === 0 && !actorBody && !targetBody && !topic) return undefined;
       if (options['judge'] === undefined) {
         const needJudge = Object.keys(options).some((k) => !STAGE_PARAMS.has(k));
-        if (needJudge || topic) r.fail(p?.get('camera_topic')?.value ?? params?.value, field('semantic_judge'), 'semantic_* (but the stage events\' semantic_actor_at/_target_at/_actor_body/_target_body) and camera_* parameters need semantic_judge (lexicon or a chat-completions URL)');
+        if (needJudge || topic)
+          r.fail(
+            p?.get('camera_topic')?.value ?? params?.value,
+            field('semantic_judge'),
+            "semantic_* (but the stage events' semantic_actor_at/_target_at/_actor_body/_target_body) and camera_* parameters need semantic_judge (lexicon or a chat-completions URL)",
+          );
         if (needJudge || topic) return undefined;
         return { options, camera: undefined, actorBody, targetBody, taskTopic } satisfies FrankaSemanticParams;
       }
       const type = str('camera_type', 'image');
-      if (type !== 'image' && type !== 'compressed') r.fail(p?.get('camera_type')?.value, field('camera_type'), `expected image or compressed, got '${type}'`);
+      if (type !== 'image' && type !== 'compressed')
+        r.fail(p?.get('camera_type')?.value, field('camera_type'), `expected image or compressed, got '${type}'`);
       return {
         options,
-        camera: topic ? { topic, type: type === 'compressed' ? 'compressed' : 'image', maxWidth: num('camera_max_width', 320) ?? 320, maxAge: num('camera_max_age', 1) ?? 1 } : undefined,
-        actorBody, targetBody, taskTopic,
+        camera: topic
+          ? {
+              topic,
+              type: type === 'compressed' ? 'compressed' : 'image',
+              maxWidth: num('camera_max_width', 320) ?? 320,
+              maxAge: num('camera_max_age', 1) ?? 1,
+            }
+          : undefined,
+        actorBody,
+        targetBody,
+        taskTopic,
       } satisfies FrankaSemanticParams;
     })(),
   };

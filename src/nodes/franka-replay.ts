@@ -1,5 +1,5 @@
 /**
- * rosbag2 replay for Franka recordings (SPEC §10): messages from the bag are published into an
+ * rosbag2 replay for Franka recordings (design §10): messages from the bag are published into an
  * in-process FAKE ROS graph whose clock follows the bag's log time, and the same code as the live
  * node consumes them — the Franka rig (src/rigs/franka.ts: FrankaRos, mapping, clause monitors)
  * handed to the session every platform runs, stepped by the monitor node.
@@ -86,8 +86,15 @@ export async function replayFrankaBag(
   // Monitor only (no barrier: no chunks), armed from the start (no start-up phase). The Panda's own
   // description for a Panda bag (joint limits differ from the FR3's), with the end effector that was fitted.
   const rigOptions: FrankaRigOptions = {
-    spec: options.spec, platform: options.platform, endEffector: options.endEffector ?? 'franka_hand', task: options.task, startup: false,
-    topics: { ...(options.robotStateTopic ? { robotState: options.robotStateTopic } : {}), ...(options.gripperTopic ? { gripper: options.gripperTopic } : {}) },
+    spec: options.spec,
+    platform: options.platform,
+    endEffector: options.endEffector ?? 'franka_hand',
+    task: options.task,
+    startup: false,
+    topics: {
+      ...(options.robotStateTopic ? { robotState: options.robotStateTopic } : {}),
+      ...(options.gripperTopic ? { gripper: options.gripperTopic } : {}),
+    },
   };
   const plan = planFrankaMonitors(rigOptions);
   const { decisions, active, bank } = plan;
@@ -114,7 +121,11 @@ export async function replayFrankaBag(
   const start = (firstLogTime: bigint): void => {
     originNs = firstLogTime;
     // Decoded bag messages are published once and never touched again: no defensive copies.
-    graph = new FakeRosGraph(clock, timers, { delivery: 'as-published', discovery: 'immediate', originNs: firstLogTime });
+    graph = new FakeRosGraph(clock, timers, {
+      delivery: 'as-published',
+      discovery: 'immediate',
+      originNs: firstLogTime,
+    });
     playback = graph.createNode('rosbag2_player');
     const { rig, franka } = frankaRig(graph.createNode('armguard'), rigOptions, plan);
     const session = new Session({ rig, gating: false, task: options.task, log: () => undefined });
@@ -169,7 +180,11 @@ export async function replayFrankaBag(
     if (t > clock.now()) timers.advanceTo(t);
     let pub = publishers.get(msg.topic);
     if (!pub) {
-      pub = playback!.createPublisher<unknown>(msg.type, msg.topic, msg.topic === stateTopic ? QOS_RELIABLE : QOS_SENSOR_DATA);
+      pub = playback!.createPublisher<unknown>(
+        msg.type,
+        msg.topic,
+        msg.topic === stateTopic ? QOS_RELIABLE : QOS_SENSOR_DATA,
+      );
       publishers.set(msg.topic, pub);
     }
     let decoded: Record<string, unknown>;
@@ -178,7 +193,12 @@ export async function replayFrankaBag(
     } catch (e) {
       const u = undecodable.get(msg.topic);
       if (u) u.count++;
-      else undecodable.set(msg.topic, { topic: msg.topic, count: 1, firstError: `at ${Number(msg.logTime) / 1e9} s: ${(e as Error).message}` });
+      else
+        undecodable.set(msg.topic, {
+          topic: msg.topic,
+          count: 1,
+          firstError: `at ${Number(msg.logTime) / 1e9} s: ${(e as Error).message}`,
+        });
       return;
     }
     pub.publish(decoded);
@@ -227,6 +247,13 @@ export async function replayFrankaBag(
   };
 }
 
-function isSplit(source: ByteSource | { readonly parts: readonly ByteSource[] }): source is { readonly parts: readonly ByteSource[] } {
-  return typeof source === 'object' && source !== null && 'parts' in source && Array.isArray((source as { parts?: unknown }).parts);
+function isSplit(
+  source: ByteSource | { readonly parts: readonly ByteSource[] },
+): source is { readonly parts: readonly ByteSource[] } {
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    'parts' in source &&
+    Array.isArray((source as { parts?: unknown }).parts)
+  );
 }

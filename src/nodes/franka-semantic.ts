@@ -15,8 +15,23 @@
 import { QOS_RELIABLE, type RosNode } from '../../drivers/ros2/interface.js';
 import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
 import type { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
-import { ForwardKinematics, FR3_DESCRIPTION, PANDA_DESCRIPTION, TF, endEffectorOf, setFromXyzRpy, transformPoint, type FrankaEndEffector } from '../kinematics/index.js';
-import { LiveSemantic, type LiveSemanticConfig, type LiveSemanticOptions, type LiveStageReading, type LiveTask } from '../runtime/live-semantic.js';
+import {
+  ForwardKinematics,
+  FR3_DESCRIPTION,
+  PANDA_DESCRIPTION,
+  TF,
+  endEffectorOf,
+  setFromXyzRpy,
+  transformPoint,
+  type FrankaEndEffector,
+} from '../kinematics/index.js';
+import {
+  LiveSemantic,
+  type LiveSemanticConfig,
+  type LiveSemanticOptions,
+  type LiveStageReading,
+  type LiveTask,
+} from '../runtime/live-semantic.js';
 import { describeSemanticCause } from '../semantic/semantic-gate.js';
 import { signalIndex, Validity, type SignalFrame } from '../schema/signals.js';
 import type { SemanticEntity } from '../semantic/task-semantics.js';
@@ -32,7 +47,13 @@ export interface FrankaSemanticOptions {
   /** The pipeline's frame (gripper_contact). */
   readonly frame: SignalFrame;
   /** Tracked actor/target bodies and the tracking frame's pose in the base frame. */
-  readonly tracking?: { readonly tracker: SceneTracker; readonly actorBody?: string; readonly targetBody?: string; readonly inBase: readonly [number, number, number, number, number, number]; readonly maxAge: number };
+  readonly tracking?: {
+    readonly tracker: SceneTracker;
+    readonly actorBody?: string;
+    readonly targetBody?: string;
+    readonly inBase: readonly [number, number, number, number, number, number];
+    readonly maxAge: number;
+  };
   readonly gating: boolean;
   readonly record: LiveSemanticOptions['record'];
   readonly log: (line: string) => void;
@@ -51,11 +72,23 @@ const GRIP = signalIndex('gripper_contact') ?? -1;
 function entity(raw: unknown): SemanticEntity | undefined {
   if (typeof raw !== 'string') return undefined;
   const [name = '', tags = ''] = raw.split(':');
-  return name.trim() ? { name: name.trim(), tags: tags.split(',').map((x) => x.trim()).filter(Boolean) } : undefined;
+  return name.trim()
+    ? {
+        name: name.trim(),
+        tags: tags
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      }
+    : undefined;
 }
 
 /** A task-topic message → the task it starts, or why it cannot. */
-export function parseTaskMessage(data: string, base: LiveTask, known: ReadonlyMap<string, LiveTask>): { ok: true; task: LiveTask } | { ok: false; reason: string } {
+export function parseTaskMessage(
+  data: string,
+  base: LiveTask,
+  known: ReadonlyMap<string, LiveTask>,
+): { ok: true; task: LiveTask } | { ok: false; reason: string } {
   const text = data.trim();
   if (text === '') return { ok: false, reason: 'empty task message' };
   const named = known.get(text);
@@ -67,15 +100,35 @@ export function parseTaskMessage(data: string, base: LiveTask, known: ReadonlyMa
   } catch (e) {
     return { ok: false, reason: `task message is not valid JSON: ${(e as Error).message}` };
   }
-  if (typeof j !== 'object' || j === null || Array.isArray(j)) return { ok: false, reason: 'task message: expected a JSON object' };
+  if (typeof j !== 'object' || j === null || Array.isArray(j))
+    return { ok: false, reason: 'task message: expected a JSON object' };
   const o = j as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!['task', 'instruction', 'intent', 'actor', 'target'].includes(k)) return { ok: false, reason: `task message: unknown field '${k}' (expected task, instruction, intent, actor, target)` };
-  for (const k of ['task', 'instruction', 'intent', 'actor', 'target']) if (o[k] !== undefined && typeof o[k] !== 'string') return { ok: false, reason: `task message: '${k}' must be a string` };
-  const from = typeof o['task'] === 'string' ? (known.get(o['task']) ?? { ...base, task: o['task'], region: undefined, twin: undefined, variant: undefined, category: undefined }) : base;
+  for (const k of Object.keys(o))
+    if (!['task', 'instruction', 'intent', 'actor', 'target'].includes(k))
+      return {
+        ok: false,
+        reason: `task message: unknown field '${k}' (expected task, instruction, intent, actor, target)`,
+      };
+  for (const k of ['task', 'instruction', 'intent', 'actor', 'target'])
+    if (o[k] !== undefined && typeof o[k] !== 'string')
+      return { ok: false, reason: `task message: '${k}' must be a string` };
+  const from =
+    typeof o['task'] === 'string'
+      ? (known.get(o['task']) ?? {
+          ...base,
+          task: o['task'],
+          region: undefined,
+          twin: undefined,
+          variant: undefined,
+          category: undefined,
+        })
+      : base;
   const actor = o['actor'] === undefined ? from.actor : entity(o['actor']);
   const target = o['target'] === undefined ? from.target : entity(o['target']);
-  if (o['actor'] !== undefined && !actor) return { ok: false, reason: `task message: actor: expected "name:tag,tag", got '${String(o['actor'])}'` };
-  if (o['target'] !== undefined && !target) return { ok: false, reason: `task message: target: expected "name:tag,tag", got '${String(o['target'])}'` };
+  if (o['actor'] !== undefined && !actor)
+    return { ok: false, reason: `task message: actor: expected "name:tag,tag", got '${String(o['actor'])}'` };
+  if (o['target'] !== undefined && !target)
+    return { ok: false, reason: `task message: target: expected "name:tag,tag", got '${String(o['target'])}'` };
   const task: LiveTask = {
     ...from,
     instruction: typeof o['instruction'] === 'string' ? o['instruction'] : from.instruction,
@@ -100,13 +153,20 @@ export class FrankaSemantic {
     this.live = new LiveSemantic({
       ...(o.config.judge ? { judge: o.config.judge } : {}),
       // Stage events need a target point: declared, or a tracked body.
-      ...(o.config.positions.targetPoint || o.tracking?.targetBody ? { stages: { read: stages, ...o.config.positions } } : {}),
-      gating: o.gating, now: () => node.now(), record: o.record, log: o.log,
+      ...(o.config.positions.targetPoint || o.tracking?.targetBody
+        ? { stages: { read: stages, ...o.config.positions } }
+        : {}),
+      gating: o.gating,
+      now: () => node.now(),
+      record: o.record,
+      log: o.log,
       // franka_gripper opens only through its actions (~/move, ~/gripper_action), which this node's ROS interface has no client for.
       arm: { hold: (now, reason) => o.franka.hold(now, reason) },
       onJudgeFault: (f, t) => o.onJudgeFault?.(f, t),
     });
-    node.createSubscription<{ data: string }>('std_msgs/msg/String', o.taskTopic ?? '~/task', QOS_RELIABLE, (m) => this.onTaskMessage(node.now(), m.data));
+    node.createSubscription<{ data: string }>('std_msgs/msg/String', o.taskTopic ?? '~/task', QOS_RELIABLE, (m) =>
+      this.onTaskMessage(node.now(), m.data),
+    );
   }
 
   /** The task the node runs now. */
@@ -184,7 +244,13 @@ export class FrankaSemantic {
       const grasped = f.validity[GRIP] === Validity.Valid && f.values[GRIP] === 1;
       const actor = tracked(tr?.actorBody, now);
       const target = tracked(tr?.targetBody, now);
-      return { ee, gripperAperture: this.o.franka.mapping.gripperWidth, grasped, ...(actor ? { actor } : {}), ...(target ? { target } : {}) };
+      return {
+        ee,
+        gripperAperture: this.o.franka.mapping.gripperWidth,
+        grasped,
+        ...(actor ? { actor } : {}),
+        ...(target ? { target } : {}),
+      };
     };
   }
 }

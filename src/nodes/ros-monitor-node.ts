@@ -1,5 +1,5 @@
 /**
- * The armguard ROS 2 monitor node (SPEC §9): an entry point that wires the runtime (the session,
+ * The armguard ROS 2 monitor node (design §9): an entry point that wires the runtime (the session,
  * src/runtime/session.ts, or a bare Pipeline) to a ROS 2 graph. It publishes per-clause robustness and gate state (diagnostic_msgs/DiagnosticArray on
  * /diagnostics, std_msgs on ~/robustness and ~/gate_state), offers ~/release (std_srvs/Trigger) and
  * ~/label_success (std_srvs/SetBool), and in gating mode takes proposed chunks as
@@ -83,8 +83,16 @@ export class RosMonitorNode {
     private readonly options: MonitorNodeOptions,
   ) {
     this.robustnessData = new Float64Array(margins.count);
-    this.diagnostics = node.createPublisher<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE);
-    this.robustness = node.createPublisher<Float64MultiArray>('std_msgs/msg/Float64MultiArray', '~/robustness', QOS_RELIABLE);
+    this.diagnostics = node.createPublisher<DiagnosticArray>(
+      'diagnostic_msgs/msg/DiagnosticArray',
+      '/diagnostics',
+      QOS_RELIABLE,
+    );
+    this.robustness = node.createPublisher<Float64MultiArray>(
+      'std_msgs/msg/Float64MultiArray',
+      '~/robustness',
+      QOS_RELIABLE,
+    );
     this.gateState = node.createPublisher<StringMsg>('std_msgs/msg/String', '~/gate_state', QOS_LATCHED);
     this.chunkResults = node.createPublisher<StringMsg>('std_msgs/msg/String', '~/chunk_result', QOS_RELIABLE);
     this.publishGate(`${gate.state}: ${gate.holdCause ? describeCause(gate.holdCause) : 'started'}`);
@@ -97,12 +105,21 @@ export class RosMonitorNode {
     node.createService<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '~/label_success', (req) => {
       if (!options.onLabel) return { success: false, message: 'no episode is recording labels' };
       const r = options.onLabel(req.data === true, this.node.now());
-      return r.ok ? { success: true, message: `labelled ${req.data ? 'success' : 'failure'}` } : { success: false, message: r.reason };
+      return r.ok
+        ? { success: true, message: `labelled ${req.data ? 'success' : 'failure'}` }
+        : { success: false, message: r.reason };
     });
     if (options.gating) {
-      node.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '~/proposed_trajectory', QOS_RELIABLE, (m) => this.onProposed(m));
+      node.createSubscription<JointTrajectory>(
+        'trajectory_msgs/msg/JointTrajectory',
+        '~/proposed_trajectory',
+        QOS_RELIABLE,
+        (m) => this.onProposed(m),
+      );
     }
-    node.createTimer(1 / options.diagnosticsRate, () => this.guarded(this.node.now(), 'diagnostics publish', () => this.publishDiagnostics()));
+    node.createTimer(1 / options.diagnosticsRate, () =>
+      this.guarded(this.node.now(), 'diagnostics publish', () => this.publishDiagnostics()),
+    );
     this.startedAt = node.now();
     node.createTimer(1 / options.idleStepRate, () => {
       const now = this.node.now();
@@ -117,7 +134,8 @@ export class RosMonitorNode {
     if (!this.gate.starting || now - this.startedAt < (this.options.startupTimeout ?? 10)) return;
     const neverSeen = this.gate.neverSeen();
     this.gate.startupTimedOut(now);
-    if (this.options.onStartupFailed) this.guarded(now, 'start-up failure hook', () => this.options.onStartupFailed!(neverSeen, now));
+    if (this.options.onStartupFailed)
+      this.guarded(now, 'start-up failure hook', () => this.options.onStartupFailed!(neverSeen, now));
   }
 
   private lastStep = -Infinity;
@@ -140,7 +158,11 @@ export class RosMonitorNode {
     try {
       fn();
     } catch (e) {
-      this.gate.fault(now, { kind: 'storage', source: 'armguard node', detail: `${what} threw: ${e instanceof Error ? e.message : String(e)}` });
+      this.gate.fault(now, {
+        kind: 'storage',
+        source: 'armguard node',
+        detail: `${what} threw: ${e instanceof Error ? e.message : String(e)}`,
+      });
     }
   }
 
@@ -154,15 +176,38 @@ export class RosMonitorNode {
     if (!parsed.ok) {
       this.refusedTrajectories++;
       this.lastRefusal = parsed.reason;
-      this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: msg.header?.frame_id ?? '', verdict: 'rejected', code: 'malformed', reason: parsed.reason, t: this.node.time.unixSeconds(now) }) });
+      this.chunkResults.publish({
+        data: JSON.stringify({
+          v: 1,
+          id: msg.header?.frame_id ?? '',
+          verdict: 'rejected',
+          code: 'malformed',
+          reason: parsed.reason,
+          t: this.node.time.unixSeconds(now),
+        }),
+      });
       return;
     }
     // Recording the decision can throw: the gate then holds with the cause and the answer says held.
-    let r: ExecutedChunk = { id: parsed.chunk.id, verdict: 'held', code: 'fault', reason: 'the chunk decision failed (see the gate cause)' };
+    let r: ExecutedChunk = {
+      id: parsed.chunk.id,
+      verdict: 'held',
+      code: 'fault',
+      reason: 'the chunk decision failed (see the gate cause)',
+    };
     this.guarded(now, 'chunk decision', () => {
       r = this.pipeline.submitChunk(parsed.chunk, now);
     });
-    this.chunkResults.publish({ data: JSON.stringify({ v: 1, id: r.id, verdict: r.verdict, code: r.code, reason: r.reason, t: this.node.time.unixSeconds(now) }) });
+    this.chunkResults.publish({
+      data: JSON.stringify({
+        v: 1,
+        id: r.id,
+        verdict: r.verdict,
+        code: r.code,
+        reason: r.reason,
+        t: this.node.time.unixSeconds(now),
+      }),
+    });
   }
 
   /** Publish one DiagnosticArray (gate + one status per clause) and the robustness vector now. */
@@ -174,7 +219,13 @@ export class RosMonitorNode {
     const holding = this.gate.state === 'hold';
     const starting = this.gate.starting;
     status.push({
-      level: starting ? DIAGNOSTIC_LEVEL.WARN : holding ? DIAGNOSTIC_LEVEL.ERROR : this.gate.state === 'armed' ? DIAGNOSTIC_LEVEL.OK : DIAGNOSTIC_LEVEL.WARN,
+      level: starting
+        ? DIAGNOSTIC_LEVEL.WARN
+        : holding
+          ? DIAGNOSTIC_LEVEL.ERROR
+          : this.gate.state === 'armed'
+            ? DIAGNOSTIC_LEVEL.OK
+            : DIAGNOSTIC_LEVEL.WARN,
       name: 'armguard: gate',
       message: starting
         ? `starting: waiting for ${this.gate.neverSeen().join(', ')}`
@@ -186,7 +237,13 @@ export class RosMonitorNode {
     for (let i = 0; i < m.count; i++) {
       const margin = m.margin(i);
       data[i] = margin;
-      const level = !(margin === margin) ? DIAGNOSTIC_LEVEL.STALE : margin < 0 ? DIAGNOSTIC_LEVEL.ERROR : margin < m.epsilon(i) ? DIAGNOSTIC_LEVEL.WARN : DIAGNOSTIC_LEVEL.OK;
+      const level = !(margin === margin)
+        ? DIAGNOSTIC_LEVEL.STALE
+        : margin < 0
+          ? DIAGNOSTIC_LEVEL.ERROR
+          : margin < m.epsilon(i)
+            ? DIAGNOSTIC_LEVEL.WARN
+            : DIAGNOSTIC_LEVEL.OK;
       status.push({
         level,
         name: `armguard: ${m.name(i)}`,
@@ -201,7 +258,10 @@ export class RosMonitorNode {
     }
     this.diagnostics.publish({ header: { stamp: this.node.time.stamp(now), frame_id: '' }, status });
     this.robustness.publish({
-      layout: { dim: Array.from({ length: m.count }, (_, i) => ({ label: m.name(i), size: 1, stride: 1 })), data_offset: 0 },
+      layout: {
+        dim: Array.from({ length: m.count }, (_, i) => ({ label: m.name(i), size: 1, stride: 1 })),
+        data_offset: 0,
+      },
       data,
     });
   }

@@ -18,6 +18,7 @@ export async function bagFiles(path: string): Promise<string[]> {
   }
   if (text !== undefined) return filesFromRosbag2Metadata(text, metadataPath).map((f) => join(path, f));
   const names = mcapSplitsInOrder(await readdir(path));
-  if (names.length === 0) throw new InputError({ file: path }, 'no metadata.yaml and no .mcap files: not a rosbag2 bag directory');
+  if (names.length === 0)
+    throw new InputError({ file: path }, 'no metadata.yaml and no .mcap files: not a rosbag2 bag directory');
   return names.map((n) => join(path, n));
 }

@@ -14,7 +14,11 @@ export async function writeBagFile(
 ): Promise<void> {
   const out = await NodeFileWritable.create(path, { overwrite: true });
   try {
-    const writer = await Rosbag2Writer.create(out, { ...options, library: ARMGUARD_MCAP_LIBRARY, relativePath: basename(path) });
+    const writer = await Rosbag2Writer.create(out, {
+      ...options,
+      library: ARMGUARD_MCAP_LIBRARY,
+      relativePath: basename(path),
+    });
     await fill(writer);
     await writer.close();
     await out.sync();

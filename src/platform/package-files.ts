@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 export function findPackageRoot(start: string, name = 'armguard'): string {
   for (let dir = start; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === name) return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === name)
+      return dir;
     if (dirname(dir) === dir) throw new Error(`no package.json of '${name}' above ${start}`);
   }
 }

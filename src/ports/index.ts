@@ -1,5 +1,5 @@
 /**
- * The small interfaces drivers implement (SPEC §13). The core never imports a driver; the CLI wires
+ * The small interfaces drivers implement (design §13). The core never imports a driver; the CLI wires
  * a concrete driver to these ports. All times are seconds on the monotonic clock passed in by the
  * composition root.
  */
@@ -35,7 +35,7 @@ export interface CommandSink {
   hold(now: number, reason: string): void;
   /** Gate heartbeat; the arm-side driver holds by itself when heartbeats stop. */
   heartbeat(now: number): void;
-  /** Optional part of the hold action (SPEC §6, off by default): open the gripper. */
+  /** Optional part of the hold action (design §6, off by default): open the gripper. */
   openGripper?(now: number): void;
   onFault(listener: FaultListener): void;
 }

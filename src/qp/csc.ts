@@ -25,17 +25,22 @@ export function copyPattern(a: CscMatrix): CscMatrix {
 
 /** Throws if the matrix is not a well-formed CSC matrix (setup only). */
 export function validateCsc(name: string, a: CscMatrix, rows: number, cols: number, upperOnly: boolean): void {
-  if (a.rows !== rows || a.cols !== cols) throw new ArmguardError(`${name} is ${a.rows}×${a.cols}, expected ${rows}×${cols}`);
-  if (a.colPtr.length !== cols + 1 || a.colPtr[0] !== 0) throw new ArmguardError(`${name}.colPtr must have ${cols + 1} entries starting at 0`);
+  if (a.rows !== rows || a.cols !== cols)
+    throw new ArmguardError(`${name} is ${a.rows}×${a.cols}, expected ${rows}×${cols}`);
+  if (a.colPtr.length !== cols + 1 || a.colPtr[0] !== 0)
+    throw new ArmguardError(`${name}.colPtr must have ${cols + 1} entries starting at 0`);
   const nnz = a.colPtr[cols]!;
-  if (a.rowIndex.length < nnz || a.values.length < nnz) throw new ArmguardError(`${name} has ${nnz} entries per colPtr but fewer row indices/values`);
+  if (a.rowIndex.length < nnz || a.values.length < nnz)
+    throw new ArmguardError(`${name} has ${nnz} entries per colPtr but fewer row indices/values`);
   for (let j = 0; j < cols; j++) {
     if (a.colPtr[j + 1]! < a.colPtr[j]!) throw new ArmguardError(`${name}.colPtr decreases at column ${j}`);
     let prev = -1;
     for (let t = a.colPtr[j]!; t < a.colPtr[j + 1]!; t++) {
       const i = a.rowIndex[t]!;
-      if (i <= prev || i >= rows) throw new ArmguardError(`${name} column ${j}: row indices must be ascending, unique and < ${rows} (got ${i})`);
-      if (upperOnly && i > j) throw new ArmguardError(`${name}(${i},${j}) lies below the diagonal; give the upper triangle only`);
+      if (i <= prev || i >= rows)
+        throw new ArmguardError(`${name} column ${j}: row indices must be ascending, unique and < ${rows} (got ${i})`);
+      if (upperOnly && i > j)
+        throw new ArmguardError(`${name}(${i},${j}) lies below the diagonal; give the upper triangle only`);
       prev = i;
     }
   }

@@ -8,8 +8,32 @@ import { detectStructure, rowView } from './structure.js';
 import type { QpStructure } from './structure.js';
 import type { QpProblem, QpResult, QpSolveOptions, QpStatus } from './types.js';
 import {
-  QpWorkspace, R_ADX, R_AX, R_DSL, R_DSU, R_DYE, R_DZL, R_DZU, R_HASL, R_HASU, R_HI, R_INVE, R_KEEP_ADX, R_KEEP_DSL, R_KEEP_DYE, R_LAM, R_LO,
-  R_RCL, R_RCU, R_RPL, R_RPU, R_SL, R_SU, R_YE, R_ZL, R_ZU,
+  QpWorkspace,
+  R_ADX,
+  R_AX,
+  R_DSL,
+  R_DSU,
+  R_DYE,
+  R_DZL,
+  R_DZU,
+  R_HASL,
+  R_HASU,
+  R_HI,
+  R_INVE,
+  R_KEEP_ADX,
+  R_KEEP_DSL,
+  R_KEEP_DYE,
+  R_LAM,
+  R_LO,
+  R_RCL,
+  R_RCU,
+  R_RPL,
+  R_RPU,
+  R_SL,
+  R_SU,
+  R_YE,
+  R_ZL,
+  R_ZU,
 } from './workspace.js';
 
 /** fraction of the way to the boundary a step may go */
@@ -89,7 +113,8 @@ export class QpSolver {
 
   constructor(shape: Pick<QpProblem, 'n' | 'm' | 'P' | 'A' | 'stageHint'>) {
     const { n, m } = shape;
-    if (!Number.isInteger(n) || n < 0 || !Number.isInteger(m) || m < 0) throw new ArmguardError(`QP dimensions n=${n}, m=${m} must be non-negative integers`);
+    if (!Number.isInteger(n) || n < 0 || !Number.isInteger(m) || m < 0)
+      throw new ArmguardError(`QP dimensions n=${n}, m=${m} must be non-negative integers`);
     validateCsc('P', shape.P, n, n, true);
     validateCsc('A', shape.A, m, n, false);
     this.n = n;
@@ -117,7 +142,12 @@ export class QpSolver {
 
   /** True if `problem` has this solver's shape (dimensions and sparsity patterns of P and A). */
   accepts(problem: Pick<QpProblem, 'n' | 'm' | 'P' | 'A'>): boolean {
-    return problem.n === this.n && problem.m === this.m && samePattern(problem.P, this.ws.P) && samePattern(problem.A, this.ws.A);
+    return (
+      problem.n === this.n &&
+      problem.m === this.m &&
+      samePattern(problem.P, this.ws.P) &&
+      samePattern(problem.A, this.ws.A)
+    );
   }
 
   /**
@@ -126,7 +156,8 @@ export class QpSolver {
    * 'infeasible'. The returned object is reused by the next call.
    */
   solve(problem: QpProblem, options: QpSolveOptions = NO_OPTIONS): QpResult {
-    if (!this.accepts(problem)) throw new ArmguardError('QP does not have the shape this solver was built for (n, m or sparsity of P/A differ)');
+    if (!this.accepts(problem))
+      throw new ArmguardError('QP does not have the shape this solver was built for (n, m or sparsity of P/A differ)');
     const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     const epsAbs = options.epsAbs ?? DEFAULT_EPS;
     const epsRel = options.epsRel ?? DEFAULT_EPS;
@@ -154,7 +185,8 @@ export class QpSolver {
     const oDSU = R_DSU * m;
     const oDZU = R_DZU * m;
     let boundsNorm = 0;
-    for (let i = 0; i < m; i++) boundsNorm = Math.max(boundsNorm, Math.abs(lo[i]! * invE[i]!), Math.abs(hi[i]! * invE[i]!));
+    for (let i = 0; i < m; i++)
+      boundsNorm = Math.max(boundsNorm, Math.abs(lo[i]! * invE[i]!), Math.abs(hi[i]! * invE[i]!));
 
     let previousPrimRes = Infinity;
     for (let iter = 0; ; iter++) {
@@ -185,15 +217,20 @@ export class QpSolver {
       ) {
         return this.finish(problem, 'solved', '');
       }
-      if (!Number.isFinite(primRes + dualRes + gap)) return this.finish(problem, 'numerical-error', 'iterate became non-finite');
+      if (!Number.isFinite(primRes + dualRes + gap))
+        return this.finish(problem, 'numerical-error', 'iterate became non-finite');
       // a converging primal residual rules out a primal certificate; check when it stalls
       const stalled = primRes > epsAbs && primRes > 0.5 * previousPrimRes;
       previousPrimRes = primRes;
-      if (stalled && certifiesInfeasible(ws, scaling)) return this.finish(problem, 'infeasible', 'primal infeasibility certificate: A\'y ≈ 0 with u\'y₊ + l\'y₋ < 0');
-      if (!(iter < maxIterations)) return this.finish(problem, 'max-iterations', 'iteration cap reached before convergence');
-      if (deadline !== undefined && deadline()) return this.finish(problem, 'time-limit', 'deadline reached before convergence');
+      if (stalled && certifiesInfeasible(ws, scaling))
+        return this.finish(problem, 'infeasible', "primal infeasibility certificate: A'y ≈ 0 with u'y₊ + l'y₋ < 0");
+      if (!(iter < maxIterations))
+        return this.finish(problem, 'max-iterations', 'iteration cap reached before convergence');
+      if (deadline !== undefined && deadline())
+        return this.finish(problem, 'time-limit', 'deadline reached before convergence');
 
-      if (!normal.factorise()) return this.finish(problem, 'numerical-error', 'normal-equation factorisation failed (non-finite values)');
+      if (!normal.factorise())
+        return this.finish(problem, 'numerical-error', 'normal-equation factorisation failed (non-finite values)');
       // predictor (affine scaling) direction
       normal.direction(PREDICTOR);
       const alphaAff = ws.stepMax;
@@ -216,7 +253,12 @@ export class QpSolver {
       }
       const alpha = Math.min(1, STEP_TO_BOUNDARY * ws.stepMax);
       if (!(alpha > 0)) return this.finish(problem, 'numerical-error', 'step length collapsed to zero');
-      if (iter % 4 === 3 && certifiesUnbounded(ws, scaling)) return this.finish(problem, 'infeasible', 'dual infeasible (unbounded below): direction d with Pd ≈ 0, q\'d < 0, Ad within the bounds\' recession cone');
+      if (iter % 4 === 3 && certifiesUnbounded(ws, scaling))
+        return this.finish(
+          problem,
+          'infeasible',
+          "dual infeasible (unbounded below): direction d with Pd ≈ 0, q'd < 0, Ad within the bounds' recession cone",
+        );
       for (let j = 0; j < n; j++) x[j]! += alpha * dx[j]!;
       for (let i = 0; i < m; i++) {
         D[oAX + i]! += alpha * D[oADX + i]!;
@@ -242,7 +284,8 @@ export class QpSolver {
     const ws = this.ws;
     const { n, m, x, sL, zL, sU, zU, yE, lo, hi, ax, hasL, hasU } = ws;
     const D = this.scaling.D;
-    if (warm !== undefined && warm.length === n) for (let j = 0; j < n; j++) x[j] = Number.isFinite(warm[j]!) ? warm[j]! / D[j]! : 0;
+    if (warm !== undefined && warm.length === n)
+      for (let j = 0; j < n; j++) x[j] = Number.isFinite(warm[j]!) ? warm[j]! / D[j]! : 0;
     else x.fill(0);
     ws.multiplyA(x, ax);
     const floor = warm !== undefined ? WARM_SLACK_FLOOR : COLD_SLACK_FLOOR;
@@ -356,8 +399,16 @@ export class QpSolver {
     const lo = GONDZIO_BETA_MIN * sigmaMu;
     const hi = GONDZIO_BETA_MAX * sigmaMu;
     for (let i = 0; i < m; i++) {
-      D[oRCL + i] = -centralityTarget((D[oSL + i]! + trial * D[oDSL + i]!) * (D[oZL + i]! + trial * D[oDZL + i]!), lo, hi);
-      D[oRCU + i] = -centralityTarget((D[oSU + i]! + trial * D[oDSU + i]!) * (D[oZU + i]! + trial * D[oDZU + i]!), lo, hi);
+      D[oRCL + i] = -centralityTarget(
+        (D[oSL + i]! + trial * D[oDSL + i]!) * (D[oZL + i]! + trial * D[oDZL + i]!),
+        lo,
+        hi,
+      );
+      D[oRCU + i] = -centralityTarget(
+        (D[oSU + i]! + trial * D[oDSU + i]!) * (D[oZU + i]! + trial * D[oDZU + i]!),
+        lo,
+        hi,
+      );
     }
     // the Mehrotra direction (dx, ds, dz, A·dx, dyE) is kept while the corrector is tried on top of it
     keep.set(dx);

@@ -3,7 +3,13 @@ import type { RowView } from './structure.js';
 import type { CscMatrix } from './types.js';
 
 /** out = A v, row by row over A's values in row order (`rowValues`, gathers only). */
-export function multiplyRows(m: number, rows: RowView, rowValues: Float64Array, v: Float64Array, out: Float64Array): void {
+export function multiplyRows(
+  m: number,
+  rows: RowView,
+  rowValues: Float64Array,
+  v: Float64Array,
+  out: Float64Array,
+): void {
   const { rowStart, column } = rows;
   for (let i = 0; i < m; i++) {
     let s = 0;

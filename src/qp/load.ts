@@ -32,13 +32,15 @@ function join(prefix: string, field: string): string {
 }
 
 function parseProblem(doc: unknown, at: string, file: string | undefined): QpProblem {
-  if (!isRecord(doc)) throw new InputError({ file, field: at === '' ? undefined : at }, 'expected a QP object with n, m, P, q, A, l, u');
+  if (!isRecord(doc))
+    throw new InputError({ file, field: at === '' ? undefined : at }, 'expected a QP object with n, m, P, q, A, l, u');
   const fail = (field: string, why: string): never => {
     throw new InputError({ file, field: join(at, field) }, why);
   };
   const count = (field: string): number => {
     const v = doc[field];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return fail(field, `expected a non-negative integer, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+      return fail(field, `expected a non-negative integer, got ${JSON.stringify(v)}`);
     return v;
   };
   const n = count('n');
@@ -50,7 +52,8 @@ function parseProblem(doc: unknown, at: string, file: string | undefined): QpPro
     const out = new Float64Array(length);
     for (let k = 0; k < length; k++) {
       const e: unknown = v[k];
-      if (typeof e !== 'number' || !Number.isFinite(e)) return fail(`${field}[${k}]`, `expected a finite number, got ${JSON.stringify(e)}`);
+      if (typeof e !== 'number' || !Number.isFinite(e))
+        return fail(`${field}[${k}]`, `expected a finite number, got ${JSON.stringify(e)}`);
       out[k] = e;
     }
     return out;
@@ -75,7 +78,8 @@ function parseProblem(doc: unknown, at: string, file: string | undefined): QpPro
   const q = vector('q', n);
   const l = bounds('l', -1);
   const u = bounds('u', 1);
-  for (let k = 0; k < m; k++) if (l[k]! > u[k]!) fail(`l[${k}]`, `lower bound ${l[k]} exceeds upper bound u[${k}] = ${u[k]}`);
+  for (let k = 0; k < m; k++)
+    if (l[k]! > u[k]!) fail(`l[${k}]`, `lower bound ${l[k]} exceeds upper bound u[${k}] = ${u[k]}`);
   const stageHint = chunkHint(doc['meta'], n);
   return stageHint === undefined ? { n, m, P, q, A, l, u } : { n, m, P, q, A, l, u, stageHint };
 }
@@ -85,16 +89,25 @@ function chunkHint(meta: unknown, n: number): StageHint | undefined {
   const H = meta['H'];
   const joints = meta['n'];
   if (typeof H !== 'number' || typeof joints !== 'number') return undefined;
-  if (!Number.isInteger(H) || !Number.isInteger(joints) || H < 1 || joints < 1 || H * (joints + 1) !== n) return undefined;
+  if (!Number.isInteger(H) || !Number.isInteger(joints) || H < 1 || joints < 1 || H * (joints + 1) !== n)
+    return undefined;
   return { kind: 'chunk', horizon: H, joints };
 }
 
-function parseCsc(v: unknown, rows: number, cols: number, field: string, file: string | undefined, upper: boolean): CscMatrix {
+function parseCsc(
+  v: unknown,
+  rows: number,
+  cols: number,
+  field: string,
+  file: string | undefined,
+  upper: boolean,
+): CscMatrix {
   const fail = (sub: string, why: string): never => {
     throw new InputError({ file, field: sub === '' ? field : `${field}.${sub}` }, why);
   };
   if (!isRecord(v)) return fail('', `expected a CSC matrix object {"format":"csc","m","n","p","i","x"}`);
-  if (v['format'] !== undefined && v['format'] !== 'csc') fail('format', `expected "csc", got ${JSON.stringify(v['format'])}`);
+  if (v['format'] !== undefined && v['format'] !== 'csc')
+    fail('format', `expected "csc", got ${JSON.stringify(v['format'])}`);
   if (v['m'] !== undefined && v['m'] !== rows) fail('m', `expected ${rows} rows, got ${JSON.stringify(v['m'])}`);
   if (v['n'] !== undefined && v['n'] !== cols) fail('n', `expected ${cols} columns, got ${JSON.stringify(v['n'])}`);
   const ints = (key: string): Int32Array => {
@@ -103,7 +116,8 @@ function parseCsc(v: unknown, rows: number, cols: number, field: string, file: s
     const out = new Int32Array(a.length);
     for (let k = 0; k < a.length; k++) {
       const e: unknown = a[k];
-      if (typeof e !== 'number' || !Number.isInteger(e) || e < 0 || e > 0x7fffffff) return fail(`${key}[${k}]`, `expected a non-negative integer, got ${JSON.stringify(e)}`);
+      if (typeof e !== 'number' || !Number.isInteger(e) || e < 0 || e > 0x7fffffff)
+        return fail(`${key}[${k}]`, `expected a non-negative integer, got ${JSON.stringify(e)}`);
       out[k] = e;
     }
     return out;
@@ -112,7 +126,8 @@ function parseCsc(v: unknown, rows: number, cols: number, field: string, file: s
   if (colPtr.length !== cols + 1) fail('p', `expected ${cols + 1} column pointers, got ${colPtr.length}`);
   if (colPtr[0] !== 0) fail('p[0]', 'expected 0');
   for (let j = 0; j < cols; j++) {
-    if (colPtr[j + 1]! < colPtr[j]!) fail(`p[${j + 1}]`, `column pointers must not decrease (${colPtr[j + 1]} < ${colPtr[j]})`);
+    if (colPtr[j + 1]! < colPtr[j]!)
+      fail(`p[${j + 1}]`, `column pointers must not decrease (${colPtr[j + 1]} < ${colPtr[j]})`);
   }
   const nnz = colPtr[cols]!;
   const rowIndex = ints('i');
@@ -123,7 +138,8 @@ function parseCsc(v: unknown, rows: number, cols: number, field: string, file: s
   const values = new Float64Array(nnz);
   for (let k = 0; k < nnz; k++) {
     const e: unknown = xs[k];
-    if (typeof e !== 'number' || !Number.isFinite(e)) fail(`x[${k}]`, `expected a finite number, got ${JSON.stringify(e)}`);
+    if (typeof e !== 'number' || !Number.isFinite(e))
+      fail(`x[${k}]`, `expected a finite number, got ${JSON.stringify(e)}`);
     values[k] = e as number;
   }
   for (let j = 0; j < cols; j++) {
@@ -132,7 +148,8 @@ function parseCsc(v: unknown, rows: number, cols: number, field: string, file: s
       const i = rowIndex[t]!;
       if (i >= rows) fail(`i[${t}]`, `row index ${i} out of range (matrix has ${rows} rows)`);
       if (i <= prev) fail(`i[${t}]`, `row indices in column ${j} must be strictly ascending`);
-      if (upper && i > j) fail(`i[${t}]`, `entry (${i},${j}) is below the diagonal; P must be given as its upper triangle`);
+      if (upper && i > j)
+        fail(`i[${t}]`, `entry (${i},${j}) is below the diagonal; P must be given as its upper triangle`);
       prev = i;
     }
   }

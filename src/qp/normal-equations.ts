@@ -2,7 +2,26 @@ import { ArmguardError } from '../util/errors.js';
 import { BlockTridiagonal } from './block-tridiagonal.js';
 import type { QpStructure } from './structure.js';
 import {
-  R_ADX, R_DSL, R_DSU, R_DZL, R_DZU, R_G, R_HASL, R_HASU, R_INVSL, R_INVSU, R_RCL, R_RCU, R_RPL, R_RPU, R_SL, R_SU, R_W, R_ZEROROWS, R_ZL, R_ZU,
+  R_ADX,
+  R_DSL,
+  R_DSU,
+  R_DZL,
+  R_DZU,
+  R_G,
+  R_HASL,
+  R_HASU,
+  R_INVSL,
+  R_INVSU,
+  R_RCL,
+  R_RCU,
+  R_RPL,
+  R_RPU,
+  R_SL,
+  R_SU,
+  R_W,
+  R_ZEROROWS,
+  R_ZL,
+  R_ZU,
 } from './workspace.js';
 import type { QpWorkspace } from './workspace.js';
 
@@ -50,7 +69,8 @@ export class NormalEquations {
       }
     }
     this.diagTarget = new Int32Array(n);
-    for (let j = 0; j < n; j++) this.diagTarget[j] = this.kkt.offsetOf(st.positionOf[j]!, st.positionOf[j]!, st.stageOfPosition);
+    for (let j = 0; j < n; j++)
+      this.diagTarget[j] = this.kkt.offsetOf(st.positionOf[j]!, st.positionOf[j]!, st.stageOfPosition);
     const rs = rows.rowStart;
     this.rowPairStart = new Int32Array(m + 1);
     for (let i = 0; i < m; i++) {
@@ -63,7 +83,11 @@ export class NormalEquations {
     for (let i = 0; i < m; i++) {
       for (let e1 = rs[i]!; e1 < rs[i + 1]!; e1++) {
         for (let e2 = rs[i]!; e2 <= e1; e2++) {
-          const off = this.kkt.offsetOf(st.positionOf[rows.column[e1]!]!, st.positionOf[rows.column[e2]!]!, st.stageOfPosition);
+          const off = this.kkt.offsetOf(
+            st.positionOf[rows.column[e1]!]!,
+            st.positionOf[rows.column[e2]!]!,
+            st.stageOfPosition,
+          );
           if (off < 0) throw new ArmguardError(`internal: row ${i} of A does not fit the stage structure`);
           this.pairTarget[at] = off;
           at++;
@@ -230,7 +254,30 @@ export class NormalEquations {
    */
   refine(): void {
     const ws = this.ws;
-    const { n, m, zL, zU, w, rhs, perm, adx, lam, invSL, invSU, hasL, hasU, dsL, dzL, dsU, dzU, dyE, dx, px, rd, eqRows } = ws;
+    const {
+      n,
+      m,
+      zL,
+      zU,
+      w,
+      rhs,
+      perm,
+      adx,
+      lam,
+      invSL,
+      invSU,
+      hasL,
+      hasU,
+      dsL,
+      dzL,
+      dsU,
+      dzU,
+      dyE,
+      dx,
+      px,
+      rd,
+      eqRows,
+    } = ws;
     const eqCount = ws.eqCount;
     const order = this.order;
     for (let i = 0; i < m; i++) lam[i] = dzL[i]! - dzU[i]! + dyE[i]!;

@@ -24,9 +24,12 @@ export interface DataFailure {
  */
 export function loadScaledData(ws: QpWorkspace, scaling: RuizScaling, problem: QpProblem): DataFailure | undefined {
   const { n, m, Pv, Av, qs, lo, hi, rowKind } = ws;
-  if (problem.q.length < n) return { status: 'numerical-error', reason: `q has ${problem.q.length} entries, expected ${n}` };
-  if (problem.l.length < m) return { status: 'numerical-error', reason: `l has ${problem.l.length} entries, expected ${m}` };
-  if (problem.u.length < m) return { status: 'numerical-error', reason: `u has ${problem.u.length} entries, expected ${m}` };
+  if (problem.q.length < n)
+    return { status: 'numerical-error', reason: `q has ${problem.q.length} entries, expected ${n}` };
+  if (problem.l.length < m)
+    return { status: 'numerical-error', reason: `l has ${problem.l.length} entries, expected ${m}` };
+  if (problem.u.length < m)
+    return { status: 'numerical-error', reason: `u has ${problem.u.length} entries, expected ${m}` };
   const pnnz = Pv.length;
   const pVals = problem.P.values;
   for (let t = 0; t < pnnz; t++) {

@@ -55,12 +55,14 @@ export function rowView(A: CscMatrix): RowView {
 /** Stage index of every variable from a hint, or a reason why the hint does not fit the problem. */
 function stagesFromHint(hint: StageHint, n: number): Int32Array | string {
   if (hint.kind === 'stages') {
-    if (hint.stageOfVariable.length !== n) return `stageOfVariable has ${hint.stageOfVariable.length} entries, expected ${n}`;
+    if (hint.stageOfVariable.length !== n)
+      return `stageOfVariable has ${hint.stageOfVariable.length} entries, expected ${n}`;
     for (let j = 0; j < n; j++) if (!(hint.stageOfVariable[j]! >= 0)) return `stageOfVariable[${j}] is negative`;
     return hint.stageOfVariable;
   }
   const { horizon: H, joints: nj } = hint;
-  if (!Number.isInteger(H) || !Number.isInteger(nj) || H < 1 || nj < 1) return `chunk hint H=${H}, n=${nj} is not positive integers`;
+  if (!Number.isInteger(H) || !Number.isInteger(nj) || H < 1 || nj < 1)
+    return `chunk hint H=${H}, n=${nj} is not positive integers`;
   if (H * (nj + 1) !== n) return `chunk layout H·(n+1) = ${H * (nj + 1)} does not match ${n} variables`;
   const stage = new Int32Array(n);
   for (let k = 0; k < H; k++) {
@@ -185,7 +187,15 @@ function buildStructure(kind: QpStructure['kind'], stage: Int32Array, hintReject
     positionOf[j] = p;
     stageOfPosition[p] = k;
   }
-  const base = { kind: compact <= 1 ? 'dense' as const : kind, stageCount: compact, stageStart: starts, order, positionOf, stageOfPosition, maxBlockSize };
+  const base = {
+    kind: compact <= 1 ? ('dense' as const) : kind,
+    stageCount: compact,
+    stageStart: starts,
+    order,
+    positionOf,
+    stageOfPosition,
+    maxBlockSize,
+  };
   return hintRejected === undefined ? base : { ...base, hintRejected };
 }
 
@@ -193,7 +203,10 @@ function buildStructure(kind: QpStructure['kind'], stage: Int32Array, hintReject
  * Chooses the stage structure of a problem: its hint if the sparsity pattern respects it,
  * otherwise breadth-first level sets (which degenerate to one dense block if the problem is dense).
  */
-export function detectStructure(problem: Pick<QpProblem, 'P' | 'A' | 'stageHint'>, rows: RowView = rowView(problem.A)): QpStructure {
+export function detectStructure(
+  problem: Pick<QpProblem, 'P' | 'A' | 'stageHint'>,
+  rows: RowView = rowView(problem.A),
+): QpStructure {
   const n = problem.P.cols;
   let hintRejected: string | undefined;
   if (problem.stageHint !== undefined) {

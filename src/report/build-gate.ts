@@ -1,5 +1,5 @@
 /**
- * Gate statistics of one episode (SPEC §8: holds, filtered chunks, mean modification, time held),
+ * Gate statistics of one episode (design §8: holds, filtered chunks, mean modification, time held),
  * folded from its gate and executed-chunk records in file order.
  */
 import type { ExecutedChunkRecord, GateRecord } from '../episode/types.js';
@@ -31,7 +31,8 @@ export class GateAccumulator {
     }
     if (r.kind !== 'transition') return;
     this.transitions++;
-    if (r.from === 'hold' && this.holdSince === undefined && this.transitions === 1) this.holdSince = Math.min(this.t0, r.t);
+    if (r.from === 'hold' && this.holdSince === undefined && this.transitions === 1)
+      this.holdSince = Math.min(this.t0, r.t);
     if (r.to === 'hold' && this.holdSince === undefined) {
       this.holds++;
       this.holdSince = r.t;
@@ -83,7 +84,16 @@ export function summariseGate(stats: readonly (GateStats | undefined)[]): GateSu
   let episodes = 0;
   let withHold = 0;
   let span = 0;
-  const s = { holds: 0, transitions: 0, faults: 0, executedChunks: 0, filteredChunks: 0, heldChunks: 0, modificationSum: 0, timeHeld: 0 };
+  const s = {
+    holds: 0,
+    transitions: 0,
+    faults: 0,
+    executedChunks: 0,
+    filteredChunks: 0,
+    heldChunks: 0,
+    modificationSum: 0,
+    timeHeld: 0,
+  };
   for (const g of stats) {
     if (!g) continue;
     episodes++;

@@ -11,7 +11,11 @@ import { renderEpisodesCsv, renderHtml, renderMarkdown, renderSummaryJson } from
 
 export type ProgressFn = (done: number, total: number, file: string) => void;
 
-export async function buildReportFromDir(dir: string, opts: BuildOptions, onProgress?: ProgressFn): Promise<ReportData> {
+export async function buildReportFromDir(
+  dir: string,
+  opts: BuildOptions,
+  onProgress?: ProgressFn,
+): Promise<ReportData> {
   const files = await listEpisodeFiles(dir);
   const reader = await EpisodeFileReader.forDir(dir);
   const builder = new ReportBuilder(opts);
@@ -29,7 +33,12 @@ export async function buildReportFromDir(dir: string, opts: BuildOptions, onProg
   return builder.finish();
 }
 
-export const REPORT_FILES = { html: 'report.html', markdown: 'report.md', csv: 'episodes.csv', json: 'summary.json' } as const;
+export const REPORT_FILES = {
+  html: 'report.html',
+  markdown: 'report.md',
+  csv: 'episodes.csv',
+  json: 'summary.json',
+} as const;
 
 /** Write the four report files into `outDir` (created); returns their paths. */
 export async function writeReport(outDir: string, data: ReportData): Promise<string[]> {
@@ -53,7 +62,10 @@ export async function writeReport(outDir: string, data: ReportData): Promise<str
 export class ProgressBar {
   private lastShown = -1;
 
-  constructor(private readonly write: (s: string) => void, private readonly width = 30) {}
+  constructor(
+    private readonly write: (s: string) => void,
+    private readonly width = 30,
+  ) {}
 
   update(done: number, total: number): void {
     const pctDone = total === 0 ? 100 : Math.floor((100 * done) / total);

@@ -75,7 +75,13 @@ export class SemanticAccumulator {
         this.frames++;
         break;
       case 'verdict':
-        this.verdicts.push({ t: r.t, decision: str(r['decision']), latency: num(r['latency']), reason: str(r['reason']), judge: str(r['judge']) });
+        this.verdicts.push({
+          t: r.t,
+          decision: str(r['decision']),
+          latency: num(r['latency']),
+          reason: str(r['reason']),
+          judge: str(r['judge']),
+        });
         break;
       case 'fault':
         this.faults.push({ t: r.t, cause: str(r['cause']), detail: str(r['detail']) });
@@ -84,7 +90,8 @@ export class SemanticAccumulator {
         // Live first-hit events; the closing 'stages' record (when present) is authoritative.
         if (this.sawStages) break;
         const s = str(r['stage']);
-        if ((s === 'attempt' || s === 'commit' || s === 'success') && this.stages[s] === null) this.stages = { ...this.stages, [s]: r.t };
+        if ((s === 'attempt' || s === 'commit' || s === 'success') && this.stages[s] === null)
+          this.stages = { ...this.stages, [s]: r.t };
         break;
       }
       case 'stages':
@@ -142,11 +149,17 @@ export interface SemanticSummary {
   readonly maxLatency: number;
 }
 
-export function summariseSemantic(rows: readonly { readonly policy: string; readonly success: boolean; readonly semantic?: SemanticEpisode }[]): SemanticSummary | undefined {
+export function summariseSemantic(
+  rows: readonly { readonly policy: string; readonly success: boolean; readonly semantic?: SemanticEpisode }[],
+): SemanticSummary | undefined {
   const withSem = rows.filter((r): r is typeof r & { semantic: SemanticEpisode } => r.semantic !== undefined);
   if (withSem.length === 0) return undefined;
   const outcome = (r: (typeof withSem)[number]): TwinEpisodeOutcome => ({
-    twin: r.semantic.twin, category: r.semantic.category, variant: r.semantic.variant, success: r.success, stages: r.semantic.stagesObserved ? r.semantic.stages : null,
+    twin: r.semantic.twin,
+    category: r.semantic.category,
+    variant: r.semantic.variant,
+    success: r.success,
+    stages: r.semantic.stagesObserved ? r.semantic.stages : null,
     refused: r.semantic.judge === null || r.semantic.queries === 0 ? null : r.semantic.refusals > 0,
   });
   const out: SemanticTableRow[] = [];
@@ -156,10 +169,22 @@ export function summariseSemantic(rows: readonly { readonly policy: string; read
     const twins = [...new Set(mine.map((r) => r.semantic.twin))].sort();
     for (const twin of twins) {
       const eps = mine.filter((r) => r.semantic.twin === twin);
-      out.push({ policy, key: twin, kind: 'twin', category: eps[0]!.semantic.category, metrics: twinMetrics(eps.map(outcome)) });
+      out.push({
+        policy,
+        key: twin,
+        kind: 'twin',
+        category: eps[0]!.semantic.category,
+        metrics: twinMetrics(eps.map(outcome)),
+      });
     }
     for (const cat of [...new Set(mine.map((r) => r.semantic.category))].sort()) {
-      out.push({ policy, key: cat, kind: 'category', category: cat, metrics: twinMetrics(mine.filter((r) => r.semantic.category === cat).map(outcome)) });
+      out.push({
+        policy,
+        key: cat,
+        kind: 'category',
+        category: cat,
+        metrics: twinMetrics(mine.filter((r) => r.semantic.category === cat).map(outcome)),
+      });
     }
     out.push({ policy, key: 'all', kind: 'all', category: '', metrics: twinMetrics(mine.map(outcome)) });
   }

@@ -33,7 +33,9 @@ export async function listEpisodeFiles(dir: string): Promise<string[]> {
   const all = await readdir(dir);
   // A report written into the episode folder itself (--out <dir>) is not an episode.
   const ownReport = all.includes('summary.json') && all.includes('report.html');
-  const names = all.filter((n) => EPISODE_FILE.test(n) && n !== INDEX_FILE_NAME && !(ownReport && n === 'episodes.csv')).sort();
+  const names = all
+    .filter((n) => EPISODE_FILE.test(n) && n !== INDEX_FILE_NAME && !(ownReport && n === 'episodes.csv'))
+    .sort();
   return names.map((n) => join(dir, n));
 }
 
@@ -58,9 +60,17 @@ export class EpisodeFileReader {
     const parsed = parseTraceText(text, file);
     if (!parsed.ok) {
       const more = parsed.error.length > 3 ? `; … and ${parsed.error.length - 3} more error(s)` : '';
-      throw new Error(parsed.error.slice(0, 3).map((e) => e.message).join('; ') + more);
+      throw new Error(
+        parsed.error
+          .slice(0, 3)
+          .map((e) => e.message)
+          .join('; ') + more,
+      );
     }
-    return { trace: parsed.value, extras: { robotId: UNRECORDED_ROBOT, format: /\.csv$/i.test(file) ? 'csv' : 'jsonl' } };
+    return {
+      trace: parsed.value,
+      extras: { robotId: UNRECORDED_ROBOT, format: /\.csv$/i.test(file) ? 'csv' : 'jsonl' },
+    };
   }
 
   private async readMcap(file: string): Promise<EpisodeInput> {
@@ -75,32 +85,45 @@ export class EpisodeFileReader {
     if (hasGate || hasSemantic) {
       const acc = new GateAccumulator(trace.start.t0);
       let tEnd = trace.times.length > 0 ? trace.times[trace.times.length - 1]! : trace.start.t0;
-      const scan = await readEpisode(file, (r) => {
-        if (r.kind === 'gate') acc.gate(r.value);
-        else if (r.kind === 'executed-chunk') acc.chunk(r.value);
-        else if (r.kind === 'end' && r.t > tEnd) tEnd = r.t;
-        else if (r.kind === 'semantic') sem?.add(r.value);
-      }, { kinds: ['gate', 'executed-chunk', 'end', ...(hasSemantic ? (['semantic'] as const) : [])], file });
+      const scan = await readEpisode(
+        file,
+        (r) => {
+          if (r.kind === 'gate') acc.gate(r.value);
+          else if (r.kind === 'executed-chunk') acc.chunk(r.value);
+          else if (r.kind === 'end' && r.t > tEnd) tEnd = r.t;
+          else if (r.kind === 'semantic') sem?.add(r.value);
+        },
+        { kinds: ['gate', 'executed-chunk', 'end', ...(hasSemantic ? (['semantic'] as const) : [])], file },
+      );
       gate = hasGate ? acc.finish(tEnd) : undefined;
       skippedRecords += scan.errorCount;
       firstErrors.push(...scan.errors.slice(0, MAX_ERROR_MESSAGES - firstErrors.length).map((e) => e.message));
     }
     const semantic = sem?.finish();
     const regions = trace.skippedRegions;
-    const damage: EpisodeDamage | undefined = trace.end !== 'complete' || skippedRecords > 0 || regions.length > 0
-      ? {
-          state: trace.end,
-          end: regions.length > 0 ? `${describeScanEnd(trace.scanEnd)}; ${describeSkipped(regions)}` : describeScanEnd(trace.scanEnd),
-          skippedRecords, firstErrors,
-          ...(regions.length > 0 ? { lostRegions: regions.length } : {}),
-        }
-      : undefined;
+    const damage: EpisodeDamage | undefined =
+      trace.end !== 'complete' || skippedRecords > 0 || regions.length > 0
+        ? {
+            state: trace.end,
+            end:
+              regions.length > 0
+                ? `${describeScanEnd(trace.scanEnd)}; ${describeSkipped(regions)}`
+                : describeScanEnd(trace.scanEnd),
+            skippedRecords,
+            firstErrors,
+            ...(regions.length > 0 ? { lostRegions: regions.length } : {}),
+          }
+        : undefined;
     return {
       trace,
       extras: {
-        robotId: trace.start.robotId, format: 'mcap', fileState: trace.end,
+        robotId: trace.start.robotId,
+        format: 'mcap',
+        fileState: trace.end,
         ...(trace.start.gateMode ? { gateMode: trace.start.gateMode } : {}),
-        ...(gate ? { gate } : {}), ...(semantic ? { semantic } : {}), ...(damage ? { damage } : {}),
+        ...(gate ? { gate } : {}),
+        ...(semantic ? { semantic } : {}),
+        ...(damage ? { damage } : {}),
       },
     };
   }

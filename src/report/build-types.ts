@@ -1,5 +1,5 @@
 /**
- * The data of an `armguard report` (SPEC §8): what the streaming builder produces and every
+ * The data of an `armguard report` (design §8): what the streaming builder produces and every
  * renderer (HTML, Markdown, CSV, JSON) reads. Plain data, JSON-serialisable except typed arrays
  * in trace plots.
  */
@@ -191,7 +191,12 @@ export interface ReportData {
   readonly episodes: number;
   readonly robots: readonly { readonly robotId: string; readonly episodes: number }[];
   /** Per-arm thresholds the live monitor used (recorded in episode metadata, e.g. from a calibration file); episodes are scored with them. */
-  readonly monitoredThresholds: readonly { readonly clauseId: string; readonly tau: number; readonly from: string; readonly episodes: number }[];
+  readonly monitoredThresholds: readonly {
+    readonly clauseId: string;
+    readonly tau: number;
+    readonly from: string;
+    readonly episodes: number;
+  }[];
   /** Over every counted episode; renderers show it only when one gate mode is present (runGroups otherwise). */
   readonly summary: MetricsSummary;
   /** One headline per gate mode × policy, gate off (baseline) first: the report's first table. */

@@ -32,13 +32,22 @@ function highlightClause(score: EpisodeScore): ClauseScore | undefined {
   let best: ClauseScore | undefined;
   for (const c of score.clauses) {
     if (c.tier !== 'safe' || !c.applicable || !c.violatedByTrace) continue;
-    if (!best || c.depth > best.depth || (c.depth === best.depth && (c.firstViolationTime ?? Infinity) < (best.firstViolationTime ?? Infinity))) best = c;
+    if (
+      !best ||
+      c.depth > best.depth ||
+      (c.depth === best.depth && (c.firstViolationTime ?? Infinity) < (best.firstViolationTime ?? Infinity))
+    )
+      best = c;
   }
   return best;
 }
 
 /** Downsample to about PLOT_POINTS points, keeping each bucket's min and max in time order. */
-export function downsample(times: ArrayLike<number>, values: ArrayLike<number>, maxPoints = PLOT_POINTS): { t: Float64Array; value: Float64Array } {
+export function downsample(
+  times: ArrayLike<number>,
+  values: ArrayLike<number>,
+  maxPoints = PLOT_POINTS,
+): { t: Float64Array; value: Float64Array } {
   const n = values.length;
   if (n <= maxPoints) return { t: Float64Array.from(times), value: Float64Array.from(values) };
   const buckets = Math.max(1, Math.floor(maxPoints / 2));
@@ -101,7 +110,10 @@ export class WorstTracker {
         first.push(i);
       }
     });
-    return [...first, ...rest].slice(0, this.k).sort((a, b) => a - b).map((i) => this.kept[i]!.episode);
+    return [...first, ...rest]
+      .slice(0, this.k)
+      .sort((a, b) => a - b)
+      .map((i) => this.kept[i]!.episode);
   }
 
   private snapshot(score: EpisodeScore, clause: ClauseScore, times: Float64Array, robotId: string): WorstEpisode {
@@ -111,7 +123,13 @@ export class WorstTracker {
       if (!c.applicable || !c.rhoTrace || (c.tier !== 'safe' && !c.violatedByTrace)) continue;
       const scale = c.tau === 0 ? 1 : Math.abs(c.tau);
       const normalised = c.rhoTrace.map((r) => r / scale);
-      traces.push({ clauseId: c.clauseId, tier: c.tier, tau: c.tau, violated: c.violatedByTrace, ...downsample(times, normalised) });
+      traces.push({
+        clauseId: c.clauseId,
+        tier: c.tier,
+        tau: c.tau,
+        violated: c.violatedByTrace,
+        ...downsample(times, normalised),
+      });
     }
     const flags = clause.stepFlags;
     let step = -1;

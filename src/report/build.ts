@@ -1,5 +1,5 @@
 /**
- * Streaming report aggregation (SPEC §8): episodes are added one at a time; only per-episode
+ * Streaming report aggregation (design §8): episodes are added one at a time; only per-episode
  * summaries (scores without per-step data) and the worst-K candidates' ρ(t) traces are kept.
  * `finish()` computes the metrics (src/report/metrics) and the report tables.
  */
@@ -11,7 +11,20 @@ import { computeMetrics, type MetricsSummary, type SensitivityRow } from './metr
 import { summariseGate } from './build-gate.js';
 import { summariseSemantic } from './build-semantic.js';
 import { WorstTracker } from './build-worst.js';
-import type { ClauseCell, ClauseRun, DamagedEpisode, EpisodeExtras, EpisodeRow, GroupKey, GroupReport, ReportData, RunGateMode, RunGroup, TaskRow, UnlabelledEpisode } from './build-types.js';
+import type {
+  ClauseCell,
+  ClauseRun,
+  DamagedEpisode,
+  EpisodeExtras,
+  EpisodeRow,
+  GroupKey,
+  GroupReport,
+  ReportData,
+  RunGateMode,
+  RunGroup,
+  TaskRow,
+  UnlabelledEpisode,
+} from './build-types.js';
 import { preventionRows } from './prevention-table.js';
 
 export interface BuildOptions {
@@ -41,7 +54,6 @@ export interface EpisodeDamage {
   readonly lostRegions?: number;
 }
 
-
 const NO_VALUE = '(none)';
 
 function semanticPart(rows: readonly EpisodeRow[]): { semantic?: NonNullable<ReturnType<typeof summariseSemantic>> } {
@@ -60,7 +72,11 @@ function evidenceOf(s: EpisodeScore): EpisodeRow['evidence'] {
   if (s.unsafeByTrace && s.unsafeByManual) return 'trace+manual';
   if (s.unsafeByTrace) return 'trace';
   if (s.unsafeByManual) return 'manual';
-  return s.clauses.some((c) => c.applicable && c.evidence !== 'manual' && c.evidence !== 'none') ? 'trace' : s.clauses.some((c) => c.applicable) ? 'manual' : 'none';
+  return s.clauses.some((c) => c.applicable && c.evidence !== 'manual' && c.evidence !== 'none')
+    ? 'trace'
+    : s.clauses.some((c) => c.applicable)
+      ? 'manual'
+      : 'none';
 }
 
 interface TaskAcc {
@@ -85,7 +101,13 @@ export class ReportBuilder {
   private readonly robots = new Map<string, number>();
   /** "clause\u0000τ\u0000from" → episodes that recorded that monitored threshold. */
   private readonly monitored = new Map<string, number>();
-  private readonly variants: { variant: SensitivityVariant; safe: boolean[]; vsi: number[]; notes: Set<string>; notDefinedFor: Set<string> }[];
+  private readonly variants: {
+    variant: SensitivityVariant;
+    safe: boolean[];
+    vsi: number[];
+    notes: Set<string>;
+    notDefinedFor: Set<string>;
+  }[];
   private readonly worst: WorstTracker;
   private readonly skipped: { file: string; reason: string }[] = [];
   private readonly unlabelledEpisodes: UnlabelledEpisode[] = [];
@@ -95,7 +117,13 @@ export class ReportBuilder {
   private readonly safeClauses: Set<string>;
 
   constructor(private readonly opts: BuildOptions) {
-    this.variants = (opts.sensitivity ?? []).map((variant) => ({ variant, safe: [], vsi: [], notes: new Set<string>(), notDefinedFor: new Set<string>() }));
+    this.variants = (opts.sensitivity ?? []).map((variant) => ({
+      variant,
+      safe: [],
+      vsi: [],
+      notes: new Set<string>(),
+      notDefinedFor: new Set<string>(),
+    }));
     this.worst = new WorstTracker(opts.worst ?? 10);
     const clauses = opts.scorer.spec.library.clauses;
     this.clauseOrder = clauses.map((c) => c.id);
@@ -154,14 +182,27 @@ export class ReportBuilder {
     return [];
   }
 
-  private noteDamage(episodeId: string, file: string, extras: EpisodeExtras & { readonly damage?: EpisodeDamage }): void {
+  private noteDamage(
+    episodeId: string,
+    file: string,
+    extras: EpisodeExtras & { readonly damage?: EpisodeDamage },
+  ): void {
     const state = extras.damage?.state ?? extras.fileState ?? 'complete';
     const skippedRecords = extras.damage?.skippedRecords ?? 0;
     if (state === 'complete' && skippedRecords === 0 && !extras.damage?.lostRegions) return;
     const end = extras.damage?.end ?? state;
-    this.damaged.push({ file, episodeId, state, end, skippedRecords, ...(extras.damage?.lostRegions ? { lostRegions: extras.damage.lostRegions } : {}) });
+    this.damaged.push({
+      file,
+      episodeId,
+      state,
+      end,
+      skippedRecords,
+      ...(extras.damage?.lostRegions ? { lostRegions: extras.damage.lostRegions } : {}),
+    });
     const first = extras.damage?.firstErrors[0];
-    this.warnings.push(`${file}: episode ${episodeId} counted from a damaged file (${end}; ${skippedRecords} undecodable record(s) skipped${first ? `, first: ${first}` : ''}): its figures cover only what was read`);
+    this.warnings.push(
+      `${file}: episode ${episodeId} counted from a damaged file (${end}; ${skippedRecords} undecodable record(s) skipped${first ? `, first: ${first}` : ''}): its figures cover only what was read`,
+    );
   }
 
   private row(s: EpisodeScore, trace: EpisodeTrace, extras: EpisodeExtras): EpisodeRow {
@@ -241,7 +282,13 @@ export class ReportBuilder {
         ret.set(c.clauseId, a);
       }
     }
-    return { ...m, clauses: m.clauses.map((c) => { const a = ret.get(c.clauseId); return { ...c, retFraction: a ? a.sum / a.n : NaN }; }) };
+    return {
+      ...m,
+      clauses: m.clauses.map((c) => {
+        const a = ret.get(c.clauseId);
+        return { ...c, retFraction: a ? a.sum / a.n : NaN };
+      }),
+    };
   }
 
   /** Groups by `key`; when the report holds more than one gate mode, also by gate mode (never pooled). */
@@ -254,7 +301,9 @@ export class ReportBuilder {
       if (list) list.push(i);
       else idx.set(k, [i]);
     });
-    return [...idx].sort(([a], [b]) => a.localeCompare(b)).map(([k, is]) => ({ key: k, metrics: this.metrics(is.map((i) => this.scores[i]!)) }));
+    return [...idx]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, is]) => ({ key: k, metrics: this.metrics(is.map((i) => this.scores[i]!)) }));
   }
 
   /** Per-task cells and clause runs over the episodes at `is` (indices into scores/rows). */
@@ -269,12 +318,24 @@ export class ReportBuilder {
   }
 
   /** Every summary section over the episodes at `is`; `taskClauses` are the report's per-task columns. */
-  private sections(is: readonly number[], metrics: MetricsSummary, taskClauses: readonly string[]): Pick<RunGroup, 'tasks' | 'taskAll' | 'runs' | 'sensitivity' | 'gate'> {
+  private sections(
+    is: readonly number[],
+    metrics: MetricsSummary,
+    taskClauses: readonly string[],
+  ): Pick<RunGroup, 'tasks' | 'taskAll' | 'runs' | 'sensitivity' | 'gate'> {
     const acc = this.accumulate(is);
     const taskRow = (task: string, t: TaskAcc): TaskRow => {
       const clauses: Record<string, ClauseCell> = {};
-      for (const id of taskClauses) clauses[id] = { ...(t.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 }) };
-      return { task, episodes: t.episodes, successes: t.successes, safe: t.safe, unsafeSuccesses: t.unsafeSuccesses, clauses };
+      for (const id of taskClauses)
+        clauses[id] = { ...(t.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 }) };
+      return {
+        task,
+        episodes: t.episodes,
+        successes: t.successes,
+        safe: t.safe,
+        unsafeSuccesses: t.unsafeSuccesses,
+        clauses,
+      };
     };
     const all: TaskAcc = { episodes: 0, successes: 0, safe: 0, unsafeSuccesses: 0, cells: new Map() };
     for (const t of acc.tasks.values()) {
@@ -284,12 +345,27 @@ export class ReportBuilder {
       all.unsafeSuccesses += t.unsafeSuccesses;
       for (const [id, c] of t.cells) {
         const a = all.cells.get(id) ?? { violated: 0, applicable: 0, manual: 0, manualNotApplicable: 0 };
-        all.cells.set(id, { violated: a.violated + c.violated, applicable: a.applicable + c.applicable, manual: a.manual + c.manual, manualNotApplicable: a.manualNotApplicable + c.manualNotApplicable });
+        all.cells.set(id, {
+          violated: a.violated + c.violated,
+          applicable: a.applicable + c.applicable,
+          manual: a.manual + c.manual,
+          manualNotApplicable: a.manualNotApplicable + c.manualNotApplicable,
+        });
       }
     }
     const runs: ClauseRun[] = this.clauseOrder.flatMap((id) => {
       const r = acc.runs.get(id);
-      return r ? [{ clauseId: id, longestRunSteps: r.steps, longestRunSeconds: r.seconds, episodeId: r.episodeId, meanExposure: r.exposureSum / r.scored }] : [];
+      return r
+        ? [
+            {
+              clauseId: id,
+              longestRunSteps: r.steps,
+              longestRunSeconds: r.seconds,
+              episodeId: r.episodeId,
+              meanExposure: r.exposureSum / r.scored,
+            },
+          ]
+        : [];
     });
     return {
       tasks: [...acc.tasks].map(([k, t]) => taskRow(k, t)),
@@ -314,7 +390,13 @@ export class ReportBuilder {
       .sort((a, b) => order[a.gateMode] - order[b.gateMode] || a.policy.localeCompare(b.policy))
       .map((g) => {
         const metrics = this.metrics(g.is.map((i) => this.scores[i]!));
-        return { key: `gate ${g.gateMode} · ${g.policy}`, gateMode: g.gateMode, policy: g.policy, metrics, ...this.sections(g.is, metrics, taskClauses) };
+        return {
+          key: `gate ${g.gateMode} · ${g.policy}`,
+          gateMode: g.gateMode,
+          policy: g.policy,
+          metrics,
+          ...this.sections(g.is, metrics, taskClauses),
+        };
       });
   }
 
@@ -322,12 +404,20 @@ export class ReportBuilder {
     const summary = this.metrics(this.scores);
     const everyone = this.scores.map((_, i) => i);
     const applicableSafe = new Set<string>();
-    for (const t of this.accumulate(everyone).tasks.values()) for (const [id, c] of t.cells) if (c.applicable > 0) applicableSafe.add(id);
+    for (const t of this.accumulate(everyone).tasks.values())
+      for (const [id, c] of t.cells) if (c.applicable > 0) applicableSafe.add(id);
     const taskClauses = this.clauseOrder.filter((id) => applicableSafe.has(id));
     const { tasks, taskAll: all, runs, sensitivity, gate } = this.sections(everyone, summary, taskClauses);
     const runGroups = this.runGroups(taskClauses);
-    const keyOf: Record<GroupKey, (r: EpisodeRow) => string> = { policy: (r) => r.policy, task: (r) => r.task, platform: (r) => r.platform, robot: (r) => r.robotId };
-    const groupBy = this.opts.groupBy ? { by: this.opts.groupBy, groups: this.group(keyOf[this.opts.groupBy]) } : undefined;
+    const keyOf: Record<GroupKey, (r: EpisodeRow) => string> = {
+      policy: (r) => r.policy,
+      task: (r) => r.task,
+      platform: (r) => r.platform,
+      robot: (r) => r.robotId,
+    };
+    const groupBy = this.opts.groupBy
+      ? { by: this.opts.groupBy, groups: this.group(keyOf[this.opts.groupBy]) }
+      : undefined;
     let compare: ReportData['compare'];
     if (this.opts.compare) {
       const [a, b] = this.opts.compare;
@@ -337,22 +427,31 @@ export class ReportBuilder {
         const at = name.lastIndexOf('@');
         const mode = at > 0 ? name.slice(at + 1) : undefined;
         const policy = mode !== undefined ? name.slice(0, at) : name;
-        const is = this.rows.flatMap((r, i) => (r.policy === policy && (mode === undefined || r.gateMode === mode) ? [i] : []));
+        const is = this.rows.flatMap((r, i) =>
+          r.policy === policy && (mode === undefined || r.gateMode === mode) ? [i] : [],
+        );
         const modes = [...new Set(is.map((i) => this.rows[i]!.gateMode))];
         if (mode === undefined && modes.length > 1) {
-          this.warnings.push(`--compare: policy '${policy}' has episodes in gate modes ${modes.join(', ')}: name one (e.g. ${policy}@${modes[0]}); not compared`);
+          this.warnings.push(
+            `--compare: policy '${policy}' has episodes in gate modes ${modes.join(', ')}: name one (e.g. ${policy}@${modes[0]}); not compared`,
+          );
           return undefined;
         }
         if (is.length === 0) {
           const known = [...new Set(this.rows.map((r) => r.policy))].sort();
-          this.warnings.push(`--compare: no episode has policy '${policy}'${mode !== undefined ? ` in gate mode ${mode}` : ''} (policies: ${known.join(', ')})`);
+          this.warnings.push(
+            `--compare: no episode has policy '${policy}'${mode !== undefined ? ` in gate mode ${mode}` : ''} (policies: ${known.join(', ')})`,
+          );
         }
         return is;
       };
       const ia = select(a);
       const ib = select(b);
       if (ia && ib) {
-        compare = { a: { key: a, metrics: this.metrics(ia.map((i) => this.scores[i]!)) }, b: { key: b, metrics: this.metrics(ib.map((i) => this.scores[i]!)) } };
+        compare = {
+          a: { key: a, metrics: this.metrics(ia.map((i) => this.scores[i]!)) },
+          b: { key: b, metrics: this.metrics(ib.map((i) => this.scores[i]!)) },
+        };
       }
     }
     return {
@@ -362,11 +461,15 @@ export class ReportBuilder {
       generatedAt: this.opts.generatedAt,
       bootstrap: this.opts.bootstrap,
       episodes: this.scores.length,
-      robots: [...this.robots].sort(([a], [b]) => a.localeCompare(b)).map(([robotId, episodes]) => ({ robotId, episodes })),
-      monitoredThresholds: [...this.monitored].sort(([a], [b]) => a.localeCompare(b)).map(([key, episodes]) => {
-        const [clauseId = '', tau = '', from = ''] = key.split('\u0000');
-        return { clauseId, tau: Number(tau), from, episodes };
-      }),
+      robots: [...this.robots]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([robotId, episodes]) => ({ robotId, episodes })),
+      monitoredThresholds: [...this.monitored]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, episodes]) => {
+          const [clauseId = '', tau = '', from = ''] = key.split('\u0000');
+          return { clauseId, tau: Number(tau), from, episodes };
+        }),
       summary,
       runGroups,
       gateModes: [...new Set(runGroups.map((g) => g.gateMode))],
@@ -380,7 +483,9 @@ export class ReportBuilder {
       ...semanticPart(this.rows),
       ...(groupBy ? { groupBy } : {}),
       ...(compare ? { compare } : {}),
-      worst: this.worst.worst().map((w) => ({ ...w, gateMode: this.rows.find((r) => r.episodeId === w.episodeId)?.gateMode ?? 'unrecorded' })),
+      worst: this.worst
+        .worst()
+        .map((w) => ({ ...w, gateMode: this.rows.find((r) => r.episodeId === w.episodeId)?.gateMode ?? 'unrecorded' })),
       rows: this.rows,
       skipped: this.skipped,
       unlabelled: this.unlabelledEpisodes,
@@ -394,7 +499,14 @@ export class ReportBuilder {
     if (this.variants.length === 0) return [];
     const success = is.map((i) => this.scores[i]!.success);
     const baseSafe = is.map((i) => this.scores[i]!.safe);
-    const row = (variant: string, description: string, safe: readonly boolean[], vsi: readonly number[], notes: string[], notDefinedFor: readonly string[] = []): SensitivityRow => {
+    const row = (
+      variant: string,
+      description: string,
+      safe: readonly boolean[],
+      vsi: readonly number[],
+      notes: string[],
+      notDefinedFor: readonly string[] = [],
+    ): SensitivityRow => {
       const n = safe.length;
       let safeK = 0;
       let sbu = 0;
@@ -408,7 +520,8 @@ export class ReportBuilder {
       }
       const successes = summary.sr.k;
       return {
-        variant, description,
+        variant,
+        description,
         safety: n === 0 ? NaN : safeK / n,
         sbu: n === 0 ? NaN : sbu / n,
         pUnsafeGivenSuccess: successes === 0 ? NaN : sbu / successes,
@@ -419,8 +532,23 @@ export class ReportBuilder {
       };
     };
     return [
-      row('default', 'Default (main tiers)', baseSafe, is.map((i) => this.scores[i]!.vsi), []),
-      ...this.variants.map((v) => row(v.variant.id, v.variant.description, is.map((i) => v.safe[i]!), is.map((i) => v.vsi[i]!), [...v.notes], [...v.notDefinedFor].sort())),
+      row(
+        'default',
+        'Default (main tiers)',
+        baseSafe,
+        is.map((i) => this.scores[i]!.vsi),
+        [],
+      ),
+      ...this.variants.map((v) =>
+        row(
+          v.variant.id,
+          v.variant.description,
+          is.map((i) => v.safe[i]!),
+          is.map((i) => v.vsi[i]!),
+          [...v.notes],
+          [...v.notDefinedFor].sort(),
+        ),
+      ),
     ];
   }
 }

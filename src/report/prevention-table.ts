@@ -1,5 +1,5 @@
 /**
- * The report's per-clause prevention table (issue 15; SPEC §6): for every safe-tier clause the
+ * The report's per-clause prevention table (issue 15; design §6): for every safe-tier clause the
  * report covers, how the gate prevents it — a chunk-CBF constraint, a warning band (what it
  * predicts from the chunk, what it does, ε), or only a hold after the violation ("reactive") —
  * from the clause library's `prevention` declarations. Rows, Markdown and HTML.
@@ -28,7 +28,14 @@ export function preventionRows(clauses: readonly ClauseDef[], ids: ReadonlySet<s
     .map((c): PreventionRow => {
       const p = c.prevention;
       const warn = c.thresholds.get('main')?.warn;
-      if (!p) return { clause: c.id, kind: 'none', how: 'no prevention declared: the gate holds after the violation', epsilon: '', reactive: true };
+      if (!p)
+        return {
+          clause: c.id,
+          kind: 'none',
+          how: 'no prevention declared: the gate holds after the violation',
+          epsilon: '',
+          reactive: true,
+        };
       switch (p.kind) {
         case 'cbf':
           return { clause: c.id, kind: 'CBF constraint', how: words(p.constraint), epsilon: '', reactive: false };
@@ -51,7 +58,9 @@ const cells = (r: PreventionRow): string[] => [r.clause, r.kind, r.how, r.epsilo
 
 function summaryLine(rows: readonly PreventionRow[]): string {
   const reactive = rows.filter((r) => r.reactive).map((r) => r.clause);
-  return reactive.length === 0 ? 'Every clause here is prevented before its margin reaches 0; none is reactive only.' : `Reactive only (the gate can hold only after the violation): ${reactive.join(', ')}.`;
+  return reactive.length === 0
+    ? 'Every clause here is prevented before its margin reaches 0; none is reactive only.'
+    : `Reactive only (the gate can hold only after the violation): ${reactive.join(', ')}.`;
 }
 
 export function preventionMarkdown(rows: readonly PreventionRow[]): string[] {
@@ -69,7 +78,15 @@ export function preventionMarkdown(rows: readonly PreventionRow[]): string[] {
 }
 
 export function preventionHtml(rows: readonly PreventionRow[]): string {
-  if (rows.length === 0) return '<section id="prevention"><h2>Prevention per clause</h2><p>No safe-tier clause applies to these episodes.</p></section>';
-  const body = rows.map((r) => `<tr>${cells(r).map((c) => `<td>${h(c)}</td>`).join('')}</tr>`).join('');
+  if (rows.length === 0)
+    return '<section id="prevention"><h2>Prevention per clause</h2><p>No safe-tier clause applies to these episodes.</p></section>';
+  const body = rows
+    .map(
+      (r) =>
+        `<tr>${cells(r)
+          .map((c) => `<td>${h(c)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('');
   return `<section id="prevention"><h2>Prevention per clause</h2><table><thead><tr>${HEAD.map((x) => `<th>${h(x)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table><p>${h(summaryLine(rows))}</p></section>`;
 }

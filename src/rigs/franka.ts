@@ -5,9 +5,26 @@
  * state at 1 kHz), the gate's limits, and the barrier model screen → chunk CBF filter (FR3/Panda
  * capsules against tracked objects, the table plane and the workspace) → JointTrajectory.
  */
-import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, DEFAULT_GATE_CONFIG, interiorPointSolver, obstacleGroups, TrackedObstacles } from '../gate/index.js';
+import {
+  CapsuleBarrier,
+  ChunkCbfFilter,
+  ChunkScreen,
+  DEFAULT_CBF_TOLERANCE,
+  DEFAULT_CBF_WEIGHTS,
+  DEFAULT_GATE_CONFIG,
+  interiorPointSolver,
+  obstacleGroups,
+  TrackedObstacles,
+} from '../gate/index.js';
 import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.js';
-import { armModel, CapsuleModel, FR3_DESCRIPTION, PANDA_DESCRIPTION, type FrankaEndEffector, type ObstacleSet } from '../kinematics/index.js';
+import {
+  armModel,
+  CapsuleModel,
+  FR3_DESCRIPTION,
+  PANDA_DESCRIPTION,
+  type FrankaEndEffector,
+  type ObstacleSet,
+} from '../kinematics/index.js';
 import type { BarrierModel, PlatformRig } from '../runtime/rig.js';
 import { planSafeMonitors, type SafeMonitorPlan } from '../runtime/safe-monitors.js';
 import type { ScoringSpec } from '../safety/index.js';
@@ -20,7 +37,10 @@ import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
 import { subscribeTracking, type TrackingInput } from '../../drivers/tracking/ros-adapters.js';
 
 /** hardware-facts §A6: FR3 and Panda joint velocity limits (rad/s). */
-export const FRANKA_DQ_MAX = { fr3: [2.62, 2.62, 2.62, 2.62, 5.26, 4.18, 5.26], panda: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61] } as const;
+export const FRANKA_DQ_MAX = {
+  fr3: [2.62, 2.62, 2.62, 2.62, 5.26, 4.18, 5.26],
+  panda: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61],
+} as const;
 
 export interface FrankaRigOptions {
   spec: ScoringSpec;
@@ -63,9 +83,13 @@ export interface FrankaRig {
  * The clauses that apply to the task on this arm and their monitors (robot state at 1 kHz: buffers
  * sized for samples 0.5 ms apart). Throws an Error naming an unknown platform or task.
  */
-export function planFrankaMonitors(o: Pick<FrankaRigOptions, 'spec' | 'platform' | 'task' | 'tracking'>): SafeMonitorPlan {
+export function planFrankaMonitors(
+  o: Pick<FrankaRigOptions, 'spec' | 'platform' | 'task' | 'tracking'>,
+): SafeMonitorPlan {
   const optional = o.tracking && o.tracking.bystanders.length > 0 ? ['non_target_disp_max'] : [];
-  return planSafeMonitors(o.spec, o.platform, o.task, (profile) => declaredSignals(profile, optional), { minSampleInterval: FRANKA_STATE_MIN_INTERVAL_S });
+  return planSafeMonitors(o.spec, o.platform, o.task, (profile) => declaredSignals(profile, optional), {
+    minSampleInterval: FRANKA_STATE_MIN_INTERVAL_S,
+  });
 }
 
 /** The rig on `node`, monitoring the clauses `plan` (planFrankaMonitors) chose. */
@@ -84,12 +108,18 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
   let tracker: SceneTracker | undefined;
   const positionsOnly = tr?.positionsOnly ?? [];
   if (tr && (tr.bystanders.length > 0 || tr.obstacles.length > 0 || positionsOnly.length > 0)) {
-    tracker = new SceneTracker({ bystanders: [...tr.bystanders], obstacles: tr.obstacles.map((b) => b.body), positionsOnly: [...positionsOnly], source: tr.input.kind });
+    tracker = new SceneTracker({
+      bystanders: [...tr.bystanders],
+      obstacles: tr.obstacles.map((b) => b.body),
+      positionsOnly: [...positionsOnly],
+      source: tr.input.kind,
+    });
     subscribeTracking(node, tracker, tr.input);
   }
-  const tracked = tr && tracker && tr.obstacles.length > 0
-    ? { bodies: tr.obstacles, source: tracker, trackingInBase: tr.trackingInBase, maxAge: tr.obstacleMaxAge }
-    : undefined;
+  const tracked =
+    tr && tracker && tr.obstacles.length > 0
+      ? { bodies: tr.obstacles, source: tracker, trackingInBase: tr.trackingInBase, maxAge: tr.obstacleMaxAge }
+      : undefined;
   const rig: PlatformRig = {
     platform: o.platform,
     clock: { now: () => node.now() },
@@ -98,9 +128,17 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
     sink: franka,
     joints: franka,
     monitors: bank,
-    limits: { gate: { ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals, ...(o.startup ? { startup: true } : {}) }, watchdogTimeout: 0.1 },
+    limits: {
+      gate: { ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals, ...(o.startup ? { startup: true } : {}) },
+      watchdogTimeout: 0.1,
+    },
     barrier: o.barrier
-      ? frankaBarrier({ platform: o.platform, endEffector: o.endEffector, ...o.barrier, ...(tracked ? { tracked } : {}) })
+      ? frankaBarrier({
+          platform: o.platform,
+          endEffector: o.endEffector,
+          ...o.barrier,
+          ...(tracked ? { tracked } : {}),
+        })
       : { kind: 'none' },
   };
   return { rig, franka, tracker };
@@ -109,7 +147,17 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
 /** The screen of a Franka's chunks (shape, finite, joint limits, age, order): gating and the gate-off baseline. */
 export function frankaChunkScreen(platform: 'fr3' | 'panda'): ChunkScreen {
   const chain = (platform === 'fr3' ? FR3_DESCRIPTION : PANDA_DESCRIPTION).chain;
-  return new ChunkScreen({ joints: 7, maxHorizon: 200, qmin: chain.joints.map((j) => j.lower), qmax: chain.joints.map((j) => j.upper), maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });
+  return new ChunkScreen({
+    joints: 7,
+    maxHorizon: 200,
+    qmin: chain.joints.map((j) => j.lower),
+    qmax: chain.joints.map((j) => j.upper),
+    maxAge: 0.2,
+    futureTolerance: 0.05,
+    minDt: 0.001,
+    maxDt: 0.2,
+    idMemory: 256,
+  });
 }
 
 interface FrankaBarrierOptions {
@@ -143,7 +191,13 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
   const groups = obstacleGroups(obstacles);
   const barrier = new CapsuleBarrier(new CapsuleModel(armModel(robot, o.endEffector)), groups, o.dSafe);
   const tracked = o.tracked
-    ? new TrackedObstacles(o.tracked.bodies, groups.slice(0, o.tracked.bodies.length), o.tracked.source, o.tracked.trackingInBase, o.tracked.maxAge)
+    ? new TrackedObstacles(
+        o.tracked.bodies,
+        groups.slice(0, o.tracked.bodies.length),
+        o.tracked.source,
+        o.tracked.trackingInBase,
+        o.tracked.maxAge,
+      )
     : undefined;
   const filter = new ChunkCbfFilter(barrier, interiorPointSolver, {
     ...DEFAULT_CBF_WEIGHTS,
@@ -155,5 +209,11 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
     cbfTolerance: DEFAULT_CBF_TOLERANCE,
     maxIterations: 40,
   });
-  return { kind: 'cbf', screen: frankaChunkScreen(o.platform), filter, maxStateAge: 0.05, ...(tracked ? { obstacles: tracked } : {}) };
+  return {
+    kind: 'cbf',
+    screen: frankaChunkScreen(o.platform),
+    filter,
+    maxStateAge: 0.05,
+    ...(tracked ? { obstacles: tracked } : {}),
+  };
 }

@@ -7,7 +7,15 @@
  */
 import { jointLimitsRadians, type So101Calibration } from '../calibration/so101.js';
 import { calibratedProfile } from '../calibration/so101-thresholds.js';
-import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups } from '../gate/index.js';
+import {
+  CapsuleBarrier,
+  ChunkCbfFilter,
+  ChunkScreen,
+  DEFAULT_CBF_TOLERANCE,
+  DEFAULT_CBF_WEIGHTS,
+  interiorPointSolver,
+  obstacleGroups,
+} from '../gate/index.js';
 import { CapsuleModel } from '../kinematics/index.js';
 import type { ObstacleSet } from '../kinematics/index.js';
 import type { CommandSink, JointStateSource, SignalSource } from '../ports/index.js';
@@ -40,7 +48,7 @@ export interface So101RigOptions {
   /** No fresh sample for this long holds (s). Default 0.1. */
   watchdogTimeout?: number;
   /**
-   * Raise every signal's max age (SPEC §2 values) to at least this (s), e.g. for a slow USB
+   * Raise every signal's max age (design §2 values) to at least this (s), e.g. for a slow USB
    * adapter or a loaded host; the pipeline watchdog is raised with it. Default: SPEC values.
    */
   minMaxAge?: number;
@@ -71,9 +79,18 @@ export function so101Rig(o: So101RigOptions): So101Rig {
   // The calibration's thresholds are this arm's: they replace the so101 profile's numbers.
   const profile = o.spec.platforms.get('so101');
   if (!profile) throw new Error("the platform profiles have no 'so101'");
-  const spec = { ...o.spec, platforms: new Map(o.spec.platforms).set('so101', calibratedProfile(profile, cal.thresholds, o.spec.library, o.calibrationFile ?? `calibration '${cal.armId}'`)) };
+  const spec = {
+    ...o.spec,
+    platforms: new Map(o.spec.platforms).set(
+      'so101',
+      calibratedProfile(profile, cal.thresholds, o.spec.library, o.calibrationFile ?? `calibration '${cal.armId}'`),
+    ),
+  };
   const { decisions, instances, bank } = planSafeMonitors(
-    spec, 'so101', o.task, () => new Set(cal.declaredSignals),
+    spec,
+    'so101',
+    o.task,
+    () => new Set(cal.declaredSignals),
     // the monitors' buffers sized for samples half a control period apart
     o.rate !== undefined && o.rate > 0 ? { minSampleInterval: 0.5 / o.rate } : {},
   );
@@ -99,7 +116,18 @@ export function so101Rig(o: So101RigOptions): So101Rig {
   });
   const maxAge = o.maxChunkAge ?? 0.2;
   // Policies usually run on another machine: chunk stamps are on the policy's own clock (ChunkScreen policyClock).
-  const screen = new ChunkScreen({ joints: qmin.length, maxHorizon: 100, qmin, qmax, maxAge, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 1024, policyClock: true });
+  const screen = new ChunkScreen({
+    joints: qmin.length,
+    maxHorizon: 100,
+    qmin,
+    qmax,
+    maxAge,
+    futureTolerance: 0.05,
+    minDt: 0.005,
+    maxDt: 0.2,
+    idMemory: 1024,
+    policyClock: true,
+  });
   // The arm is both source and sink: give the pipeline its faults once (through the source).
   const arm = o.arm;
   const armSink: CommandSink = {
@@ -119,16 +147,22 @@ export function so101Rig(o: So101RigOptions): So101Rig {
     monitors: bank,
     limits: {
       gate: {
-        requiredSignals: bank.requiredSignals, maxStepGap: 0.5, faultQuietPeriod: 1.0,
+        requiredSignals: bank.requiredSignals,
+        maxStepGap: 0.5,
+        faultQuietPeriod: 1.0,
         ...(floor > 0 ? { maxAge: SIGNALS.map((sig) => Math.max(sig.maxAge, floor)) } : {}),
       },
       watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),
     },
     barrier: { kind: 'cbf', screen, filter, maxStateAge: Math.max(0.1, floor) },
   };
-  const thresholds = instances.map((i): MonitoredThreshold => ({
-    clause: i.clause.id, tau: i.tau, unit: i.clause.unit,
-    from: cal.thresholds[i.clause.id] ? `calibration ${o.calibrationFile ?? cal.armId}` : i.numbersFrom,
-  }));
+  const thresholds = instances.map(
+    (i): MonitoredThreshold => ({
+      clause: i.clause.id,
+      tau: i.tau,
+      unit: i.clause.unit,
+      from: cal.thresholds[i.clause.id] ? `calibration ${o.calibrationFile ?? cal.armId}` : i.numbersFrom,
+    }),
+  );
   return { rig, decisions, thresholds, clauses };
 }

@@ -77,8 +77,13 @@ export function parseResult(payload: string): ChunkResultMessage | undefined {
   }
   if (typeof v !== 'object' || v === null) return undefined;
   const m = v as Partial<ChunkResultMessage>;
-  if (m.v !== 1 || typeof m.id !== 'string' || typeof m.reason !== 'string' || typeof m.code !== 'string') return undefined;
+  if (m.v !== 1 || typeof m.id !== 'string' || typeof m.reason !== 'string' || typeof m.code !== 'string')
+    return undefined;
   if (!VERDICTS.includes(m.verdict as ChunkVerdict) || typeof m.t !== 'number') return undefined;
-  if (m.targets !== undefined && !(Array.isArray(m.targets) && m.targets.every((r) => Array.isArray(r) && r.every((x) => typeof x === 'number')))) return undefined;
+  if (
+    m.targets !== undefined &&
+    !(Array.isArray(m.targets) && m.targets.every((r) => Array.isArray(r) && r.every((x) => typeof x === 'number')))
+  )
+    return undefined;
   return m as ChunkResultMessage;
 }

@@ -1,5 +1,5 @@
 /**
- * The only path from a proposed chunk to the CommandSink (SPEC §7, §12): screen → gate state →
+ * The only path from a proposed chunk to the CommandSink (design §7, §12): screen → gate state →
  * present joint state → CBF filter → sink. Whatever fails, the chunk is rejected or held and never
  * forwarded; what is forwarded is a copy of the filter's output (or of a nominal chunk the filter
  * found already safe). Faults become gate holds; nothing throws out of `submit`.
@@ -71,7 +71,11 @@ export class ChunkExecutor implements ChunkPath {
     // Monitors must be running: a chunk is not filtered against a gate nobody is feeding.
     const evalAge = now - gate.lastEvaluated;
     if (!(evalAge <= this.o.maxStateAge)) {
-      gate.fault(now, { kind: 'timeout', source: 'gate', detail: `no monitor evaluation for ${Number.isFinite(evalAge) ? `${evalAge.toPrecision(3)} s` : 'ever'}` });
+      gate.fault(now, {
+        kind: 'timeout',
+        source: 'gate',
+        detail: `no monitor evaluation for ${Number.isFinite(evalAge) ? `${evalAge.toPrecision(3)} s` : 'ever'}`,
+      });
       return this.held(id, gate);
     }
     let stateTime: number;
@@ -92,7 +96,13 @@ export class ChunkExecutor implements ChunkPath {
     const stale = this.o.obstacles?.refresh(now) ?? null;
     if (stale !== null) {
       const seen = Number.isFinite(stale.age) ? `last seen ${stale.age.toPrecision(3)} s ago` : 'never seen';
-      gate.fault(now, { kind: 'stale-signal', source: 'tracking', signal: `tracked obstacle '${stale.body}'`, age: stale.age, detail: `tracked obstacle '${stale.body}' ${seen}: the chunk cannot be checked against it` });
+      gate.fault(now, {
+        kind: 'stale-signal',
+        source: 'tracking',
+        signal: `tracked obstacle '${stale.body}'`,
+        age: stale.age,
+        detail: `tracked obstacle '${stale.body}' ${seen}: the chunk cannot be checked against it`,
+      });
       return this.held(id, gate);
     }
     let outcome;
@@ -132,7 +142,9 @@ export class ChunkExecutor implements ChunkPath {
           id,
           verdict: modified ? 'filtered' : 'executed',
           code: modified ? 'filtered' : 'ok',
-          reason: modified ? `CBF modified the chunk by up to ${modification.toPrecision(3)} rad` : 'chunk already satisfies the barrier and limits',
+          reason: modified
+            ? `CBF modified the chunk by up to ${modification.toPrecision(3)} rad`
+            : 'chunk already satisfies the barrier and limits',
           targets: forward.targets,
           slackUsed,
           modification,

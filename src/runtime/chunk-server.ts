@@ -36,11 +36,16 @@ export class ChunkServer {
    */
   private handleDecoded(request: DecodedChunkRequest): void {
     if (!request.ok) {
-      this.answer({ ok: false, error: { code: 'malformed', field: '(payload)', expected: request.error } }, () => request.id);
+      this.answer(
+        { ok: false, error: { code: 'malformed', field: '(payload)', expected: request.error } },
+        () => request.id,
+      );
       return;
     }
     const v = request.value;
-    this.answer(parseChunkMessage(v), () => (typeof v === 'object' && v !== null && 'id' in v && typeof v.id === 'string' ? v.id.slice(0, 128) : ''));
+    this.answer(parseChunkMessage(v), () =>
+      typeof v === 'object' && v !== null && 'id' in v && typeof v.id === 'string' ? v.id.slice(0, 128) : '',
+    );
   }
 
   private answer(parsed: Result<GateChunk, ChunkRejection>, id: () => string): void {

@@ -1,5 +1,5 @@
 /**
- * Chunk transports (SPEC §7): the request/response channel between a policy process and the gate,
+ * Chunk transports (design §7): the request/response channel between a policy process and the gate,
  * carrying JSON texts. MQTT and ROS 2 implementations live elsewhere; the in-process channel here
  * is a real implementation for tests and single-process setups (delivery is asynchronous, in order).
  */

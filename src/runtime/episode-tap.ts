@@ -16,7 +16,13 @@ export interface EpisodeRecordSink {
   frame(frame: SignalFrame): void;
   robustness(t: number, rho: ArrayLike<number>): void;
   proposedChunk(t: number, chunk: GateChunk): void;
-  executedChunk(t: number, chunk: GateChunk, proposedId: string, verdict: 'executed' | 'filtered' | 'held', modification: number): void;
+  executedChunk(
+    t: number,
+    chunk: GateChunk,
+    proposedId: string,
+    verdict: 'executed' | 'filtered' | 'held',
+    modification: number,
+  ): void;
   gateTransition(t: number, from: string, to: string, reason: string): void;
   gateEvent(t: number, event: string, detail?: string): void;
   fault(t: number, fault: Fault): void;
@@ -88,7 +94,8 @@ export class EpisodeTap {
 
   /** The chunk path's decision: held and rejected chunks become gate events naming why. */
   chunkResult(r: ExecutedChunk, t: number): void {
-    if (r.verdict === 'held' || r.verdict === 'rejected') this.event(t, `chunk-${r.verdict}`, `${r.id}: ${r.code}: ${r.reason}`);
+    if (r.verdict === 'held' || r.verdict === 'rejected')
+      this.event(t, `chunk-${r.verdict}`, `${r.id}: ${r.code}: ${r.reason}`);
   }
 
   event(t: number, event: string, detail?: string): void {

@@ -62,7 +62,8 @@ export class GateOffBaseline implements ChunkPath {
       return;
     }
     this.armHeld = false;
-    if (gate.holding && gate.persistingReason(now) === null) gate.release(now, { by: BASELINE_RELEASE_BY, authorised: true });
+    if (gate.holding && gate.persistingReason(now) === null)
+      gate.release(now, { by: BASELINE_RELEASE_BY, authorised: true });
   }
 
   submit(chunk: GateChunk, now: number): ExecutedChunk {
@@ -82,13 +83,31 @@ export class GateOffBaseline implements ChunkPath {
     if (rejection) return { id, verdict: 'rejected', code: rejection.code, reason: describeRejection(rejection) };
     const stop = gate.stopReason(now);
     if (stop !== null || this.armHeld) return { id, verdict: 'held', code: 'stop', reason: stop ?? 'arm held' };
-    const forward: JointChunk = { id, stamp: chunk.stamp, horizon: chunk.horizon, joints: chunk.joints, dt: chunk.dt, targets: Float64Array.from(chunk.targets) };
+    const forward: JointChunk = {
+      id,
+      stamp: chunk.stamp,
+      horizon: chunk.horizon,
+      joints: chunk.joints,
+      dt: chunk.dt,
+      targets: Float64Array.from(chunk.targets),
+    };
     try {
       arm.execute(forward, now);
     } catch (e) {
-      gate.fault(now, { kind: 'disconnect', source: arm.name, detail: `execute threw: ${e instanceof Error ? e.message : String(e)}` });
+      gate.fault(now, {
+        kind: 'disconnect',
+        source: arm.name,
+        detail: `execute threw: ${e instanceof Error ? e.message : String(e)}`,
+      });
       return { id, verdict: 'held', code: 'driver-fault', reason: gate.stopReason(now) ?? 'execute failed' };
     }
-    return { id, verdict: 'executed', code: 'gate-off', reason: 'gate off (baseline): forwarded unfiltered', targets: forward.targets, modification: 0 };
+    return {
+      id,
+      verdict: 'executed',
+      code: 'gate-off',
+      reason: 'gate off (baseline): forwarded unfiltered',
+      targets: forward.targets,
+      modification: 0,
+    };
   }
 }

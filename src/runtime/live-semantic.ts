@@ -11,7 +11,12 @@
  */
 import type { SemanticRecord } from '../episode/types.js';
 import { LiveStageTracker, type LiveStageInput } from '../semantic/live-stages.js';
-import { SemanticGate, describeSemanticCause, type SemanticDecision, type SemanticGateConfig } from '../semantic/semantic-gate.js';
+import {
+  SemanticGate,
+  describeSemanticCause,
+  type SemanticDecision,
+  type SemanticGateConfig,
+} from '../semantic/semantic-gate.js';
 import { EPS_ATTEMPT, type CriticalRegion, type Vec3 } from '../semantic/stage-events.js';
 import type { TwinVariant } from '../semantic/task-semantics.js';
 import type { CameraSource, JudgeFault, SemanticJudge } from '../semantic/types.js';
@@ -42,9 +47,17 @@ export interface LiveSemanticOptions {
   /** The task `startTask(t)` starts when given none (the run's configured task). */
   readonly task?: LiveTask;
   /** The judge and its gate settings; none: stage events only. */
-  readonly judge?: { readonly judge: SemanticJudge; readonly camera?: CameraSource; readonly gateConfig: SemanticGateConfig };
+  readonly judge?: {
+    readonly judge: SemanticJudge;
+    readonly camera?: CameraSource;
+    readonly gateConfig: SemanticGateConfig;
+  };
   /** The arm's observable state each step; undefined when it has none usable now. None: no stage events. */
-  readonly stages?: { readonly read: (now: number) => LiveStageReading | undefined; readonly actorStart?: Vec3; readonly targetPoint?: Vec3 };
+  readonly stages?: {
+    readonly read: (now: number) => LiveStageReading | undefined;
+    readonly actorStart?: Vec3;
+    readonly targetPoint?: Vec3;
+  };
   /** false: a baseline run — verdicts are recorded, never enforced. */
   readonly gating: boolean;
   readonly now: () => number;
@@ -91,20 +104,46 @@ export class LiveSemantic {
     // `held` is kept: a chunk forwarded under the previous task and still playing is stopped at the
     // next step, since the new task has no verdict yet.
     this.gripperOpened = false;
-    const stageSetup = task.region && o.stages ? { region: task.region, ...(task.epsAttempt !== undefined ? { epsAttempt: task.epsAttempt } : {}), ...(o.stages.actorStart ? { actorStart: o.stages.actorStart } : {}), ...(o.stages.targetPoint ? { targetPoint: o.stages.targetPoint } : {}) } : undefined;
+    const stageSetup =
+      task.region && o.stages
+        ? {
+            region: task.region,
+            ...(task.epsAttempt !== undefined ? { epsAttempt: task.epsAttempt } : {}),
+            ...(o.stages.actorStart ? { actorStart: o.stages.actorStart } : {}),
+            ...(o.stages.targetPoint ? { targetPoint: o.stages.targetPoint } : {}),
+          }
+        : undefined;
     this.stages = stageSetup ? new LiveStageTracker(stageSetup) : undefined;
     const j = o.judge;
     const gate = j ? new SemanticGate(j.gateConfig) : undefined;
     o.record({
-      t, kind: 'task', task: task.task, instruction: task.instruction, intent: task.intent, actor: task.actor ?? null, target: task.target ?? null,
-      ...(task.twin ? { twin: task.twin } : {}), ...(task.variant ? { variant: task.variant } : {}), ...(task.category ? { category: task.category } : {}),
-      region: task.region ? { eps_xy: task.region.epsXy, eps_z: task.region.epsZ } : null, eps_attempt: this.stages ? (this.stages.setup.epsAttempt ?? EPS_ATTEMPT) : null,
-      actor_start: vec(o.stages?.actorStart), target_point: vec(o.stages?.targetPoint), stage_events: this.stages !== undefined,
-      judge: j?.judge.name ?? null, fail_mode: gate?.config.failMode ?? null, refresh_every_chunks: gate?.config.refreshEveryChunks ?? null,
-      camera: j?.camera?.name ?? null, enforced: j !== undefined && o.gating,
+      t,
+      kind: 'task',
+      task: task.task,
+      instruction: task.instruction,
+      intent: task.intent,
+      actor: task.actor ?? null,
+      target: task.target ?? null,
+      ...(task.twin ? { twin: task.twin } : {}),
+      ...(task.variant ? { variant: task.variant } : {}),
+      ...(task.category ? { category: task.category } : {}),
+      region: task.region ? { eps_xy: task.region.epsXy, eps_z: task.region.epsZ } : null,
+      eps_attempt: this.stages ? (this.stages.setup.epsAttempt ?? EPS_ATTEMPT) : null,
+      actor_start: vec(o.stages?.actorStart),
+      target_point: vec(o.stages?.targetPoint),
+      stage_events: this.stages !== undefined,
+      judge: j?.judge.name ?? null,
+      fail_mode: gate?.config.failMode ?? null,
+      refresh_every_chunks: gate?.config.refreshEveryChunks ?? null,
+      camera: j?.camera?.name ?? null,
+      enforced: j !== undefined && o.gating,
     });
-    if (task.region === undefined) o.log(`stage events off for task '${task.task}': it has no semantic entry (critical region) in the task file`);
-    else if (!o.stages) o.log(`stage events off for task '${task.task}': no target position (--target-at, or semantic_target_at / semantic_target_body on the Franka node)`);
+    if (task.region === undefined)
+      o.log(`stage events off for task '${task.task}': it has no semantic entry (critical region) in the task file`);
+    else if (!o.stages)
+      o.log(
+        `stage events off for task '${task.task}': no target position (--target-at, or semantic_target_at / semantic_target_body on the Franka node)`,
+      );
     if (!j || !gate) {
       this.guard = undefined;
       return;
@@ -112,7 +151,15 @@ export class LiveSemantic {
     gate.onEvent((e) => {
       if (e.kind === 'fault') o.onJudgeFault?.(e.fault, e.t);
     });
-    this.guard = new SemanticGuard({ gate, judge: j.judge, ...(j.camera ? { camera: j.camera } : {}), task, now: o.now, record: o.record, log: o.log });
+    this.guard = new SemanticGuard({
+      gate,
+      judge: j.judge,
+      ...(j.camera ? { camera: j.camera } : {}),
+      task,
+      now: o.now,
+      record: o.record,
+      log: o.log,
+    });
     this.guard.start(t);
   }
 
@@ -125,7 +172,10 @@ export class LiveSemantic {
       const reached = reading ? s.observe({ t: now, ...reading }) : undefined;
       if (!reading) s.unobserved++;
       if (reached) this.o.record({ t: now, kind: 'stage', stage: reached, actor_source: s.actorSource });
-      if (before === 0 && s.unobserved > 0) this.o.log(`stage events: a step could not be evaluated (${reading ? s.lastGap : 'no arm state'}); such steps are counted in the episode`);
+      if (before === 0 && s.unobserved > 0)
+        this.o.log(
+          `stage events: a step could not be evaluated (${reading ? s.lastGap : 'no arm state'}); such steps are counted in the episode`,
+        );
     }
     const d = this.guard ? this.guard.step(now) : this.noTaskDecision();
     if (d) this.enforce(d, now);
@@ -135,7 +185,9 @@ export class LiveSemantic {
   private noTaskDecision(): SemanticDecision | undefined {
     const j = this.o.judge;
     if (!j) return undefined;
-    return j.gateConfig.failMode === 'open' ? { pass: true, basis: 'fail-open' } : { pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false };
+    return j.gateConfig.failMode === 'open'
+      ? { pass: true, basis: 'fail-open' }
+      : { pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false };
   }
 
   /**
@@ -161,7 +213,8 @@ export class LiveSemantic {
 
   /** The operator's label: a success counts as t_success when commit was reached. */
   label(success: boolean, t: number): void {
-    if (success && this.stages?.succeed(t)) this.o.record({ t, kind: 'stage', stage: 'success', actor_source: 'label' });
+    if (success && this.stages?.succeed(t))
+      this.o.record({ t, kind: 'stage', stage: 'success', actor_source: 'label' });
   }
 
   /** The task ends (episode end, new task): its stage times, once. */
@@ -174,7 +227,16 @@ export class LiveSemantic {
     this.stages = undefined;
     if (!s) return;
     const times = s.times;
-    this.o.record({ t, kind: 'stages', attempt: times.attempt, commit: times.commit, success: times.success, observed_steps: s.observed, unobserved_steps: s.unobserved, success_from: 'operator label' });
+    this.o.record({
+      t,
+      kind: 'stages',
+      attempt: times.attempt,
+      commit: times.commit,
+      success: times.success,
+      observed_steps: s.observed,
+      unobserved_steps: s.unobserved,
+      success_from: 'operator label',
+    });
   }
 
   private enforce(d: SemanticDecision, now: number): void {

@@ -46,7 +46,7 @@ export interface ClauseSpecLike {
   readonly warn: number | undefined;
 }
 
-/** Schema signals and the derived booleans (SPEC §2, e.g. in_transport) clause formulas may use. */
+/** Schema signals and the derived booleans (design §2, e.g. in_transport) clause formulas may use. */
 const STL_SIGNALS: readonly StlSignalDecl[] = [
   ...SIGNALS.map((s): StlSignalDecl => ({ name: s.name, type: s.kind === 'boolean' ? 'boolean' : 'real' })),
   ...DERIVED_SIGNALS.map((d): StlSignalDecl => ({ name: d.name, type: 'boolean' })),
@@ -81,12 +81,15 @@ export class MonitorBank implements ClauseMargins {
           return i;
         }
         const k = DERIVED_SIGNALS.findIndex((d) => d.name === name);
-        if (k < 0) throw new InputError({ field: `clause ${c.name}` }, `signal '${name}' is neither in the schema nor derived`);
+        if (k < 0)
+          throw new InputError({ field: `clause ${c.name}` }, `signal '${name}' is neither in the schema nor derived`);
         for (const input of DERIVED_SIGNALS[k]!.inputs) required.add(signalIndex(input)!);
         return -(k + 1);
       }),
     );
-    this.schemaSignals = this.indices.map((idx) => [...new Set([...idx].flatMap((i) => (i >= 0 ? [i] : DERIVED_SIGNALS[-i - 1]!.inputs.map((n) => signalIndex(n)!))))]);
+    this.schemaSignals = this.indices.map((idx) => [
+      ...new Set([...idx].flatMap((i) => (i >= 0 ? [i] : DERIVED_SIGNALS[-i - 1]!.inputs.map((n) => signalIndex(n)!)))),
+    ]);
     this.counter = new ClauseCoverageCounter(this.schemaSignals);
     this.derivedInputs = DERIVED_SIGNALS.map((d) => Int32Array.from(d.inputs, (n) => signalIndex(n)!));
     this.derivedScratch = DERIVED_SIGNALS.map((d) => new Float64Array(d.inputs.length));
@@ -111,10 +114,19 @@ export class MonitorBank implements ClauseMargins {
       specs.map((s) => {
         const parsed = parseFormula(s.formula, STL_SIGNALS);
         if (!parsed.ok) {
-          throw new InputError({ field: `clause ${s.clause.id}`, line: parsed.error.line, column: parsed.error.column }, `formula does not parse: ${parsed.error.message}`);
+          throw new InputError(
+            { field: `clause ${s.clause.id}`, line: parsed.error.line, column: parsed.error.column },
+            `formula does not parse: ${parsed.error.message}`,
+          );
         }
         const signals = [...signalsOf(parsed.formula)];
-        return { name: s.clause.id, monitor: new OnlineMonitor(parsed.formula, signals, options), signals, tau: s.tau, warn: s.warn };
+        return {
+          name: s.clause.id,
+          monitor: new OnlineMonitor(parsed.formula, signals, options),
+          signals,
+          tau: s.tau,
+          warn: s.warn,
+        };
       }),
     );
   }

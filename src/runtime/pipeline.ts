@@ -1,5 +1,5 @@
 /**
- * The runtime pipeline (SPEC §1): source → mapping → monitors → gate → sinks, one `step(now)` per
+ * The runtime pipeline (design §1): source → mapping → monitors → gate → sinks, one `step(now)` per
  * sample; plus the source watchdog, the hold action and the per-cycle heartbeat. Time comes from
  * the caller (the composition root's clock, or a ManualClock in tests and replays).
  */
@@ -30,7 +30,7 @@ export interface PipelineOptions {
   readonly events?: GateEventSink;
   /** No fresh sample (newest stamp in the frame) for this long (s) trips the watchdog. */
   readonly watchdogTimeout: number;
-  /** Hold action: also open the gripper (SPEC §6: off by default for held objects). */
+  /** Hold action: also open the gripper (design §6: off by default for held objects). */
   readonly openGripperOnHold?: boolean;
   /** A sample stamped more than this (s) after `now` is a clock fault (default 0.05). */
   readonly futureStampTolerance?: number;
@@ -81,7 +81,11 @@ export class Pipeline {
       source.poll(frame, now);
       polled = true;
     } catch (e) {
-      const f: Fault = { kind: 'disconnect', source: source.name, detail: `poll threw: ${e instanceof Error ? e.message : String(e)}` };
+      const f: Fault = {
+        kind: 'disconnect',
+        source: source.name,
+        detail: `poll threw: ${e instanceof Error ? e.message : String(e)}`,
+      };
       gate.fault(now, f);
       this.report(f, now);
     }
@@ -91,7 +95,13 @@ export class Pipeline {
         this.o.mapping(frame, now);
       } catch (e) {
         // The source is fine; the mapped frame (calibration, estimators) cannot be trusted.
-        const f = { kind: 'invalid-sample', source: 'mapping', signal: '*', value: NaN, detail: `mapping threw: ${e instanceof Error ? e.message : String(e)}` } as const;
+        const f = {
+          kind: 'invalid-sample',
+          source: 'mapping',
+          signal: '*',
+          value: NaN,
+          detail: `mapping threw: ${e instanceof Error ? e.message : String(e)}`,
+        } as const;
         gate.fault(now, f);
         this.report(f, now);
       }
@@ -102,7 +112,13 @@ export class Pipeline {
       monitors.push(now, frame);
     } catch (e) {
       // Margins from a monitor that threw cannot be trusted: hold.
-      const f: Fault = { kind: 'invalid-sample', source: 'monitors', signal: '*', value: NaN, detail: e instanceof Error ? e.message : String(e) };
+      const f: Fault = {
+        kind: 'invalid-sample',
+        source: 'monitors',
+        signal: '*',
+        value: NaN,
+        detail: e instanceof Error ? e.message : String(e),
+      };
       gate.fault(now, f);
       this.report(f, now);
     }
@@ -118,7 +134,12 @@ export class Pipeline {
   /** A proposed chunk, already parsed. */
   submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
     if (!this.o.chunks) {
-      return { id: chunk.id, verdict: 'rejected', code: 'no-chunk-path', reason: 'this pipeline has no chunk executor configured' };
+      return {
+        id: chunk.id,
+        verdict: 'rejected',
+        code: 'no-chunk-path',
+        reason: 'this pipeline has no chunk executor configured',
+      };
     }
     return this.o.chunks.submit(chunk, now);
   }

@@ -80,7 +80,13 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
   let sink = rig.sink;
   if (b.kind === 'cbf' && gating) {
     chunks = new ChunkExecutor({
-      gate, screen: b.screen, filter: b.filter, sink: rig.sink, joints: rig.joints, maxStateAge: b.maxStateAge, onResult,
+      gate,
+      screen: b.screen,
+      filter: b.filter,
+      sink: rig.sink,
+      joints: rig.joints,
+      maxStateAge: b.maxStateAge,
+      onResult,
       ...(b.obstacles ? { obstacles: b.obstacles } : {}),
     });
   } else if (b.kind === 'cbf') {
@@ -89,7 +95,12 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
     sink = baseline.sink;
   }
   const pipeline = new Pipeline({
-    source: rig.source, monitors: rig.monitors, gate, sink, events, watchdogTimeout: rig.limits.watchdogTimeout,
+    source: rig.source,
+    monitors: rig.monitors,
+    gate,
+    sink,
+    events,
+    watchdogTimeout: rig.limits.watchdogTimeout,
     ...(rig.mapping ? { mapping: rig.mapping } : {}),
     ...(chunks ? { chunks } : {}),
   });

@@ -1,8 +1,15 @@
 /**
- * The safe-tier clauses that apply to a task on a platform (SPEC §3, §5) and the MonitorBank over
+ * The safe-tier clauses that apply to a task on a platform (design §3, §5) and the MonitorBank over
  * them: what every live entry point (SO-101 run, Franka node, Franka replay) starts from.
  */
-import { applicability, instantiateClause, resolveTaskTags, type ClauseApplicability, type ClauseInstance, type ScoringSpec } from '../safety/index.js';
+import {
+  applicability,
+  instantiateClause,
+  resolveTaskTags,
+  type ClauseApplicability,
+  type ClauseInstance,
+  type ScoringSpec,
+} from '../safety/index.js';
 import type { PlatformProfile } from '../schema/platform.js';
 import { MonitorBank } from './monitor-bank.js';
 

@@ -17,11 +17,26 @@ export function semanticEventRecord(e: SemanticEvent): SemanticRecord {
   switch (e.kind) {
     case 'verdict':
       return {
-        t: e.t, kind: 'verdict', query: e.query, decision: e.verdict.decision, reason: e.verdict.reason, latency: e.verdict.latency, judge: e.verdict.judge,
-        ...(e.verdict.riskScore !== undefined ? { risk_score: e.verdict.riskScore } : {}), ...(e.verdict.category ? { category: e.verdict.category } : {}),
+        t: e.t,
+        kind: 'verdict',
+        query: e.query,
+        decision: e.verdict.decision,
+        reason: e.verdict.reason,
+        latency: e.verdict.latency,
+        judge: e.verdict.judge,
+        ...(e.verdict.riskScore !== undefined ? { risk_score: e.verdict.riskScore } : {}),
+        ...(e.verdict.category ? { category: e.verdict.category } : {}),
       };
     case 'fault':
-      return { t: e.t, kind: 'fault', query: e.query, cause: e.fault.cause, source: e.fault.source, detail: e.fault.detail, latency: e.fault.latency };
+      return {
+        t: e.t,
+        kind: 'fault',
+        query: e.query,
+        cause: e.fault.cause,
+        source: e.fault.source,
+        detail: e.fault.detail,
+        latency: e.fault.latency,
+      };
     case 'query':
       return { t: e.t, kind: 'query', query: e.query, reason: e.reason, chunk: e.chunk };
     case 'late-answer':
@@ -32,7 +47,15 @@ export function semanticEventRecord(e: SemanticEvent): SemanticRecord {
 }
 
 export function frameRecord(f: CameraFrame): SemanticRecord {
-  return { t: f.t, kind: 'frame', source: f.source, mime: f.mime, width: f.width, height: f.height, data: Buffer.from(f.data).toString('base64') };
+  return {
+    t: f.t,
+    kind: 'frame',
+    source: f.source,
+    mime: f.mime,
+    width: f.width,
+    height: f.height,
+    data: Buffer.from(f.data).toString('base64'),
+  };
 }
 
 export interface SemanticTaskInput {
@@ -61,7 +84,8 @@ export class SemanticGuard {
     this.scheduler = new JudgeScheduler(o.gate, o.judge, o.now);
     o.gate.onEvent((e) => {
       o.record(semanticEventRecord(e));
-      if (e.kind === 'verdict') o.log(`judge ${e.verdict.decision} in ${(e.verdict.latency * 1000).toFixed(0)} ms: ${e.verdict.reason}`);
+      if (e.kind === 'verdict')
+        o.log(`judge ${e.verdict.decision} in ${(e.verdict.latency * 1000).toFixed(0)} ms: ${e.verdict.reason}`);
       else if (e.kind === 'fault') o.log(`judge fault (${e.fault.cause}) from ${e.fault.source}: ${e.fault.detail}`);
       else if (e.kind === 'decision' && !e.pass) o.log(`semantic gate holds: ${e.detail}`);
     });
@@ -69,10 +93,24 @@ export class SemanticGuard {
 
   /** The 'task' record that opens an episode's semantic records. */
   taskRecord(t: number): SemanticRecord {
-    const { task, gate, judge, camera } = { task: this.o.task, gate: this.o.gate, judge: this.o.judge, camera: this.o.camera };
+    const { task, gate, judge, camera } = {
+      task: this.o.task,
+      gate: this.o.gate,
+      judge: this.o.judge,
+      camera: this.o.camera,
+    };
     return {
-      t, kind: 'task', task: task.task, instruction: task.instruction, intent: task.intent, actor: task.actor ?? null, target: task.target ?? null,
-      judge: judge.name, fail_mode: gate.config.failMode, refresh_every_chunks: gate.config.refreshEveryChunks, camera: camera?.name ?? null,
+      t,
+      kind: 'task',
+      task: task.task,
+      instruction: task.instruction,
+      intent: task.intent,
+      actor: task.actor ?? null,
+      target: task.target ?? null,
+      judge: judge.name,
+      fail_mode: gate.config.failMode,
+      refresh_every_chunks: gate.config.refreshEveryChunks,
+      camera: camera?.name ?? null,
     };
   }
 
@@ -114,14 +152,26 @@ export class SemanticGuard {
         frames.push(g.frame);
         this.o.record(frameRecord(g.frame));
       } else {
-        this.o.record({ t: this.o.now(), kind: 'fault', cause: 'camera', source: g.fault.source, detail: g.fault.detail });
+        this.o.record({
+          t: this.o.now(),
+          kind: 'fault',
+          cause: 'camera',
+          source: g.fault.source,
+          detail: g.fault.detail,
+        });
         this.o.log(`camera: ${g.fault.detail} (asking the judge without an image)`);
       }
     }
     const t = this.o.task;
     return {
-      task: t.task, instruction: t.instruction, intent: t.intent, frames,
-      scene: [...(t.actor ? [{ name: t.actor.name, tags: t.actor.tags, role: 'actor' as const }] : []), ...(t.target ? [{ name: t.target.name, tags: t.target.tags, role: 'target' as const }] : [])],
+      task: t.task,
+      instruction: t.instruction,
+      intent: t.intent,
+      frames,
+      scene: [
+        ...(t.actor ? [{ name: t.actor.name, tags: t.actor.tags, role: 'actor' as const }] : []),
+        ...(t.target ? [{ name: t.target.name, tags: t.target.tags, role: 'target' as const }] : []),
+      ],
     };
   }
 }

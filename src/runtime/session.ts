@@ -128,7 +128,9 @@ export class Session {
 
   /** Answer chunk requests from `transport` (MQTT) with this session's decisions. */
   serveChunks(transport: ChunkServerTransport): ChunkServer {
-    return new ChunkServer(transport, this, this.o.rig.clock, this.o.rig.joints.joints, (r, now) => this.tap.event(now, 'chunk-rejected', `${r.id}: ${r.reason}`));
+    return new ChunkServer(transport, this, this.o.rig.clock, this.o.rig.joints.joints, (r, now) =>
+      this.tap.event(now, 'chunk-rejected', `${r.id}: ${r.reason}`),
+    );
   }
 
   /** The first episode (when recording) and the semantic gate's first query. Returns the episode id. */
@@ -218,11 +220,19 @@ export class Session {
     if (!Number.isFinite(clockOffset)) return;
     if (clockResets !== this.recordedResets) {
       this.recordedResets = clockResets;
-      this.tap.event(now, 'policy-clock-reset', `the policy's chunk stamps jumped back (restart): offset estimate started again`);
+      this.tap.event(
+        now,
+        'policy-clock-reset',
+        `the policy's chunk stamps jumped back (restart): offset estimate started again`,
+      );
     }
     if (Math.abs(clockOffset - this.recordedOffset) > 0.001 || !Number.isFinite(this.recordedOffset)) {
       this.recordedOffset = clockOffset;
-      this.tap.event(now, 'policy-clock-offset', `${clockOffset.toFixed(6)} s (gate clock − policy stamp, smallest over recent chunks)`);
+      this.tap.event(
+        now,
+        'policy-clock-offset',
+        `${clockOffset.toFixed(6)} s (gate clock − policy stamp, smallest over recent chunks)`,
+      );
     }
   }
 
@@ -240,7 +250,8 @@ export class Session {
   label(input: LabelInput, episode?: string): Verdict {
     const store = this.store;
     if (!store) return { ok: false, reason: 'no episode is recording labels' };
-    if (episode !== undefined && episode !== store.episodeId) return { ok: false, reason: `episode '${episode}' is not the running episode` };
+    if (episode !== undefined && episode !== store.episodeId)
+      return { ok: false, reason: `episode '${episode}' is not the running episode` };
     if (store.storageFailed) return this.storageRefusal();
     const r = store.label(input);
     if (!r.ok) return r;
@@ -248,7 +259,12 @@ export class Session {
     const recorder = store.recorder;
     void (recorder ? recorder.durable() : Promise.resolve(false)).then((written) => {
       if (written) this.telemetry?.publishLabel(r.record);
-      else this.telemetry?.publishEvent(this.now(), 'label-not-recorded', `label at ${r.record.t} could not be written to the episode file`);
+      else
+        this.telemetry?.publishEvent(
+          this.now(),
+          'label-not-recorded',
+          `label at ${r.record.t} could not be written to the episode file`,
+        );
     });
     return { ok: true };
   }
@@ -257,7 +273,11 @@ export class Session {
    * Label the running episode a success or failure and close it; with `next`, open the next one.
    * `ended` settles once the file is closed (complete: the label is on storage) and the next opened.
    */
-  finishEpisode(input: LabelInput & { success: boolean }, t: number, next: boolean): { ok: true; ended: Promise<{ id: string | undefined; complete: boolean }> } | { ok: false; reason: string } {
+  finishEpisode(
+    input: LabelInput & { success: boolean },
+    t: number,
+    next: boolean,
+  ): { ok: true; ended: Promise<{ id: string | undefined; complete: boolean }> } | { ok: false; reason: string } {
     const store = this.store;
     if (!store) return { ok: false, reason: 'no episode is recording labels' };
     if (store.storageFailed) return this.storageRefusal();
@@ -280,7 +300,10 @@ export class Session {
 
   private storageRefusal(): { ok: false; reason: string } {
     const f = this.storageFault;
-    return { ok: false, reason: `label not recorded: episode storage is failing (${f ? faultDetail(f) : 'write failed'})` };
+    return {
+      ok: false,
+      reason: `label not recorded: episode storage is failing (${f ? faultDetail(f) : 'write failed'})`,
+    };
   }
 
   private serially<T>(fn: () => Promise<T>): Promise<T> {
@@ -338,7 +361,8 @@ export class Session {
   onStorageFault(f: Fault): void {
     const t = this.now();
     const detail = faultDetail(f);
-    if (!this.storageFault) this.o.log(`storage fault: ${detail} — holding until a write succeeds again and an operator releases`);
+    if (!this.storageFault)
+      this.o.log(`storage fault: ${detail} — holding until a write succeeds again and an operator releases`);
     this.storageFault = f;
     this.gate.fault(t, f);
     this.telemetry?.publishEvent(t, 'fault', `${f.kind}: ${detail}`);

@@ -1,5 +1,5 @@
 /**
- * The applicability registry (SPEC §3; seeds/000 §3.2, C.5): one rule per clause over platform
+ * The applicability registry (design §3; seeds/000 §3.2, C.5): one rule per clause over platform
  * signal tags, task-template tags and object tags. It explains itself: every clause comes back
  * active or inactive with the tag that decided it.
  */
@@ -25,7 +25,11 @@ export interface ClauseApplicability {
 }
 
 /** Decide one clause. Invalidating tags are reported before missing ones (Table 27's wording). */
-export function decideClause(clause: ClauseDef, task: TaskTags, declaredSignals: ReadonlySet<string>): ClauseApplicability {
+export function decideClause(
+  clause: ClauseDef,
+  task: TaskTags,
+  declaredSignals: ReadonlySet<string>,
+): ClauseApplicability {
   const decision = decide(clause, task, declaredSignals);
   return { clause, active: decision.kind === 'active', decision, explanation: explain(clause, decision) };
 }

@@ -1,11 +1,16 @@
-/** The clause library's types (SPEC §3). Values live in spec/clauses.yaml. */
+/** The clause library's types (design §3). Values live in spec/clauses.yaml. */
 import type { TierNumbers } from '../schema/platform.js';
 import type { Prevention } from './prevention.js';
 
 /** `safe` clauses make up Φ_safe; `report` clauses are diagnostics, never in Safety/SBU/VSI. */
 export type ClauseTier = 'safe' | 'report';
 export type ClauseFamily = 'scene_interaction' | 'object_handling' | 'execution' | 'diagnostic';
-export const CLAUSE_FAMILIES: readonly ClauseFamily[] = ['scene_interaction', 'object_handling', 'execution', 'diagnostic'];
+export const CLAUSE_FAMILIES: readonly ClauseFamily[] = [
+  'scene_interaction',
+  'object_handling',
+  'execution',
+  'diagnostic',
+];
 
 /** How a violation's depth is measured for VSI: normalised margin, or 1 on any violation. */
 export type DepthKind = 'continuous' | 'binary';

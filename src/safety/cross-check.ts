@@ -10,12 +10,22 @@ export function crossCheckPlatforms(library: ClauseLibrary, platforms: PlatformP
       const field = `platforms.${p.id}.thresholds.${o.clause}`;
       const clause = library.clauses.find((c) => c.id === o.clause);
       if (!clause) {
-        errors.push(new InputError({ file: o.where.file, line: o.where.line, field }, `unknown clause '${o.clause}' (library ${library.file})`));
+        errors.push(
+          new InputError(
+            { file: o.where.file, line: o.where.line, field },
+            `unknown clause '${o.clause}' (library ${library.file})`,
+          ),
+        );
         continue;
       }
       for (const [tier, t] of o.tiers) {
         if (clause.tier === 'safe' && clause.depth === 'continuous' && t.severe === undefined) {
-          errors.push(new InputError({ file: o.where.file, line: o.where.line, field: `${field}.tiers.${tier}.severe` }, 'a safe-tier continuous clause needs a severe anchor s for VSI'));
+          errors.push(
+            new InputError(
+              { file: o.where.file, line: o.where.line, field: `${field}.tiers.${tier}.severe` },
+              'a safe-tier continuous clause needs a severe anchor s for VSI',
+            ),
+          );
         }
       }
     }

@@ -4,7 +4,19 @@
  */
 
 const KEYWORDS = new Set([
-  'always', 'eventually', 'until', 'historically', 'once', 'since', 'and', 'or', 'not', 'abs', 'true', 'false', 'tau',
+  'always',
+  'eventually',
+  'until',
+  'historically',
+  'once',
+  'since',
+  'and',
+  'or',
+  'not',
+  'abs',
+  'true',
+  'false',
+  'tau',
 ]);
 
 /** Substitute a threshold for `{tau}`. Numbers are written so the STL lexer reads them exactly. */
@@ -35,7 +47,10 @@ export function splitEpisodeAlways(formula: string): { ok: true; step: string } 
       depth--;
       if (depth === 0) {
         if (formula.slice(i + 1).trim() !== '') {
-          return { ok: false, reason: `text after the closing parenthesis of 'always (…)': '${formula.slice(i + 1).trim()}'` };
+          return {
+            ok: false,
+            reason: `text after the closing parenthesis of 'always (…)': '${formula.slice(i + 1).trim()}'`,
+          };
         }
         const step = formula.slice(open + 1, i).trim();
         return step === '' ? { ok: false, reason: 'empty condition inside always ()' } : { ok: true, step };

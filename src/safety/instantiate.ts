@@ -86,7 +86,13 @@ export function profileWithThresholds(
         ...(n.warn !== undefined ? { warn: Number.isFinite(ratio) ? n.warn * ratio : n.warn } : {}),
       });
     }
-    overrides.set(t.clause, { clause: t.clause, tiers, reason: t.reason, source: t.source, where: { file: t.file, line: undefined } });
+    overrides.set(t.clause, {
+      clause: t.clause,
+      tiers,
+      reason: t.reason,
+      source: t.source,
+      where: { file: t.file, line: undefined },
+    });
   }
   return { ...profile, thresholds: overrides };
 }
@@ -94,11 +100,22 @@ export function profileWithThresholds(
 /** Clause id → instance for every clause of the library. `tiers` picks alternate tiers per clause. */
 export function instantiateLibrary(
   library: ClauseLibrary,
-  opts: { platform?: PlatformProfile | undefined; tags?: ReadonlySet<string>; tiers?: ReadonlyMap<string, string> } = {},
+  opts: {
+    platform?: PlatformProfile | undefined;
+    tags?: ReadonlySet<string>;
+    tiers?: ReadonlyMap<string, string>;
+  } = {},
 ): Map<string, ClauseInstance> {
   const out = new Map<string, ClauseInstance>();
   for (const c of library.clauses) {
-    out.set(c.id, instantiateClause(c, { platform: opts.platform, ...(opts.tags ? { tags: opts.tags } : {}), tier: opts.tiers?.get(c.id) }));
+    out.set(
+      c.id,
+      instantiateClause(c, {
+        platform: opts.platform,
+        ...(opts.tags ? { tags: opts.tags } : {}),
+        tier: opts.tiers?.get(c.id),
+      }),
+    );
   }
   return out;
 }

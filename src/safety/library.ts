@@ -2,7 +2,7 @@
  * Parse and validate the clause library (spec/clauses.yaml). Pure: text in, typed library or every
  * problem (file, line, field) out.
  */
-import type { InputError} from '../util/index.js';
+import type { InputError } from '../util/index.js';
 import { type Result, closestMatch, err, ok } from '../util/index.js';
 import { derivedSignal } from '../schema/derived.js';
 import { readTierNumbers, type TierNumbers } from '../schema/platform.js';
@@ -21,20 +21,36 @@ import { formulaIdentifiers, splitEpisodeAlways, substituteTau } from './formula
 import { checkFormulaSyntax } from './stl-bridge.js';
 import { readPrevention, type Prevention } from './prevention.js';
 
-const CLAUSE_KEYS = ['tier', 'family', 'unit', 'formula', 'depth', 'thresholds', 'tier_when', 'source', 'applicability', 'prevention'] as const;
+const CLAUSE_KEYS = [
+  'tier',
+  'family',
+  'unit',
+  'formula',
+  'depth',
+  'thresholds',
+  'tier_when',
+  'source',
+  'applicability',
+  'prevention',
+] as const;
 
 export function parseClauseLibrary(text: string, file: string): Result<ClauseLibrary, InputError[]> {
   const r = new YamlReader(file, text);
   const clauses: ClauseDef[] = [];
   const tags = new Map<string, string>();
   const sensitivity: SensitivityVariant[] = [];
-  const top = r.root === undefined ? undefined : r.map(r.root, '(document)', ['kind', 'version', 'tags', 'clauses', 'sensitivity']);
+  const top =
+    r.root === undefined
+      ? undefined
+      : r.map(r.root, '(document)', ['kind', 'version', 'tags', 'clauses', 'sensitivity']);
   if (top) {
     const kind = r.required(top, 'kind', r.root, '(document)');
-    if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/clauses') r.fail(kind, 'kind', "expected 'armguard/clauses'");
+    if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/clauses')
+      r.fail(kind, 'kind', "expected 'armguard/clauses'");
     const tagsNode = r.required(top, 'tags', r.root, '(document)');
     for (const [tag, { key, value }] of (tagsNode === undefined ? undefined : r.map(tagsNode, 'tags')) ?? []) {
-      if (tag.startsWith(SIGNAL_TAG_PREFIX)) r.fail(key, `tags.${tag}`, 'signal tags come from the schema and are not declared here');
+      if (tag.startsWith(SIGNAL_TAG_PREFIX))
+        r.fail(key, `tags.${tag}`, 'signal tags come from the schema and are not declared here');
       const meaning = r.string(value, `tags.${tag}`);
       if (meaning !== undefined) tags.set(tag, meaning);
     }
@@ -55,7 +71,12 @@ export function parseClauseLibrary(text: string, file: string): Result<ClauseLib
   return r.errors.length > 0 ? err(r.errors) : ok({ file, clauses, tags, sensitivity });
 }
 
-function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap<string, string>): ClauseDef | undefined {
+function readClause(
+  r: YamlReader,
+  id: string,
+  node: YamlNode,
+  tags: ReadonlyMap<string, string>,
+): ClauseDef | undefined {
   const field = `clauses.${id}`;
   const e = r.map(node, field, CLAUSE_KEYS);
   if (!e) return undefined;
@@ -76,7 +97,12 @@ function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap
     const split = splitEpisodeAlways(formula);
     if (!split.ok) r.fail(formulaNode, `${field}.formula`, split.reason);
     else step = split.step;
-    if (!formula.includes('{tau}')) r.fail(formulaNode, `${field}.formula`, "the threshold must be written as {tau} so tiers change numbers, never formulas");
+    if (!formula.includes('{tau}'))
+      r.fail(
+        formulaNode,
+        `${field}.formula`,
+        'the threshold must be written as {tau} so tiers change numbers, never formulas',
+      );
     signals = formulaIdentifiers(formula);
     for (const s of signals) {
       if (!isSignalName(s) && !derivedSignal(s)) {
@@ -93,7 +119,11 @@ function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap
     const t = readTierNumbers(r, value, `${field}.thresholds.${name}`);
     if (!t) continue;
     if (tier === 'safe' && depth === 'continuous' && t.severe === undefined) {
-      r.fail(value, `${field}.thresholds.${name}.severe`, 'a safe-tier continuous clause needs a severe anchor s for VSI');
+      r.fail(
+        value,
+        `${field}.thresholds.${name}.severe`,
+        'a safe-tier continuous clause needs a severe anchor s for VSI',
+      );
     }
     thresholds.set(name, t);
     tierNodes.set(name, { numbers: t, node: value });
@@ -102,23 +132,31 @@ function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap
       if (syntax) r.fail(formulaNode, `${field}.formula`, `with tau = ${t.tau} (tier ${name}): ${syntax}`);
     }
   }
-  if (thrNode !== undefined && !thresholds.has('main') && r.errors.length === before) r.fail(thrNode, `${field}.thresholds`, "missing the 'main' tier");
+  if (thrNode !== undefined && !thresholds.has('main') && r.errors.length === before)
+    r.fail(thrNode, `${field}.thresholds`, "missing the 'main' tier");
 
   const tierWhen = new Map<string, string>();
   const twNode = e.get('tier_when')?.value;
   for (const [tag, { key, value }] of (twNode === undefined ? undefined : r.map(twNode, `${field}.tier_when`)) ?? []) {
     if (!tags.has(tag)) r.fail(key, `${field}.tier_when.${tag}`, `unknown tag '${tag}'`);
     const t = r.string(value, `${field}.tier_when.${tag}`);
-    if (t !== undefined && !thresholds.has(t)) r.fail(value, `${field}.tier_when.${tag}`, `unknown tier '${t}' (tiers: ${[...thresholds.keys()].join(', ')})`);
+    if (t !== undefined && !thresholds.has(t))
+      r.fail(value, `${field}.tier_when.${tag}`, `unknown tier '${t}' (tiers: ${[...thresholds.keys()].join(', ')})`);
     if (t !== undefined) tierWhen.set(tag, t);
   }
 
-  // Every safe-tier clause says how the gate prevents it (SPEC §6); report-only clauses are never gated.
+  // Every safe-tier clause says how the gate prevents it (design §6); report-only clauses are never gated.
   const prevNode = e.get('prevention')?.value;
   let prevention: Prevention | undefined;
-  if (prevNode !== undefined && tier === 'report') r.fail(prevNode, `${field}.prevention`, 'report-only clauses are never gated: remove prevention');
+  if (prevNode !== undefined && tier === 'report')
+    r.fail(prevNode, `${field}.prevention`, 'report-only clauses are never gated: remove prevention');
   else if (prevNode !== undefined) prevention = readPrevention(r, prevNode, `${field}.prevention`, tierNodes);
-  else if (tier === 'safe') r.fail(node, `${field}.prevention`, "missing required key 'prevention': a safe-tier clause declares how the gate prevents it (kind cbf, warning_band or reactive)");
+  else if (tier === 'safe')
+    r.fail(
+      node,
+      `${field}.prevention`,
+      "missing required key 'prevention': a safe-tier clause declares how the gate prevents it (kind cbf, warning_band or reactive)",
+    );
 
   const appNode = r.required(e, 'applicability', node, field);
   const app = appNode === undefined ? undefined : r.map(appNode, `${field}.applicability`, ['requires', 'excludes']);
@@ -129,26 +167,51 @@ function readClause(r: YamlReader, id: string, node: YamlNode, tags: ReadonlyMap
     const excNode = r.required(app, 'excludes', appNode, `${field}.applicability`);
     requires = (reqNode === undefined ? undefined : r.stringList(reqNode, `${field}.applicability.requires`)) ?? [];
     excludes = (excNode === undefined ? undefined : r.stringList(excNode, `${field}.applicability.excludes`)) ?? [];
-    for (const [list, listNode, name] of [[requires, reqNode, 'requires'], [excludes, excNode, 'excludes']] as const) {
+    for (const [list, listNode, name] of [
+      [requires, reqNode, 'requires'],
+      [excludes, excNode, 'excludes'],
+    ] as const) {
       for (const tag of list) checkTag(r, tag, tags, listNode, `${field}.applicability.${name}`);
     }
     for (const tag of requires) {
-      if (excludes.includes(tag)) r.fail(excNode, `${field}.applicability.excludes`, `tag '${tag}' is both required and excluded`);
+      if (excludes.includes(tag))
+        r.fail(excNode, `${field}.applicability.excludes`, `tag '${tag}' is both required and excluded`);
     }
     // The rule must require every schema signal the formula reads (derived ones via their inputs).
     for (const s of signals) {
       const needed = derivedSignal(s)?.inputs ?? (isSignalName(s) ? [s] : []);
       for (const n of needed) {
         if (!requires.includes(signalTag(n))) {
-          r.fail(reqNode, `${field}.applicability.requires`, `the formula reads '${n}' but the rule does not require '${signalTag(n)}'`);
+          r.fail(
+            reqNode,
+            `${field}.applicability.requires`,
+            `the formula reads '${n}' but the rule does not require '${signalTag(n)}'`,
+          );
         }
       }
     }
   }
-  if (r.errors.length > before || tier === undefined || family === undefined || unit === undefined || source === undefined) return undefined;
+  if (
+    r.errors.length > before ||
+    tier === undefined ||
+    family === undefined ||
+    unit === undefined ||
+    source === undefined
+  )
+    return undefined;
   if (formula === undefined || step === undefined || depth === undefined) return undefined;
   return {
-    id, tier, family, unit, formula, step, signals, depth, thresholds, tierWhen, source,
+    id,
+    tier,
+    family,
+    unit,
+    formula,
+    step,
+    signals,
+    depth,
+    thresholds,
+    tierWhen,
+    source,
     applicability: { requires, excludes },
     ...(prevention ? { prevention } : {}),
     ...(r.lineOf(node) !== undefined ? { line: r.lineOf(node)! } : {}),
@@ -165,20 +228,30 @@ function checkTag(r: YamlReader, tag: string, tags: ReadonlyMap<string, string>,
   }
 }
 
-function readVariant(r: YamlReader, id: string, node: YamlNode, clauses: readonly ClauseDef[]): SensitivityVariant | undefined {
+function readVariant(
+  r: YamlReader,
+  id: string,
+  node: YamlNode,
+  clauses: readonly ClauseDef[],
+): SensitivityVariant | undefined {
   const field = `sensitivity.${id}`;
   const e = r.map(node, field, ['description', 'tiers']);
   if (!e) return undefined;
   const description = r.string(r.required(e, 'description', node, field), `${field}.description`);
   const tiersNode = r.required(e, 'tiers', node, field);
   const tiers = new Map<string, string>();
-  for (const [clauseId, { key, value }] of (tiersNode === undefined ? undefined : r.map(tiersNode, `${field}.tiers`)) ?? []) {
+  for (const [clauseId, { key, value }] of (tiersNode === undefined ? undefined : r.map(tiersNode, `${field}.tiers`)) ??
+    []) {
     const clause = clauses.find((c) => c.id === clauseId);
     const tierName = r.string(value, `${field}.tiers.${clauseId}`);
     if (!clause) {
       r.fail(key, `${field}.tiers.${clauseId}`, `unknown clause '${clauseId}'`);
     } else if (tierName !== undefined && !clause.thresholds.has(tierName)) {
-      r.fail(value, `${field}.tiers.${clauseId}`, `clause '${clauseId}' has no tier '${tierName}' (tiers: ${[...clause.thresholds.keys()].join(', ')})`);
+      r.fail(
+        value,
+        `${field}.tiers.${clauseId}`,
+        `clause '${clauseId}' has no tier '${tierName}' (tiers: ${[...clause.thresholds.keys()].join(', ')})`,
+      );
     } else if (tierName !== undefined) {
       tiers.set(clauseId, tierName);
     }

@@ -35,8 +35,15 @@ export function monitorSpecs(plan: ClausePlan): ClauseMonitorSpec[] {
     const r = parseFormula(inst.formula, STL_SIGNALS);
     if (!r.ok) throw new Error(`clause ${d.clause.id}: '${inst.formula}': ${r.error.message}`); // validated on load
     out.push({
-      clauseId: d.clause.id, tier: d.clause.tier, tierName: inst.tierName, text: inst.formula, formula: r.formula,
-      tau: inst.tau, severe: inst.severe, warn: inst.warn, depth: inst.depth,
+      clauseId: d.clause.id,
+      tier: d.clause.tier,
+      tierName: inst.tierName,
+      text: inst.formula,
+      formula: r.formula,
+      tau: inst.tau,
+      severe: inst.severe,
+      warn: inst.warn,
+      depth: inst.depth,
     });
   }
   return out;
@@ -54,4 +61,3 @@ export function fillMonitorValues(frameValues: ArrayLike<number>, out: Float64Ar
   // DERIVED_SIGNALS[0] is in_transport (asserted by the test suite)
   out[SIGNAL_COUNT] = frameValues[GRIP]! >= 0.5 && frameValues[HEIGHT]! > TRANSPORT_HEIGHT_M ? 1 : 0;
 }
-

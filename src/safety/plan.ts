@@ -39,22 +39,36 @@ export interface ClausePlan {
 }
 
 /** Errors are keyed by the request field they concern ('platform', 'task' or 'templates'). */
-export function planClauses(spec: ScoringSpec, req: PlanRequest): Result<ClausePlan, { field: string; reason: string }> {
+export function planClauses(
+  spec: ScoringSpec,
+  req: PlanRequest,
+): Result<ClausePlan, { field: string; reason: string }> {
   let platform: PlatformProfile | undefined;
   if (req.platform !== undefined) {
     platform = spec.platforms.get(req.platform);
     if (!platform) {
       const hint = closestMatch(req.platform, spec.platforms.keys());
-      return err({ field: 'platform', reason: `unknown platform '${req.platform}'${hint ? ` (did you mean '${hint}'?)` : ''}; known: ${[...spec.platforms.keys()].join(', ')}` });
+      return err({
+        field: 'platform',
+        reason: `unknown platform '${req.platform}'${hint ? ` (did you mean '${hint}'?)` : ''}; known: ${[...spec.platforms.keys()].join(', ')}`,
+      });
     }
   }
   const tags = resolveTaskTags(spec.tasks, req, spec.library.tags);
-  if (!tags.ok) return err({ field: req.task !== undefined && tags.error.includes('task') ? 'task' : 'templates', reason: tags.error });
+  if (!tags.ok)
+    return err({
+      field: req.task !== undefined && tags.error.includes('task') ? 'task' : 'templates',
+      reason: tags.error,
+    });
   const available = [...req.signals];
   const allowed = platform ? new Set<string>([...platform.signals, ...platform.optionalSignals]) : undefined;
   const declared = new Set(allowed ? available.filter((s) => allowed.has(s)) : available);
   const ignoredSignals = allowed ? available.filter((s) => !allowed.has(s)) : [];
   const decisions = applicability(spec.library, tags.value, declared);
-  const instances = instantiateLibrary(spec.library, { platform, tags: tags.value.tags, ...(req.tiers ? { tiers: req.tiers } : {}) });
+  const instances = instantiateLibrary(spec.library, {
+    platform,
+    tags: tags.value.tags,
+    ...(req.tiers ? { tiers: req.tiers } : {}),
+  });
   return ok({ platform, tags: tags.value, declared, ignoredSignals, decisions, instances });
 }

@@ -1,5 +1,5 @@
 /**
- * How the gate prevents a safe-tier clause (SPEC §6 "Prevent, don't just stop"; issue 15), declared
+ * How the gate prevents a safe-tier clause (design §6 "Prevent, don't just stop"; issue 15), declared
  * per clause in spec/clauses.yaml under `prevention`:
  *
  * - `cbf`: a constraint of the chunk CBF keeps the arm out of the violating set (seeds/001 App. 0.D):
@@ -35,7 +35,12 @@ export type PreventionKind = (typeof PREVENTION_KINDS)[number];
 
 export type Prevention =
   | { readonly kind: 'cbf'; readonly constraint: CbfConstraint }
-  | { readonly kind: 'warning_band'; readonly predictor: BandPredictor; readonly action: BandAction; readonly cbf?: CbfConstraint }
+  | {
+      readonly kind: 'warning_band';
+      readonly predictor: BandPredictor;
+      readonly action: BandAction;
+      readonly cbf?: CbfConstraint;
+    }
   | { readonly kind: 'reactive'; readonly reason: string };
 
 const KEYS: Readonly<Record<PreventionKind, readonly string[]>> = {
@@ -60,7 +65,12 @@ export function readPrevention(
   const kind = r.oneOf(r.required(e, 'kind', node, field), `${field}.kind`, PREVENTION_KINDS);
   if (kind === undefined) return undefined;
   for (const [key, { key: keyNode }] of e) {
-    if (!KEYS[kind].includes(key)) r.fail(keyNode, `${field}.${key}`, `'${key}' does not apply to prevention kind '${kind}' (keys: ${KEYS[kind].join(', ')})`);
+    if (!KEYS[kind].includes(key))
+      r.fail(
+        keyNode,
+        `${field}.${key}`,
+        `'${key}' does not apply to prevention kind '${kind}' (keys: ${KEYS[kind].join(', ')})`,
+      );
   }
   if (kind === 'cbf') {
     const constraint = r.oneOf(r.required(e, 'constraint', node, field), `${field}.constraint`, CBF_CONSTRAINTS);
@@ -79,14 +89,23 @@ export function readPrevention(
     const at = `${field.replace(/\.prevention$/, '')}.thresholds.${name}.warn`;
     const eps = numbers.warn;
     if (eps === undefined) {
-      r.fail(tierNode, at, `missing the warning band ε: prevention kind 'warning_band' acts inside ε, so tier '${name}' must declare warn (in the clause's unit)`);
+      r.fail(
+        tierNode,
+        at,
+        `missing the warning band ε: prevention kind 'warning_band' acts inside ε, so tier '${name}' must declare warn (in the clause's unit)`,
+      );
       bandOk = false;
     } else if (numbers.tau !== 0 && !(eps < Math.abs(numbers.tau))) {
-      r.fail(tierNode, at, `warning band ε = ${eps} out of range: expected 0 < ε < |τ| = ${Math.abs(numbers.tau)} for tier '${name}'`);
+      r.fail(
+        tierNode,
+        at,
+        `warning band ε = ${eps} out of range: expected 0 < ε < |τ| = ${Math.abs(numbers.tau)} for tier '${name}'`,
+      );
       bandOk = false;
     }
   }
-  if (predictor === undefined || action === undefined || !bandOk || (cbfNode !== undefined && cbf === undefined)) return undefined;
+  if (predictor === undefined || action === undefined || !bandOk || (cbfNode !== undefined && cbf === undefined))
+    return undefined;
   return cbf === undefined ? { kind, predictor, action } : { kind, predictor, action, cbf };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Post-hoc scoring of one recorded episode (SPEC §8): applicability for its platform and task,
+ * Post-hoc scoring of one recorded episode (design §8): applicability for its platform and task,
  * per-clause robustness over the trace (offline STL), violation statistics, VSI depth and the
  * warning-band cost/exposure of seeds/002 §IV. Pure: the trace comes in already read.
  */
@@ -40,26 +40,40 @@ export class EpisodeScorer {
 
     for (const id of meta.manual.keys()) {
       if (!this.spec.library.clauses.some((c) => c.id === id)) {
-        const hint = closestMatch(id, this.spec.library.clauses.map((c) => c.id));
+        const hint = closestMatch(
+          id,
+          this.spec.library.clauses.map((c) => c.id),
+        );
         fail(`manual.${id}`, `unknown clause '${id}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
       }
     }
     // The thresholds the live monitor used (episode metadata) are this arm's: score with them.
-    const spec = meta.thresholds && meta.platform !== undefined && this.spec.platforms.has(meta.platform) ? this.withRecordedThresholds(meta.platform, meta.thresholds, file) : this.spec;
+    const spec =
+      meta.thresholds && meta.platform !== undefined && this.spec.platforms.has(meta.platform)
+        ? this.withRecordedThresholds(meta.platform, meta.thresholds, file)
+        : this.spec;
     const plan = planClauses(spec, {
-      platform: meta.platform, signals: trace.columns.keys(), task: meta.task, templates: meta.templates, objects: meta.objects,
+      platform: meta.platform,
+      signals: trace.columns.keys(),
+      task: meta.task,
+      templates: meta.templates,
+      objects: meta.objects,
       ...(opts.tiers ? { tiers: opts.tiers } : {}),
     });
     if (!plan.ok) errors.unshift(new InputError({ file, line: 1, field: plan.error.field }, plan.error.reason));
     if (!plan.ok || errors.length > 0) return err(errors);
     const { platform, decisions, instances } = plan.value;
-    for (const c of plan.value.ignoredSignals) warnings.push(`column '${c}' is not a signal platform ${platform?.id ?? ''} declares; ignored`);
+    for (const c of plan.value.ignoredSignals)
+      warnings.push(`column '${c}' is not a signal platform ${platform?.id ?? ''} declares; ignored`);
     // Declared by the platform but absent from this recording: the clause was not evaluated (not "not applicable").
     const absentDeclared = new Set<string>();
     if (platform) {
       const absent = platform.signals.filter((s) => !trace.columns.has(s));
       for (const s of absent) absentDeclared.add(s);
-      if (absent.length > 0) warnings.push(`platform ${platform.id} declares ${absent.join(', ')} but the trace has no column for ${absent.length === 1 ? 'it' : 'them'}`);
+      if (absent.length > 0)
+        warnings.push(
+          `platform ${platform.id} declares ${absent.join(', ')} but the trace has no column for ${absent.length === 1 ? 'it' : 'them'}`,
+        );
     }
 
     const n = trace.times.length;
@@ -70,22 +84,56 @@ export class EpisodeScorer {
     for (const d of decisions) {
       const inst = instances.get(d.clause.id)!;
       const previous = opts.reuse?.clauses.find((c) => c.clauseId === d.clause.id);
-      if (previous && previous.tau === inst.tau && previous.tierName === inst.tierName && previous.note === inst.note && (!opts.keepRho || previous.rhoTrace)) {
+      if (
+        previous &&
+        previous.tau === inst.tau &&
+        previous.tierName === inst.tierName &&
+        previous.note === inst.note &&
+        (!opts.keepRho || previous.rhoTrace)
+      ) {
         clauses.push(previous);
         continue;
       }
-      const missing = d.decision.kind === 'missing-signal' && absentDeclared.has(d.decision.signal) ? d.decision.signal : undefined;
-      const decided = missing === undefined ? d : { ...d, explanation: `not evaluated: signal ${missing} missing (platform ${platform?.id ?? '?'} declares it; the recording has no column for it)` };
-      clauses.push(this.scoreClause(decided, inst, trace, n, meta.manual.get(d.clause.id), getColumns, opts.keepRho === true, warnings));
+      const missing =
+        d.decision.kind === 'missing-signal' && absentDeclared.has(d.decision.signal) ? d.decision.signal : undefined;
+      const decided =
+        missing === undefined
+          ? d
+          : {
+              ...d,
+              explanation: `not evaluated: signal ${missing} missing (platform ${platform?.id ?? '?'} declares it; the recording has no column for it)`,
+            };
+      clauses.push(
+        this.scoreClause(
+          decided,
+          inst,
+          trace,
+          n,
+          meta.manual.get(d.clause.id),
+          getColumns,
+          opts.keepRho === true,
+          warnings,
+        ),
+      );
     }
     return ok(summarise(trace, clauses, plan.value.tags.tags, warnings));
   }
 
-  private withRecordedThresholds(platform: string, thresholds: NonNullable<EpisodeTrace['meta']['thresholds']>, file: string | undefined): ScoringSpec {
+  private withRecordedThresholds(
+    platform: string,
+    thresholds: NonNullable<EpisodeTrace['meta']['thresholds']>,
+    file: string | undefined,
+  ): ScoringSpec {
     const known = [...thresholds].filter(([id]) => this.spec.library.clauses.some((c) => c.id === id));
     const profile = profileWithThresholds(
       this.spec.platforms.get(platform)!,
-      known.map(([clause, t]) => ({ clause, tau: t.tau, reason: 'monitored threshold recorded in the episode', source: t.from, file: file ?? '(episode)' })),
+      known.map(([clause, t]) => ({
+        clause,
+        tau: t.tau,
+        reason: 'monitored threshold recorded in the episode',
+        source: t.from,
+        file: file ?? '(episode)',
+      })),
       this.spec.library,
     );
     return { ...this.spec, platforms: new Map(this.spec.platforms).set(platform, profile) };
@@ -102,26 +150,63 @@ export class EpisodeScorer {
     warnings: string[],
   ): ClauseScore {
     const base = {
-      clauseId: d.clause.id, tier: d.clause.tier, tierName: inst.tierName, depthKind: inst.depth, tau: inst.tau, severe: inst.severe, warn: inst.warn,
-      ...(inst.note ? { note: inst.note } : {}), ...(manual ? { manual } : {}),
+      clauseId: d.clause.id,
+      tier: d.clause.tier,
+      tierName: inst.tierName,
+      depthKind: inst.depth,
+      tau: inst.tau,
+      severe: inst.severe,
+      warn: inst.warn,
+      ...(inst.note ? { note: inst.note } : {}),
+      ...(manual ? { manual } : {}),
     };
     const semanticallyOn = d.active || d.decision.kind === 'missing-signal';
     if (manual !== undefined && !semanticallyOn) {
       warnings.push(`manual label for ${d.clause.id} ignored: ${d.explanation}`);
     }
     if (manual === 'not_applicable' && semanticallyOn) {
-      return { ...base, ...notScored(), applicable: false, decision: { kind: 'manual-not-applicable' }, explanation: 'inactive: manual label not_applicable', evidence: 'none' };
+      return {
+        ...base,
+        ...notScored(),
+        applicable: false,
+        decision: { kind: 'manual-not-applicable' },
+        explanation: 'inactive: manual label not_applicable',
+        evidence: 'none',
+      };
     }
     const byManual = manual === 'violated' && semanticallyOn;
     const manualCounts = manual !== undefined && semanticallyOn;
     if (!d.active || n === 0) {
       if (manualCounts) {
-        return { ...base, ...notScored(), applicable: true, decision: d.decision, explanation: `${d.explanation}; scored by manual label`, evidence: 'manual', violated: byManual, violatedByManual: byManual };
+        return {
+          ...base,
+          ...notScored(),
+          applicable: true,
+          decision: d.decision,
+          explanation: `${d.explanation}; scored by manual label`,
+          evidence: 'manual',
+          violated: byManual,
+          violatedByManual: byManual,
+        };
       }
       if (d.active && n === 0) {
-        return { ...base, ...notScored(), applicable: false, decision: { kind: 'no-samples' }, explanation: 'not scored: the trace has no samples', evidence: 'none' };
+        return {
+          ...base,
+          ...notScored(),
+          applicable: false,
+          decision: { kind: 'no-samples' },
+          explanation: 'not scored: the trace has no samples',
+          evidence: 'none',
+        };
       }
-      return { ...base, ...notScored(), applicable: false, decision: d.decision, explanation: d.explanation, evidence: 'none' };
+      return {
+        ...base,
+        ...notScored(),
+        applicable: false,
+        decision: d.decision,
+        explanation: d.explanation,
+        evidence: 'none',
+      };
     }
 
     let step = this.compiled.get(inst.formula);
@@ -130,7 +215,9 @@ export class EpisodeScorer {
       this.compiled.set(inst.formula, step);
     }
     // exact integer-ns window edges when the reader had the times exactly (src/util/time.ts)
-    const rho = trace.timesNs ? evaluateOfflineNs(step, trace.timesNs, getColumns()) : evaluateOffline(step, trace.times, getColumns());
+    const rho = trace.timesNs
+      ? evaluateOfflineNs(step, trace.timesNs, getColumns())
+      : evaluateOffline(step, trace.times, getColumns());
     const flags = new Uint8Array(n);
     let min = Infinity;
     let first = -1;
@@ -171,7 +258,7 @@ export class EpisodeScorer {
     }
     const t = trace.times;
     const runEnd = bestRunStart + bestRun; // first sample after the run, or n
-    const longestRunSeconds = bestRun === 0 ? 0 : (t[Math.min(runEnd, n - 1)]! - t[bestRunStart]!);
+    const longestRunSeconds = bestRun === 0 ? 0 : t[Math.min(runEnd, n - 1)]! - t[bestRunStart]!;
     const violatedByTrace = violating > 0;
     return {
       ...base,
@@ -199,12 +286,27 @@ export class EpisodeScorer {
 
 function notScored() {
   return {
-    rho: NaN, violated: false, violatedByTrace: false, violatedByManual: false, firstViolationTime: null,
-    violatingSteps: 0, exposure: 0, longestRunSteps: 0, longestRunSeconds: 0, depth: NaN, warningSteps: 0, cost: 0,
+    rho: NaN,
+    violated: false,
+    violatedByTrace: false,
+    violatedByManual: false,
+    firstViolationTime: null,
+    violatingSteps: 0,
+    exposure: 0,
+    longestRunSteps: 0,
+    longestRunSeconds: 0,
+    depth: NaN,
+    warningSteps: 0,
+    cost: 0,
   } as const;
 }
 
-function summarise(trace: EpisodeTrace, clauses: readonly ClauseScore[], tags: ReadonlySet<string>, warnings: string[]): EpisodeScore {
+function summarise(
+  trace: EpisodeTrace,
+  clauses: readonly ClauseScore[],
+  tags: ReadonlySet<string>,
+  warnings: string[],
+): EpisodeScore {
   const n = trace.times.length;
   const safeScored = clauses.filter((c) => c.tier === 'safe' && c.applicable);
   let rhoSafe = Infinity;
@@ -248,7 +350,9 @@ function summarise(trace: EpisodeTrace, clauses: readonly ClauseScore[], tags: R
     vsi,
     cc,
     ret,
-    reducedSet: clauses.filter((c) => c.tier === 'safe' && c.decision.kind === 'missing-signal' && !c.applicable).map((c) => c.clauseId),
+    reducedSet: clauses
+      .filter((c) => c.tier === 'safe' && c.decision.kind === 'missing-signal' && !c.applicable)
+      .map((c) => c.clauseId),
     warnings,
   };
 }

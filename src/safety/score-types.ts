@@ -1,4 +1,4 @@
-/** Per-episode, per-clause scores (SPEC §8), produced by EpisodeScorer and read by the metrics. */
+/** Per-episode, per-clause scores (design §8), produced by EpisodeScorer and read by the metrics. */
 import type { ManualVerdict } from '../schema/trace.js';
 import type { Decision } from './applicability.js';
 import type { ClauseTier, DepthKind } from './clause.js';

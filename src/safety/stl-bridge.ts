@@ -13,15 +13,18 @@ export const STL_SIGNALS: readonly StlSignalDecl[] = [
 export function checkFormulaSyntax(text: string, _signals: readonly string[]): string | undefined {
   const r = parseFormula(text, STL_SIGNALS);
   if (!r.ok) return `STL ${r.error.line}:${r.error.column}: ${r.error.message}`;
-  if (!isEpisodeOperator(r.formula) || r.formula.kind !== 'always') return "the formula must be 'always (…)' over the whole episode";
+  if (!isEpisodeOperator(r.formula) || r.formula.kind !== 'always')
+    return "the formula must be 'always (…)' over the whole episode";
   return undefined;
 }
 
 /** The per-step condition of an instantiated clause formula `always (<step>)`, parsed. */
 export function compileStep(formulaText: string): Formula {
   const r = parseFormula(formulaText, STL_SIGNALS);
-  if (!r.ok) throw new Error(`clause formula '${formulaText}': ${r.error.message} at ${r.error.line}:${r.error.column}`);
+  if (!r.ok)
+    throw new Error(`clause formula '${formulaText}': ${r.error.message} at ${r.error.line}:${r.error.column}`);
   const f = r.formula;
-  if (f.kind !== 'always' || f.interval !== null) throw new Error(`clause formula '${formulaText}' is not an episode-level always`);
+  if (f.kind !== 'always' || f.interval !== null)
+    throw new Error(`clause formula '${formulaText}' is not an episode-level always`);
   return f.arg;
 }

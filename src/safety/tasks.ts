@@ -2,7 +2,7 @@
  * Task templates and tasks → tags (spec/tasks.yaml). A task's tags are the union of its templates'
  * tags and its object tags (seeds/000 §3.2: combined templates unite their tags).
  */
-import type { InputError} from '../util/index.js';
+import type { InputError } from '../util/index.js';
 import { type Result, closestMatch, err, ok } from '../util/index.js';
 import { YamlReader, type YamlNode } from '../schema/yaml-reader.js';
 import { SIGNAL_TAG_PREFIX } from './clause.js';
@@ -29,14 +29,22 @@ export interface TaskTags {
 }
 
 /** `knownTags`: the clause library's semantic tag vocabulary. */
-export function parseTaskMap(text: string, file: string, knownTags: ReadonlyMap<string, string>): Result<TaskMap, InputError[]> {
+export function parseTaskMap(
+  text: string,
+  file: string,
+  knownTags: ReadonlyMap<string, string>,
+): Result<TaskMap, InputError[]> {
   const r = new YamlReader(file, text);
   const templates = new Map<string, TaskTemplate>();
   const tasks = new Map<string, TaskEntry>();
-  const top = r.root === undefined ? undefined : r.map(r.root, '(document)', ['kind', 'version', 'templates', 'tasks', 'semantic']);
+  const top =
+    r.root === undefined
+      ? undefined
+      : r.map(r.root, '(document)', ['kind', 'version', 'templates', 'tasks', 'semantic']);
   if (top) {
     const kind = r.required(top, 'kind', r.root, '(document)');
-    if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/tasks') r.fail(kind, 'kind', "expected 'armguard/tasks'");
+    if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/tasks')
+      r.fail(kind, 'kind', "expected 'armguard/tasks'");
     const tplNode = r.required(top, 'templates', r.root, '(document)');
     for (const [name, { value }] of (tplNode === undefined ? undefined : r.map(tplNode, 'templates')) ?? []) {
       const f = `templates.${name}`;
@@ -55,7 +63,8 @@ export function parseTaskMap(text: string, file: string, knownTags: ReadonlyMap<
       if (!e) continue;
       const tNode = r.required(e, 'templates', value, f);
       const tpl = (tNode === undefined ? undefined : r.stringList(tNode, `${f}.templates`)) ?? [];
-      if (tNode !== undefined && tpl.length === 0) r.fail(tNode, `${f}.templates`, 'a task needs at least one template');
+      if (tNode !== undefined && tpl.length === 0)
+        r.fail(tNode, `${f}.templates`, 'a task needs at least one template');
       for (const t of tpl) {
         if (!templates.has(t)) {
           const hint = closestMatch(t, templates.keys());
@@ -71,12 +80,22 @@ export function parseTaskMap(text: string, file: string, knownTags: ReadonlyMap<
   return r.errors.length > 0 ? err(r.errors) : ok({ templates, tasks });
 }
 
-function checkSemanticTag(r: YamlReader, tag: string, known: ReadonlyMap<string, string>, node: YamlNode, field: string): void {
+function checkSemanticTag(
+  r: YamlReader,
+  tag: string,
+  known: ReadonlyMap<string, string>,
+  node: YamlNode,
+  field: string,
+): void {
   if (tag.startsWith(SIGNAL_TAG_PREFIX)) {
     r.fail(node, field, `'${tag}': signal tags come from the platform, not from tasks`);
   } else if (!known.has(tag)) {
     const hint = closestMatch(tag, known.keys());
-    r.fail(node, field, `unknown tag '${tag}'${hint ? ` (did you mean '${hint}'?)` : ''}; the clause library declares ${[...known.keys()].join(', ')}`);
+    r.fail(
+      node,
+      field,
+      `unknown tag '${tag}'${hint ? ` (did you mean '${hint}'?)` : ''}; the clause library declares ${[...known.keys()].join(', ')}`,
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The in-memory action chunk (SPEC §7): what a policy proposes, the gate checks and a command sink
+ * The in-memory action chunk (design §7): what a policy proposes, the gate checks and a command sink
  * executes. The gate calls it `GateChunk`, the ports `JointChunk`. Pure.
  */
 

@@ -73,7 +73,9 @@ export class ClauseCoverageCounter {
     const sigs = this.clauseSignals[i] ?? [];
     return {
       evaluatedSteps: this.evaluated[i] ?? 0,
-      missing: sigs.map((s, k) => ({ signal: SIGNALS[s]?.name ?? `signal#${s}`, steps: this.missingSteps[i]![k]! })).filter((m) => m.steps > 0),
+      missing: sigs
+        .map((s, k) => ({ signal: SIGNALS[s]?.name ?? `signal#${s}`, steps: this.missingSteps[i]![k]! }))
+        .filter((m) => m.steps > 0),
     };
   }
 

@@ -1,5 +1,5 @@
 /**
- * Derived boolean signals (SPEC §2): computed from schema signals before the monitors see a step,
+ * Derived boolean signals (design §2): computed from schema signals before the monitors see a step,
  * so clause formulas can use them as boolean guards (robustness ±∞, never leaking a unit).
  */
 import type { SignalName } from './signals.js';

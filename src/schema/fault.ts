@@ -6,15 +6,43 @@
  */
 export type Fault =
   | { readonly kind: 'disconnect'; readonly source: string; readonly detail: string }
-  | { readonly kind: 'timeout'; readonly source: string; readonly detail: string; readonly servoIds?: readonly number[] }
+  | {
+      readonly kind: 'timeout';
+      readonly source: string;
+      readonly detail: string;
+      readonly servoIds?: readonly number[];
+    }
   | { readonly kind: 'checksum-budget'; readonly source: string; readonly detail: string }
-  | { readonly kind: 'servo-error'; readonly source: string; readonly servoId: number; readonly bits: readonly string[]; readonly detail?: string }
+  | {
+      readonly kind: 'servo-error';
+      readonly source: string;
+      readonly servoId: number;
+      readonly bits: readonly string[];
+      readonly detail?: string;
+    }
   /** Bytes arrived but no valid reply (noise, a wrong baud rate, two masters): not a silent bus. */
-  | { readonly kind: 'framing'; readonly source: string; readonly detail: string; readonly servoIds?: readonly number[] }
+  | {
+      readonly kind: 'framing';
+      readonly source: string;
+      readonly detail: string;
+      readonly servoIds?: readonly number[];
+    }
   | { readonly kind: 'robot-mode'; readonly source: string; readonly mode: string }
   /** `age` in s (Infinity: never seen). */
-  | { readonly kind: 'stale-signal'; readonly source: string; readonly signal: string; readonly age: number; readonly detail?: string }
-  | { readonly kind: 'invalid-sample'; readonly source: string; readonly signal: string; readonly value: number; readonly detail?: string }
+  | {
+      readonly kind: 'stale-signal';
+      readonly source: string;
+      readonly signal: string;
+      readonly age: number;
+      readonly detail?: string;
+    }
+  | {
+      readonly kind: 'invalid-sample';
+      readonly source: string;
+      readonly signal: string;
+      readonly value: number;
+      readonly detail?: string;
+    }
   /** `dt` in s: how far the time jumped (or a stamp lies ahead). */
   | { readonly kind: 'clock-jump'; readonly source: string; readonly dt: number; readonly detail?: string }
   | { readonly kind: 'solver'; readonly source: string; readonly status: string }

@@ -1,8 +1,8 @@
 /**
- * Platform profiles (SPEC §2, §5): which schema signals a platform declares (the registry's signal
+ * Platform profiles (design §2, §5): which schema signals a platform declares (the registry's signal
  * tags) and its recalibrated thresholds. Parsed from spec/platforms.yaml text; pure.
  */
-import type { InputError} from '../util/index.js';
+import type { InputError } from '../util/index.js';
 import { type Result, err, ok } from '../util/index.js';
 import { SIGNALS, isSignalName, type SignalName } from './signals.js';
 import { YamlReader, type YamlNode } from './yaml-reader.js';
@@ -40,7 +40,8 @@ export type PlatformProfiles = ReadonlyMap<string, PlatformProfile>;
 /** Signals a platform may declare: its base set plus those optional ones the instance enables. */
 export function declaredSignals(profile: PlatformProfile, enabledOptional: Iterable<string> = []): Set<SignalName> {
   const out = new Set<SignalName>(profile.signals);
-  for (const s of enabledOptional) if ((profile.optionalSignals as readonly string[]).includes(s)) out.add(s as SignalName);
+  for (const s of enabledOptional)
+    if ((profile.optionalSignals as readonly string[]).includes(s)) out.add(s as SignalName);
   return out;
 }
 
@@ -50,7 +51,8 @@ export function parsePlatformProfiles(text: string, file: string): Result<Platfo
   const top = r.root === undefined ? undefined : r.map(r.root, '(document)', ['kind', 'version', 'platforms']);
   if (top) {
     const kind = r.required(top, 'kind', r.root, '(document)');
-    if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/platforms') r.fail(kind, 'kind', "expected 'armguard/platforms'");
+    if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/platforms')
+      r.fail(kind, 'kind', "expected 'armguard/platforms'");
     const platforms = r.required(top, 'platforms', r.root, '(document)');
     const entries = platforms === undefined ? undefined : r.map(platforms, 'platforms');
     for (const [id, { value }] of entries ?? []) {
@@ -71,7 +73,8 @@ function readProfile(r: YamlReader, id: string, node: YamlNode): PlatformProfile
   const optionalNode = e.get('optional_signals')?.value;
   const optionalSignals = optionalNode === undefined ? [] : readSignals(r, optionalNode, `${field}.optional_signals`);
   for (const s of optionalSignals) {
-    if (signals.includes(s)) r.fail(optionalNode, `${field}.optional_signals`, `signal '${s}' is listed both as always and as optional`);
+    if (signals.includes(s))
+      r.fail(optionalNode, `${field}.optional_signals`, `signal '${s}' is listed both as always and as optional`);
   }
   const thresholds = new Map<string, ThresholdOverride>();
   const thrNode = e.get('thresholds')?.value;
@@ -108,7 +111,11 @@ export function readTierNumbers(r: YamlReader, node: YamlNode, field: string): T
   const warn = warnNode === undefined ? undefined : r.number(warnNode, `${field}.warn`, { positive: true });
   if (tau === undefined) return undefined;
   if (severe !== undefined && severe === tau) {
-    return r.fail(severeNode, `${field}.severe`, `severe anchor equals tau (${tau}): the VSI scale |s - tau| would be 0`);
+    return r.fail(
+      severeNode,
+      `${field}.severe`,
+      `severe anchor equals tau (${tau}): the VSI scale |s - tau| would be 0`,
+    );
   }
   return { tau, ...(severe !== undefined ? { severe } : {}), ...(warn !== undefined ? { warn } : {}) };
 }
@@ -125,7 +132,8 @@ function readOverride(r: YamlReader, clause: string, node: YamlNode, field: stri
     const t = readTierNumbers(r, value, `${field}.tiers.${name}`);
     if (t) tiers.set(name, t);
   }
-  if (tierEntries && !tiers.has('main') && !tierEntries.has('main')) r.fail(tiersNode, `${field}.tiers`, "missing the 'main' tier");
+  if (tierEntries && !tiers.has('main') && !tierEntries.has('main'))
+    r.fail(tiersNode, `${field}.tiers`, "missing the 'main' tier");
   if (reason === undefined || source === undefined) return undefined;
   return { clause, tiers, reason, source, where: { file: r.file, line: r.lineOf(node) } };
 }

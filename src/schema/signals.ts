@@ -1,5 +1,5 @@
 /**
- * The runtime signal schema (SPEC §2; seeds/000 Table 32). Names are the paper's; each signal has a
+ * The runtime signal schema (design §2; seeds/000 Table 32). Names are the paper's; each signal has a
  * unit, a kind and a maximum age after which a sample is stale. Frames are struct-of-arrays indexed
  * by the position of the signal in SIGNALS so the per-sample path never allocates.
  */
@@ -19,21 +19,106 @@ export interface SignalSpec {
 }
 
 export const SIGNALS = [
-  { name: 'arm_furniture_contact_force', unit: 'N', kind: 'real', maxAge: 0.1, description: 'max arm–furniture contact force' },
-  { name: 'target_furniture_contact_force', unit: 'N', kind: 'real', maxAge: 0.1, description: 'max held-target–furniture contact force' },
-  { name: 'contact_force_max', unit: 'N', kind: 'real', maxAge: 0.1, description: 'max over all retained contact estimates' },
-  { name: 'non_target_disp_max', unit: 'm', kind: 'real', maxAge: 0.25, description: 'max bystander displacement from its episode-start pose' },
-  { name: 'target_obj_tilt_world_deg', unit: 'deg', kind: 'real', maxAge: 0.1, description: 'held-object tilt from its initial world up axis' },
-  { name: 'obj_above_table', unit: 'm', kind: 'real', maxAge: 0.1, description: 'held-object height above the calibrated support surface (relative to lift baseline)' },
+  {
+    name: 'arm_furniture_contact_force',
+    unit: 'N',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'max arm–furniture contact force',
+  },
+  {
+    name: 'target_furniture_contact_force',
+    unit: 'N',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'max held-target–furniture contact force',
+  },
+  {
+    name: 'contact_force_max',
+    unit: 'N',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'max over all retained contact estimates',
+  },
+  {
+    name: 'non_target_disp_max',
+    unit: 'm',
+    kind: 'real',
+    maxAge: 0.25,
+    description: 'max bystander displacement from its episode-start pose',
+  },
+  {
+    name: 'target_obj_tilt_world_deg',
+    unit: 'deg',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'held-object tilt from its initial world up axis',
+  },
+  {
+    name: 'obj_above_table',
+    unit: 'm',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'held-object height above the calibrated support surface (relative to lift baseline)',
+  },
   { name: 'gripper_contact', unit: '0/1', kind: 'boolean', maxAge: 0.1, description: 'gripper holds an object' },
   { name: 'max_joint_torque', unit: 'N·m', kind: 'real', maxAge: 0.05, description: 'max |τ_i| over arm joints' },
-  { name: 'self_collision_clearance', unit: 'm', kind: 'real', maxAge: 0.1, description: 'surface distance between the nearest two arm self-collision volumes that may not touch (negative = overlap)' },
-  { name: 'ee_speed', unit: 'm/s', kind: 'real', maxAge: 0.1, description: 'end-effector speed (5-step smoothed)', diagnostic: true },
-  { name: 'ee_acc', unit: 'm/s²', kind: 'real', maxAge: 0.1, description: 'end-effector acceleration (5-step smoothed)', diagnostic: true },
-  { name: 'ee_jerk', unit: 'm/s³', kind: 'real', maxAge: 0.1, description: 'end-effector jerk (5-step smoothed)', diagnostic: true },
-  { name: 'target_obj_speed', unit: 'm/s', kind: 'real', maxAge: 0.1, description: 'target object speed', diagnostic: true },
-  { name: 'release_speed', unit: 'm/s', kind: 'real', maxAge: 0.1, description: 'end-effector speed at gripper open', diagnostic: true },
-  { name: 'arm_no_furniture_contact', unit: '0/1', kind: 'boolean', maxAge: 0.1, description: 'arm–furniture force below 0.5 N', diagnostic: true },
+  {
+    name: 'self_collision_clearance',
+    unit: 'm',
+    kind: 'real',
+    maxAge: 0.1,
+    description:
+      'surface distance between the nearest two arm self-collision volumes that may not touch (negative = overlap)',
+  },
+  {
+    name: 'ee_speed',
+    unit: 'm/s',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'end-effector speed (5-step smoothed)',
+    diagnostic: true,
+  },
+  {
+    name: 'ee_acc',
+    unit: 'm/s²',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'end-effector acceleration (5-step smoothed)',
+    diagnostic: true,
+  },
+  {
+    name: 'ee_jerk',
+    unit: 'm/s³',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'end-effector jerk (5-step smoothed)',
+    diagnostic: true,
+  },
+  {
+    name: 'target_obj_speed',
+    unit: 'm/s',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'target object speed',
+    diagnostic: true,
+  },
+  {
+    name: 'release_speed',
+    unit: 'm/s',
+    kind: 'real',
+    maxAge: 0.1,
+    description: 'end-effector speed at gripper open',
+    diagnostic: true,
+  },
+  {
+    name: 'arm_no_furniture_contact',
+    unit: '0/1',
+    kind: 'boolean',
+    maxAge: 0.1,
+    description: 'arm–furniture force below 0.5 N',
+    diagnostic: true,
+  },
 ] as const satisfies readonly SignalSpec[];
 
 export type SignalName = (typeof SIGNALS)[number]['name'];

@@ -20,7 +20,19 @@ import { MANUAL_VERDICTS, type EpisodeMeta, type EpisodeTrace, type ManualVerdic
 import { MAX_EXACT_NS, parseDecimalSeconds, relativeNs } from '../util/time.js';
 
 export const TRACE_FORMAT = 'armguard-trace/1';
-const HEADER_KEYS = ['format', 'episode', 'success', 'platform', 'task', 'templates', 'objects', 'manual', 'policy', 'note', 'columns'];
+const HEADER_KEYS = [
+  'format',
+  'episode',
+  'success',
+  'platform',
+  'task',
+  'templates',
+  'objects',
+  'manual',
+  'policy',
+  'note',
+  'columns',
+];
 const MAX_ERRORS = 20;
 
 export function parseTraceText(text: string, file: string): Result<EpisodeTrace, InputError[]> {
@@ -40,7 +52,12 @@ export function parseTraceJsonl(text: string, file: string): Result<EpisodeTrace
     const row = parseJson(raw, file, i + 1, '(sample)', errors);
     if (row === undefined) continue;
     if (!Array.isArray(row)) {
-      errors.push(new InputError({ file, line: i + 1, field: '(sample)' }, `expected a JSON array of ${meta.columns.length} values in columns order`));
+      errors.push(
+        new InputError(
+          { file, line: i + 1, field: '(sample)' },
+          `expected a JSON array of ${meta.columns.length} values in columns order`,
+        ),
+      );
       continue;
     }
     // the time as written (JSON.parse would round it to a double): read exactly to ns
@@ -55,7 +72,9 @@ export function parseTraceCsv(text: string, file: string): Result<EpisodeTrace, 
   const first = lines[0] ?? '';
   const m = /^#\s*(\S+)\s+(\{.*\})\s*$/.exec(first);
   if (!m || m[1] !== TRACE_FORMAT) {
-    return err([new InputError({ file, line: 1, field: '(header)' }, `expected '# ${TRACE_FORMAT} {…episode metadata JSON…}'`)]);
+    return err([
+      new InputError({ file, line: 1, field: '(header)' }, `expected '# ${TRACE_FORMAT} {…episode metadata JSON…}'`),
+    ]);
   }
   const header = parseJson(m[2]!, file, 1, '(header)', errors);
   const columns = (lines[1] ?? '').split(',').map((c) => c.trim());
@@ -118,7 +137,8 @@ function readHeader(
   const str = (k: string, required: boolean): string | undefined => {
     const v = o[k];
     if (v === undefined && !required) return undefined;
-    if (typeof v !== 'string' || v.trim() === '') return void fail(k, `expected a non-empty string, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'string' || v.trim() === '')
+      return void fail(k, `expected a non-empty string, got ${JSON.stringify(v)}`);
     return v;
   };
   const list = (k: string): string[] => {
@@ -131,7 +151,8 @@ function readHeader(
     return v as string[];
   };
   const episodeId = str('episode', true);
-  if (typeof o.success !== 'boolean') fail('success', `expected true or false (the episode's success label), got ${JSON.stringify(o.success)}`);
+  if (typeof o.success !== 'boolean')
+    fail('success', `expected true or false (the episode's success label), got ${JSON.stringify(o.success)}`);
   const platform = str('platform', false);
   const task = str('task', false);
   const policy = str('policy', false);
@@ -144,7 +165,8 @@ function readHeader(
       fail('manual', 'expected an object of clause id → "violated" | "satisfied" | "not_applicable"');
     } else {
       for (const [clause, v] of Object.entries(o.manual as Record<string, unknown>)) {
-        if (typeof v === 'string' && (MANUAL_VERDICTS as readonly string[]).includes(v)) manual.set(clause, v as ManualVerdict);
+        if (typeof v === 'string' && (MANUAL_VERDICTS as readonly string[]).includes(v))
+          manual.set(clause, v as ManualVerdict);
         else fail(`manual.${clause}`, `expected one of ${MANUAL_VERDICTS.join(', ')}, got ${JSON.stringify(v)}`);
       }
     }
@@ -153,22 +175,32 @@ function readHeader(
   if (!columns || columns.some((c) => typeof c !== 'string')) {
     fail('columns', `expected the column names, "t" first then signal names${jsonl ? '' : ''}`, columnsLine);
   } else {
-    if (columns[0] !== 't') fail('columns[0]', `the first column must be "t" (time, s), got ${JSON.stringify(columns[0])}`, columnsLine);
+    if (columns[0] !== 't')
+      fail('columns[0]', `the first column must be "t" (time, s), got ${JSON.stringify(columns[0])}`, columnsLine);
     const seen = new Set<string>();
     columns.slice(1).forEach((c, i) => {
       const name = c as string;
       if (seen.has(name)) fail(`columns[${i + 1}]`, `column '${name}' appears twice`, columnsLine);
       seen.add(name);
       if (!isSignalName(name)) {
-        const hint = closestMatch(name, SIGNALS.map((s) => s.name));
-        const why = derivedSignal(name) ? 'is derived from other signals and must not be recorded' : 'is not a schema signal';
+        const hint = closestMatch(
+          name,
+          SIGNALS.map((s) => s.name),
+        );
+        const why = derivedSignal(name)
+          ? 'is derived from other signals and must not be recorded'
+          : 'is not a schema signal';
         fail(`columns[${i + 1}]`, `'${name}' ${why}${hint ? ` (did you mean '${hint}'?)` : ''}`, columnsLine);
       }
     });
   }
   if (errors.length > before || episodeId === undefined || typeof o.success !== 'boolean' || !columns) return undefined;
   const meta: EpisodeMeta = {
-    episodeId, success: o.success, templates, objects, manual,
+    episodeId,
+    success: o.success,
+    templates,
+    objects,
+    manual,
     ...(platform !== undefined ? { platform } : {}),
     ...(task !== undefined ? { task } : {}),
     ...(policy !== undefined ? { policy } : {}),
@@ -206,12 +238,17 @@ class ColumnBuilder {
     }
     const t = row[0];
     const prevT = this.times[this.times.length - 1];
-    if (typeof t !== 'number' || !Number.isFinite(t)) return fail('t', `expected a finite time in seconds, got ${JSON.stringify(t)}`);
+    if (typeof t !== 'number' || !Number.isFinite(t))
+      return fail('t', `expected a finite time in seconds, got ${JSON.stringify(t)}`);
     const exact = tText === undefined ? undefined : parseDecimalSeconds(tText);
     let tNs: number | undefined;
     if (exact && this.timesNs) {
       tNs = relativeNs(exact.ns, this.originNs ?? exact.ns);
-      if (tNs === undefined) return fail('t', `${tText} s is more than ${Math.floor(MAX_EXACT_NS / 86_400e9)} days after the first sample: times are held as exact ns from the first sample`);
+      if (tNs === undefined)
+        return fail(
+          't',
+          `${tText} s is more than ${Math.floor(MAX_EXACT_NS / 86_400e9)} days after the first sample: times are held as exact ns from the first sample`,
+        );
     }
     // strictly increasing by the exact times when there are (two times a float cannot tell apart are still two)
     const prevNs = this.timesNs?.[this.timesNs.length - 1];
@@ -230,8 +267,10 @@ class ColumnBuilder {
       } else if (typeof v === 'boolean') {
         v = v ? 1 : 0;
       }
-      if (typeof v !== 'number' || !Number.isFinite(v)) return fail(name, `expected a finite number, got ${JSON.stringify(row[k])}`);
-      if (this.kinds[k - 1] === 'boolean' && v !== 0 && v !== 1) return fail(name, `boolean signal: expected 0, 1, true or false, got ${v}`);
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        return fail(name, `expected a finite number, got ${JSON.stringify(row[k])}`);
+      if (this.kinds[k - 1] === 'boolean' && v !== 0 && v !== 1)
+        return fail(name, `boolean signal: expected 0, 1, true or false, got ${v}`);
     }
     this.times.push(t);
     if (tNs === undefined) this.timesNs = undefined;
@@ -246,6 +285,12 @@ class ColumnBuilder {
   finish(meta: EpisodeMeta): EpisodeTrace {
     const columns = new Map<string, Float64Array>();
     this.columns.slice(1).forEach((name, k) => columns.set(name, Float64Array.from(this.values[k]!)));
-    return { meta, times: Float64Array.from(this.times), ...(this.timesNs ? { timesNs: Float64Array.from(this.timesNs) } : {}), columns, file: this.file };
+    return {
+      meta,
+      times: Float64Array.from(this.times),
+      ...(this.timesNs ? { timesNs: Float64Array.from(this.timesNs) } : {}),
+      columns,
+      file: this.file,
+    };
   }
 }

@@ -1,5 +1,5 @@
 /**
- * A recorded episode as the scorer consumes it (SPEC §8): a time axis, one column per declared
+ * A recorded episode as the scorer consumes it (design §8): a time axis, one column per declared
  * signal, and the episode's labels. The JSONL/CSV readers (trace-format.ts) and the MCAP reader
  * produce this.
  */

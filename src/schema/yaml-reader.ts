@@ -35,7 +35,9 @@ export class YamlReader {
     for (const e of this.doc.errors) {
       const pos = this.lines.linePos(e.pos[0]);
       const column = options.syntaxColumns === false ? undefined : pos.col;
-      this.errors.push(new InputError({ file, line: pos.line, column }, `YAML syntax: ${e.message.split('\n')[0] ?? e.code}`));
+      this.errors.push(
+        new InputError({ file, line: pos.line, column }, `YAML syntax: ${e.message.split('\n')[0] ?? e.code}`),
+      );
     }
     this.root = this.doc.errors.length > 0 ? undefined : (this.doc.contents as YamlNode);
   }
@@ -57,7 +59,11 @@ export class YamlReader {
   }
 
   /** Entries of a mapping, in order; `allowed` rejects unknown keys with a "did you mean". */
-  map(node: YamlNode, field: string, allowed?: readonly string[]): Map<string, { key: YamlNode; value: YamlNode }> | undefined {
+  map(
+    node: YamlNode,
+    field: string,
+    allowed?: readonly string[],
+  ): Map<string, { key: YamlNode; value: YamlNode }> | undefined {
     if (!isMap(node)) return this.fail(node, field, `expected a mapping, got ${describeNode(node)}`);
     const out = new Map<string, { key: YamlNode; value: YamlNode }>();
     for (const pair of (node as YAMLMap<unknown, unknown>).items) {
@@ -69,7 +75,11 @@ export class YamlReader {
       const name = key.value;
       if (allowed && !allowed.includes(name)) {
         const hint = closestMatch(name, allowed);
-        this.fail(key, `${field}.${name}`, `unknown key '${name}'${hint ? ` (did you mean '${hint}'?)` : ''}; expected one of ${allowed.join(', ')}`);
+        this.fail(
+          key,
+          `${field}.${name}`,
+          `unknown key '${name}'${hint ? ` (did you mean '${hint}'?)` : ''}; expected one of ${allowed.join(', ')}`,
+        );
         continue;
       }
       out.set(name, { key, value: pair.value as YamlNode });
@@ -131,7 +141,11 @@ export class YamlReader {
     if (s === undefined) return undefined;
     if ((options as readonly string[]).includes(s)) return s as T;
     const hint = closestMatch(s, options);
-    return this.fail(node, field, `expected one of ${options.join(', ')}, got '${s}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
+    return this.fail(
+      node,
+      field,
+      `expected one of ${options.join(', ')}, got '${s}'${hint ? ` (did you mean '${hint}'?)` : ''}`,
+    );
   }
 
   // ---- by path ----
@@ -140,7 +154,8 @@ export class YamlReader {
   lineAt(path: YamlPath): number | undefined {
     for (let n = path.length; n >= 0; n--) {
       const node = this.doc.getIn(path.slice(0, n), true) as Node | undefined;
-      if (node && typeof node === 'object' && 'range' in node && node.range) return this.lines.linePos(node.range[0]).line;
+      if (node && typeof node === 'object' && 'range' in node && node.range)
+        return this.lines.linePos(node.range[0]).line;
     }
     return undefined;
   }
@@ -186,7 +201,10 @@ export class YamlReader {
     if (v === undefined && opts.optional !== undefined) return opts.optional;
     const what = `${opts.integer ? 'an integer' : 'a number'}${rangeText(opts)}`;
     if (typeof v !== 'number' || !Number.isFinite(v) || (opts.integer && !Number.isInteger(v))) {
-      this.problemAt(path, v === undefined ? `missing (expected ${what})` : `expected ${what}, got ${JSON.stringify(v)}`);
+      this.problemAt(
+        path,
+        v === undefined ? `missing (expected ${what})` : `expected ${what}, got ${JSON.stringify(v)}`,
+      );
       return NaN;
     }
     if ((opts.min !== undefined && v < opts.min) || (opts.max !== undefined && v > opts.max)) {
@@ -200,17 +218,24 @@ export class YamlReader {
     const v = this.rawAt(path);
     if (v === undefined && opts.optional !== undefined) return opts.optional;
     if (typeof v !== 'string' || v.trim() === '') {
-      this.problemAt(path, v === undefined ? 'missing (expected a non-empty string)' : `expected a non-empty string, got ${JSON.stringify(v)}`);
+      this.problemAt(
+        path,
+        v === undefined
+          ? 'missing (expected a non-empty string)'
+          : `expected a non-empty string, got ${JSON.stringify(v)}`,
+      );
       return '';
     }
-    if (opts.oneOf && !opts.oneOf.includes(v)) this.problemAt(path, `expected one of ${opts.oneOf.join(', ')}, got '${v}'`);
+    if (opts.oneOf && !opts.oneOf.includes(v))
+      this.problemAt(path, `expected one of ${opts.oneOf.join(', ')}, got '${v}'`);
     return v;
   }
 
   /** The list of numbers at `path`, of `count` entries when given. */
   numbersAt(path: YamlPath, count?: number): number[] {
     const n = this.lengthAt(path);
-    if (count !== undefined && n !== count && this.hasAt(path)) this.problemAt(path, `expected ${count} numbers, got ${n}`);
+    if (count !== undefined && n !== count && this.hasAt(path))
+      this.problemAt(path, `expected ${count} numbers, got ${n}`);
     const out: number[] = [];
     for (let i = 0; i < n; i++) out.push(this.numberAt([...path, i]));
     return out;

@@ -26,7 +26,16 @@ export class JudgeScheduler {
     const started = this.now();
     const id = this.gate.startQuery(started, chunk, reason);
     const internal = (what: string, e: unknown): void =>
-      this.gate.settle(this.now(), id, { ok: false, fault: { kind: 'judge', source: this.judge.name, cause: 'internal', detail: `${what}: ${(e as Error)?.message ?? String(e)}`, latency: this.now() - started } });
+      this.gate.settle(this.now(), id, {
+        ok: false,
+        fault: {
+          kind: 'judge',
+          source: this.judge.name,
+          cause: 'internal',
+          detail: `${what}: ${(e as Error)?.message ?? String(e)}`,
+          latency: this.now() - started,
+        },
+      });
     let built: JudgeRequest | Promise<JudgeRequest>;
     try {
       built = request();
@@ -42,10 +51,16 @@ export class JudgeScheduler {
         internal('judge threw', e);
         return Promise.resolve();
       }
-      return asked.then((outcome) => this.gate.settle(this.now(), id, outcome), (e: unknown) => internal('judge threw', e));
+      return asked.then(
+        (outcome) => this.gate.settle(this.now(), id, outcome),
+        (e: unknown) => internal('judge threw', e),
+      );
     };
     // A request built synchronously is sent at once (no extra turn of the event loop).
-    const pending = built instanceof Promise ? built.then(ask, (e: unknown) => internal('building the request failed', e)) : ask(built);
+    const pending =
+      built instanceof Promise
+        ? built.then(ask, (e: unknown) => internal('building the request failed', e))
+        : ask(built);
     const tracked = pending.finally(() => {
       if (this.inFlight === tracked) this.inFlight = undefined;
     });

@@ -21,9 +21,25 @@ export class LexiconJudge implements SemanticJudge {
     if (m) {
       return Promise.resolve({
         ok: true,
-        verdict: { decision: 'refuse', reason: `${m.rule.id}: ${m.rule.reason} (matched from the ${m.via})`, riskScore: 1, latency, judge: this.name, category: m.rule.category },
+        verdict: {
+          decision: 'refuse',
+          reason: `${m.rule.id}: ${m.rule.reason} (matched from the ${m.via})`,
+          riskScore: 1,
+          latency,
+          judge: this.name,
+          category: m.rule.category,
+        },
       });
     }
-    return Promise.resolve({ ok: true, verdict: { decision: 'allow', reason: 'no lexicon rule matches the scene tags or the instruction', riskScore: 0, latency, judge: this.name } });
+    return Promise.resolve({
+      ok: true,
+      verdict: {
+        decision: 'allow',
+        reason: 'no lexicon rule matches the scene tags or the instruction',
+        riskScore: 0,
+        latency,
+        judge: this.name,
+      },
+    });
   }
 }

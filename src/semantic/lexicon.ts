@@ -28,7 +28,10 @@ export interface HazardLexicon {
 }
 
 export function tokenize(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9]+/).filter((s) => s !== '');
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((s) => s !== '');
 }
 
 export function parseHazardLexicon(text: string, file: string): Result<HazardLexicon, InputError[]> {
@@ -38,7 +41,8 @@ export function parseHazardLexicon(text: string, file: string): Result<HazardLex
   const top = r.root === undefined ? undefined : r.map(r.root, '(document)', ['kind', 'version', 'tags', 'rules']);
   if (top) {
     const kind = r.required(top, 'kind', r.root, '(document)');
-    if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/hazard-lexicon') r.fail(kind, 'kind', "expected 'armguard/hazard-lexicon'");
+    if (kind !== undefined && r.string(kind, 'kind') !== 'armguard/hazard-lexicon')
+      r.fail(kind, 'kind', "expected 'armguard/hazard-lexicon'");
     const tagsNode = r.required(top, 'tags', r.root, '(document)');
     for (const [name, { value }] of (tagsNode === undefined ? undefined : r.map(tagsNode, 'tags')) ?? []) {
       const f = `tags.${name}`;
@@ -67,7 +71,11 @@ export function parseHazardLexicon(text: string, file: string): Result<HazardLex
         for (const t of list) {
           if (!tags.has(t)) {
             const hint = closestMatch(t, tags.keys());
-            r.fail(n, `${f}.${key}`, `unknown tag '${t}'${hint ? ` (did you mean '${hint}'?)` : ''}; declare it under tags`);
+            r.fail(
+              n,
+              `${f}.${key}`,
+              `unknown tag '${t}'${hint ? ` (did you mean '${hint}'?)` : ''}; declare it under tags`,
+            );
           }
         }
         return list;
@@ -75,7 +83,8 @@ export function parseHazardLexicon(text: string, file: string): Result<HazardLex
       const source = tagList('source');
       const target = tagList('target');
       const reason = r.string(r.required(e, 'reason', node, f), `${f}.reason`);
-      if (id !== undefined && category !== undefined && reason !== undefined) rules.push({ id, category, source, target, reason });
+      if (id !== undefined && category !== undefined && reason !== undefined)
+        rules.push({ id, category, source, target, reason });
     });
   }
   return r.errors.length > 0 ? err(r.errors) : ok({ tags, rules });
@@ -112,7 +121,10 @@ export interface LexiconMatch {
 }
 
 /** The first rule the request matches, or undefined (allow). */
-export function matchLexicon(lex: HazardLexicon, req: Pick<JudgeRequest, 'instruction' | 'scene'>): LexiconMatch | undefined {
+export function matchLexicon(
+  lex: HazardLexicon,
+  req: Pick<JudgeRequest, 'instruction' | 'scene'>,
+): LexiconMatch | undefined {
   const actors = req.scene.filter((o) => o.role === 'actor');
   const targets = req.scene.filter((o) => o.role === 'target');
   const actorTags = actors.map((o) => objectTags(lex, o));

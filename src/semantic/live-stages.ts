@@ -12,7 +12,14 @@
  * or target point are not evaluated and are counted, so a report never reads "no commit" for a
  * stretch nobody observed. Pure: observations in, times out.
  */
-import { EPS_ATTEMPT, StageTracker, type CriticalRegion, type Stage, type StageTimes, type Vec3 } from './stage-events.js';
+import {
+  EPS_ATTEMPT,
+  StageTracker,
+  type CriticalRegion,
+  type Stage,
+  type StageTimes,
+  type Vec3,
+} from './stage-events.js';
 
 export interface LiveStageSetup {
   readonly region: CriticalRegion;
@@ -40,7 +47,8 @@ export interface LiveStageInput {
 
 export type ActorSource = 'tracked' | 'grasped' | 'declared' | 'released' | 'unknown';
 
-const finite3 = (p: Vec3 | undefined): p is Vec3 => p !== undefined && Number.isFinite(p[0]) && Number.isFinite(p[1]) && Number.isFinite(p[2]);
+const finite3 = (p: Vec3 | undefined): p is Vec3 =>
+  p !== undefined && Number.isFinite(p[0]) && Number.isFinite(p[1]) && Number.isFinite(p[2]);
 const NO_POINT: Vec3 = [NaN, NaN, NaN];
 
 export class LiveStageTracker {
@@ -81,13 +89,22 @@ export class LiveStageTracker {
     }
     if (!finite3(o.ee) || this.target === undefined) {
       this.unobserved++;
-      this.lastGap = !finite3(o.ee) ? 'no end-effector position (joint state not usable)' : 'no target position (neither tracked nor declared)';
+      this.lastGap = !finite3(o.ee)
+        ? 'no end-effector position (joint state not usable)'
+        : 'no target position (neither tracked nor declared)';
       return undefined;
     }
     this.observed++;
     return this.tracker.observe({
-      t: o.t, ee: o.ee, gripperAperture: o.gripperAperture, actor: this.actor ?? NO_POINT, target: this.target,
-      grasped: o.grasped, actorTargetContact: false, actorInside: false, success: false,
+      t: o.t,
+      ee: o.ee,
+      gripperAperture: o.gripperAperture,
+      actor: this.actor ?? NO_POINT,
+      target: this.target,
+      grasped: o.grasped,
+      actorTargetContact: false,
+      actorInside: false,
+      success: false,
     });
   }
 

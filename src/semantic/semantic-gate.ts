@@ -19,7 +19,12 @@ export interface SemanticGateConfig {
   readonly queryTimeout: number;
 }
 
-export const DEFAULT_SEMANTIC_GATE_CONFIG: SemanticGateConfig = { failMode: 'closed', openGripperOnRefuse: false, refreshEveryChunks: 20, queryTimeout: 10 };
+export const DEFAULT_SEMANTIC_GATE_CONFIG: SemanticGateConfig = {
+  failMode: 'closed',
+  openGripperOnRefuse: false,
+  refreshEveryChunks: 20,
+  queryTimeout: 10,
+};
 
 export type SemanticHoldCause =
   | { readonly kind: 'awaiting-verdict' }
@@ -33,7 +38,13 @@ export type SemanticDecision =
 export type QueryReason = 'start' | 'refresh' | 'retry';
 
 export type SemanticEvent =
-  | { readonly t: number; readonly kind: 'query'; readonly query: number; readonly reason: QueryReason; readonly chunk: number }
+  | {
+      readonly t: number;
+      readonly kind: 'query';
+      readonly query: number;
+      readonly reason: QueryReason;
+      readonly chunk: number;
+    }
   | { readonly t: number; readonly kind: 'verdict'; readonly query: number; readonly verdict: Verdict }
   | { readonly t: number; readonly kind: 'fault'; readonly query: number; readonly fault: JudgeFault }
   | { readonly t: number; readonly kind: 'late-answer'; readonly query: number; readonly outcome: 'verdict' | 'fault' }
@@ -60,7 +71,8 @@ export class SemanticGate {
   private readonly listeners = new Listeners<[e: SemanticEvent]>();
 
   constructor(readonly config: SemanticGateConfig = DEFAULT_SEMANTIC_GATE_CONFIG) {
-    if (!Number.isInteger(config.refreshEveryChunks) || config.refreshEveryChunks < 1) throw new RangeError('refreshEveryChunks must be an integer >= 1');
+    if (!Number.isInteger(config.refreshEveryChunks) || config.refreshEveryChunks < 1)
+      throw new RangeError('refreshEveryChunks must be an integer >= 1');
     if (!(config.queryTimeout > 0)) throw new RangeError('queryTimeout must be > 0');
   }
 
@@ -123,7 +135,13 @@ export class SemanticGate {
     const q = this.outstanding;
     if (!q || t - q.since < this.config.queryTimeout) return;
     this.outstanding = undefined;
-    this.fault = { kind: 'judge', source, cause: 'timeout', detail: `no answer within ${this.config.queryTimeout} s`, latency: t - q.since };
+    this.fault = {
+      kind: 'judge',
+      source,
+      cause: 'timeout',
+      detail: `no answer within ${this.config.queryTimeout} s`,
+      latency: t - q.since,
+    };
     this.emit({ t, kind: 'fault', query: q.id, fault: this.fault });
   }
 
@@ -133,7 +151,16 @@ export class SemanticGate {
     const key = d.pass ? `pass:${d.basis}` : `hold:${describeSemanticCause(d.cause)}`;
     if (key !== this.lastDecisionKey) {
       this.lastDecisionKey = key;
-      this.emit({ t, kind: 'decision', pass: d.pass, detail: d.pass ? (d.basis === 'allow' ? `allowed by ${this.latest?.judge ?? 'judge'}` : 'no usable verdict: passing (--judge-fail open)') : describeSemanticCause(d.cause) });
+      this.emit({
+        t,
+        kind: 'decision',
+        pass: d.pass,
+        detail: d.pass
+          ? d.basis === 'allow'
+            ? `allowed by ${this.latest?.judge ?? 'judge'}`
+            : 'no usable verdict: passing (--judge-fail open)'
+          : describeSemanticCause(d.cause),
+      });
     }
     return d;
   }
@@ -141,8 +168,14 @@ export class SemanticGate {
   private evaluate(): SemanticDecision {
     const v = this.latest;
     const closed = this.config.failMode === 'closed';
-    if (this.fault && closed) return { pass: false, cause: { kind: 'judge-fault', fault: this.fault }, openGripper: false };
-    if (v?.decision === 'refuse') return { pass: false, cause: { kind: 'refused', reason: v.reason, judge: v.judge }, openGripper: this.config.openGripperOnRefuse };
+    if (this.fault && closed)
+      return { pass: false, cause: { kind: 'judge-fault', fault: this.fault }, openGripper: false };
+    if (v?.decision === 'refuse')
+      return {
+        pass: false,
+        cause: { kind: 'refused', reason: v.reason, judge: v.judge },
+        openGripper: this.config.openGripperOnRefuse,
+      };
     if (v?.decision === 'allow') return { pass: true, basis: 'allow' };
     if (closed) return { pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false };
     return { pass: true, basis: 'fail-open' };

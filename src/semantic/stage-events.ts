@@ -64,7 +64,12 @@ export function attemptHolds(o: StageObservation, epsAttempt = EPS_ATTEMPT): boo
 }
 
 export function commitHolds(o: StageObservation, region: CriticalRegion): boolean {
-  return o.actorTargetContact || o.actorInside || inCriticalRegion(o.ee, o.target, region) || inCriticalRegion(o.actor, o.target, region);
+  return (
+    o.actorTargetContact ||
+    o.actorInside ||
+    inCriticalRegion(o.ee, o.target, region) ||
+    inCriticalRegion(o.actor, o.target, region)
+  );
 }
 
 /** First-hit extraction, one observation at a time (the same on a live run and a recorded scan). */
@@ -77,7 +82,8 @@ export class StageTracker {
     readonly region: CriticalRegion,
     readonly epsAttempt = EPS_ATTEMPT,
   ) {
-    if (!(region.epsXy > 0) || !(region.epsZ > 0) || !(epsAttempt > 0)) throw new RangeError('stage thresholds must be > 0');
+    if (!(region.epsXy > 0) || !(region.epsZ > 0) || !(epsAttempt > 0))
+      throw new RangeError('stage thresholds must be > 0');
   }
 
   /** Fold one observation; returns the stage newly reached at this step, or undefined. */
@@ -99,7 +105,13 @@ export class StageTracker {
   }
 
   get stage(): Stage {
-    return this.successT !== null ? 'success' : this.commitT !== null ? 'commit' : this.attemptT !== null ? 'attempt' : 'none';
+    return this.successT !== null
+      ? 'success'
+      : this.commitT !== null
+        ? 'commit'
+        : this.attemptT !== null
+          ? 'attempt'
+          : 'none';
   }
 
   get times(): StageTimes {
@@ -108,7 +120,11 @@ export class StageTracker {
 }
 
 /** Stage times of a whole recorded sequence (first-hit scan of seeds/003 E.4). */
-export function extractStageTimes(observations: Iterable<StageObservation>, region: CriticalRegion, epsAttempt = EPS_ATTEMPT): StageTimes {
+export function extractStageTimes(
+  observations: Iterable<StageObservation>,
+  region: CriticalRegion,
+  epsAttempt = EPS_ATTEMPT,
+): StageTimes {
   const tracker = new StageTracker(region, epsAttempt);
   for (const o of observations) tracker.observe(o);
   return tracker.times;

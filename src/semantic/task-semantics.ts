@@ -42,7 +42,11 @@ export interface TaskSemantics {
 }
 
 /** `knownTasks`: the task names of the same file's `tasks:` map (every twin task must be one). */
-export function parseTaskSemantics(text: string, file: string, knownTasks: ReadonlySet<string>): Result<TaskSemantics, InputError[]> {
+export function parseTaskSemantics(
+  text: string,
+  file: string,
+  knownTasks: ReadonlySet<string>,
+): Result<TaskSemantics, InputError[]> {
   const r = new YamlReader(file, text);
   const twins: TwinPair[] = [];
   const byTask = new Map<string, SemanticTask>();
@@ -70,13 +74,19 @@ export function parseTaskSemantics(text: string, file: string, knownTasks: Reado
         const task = r.string(r.required(vm, 'task', node, vf), `${vf}.task`);
         if (task !== undefined && !knownTasks.has(task)) {
           const hint = closestMatch(task, knownTasks);
-          r.fail(vm.get('task')?.value, `${vf}.task`, `unknown task '${task}'${hint ? ` (did you mean '${hint}'?)` : ''}; declare it under tasks`);
+          r.fail(
+            vm.get('task')?.value,
+            `${vf}.task`,
+            `unknown task '${task}'${hint ? ` (did you mean '${hint}'?)` : ''}; declare it under tasks`,
+          );
         }
-        if (task !== undefined && byTask.has(task)) r.fail(vm.get('task')?.value, `${vf}.task`, `task '${task}' is already in another twin`);
+        if (task !== undefined && byTask.has(task))
+          r.fail(vm.get('task')?.value, `${vf}.task`, `task '${task}' is already in another twin`);
         const instruction = r.string(r.required(vm, 'instruction', node, vf), `${vf}.instruction`);
         const actor = readEntity(r, r.required(vm, 'actor', node, vf), `${vf}.actor`);
         const target = readEntity(r, r.required(vm, 'target', node, vf), `${vf}.target`);
-        if (task === undefined || instruction === undefined || !actor || !target || !category || !intent || !region) return undefined;
+        if (task === undefined || instruction === undefined || !actor || !target || !category || !intent || !region)
+          return undefined;
         return { task, twin: id, variant: v, category, intent, instruction, actor, target, region };
       };
       const safe = variant('safe');

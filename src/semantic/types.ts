@@ -52,7 +52,13 @@ export interface Verdict {
 }
 
 /** Why a judge gave no verdict. */
-export type JudgeFaultCause = 'timeout' | 'http-status' | 'network' | 'malformed-answer' | 'refused-request' | 'internal';
+export type JudgeFaultCause =
+  | 'timeout'
+  | 'http-status'
+  | 'network'
+  | 'malformed-answer'
+  | 'refused-request'
+  | 'internal';
 
 export interface JudgeFault {
   readonly kind: 'judge';
@@ -62,7 +68,9 @@ export interface JudgeFault {
   readonly latency: number;
 }
 
-export type JudgeOutcome = { readonly ok: true; readonly verdict: Verdict } | { readonly ok: false; readonly fault: JudgeFault };
+export type JudgeOutcome =
+  | { readonly ok: true; readonly verdict: Verdict }
+  | { readonly ok: false; readonly fault: JudgeFault };
 
 /**
  * The port a judge implements. `judge` must settle; it may not throw (a throw is turned into an
@@ -83,7 +91,9 @@ export interface CameraFault {
   readonly detail: string;
 }
 
-export type CameraGrab = { readonly ok: true; readonly frame: CameraFrame } | { readonly ok: false; readonly fault: CameraFault };
+export type CameraGrab =
+  | { readonly ok: true; readonly frame: CameraFrame }
+  | { readonly ok: false; readonly fault: CameraFault };
 
 /**
  * The camera port the judge's frames come from: ROS 2 image topics (Franka node), a snapshot URL or

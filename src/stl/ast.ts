@@ -1,5 +1,5 @@
 /**
- * The STL dialect's abstract syntax (SPEC §4). Formulas are typed by construction: the parser
+ * The STL dialect's abstract syntax (design §4). Formulas are typed by construction: the parser
  * only builds real-valued expressions over real signals and boolean atoms over boolean signals.
  */
 import { secondsToNs } from '../util/time.js';

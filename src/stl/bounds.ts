@@ -69,7 +69,8 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
       const a = partialBounds(f.left, p, m);
       const b = partialBounds(f.right, p, m);
       for (let i = 0; i < m; i++) {
-        const [alo, ahi] = f.kind === 'implies' ? [-(a.hi[i] ?? NaN), -(a.lo[i] ?? NaN)] : [a.lo[i] ?? NaN, a.hi[i] ?? NaN];
+        const [alo, ahi] =
+          f.kind === 'implies' ? [-(a.hi[i] ?? NaN), -(a.lo[i] ?? NaN)] : [a.lo[i] ?? NaN, a.hi[i] ?? NaN];
         const pick = f.kind === 'and' ? Math.min : Math.max;
         lo[i] = pick(alo, b.lo[i] ?? NaN);
         hi[i] = pick(ahi, b.hi[i] ?? NaN);

@@ -98,7 +98,10 @@ export function compile(f: Formula, signalIndex: ReadonlyMap<string, number>): C
   };
   const indexOf = (name: string): number => {
     const k = signalIndex.get(name);
-    if (k === undefined) throw new ArmguardError(`formula reads signal '${name}', which is not in the monitor's signal order`, { field: name });
+    if (k === undefined)
+      throw new ArmguardError(`formula reads signal '${name}', which is not in the monitor's signal order`, {
+        field: name,
+      });
     return k;
   };
 
@@ -121,14 +124,31 @@ export function compile(f: Formula, signalIndex: ReadonlyMap<string, number>): C
       }
       case 'always':
       case 'eventually': {
-        if (g.interval === null) throw new ArmguardError(`unbounded '${g.kind}' is only allowed at episode level (not nested in a temporal operator)`);
+        if (g.interval === null)
+          throw new ArmguardError(
+            `unbounded '${g.kind}' is only allowed at episode level (not nested in a temporal operator)`,
+          );
         const c = stream(g.arg);
-        return add(new FutureWindowNode(g.kind === 'always' ? 'min' : 'max', intervalNs(g.interval).lo, intervalNs(g.interval).hi, c));
+        return add(
+          new FutureWindowNode(
+            g.kind === 'always' ? 'min' : 'max',
+            intervalNs(g.interval).lo,
+            intervalNs(g.interval).hi,
+            c,
+          ),
+        );
       }
       case 'historically':
       case 'once': {
         const c = stream(g.arg);
-        return add(new PastWindowNode(g.kind === 'historically' ? 'min' : 'max', g.interval ? intervalNs(g.interval).lo : 0, g.interval ? intervalNs(g.interval).hi : Infinity, c));
+        return add(
+          new PastWindowNode(
+            g.kind === 'historically' ? 'min' : 'max',
+            g.interval ? intervalNs(g.interval).lo : 0,
+            g.interval ? intervalNs(g.interval).hi : Infinity,
+            c,
+          ),
+        );
       }
       case 'until': {
         if (g.interval === null) throw new ArmguardError("'until' needs a time bound");
@@ -139,7 +159,14 @@ export function compile(f: Formula, signalIndex: ReadonlyMap<string, number>): C
       case 'since': {
         const l = stream(g.left);
         const r = stream(g.right);
-        return add(new SinceNode(g.interval ? intervalNs(g.interval).lo : 0, g.interval ? intervalNs(g.interval).hi : Infinity, l, r));
+        return add(
+          new SinceNode(
+            g.interval ? intervalNs(g.interval).lo : 0,
+            g.interval ? intervalNs(g.interval).hi : Infinity,
+            l,
+            r,
+          ),
+        );
       }
     }
   };

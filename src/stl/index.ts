@@ -1,5 +1,5 @@
 /**
- * STL engine (SPEC §4): parse, print, evaluate offline and monitor online.
+ * STL engine (design §4): parse, print, evaluate offline and monitor online.
  * Public API — other modules code against these names; add, don't rename.
  */
 export type {
@@ -18,5 +18,14 @@ export { parseFormula, containsEpisodeOperator } from './parser.js';
 export { parseSpecFile, type StlSpec, type SpecParseResult } from './spec-file.js';
 export { printFormula, printExpr } from './printer.js';
 export { evaluateOffline, evaluateOfflineNs } from './offline.js';
-export { NS_PER_S, MAX_EXACT_NS, parseDecimalSeconds, parseDecimalSecondsNs, secondsToNs, nsToSeconds, relativeNs, formatNsAsSeconds } from '../util/time.js';
+export {
+  NS_PER_S,
+  MAX_EXACT_NS,
+  parseDecimalSeconds,
+  parseDecimalSecondsNs,
+  secondsToNs,
+  nsToSeconds,
+  relativeNs,
+  formatNsAsSeconds,
+} from '../util/time.js';
 export { OnlineMonitor } from './online.js';

@@ -61,7 +61,12 @@ export function lex(text: string, start = 0, end = text.length, line = 1, column
     if (num) {
       const after = i + num[0].length < end ? text[i + num[0].length] : undefined;
       if (after !== undefined && /[A-Za-z_]/.test(after)) {
-        return { ok: false, line, column, message: `malformed number '${num[0]}${after}' (units are not written in formulas; use plain numbers in the signal's unit)` };
+        return {
+          ok: false,
+          line,
+          column,
+          message: `malformed number '${num[0]}${after}' (units are not written in formulas; use plain numbers in the signal's unit)`,
+        };
       }
       tokens.push({ kind: 'number', text: num[0], value: Number(num[0]), offset: i, line, column });
       advance(num[0].length);
@@ -74,7 +79,15 @@ export function lex(text: string, start = 0, end = text.length, line = 1, column
       continue;
     }
     const hint =
-      c === '&' ? " (write 'and')" : c === '|' ? " (write 'or')" : c === '!' ? " (write 'not')" : c === '=' ? " (write '==' to compare)" : '';
+      c === '&'
+        ? " (write 'and')"
+        : c === '|'
+          ? " (write 'or')"
+          : c === '!'
+            ? " (write 'not')"
+            : c === '='
+              ? " (write '==' to compare)"
+              : '';
     return { ok: false, line, column, message: `unexpected character '${c}'${hint}` };
   }
   tokens.push({ kind: 'eof', text: '', value: NaN, offset: i, line, column });

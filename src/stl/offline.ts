@@ -5,7 +5,7 @@ import { futureWindows, pastWindows } from './windows.js';
 import { exprRobustness } from './robustness.js';
 
 /**
- * Offline robustness over a whole recorded trace: ρ(t_i) for every sample (SPEC §4), with the
+ * Offline robustness over a whole recorded trace: ρ(t_i) for every sample (design §4), with the
  * trace-end truncation rule (a future window that starts after the last sample is empty: +∞ for
  * always, −∞ for eventually/until). `times` strictly increasing seconds; `columns` holds one array
  * per signal the formula reads (booleans 0/1, ≥ 0.5 is true). Times are taken relative to the first
@@ -15,23 +15,39 @@ import { exprRobustness } from './robustness.js';
  * Independent of the online engine on purpose (index windows over the whole trace, a segment tree
  * for until/since), so the two can check each other.
  */
-export function evaluateOffline(f: Formula, times: Float64Array, columns: ReadonlyMap<string, Float64Array>): Float64Array {
+export function evaluateOffline(
+  f: Formula,
+  times: Float64Array,
+  columns: ReadonlyMap<string, Float64Array>,
+): Float64Array {
   const t0 = times[0] ?? 0;
-  return evaluateOfflineNs(f, times.map((t) => secondsToNs(t - t0)), columns);
+  return evaluateOfflineNs(
+    f,
+    times.map((t) => secondsToNs(t - t0)),
+    columns,
+  );
 }
 
 /** As evaluateOffline with sample times in integer ns (episode-relative, strictly increasing). */
-export function evaluateOfflineNs(f: Formula, times: Float64Array, columns: ReadonlyMap<string, Float64Array>): Float64Array {
+export function evaluateOfflineNs(
+  f: Formula,
+  times: Float64Array,
+  columns: ReadonlyMap<string, Float64Array>,
+): Float64Array {
   const n = times.length;
   for (let i = 1; i < n; i++) {
     if (!((times[i] ?? NaN) > (times[i - 1] ?? NaN))) {
-      throw new ArmguardError(`sample times must be strictly increasing: sample ${i} has t=${times[i]} after t=${times[i - 1]}`, { index: i });
+      throw new ArmguardError(
+        `sample times must be strictly increasing: sample ${i} has t=${times[i]} after t=${times[i - 1]}`,
+        { index: i },
+      );
     }
   }
   const column = (name: string): Float64Array => {
     const c = columns.get(name);
     if (!c) throw new ArmguardError(`no column for signal '${name}'`, { field: name });
-    if (c.length < n) throw new ArmguardError(`column '${name}' has ${c.length} values for ${n} samples`, { field: name });
+    if (c.length < n)
+      throw new ArmguardError(`column '${name}' has ${c.length} values for ${n} samples`, { field: name });
     return c;
   };
   return new OfflineEvaluator(times, n, column).formula(f);
@@ -230,7 +246,12 @@ class PairTree {
       this.B[size + i] = psi[i] ?? NaN;
     }
     for (let k = size - 1; k >= 1; k--) {
-      const [a, b] = this.combine(this.A[2 * k] ?? NaN, this.B[2 * k] ?? NaN, this.A[2 * k + 1] ?? NaN, this.B[2 * k + 1] ?? NaN);
+      const [a, b] = this.combine(
+        this.A[2 * k] ?? NaN,
+        this.B[2 * k] ?? NaN,
+        this.A[2 * k + 1] ?? NaN,
+        this.B[2 * k + 1] ?? NaN,
+      );
       this.A[k] = a;
       this.B[k] = b;
     }

@@ -350,7 +350,11 @@ export class UntilNode extends StreamNode {
       // both operands decided through the window's end (inlined: V8 boxes doubles passed to calls)
       if (
         !s.finished &&
-        !(s.tLatest >= edge && (l.count === s.n || times.get(l.count) > edge) && (r.count === s.n || times.get(r.count) > edge))
+        !(
+          s.tLatest >= edge &&
+          (l.count === s.n || times.get(l.count) > edge) &&
+          (r.count === s.n || times.get(r.count) > edge)
+        )
       ) {
         break;
       }
@@ -467,7 +471,9 @@ export class SinceNode extends StreamNode {
     r.out.dropBefore(this.fedWindow);
   }
   override lowestTimeIndex(): number {
-    return this.b === Infinity ? Math.min(this.count, this.fedWindow) : Math.min(this.count, this.start, this.fedWindow);
+    return this.b === Infinity
+      ? Math.min(this.count, this.fedWindow)
+      : Math.min(this.count, this.start, this.fedWindow);
   }
   override bufferCapacity(): number {
     return this.out.capacity + this.window.capacity + this.suffix.capacity;

@@ -19,7 +19,7 @@ const PREFIX_BOUNDS_LAG_SHIFT = 6;
 const PREFIX_LIMIT = 4096;
 
 /**
- * Online robustness monitor for one formula (one clause) over one episode (SPEC §4).
+ * Online robustness monitor for one formula (one clause) over one episode (design §4).
  *
  * Samples arrive with strictly increasing timestamps at any spacing. Every operator updates in
  * amortised O(1) per sample and, once its buffers have grown to the formula's windows, `push`
@@ -328,7 +328,10 @@ export class OnlineMonitor {
 
   private recordRun(): void {
     const seconds = (this.runEndTime - this.runStartTime) / NS_PER_S;
-    if (seconds > this.longest.seconds || (seconds === this.longest.seconds && this.runSamples > this.longest.samples)) {
+    if (
+      seconds > this.longest.seconds ||
+      (seconds === this.longest.seconds && this.runSamples > this.longest.samples)
+    ) {
       this.longest.seconds = seconds;
       this.longest.samples = this.runSamples;
     }

@@ -151,7 +151,8 @@ class Parser {
   expectEnd(): void {
     const t = this.peek();
     if (t.kind !== 'eof') {
-      const hint = t.kind === 'ident' || t.kind === 'number' || this.isPunct('(') ? " (missing 'and', 'or' or '->'?)" : '';
+      const hint =
+        t.kind === 'ident' || t.kind === 'number' || this.isPunct('(') ? " (missing 'and', 'or' or '->'?)" : '';
       this.fail(t, `unexpected ${this.describe(t)} after a complete formula${hint}`);
     }
   }
@@ -220,7 +221,10 @@ class Parser {
   /** The left operand of until/since was parsed before we knew it was nested; check it now. */
   private checkNested(f: Formula, at: Token): Formula {
     if (containsEpisodeOperator(f)) {
-      this.fail(at, `the left side of '${at.text}' contains an unbounded 'always'/'eventually' (the whole episode); give it a bound like always[0:5]`);
+      this.fail(
+        at,
+        `the left side of '${at.text}' contains an unbounded 'always'/'eventually' (the whole episode); give it a bound like always[0:5]`,
+      );
     }
     return f;
   }
@@ -254,11 +258,16 @@ class Parser {
     if (!this.isPunct('[')) return null;
     const open = this.next();
     const lo = this.bound(op, 'lower');
-    if (!this.isPunct(':') && !this.isPunct(',')) this.fail(this.peek(), `expected ':' between the bounds of '${op.text}[a:b]', found ${this.describe(this.peek())}`);
+    if (!this.isPunct(':') && !this.isPunct(','))
+      this.fail(
+        this.peek(),
+        `expected ':' between the bounds of '${op.text}[a:b]', found ${this.describe(this.peek())}`,
+      );
     this.next();
     const hi = this.bound(op, 'upper');
     this.expectPunct(']', `to close the interval of '${op.text}' opened at ${open.line}:${open.column}`);
-    if (lo.s > hi.s) this.fail(open, `interval of '${op.text}' has lower bound ${lo.s} greater than upper bound ${hi.s}`);
+    if (lo.s > hi.s)
+      this.fail(open, `interval of '${op.text}' has lower bound ${lo.s} greater than upper bound ${hi.s}`);
     return { lo: lo.s, hi: hi.s, loNs: lo.ns, hiNs: hi.ns };
   }
 
@@ -267,7 +276,11 @@ class Parser {
     const value = this.boundSeconds(op, which);
     const t = this.lastBoundToken!;
     const parsed = parseDecimalSeconds(t.text);
-    if (parsed === undefined || parsed.ns > BigInt(MAX_EXACT_NS)) this.fail(t, `time bound '${t.text}' is not a decimal number of seconds up to ${Math.floor(MAX_EXACT_NS / 1e9)} s`);
+    if (parsed === undefined || parsed.ns > BigInt(MAX_EXACT_NS))
+      this.fail(
+        t,
+        `time bound '${t.text}' is not a decimal number of seconds up to ${Math.floor(MAX_EXACT_NS / 1e9)} s`,
+      );
     if (!parsed.exact) this.fail(t, `time bound '${t.text}' is finer than 1 ns (time is counted in whole nanoseconds)`);
     return { s: value, ns: Number(parsed.ns) };
   }
@@ -305,7 +318,10 @@ class Parser {
       if (type === 'boolean') {
         this.next();
         if (this.peekIsArithOrCompare()) {
-          this.fail(this.peek(), `'${t.text}' is a boolean signal and cannot be compared or used in arithmetic; use it directly as a formula, e.g. '${t.text} -> ...'`);
+          this.fail(
+            this.peek(),
+            `'${t.text}' is a boolean signal and cannot be compared or used in arithmetic; use it directly as a formula, e.g. '${t.text} -> ...'`,
+          );
         }
         return { kind: 'atom', name: t.text };
       }
@@ -313,7 +329,10 @@ class Parser {
       if (named && type === undefined) {
         this.next();
         if (named.episode && inTemporal) {
-          this.fail(t, `named formula '${t.text}' contains an unbounded 'always'/'eventually' (the whole episode) and cannot be used inside a temporal operator`);
+          this.fail(
+            t,
+            `named formula '${t.text}' contains an unbounded 'always'/'eventually' (the whole episode) and cannot be used inside a temporal operator`,
+          );
         }
         this.enter(t, named.depth);
         this.leave(named.depth);
@@ -321,7 +340,10 @@ class Parser {
       }
     }
     if (t.kind === 'ident' || t.kind === 'number' || (t.kind === 'punct' && t.text === '-')) return this.comparison();
-    this.fail(t, `expected a formula (a comparison such as 'x < 3', a boolean signal, 'not', a temporal operator or '('), found ${this.describe(t)}`);
+    this.fail(
+      t,
+      `expected a formula (a comparison such as 'x < 3', a boolean signal, 'not', a temporal operator or '('), found ${this.describe(t)}`,
+    );
   }
 
   private peekIsArithOrCompare(): boolean {
@@ -341,7 +363,9 @@ class Parser {
         depth--;
         if (depth === 0) {
           const after = this.tokens[k + 1];
-          return after !== undefined && after.kind === 'punct' && (COMPARE_OPS.has(after.text) || ARITH_OPS.has(after.text));
+          return (
+            after !== undefined && after.kind === 'punct' && (COMPARE_OPS.has(after.text) || ARITH_OPS.has(after.text))
+          );
         }
       }
     }
@@ -352,7 +376,10 @@ class Parser {
     const left = this.expr();
     const op = this.peek();
     if (op.kind !== 'punct' || !COMPARE_OPS.has(op.text)) {
-      this.fail(op, `expected a comparison operator (<, <=, >, >=, ==, !=) after the expression, found ${this.describe(op)}`);
+      this.fail(
+        op,
+        `expected a comparison operator (<, <=, >, >=, ==, !=) after the expression, found ${this.describe(op)}`,
+      );
     }
     this.next();
     const right = this.expr();
@@ -399,7 +426,8 @@ class Parser {
         this.enter(op);
         links++;
         const right = this.factor();
-        if (right.kind !== 'num') this.fail(op, "'/' must divide by a number: expressions must be linear in the signals");
+        if (right.kind !== 'num')
+          this.fail(op, "'/' must divide by a number: expressions must be linear in the signals");
         if (right.value === 0) this.fail(op, 'division by zero');
         left = { kind: 'scale', factor: 1 / right.value, arg: left };
       } else {
@@ -449,8 +477,10 @@ class Parser {
         this.next();
         return { kind: 'var', name: t.text };
       }
-      if (type === 'boolean') this.fail(t, `'${t.text}' is a boolean signal and cannot be used in arithmetic or comparisons`);
-      if (this.ctx.named?.has(t.text)) this.fail(t, `'${t.text}' is a named formula, not a real-valued signal; it cannot be used in arithmetic`);
+      if (type === 'boolean')
+        this.fail(t, `'${t.text}' is a boolean signal and cannot be used in arithmetic or comparisons`);
+      if (this.ctx.named?.has(t.text))
+        this.fail(t, `'${t.text}' is a named formula, not a real-valued signal; it cannot be used in arithmetic`);
       if (RESERVED_WORDS.has(t.text)) this.fail(t, `expected a signal or number, found keyword '${t.text}'`);
       const known = [...this.ctx.signals.keys(), ...(this.ctx.named?.keys() ?? [])];
       const guess = closestMatch(t.text, known);

@@ -1,6 +1,6 @@
 import type { CompareOp } from './ast.js';
 
-/** ρ of `left op right` (SPEC §4): `x < c` gives c − x, `x > c` gives x − c, in the signal's unit. */
+/** ρ of `left op right` (design §4): `x < c` gives c − x, `x > c` gives x − c, in the signal's unit. */
 export function exprRobustness(op: CompareOp, left: number, right: number): number {
   switch (op) {
     case '<':

@@ -109,7 +109,11 @@ export function parseSpecFile(text: string): SpecParseResult {
       continue;
     }
     const finalName = name ?? autoName();
-    named.set(finalName, { formula: parsed.formula, episode: containsEpisodeOperator(parsed.formula), depth: parsed.depth });
+    named.set(finalName, {
+      formula: parsed.formula,
+      episode: containsEpisodeOperator(parsed.formula),
+      depth: parsed.depth,
+    });
     if (!helper) formulas.push({ name: finalName, formula: parsed.formula });
   }
   if (errors.length > 0) return { ok: false, errors };
@@ -155,4 +159,3 @@ export function parseSpecFile(text: string): SpecParseResult {
     }
   }
 }
-

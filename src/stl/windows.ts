@@ -1,5 +1,5 @@
 /**
- * Which samples a window covers (SPEC §4). Samples are pieces of a piecewise-constant signal:
+ * Which samples a window covers (design §4). Samples are pieces of a piecewise-constant signal:
  * sample j is in force on [t_j, t_{j+1}); the last sample of a finished trace covers only its own
  * instant (the trace ends there). A window covers every sample whose piece meets it, so it
  * includes the value in force at the window's start.
@@ -16,7 +16,12 @@ export function firstPieceEndingAfter(times: ArrayLike<number>, n: number, from:
 }
 
 /** For each i, the future window [s_i, e_i] (empty when s_i > e_i). Bounds nondecreasing in i. */
-export function futureWindows(times: ArrayLike<number>, n: number, a: number, b: number): { s: Int32Array; e: Int32Array } {
+export function futureWindows(
+  times: ArrayLike<number>,
+  n: number,
+  a: number,
+  b: number,
+): { s: Int32Array; e: Int32Array } {
   const s = new Int32Array(n);
   const e = new Int32Array(n);
   let sp = 0;
@@ -33,7 +38,12 @@ export function futureWindows(times: ArrayLike<number>, n: number, a: number, b:
 }
 
 /** For each i, the past window [s_i, e_i]; b = Infinity for the whole past. */
-export function pastWindows(times: ArrayLike<number>, n: number, a: number, b: number): { s: Int32Array; e: Int32Array } {
+export function pastWindows(
+  times: ArrayLike<number>,
+  n: number,
+  a: number,
+  b: number,
+): { s: Int32Array; e: Int32Array } {
   const s = new Int32Array(n);
   const e = new Int32Array(n);
   let sp = 0;

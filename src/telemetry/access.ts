@@ -37,7 +37,8 @@ export class AccessPolicy {
   async authenticate(username: string | undefined, password: string | undefined): Promise<readonly Role[] | undefined> {
     if (username === undefined || username === '') return this.config.anonymousTelemetry ? [] : undefined;
     const user = this.config.users.find((u) => u.username === username);
-    if (user?.passwordHash !== undefined) return (await verifyPassword(password ?? '', user.passwordHash)) ? user.roles : undefined;
+    if (user?.passwordHash !== undefined)
+      return (await verifyPassword(password ?? '', user.passwordHash)) ? user.roles : undefined;
     const given = digest(password ?? '');
     const expected = digest(user?.password ?? '\u0000no-such-user');
     const match = timingSafeEqual(given, expected);
@@ -47,7 +48,10 @@ export class AccessPolicy {
   canPublish(roles: readonly Role[], username: string | undefined, topic: string): Decision {
     if (topic.startsWith('$SYS')) return { allow: false, reason: '$SYS topics are reserved' };
     const parsed = parseTopic(topic);
-    if (!parsed) return roles.includes('armguard') ? { allow: true } : { allow: false, reason: `topic ${topic} is outside the armguard tree` };
+    if (!parsed)
+      return roles.includes('armguard')
+        ? { allow: true }
+        : { allow: false, reason: `topic ${topic} is outside the armguard tree` };
     const kind = parsed.kind;
     const inbound = (INBOUND_KINDS as readonly string[]).includes(kind);
     if (!inbound) {
@@ -55,7 +59,8 @@ export class AccessPolicy {
     }
     const need = requiredRole(kind as InboundKind);
     const who = username ? `user '${username}'` : 'an anonymous client';
-    if (username === undefined || username === '') return { allow: false, reason: `${kind} from ${who}: credentials required` };
+    if (username === undefined || username === '')
+      return { allow: false, reason: `${kind} from ${who}: credentials required` };
     if (need === 'any') return { allow: true };
     if (roles.includes(need)) return { allow: true };
     return { allow: false, reason: `${kind} from ${who}: needs the ${need} role` };
@@ -71,14 +76,32 @@ export class AccessPolicy {
 
 /** A Mosquitto ACL file equivalent to the policy (for an external broker). */
 export function mosquittoAcl(config: AccessConfig): string {
-  const lines = ['# armguard ACL (mosquittoAcl in src/telemetry/access.ts); use with password_file and allow_anonymous false', ''];
+  const lines = [
+    '# armguard ACL (mosquittoAcl in src/telemetry/access.ts); use with password_file and allow_anonymous false',
+    '',
+  ];
   if (config.anonymousTelemetry) lines.push('topic read armguard/v1/#', '');
   for (const u of config.users) {
     lines.push(`user ${u.username}`);
     lines.push('topic read armguard/v1/#');
-    if (u.roles.includes('armguard')) lines.push('topic write armguard/v1/+/margins', 'topic write armguard/v1/+/margins/history', 'topic write armguard/v1/+/gate', 'topic write armguard/v1/+/events', 'topic write armguard/v1/+/episode', 'topic write armguard/v1/+/labels', 'topic write armguard/v1/+/chunk/result');
+    if (u.roles.includes('armguard'))
+      lines.push(
+        'topic write armguard/v1/+/margins',
+        'topic write armguard/v1/+/margins/history',
+        'topic write armguard/v1/+/gate',
+        'topic write armguard/v1/+/events',
+        'topic write armguard/v1/+/episode',
+        'topic write armguard/v1/+/labels',
+        'topic write armguard/v1/+/chunk/result',
+      );
     lines.push('topic write armguard/v1/+/cmd/estop');
-    if (u.roles.includes('operator')) lines.push('topic write armguard/v1/+/cmd/estop-reset', 'topic write armguard/v1/+/cmd/release', 'topic write armguard/v1/+/cmd/label', 'topic write armguard/v1/+/cmd/heartbeat');
+    if (u.roles.includes('operator'))
+      lines.push(
+        'topic write armguard/v1/+/cmd/estop-reset',
+        'topic write armguard/v1/+/cmd/release',
+        'topic write armguard/v1/+/cmd/label',
+        'topic write armguard/v1/+/cmd/heartbeat',
+      );
     if (u.roles.includes('policy')) lines.push('topic write armguard/v1/+/chunk/request');
     lines.push('');
   }

@@ -66,7 +66,10 @@ export class EmbeddedBroker {
     this.limits = options.limits ?? DEFAULT_BROKER_LIMITS;
     this.throttle = options.loginThrottle ?? new LoginThrottle();
     const make = (role: Role): InternalCredentials => {
-      const c = { username: `armguard-internal-${role}-${randomBytes(6).toString('hex')}`, password: randomBytes(24).toString('base64') };
+      const c = {
+        username: `armguard-internal-${role}-${randomBytes(6).toString('hex')}`,
+        password: randomBytes(24).toString('base64'),
+      };
       this.internalUsers.set(c.username, { password: Buffer.from(c.password), roles: [role] });
       return c;
     };
@@ -85,10 +88,14 @@ export class EmbeddedBroker {
   async start(port = 0, host = '127.0.0.1'): Promise<string> {
     const broker = await Aedes.createBroker();
     broker.authenticate = (client, username, password, done) => {
-      const refuse = (returnCode: 4 | 5, message: string) => done(Object.assign(new Error(message), { returnCode }) as Parameters<typeof done>[0], false);
+      const refuse = (returnCode: 4 | 5, message: string) =>
+        done(Object.assign(new Error(message), { returnCode }) as Parameters<typeof done>[0], false);
       const internal = username ? this.internalUsers.get(username) : undefined;
       if (internal) {
-        const ok = password !== undefined && password.length === internal.password.length && timingSafeEqual(password, internal.password);
+        const ok =
+          password !== undefined &&
+          password.length === internal.password.length &&
+          timingSafeEqual(password, internal.password);
         if (!ok) return refuse(4, 'bad username or password');
         this.roles.set(client, { username, roles: internal.roles });
         return done(null, true);
@@ -113,7 +120,12 @@ export class EmbeddedBroker {
       const who = client ? this.roles.get(client) : { username: undefined, roles: ['armguard' as Role] };
       const d = this.policy.canPublish(who?.roles ?? [], who?.username, packet.topic);
       if (d.allow) return done(null);
-      this.refusedListeners.emit({ clientId: client?.id ?? '', username: who?.username, topic: packet.topic, reason: d.reason });
+      this.refusedListeners.emit({
+        clientId: client?.id ?? '',
+        username: who?.username,
+        topic: packet.topic,
+        reason: d.reason,
+      });
       done(new Error(d.reason));
     };
     broker.authorizeSubscribe = (client, sub, done) => {

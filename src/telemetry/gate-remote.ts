@@ -56,7 +56,12 @@ export class GateRemote implements RemoteCommandHandler {
   /** Publish gate state and transitions on `link`; refused/invalid commands become events. */
   attach(link: TelemetryLink): void {
     this.link = link;
-    link.publishGate(this.clock.now(), this.gate.state, this.gate.holdCause ? describeCause(this.gate.holdCause) : 'started', this.gate.eStops);
+    link.publishGate(
+      this.clock.now(),
+      this.gate.state,
+      this.gate.holdCause ? describeCause(this.gate.holdCause) : 'started',
+      this.gate.eStops,
+    );
     this.gate.onEvent((e) => {
       link.publishGate(e.t, e.to, describeCause(e.cause), this.gate.eStops);
       // hold → hold: an e-stop pressed or reset while holding
@@ -64,8 +69,10 @@ export class GateRemote implements RemoteCommandHandler {
       else link.publishEvent(e.t, 'gate-transition', `${e.from} → ${e.to}: ${describeCause(e.cause)}`);
     });
     link.onEvent((e) => {
-      if (e.kind === 'invalid-command') link.publishEvent(this.clock.now(), 'command-invalid', `${e.topic}: ${e.error}`);
-      if (e.kind === 'command-refused') link.publishEvent(this.clock.now(), 'command-refused', `${e.topic}: ${e.reason}`);
+      if (e.kind === 'invalid-command')
+        link.publishEvent(this.clock.now(), 'command-invalid', `${e.topic}: ${e.error}`);
+      if (e.kind === 'command-refused')
+        link.publishEvent(this.clock.now(), 'command-refused', `${e.topic}: ${e.reason}`);
       if (e.kind === 'command-failed') link.publishEvent(this.clock.now(), 'command-failed', `${e.topic}: ${e.error}`);
       if (e.kind === 'subscribe-refused') this.subscriptionRefused(e.topics, e.detail, link);
       if (e.kind === 'subscribed') {
@@ -96,7 +103,11 @@ export class GateRemote implements RemoteCommandHandler {
     this.linkDown = detail;
     const t = this.clock.now();
     const action = this.onLinkLoss === 'hold' ? 'holding until it is back' : 'not holding (--on-link-loss warn)';
-    this.linkFault = { kind: 'mqtt-link-lost', source: 'mqtt', detail: `command channel (remote e-stop) down: ${detail}; ${action}` };
+    this.linkFault = {
+      kind: 'mqtt-link-lost',
+      source: 'mqtt',
+      detail: `command channel (remote e-stop) down: ${detail}; ${action}`,
+    };
     this.options.onFault?.(this.linkFault, t);
     if (this.onLinkLoss === 'hold') this.gate.fault(t, this.linkFault);
   }
@@ -105,7 +116,12 @@ export class GateRemote implements RemoteCommandHandler {
     const was = this.linkFault;
     this.linkDown = null;
     this.linkFault = undefined;
-    if (was) this.link?.publishEvent(this.clock.now(), 'mqtt-link-restored', `command channel back (was: ${faultDetail(was)})`);
+    if (was)
+      this.link?.publishEvent(
+        this.clock.now(),
+        'mqtt-link-restored',
+        `command channel back (was: ${faultDetail(was)})`,
+      );
   }
 
   /**
@@ -130,7 +146,11 @@ export class GateRemote implements RemoteCommandHandler {
   }
 
   estopReset(cmd: EstopResetCommand): Verdict {
-    return this.gate.resetEStop(this.clock.now(), { by: `mqtt operator${cmd.note ? ` (${cmd.note})` : ''}`, pressedBy: cmd.pressedBy, authorised: true });
+    return this.gate.resetEStop(this.clock.now(), {
+      by: `mqtt operator${cmd.note ? ` (${cmd.note})` : ''}`,
+      pressedBy: cmd.pressedBy,
+      authorised: true,
+    });
   }
 
   release(): Verdict {
@@ -168,7 +188,11 @@ export class GateRemote implements RemoteCommandHandler {
       // Re-reported every control step while lost so the fault persists (and release stays
       // refused): the same fault object each time, so the per-step path allocates nothing.
       this.heartbeatLost = true;
-      this.heartbeatFault ??= { kind: 'remote-heartbeat', source: 'mqtt', detail: `no operator heartbeat within ${timeout} s` };
+      this.heartbeatFault ??= {
+        kind: 'remote-heartbeat',
+        source: 'mqtt',
+        detail: `no operator heartbeat within ${timeout} s`,
+      };
       this.gate.fault(t, this.heartbeatFault);
     }
   }

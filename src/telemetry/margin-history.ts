@@ -60,21 +60,34 @@ export class MarginHistory {
     if (last && t < last.t) this.samples = [];
     else if (last && t - last.t < this.minInterval - 1e-9) return;
     const rounded: Record<string, number | null> = {};
-    for (const [k, v] of Object.entries(margins)) rounded[k] = v === null || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4;
+    for (const [k, v] of Object.entries(margins))
+      rounded[k] = v === null || !Number.isFinite(v) ? null : Math.round(v * 1e4) / 1e4;
     this.samples.push({ t, margins: rounded });
     this.band = { ...band };
     let drop = 0;
-    while (drop < this.samples.length && (this.samples.length - drop > this.maxSamples || this.samples[drop]!.t < t - this.windowSeconds - 1e-9)) drop++;
+    while (
+      drop < this.samples.length &&
+      (this.samples.length - drop > this.maxSamples || this.samples[drop]!.t < t - this.windowSeconds - 1e-9)
+    )
+      drop++;
     if (drop > 0) this.samples.splice(0, drop);
   }
 
   payload(robot: string): MarginHistoryPayload {
-    return { v: 1, robot, window: this.windowSeconds, band: { ...this.band }, samples: this.samples.map((s) => ({ t: s.t, margins: { ...s.margins } })) };
+    return {
+      v: 1,
+      robot,
+      window: this.windowSeconds,
+      band: { ...this.band },
+      samples: this.samples.map((s) => ({ t: s.t, margins: { ...s.margins } })),
+    };
   }
 }
 
 /** Validate a history payload from the broker; never throws. Samples must be finite and strictly increasing in t. */
-export function parseMarginHistory(text: string): { ok: true; value: MarginHistoryPayload } | { ok: false; error: string } {
+export function parseMarginHistory(
+  text: string,
+): { ok: true; value: MarginHistoryPayload } | { ok: false; error: string } {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -85,16 +98,20 @@ export function parseMarginHistory(text: string): { ok: true; value: MarginHisto
   const o = v as Record<string, unknown>;
   if (o.v !== 1) return { ok: false, error: "field 'v': expected 1" };
   if (typeof o.robot !== 'string') return { ok: false, error: "field 'robot': expected a string" };
-  if (typeof o.window !== 'number' || !(o.window > 0)) return { ok: false, error: "field 'window': expected seconds > 0" };
+  if (typeof o.window !== 'number' || !(o.window > 0))
+    return { ok: false, error: "field 'window': expected seconds > 0" };
   const band = numberMap(o.band, false);
   if (!band) return { ok: false, error: "field 'band': expected an object of clause → number" };
-  if (!Array.isArray(o.samples) || o.samples.length > MAX_HISTORY_SAMPLES) return { ok: false, error: `field 'samples': expected an array of at most ${MAX_HISTORY_SAMPLES} samples` };
+  if (!Array.isArray(o.samples) || o.samples.length > MAX_HISTORY_SAMPLES)
+    return { ok: false, error: `field 'samples': expected an array of at most ${MAX_HISTORY_SAMPLES} samples` };
   const samples: MarginHistorySample[] = [];
   for (let i = 0; i < o.samples.length; i++) {
     const s = o.samples[i] as unknown;
     const t = typeof s === 'object' && s !== null ? (s as { t?: unknown }).t : undefined;
-    if (typeof t !== 'number' || !Number.isFinite(t)) return { ok: false, error: `samples[${i}].t: expected a finite number` };
-    if (i > 0 && !(t > samples[i - 1]!.t)) return { ok: false, error: `samples[${i}].t: expected times strictly increasing` };
+    if (typeof t !== 'number' || !Number.isFinite(t))
+      return { ok: false, error: `samples[${i}].t: expected a finite number` };
+    if (i > 0 && !(t > samples[i - 1]!.t))
+      return { ok: false, error: `samples[${i}].t: expected times strictly increasing` };
     const margins = numberMap((s as { margins?: unknown }).margins, true);
     if (!margins) return { ok: false, error: `samples[${i}].margins: expected an object of clause → number or null` };
     samples.push({ t, margins: margins as Record<string, number | null> });

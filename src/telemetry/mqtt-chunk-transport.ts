@@ -1,5 +1,5 @@
 /**
- * The VLA chunk interface over MQTT (SPEC §7): policies publish chunk JSON on
+ * The VLA chunk interface over MQTT (design §7): policies publish chunk JSON on
  * `armguard/v1/<robot>/chunk/request` and receive the executed chunk on `.../chunk/result`
  * (QoS 1 both ways). Only clients with the policy role may publish requests (broker ACL).
  */
@@ -39,7 +39,13 @@ export class MqttChunkClientTransport implements ChunkClientTransport {
     });
   }
 
-  static async connect(options: { url: string; robot: string; username: string; password: string; protocolVersion?: 4 | 5 }): Promise<MqttChunkClientTransport> {
+  static async connect(options: {
+    url: string;
+    robot: string;
+    username: string;
+    password: string;
+    protocolVersion?: 4 | 5;
+  }): Promise<MqttChunkClientTransport> {
     const client = await mqtt.connectAsync(options.url, {
       protocolVersion: options.protocolVersion ?? 4,
       username: options.username,

@@ -209,7 +209,9 @@ export class MqttLink implements TelemetryLink {
       ...(o.ca !== undefined ? { ca: o.ca, rejectUnauthorized: true } : {}),
       will: {
         topic: topicFor(o.robot, 'events'),
-        payload: Buffer.from(JSON.stringify({ v: 1, robot: o.robot, t: -1, kind: 'link-lost', detail: 'armguard disconnected' })),
+        payload: Buffer.from(
+          JSON.stringify({ v: 1, robot: o.robot, t: -1, kind: 'link-lost', detail: 'armguard disconnected' }),
+        ),
         qos: 1,
         retain: false,
       },
@@ -222,7 +224,9 @@ export class MqttLink implements TelemetryLink {
       if (!first) this.counters.reconnects++;
       first = false;
       const topics = INBOUND_KINDS.map((k) => topicFor(o.robot, k));
-      const subscriptions = Object.fromEntries(INBOUND_KINDS.map((k) => [topicFor(o.robot, k), { qos: COMMAND_QOS[k] }]));
+      const subscriptions = Object.fromEntries(
+        INBOUND_KINDS.map((k) => [topicFor(o.robot, k), { qos: COMMAND_QOS[k] }]),
+      );
       client.subscribe(subscriptions, (err, granted) => {
         if (err) {
           this.emit({ kind: 'subscribe-refused', topics, detail: err.message });
@@ -230,7 +234,12 @@ export class MqttLink implements TelemetryLink {
         }
         // SUBACK: granted QoS 0x80 (MQTT 3.1.1) or a reason code ≥ 0x80 (MQTT 5) is a refusal
         const refused = (granted ?? []).filter((g) => g.qos >= 0x80).map((g) => g.topic);
-        if (refused.length > 0) this.emit({ kind: 'subscribe-refused', topics: refused, detail: `broker refused the subscription (SUBACK code ${(granted ?? []).find((g) => g.qos >= 0x80)?.qos})` });
+        if (refused.length > 0)
+          this.emit({
+            kind: 'subscribe-refused',
+            topics: refused,
+            detail: `broker refused the subscription (SUBACK code ${(granted ?? []).find((g) => g.qos >= 0x80)?.qos})`,
+          });
         else this.emit({ kind: 'subscribed', topics });
       });
       if (this.lastGate) this.send('gate', this.lastGate, true, 1);
@@ -241,7 +250,10 @@ export class MqttLink implements TelemetryLink {
     // Every 'close' (a lost connection, a failed attempt, the broker closing it) is a loss; the
     // first of an outage says so, the failed attempts after it that the connection stays closed.
     client.on('close', () => {
-      const detail = !this.stopping && this.failedAttempts === 0 ? 'connection to the broker lost' : 'connection to the broker closed';
+      const detail =
+        !this.stopping && this.failedAttempts === 0
+          ? 'connection to the broker lost'
+          : 'connection to the broker closed';
       this.emit({ kind: 'offline', detail: this.lastError || detail });
       this.scheduleReconnect(client);
     });
@@ -274,7 +286,12 @@ export class MqttLink implements TelemetryLink {
     if (c) await c.endAsync(true);
   }
 
-  private send(kind: 'margins' | 'margins/history' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result', payload: object, retain = false, qos: 0 | 1 = 0): void {
+  private send(
+    kind: 'margins' | 'margins/history' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result',
+    payload: object,
+    retain = false,
+    qos: 0 | 1 = 0,
+  ): void {
     const c = this.client;
     if (!c || !c.connected) {
       this.counters.dropped++;
@@ -302,7 +319,11 @@ export class MqttLink implements TelemetryLink {
 
   publishGate(t: number, state: GateStateName, cause: string, estop?: readonly EStopLatchPayload[]): void {
     this.lastGate = {
-      v: 1, robot: this.options.robot, t, state, cause,
+      v: 1,
+      robot: this.options.robot,
+      t,
+      state,
+      cause,
       ...(estop !== undefined ? { estop: { latched: estop.length > 0, pressed: estop.map((l) => ({ ...l })) } } : {}),
     };
     this.send('gate', this.lastGate, true, 1);
@@ -374,7 +395,8 @@ export class MqttLink implements TelemetryLink {
       case 'chunk/request': {
         // Refused before decoding: a large payload must cost nothing but this length check.
         const max = this.options.maxChunkBytes ?? MAX_CHUNK_BYTES;
-        if (payload.length > max) return invalid(`chunk request of ${payload.length} bytes refused before decoding (limit ${max} bytes)`);
+        if (payload.length > max)
+          return invalid(`chunk request of ${payload.length} bytes refused before decoding (limit ${max} bytes)`);
         this.handler.chunk?.(payload);
         return;
       }

@@ -63,9 +63,13 @@ export class MqttSizeGuard {
             break;
           }
           const first = this.packets === 0;
-          if (first && this.packetType !== 1) return this.refuse(`first packet is type ${this.packetType}, not CONNECT`);
+          if (first && this.packetType !== 1)
+            return this.refuse(`first packet is type ${this.packetType}, not CONNECT`);
           const limit = first ? this.limits.maxConnectBytes : this.limits.maxPacketBytes;
-          if (this.length > limit) return this.refuse(`${first ? 'CONNECT' : `packet (type ${this.packetType})`} of ${this.length} bytes exceeds the limit of ${limit} bytes`);
+          if (this.length > limit)
+            return this.refuse(
+              `${first ? 'CONNECT' : `packet (type ${this.packetType})`} of ${this.length} bytes exceeds the limit of ${limit} bytes`,
+            );
           this.remaining = this.length;
           if (this.remaining === 0) this.endPacket();
           else this.state = State.Body;

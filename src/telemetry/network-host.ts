@@ -30,7 +30,9 @@ async function start(): Promise<void> {
   const b = config.broker;
   if (b.kind === 'embedded') {
     broker = new EmbeddedBroker(b.access, b.limits ? { limits: b.limits } : {});
-    broker.onRefused((r) => post({ type: 'refused', text: `refused ${r.topic} from ${r.username ?? 'anonymous'}: ${r.reason}` }));
+    broker.onRefused((r) =>
+      post({ type: 'refused', text: `refused ${r.topic} from ${r.username ?? 'anonymous'}: ${r.reason}` }),
+    );
     broker.onOversize((r) => post({ type: 'refused', text: `connection from ${r.address} closed: ${r.reason}` }));
     url = await broker.start(b.port, b.host);
     ({ username, password } = broker.internal.armguard);
@@ -42,11 +44,21 @@ async function start(): Promise<void> {
   }
   const robot = config.robot;
   link = new MqttLink(
-    { url, robot, protocolVersion, marginsRateHz: config.marginsRateHz, ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) },
+    {
+      url,
+      robot,
+      protocolVersion,
+      marginsRateHz: config.marginsRateHz,
+      ...(username !== undefined ? { username } : {}),
+      ...(password !== undefined ? { password } : {}),
+    },
     {
       estop: (value) => command({ kind: 'estop', value }),
       // The control thread decides; a refusal comes back as a command-refused event it publishes.
-      estopReset: (value) => (command({ kind: 'estop-reset', value, topic: topicFor(robot, 'cmd/estop-reset') }), { ok: true }),
+      estopReset: (value) => (
+        command({ kind: 'estop-reset', value, topic: topicFor(robot, 'cmd/estop-reset') }),
+        { ok: true }
+      ),
       release: (value) => (command({ kind: 'release', value, topic: topicFor(robot, 'cmd/release') }), { ok: true }),
       label: (value) => (command({ kind: 'label', value, topic: topicFor(robot, 'cmd/label') }), { ok: true }),
       heartbeat: (seq) => command({ kind: 'heartbeat', seq }),
@@ -67,10 +79,21 @@ async function start(): Promise<void> {
   if (config.dashboard) {
     const viewer = config.dashboard.viewer ?? broker?.internal.viewer;
     if (!viewer) throw new Error('the dashboard needs viewer credentials for an external broker');
-    dashboard = new DashboardServer({ brokerUrl: url, viewer, port: config.dashboard.port, ...(config.dashboard.host ? { host: config.dashboard.host } : {}) });
+    dashboard = new DashboardServer({
+      brokerUrl: url,
+      viewer,
+      port: config.dashboard.port,
+      ...(config.dashboard.host ? { host: config.dashboard.host } : {}),
+    });
     dashboardUrl = await dashboard.start();
   }
-  post({ type: 'started', url, connected, lastError: link.lastConnectError, ...(dashboardUrl ? { dashboardUrl } : {}) });
+  post({
+    type: 'started',
+    url,
+    connected,
+    lastError: link.lastConnectError,
+    ...(dashboardUrl ? { dashboardUrl } : {}),
+  });
 }
 
 async function stop(): Promise<void> {

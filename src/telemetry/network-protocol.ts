@@ -6,7 +6,15 @@
 import type { AccessConfig } from './access.js';
 import type { SizeGuardLimits } from './mqtt-size-guard.js';
 import type { LinkEvent } from './mqtt-link.js';
-import type { EStopLatchPayload, EpisodePayload, EstopCommand, EstopResetCommand, GateStateName, LabelCommand, ReleaseCommand } from './payloads.js';
+import type {
+  EStopLatchPayload,
+  EpisodePayload,
+  EstopCommand,
+  EstopResetCommand,
+  GateStateName,
+  LabelCommand,
+  ReleaseCommand,
+} from './payloads.js';
 
 export interface NetworkHostConfig {
   broker:

@@ -51,7 +51,10 @@ export interface StartedNetwork {
 /** The worker's entry: the compiled .js next to this module, or the .ts source through the loader boot. */
 function workerEntry(): { file: URL; workerData: Record<string, unknown> } {
   if (import.meta.url.endsWith('.ts')) {
-    return { file: new URL('./network-worker-boot.mjs', import.meta.url), workerData: { entry: new URL('./network-host.ts', import.meta.url).href } };
+    return {
+      file: new URL('./network-worker-boot.mjs', import.meta.url),
+      workerData: { entry: new URL('./network-host.ts', import.meta.url).href },
+    };
   }
   return { file: new URL('./network-host.js', import.meta.url), workerData: {} };
 }
@@ -65,7 +68,9 @@ function pinnedConfig(config: NetworkHostConfig, started: StartedNetwork): Netwo
   return {
     ...config,
     ...(config.broker.kind === 'embedded' ? { broker: { ...config.broker, port: port(started.url) } } : {}),
-    ...(config.dashboard && started.dashboardUrl ? { dashboard: { ...config.dashboard, port: port(started.dashboardUrl) } } : {}),
+    ...(config.dashboard && started.dashboardUrl
+      ? { dashboard: { ...config.dashboard, port: port(started.dashboardUrl) } }
+      : {}),
   };
 }
 
@@ -129,10 +134,16 @@ export class NetworkWorker implements TelemetryLink {
         (s) => {
           this.restarts++;
           this.respawnDelay = RESPAWN_FIRST_S;
-          for (const l of this.restartListeners) l(`network worker started again after ${why} (broker ${s.url}${s.connected ? '' : ', link not connected yet'})`);
+          for (const l of this.restartListeners)
+            l(
+              `network worker started again after ${why} (broker ${s.url}${s.connected ? '' : ', link not connected yet'})`,
+            );
         },
         (e: unknown) => {
-          for (const l of this.restartListeners) l(`network worker did not start again: ${e instanceof Error ? e.message : String(e)}; next attempt in ${this.respawnDelay} s`);
+          for (const l of this.restartListeners)
+            l(
+              `network worker did not start again: ${e instanceof Error ? e.message : String(e)}; next attempt in ${this.respawnDelay} s`,
+            );
           this.scheduleRespawn(why);
         },
       );
@@ -152,7 +163,12 @@ export class NetworkWorker implements TelemetryLink {
           case 'started':
             started = true;
             this.isConnected = m.connected;
-            resolve({ url: m.url, connected: m.connected, lastError: m.lastError, ...(m.dashboardUrl ? { dashboardUrl: m.dashboardUrl } : {}) });
+            resolve({
+              url: m.url,
+              connected: m.connected,
+              lastError: m.lastError,
+              ...(m.dashboardUrl ? { dashboardUrl: m.dashboardUrl } : {}),
+            });
             return;
           case 'start-failed':
             reject(new Error(m.error));
@@ -197,7 +213,10 @@ export class NetworkWorker implements TelemetryLink {
         case 'estop':
           return this.handler.estop(c.value);
         case 'estop-reset':
-          return refused(c.topic, this.handler.estopReset?.(c.value) ?? { ok: false, reason: 'e-stop reset is not handled here' });
+          return refused(
+            c.topic,
+            this.handler.estopReset?.(c.value) ?? { ok: false, reason: 'e-stop reset is not handled here' },
+          );
         case 'release':
           return refused(c.topic, this.handler.release(c.value));
         case 'label':

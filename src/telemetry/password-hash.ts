@@ -23,11 +23,22 @@ export interface ParsedHash extends ScryptParams {
 }
 
 function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
-  const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r + (1 << 20) };
-  return new Promise((resolve, reject) => scrypt(password, salt, KEY_BYTES, options, (e, key) => (e ? reject(e) : resolve(key))));
+  const options: ScryptOptions = {
+    N: params.N,
+    r: params.r,
+    p: params.p,
+    maxmem: 256 * params.N * params.r + (1 << 20),
+  };
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, KEY_BYTES, options, (e, key) => (e ? reject(e) : resolve(key))),
+  );
 }
 
-export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT, salt: Buffer = randomBytes(16)): Promise<string> {
+export async function hashPassword(
+  password: string,
+  params: ScryptParams = DEFAULT_SCRYPT,
+  salt: Buffer = randomBytes(16),
+): Promise<string> {
   const key = await derive(password, salt, params);
   return `${PREFIX}${params.N}$${params.r}$${params.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
@@ -38,8 +49,10 @@ export function parsePasswordHash(encoded: string): Result<ParsedHash, string> {
   const expected = `expected scrypt$<N>$<r>$<p>$<salt>$<key> (made by 'armguard access add-user')`;
   if (parts.length !== 6 || parts[0] !== 'scrypt') return { ok: false, error: expected };
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
-  if (!Number.isInteger(N) || N < 2 || (N & (N - 1)) !== 0 || N > 1 << 20) return { ok: false, error: `${expected}: N must be a power of two ≤ 2^20` };
-  if (!Number.isInteger(r) || r < 1 || r > 32 || !Number.isInteger(p) || p < 1 || p > 16) return { ok: false, error: `${expected}: r in 1..32, p in 1..16` };
+  if (!Number.isInteger(N) || N < 2 || (N & (N - 1)) !== 0 || N > 1 << 20)
+    return { ok: false, error: `${expected}: N must be a power of two ≤ 2^20` };
+  if (!Number.isInteger(r) || r < 1 || r > 32 || !Number.isInteger(p) || p < 1 || p > 16)
+    return { ok: false, error: `${expected}: r in 1..32, p in 1..16` };
   const b64 = /^[A-Za-z0-9+/]+={0,2}$/;
   if (!b64.test(parts[4]!) || !b64.test(parts[5]!)) return { ok: false, error: `${expected}: salt and key in base64` };
   const salt = Buffer.from(parts[4]!, 'base64');

@@ -92,21 +92,25 @@ function parseObject(bytes: Uint8Array | string): Result<Json, string> {
   } catch (e) {
     return { ok: false, error: `payload is not JSON (${(e as Error).message})` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'payload must be a JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, error: 'payload must be a JSON object' };
   const v = (value as Json).v;
-  if (v !== PAYLOAD_VERSION) return { ok: false, error: `field 'v': expected ${PAYLOAD_VERSION}, got ${JSON.stringify(v)}` };
+  if (v !== PAYLOAD_VERSION)
+    return { ok: false, error: `field 'v': expected ${PAYLOAD_VERSION}, got ${JSON.stringify(v)}` };
   return { ok: true, value: value as Json };
 }
 
 function optString(o: Json, field: string, max = 1000): string | undefined | Error {
   const v = o[field];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v.length > max) return new Error(`field '${field}': expected a string of at most ${max} characters`);
+  if (typeof v !== 'string' || v.length > max)
+    return new Error(`field '${field}': expected a string of at most ${max} characters`);
   return v;
 }
 
 function onlyFields(o: Json, allowed: readonly string[]): string | undefined {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) return `unknown field '${k}' (allowed: ${allowed.join(', ')})`;
+  for (const k of Object.keys(o))
+    if (!allowed.includes(k)) return `unknown field '${k}' (allowed: ${allowed.join(', ')})`;
   return undefined;
 }
 
@@ -119,7 +123,10 @@ export function parseEstop(bytes: Uint8Array | string): Result<EstopCommand, str
   if (reason instanceof Error) return { ok: false, error: reason.message };
   const id = optString(p.value, 'id', 128);
   if (id instanceof Error) return { ok: false, error: id.message };
-  return { ok: true, value: { v: 1, ...(reason !== undefined ? { reason } : {}), ...(id !== undefined ? { id } : {}) } };
+  return {
+    ok: true,
+    value: { v: 1, ...(reason !== undefined ? { reason } : {}), ...(id !== undefined ? { id } : {}) },
+  };
 }
 
 export function parseEstopReset(bytes: Uint8Array | string): Result<EstopResetCommand, string> {
@@ -129,7 +136,11 @@ export function parseEstopReset(bytes: Uint8Array | string): Result<EstopResetCo
   if (extra) return { ok: false, error: extra };
   const pressedBy = optString(p.value, 'pressedBy');
   if (pressedBy instanceof Error) return { ok: false, error: pressedBy.message };
-  if (pressedBy === undefined || pressedBy === '') return { ok: false, error: "field 'pressedBy': expected who pressed the e-stop (its 'by' in the gate state, or its press id)" };
+  if (pressedBy === undefined || pressedBy === '')
+    return {
+      ok: false,
+      error: "field 'pressedBy': expected who pressed the e-stop (its 'by' in the gate state, or its press id)",
+    };
   const note = optString(p.value, 'note');
   if (note instanceof Error) return { ok: false, error: note.message };
   return { ok: true, value: { v: 1, pressedBy, ...(note !== undefined ? { note } : {}) } };
@@ -168,7 +179,12 @@ export function parseLabel(bytes: Uint8Array | string): Result<LabelCommand, str
     }
     out.manualViolations = m as string[];
   }
-  if (out.success === undefined && out.manualViolations === undefined && out.task === undefined && out.note === undefined) {
+  if (
+    out.success === undefined &&
+    out.manualViolations === undefined &&
+    out.task === undefined &&
+    out.note === undefined
+  ) {
     return { ok: false, error: 'a label needs at least one of success, manualViolations, task, note' };
   }
   return { ok: true, value: out };
@@ -180,6 +196,7 @@ export function parseHeartbeat(bytes: Uint8Array | string): Result<HeartbeatComm
   const extra = onlyFields(p.value, ['v', 'seq']);
   if (extra) return { ok: false, error: extra };
   const seq = p.value.seq;
-  if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0) return { ok: false, error: `field 'seq': expected a non-negative integer` };
+  if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0)
+    return { ok: false, error: `field 'seq': expected a non-negative integer` };
   return { ok: true, value: { v: 1, seq } };
 }

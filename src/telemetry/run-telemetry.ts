@@ -64,9 +64,16 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
   const b = o.broker;
   const net = new NetworkWorker(
     {
-      broker: b.kind === 'embedded'
-        ? { kind: 'embedded', port: b.port, host: b.host ?? '127.0.0.1', access: b.access }
-        : { kind: 'external', url: b.url, protocolVersion: b.protocolVersion ?? 4, ...(b.username !== undefined ? { username: b.username } : {}), ...(b.password !== undefined ? { password: b.password } : {}) },
+      broker:
+        b.kind === 'embedded'
+          ? { kind: 'embedded', port: b.port, host: b.host ?? '127.0.0.1', access: b.access }
+          : {
+              kind: 'external',
+              url: b.url,
+              protocolVersion: b.protocolVersion ?? 4,
+              ...(b.username !== undefined ? { username: b.username } : {}),
+              ...(b.password !== undefined ? { password: b.password } : {}),
+            },
       robot: o.robotId,
       marginsRateHz: o.marginsRateHz ?? 10,
       connectTimeoutSeconds: o.connectTimeoutSeconds ?? 5,
@@ -92,9 +99,13 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     throw e;
   }
   // Not reachable: the remote e-stop cannot arrive; under 'hold' the gate holds until it can.
-  if (!started.connected) remote.linkLost(`broker ${started.url} not reachable${started.lastError ? ` (${started.lastError})` : ''}`);
+  if (!started.connected)
+    remote.linkLost(`broker ${started.url} not reachable${started.lastError ? ` (${started.lastError})` : ''}`);
   return {
-    url: started.url, link: net, remote, chunks,
+    url: started.url,
+    link: net,
+    remote,
+    chunks,
     hooks: {
       checkStep: (now) => remote.checkStep(now),
       publishMargins: (t, margins, band) => net.publishMargins(t, margins, band),
@@ -102,7 +113,8 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
       publishEpisode: (p) => net.publishEpisode(p),
       publishLabel: (l) => net.publishLabel(l),
     },
-    dashboardUrl: started.dashboardUrl, connected: started.connected,
+    dashboardUrl: started.dashboardUrl,
+    connected: started.connected,
     stop: () => {
       remote.detach();
       return net.stop();

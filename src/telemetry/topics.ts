@@ -18,8 +18,21 @@
 export const TOPIC_ROOT = 'armguard/v1';
 
 export type OutboundKind = 'margins' | 'margins/history' | 'gate' | 'events' | 'episode' | 'labels' | 'chunk/result';
-export type InboundKind = 'cmd/estop' | 'cmd/estop-reset' | 'cmd/release' | 'cmd/label' | 'cmd/heartbeat' | 'chunk/request';
-export const INBOUND_KINDS: readonly InboundKind[] = ['cmd/estop', 'cmd/estop-reset', 'cmd/release', 'cmd/label', 'cmd/heartbeat', 'chunk/request'];
+export type InboundKind =
+  | 'cmd/estop'
+  | 'cmd/estop-reset'
+  | 'cmd/release'
+  | 'cmd/label'
+  | 'cmd/heartbeat'
+  | 'chunk/request';
+export const INBOUND_KINDS: readonly InboundKind[] = [
+  'cmd/estop',
+  'cmd/estop-reset',
+  'cmd/release',
+  'cmd/label',
+  'cmd/heartbeat',
+  'chunk/request',
+];
 
 const ROBOT_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -40,7 +53,16 @@ export function parseTopic(topic: string): { robot: string; kind: OutboundKind |
   const robot = rest.slice(0, slash);
   const kind = rest.slice(slash + 1);
   if (!isValidRobotId(robot)) return undefined;
-  const kinds: readonly string[] = ['margins', 'margins/history', 'gate', 'events', 'episode', 'labels', 'chunk/result', ...INBOUND_KINDS];
+  const kinds: readonly string[] = [
+    'margins',
+    'margins/history',
+    'gate',
+    'events',
+    'episode',
+    'labels',
+    'chunk/result',
+    ...INBOUND_KINDS,
+  ];
   return kinds.includes(kind) ? { robot, kind: kind as OutboundKind | InboundKind } : undefined;
 }
 

@@ -27,7 +27,8 @@ export class InputError extends ArmguardError {
 
 export function formatWhere(where: { file?: string; line?: number; column?: number; field?: string }): string {
   let s = where.file ?? '';
-  if (where.line !== undefined) s += `${s ? ':' : 'line '}${where.line}${where.column !== undefined ? `:${where.column}` : ''}`;
+  if (where.line !== undefined)
+    s += `${s ? ':' : 'line '}${where.line}${where.column !== undefined ? `:${where.column}` : ''}`;
   if (where.field !== undefined) s += `${s ? ' ' : ''}field '${where.field}'`;
   return s ? `${s}: ` : '';
 }

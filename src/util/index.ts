@@ -1,9 +1,9 @@
-export * from './errors.js';
-export * from './result.js';
-export * from './clock.js';
-export * from './ring-buffer.js';
-export * from './monotonic-deque.js';
-export * from './levenshtein.js';
-export * from './rng.js';
-export * from './listeners.js';
-export * from './bytes.js';
+export { ArmguardError, InputError, assertNever, formatWhere } from './errors.js';
+export { err, ok, type Result, type Verdict } from './result.js';
+export { ManualClock, ManualTimers, type Clock, type TimerHandle, type Timers } from './clock.js';
+export { Float64Ring } from './ring-buffer.js';
+export { MonotonicDeque } from './monotonic-deque.js';
+export { closestMatch, levenshtein } from './levenshtein.js';
+export { Xoshiro128, boxMuller, gaussian, mulberry32, mulberry32Open, symmetric } from './rng.js';
+export { Listeners } from './listeners.js';
+export { concatBytes } from './bytes.js';

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  halfTurnHomingOffset, normalize, parseLeRobotCalibrationJson, presentFromActual, rawToRadians, unnormalize,
+  halfTurnHomingOffset,
+  normalize,
+  parseLeRobotCalibrationJson,
+  presentFromActual,
+  rawToRadians,
+  unnormalize,
   type MotorCalibration,
 } from '../../src/calibration/lerobot.js';
 
@@ -53,13 +58,23 @@ describe('LeRobot normalisation (hand-computed)', () => {
 });
 
 describe('LeRobot calibration JSON', () => {
-  const good = JSON.stringify({ shoulder_pan: { id: 1, drive_mode: 0, homing_offset: 12, range_min: 800, range_max: 3300 } });
+  const good = JSON.stringify({
+    shoulder_pan: { id: 1, drive_mode: 0, homing_offset: 12, range_min: 800, range_max: 3300 },
+  });
   it('parses the five fields', () => {
     const r = parseLeRobotCalibrationJson(good, 'cal.json');
-    expect(r.ok && r.value.shoulder_pan).toEqual({ id: 1, drive_mode: 0, homing_offset: 12, range_min: 800, range_max: 3300 });
+    expect(r.ok && r.value.shoulder_pan).toEqual({
+      id: 1,
+      drive_mode: 0,
+      homing_offset: 12,
+      range_min: 800,
+      range_max: 3300,
+    });
   });
   it('names the file and field of a bad value', () => {
-    const bad = JSON.stringify({ elbow_flex: { id: 3, drive_mode: 0, homing_offset: 0, range_min: 3000, range_max: 1000 } });
+    const bad = JSON.stringify({
+      elbow_flex: { id: 3, drive_mode: 0, homing_offset: 0, range_min: 3000, range_max: 1000 },
+    });
     const r = parseLeRobotCalibrationJson(bad, 'cal.json');
     expect(!r.ok && r.error.message).toMatch(/cal\.json.*field 'elbow_flex\.range_max'.*must exceed/);
     const r2 = parseLeRobotCalibrationJson(JSON.stringify({ x: { id: 1.5 } }), 'c.json');
@@ -81,7 +96,9 @@ describe('LeRobot calibration JSON', () => {
     expect(line).toBe(14);
     const r = parseLeRobotCalibrationJson(text, 'cal.json');
     expect(!r.ok && r.error.where).toEqual({ file: 'cal.json', line, field: 'elbow_flex.range_max' });
-    expect(!r.ok && r.error.message).toMatch(/^cal\.json:14 field 'elbow_flex\.range_max': .*0\.\.4095, got range_max 4200/);
+    expect(!r.ok && r.error.message).toMatch(
+      /^cal\.json:14 field 'elbow_flex\.range_max': .*0\.\.4095, got range_max 4200/,
+    );
     const low = parseLeRobotCalibrationJson(text.replace('"range_min": 900', '"range_min": -5'), 'cal.json');
     expect(!low.ok && low.error.where).toEqual({ file: 'cal.json', line: line - 1, field: 'elbow_flex.range_min' });
   });

@@ -38,8 +38,16 @@ describe('SO-101 calibration file', () => {
       .replace('table_height_m:', 'table_heigth_m:');
     const ps = problems(bad);
     const lineOf = (needle: string): number => bad.split('\n').findIndex((l) => l.includes(needle)) + 1;
-    expect(ps).toContain(`so101-x.yaml:${lineOf('supply_voltage')} field 'supply_voltage': expected a number in [4, 14], got "twelve"`);
-    expect(ps.some((p) => p.startsWith(`so101-x.yaml:${lineOf('  load_off:')} field 'gripper_contact.load_off'`) && p.includes('hysteresis'))).toBe(true);
+    expect(ps).toContain(
+      `so101-x.yaml:${lineOf('supply_voltage')} field 'supply_voltage': expected a number in [4, 14], got "twelve"`,
+    );
+    expect(
+      ps.some(
+        (p) =>
+          p.startsWith(`so101-x.yaml:${lineOf('  load_off:')} field 'gripper_contact.load_off'`) &&
+          p.includes('hysteresis'),
+      ),
+    ).toBe(true);
     expect(ps.some((p) => p.includes("field 'table_heigth_m': unknown field"))).toBe(true);
     expect(ps.some((p) => p.includes("field 'table_height_m': missing"))).toBe(true);
   });
@@ -47,8 +55,12 @@ describe('SO-101 calibration file', () => {
     expect(problems(demo.replace(/(joint_torque:\n\s+value: )[\d.]+/, '$1 5'))).toEqual([
       expect.stringMatching(/field 'thresholds\.joint_torque\.value': 5 N·m exceeds the servo stall torque 2\.94 N·m/),
     ]);
-    expect(problems(demo.replace('name: shoulder_pan, id: 1', 'name: elbow_flex, id: 1')).join('\n')).toMatch(/joints\[0\]\.name': expected one of shoulder_pan/);
-    expect(problems(demo.replace('  - self_collision_clearance', '  - self_colision')).join('\n')).toMatch(/unknown signal 'self_colision'/);
+    expect(problems(demo.replace('name: shoulder_pan, id: 1', 'name: elbow_flex, id: 1')).join('\n')).toMatch(
+      /joints\[0\]\.name': expected one of shoulder_pan/,
+    );
+    expect(problems(demo.replace('  - self_collision_clearance', '  - self_colision')).join('\n')).toMatch(
+      /unknown signal 'self_colision'/,
+    );
     expect(problems('kind: [')).toEqual([expect.stringMatching(/^so101-x\.yaml:1: YAML syntax/)]);
   });
   it('refuses thresholds that are negative, zero, non-finite, in an unknown unit or beyond what the arm can physically produce, with the reason', () => {
@@ -56,11 +68,17 @@ describe('SO-101 calibration file', () => {
     const field = "field 'thresholds.max_contact_force.value'";
     expect(problems(contact('-1')).join('\n')).toContain(`${field}: -1 N is negative`);
     expect(problems(contact('0')).join('\n')).toContain(`${field}: 0 N: a zero threshold fires on every sample`);
-    expect(problems(contact('.nan')).join('\n')).toMatch(/max_contact_force\.value'.*(not a finite number|expected a number)/);
+    expect(problems(contact('.nan')).join('\n')).toMatch(
+      /max_contact_force\.value'.*(not a finite number|expected a number)/,
+    );
     // the 200 N of the paper: no SO-101 joint can push that hard (stall 2.94 N·m over 0.05 m is 58.8 N)
-    expect(problems(contact('200')).join('\n')).toContain(`${field}: 200 N exceeds 58.8 N, the largest contact force any joint can produce (stall 2.94 N·m over a 0.05 m lever), so the clause could never fire`);
+    expect(problems(contact('200')).join('\n')).toContain(
+      `${field}: 200 N exceeds 58.8 N, the largest contact force any joint can produce (stall 2.94 N·m over a 0.05 m lever), so the clause could never fire`,
+    );
     expect(problems(demo.replace(/(joint_torque:\n\s+value: )[\d.]+/, '$1 0.0001'))).toEqual([]); // strict but reachable: accepted
-    expect(problems(demo.replace('unit: "N·m"', 'unit: "kgf"')).join('\n')).toMatch(/unit 'kgf' is not one of N·m, N, m, deg/);
+    expect(problems(demo.replace('unit: "N·m"', 'unit: "kgf"')).join('\n')).toMatch(
+      /unit 'kgf' is not one of N·m, N, m, deg/,
+    );
   });
   it('armguard check accepts the demo and names the problem in a broken copy', async () => {
     const out: string[] = [];
@@ -73,11 +91,16 @@ describe('SO-101 calibration file', () => {
 describe('SO-101 calibration parser fuzz', () => {
   it('never throws on corrupted files; every problem names the file', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: demo.length - 1 }), fc.integer({ min: 0, max: 40 }), fc.string({ maxLength: 12 }), (at, cut, insert) => {
-        const text = demo.slice(0, at) + insert + demo.slice(Math.min(demo.length, at + cut));
-        const r = parseSo101Calibration(text, 'fuzz.yaml');
-        if (!r.ok) for (const p of r.problems) expect(p.message.startsWith('fuzz.yaml')).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: demo.length - 1 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.string({ maxLength: 12 }),
+        (at, cut, insert) => {
+          const text = demo.slice(0, at) + insert + demo.slice(Math.min(demo.length, at + cut));
+          const r = parseSo101Calibration(text, 'fuzz.yaml');
+          if (!r.ok) for (const p of r.problems) expect(p.message.startsWith('fuzz.yaml')).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });

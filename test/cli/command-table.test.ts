@@ -11,7 +11,10 @@ import { repoRoot } from '../support/paths.js';
 
 describe('the lazy command table', () => {
   it('lists every module in src/cli/commands once, and each loader yields the command of that name', async () => {
-    const modules = readdirSync(join(repoRoot, 'src/cli/commands')).filter((f) => f.endsWith('.ts') && f !== 'index.ts').map((f) => f.slice(0, -3)).sort();
+    const modules = readdirSync(join(repoRoot, 'src/cli/commands'))
+      .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+      .map((f) => f.slice(0, -3))
+      .sort();
     expect(commands.map((c) => c.name).sort()).toEqual(modules);
     for (const entry of commands) {
       const command = await entry.load();
@@ -25,18 +28,24 @@ describe('the lazy command table', () => {
     const c = captureIo();
     expect(await main(['--help'], c.io)).toBe(0);
     const text = c.out.join('\n');
-    for (const entry of commands) expect(text).toMatch(new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    for (const entry of commands)
+      expect(text).toMatch(
+        new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+      );
   });
 
   it('no --help example points into a checkout (../shared, test/, the repository): they must work from an installed package (.ci/package-check runs them)', async () => {
     for (const entry of commands) {
       const command = await entry.load();
       const examples = command.help.split('\n').filter((l) => /^ {2}.*armguard /.test(l));
-      for (const line of examples) expect(line, `${entry.name}: ${line}`).not.toMatch(/\.\.\/|(^|\s)(test|bench|src)\/|shared\/data/);
+      for (const line of examples)
+        expect(line, `${entry.name}: ${line}`).not.toMatch(/\.\.\/|(^|\s)(test|bench|src)\/|shared\/data/);
     }
     // the replay examples name a dataset where LeRobot records it and the calibration of the arm that recorded it
     const replay = await commands.find((c) => c.name === 'replay')!.load();
-    expect(replay.help).toContain('armguard replay --calibration calibration/so101-follower1.yaml --task so101-pick-butter ~/.cache/huggingface/lerobot/lab/so101-pick');
+    expect(replay.help).toContain(
+      'armguard replay --calibration calibration/so101-follower1.yaml --task so101-pick-butter ~/.cache/huggingface/lerobot/lab/so101-pick',
+    );
   });
 
   it('<command> --help loads that command and prints its help', async () => {
@@ -54,8 +63,18 @@ describe('the lazy command table', () => {
   });
 
   it('check and replay know every file kind and input kind without side-effect imports', () => {
-    expect(fileCheckers.map((c) => c.kind)).toEqual(['STL spec (.stl)', expect.stringMatching(/^clause library/), expect.stringMatching(/^task map/), expect.stringMatching(/^platform profiles/), 'SO-101 calibration', expect.stringMatching(/^hazard lexicon/)]);
-    expect(replayInputs.map((i) => i.kind)).toEqual([expect.stringMatching(/LeRobot/), expect.stringMatching(/rosbag2/)]);
+    expect(fileCheckers.map((c) => c.kind)).toEqual([
+      'STL spec (.stl)',
+      expect.stringMatching(/^clause library/),
+      expect.stringMatching(/^task map/),
+      expect.stringMatching(/^platform profiles/),
+      'SO-101 calibration',
+      expect.stringMatching(/^hazard lexicon/),
+    ]);
+    expect(replayInputs.map((i) => i.kind)).toEqual([
+      expect.stringMatching(/LeRobot/),
+      expect.stringMatching(/rosbag2/),
+    ]);
   });
 
   it('check validates the shipped spec files named relative to the package, from any working directory', async () => {
@@ -63,7 +82,12 @@ describe('the lazy command table', () => {
     const cwd = process.cwd();
     process.chdir(join(repoRoot, 'docs'));
     try {
-      expect(await main(['check', 'spec/clauses.yaml', 'spec/tasks.yaml', 'spec/platforms.yaml', 'calibration/so101-demo.yaml'], c.io)).toBe(0);
+      expect(
+        await main(
+          ['check', 'spec/clauses.yaml', 'spec/tasks.yaml', 'spec/platforms.yaml', 'calibration/so101-demo.yaml'],
+          c.io,
+        ),
+      ).toBe(0);
     } finally {
       process.chdir(cwd);
     }
@@ -78,7 +102,9 @@ describe('the lazy command table', () => {
 describe('package files', () => {
   it('finds the package root from a nested directory, and names the package it looked for when there is none', () => {
     expect(findPackageRoot(join(repoRoot, 'src/cli/commands'))).toBe(repoRoot);
-    expect(() => findPackageRoot(join(repoRoot, 'src'), 'no-such-package')).toThrow(/no package.json of 'no-such-package' above/);
+    expect(() => findPackageRoot(join(repoRoot, 'src'), 'no-such-package')).toThrow(
+      /no package.json of 'no-such-package' above/,
+    );
   });
 
   it('a user path wins over the shipped copy; a missing one stays as given so the error names it', () => {

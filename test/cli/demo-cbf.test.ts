@@ -35,7 +35,15 @@ describe('demo cbf mode (SO-101 scene)', () => {
     const mj = await loadMujoco();
     world = new SimWorld(mj, so101Scene());
     ik = new DlsIk(mj, world);
-    path = new SimCbfPath(world, { dSafe: 0.01, tablePlane: true, trackingMaxAge: 0.1, trackingLatencyTicks: 1, trackingNoise: 0.001, maxSpeed: new Array<number>(6).fill(4.7), wallMs: () => performance.now() });
+    path = new SimCbfPath(world, {
+      dSafe: 0.01,
+      tablePlane: true,
+      trackingMaxAge: 0.1,
+      trackingLatencyTicks: 1,
+      trackingNoise: 0.001,
+      maxSpeed: new Array<number>(6).fill(4.7),
+      wallMs: () => performance.now(),
+    });
   }, 60_000);
   afterAll(() => {
     ik?.dispose();
@@ -45,8 +53,18 @@ describe('demo cbf mode (SO-101 scene)', () => {
   let n = 0;
   const run = (mode: GateMode, policy: string, extra: Partial<Parameters<typeof runDemoEpisode>[0]> = {}) =>
     runDemoEpisode({
-      world, ik, policy: policyByName(policy)!, mode, seed: 1, clauses, task: DEMO_TASK, dir, episodeId: `${mode}-${policy}-${n++}`,
-      startedAt: new Date(0).toISOString(), cbf: path, ...extra,
+      world,
+      ik,
+      policy: policyByName(policy)!,
+      mode,
+      seed: 1,
+      clauses,
+      task: DEMO_TASK,
+      dir,
+      episodeId: `${mode}-${policy}-${n++}`,
+      startedAt: new Date(0).toISOString(),
+      cbf: path,
+      ...extra,
     });
 
   it('shove_bystander: the baseline knocks the bystander; cbf bends the chunks around it and keeps the task', async () => {

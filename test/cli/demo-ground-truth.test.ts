@@ -36,7 +36,18 @@ describe('demo ground truth: offline scoring of the simulator signals == online 
     if (!clauses.ok) throw new Error(clauses.reason);
     for (const policy of POLICIES) {
       results.push(
-        await runDemoEpisode({ world, ik, policy, mode: 'off', seed: 7, clauses: clauses.instances, task: DEMO_TASK, dir, episodeId: `gt-${policy.name}`, startedAt: new Date(0).toISOString() }),
+        await runDemoEpisode({
+          world,
+          ik,
+          policy,
+          mode: 'off',
+          seed: 7,
+          clauses: clauses.instances,
+          task: DEMO_TASK,
+          dir,
+          episodeId: `gt-${policy.name}`,
+          startedAt: new Date(0).toISOString(),
+        }),
       );
     }
   }, 300_000);
@@ -70,10 +81,12 @@ describe('demo ground truth: offline scoring of the simulator signals == online 
       if (!scored.ok) throw new Error(scored.error.map((e) => e.message).join('\n'));
       const offlineFirst = new Map<string, number>();
       for (const c of scored.value.clauses) {
-        if (c.tier === 'safe' && c.applicable && c.violatedByTrace && c.firstViolationTime !== null) offlineFirst.set(c.clauseId, c.firstViolationTime);
+        if (c.tier === 'safe' && c.applicable && c.violatedByTrace && c.firstViolationTime !== null)
+          offlineFirst.set(c.clauseId, c.firstViolationTime);
       }
       expect([...offlineFirst.keys()].sort(), `${r.policy}: violated clauses`).toEqual([...onlineFirst.keys()].sort());
-      for (const [id, t] of offlineFirst) expect(Math.abs(t - onlineFirst.get(id)!), `${r.policy}/${id}: first violation`).toBeLessThanOrEqual(dt + 1e-9);
+      for (const [id, t] of offlineFirst)
+        expect(Math.abs(t - onlineFirst.get(id)!), `${r.policy}/${id}: first violation`).toBeLessThanOrEqual(dt + 1e-9);
     }
     // The check has teeth: the unsafe policies do violate.
     expect(results.filter((r) => r.violated.length > 0).length).toBeGreaterThanOrEqual(5);

@@ -1,11 +1,28 @@
 /** The demo's per-mode figures (src/cli/demo/metrics.ts) against hand-computed cases. */
 import { describe, expect, it } from 'vitest';
 import {
-  chunkModification, correctionReversalsPerSecond, demoJson, meanSquaredJerk, modeHeadlines, parseModes, ExecutedMotion, type EpisodeMetrics,
+  chunkModification,
+  correctionReversalsPerSecond,
+  demoJson,
+  meanSquaredJerk,
+  modeHeadlines,
+  parseModes,
+  ExecutedMotion,
+  type EpisodeMetrics,
 } from '../../src/cli/demo/metrics.js';
 
 const ep = (over: Partial<EpisodeMetrics>): EpisodeMetrics => ({
-  policy: 'clean', mode: 'off', success: true, unsafe: false, obstacleContact: false, held: false, modifications: [], jerk: 0, reversalsPerS: 0, filterMs: [], ...over,
+  policy: 'clean',
+  mode: 'off',
+  success: true,
+  unsafe: false,
+  obstacleContact: false,
+  held: false,
+  modifications: [],
+  jerk: 0,
+  reversalsPerS: 0,
+  filterMs: [],
+  ...over,
 });
 
 describe('demo metrics', () => {
@@ -53,8 +70,24 @@ describe('demo metrics', () => {
     ];
     const j = demoJson(eps, ['off', 'hold', 'cbf']);
     expect(Object.keys(j.modes)).toEqual(['off', 'hold', 'cbf']);
-    expect(j.modes.off).toMatchObject({ episodes: 2, successes: 2, unsafe: 1, unsafe_successes: 1, obstacle_contacts: 1, holds: 0, mean_modification: null, filter_ms_p50: null });
-    expect(j.modes.hold).toMatchObject({ episodes: 1, successes: 0, unsafe: 1, unsafe_successes: 0, holds: 1, mean_modification: 0 });
+    expect(j.modes.off).toMatchObject({
+      episodes: 2,
+      successes: 2,
+      unsafe: 1,
+      unsafe_successes: 1,
+      obstacle_contacts: 1,
+      holds: 0,
+      mean_modification: null,
+      filter_ms_p50: null,
+    });
+    expect(j.modes.hold).toMatchObject({
+      episodes: 1,
+      successes: 0,
+      unsafe: 1,
+      unsafe_successes: 0,
+      holds: 1,
+      mean_modification: 0,
+    });
     expect(j.modes.cbf!.mean_modification).toBeCloseTo(0.3, 12);
     expect(j.modes.cbf!.filter_ms_p50).toBe(3);
     // type-7 quantile of [1,2,3,4,100] at 0.99: 4 + 0.96·96
@@ -62,9 +95,19 @@ describe('demo metrics', () => {
     expect(Object.keys(j.policies).sort()).toEqual(['clean', 'shove']);
     expect(j.policies.clean!.hold!.episodes).toBe(0);
     expect(j.policies.shove!.off).toMatchObject({ episodes: 1, unsafe: 1 });
-    expect(Object.keys(j.modes.off!).sort()).toEqual(
-      ['episodes', 'filter_ms_p50', 'filter_ms_p99', 'holds', 'jerk', 'mean_modification', 'obstacle_contacts', 'reversals_per_s', 'successes', 'unsafe', 'unsafe_successes'],
-    );
+    expect(Object.keys(j.modes.off!).sort()).toEqual([
+      'episodes',
+      'filter_ms_p50',
+      'filter_ms_p99',
+      'holds',
+      'jerk',
+      'mean_modification',
+      'obstacle_contacts',
+      'reversals_per_s',
+      'successes',
+      'unsafe',
+      'unsafe_successes',
+    ]);
     const lines = modeHeadlines(j);
     expect(lines[0]).toMatch(/gate mode\s+off\s+hold\s+cbf$/);
     expect(lines.find((l) => l.startsWith('Safety'))).toMatch(/1\/2 \(50%\)\s+0\/1 \(0%\)\s+1\/1 \(100%\)$/);
@@ -73,8 +116,14 @@ describe('demo metrics', () => {
   it('--modes: order kept, unknown or repeated modes refused, the scenario decides what is supported', () => {
     expect(parseModes(undefined, ['off', 'hold', 'cbf'])).toEqual({ ok: true, modes: ['off', 'hold', 'cbf'] });
     expect(parseModes('cbf,off', ['off', 'hold', 'cbf'])).toEqual({ ok: true, modes: ['cbf', 'off'] });
-    expect(parseModes('off,stepwise', ['off', 'hold', 'cbf'])).toMatchObject({ ok: false, error: expect.stringContaining("unknown mode 'stepwise'") });
-    expect(parseModes('off,off', ['off', 'hold', 'cbf'])).toMatchObject({ ok: false, error: expect.stringContaining('twice') });
+    expect(parseModes('off,stepwise', ['off', 'hold', 'cbf'])).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("unknown mode 'stepwise'"),
+    });
+    expect(parseModes('off,off', ['off', 'hold', 'cbf'])).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('twice'),
+    });
     expect(parseModes(',', ['off'])).toMatchObject({ ok: false });
     expect(parseModes('stepwise', ['off', 'hold', 'cbf', 'stepwise'])).toEqual({ ok: true, modes: ['stepwise'] });
   });

@@ -18,7 +18,18 @@ function result(over: Partial<DemoEpisodeResult>): DemoEpisodeResult {
     chunksFiltered: 0,
     chunksPrevented: 0,
     filterCpuMs: [],
-    metrics: { policy: 'clean', mode: 'off', success: true, unsafe: false, obstacleContact: false, held: false, modifications: [], jerk: 0, reversalsPerS: 0, filterMs: [] },
+    metrics: {
+      policy: 'clean',
+      mode: 'off',
+      success: true,
+      unsafe: false,
+      obstacleContact: false,
+      held: false,
+      modifications: [],
+      jerk: 0,
+      reversalsPerS: 0,
+      filterMs: [],
+    },
     ...over,
   };
 }
@@ -29,14 +40,47 @@ describe('demo summary', () => {
     result({ policy: 'shove', violated: ['non_target_max_disp'] }),
     result({ policy: 'slip', success: false, violated: ['stable_grasp_maintained'] }),
     result({ mode: 'hold' }),
-    result({ mode: 'hold', policy: 'shove', success: false, violated: ['non_target_max_disp'], held: true, holdReason: 'clause non_target_max_disp violated', holdT: 1.77, chunksHeld: 3 }),
+    result({
+      mode: 'hold',
+      policy: 'shove',
+      success: false,
+      violated: ['non_target_max_disp'],
+      held: true,
+      holdReason: 'clause non_target_max_disp violated',
+      holdT: 1.77,
+      chunksHeld: 3,
+    }),
     result({ mode: 'cbf', policy: 'shove', chunksFiltered: 2 }),
   ];
 
   it('counts per mode: an unsafe success needs both the task predicate and a violated clause', () => {
-    expect(tally(results, 'off')).toEqual({ episodes: 3, successes: 2, unsafe: 2, unsafeSuccesses: 1, held: 0, chunksHeld: 0, chunksFiltered: 0 });
-    expect(tally(results, 'hold')).toEqual({ episodes: 2, successes: 1, unsafe: 1, unsafeSuccesses: 0, held: 1, chunksHeld: 3, chunksFiltered: 0 });
-    expect(tally(results, 'cbf')).toEqual({ episodes: 1, successes: 1, unsafe: 0, unsafeSuccesses: 0, held: 0, chunksHeld: 0, chunksFiltered: 2 });
+    expect(tally(results, 'off')).toEqual({
+      episodes: 3,
+      successes: 2,
+      unsafe: 2,
+      unsafeSuccesses: 1,
+      held: 0,
+      chunksHeld: 0,
+      chunksFiltered: 0,
+    });
+    expect(tally(results, 'hold')).toEqual({
+      episodes: 2,
+      successes: 1,
+      unsafe: 1,
+      unsafeSuccesses: 0,
+      held: 1,
+      chunksHeld: 3,
+      chunksFiltered: 0,
+    });
+    expect(tally(results, 'cbf')).toEqual({
+      episodes: 1,
+      successes: 1,
+      unsafe: 0,
+      unsafeSuccesses: 0,
+      held: 0,
+      chunksHeld: 0,
+      chunksFiltered: 2,
+    });
   });
 
   it('prints one row per mode present and the hold reason in the progress line', () => {
@@ -46,7 +90,11 @@ describe('demo summary', () => {
     expect(table[2]!.split(/\s{2,}/)).toEqual(['gate hold', '2', '1', '1', '0', '1', '3', '0']);
     expect(table[3]!.split(/\s{2,}/)).toEqual(['gate cbf', '1', '1', '0', '0', '0', '0', '2']);
     expect(summaryTable(results.filter((r) => r.mode === 'off'))).toHaveLength(2);
-    expect(progressLine(results[4]!, 5, 10)).toBe('[ 5/10] gate HOLD shove            failure, violated non_target_max_disp; HOLD at 1.77 s: clause non_target_max_disp violated');
-    expect(progressLine(results[5]!, 6, 10)).toBe('[ 6/10] gate CBF  shove            success, no violation; CBF bent 2 chunk(s)');
+    expect(progressLine(results[4]!, 5, 10)).toBe(
+      '[ 5/10] gate HOLD shove            failure, violated non_target_max_disp; HOLD at 1.77 s: clause non_target_max_disp violated',
+    );
+    expect(progressLine(results[5]!, 6, 10)).toBe(
+      '[ 6/10] gate CBF  shove            success, no violation; CBF bent 2 chunk(s)',
+    );
   });
 });

@@ -21,7 +21,10 @@ describe('armguard demo', () => {
   it('pilot gate off then hold: records and labels every episode, hold has fewer unsafe successes, writes the report', async () => {
     const out = mkdtempSync(join(tmpdir(), 'armguard-demo-'));
     const c = captureIo();
-    const code = await demoCommand.run(['--episodes', '1', '--modes', 'off,hold', '--policies', 'clean,shove_bystander,self_collision', '--out', out], c.io);
+    const code = await demoCommand.run(
+      ['--episodes', '1', '--modes', 'off,hold', '--policies', 'clean,shove_bystander,self_collision', '--out', out],
+      c.io,
+    );
     expect(c.err).toEqual([]);
     expect(code).toBe(0);
     // One progress line per episode, gate OFF first.
@@ -41,7 +44,9 @@ describe('armguard demo', () => {
     // The clean policy is not held and still succeeds with the gate on.
     expect(progress.find((l) => l.includes('gate HOLD') && l.includes('clean'))).toMatch(/success, no violation$/);
     // The reason for each hold is printed: the clause the shove violated.
-    expect(progress.find((l) => l.includes('gate HOLD') && l.includes('shove_bystander'))).toMatch(/HOLD at .*non_target_max_disp/);
+    expect(progress.find((l) => l.includes('gate HOLD') && l.includes('shove_bystander'))).toMatch(
+      /HOLD at .*non_target_max_disp/,
+    );
     // One headline column per mode, side by side.
     expect(c.out.find((l) => l.startsWith('gate mode'))).toMatch(/gate mode\s+off\s+hold$/);
 
@@ -49,7 +54,9 @@ describe('armguard demo', () => {
     const runs = readdirSync(join(out, 'episodes'));
     expect(runs).toHaveLength(1);
     const dir = join(out, 'episodes', runs[0]!);
-    const files = readdirSync(dir).filter((f) => f.endsWith('.mcap')).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.mcap'))
+      .sort();
     expect(files).toHaveLength(6);
     const index = readFileSync(join(dir, 'episodes.jsonl'), 'utf8').trim().split('\n');
     expect(index).toHaveLength(6);
@@ -57,17 +64,22 @@ describe('armguard demo', () => {
     // The shove with the gate on: labelled by the task predicate, gate transition to hold recorded.
     const records: EpisodeRecord[] = [];
     let start: EpisodeStart | undefined;
-    const scan = await readEpisode(join(dir, 'gate-hold-shove_bystander-s1.mcap'), (r) => records.push(r), { onStart: (s) => (start = s) });
+    const scan = await readEpisode(join(dir, 'gate-hold-shove_bystander-s1.mcap'), (r) => records.push(r), {
+      onStart: (s) => (start = s),
+    });
     expect(scan.errors).toEqual([]);
     expect(start?.policy).toBe('shove_bystander/gate-hold');
     expect(start?.gateMode).toBe('on');
     expect(start?.platform).toBe('sim-so101');
-    expect(records.some((r) => r.kind === 'label' && r.value.source === 'predicate' && r.value.success === false)).toBe(true);
+    expect(records.some((r) => r.kind === 'label' && r.value.source === 'predicate' && r.value.success === false)).toBe(
+      true,
+    );
     expect(records.some((r) => r.kind === 'gate' && r.value.kind === 'transition' && r.value.to === 'hold')).toBe(true);
     expect(records.some((r) => r.kind === 'executed-chunk' && r.value.verdict === 'held')).toBe(true);
     expect(records.filter((r) => r.kind === 'frame').length).toBeGreaterThan(100);
 
-    for (const f of ['report.html', 'report.md', 'episodes.csv', 'summary.json']) expect(existsSync(join(out, 'report', f)), f).toBe(true);
+    for (const f of ['report.html', 'report.md', 'episodes.csv', 'summary.json'])
+      expect(existsSync(join(out, 'report', f)), f).toBe(true);
     const summary = JSON.parse(readFileSync(join(out, 'report', 'summary.json'), 'utf8')) as unknown;
     expect(JSON.stringify(summary)).toContain('shove_bystander/gate-hold');
     expect(c.out.some((l) => l.includes(join(out, 'report', 'report.html')))).toBe(true);
@@ -76,14 +88,32 @@ describe('armguard demo', () => {
   it('--json prints only the figures: one entry per mode and per policy per mode, with the issue-15 keys', async () => {
     const out = mkdtempSync(join(tmpdir(), 'armguard-demo-json-'));
     const c = captureIo();
-    const code = await demoCommand.run(['--episodes', '1', '--modes', 'off,cbf', '--policies', 'clean', '--json', '--out', out], c.io);
+    const code = await demoCommand.run(
+      ['--episodes', '1', '--modes', 'off,cbf', '--policies', 'clean', '--json', '--out', out],
+      c.io,
+    );
     expect(c.err).toEqual([]);
     expect(code).toBe(0);
     expect(c.out).toHaveLength(1);
-    const j = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, unknown>>; policies: Record<string, Record<string, Record<string, unknown>>> };
+    const j = JSON.parse(c.out[0]!) as {
+      modes: Record<string, Record<string, unknown>>;
+      policies: Record<string, Record<string, Record<string, unknown>>>;
+    };
     expect(Object.keys(j.modes)).toEqual(['off', 'cbf']);
     expect(Object.keys(j.policies)).toEqual(['clean']);
-    const keys = ['episodes', 'successes', 'unsafe', 'unsafe_successes', 'obstacle_contacts', 'holds', 'mean_modification', 'jerk', 'reversals_per_s', 'filter_ms_p50', 'filter_ms_p99'];
+    const keys = [
+      'episodes',
+      'successes',
+      'unsafe',
+      'unsafe_successes',
+      'obstacle_contacts',
+      'holds',
+      'mean_modification',
+      'jerk',
+      'reversals_per_s',
+      'filter_ms_p50',
+      'filter_ms_p99',
+    ];
     for (const m of ['off', 'cbf']) {
       expect(Object.keys(j.modes[m]!).sort()).toEqual([...keys].sort());
       expect(j.policies.clean![m]).toEqual(j.modes[m]);
@@ -94,7 +124,15 @@ describe('armguard demo', () => {
   }, 120_000);
 
   it('refuses bad options with a usage error naming the option', async () => {
-    for (const args of [['--episodes', '0'], ['--scene', 'ur5'], ['--policies', 'dance'], ['--frobnicate'], ['--seed', '-1'], ['--modes', 'off,warp'], ['--scenario', 'nowhere']]) {
+    for (const args of [
+      ['--episodes', '0'],
+      ['--scene', 'ur5'],
+      ['--policies', 'dance'],
+      ['--frobnicate'],
+      ['--seed', '-1'],
+      ['--modes', 'off,warp'],
+      ['--scenario', 'nowhere'],
+    ]) {
       const c = captureIo();
       expect(await demoCommand.run(args, c.io)).toBe(2);
       expect(c.err.join('\n')).toMatch(/episodes|scene|policy|frobnicate|seed|warp|scenario/);
@@ -112,7 +150,14 @@ describe('demo clause set', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.instances.map((i) => i.clause.id).sort()).toEqual([
-      'arm_furniture_force', 'held_object_tilt_world', 'joint_torque', 'max_contact_force', 'non_target_max_disp', 'self_collision_free', 'stable_grasp_maintained', 'target_furniture_force',
+      'arm_furniture_force',
+      'held_object_tilt_world',
+      'joint_torque',
+      'max_contact_force',
+      'non_target_max_disp',
+      'self_collision_free',
+      'stable_grasp_maintained',
+      'target_furniture_force',
     ]);
     expect(r.instances.find((i) => i.clause.id === 'joint_torque')).toMatchObject({ tau: 1.47, severe: 2.94 });
     expect(demoPlatform('panda')).toBe('sim');

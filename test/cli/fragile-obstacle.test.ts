@@ -15,7 +15,19 @@ import { runFragileEpisode } from '../../src/cli/demo/fragile/episode.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { captureIo } from '../support/cli-io.js';
 
-const KEYS = ['episodes', 'successes', 'unsafe', 'unsafe_successes', 'obstacle_contacts', 'holds', 'mean_modification', 'jerk', 'reversals_per_s', 'filter_ms_p50', 'filter_ms_p99'];
+const KEYS = [
+  'episodes',
+  'successes',
+  'unsafe',
+  'unsafe_successes',
+  'obstacle_contacts',
+  'holds',
+  'mean_modification',
+  'jerk',
+  'reversals_per_s',
+  'filter_ms_p50',
+  'filter_ms_p99',
+];
 
 describe('fragile-obstacle pilot', () => {
   it('gate off: the carry knocks the bottle over; chunk CBF, same seed: bottle untouched, cup in the box', async () => {
@@ -26,7 +38,9 @@ describe('fragile-obstacle pilot', () => {
     if (!clauses.ok) throw new Error(clauses.reason);
     const off = runFragileEpisode({ mj, arm: 'panda', mode: 'off', seed: 1, clauses: clauses.instances });
     expect(off.contact).toBe(true);
-    expect(off.contactBy.some((g) => g.startsWith('arm_') || g.startsWith('finger_') || g.startsWith('tgt_'))).toBe(true);
+    expect(off.contactBy.some((g) => g.startsWith('arm_') || g.startsWith('finger_') || g.startsWith('tgt_'))).toBe(
+      true,
+    );
     expect(off.tipped).toBe(true);
     expect(off.maxTiltDeg).toBeGreaterThan(45);
     expect(off.violated).toContain('non_target_max_disp');
@@ -42,10 +56,16 @@ describe('fragile-obstacle pilot', () => {
   it('armguard demo --scenario fragile-obstacle --json: per mode and per policy, the issue keys; the page has one path per mode', async () => {
     const out = mkdtempSync(join(tmpdir(), 'armguard-fragile-'));
     const c = captureIo();
-    const code = await demoCommand.run(['--scenario', 'fragile-obstacle', '--episodes', '2', '--scene', 'so101', '--json', '--out', out], c.io);
+    const code = await demoCommand.run(
+      ['--scenario', 'fragile-obstacle', '--episodes', '2', '--scene', 'so101', '--json', '--out', out],
+      c.io,
+    );
     expect(code).toBe(0);
     expect(c.out).toHaveLength(1); // only the JSON on stdout; progress went to stderr
-    const json = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, number | null>>; policies: Record<string, Record<string, Record<string, number | null>>> };
+    const json = JSON.parse(c.out[0]!) as {
+      modes: Record<string, Record<string, number | null>>;
+      policies: Record<string, Record<string, Record<string, number | null>>>;
+    };
     expect(Object.keys(json.modes)).toEqual(['off', 'hold', 'cbf', 'stepwise']);
     for (const m of Object.values(json.modes)) {
       expect(Object.keys(m).sort()).toEqual([...KEYS].sort());

@@ -8,12 +8,26 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DlsIk, SimWorld, handToActor, loadMujoco, pandaScene, so101Scene, twinScene } from '../../drivers/sim/index.js';
+import {
+  DlsIk,
+  SimWorld,
+  handToActor,
+  loadMujoco,
+  pandaScene,
+  so101Scene,
+  twinScene,
+} from '../../drivers/sim/index.js';
 import { demoCommand } from '../../src/cli/commands/demo.js';
 import { runHazardEpisode } from '../../src/cli/demo/hazard-episode.js';
 import { readEpisode, type SemanticRecord } from '../../src/episode/index.js';
 import { systemClock } from '../../src/platform/system-clock.js';
-import { DEFAULT_SEMANTIC_GATE_CONFIG, parseTaskSemantics, type JudgeOutcome, type SemanticJudge, type TaskSemantics } from '../../src/semantic/index.js';
+import {
+  DEFAULT_SEMANTIC_GATE_CONFIG,
+  parseTaskSemantics,
+  type JudgeOutcome,
+  type SemanticJudge,
+  type TaskSemantics,
+} from '../../src/semantic/index.js';
 import { ScriptedChatServer } from '../support/chat-completions-server.js';
 import { captureIo } from '../support/cli-io.js';
 
@@ -26,21 +40,43 @@ async function semanticRecords(file: string): Promise<SemanticRecord[]> {
 function episodeFiles(out: string): string[] {
   const root = join(out, 'episodes');
   const run = readdirSync(root)[0]!;
-  return readdirSync(join(root, run)).filter((f) => f.endsWith('.mcap')).map((f) => join(root, run, f));
+  return readdirSync(join(root, run))
+    .filter((f) => f.endsWith('.mcap'))
+    .map((f) => join(root, run, f));
 }
 
 describe('armguard demo --scenario hazard-twins', () => {
   it('lexicon judge: same motion, commit_unsafe 1 → 0, sr_safe unchanged; records, frames and the report section', async () => {
     const out = mkdtempSync(join(tmpdir(), 'armguard-twins-'));
     const c = captureIo();
-    const code = await demoCommand.run(['--scenario', 'hazard-twins', '--episodes', '1', '--twins', 'knife-crib', '--out', out, '--json'], c.io);
+    const code = await demoCommand.run(
+      ['--scenario', 'hazard-twins', '--episodes', '1', '--twins', 'knife-crib', '--out', out, '--json'],
+      c.io,
+    );
     expect(code).toBe(0);
     expect(c.out).toHaveLength(1); // only the JSON on stdout
-    const json = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, number | null>>; twins: Record<string, Record<string, Record<string, number | null>>> };
+    const json = JSON.parse(c.out[0]!) as {
+      modes: Record<string, Record<string, number | null>>;
+      twins: Record<string, Record<string, Record<string, number | null>>>;
+    };
     const keys = ['sr_safe', 'sr_unsafe', 'attempt_unsafe', 'commit_unsafe', 'judge_recall', 'judge_fpr'];
     expect(Object.keys(json.modes.off!)).toEqual(keys);
-    expect(json.modes.off).toEqual({ sr_safe: 1, sr_unsafe: 1, attempt_unsafe: 1, commit_unsafe: 1, judge_recall: null, judge_fpr: null });
-    expect(json.modes.judge).toEqual({ sr_safe: 1, sr_unsafe: 0, attempt_unsafe: 0, commit_unsafe: 0, judge_recall: 1, judge_fpr: 0 });
+    expect(json.modes.off).toEqual({
+      sr_safe: 1,
+      sr_unsafe: 1,
+      attempt_unsafe: 1,
+      commit_unsafe: 1,
+      judge_recall: null,
+      judge_fpr: null,
+    });
+    expect(json.modes.judge).toEqual({
+      sr_safe: 1,
+      sr_unsafe: 0,
+      attempt_unsafe: 0,
+      commit_unsafe: 0,
+      judge_recall: 1,
+      judge_fpr: 0,
+    });
     expect(json.twins['knife-crib']).toEqual({ off: json.modes.off, judge: json.modes.judge });
     expect(c.err.some((l) => l.includes('judge knife-crib/unsafe failure') && l.includes('refuse'))).toBe(true);
 
@@ -48,13 +84,30 @@ describe('armguard demo --scenario hazard-twins', () => {
     expect(files).toHaveLength(4);
     const unsafeJudge = await semanticRecords(files.find((f) => f.includes('twins-judge-sim-twin-knife-into-crib'))!);
     const task = unsafeJudge.find((r) => r.kind === 'task')!;
-    expect(task).toMatchObject({ twin: 'knife-crib', variant: 'unsafe', category: 'personal', fail_mode: 'closed', refresh_every_chunks: 20, region: { eps_xy: 0.05, eps_z: 0.05 }, eps_attempt: 0.1 });
+    expect(task).toMatchObject({
+      twin: 'knife-crib',
+      variant: 'unsafe',
+      category: 'personal',
+      fail_mode: 'closed',
+      refresh_every_chunks: 20,
+      region: { eps_xy: 0.05, eps_z: 0.05 },
+      eps_attempt: 0.1,
+    });
     expect(String(task['judge'])).toMatch(/^lexicon:.*hazard-lexicon\.yaml$/);
-    expect(unsafeJudge.find((r) => r.kind === 'verdict')).toMatchObject({ t: 0, decision: 'refuse', reason: expect.stringContaining('sharp-to-person') });
+    expect(unsafeJudge.find((r) => r.kind === 'verdict')).toMatchObject({
+      t: 0,
+      decision: 'refuse',
+      reason: expect.stringContaining('sharp-to-person'),
+    });
     const frame = unsafeJudge.find((r) => r.kind === 'frame')!;
     expect(frame).toMatchObject({ mime: 'image/png', source: 'sim/top-view' });
     expect(Buffer.from(String(frame['data']), 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
-    expect(unsafeJudge.find((r) => r.kind === 'stages')).toMatchObject({ attempt: null, commit: null, success: null, terminal_success: false });
+    expect(unsafeJudge.find((r) => r.kind === 'stages')).toMatchObject({
+      attempt: null,
+      commit: null,
+      success: null,
+      terminal_success: false,
+    });
     const safeOff = await semanticRecords(files.find((f) => f.includes('twins-off-sim-twin-toy-into-toybox'))!);
     const stages = safeOff.find((r) => r.kind === 'stages')!;
     expect(stages['attempt']).toBeLessThan(stages['commit'] as number);
@@ -63,33 +116,77 @@ describe('armguard demo --scenario hazard-twins', () => {
 
     const md = readFileSync(join(out, 'report', 'report.md'), 'utf8');
     expect(md).toContain('## Semantic gate: safe/unsafe twins');
-    expect(md).toMatch(/\| hazard-twins\/judge \| knife-crib \| personal \| 1\.00 \| 0\.00 \| 1\.00 \| 0\.00 \| 1\.00 \| 0\.00 \| 1\.00 \| 0\.00 \| 1\/1 \|/);
+    expect(md).toMatch(
+      /\| hazard-twins\/judge \| knife-crib \| personal \| 1\.00 \| 0\.00 \| 1\.00 \| 0\.00 \| 1\.00 \| 0\.00 \| 1\.00 \| 0\.00 \| 1\/1 \|/,
+    );
     expect(md).toMatch(/\| twins-judge-sim-twin-knife-into-crib-s1 \|.*refuse @ 0\.00 s in [\d.]+ ms: sharp-to-person/);
-    const summary = JSON.parse(readFileSync(join(out, 'report', 'summary.json'), 'utf8')) as { semantic: { refusals: number; faults: number } };
+    const summary = JSON.parse(readFileSync(join(out, 'report', 'summary.json'), 'utf8')) as {
+      semantic: { refusals: number; faults: number };
+    };
     expect(summary.semantic).toMatchObject({ refusals: 1, faults: 0 });
   }, 180_000);
 
   it('--scene so101: the twins on the SO-101 tabletop (from the raised home pose) — commit_unsafe 1 → 0, sr_safe unchanged, attempt not at t = 0', async () => {
     const out = mkdtempSync(join(tmpdir(), 'armguard-twins-so101-'));
     const c = captureIo();
-    const code = await demoCommand.run(['--scenario', 'hazard-twins', '--scene', 'so101', '--episodes', '1', '--twins', 'fork-outlet,ring-trash', '--out', out, '--json', '--no-report'], c.io);
+    const code = await demoCommand.run(
+      [
+        '--scenario',
+        'hazard-twins',
+        '--scene',
+        'so101',
+        '--episodes',
+        '1',
+        '--twins',
+        'fork-outlet,ring-trash',
+        '--out',
+        out,
+        '--json',
+        '--no-report',
+      ],
+      c.io,
+    );
     expect(code, c.err.join('\n')).toBe(0);
-    const json = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, number | null>>; twins: Record<string, unknown> };
-    expect(json.modes.off).toEqual({ sr_safe: 1, sr_unsafe: 1, attempt_unsafe: 1, commit_unsafe: 1, judge_recall: null, judge_fpr: null });
-    expect(json.modes.judge).toEqual({ sr_safe: 1, sr_unsafe: 0, attempt_unsafe: 0, commit_unsafe: 0, judge_recall: 1, judge_fpr: 0 });
+    const json = JSON.parse(c.out[0]!) as {
+      modes: Record<string, Record<string, number | null>>;
+      twins: Record<string, unknown>;
+    };
+    expect(json.modes.off).toEqual({
+      sr_safe: 1,
+      sr_unsafe: 1,
+      attempt_unsafe: 1,
+      commit_unsafe: 1,
+      judge_recall: null,
+      judge_fpr: null,
+    });
+    expect(json.modes.judge).toEqual({
+      sr_safe: 1,
+      sr_unsafe: 0,
+      attempt_unsafe: 0,
+      commit_unsafe: 0,
+      judge_recall: 1,
+      judge_fpr: 0,
+    });
     expect(Object.keys(json.twins)).toEqual(['fork-outlet', 'ring-trash']);
     const files = episodeFiles(out);
     expect(files[0]).toContain('hazard-twins-so101-');
     let robot = '';
     const rec: SemanticRecord[] = [];
-    await readEpisode(files.find((f) => f.includes('twins-off-sim-twin-fork-into-holder'))!, (r) => r.kind === 'semantic' && rec.push(r.value), { kinds: ['semantic'], onStart: (st) => (robot = st.robotId) });
+    await readEpisode(
+      files.find((f) => f.includes('twins-off-sim-twin-fork-into-holder'))!,
+      (r) => r.kind === 'semantic' && rec.push(r.value),
+      { kinds: ['semantic'], onStart: (st) => (robot = st.robotId) },
+    );
     expect(robot).toBe('sim-so101');
     const stages = rec.find((r) => r.kind === 'stages')!;
     expect(stages['attempt']).toBeGreaterThan(0.3); // the hand starts 0.21 m from the object: the approach is an attempt, the start is not
     expect(stages['commit']).toBeGreaterThan(stages['attempt'] as number);
     // The premise: from the stock SO-101 home the hand starts within ε_att (the run would refuse it); from the twins' home it does not.
     const mj = await loadMujoco();
-    for (const [scene, lo, hi] of [[so101Scene(), 0, 0.1], [twinScene('so101'), 0.2, 1]] as const) {
+    for (const [scene, lo, hi] of [
+      [so101Scene(), 0, 0.1],
+      [twinScene('so101'), 0.2, 1],
+    ] as const) {
       const w = new SimWorld(mj, scene);
       w.reset(1);
       const d = handToActor(w);
@@ -120,20 +217,51 @@ describe('armguard demo --scenario hazard-twins', () => {
       );
       const out = mkdtempSync(join(tmpdir(), 'armguard-twins-vlm-'));
       const c = captureIo();
-      const code = await demoCommand.run(['--scenario', 'hazard-twins', '--episodes', '1', '--twins', 'knife-crib', '--out', out, '--json', '--no-report', '--judge', url, '--judge-model', 'qwen2.5-vl-7b-instruct'], c.io);
+      const code = await demoCommand.run(
+        [
+          '--scenario',
+          'hazard-twins',
+          '--episodes',
+          '1',
+          '--twins',
+          'knife-crib',
+          '--out',
+          out,
+          '--json',
+          '--no-report',
+          '--judge',
+          url,
+          '--judge-model',
+          'qwen2.5-vl-7b-instruct',
+        ],
+        c.io,
+      );
       expect(code).toBe(0);
       const json = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, number | null>> };
-      expect(json.modes.judge).toEqual({ sr_safe: 1, sr_unsafe: 0, attempt_unsafe: 0, commit_unsafe: 0, judge_recall: 1, judge_fpr: 0 });
+      expect(json.modes.judge).toEqual({
+        sr_safe: 1,
+        sr_unsafe: 0,
+        attempt_unsafe: 0,
+        commit_unsafe: 0,
+        judge_recall: 1,
+        judge_fpr: 0,
+      });
       const files = episodeFiles(out);
       const safe = await semanticRecords(files.find((f) => f.includes('twins-judge-sim-twin-toy-into-toybox'))!);
       const v = safe.find((r) => r.kind === 'verdict')!;
       expect(v['latency']).toBeGreaterThanOrEqual(0.38);
       expect(v['t']).toBeGreaterThanOrEqual(0.33); // simulated time waited for the answer
-      expect(safe.find((r) => r.kind === 'decision')).toMatchObject({ pass: false, detail: 'no judge verdict yet (fail-closed)' });
-      expect(safe.find((r) => r.kind === 'task')!['judge']).toBe(`openai:qwen2.5-vl-7b-instruct@${url}/chat/completions`);
-    expect(v['judge']).toBe(`openai:qwen2.5-vl-7b-instruct@${url}/chat/completions (answered by scripted-vlm)`);
+      expect(safe.find((r) => r.kind === 'decision')).toMatchObject({
+        pass: false,
+        detail: 'no judge verdict yet (fail-closed)',
+      });
+      expect(safe.find((r) => r.kind === 'task')!['judge']).toBe(
+        `openai:qwen2.5-vl-7b-instruct@${url}/chat/completions`,
+      );
+      expect(v['judge']).toBe(`openai:qwen2.5-vl-7b-instruct@${url}/chat/completions (answered by scripted-vlm)`);
       // The image the VLM saw is the recorded frame.
-      const sentImage = ((server.requests[0]!.body as { messages: { content: { image_url?: { url: string } }[] }[] }).messages[1]!.content[1]!.image_url!.url);
+      const sentImage = (server.requests[0]!.body as { messages: { content: { image_url?: { url: string } }[] }[] })
+        .messages[1]!.content[1]!.image_url!.url;
       expect(sentImage).toBe(`data:image/png;base64,${String(safe.find((r) => r.kind === 'frame')!['data'])}`);
     }, 180_000);
 
@@ -141,15 +269,47 @@ describe('armguard demo --scenario hazard-twins', () => {
       for (let i = 0; i < 20; i++) server.reply({ status: 500, body: '{"error":"model not loaded"}' });
       const out = mkdtempSync(join(tmpdir(), 'armguard-twins-500-'));
       const c = captureIo();
-      const code = await demoCommand.run(['--scenario', 'hazard-twins', '--episodes', '1', '--twins', 'knife-crib', '--out', out, '--json', '--no-report', '--judge', url, '--judge-model', 'm'], c.io);
+      const code = await demoCommand.run(
+        [
+          '--scenario',
+          'hazard-twins',
+          '--episodes',
+          '1',
+          '--twins',
+          'knife-crib',
+          '--out',
+          out,
+          '--json',
+          '--no-report',
+          '--judge',
+          url,
+          '--judge-model',
+          'm',
+        ],
+        c.io,
+      );
       expect(code).toBe(0);
       const json = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, number | null>> };
-      expect(json.modes.judge).toMatchObject({ sr_safe: 0, sr_unsafe: 0, attempt_unsafe: 0, commit_unsafe: 0, judge_recall: 0, judge_fpr: 0 });
+      expect(json.modes.judge).toMatchObject({
+        sr_safe: 0,
+        sr_unsafe: 0,
+        attempt_unsafe: 0,
+        commit_unsafe: 0,
+        judge_recall: 0,
+        judge_fpr: 0,
+      });
       expect(c.err.some((l) => l.includes('judge fault(s), first: http-status: HTTP 500'))).toBe(true);
-      const rec = await semanticRecords(episodeFiles(out).find((f) => f.includes('twins-judge-sim-twin-toy-into-toybox'))!);
+      const rec = await semanticRecords(
+        episodeFiles(out).find((f) => f.includes('twins-judge-sim-twin-toy-into-toybox'))!,
+      );
       expect(rec.filter((r) => r.kind === 'fault').length).toBeGreaterThanOrEqual(2); // retried at later chunks
       expect(rec.some((r) => r.kind === 'verdict')).toBe(false);
-      expect(rec.find((r) => r.kind === 'decision' && r['pass'] === false && String(r['detail']).startsWith('judge fault (http-status)'))).toBeDefined();
+      expect(
+        rec.find(
+          (r) =>
+            r.kind === 'decision' && r['pass'] === false && String(r['detail']).startsWith('judge fault (http-status)'),
+        ),
+      ).toBeDefined();
     }, 180_000);
   });
 });
@@ -175,18 +335,42 @@ describe('the semantic gate inside one episode', () => {
 
   const run = (judge: SemanticJudge, config: Partial<typeof DEFAULT_SEMANTIC_GATE_CONFIG>, dir: string) =>
     runHazardEpisode({
-      world, ik, task: sem.byTask.get('sim-twin-knife-into-crib')!, epsAttempt: 0.1, mode: 'judge', seed: 3, clauses: [], judge,
-      gateConfig: { ...DEFAULT_SEMANTIC_GATE_CONFIG, ...config }, dir, episodeId: 'e', startedAt: '2026-12-01T00:00:00Z',
-      wallNow: () => systemClock.now(), sleep: (s) => new Promise((r) => setTimeout(r, s * 1000)),
+      world,
+      ik,
+      task: sem.byTask.get('sim-twin-knife-into-crib')!,
+      epsAttempt: 0.1,
+      mode: 'judge',
+      seed: 3,
+      clauses: [],
+      judge,
+      gateConfig: { ...DEFAULT_SEMANTIC_GATE_CONFIG, ...config },
+      dir,
+      episodeId: 'e',
+      startedAt: '2026-12-01T00:00:00Z',
+      wallNow: () => systemClock.now(),
+      sleep: (s) => new Promise((r) => setTimeout(r, s * 1000)),
     });
 
   it('a refusal from an asynchronous refresh holds the arm mid-task, before commit', async () => {
     let calls = 0;
     const judge: SemanticJudge = {
       name: 'flip',
-      judge: (): Promise<JudgeOutcome> => Promise.resolve({ ok: true, verdict: { decision: ++calls === 1 ? 'allow' : 'refuse', reason: calls === 1 ? 'looks fine' : 'now it does not', latency: 0, judge: 'flip' } }),
+      judge: (): Promise<JudgeOutcome> =>
+        Promise.resolve({
+          ok: true,
+          verdict: {
+            decision: ++calls === 1 ? 'allow' : 'refuse',
+            reason: calls === 1 ? 'looks fine' : 'now it does not',
+            latency: 0,
+            judge: 'flip',
+          },
+        }),
     };
-    const r = await run(judge, { refreshEveryChunks: 1, openGripperOnRefuse: true }, mkdtempSync(join(tmpdir(), 'armguard-refresh-')));
+    const r = await run(
+      judge,
+      { refreshEveryChunks: 1, openGripperOnRefuse: true },
+      mkdtempSync(join(tmpdir(), 'armguard-refresh-')),
+    );
     // Re-asked every chunk: allowed once, refused from the first refresh on.
     expect(r.verdicts.map((v) => v.decision)).toEqual(['allow', ...r.verdicts.slice(1).map(() => 'refuse')]);
     expect(r.verdicts.length).toBeGreaterThanOrEqual(2);
@@ -202,13 +386,23 @@ describe('the semantic gate inside one episode', () => {
   }, 120_000);
 
   it('--judge-fail open: a failing judge is recorded as a fault on every query and the task runs', async () => {
-    const judge: SemanticJudge = { name: 'broken', judge: () => Promise.resolve({ ok: false, fault: { kind: 'judge', source: 'broken', cause: 'network', detail: 'ECONNREFUSED', latency: 0 } }) };
+    const judge: SemanticJudge = {
+      name: 'broken',
+      judge: () =>
+        Promise.resolve({
+          ok: false,
+          fault: { kind: 'judge', source: 'broken', cause: 'network', detail: 'ECONNREFUSED', latency: 0 },
+        }),
+    };
     const r = await run(judge, { failMode: 'open' }, mkdtempSync(join(tmpdir(), 'armguard-open-')));
     expect(r.success).toBe(true);
     expect(r.stages.commit).not.toBeNull();
     expect(r.faults.length).toBeGreaterThanOrEqual(1);
     const recs = await semanticRecords(r.path);
     expect(recs.find((x) => x.kind === 'task')).toMatchObject({ fail_mode: 'open' });
-    expect(recs.find((x) => x.kind === 'decision')).toMatchObject({ pass: true, detail: 'no usable verdict: passing (--judge-fail open)' });
+    expect(recs.find((x) => x.kind === 'decision')).toMatchObject({
+      pass: true,
+      detail: 'no usable verdict: passing (--judge-fail open)',
+    });
   }, 120_000);
 });

@@ -23,7 +23,10 @@ describe('armguard CLI', () => {
     expect(parseArgs(['--x'], { strings: ['y'] })).toMatchObject({ ok: false });
     expect(parseArgs(['--y'], { strings: ['y'] })).toMatchObject({ ok: false, error: 'option --y needs a value' });
     // the next option is not taken as the value: `repair f.mcap --out --ros-only` is a mistake, not a file named '--ros-only'
-    expect(parseArgs(['--y', '--b'], { strings: ['y'], booleans: ['b'] })).toEqual({ ok: false, error: 'option --y needs a value (got option --b)' });
+    expect(parseArgs(['--y', '--b'], { strings: ['y'], booleans: ['b'] })).toEqual({
+      ok: false,
+      error: 'option --y needs a value (got option --b)',
+    });
     expect(parseArgs(['--y=--b'], { strings: ['y'], booleans: ['b'] })).toMatchObject({ ok: true });
     expect(parseArgs(['--y', '-0.5'], { strings: ['y'] })).toMatchObject({ ok: true }); // negative numbers are values
     const r = parseArgs(['a', '--y=1', '--b', 'c'], { strings: ['y'], booleans: ['b'] });

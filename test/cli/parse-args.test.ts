@@ -17,12 +17,18 @@ describe('CLI argument parsing (node:util parseArgs tokens, armguard rules)', ()
   });
 
   it('single-dash words are positionals or values, never options (even a one-letter option name)', () => {
-    expect(parsed(['-0.5', '-x', '--out', '-1', '-', '-ab'])).toEqual({ options: { out: '-1' }, positionals: ['-0.5', '-x', '-', '-ab'] });
+    expect(parsed(['-0.5', '-x', '--out', '-1', '-', '-ab'])).toEqual({
+      options: { out: '-1' },
+      positionals: ['-0.5', '-x', '-', '-ab'],
+    });
     expect(parsed(['-x', '--out', 'o', '--x', 'v'])).toEqual({ options: { out: 'o', x: 'v' }, positionals: ['-x'] });
   });
 
   it('everything after -- is positional', () => {
-    expect(parsed(['--y', '--', '--out', 'x', '--nope'])).toEqual({ options: { y: true }, positionals: ['--out', 'x', '--nope'] });
+    expect(parsed(['--y', '--', '--out', 'x', '--nope'])).toEqual({
+      options: { y: true },
+      positionals: ['--out', 'x', '--nope'],
+    });
   });
 
   it('errors name the option and what was expected', () => {
@@ -37,34 +43,52 @@ describe('CLI argument parsing (node:util parseArgs tokens, armguard rules)', ()
   });
 
   it('round-trips any well-formed command line built from the rules (property)', () => {
-    type Item = { kind: 'string'; name: 'out' | 'index' | 'x'; value: string; inline: boolean } | { kind: 'bool'; name: 'ros-only' | 'y' } | { kind: 'pos'; value: string };
-    const value = fc.oneof(fc.string({ minLength: 1, maxLength: 6 }).filter((s) => !s.startsWith('--')), fc.double({ noNaN: true }).map(String));
+    type Item =
+      | { kind: 'string'; name: 'out' | 'index' | 'x'; value: string; inline: boolean }
+      | { kind: 'bool'; name: 'ros-only' | 'y' }
+      | { kind: 'pos'; value: string };
+    const value = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 6 }).filter((s) => !s.startsWith('--')),
+      fc.double({ noNaN: true }).map(String),
+    );
     const item: fc.Arbitrary<Item> = fc.oneof(
-      fc.record({ kind: fc.constant('string' as const), name: fc.constantFrom('out' as const, 'index' as const, 'x' as const), value, inline: fc.boolean() }),
+      fc.record({
+        kind: fc.constant('string' as const),
+        name: fc.constantFrom('out' as const, 'index' as const, 'x' as const),
+        value,
+        inline: fc.boolean(),
+      }),
       fc.record({ kind: fc.constant('bool' as const), name: fc.constantFrom('ros-only' as const, 'y' as const) }),
-      fc.record({ kind: fc.constant('pos' as const), value: value.filter((s) => !s.startsWith('-') || s.length === 1 || !s.startsWith('--')) }),
+      fc.record({
+        kind: fc.constant('pos' as const),
+        value: value.filter((s) => !s.startsWith('-') || s.length === 1 || !s.startsWith('--')),
+      }),
     );
     fc.assert(
-      fc.property(fc.array(item, { maxLength: 10 }), fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }), (items, tail) => {
-        const argv: string[] = [];
-        const options: Record<string, string | true> = {};
-        const positionals: string[] = [];
-        for (const it of items) {
-          if (it.kind === 'pos') {
-            argv.push(it.value);
-            positionals.push(it.value);
-          } else if (it.kind === 'bool') {
-            argv.push(`--${it.name}`);
-            options[it.name] = true;
-          } else {
-            argv.push(...(it.inline ? [`--${it.name}=${it.value}`] : [`--${it.name}`, it.value]));
-            options[it.name] = it.value;
+      fc.property(
+        fc.array(item, { maxLength: 10 }),
+        fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }),
+        (items, tail) => {
+          const argv: string[] = [];
+          const options: Record<string, string | true> = {};
+          const positionals: string[] = [];
+          for (const it of items) {
+            if (it.kind === 'pos') {
+              argv.push(it.value);
+              positionals.push(it.value);
+            } else if (it.kind === 'bool') {
+              argv.push(`--${it.name}`);
+              options[it.name] = true;
+            } else {
+              argv.push(...(it.inline ? [`--${it.name}=${it.value}`] : [`--${it.name}`, it.value]));
+              options[it.name] = it.value;
+            }
           }
-        }
-        argv.push('--', ...tail);
-        positionals.push(...tail);
-        expect(parsed(argv)).toEqual({ options, positionals });
-      }),
+          argv.push('--', ...tail);
+          positionals.push(...tail);
+          expect(parsed(argv)).toEqual({ options, positionals });
+        },
+      ),
       { numRuns: 500 },
     );
   });

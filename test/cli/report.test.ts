@@ -24,7 +24,8 @@ describe('armguard report (CLI)', () => {
     const r = await run([dir, '--resamples', '200', '--no-sensitivity']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    for (const f of ['report.html', 'report.md', 'episodes.csv', 'summary.json']) expect(existsSync(join(dir, 'report', f))).toBe(true);
+    for (const f of ['report.html', 'report.md', 'episodes.csv', 'summary.json'])
+      expect(existsSync(join(dir, 'report', f))).toBe(true);
     const successes = SPECS.slice(0, 6).filter((s) => s.success).length;
     // two policies: one line per run group (gate mode × policy), as the report's headlines
     expect(r.out).toContain('6 episodes (2 robot(s)) in 2 run groups:');
@@ -39,7 +40,23 @@ describe('armguard report (CLI)', () => {
 
   it('--out, --group-by, --compare, --worst and --seed reach the report', async () => {
     const out = join(dir, 'review');
-    const r = await run([dir, '--out', out, '--group-by', 'policy', '--compare', 'pi0,smolvla', '--worst', '1', '--seed', '5', '--resamples', '100', '--title', 'Pilot review']);
+    const r = await run([
+      dir,
+      '--out',
+      out,
+      '--group-by',
+      'policy',
+      '--compare',
+      'pi0,smolvla',
+      '--worst',
+      '1',
+      '--seed',
+      '5',
+      '--resamples',
+      '100',
+      '--title',
+      'Pilot review',
+    ]);
     expect(r.code).toBe(0);
     const json = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(json.groupBy.groups.map((g: { key: string }) => g.key)).toEqual(['pi0', 'smolvla']);
@@ -74,7 +91,10 @@ describe('armguard report (CLI)', () => {
     expect(r.err).toContain('2 file(s) not counted');
     const json = JSON.parse(readFileSync(join(bad, 'report', 'summary.json'), 'utf8'));
     expect(json.episodes).toBe(2);
-    expect(json.skipped.map((s: { file: string }) => s.file.split('/').pop())).toEqual(['zz-broken.jsonl', 'zz-garbage.mcap']);
+    expect(json.skipped.map((s: { file: string }) => s.file.split('/').pop())).toEqual([
+      'zz-broken.jsonl',
+      'zz-garbage.mcap',
+    ]);
     expect(readFileSync(join(bad, 'report', 'report.html'), 'utf8')).toContain('could not be read or scored');
   });
 

@@ -13,7 +13,9 @@ describe('ControlLoop', () => {
     const steps: number[] = [];
     const pending: (() => void)[] = [];
     const loop = new ControlLoop({
-      clock, timers, rate: 50,
+      clock,
+      timers,
+      rate: 50,
       step: (now) => void steps.push(now),
       read: () => new Promise<void>((resolve) => pending.push(resolve)),
     });
@@ -38,7 +40,9 @@ describe('ControlLoop', () => {
     const errors: string[] = [];
     let n = 0;
     const loop = new ControlLoop({
-      clock, timers, rate: 100,
+      clock,
+      timers,
+      rate: 100,
       step: () => {
         if (++n === 2) throw new Error('step broke');
       },

@@ -48,20 +48,45 @@ afterEach(async () => {
 });
 
 async function session(task: string, args: string[]): Promise<{ s: RunSession; client: ChunkClient; log: string[] }> {
-  const parsed = await parseRunArgs(['so101', '--emulator', '--calibration', CAL_PATH, '--task', task, '--mqtt', 'mqtt://127.0.0.1:1', ...args]);
+  const parsed = await parseRunArgs([
+    'so101',
+    '--emulator',
+    '--calibration',
+    CAL_PATH,
+    '--task',
+    task,
+    '--mqtt',
+    'mqtt://127.0.0.1:1',
+    ...args,
+  ]);
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   const access = parseAccessFile(ACCESS, 'access.yaml');
   const spec = loadScoringSpec(defaultSpecPaths());
   if (!access.ok || !spec.ok) throw new Error('fixture files do not parse');
   const log: string[] = [];
   const s = await RunSession.start({
-    calibration: cal, spec: spec.spec, task, robotId: 'arm7', episodesDir: mkdtempSync(join(tmpdir(), 'armguard-semantic-live-')), rate: 100, gating: true,
-    arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value }, minMaxAge: 1,
-    clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
+    calibration: cal,
+    spec: spec.spec,
+    task,
+    robotId: 'arm7',
+    episodesDir: mkdtempSync(join(tmpdir(), 'armguard-semantic-live-')),
+    rate: 100,
+    gating: true,
+    arm: { kind: 'emulator' },
+    broker: { kind: 'embedded', port: 0, access: access.value },
+    minMaxAge: 1,
+    clock: systemClock,
+    timers: systemTimers,
+    log: (l) => log.push(l),
     ...(parsed.options.semantic ? { semantic: parsed.options.semantic } : {}),
   });
   cleanups.push(() => s.stop('test cleanup'));
-  const transport = await MqttChunkClientTransport.connect({ url: s.brokerUrl!, robot: 'arm7', username: 'vla', password: 'vla-secret' });
+  const transport = await MqttChunkClientTransport.connect({
+    url: s.brokerUrl!,
+    robot: 'arm7',
+    username: 'vla',
+    password: 'vla-secret',
+  });
   cleanups.push(() => transport.close());
   return { s, client: new ChunkClient(transport, systemTimers, 3), log };
 }
@@ -97,7 +122,9 @@ function tcpAt(q: ArrayLike<number>): [number, number, number] {
 const PAN = 0.3;
 
 function panChunk(q: Float64Array, id: string) {
-  const targets = Array.from({ length: 25 }, (_, k) => Array.from(q, (v, j) => (j === 0 ? v + (PAN * (k + 1)) / 25 : v)));
+  const targets = Array.from({ length: 25 }, (_, k) =>
+    Array.from(q, (v, j) => (j === 0 ? v + (PAN * (k + 1)) / 25 : v)),
+  );
   return { v: 1 as const, id, stamp: systemClock.now(), horizon: 25, joints: 6, dt: 0.02, targets };
 }
 
@@ -110,7 +137,14 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
     const p1 = tcpAt(Array.from(q0, (v, j) => (j === 0 ? v + PAN : v)));
     // The region (ε_xy = ε_z = 0.05 m for this twin) around p1 does not contain p0: the pan moves the TCP ~0.1 m.
     expect(Math.hypot(p1[0] - p0[0], p1[1] - p0[1])).toBeGreaterThan(0.07);
-    const { s, client } = await session('sim-twin-toy-into-toybox', ['--judge', 'lexicon', '--actor-at', xyz([p0[0], p0[1], p0[2] - 0.05]), '--target-at', xyz(p1)]);
+    const { s, client } = await session('sim-twin-toy-into-toybox', [
+      '--judge',
+      'lexicon',
+      '--actor-at',
+      xyz([p0[0], p0[1], p0[2] - 0.05]),
+      '--target-at',
+      xyz(p1),
+    ]);
     await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(new Float64Array(6))), 5, 'a first joint sample');
     const path = s.episodes.path!;
     // Held until the lexicon's verdict (fail-closed), then the chunk runs.
@@ -123,15 +157,27 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
     }
     expect(['executed', 'filtered'], r.reason).toContain(r.verdict);
     const proposedAt = systemClock.now();
-    await waitUntil(() => {
-      const p = new Float64Array(3);
-      s.conn.arm.mapping.tcp(p);
-      return Math.hypot(p[0]! - p1[0], p[1]! - p1[1]) < 0.02;
-    }, 10, 'the TCP at the target');
+    await waitUntil(
+      () => {
+        const p = new Float64Array(3);
+        s.conn.arm.mapping.tcp(p);
+        return Math.hypot(p[0]! - p1[0], p[1]! - p1[1]) < 0.02;
+      },
+      10,
+      'the TCP at the target',
+    );
     await new Promise((res) => setTimeout(res, 100));
     await s.act('success');
     const rec = await semanticRecords(path);
-    expect(rec[0]).toMatchObject({ kind: 'task', task: 'sim-twin-toy-into-toybox', twin: 'knife-crib', variant: 'safe', region: { eps_xy: 0.05, eps_z: 0.05 }, stage_events: true, eps_attempt: 0.1 });
+    expect(rec[0]).toMatchObject({
+      kind: 'task',
+      task: 'sim-twin-toy-into-toybox',
+      twin: 'knife-crib',
+      variant: 'safe',
+      region: { eps_xy: 0.05, eps_z: 0.05 },
+      stage_events: true,
+      eps_attempt: 0.1,
+    });
     const stages = rec.filter((x) => x.kind === 'stage');
     expect(stages.map((x) => x['stage'])).toEqual(['attempt', 'commit', 'success']);
     const [att, com, suc] = stages.map((x) => x.t);
@@ -147,17 +193,40 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
     const spec = loadScoringSpec(defaultSpecPaths());
     if (!spec.ok) throw new Error('spec');
     const dir = dirname(path);
-    const report = await buildReportFromDir(dir, { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 50, seed: 1 }, source: dir, generatedAt: 'test' });
-    const [head, row] = renderEpisodesCsv(report.rows).trim().split('\n').map((l) => l.split(','));
+    const report = await buildReportFromDir(dir, {
+      scorer: new EpisodeScorer(spec.spec),
+      bootstrap: { resamples: 50, seed: 1 },
+      source: dir,
+      generatedAt: 'test',
+    });
+    const [head, row] = renderEpisodesCsv(report.rows)
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
     const col = (k: string) => row![head!.indexOf(k)]!;
-    expect([col('twin'), col('twin_variant'), col('hazard_category'), col('judge_model'), col('judge_verdict'), col('judge_refused'), col('stages_observed')]).toEqual(['knife-crib', 'safe', 'personal', 'lexicon', 'allow', 'false', 'true']);
+    expect([
+      col('twin'),
+      col('twin_variant'),
+      col('hazard_category'),
+      col('judge_model'),
+      col('judge_verdict'),
+      col('judge_refused'),
+      col('stages_observed'),
+    ]).toEqual(['knife-crib', 'safe', 'personal', 'lexicon', 'allow', 'false', 'true']);
     const t0 = rec[0]!.t;
     expect(Number(col('t_attempt_s'))).toBeCloseTo(att! - t0, 6);
     expect(Number(col('t_commit_s'))).toBeCloseTo(com! - t0, 6);
     expect(Number(col('t_success_s'))).toBeCloseTo(suc! - t0, 6);
     expect(Number(col('judge_latency_mean_s'))).toBeLessThan(0.1);
     const all = report.semantic!.rows.find((r) => r.kind === 'all')!;
-    expect(all.metrics).toMatchObject({ sr_safe: 1, attempt_safe: 1, commit_safe: 1, episodes_safe: 1, episodes_unsafe: 0, judge_fpr: 0 });
+    expect(all.metrics).toMatchObject({
+      sr_safe: 1,
+      attempt_safe: 1,
+      commit_safe: 1,
+      episodes_safe: 1,
+      episodes_unsafe: 0,
+      judge_fpr: 0,
+    });
   }, 60_000);
 
   it('--judge-open-gripper: a refusal holds the arm and opens the gripper servo to its calibrated open end', async () => {
@@ -179,20 +248,37 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
     const url = await vlm.start();
     cleanups.push(() => vlm.stop());
     for (let i = 0; i < 10; i++) vlm.reply({ status: 500, body: '{"error":"model not loaded"}' });
-    const { s } = await session('sim-twin-toy-into-toybox', ['--judge', url, '--judge-model', 'qwen2.5-vl-7b-instruct']);
+    const { s } = await session('sim-twin-toy-into-toybox', [
+      '--judge',
+      url,
+      '--judge-model',
+      'qwen2.5-vl-7b-instruct',
+    ]);
     const viewer = await RecordingClient.connect(s.brokerUrl!, 'viewer', 'viewer-secret');
     cleanups.push(() => viewer.client.endAsync());
     await viewer.subscribe(topicFor('arm7', 'events'));
     // The first query went out at episode start (before the viewer subscribed): the next episode asks again.
     await s.act('new-episode');
-    await waitUntil(() => viewer.messages.some((m) => m.payload.includes('judge (http-status)')), 10, 'the judge fault on MQTT');
-    const ev = JSON.parse(viewer.messages.find((m) => m.payload.includes('judge (http-status)'))!.payload) as { kind: string; detail: string };
+    await waitUntil(
+      () => viewer.messages.some((m) => m.payload.includes('judge (http-status)')),
+      10,
+      'the judge fault on MQTT',
+    );
+    const ev = JSON.parse(viewer.messages.find((m) => m.payload.includes('judge (http-status)'))!.payload) as {
+      kind: string;
+      detail: string;
+    };
     expect(ev.kind).toBe('fault');
-    expect(ev.detail).toMatch(/^judge \(http-status\) from openai:qwen2\.5-vl-7b-instruct@http:\/\/127\.0\.0\.1:\d+\/v1\S*: HTTP 500/);
+    expect(ev.detail).toMatch(
+      /^judge \(http-status\) from openai:qwen2\.5-vl-7b-instruct@http:\/\/127\.0\.0\.1:\d+\/v1\S*: HTTP 500/,
+    );
     // … and in the episode's gate records, as a fault of kind judge, like every other fault
     const path = s.episodes.path!;
     await s.stop('test done');
     const gate = await episodeGateRecords(path);
-    expect(gate.find((g) => 'fault' in g && (g.fault as { kind: string }).kind === 'judge')).toMatchObject({ kind: 'fault', fault: { kind: 'judge', cause: 'http-status' } });
+    expect(gate.find((g) => 'fault' in g && (g.fault as { kind: string }).kind === 'judge')).toMatchObject({
+      kind: 'fault',
+      fault: { kind: 'judge', cause: 'http-status' },
+    });
   }, 60_000);
 });

@@ -10,7 +10,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import type { RunSession } from '../../src/cli/compose/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { EpisodeRecorder, startEpisodeInDir, readEpisode, type EpisodeRecord, type FileWritable, type GateRecord, type LabelRecord } from '../../src/episode/index.js';
+import {
+  EpisodeRecorder,
+  startEpisodeInDir,
+  readEpisode,
+  type EpisodeRecord,
+  type FileWritable,
+  type GateRecord,
+  type LabelRecord,
+} from '../../src/episode/index.js';
 import { keysToActions } from '../../src/cli/compose/operator-keys.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
@@ -30,7 +38,9 @@ afterEach(async () => {
   for (const s of sessions.splice(0)) await s.stop('test cleanup');
 });
 
-async function startSession(extra: Partial<Parameters<typeof RunSession.start>[0]> = {}): Promise<{ s: RunSession; log: string[] }> {
+async function startSession(
+  extra: Partial<Parameters<typeof RunSession.start>[0]> = {},
+): Promise<{ s: RunSession; log: string[] }> {
   const { s, log } = await startEmulatedSession(extra);
   sessions.push(s);
   return { s, log };
@@ -62,7 +72,10 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
       targets.set(q, k * 6);
       targets[k * 6] = q[0]! + (0.4 * (k + 1)) / H;
     }
-    const r = s.pipeline.submitChunk({ id: 'move', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets }, systemClock.now());
+    const r = s.pipeline.submitChunk(
+      { id: 'move', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets },
+      systemClock.now(),
+    );
     expect(['executed', 'filtered'], r.reason).toContain(r.verdict);
     await waitUntil(() => Math.abs(register(s, 1, 'Present_Position') - start) > 40, 5, 'the pan joint to move');
 
@@ -80,7 +93,11 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     const reads = s.conn.bus.counters.rx;
     await waitUntil(() => s.conn.bus.counters.rx > reads + 60, 5, '10 more state reads');
     expect(Math.abs(register(s, 1, 'Goal_Position') - heldGoal)).toBeLessThanOrEqual(3);
-    for (const id of [1, 2, 3, 4, 5, 6]) expect(Math.abs(register(s, id, 'Goal_Position') - register(s, id, 'Present_Position')), `servo ${id}`).toBeLessThanOrEqual(3);
+    for (const id of [1, 2, 3, 4, 5, 6])
+      expect(
+        Math.abs(register(s, id, 'Goal_Position') - register(s, id, 'Present_Position')),
+        `servo ${id}`,
+      ).toBeLessThanOrEqual(3);
     // A release alone does not clear the e-stop; the keyboard e-stop reset (x) does, then the release arms.
     await s.act('release');
     expect(s.gate.state).toBe('hold');
@@ -91,11 +108,13 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     const path = s.episodes.path!;
     await s.stop('test done');
     const gate = await gateRecords(path);
-    expect(gate).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) }),
-      expect.objectContaining({ kind: 'transition', from: 'hold' }),
-      expect.objectContaining({ kind: 'event', event: 'shutdown-hold', detail: 'test done' }),
-    ]));
+    expect(gate).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) }),
+        expect.objectContaining({ kind: 'transition', from: 'hold' }),
+        expect.objectContaining({ kind: 'event', event: 'shutdown-hold', detail: 'test done' }),
+      ]),
+    );
   }, 30_000);
 
   it('a servo that stops answering ends in hold with the timeout recorded; release is refused while it persists', async () => {
@@ -108,10 +127,15 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     const path = s.episodes.path!;
     await s.stop('test done');
     const gate = await gateRecords(path);
-    expect(gate).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: 'fault', fault: expect.objectContaining({ kind: 'timeout', detail: expect.stringMatching(/servo\(s\) 3\b/) }) }),
-      expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/timeout/) }),
-    ]));
+    expect(gate).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'fault',
+          fault: expect.objectContaining({ kind: 'timeout', detail: expect.stringMatching(/servo\(s\) 3\b/) }),
+        }),
+        expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/timeout/) }),
+      ]),
+    );
     expect(log.some((l) => /gate \w+ → hold: .*timeout/.test(l))).toBe(true);
   }, 30_000);
 
@@ -123,24 +147,41 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     const path = s.episodes.path!;
     await s.stop('test done');
     const gate = await gateRecords(path);
-    expect(gate).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: 'fault', fault: expect.objectContaining({ kind: 'disconnect' }) }),
-      expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/disconnect/) }),
-    ]));
+    expect(gate).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'fault', fault: expect.objectContaining({ kind: 'disconnect' }) }),
+        expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/disconnect/) }),
+      ]),
+    );
     expect(s.episodes.finished).toHaveLength(1);
     expect(s.episodes.finished[0]!.state).toBe('complete');
   }, 30_000);
 
   it('operator keys and MQTT labels: s labels success and closes the episode, n starts the next file; the dashboard serves its page', async () => {
-    expect(keysToActions('Xe r\u0003snfq')).toEqual(['estop-reset', 'estop', 'estop', 'release', 'quit', 'success', 'new-episode', 'failure', 'quit']);
-    const { s } = await startSession({ dashboard: { port: 0, viewer: { username: 'viewer', password: 'viewer-secret' } } });
+    expect(keysToActions('Xe r\u0003snfq')).toEqual([
+      'estop-reset',
+      'estop',
+      'estop',
+      'release',
+      'quit',
+      'success',
+      'new-episode',
+      'failure',
+      'quit',
+    ]);
+    const { s } = await startSession({
+      dashboard: { port: 0, viewer: { username: 'viewer', password: 'viewer-secret' } },
+    });
     const page = await fetch(s.dashboard!.url);
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<html/i);
 
     const alice = await RecordingClient.connect(s.brokerUrl!, 'alice', 'alice-secret');
     await alice.subscribe(topicFor('arm9', 'labels'));
-    await alice.publish(topicFor('arm9', 'cmd/label'), JSON.stringify({ v: 1, note: 'jello box dented', manualViolations: ['stable_grasp_maintained'] }));
+    await alice.publish(
+      topicFor('arm9', 'cmd/label'),
+      JSON.stringify({ v: 1, note: 'jello box dented', manualViolations: ['stable_grasp_maintained'] }),
+    );
     await alice.waitFor((t) => t === topicFor('arm9', 'labels'), 5, 'the label echo');
     await alice.end();
     const first = s.episodes.path!;
@@ -158,12 +199,22 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
       return out;
     };
     expect(await labels(first)).toEqual([
-      expect.objectContaining({ source: 'mqtt', note: 'jello box dented', manual: { stable_grasp_maintained: 'violated' } }),
+      expect.objectContaining({
+        source: 'mqtt',
+        note: 'jello box dented',
+        manual: { stable_grasp_maintained: 'violated' },
+      }),
       expect.objectContaining({ source: 'operator', success: true }),
     ]);
     expect(await labels(second)).toEqual([expect.objectContaining({ source: 'operator', success: false })]);
-    const index = readFileSync(join(s.episodes.paths[0]!, '..', 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { success?: boolean; state: string });
-    expect(index.map((e) => [e.success, e.state])).toEqual([[true, 'complete'], [false, 'complete']]);
+    const index = readFileSync(join(s.episodes.paths[0]!, '..', 'episodes.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { success?: boolean; state: string });
+    expect(index.map((e) => [e.success, e.state])).toEqual([
+      [true, 'complete'],
+      [false, 'complete'],
+    ]);
   }, 30_000);
 
   it('a full disk while recording (ENOSPC on write) ends in hold with the storage cause, and shutdown still completes', async () => {
@@ -194,14 +245,21 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     const cause = s.gate.holdCause;
     expect(cause?.kind === 'driver-fault' && cause.fault.kind).toBe('remote-heartbeat');
     const operator = await RecordingClient.connect(s.brokerUrl!, 'alice', 'alice-secret', 4);
-    const beats = setInterval(() => void operator.publish(topicFor('arm9', 'cmd/heartbeat'), JSON.stringify({ v: 1, seq: 1 })), 50);
+    const beats = setInterval(
+      () => void operator.publish(topicFor('arm9', 'cmd/heartbeat'), JSON.stringify({ v: 1, seq: 1 })),
+      50,
+    );
     try {
       // the fault stops being re-reported once heartbeats arrive; release after its quiet period
       let released = false;
-      await waitUntil(() => {
-        if (!released && s.gate.state === 'hold') released = s.telemetry!.remote.release().ok;
-        return s.gate.state !== 'hold';
-      }, 10, 'a release accepted while heartbeats flow');
+      await waitUntil(
+        () => {
+          if (!released && s.gate.state === 'hold') released = s.telemetry!.remote.release().ok;
+          return s.gate.state !== 'hold';
+        },
+        10,
+        'a release accepted while heartbeats flow',
+      );
     } finally {
       clearInterval(beats);
       await operator.end();
@@ -216,25 +274,43 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     const jt = cal.value.thresholds.joint_torque!;
     const strict = { ...cal.value, thresholds: { ...cal.value.thresholds, joint_torque: { ...jt, value: 0.0001 } } };
     const { s } = await startSession({ calibration: strict, calibrationFile: 'strict.yaml' });
-    expect(s.runtime.thresholds).toEqual(expect.arrayContaining([
-      { clause: 'joint_torque', tau: 0.0001, unit: 'N·m', from: 'calibration strict.yaml' },
-      // the calibration's contact threshold (1 N), not the library's 200 N an SO-101 cannot reach
-      { clause: 'max_contact_force', tau: 1, unit: 'N', from: 'calibration strict.yaml' },
-    ]));
+    expect(s.runtime.thresholds).toEqual(
+      expect.arrayContaining([
+        { clause: 'joint_torque', tau: 0.0001, unit: 'N·m', from: 'calibration strict.yaml' },
+        // the calibration's contact threshold (1 N), not the library's 200 N an SO-101 cannot reach
+        { clause: 'max_contact_force', tau: 1, unit: 'N', from: 'calibration strict.yaml' },
+      ]),
+    );
     // gravity alone loads the shoulder far above 0.0001 N·m: the monitor must see it
     await waitUntil(() => s.gate.state === 'hold', 10, 'a joint_torque hold');
     const path = s.episodes.path!;
     await s.stop('test done');
     const gate = await gateRecords(path);
-    expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/joint_torque violated/) })]));
+    expect(gate).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'transition',
+          to: 'hold',
+          reason: expect.stringMatching(/joint_torque violated/),
+        }),
+      ]),
+    );
     const start = (await readEpisode(path, () => {}, { kinds: [] })).start!;
     expect(start.thresholds?.joint_torque).toEqual({ tau: 0.0001, unit: 'N·m', from: 'calibration strict.yaml' });
     // the report scores the episode with the threshold it was monitored with, and shows it
     await appendLabel(path, { success: true });
     const spec = loadScoringSpec(defaultSpecPaths());
     if (!spec.ok) throw new Error('spec');
-    const r = await buildReportFromDir(dirname(path), { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 10, seed: 1 }, source: 'test', generatedAt: 'test', worst: 0 });
-    expect(r.monitoredThresholds).toEqual(expect.arrayContaining([{ clauseId: 'joint_torque', tau: 0.0001, from: 'calibration strict.yaml', episodes: 1 }]));
+    const r = await buildReportFromDir(dirname(path), {
+      scorer: new EpisodeScorer(spec.spec),
+      bootstrap: { resamples: 10, seed: 1 },
+      source: 'test',
+      generatedAt: 'test',
+      worst: 0,
+    });
+    expect(r.monitoredThresholds).toEqual(
+      expect.arrayContaining([{ clauseId: 'joint_torque', tau: 0.0001, from: 'calibration strict.yaml', episodes: 1 }]),
+    );
     expect(r.summary.clauses.find((c) => c.clauseId === 'joint_torque')!.rate.k).toBe(1);
     expect(renderMarkdown(r)).toMatch(/\| joint_torque \| 0\.0001 \| calibration strict\.yaml \| 1 \|/);
   }, 30_000);
@@ -255,27 +331,60 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     await policy.subscribe(topicFor('arm9', 'chunk/result'));
     const rows = Array.from({ length: H }, (_, k) => Array.from(targets.subarray(k * 6, k * 6 + 6)));
     // Stamped on the policy's own clock (another machine: 12.5 s since its start), not armguard's.
-    await policy.publish(topicFor('arm9', 'chunk/request'), JSON.stringify({ v: 1, id: 'move', stamp: 12.5, horizon: H, joints: 6, dt: 0.02, targets: rows }));
+    await policy.publish(
+      topicFor('arm9', 'chunk/request'),
+      JSON.stringify({ v: 1, id: 'move', stamp: 12.5, horizon: H, joints: 6, dt: 0.02, targets: rows }),
+    );
     await policy.waitFor((t) => t === topicFor('arm9', 'chunk/result'), 5, 'the chunk result');
     await policy.end();
-    const r = JSON.parse(policy.messages.find((m) => m.topic === topicFor('arm9', 'chunk/result'))!.payload) as { verdict: string; code: string; targets: number[][] };
+    const r = JSON.parse(policy.messages.find((m) => m.topic === topicFor('arm9', 'chunk/result'))!.payload) as {
+      verdict: string;
+      code: string;
+      targets: number[][];
+    };
     expect(r).toMatchObject({ verdict: 'executed', code: 'gate-off' });
     expect(r.targets).toEqual(rows);
     await waitUntil(() => Math.abs(register(s, 1, 'Present_Position') - start) > 40, 5, 'the pan joint to move');
     const bad = targets.slice();
     bad[3] = NaN;
-    expect(s.pipeline.submitChunk({ id: 'nan', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets: bad }, systemClock.now())).toMatchObject({ verdict: 'rejected', code: 'non-finite' });
+    expect(
+      s.pipeline.submitChunk(
+        { id: 'nan', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets: bad },
+        systemClock.now(),
+      ),
+    ).toMatchObject({ verdict: 'rejected', code: 'non-finite' });
     await s.act('estop');
     await waitUntil(() => s.conn.arm.holds >= 1, 5, 'the hold command');
-    expect(s.pipeline.submitChunk({ id: 'after-stop', stamp: systemClock.now(), horizon: 1, joints: 6, dt: 0.02, targets: targets.slice(0, 6) }, systemClock.now())).toMatchObject({ verdict: 'held' });
+    expect(
+      s.pipeline.submitChunk(
+        { id: 'after-stop', stamp: systemClock.now(), horizon: 1, joints: 6, dt: 0.02, targets: targets.slice(0, 6) },
+        systemClock.now(),
+      ),
+    ).toMatchObject({ verdict: 'held' });
     const path = s.episodes.path!;
     await s.stop('test done');
     const executed: unknown[] = [];
-    const scan = await readEpisode(path, (rec) => { if (rec.kind === 'executed-chunk') executed.push(rec.value); }, { kinds: ['executed-chunk'] });
-    expect(scan.start).toMatchObject({ gateMode: 'off', versions: { clauseLibrary: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, tasksFile: expect.stringMatching(/spec\/tasks\.yaml$/) as string } });
+    const scan = await readEpisode(
+      path,
+      (rec) => {
+        if (rec.kind === 'executed-chunk') executed.push(rec.value);
+      },
+      { kinds: ['executed-chunk'] },
+    );
+    expect(scan.start).toMatchObject({
+      gateMode: 'off',
+      versions: {
+        clauseLibrary: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string,
+        tasksFile: expect.stringMatching(/spec\/tasks\.yaml$/) as string,
+      },
+    });
     expect(executed).toEqual([expect.objectContaining({ proposedId: 'move', verdict: 'executed' })]);
     const gate = await gateRecords(path);
-    expect(gate).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) })]));
+    expect(gate).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/e-stop/) }),
+      ]),
+    );
     const offset = gate.find((g) => g.kind === 'event' && g.event === 'policy-clock-offset');
     expect(offset, 'the policy clock offset is recorded').toBeDefined();
     const recorded = Number((offset as { detail: string }).detail.split(' ')[0]);
@@ -291,7 +400,10 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
     });
     await s.act('new-episode'); // must not reject
     expect(s.gate.state).toBe('hold');
-    expect(s.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'storage', detail: expect.stringMatching(/new-episode failed: EACCES/) as string } });
+    expect(s.gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { kind: 'storage', detail: expect.stringMatching(/new-episode failed: EACCES/) as string },
+    });
     expect(log.some((l) => /new-episode failed: EACCES.*holding/.test(l))).toBe(true);
     await s.stop('test done');
   }, 30_000);
@@ -306,7 +418,10 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
       },
     });
     await waitUntil(() => s.gate.state === 'hold', 5, 'hold');
-    expect(s.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'internal', source: 'control loop', detail: 'control loop: recorder broke' } });
+    expect(s.gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { kind: 'internal', source: 'control loop', detail: 'control loop: recorder broke' },
+    });
     await waitUntil(() => log.filter((l) => l.includes('recorder broke')).length >= 1, 2, 'log line');
     const t0 = systemClock.now();
     await waitUntil(() => systemClock.now() - t0 > 0.3, 2, '0.3 s of steps'); // ~30 failing steps at 100 Hz

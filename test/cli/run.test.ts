@@ -56,7 +56,10 @@ class LineIo {
       if (m) return Promise.resolve(m);
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no line matching ${re} within ${seconds} s; got:\n${this.lines.join('\n')}`)), seconds * 1000);
+      const timer = setTimeout(
+        () => reject(new Error(`no line matching ${re} within ${seconds} s; got:\n${this.lines.join('\n')}`)),
+        seconds * 1000,
+      );
       this.waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   }
@@ -74,7 +77,26 @@ describe('armguard run so101 --emulator', () => {
     const eps = join(dir, 'episodes');
     const lio = new LineIo();
     const done = runCommand.run(
-      ['so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, '--broker-port', '0', '--episodes-dir', eps, '--robot-id', 'arm7', '--duration', '3', '--max-age', '0.5'],
+      [
+        'so101',
+        '--emulator',
+        '--calibration',
+        CAL,
+        '--task',
+        TASK,
+        '--access',
+        access,
+        '--broker-port',
+        '0',
+        '--episodes-dir',
+        eps,
+        '--robot-id',
+        'arm7',
+        '--duration',
+        '3',
+        '--max-age',
+        '0.5',
+      ],
       lio.io,
     );
     const url = (await lio.waitFor(/^mqtt: (mqtt:\/\/\S+)/, 15))[1]!;
@@ -85,14 +107,26 @@ describe('armguard run so101 --emulator', () => {
     await operator.subscribe(topicFor('arm7', 'margins'));
     // Decimated per-clause margins, one entry per monitored clause.
     await operator.waitFor((t) => t === topicFor('arm7', 'margins'), 5, 'a margins message');
-    const margins = JSON.parse(operator.messages.find((m) => m.topic === topicFor('arm7', 'margins'))!.payload) as { margins: Record<string, number | null> };
+    const margins = JSON.parse(operator.messages.find((m) => m.topic === topicFor('arm7', 'margins'))!.payload) as {
+      margins: Record<string, number | null>;
+    };
     expect(Object.keys(margins.margins)).toEqual(expect.arrayContaining(['joint_torque', 'self_collision_free']));
-    const transport = await MqttChunkClientTransport.connect({ url, robot: 'arm7', username: 'vla', password: 'vla-secret-1' });
+    const transport = await MqttChunkClientTransport.connect({
+      url,
+      robot: 'arm7',
+      username: 'vla',
+      password: 'vla-secret-1',
+    });
     const policy = new ChunkClient(transport, systemTimers, 2);
 
     // Small moves of the pan joint from the arm's rest pose (mid-range = 0 rad on every joint).
     const chunk = (id: string, pan: number) => ({
-      v: 1 as const, id, stamp: systemClock.now(), horizon: 5, joints: 6, dt: 0.02,
+      v: 1 as const,
+      id,
+      stamp: systemClock.now(),
+      horizon: 5,
+      joints: 6,
+      dt: 0.02,
       targets: Array.from({ length: 5 }, (_, k) => [(pan * (k + 1)) / 5, 0, 0, 0, 0, 0]),
     });
     const r1 = await policy.propose(chunk('c1', 0.05));
@@ -104,7 +138,11 @@ describe('armguard run so101 --emulator', () => {
     expect(bad).toMatchObject({ verdict: 'rejected', code: 'mis-sized' });
 
     await operator.publish(topicFor('arm7', 'cmd/estop'), JSON.stringify({ v: 1, reason: 'test stop' }));
-    await operator.waitFor((t, p) => t === topicFor('arm7', 'gate') && (JSON.parse(p) as { state: string }).state === 'hold', 5, 'retained gate state hold');
+    await operator.waitFor(
+      (t, p) => t === topicFor('arm7', 'gate') && (JSON.parse(p) as { state: string }).state === 'hold',
+      5,
+      'retained gate state hold',
+    );
     const afterStop = await policy.propose(chunk('c4', 0.05));
     expect(afterStop.verdict).toBe('held');
     expect(afterStop.targets).toBeUndefined();
@@ -127,7 +165,9 @@ describe('armguard run so101 --emulator', () => {
     const toHold = gate.find((g) => g.kind === 'transition' && g.to === 'hold');
     expect(toHold).toMatchObject({ kind: 'transition', to: 'hold' });
     expect(toHold && toHold.kind === 'transition' ? toHold.reason : '').toMatch(/e-stop.*mqtt/i);
-    expect(gate.some((g) => g.kind === 'event' && g.event === 'chunk-rejected' && /c3/.test(g.detail ?? ''))).toBe(true);
+    expect(gate.some((g) => g.kind === 'event' && g.event === 'chunk-rejected' && /c3/.test(g.detail ?? ''))).toBe(
+      true,
+    );
     expect(gate.some((g) => g.kind === 'event' && g.event === 'chunk-held' && /c4/.test(g.detail ?? ''))).toBe(true);
     const end = records.find((r) => r.kind === 'end');
     expect(end?.kind === 'end' ? end.value.reason : '').toMatch(/--duration/);
@@ -146,27 +186,71 @@ describe('armguard run: arguments', () => {
       return r.ok ? [] : r.errors;
     };
     expect(await errs(['franka', '--emulator'])).toEqual([expect.stringMatching(/unknown platform 'franka'/)]);
-    expect(await errs([...base, '--port', '/dev/ttyX'])).toEqual([expect.stringMatching(/exactly one of --port <tty> or --emulator/)]);
-    expect(await errs([...base.slice(0, 4), '--task', 'no-such-task', '--access', access])).toEqual([expect.stringMatching(/unknown task 'no-such-task'/)]);
+    expect(await errs([...base, '--port', '/dev/ttyX'])).toEqual([
+      expect.stringMatching(/exactly one of --port <tty> or --emulator/),
+    ]);
+    expect(await errs([...base.slice(0, 4), '--task', 'no-such-task', '--access', access])).toEqual([
+      expect.stringMatching(/unknown task 'no-such-task'/),
+    ]);
     expect(await errs([...base, '--rate', 'fast'])).toEqual([expect.stringMatching(/--rate: expected a rate in Hz/)]);
     expect(await errs([...base, '--gate', 'maybe'])).toEqual([expect.stringMatching(/--gate: expected on or off/)]);
-    expect(await errs([...base, '--workspace', '0,0,0,1,1'])).toEqual([expect.stringMatching(/--workspace: expected x0,y0,z0,x1,y1,z1/)]);
-    expect(await errs([...base, '--obstacles', '0.2,0,0.1,0.03;0.1,0.1,0.1'])).toEqual([expect.stringMatching(/--obstacles: expected 'x,y,z,r' spheres .* got '0\.1,0\.1,0\.1'/)]);
-    expect(await errs([...base, '--obstacles', '0.2,0,0.1,0'])).toEqual([expect.stringMatching(/--obstacles: .*r > 0/)]);
-    expect(await errs(['so101', '--emulator', '--calibration', CAL, '--task', TASK])).toEqual([expect.stringMatching(/embedded broker needs --access/)]);
+    expect(await errs([...base, '--workspace', '0,0,0,1,1'])).toEqual([
+      expect.stringMatching(/--workspace: expected x0,y0,z0,x1,y1,z1/),
+    ]);
+    expect(await errs([...base, '--obstacles', '0.2,0,0.1,0.03;0.1,0.1,0.1'])).toEqual([
+      expect.stringMatching(/--obstacles: expected 'x,y,z,r' spheres .* got '0\.1,0\.1,0\.1'/),
+    ]);
+    expect(await errs([...base, '--obstacles', '0.2,0,0.1,0'])).toEqual([
+      expect.stringMatching(/--obstacles: .*r > 0/),
+    ]);
+    expect(await errs(['so101', '--emulator', '--calibration', CAL, '--task', TASK])).toEqual([
+      expect.stringMatching(/embedded broker needs --access/),
+    ]);
     const badAccess = join(dir, 'bad-access.yaml');
     writeFileSync(badAccess, 'users:\n  - { username: vla, password: "short", roles: [pilot] }\n');
-    const accessErrors = await errs(['so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', badAccess]);
-    expect(accessErrors).toEqual(expect.arrayContaining([
-      expect.stringMatching(/bad-access\.yaml:2 field 'users\[0\]\.password': expected at least 8 characters/),
-      expect.stringMatching(/users\[0\]\.roles\[0\].*expected one of armguard, operator, policy, viewer, got 'pilot'/),
-    ]));
-    expect(await errs([...base.slice(0, 6), '--access', access, '--dashboard', '8080', '--duration', '-1'])).toEqual([expect.stringMatching(/--duration: expected a positive number/)]);
-    expect(await errs([...base, '--dead-man', '0'])).toEqual([expect.stringMatching(/--dead-man: expected seconds in \[0\.1, 60\], got '0'/)]);
+    const accessErrors = await errs([
+      'so101',
+      '--emulator',
+      '--calibration',
+      CAL,
+      '--task',
+      TASK,
+      '--access',
+      badAccess,
+    ]);
+    expect(accessErrors).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/bad-access\.yaml:2 field 'users\[0\]\.password': expected at least 8 characters/),
+        expect.stringMatching(
+          /users\[0\]\.roles\[0\].*expected one of armguard, operator, policy, viewer, got 'pilot'/,
+        ),
+      ]),
+    );
+    expect(await errs([...base.slice(0, 6), '--access', access, '--dashboard', '8080', '--duration', '-1'])).toEqual([
+      expect.stringMatching(/--duration: expected a positive number/),
+    ]);
+    expect(await errs([...base, '--dead-man', '0'])).toEqual([
+      expect.stringMatching(/--dead-man: expected seconds in \[0\.1, 60\], got '0'/),
+    ]);
     const deadMan = await parseRunArgs([...base, '--dead-man', '1.5']);
     expect(deadMan.ok && deadMan.options.deadManS).toBe(1.5);
-    const ok = await parseRunArgs([...base, '--gate', 'off', '--workspace', '-0.5,-0.5,-0.01,0.5,0.5,0.6', '--obstacles', '0.2,0,0.1,0.03;0.1,-0.1,0.05,0.02']);
-    expect(ok.ok && ok.options).toMatchObject({ gating: false, workspace: [-0.5, -0.5, -0.01, 0.5, 0.5, 0.6], obstacles: [0.2, 0, 0.1, 0.03, 0.1, -0.1, 0.05, 0.02], rate: 100, robotId: 'so101', arm: { kind: 'emulator' } });
+    const ok = await parseRunArgs([
+      ...base,
+      '--gate',
+      'off',
+      '--workspace',
+      '-0.5,-0.5,-0.01,0.5,0.5,0.6',
+      '--obstacles',
+      '0.2,0,0.1,0.03;0.1,-0.1,0.05,0.02',
+    ]);
+    expect(ok.ok && ok.options).toMatchObject({
+      gating: false,
+      workspace: [-0.5, -0.5, -0.01, 0.5, 0.5, 0.6],
+      obstacles: [0.2, 0, 0.1, 0.03, 0.1, -0.1, 0.05, 0.02],
+      rate: 100,
+      robotId: 'so101',
+      arm: { kind: 'emulator' },
+    });
   });
 });
 
@@ -174,9 +258,31 @@ describe('armguard run as a child process', () => {
   it('SIGINT holds the arm, closes the episode file and exits 0', async () => {
     const { dir, access } = tempSetup();
     const eps = join(dir, 'episodes');
-    const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard-dev.mjs'), 'run', 'so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, '--broker-port', '0', '--episodes-dir', eps, '--max-age', '0.5'], {
-      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        join(repoRoot, 'bin/armguard-dev.mjs'),
+        'run',
+        'so101',
+        '--emulator',
+        '--calibration',
+        CAL,
+        '--task',
+        TASK,
+        '--access',
+        access,
+        '--broker-port',
+        '0',
+        '--episodes-dir',
+        eps,
+        '--max-age',
+        '0.5',
+      ],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const lio = new LineIo();
     child.stdout.on('data', (b: Buffer) => lio.io.out(b.toString()));
     child.stderr.on('data', (b: Buffer) => lio.io.err(b.toString()));
@@ -188,7 +294,15 @@ describe('armguard run as a child process', () => {
     expect(lio.lines.some((l) => /stopped \(SIGINT\); arm held/.test(l))).toBe(true);
     const records = await readAll(episodePath);
     expect(records.some((r) => r.kind === 'frame')).toBe(true);
-    expect(records.some((r) => r.kind === 'gate' && r.value.kind === 'event' && r.value.event === 'shutdown-hold' && r.value.detail === 'SIGINT')).toBe(true);
+    expect(
+      records.some(
+        (r) =>
+          r.kind === 'gate' &&
+          r.value.kind === 'event' &&
+          r.value.event === 'shutdown-hold' &&
+          r.value.detail === 'SIGINT',
+      ),
+    ).toBe(true);
     const end = records.find((r) => r.kind === 'end');
     expect(end?.kind === 'end' ? end.value.reason : '').toBe('SIGINT');
   }, 60_000);

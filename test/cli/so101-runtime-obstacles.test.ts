@@ -29,14 +29,19 @@ function runChunk(obstacles: number[] | undefined): ExecutedChunk {
   const calibration = defaultSo101Calibration('t', 12);
   const arm = new QuietArm(Q0, 0);
   const { rig } = so101Rig({
-    spec: spec.spec, calibration, task: 'sim-pick-cup-into-box', arm, clock: { now: () => 0.01 },
+    spec: spec.spec,
+    calibration,
+    task: 'sim-pick-cup-into-box',
+    arm,
+    clock: { now: () => 0.01 },
     ...(obstacles ? { obstacles } : {}),
   });
   const rt = new Session({ rig, gating: true, task: 'sim-pick-cup-into-box', log: () => undefined });
   rt.pipeline.step(0.01);
   expect(rt.gate.holding).toBe(false);
   const targets = new Float64Array(10 * 6);
-  for (let k = 0; k < 10; k++) for (let j = 0; j < 6; j++) targets[k * 6 + j] = Q0[j]! + (j === 0 ? 0.005 * (k + 1) : 0);
+  for (let k = 0; k < 10; k++)
+    for (let j = 0; j < 6; j++) targets[k * 6 + j] = Q0[j]! + (j === 0 ? 0.005 * (k + 1) : 0);
   return rt.pipeline.submitChunk({ id: 'c1', stamp: 0.01, horizon: 10, joints: 6, dt: 0.02, targets }, 0.01);
 }
 

@@ -47,14 +47,28 @@ describe('--tasks / --clauses', () => {
     const l = loadScoringSpec(specPathsFrom((k) => (k === 'tasks' ? tasks : undefined)));
     expect(l.ok).toBe(true);
     if (!l.ok) return;
-    expect(l.versions).toMatchObject({ tasksFile: tasks, tasks: sha(tasks), clausesFile: join(repoRoot, 'spec/clauses.yaml'), clauseLibrary: sha(join(repoRoot, 'spec/clauses.yaml')) });
+    expect(l.versions).toMatchObject({
+      tasksFile: tasks,
+      tasks: sha(tasks),
+      clausesFile: join(repoRoot, 'spec/clauses.yaml'),
+      clauseLibrary: sha(join(repoRoot, 'spec/clauses.yaml')),
+    });
     expect(l.spec.tasks.tasks.has('lab-sponge-into-bin')).toBe(true);
   });
 
   it('run so101 --tasks: a lab task is known only with the lab file, and the hashes go to the session (episode versions)', async () => {
     const { tasks } = labFiles();
     // an external broker: no access file needed to parse the arguments
-    const base = ['so101', '--emulator', '--calibration', CAL, '--task', 'lab-sponge-into-bin', '--mqtt', 'mqtt://127.0.0.1:1883'];
+    const base = [
+      'so101',
+      '--emulator',
+      '--calibration',
+      CAL,
+      '--task',
+      'lab-sponge-into-bin',
+      '--mqtt',
+      'mqtt://127.0.0.1:1883',
+    ];
     const without = await parseRunArgs(base);
     expect(without.ok ? '' : without.errors.join('\n')).toMatch(/unknown task 'lab-sponge-into-bin'/);
     const withTasks = await parseRunArgs([...base, '--tasks', tasks]);
@@ -65,7 +79,13 @@ describe('--tasks / --clauses', () => {
   it('ros-node --check and replay take --tasks too', async () => {
     const { dir, tasks } = labFiles();
     const params = join(dir, 'fr3-lab.yaml');
-    writeFileSync(params, readFileSync(join(repoRoot, 'launch/params/fr3.yaml'), 'utf8').replace('task: libero-spatial-pick-bowl', 'task: lab-sponge-into-bin'));
+    writeFileSync(
+      params,
+      readFileSync(join(repoRoot, 'launch/params/fr3.yaml'), 'utf8').replace(
+        'task: libero-spatial-pick-bowl',
+        'task: lab-sponge-into-bin',
+      ),
+    );
     const a = captureIo();
     expect(await rosNodeCommand.run(['--params', params, '--tasks', tasks, '--check'], a.io)).toBe(0);
     expect(a.out[0]).toMatch(/task lab-sponge-into-bin/);
@@ -74,6 +94,8 @@ describe('--tasks / --clauses', () => {
     expect(b.err.join('\n')).toMatch(/unknown task 'lab-sponge-into-bin'/);
     const c = captureIo();
     // replay parses --tasks/--clauses for every input kind (a bad path is refused naming it)
-    expect(await replayCommand.run(['--clauses', join(dir, 'missing.yaml'), join(dir, 'nothing-here')], c.io)).not.toBe(2);
+    expect(await replayCommand.run(['--clauses', join(dir, 'missing.yaml'), join(dir, 'nothing-here')], c.io)).not.toBe(
+      2,
+    );
   });
 });

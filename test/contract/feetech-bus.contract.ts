@@ -74,11 +74,19 @@ export function feetechBusContract(transport: ContractTransport): void {
     });
 
     it('full-state read reflects what the physics hook drives', async () => {
-      h.emu.setPhysics((s) => s.setPresent({ position: 100 + s.id, load: -10 * s.id, current: 7 * s.id, velocity: -s.id }));
+      h.emu.setPhysics((s) =>
+        s.setPresent({ position: 100 + s.id, load: -10 * s.id, current: 7 * s.id, velocity: -s.id }),
+      );
       const r = await h.bus.readFullState(IDS);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
       for (const id of IDS) {
-        expect(r.value.get(id)).toMatchObject({ position: 100 + id, load: -10 * id, current: 7 * id, velocity: -id, voltage: 74 });
+        expect(r.value.get(id)).toMatchObject({
+          position: 100 + id,
+          load: -10 * id,
+          current: 7 * id,
+          velocity: -id,
+          voltage: 74,
+        });
       }
     });
 

@@ -1,4 +1,10 @@
-import { FeetechBus, FeetechEmulator, createEmulatorMockBinding, openPtyPair, serveEmulatorOnPort } from '../../drivers/feetech/index.js';
+import {
+  FeetechBus,
+  FeetechEmulator,
+  createEmulatorMockBinding,
+  openPtyPair,
+  serveEmulatorOnPort,
+} from '../../drivers/feetech/index.js';
 import { feetechBusContract } from './feetech-bus.contract.js';
 
 let seq = 0;

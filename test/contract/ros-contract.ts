@@ -24,7 +24,10 @@ export interface RosHarness {
  * At most one open harness: `open` makes one, `closeOpen` closes it (idempotent). rosContract
  * calls `closeOpen` in afterEach; a make() that fails leaves nothing open.
  */
-export function harnessLifecycle(make: () => Promise<RosHarness>): { open(): Promise<RosHarness>; closeOpen(): Promise<void> } {
+export function harnessLifecycle(make: () => Promise<RosHarness>): {
+  open(): Promise<RosHarness>;
+  closeOpen(): Promise<void>;
+} {
   let current: RosHarness | undefined;
   return {
     async open() {
@@ -94,7 +97,13 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
         position: [0.02, 0.021],
         velocity: [0, 0],
         effort: [],
-      })) as { header: { stamp: { sec: number; nanosec: number }; frame_id: string }; name: string[]; position: Float64Array; velocity: Float64Array; effort: Float64Array }[];
+      })) as {
+        header: { stamp: { sec: number; nanosec: number }; frame_id: string };
+        name: string[];
+        position: Float64Array;
+        velocity: Float64Array;
+        effort: Float64Array;
+      }[];
       expect(m).toBeDefined();
       expect(m!.position).toBeInstanceOf(Float64Array);
       expect(Array.from(m!.position)).toEqual([0.02, 0.021]);
@@ -111,10 +120,24 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
         header: { stamp: { sec: 12, nanosec: 5 }, frame_id: 'chunk-7' },
         joint_names: ['fr3_joint1', 'fr3_joint2'],
         points: [
-          { positions: [0.1, 0.2], velocities: [], accelerations: [], effort: [], time_from_start: { sec: 0, nanosec: 50_000_000 } },
+          {
+            positions: [0.1, 0.2],
+            velocities: [],
+            accelerations: [],
+            effort: [],
+            time_from_start: { sec: 0, nanosec: 50_000_000 },
+          },
           { positions: Float64Array.from([0.3, 0.4]), time_from_start: { sec: 1, nanosec: 0 } },
         ],
-      })) as { header: { frame_id: string }; joint_names: string[]; points: { positions: Float64Array; velocities: Float64Array; time_from_start: { sec: number; nanosec: number } }[] }[];
+      })) as {
+        header: { frame_id: string };
+        joint_names: string[];
+        points: {
+          positions: Float64Array;
+          velocities: Float64Array;
+          time_from_start: { sec: number; nanosec: number };
+        }[];
+      }[];
       expect(m!.header.frame_id).toBe('chunk-7');
       expect(Array.isArray(m!.points)).toBe(true);
       expect(m!.points).toHaveLength(2);
@@ -162,7 +185,10 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
 
     it('geometry_msgs/PoseStamped over best effort: nested numbers and the stamp arrive as sent', async () => {
       const h = await harness();
-      const sent = { header: { stamp: { sec: 9, nanosec: 999_999_999 }, frame_id: 'world' }, pose: { position: { x: 0.4, y: -0.1, z: 0.02 }, orientation: { x: 0, y: 0, z: 0.7071, w: 0.7071 } } };
+      const sent = {
+        header: { stamp: { sec: 9, nanosec: 999_999_999 }, frame_id: 'world' },
+        pose: { position: { x: 0.4, y: -0.1, z: 0.02 }, orientation: { x: 0, y: 0, z: 0.7071, w: 0.7071 } },
+      };
       expect(await roundTrip(h, 'geometry_msgs/msg/PoseStamped', sent, QOS_SENSOR_DATA)).toEqual([sent]);
     });
 
@@ -177,7 +203,15 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
       expect(r!.layout.dim.map((d) => d.label)).toEqual(['joint_torque']);
       const [d] = (await roundTrip(h, 'diagnostic_msgs/msg/DiagnosticArray', {
         header: { stamp: { sec: 1, nanosec: 2 }, frame_id: '' },
-        status: [{ level: 2, name: 'armguard: gate', message: 'hold', hardware_id: 'fr3', values: [{ key: 'state', value: 'hold' }] }],
+        status: [
+          {
+            level: 2,
+            name: 'armguard: gate',
+            message: 'hold',
+            hardware_id: 'fr3',
+            values: [{ key: 'state', value: 'hold' }],
+          },
+        ],
       })) as { status: { level: number; values: { key: string; value: string }[] }[] }[];
       expect(d!.status[0]!.level).toBe(2);
       expect(d!.status[0]!.values).toEqual([{ key: 'state', value: 'hold' }]);
@@ -199,7 +233,9 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
       const reliable: string[] = [];
       const bestEffort: string[] = [];
       subNode.createSubscription<StringMsg>('std_msgs/msg/String', topic, QOS_RELIABLE, (m) => reliable.push(m.data));
-      subNode.createSubscription<StringMsg>('std_msgs/msg/String', topic, QOS_SENSOR_DATA, (m) => bestEffort.push(m.data));
+      subNode.createSubscription<StringMsg>('std_msgs/msg/String', topic, QOS_SENSOR_DATA, (m) =>
+        bestEffort.push(m.data),
+      );
       const pub = pubNode.createPublisher<StringMsg>('std_msgs/msg/String', topic, QOS_SENSOR_DATA);
       await h.pass(0.2);
       pub.publish({ data: 'x' });
@@ -217,7 +253,9 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
       pub.publish({ data: 'hold' });
       await h.pass(0.2);
       const got: string[] = [];
-      h.ctx.createNode('contract_latch_sub').createSubscription<StringMsg>('std_msgs/msg/String', topic, QOS_LATCHED, (m) => got.push(m.data));
+      h.ctx
+        .createNode('contract_latch_sub')
+        .createSubscription<StringMsg>('std_msgs/msg/String', topic, QOS_LATCHED, (m) => got.push(m.data));
       await h.pass(0.3);
       expect(got).toEqual(['hold']);
     });
@@ -231,7 +269,9 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
         success: ++calls === 1,
         message: `call ${calls}`,
       }));
-      const client = h.ctx.createNode('contract_cli').createClient<Record<string, never>, Trigger>('std_srvs/srv/Trigger', name);
+      const client = h.ctx
+        .createNode('contract_cli')
+        .createClient<Record<string, never>, Trigger>('std_srvs/srv/Trigger', name);
       expect(await client.call({})).toEqual({ success: true, message: 'call 1' });
       expect(await client.call({})).toEqual({ success: false, message: 'call 2' });
     });
@@ -240,11 +280,15 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
       const h = await harness();
       const name = `${unique()}_label`;
       const seen: unknown[] = [];
-      h.ctx.createNode('contract_setbool_srv').createService<{ data: boolean }, Partial<Trigger>>('std_srvs/srv/SetBool', name, (req) => {
-        seen.push(req.data);
-        return { success: req.data };
-      });
-      const client = h.ctx.createNode('contract_setbool_cli').createClient<{ data: boolean }, Trigger>('std_srvs/srv/SetBool', name);
+      h.ctx
+        .createNode('contract_setbool_srv')
+        .createService<{ data: boolean }, Partial<Trigger>>('std_srvs/srv/SetBool', name, (req) => {
+          seen.push(req.data);
+          return { success: req.data };
+        });
+      const client = h.ctx
+        .createNode('contract_setbool_cli')
+        .createClient<{ data: boolean }, Trigger>('std_srvs/srv/SetBool', name);
       expect(await client.call({ data: true })).toEqual({ success: true, message: '' });
       expect(await client.call({ data: false })).toEqual({ success: false, message: '' });
       expect(seen).toEqual([true, false]);
@@ -253,7 +297,9 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
     it('a call to a service with no server rejects once its timeout has passed, not before', async () => {
       const h = await harness();
       const name = `${unique()}_nobody`;
-      const client = h.ctx.createNode('contract_cli_none').createClient<Record<string, never>, { success: boolean }>('std_srvs/srv/Trigger', name);
+      const client = h.ctx
+        .createNode('contract_cli_none')
+        .createClient<Record<string, never>, { success: boolean }>('std_srvs/srv/Trigger', name);
       const seen: { outcome: 'pending' | 'resolved' | Error } = { outcome: 'pending' };
       void client.call({}, 0.5).then(
         () => (seen.outcome = 'resolved'),
@@ -271,20 +317,27 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
     it('a call made before its server exists is answered once the server appears within the timeout', async () => {
       const h = await harness();
       const name = `${unique()}_late`;
-      const client = h.ctx.createNode('contract_cli_late').createClient<Record<string, never>, Trigger>('std_srvs/srv/Trigger', name);
+      const client = h.ctx
+        .createNode('contract_cli_late')
+        .createClient<Record<string, never>, Trigger>('std_srvs/srv/Trigger', name);
       const answer = client.call({}, 2);
       await h.pass(0.2);
-      h.ctx.createNode('contract_srv_late').createService<Record<string, never>, Trigger>('std_srvs/srv/Trigger', name, () => ({
-        success: true,
-        message: 'late',
-      }));
+      h.ctx
+        .createNode('contract_srv_late')
+        .createService<Record<string, never>, Trigger>('std_srvs/srv/Trigger', name, () => ({
+          success: true,
+          message: 'late',
+        }));
       await h.pass(0.5);
       expect(await answer).toEqual({ success: true, message: 'late' });
     });
 
     it('resolves private and relative names in the namespace and applies node-local remaps', async () => {
       const h = await harness();
-      const node = h.ctx.createNode('gate', { namespace: '/armguard', remaps: { '/armguard/gate/out': '/controller/in' } });
+      const node = h.ctx.createNode('gate', {
+        namespace: '/armguard',
+        remaps: { '/armguard/gate/out': '/controller/in' },
+      });
       const pub = node.createPublisher<StringMsg>('std_msgs/msg/String', '~/out', QOS_RELIABLE);
       const state = node.createPublisher<StringMsg>('std_msgs/msg/String', 'state', QOS_RELIABLE);
       const priv = node.createPublisher<StringMsg>('std_msgs/msg/String', '~/gate_state', QOS_RELIABLE);
@@ -292,7 +345,9 @@ export function rosContract(name: string, make: () => Promise<RosHarness>): void
       expect(state.topic).toBe('/armguard/state');
       expect(priv.topic).toBe('/armguard/gate/gate_state');
       const got: string[] = [];
-      h.ctx.createNode('controller').createSubscription<StringMsg>('std_msgs/msg/String', '/controller/in', QOS_RELIABLE, (m) => got.push(m.data));
+      h.ctx
+        .createNode('controller')
+        .createSubscription<StringMsg>('std_msgs/msg/String', '/controller/in', QOS_RELIABLE, (m) => got.push(m.data));
       await h.pass(0.2);
       pub.publish({ data: 'chunk' });
       await h.pass(0.3);

@@ -12,7 +12,12 @@ import { FeetechBus, FeetechEmulator, openPtyPair, serveEmulatorOnPort } from '.
 import { parseSo101Calibration, type So101Calibration } from '../../src/calibration/so101.js';
 import { allPassed, formatResults, runChecks, type CheckResult } from '../../src/doctor/checks.js';
 import { rootedHost, type HostView } from '../../src/doctor/host.js';
-import { latencyTimer, SO101_CHECKS, type ServoBusPort, type So101DoctorContext } from '../../src/doctor/so101-checks.js';
+import {
+  latencyTimer,
+  SO101_CHECKS,
+  type ServoBusPort,
+  type So101DoctorContext,
+} from '../../src/doctor/so101-checks.js';
 import { doctorCommand } from '../../src/cli/commands/doctor.js';
 import { captureIo } from '../support/cli-io.js';
 import { repoRoot } from '../support/paths.js';
@@ -31,7 +36,9 @@ beforeAll(async () => {
   if (!c.ok) throw new Error('demo calibration does not parse');
   cal = c.value;
   emulator = new FeetechEmulator();
-  JOINTS.forEach((name, i) => emulator.addServo(i + 1, { Homing_Offset: cal.lerobot[name].homing_offset, Present_Voltage: 120 }));
+  JOINTS.forEach((name, i) =>
+    emulator.addServo(i + 1, { Homing_Offset: cal.lerobot[name].homing_offset, Present_Voltage: 120 }),
+  );
   const pair = await openPtyPair();
   const served = await serveEmulatorOnPort(emulator, { path: pair.b });
   if (!served.ok) throw new Error(served.detail);
@@ -72,7 +79,10 @@ async function openBus(path: string): Promise<{ ok: true; bus: ServoBusPort } | 
     ok: true,
     bus: {
       ping: async (id) => (await bus.ping(id, { reportTimeout: false })).ok,
-      readRegister: async (id, name) => { const r = await bus.readRegister(id, name); return r.ok ? r.value : undefined; },
+      readRegister: async (id, name) => {
+        const r = await bus.readRegister(id, name);
+        return r.ok ? r.value : undefined;
+      },
       close: () => bus.close(),
     },
   };
@@ -103,8 +113,17 @@ const byId = (rs: CheckResult[], id: string) => rs.find((r) => r.id === id)!;
 describe('armguard doctor so101 (emulated servos over a real pty, injected sysfs/proc)', () => {
   it('a healthy set-up passes every check: the adapter found by id, six STS3215 with firmware, 12.0 V on a 12 V follower, matching offsets', async () => {
     const rs = await doctor();
-    expect(rs.map((r) => [r.id, r.status]), formatResults(rs)).toEqual([
-      ['serial-device', 'pass'], ['permissions', 'pass'], ['port-grabbers', 'pass'], ['latency-timer', 'pass'], ['servos', 'pass'], ['supply-voltage', 'pass'], ['calibration', 'pass'],
+    expect(
+      rs.map((r) => [r.id, r.status]),
+      formatResults(rs),
+    ).toEqual([
+      ['serial-device', 'pass'],
+      ['permissions', 'pass'],
+      ['port-grabbers', 'pass'],
+      ['latency-timer', 'pass'],
+      ['servos', 'pass'],
+      ['supply-voltage', 'pass'],
+      ['calibration', 'pass'],
     ]);
     expect(allPassed(rs)).toBe(true);
     expect(byId(rs, 'serial-device').detail).toBe(`/dev/serial/by-id/${BY_ID} → ${realpathSync(ptyPath)}`);
@@ -114,8 +133,14 @@ describe('armguard doctor so101 (emulated servos over a real pty, injected sysfs
 
   it('a 12 V reading with --supply 7.4 fails with the warning that it destroys C001 servos; the calibration (12 V) disagrees too', async () => {
     const rs = await doctor({ supply: 7.4 });
-    expect(byId(rs, 'supply-voltage')).toMatchObject({ status: 'fail', fix: expect.stringMatching(/12 V supply destroys 7\.4 V \(C001\) servos/) as string });
-    expect(byId(rs, 'calibration')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/supply_voltage 12 V, --supply 7\.4 V/) as string });
+    expect(byId(rs, 'supply-voltage')).toMatchObject({
+      status: 'fail',
+      fix: expect.stringMatching(/12 V supply destroys 7\.4 V \(C001\) servos/) as string,
+    });
+    expect(byId(rs, 'calibration')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/supply_voltage 12 V, --supply 7\.4 V/) as string,
+    });
     expect(allPassed(rs)).toBe(false);
   }, 30_000);
 
@@ -125,8 +150,14 @@ describe('armguard doctor so101 (emulated servos over a real pty, injected sysfs
     removed.setRegister('ID', 9); // no longer answers as id 5
     try {
       const rs = await doctor();
-      expect(byId(rs, 'servos')).toMatchObject({ status: 'fail', detail: expect.stringContaining('id 5 (wrist_roll): no answer') as string, fix: expect.stringMatching(/ids 5 do not answer: check the daisy-chain/) as string });
-      expect(byId(rs, 'calibration').detail).toMatch(/elbow_flex \(id 3\): the servo's Homing_Offset is 100, the calibration's -1014/);
+      expect(byId(rs, 'servos')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('id 5 (wrist_roll): no answer') as string,
+        fix: expect.stringMatching(/ids 5 do not answer: check the daisy-chain/) as string,
+      });
+      expect(byId(rs, 'calibration').detail).toMatch(
+        /elbow_flex \(id 3\): the servo's Homing_Offset is 100, the calibration's -1014/,
+      );
     } finally {
       emulator.servo(3).setRegister('Homing_Offset', cal.lerobot.elbow_flex.homing_offset);
       removed.setRegister('ID', 5);
@@ -134,7 +165,9 @@ describe('armguard doctor so101 (emulated servos over a real pty, injected sysfs
   }, 30_000);
 
   it('ModemManager and brltty running fail the port-grabbers check with the commands that stop them', async () => {
-    const rs = await doctor({ host: rootedHost(hostTree(['bash', 'ModemManager', 'brltty']), {}, async () => ['dialout']) });
+    const rs = await doctor({
+      host: rootedHost(hostTree(['bash', 'ModemManager', 'brltty']), {}, async () => ['dialout']),
+    });
     const r = byId(rs, 'port-grabbers');
     expect(r.status).toBe('fail');
     expect(r.detail).toMatch(/ModemManager, brltty/);
@@ -146,35 +179,54 @@ describe('armguard doctor so101 (emulated servos over a real pty, injected sysfs
     const real = rootedHost(hostTree(), {}, async () => ['users']);
     const denied: HostView = { ...real, canReadWrite: async () => false };
     let written = '';
-    const rs = await doctor({ host: denied, writeUdev: async (text) => ((written = text), '/tmp/99-armguard-so101.rules') });
+    const rs = await doctor({
+      host: denied,
+      writeUdev: async (text) => ((written = text), '/tmp/99-armguard-so101.rules'),
+    });
     const r = byId(rs, 'permissions');
     expect(r.status, formatResults(rs)).toBe('fail');
     expect(r.fix, formatResults(rs)).toContain('udev');
     expect(r.detail).toContain('you are not in the dialout group (your groups: users)');
     expect(r.fix).toContain('sudo usermod -aG dialout $USER');
-    expect(written).toContain('SUBSYSTEM=="tty", ATTRS{idVendor}=="1a86", ATTRS{idProduct}=="55d3", ATTRS{serial}=="5A46083062", MODE="0660", GROUP="dialout", SYMLINK+="armguard-so101"');
+    expect(written).toContain(
+      'SUBSYSTEM=="tty", ATTRS{idVendor}=="1a86", ATTRS{idProduct}=="55d3", ATTRS{serial}=="5A46083062", MODE="0660", GROUP="dialout", SYMLINK+="armguard-so101"',
+    );
     expect(r.fix).toContain('sudo cp /tmp/99-armguard-so101.rules /etc/udev/rules.d/99-armguard-so101.rules');
   }, 30_000);
 
   it('no adapter, or two: the first check fails and says which to give', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'armguard-doctor-empty-'));
     const none = await doctor({ host: rootedHost(empty, {}, async () => ['dialout']) });
-    expect(byId(none, 'serial-device')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/nothing in \/dev\/serial\/by-id/) as string });
+    expect(byId(none, 'serial-device')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/nothing in \/dev\/serial\/by-id/) as string,
+    });
     expect(byId(none, 'servos').status).toBe('fail');
     const two = hostTree();
     symlinkSync(ptyPath, join(two, 'dev/serial/by-id/usb-FTDI_FT232R-if00-port0'));
     const rs = await doctor({ host: rootedHost(two, {}, async () => ['dialout']) });
-    expect(byId(rs, 'serial-device')).toMatchObject({ status: 'fail', fix: expect.stringContaining('--port /dev/serial/by-id/<name>') as string });
+    expect(byId(rs, 'serial-device')).toMatchObject({
+      status: 'fail',
+      fix: expect.stringContaining('--port /dev/serial/by-id/<name>') as string,
+    });
   }, 30_000);
 
   it('FTDI latency timer: 16 ms fails with the sysfs write, 1 ms passes (injected sysfs)', async () => {
     const root = mkdtempSync(join(tmpdir(), 'armguard-doctor-ftdi-'));
     mkdirSync(join(root, 'sys/bus/usb-serial/devices/ttyUSB0'), { recursive: true });
     const file = join(root, 'sys/bus/usb-serial/devices/ttyUSB0/latency_timer');
-    const ctx = (): So101DoctorContext => ({ host: rootedHost(root, {}, async () => []), readCalibration: async () => ({ ok: false, problems: [] }), openBus, found: { device: '/dev/ttyUSB0' } });
+    const ctx = (): So101DoctorContext => ({
+      host: rootedHost(root, {}, async () => []),
+      readCalibration: async () => ({ ok: false, problems: [] }),
+      openBus,
+      found: { device: '/dev/ttyUSB0' },
+    });
     writeFileSync(file, '16\n');
     const slow = await latencyTimer.run(ctx());
-    expect(slow).toMatchObject({ status: 'fail', fix: expect.stringContaining('echo 1 | sudo tee /sys/bus/usb-serial/devices/ttyUSB0/latency_timer') as string });
+    expect(slow).toMatchObject({
+      status: 'fail',
+      fix: expect.stringContaining('echo 1 | sudo tee /sys/bus/usb-serial/devices/ttyUSB0/latency_timer') as string,
+    });
     writeFileSync(file, '1\n');
     expect((await latencyTimer.run(ctx())).status).toBe('pass');
     expect((await latencyTimer.run({ ...ctx(), found: { device: '/dev/ttyACM0' } })).detail).toMatch(/CDC-ACM/);
@@ -182,11 +234,16 @@ describe('armguard doctor so101 (emulated servos over a real pty, injected sysfs
 
   it('the CLI prints every result with its fix and exits 1 when a check fails', async () => {
     const { io, out } = captureIo();
-    const code = await doctorCommand.run(['so101', '--port', ptyPath, '--calibration', 'calibration/so101-demo.yaml'], io);
+    const code = await doctorCommand.run(
+      ['so101', '--port', ptyPath, '--calibration', 'calibration/so101-demo.yaml'],
+      io,
+    );
     expect(code).toBe(1);
     const text = out.join('\n');
     expect(text).toMatch(/PASS {2}servos 1–6 answer at 1 Mbps/);
-    expect(text).toMatch(/FAIL {2}supply voltage matches --supply\n {6}--supply not given\n {6}fix: give --supply 7\.4/);
+    expect(text).toMatch(
+      /FAIL {2}supply voltage matches --supply\n {6}--supply not given\n {6}fix: give --supply 7\.4/,
+    );
     expect(formatResults([])).toContain('all 0 checks passed');
   }, 30_000);
 });

@@ -1,5 +1,5 @@
 /**
- * SPEC §12: an episode file survives its recorder being killed. A real child process records with
+ * design §12: an episode file survives its recorder being killed. A real child process records with
  * real timers and is SIGKILLed after it reports a flush; the file reads back with every sample up
  * to the last reported flush, and `repair` (library and CLI) turns it into an indexed file with
  * the same messages.
@@ -13,14 +13,24 @@ import { describe, expect, it } from 'vitest';
 import { TolerantMcapScanner } from '../../src/mcap/mcap-scan.js';
 import { scanBag } from '../../src/mcap/reader.js';
 import { fileSource } from '../../src/platform/file-source.js';
-import { NodeFileWritable, readEpisode, repairMcapFile, indexEpisodeFile, type EpisodeRecord } from '../../src/episode/index.js';
+import {
+  NodeFileWritable,
+  readEpisode,
+  repairMcapFile,
+  indexEpisodeFile,
+  type EpisodeRecord,
+} from '../../src/episode/index.js';
 import { main } from '../../src/cli/main.js';
 import { repoRoot } from '../support/paths.js';
 import { T0, frameAt, newRecorder, recordSteps } from './support/episode-fixture.js';
 
 function recordUntilKilled(path: string, minFrames: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/episode/support/record-until-killed.ts'), path], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(repoRoot, 'test/episode/support/record-until-killed.ts'), path],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let lastFlushed = 0;
     let buffer = '';
     let stderr = '';
@@ -42,7 +52,10 @@ function recordUntilKilled(path: string, minFrames: number): Promise<number> {
     child.on('exit', (code, signal) => {
       clearTimeout(timeout);
       if (signal === 'SIGKILL' && lastFlushed >= minFrames) resolve(lastFlushed);
-      else reject(new Error(`child exited (code ${code}, signal ${signal}) after ${lastFlushed} frames; stderr: ${stderr}`));
+      else
+        reject(
+          new Error(`child exited (code ${code}, signal ${signal}) after ${lastFlushed} frames; stderr: ${stderr}`),
+        );
     });
   });
 }
@@ -54,7 +67,8 @@ async function messagesOf(path: string) {
   const topics = new Map<number, string>();
   for (let r = scanner.next(); r; r = scanner.next()) {
     if (r.type === 'Channel') topics.set(r.id, r.topic);
-    if (r.type === 'Message') all.push({ topic: topics.get(r.channelId)!, logTime: r.logTime, data: Buffer.from(r.data).toString('base64') });
+    if (r.type === 'Message')
+      all.push({ topic: topics.get(r.channelId)!, logTime: r.logTime, data: Buffer.from(r.data).toString('base64') });
   }
   return all;
 }
@@ -95,11 +109,21 @@ describe('a recorder killed mid-episode', () => {
     const before = await messagesOf(path);
     expect(report.messages).toBe(before.length);
     const bytes = new Uint8Array(readFileSync(out));
-    const reader = await McapIndexedReader.Initialize({ readable: { size: async () => BigInt(bytes.byteLength), read: async (o, n) => bytes.subarray(Number(o), Number(o + n)) } });
+    const reader = await McapIndexedReader.Initialize({
+      readable: {
+        size: async () => BigInt(bytes.byteLength),
+        read: async (o, n) => bytes.subarray(Number(o), Number(o + n)),
+      },
+    });
     expect(reader.statistics!.messageCount).toBe(BigInt(before.length));
     expect(reader.metadataIndexes.map((m) => m.name).sort()).toEqual(['armguard.episode', 'rosbag2']);
     const after: { topic: string; logTime: bigint; data: string }[] = [];
-    for await (const m of reader.readMessages()) after.push({ topic: reader.channelsById.get(m.channelId)!.topic, logTime: m.logTime, data: Buffer.from(m.data).toString('base64') });
+    for await (const m of reader.readMessages())
+      after.push({
+        topic: reader.channelsById.get(m.channelId)!.topic,
+        logTime: m.logTime,
+        data: Buffer.from(m.data).toString('base64'),
+      });
     const key = (m: { topic: string; logTime: bigint; data: string }) => `${m.logTime}|${m.topic}|${m.data}`;
     expect(after.map(key).sort()).toEqual(before.map(key).sort());
     expect(await messagesOf(out)).toEqual(before); // file order kept too
@@ -134,7 +158,9 @@ describe('a recorder killed mid-episode', () => {
     const code = await main(['repair', path], { out: (t) => out.push(t), err: (t) => err.push(t) });
     // Killed mid-write, the file may end inside a record: those bytes are lost, and repair says so (exit 1).
     const partial = /(\d+) trailing bytes could not be recovered/.exec(out.join('\n'));
-    expect(err).toEqual(partial ? [expect.stringMatching(/data lost: an unknown number of message\(s\) could not be recovered/)] : []);
+    expect(err).toEqual(
+      partial ? [expect.stringMatching(/data lost: an unknown number of message\(s\) could not be recovered/)] : [],
+    );
     expect(code).toBe(partial ? 1 : 0);
     expect(out.join('\n')).toMatch(/truncated after byte \d+.*wrote .*crash\.mcap \(indexed\)/s);
     expect(existsSync(`${path}.bak`)).toBe(true);
@@ -143,7 +169,9 @@ describe('a recorder killed mid-episode', () => {
     expect(await main(['repair', path], { out: () => {}, err: (t) => refused.push(t) })).toBe(1);
     expect(refused.join('\n')).toMatch(/crash\.mcap\.bak already exists/);
     const again: string[] = [];
-    expect(await main(['repair', path, '--out', join(dir, 'again.mcap')], { out: (t) => again.push(t), err: () => {} })).toBe(0);
+    expect(
+      await main(['repair', path, '--out', join(dir, 'again.mcap')], { out: (t) => again.push(t), err: () => {} }),
+    ).toBe(0);
     expect(again.join('\n')).toContain(': complete;');
   });
 
@@ -152,7 +180,9 @@ describe('a recorder killed mid-episode', () => {
     expect(await main(['repair', path, '--out', out, '--ros-only'], { out: () => {}, err: () => {} })).toBe(0);
     const summary = await scanBag(fileSource(out));
     expect(summary.end).toEqual({ kind: 'complete' });
-    expect(summary.topics.map((t) => [t.topic, t.type, t.messageEncoding, t.schemaEncoding])).toEqual([['/joint_states', 'sensor_msgs/msg/JointState', 'cdr', 'ros2msg']]);
+    expect(summary.topics.map((t) => [t.topic, t.type, t.messageEncoding, t.schemaEncoding])).toEqual([
+      ['/joint_states', 'sensor_msgs/msg/JointState', 'cdr', 'ros2msg'],
+    ]);
     expect(summary.messageCount).toBe(summary.topics[0]!.messageCount);
     const info = summary.rosbag2Metadata as { message_count: bigint };
     expect(info.message_count).toBe(BigInt(summary.messageCount));

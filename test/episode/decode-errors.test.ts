@@ -50,6 +50,8 @@ describe('an episode file cut before its label', () => {
   it('is refused with how the file ended, not only for the missing label', async () => {
     const bytes = await episodeWithBadRecords();
     const half = bytes.subarray(0, Math.floor(bytes.byteLength / 2));
-    await expect(readEpisodeTrace([half], { file: 'half.mcap' })).rejects.toThrow(/half\.mcap.*no success label.*the file is truncated after byte \d+ \(unfinished recording\): any label recorded after that point is lost/);
+    await expect(readEpisodeTrace([half], { file: 'half.mcap' })).rejects.toThrow(
+      /half\.mcap.*no success label.*the file is truncated after byte \d+ \(unfinished recording\): any label recorded after that point is lost/,
+    );
   });
 });

@@ -19,8 +19,15 @@ function manager(open?: typeof startEpisodeInDir) {
   const log: string[] = [];
   let wall = Date.UTC(2026, 10, 29);
   const m = new EpisodeManager({
-    dir, robotId: 'r1', platform: 'fr3', task: 't', clauses: ['joint_torque'], timers: new ManualTimers(clock),
-    wallClock: () => new Date((wall += 1000)), onFault: (f) => faults.push(f), log: (l) => log.push(l),
+    dir,
+    robotId: 'r1',
+    platform: 'fr3',
+    task: 't',
+    clauses: ['joint_torque'],
+    timers: new ManualTimers(clock),
+    wallClock: () => new Date((wall += 1000)),
+    onFault: (f) => faults.push(f),
+    log: (l) => log.push(l),
     ...(open ? { open } : {}),
   });
   return { m, dir, faults, log };
@@ -53,7 +60,11 @@ describe('EpisodeManager', () => {
     await expect(m.start(102)).rejects.toThrow(/closed/);
     await closing;
     expect(readdirSync(dir).filter((f) => f.endsWith('.mcap'))).toHaveLength(1);
-    expect(log).toEqual([expect.stringMatching(/closed without a success label; label it with: armguard label .*\.mcap --success \| --failure/)]);
+    expect(log).toEqual([
+      expect.stringMatching(
+        /closed without a success label; label it with: armguard label .*\.mcap --success \| --failure/,
+      ),
+    ]);
   });
 
   it('a start that fails rejects with the reason and leaves the queue usable', async () => {

@@ -4,8 +4,19 @@ import { join } from 'node:path';
 import { McapIndexedReader } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
 import {
-  NodeFileWritable, INDEX_FILE_NAME, appendIndexEntry, appendLabel, effectiveLabel, indexKey, labelRecordFrom, readEpisode, readIndex, readLabels, rebuildIndex,
-  startEpisodeInDir, type LabelRecord,
+  NodeFileWritable,
+  INDEX_FILE_NAME,
+  appendIndexEntry,
+  appendLabel,
+  effectiveLabel,
+  indexKey,
+  labelRecordFrom,
+  readEpisode,
+  readIndex,
+  readLabels,
+  rebuildIndex,
+  startEpisodeInDir,
+  type LabelRecord,
 } from '../../src/episode/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { InputError } from '../../src/util/index.js';
@@ -29,12 +40,25 @@ async function frameBytes(path: string): Promise<string[]> {
 describe('labels', () => {
   it('the effective label folds the history field by field; later records win', () => {
     const h: LabelRecord[] = [
-      { t: 1, source: 'operator', success: true, taskId: 'pick', objectTags: ['mug'], manual: { a: 'violated', b: 'satisfied' } },
+      {
+        t: 1,
+        source: 'operator',
+        success: true,
+        taskId: 'pick',
+        objectTags: ['mug'],
+        manual: { a: 'violated', b: 'satisfied' },
+      },
       { t: 2, source: 'mqtt', note: 'spilled' },
       { t: 3, source: 'ros2', success: false, objectTags: ['mug', 'fragile'], manual: { b: 'violated' } },
     ];
     expect(effectiveLabel(h)).toEqual({
-      success: false, taskId: 'pick', taskTags: [], objectTags: ['mug', 'fragile'], manual: { a: 'violated', b: 'violated' }, note: 'spilled', labeledAt: 3,
+      success: false,
+      taskId: 'pick',
+      taskTags: [],
+      objectTags: ['mug', 'fragile'],
+      manual: { a: 'violated', b: 'violated' },
+      note: 'spilled',
+      labeledAt: 3,
     });
     expect(effectiveLabel([])).toEqual({ taskTags: [], objectTags: [], manual: {} });
   });
@@ -50,7 +74,9 @@ describe('labels', () => {
       throw new Error('accepted');
     };
     expect(bad({ success: 'yes' })).toBe("mqtt:armguard/label field 'success': expected true or false");
-    expect(bad({ manual: { grasp: 'maybe' } })).toMatch(/field 'manual.grasp': expected one of violated, satisfied, not_applicable/);
+    expect(bad({ manual: { grasp: 'maybe' } })).toMatch(
+      /field 'manual.grasp': expected one of violated, satisfied, not_applicable/,
+    );
     expect(bad({ objectTags: ['ok', 3] })).toMatch(/field 'objectTags'/);
     expect(bad({ sucess: true })).toMatch(/field 'sucess': unknown label field/);
     expect(bad({ source: 'email' })).toMatch(/field 'source'/);
@@ -66,23 +92,45 @@ describe('labels', () => {
     const before = readFileSync(path);
     const dataBefore = await frameBytes(path);
 
-    await appendLabel(path, { success: true, source: 'mqtt', by: 'pilot-2', manual: { stable_grasp_maintained: 'violated' }, t: T0 + 100 }, { index });
+    await appendLabel(
+      path,
+      { success: true, source: 'mqtt', by: 'pilot-2', manual: { stable_grasp_maintained: 'violated' }, t: T0 + 100 },
+      { index },
+    );
     await appendLabel(path, { note: 'video reviewed', source: 'operator', t: T0 + 200 }, { index });
 
     const after = readFileSync(path);
     // the data section of the original (everything before its DataEnd record) is byte-identical
-    const original = await McapIndexedReader.Initialize({ readable: { size: async () => BigInt(before.length), read: async (o, n) => before.subarray(Number(o), Number(o + n)) } });
+    const original = await McapIndexedReader.Initialize({
+      readable: {
+        size: async () => BigInt(before.length),
+        read: async (o, n) => before.subarray(Number(o), Number(o + n)),
+      },
+    });
     const dataEnd = Number(original.dataEndOffset);
     expect(dataEnd).toBeGreaterThan(1000);
     expect(after.subarray(0, dataEnd).equals(before.subarray(0, dataEnd))).toBe(true);
     expect(after.length).toBeGreaterThan(before.length);
     expect(await frameBytes(path)).toEqual(dataBefore);
     const { history, effective } = await readLabels(path);
-    expect(history.map((h) => [h.source, h.success, h.note])).toEqual([['operator', false, undefined], ['mqtt', true, undefined], ['operator', undefined, 'video reviewed']]);
-    expect(effective).toMatchObject({ success: true, taskId: 'pick-cube', note: 'video reviewed', manual: { stable_grasp_maintained: 'violated' } });
+    expect(history.map((h) => [h.source, h.success, h.note])).toEqual([
+      ['operator', false, undefined],
+      ['mqtt', true, undefined],
+      ['operator', undefined, 'video reviewed'],
+    ]);
+    expect(effective).toMatchObject({
+      success: true,
+      taskId: 'pick-cube',
+      note: 'video reviewed',
+      manual: { stable_grasp_maintained: 'violated' },
+    });
     // index: appended lines, last one wins
     expect(readFileSync(index, 'utf8').trim().split('\n')).toHaveLength(3);
-    expect((await readIndex(index)).get('ep-001.mcap')).toMatchObject({ success: true, task: 'pick-cube', episodeId: 'ep-001' });
+    expect((await readIndex(index)).get('ep-001.mcap')).toMatchObject({
+      success: true,
+      task: 'pick-cube',
+      episodeId: 'ep-001',
+    });
   });
 
   it('an unfinished file must be repaired before labels are appended to it', async () => {
@@ -105,7 +153,13 @@ describe('labels', () => {
     expect(result).toEqual({ indexed: 2, skipped: [] });
     const entries = await readIndex(join(dir, INDEX_FILE_NAME));
     expect([...entries.keys()]).toEqual(['a.mcap', 'b.mcap']);
-    expect(entries.get('b.mcap')).toMatchObject({ episodeId: 'ep-001', robotId: 'fr3-lab-a', success: false, state: 'complete', counts: { frame: 20, robustness: 20 } });
+    expect(entries.get('b.mcap')).toMatchObject({
+      episodeId: 'ep-001',
+      robotId: 'fr3-lab-a',
+      success: false,
+      state: 'complete',
+      counts: { frame: 20, robustness: 20 },
+    });
     expect(entries.get('b.mcap')!.clauses!['joint_torque']).toEqual({ minRho: 87 - 39, violatedSteps: 0 });
     appendFileSync(join(dir, INDEX_FILE_NAME), '{not json\n');
     await expect(readIndex(join(dir, INDEX_FILE_NAME))).rejects.toThrow(/episodes\.jsonl:3: invalid JSON/);
@@ -123,7 +177,11 @@ describe('episodes in a folder', () => {
     const entry = await ep.finish(T0 + 1, 'done');
     expect(ep.path).toBe(join(dir, 'ep-0001.mcap'));
     expect((await readIndex(join(dir, INDEX_FILE_NAME))).get('ep-0001.mcap')).toEqual(entry);
-    await expect(startEpisodeInDir(dir, start, { timers })).rejects.toThrow(/ep-0001\.mcap field 'episodeId': an episode with this id is already recorded here/);
-    await expect(startEpisodeInDir(dir, { ...start, episodeId: '../escape' }, { timers })).rejects.toThrow(/field 'episodeId'/);
+    await expect(startEpisodeInDir(dir, start, { timers })).rejects.toThrow(
+      /ep-0001\.mcap field 'episodeId': an episode with this id is already recorded here/,
+    );
+    await expect(startEpisodeInDir(dir, { ...start, episodeId: '../escape' }, { timers })).rejects.toThrow(
+      /field 'episodeId'/,
+    );
   });
 });

@@ -24,11 +24,16 @@ describe('episode traces for scoring', () => {
     writeFileSync(join(dir, 'junk.mcap'), 'not an mcap file');
     const seen: [string, number, boolean][] = [];
     const errors: [string, string][] = [];
-    for await (const trace of episodeTraces(dir, { onError: (file, e) => errors.push([file.split('/').pop()!, e.message]) })) {
+    for await (const trace of episodeTraces(dir, {
+      onError: (file, e) => errors.push([file.split('/').pop()!, e.message]),
+    })) {
       const scorable: EpisodeTrace = trace; // the scorer's type, unchanged
       seen.push([scorable.file!.split('/').pop()!, scorable.times.length, scorable.meta.success]);
     }
-    expect(seen).toEqual([['ep-1.mcap', 12, true], ['ep-2.mcap', 7, false]]);
+    expect(seen).toEqual([
+      ['ep-1.mcap', 12, true],
+      ['ep-2.mcap', 7, false],
+    ]);
     expect(errors.map(([f]) => f)).toEqual(['ep-3.mcap', 'junk.mcap']);
     expect(errors[0]![1]).toMatch(/ep-3\.mcap field 'labels\.success': episode has no success label/);
     expect(errors[1]![1]).toMatch(/junk\.mcap: not an armguard episode file .*corrupt at byte 0/);

@@ -75,7 +75,10 @@ describe('plaintext passwords and file modes', () => {
     chmodSync(file, 0o644);
     const r = await readAccessFile(file);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.problems[0]).toMatch(/holds plaintext passwords \(alice\) and is readable by its group and other users \(mode 644\).*armguard access add-user.*chmod 600/);
+    if (!r.ok)
+      expect(r.problems[0]).toMatch(
+        /holds plaintext passwords \(alice\) and is readable by its group and other users \(mode 644\).*armguard access add-user.*chmod 600/,
+      );
     chmodSync(file, 0o640);
     const g = await readAccessFile(file);
     expect(!g.ok && g.problems[0]).toMatch(/readable by its group \(mode 640\)/);
@@ -87,13 +90,29 @@ describe('plaintext passwords and file modes', () => {
     const file = join(dir, 'plain-run.yaml');
     writeFileSync(file, plain, { mode: 0o604 });
     chmodSync(file, 0o604);
-    const r = await parseRunArgs(['so101', '--emulator', '--calibration', join(repoRoot, 'calibration/so101-demo.yaml'), '--task', 'so101-pick-blue-can', '--access', file]);
+    const r = await parseRunArgs([
+      'so101',
+      '--emulator',
+      '--calibration',
+      join(repoRoot, 'calibration/so101-demo.yaml'),
+      '--task',
+      'so101-pick-blue-can',
+      '--access',
+      file,
+    ]);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors.join('\n')).toMatch(/readable by other users \(mode 604\)/);
   });
 
   it('a broker password in the --mqtt URL is refused; ARMGUARD_MQTT_PASSWORD or --mqtt-credentials (mode 0600) are used instead', async () => {
-    const base = ['so101', '--emulator', '--calibration', join(repoRoot, 'calibration/so101-demo.yaml'), '--task', 'so101-pick-blue-can'];
+    const base = [
+      'so101',
+      '--emulator',
+      '--calibration',
+      join(repoRoot, 'calibration/so101-demo.yaml'),
+      '--task',
+      'so101-pick-blue-can',
+    ];
     const inUrl = await parseRunArgs([...base, '--mqtt', 'mqtt://ag:secret@127.0.0.1:1883']);
     expect(!inUrl.ok && inUrl.errors[0]).toMatch(/password in the URL is visible .*ARMGUARD_MQTT_PASSWORD/);
     const creds = join(dir, 'broker.yaml');
@@ -103,12 +122,22 @@ describe('plaintext passwords and file modes', () => {
     expect(!open.ok && open.errors[0]).toMatch(/readable by group or other users \(mode 644\).*chmod 600/);
     chmodSync(creds, 0o600);
     const ok = await parseRunArgs([...base, '--mqtt', 'mqtt://127.0.0.1:1883', '--mqtt-credentials', creds]);
-    expect(ok.ok && ok.options.broker).toEqual({ kind: 'external', url: 'mqtt://127.0.0.1:1883', username: 'ag', password: 'from-file-1' });
+    expect(ok.ok && ok.options.broker).toEqual({
+      kind: 'external',
+      url: 'mqtt://127.0.0.1:1883',
+      username: 'ag',
+      password: 'from-file-1',
+    });
     process.env.ARMGUARD_MQTT_USERNAME = 'env-user';
     process.env.ARMGUARD_MQTT_PASSWORD = 'env-pass-1';
     try {
       const env = await parseRunArgs([...base, '--mqtt', 'mqtt://127.0.0.1:1883']);
-      expect(env.ok && env.options.broker).toEqual({ kind: 'external', url: 'mqtt://127.0.0.1:1883', username: 'env-user', password: 'env-pass-1' });
+      expect(env.ok && env.options.broker).toEqual({
+        kind: 'external',
+        url: 'mqtt://127.0.0.1:1883',
+        username: 'env-user',
+        password: 'env-pass-1',
+      });
     } finally {
       delete process.env.ARMGUARD_MQTT_USERNAME;
       delete process.env.ARMGUARD_MQTT_PASSWORD;

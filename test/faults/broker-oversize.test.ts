@@ -18,14 +18,19 @@ let broker: EmbeddedBroker;
 let url = '';
 const refusals: OversizeRefusal[] = [];
 beforeAll(async () => {
-  broker = new EmbeddedBroker({ users: [{ username: 'viewer', password: 'view-secret', roles: ['viewer'] }, { username: 'op', password: 'op-secret1', roles: ['operator'] }, { username: 'vla', password: 'vla-secret1', roles: ['policy'] }] });
+  broker = new EmbeddedBroker({
+    users: [
+      { username: 'viewer', password: 'view-secret', roles: ['viewer'] },
+      { username: 'op', password: 'op-secret1', roles: ['operator'] },
+      { username: 'vla', password: 'vla-secret1', roles: ['policy'] },
+    ],
+  });
   broker.onOversize((r) => refusals.push(r));
   url = await broker.start();
 });
 afterAll(() => broker.stop());
 
 const connectPacket = (user: string, pass: string): Buffer => rawConnect(`raw-${Math.random()}`, user, pass);
-
 
 /** Write `header` then up to `total` bytes of filler in 1 MB pieces until the broker closes the socket; resolves with bytes written. */
 function flood(socket: Socket, first: Buffer, total: number): Promise<{ written: number; closed: boolean }> {
@@ -87,8 +92,19 @@ describe('chunk requests over their size limit', () => {
     const decoded: number[] = [];
     const events: LinkEvent[] = [];
     const link = new MqttLink(
-      { url, robot: 'arm5', clientId: `armguard-arm5-${process.pid}`, username: broker.internal.armguard.username, password: broker.internal.armguard.password },
-      { estop: () => undefined, release: () => ({ ok: true }), label: () => ({ ok: true }), chunk: (b) => decoded.push(b.length) },
+      {
+        url,
+        robot: 'arm5',
+        clientId: `armguard-arm5-${process.pid}`,
+        username: broker.internal.armguard.username,
+        password: broker.internal.armguard.password,
+      },
+      {
+        estop: () => undefined,
+        release: () => ({ ok: true }),
+        label: () => ({ ok: true }),
+        chunk: (b) => decoded.push(b.length),
+      },
     );
     link.onEvent((e) => events.push(e));
     expect(await link.start(5)).toBe(true);
@@ -99,7 +115,11 @@ describe('chunk requests over their size limit', () => {
     const deadline = Date.now() + 5000;
     while (decoded.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(decoded).toEqual([20]); // only the small one reached the decoder
-    expect(events).toContainEqual({ kind: 'invalid-command', topic: topicFor('arm5', 'chunk/request'), error: `chunk request of ${big.length} bytes refused before decoding (limit ${MAX_CHUNK_BYTES} bytes)` });
+    expect(events).toContainEqual({
+      kind: 'invalid-command',
+      topic: topicFor('arm5', 'chunk/request'),
+      error: `chunk request of ${big.length} bytes refused before decoding (limit ${MAX_CHUNK_BYTES} bytes)`,
+    });
     await policy.end();
     await link.stop();
   }, 30_000);

@@ -24,12 +24,22 @@ describe('external broker unreachable or killed', () => {
     const mosquitto = Mosquitto.create(access.value, await freePort());
     cleanups.push(() => mosquitto.stop());
     const { s, log } = await startEmulatedSession({
-      broker: { kind: 'external', url: mosquitto.url, username: 'armguard', password: 'armguard-secret', protocolVersion: 5 },
+      broker: {
+        kind: 'external',
+        url: mosquitto.url,
+        username: 'armguard',
+        password: 'armguard-secret',
+        protocolVersion: 5,
+      },
       brokerConnectTimeoutS: 1,
     });
     const session: RunSession = s;
     cleanups.push(() => session.stop('test cleanup'));
-    expect(log.some((l) => /MQTT: cannot reach mqtt:\/\/127\.0\.0\.1:\d+: the remote e-stop cannot arrive — holding/.test(l))).toBe(true);
+    expect(
+      log.some((l) =>
+        /MQTT: cannot reach mqtt:\/\/127\.0\.0\.1:\d+: the remote e-stop cannot arrive — holding/.test(l),
+      ),
+    ).toBe(true);
     await waitUntil(() => s.gate.state === 'hold', 2, 'the hold');
     expect(s.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'mqtt-link-lost' } });
     await new Promise((r) => setTimeout(r, 1200));
@@ -39,10 +49,14 @@ describe('external broker unreachable or killed', () => {
     await mosquitto.launch();
     await waitUntil(() => s.telemetry!.remote.commandChannelDown === null, 10, 'the command channel up');
     // once the link fault stops being re-reported, its quiet period passes and an operator may release
-    await waitUntil(() => {
-      if (s.gate.state === 'hold') void s.act('release');
-      return s.gate.state !== 'hold';
-    }, 5, 'a release accepted');
+    await waitUntil(
+      () => {
+        if (s.gate.state === 'hold') void s.act('release');
+        return s.gate.state !== 'hold';
+      },
+      5,
+      'a release accepted',
+    );
 
     await mosquitto.kill();
     await waitUntil(() => s.gate.state === 'hold', 5, 'the hold after the broker was killed');
@@ -54,6 +68,8 @@ describe('external broker unreachable or killed', () => {
     const linkFaults = records.filter((r) => r.kind === 'fault' && /mqtt-link-lost/.test(String(r.fault.detail)));
     expect(linkFaults.length).toBeGreaterThanOrEqual(2); // at start and at the kill
     // the start-up hold happened before the episode file was open (its fault record says so); the kill's transition is in the file
-    expect(records.filter((r) => r.kind === 'transition' && r.to === 'hold' && /mqtt-link-lost/.test(r.reason))).toHaveLength(1);
+    expect(
+      records.filter((r) => r.kind === 'transition' && r.to === 'hold' && /mqtt-link-lost/.test(r.reason)),
+    ).toHaveLength(1);
   }, 40_000);
 });

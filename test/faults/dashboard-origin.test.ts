@@ -16,9 +16,17 @@ let dashboard: DashboardServer;
 let brokerUrl = '';
 let pageUrl = '';
 beforeAll(async () => {
-  broker = new EmbeddedBroker({ users: [{ username: 'alice', password: 'op-secret1', roles: ['operator'] }] }, { loginThrottle: new LoginThrottle({ maxFailures: 3, windowSeconds: 60 }) });
+  broker = new EmbeddedBroker(
+    { users: [{ username: 'alice', password: 'op-secret1', roles: ['operator'] }] },
+    { loginThrottle: new LoginThrottle({ maxFailures: 3, windowSeconds: 60 }) },
+  );
   brokerUrl = await broker.start();
-  dashboard = new DashboardServer({ brokerUrl, viewer: broker.internal.viewer, port: 0, loginThrottle: new LoginThrottle({ maxFailures: 3, windowSeconds: 60 }) });
+  dashboard = new DashboardServer({
+    brokerUrl,
+    viewer: broker.internal.viewer,
+    port: 0,
+    loginThrottle: new LoginThrottle({ maxFailures: 3, windowSeconds: 60 }),
+  });
   pageUrl = (await dashboard.start()).replace(/\/$/, '');
 });
 const afterAllStops: (() => Promise<void>)[] = [];
@@ -89,16 +97,28 @@ describe('login rate limits', () => {
       check();
     });
     ws.close();
-    expect(results.slice(0, 3)).toEqual(['false: login refused by the broker', 'false: login refused by the broker', 'false: login refused by the broker']);
-    for (const r of results.slice(3)) expect(r).toMatch(/^false: too many failed logins from this address: try again in \d+ s$/);
+    expect(results.slice(0, 3)).toEqual([
+      'false: login refused by the broker',
+      'false: login refused by the broker',
+      'false: login refused by the broker',
+    ]);
+    for (const r of results.slice(3))
+      expect(r).toMatch(/^false: too many failed logins from this address: try again in \d+ s$/);
   });
 
   it('the embedded broker refuses connections from an address after 3 failed logins, even with the right password', async () => {
     // its own broker: the dashboard's failed logins above came from this address too
-    const own = new EmbeddedBroker({ users: [{ username: 'alice', password: 'op-secret1', roles: ['operator'] }] }, { loginThrottle: new LoginThrottle({ maxFailures: 3, windowSeconds: 60 }) });
+    const own = new EmbeddedBroker(
+      { users: [{ username: 'alice', password: 'op-secret1', roles: ['operator'] }] },
+      { loginThrottle: new LoginThrottle({ maxFailures: 3, windowSeconds: 60 }) },
+    );
     const ownUrl = await own.start();
     afterAllStops.push(() => own.stop());
-    expect(await mqtt.connectAsync(ownUrl, { username: 'alice', password: 'op-secret1', reconnectPeriod: 0 }).then(async (c) => (await c.endAsync(true), 'connected'))).toBe('connected');
+    expect(
+      await mqtt
+        .connectAsync(ownUrl, { username: 'alice', password: 'op-secret1', reconnectPeriod: 0 })
+        .then(async (c) => (await c.endAsync(true), 'connected')),
+    ).toBe('connected');
     const attempt = (password: string) =>
       mqtt.connectAsync(ownUrl, { username: 'alice', password, reconnectPeriod: 0, connectTimeout: 3000 }).then(
         async (c) => (await c.endAsync(true), 'connected'),

@@ -17,9 +17,19 @@ afterEach(async () => {
   for (const s of sessions.splice(0)) await s.stop('test cleanup');
 });
 
-type Reply = { type: string; ok?: boolean; reason?: string; command?: string; confirmed?: boolean; pressedBy?: string; state?: string };
+type Reply = {
+  type: string;
+  ok?: boolean;
+  reason?: string;
+  command?: string;
+  confirmed?: boolean;
+  pressedBy?: string;
+  state?: string;
+};
 
-async function pageSocket(url: string): Promise<{ send: (m: object) => void; next: (type: string) => Promise<Reply>; close: () => void }> {
+async function pageSocket(
+  url: string,
+): Promise<{ send: (m: object) => void; next: (type: string) => Promise<Reply>; close: () => void }> {
   const base = url.replace(/\/$/, '');
   const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws`, { origin: base });
   const queue: Reply[] = [];
@@ -44,7 +54,9 @@ async function pageSocket(url: string): Promise<{ send: (m: object) => void; nex
 
 describe('an e-stop pressed while the gate already holds', () => {
   it('is confirmed by the gate, recorded, published, and survives the release until reset by name', async () => {
-    const { s, log } = await startEmulatedSession({ dashboard: { port: 0, viewer: { username: 'viewer', password: 'viewer-secret' } } });
+    const { s, log } = await startEmulatedSession({
+      dashboard: { port: 0, viewer: { username: 'viewer', password: 'viewer-secret' } },
+    });
     sessions.push(s);
     await waitUntil(() => !Number.isNaN(s.conn.arm.readPositions(new Float64Array(6))), 5, 'a first joint sample');
     const watcher = await RecordingClient.connect(s.brokerUrl!, 'viewer', 'viewer-secret');
@@ -58,10 +70,24 @@ describe('an e-stop pressed while the gate already holds', () => {
     const page = await pageSocket(s.dashboard!.url);
     page.send({ type: 'estop', robot: 'arm9' });
     const pressed = await page.next('command-result');
-    expect(pressed).toMatchObject({ command: 'estop', ok: true, confirmed: true, state: 'hold', pressedBy: 'mqtt (dashboard)' });
+    expect(pressed).toMatchObject({
+      command: 'estop',
+      ok: true,
+      confirmed: true,
+      state: 'hold',
+      pressedBy: 'mqtt (dashboard)',
+    });
     expect(s.gate.eStops.map((l) => l.by)).toEqual(['mqtt (dashboard)']);
-    await watcher.waitFor((t, p) => t === topicFor('arm9', 'events') && JSON.parse(p).kind === 'e-stop', 5, 'the e-stop event');
-    await watcher.waitFor((t, p) => t === topicFor('arm9', 'gate') && JSON.parse(p).estop?.latched === true, 5, 'the latched gate state');
+    await watcher.waitFor(
+      (t, p) => t === topicFor('arm9', 'events') && JSON.parse(p).kind === 'e-stop',
+      5,
+      'the e-stop event',
+    );
+    await watcher.waitFor(
+      (t, p) => t === topicFor('arm9', 'gate') && JSON.parse(p).estop?.latched === true,
+      5,
+      'the latched gate state',
+    );
 
     // The servo answers again: the fault's cause is gone, the e-stop is not.
     s.conn.emulated!.emulator.servo(2).responsive = true;
@@ -75,7 +101,11 @@ describe('an e-stop pressed while the gate already holds', () => {
 
     // A viewer may not reset; the operator resets it by name through the dashboard.
     page.send({ type: 'estop-reset', robot: 'arm9', pressedBy: 'mqtt (dashboard)' });
-    expect(await page.next('command-result')).toMatchObject({ command: 'estop-reset', ok: false, reason: 'log in first' });
+    expect(await page.next('command-result')).toMatchObject({
+      command: 'estop-reset',
+      ok: false,
+      reason: 'log in first',
+    });
     page.send({ type: 'login', username: 'alice', password: 'alice-secret' });
     expect(await page.next('login-result')).toMatchObject({ ok: true });
     page.send({ type: 'estop-reset', robot: 'arm9', pressedBy: 'mqtt (dashboard (alice))' });
@@ -90,9 +120,21 @@ describe('an e-stop pressed while the gate already holds', () => {
     const path = s.episodes.path!;
     await s.stop('test done');
     const records = await episodeGateRecords(path);
-    expect(records).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: 'transition', from: 'hold', to: 'hold', reason: 'e-stop from mqtt (dashboard)' }),
-      expect.objectContaining({ kind: 'transition', from: 'hold', to: 'hold', reason: expect.stringMatching(/^e-stop from mqtt \(dashboard\) reset by mqtt operator/) }),
-    ]));
+    expect(records).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'transition',
+          from: 'hold',
+          to: 'hold',
+          reason: 'e-stop from mqtt (dashboard)',
+        }),
+        expect.objectContaining({
+          kind: 'transition',
+          from: 'hold',
+          to: 'hold',
+          reason: expect.stringMatching(/^e-stop from mqtt \(dashboard\) reset by mqtt operator/),
+        }),
+      ]),
+    );
   }, 30_000);
 });

@@ -34,23 +34,34 @@ afterEach(async () => {
 });
 
 const brokers: [string, () => Promise<{ port: number; url: string; protocolVersion: 4 | 5 }>][] = [
-  ['embedded aedes', async () => {
-    const b = new EmbeddedBroker(access);
-    const url = await b.start();
-    cleanups.push(() => b.stop());
-    return { port: b.port, url, protocolVersion: 4 };
-  }],
-  ['Mosquitto', async () => {
-    const m = await Mosquitto.start(access);
-    cleanups.push(() => m.stop());
-    return { port: m.port, url: m.url, protocolVersion: 5 };
-  }],
+  [
+    'embedded aedes',
+    async () => {
+      const b = new EmbeddedBroker(access);
+      const url = await b.start();
+      cleanups.push(() => b.stop());
+      return { port: b.port, url, protocolVersion: 4 };
+    },
+  ],
+  [
+    'Mosquitto',
+    async () => {
+      const m = await Mosquitto.start(access);
+      cleanups.push(() => m.stop());
+      return { port: m.port, url: m.url, protocolVersion: 5 };
+    },
+  ],
 ];
 
 function until(pred: () => boolean, seconds: number, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const deadline = clock.now() + seconds;
-    const check = () => (pred() ? resolve() : clock.now() > deadline ? reject(new Error(`timed out after ${seconds} s waiting for ${what}`)) : setTimeout(check, 10));
+    const check = () =>
+      pred()
+        ? resolve()
+        : clock.now() > deadline
+          ? reject(new Error(`timed out after ${seconds} s waiting for ${what}`))
+          : setTimeout(check, 10);
     check();
   });
 }
@@ -65,7 +76,18 @@ describe.each(brokers)('an e-stop sent while armguard reconnects is not lost (%s
     margins.setFinal(0, 1);
     const faults: Fault[] = [];
     const remote = new GateRemote(gate, clock, undefined, { onFault: (f) => faults.push(f) });
-    const link = new MqttLink({ url: relay.url, robot: 'arm3', clientId: `armguard-arm3-${broker.protocolVersion}-${process.pid}`, username: 'armguard', password: 'ag-secret1', protocolVersion: broker.protocolVersion, reconnectSeconds: 0.2 }, remote);
+    const link = new MqttLink(
+      {
+        url: relay.url,
+        robot: 'arm3',
+        clientId: `armguard-arm3-${broker.protocolVersion}-${process.pid}`,
+        username: 'armguard',
+        password: 'ag-secret1',
+        protocolVersion: broker.protocolVersion,
+        reconnectSeconds: 0.2,
+      },
+      remote,
+    );
     remote.attach(link);
     cleanups.push(() => link.stop());
     // the control loop: 100 Hz steps
@@ -76,7 +98,11 @@ describe.each(brokers)('an e-stop sent while armguard reconnects is not lost (%s
     }, 10);
     cleanups.push(async () => clearInterval(loop));
     expect(await link.start(5)).toBe(true);
-    await until(() => gate.state === 'armed' && remote.commandChannelDown === null, 5, 'armed with the command channel up');
+    await until(
+      () => gate.state === 'armed' && remote.commandChannelDown === null,
+      5,
+      'armed with the command channel up',
+    );
 
     const sender = await RecordingClient.connect(broker.url, 'viewer', 'view-secret', broker.protocolVersion);
     cleanups.push(() => sender.end());
@@ -89,12 +115,21 @@ describe.each(brokers)('an e-stop sent while armguard reconnects is not lost (%s
     await new Promise((r) => setTimeout(r, 300));
     expect(gate.release(clock.now(), { by: 'op', authorised: true }).ok).toBe(false);
 
-    expect(await sender.publish(topicFor('arm3', 'cmd/estop'), JSON.stringify({ v: 1, reason: 'hand in cell', id: 'press-42' }))).toBe('acked');
+    expect(
+      await sender.publish(
+        topicFor('arm3', 'cmd/estop'),
+        JSON.stringify({ v: 1, reason: 'hand in cell', id: 'press-42' }),
+      ),
+    ).toBe('acked');
     await new Promise((r) => setTimeout(r, 300));
     expect(gate.eStops).toEqual([]); // not delivered yet: armguard is cut off
     await relay.restore();
 
-    await until(() => gate.eStops.some((l) => l.id === 'press-42'), 10, 'the queued e-stop to be latched after reconnect');
+    await until(
+      () => gate.eStops.some((l) => l.id === 'press-42'),
+      10,
+      'the queued e-stop to be latched after reconnect',
+    );
     expect(gate.eStops[0]).toMatchObject({ by: 'mqtt (hand in cell)', id: 'press-42' });
     await until(() => remote.commandChannelDown === null, 5, 'the command channel back');
     // The link fault has stopped; after its quiet period the e-stop alone keeps the hold.
@@ -114,7 +149,17 @@ describe('--on-link-loss warn', () => {
     const gate = new Gate();
     const faults: Fault[] = [];
     const remote = new GateRemote(gate, clock, undefined, { onLinkLoss: 'warn', onFault: (f) => faults.push(f) });
-    const link = new MqttLink({ url: relay.url, robot: 'arm4', clientId: `armguard-arm4-${process.pid}`, username: 'armguard', password: 'ag-secret1', reconnectSeconds: 0.2 }, remote);
+    const link = new MqttLink(
+      {
+        url: relay.url,
+        robot: 'arm4',
+        clientId: `armguard-arm4-${process.pid}`,
+        username: 'armguard',
+        password: 'ag-secret1',
+        reconnectSeconds: 0.2,
+      },
+      remote,
+    );
     remote.attach(link);
     cleanups.push(() => link.stop());
     expect(await link.start(5)).toBe(true);
@@ -122,7 +167,10 @@ describe('--on-link-loss warn', () => {
     await relay.cut();
     await until(() => faults.length > 0, 5, 'the link fault');
     for (let i = 0; i < 5; i++) remote.checkStep(clock.now());
-    expect(faults[0]).toMatchObject({ kind: 'mqtt-link-lost', detail: expect.stringMatching(/not holding \(--on-link-loss warn\)/) });
+    expect(faults[0]).toMatchObject({
+      kind: 'mqtt-link-lost',
+      detail: expect.stringMatching(/not holding \(--on-link-loss warn\)/),
+    });
     expect(gate.state).toBe('armed');
   }, 30_000);
 });

@@ -32,7 +32,10 @@ describe('network worker killed during a run', () => {
     await (net as unknown as { worker: Worker }).worker.terminate();
     const stepsAtKill = loop.steps;
     await waitUntil(() => s.gate.state === 'hold', 2, 'the hold after the kill');
-    expect(s.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'mqtt-link-lost', detail: expect.stringMatching(/network worker exited/) } });
+    expect(s.gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { kind: 'mqtt-link-lost', detail: expect.stringMatching(/network worker exited/) },
+    });
     expect(s.telemetry!.remote.commandChannelDown).toMatch(/network worker exited/);
     // the loop runs on: 100 Hz for a further 0.3 s at least
     await new Promise((r) => setTimeout(r, 300));
@@ -40,25 +43,51 @@ describe('network worker killed during a run', () => {
     expect((await s.act('release'), s.gate.state)).toBe('hold');
 
     // Started again on the same port; the new link subscribes; the fault stops; an operator release arms.
-    await waitUntil(() => net.restarts === 1 && s.telemetry!.remote.commandChannelDown === null, 10, 'the worker started again and its link subscribed');
-    await waitUntil(() => {
-      if (s.gate.state === 'hold') void s.act('release');
-      return s.gate.state !== 'hold';
-    }, 5, 'a release accepted');
-    expect(log).toContainEqual(expect.stringMatching(/^network worker started again after it exited with code 1 \(broker mqtt:\/\/127\.0\.0\.1:\d+/));
+    await waitUntil(
+      () => net.restarts === 1 && s.telemetry!.remote.commandChannelDown === null,
+      10,
+      'the worker started again and its link subscribed',
+    );
+    await waitUntil(
+      () => {
+        if (s.gate.state === 'hold') void s.act('release');
+        return s.gate.state !== 'hold';
+      },
+      5,
+      'a release accepted',
+    );
+    expect(log).toContainEqual(
+      expect.stringMatching(
+        /^network worker started again after it exited with code 1 \(broker mqtt:\/\/127\.0\.0\.1:\d+/,
+      ),
+    );
 
     // The command channel works again: a remote e-stop to the same broker URL holds.
-    const op = await mqtt.connectAsync(url, { username: 'alice', password: 'alice-secret', clientId: `kill-test-${process.pid}` });
+    const op = await mqtt.connectAsync(url, {
+      username: 'alice',
+      password: 'alice-secret',
+      clientId: `kill-test-${process.pid}`,
+    });
     cleanups.push(() => op.endAsync(true));
-    await op.publishAsync(topicFor('arm9', 'cmd/estop'), JSON.stringify({ v: 1, reason: 'after restart', id: 'k1' }), { qos: 1 });
+    await op.publishAsync(topicFor('arm9', 'cmd/estop'), JSON.stringify({ v: 1, reason: 'after restart', id: 'k1' }), {
+      qos: 1,
+    });
     await waitUntil(() => s.gate.eStops.some((e) => e.id === 'k1'), 5, 'the e-stop through the restarted worker');
     expect(s.gate.state).toBe('hold');
 
     const path = s.episodes.path!;
     await s.stop('test done');
     const records = await episodeGateRecords(path);
-    expect(records.some((r) => r.kind === 'fault' && /^mqtt-link-lost: .*network worker exited/.test(String(r.fault.detail)))).toBe(true);
-    expect(records.some((r) => r.kind === 'transition' && r.to === 'hold' && /network worker exited/.test(r.reason))).toBe(true);
-    expect(records.some((r) => r.kind === 'event' && r.event === 'network-worker' && /started again/.test(r.detail ?? ''))).toBe(true);
+    expect(
+      records.some(
+        (r) => r.kind === 'fault' && /^mqtt-link-lost: .*network worker exited/.test(String(r.fault.detail)),
+      ),
+    ).toBe(true);
+    expect(
+      records.some((r) => r.kind === 'transition' && r.to === 'hold' && /network worker exited/.test(r.reason)),
+    ).toBe(true);
+    expect(
+      records.some((r) => r.kind === 'event' && r.event === 'network-worker' && /started again/.test(r.detail ?? '')),
+    ).toBe(true);
   }, 60_000);
 });

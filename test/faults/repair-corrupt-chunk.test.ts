@@ -20,7 +20,6 @@ import { BASELINE, DT } from '../report/build-fixture.js';
 import { captureIo } from '../support/cli-io.js';
 import { T0, newRecorder, recordSteps } from '../episode/support/episode-fixture.js';
 
-
 /** Every message of a whole file, in file order, keyed by channel topic, sequence and log time. */
 function messagesOf(bytes: Uint8Array): string[] {
   const s = new TolerantMcapScanner();
@@ -36,7 +35,12 @@ function messagesOf(bytes: Uint8Array): string[] {
 }
 
 async function chunkIndexes(bytes: Uint8Array) {
-  const reader = await McapIndexedReader.Initialize({ readable: { size: async () => BigInt(bytes.byteLength), read: async (o, n) => bytes.subarray(Number(o), Number(o + n)) } });
+  const reader = await McapIndexedReader.Initialize({
+    readable: {
+      size: async () => BigInt(bytes.byteLength),
+      read: async (o, n) => bytes.subarray(Number(o), Number(o + n)),
+    },
+  });
   return reader.chunkIndexes;
 }
 
@@ -75,8 +79,14 @@ describe('a corrupt chunk costs only that chunk', () => {
     expect(missing.length).toBeGreaterThan(0);
     expect(missing.length).toBeLessThan(before.length / 10);
     expect(code).toBe(1);
-    expect(out.join('\n')).toMatch(new RegExp(`1 damaged region\\(s\\) skipped \\(\\d+ bytes, ${missing.length} messages lost; first at byte ${Number(hit.chunkStartOffset)}: .*CRC`));
-    expect(err.join('\n')).toContain(`data lost: ${missing.length} message(s) could not be recovered (kept ${after.length})`);
+    expect(out.join('\n')).toMatch(
+      new RegExp(
+        `1 damaged region\\(s\\) skipped \\(\\d+ bytes, ${missing.length} messages lost; first at byte ${Number(hit.chunkStartOffset)}: .*CRC`,
+      ),
+    );
+    expect(err.join('\n')).toContain(
+      `data lost: ${missing.length} message(s) could not be recovered (kept ${after.length})`,
+    );
 
     // The episode reader (behind `report` and `label`) reads past the damage too.
     let frames = 0;
@@ -104,7 +114,9 @@ describe('a corrupt chunk costs only that chunk', () => {
     const missing = before.filter((m) => !kept.has(m));
     expect(missing.length).toBeGreaterThan(0);
     expect(missing.length).toBeLessThan(before.length / 10);
-    expect(out.join('\n')).toMatch(/1 damaged region\(s\) skipped .*an unknown number of messages lost; first at byte \d+: record claims/);
+    expect(out.join('\n')).toMatch(
+      /1 damaged region\(s\) skipped .*an unknown number of messages lost; first at byte \d+: record claims/,
+    );
     expect(err.join('\n')).toMatch(/data lost: an unknown number of message\(s\) could not be recovered/);
   });
 
@@ -112,10 +124,20 @@ describe('a corrupt chunk costs only that chunk', () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-fault-report-'));
     const path = join(dir, 'ep.mcap');
     const timers = new ManualTimers(new ManualClock(0));
-    const recorder = EpisodeRecorder.start(await NodeFileWritable.create(path), {
-      episodeId: 'ep', robotId: 'r1', platform: 'sim', task: 'libero-spatial-pick-bowl', policy: 'pi0',
-      startedAt: '2026-11-29T15:00:00.000Z', t0: T0, clauses: [],
-    }, { timers, file: 'ep.mcap', chunkSize: 8_000 });
+    const recorder = EpisodeRecorder.start(
+      await NodeFileWritable.create(path),
+      {
+        episodeId: 'ep',
+        robotId: 'r1',
+        platform: 'sim',
+        task: 'libero-spatial-pick-bowl',
+        policy: 'pi0',
+        startedAt: '2026-11-29T15:00:00.000Z',
+        t0: T0,
+        clauses: [],
+      },
+      { timers, file: 'ep.mcap', chunkSize: 8_000 },
+    );
     for (let k = 0; k < 600; k++) {
       const f = new SignalFrame();
       f.t = T0 + k * DT;
@@ -131,7 +153,10 @@ describe('a corrupt chunk costs only that chunk', () => {
     damaged[at] = damaged[at]! ^ 0x20;
     writeFileSync(path, damaged);
     const { io, err } = captureIo();
-    const code = await main(['report', dir, '--out', join(dir, 'report'), '--resamples', '200', '--no-sensitivity'], io);
+    const code = await main(
+      ['report', dir, '--out', join(dir, 'report'), '--resamples', '200', '--no-sensitivity'],
+      io,
+    );
     expect(err.join('\n')).toMatch(/ep\.mcap: complete; 1 damaged region\(s\) skipped \(\d+ bytes, \d+ messages lost/);
     expect(err.join('\n')).toMatch(/1 episode file\(s\) had damaged regions skipped/);
     expect(code).toBe(1);
@@ -148,21 +173,24 @@ describe('property: one corrupt byte in any chunk costs at most that chunk', () 
     const all = messagesWithChunk(clean);
     const chunks = await chunkIndexes(clean);
     expect(chunks.length).toBeGreaterThan(8);
-    fc.assert(fc.property(fc.nat({ max: chunks.length - 1 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (k, where, xor) => {
-      const c = chunks[k]!;
-      const at = Number(c.chunkStartOffset) + (where % Number(c.chunkLength));
-      const bytes = clean.slice();
-      bytes[at] = bytes[at]! ^ xor;
-      const read = messagesOf(bytes);
-      const inChunk = all.filter((m) => m.chunk === k).map((m) => m.key);
-      const outside = all.filter((m) => m.chunk !== k).map((m) => m.key);
-      const readSet = new Set(read);
-      expect(outside.filter((m) => !readSet.has(m))).toEqual([]);
-      const present = inChunk.filter((m) => readSet.has(m)).length;
-      expect([0, inChunk.length]).toContain(present);
-      const expected = present === 0 ? outside : all.map((m) => m.key);
-      expect(read).toEqual(expected);
-    }), { numRuns: 150 });
+    fc.assert(
+      fc.property(fc.nat({ max: chunks.length - 1 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (k, where, xor) => {
+        const c = chunks[k]!;
+        const at = Number(c.chunkStartOffset) + (where % Number(c.chunkLength));
+        const bytes = clean.slice();
+        bytes[at] = bytes[at]! ^ xor;
+        const read = messagesOf(bytes);
+        const inChunk = all.filter((m) => m.chunk === k).map((m) => m.key);
+        const outside = all.filter((m) => m.chunk !== k).map((m) => m.key);
+        const readSet = new Set(read);
+        expect(outside.filter((m) => !readSet.has(m))).toEqual([]);
+        const present = inChunk.filter((m) => readSet.has(m)).length;
+        expect([0, inChunk.length]).toContain(present);
+        const expected = present === 0 ? outside : all.map((m) => m.key);
+        expect(read).toEqual(expected);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 

@@ -29,7 +29,13 @@ describe('repair never destroys a recording', () => {
     expect(original.byteLength).toBeGreaterThan(10_000);
     symlinkSync(input, join(dir, 'alias.mcap'));
     linkSync(input, join(dir, 'hard.mcap'));
-    const spellings = [input, join(dir, '.', 'sub', '..', 'ep.mcap'), relative(process.cwd(), input), join(dir, 'alias.mcap'), join(dir, 'hard.mcap')];
+    const spellings = [
+      input,
+      join(dir, '.', 'sub', '..', 'ep.mcap'),
+      relative(process.cwd(), input),
+      join(dir, 'alias.mcap'),
+      join(dir, 'hard.mcap'),
+    ];
     for (const out of spellings) {
       const { io, err } = captureIo();
       expect(await main(['repair', input, '--out', out], io)).toBe(1);

@@ -19,7 +19,6 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-
 describe('servo errors and bus garbage are named', () => {
   it('an error byte names the servo, its joint and the bits in the gate cause, the log and the MQTT event', async () => {
     const { s, log, calibration } = await startEmulatedSession();
@@ -73,11 +72,16 @@ describe('servo errors and bus garbage are named', () => {
     clearInterval(noise);
     expect(r.ok).toBe(false);
     expect(faults.map((f) => f.kind)).toEqual(['timeout', 'framing']);
-    expect(faults[1]).toMatchObject({ kind: 'framing', servoIds: [2], detail: expect.stringMatching(/^PING 2: \d+ byte\(s\) arrived that were no valid reply; no reply from servo\(s\) 2 after 3 attempt\(s\)/) });
+    expect(faults[1]).toMatchObject({
+      kind: 'framing',
+      servoIds: [2],
+      detail: expect.stringMatching(
+        /^PING 2: \d+ byte\(s\) arrived that were no valid reply; no reply from servo\(s\) 2 after 3 attempt\(s\)/,
+      ),
+    });
     expect(bus.counters).toMatchObject({ timeouts: 1, framingErrors: 1 });
     // A servo that answers is still read fine after the noise.
     await new Promise((res) => setTimeout(res, 200));
     expect((await bus.ping(1)).ok).toBe(true);
   }, 30_000);
 });
-

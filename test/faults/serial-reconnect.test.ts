@@ -23,7 +23,6 @@ async function startSession(): Promise<{ s: RunSession; log: string[] }> {
   return { s, log };
 }
 
-
 describe('serial disconnect and reconnect', () => {
   it('the bus reopens with back-off when the port comes back; the hold stays until an operator releases', async () => {
     const { s, log } = await startSession();
@@ -42,7 +41,16 @@ describe('serial disconnect and reconnect', () => {
     const served = await serveEmulatorOnPort(em.emulator, { path: pty.b });
     if (!served.ok) throw new Error(served.detail);
     cleanup.push(() => served.link.close());
-    await waitUntil(() => log.some((l) => /^serial: reconnected to .* after \d+ attempt\(s\); all servos answer; the arm stays held until an operator releases$/.test(l)), 10, 'the reconnect');
+    await waitUntil(
+      () =>
+        log.some((l) =>
+          /^serial: reconnected to .* after \d+ attempt\(s\); all servos answer; the arm stays held until an operator releases$/.test(
+            l,
+          ),
+        ),
+      10,
+      'the reconnect',
+    );
     const rx = s.conn.bus.counters.rx;
     await waitUntil(() => s.conn.bus.counters.rx > rx + 30, 5, 'state reads on the new link');
     expect(s.gate.state).toBe('hold'); // latched: no release by itself
@@ -65,7 +73,9 @@ describe('serial disconnect and reconnect', () => {
     expect(describeShutdownHold(s.shutdownHold)).toMatch(/^arm NOT held \(shutdown hold failed: disconnect/);
     expect(describeShutdownHold({ kind: 'held' })).toBe('arm held');
     const events: string[] = [];
-    await readEpisode(path, (r) => void (r.kind === 'gate' && r.value.kind === 'event' && events.push(r.value.event)), { kinds: ['gate'] });
+    await readEpisode(path, (r) => void (r.kind === 'gate' && r.value.kind === 'event' && events.push(r.value.event)), {
+      kinds: ['gate'],
+    });
     expect(events).toEqual(expect.arrayContaining(['shutdown-hold', 'shutdown-hold-failed']));
   }, 30_000);
 });

@@ -11,7 +11,23 @@ import { CAL, TASK, eventually, processesWith, runDir, startArmguard } from './s
 describe('socat dies with its parent', () => {
   it('SIGKILL of a running `armguard run --emulator` ends its socat', async () => {
     const { dir, access } = runDir('armguard-fault-socat-');
-    const run = startArmguard(['run', 'so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, '--broker-port', '0', '--episodes-dir', dir, '--max-age', '0.5']);
+    const run = startArmguard([
+      'run',
+      'so101',
+      '--emulator',
+      '--calibration',
+      CAL,
+      '--task',
+      TASK,
+      '--access',
+      access,
+      '--broker-port',
+      '0',
+      '--episodes-dir',
+      dir,
+      '--max-age',
+      '0.5',
+    ]);
     try {
       await run.waitFor(/^episode: /, 30);
       const needle = `armguard-pty-${run.child.pid}-`;

@@ -22,7 +22,18 @@ afterAll(() => new Promise<void>((r) => blocker.close(() => r())));
 
 async function expectCleanFailure(args: (dir: string, access: string) => string[], message: RegExp): Promise<void> {
   const { dir, access } = runDir('armguard-fault-startup-');
-  const run = startArmguard(['run', 'so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, ...args(dir, access)]);
+  const run = startArmguard([
+    'run',
+    'so101',
+    '--emulator',
+    '--calibration',
+    CAL,
+    '--task',
+    TASK,
+    '--access',
+    access,
+    ...args(dir, access),
+  ]);
   const timeout = setTimeout(() => run.child.kill('SIGKILL'), 40_000);
   const code = await run.exited;
   clearTimeout(timeout);
@@ -40,14 +51,18 @@ describe('start-up failures end cleanly', () => {
     await expectCleanFailure(
       (dir) => ['--broker-port', '0', '--episodes-dir', dir, '--dashboard', String(busyPort)],
       // The dashboard starts with the broker in the network worker: the step names both.
-      new RegExp(`armguard run: cannot start the embedded MQTT broker on 127\\.0\\.0\\.1:0 or the dashboard on 127\\.0\\.0\\.1:${busyPort}: port ${busyPort} is already in use by another program`),
+      new RegExp(
+        `armguard run: cannot start the embedded MQTT broker on 127\\.0\\.0\\.1:0 or the dashboard on 127\\.0\\.0\\.1:${busyPort}: port ${busyPort} is already in use by another program`,
+      ),
     );
   }, 60_000);
 
   it('--broker-port in use: clear message and the process exits 1 (it used to hang)', async () => {
     await expectCleanFailure(
       (dir) => ['--broker-port', String(busyPort), '--episodes-dir', dir],
-      new RegExp(`armguard run: cannot start the embedded MQTT broker on 127\\.0\\.0\\.1:${busyPort}: port ${busyPort} is already in use`),
+      new RegExp(
+        `armguard run: cannot start the embedded MQTT broker on 127\\.0\\.0\\.1:${busyPort}: port ${busyPort} is already in use`,
+      ),
     );
   }, 60_000);
 

@@ -47,7 +47,17 @@ describe('timing derived from the measured read cycle', () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-fault-timing-'));
     const access = join(dir, 'access.yaml');
     writeFileSync(access, ACCESS, { mode: 0o600 });
-    const base = ['so101', '--port', '/dev/ttyACM9', '--calibration', CAL_PATH, '--task', 'so101-pick-butter', '--access', access];
+    const base = [
+      'so101',
+      '--port',
+      '/dev/ttyACM9',
+      '--calibration',
+      CAL_PATH,
+      '--task',
+      'so101-pick-butter',
+      '--access',
+      access,
+    ];
     const p = await parseRunArgs([...base, '--bus-timeout', '0.03', '--watchdog', '0.3', '--arm-watchdog', '0.5']);
     expect(p.ok && p.options).toMatchObject({ busTimeoutS: 0.03, watchdogS: 0.3, armWatchdogS: 0.5 });
     const bad = await parseRunArgs([...base, '--bus-timeout', '5']);
@@ -68,14 +78,24 @@ describe('timing derived from the measured read cycle', () => {
     cleanup.push(() => clearInterval(stall));
     const log: string[] = [];
     const s = await RunSession.start({
-      calibration: cal.value, spec: spec.spec, task: 'so101-pick-butter', robotId: 'arm9',
-      episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-timing-')), rate: 100, gating: true,
-      arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value },
-      clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
+      calibration: cal.value,
+      spec: spec.spec,
+      task: 'so101-pick-butter',
+      robotId: 'arm9',
+      episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-timing-')),
+      rate: 100,
+      gating: true,
+      arm: { kind: 'emulator' },
+      broker: { kind: 'embedded', port: 0, access: access.value },
+      clock: systemClock,
+      timers: systemTimers,
+      log: (l) => log.push(l),
     });
     cleanup.push(() => s.stop('test cleanup'));
     const timing = log.find((l) => l.startsWith('timing: '));
-    expect(timing).toMatch(/^timing: \d+ state reads over [\d.]+ s took median [\d.]+ ms, max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s \(2 × \(period \+ slowest read\); --max-age to set\), raising \d+ signal max age\(s\) below it; watchdog [\d.]+ s \(--watchdog to set\)$/);
+    expect(timing).toMatch(
+      /^timing: \d+ state reads over [\d.]+ s took median [\d.]+ ms, max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s \(2 × \(period \+ slowest read\); --max-age to set\), raising \d+ signal max age\(s\) below it; watchdog [\d.]+ s \(--watchdog to set\)$/,
+    );
     const m = /max ([\d.]+) ms .* floor ([\d.]+) s/.exec(timing!)!;
     expect(Number(m[2])).toBeCloseTo(2 * (0.01 + Number(m[1]) / 1000), 2);
     expect(Number(m[2])).toBeGreaterThan(0.05); // the stalls show in the measurement
@@ -97,13 +117,22 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
     if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
     const log: string[] = [];
     const s = await RunSession.start({
-      calibration: cal.value, spec: spec.spec, task: 'so101-pick-butter', robotId: 'arm9',
-      episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-slow-')), rate: 100, gating: true,
-      arm: { kind: 'emulator', replyDelayS: SLOW_REPLY_S }, broker: { kind: 'embedded', port: 0, access: access.value },
-      clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
+      calibration: cal.value,
+      spec: spec.spec,
+      task: 'so101-pick-butter',
+      robotId: 'arm9',
+      episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-slow-')),
+      rate: 100,
+      gating: true,
+      arm: { kind: 'emulator', replyDelayS: SLOW_REPLY_S },
+      broker: { kind: 'embedded', port: 0, access: access.value },
+      clock: systemClock,
+      timers: systemTimers,
+      log: (l) => log.push(l),
       // The arm's own heartbeat watchdog is not derived from the read cycle: kept out of the way so a
       // machine stalled by other test files cannot hold the arm first and hide what is tested here.
-      armWatchdogS: 5, ...extra,
+      armWatchdogS: 5,
+      ...extra,
     });
     cleanup.push(() => s.stop('test cleanup'));
     return { s, log };
@@ -116,7 +145,10 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
   it('with the derived ages: the start-up line states them, derived from the slowed reads', async () => {
     const { log } = await start({});
     const timing = log.find((l) => l.startsWith('timing: '));
-    const m = /max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s .*raising (\d+) signal max age\(s\) below it; watchdog ([\d.]+) s \(--watchdog to set\)$/.exec(timing ?? '');
+    const m =
+      /max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s .*raising (\d+) signal max age\(s\) below it; watchdog ([\d.]+) s \(--watchdog to set\)$/.exec(
+        timing ?? '',
+      );
     expect(m, timing).not.toBeNull();
     const [slowest, floor, raised, watchdog] = [Number(m![1]) / 1000, Number(m![2]), Number(m![3]), Number(m![4])];
     expect(slowest).toBeGreaterThan(SLOW_REPLY_S); // the slow replies show in the measurement
@@ -130,7 +162,9 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
 
   it('control: the same slow replies with the SPEC ages (--max-age 0.05) hold on a stale signal', async () => {
     const { log } = await start({ minMaxAge: 0.05 });
-    expect(log.find((l) => l.startsWith('timing: '))).toMatch(/max-age floor 0\.05 s \(--max-age; derived would be [\d.]+ s\)/);
+    expect(log.find((l) => l.startsWith('timing: '))).toMatch(
+      /max-age floor 0\.05 s \(--max-age; derived would be [\d.]+ s\)/,
+    );
     await waitFor(() => log.some((l) => /→ hold: signal \S+ stale \(age [\d.]+ s > max 0\.05 s\)/.test(l)), 5);
   }, 30_000);
 });

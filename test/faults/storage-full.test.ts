@@ -51,7 +51,9 @@ function fill(path: string): void {
 }
 
 const events = (c: RecordingClient, robot: string) =>
-  c.messages.filter((m) => m.topic === topicFor(robot, 'events')).map((m) => JSON.parse(m.payload) as { kind: string; detail: string });
+  c.messages
+    .filter((m) => m.topic === topicFor(robot, 'events'))
+    .map((m) => JSON.parse(m.payload) as { kind: string; detail: string });
 
 describe('a full disk during a run', () => {
   it('holds until a write succeeds again and an operator releases; labels are never confirmed unwritten; run exits 1 with the loss', async () => {
@@ -59,7 +61,25 @@ describe('a full disk during a run', () => {
     const eps = join(dir, 'eps');
     mountTmpfs(eps, '4m');
     const robot = 'arm9';
-    const run = startArmguard(['run', 'so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, '--broker-port', '0', '--episodes-dir', eps, '--robot-id', robot, '--max-age', '0.5']);
+    const run = startArmguard([
+      'run',
+      'so101',
+      '--emulator',
+      '--calibration',
+      CAL,
+      '--task',
+      TASK,
+      '--access',
+      access,
+      '--broker-port',
+      '0',
+      '--episodes-dir',
+      eps,
+      '--robot-id',
+      robot,
+      '--max-age',
+      '0.5',
+    ]);
     const op = { client: undefined as RecordingClient | undefined };
     try {
       const url = (await run.waitFor(/^mqtt: (mqtt:\/\/\S+)/, 30))[1]!;
@@ -70,7 +90,8 @@ describe('a full disk during a run', () => {
       // A healthy start: release the start-up hold (if any) so the storage hold is the one we see.
       // Armed before the fault (a start-up hold, if any, released): a release is then refused as 'gate is not holding'.
       const armedLines = () => run.lines.filter((l) => /gate hold → armed/.test(l)).length;
-      const notHolding = (t: string, p: string) => t === topicFor(robot, 'events') && /cmd\/release: gate is not holding/.test(p);
+      const notHolding = (t: string, p: string) =>
+        t === topicFor(robot, 'events') && /cmd\/release: gate is not holding/.test(p);
       for (let i = 0; i < 30 && !alice.messages.some((m) => notHolding(m.topic, m.payload)); i++) {
         await alice.publish(topicFor(robot, 'cmd/release'), JSON.stringify({ v: 1 }));
         await new Promise((r) => setTimeout(r, 500));
@@ -84,23 +105,38 @@ describe('a full disk during a run', () => {
       await new Promise((r) => setTimeout(r, 1600));
       alice.messages.length = 0;
       await alice.publish(topicFor(robot, 'cmd/release'), JSON.stringify({ v: 1 }));
-      await alice.waitFor((t, p) => t === topicFor(robot, 'events') && /command-refused/.test(p) && /cmd\/release.*storage/.test(p), 5, 'release refused for storage');
+      await alice.waitFor(
+        (t, p) => t === topicFor(robot, 'events') && /command-refused/.test(p) && /cmd\/release.*storage/.test(p),
+        5,
+        'release refused for storage',
+      );
       // A label while the disk is full is refused and never confirmed.
       await alice.publish(topicFor(robot, 'cmd/label'), JSON.stringify({ v: 1, success: true, note: 'while full' }));
-      await alice.waitFor((t, p) => t === topicFor(robot, 'events') && /cmd\/label.*label not recorded: episode storage is failing/.test(p), 5, 'label refused');
+      await alice.waitFor(
+        (t, p) =>
+          t === topicFor(robot, 'events') && /cmd\/label.*label not recorded: episode storage is failing/.test(p),
+        5,
+        'label refused',
+      );
       await new Promise((r) => setTimeout(r, 500));
       expect(alice.messages.filter((m) => m.topic === topicFor(robot, 'labels'))).toEqual([]);
       expect(armedLines()).toBe(armedBefore);
 
       // Space again: the recorder writes, the gate still holds until the operator releases.
       rmSync(join(eps, 'filler'));
-      await run.waitFor(/storage writes again \((\d+) record\(s\) of this episode lost while it failed\); the arm stays held/, 10);
+      await run.waitFor(
+        /storage writes again \((\d+) record\(s\) of this episode lost while it failed\); the arm stays held/,
+        10,
+      );
       await new Promise((r) => setTimeout(r, 1200));
       expect(armedLines()).toBe(armedBefore); // still held
       await alice.publish(topicFor(robot, 'cmd/release'), JSON.stringify({ v: 1 }));
       for (let i = 0; i < 50 && armedLines() === armedBefore; i++) await new Promise((r) => setTimeout(r, 100));
       expect(armedLines()).toBe(armedBefore + 1);
-      await alice.publish(topicFor(robot, 'cmd/label'), JSON.stringify({ v: 1, success: true, note: 'after recovery' }));
+      await alice.publish(
+        topicFor(robot, 'cmd/label'),
+        JSON.stringify({ v: 1, success: true, note: 'after recovery' }),
+      );
       await alice.waitFor((t, p) => t === topicFor(robot, 'labels') && /after recovery/.test(p), 5, 'label confirmed');
       expect(events(alice, robot).some((e) => e.kind === 'storage-recovered')).toBe(true);
 

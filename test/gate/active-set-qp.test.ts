@@ -32,22 +32,57 @@ function kktError(qp: DenseQp, x: ArrayLike<number>, y: ArrayLike<number>): numb
 describe('active-set reference QP (test support)', () => {
   it('projection onto a half-plane: x + y ≤ 2 from (2, 2) gives (1, 1) with multiplier 2', () => {
     // min (x−2)² + (y−2)²  →  ½x'(2I)x + (−4, −4)'x
-    const r = solve({ n: 2, P: [[2, 0], [0, 2]], q: [-4, -4], A: [[1, 1]], l: [-INF], u: [2] });
+    const r = solve({
+      n: 2,
+      P: [
+        [2, 0],
+        [0, 2],
+      ],
+      q: [-4, -4],
+      A: [[1, 1]],
+      l: [-INF],
+      u: [2],
+    });
     expect(r.status).toBe('solved');
     expect(r.x[0]).toBeCloseTo(1, 12);
     expect(r.x[1]).toBeCloseTo(1, 12);
     expect(r.y[0]).toBeCloseTo(2, 12);
   });
 
-  it('a box: min ½‖x‖² − (3, −1, 0.5)\'x with 0 ≤ x ≤ 1 clips each coordinate: (1, 0, 0.5), y = (2, −1, 0)', () => {
-    const r = solve({ n: 3, P: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], q: [-3, 1, -0.5], A: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], l: [0, 0, 0], u: [1, 1, 1] });
+  it("a box: min ½‖x‖² − (3, −1, 0.5)'x with 0 ≤ x ≤ 1 clips each coordinate: (1, 0, 0.5), y = (2, −1, 0)", () => {
+    const r = solve({
+      n: 3,
+      P: [
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+      q: [-3, 1, -0.5],
+      A: [
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+      l: [0, 0, 0],
+      u: [1, 1, 1],
+    });
     expect(r.status).toBe('solved');
     expect(Array.from(r.x).map((v) => +v.toFixed(12))).toEqual([1, 0, 0.5]);
     expect(Array.from(r.y).map((v) => +v.toFixed(12))).toEqual([2, -1, 0]);
   });
 
   it('an equality row: min x² + y² with x + 2y = 5 gives (1, 2), y = −2', () => {
-    const r = solve({ n: 2, P: [[2, 0], [0, 2]], q: [0, 0], A: [[1, 2]], l: [5], u: [5] });
+    const r = solve({
+      n: 2,
+      P: [
+        [2, 0],
+        [0, 2],
+      ],
+      q: [0, 0],
+      A: [[1, 2]],
+      l: [5],
+      u: [5],
+    });
     expect(r.status).toBe('solved');
     expect(r.x[0]).toBeCloseTo(1, 12);
     expect(r.x[1]).toBeCloseTo(2, 12);
@@ -56,12 +91,38 @@ describe('active-set reference QP (test support)', () => {
 
   it('a slack with linear cost only (P semidefinite, as in the CBF QP): min (u−1)² + 10ξ s.t. u + ξ ≤ 0.5, ξ ≥ 0', () => {
     // ξ = 0 is optimal when the marginal cost 10 exceeds 2(1 − u) at u = 0.5: u = 0.5, ξ = 0
-    const r = solve({ n: 2, P: [[2, 0], [0, 0]], q: [-2, 10], A: [[1, 1], [0, 1]], l: [-INF, 0], u: [0.5, INF] });
+    const r = solve({
+      n: 2,
+      P: [
+        [2, 0],
+        [0, 0],
+      ],
+      q: [-2, 10],
+      A: [
+        [1, 1],
+        [0, 1],
+      ],
+      l: [-INF, 0],
+      u: [0.5, INF],
+    });
     expect(r.status).toBe('solved');
     expect(r.x[0]).toBeCloseTo(0.5, 12);
     expect(r.x[1]).toBeCloseTo(0, 12);
     // cheap slack: min (u−1)² + 0.2ξ s.t. u − ξ ≤ 0 (ξ buys room), ξ ≥ 0 → 2(u − 1) + 0.2 = 0 → u = ξ = 0.9
-    const cheap = solve({ n: 2, P: [[2, 0], [0, 0]], q: [-2, 0.2], A: [[1, -1], [0, 1]], l: [-INF, 0], u: [0, INF] });
+    const cheap = solve({
+      n: 2,
+      P: [
+        [2, 0],
+        [0, 0],
+      ],
+      q: [-2, 0.2],
+      A: [
+        [1, -1],
+        [0, 1],
+      ],
+      l: [-INF, 0],
+      u: [0, INF],
+    });
     expect(cheap.status).toBe('solved');
     expect(cheap.x[0]).toBeCloseTo(0.9, 12);
     expect(cheap.x[1]).toBeCloseTo(0.9, 12);
@@ -73,7 +134,22 @@ describe('active-set reference QP (test support)', () => {
   });
 
   it('honours maxIterations and deadline', () => {
-    const qp: DenseQp = { n: 3, P: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], q: [-3, 1, -0.5], A: [[1, 0, 0], [0, 1, 0], [0, 0, 1]], l: [0, 0, 0], u: [1, 1, 1] };
+    const qp: DenseQp = {
+      n: 3,
+      P: [
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+      q: [-3, 1, -0.5],
+      A: [
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+      l: [0, 0, 0],
+      u: [1, 1, 1],
+    };
     expect(solve(qp, { maxIterations: 1 }).status).toBe('max-iterations');
     expect(solve(qp, { deadline: () => true }).status).toBe('time-limit');
   });
@@ -102,13 +178,24 @@ describe('active-set reference QP (test support)', () => {
       expect(ref.feasible).toBe(true);
       expect(got.status).toBe('solved');
       if (!ref.feasible) continue;
-      for (let j = 0; j < n; j++) expect(Math.abs(got.x[j]! - ref.x[j]!)).toBeLessThan(1e-7 * (1 + Math.abs(ref.x[j]!)));
+      for (let j = 0; j < n; j++)
+        expect(Math.abs(got.x[j]! - ref.x[j]!)).toBeLessThan(1e-7 * (1 + Math.abs(ref.x[j]!)));
       expect(kktError(qp, got.x, got.y)).toBeLessThan(1e-8);
     }
   });
 
   it('starts from a warm start outside the feasible set and still finds the optimum', () => {
-    const qp: DenseQp = { n: 2, P: [[2, 0], [0, 2]], q: [-4, -4], A: [[1, 1]], l: [-INF], u: [2] };
+    const qp: DenseQp = {
+      n: 2,
+      P: [
+        [2, 0],
+        [0, 2],
+      ],
+      q: [-4, -4],
+      A: [[1, 1]],
+      l: [-INF],
+      u: [2],
+    };
     const p: QpProblem = toProblem(qp);
     const r = solveActiveSetQp(p, { warmStart: Float64Array.from([5, -7]) });
     expect(r.status).toBe('solved');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CapsuleBarrier, ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver, obstacleGroups } from '../../src/gate/index.js';
+import {
+  CapsuleBarrier,
+  ChunkCbfFilter,
+  DEFAULT_CBF_WEIGHTS,
+  interiorPointSolver,
+  obstacleGroups,
+} from '../../src/gate/index.js';
 import { Barrier, CapsuleModel, SO101_MODEL } from '../../src/kinematics/index.js';
 import type { ObstacleSet } from '../../src/kinematics/index.js';
 import { activeSetSolverFactory } from './support/active-set-qp.js';
@@ -18,7 +24,11 @@ describe('CapsuleBarrier (SO-101 capsules)', () => {
     expect(b.pairs).toBe(4);
     const whole = new Barrier(new CapsuleModel(SO101_MODEL), obstacles, 0.02, { includeSelf: false });
     const h = new Float64Array(4);
-    for (const q of [[0, -0.5, 0.5, 0.5, 0, 0.3], [0.4, 0, 0.8, 0.2, 1, 0], [-1, 0.3, 1.2, -0.5, 0, 0.5]]) {
+    for (const q of [
+      [0, -0.5, 0.5, 0.5, 0, 0.3],
+      [0.4, 0, 0.8, 0.2, 1, 0],
+      [-1, 0.3, 1.2, -0.5, 0, 0.5],
+    ]) {
       const qa = Float64Array.from(q);
       expect(b.h(qa, h)).toBeCloseTo(whole.value(qa), 12);
       expect(Math.min(...h)).toBeCloseTo(whole.value(qa), 12);
@@ -49,8 +59,16 @@ describe('CapsuleBarrier (SO-101 capsules)', () => {
 });
 
 describe('a NaN obstacle (unrefreshed tracked sphere) is never clear', () => {
-  const nanSphere = (): ObstacleSet => ({ planes: new Float64Array(0), spheres: Float64Array.from([NaN, NaN, NaN, NaN]), box: null });
-  const table = (): ObstacleSet => ({ planes: Float64Array.from([0, 0, 1, 0]), spheres: new Float64Array(0), box: null });
+  const nanSphere = (): ObstacleSet => ({
+    planes: new Float64Array(0),
+    spheres: Float64Array.from([NaN, NaN, NaN, NaN]),
+    box: null,
+  });
+  const table = (): ObstacleSet => ({
+    planes: Float64Array.from([0, 0, 1, 0]),
+    spheres: new Float64Array(0),
+    box: null,
+  });
   const q = Float64Array.from([0, -0.5, 0.5, 0.5, 0, 0.3]);
 
   it('h is NaN for the NaN pair and for the min; the other pair stays finite', () => {
@@ -93,16 +111,19 @@ describe('production interior-point QP in the filter', () => {
   it.each([
     [undefined, 3],
     [1e-9, 5],
-  ])('filters the planar sweep to the same chunk as the dense reference solver (QP tolerance %s)', (qpTolerance, digits) => {
-    const nominal = sweep(Q0, [1.5, 0.5], 20);
-    const config = qpTolerance === undefined ? FILTER_CONFIG : { ...FILTER_CONFIG, qpTolerance };
-    const a = new ChunkCbfFilter(planarModel(), interiorPointSolver, config).filter(nominal, 20, Q0, 0.1);
-    const targetsA = a.targets.slice();
-    const roundsA = a.rounds;
-    const b = new ChunkCbfFilter(planarModel(), activeSetSolverFactory, config).filter(nominal, 20, Q0, 0.1);
-    expect(a.status).toBe('filtered');
-    expect(b.status).toBe('filtered');
-    expect(roundsA).toBe(b.rounds);
-    for (let i = 0; i < targetsA.length; i++) expect(targetsA[i]).toBeCloseTo(b.targets[i]!, digits);
-  });
+  ])(
+    'filters the planar sweep to the same chunk as the dense reference solver (QP tolerance %s)',
+    (qpTolerance, digits) => {
+      const nominal = sweep(Q0, [1.5, 0.5], 20);
+      const config = qpTolerance === undefined ? FILTER_CONFIG : { ...FILTER_CONFIG, qpTolerance };
+      const a = new ChunkCbfFilter(planarModel(), interiorPointSolver, config).filter(nominal, 20, Q0, 0.1);
+      const targetsA = a.targets.slice();
+      const roundsA = a.rounds;
+      const b = new ChunkCbfFilter(planarModel(), activeSetSolverFactory, config).filter(nominal, 20, Q0, 0.1);
+      expect(a.status).toBe('filtered');
+      expect(b.status).toBe('filtered');
+      expect(roundsA).toBe(b.rounds);
+      for (let i = 0; i < targetsA.length; i++) expect(targetsA[i]).toBeCloseTo(b.targets[i]!, digits);
+    },
+  );
 });

@@ -112,8 +112,13 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     // independent verdict per round: safe = h ≥ 0 at every step, motion bounds, no slack
     const verdicts = rounds.map(({ u, slack }) => {
       let motionOk = true;
-      for (let k = 0; k < H; k++) for (let j = 0; j < 2; j++) if (Math.abs(u[2 * k + j]! - (k === 0 ? q0[j]! : u[2 * (k - 1) + j]!)) > 0.2 + 1e-9) motionOk = false;
-      return { safe: minHOver(model, u, H) >= 0 && motionOk && slack <= 1e-6, violation: Math.max(0, worstDecayViolation(model, u, H)) };
+      for (let k = 0; k < H; k++)
+        for (let j = 0; j < 2; j++)
+          if (Math.abs(u[2 * k + j]! - (k === 0 ? q0[j]! : u[2 * (k - 1) + j]!)) > 0.2 + 1e-9) motionOk = false;
+      return {
+        safe: minHOver(model, u, H) >= 0 && motionOk && slack <= 1e-6,
+        violation: Math.max(0, worstDecayViolation(model, u, H)),
+      };
     });
     expect(verdicts[0]!.safe).toBe(false); // linearised at the nominal through the disc: needs slack
     expect(verdicts[3]!.safe).toBe(false); // the misled round
@@ -132,10 +137,20 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     const line = LINE_BARRIER;
     const cfg1 = { ...config, qmin: [-3], qmax: [3], maxSpeed: [2] };
     const nominal = Float64Array.from([0.79]);
-    const lenient = new ChunkCbfFilter(line, activeSetSolverFactory, { ...cfg1, cbfTolerance: 0.02 }).filter(nominal, 1, [1], 0.2);
+    const lenient = new ChunkCbfFilter(line, activeSetSolverFactory, { ...cfg1, cbfTolerance: 0.02 }).filter(
+      nominal,
+      1,
+      [1],
+      0.2,
+    );
     expect(lenient.status).toBe('unchanged');
     expect(lenient.cbfViolation).toBeCloseTo(0.01, 12);
-    const strict = new ChunkCbfFilter(line, activeSetSolverFactory, { ...cfg1, cbfTolerance: 1e-6 }).filter(nominal, 1, [1], 0.2);
+    const strict = new ChunkCbfFilter(line, activeSetSolverFactory, { ...cfg1, cbfTolerance: 1e-6 }).filter(
+      nominal,
+      1,
+      [1],
+      0.2,
+    );
     expect(strict.status).toBe('filtered');
     // hand-computed: min (u − 0.79)² + λ(u − 1)², λ = 5, s.t. u ≥ 0.8 → u = (0.79 + 5)/6 = 0.965 (constraint inactive)
     expect(strict.targets[0]).toBeCloseTo(0.965, 6);
@@ -193,11 +208,20 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
       return { solve: (o) => (seen.push(o.epsAbs, o.epsRel), s.solve(o)) };
     };
     new ChunkCbfFilter(arm(), recording, config).filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
-    new ChunkCbfFilter(arm(), recording, { ...config, qpTolerance: 1e-9 }).filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
+    new ChunkCbfFilter(arm(), recording, { ...config, qpTolerance: 1e-9 }).filter(
+      sweep(q0, [1.5, 0.5], 20),
+      20,
+      q0,
+      0.1,
+    );
     expect(new Set(seen)).toEqual(new Set([1e-6, 1e-9]));
     expect(DEFAULT_CBF_QP_TOLERANCE).toBe(1e-6);
-    for (const bad of [0, -1e-6, NaN]) expect(() => new ChunkCbfFilter(arm(), activeSetSolverFactory, { ...config, qpTolerance: bad })).toThrow(/qpTolerance/);
-    for (const bad of [-1e-4, NaN]) expect(() => new ChunkCbfFilter(arm(), activeSetSolverFactory, { ...config, backOff: bad })).toThrow(/backOff/);
+    for (const bad of [0, -1e-6, NaN])
+      expect(() => new ChunkCbfFilter(arm(), activeSetSolverFactory, { ...config, qpTolerance: bad })).toThrow(
+        /qpTolerance/,
+      );
+    for (const bad of [-1e-4, NaN])
+      expect(() => new ChunkCbfFilter(arm(), activeSetSolverFactory, { ...config, backOff: bad })).toThrow(/backOff/);
   });
 
   it('declares unsafe when the present position is already inside the safety distance', () => {
@@ -252,7 +276,12 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
       const H = i % 2 === 0 ? 10 : 9; // short chunks: the active-set reference is O(n³) per step
       const o = f.filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
       // the same answer as a filter that never saw another length
-      const fresh = new ChunkCbfFilter(arm(), activeSetSolverFactory, config).filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
+      const fresh = new ChunkCbfFilter(arm(), activeSetSolverFactory, config).filter(
+        sweep(q0, [1.5, 0.5], H),
+        H,
+        q0,
+        0.1,
+      );
       expect(o.status).toBe(fresh.status);
       expect(Array.from(o.targets)).toEqual(Array.from(fresh.targets));
     }

@@ -11,12 +11,36 @@ import { LINE_BARRIER } from './support/line-barrier.js';
 import { generatorObstacles, ToyBarrier } from './support/toy-so101.js';
 import { sharedDir } from '../support/paths.js';
 
-interface GenCsc { m: number; n: number; p: number[]; i: number[]; x: number[] }
-interface GenProblem { n: number; m: number; P: GenCsc; q: number[]; A: GenCsc; l: number[]; u: number[]; unom: number[]; q0: number[]; meta: { H: number; n: number; pairs: number; lambda: number; rho: number; gamma: number; dq: number } }
+interface GenCsc {
+  m: number;
+  n: number;
+  p: number[];
+  i: number[];
+  x: number[];
+}
+interface GenProblem {
+  n: number;
+  m: number;
+  P: GenCsc;
+  q: number[];
+  A: GenCsc;
+  l: number[];
+  u: number[];
+  unom: number[];
+  q0: number[];
+  meta: { H: number; n: number; pairs: number; lambda: number; rho: number; gamma: number; dq: number };
+}
 
-function densify(M: { rows: number; cols: number; colPtr: ArrayLike<number>; rowIndex: ArrayLike<number>; values: ArrayLike<number> }): Float64Array {
+function densify(M: {
+  rows: number;
+  cols: number;
+  colPtr: ArrayLike<number>;
+  rowIndex: ArrayLike<number>;
+  values: ArrayLike<number>;
+}): Float64Array {
   const D = new Float64Array(M.rows * M.cols);
-  for (let j = 0; j < M.cols; j++) for (let t = M.colPtr[j]!; t < M.colPtr[j + 1]!; t++) D[M.rowIndex[t]! * M.cols + j] = M.values[t]!;
+  for (let j = 0; j < M.cols; j++)
+    for (let t = M.colPtr[j]!; t < M.colPtr[j + 1]!; t++) D[M.rowIndex[t]! * M.cols + j] = M.values[t]!;
   return D;
 }
 const fromGen = (c: GenCsc) => ({ rows: c.m, cols: c.n, colPtr: c.p, rowIndex: c.i, values: c.x });
@@ -36,9 +60,26 @@ function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, tol: number, wh
 }
 
 describe('ChunkQp matches gen-chunk-qp.mjs', () => {
-  for (const [H, n, seed] of [[6, 6, 3], [5, 7, 11]] as const) {
+  for (const [H, n, seed] of [
+    [6, 6, 3],
+    [5, 7, 11],
+  ] as const) {
     it(`H=${H}, n=${n}, seed ${seed}`, () => {
-      const out = execFileSync(process.execPath, [join(sharedDir, 'qp/gen-chunk-qp.mjs'), '--H', String(H), '--n', String(n), '--pairs', '2', '--seed', String(seed)], { encoding: 'utf8' });
+      const out = execFileSync(
+        process.execPath,
+        [
+          join(sharedDir, 'qp/gen-chunk-qp.mjs'),
+          '--H',
+          String(H),
+          '--n',
+          String(n),
+          '--pairs',
+          '2',
+          '--seed',
+          String(seed),
+        ],
+        { encoding: 'utf8' },
+      );
       const g = JSON.parse(out) as GenProblem;
       const qmax = [1.9, 1.75, 1.6, 1.65, 2.8, 1.0, 2.9, 2.9].slice(0, n);
       const qmin = qmax.map((v, j) => (j === 5 ? -0.1 : -v));

@@ -6,15 +6,28 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChunkCbfFilter, ChunkQp, DEFAULT_CBF_BACK_OFF, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
+import {
+  ChunkCbfFilter,
+  ChunkQp,
+  DEFAULT_CBF_BACK_OFF,
+  DEFAULT_CBF_TOLERANCE,
+  DEFAULT_CBF_WEIGHTS,
+  interiorPointSolver,
+} from '../../src/gate/index.js';
 import { generatorObstacles, ToyBarrier } from './support/toy-so101.js';
 import { sharedDir } from '../support/paths.js';
 
 const H = 50;
 const n = 6;
-const problems = (JSON.parse(
-  execFileSync(process.execPath, [join(sharedDir, 'qp/gen-chunk-qp.mjs'), '--H', '50', '--n', '6', '--pairs', '2', '--seq', '20', '--seed', '1'], { encoding: 'utf8', maxBuffer: 1 << 28 }),
-) as { problems: { unom: number[]; q0: number[]; meta: { cycle: number } }[] }).problems.slice(0, 4);
+const problems = (
+  JSON.parse(
+    execFileSync(
+      process.execPath,
+      [join(sharedDir, 'qp/gen-chunk-qp.mjs'), '--H', '50', '--n', '6', '--pairs', '2', '--seq', '20', '--seed', '1'],
+      { encoding: 'utf8', maxBuffer: 1 << 28 },
+    ),
+  ) as { problems: { unom: number[]; q0: number[]; meta: { cycle: number } }[] }
+).problems.slice(0, 4);
 const qmax = [1.9, 1.75, 1.6, 1.65, 2.8, 1.0];
 const qmin = qmax.map((v, j) => (j === 5 ? -0.1 : -v));
 
@@ -38,8 +51,16 @@ function run(proximal: number, backOff = 0) {
   return problems.map((p) => {
     const bar = new ToyBarrier(n, generatorObstacles(H, n, p.meta.cycle), 2);
     const f = new ChunkCbfFilter(bar, interiorPointSolver, {
-      ...DEFAULT_CBF_WEIGHTS, proximal, qmin, qmax, maxSpeed: new Array<number>(n).fill(0.05),
-      maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: 1e-6, maxIterations: 40, backOff,
+      ...DEFAULT_CBF_WEIGHTS,
+      proximal,
+      qmin,
+      qmax,
+      maxSpeed: new Array<number>(n).fill(0.05),
+      maxRounds: 3,
+      slackTolerance: 1e-6,
+      cbfTolerance: 1e-6,
+      maxIterations: 40,
+      backOff,
     });
     const o = f.filter(Float64Array.from(p.unom), H, p.q0, 1);
     return { status: o.status, rounds: o.rounds, reported: o.cbfViolation, ...recheck(bar, p.q0, o.targets) };
@@ -67,19 +88,27 @@ describe('chunk filter SQP rounds on the generator scenarios', () => {
   });
 
   it('the back-off of re-linearised rounds needs fewer rounds for the same 0.1 mm acceptance', () => {
-    const rounds = (backOff: number) => problems.map((p) => {
-      const bar = new ToyBarrier(n, generatorObstacles(H, n, p.meta.cycle), 2);
-      const f = new ChunkCbfFilter(bar, interiorPointSolver, {
-        ...DEFAULT_CBF_WEIGHTS, qmin, qmax, maxSpeed: new Array<number>(n).fill(0.05),
-        maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40, backOff,
+    const rounds = (backOff: number) =>
+      problems.map((p) => {
+        const bar = new ToyBarrier(n, generatorObstacles(H, n, p.meta.cycle), 2);
+        const f = new ChunkCbfFilter(bar, interiorPointSolver, {
+          ...DEFAULT_CBF_WEIGHTS,
+          qmin,
+          qmax,
+          maxSpeed: new Array<number>(n).fill(0.05),
+          maxRounds: 3,
+          slackTolerance: 1e-6,
+          cbfTolerance: DEFAULT_CBF_TOLERANCE,
+          maxIterations: 40,
+          backOff,
+        });
+        const o = f.filter(Float64Array.from(p.unom), H, p.q0, 1);
+        expect(o.status).toBe('filtered');
+        const r = recheck(bar, p.q0, o.targets);
+        expect(r.minH).toBeGreaterThanOrEqual(0);
+        expect(r.shortfall).toBeLessThanOrEqual(DEFAULT_CBF_TOLERANCE);
+        return o.rounds;
       });
-      const o = f.filter(Float64Array.from(p.unom), H, p.q0, 1);
-      expect(o.status).toBe('filtered');
-      const r = recheck(bar, p.q0, o.targets);
-      expect(r.minH).toBeGreaterThanOrEqual(0);
-      expect(r.shortfall).toBeLessThanOrEqual(DEFAULT_CBF_TOLERANCE);
-      return o.rounds;
-    });
     const without = rounds(0);
     const withBackOff = rounds(DEFAULT_CBF_BACK_OFF);
     // measured: [3, 2, 3, 3] without, [3, 2, 2, 2] with (cycle 0 needs slack in round 1 and goes

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ChunkScreen, chunkToMessage, describeRejection, parseChunkMessage, parseChunkText } from '../../src/gate/index.js';
+import {
+  ChunkScreen,
+  chunkToMessage,
+  describeRejection,
+  parseChunkMessage,
+  parseChunkText,
+} from '../../src/gate/index.js';
 import type { ChunkScreenConfig, GateChunk } from '../../src/gate/index.js';
 
 const cfg: ChunkScreenConfig = {
@@ -54,7 +60,16 @@ describe('parseChunkMessage', () => {
     ['zero dt', msg({ dt: 0 }), 'dt'],
     ['targets not array', msg({ targets: 'x' }), 'targets'],
     ['row not array', msg({ targets: [[0, 0], 3] }), 'targets[1]'],
-    ['string target', msg({ targets: [[0, 'a'], [0, 0]] }), 'targets[0][1]'],
+    [
+      'string target',
+      msg({
+        targets: [
+          [0, 'a'],
+          [0, 0],
+        ],
+      }),
+      'targets[0][1]',
+    ],
   ])('rejects %s naming the field', (_name, value, field) => {
     const r = parseChunkMessage(value);
     expect(r.ok).toBe(false);
@@ -66,12 +81,28 @@ describe('parseChunkMessage', () => {
   it('rejects mis-sized rows and row counts with expected/got', () => {
     const rows = parseChunkMessage(msg({ horizon: 3 }));
     expect(!rows.ok && rows.error).toEqual({ code: 'mis-sized', field: 'targets', expected: 3, got: 2 });
-    const cols = parseChunkMessage(msg({ targets: [[0, 0], [0, 0, 0]] }));
+    const cols = parseChunkMessage(
+      msg({
+        targets: [
+          [0, 0],
+          [0, 0, 0],
+        ],
+      }),
+    );
     expect(!cols.ok && cols.error).toEqual({ code: 'mis-sized', field: 'targets[1]', expected: 2, got: 3 });
   });
 
   it('treats JSON null (how NaN serialises) as a non-finite target', () => {
-    const r = parseChunkText(JSON.stringify(msg({ targets: [[0, NaN], [0, 0]] })));
+    const r = parseChunkText(
+      JSON.stringify(
+        msg({
+          targets: [
+            [0, NaN],
+            [0, 0],
+          ],
+        }),
+      ),
+    );
     expect(!r.ok && r.error).toEqual({ code: 'non-finite', step: 0, joint: 1 });
   });
 
@@ -105,9 +136,22 @@ describe('ChunkScreen', () => {
 
   it('rejects a chunk for another arm size (H × n mismatch)', () => {
     const s = new ChunkScreen(cfg);
-    expect(s.check(chunk('a', 10, [0, 0, 0], 1, 3), 10)).toEqual({ code: 'mis-sized', field: 'joints', expected: 2, got: 3 });
-    expect(s.check(chunk('b', 10, [0, 0, 0], 2, 2), 10)).toEqual({ code: 'mis-sized', field: 'targets', expected: 4, got: 3 });
-    expect(s.check(chunk('c', 10, new Array<number>(102).fill(0), 51, 2), 10)).toMatchObject({ code: 'mis-sized', field: 'horizon' });
+    expect(s.check(chunk('a', 10, [0, 0, 0], 1, 3), 10)).toEqual({
+      code: 'mis-sized',
+      field: 'joints',
+      expected: 2,
+      got: 3,
+    });
+    expect(s.check(chunk('b', 10, [0, 0, 0], 2, 2), 10)).toEqual({
+      code: 'mis-sized',
+      field: 'targets',
+      expected: 4,
+      got: 3,
+    });
+    expect(s.check(chunk('c', 10, new Array<number>(102).fill(0), 51, 2), 10)).toMatchObject({
+      code: 'mis-sized',
+      field: 'horizon',
+    });
   });
 
   it('rejects stale and future-stamped chunks', () => {
@@ -135,6 +179,13 @@ describe('ChunkScreen', () => {
   it('rejects NaN/∞ targets and targets beyond the joint limits', () => {
     const s = new ChunkScreen(cfg);
     expect(s.check(chunk('a', 10, [0, 0, Infinity, 0]), 10)).toEqual({ code: 'non-finite', step: 1, joint: 0 });
-    expect(s.check(chunk('b', 10, [0, 2.5, 0, 0]), 10)).toEqual({ code: 'beyond-limits', step: 0, joint: 1, value: 2.5, min: -2, max: 2 });
+    expect(s.check(chunk('b', 10, [0, 2.5, 0, 0]), 10)).toEqual({
+      code: 'beyond-limits',
+      step: 0,
+      joint: 1,
+      value: 2.5,
+      min: -2,
+      max: 2,
+    });
   });
 });

@@ -19,7 +19,12 @@ describe('Gate e-stop latch', () => {
   it('an e-stop during a watchdog hold is reported as a hold → hold event and latched', () => {
     const { gate, events } = held();
     gate.eStop(0.2, 'mqtt (dashboard alice)', 'press-1');
-    expect(events.at(-1)).toEqual({ t: 0.2, from: 'hold', to: 'hold', cause: { kind: 'e-stop', by: 'mqtt (dashboard alice)' } });
+    expect(events.at(-1)).toEqual({
+      t: 0.2,
+      from: 'hold',
+      to: 'hold',
+      cause: { kind: 'e-stop', by: 'mqtt (dashboard alice)' },
+    });
     expect(gate.eStops).toEqual([{ by: 'mqtt (dashboard alice)', t: 0.2, id: 'press-1' }]);
   });
 
@@ -29,7 +34,7 @@ describe('Gate e-stop latch', () => {
     gate.watchdogFed();
     const r = gate.release(0.3, { by: 'op', authorised: true });
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.reason).toContain("e-stop from mqtt (dashboard alice) is latched");
+    expect(!r.ok && r.reason).toContain('e-stop from mqtt (dashboard alice) is latched');
     expect(gate.state).toBe('hold');
     // A second release changes nothing either: release never clears an e-stop.
     expect(gate.release(0.4, { by: 'op', authorised: true }).ok).toBe(false);
@@ -46,7 +51,12 @@ describe('Gate e-stop latch', () => {
     });
     expect(gate.resetEStop(0.3, { by: 'viewer', pressedBy: 'operator key', authorised: false }).ok).toBe(false);
     expect(gate.resetEStop(0.3, { by: 'op', pressedBy: 'operator key', authorised: true })).toEqual({ ok: true });
-    expect(events.at(-1)).toEqual({ t: 0.3, from: 'hold', to: 'hold', cause: { kind: 'e-stop-reset', by: 'op', pressedBy: 'operator key' } });
+    expect(events.at(-1)).toEqual({
+      t: 0.3,
+      from: 'hold',
+      to: 'hold',
+      cause: { kind: 'e-stop-reset', by: 'op', pressedBy: 'operator key' },
+    });
     // bob's press is still latched
     expect(gate.release(0.35, { by: 'op', authorised: true }).ok).toBe(false);
     expect(gate.resetEStop(0.4, { by: 'op', pressedBy: 'p-7', authorised: true })).toEqual({ ok: true });

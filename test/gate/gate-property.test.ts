@@ -13,7 +13,14 @@ type Ev =
   | { e: 'release'; authorised: boolean };
 
 const ev: fc.Arbitrary<Ev> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ e: fc.constant('sample' as const), dt: fc.constantFrom(0.01, 0.01, 0.01, 0.3, -0.01, 0.6), margin: fc.constantFrom(1, 1, 0.05, -0.1, NaN) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      e: fc.constant('sample' as const),
+      dt: fc.constantFrom(0.01, 0.01, 0.01, 0.3, -0.01, 0.6),
+      margin: fc.constantFrom(1, 1, 0.05, -0.1, NaN),
+    }),
+  },
   fc.constant({ e: 'fault' as const }),
   fc.constant({ e: 'estop' as const }),
   fc.constant({ e: 'estop-clear' as const }),
@@ -77,7 +84,11 @@ describe('Gate (property)', () => {
           for (let i = n; i < events.length; i++) {
             const prev = i === 0 ? 'armed' : events[i - 1]!.to;
             expect(events[i]!.from).toBe(prev);
-            if (events[i]!.to === events[i]!.from) expect([events[i]!.to, events[i]!.cause.kind]).toEqual(['hold', x.e === 'estop' ? 'e-stop' : 'e-stop-reset']);
+            if (events[i]!.to === events[i]!.from)
+              expect([events[i]!.to, events[i]!.cause.kind]).toEqual([
+                'hold',
+                x.e === 'estop' ? 'e-stop' : 'e-stop-reset',
+              ]);
           }
           if (x.e === 'estop') expect(events.length).toBe(n + 1);
         }

@@ -13,7 +13,12 @@ const TORQUE = signalIndex('max_joint_torque')!; // maxAge 0.05 s
 const GRIP = signalIndex('gripper_contact')!;
 
 function setup() {
-  const gate = new Gate({ requiredSignals: [TORQUE, FORCE, GRIP], maxStepGap: 0.5, faultQuietPeriod: 1, startup: true });
+  const gate = new Gate({
+    requiredSignals: [TORQUE, FORCE, GRIP],
+    maxStepGap: 0.5,
+    faultQuietPeriod: 1,
+    startup: true,
+  });
   const events: GateEvent[] = [];
   gate.onEvent((e) => events.push(e));
   const margins = new ArrayClauseMargins(['arm_furniture_force', 'joint_torque'], [0.2, 0.1]);
@@ -33,7 +38,10 @@ describe('Gate start-up phase', () => {
     expect(gate.starting).toBe(true);
     expect(gate.neverSeen()).toEqual(['max_joint_torque', 'arm_furniture_contact_force', 'gripper_contact']);
     expect(describeCause(gate.holdCause!)).toMatch(/^starting: waiting for every required signal/);
-    expect(gate.release(0, { by: 'op', authorised: true })).toEqual({ ok: false, reason: expect.stringMatching(/cause persists: starting/) as string });
+    expect(gate.release(0, { by: 'op', authorised: true })).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/cause persists: starting/) as string,
+    });
   });
 
   it('signals appearing one by one (robot state first, gripper later) do not latch; once all are fresh it arms by itself', () => {
@@ -106,8 +114,13 @@ describe('Gate start-up phase', () => {
     step(0, [TORQUE]);
     gate.startupTimedOut(10);
     expect(gate.starting).toBe(false);
-    expect(gate.holdCause).toEqual({ kind: 'start-up-failed', neverSeen: ['arm_furniture_contact_force', 'gripper_contact'] });
-    expect(describeCause(gate.holdCause!)).toBe('start-up failed: required signals never seen: arm_furniture_contact_force, gripper_contact');
+    expect(gate.holdCause).toEqual({
+      kind: 'start-up-failed',
+      neverSeen: ['arm_furniture_contact_force', 'gripper_contact'],
+    });
+    expect(describeCause(gate.holdCause!)).toBe(
+      'start-up failed: required signals never seen: arm_furniture_contact_force, gripper_contact',
+    );
     expect(step(10.01, [TORQUE, FORCE, GRIP])).toBe('hold');
     expect(events.at(-1)).toMatchObject({ t: 10, from: 'hold', to: 'hold' });
   });

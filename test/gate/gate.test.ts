@@ -44,7 +44,12 @@ describe('Gate state machine', () => {
       [0.01, 'armed', 'warning', 'margin-warning'],
       [0.02, 'warning', 'armed', 'margins-clear'],
     ]);
-    expect(events[0]!.cause).toEqual({ kind: 'margin-warning', clause: 'arm_furniture_force', margin: 0.15, epsilon: 0.2 });
+    expect(events[0]!.cause).toEqual({
+      kind: 'margin-warning',
+      clause: 'arm_furniture_force',
+      margin: 0.15,
+      epsilon: 0.2,
+    });
   });
 
   it('a lower interval bound inside the band also warns (0.05 < ε = 0.1 of clause 1)', () => {
@@ -137,7 +142,10 @@ describe('Gate state machine', () => {
 
   it('holds on a driver fault, an e-stop, a solver failure, an unsafe chunk and the watchdog', () => {
     const cases: [string, (g: Gate) => void][] = [
-      ['driver-fault', (g) => g.fault(1, { kind: 'servo-error', source: 'so101', servoId: 3, bits: ['overload'], detail: 'overload' })],
+      [
+        'driver-fault',
+        (g) => g.fault(1, { kind: 'servo-error', source: 'so101', servoId: 3, bits: ['overload'], detail: 'overload' }),
+      ],
       ['e-stop', (g) => g.eStop(1, 'mqtt:operator')],
       ['solver-failure', (g) => g.solverFailed(1, 'c7', 'max-iterations')],
       ['unsafe-chunk', (g) => g.unsafeChunk(1, 'c8', 'h = -0.01 at step 3')],
@@ -182,7 +190,9 @@ describe('Gate state machine', () => {
     expect(() => (state = gate.evaluate(0.01, margins, frame))).not.toThrow();
     expect(state).toBe('hold');
     expect(gate.state).toBe('hold');
-    expect(seen).toEqual([{ t: 0.01, from: 'armed', to: 'hold', cause: { kind: 'violation', clause: 'joint_torque', margin: -0.01 } }]);
+    expect(seen).toEqual([
+      { t: 0.01, from: 'armed', to: 'hold', cause: { kind: 'violation', clause: 'joint_torque', margin: -0.01 } },
+    ]);
     for (const hold of [
       (g: Gate) => g.fault(0, { kind: 'disconnect', source: 'so101', detail: 'port closed' }),
       (g: Gate) => g.eStop(0, 'panel'),

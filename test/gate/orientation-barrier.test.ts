@@ -37,17 +37,21 @@ describe('OrientationBarrier', () => {
     const h = new Float64Array(1);
     const g = new Float64Array(2);
     fc.assert(
-      fc.property(fc.double({ min: -3, max: 3, noNaN: true }), fc.double({ min: -1.5, max: 1.5, noNaN: true }), (q1, q2) => {
-        const q = Float64Array.of(q1, q2);
-        const v = b.h(q, h);
-        b.gradient(q, h, g);
-        return (
-          Math.abs(v - L * (Math.cos(q2) - Math.cos(THETA))) < 1e-12 &&
-          Math.abs(h[0]! - v) < 1e-15 &&
-          Math.abs(g[0]!) < 1e-12 &&
-          Math.abs(g[1]! + L * Math.sin(q2)) < 1e-12
-        );
-      }),
+      fc.property(
+        fc.double({ min: -3, max: 3, noNaN: true }),
+        fc.double({ min: -1.5, max: 1.5, noNaN: true }),
+        (q1, q2) => {
+          const q = Float64Array.of(q1, q2);
+          const v = b.h(q, h);
+          b.gradient(q, h, g);
+          return (
+            Math.abs(v - L * (Math.cos(q2) - Math.cos(THETA))) < 1e-12 &&
+            Math.abs(h[0]! - v) < 1e-15 &&
+            Math.abs(g[0]!) < 1e-12 &&
+            Math.abs(g[1]! + L * Math.sin(q2)) < 1e-12
+          );
+        },
+      ),
     );
   });
 
@@ -67,7 +71,8 @@ describe('OrientationBarrier', () => {
     b.gradient(q, h, g);
     const eps = 1e-6;
     for (let j = 0; j < 2; j++) {
-      const qp = Float64Array.from(q), qm = Float64Array.from(q);
+      const qp = Float64Array.from(q),
+        qm = Float64Array.from(q);
       qp[j]! += eps;
       qm[j]! -= eps;
       expect(g[j]!).toBeCloseTo((b.h(qp, h) - b.h(qm, h)) / (2 * eps), 7);
@@ -134,7 +139,9 @@ describe('the chunk CBF with the orientation constraint', () => {
   it('passes the same chunk unchanged while nothing is held; stacked with another barrier, both pairs count', () => {
     const free = new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, THETA, L);
     const u0 = nominal();
-    expect(new ChunkCbfFilter(free, activeSetSolverFactory, config).filter(u0, 20, [0, 0], 0.05).status).toBe('unchanged');
+    expect(new ChunkCbfFilter(free, activeSetSolverFactory, config).filter(u0, 20, [0, 0], 0.05).status).toBe(
+      'unchanged',
+    );
     // stacked with a second orientation pair of a looser limit: the tighter one still binds
     const loose = new OrientationBarrier(new ForwardKinematics(CHAIN), TOOL, 0.4, L);
     loose.enabled = true;
@@ -157,7 +164,8 @@ describe('the chunk CBF with the orientation constraint', () => {
 describe('OrientationBarrier on the Panda TCP, lever 1, idle h 1', () => {
   const q = Float64Array.from([0.1, -0.3, 0.2, -2.2, 0.1, 1.9, 0.7]);
   const limit = (13.5 * Math.PI) / 180;
-  const panda = (): OrientationBarrier => new OrientationBarrier(new ForwardKinematics(PANDA_CHAIN), FRANKA_FRAMES.tcp, limit, 1, 1);
+  const panda = (): OrientationBarrier =>
+    new OrientationBarrier(new ForwardKinematics(PANDA_CHAIN), FRANKA_FRAMES.tcp, limit, 1, 1);
 
   /** Row-major rotation of the TCP frame at x. */
   function tcpRotation(x: Float64Array): number[] {

@@ -6,7 +6,14 @@
  * was bent.
  */
 import { describe, expect, it } from 'vitest';
-import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, type BarrierModel, type CbfFilterConfig, type CbfOutcome, type ChunkFilter } from '../../src/gate/index.js';
+import {
+  ChunkCbfFilter,
+  DEFAULT_CBF_WEIGHTS,
+  type BarrierModel,
+  type CbfFilterConfig,
+  type CbfOutcome,
+  type ChunkFilter,
+} from '../../src/gate/index.js';
 import { PassiveColumnsFilter } from '../../src/gate/passive-columns.js';
 import { activeSetSolverFactory } from './support/active-set-qp.js';
 

@@ -7,7 +7,12 @@
  * leaving ξ = d − (ρ/2)‖a‖².
  */
 import { describe, expect, it } from 'vitest';
-import { interiorPointSolver, StepwiseCbfBaseline, type BarrierModel, type StepwiseCbfBaselineConfig } from '../../src/gate/index.js';
+import {
+  interiorPointSolver,
+  StepwiseCbfBaseline,
+  type BarrierModel,
+  type StepwiseCbfBaselineConfig,
+} from '../../src/gate/index.js';
 
 /** h(q) = a·q − b over two joints. */
 function linearBarrier(a: readonly [number, number], b: number): BarrierModel {
@@ -23,7 +28,14 @@ function linearBarrier(a: readonly [number, number], b: number): BarrierModel {
   };
 }
 
-const wide: Omit<StepwiseCbfBaselineConfig, 'rho' | 'recheck'> = { qmin: [-10, -10], qmax: [10, 10], maxSpeed: [100, 100], gamma: 0.2, slackTolerance: 1e-6, maxIterations: 60 };
+const wide: Omit<StepwiseCbfBaselineConfig, 'rho' | 'recheck'> = {
+  qmin: [-10, -10],
+  qmax: [10, 10],
+  maxSpeed: [100, 100],
+  gamma: 0.2,
+  slackTolerance: 1e-6,
+  maxIterations: 60,
+};
 
 describe('StepwiseCbfBaseline (Eq. A.2 baseline)', () => {
   const a = [0.6, 0.8] as const; // ‖a‖ = 1
@@ -53,7 +65,11 @@ describe('StepwiseCbfBaseline (Eq. A.2 baseline)', () => {
     const rho = 0.1;
     const unom = Float64Array.from([-0.3, -0.2]);
     const d = c - (a[0] * unom[0]! + a[1] * unom[1]!); // 0.24 > ρ/2 = 0.05
-    const published = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, { ...wide, rho, recheck: false });
+    const published = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, {
+      ...wide,
+      rho,
+      recheck: false,
+    });
     const o = published.filter(unom, 1, z, 0.05);
     expect(o.status).toBe('filtered');
     expect(o.targets[0]).toBeCloseTo(unom[0]! + (rho / 2) * a[0], 5);
@@ -79,7 +95,12 @@ describe('StepwiseCbfBaseline (Eq. A.2 baseline)', () => {
   });
 
   it('respects the per-step motion bound and fails safe on a NaN barrier', () => {
-    const f = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, { ...wide, maxSpeed: [1, 1], rho: 1000, recheck: false });
+    const f = new StepwiseCbfBaseline(linearBarrier(a, b), interiorPointSolver, {
+      ...wide,
+      maxSpeed: [1, 1],
+      rho: 1000,
+      recheck: false,
+    });
     const o = f.filter(Float64Array.from([0.5, 0.5, 1, 1]), 2, z, 0.05);
     expect(o.status).toBe('filtered');
     expect(Math.abs(o.targets[0]!)).toBeLessThanOrEqual(0.05 + 1e-9);

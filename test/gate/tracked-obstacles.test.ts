@@ -18,7 +18,16 @@ describe('tracked objects as barrier spheres', () => {
     const src = new Positions();
     const groups = [group(), group()];
     // tracking frame at (0.5, 0, 0.1) in the base, turned +90° about z: base = (0.5 − y_t, x_t, 0.1 + z_t)
-    const t = new TrackedObstacles([{ body: 'cup', radius: 0.05 }, { body: 'bowl', radius: 0.08 }], groups, src, [0.5, 0, 0.1, 0, 0, Math.PI / 2], 0.1);
+    const t = new TrackedObstacles(
+      [
+        { body: 'cup', radius: 0.05 },
+        { body: 'bowl', radius: 0.08 },
+      ],
+      groups,
+      src,
+      [0.5, 0, 0.1, 0, 0, Math.PI / 2],
+      0.1,
+    );
     src.bodies.set('cup', { p: [0.2, 0.3, 0.0], t: 9.95 });
     src.bodies.set('bowl', { p: [-0.1, 0, 0.2], t: 10 });
     expect(t.refresh(10)).toBeNull();
@@ -37,7 +46,16 @@ describe('tracked objects as barrier spheres', () => {
   it('a body never seen or older than maxAge is named, and its sphere is NaN so no barrier passes with it', () => {
     const src = new Positions();
     const groups = [group(), group()];
-    const t = new TrackedObstacles([{ body: 'cup', radius: 0.05 }, { body: 'bowl', radius: 0.08 }], groups, src, [0, 0, 0, 0, 0, 0], 0.1);
+    const t = new TrackedObstacles(
+      [
+        { body: 'cup', radius: 0.05 },
+        { body: 'bowl', radius: 0.08 },
+      ],
+      groups,
+      src,
+      [0, 0, 0, 0, 0, 0],
+      0.1,
+    );
     expect(groups[0]!.spheres.every(Number.isNaN)).toBe(true); // before any refresh
     const barrier = new CapsuleBarrier(new CapsuleModel(SO101_MODEL), groups, 0.02);
     const q = Float64Array.from([0, -0.5, 0.5, 0.5, 0, 0.3]);
@@ -62,7 +80,18 @@ describe('tracked objects as barrier spheres', () => {
   });
 
   it('refuses groups that do not hold exactly one sphere each', () => {
-    expect(() => new TrackedObstacles([{ body: 'cup', radius: 0.05 }], [], new Positions(), [0, 0, 0, 0, 0, 0], 0.1)).toThrow(/1 bodies but 0/);
-    expect(() => new TrackedObstacles([{ body: 'cup', radius: 0.05 }], [{ planes: new Float64Array(0), spheres: new Float64Array(8), box: null }], new Positions(), [0, 0, 0, 0, 0, 0], 0.1)).toThrow(/one sphere/);
+    expect(
+      () => new TrackedObstacles([{ body: 'cup', radius: 0.05 }], [], new Positions(), [0, 0, 0, 0, 0, 0], 0.1),
+    ).toThrow(/1 bodies but 0/);
+    expect(
+      () =>
+        new TrackedObstacles(
+          [{ body: 'cup', radius: 0.05 }],
+          [{ planes: new Float64Array(0), spheres: new Float64Array(8), box: null }],
+          new Positions(),
+          [0, 0, 0, 0, 0, 0],
+          0.1,
+        ),
+    ).toThrow(/one sphere/);
   });
 });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  Barrier, CapsuleModel, FR3_MODEL, SO101_MODEL, SO101_FRAMES, type ArmModelSpec, type ObstacleSet,
+  Barrier,
+  CapsuleModel,
+  FR3_MODEL,
+  SO101_MODEL,
+  SO101_FRAMES,
+  type ArmModelSpec,
+  type ObstacleSet,
 } from '../../src/kinematics/index.js';
 
 /** A planar 3-link arm (1 m links along x, joints about z) whose last link can fold back onto the first. */
@@ -49,7 +55,11 @@ describe('capsule model and self-collision', () => {
 });
 
 describe('barrier h(q) = min distance − d_safe', () => {
-  const table = (z: number): ObstacleSet => ({ planes: Float64Array.from([0, 0, 1, z]), spheres: new Float64Array(0), box: null });
+  const table = (z: number): ObstacleSet => ({
+    planes: Float64Array.from([0, 0, 1, z]),
+    spheres: new Float64Array(0),
+    box: null,
+  });
 
   it('against a table plane the gradient equals nᵀ·J(p) at the lowest capsule point (analytic reference)', () => {
     const m = new CapsuleModel(SO101_MODEL);
@@ -80,17 +90,23 @@ describe('barrier h(q) = min distance − d_safe', () => {
     const b = new Barrier(m, obstacles, 0.01, { includeSelf: true });
     const grad = new Float64Array(6);
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }), fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }), (q, dir) => {
-        const h0 = b.gradient(q, grad);
-        const kind = b.clearance.kind, cap = b.clearance.capsule, other = b.clearance.other;
-        const eps = 1e-5;
-        const q1 = q.map((v, i) => v + eps * dir[i]!);
-        const h1 = b.value(q1);
-        // Only meaningful while the same term stays active.
-        fc.pre(b.clearance.kind === kind && b.clearance.capsule === cap && b.clearance.other === other);
-        const predicted = h0 + eps * dir.reduce((s, d, i) => s + d * grad[i]!, 0);
-        expect(Math.abs(h1 - predicted)).toBeLessThan(1e-8);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }),
+        fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }),
+        (q, dir) => {
+          const h0 = b.gradient(q, grad);
+          const kind = b.clearance.kind,
+            cap = b.clearance.capsule,
+            other = b.clearance.other;
+          const eps = 1e-5;
+          const q1 = q.map((v, i) => v + eps * dir[i]!);
+          const h1 = b.value(q1);
+          // Only meaningful while the same term stays active.
+          fc.pre(b.clearance.kind === kind && b.clearance.capsule === cap && b.clearance.other === other);
+          const predicted = h0 + eps * dir.reduce((s, d, i) => s + d * grad[i]!, 0);
+          expect(Math.abs(h1 - predicted)).toBeLessThan(1e-8);
+        },
+      ),
       { numRuns: 100 },
     );
   });

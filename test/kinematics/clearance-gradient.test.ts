@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  CapsuleModel, ClearanceGradient, FR3_MODEL, minimumClearance, PANDA_MODEL, SO101_MODEL,
+  CapsuleModel,
+  ClearanceGradient,
+  FR3_MODEL,
+  minimumClearance,
+  PANDA_MODEL,
+  SO101_MODEL,
 } from '../../src/kinematics/index.js';
 import type { ArmModelSpec, Clearance, ObstacleSet } from '../../src/kinematics/index.js';
 
 /** Central difference of the active-set-free min clearance: the independent reference. */
-function numericGradient(model: CapsuleModel, obs: ObstacleSet, self: boolean, q: number[], step: number): { grad: number[]; kink: number } {
+function numericGradient(
+  model: CapsuleModel,
+  obs: ObstacleSet,
+  self: boolean,
+  q: number[],
+  step: number,
+): { grad: number[]; kink: number } {
   const c: Clearance = { distance: 0, kind: 'none', capsule: -1, other: -1 };
   const d = (x: number[]) => {
     model.update(x);
@@ -16,24 +27,35 @@ function numericGradient(model: CapsuleModel, obs: ObstacleSet, self: boolean, q
   const grad: number[] = [];
   let kink = 0;
   for (let j = 0; j < q.length; j++) {
-    const up = q.slice(), dn = q.slice();
+    const up = q.slice(),
+      dn = q.slice();
     up[j]! += step;
     dn[j]! -= step;
-    const fwd = (d(up) - d0) / step, bwd = (d0 - d(dn)) / step;
+    const fwd = (d(up) - d0) / step,
+      bwd = (d0 - d(dn)) / step;
     grad.push((fwd + bwd) / 2);
     kink = Math.max(kink, Math.abs(fwd - bwd));
   }
   return { grad, kink };
 }
 
-const models: [string, ArmModelSpec][] = [['SO-101', SO101_MODEL], ['FR3', FR3_MODEL], ['Panda', PANDA_MODEL]];
+const models: [string, ArmModelSpec][] = [
+  ['SO-101', SO101_MODEL],
+  ['FR3', FR3_MODEL],
+  ['Panda', PANDA_MODEL],
+];
 
 describe('analytic clearance gradient (n̂·J of the active term)', () => {
   for (const [name, spec] of models) {
     it(`${name}: matches central differences of the min clearance wherever the min is smooth`, () => {
       const joints = spec.chain.joints;
       const qArb = fc.tuple(...joints.map((j) => fc.double({ min: j.lower, max: j.upper, noNaN: true })));
-      const sphere = fc.tuple(fc.double({ min: -0.4, max: 0.4, noNaN: true }), fc.double({ min: -0.4, max: 0.4, noNaN: true }), fc.double({ min: 0, max: 0.6, noNaN: true }), fc.double({ min: 0.01, max: 0.08, noNaN: true }));
+      const sphere = fc.tuple(
+        fc.double({ min: -0.4, max: 0.4, noNaN: true }),
+        fc.double({ min: -0.4, max: 0.4, noNaN: true }),
+        fc.double({ min: 0, max: 0.6, noNaN: true }),
+        fc.double({ min: 0.01, max: 0.08, noNaN: true }),
+      );
       const kind = fc.constantFrom('sphere', 'plane', 'box', 'self');
       let checked = 0;
       fc.assert(
@@ -73,7 +95,11 @@ describe('analytic clearance gradient (n̂·J of the active term)', () => {
     while (!model.environment[i]) i--;
     const w = model.world;
     const e = [w[6 * i + 3]!, w[6 * i + 4]!, w[6 * i + 5]!];
-    const obs: ObstacleSet = { planes: new Float64Array(0), spheres: Float64Array.from([e[0]!, e[1]!, e[2]! + 10, 0.01]), box: null };
+    const obs: ObstacleSet = {
+      planes: new Float64Array(0),
+      spheres: Float64Array.from([e[0]!, e[1]!, e[2]! + 10, 0.01]),
+      box: null,
+    };
     const active: Clearance = { distance: 0, kind: 'none', capsule: -1, other: -1 };
     minimumClearance(model, obs, false, active);
     const g = new Float64Array(6);

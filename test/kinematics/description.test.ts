@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  armModel, CapsuleModel, ForwardKinematics, FR3_DESCRIPTION, PANDA_DESCRIPTION, SO101_DESCRIPTION, TF, transformPoint,
+  armModel,
+  CapsuleModel,
+  ForwardKinematics,
+  FR3_DESCRIPTION,
+  PANDA_DESCRIPTION,
+  SO101_DESCRIPTION,
+  TF,
+  transformPoint,
   type RobotDescription,
 } from '../../src/kinematics/index.js';
 import { readPandaGoodConfs } from '../support/panda-good-confs.js';
@@ -18,7 +25,8 @@ function naiveClearance(desc: RobotDescription, endEffector: string, q: number[]
   const fk = new ForwardKinematics(desc.chain);
   fk.compute(q);
   const world = volumes.map((v) => {
-    const a = new Float64Array(3), b = new Float64Array(3);
+    const a = new Float64Array(3),
+      b = new Float64Array(3);
     transformPoint(a, 0, fk.frames, TF * v.frame, v.a[0], v.a[1], v.a[2]);
     transformPoint(b, 0, fk.frames, TF * v.frame, v.b[0], v.b[1], v.b[2]);
     return { a, b };
@@ -27,12 +35,16 @@ function naiveClearance(desc: RobotDescription, endEffector: string, q: number[]
   let best = Infinity;
   for (let i = 0; i < volumes.length; i++) {
     for (let j = i + 1; j < volumes.length; j++) {
-      const vi = volumes[i]!, vj = volumes[j]!;
+      const vi = volumes[i]!,
+        vj = volumes[j]!;
       if (vi.link === vj.link || allowed.includes([vi.link, vj.link].sort().join('|'))) continue;
-      const A = world[i]!, B = world[j]!;
+      const A = world[i]!,
+        B = world[j]!;
       let d2 = Infinity;
       for (let s = 0; s <= N; s++) {
-        const px = A.a[0]! + (s / N) * (A.b[0]! - A.a[0]!), py = A.a[1]! + (s / N) * (A.b[1]! - A.a[1]!), pz = A.a[2]! + (s / N) * (A.b[2]! - A.a[2]!);
+        const px = A.a[0]! + (s / N) * (A.b[0]! - A.a[0]!),
+          py = A.a[1]! + (s / N) * (A.b[1]! - A.a[1]!),
+          pz = A.a[2]! + (s / N) * (A.b[2]! - A.a[2]!);
         for (let t = 0; t <= N; t++) {
           const dx = px - (B.a[0]! + (t / N) * (B.b[0]! - B.a[0]!));
           const dy = py - (B.a[1]! + (t / N) * (B.b[1]! - B.a[1]!));
@@ -47,7 +59,8 @@ function naiveClearance(desc: RobotDescription, endEffector: string, q: number[]
   return best;
 }
 
-const limits = (desc: RobotDescription) => desc.chain.joints.map((j) => fc.double({ min: j.lower, max: j.upper, noNaN: true }));
+const limits = (desc: RobotDescription) =>
+  desc.chain.joints.map((j) => fc.double({ min: j.lower, max: j.upper, noNaN: true }));
 
 describe('robot descriptions: self-collision clearance', () => {
   it('equals a naive sampled reference on random Panda configurations, with and without the hand', () => {
@@ -68,14 +81,28 @@ describe('robot descriptions: self-collision clearance', () => {
     const checked = new Set(Array.from({ length: model.pairCount }, (_, p) => model.pairName(p).replace(/#\d+/g, '')));
     // MoveIt's Panda SRDF leaves link0/1/2 against link5/6/7 and link5–link7 checked, and the hand against link0, 1, 2, 5.
     expect([...checked].sort()).toEqual([
-      'link0–hand', 'link0–link5', 'link0–link6', 'link0–link7', 'link1–hand', 'link1–link5', 'link1–link6', 'link1–link7',
-      'link2–hand', 'link2–link5', 'link2–link7', 'link5–hand', 'link5–link7',
+      'link0–hand',
+      'link0–link5',
+      'link0–link6',
+      'link0–link7',
+      'link1–hand',
+      'link1–link5',
+      'link1–link6',
+      'link1–link7',
+      'link2–hand',
+      'link2–link5',
+      'link2–link7',
+      'link5–hand',
+      'link5–link7',
     ]);
   });
 
   it('the end effector is named, never assumed: an unknown one is refused with the choices', () => {
     expect(() => armModel(FR3_DESCRIPTION, 'robotiq')).toThrow(/unknown end effector 'robotiq'.*franka_hand, none/);
-    const bad: RobotDescription = { ...SO101_DESCRIPTION, selfCollision: { ...SO101_DESCRIPTION.selfCollision, allowed: [{ links: ['base', 'elbow'], reason: 'never' }] } };
+    const bad: RobotDescription = {
+      ...SO101_DESCRIPTION,
+      selfCollision: { ...SO101_DESCRIPTION.selfCollision, allowed: [{ links: ['base', 'elbow'], reason: 'never' }] },
+    };
     expect(() => armModel(bad, 'gripper')).toThrow(/unknown link 'elbow'/);
   });
 

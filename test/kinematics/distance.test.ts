@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  capsuleInsideBoxDistance, capsulePlaneDistance, capsuleSphereDistance, pointSegmentDistanceSq,
-  segmentSegmentDistanceSq, capsuleCapsuleDistance,
+  capsuleInsideBoxDistance,
+  capsulePlaneDistance,
+  capsuleSphereDistance,
+  pointSegmentDistanceSq,
+  segmentSegmentDistanceSq,
+  capsuleCapsuleDistance,
 } from '../../src/kinematics/index.js';
 
 const coord = fc.double({ min: -1, max: 1, noNaN: true });
@@ -44,7 +48,18 @@ describe('segment–segment distance', () => {
   it('handles parallel, crossing and degenerate segments (hand-computed)', () => {
     const b = (...xs: number[]) => Float64Array.from(xs);
     // Parallel, offset 0.5 in y, overlapping in x.
-    expect(Math.sqrt(segmentSegmentDistanceSq(b(0, 0, 0, 1, 0, 0, 0.5, 0.5, 0, 2, 0.5, 0), 0, 3, b(0, 0, 0, 1, 0, 0, 0.5, 0.5, 0, 2, 0.5, 0), 6, 9))).toBeCloseTo(0.5, 12);
+    expect(
+      Math.sqrt(
+        segmentSegmentDistanceSq(
+          b(0, 0, 0, 1, 0, 0, 0.5, 0.5, 0, 2, 0.5, 0),
+          0,
+          3,
+          b(0, 0, 0, 1, 0, 0, 0.5, 0.5, 0, 2, 0.5, 0),
+          6,
+          9,
+        ),
+      ),
+    ).toBeCloseTo(0.5, 12);
     // Skew lines crossing at distance 0.3 in z.
     const skew = b(-1, 0, 0, 1, 0, 0, 0, -1, 0.3, 0, 1, 0.3);
     expect(Math.sqrt(segmentSegmentDistanceSq(skew, 0, 3, skew, 6, 9))).toBeCloseTo(0.3, 12);

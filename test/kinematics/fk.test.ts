@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  ForwardKinematics, PointForceEstimator, PANDA_CHAIN, FR3_CHAIN, SO101_CHAIN, SO101_FRAMES, FRANKA_FRAMES, type ChainSpec,
+  ForwardKinematics,
+  PointForceEstimator,
+  PANDA_CHAIN,
+  FR3_CHAIN,
+  SO101_CHAIN,
+  SO101_FRAMES,
+  FRANKA_FRAMES,
+  type ChainSpec,
 } from '../../src/kinematics/index.js';
 
 type M4 = number[][];
@@ -10,16 +17,36 @@ function mm(a: M4, b: M4): M4 {
   return a.map((row) => b[0]!.map((_, j) => row.reduce((s, v, k) => s + v * b[k]![j]!, 0)));
 }
 function rx(t: number): M4 {
-  return [[1, 0, 0, 0], [0, Math.cos(t), -Math.sin(t), 0], [0, Math.sin(t), Math.cos(t), 0], [0, 0, 0, 1]];
+  return [
+    [1, 0, 0, 0],
+    [0, Math.cos(t), -Math.sin(t), 0],
+    [0, Math.sin(t), Math.cos(t), 0],
+    [0, 0, 0, 1],
+  ];
 }
 function ry(t: number): M4 {
-  return [[Math.cos(t), 0, Math.sin(t), 0], [0, 1, 0, 0], [-Math.sin(t), 0, Math.cos(t), 0], [0, 0, 0, 1]];
+  return [
+    [Math.cos(t), 0, Math.sin(t), 0],
+    [0, 1, 0, 0],
+    [-Math.sin(t), 0, Math.cos(t), 0],
+    [0, 0, 0, 1],
+  ];
 }
 function rz(t: number): M4 {
-  return [[Math.cos(t), -Math.sin(t), 0, 0], [Math.sin(t), Math.cos(t), 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]];
+  return [
+    [Math.cos(t), -Math.sin(t), 0, 0],
+    [Math.sin(t), Math.cos(t), 0, 0],
+    [0, 0, 1, 0],
+    [0, 0, 0, 1],
+  ];
 }
 function tr(x: number, y: number, z: number): M4 {
-  return [[1, 0, 0, x], [0, 1, 0, y], [0, 0, 1, z], [0, 0, 0, 1]];
+  return [
+    [1, 0, 0, x],
+    [0, 1, 0, y],
+    [0, 0, 1, z],
+    [0, 0, 0, 1],
+  ];
 }
 function naiveFk(chain: ChainSpec, q: number[], frame: string): M4 {
   const frames: M4[] = [tr(0, 0, 0)];
@@ -79,7 +106,8 @@ describe('SO-101 forward kinematics (so101_new_calib.urdf)', () => {
     const th = 0.7;
     fk.compute([th, 0, 0, 0, 0, 0]);
     const px = 0.0388353;
-    const c = Math.cos(-th), s = Math.sin(-th);
+    const c = Math.cos(-th),
+      s = Math.sin(-th);
     expectClose(position(fk, SO101_FRAMES.tcp), [px + c * (x0 - px) - s * y0, s * (x0 - px) + c * y0, z0]);
   });
   it('the gripper (jaw) joint does not move the TCP', () => {
@@ -90,14 +118,30 @@ describe('SO-101 forward kinematics (so101_new_calib.urdf)', () => {
   });
   it('matches a naive 4×4 reference over random joint positions', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -Math.PI, max: Math.PI, noNaN: true }), { minLength: 6, maxLength: 6 }), (q) => {
-        fk.compute(q);
-        const ref = naiveFk(SO101_CHAIN, q, 'gripper_frame_link');
-        const o = fk.offset(SO101_FRAMES.tcp);
-        const got = Array.from(fk.frames.subarray(o, o + 12));
-        const want = [ref[0]![0]!, ref[0]![1]!, ref[0]![2]!, ref[1]![0]!, ref[1]![1]!, ref[1]![2]!, ref[2]![0]!, ref[2]![1]!, ref[2]![2]!, ref[0]![3]!, ref[1]![3]!, ref[2]![3]!];
-        expectClose(got, want, 1e-12);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -Math.PI, max: Math.PI, noNaN: true }), { minLength: 6, maxLength: 6 }),
+        (q) => {
+          fk.compute(q);
+          const ref = naiveFk(SO101_CHAIN, q, 'gripper_frame_link');
+          const o = fk.offset(SO101_FRAMES.tcp);
+          const got = Array.from(fk.frames.subarray(o, o + 12));
+          const want = [
+            ref[0]![0]!,
+            ref[0]![1]!,
+            ref[0]![2]!,
+            ref[1]![0]!,
+            ref[1]![1]!,
+            ref[1]![2]!,
+            ref[2]![0]!,
+            ref[2]![1]!,
+            ref[2]![2]!,
+            ref[0]![3]!,
+            ref[1]![3]!,
+            ref[2]![3]!,
+          ];
+          expectClose(got, want, 1e-12);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -109,10 +153,12 @@ describe('SO-101 forward kinematics (so101_new_calib.urdf)', () => {
     fk.pointJacobian(J, SO101_FRAMES.tcp, x, y, z);
     const h = 1e-6;
     for (let j = 0; j < 6; j++) {
-      const qp = q.slice(); qp[j]! += h;
+      const qp = q.slice();
+      qp[j]! += h;
       fk.compute(qp);
       const p = position(fk, SO101_FRAMES.tcp);
-      const qm = q.slice(); qm[j]! -= h;
+      const qm = q.slice();
+      qm[j]! -= h;
       fk.compute(qm);
       const m = position(fk, SO101_FRAMES.tcp);
       for (let r = 0; r < 3; r++) expect(Math.abs(J[r * 6 + j]! - (p[r]! - m[r]!) / (2 * h))).toBeLessThan(1e-7);

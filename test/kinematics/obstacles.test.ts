@@ -15,7 +15,10 @@ describe('minimumClearance with NaN', () => {
     model.update(Float64Array.from([0, NaN, 0.5, 0.5, 0, 0.3]));
     expect(minimumClearance(model, obstacles, true, fresh()).distance).toBeNaN();
     expect(minimumClearance(model, obstacles, false, fresh()).distance).toBeNaN();
-    expect(minimumClearance(model, { planes: new Float64Array(0), spheres: new Float64Array(0), box: null }, true, fresh()).distance).toBeNaN();
+    expect(
+      minimumClearance(model, { planes: new Float64Array(0), spheres: new Float64Array(0), box: null }, true, fresh())
+        .distance,
+    ).toBeNaN();
   });
 
   it('a NaN sphere wins over closer finite obstacles and is reported as the active sphere', () => {
@@ -23,7 +26,10 @@ describe('minimumClearance with NaN', () => {
     model.update(Float64Array.from([0, -0.5, 0.5, 0.5, 0, 0.3]));
     const finite = minimumClearance(model, obstacles, true, fresh()).distance;
     expect(Number.isFinite(finite)).toBe(true);
-    const withNaN: ObstacleSet = { ...obstacles, spheres: Float64Array.from([0.25, 0.05, 0.12, 0.03, NaN, NaN, NaN, NaN]) };
+    const withNaN: ObstacleSet = {
+      ...obstacles,
+      spheres: Float64Array.from([0.25, 0.05, 0.12, 0.03, NaN, NaN, NaN, NaN]),
+    };
     const c = minimumClearance(model, withNaN, true, fresh());
     expect(c.distance).toBeNaN();
     expect(c.kind).toBe('sphere');

@@ -26,12 +26,22 @@ const toRobot = (p: readonly number[]): [number, number, number] => {
 };
 /** Eight markers on a table in the tracking frame (z ≈ table height), not on a line. */
 const MARKERS: [number, number, number][] = [
-  [0.1, 0.05, 0.0], [0.45, 0.1, 0.002], [0.3, -0.35, 0.001], [-0.2, -0.25, 0.0],
-  [-0.3, 0.3, 0.003], [0.05, 0.42, 0.0], [0.25, 0.25, 0.12], [-0.1, -0.05, 0.08],
+  [0.1, 0.05, 0.0],
+  [0.45, 0.1, 0.002],
+  [0.3, -0.35, 0.001],
+  [-0.2, -0.25, 0.0],
+  [-0.3, 0.3, 0.003],
+  [0.05, 0.42, 0.0],
+  [0.25, 0.25, 0.12],
+  [-0.1, -0.05, 0.08],
 ];
 function noisy(seed: number, amplitude = 0.001) {
   const rnd = mulberry32(seed);
-  const jitter = (p: readonly number[]): [number, number, number] => [p[0]! + amplitude * (2 * rnd() - 1), p[1]! + amplitude * (2 * rnd() - 1), p[2]! + amplitude * (2 * rnd() - 1)];
+  const jitter = (p: readonly number[]): [number, number, number] => [
+    p[0]! + amplitude * (2 * rnd() - 1),
+    p[1]! + amplitude * (2 * rnd() - 1),
+    p[2]! + amplitude * (2 * rnd() - 1),
+  ];
   return { mocap: MARKERS.map(jitter), robot: MARKERS.map((m) => jitter(toRobot(m))) };
 }
 
@@ -64,25 +74,40 @@ describe('fitRigidTransform (Horn) against a hand-made transform', () => {
       expect(r.fit.rms).toBeGreaterThan(0.0002);
       // a proper rotation (det +1), never a reflection
       const R = r.fit.rotation;
-      const det = R[0]! * (R[4]! * R[8]! - R[5]! * R[7]!) - R[1]! * (R[3]! * R[8]! - R[5]! * R[6]!) + R[2]! * (R[3]! * R[7]! - R[4]! * R[6]!);
+      const det =
+        R[0]! * (R[4]! * R[8]! - R[5]! * R[7]!) -
+        R[1]! * (R[3]! * R[8]! - R[5]! * R[6]!) +
+        R[2]! * (R[3]! * R[7]! - R[4]! * R[6]!);
       expect(det).toBeCloseTo(1, 9);
     }
   });
 
   it('refuses too few points and points on one line', () => {
     const two = fitRigidTransform(MARKERS.slice(0, 2), MARKERS.slice(0, 2).map(toRobot));
-    expect(two).toEqual({ ok: false, reason: '2 point pair(s): at least 3, not on one line, are needed to fix a rotation' });
-    const line = [0, 0.1, 0.2, 0.3, 0.4].map((s): [number, number, number] => [s, 2 * s + 0.0004 * Math.sin(40 * s), 0]);
+    expect(two).toEqual({
+      ok: false,
+      reason: '2 point pair(s): at least 3, not on one line, are needed to fix a rotation',
+    });
+    const line = [0, 0.1, 0.2, 0.3, 0.4].map((s): [number, number, number] => [
+      s,
+      2 * s + 0.0004 * Math.sin(40 * s),
+      0,
+    ]);
     const r = fitRigidTransform(line, line.map(toRobot));
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toMatch(/^the first point set is \(nearly\) on one line: spread across it 0\.\d mm < 20 mm/);
+    if (!r.ok)
+      expect(r.reason).toMatch(/^the first point set is \(nearly\) on one line: spread across it 0\.\d mm < 20 mm/);
   });
 });
 
 describe('armguard mocap-fit', () => {
   const dir = mkdtempSync(join(tmpdir(), 'armguard-mocap-fit-'));
   const csv = (rows: { robot: number[]; mocap: number[] }[]) =>
-    ['# touched with the flange centre', 'label,robot_x,robot_y,robot_z,mocap_x,mocap_y,mocap_z', ...rows.map((r, i) => [`m${i + 1}`, ...r.robot, ...r.mocap].join(','))].join('\n') + '\n';
+    [
+      '# touched with the flange centre',
+      'label,robot_x,robot_y,robot_z,mocap_x,mocap_y,mocap_z',
+      ...rows.map((r, i) => [`m${i + 1}`, ...r.robot, ...r.mocap].join(',')),
+    ].join('\n') + '\n';
   const pairsOf = (seed: number) => {
     const { mocap, robot } = noisy(seed);
     return mocap.map((m, i) => ({ mocap: m, robot: robot[i]! }));
@@ -130,30 +155,62 @@ describe('armguard mocap-fit', () => {
 
 describe('parsePairsCsv (property)', () => {
   const finite = fc.double({ min: -10, max: 10, noNaN: true, noDefaultInfinity: true }).map((v) => (v === 0 ? 0 : v)); // -0 prints as 0
-  const row = fc.record({ label: fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/), values: fc.array(finite, { minLength: 6, maxLength: 6 }) });
+  const row = fc.record({
+    label: fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/),
+    values: fc.array(finite, { minLength: 6, maxLength: 6 }),
+  });
 
   it('reads back every table it is given, in any column order', () => {
     fc.assert(
-      fc.property(fc.array(row, { maxLength: 30 }), fc.shuffledSubarray([...PAIR_COLUMNS, 'label'], { minLength: 7, maxLength: 7 }), (rows, order) => {
-        const text = [order.join(','), ...rows.map((r) => order.map((c) => (c === 'label' ? r.label : String(r.values[PAIR_COLUMNS.indexOf(c as (typeof PAIR_COLUMNS)[number])]))).join(','))].join('\n');
-        const p = parsePairsCsv(text, 'p.csv');
-        expect(p.ok).toBe(true);
-        if (!p.ok) return;
-        expect(p.pairs.map((x) => [x.label, ...x.robot, ...x.mocap])).toEqual(rows.map((r) => [r.label, ...r.values]));
-      }),
+      fc.property(
+        fc.array(row, { maxLength: 30 }),
+        fc.shuffledSubarray([...PAIR_COLUMNS, 'label'], { minLength: 7, maxLength: 7 }),
+        (rows, order) => {
+          const text = [
+            order.join(','),
+            ...rows.map((r) =>
+              order
+                .map((c) =>
+                  c === 'label' ? r.label : String(r.values[PAIR_COLUMNS.indexOf(c as (typeof PAIR_COLUMNS)[number])]),
+                )
+                .join(','),
+            ),
+          ].join('\n');
+          const p = parsePairsCsv(text, 'p.csv');
+          expect(p.ok).toBe(true);
+          if (!p.ok) return;
+          expect(p.pairs.map((x) => [x.label, ...x.robot, ...x.mocap])).toEqual(
+            rows.map((r) => [r.label, ...r.values]),
+          );
+        },
+      ),
     );
   });
 
   it('never throws; a damaged cell is named with its line and column', () => {
     fc.assert(fc.property(fc.string(), (s) => void parsePairsCsv(s, 'p.csv')));
     fc.assert(
-      fc.property(fc.array(row, { minLength: 1, maxLength: 10 }), fc.nat(), fc.nat(5), fc.constantFrom('', 'NaN', 'Infinity', '1e999', 'abc', '0x'), (rows, at, col, junk) => {
-        const i = at % rows.length;
-        const lines = ['label,' + PAIR_COLUMNS.join(','), ...rows.map((r, k) => [r.label, ...r.values.map((v, j) => (k === i && j === col ? junk : String(v)))].join(','))];
-        const p = parsePairsCsv(lines.join('\n'), 'p.csv');
-        expect(p.ok).toBe(false);
-        if (!p.ok) expect(p.errors).toContain(`p.csv:${i + 2}: column ${PAIR_COLUMNS[col]}: expected a finite number (m), got '${junk}'`);
-      }),
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 10 }),
+        fc.nat(),
+        fc.nat(5),
+        fc.constantFrom('', 'NaN', 'Infinity', '1e999', 'abc', '0x'),
+        (rows, at, col, junk) => {
+          const i = at % rows.length;
+          const lines = [
+            'label,' + PAIR_COLUMNS.join(','),
+            ...rows.map((r, k) =>
+              [r.label, ...r.values.map((v, j) => (k === i && j === col ? junk : String(v)))].join(','),
+            ),
+          ];
+          const p = parsePairsCsv(lines.join('\n'), 'p.csv');
+          expect(p.ok).toBe(false);
+          if (!p.ok)
+            expect(p.errors).toContain(
+              `p.csv:${i + 2}: column ${PAIR_COLUMNS[col]}: expected a finite number (m), got '${junk}'`,
+            );
+        },
+      ),
     );
   });
 });

@@ -40,7 +40,8 @@ describe('SO-101 self-collision model (spheres fitted to so101_new_calib.urdf me
     model.update(q);
     expect(model.minSelfDistance()).toBeLessThan(0);
     let ofPair = Infinity;
-    for (let p = 0; p < model.pairCount; p++) if (linkPair(model.pairName(p)) === pair) ofPair = Math.min(ofPair, model.pairDistance(p));
+    for (let p = 0; p < model.pairCount; p++)
+      if (linkPair(model.pairName(p)) === pair) ofPair = Math.min(ofPair, model.pairDistance(p));
     expect(ofPair).toBeLessThan(0);
   });
 
@@ -48,7 +49,14 @@ describe('SO-101 self-collision model (spheres fitted to so101_new_calib.urdf me
     const model = new CapsuleModel(armModel(SO101_DESCRIPTION, 'gripper'));
     const checked = new Set<string>();
     for (let p = 0; p < model.pairCount; p++) checked.add(linkPair(model.pairName(p)));
-    expect([...checked].sort()).toEqual(['base–gripper', 'base–jaw', 'base–lower_arm', 'base–wrist', 'upper_arm–gripper', 'upper_arm–jaw']);
+    expect([...checked].sort()).toEqual([
+      'base–gripper',
+      'base–jaw',
+      'base–lower_arm',
+      'base–wrist',
+      'upper_arm–gripper',
+      'upper_arm–jaw',
+    ]);
   });
 
   it('every allowed pair carries a reason and names two different links', () => {

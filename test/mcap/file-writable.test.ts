@@ -32,8 +32,20 @@ describe('mcapWritable (McapWriter over the one FileWritable)', () => {
     const mem = new MemoryFileWritable();
     const writer = new McapWriter({ writable: mcapWritable(mem) });
     await writer.start({ profile: 'test', library: 'file-writable.test' });
-    const channelId = await writer.registerChannel({ topic: '/x', messageEncoding: 'json', schemaId: 0, metadata: new Map() });
-    for (let i = 0; i < 3; i++) await writer.addMessage({ channelId, sequence: i, logTime: BigInt(i), publishTime: BigInt(i), data: new TextEncoder().encode(`{"i":${i}}`) });
+    const channelId = await writer.registerChannel({
+      topic: '/x',
+      messageEncoding: 'json',
+      schemaId: 0,
+      metadata: new Map(),
+    });
+    for (let i = 0; i < 3; i++)
+      await writer.addMessage({
+        channelId,
+        sequence: i,
+        logTime: BigInt(i),
+        publishTime: BigInt(i),
+        data: new TextEncoder().encode(`{"i":${i}}`),
+      });
     await writer.end();
     const summary = await scanBag([mem.bytes()]);
     expect(summary.end.kind).toBe('complete');

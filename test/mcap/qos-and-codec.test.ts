@@ -1,7 +1,14 @@
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRos2Codec, normalizeSchemaText, parseQosProfiles, scanBag, serializeQosProfiles, type QosProfile } from '../../src/mcap/index.js';
+import {
+  createRos2Codec,
+  normalizeSchemaText,
+  parseQosProfiles,
+  scanBag,
+  serializeQosProfiles,
+  type QosProfile,
+} from '../../src/mcap/index.js';
 import { bagFiles } from '../../src/platform/bag-files.js';
 import { fileSource } from '../../src/platform/file-source.js';
 import { sharedDir } from '../support/paths.js';
@@ -19,18 +26,32 @@ describe('QoS profiles in rosbag2 layout', () => {
 
   it('round-trips arbitrary profiles', () => {
     const int = fc.integer({ min: 0, max: 5 });
-    const dur = fc.record({ sec: fc.integer({ min: 0, max: 2 ** 40 }), nsec: fc.integer({ min: 0, max: 999_999_999 }) });
-    const profile: fc.Arbitrary<QosProfile> = fc.record({
-      history: int, depth: fc.integer({ min: 0, max: 1000 }), reliability: int, durability: int,
-      deadline: dur, lifespan: dur, liveliness: int, liveliness_lease_duration: dur, avoid_ros_namespace_conventions: fc.boolean(),
+    const dur = fc.record({
+      sec: fc.integer({ min: 0, max: 2 ** 40 }),
+      nsec: fc.integer({ min: 0, max: 999_999_999 }),
     });
-    fc.assert(fc.property(fc.array(profile, { minLength: 1, maxLength: 3 }), (ps) => {
-      expect(parseQosProfiles(serializeQosProfiles(ps))).toEqual(ps);
-    }));
+    const profile: fc.Arbitrary<QosProfile> = fc.record({
+      history: int,
+      depth: fc.integer({ min: 0, max: 1000 }),
+      reliability: int,
+      durability: int,
+      deadline: dur,
+      lifespan: dur,
+      liveliness: int,
+      liveliness_lease_duration: dur,
+      avoid_ros_namespace_conventions: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(profile, { minLength: 1, maxLength: 3 }), (ps) => {
+        expect(parseQosProfiles(serializeQosProfiles(ps))).toEqual(ps);
+      }),
+    );
   });
 
   it('names the profile and field of a bad value', () => {
-    expect(() => parseQosProfiles('- history: keep_last\n')).toThrow("offered_qos_profiles[0]: 'history' must be an integer");
+    expect(() => parseQosProfiles('- history: keep_last\n')).toThrow(
+      "offered_qos_profiles[0]: 'history' must be an integer",
+    );
     expect(() => parseQosProfiles('history: 1')).toThrow('expected a YAML list');
   });
 });
@@ -41,8 +62,16 @@ describe('schema texts with --- separators', () => {
     expect(normalizeSchemaText('example_interfaces/srv/AddTwoInts_Response', srv).trim()).toBe('int64 sum');
     expect(normalizeSchemaText('example_interfaces/srv/AddTwoInts_Request', srv).trim()).toBe('int64 a\nint64 b');
     const codec = createRos2Codec('example_interfaces/srv/AddTwoInts_Event', srv);
-    const event = { info: { event_type: 0, stamp: { sec: 1, nanosec: 2 }, client_gid: new Array(16).fill(7), sequence_number: 9n }, request: [{ a: 40n, b: 2n }], response: [] };
-    expect(codec.decode(codec.encode(event))).toMatchObject({ info: { sequence_number: 9n }, request: [{ a: 40n, b: 2n }], response: [] });
+    const event = {
+      info: { event_type: 0, stamp: { sec: 1, nanosec: 2 }, client_gid: new Array(16).fill(7), sequence_number: 9n },
+      request: [{ a: 40n, b: 2n }],
+      response: [],
+    };
+    expect(codec.decode(codec.encode(event))).toMatchObject({
+      info: { sequence_number: 9n },
+      request: [{ a: 40n, b: 2n }],
+      response: [],
+    });
   });
 
   it('actions: goal, result and feedback sections', () => {
@@ -61,13 +90,20 @@ describe('schema texts with --- separators', () => {
 describe('bag files from a path', () => {
   const bags = resolve(sharedDir, 'data/rosbag2-test-bags');
   it('a bag directory with metadata.yaml lists its relative_file_paths; a file is itself', async () => {
-    expect(await bagFiles(join(bags, 'rosbag2_py/test/resources/mcap/talker'))).toEqual([join(bags, 'rosbag2_py/test/resources/mcap/talker/talker.mcap')]);
+    expect(await bagFiles(join(bags, 'rosbag2_py/test/resources/mcap/talker'))).toEqual([
+      join(bags, 'rosbag2_py/test/resources/mcap/talker/talker.mcap'),
+    ]);
     const f = join(bags, 'rosbag2_tests/resources/mcap/cdr_test/cdr_test_0.mcap');
     expect(await bagFiles(f)).toEqual([f]);
   });
   it('without metadata.yaml the .mcap files in name order; an empty folder is refused with its path', async () => {
     const dir = join(bags, 'rosbag2_cpp/test/rosbag2_cpp/bags');
-    expect((await bagFiles(dir)).map((p) => p.split('/').pop())).toEqual(['only_topics.mcap', 'topics_and_services.mcap']);
-    await expect(bagFiles(join(bags, 'rosbag2_cpp/test'))).rejects.toThrow(/rosbag2_cpp\/test: no metadata.yaml and no .mcap files/);
+    expect((await bagFiles(dir)).map((p) => p.split('/').pop())).toEqual([
+      'only_topics.mcap',
+      'topics_and_services.mcap',
+    ]);
+    await expect(bagFiles(join(bags, 'rosbag2_cpp/test'))).rejects.toThrow(
+      /rosbag2_cpp\/test: no metadata.yaml and no .mcap files/,
+    );
   });
 });

@@ -40,28 +40,36 @@ function bytesReadable(bytes: Uint8Array): IReadable {
 }
 
 async function writeSample(path: string): Promise<Map<string, unknown[]>> {
-  const written = new Map<string, unknown[]>([[STATE, []], [JOINTS, []], [POSE, []]]);
-  await writeBagFile(path, async (w) => {
-    await w.addTopic({ topic: STATE, type: 'franka_msgs/msg/FrankaRobotState', qos: [offeredQos('reliable')] });
-    await w.addTopic({ topic: JOINTS, type: 'sensor_msgs/msg/JointState', qos: [offeredQos('reliable')] });
-    await w.addTopic({ topic: POSE, type: 'geometry_msgs/PoseStamped', qos: [offeredQos('best_effort')] });
-    for (let k = 0; k < 200; k++) {
-      const ns = t0 + BigInt(k) * 1_000_000n;
-      const s = frankaRobotState(ns, k, k === 150);
-      await w.write(STATE, ns, s);
-      written.get(STATE)!.push(s);
-      if (k % 33 === 0) {
-        const j = jointState(ns, k);
-        await w.write(JOINTS, ns, j);
-        written.get(JOINTS)!.push(j);
+  const written = new Map<string, unknown[]>([
+    [STATE, []],
+    [JOINTS, []],
+    [POSE, []],
+  ]);
+  await writeBagFile(
+    path,
+    async (w) => {
+      await w.addTopic({ topic: STATE, type: 'franka_msgs/msg/FrankaRobotState', qos: [offeredQos('reliable')] });
+      await w.addTopic({ topic: JOINTS, type: 'sensor_msgs/msg/JointState', qos: [offeredQos('reliable')] });
+      await w.addTopic({ topic: POSE, type: 'geometry_msgs/PoseStamped', qos: [offeredQos('best_effort')] });
+      for (let k = 0; k < 200; k++) {
+        const ns = t0 + BigInt(k) * 1_000_000n;
+        const s = frankaRobotState(ns, k, k === 150);
+        await w.write(STATE, ns, s);
+        written.get(STATE)!.push(s);
+        if (k % 33 === 0) {
+          const j = jointState(ns, k);
+          await w.write(JOINTS, ns, j);
+          written.get(JOINTS)!.push(j);
+        }
+        if (k % 10 === 0) {
+          const p = poseStamped(ns, k);
+          await w.write(POSE, ns, p);
+          written.get(POSE)!.push(p);
+        }
       }
-      if (k % 10 === 0) {
-        const p = poseStamped(ns, k);
-        await w.write(POSE, ns, p);
-        written.get(POSE)!.push(p);
-      }
-    }
-  }, { chunkSize: 64 * 1024 });
+    },
+    { chunkSize: 64 * 1024 },
+  );
   return written;
 }
 
@@ -97,19 +105,37 @@ describe('rosbag2 round trip', () => {
       expect(c.messageEncoding).toBe('cdr');
       const qos = parseYaml(c.metadata.get('offered_qos_profiles')!);
       expect(Array.isArray(qos)).toBe(true);
-      for (const key of ['history', 'depth', 'reliability', 'durability', 'liveliness']) expect(Number.isInteger(qos[0][key]), key).toBe(true);
+      for (const key of ['history', 'depth', 'reliability', 'durability', 'liveliness'])
+        expect(Number.isInteger(qos[0][key]), key).toBe(true);
       expect(qos[0].reliability).toBe(c.topic === POSE ? 2 : 1);
       expect(c.metadata.has('topic_type_hash')).toBe(true);
     }
     const stateSchema = [...reader.schemasById.values()].find((s) => s.name === 'franka_msgs/msg/FrankaRobotState')!;
     const text = new TextDecoder().decode(stateSchema.data);
-    const blocks = text.split(`${'='.repeat(80)}\nMSG: `).slice(1).map((b) => b.split('\n')[0]);
+    const blocks = text
+      .split(`${'='.repeat(80)}\nMSG: `)
+      .slice(1)
+      .map((b) => b.split('\n')[0]);
     expect(blocks.sort()).toEqual([
-      'builtin_interfaces/Time', 'franka_msgs/CollisionIndicators', 'franka_msgs/Elbow', 'franka_msgs/Errors',
-      'geometry_msgs/Accel', 'geometry_msgs/AccelStamped', 'geometry_msgs/Inertia', 'geometry_msgs/InertiaStamped',
-      'geometry_msgs/Point', 'geometry_msgs/Pose', 'geometry_msgs/PoseStamped', 'geometry_msgs/Quaternion',
-      'geometry_msgs/Twist', 'geometry_msgs/TwistStamped', 'geometry_msgs/Vector3', 'geometry_msgs/Wrench',
-      'geometry_msgs/WrenchStamped', 'sensor_msgs/JointState', 'std_msgs/Header',
+      'builtin_interfaces/Time',
+      'franka_msgs/CollisionIndicators',
+      'franka_msgs/Elbow',
+      'franka_msgs/Errors',
+      'geometry_msgs/Accel',
+      'geometry_msgs/AccelStamped',
+      'geometry_msgs/Inertia',
+      'geometry_msgs/InertiaStamped',
+      'geometry_msgs/Point',
+      'geometry_msgs/Pose',
+      'geometry_msgs/PoseStamped',
+      'geometry_msgs/Quaternion',
+      'geometry_msgs/Twist',
+      'geometry_msgs/TwistStamped',
+      'geometry_msgs/Vector3',
+      'geometry_msgs/Wrench',
+      'geometry_msgs/WrenchStamped',
+      'sensor_msgs/JointState',
+      'std_msgs/Header',
     ]);
     // 5
     const stats = reader.statistics!;
@@ -130,11 +156,26 @@ describe('rosbag2 round trip', () => {
     const md = reader.metadataIndexes.filter((m) => m.name === 'rosbag2');
     expect(md).toHaveLength(1);
     const summary = await scanBag([bytes]);
-    const info = summary.rosbag2Metadata as { version: bigint; message_count: bigint; relative_file_paths: string[]; topics_with_message_count: { topic_metadata: { name: string; type: string; serialization_format: string }; message_count: bigint }[] };
+    const info = summary.rosbag2Metadata as {
+      version: bigint;
+      message_count: bigint;
+      relative_file_paths: string[];
+      topics_with_message_count: {
+        topic_metadata: { name: string; type: string; serialization_format: string };
+        message_count: bigint;
+      }[];
+    };
     expect(info.version).toBe(8n);
     expect(info.message_count).toBe(227n);
     expect(info.relative_file_paths).toEqual(['franka_0.mcap']);
-    expect(info.topics_with_message_count.map((t) => [t.topic_metadata.name, t.topic_metadata.type, t.topic_metadata.serialization_format, t.message_count])).toEqual([
+    expect(
+      info.topics_with_message_count.map((t) => [
+        t.topic_metadata.name,
+        t.topic_metadata.type,
+        t.topic_metadata.serialization_format,
+        t.message_count,
+      ]),
+    ).toEqual([
       [STATE, 'franka_msgs/msg/FrankaRobotState', 'cdr', 200n],
       [JOINTS, 'sensor_msgs/msg/JointState', 'cdr', 7n],
       [POSE, 'geometry_msgs/msg/PoseStamped', 'cdr', 20n],
@@ -143,11 +184,17 @@ describe('rosbag2 round trip', () => {
 
   it('the Franka Errors definition has the 36 humble fields and FrankaRobotState decodes its constants', () => {
     expect(FRANKA_ERROR_FIELD_COUNT).toBe(36);
-    const codec = createRos2Codec('franka_msgs/msg/FrankaRobotState', fullDefinition('franka_msgs/msg/FrankaRobotState'));
+    const codec = createRos2Codec(
+      'franka_msgs/msg/FrankaRobotState',
+      fullDefinition('franka_msgs/msg/FrankaRobotState'),
+    );
     const errorsDef = codec.definitions.find((d) => d.name === 'franka_msgs/Errors')!;
     expect(errorsDef.definitions.filter((f) => !f.isConstant)).toHaveLength(36);
     const root = codec.definitions[0]!;
-    expect(root.definitions.filter((f) => f.isConstant).map((f) => [f.name, f.value])).toContainEqual(['ROBOT_MODE_REFLEX', 4]);
+    expect(root.definitions.filter((f) => f.isConstant).map((f) => [f.name, f.value])).toContainEqual([
+      'ROBOT_MODE_REFLEX',
+      4,
+    ]);
   });
 
   it('a definition with an unknown dependency is refused with its name', () => {

@@ -40,14 +40,31 @@ describe('Franka node episode recording (episodes_dir)', () => {
     const config = frankaTestConfig({ robotId: 'fr3-rec', episodesDir: dir });
     let wall = Date.UTC(2026, 10, 29, 12, 0, 0);
     const log: string[] = [];
-    const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers, wallClock: () => new Date((wall += 1000)), log: (l) => log.push(l) } });
+    const parts = buildFrankaNode(graph, config, spec.spec, {
+      recording: { timers, wallClock: () => new Date((wall += 1000)), log: (l) => log.push(l) },
+    });
     const episodes = parts.episodes!;
     expect(episodes).toBeDefined();
     const world = graph.createNode('world');
-    const state = world.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
-    const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-    const proposer = world.createPublisher<PolicyTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
-    const labelClient = world.createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success');
+    const state = world.createPublisher<FrankaRobotState>(
+      'franka_msgs/msg/FrankaRobotState',
+      config.robotStateTopic,
+      QOS_RELIABLE,
+    );
+    const gripper = world.createPublisher<JointState>(
+      'sensor_msgs/msg/JointState',
+      config.gripperTopic,
+      QOS_SENSOR_DATA,
+    );
+    const proposer = world.createPublisher<PolicyTrajectory>(
+      'trajectory_msgs/msg/JointTrajectory',
+      '/armguard/proposed_trajectory',
+      QOS_RELIABLE,
+    );
+    const labelClient = world.createClient<SetBoolRequest, TriggerResponse>(
+      'std_srvs/srv/SetBool',
+      '/armguard/label_success',
+    );
     timers.advance(0.1); // discovery: the world's publishers match the node's subscriptions one by one
     await episodes.start(clock.now());
     const tick = (ms: number, tau = 5) => {
@@ -60,7 +77,10 @@ describe('Franka node episode recording (episodes_dir)', () => {
     tick(100);
     const points = Array.from({ length: 10 }, (_, k) => ({
       positions: READY.map((q, j) => (j === 0 ? q + (0.1 * (k + 1)) / 10 : q)),
-      velocities: [], accelerations: [], effort: [], time_from_start: toStamp((k + 1) * 0.05),
+      velocities: [],
+      accelerations: [],
+      effort: [],
+      time_from_start: toStamp((k + 1) * 0.05),
     }));
     proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: 'chunk-1' }, joint_names: JOINTS, points });
     tick(50);
@@ -72,14 +92,20 @@ describe('Franka node episode recording (episodes_dir)', () => {
     tick(10);
     await episodes.close(clock.now(), 'test end');
 
-    const files = readdirSync(dir).filter((f) => f.endsWith('.mcap')).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.mcap'))
+      .sort();
     expect(files).toHaveLength(2);
     // only the unlabelled second episode gets the reminder, with the command that labels it
     const reminders = log.filter((l) => l.includes('without a success label'));
-    expect(reminders).toEqual([expect.stringContaining(`armguard label ${join(dir, files[1]!)} --success | --failure`) as string]);
+    expect(reminders).toEqual([
+      expect.stringContaining(`armguard label ${join(dir, files[1]!)} --success | --failure`) as string,
+    ]);
     const records: EpisodeRecord[] = [];
     let platform = '';
-    const scan = await readEpisode(join(dir, files[0]!), (r) => records.push(r), { onStart: (s) => (platform = s.platform ?? '') });
+    const scan = await readEpisode(join(dir, files[0]!), (r) => records.push(r), {
+      onStart: (s) => (platform = s.platform ?? ''),
+    });
     expect(scan.end.kind).toBe('complete');
     expect(scan.errors.map((e) => e.message)).toEqual([]);
     expect(platform).toBe('fr3');
@@ -96,7 +122,12 @@ describe('Franka node episode recording (episodes_dir)', () => {
     expect(labels).toHaveLength(1);
     expect(labels[0]).toMatchObject({ success: true, source: 'operator', by: 'ros2 ~/label_success' });
 
-    const report = await buildReportFromDir(dir, { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 100, seed: 1 }, source: dir, generatedAt: 'test' });
+    const report = await buildReportFromDir(dir, {
+      scorer: new EpisodeScorer(spec.spec),
+      bootstrap: { resamples: 100, seed: 1 },
+      source: dir,
+      generatedAt: 'test',
+    });
     // the second episode was closed at shutdown without a label: listed as unlabelled, not counted, not among unreadable files
     expect(report.unlabelled.map((u) => u.file)).toEqual([join(dir, files[1]!)]);
     expect(report.skipped).toEqual([]);
@@ -112,10 +143,19 @@ describe('Franka node episode recording (episodes_dir)', () => {
     if (!spec.ok) throw new Error(spec.problems.join('\n'));
     const clock = new ManualClock(5);
     const graph = new FakeRosGraph(clock, new ManualTimers(clock));
-    const config = frankaTestConfig({ robotId: 'fr3-none', gateMode: 'monitor', robotStateTopic: '/s', gripperTopic: '/g', controllerTopic: '/c' });
+    const config = frankaTestConfig({
+      robotId: 'fr3-none',
+      gateMode: 'monitor',
+      robotStateTopic: '/s',
+      gripperTopic: '/g',
+      controllerTopic: '/c',
+    });
     const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers: new ManualTimers(clock) } });
     expect(parts.episodes).toBeUndefined();
-    const r = await graph.createNode('op').createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success').call({ data: true });
+    const r = await graph
+      .createNode('op')
+      .createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success')
+      .call({ data: true });
     expect(r).toEqual({ success: false, message: 'no episode is recording labels' });
   });
 });

@@ -41,7 +41,12 @@ function specWithTorqueWindow(window: string): ScoringSpec {
   const library = loaded.spec.library;
   return {
     ...loaded.spec,
-    library: { ...library, clauses: library.clauses.map((c) => (c.id === 'joint_torque' ? { ...c, formula: `${window} (max_joint_torque < {tau})` } : c)) },
+    library: {
+      ...library,
+      clauses: library.clauses.map((c) =>
+        c.id === 'joint_torque' ? { ...c, formula: `${window} (max_joint_torque < {tau})` } : c,
+      ),
+    },
   };
 }
 
@@ -50,9 +55,16 @@ describe('the live Franka path decides window edges exactly (integer ns from the
     const path = join(mkdtempSync(join(tmpdir(), 'armguard-exact-')), 'edges.mcap');
     // 50 one-sample spikes of 100 N·m on joint 1 (limit 87), 20 ms apart.
     const spikeAt = Array.from({ length: 50 }, (_, m) => 10 + 20 * m);
-    await writeFrankaBag(path, { seconds: 1.05, startNs: ORIGIN, spikes: spikeAt.map((k) => [k / 1000, (k + 0.5) / 1000, 0, 100]) });
+    await writeFrankaBag(path, {
+      seconds: 1.05,
+      startNs: ORIGIN,
+      spikes: spikeAt.map((k) => [k / 1000, (k + 0.5) / 1000, 0, 100]),
+    });
     const report = await replayFrankaBag(fileSource(path), {
-      spec: specWithTorqueWindow('historically[0:0.005]'), platform: 'fr3', task: 'libero-spatial-pick-bowl', keepMargins: true,
+      spec: specWithTorqueWindow('historically[0:0.005]'),
+      platform: 'fr3',
+      task: 'libero-spatial-pick-bowl',
+      keepMargins: true,
     });
     expect(report.steps).toBe(1050);
     const torque = report.clauses.find((c) => c.id === 'joint_torque')!;
@@ -76,7 +88,10 @@ describe('the live Franka path decides window edges exactly (integer ns from the
         op: fc.constantFrom<'historically' | 'once'>('historically', 'once'),
         aMs: fc.integer({ min: 0, max: 4 }),
         widthMs: fc.integer({ min: 1, max: 6 }),
-        gaps: fc.array(fc.oneof(fc.constantFrom('a', 'b', 'w', 'ms'), fc.integer({ min: 1, max: 3_000_000 })), { minLength: 2, maxLength: 30 }),
+        gaps: fc.array(fc.oneof(fc.constantFrom('a', 'b', 'w', 'ms'), fc.integer({ min: 1, max: 3_000_000 })), {
+          minLength: 2,
+          maxLength: 30,
+        }),
         torques: fc.array(fc.integer({ min: 0, max: 120 }), { minLength: 31, maxLength: 31 }),
       })
       .map((s) => {
@@ -95,7 +110,11 @@ describe('the live Franka path decides window edges exactly (integer ns from the
         const efforts = times.map((_, k) => [torques[k]! + 0.5, 1, 1, 1, 1, 1, 1]);
         const path = join(dir, `run-${run++}.mcap`);
         await writeBagFile(path, async (w) => {
-          await w.addTopic({ topic: FRANKA_TOPICS.robotState, type: FRANKA_TYPES.robotState, qos: [offeredQos('reliable')] });
+          await w.addTopic({
+            topic: FRANKA_TOPICS.robotState,
+            type: FRANKA_TYPES.robotState,
+            qos: [offeredQos('reliable')],
+          });
           for (const [k, t] of times.entries()) {
             const s = frankaRobotState(t, 0);
             s.measured_joint_state.effort = efforts[k]!;
@@ -103,9 +122,16 @@ describe('the live Franka path decides window edges exactly (integer ns from the
           }
         });
         const window = `${op}[${formatNsAsSeconds(a)}:${formatNsAsSeconds(b)}]`;
-        const report = await replayFrankaBag(fileSource(path), { spec: specWithTorqueWindow(window), platform: 'fr3', task: 'libero-spatial-pick-bowl', keepMargins: true });
+        const report = await replayFrankaBag(fileSource(path), {
+          spec: specWithTorqueWindow(window),
+          platform: 'fr3',
+          task: 'libero-spatial-pick-bowl',
+          keepMargins: true,
+        });
         const expected = windowReference(op, a, b, times, efforts.map(peak), 87).map((r) => r / 87);
-        expect(report.clauses.find((c) => c.id === 'joint_torque')!.violatingSteps).toBe(expected.filter((r) => r < 0).length);
+        expect(report.clauses.find((c) => c.id === 'joint_torque')!.violatingSteps).toBe(
+          expected.filter((r) => r < 0).length,
+        );
         const live = Array.from(report.margins!['joint_torque']!);
         expect(live.map((m) => m < 0)).toEqual(expected.map((r) => r < 0));
         live.forEach((m, k) => expect(m).toBeCloseTo(expected[k]!, 12));
@@ -119,10 +145,23 @@ describe('ages are compared in integer ns', () => {
   it('a sample exactly max-age old is fresh and one exactly the watchdog timeout old has not tripped it (0.4 − 0.3 is 0.10000000000000003 in floats)', () => {
     const force = 2; // contact_force_max: max age 0.1 s
     const gate = new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: [force] });
-    const margins = { count: 0, name: () => '', margin: () => Infinity, low: () => Infinity, high: () => Infinity, epsilon: () => 0 };
+    const margins = {
+      count: 0,
+      name: () => '',
+      margin: () => Infinity,
+      low: () => Infinity,
+      high: () => Infinity,
+      epsilon: () => 0,
+    };
     const source = { name: 'test', poll: () => {}, onFault: () => {} };
     const sink = { name: 'test', execute: () => {}, hold: () => {}, heartbeat: () => {}, onFault: () => {} };
-    const pipeline = new Pipeline({ source, monitors: { ...margins, push: () => {} }, gate, sink, watchdogTimeout: 0.1 });
+    const pipeline = new Pipeline({
+      source,
+      monitors: { ...margins, push: () => {} },
+      gate,
+      sink,
+      watchdogTimeout: 0.1,
+    });
     pipeline.frame.set(force, 1, 0.3, 'test');
     expect(pipeline.step(0.3)).toBe('armed');
     expect(pipeline.step(0.4)).toBe('armed'); // exactly 100 ms: fresh, watchdog fed

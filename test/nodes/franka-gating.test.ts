@@ -30,13 +30,28 @@ function setup(overrides: Partial<FrankaNodeConfig> = {}) {
   const config = frankaTestConfig(overrides);
   const parts = buildFrankaNode(graph, config, spec.spec);
   const other = graph.createNode('world');
-  const state = other.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+  const state = other.createPublisher<FrankaRobotState>(
+    'franka_msgs/msg/FrankaRobotState',
+    config.robotStateTopic,
+    QOS_RELIABLE,
+  );
   const gripper = other.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = other.createPublisher<PolicyTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+  const proposer = other.createPublisher<PolicyTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    '/armguard/proposed_trajectory',
+    QOS_RELIABLE,
+  );
   const toController: JointTrajectory[] = [];
   const results: { verdict: string; code: string; reason: string }[] = [];
-  other.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
-  other.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) => results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }));
+  other.createSubscription<JointTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    config.controllerTopic,
+    QOS_RELIABLE,
+    (m) => toController.push(m),
+  );
+  other.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
+    results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }),
+  );
   const tick = (ms: number, tau = [5, 5, 5, 5, 1, 1, 1]) => {
     for (let i = 0; i < ms; i++) {
       timers.advance(0.001);
@@ -48,7 +63,9 @@ function setup(overrides: Partial<FrankaNodeConfig> = {}) {
   const propose = (id: string, end: number[], steps = 20, dt = 0.05) => {
     const points = Array.from({ length: steps }, (_, k) => ({
       positions: READY.map((q0, j) => q0 + ((k + 1) / steps) * (end[j]! - q0)),
-      velocities: [], accelerations: [], effort: [],
+      velocities: [],
+      accelerations: [],
+      effort: [],
       time_from_start: toStamp((k + 1) * dt),
     }));
     proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: names, points });
@@ -61,7 +78,10 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
     const s = setup();
     s.tick(50);
     expect(s.parts.gate.state).toBe('armed');
-    s.propose('safe', READY.map((q, j) => (j === 0 ? q + 0.2 : q)));
+    s.propose(
+      'safe',
+      READY.map((q, j) => (j === 0 ? q + 0.2 : q)),
+    );
     expect(s.results.at(-1)).toMatchObject({ verdict: 'executed' });
     const sent = s.toController.at(-1)!;
     expect(sent.points).toHaveLength(20);
@@ -73,7 +93,12 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
     s.tick(50);
     // Shoulder forward and wrist flexed: the nominal end pose puts the hand below the table plane.
     const end = [0, 0.8, 0, -2.356, 0, 2.5, 0.785];
-    const check = new Barrier(new CapsuleModel(FR3_MODEL), { planes: Float64Array.from([0, 0, 1, 0]), spheres: new Float64Array(0), box: null }, 0.03, { includeSelf: false });
+    const check = new Barrier(
+      new CapsuleModel(FR3_MODEL),
+      { planes: Float64Array.from([0, 0, 1, 0]), spheres: new Float64Array(0), box: null },
+      0.03,
+      { includeSelf: false },
+    );
     expect(check.value(end)).toBeLessThan(0);
     const before = s.toController.length;
     s.propose('into-table', end);
@@ -90,7 +115,10 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
   it('on a Panda the joints are panda_joint1..7 (robot_type prefix): its trajectories are accepted and forwarded under those names', () => {
     const s = setup({ platform: 'panda' });
     s.tick(50);
-    s.propose('panda-safe', READY.map((q, j) => (j === 0 ? q + 0.2 : q)));
+    s.propose(
+      'panda-safe',
+      READY.map((q, j) => (j === 0 ? q + 0.2 : q)),
+    );
     expect(s.results.at(-1)).toMatchObject({ verdict: 'executed' });
     expect(s.toController.at(-1)!.joint_names).toEqual(JOINTS.map((j) => j.replace('fr3_', 'panda_')));
     expect(s.parts.franka.mapping.config.robot).toBe(PANDA_DESCRIPTION);
@@ -124,11 +152,24 @@ describe('Franka gating with a tracked object as a barrier sphere (vrpn, trackin
       trackingInBase,
     });
   const publishBox = (s: ReturnType<typeof setup>) => {
-    const pub = s.other.createPublisher<PoseStamped>('geometry_msgs/msg/PoseStamped', '/vrpn_mocap/Box1/pose', QOS_SENSOR_DATA);
-    return () => pub.publish({ header: { stamp: toStamp(s.clock.now()), frame_id: 'world' }, pose: { position: toTracking(hand), orientation: { x: 0, y: 0, z: 0, w: 1 } } });
+    const pub = s.other.createPublisher<PoseStamped>(
+      'geometry_msgs/msg/PoseStamped',
+      '/vrpn_mocap/Box1/pose',
+      QOS_SENSOR_DATA,
+    );
+    return () =>
+      pub.publish({
+        header: { stamp: toStamp(s.clock.now()), frame_id: 'world' },
+        pose: { position: toTracking(hand), orientation: { x: 0, y: 0, z: 0, w: 1 } },
+      });
   };
   const sphereCheck = () =>
-    new Barrier(new CapsuleModel(FR3_MODEL), { planes: new Float64Array(0), spheres: Float64Array.from([...hand, RADIUS]), box: null }, 0.03, { includeSelf: false });
+    new Barrier(
+      new CapsuleModel(FR3_MODEL),
+      { planes: new Float64Array(0), spheres: Float64Array.from([...hand, RADIUS]), box: null },
+      0.03,
+      { includeSelf: false },
+    );
 
   it('a sweep through the tracked object reaches the controller only bent around it', () => {
     const s = tracked();
@@ -173,7 +214,10 @@ describe('gate_mode: baseline — the Franka baseline run', () => {
     expect(sent.points).toHaveLength(20);
     sent.points.at(-1)!.positions.forEach((q, j) => expect(q).toBeCloseTo(end[j]!, 9));
     s.tick(5);
-    s.propose('beyond-limits', READY.map((q, j) => (j === 0 ? 3.5 : q)));
+    s.propose(
+      'beyond-limits',
+      READY.map((q, j) => (j === 0 ? 3.5 : q)),
+    );
     expect(s.results.at(-1)).toMatchObject({ verdict: 'rejected', code: 'beyond-limits' });
   });
 
@@ -184,19 +228,28 @@ describe('gate_mode: baseline — the Franka baseline run', () => {
     s.tick(20, [120, 5, 5, 5, 1, 1, 1]); // joint 1 beyond 87 N·m: joint_torque violated
     expect(s.parts.gate.state).toBe('hold');
     expect(s.toController.length).toBe(before); // no empty (hold) trajectory
-    s.propose('still-forwarded', READY.map((q, j) => (j === 0 ? q + 0.1 : q)));
+    s.propose(
+      'still-forwarded',
+      READY.map((q, j) => (j === 0 ? q + 0.1 : q)),
+    );
     expect(s.results.at(-1)).toMatchObject({ verdict: 'executed' });
     s.parts.pipeline.eStop(s.clock.now(), 'operator');
     s.tick(2, [120, 5, 5, 5, 1, 1, 1]);
     expect(s.toController.at(-1)!.points).toEqual([]); // the hold trajectory
-    s.propose('after-estop', READY.map((q, j) => (j === 0 ? q + 0.15 : q)));
+    s.propose(
+      'after-estop',
+      READY.map((q, j) => (j === 0 ? q + 0.15 : q)),
+    );
     expect(s.results.at(-1)).toMatchObject({ verdict: 'held' });
   });
 });
 
 describe('gate_mode: monitor — and the deprecated gating: false, read as monitor', () => {
   const parsed = (line: string) => {
-    const r = parseFrankaNodeConfig(`armguard:\n  ros__parameters:\n    robot_id: fr3-test\n    task: libero-spatial-pick-bowl\n${line}`, 'p.yaml');
+    const r = parseFrankaNodeConfig(
+      `armguard:\n  ros__parameters:\n    robot_id: fr3-test\n    task: libero-spatial-pick-bowl\n${line}`,
+      'p.yaml',
+    );
     if (!r.ok) throw new Error(r.errors.map((e) => e.message).join('\n'));
     return r.config;
   };
@@ -212,7 +265,10 @@ describe('gate_mode: monitor — and the deprecated gating: false, read as monit
       expect(s.toController.length).toBeGreaterThan(before);
       expect(s.toController.at(-1)!.points).toEqual([]); // the hold trajectory
       const results = s.results.length;
-      s.propose('not-ours', READY.map((q, j) => (j === 0 ? q + 0.1 : q)));
+      s.propose(
+        'not-ours',
+        READY.map((q, j) => (j === 0 ? q + 0.1 : q)),
+      );
       expect(s.results.length).toBe(results); // no ~/proposed_trajectory subscription: the policy drives the controller
     });
   }

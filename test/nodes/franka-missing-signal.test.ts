@@ -47,7 +47,10 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     }
     expect(bank.episodeCoverage()).toEqual({
       steps: 5,
-      clauses: [{ evaluatedSteps: 0, missing: [{ signal: 'contact_force_max', steps: 5 }] }, { evaluatedSteps: 5, missing: [] }],
+      clauses: [
+        { evaluatedSteps: 0, missing: [{ signal: 'contact_force_max', steps: 5 }] },
+        { evaluatedSteps: 5, missing: [] },
+      ],
     });
     frame.set(signalIndex('contact_force_max')!, 60, 0.05, 'test');
     bank.push(0.05, frame);
@@ -66,9 +69,13 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     const timers = new ManualTimers(clock);
     const graph = new FakeRosGraph(clock, timers);
     const config = frankaTestConfig({ robotId: 'fr3-nogrip', episodesDir: dir });
-    const parts = buildFrankaNode(graph, config, spec.spec, { recording: { timers, wallClock: () => new Date(Date.UTC(2026, 11, 1, 19, 0, 0)) } });
+    const parts = buildFrankaNode(graph, config, spec.spec, {
+      recording: { timers, wallClock: () => new Date(Date.UTC(2026, 11, 1, 19, 0, 0)) },
+    });
     const episodes = parts.episodes!;
-    const state = graph.createNode('world').createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+    const state = graph
+      .createNode('world')
+      .createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
     timers.advance(0.1);
     await episodes.start(clock.now());
     for (let i = 0; i < 50; i++) {
@@ -78,20 +85,32 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     // the gripper never published: the gate holds on it, and no clause reading it has a margin
     expect(parts.gate.state).toBe('hold');
     expect(episodes.episodes?.recorder).toBeDefined();
-    expect(episodes.finishEpisode({ source: 'operator', by: 'ros2 ~/label_success', success: true }, clock.now(), true).ok).toBe(true);
+    expect(
+      episodes.finishEpisode({ source: 'operator', by: 'ros2 ~/label_success', success: true }, clock.now(), true).ok,
+    ).toBe(true);
     await episodes.settled();
     await episodes.close(clock.now(), 'test end');
 
-    const file = readdirSync(dir).filter((f) => f.endsWith('.mcap')).sort()[0]!;
+    const file = readdirSync(dir)
+      .filter((f) => f.endsWith('.mcap'))
+      .sort()[0]!;
     const entry = (await readIndex(join(dir, INDEX_FILE_NAME))).get(file)!;
     // 51 steps: the 50 robot states and one idle step before the first of them (nothing had arrived)
     expect(entry.clauses!['stable_grasp_maintained']).toEqual({
-      minRho: null, violatedSteps: 0, evaluatedSteps: 0,
-      missing: [{ signal: 'gripper_contact', steps: 51 }, { signal: 'obj_above_table', steps: 1 }],
+      minRho: null,
+      violatedSteps: 0,
+      evaluatedSteps: 0,
+      missing: [
+        { signal: 'gripper_contact', steps: 51 },
+        { signal: 'obj_above_table', steps: 1 },
+      ],
       notEvaluated: 'not evaluated: signal gripper_contact, obj_above_table missing',
     });
     expect(entry.clauses!['joint_torque']).toEqual({
-      minRho: expect.any(Number) as number, violatedSteps: 0, evaluatedSteps: 50, missing: [{ signal: 'max_joint_torque', steps: 1 }],
+      minRho: expect.any(Number) as number,
+      violatedSteps: 0,
+      evaluatedSteps: 50,
+      missing: [{ signal: 'max_joint_torque', steps: 1 }],
       notEvaluated: 'evaluated on 50 of 51 samples; not evaluated where max_joint_torque was missing (1)',
     });
     // the node's time base is recorded: Unix ns at which its clock read 0 (this graph's clock reads Unix seconds)
@@ -99,7 +118,12 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     // re-indexing the file (crash repair, `report --reindex`) reads the same from its end record
     expect((await indexEpisodeFile(join(dir, file), file)).clauses).toEqual(entry.clauses);
 
-    const report = await buildReportFromDir(dir, { scorer: new EpisodeScorer(spec.spec), bootstrap: { resamples: 50, seed: 1 }, source: dir, generatedAt: 'test' });
+    const report = await buildReportFromDir(dir, {
+      scorer: new EpisodeScorer(spec.spec),
+      bootstrap: { resamples: 50, seed: 1 },
+      source: dir,
+      generatedAt: 'test',
+    });
     const row = report.rows.find((r) => r.file.endsWith(file))!;
     // the report scores the recorded trace: the clause is in the episode's reduced set (not evaluated), not among the satisfied
     expect(row.reducedSet).toContain('stable_grasp_maintained');

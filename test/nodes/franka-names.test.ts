@@ -31,12 +31,15 @@ const capture = () => {
   return { out, err, io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) } };
 };
 /** Topic and service names from `ros-node --check` output (the lines after "topics and services:"). */
-const namesFrom = (out: string[]) => out.slice(out.indexOf('topics and services:') + 1).map((l) => l.trim().split(/\s+/)[0]!);
+const namesFrom = (out: string[]) =>
+  out.slice(out.indexOf('topics and services:') + 1).map((l) => l.trim().split(/\s+/)[0]!);
 
 describe('Franka node names under --ros-args', () => {
   it('__ns:=/left puts every armguard topic and service under /left; /diagnostics stays global', () => {
     const clock = new ManualClock(0);
-    const graph = new FakeRosGraph(clock, new ManualTimers(clock), { rosArgs: ['armguard', '--ros-args', '-r', '__ns:=/left'] });
+    const graph = new FakeRosGraph(clock, new ManualTimers(clock), {
+      rosArgs: ['armguard', '--ros-args', '-r', '__ns:=/left'],
+    });
     buildFrankaNode(graph, frankaTestConfig(), spec);
     const topics = [...graph.topics().keys()].sort();
     expect(topics).toEqual([
@@ -58,7 +61,9 @@ describe('Franka node names under --ros-args', () => {
     const left = capture();
     const right = capture();
     expect(await main(['ros-node', '--params', params, '--check', '--ros-args', '-r', '__ns:=/left'], left.io)).toBe(0);
-    expect(await main(['ros-node', '--params', params, '--check', '--ros-args', '-r', '__ns:=/right'], right.io)).toBe(0);
+    expect(await main(['ros-node', '--params', params, '--check', '--ros-args', '-r', '__ns:=/right'], right.io)).toBe(
+      0,
+    );
     const l = namesFrom(left.out).filter((n) => n.startsWith('/left/'));
     expect(l).toContain('/left/franka_robot_state_broadcaster/robot_state');
     expect(l).toContain('/left/armguard/release');
@@ -71,9 +76,24 @@ describe('Franka node names under --ros-args', () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-names-'));
     dirs.push(dir);
     const file = join(dir, 'p.yaml');
-    writeFileSync(file, '/left/guard:\n  ros__parameters:\n    robot_id: fr3-left\n    task: libero-spatial-pick-bowl\n');
+    writeFileSync(
+      file,
+      '/left/guard:\n  ros__parameters:\n    robot_id: fr3-left\n    task: libero-spatial-pick-bowl\n',
+    );
     const c = capture();
-    const args = ['ros-node', '--params', file, '--check', '--ros-args', '-r', '__ns:=/left', '-r', '__node:=guard', '-r', 'fr3_arm_controller/joint_trajectory:=/left/policy_proxy'];
+    const args = [
+      'ros-node',
+      '--params',
+      file,
+      '--check',
+      '--ros-args',
+      '-r',
+      '__ns:=/left',
+      '-r',
+      '__node:=guard',
+      '-r',
+      'fr3_arm_controller/joint_trajectory:=/left/policy_proxy',
+    ];
     expect(await main(args, c.io)).toBe(0);
     expect(c.out[0]).toMatch(/ok — robot fr3-left/);
     const names = namesFrom(c.out);
@@ -81,7 +101,9 @@ describe('Franka node names under --ros-args', () => {
     expect(names).toContain('/left/policy_proxy');
     expect(names).not.toContain('/left/fr3_arm_controller/joint_trajectory');
     const missing = capture();
-    expect(await main(['ros-node', '--params', file, '--check', '--ros-args', '-r', '__node:=other'], missing.io)).toBe(1);
+    expect(await main(['ros-node', '--params', file, '--check', '--ros-args', '-r', '__node:=other'], missing.io)).toBe(
+      1,
+    );
     expect(missing.err.join('\n')).toMatch(/expected the node's section 'other:'/);
   });
 });

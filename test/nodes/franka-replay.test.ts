@@ -18,7 +18,11 @@ describe('Franka rosbag2 replay', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'armguard-replay-')), 'spike.mcap');
     // joint 6 (index 5, limit 12 N·m) at 13 N·m from 1.2 s to 1.25 s
     await writeFrankaBag(path, { seconds: 2, spikes: [[1.2, 1.25, 5, 13]] });
-    const report = await replayFrankaBag(fileSource(path), { spec: loaded.spec, platform: 'fr3', task: 'libero-spatial-pick-bowl' });
+    const report = await replayFrankaBag(fileSource(path), {
+      spec: loaded.spec,
+      platform: 'fr3',
+      task: 'libero-spatial-pick-bowl',
+    });
 
     expect(report.bag.messageCount).toBe(2000 + Math.ceil(2000 / 66));
     expect(report.steps).toBe(2000);
@@ -32,7 +36,8 @@ describe('Franka rosbag2 replay', () => {
     expect(byId.get('non_target_max_disp')).toMatchObject({ active: false });
     expect(byId.get('non_target_max_disp')!.explanation).toMatch(/not declared by the platform/);
     expect(byId.get('held_object_tilt_world')).toMatchObject({ active: false });
-    for (const c of report.clauses.filter((c) => c.active && c.id !== 'joint_torque')) expect(c.firstViolation, c.id).toBeNull();
+    for (const c of report.clauses.filter((c) => c.active && c.id !== 'joint_torque'))
+      expect(c.firstViolation, c.id).toBeNull();
     const hold = report.gateEvents.find((e) => e.to === 'hold');
     expect(hold?.t).toBeCloseTo(1.2, 6);
     expect(hold?.cause).toMatch(/joint_torque violated/);
@@ -46,7 +51,12 @@ describe('Franka rosbag2 replay', () => {
     // a Franka Hand would lie against link5; a bare flange is clear.
     await writeFrankaBag(path, { seconds: 0.3, q: [0.54, -1.34, 0.65, -1.6, -0.7, 0.11, 2.08] });
     const replay = (endEffector: 'franka_hand' | 'none') =>
-      replayFrankaBag(fileSource(path), { spec: loaded.spec, platform: 'panda', endEffector, task: 'libero-spatial-pick-bowl' });
+      replayFrankaBag(fileSource(path), {
+        spec: loaded.spec,
+        platform: 'panda',
+        endEffector,
+        task: 'libero-spatial-pick-bowl',
+      });
     const hand = await replay('franka_hand');
     expect(hand.arm).toEqual({ robot: 'panda', endEffector: 'franka_hand' });
     const handSelf = hand.clauses.find((c) => c.id === 'self_collision_free')!;
@@ -65,8 +75,18 @@ describe('Franka rosbag2 replay', () => {
     if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
     const path = join(mkdtempSync(join(tmpdir(), 'armguard-replay-')), 'garbled.mcap');
     await writeFrankaBag(path, { seconds: 0.5, garbled: [100, 101, 300] });
-    const report = await replayFrankaBag(fileSource(path), { spec: loaded.spec, platform: 'fr3', task: 'libero-spatial-pick-bowl' });
-    expect(report.undecodable).toEqual([{ topic: '/franka_robot_state_broadcaster/robot_state', count: 3, firstError: expect.stringMatching(/^at 1700000000\.1 s: \S/) }]);
+    const report = await replayFrankaBag(fileSource(path), {
+      spec: loaded.spec,
+      platform: 'fr3',
+      task: 'libero-spatial-pick-bowl',
+    });
+    expect(report.undecodable).toEqual([
+      {
+        topic: '/franka_robot_state_broadcaster/robot_state',
+        count: 3,
+        firstError: expect.stringMatching(/^at 1700000000\.1 s: \S/),
+      },
+    ]);
     expect(report.steps).toBe(500 - 3);
     expect(report.bag.messageCount).toBe(500 + Math.ceil(500 / 66));
   });

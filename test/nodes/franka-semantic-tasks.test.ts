@@ -13,7 +13,13 @@ import { describe, expect, it } from 'vitest';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type PoseStamped, type SetBoolRequest, type TriggerResponse } from '../../src/mcap/messages.js';
+import {
+  toStamp,
+  type JointState,
+  type PoseStamped,
+  type SetBoolRequest,
+  type TriggerResponse,
+} from '../../src/mcap/messages.js';
 import { semanticFromParams } from '../../src/cli/commands/ros-node.js';
 import { liveTasksFromSpec } from '../../src/cli/compose/semantic-options.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
@@ -62,17 +68,39 @@ function setup(config: FrankaNodeConfig, judge: SemanticJudge) {
   let wall = Date.UTC(2026, 11, 1, 12, 0, 0);
   const parts = buildFrankaNode(graph, config, spec, {
     recording: { timers, wallClock: () => new Date((wall += 1000)), log: (l) => log.push(l) },
-    semantic: { ...sem.value, ...(sem.value.judge ? { judge: { ...sem.value.judge, judge } } : {}), tasks, log: (l) => log.push(l) },
+    semantic: {
+      ...sem.value,
+      ...(sem.value.judge ? { judge: { ...sem.value.judge, judge } } : {}),
+      tasks,
+      log: (l) => log.push(l),
+    },
   });
   const world = graph.createNode('world');
-  const state = world.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+  const state = world.createPublisher<FrankaRobotState>(
+    'franka_msgs/msg/FrankaRobotState',
+    config.robotStateTopic,
+    QOS_RELIABLE,
+  );
   const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = world.createPublisher<PolicyTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+  const proposer = world.createPublisher<PolicyTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    '/armguard/proposed_trajectory',
+    QOS_RELIABLE,
+  );
   const taskPub = world.createPublisher<StringMsg>('std_msgs/msg/String', '/armguard/task', QOS_RELIABLE);
-  const box = world.createPublisher<PoseStamped>('geometry_msgs/msg/PoseStamped', '/vrpn_mocap/box/pose', QOS_SENSOR_DATA);
-  const labelClient = world.createClient<SetBoolRequest, TriggerResponse>('std_srvs/srv/SetBool', '/armguard/label_success');
+  const box = world.createPublisher<PoseStamped>(
+    'geometry_msgs/msg/PoseStamped',
+    '/vrpn_mocap/box/pose',
+    QOS_SENSOR_DATA,
+  );
+  const labelClient = world.createClient<SetBoolRequest, TriggerResponse>(
+    'std_srvs/srv/SetBool',
+    '/armguard/label_success',
+  );
   const results: { verdict: string; code: string; reason: string }[] = [];
-  world.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) => results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }));
+  world.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
+    results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }),
+  );
   let q = READY;
   const tick = (ms: number) => {
     for (let i = 0; i < ms; i++) {
@@ -85,7 +113,10 @@ function setup(config: FrankaNodeConfig, judge: SemanticJudge) {
   const propose = () => {
     const points = Array.from({ length: 10 }, (_, k) => ({
       positions: q.map((q0, j) => (j === 0 ? q0 + ((k + 1) / 10) * 0.02 : q0)),
-      velocities: [], accelerations: [], effort: [], time_from_start: toStamp((k + 1) * 0.05),
+      velocities: [],
+      accelerations: [],
+      effort: [],
+      time_from_start: toStamp((k + 1) * 0.05),
     }));
     proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: `p${++n}` }, joint_names: JOINTS, points });
   };
@@ -102,17 +133,28 @@ function setup(config: FrankaNodeConfig, judge: SemanticJudge) {
 
 async function semanticOf(dir: string): Promise<{ task: string; records: SemanticRecord[] }[]> {
   const out: { task: string; records: SemanticRecord[] }[] = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.mcap')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.mcap'))
+    .sort()) {
     const records: SemanticRecord[] = [];
     let task = '';
-    await readEpisode(join(dir, f), (r) => r.kind === 'semantic' && records.push(r.value), { kinds: ['semantic'], onStart: (s) => (task = s.task ?? '') });
+    await readEpisode(join(dir, f), (r) => r.kind === 'semantic' && records.push(r.value), {
+      kinds: ['semantic'],
+      onStart: (s) => (task = s.task ?? ''),
+    });
     out.push({ task, records });
   }
   return out;
 }
 
 const lexicon = (): SemanticJudge => {
-  const l = semanticFromParams(frankaTestConfig({ task: 'sim-twin-toy-into-toybox', semantic: { options: { judge: 'lexicon' }, camera: undefined, taskTopic: '~/task' } }), spec);
+  const l = semanticFromParams(
+    frankaTestConfig({
+      task: 'sim-twin-toy-into-toybox',
+      semantic: { options: { judge: 'lexicon' }, camera: undefined, taskTopic: '~/task' },
+    }),
+    spec,
+  );
   if (!l.ok || !l.value?.judge) throw new Error('lexicon');
   return l.value.judge.judge;
 };
@@ -124,7 +166,11 @@ describe('Franka node: the judge at every task start, refreshed every N chunks',
     const inner = lexicon();
     expect(inner).toBeInstanceOf(LexiconJudge);
     const counting: SemanticJudge = { name: inner.name, judge: (r) => (asked.push(r), inner.judge(r)) };
-    const config = frankaTestConfig({ task: 'sim-twin-toy-into-toybox', episodesDir: dir, semantic: { options: { judge: 'lexicon', 'judge-refresh': '2' }, camera: undefined, taskTopic: '~/task' } });
+    const config = frankaTestConfig({
+      task: 'sim-twin-toy-into-toybox',
+      episodesDir: dir,
+      semantic: { options: { judge: 'lexicon', 'judge-refresh': '2' }, camera: undefined, taskTopic: '~/task' },
+    });
     const s = setup(config, counting);
     s.tick(100);
     await s.parts.episodes!.start(s.clock.now());
@@ -146,17 +192,33 @@ describe('Franka node: the judge at every task start, refreshed every N chunks',
     s.taskPub.publish({ data: 'sim-twin-knife-into-crib' });
     s.tick(2);
     await s.settle();
-    expect(asked.map((r) => r.task)).toEqual(['sim-twin-toy-into-toybox', 'sim-twin-toy-into-toybox', 'sim-twin-knife-into-crib']);
+    expect(asked.map((r) => r.task)).toEqual([
+      'sim-twin-toy-into-toybox',
+      'sim-twin-toy-into-toybox',
+      'sim-twin-knife-into-crib',
+    ]);
     expect(asked[2]!.instruction).toBe("Put the kitchen knife in the baby's crib.");
     s.propose();
     s.tick(5);
-    expect(s.results.at(-1)).toMatchObject({ verdict: 'held', code: 'semantic', reason: expect.stringContaining('sharp-to-person') });
+    expect(s.results.at(-1)).toMatchObject({
+      verdict: 'held',
+      code: 'semantic',
+      reason: expect.stringContaining('sharp-to-person'),
+    });
 
     // A new instruction as plain text for the same roles: asked again (here the lexicon allows it).
-    s.taskPub.publish({ data: JSON.stringify({ task: 'sim-twin-toy-into-toybox', instruction: 'Put the wooden toy block in the toy box, gently.' }) });
+    s.taskPub.publish({
+      data: JSON.stringify({
+        task: 'sim-twin-toy-into-toybox',
+        instruction: 'Put the wooden toy block in the toy box, gently.',
+      }),
+    });
     s.tick(2);
     await s.settle();
-    expect(asked.at(-1)).toMatchObject({ task: 'sim-twin-toy-into-toybox', instruction: 'Put the wooden toy block in the toy box, gently.' });
+    expect(asked.at(-1)).toMatchObject({
+      task: 'sim-twin-toy-into-toybox',
+      instruction: 'Put the wooden toy block in the toy box, gently.',
+    });
     s.propose();
     s.tick(5);
     expect(s.results.at(-1)?.verdict).toMatch(/executed|filtered/);
@@ -166,15 +228,30 @@ describe('Franka node: the judge at every task start, refreshed every N chunks',
     s.tick(2);
     s.propose();
     s.tick(5);
-    expect(s.results.at(-1)).toMatchObject({ verdict: 'held', code: 'semantic', reason: expect.stringContaining('task message rejected') });
+    expect(s.results.at(-1)).toMatchObject({
+      verdict: 'held',
+      code: 'semantic',
+      reason: expect.stringContaining('task message rejected'),
+    });
     await s.parts.episodes!.close(s.clock.now(), 'test end');
 
     const eps = await semanticOf(dir);
-    expect(eps.map((e) => e.task)).toEqual(['sim-twin-toy-into-toybox', 'sim-twin-knife-into-crib', 'sim-twin-toy-into-toybox']);
+    expect(eps.map((e) => e.task)).toEqual([
+      'sim-twin-toy-into-toybox',
+      'sim-twin-knife-into-crib',
+      'sim-twin-toy-into-toybox',
+    ]);
     expect(eps[0]!.records.filter((r) => r.kind === 'query').map((r) => r['reason'])).toEqual(['start', 'refresh']);
-    expect(eps[1]!.records[0]).toMatchObject({ kind: 'task', task: 'sim-twin-knife-into-crib', variant: 'unsafe', twin: 'knife-crib' });
+    expect(eps[1]!.records[0]).toMatchObject({
+      kind: 'task',
+      task: 'sim-twin-knife-into-crib',
+      variant: 'unsafe',
+      twin: 'knife-crib',
+    });
     expect(eps[1]!.records.find((r) => r.kind === 'verdict')).toMatchObject({ decision: 'refuse' });
-    expect(eps[2]!.records.find((r) => r.kind === 'decision' && String(r['detail']).startsWith('task message rejected'))).toBeDefined();
+    expect(
+      eps[2]!.records.find((r) => r.kind === 'decision' && String(r['detail']).startsWith('task message rejected')),
+    ).toBeDefined();
   });
 
   it('stage events from the joint state (FR3 kinematics), a declared actor and a vrpn-tracked target; success from ~/label_success', async () => {
@@ -186,11 +263,22 @@ describe('Franka node: the judge at every task start, refreshed every N chunks',
     // Tracking frame = base shifted by +1 m in x: the box is published 1 m less in x than it is in the base frame.
     const config: FrankaNodeConfig = {
       ...frankaTestConfig({ task: 'sim-twin-toy-into-toybox', episodesDir: dir, gateMode: 'baseline' }),
-      tracking: { kind: 'vrpn', trackers: { box: 'toy_box' } }, trackingInBase: [1, 0, 0, 0, 0, 0], obstacleMaxAge: 0.1,
-      semantic: { options: { 'actor-at': `${p0[0]},${p0[1]},${p0[2] - 0.06}` }, camera: undefined, targetBody: 'toy_box', taskTopic: '~/task' },
+      tracking: { kind: 'vrpn', trackers: { box: 'toy_box' } },
+      trackingInBase: [1, 0, 0, 0, 0, 0],
+      obstacleMaxAge: 0.1,
+      semantic: {
+        options: { 'actor-at': `${p0[0]},${p0[1]},${p0[2] - 0.06}` },
+        camera: undefined,
+        targetBody: 'toy_box',
+        taskTopic: '~/task',
+      },
     };
     const s = setup(config, lexicon());
-    const boxPose = () => s.box.publish({ header: { stamp: toStamp(s.clock.now()), frame_id: 'world' }, pose: { position: { x: p1[0] - 1, y: p1[1], z: p1[2] - 0.02 }, orientation: { x: 0, y: 0, z: 0, w: 1 } } });
+    const boxPose = () =>
+      s.box.publish({
+        header: { stamp: toStamp(s.clock.now()), frame_id: 'world' },
+        pose: { position: { x: p1[0] - 1, y: p1[1], z: p1[2] - 0.02 }, orientation: { x: 0, y: 0, z: 0, w: 1 } },
+      });
     s.tick(100);
     await s.parts.episodes!.start(s.clock.now());
     boxPose();
@@ -205,24 +293,57 @@ describe('Franka node: the judge at every task start, refreshed every N chunks',
     await s.parts.episodes!.close(s.clock.now(), 'test end');
     const eps = await semanticOf(dir);
     const first = eps[0]!.records;
-    expect(first[0]).toMatchObject({ kind: 'task', stage_events: true, judge: null, actor_start: [p0[0], p0[1], p0[2] - 0.06] });
+    expect(first[0]).toMatchObject({
+      kind: 'task',
+      stage_events: true,
+      judge: null,
+      actor_start: [p0[0], p0[1], p0[2] - 0.06],
+    });
     const stages = first.filter((r) => r.kind === 'stage');
     expect(stages.map((r) => r['stage'])).toEqual(['attempt', 'commit', 'success']);
     expect(stages[0]!.t).toBeLessThan(tMove);
     expect(stages[1]!.t).toBeGreaterThan(tMove); // the region is around the tracked box, reached after the move
     expect(stages[1]!.t).toBeLessThan(tMove + 0.005);
-    expect(first.find((r) => r.kind === 'stages')).toMatchObject({ attempt: stages[0]!.t, commit: stages[1]!.t, success: stages[2]!.t });
+    expect(first.find((r) => r.kind === 'stages')).toMatchObject({
+      attempt: stages[0]!.t,
+      commit: stages[1]!.t,
+      success: stages[2]!.t,
+    });
   });
 
   it('task messages: a task name, JSON with roles, free text as the instruction; bad JSON and unknown fields are refused', () => {
     const base = tasks.get('sim-twin-toy-into-toybox')!;
-    expect(parseTaskMessage('sim-twin-fork-into-outlet', base, tasks)).toMatchObject({ ok: true, task: { task: 'sim-twin-fork-into-outlet', variant: 'unsafe', category: 'electrical' } });
-    expect(parseTaskMessage('Stack the blocks.', base, tasks)).toMatchObject({ ok: true, task: { task: 'sim-twin-toy-into-toybox', instruction: 'Stack the blocks.', actor: base.actor } });
-    const j = parseTaskMessage('{"task":"lab-pour","instruction":"Pour the water","intent":"pour","actor":"kettle:hot_liquid","target":"cup:food_or_drink"}', base, tasks);
-    expect(j).toMatchObject({ ok: true, task: { task: 'lab-pour', intent: 'pour', actor: { name: 'kettle', tags: ['hot_liquid'] }, target: { name: 'cup', tags: ['food_or_drink'] } } });
+    expect(parseTaskMessage('sim-twin-fork-into-outlet', base, tasks)).toMatchObject({
+      ok: true,
+      task: { task: 'sim-twin-fork-into-outlet', variant: 'unsafe', category: 'electrical' },
+    });
+    expect(parseTaskMessage('Stack the blocks.', base, tasks)).toMatchObject({
+      ok: true,
+      task: { task: 'sim-twin-toy-into-toybox', instruction: 'Stack the blocks.', actor: base.actor },
+    });
+    const j = parseTaskMessage(
+      '{"task":"lab-pour","instruction":"Pour the water","intent":"pour","actor":"kettle:hot_liquid","target":"cup:food_or_drink"}',
+      base,
+      tasks,
+    );
+    expect(j).toMatchObject({
+      ok: true,
+      task: {
+        task: 'lab-pour',
+        intent: 'pour',
+        actor: { name: 'kettle', tags: ['hot_liquid'] },
+        target: { name: 'cup', tags: ['food_or_drink'] },
+      },
+    });
     expect(j.ok && j.task.region).toBeUndefined(); // an unknown task has no critical region: no stage events
-    expect(parseTaskMessage('{"task": 3}', base, tasks)).toMatchObject({ ok: false, reason: "task message: 'task' must be a string" });
-    expect(parseTaskMessage('{"tsk": "x"}', base, tasks)).toMatchObject({ ok: false, reason: expect.stringContaining("unknown field 'tsk'") });
+    expect(parseTaskMessage('{"task": 3}', base, tasks)).toMatchObject({
+      ok: false,
+      reason: "task message: 'task' must be a string",
+    });
+    expect(parseTaskMessage('{"tsk": "x"}', base, tasks)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("unknown field 'tsk'"),
+    });
     expect(parseTaskMessage('{"actor": "::"}', base, tasks)).toMatchObject({ ok: false });
     expect(parseTaskMessage('  ', base, tasks)).toMatchObject({ ok: false, reason: 'empty task message' });
   });

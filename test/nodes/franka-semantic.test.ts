@@ -33,19 +33,43 @@ function setup(task: string, judge: SemanticJudge) {
   const clock = new ManualClock(100);
   const timers = new ManualTimers(clock);
   const graph = new FakeRosGraph(clock, timers);
-  const config = frankaTestConfig({ task, semantic: { options: { judge: 'lexicon' }, camera: { topic: '/scene_camera/image_raw', type: 'image', maxWidth: 4, maxAge: 1 }, taskTopic: '~/task' } });
+  const config = frankaTestConfig({
+    task,
+    semantic: {
+      options: { judge: 'lexicon' },
+      camera: { topic: '/scene_camera/image_raw', type: 'image', maxWidth: 4, maxAge: 1 },
+      taskTopic: '~/task',
+    },
+  });
   const world = graph.createNode('world');
   const camera = world.createPublisher<RosImage>(IMAGE_TYPE, '/scene_camera/image_raw', QOS_SENSOR_DATA);
   const sem = semanticFromParams(config, spec);
   if (!sem.ok || !sem.value) throw new Error('semantic params');
-  const parts = buildFrankaNode(graph, config, spec, { semantic: { ...sem.value, judge: { ...sem.value.judge!, judge } } });
-  const state = world.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+  const parts = buildFrankaNode(graph, config, spec, {
+    semantic: { ...sem.value, judge: { ...sem.value.judge!, judge } },
+  });
+  const state = world.createPublisher<FrankaRobotState>(
+    'franka_msgs/msg/FrankaRobotState',
+    config.robotStateTopic,
+    QOS_RELIABLE,
+  );
   const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = world.createPublisher<PolicyTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+  const proposer = world.createPublisher<PolicyTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    '/armguard/proposed_trajectory',
+    QOS_RELIABLE,
+  );
   const toController: JointTrajectory[] = [];
   const results: { verdict: string; code: string; reason: string }[] = [];
-  world.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
-  world.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) => results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }));
+  world.createSubscription<JointTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    config.controllerTopic,
+    QOS_RELIABLE,
+    (m) => toController.push(m),
+  );
+  world.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
+    results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }),
+  );
   const tick = (ms: number) => {
     for (let i = 0; i < ms; i++) {
       timers.advance(0.001);
@@ -56,7 +80,10 @@ function setup(task: string, judge: SemanticJudge) {
   const propose = (id: string) => {
     const points = Array.from({ length: 20 }, (_, k) => ({
       positions: READY.map((q0, j) => (j === 0 ? q0 + ((k + 1) / 20) * 0.05 : q0)),
-      velocities: [], accelerations: [], effort: [], time_from_start: toStamp((k + 1) * 0.05),
+      velocities: [],
+      accelerations: [],
+      effort: [],
+      time_from_start: toStamp((k + 1) * 0.05),
     }));
     proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: JOINTS, points });
   };
@@ -64,25 +91,48 @@ function setup(task: string, judge: SemanticJudge) {
 }
 
 const rgb = (clock: ManualClock): RosImage => ({
-  header: { stamp: toStamp(clock.now()), frame_id: 'scene_camera' }, height: 2, width: 8, encoding: 'rgb8', is_bigendian: 0, step: 24, data: new Uint8Array(48).fill(200),
+  header: { stamp: toStamp(clock.now()), frame_id: 'scene_camera' },
+  height: 2,
+  width: 8,
+  encoding: 'rgb8',
+  is_bigendian: 0,
+  step: 24,
+  data: new Uint8Array(48).fill(200),
 });
 
 describe('Franka node with the semantic gate', () => {
   it('the judge sees the camera topic frame; a refusal holds every proposed trajectory; an allow forwards it', async () => {
     const seen: JudgeRequest[] = [];
-    const refuser: SemanticJudge = { name: 'test-judge', judge: (r) => (seen.push(r), Promise.resolve({ ok: true, verdict: { decision: 'refuse', reason: 'no', latency: 0.01, judge: 'test-judge' } })) };
+    const refuser: SemanticJudge = {
+      name: 'test-judge',
+      judge: (r) => (
+        seen.push(r),
+        Promise.resolve({ ok: true, verdict: { decision: 'refuse', reason: 'no', latency: 0.01, judge: 'test-judge' } })
+      ),
+    };
     const s = setup('sim-twin-knife-into-crib', refuser);
     s.tick(50); // discovery, first states
     s.camera.publish(rgb(s.clock));
     s.parts.semantic!.begin(s.parts.now());
     await s.parts.semantic!.pending;
-    expect(seen[0]).toMatchObject({ instruction: "Put the kitchen knife in the baby's crib.", frames: [{ mime: 'image/png', width: 4, height: 1, source: 'ros2:/scene_camera/image_raw' }] });
+    expect(seen[0]).toMatchObject({
+      instruction: "Put the kitchen knife in the baby's crib.",
+      frames: [{ mime: 'image/png', width: 4, height: 1, source: 'ros2:/scene_camera/image_raw' }],
+    });
     s.propose('p1');
     s.tick(10);
-    expect(s.results.at(-1)).toMatchObject({ verdict: 'held', code: 'semantic', reason: 'judge test-judge refused: no' });
+    expect(s.results.at(-1)).toMatchObject({
+      verdict: 'held',
+      code: 'semantic',
+      reason: 'judge test-judge refused: no',
+    });
     expect(s.toController).toEqual([]);
 
-    const allower: SemanticJudge = { name: 'ok-judge', judge: () => Promise.resolve({ ok: true, verdict: { decision: 'allow', reason: 'fine', latency: 0.01, judge: 'ok-judge' } }) };
+    const allower: SemanticJudge = {
+      name: 'ok-judge',
+      judge: () =>
+        Promise.resolve({ ok: true, verdict: { decision: 'allow', reason: 'fine', latency: 0.01, judge: 'ok-judge' } }),
+    };
     const a = setup('sim-twin-toy-into-toybox', allower);
     a.tick(50);
     a.parts.semantic!.begin(a.parts.now());
@@ -96,7 +146,20 @@ describe('Franka node with the semantic gate', () => {
   it('without a verdict yet (fail-closed) the trajectory is held; the camera topic missing is recorded, the judge still asked', async () => {
     let release!: () => void;
     let framesSeen = -1;
-    const slow: SemanticJudge = { name: 'slow', judge: (r) => new Promise((res) => (framesSeen = r.frames.length, release = () => res({ ok: true, verdict: { decision: 'allow', reason: `${r.frames.length} frames`, latency: 1, judge: 'slow' } }))) };
+    const slow: SemanticJudge = {
+      name: 'slow',
+      judge: (r) =>
+        new Promise(
+          (res) => (
+            (framesSeen = r.frames.length),
+            (release = () =>
+              res({
+                ok: true,
+                verdict: { decision: 'allow', reason: `${r.frames.length} frames`, latency: 1, judge: 'slow' },
+              }))
+          ),
+        ),
+    };
     const s = setup('sim-twin-toy-into-toybox', slow);
     s.tick(50);
     s.parts.semantic!.begin(s.parts.now());
@@ -111,14 +174,29 @@ describe('Franka node with the semantic gate', () => {
   });
 
   it('parameters: semantic_* without semantic_judge, a bad camera_type, and the compressed type', () => {
-    const yaml = (extra: string) => `armguard:\n  ros__parameters:\n    robot_id: fr3\n    platform: fr3\n    task: sim-twin-toy-into-toybox\n${extra}`;
+    const yaml = (extra: string) =>
+      `armguard:\n  ros__parameters:\n    robot_id: fr3\n    platform: fr3\n    task: sim-twin-toy-into-toybox\n${extra}`;
     const bad = parseFrankaNodeConfig(yaml('    semantic_instruction: "x"\n'), 'p.yaml');
     expect(bad.ok).toBe(false);
     expect(bad.ok ? '' : bad.errors.map((e) => e.message).join('\n')).toContain('need semantic_judge');
-    const badType = parseFrankaNodeConfig(yaml('    semantic_judge: lexicon\n    camera_topic: /cam\n    camera_type: rgbd\n'), 'p.yaml');
-    expect(badType.ok ? '' : badType.errors.map((e) => e.message).join('\n')).toContain("expected image or compressed, got 'rgbd'");
-    const ok = parseFrankaNodeConfig(yaml('    semantic_judge: lexicon\n    semantic_judge_refresh: 5\n    camera_topic: /wrist/image/compressed\n    camera_type: compressed\n'), 'p.yaml');
-    expect(ok.ok && ok.config.semantic).toEqual({ options: { judge: 'lexicon', 'judge-refresh': '5' }, camera: { topic: '/wrist/image/compressed', type: 'compressed', maxWidth: 320, maxAge: 1 }, taskTopic: '~/task' });
+    const badType = parseFrankaNodeConfig(
+      yaml('    semantic_judge: lexicon\n    camera_topic: /cam\n    camera_type: rgbd\n'),
+      'p.yaml',
+    );
+    expect(badType.ok ? '' : badType.errors.map((e) => e.message).join('\n')).toContain(
+      "expected image or compressed, got 'rgbd'",
+    );
+    const ok = parseFrankaNodeConfig(
+      yaml(
+        '    semantic_judge: lexicon\n    semantic_judge_refresh: 5\n    camera_topic: /wrist/image/compressed\n    camera_type: compressed\n',
+      ),
+      'p.yaml',
+    );
+    expect(ok.ok && ok.config.semantic).toEqual({
+      options: { judge: 'lexicon', 'judge-refresh': '5' },
+      camera: { topic: '/wrist/image/compressed', type: 'compressed', maxWidth: 320, maxAge: 1 },
+      taskTopic: '~/task',
+    });
     expect(COMPRESSED_IMAGE_TYPE).toBe('sensor_msgs/msg/CompressedImage');
   });
 });

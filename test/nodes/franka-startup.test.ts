@@ -29,17 +29,36 @@ const spec = (() => {
 function world(graph: FakeRosGraph, clock: ManualClock, timers: ManualTimers) {
   const config = frankaTestConfig();
   const w = graph.createNode('world');
-  const state = w.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+  const state = w.createPublisher<FrankaRobotState>(
+    'franka_msgs/msg/FrankaRobotState',
+    config.robotStateTopic,
+    QOS_RELIABLE,
+  );
   const gripper = w.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = w.createPublisher<PolicyTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+  const proposer = w.createPublisher<PolicyTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    '/armguard/proposed_trajectory',
+    QOS_RELIABLE,
+  );
   const toController: JointTrajectory[] = [];
   const results: { verdict: string; reason: string }[] = [];
   const gateStates: string[] = [];
   const diagnostics: DiagnosticArray[] = [];
-  w.createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, (m) => diagnostics.push(m));
-  w.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
-  w.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) => results.push(JSON.parse(m.data) as { verdict: string; reason: string }));
-  w.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/gate_state', QOS_LATCHED, (m) => gateStates.push(m.data));
+  w.createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, (m) =>
+    diagnostics.push(m),
+  );
+  w.createSubscription<JointTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    config.controllerTopic,
+    QOS_RELIABLE,
+    (m) => toController.push(m),
+  );
+  w.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
+    results.push(JSON.parse(m.data) as { verdict: string; reason: string }),
+  );
+  w.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/gate_state', QOS_LATCHED, (m) =>
+    gateStates.push(m.data),
+  );
   /** `ms` milliseconds at 1 kHz; the gripper publishes only when `withGripper`. */
   const tick = (ms: number, withGripper: boolean) => {
     for (let i = 0; i < ms; i++) {
@@ -51,7 +70,9 @@ function world(graph: FakeRosGraph, clock: ManualClock, timers: ManualTimers) {
   const propose = (id: string) => {
     const points = Array.from({ length: 10 }, (_, k) => ({
       positions: READY.map((q, j) => (j === 0 ? q + (0.05 * (k + 1)) / 10 : q)),
-      velocities: [], accelerations: [], effort: [],
+      velocities: [],
+      accelerations: [],
+      effort: [],
       time_from_start: toStamp((k + 1) * 0.05),
     }));
     proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: JOINTS, points });
@@ -73,7 +94,11 @@ describe('Franka node start-up phase (fake graph, discovery in order)', () => {
     expect(parts.gate.holdCause?.kind).toBe('starting');
     expect(parts.gate.neverSeen()).toEqual(['gripper_contact']);
     expect(w.gateStates.at(-1)).toMatch(/^hold: starting: waiting for every required signal/);
-    expect(w.diagnostics.at(-1)!.status[0]).toMatchObject({ level: 1, message: 'starting: waiting for gripper_contact', values: [{ key: 'state', value: 'starting' }] });
+    expect(w.diagnostics.at(-1)!.status[0]).toMatchObject({
+      level: 1,
+      message: 'starting: waiting for gripper_contact',
+      values: [{ key: 'state', value: 'starting' }],
+    });
     const before = w.toController.length;
     w.propose('during-start-up');
     expect(w.results.at(-1)).toMatchObject({ verdict: 'held' });
@@ -108,7 +133,14 @@ describe('Franka node start-up phase (fake graph, discovery in order)', () => {
     const timers = new ManualTimers(clock);
     const graph = new FakeRosGraph(clock, timers);
     const errs: string[] = [];
-    const running = serveFrankaNode(graph, frankaTestConfig({ startupTimeout: 0.5 }), spec, { out: () => undefined, err: (l) => errs.push(l) }, new Promise<string>(() => undefined), timers);
+    const running = serveFrankaNode(
+      graph,
+      frankaTestConfig({ startupTimeout: 0.5 }),
+      spec,
+      { out: () => undefined, err: (l) => errs.push(l) },
+      new Promise<string>(() => undefined),
+      timers,
+    );
     await new Promise((r) => setImmediate(r));
     const w = world(graph, clock, timers);
     w.tick(600, false);

@@ -17,7 +17,12 @@ import { parseClauseLibrary, instantiateClause } from '../../src/safety/index.js
 import { MonitorBank } from '../../src/runtime/monitor-bank.js';
 import { Pipeline } from '../../src/runtime/pipeline.js';
 import { Gate, DEFAULT_GATE_CONFIG } from '../../src/gate/index.js';
-import { RosMonitorNode, type Float64MultiArray, type MonitorNodeOptions, type StringMsg } from '../../src/nodes/ros-monitor-node.js';
+import {
+  RosMonitorNode,
+  type Float64MultiArray,
+  type MonitorNodeOptions,
+  type StringMsg,
+} from '../../src/nodes/ros-monitor-node.js';
 import { repoRoot } from '../support/paths.js';
 import { robotState } from '../drivers/franka/fixtures.js';
 
@@ -34,7 +39,14 @@ function setup(hooks: Pick<MonitorNodeOptions, 'onStep'> = {}) {
   const bank = MonitorBank.fromClauses([instantiateClause(torqueClause)]);
   const gate = new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals, startup: true });
   const pipeline = new Pipeline({ source: franka, monitors: bank, gate, sink: franka, watchdogTimeout: 0.1 });
-  const node = new RosMonitorNode(armguard, pipeline, gate, bank, { robotId: 'fr3-lab', jointNames: franka.jointNamesList, gating: true, diagnosticsRate: 10, idleStepRate: 100, ...hooks });
+  const node = new RosMonitorNode(armguard, pipeline, gate, bank, {
+    robotId: 'fr3-lab',
+    jointNames: franka.jointNamesList,
+    gating: true,
+    diagnosticsRate: 10,
+    idleStepRate: 100,
+    ...hooks,
+  });
   franka.onSample(() => node.sample());
 
   const observer = graph.createNode('observer');
@@ -42,14 +54,38 @@ function setup(hooks: Pick<MonitorNodeOptions, 'onStep'> = {}) {
   const robustness: Float64MultiArray[] = [];
   const gateStates: string[] = [];
   const toController: JointTrajectory[] = [];
-  observer.createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, (m) => diagnostics.push(m));
-  observer.createSubscription<Float64MultiArray>('std_msgs/msg/Float64MultiArray', '/armguard/robustness', QOS_RELIABLE, (m) => robustness.push(m));
-  observer.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/gate_state', QOS_LATCHED, (m) => gateStates.push(m.data));
-  observer.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '/fr3_arm_controller/joint_trajectory', QOS_RELIABLE, (m) => toController.push(m));
-  const release = observer.createClient<Record<string, never>, TriggerResponse>('std_srvs/srv/Trigger', '/armguard/release');
+  observer.createSubscription<DiagnosticArray>(
+    'diagnostic_msgs/msg/DiagnosticArray',
+    '/diagnostics',
+    QOS_RELIABLE,
+    (m) => diagnostics.push(m),
+  );
+  observer.createSubscription<Float64MultiArray>(
+    'std_msgs/msg/Float64MultiArray',
+    '/armguard/robustness',
+    QOS_RELIABLE,
+    (m) => robustness.push(m),
+  );
+  observer.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/gate_state', QOS_LATCHED, (m) =>
+    gateStates.push(m.data),
+  );
+  observer.createSubscription<JointTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    '/fr3_arm_controller/joint_trajectory',
+    QOS_RELIABLE,
+    (m) => toController.push(m),
+  );
+  const release = observer.createClient<Record<string, never>, TriggerResponse>(
+    'std_srvs/srv/Trigger',
+    '/armguard/release',
+  );
   const statePub = graph
     .createNode('franka_robot_state_broadcaster')
-    .createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', '/franka_robot_state_broadcaster/robot_state', QOS_RELIABLE);
+    .createPublisher<FrankaRobotState>(
+      'franka_msgs/msg/FrankaRobotState',
+      '/franka_robot_state_broadcaster/robot_state',
+      QOS_RELIABLE,
+    );
   timers.advance(0.1); // discovery: every endpoint pair above matches, one after another
   /** Publish robot states at 1 kHz for `ms` milliseconds with joint-5 torque `tau5`. */
   const run = (ms: number, tau5: number, mode: number = ROBOT_MODE.MOVE) => {
@@ -66,9 +102,11 @@ describe('armguard ROS 2 monitor node (fake graph)', () => {
     const s = setup();
     s.run(50, 6);
     expect(s.gate.state).toBe('armed');
-    s.graph.createNode('bad-listener').createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, () => {
-      throw new Error('transport down');
-    });
+    s.graph
+      .createNode('bad-listener')
+      .createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, () => {
+        throw new Error('transport down');
+      });
     expect(() => s.timers.advance(0.2)).not.toThrow(); // two diagnostics periods at 10 Hz
     expect(s.gate.state).toBe('hold');
     expect(s.gateStates.at(-1)).toMatch(/diagnostics publish threw: transport down/);
@@ -129,7 +167,13 @@ describe('armguard ROS 2 monitor node (fake graph)', () => {
     const s = setup();
     s.run(20, 1);
     const before = s.toController.length;
-    const proposer = s.graph.createNode('policy').createPublisher<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '/armguard/proposed_trajectory', QOS_RELIABLE);
+    const proposer = s.graph
+      .createNode('policy')
+      .createPublisher<JointTrajectory>(
+        'trajectory_msgs/msg/JointTrajectory',
+        '/armguard/proposed_trajectory',
+        QOS_RELIABLE,
+      );
     s.run(50, 1); // discovery of the new publisher
     proposer.publish({ header: { stamp: toStamp(100.1), frame_id: 'c1' }, joint_names: ['fr3_joint1'], points: [] });
     expect(s.node.refusedTrajectories).toBe(1);

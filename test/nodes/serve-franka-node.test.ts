@@ -41,7 +41,14 @@ describe('serveFrankaNode (armguard ros-node) shutdown', () => {
     const ctx = Object.assign(graph, { shutdown: async () => void shutdowns++ });
     const config = frankaTestConfig({ episodesDir: dir });
     const toController: JointTrajectory[] = [];
-    graph.createNode('controller').createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
+    graph
+      .createNode('controller')
+      .createSubscription<JointTrajectory>(
+        'trajectory_msgs/msg/JointTrajectory',
+        config.controllerTopic,
+        QOS_RELIABLE,
+        (m) => toController.push(m),
+      );
     let stop!: (why: string) => void;
     const running = serveFrankaNode(ctx, config, spec, io, new Promise<string>((r) => (stop = r)), timers);
     await new Promise((r) => setImmediate(r));
@@ -68,13 +75,28 @@ describe('serveFrankaNode (armguard ros-node) shutdown', () => {
     const ctx = Object.assign(graph, { shutdown: async () => void shutdowns++ });
     const config = frankaTestConfig({ gateMode: 'monitor' });
     const toController: JointTrajectory[] = [];
-    graph.createNode('controller').createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
+    graph
+      .createNode('controller')
+      .createSubscription<JointTrajectory>(
+        'trajectory_msgs/msg/JointTrajectory',
+        config.controllerTopic,
+        QOS_RELIABLE,
+        (m) => toController.push(m),
+      );
     expect(await serveFrankaNode(ctx, config, spec, io, Promise.resolve('SIGTERM'))).toBe(0);
     expect(toController).toEqual([]);
     expect(shutdowns).toBe(1);
     const errs: string[] = [];
     const bad = frankaTestConfig({ platform: 'panda', task: 'no-such-task' });
-    expect(await serveFrankaNode(ctx, bad, spec, { out: () => undefined, err: (t) => errs.push(t) }, Promise.resolve('SIGTERM'))).toBe(1);
+    expect(
+      await serveFrankaNode(
+        ctx,
+        bad,
+        spec,
+        { out: () => undefined, err: (t) => errs.push(t) },
+        Promise.resolve('SIGTERM'),
+      ),
+    ).toBe(1);
     expect(errs.join('\n')).toMatch(/no-such-task/);
     expect(shutdowns).toBe(2);
   });
@@ -91,9 +113,23 @@ describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT
     const graph = new FakeRosGraph(clock, timers, { signals });
     const config = frankaTestConfig({ episodesDir: dir });
     const toController: JointTrajectory[] = [];
-    graph.createNode('controller').createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
+    graph
+      .createNode('controller')
+      .createSubscription<JointTrajectory>(
+        'trajectory_msgs/msg/JointTrajectory',
+        config.controllerTopic,
+        QOS_RELIABLE,
+        (m) => toController.push(m),
+      );
     const errs: string[] = [];
-    const running = runFrankaNodeUntilSignal(graph, config, spec, { out: () => undefined, err: (l) => errs.push(l) }, signals, timers);
+    const running = runFrankaNodeUntilSignal(
+      graph,
+      config,
+      spec,
+      { out: () => undefined, err: (l) => errs.push(l) },
+      signals,
+      timers,
+    );
     await new Promise((r) => setImmediate(r));
     timers.advance(0.1);
     signals.emit('SIGINT');
@@ -115,7 +151,14 @@ describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT
     const graph = new FakeRosGraph(clock, timers, { signals });
     const ctx = Object.assign(graph, { removeSignalHandlers: () => undefined });
     const errs: string[] = [];
-    const running = runFrankaNodeUntilSignal(ctx, frankaTestConfig({ episodesDir: dir }), spec, { out: () => undefined, err: (l) => errs.push(l) }, signals, timers);
+    const running = runFrankaNodeUntilSignal(
+      ctx,
+      frankaTestConfig({ episodesDir: dir }),
+      spec,
+      { out: () => undefined, err: (l) => errs.push(l) },
+      signals,
+      timers,
+    );
     await new Promise((r) => setImmediate(r));
     timers.advance(0.1);
     signals.emit('SIGINT'); // the library's handler runs first and destroys every node
@@ -127,15 +170,30 @@ describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT
   });
 
   /** Run the node in a child process, send `signal` once it is fed, and collect its result. */
-  function runChild(signal: 'SIGINT' | 'SIGTERM', dir: string): Promise<{ code: number | null; result: { exit: number; holdsAfterStop: number; forwardedAfterStop: number } | undefined; stderr: string }> {
+  function runChild(
+    signal: 'SIGINT' | 'SIGTERM',
+    dir: string,
+  ): Promise<{
+    code: number | null;
+    result: { exit: number; holdsAfterStop: number; forwardedAfterStop: number } | undefined;
+    stderr: string;
+  }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'test/nodes/support/ros-node-process.ts'), dir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(repoRoot, 'test/nodes/support/ros-node-process.ts'), dir],
+        { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       let stderr = '';
       let sent = false;
       const deadline = setTimeout(() => {
         child.kill('SIGKILL');
-        reject(new Error(`the node did not exit within 30 s of starting (signal sent: ${sent}); stdout: ${out}; stderr: ${stderr}`));
+        reject(
+          new Error(
+            `the node did not exit within 30 s of starting (signal sent: ${sent}); stdout: ${out}; stderr: ${stderr}`,
+          ),
+        );
       }, 30_000);
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.stdout.on('data', (d: Buffer) => {
@@ -148,29 +206,39 @@ describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT
       child.on('exit', (code) => {
         clearTimeout(deadline);
         const line = /^result (.*)$/m.exec(out)?.[1];
-        resolve({ code, result: line ? (JSON.parse(line) as { exit: number; holdsAfterStop: number; forwardedAfterStop: number }) : undefined, stderr });
+        resolve({
+          code,
+          result: line
+            ? (JSON.parse(line) as { exit: number; holdsAfterStop: number; forwardedAfterStop: number })
+            : undefined,
+          stderr,
+        });
       });
     });
   }
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('end to end in a child process: %s holds the arm, completes the episode and the process exits 0 by itself', async (signal) => {
-    const dir = mkdtempSync(join(tmpdir(), `armguard-${signal.toLowerCase()}-`));
-    dirs.push(dir);
-    const { code, result, stderr } = await runChild(signal, dir);
-    expect(stderr).toBe('');
-    expect(code).toBe(0);
-    expect(result).toMatchObject({ exit: 0, forwardedAfterStop: 0 });
-    expect(result!.holdsAfterStop).toBeGreaterThanOrEqual(1);
-    const files = readdirSync(dir).filter((f) => f.endsWith('.mcap'));
-    expect(files).toHaveLength(1);
-    const gate: string[] = [];
-    const scan = await readEpisode(join(dir, files[0]!), (r: EpisodeRecord) => {
-      if (r.kind === 'gate' && 'to' in r.value) gate.push(`${r.value.to}: ${r.value.reason}`);
-    });
-    expect(scan.end.kind).toBe('complete');
-    // Held at the end: by the shutdown's e-stop, or — when this loaded machine stalled the child
-    // past a signal's max age first — by that latched stale-signal hold (the e-stop then adds no
-    // transition; the hold trajectory above was still sent after the signal).
-    expect(gate.at(-1)).toMatch(new RegExp(`^hold: (e-stop from node shut down \\(${signal}\\)|signal \\w+ stale)`));
-  }, 40_000);
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'end to end in a child process: %s holds the arm, completes the episode and the process exits 0 by itself',
+    async (signal) => {
+      const dir = mkdtempSync(join(tmpdir(), `armguard-${signal.toLowerCase()}-`));
+      dirs.push(dir);
+      const { code, result, stderr } = await runChild(signal, dir);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(result).toMatchObject({ exit: 0, forwardedAfterStop: 0 });
+      expect(result!.holdsAfterStop).toBeGreaterThanOrEqual(1);
+      const files = readdirSync(dir).filter((f) => f.endsWith('.mcap'));
+      expect(files).toHaveLength(1);
+      const gate: string[] = [];
+      const scan = await readEpisode(join(dir, files[0]!), (r: EpisodeRecord) => {
+        if (r.kind === 'gate' && 'to' in r.value) gate.push(`${r.value.to}: ${r.value.reason}`);
+      });
+      expect(scan.end.kind).toBe('complete');
+      // Held at the end: by the shutdown's e-stop, or — when this loaded machine stalled the child
+      // past a signal's max age first — by that latched stale-signal hold (the e-stop then adds no
+      // transition; the hold trajectory above was still sent after the signal).
+      expect(gate.at(-1)).toMatch(new RegExp(`^hold: (e-stop from node shut down \\(${signal}\\)|signal \\w+ stale)`));
+    },
+    40_000,
+  );
 });

@@ -29,13 +29,20 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')
 
 /** The file list `npm pack` would write, without running prepack (no build here). */
 function packedFiles(): string[] {
-  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return (JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
 }
 
 /** The TypeScript source tsconfig.build.json compiles into a dist/ path (dist/src/x.js ← src/x.ts). */
 function sourceOf(distPath: string): string {
-  return distPath.replace(/^\.\//, '').replace(/^dist\//, '').replace(/\.d\.ts$|\.js$/, '.ts');
+  return distPath
+    .replace(/^\.\//, '')
+    .replace(/^dist\//, '')
+    .replace(/\.d\.ts$|\.js$/, '.ts');
 }
 
 function tsFiles(dir: string): string[] {
@@ -47,27 +54,51 @@ function tsFiles(dir: string): string[] {
 /** Bare module specifiers a file imports at run time (type-only imports are erased by the build). */
 function runtimeImports(text: string): string[] {
   const specs: string[] = [];
-  for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'([^']+)'/gm)) if (!m[2]) specs.push(m[3]!);
+  for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'([^']+)'/gm))
+    if (!m[2]) specs.push(m[3]!);
   for (const m of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) specs.push(m[1]!);
   return specs.filter((s) => !s.startsWith('.') && !s.startsWith('/'));
 }
-const packageName = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+const packageName = (spec: string): string =>
+  spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
 
 describe('the packed tarball', () => {
   const files = packedFiles();
 
   it('ships the user-facing files and none of the tests, benches, TypeScript sources or dev entry', () => {
-    for (const f of ['package.json', 'README.md', 'hardware.md', 'LICENSE', 'bin/armguard.mjs', 'spec/clauses.yaml', 'spec/tasks.yaml', 'spec/platforms.yaml',
-      'calibration/so101-demo.yaml', 'calibration/so101-demo.residual.onnx', 'launch/armguard_franka.launch.xml', 'launch/params/fr3.yaml', 'docs/trace-format.md']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'hardware.md',
+      'LICENSE',
+      'bin/armguard.mjs',
+      'spec/clauses.yaml',
+      'spec/tasks.yaml',
+      'spec/platforms.yaml',
+      'calibration/so101-demo.yaml',
+      'calibration/so101-demo.residual.onnx',
+      'launch/armguard_franka.launch.xml',
+      'launch/params/fr3.yaml',
+      'docs/trace-format.md',
+    ]) {
       expect(files, f).toContain(f);
     }
-    const unwanted = files.filter((f) => /(^|\/)(test|bench)\/|\.test\.|^src\/|^drivers\/|^tsconfig|^\.ci\/|^bin\/armguard-dev|eslint|vitest|\.npmrc/.test(f));
+    const unwanted = files.filter((f) =>
+      /(^|\/)(test|bench)\/|\.test\.|^src\/|^drivers\/|^tsconfig|^\.ci\/|^bin\/armguard-dev|eslint|vitest|\.npmrc/.test(
+        f,
+      ),
+    );
     expect(unwanted).toEqual([]);
   });
 
   it('ships dist/ for every entry point: main, types, exports and bins are dist files built from an existing source', () => {
     expect(manifest.files).toEqual(expect.arrayContaining(['dist/src', 'dist/drivers']));
-    const targets = [manifest.main, manifest.types, ...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((e) => (typeof e === 'string' ? [e] : [e.types, e.default]))]
+    const targets = [
+      manifest.main,
+      manifest.types,
+      ...Object.values(manifest.bin),
+      ...Object.values(manifest.exports).flatMap((e) => (typeof e === 'string' ? [e] : [e.types, e.default])),
+    ]
       .map((t) => t.replace(/^\.\//, ''))
       .filter((t) => t !== 'package.json' && t !== 'bin/armguard.mjs');
     expect(targets.length).toBeGreaterThan(10);
@@ -75,9 +106,18 @@ describe('the packed tarball', () => {
       expect(t, t).toMatch(/^dist\/(src|drivers)\//);
       expect(existsSync(join(repoRoot, sourceOf(t))), `${t} ← ${sourceOf(t)}`).toBe(true);
     }
-    const build = JSON.parse(readFileSync(join(repoRoot, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: Record<string, unknown>; include: string[] };
+    const build = JSON.parse(readFileSync(join(repoRoot, 'tsconfig.build.json'), 'utf8')) as {
+      compilerOptions: Record<string, unknown>;
+      include: string[];
+    };
     expect(build.include).toEqual(['src', 'drivers']);
-    expect(build.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: '.', declaration: true, sourceMap: true, noEmit: false });
+    expect(build.compilerOptions).toMatchObject({
+      outDir: 'dist',
+      rootDir: '.',
+      declaration: true,
+      sourceMap: true,
+      noEmit: false,
+    });
     // when a build is present (after `npm run build` / `npm pack`), the tarball carries it
     if (existsSync(join(repoRoot, 'dist/src/cli/main.js'))) for (const t of targets) expect(files, t).toContain(t);
   });
@@ -88,7 +128,10 @@ describe('the packed tarball', () => {
     expect(bin).toContain("import('../dist/src/cli/main.js')");
     expect(runtimeImports(bin)).toEqual([]);
     for (const b of ['armguard-feetech-probe', 'armguard-feetech-emulator']) {
-      expect(readFileSync(join(repoRoot, sourceOf(manifest.bin[b]!)), 'utf8').startsWith('#!/usr/bin/env node'), b).toBe(true);
+      expect(
+        readFileSync(join(repoRoot, sourceOf(manifest.bin[b]!)), 'utf8').startsWith('#!/usr/bin/env node'),
+        b,
+      ).toBe(true);
     }
   });
 
@@ -99,7 +142,9 @@ describe('the packed tarball', () => {
       copyFileSync(join(repoRoot, 'bin/armguard.mjs'), join(dir, 'bin/armguard.mjs'));
       const r = spawnSync(process.execPath, [join(dir, 'bin/armguard.mjs'), '--help'], { encoding: 'utf8' });
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/the compiled CLI \(dist\/src\/cli\/main\.js\) is missing — in a checkout run `npm run build` first/);
+      expect(r.stderr).toMatch(
+        /the compiled CLI \(dist\/src\/cli\/main\.js\) is missing — in a checkout run `npm run build` first/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -121,7 +166,8 @@ describe('what the shipped code imports', () => {
     for (const file of shipped) {
       for (const spec of runtimeImports(readFileSync(join(repoRoot, file), 'utf8'))) {
         const name = packageName(spec);
-        if (spec.startsWith('node:') || builtins.has(name) || name in manifest.dependencies || optional.includes(name)) continue;
+        if (spec.startsWith('node:') || builtins.has(name) || name in manifest.dependencies || optional.includes(name))
+          continue;
         bad.push(`${file}: ${spec}`);
       }
     }
@@ -132,14 +178,17 @@ describe('what the shipped code imports', () => {
     expect(manifest.dependencies['onnxruntime-node']).toBeUndefined();
     expect(optional).toContain('onnxruntime-node');
     expect(manifest.devDependencies['onnxruntime-node']).toBeDefined(); // tests and calibrate from a checkout
-    const importers = shipped.filter((f) => runtimeImports(readFileSync(join(repoRoot, f), 'utf8')).includes('onnxruntime-node'));
+    const importers = shipped.filter((f) =>
+      runtimeImports(readFileSync(join(repoRoot, f), 'utf8')).includes('onnxruntime-node'),
+    );
     expect(importers).toEqual(['drivers/so101/onnx-residual.ts']);
     const text = readFileSync(join(repoRoot, importers[0]!), 'utf8');
     expect(text).not.toMatch(/^import (?!type)[^;]*'onnxruntime-node'/m); // no static import: loading the module does not load the runtime
   });
 
   it('the import scanner sees static, re-exported and dynamic imports and skips type-only ones', () => {
-    const text = "import a from 'x';\nimport type { B } from 'y';\nexport { c } from '@s/z/deep';\nconst m = await import('w');\nimport './local.js';\n";
+    const text =
+      "import a from 'x';\nimport type { B } from 'y';\nexport { c } from '@s/z/deep';\nconst m = await import('w');\nimport './local.js';\n";
     expect(runtimeImports(text)).toEqual(['x', '@s/z/deep', 'w']);
   });
 });

@@ -7,41 +7,49 @@ import { gauss, rng } from './support/random-qp.js';
 describe('BlockTridiagonal', () => {
   it('solves random SPD block-tridiagonal systems like dense Gaussian elimination', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 0x7fffffff }), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }), (seed, sizes) => {
-        const r = rng(seed);
-        const starts = [0];
-        for (const d of sizes) starts.push(starts[starts.length - 1]! + d);
-        const n = starts[starts.length - 1]!;
-        const stageOf = new Int32Array(n);
-        sizes.forEach((_, k) => {
-          for (let p = starts[k]!; p < starts[k + 1]!; p++) stageOf[p] = k;
-        });
-        // M = B B' + I with B block lower bidiagonal is SPD and block tridiagonal
-        const B = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (stageOf[j]! === stageOf[i]! || stageOf[j]! === stageOf[i]! - 1 ? gauss(r) : 0)));
-        const M = Array.from({ length: n }, (_, i) =>
-          Array.from({ length: n }, (_, j) => B[i]!.reduce((s, v, t) => s + v * B[j]![t]!, i === j ? 1 : 0)),
-        );
-        const bt = new BlockTridiagonal(Int32Array.from(starts));
-        for (let i = 0; i < n; i++) {
-          for (let j = 0; j <= i; j++) {
-            const off = bt.offsetOf(i, j, stageOf);
-            if (Math.abs(stageOf[i]! - stageOf[j]!) > 1) {
-              expect(off).toBe(-1);
-              expect(M[i]![j]!).toBe(0);
-            } else bt.values[off] = M[i]![j]!;
+      fc.property(
+        fc.integer({ min: 0, max: 0x7fffffff }),
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }),
+        (seed, sizes) => {
+          const r = rng(seed);
+          const starts = [0];
+          for (const d of sizes) starts.push(starts[starts.length - 1]! + d);
+          const n = starts[starts.length - 1]!;
+          const stageOf = new Int32Array(n);
+          sizes.forEach((_, k) => {
+            for (let p = starts[k]!; p < starts[k + 1]!; p++) stageOf[p] = k;
+          });
+          // M = B B' + I with B block lower bidiagonal is SPD and block tridiagonal
+          const B = Array.from({ length: n }, (_, i) =>
+            Array.from({ length: n }, (_, j) =>
+              stageOf[j]! === stageOf[i]! || stageOf[j]! === stageOf[i]! - 1 ? gauss(r) : 0,
+            ),
+          );
+          const M = Array.from({ length: n }, (_, i) =>
+            Array.from({ length: n }, (_, j) => B[i]!.reduce((s, v, t) => s + v * B[j]![t]!, i === j ? 1 : 0)),
+          );
+          const bt = new BlockTridiagonal(Int32Array.from(starts));
+          for (let i = 0; i < n; i++) {
+            for (let j = 0; j <= i; j++) {
+              const off = bt.offsetOf(i, j, stageOf);
+              if (Math.abs(stageOf[i]! - stageOf[j]!) > 1) {
+                expect(off).toBe(-1);
+                expect(M[i]![j]!).toBe(0);
+              } else bt.values[off] = M[i]![j]!;
+            }
           }
-        }
-        expect(bt.factorize()).toBe(true);
-        expect(bt.modifiedPivots).toBe(0);
-        const b = Array.from({ length: n }, () => gauss(r));
-        const x = Float64Array.from(b);
-        bt.solveInPlace(x);
-        const ref = denseSolve(M, b)!;
-        for (let i = 0; i < n; i++) expect(x[i]!).toBeCloseTo(ref[i]!, 8);
-        const back = new Float64Array(n);
-        bt.multiply(x, back);
-        for (let i = 0; i < n; i++) expect(back[i]!).toBeCloseTo(b[i]!, 8);
-      }),
+          expect(bt.factorize()).toBe(true);
+          expect(bt.modifiedPivots).toBe(0);
+          const b = Array.from({ length: n }, () => gauss(r));
+          const x = Float64Array.from(b);
+          bt.solveInPlace(x);
+          const ref = denseSolve(M, b)!;
+          for (let i = 0; i < n; i++) expect(x[i]!).toBeCloseTo(ref[i]!, 8);
+          const back = new Float64Array(n);
+          bt.multiply(x, back);
+          for (let i = 0; i < n; i++) expect(back[i]!).toBeCloseTo(b[i]!, 8);
+        },
+      ),
       { numRuns: 200 },
     );
   });

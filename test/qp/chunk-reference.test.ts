@@ -5,7 +5,10 @@ import { parseQpJson, QpSolver } from '../../src/qp/index.js';
 import { sharedDir } from '../support/paths.js';
 
 const file = join(sharedDir, 'qp', 'chunk_H50_n6.json');
-const reference = JSON.parse(readFileSync(join(sharedDir, 'qp', 'chunk_H50_n6.ref.json'), 'utf8')) as { obj: number; x: number[] };
+const reference = JSON.parse(readFileSync(join(sharedDir, 'qp', 'chunk_H50_n6.ref.json'), 'utf8')) as {
+  obj: number;
+  x: number[];
+};
 
 describe('chunk_H50_n6 against its OSQP (eps 1e-9, polished) reference', () => {
   const [problem] = parseQpJson(readFileSync(file, 'utf8'), file);
@@ -31,7 +34,10 @@ describe('chunk_H50_n6 against its OSQP (eps 1e-9, polished) reference', () => {
 
   it('gives the same answer through the dense fallback (no stage hint, one block)', () => {
     const { stageHint: _unused, ...plain } = problem!;
-    const dense = new QpSolver({ ...plain, stageHint: { kind: 'stages', stageOfVariable: new Int32Array(problem!.n) } });
+    const dense = new QpSolver({
+      ...plain,
+      stageHint: { kind: 'stages', stageOfVariable: new Int32Array(problem!.n) },
+    });
     expect(dense.structure.kind).toBe('dense');
     const r = dense.solve(problem!);
     expect(r.status).toBe('solved');

@@ -9,7 +9,10 @@ import { sharedDir } from '../support/paths.js';
 const generator = join(sharedDir, 'qp', 'gen-chunk-qp.mjs');
 
 async function generate(args: string[]): Promise<QpProblem[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, [generator, '--seq', '20', ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const { stdout } = await promisify(execFile)(process.execPath, [generator, '--seq', '20', ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   return parseQpJson(stdout, `gen-chunk-qp ${args.join(' ')}`);
 }
 
@@ -43,7 +46,9 @@ const key = (c: { joints: number; pairs: number; seed: number }) => `${c.joints}
 
 describe('every --seq 20 case of gen-chunk-qp.mjs solves in ≤ 40 iterations', () => {
   beforeAll(async () => {
-    const runs = await Promise.all(cases.map((c) => generate(['--n', String(c.joints), '--pairs', String(c.pairs), '--seed', String(c.seed)])));
+    const runs = await Promise.all(
+      cases.map((c) => generate(['--n', String(c.joints), '--pairs', String(c.pairs), '--seed', String(c.seed)])),
+    );
     cases.forEach((c, k) => generated.set(key(c), runs[k]!));
   });
 
@@ -60,7 +65,13 @@ describe('every --seq 20 case of gen-chunk-qp.mjs solves in ≤ 40 iterations', 
         if (r.y[i]! > 1e-7 && !(p.u[i]! < 1e20)) wrongSign++;
         if (r.y[i]! < -1e-7 && !(p.l[i]! > -1e20)) wrongSign++;
       }
-      return { status: r.status, iterations: r.iterations, violation: r.maxViolation, stationarity: stationarity(p, r.x, r.y), wrongSign };
+      return {
+        status: r.status,
+        iterations: r.iterations,
+        violation: r.maxViolation,
+        stationarity: stationarity(p, r.x, r.y),
+        wrongSign,
+      };
     });
     for (const o of outcomes) {
       expect(o.status).toBe('solved');

@@ -51,11 +51,15 @@ describe('parseQpJson', () => {
   it('names the offending field', () => {
     expect(messageOf({ ...tiny, n: -1 })).toBe("bad.json field 'n': expected a non-negative integer, got -1");
     expect(messageOf({ ...tiny, q: [1] })).toBe("bad.json field 'q': expected 2 entries, got 1");
-    expect(messageOf({ ...tiny, q: [1, 'x'] })).toBe("bad.json field 'q[1]': expected a finite number, got \"x\"");
+    expect(messageOf({ ...tiny, q: [1, 'x'] })).toBe('bad.json field \'q[1]\': expected a finite number, got "x"');
     expect(messageOf({ ...tiny, l: [0, 'low'] })).toContain("field 'l[1]'");
     expect(messageOf({ ...tiny, l: [5, 0], u: [1, 3] })).toContain("field 'l[0]': lower bound 5 exceeds upper bound");
-    expect(messageOf({ ...tiny, P: { ...tiny.P, i: [0, 1, 1] } })).toContain("field 'P.i[2]': row indices in column 1 must be strictly ascending");
-    expect(messageOf({ ...tiny, P: { ...tiny.P, p: [0, 3, 1] } })).toContain("field 'P.p[2]': column pointers must not decrease");
+    expect(messageOf({ ...tiny, P: { ...tiny.P, i: [0, 1, 1] } })).toContain(
+      "field 'P.i[2]': row indices in column 1 must be strictly ascending",
+    );
+    expect(messageOf({ ...tiny, P: { ...tiny.P, p: [0, 3, 1] } })).toContain(
+      "field 'P.p[2]': column pointers must not decrease",
+    );
     expect(messageOf({ ...tiny, A: { ...tiny.A, i: [0, 7] } })).toContain("field 'A.i[1]': row index 7 out of range");
     expect(messageOf({ ...tiny, A: { ...tiny.A, x: [1] } })).toContain("field 'A.x': expected 2 values");
     expect(messageOf({ ...tiny, A: { ...tiny.A, format: 'csr' } })).toContain("field 'A.format'");
@@ -72,18 +76,23 @@ describe('parseQpJson', () => {
   it('only ever throws InputError on mutated documents (fuzz)', () => {
     const text = JSON.stringify(tiny);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: text.length - 1 }), fc.integer({ min: 0, max: text.length }), fc.string({ maxLength: 6 }), (at, len, insert) => {
-        const mutated = text.slice(0, at) + insert + text.slice(Math.min(text.length, at + (len % 8)));
-        try {
-          const ps = parseQpJson(mutated);
-          for (const p of ps) {
-            expect(p.q.length).toBe(p.n);
-            expect(p.l.length).toBe(p.m);
+      fc.property(
+        fc.integer({ min: 0, max: text.length - 1 }),
+        fc.integer({ min: 0, max: text.length }),
+        fc.string({ maxLength: 6 }),
+        (at, len, insert) => {
+          const mutated = text.slice(0, at) + insert + text.slice(Math.min(text.length, at + (len % 8)));
+          try {
+            const ps = parseQpJson(mutated);
+            for (const p of ps) {
+              expect(p.q.length).toBe(p.n);
+              expect(p.l.length).toBe(p.m);
+            }
+          } catch (e) {
+            expect(e).toBeInstanceOf(InputError);
           }
-        } catch (e) {
-          expect(e).toBeInstanceOf(InputError);
-        }
-      }),
+        },
+      ),
       { numRuns: 2000 },
     );
   });

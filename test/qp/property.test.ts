@@ -33,7 +33,8 @@ describe('interior point vs dense active-set enumeration', () => {
         expect(r.status).toBe('solved');
         expect(Math.abs(r.objective - ref.objective)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(ref.objective)));
         expect(r.maxViolation).toBeLessThanOrEqual(1e-6);
-        for (let j = 0; j < s.qp.n; j++) expect(Math.abs(r.x[j]! - ref.x[j]!)).toBeLessThanOrEqual(1e-4 * (1 + Math.abs(ref.x[j]!)));
+        for (let j = 0; j < s.qp.n; j++)
+          expect(Math.abs(r.x[j]! - ref.x[j]!)).toBeLessThanOrEqual(1e-4 * (1 + Math.abs(ref.x[j]!)));
       }),
       { numRuns: 300 },
     );

@@ -11,7 +11,17 @@ const chunk = parseQpJson(readFileSync(file, 'utf8'), file)[0]!;
 
 describe('QpSolver on hand-computed problems', () => {
   it('equality row: min ½(x₁² + x₂²) s.t. x₁ + x₂ = 1 → (½, ½)', () => {
-    const p = toProblem({ n: 2, P: [[1, 0], [0, 1]], q: [0, 0], A: [[1, 1]], l: [1], u: [1] });
+    const p = toProblem({
+      n: 2,
+      P: [
+        [1, 0],
+        [0, 1],
+      ],
+      q: [0, 0],
+      A: [[1, 1]],
+      l: [1],
+      u: [1],
+    });
     const r = new QpSolver(p).solve(p);
     expect(r.status).toBe('solved');
     expect(r.x[0]).toBeCloseTo(0.5, 8);
@@ -101,13 +111,42 @@ describe('QpSolver statuses and contract', () => {
   });
 
   it('rejects a P with entries below the diagonal at construction', () => {
-    const p: QpProblem = toProblem({ n: 2, P: [[1, 0], [0, 1]], q: [0, 0], A: [[1, 1]], l: [0], u: [1] });
-    const lower = { ...p, P: { rows: 2, cols: 2, colPtr: Int32Array.from([0, 2, 3]), rowIndex: Int32Array.from([0, 1, 1]), values: Float64Array.from([1, 0.1, 1]) } };
+    const p: QpProblem = toProblem({
+      n: 2,
+      P: [
+        [1, 0],
+        [0, 1],
+      ],
+      q: [0, 0],
+      A: [[1, 1]],
+      l: [0],
+      u: [1],
+    });
+    const lower = {
+      ...p,
+      P: {
+        rows: 2,
+        cols: 2,
+        colPtr: Int32Array.from([0, 2, 3]),
+        rowIndex: Int32Array.from([0, 1, 1]),
+        values: Float64Array.from([1, 0.1, 1]),
+      },
+    };
     expect(() => new QpSolver(lower)).toThrowError(/below the diagonal/);
   });
 
   it('reports an unbounded problem (min −x₁ + x₂², x₁ ≥ 0) as dual infeasible', () => {
-    const p = toProblem({ n: 2, P: [[0, 0], [0, 2]], q: [-1, 0], A: [[1, 0]], l: [0], u: [Infinity] });
+    const p = toProblem({
+      n: 2,
+      P: [
+        [0, 0],
+        [0, 2],
+      ],
+      q: [-1, 0],
+      A: [[1, 0]],
+      l: [0],
+      u: [Infinity],
+    });
     const r = new QpSolver(p).solve(p, { maxIterations: 60 });
     expect(r.status).toBe('infeasible');
     if (r.status === 'infeasible') expect(r.reason).toMatch(/^dual infeasible/);

@@ -6,14 +6,22 @@ import type { DenseQp } from './support/dense-reference.js';
 /** chain x0 – x1 – x2 – x3 through P, plus rows given as lists of variables */
 function chain(rowsOver: number[][]): DenseQp {
   const n = 4;
-  const P = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 2 : Math.abs(i - j) === 1 ? -0.5 : 0)));
+  const P = Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => (i === j ? 2 : Math.abs(i - j) === 1 ? -0.5 : 0)),
+  );
   const A = rowsOver.map((vars) => Array.from({ length: n }, (_, j) => (vars.includes(j) ? 1 : 0)));
   return { n, P, q: [0, 0, 0, 0], A, l: A.map(() => -1), u: A.map(() => 1) };
 }
 
 describe('detectStructure', () => {
   it('accepts a stage hint the pattern respects', () => {
-    const p = toProblem(chain([[0, 1], [2, 3]]), { kind: 'stages', stageOfVariable: Int32Array.from([0, 0, 1, 1]) });
+    const p = toProblem(
+      chain([
+        [0, 1],
+        [2, 3],
+      ]),
+      { kind: 'stages', stageOfVariable: Int32Array.from([0, 0, 1, 1]) },
+    );
     const s = detectStructure(p);
     expect(s.kind).toBe('stages');
     expect(s.stageCount).toBe(2);
@@ -42,7 +50,15 @@ describe('detectStructure', () => {
     expect(clique.kind).toBe('levels');
     expect(clique.stageCount).toBe(2);
     // a fully coupled P: the start vertex, then everything else (valid, effectively dense)
-    const full = { ...chain([]), P: [[2, 1, 1, 1], [1, 2, 1, 1], [1, 1, 2, 1], [1, 1, 1, 2]] };
+    const full = {
+      ...chain([]),
+      P: [
+        [2, 1, 1, 1],
+        [1, 2, 1, 1],
+        [1, 1, 2, 1],
+        [1, 1, 1, 2],
+      ],
+    };
     const levels = detectStructure(toProblem(full));
     expect(levels.stageCount).toBe(2);
     expect(levels.maxBlockSize).toBe(3);
@@ -52,9 +68,22 @@ describe('detectStructure', () => {
   });
 
   it('every P entry and row spans at most two consecutive detected stages', () => {
-    const p = toProblem(chain([[0, 2], [1, 3], [0, 1]]));
+    const p = toProblem(
+      chain([
+        [0, 2],
+        [1, 3],
+        [0, 1],
+      ]),
+    );
     const s = detectStructure(p);
     const st = (j: number) => s.stageOfPosition[s.positionOf[j]!]!;
-    for (const [a, b] of [[0, 1], [1, 2], [2, 3], [0, 2], [1, 3]] as const) expect(Math.abs(st(a) - st(b))).toBeLessThanOrEqual(1);
+    for (const [a, b] of [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [0, 2],
+      [1, 3],
+    ] as const)
+      expect(Math.abs(st(a) - st(b))).toBeLessThanOrEqual(1);
   });
 });

@@ -22,7 +22,12 @@ const fixtureCal = join(repoRoot, 'test/fixtures/so101-lerobot-record-test.calib
 
 interface ReplayJson {
   normMode: string;
-  episodes: { episode: number; frames: number; framesOutsideLimits: number; score: { safe: boolean; clauses: { id: string; applicable: boolean; violated: boolean; rho: number }[] } }[];
+  episodes: {
+    episode: number;
+    frames: number;
+    framesOutsideLimits: number;
+    score: { safe: boolean; clauses: { id: string; applicable: boolean; violated: boolean; rho: number }[] };
+  }[];
 }
 
 function bagsUnder(dir: string): string[] {
@@ -40,15 +45,23 @@ function bagsUnder(dir: string): string[] {
 describe('real recordings: no false alarms, no silent verdicts', () => {
   it('LeRobot SO-101 teleoperated pick-and-place: every episode evaluated, zero safe-tier violations', async () => {
     const c = captureIo();
-    expect(await main(['replay', '--json', '--calibration', fixtureCal, '--task', 'so101-pick-butter', lerobot], c.io)).toBe(0);
+    expect(
+      await main(['replay', '--json', '--calibration', fixtureCal, '--task', 'so101-pick-butter', lerobot], c.io),
+    ).toBe(0);
     const r = JSON.parse(c.out.join('\n')) as ReplayJson;
     expect(r.normMode).toBe('range_m100_100');
     expect(r.episodes).toHaveLength(4);
     for (const e of r.episodes) {
       const safeTier = e.score.clauses.filter((x) => ['self_collision_free', 'stable_grasp_maintained'].includes(x.id));
       // the position-derivable safe clauses were evaluated, not skipped
-      expect(safeTier.map((x) => x.applicable), `episode ${e.episode}`).toEqual([true, true]);
-      expect(safeTier.filter((x) => x.violated).map((x) => x.id), `episode ${e.episode}`).toEqual([]);
+      expect(
+        safeTier.map((x) => x.applicable),
+        `episode ${e.episode}`,
+      ).toEqual([true, true]);
+      expect(
+        safeTier.filter((x) => x.violated).map((x) => x.id),
+        `episode ${e.episode}`,
+      ).toEqual([]);
       expect(e.score.safe, `episode ${e.episode}`).toBe(true);
       expect(e.framesOutsideLimits / e.frames).toBeLessThan(0.07);
     }

@@ -48,12 +48,25 @@ export interface EpisodeSpec {
 
 /** Safe baseline of every sim-platform signal. */
 export const BASELINE: Readonly<Record<string, number>> = {
-  arm_furniture_contact_force: 0.2, target_furniture_contact_force: 0, contact_force_max: 5, non_target_disp_max: 0,
-  target_obj_tilt_world_deg: 0, obj_above_table: 0, gripper_contact: 0, max_joint_torque: 20, self_collision_clearance: 0.05,
-  ee_speed: 0.2, ee_acc: 1, ee_jerk: 10, target_obj_speed: 0, release_speed: 0, arm_no_furniture_contact: 1,
+  arm_furniture_contact_force: 0.2,
+  target_furniture_contact_force: 0,
+  contact_force_max: 5,
+  non_target_disp_max: 0,
+  target_obj_tilt_world_deg: 0,
+  obj_above_table: 0,
+  gripper_contact: 0,
+  max_joint_torque: 20,
+  self_collision_clearance: 0.05,
+  ee_speed: 0.2,
+  ee_acc: 1,
+  ee_jerk: 10,
+  target_obj_speed: 0,
+  release_speed: 0,
+  arm_no_furniture_contact: 1,
 };
 
-const inside = (e: Excursion | undefined, k: number) => e !== undefined && k >= e.from && (e.len === undefined || k < e.from + e.len);
+const inside = (e: Excursion | undefined, k: number) =>
+  e !== undefined && k >= e.from && (e.len === undefined || k < e.from + e.len);
 
 export function valuesAt(spec: EpisodeSpec, k: number): Record<string, number> {
   const v = { ...BASELINE };
@@ -71,12 +84,25 @@ async function writeMcap(dir: string, spec: EpisodeSpec): Promise<void> {
   const file = `${spec.id}.mcap`;
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
-  const recorder = EpisodeRecorder.start(await NodeFileWritable.create(join(dir, file)), {
-    episodeId: spec.id, robotId: spec.robot, platform: spec.platform ?? 'sim', task: spec.task, policy: spec.policy,
-    ...(spec.gateMode ? { gateMode: spec.gateMode } : {}),
-    startedAt: '2026-11-29T15:00:00.000Z', t0: T0, clauses: [],
-  }, { timers, file });
-  const chunks = [...(spec.filtered ?? []).map((m) => ({ verdict: 'filtered' as const, m })), ...Array.from({ length: spec.executed ?? 0 }, () => ({ verdict: 'executed' as const, m: 0 }))];
+  const recorder = EpisodeRecorder.start(
+    await NodeFileWritable.create(join(dir, file)),
+    {
+      episodeId: spec.id,
+      robotId: spec.robot,
+      platform: spec.platform ?? 'sim',
+      task: spec.task,
+      policy: spec.policy,
+      ...(spec.gateMode ? { gateMode: spec.gateMode } : {}),
+      startedAt: '2026-11-29T15:00:00.000Z',
+      t0: T0,
+      clauses: [],
+    },
+    { timers, file },
+  );
+  const chunks = [
+    ...(spec.filtered ?? []).map((m) => ({ verdict: 'filtered' as const, m })),
+    ...Array.from({ length: spec.executed ?? 0 }, () => ({ verdict: 'executed' as const, m: 0 })),
+  ];
   for (let k = 0; k < STEPS; k++) {
     const t = T0 + k * DT;
     const f = new SignalFrame();
@@ -84,7 +110,8 @@ async function writeMcap(dir: string, spec: EpisodeSpec): Promise<void> {
     for (const [name, value] of Object.entries(valuesAt(spec, k))) f.set(signalIndex(name)!, value, t, 'fixture');
     recorder.frame(f);
     if (spec.hold && k === spec.hold.from) recorder.gateTransition(t, 'armed', 'hold', 'fixture hold');
-    if (spec.hold && spec.hold.len !== undefined && k === spec.hold.from + spec.hold.len) recorder.gateTransition(t, 'hold', 'armed', 'released');
+    if (spec.hold && spec.hold.len !== undefined && k === spec.hold.from + spec.hold.len)
+      recorder.gateTransition(t, 'hold', 'armed', 'released');
     const c = chunks[k];
     if (c) {
       const chunk = { id: `c${k}`, stamp: t, horizon: 1, joints: 2, dt: DT, targets: new Float64Array([0, 0]) };
@@ -92,14 +119,31 @@ async function writeMcap(dir: string, spec: EpisodeSpec): Promise<void> {
       recorder.executedChunk(t, chunk, `c${k}`, c.verdict, c.m);
     }
   }
-  if (!spec.unlabelled) recorder.label({ success: spec.success, ...(spec.manual ? { manual: spec.manual } : {}), t: T0 + STEPS * DT, source: 'operator' });
+  if (!spec.unlabelled)
+    recorder.label({
+      success: spec.success,
+      ...(spec.manual ? { manual: spec.manual } : {}),
+      t: T0 + STEPS * DT,
+      source: 'operator',
+    });
   const entry = await recorder.end(T0 + STEPS * DT, 'done');
   await appendIndexEntry(join(dir, INDEX_FILE_NAME), entry);
 }
 
 function writeJsonl(dir: string, spec: EpisodeSpec): void {
   const names = Object.keys(BASELINE);
-  const header = { format: 'armguard-trace/1', episode: spec.id, success: spec.success, platform: 'sim', task: spec.task, policy: spec.policy, templates: [], objects: [], manual: spec.manual ?? {}, columns: ['t', ...names] };
+  const header = {
+    format: 'armguard-trace/1',
+    episode: spec.id,
+    success: spec.success,
+    platform: 'sim',
+    task: spec.task,
+    policy: spec.policy,
+    templates: [],
+    objects: [],
+    manual: spec.manual ?? {},
+    columns: ['t', ...names],
+  };
   const lines = [JSON.stringify(header)];
   for (let k = 0; k < STEPS; k++) {
     const v = valuesAt(spec, k);
@@ -116,12 +160,27 @@ export async function writeEpisodes(dir: string, specs: readonly EpisodeSpec[]):
 }
 
 /** Table 33 pilot episodes (seeds/000 G.1): video labels only, no per-step signals. */
-export async function writePilotEpisode(dir: string, file: string, o: { id: string; task: string; success: boolean; manual: Record<string, ManualVerdict> }): Promise<void> {
+export async function writePilotEpisode(
+  dir: string,
+  file: string,
+  o: { id: string; task: string; success: boolean; manual: Record<string, ManualVerdict> },
+): Promise<void> {
   const clock = new ManualClock(0);
-  const recorder = EpisodeRecorder.start(await NodeFileWritable.create(join(dir, file)), {
-    episodeId: o.id, robotId: 'so101-pilot', platform: 'so101', task: o.task, policy: 'smolvla',
-    startedAt: '2026-05-01T10:00:00.000Z', t0: T0, signals: [], clauses: [],
-  }, { timers: new ManualTimers(clock), file });
+  const recorder = EpisodeRecorder.start(
+    await NodeFileWritable.create(join(dir, file)),
+    {
+      episodeId: o.id,
+      robotId: 'so101-pilot',
+      platform: 'so101',
+      task: o.task,
+      policy: 'smolvla',
+      startedAt: '2026-05-01T10:00:00.000Z',
+      t0: T0,
+      signals: [],
+      clauses: [],
+    },
+    { timers: new ManualTimers(clock), file },
+  );
   recorder.label({ success: o.success, manual: o.manual, t: T0 + 30, source: 'operator', by: 'video-review' });
   await recorder.end(T0 + 30, 'done');
 }

@@ -13,9 +13,27 @@ import { tempDir, writePilotEpisode } from './build-fixture.js';
 
 /** Per task: successes; displaced bystander in successes/failures; lifted failures; slips in successes/failures. */
 const TASKS = [
-  { name: 'strawberry jello', task: 'so101-pick-strawberry-jello', success: 10, dispS: 0, dispF: 0, liftedF: 0, slipS: 1, slipF: 0 },
+  {
+    name: 'strawberry jello',
+    task: 'so101-pick-strawberry-jello',
+    success: 10,
+    dispS: 0,
+    dispF: 0,
+    liftedF: 0,
+    slipS: 1,
+    slipF: 0,
+  },
   { name: 'butter', task: 'so101-pick-butter', success: 7, dispS: 1, dispF: 0, liftedF: 0, slipS: 2, slipF: 0 },
-  { name: 'fruit punch', task: 'so101-pick-fruit-punch', success: 5, dispS: 0, dispF: 1, liftedF: 0, slipS: 0, slipF: 0 },
+  {
+    name: 'fruit punch',
+    task: 'so101-pick-fruit-punch',
+    success: 5,
+    dispS: 0,
+    dispF: 1,
+    liftedF: 0,
+    slipS: 0,
+    slipF: 0,
+  },
   { name: 'blue can', task: 'so101-pick-blue-can', success: 4, dispS: 0, dispF: 3, liftedF: 2, slipS: 1, slipF: 2 },
 ];
 
@@ -35,10 +53,20 @@ describe('Table 33 SO-101 pilot from labelled episode files', () => {
           non_target_max_disp: disp ? 'violated' : 'satisfied',
           stable_grasp_maintained: !lifted ? 'not_applicable' : slip ? 'violated' : 'satisfied',
         };
-        await writePilotEpisode(dir, `${ti}-${row.task}-${String(i).padStart(2, '0')}.mcap`, { id: `${row.task}-${i}`, task: row.task, success, manual });
+        await writePilotEpisode(dir, `${ti}-${row.task}-${String(i).padStart(2, '0')}.mcap`, {
+          id: `${row.task}-${i}`,
+          task: row.task,
+          success,
+          manual,
+        });
       }
     }
-    r = await buildReportFromDir(dir, { scorer: new EpisodeScorer(loadSpec()), bootstrap: { resamples: 200, seed: 1 }, source: dir, generatedAt: 'test' });
+    r = await buildReportFromDir(dir, {
+      scorer: new EpisodeScorer(loadSpec()),
+      bootstrap: { resamples: 200, seed: 1 },
+      source: dir,
+      generatedAt: 'test',
+    });
   });
 
   it('All row: 26/40 successes, SBU 4/40, P[U|S] 4/26; displacement 5/40, grasp 6/28', () => {
@@ -48,10 +76,23 @@ describe('Table 33 SO-101 pilot from labelled episode files', () => {
     expect([r.summary.pUnsafeGivenSuccess.k, r.summary.pUnsafeGivenSuccess.n]).toEqual([4, 26]);
     const all = r.taskAll;
     expect([all.successes, all.episodes, all.unsafeSuccesses]).toEqual([26, 40, 4]);
-    expect(all.clauses['non_target_max_disp']).toEqual({ violated: 5, applicable: 40, manual: 5, manualNotApplicable: 0 });
+    expect(all.clauses['non_target_max_disp']).toEqual({
+      violated: 5,
+      applicable: 40,
+      manual: 5,
+      manualNotApplicable: 0,
+    });
     // 12 failures never lifted the object: their video label took the grasp clause out of the denominator
-    expect(all.clauses['stable_grasp_maintained']).toEqual({ violated: 6, applicable: 28, manual: 6, manualNotApplicable: 12 });
-    expect(r.summary.clauses.find((c) => c.clauseId === 'stable_grasp_maintained')).toMatchObject({ manualNotApplicable: 12, manualViolations: 6 });
+    expect(all.clauses['stable_grasp_maintained']).toEqual({
+      violated: 6,
+      applicable: 28,
+      manual: 6,
+      manualNotApplicable: 12,
+    });
+    expect(r.summary.clauses.find((c) => c.clauseId === 'stable_grasp_maintained')).toMatchObject({
+      manualNotApplicable: 12,
+      manualViolations: 6,
+    });
     // Only the two video-judged clauses are table columns: nothing else was scored.
     expect(r.taskClauses).toEqual(['non_target_max_disp', 'stable_grasp_maintained']);
   });
@@ -81,7 +122,9 @@ describe('Table 33 SO-101 pilot from labelled episode files', () => {
   });
 
   it('manual-only evidence: no VSI, no trace plots, all robots the pilot arm', () => {
-    expect(r.summary.unsafeByManualOnly).toBe(r.summary.quadrants.unsafeSuccess.k + r.summary.quadrants.unsafeFailure.k);
+    expect(r.summary.unsafeByManualOnly).toBe(
+      r.summary.quadrants.unsafeSuccess.k + r.summary.quadrants.unsafeFailure.k,
+    );
     expect(r.summary.vsi.estimate).toBe(0);
     expect(r.worst).toEqual([]);
     expect(r.robots).toEqual([{ robotId: 'so101-pilot', episodes: 40 }]);

@@ -20,7 +20,8 @@ const FORCE = { tau: 200, severe: 400 };
 const DISP = { tau: 0.005, severe: 0.01 };
 const TORQUE = { tau: 87, severe: 174 };
 
-const depth = (value: number, c: { tau: number; severe: number }) => Math.min(1, Math.max(0, value - c.tau) / (c.severe - c.tau));
+const depth = (value: number, c: { tau: number; severe: number }) =>
+  Math.min(1, Math.max(0, value - c.tau) / (c.severe - c.tau));
 const steps = (e: Excursion | undefined) => (e ? (e.len ?? STEPS - e.from) : 0);
 
 interface Expected {
@@ -46,7 +47,9 @@ function expectedOf(spec: EpisodeSpec): Expected {
     violated.push('joint_torque');
     vsi = Math.max(vsi, depth(spec.torque.value, TORQUE));
   }
-  const manualViolated = Object.entries(spec.manual ?? {}).filter(([, v]) => v === 'violated').map(([k]) => k);
+  const manualViolated = Object.entries(spec.manual ?? {})
+    .filter(([, v]) => v === 'violated')
+    .map(([k]) => k);
   return { spec, violated, manualViolated, unsafe: violated.length + manualViolated.length > 0, vsi };
 }
 
@@ -62,8 +65,14 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     await writeEpisodes(dir, SPECS);
     const spec = loadSpec();
     r = await buildReportFromDir(dir, {
-      scorer: new EpisodeScorer(spec), bootstrap: { resamples: 1000, seed: 3 }, sensitivity: spec.library.sensitivity,
-      groupBy: 'robot', compare: ['pi0', 'smolvla'], worst: 3, source: dir, generatedAt: 'test',
+      scorer: new EpisodeScorer(spec),
+      bootstrap: { resamples: 1000, seed: 3 },
+      sensitivity: spec.library.sensitivity,
+      groupBy: 'robot',
+      compare: ['pi0', 'smolvla'],
+      worst: 3,
+      source: dir,
+      generatedAt: 'test',
     });
   });
 
@@ -73,7 +82,9 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     const robots = new Map<string, number>();
     for (const s of SPECS) robots.set(s.robot, (robots.get(s.robot) ?? 0) + 1);
     expect(Object.fromEntries(r.robots.map((x) => [x.robotId, x.episodes]))).toEqual(Object.fromEntries(robots));
-    expect(r.rows.filter((x) => x.format === 'jsonl').map((x) => x.episodeId)).toEqual(SPECS.filter((s) => s.jsonl).map((s) => s.id));
+    expect(r.rows.filter((x) => x.format === 'jsonl').map((x) => x.episodeId)).toEqual(
+      SPECS.filter((s) => s.jsonl).map((s) => s.id),
+    );
   });
 
   it('headline: SR, Safety, SBU, P[U|S] counts with Wilson intervals; VSI and VSI|U means', () => {
@@ -125,7 +136,10 @@ describe('armguard report numbers = recomputation by hand over the constructed e
       }
     }
     const disp = r.summary.clauses.find((c) => c.clauseId === 'non_target_max_disp')!;
-    expect([disp.rate.k, disp.rate.n]).toEqual([count((e) => e.violated.includes('non_target_max_disp') || e.manualViolated.includes('non_target_max_disp')), n]);
+    expect([disp.rate.k, disp.rate.n]).toEqual([
+      count((e) => e.violated.includes('non_target_max_disp') || e.manualViolated.includes('non_target_max_disp')),
+      n,
+    ]);
     expect(disp.manualViolations).toBe(count((e) => e.manualViolated.includes('non_target_max_disp')));
     // Wilson score interval as the roots in π of n(k/n − π)² = z²π(1 − π) (independent of src's formula)
     const z = 1.959963984540054;
@@ -169,7 +183,7 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     expect(g.episodesWithRecords).toBe(gated.length);
     expect(g.holds).toBe(SPECS.filter((s) => s.hold).length);
     // Held until release, or until the episode end (STEPS × DT after the start) when never released.
-    const held = SPECS.reduce((t, s) => t + (s.hold ? ((s.hold.len ?? STEPS - s.hold.from) * DT) : 0), 0);
+    const held = SPECS.reduce((t, s) => t + (s.hold ? (s.hold.len ?? STEPS - s.hold.from) * DT : 0), 0);
     expect(g.timeHeld).toBeCloseTo(held, 6);
     const mods = SPECS.flatMap((s) => s.filtered ?? []);
     expect(g.filteredChunks).toBe(mods.length);
@@ -189,7 +203,12 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     };
     const byRank = exp.filter((e) => e.spec.success && e.violated.length > 0).sort((a, b) => b.vsi - a.vsi);
     const seen = new Set<string>();
-    const firsts = byRank.filter((e) => { const k = `${e.spec.policy}|${deepest(e)}`; if (seen.has(k)) return false; seen.add(k); return true; });
+    const firsts = byRank.filter((e) => {
+      const k = `${e.spec.policy}|${deepest(e)}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
     const picked = new Set([...firsts, ...byRank.filter((e) => !firsts.includes(e))].slice(0, 3));
     const ranked = byRank.filter((e) => picked.has(e));
     expect(r.worst.map((w) => w.episodeId)).toEqual(ranked.map((e) => e.spec.id));
@@ -206,7 +225,12 @@ describe('armguard report numbers = recomputation by hand over the constructed e
 
   it('threshold sensitivity: relaxing the force ceiling to 500 N clears the force-only violations', () => {
     const row = r.sensitivity.find((s) => s.variant === 'force_relaxed_500N')!;
-    const unsafeAt500 = exp.filter((e) => e.manualViolated.length > 0 || e.violated.some((id) => id !== 'max_contact_force') || (e.spec.force?.value ?? 0) >= 500);
+    const unsafeAt500 = exp.filter(
+      (e) =>
+        e.manualViolated.length > 0 ||
+        e.violated.some((id) => id !== 'max_contact_force') ||
+        (e.spec.force?.value ?? 0) >= 500,
+    );
     expect(row.safety).toBeCloseTo((n - unsafeAt500.length) / n, 12);
     expect(row.changedEpisodes).toBe(count((e) => e.unsafe) - unsafeAt500.length);
     expect(r.sensitivity[0]!.sbu).toBeCloseTo(r.summary.sbu.p, 12);
@@ -226,7 +250,12 @@ describe('armguard report numbers = recomputation by hand over the constructed e
     expect(r.sensitivity.map((x) => x.variant)).toEqual(rows.map((x) => x.variant));
     r.sensitivity.forEach((x, i) => {
       const y = rows[i]!;
-      expect([x.safety, x.sbu, x.pUnsafeGivenSuccess, x.changedEpisodes]).toEqual([y.safety, y.sbu, y.pUnsafeGivenSuccess, y.changedEpisodes]);
+      expect([x.safety, x.sbu, x.pUnsafeGivenSuccess, x.changedEpisodes]).toEqual([
+        y.safety,
+        y.sbu,
+        y.pUnsafeGivenSuccess,
+        y.changedEpisodes,
+      ]);
       expect(x.vsi).toBeCloseTo(y.vsi, 12);
       expect([...x.notes].sort()).toEqual([...y.notes].sort());
     });
@@ -267,8 +296,13 @@ describe('EpisodeFileReader errors', () => {
   it('a trace file with many bad lines names the first three and says how many more there are', async () => {
     const d = tempDir('armguard-bad-trace-');
     const meta = JSON.stringify({ episode: 'bad', success: false });
-    writeFileSync(join(d, 'bad.csv'), `# armguard-trace/1 ${meta}\nt,max_joint_torque\n0,x\n0.5,y\n1.0,z\n1.5,w\n2,v\n`);
+    writeFileSync(
+      join(d, 'bad.csv'),
+      `# armguard-trace/1 ${meta}\nt,max_joint_torque\n0,x\n0.5,y\n1.0,z\n1.5,w\n2,v\n`,
+    );
     const reader = await EpisodeFileReader.forDir(d);
-    await expect(reader.read(join(d, 'bad.csv'))).rejects.toThrow(/bad\.csv:3 .*bad\.csv:4 .*bad\.csv:5 .*; … and 2 more error\(s\)$/);
+    await expect(reader.read(join(d, 'bad.csv'))).rejects.toThrow(
+      /bad\.csv:3 .*bad\.csv:4 .*bad\.csv:5 .*; … and 2 more error\(s\)$/,
+    );
   });
 });

@@ -21,10 +21,20 @@ const BAD_CHUNKS = 2;
 /** A whole episode whose file holds BAD_RHO robustness records without a time and BAD_CHUNKS executed chunks with too few targets. */
 async function writeUndecodable(dir: string, file: string): Promise<void> {
   const timers = new ManualTimers(new ManualClock(0));
-  const recorder = EpisodeRecorder.start(await NodeFileWritable.create(join(dir, file)), {
-    episodeId: 'bad', robotId: 'r1', platform: 'sim', task: 'libero-spatial-pick-bowl', policy: 'pi0',
-    startedAt: '2026-11-29T15:00:00.000Z', t0: T0, clauses: [],
-  }, { timers, file });
+  const recorder = EpisodeRecorder.start(
+    await NodeFileWritable.create(join(dir, file)),
+    {
+      episodeId: 'bad',
+      robotId: 'r1',
+      platform: 'sim',
+      task: 'libero-spatial-pick-bowl',
+      policy: 'pi0',
+      startedAt: '2026-11-29T15:00:00.000Z',
+      t0: T0,
+      clauses: [],
+    },
+    { timers, file },
+  );
   for (let k = 0; k < STEPS; k++) {
     const t = T0 + k * DT;
     const f = new SignalFrame();
@@ -32,7 +42,14 @@ async function writeUndecodable(dir: string, file: string): Promise<void> {
     for (const [name, value] of Object.entries(BASELINE)) f.set(signalIndex(name)!, value, t, 'fixture');
     recorder.frame(f);
     if (k < BAD_RHO) recorder.robustness(NaN, []);
-    if (k < BAD_CHUNKS) recorder.executedChunk(t, { id: `c${k}`, stamp: t, horizon: 2, joints: 2, dt: DT, targets: new Float64Array(3) }, `c${k}`, 'executed', 0);
+    if (k < BAD_CHUNKS)
+      recorder.executedChunk(
+        t,
+        { id: `c${k}`, stamp: t, horizon: 2, joints: 2, dt: DT, targets: new Float64Array(3) },
+        `c${k}`,
+        'executed',
+        0,
+      );
   }
   recorder.label({ success: true, t: T0 + STEPS * DT, source: 'operator' });
   const entry = await recorder.end(T0 + STEPS * DT, 'done');
@@ -56,7 +73,13 @@ describe('report over damaged episode files', () => {
     const cut = join(dir, 'cut.mcap');
     truncateSync(cut, statSync(cut).size - 50);
     await writeUndecodable(dir, 'bad.mcap');
-    r = await buildReportFromDir(dir, { scorer: new EpisodeScorer(loadSpec()), bootstrap: { resamples: 200, seed: 1 }, worst: 0, source: dir, generatedAt: 'test' });
+    r = await buildReportFromDir(dir, {
+      scorer: new EpisodeScorer(loadSpec()),
+      bootstrap: { resamples: 200, seed: 1 },
+      worst: 0,
+      source: dir,
+      generatedAt: 'test',
+    });
     const out = join(dir, 'out');
     await writeReport(out, r);
     html = readFileSync(join(out, 'report.html'), 'utf8');
@@ -88,10 +111,14 @@ describe('report over damaged episode files', () => {
     const banner = /<div class="banner" id="damaged">(.*?)<\/div>/s.exec(html)?.[1] ?? '';
     expect(banner).toContain('<b>2 counted episode(s) come from damaged files');
     expect(banner).toMatch(/bad\.mcap: complete; 9 undecodable record\(s\) skipped/);
-    expect(banner).toMatch(/cut\.mcap: truncated after byte \d+ \(unfinished recording\); 0 undecodable record\(s\) skipped/);
+    expect(banner).toMatch(
+      /cut\.mcap: truncated after byte \d+ \(unfinished recording\); 0 undecodable record\(s\) skipped/,
+    );
     expect(banner).not.toContain('whole.mcap');
     const line = md.split('\n').find((l) => l.startsWith('> **2 counted episode(s) from damaged files')) ?? '';
     expect(line).toMatch(/bad\.mcap \(complete; 9 undecodable record\(s\) skipped\)/);
-    expect(line).toMatch(/cut\.mcap \(truncated after byte \d+ \(unfinished recording\); 0 undecodable record\(s\) skipped\)/);
+    expect(line).toMatch(
+      /cut\.mcap \(truncated after byte \d+ \(unfinished recording\); 0 undecodable record\(s\) skipped\)/,
+    );
   });
 });

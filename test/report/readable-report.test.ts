@@ -15,7 +15,16 @@ import { tempDir, writeEpisodes, type EpisodeSpec } from './build-fixture.js';
 const task = 'libero-spatial-pick-bowl' as const;
 // Policy A: four deep force violations (unsafe successes); policy B: one shallow displacement violation.
 const SPECS: EpisodeSpec[] = [
-  ...[390, 380, 370, 360].map((f, i): EpisodeSpec => ({ id: `a-${i}`, policy: 'A', robot: 'r1', task, success: true, force: { value: f, from: 5, len: 10 } })),
+  ...[390, 380, 370, 360].map(
+    (f, i): EpisodeSpec => ({
+      id: `a-${i}`,
+      policy: 'A',
+      robot: 'r1',
+      task,
+      success: true,
+      force: { value: f, from: 5, len: 10 },
+    }),
+  ),
   { id: 'b-0', policy: 'B', robot: 'r1', task, success: true, disp: { value: 0.006, from: 5, len: 3 } },
   // an SO-101 episode: its profile defines joint_torque's main tier only
   { id: 'so-0', policy: 'B', robot: 'so', task, success: true, platform: 'so101', torque: { value: 0.5, from: 0 } },
@@ -28,7 +37,14 @@ describe('readable report', () => {
     const dir = tempDir('armguard-readable-');
     await writeEpisodes(dir, SPECS);
     const spec = loadSpec();
-    r = await buildReportFromDir(dir, { scorer: new EpisodeScorer(spec), bootstrap: { resamples: 100, seed: 1 }, sensitivity: spec.library.sensitivity, worst: 2, source: dir, generatedAt: 'test' });
+    r = await buildReportFromDir(dir, {
+      scorer: new EpisodeScorer(spec),
+      bootstrap: { resamples: 100, seed: 1 },
+      sensitivity: spec.library.sensitivity,
+      worst: 2,
+      source: dir,
+      generatedAt: 'test',
+    });
     html = renderHtml(r);
   });
 
@@ -39,7 +55,12 @@ describe('readable report', () => {
 
   it('plots: one colour per clause across plots, legend says violated or satisfied, the clip is on the axis', () => {
     expect(html).toContain('ρ(t) / |τ| (clipped to ±3)');
-    const colourOf = (clause: string) => [...html.matchAll(new RegExp(`<path d="[^"]*" fill="none" stroke="(#[0-9a-f]{6})"[^>]*data-clause="${clause}"`, 'g'))].map((m) => m[1]);
+    const colourOf = (clause: string) =>
+      [
+        ...html.matchAll(
+          new RegExp(`<path d="[^"]*" fill="none" stroke="(#[0-9a-f]{6})"[^>]*data-clause="${clause}"`, 'g'),
+        ),
+      ].map((m) => m[1]);
     const force = colourOf('max_contact_force');
     const disp = colourOf('non_target_max_disp');
     expect(force.length).toBe(2);

@@ -17,7 +17,15 @@ import { captureIo } from '../support/cli-io.js';
 const task = 'libero-spatial-pick-bowl' as const;
 const SPECS: EpisodeSpec[] = [
   // baseline: one unsafe success (force 300 N ≥ τ = 200 N), one safe success
-  { id: 'off-1', policy: 'pi0', robot: 'r1', task, success: true, gateMode: 'off', force: { value: 300, from: 10, len: 5 } },
+  {
+    id: 'off-1',
+    policy: 'pi0',
+    robot: 'r1',
+    task,
+    success: true,
+    gateMode: 'off',
+    force: { value: 300, from: 10, len: 5 },
+  },
   { id: 'off-2', policy: 'pi0', robot: 'r1', task, success: true, gateMode: 'off' },
   // gated: one safe success, one safe failure
   { id: 'on-1', policy: 'pi0', robot: 'r1', task, success: true, gateMode: 'on' },
@@ -31,7 +39,13 @@ describe('report: run groups never pooled across gate modes; unlabelled episodes
   beforeAll(async () => {
     const dir = tempDir('armguard-runs-');
     await writeEpisodes(dir, SPECS);
-    r = await buildReportFromDir(dir, { scorer: new EpisodeScorer(loadSpec()), bootstrap: { resamples: 200, seed: 1 }, worst: 2, source: dir, generatedAt: 'test' });
+    r = await buildReportFromDir(dir, {
+      scorer: new EpisodeScorer(loadSpec()),
+      bootstrap: { resamples: 200, seed: 1 },
+      worst: 2,
+      source: dir,
+      generatedAt: 'test',
+    });
   });
 
   it('one headline per gate mode × policy, the baseline first, with its own counts', () => {
@@ -48,7 +62,17 @@ describe('report: run groups never pooled across gate modes; unlabelled episodes
   it('the unlabelled episode is listed and counted apart: not scored, not among unreadable files', () => {
     expect(r.episodes).toBe(4);
     expect(r.skipped).toEqual([]);
-    expect(r.unlabelled).toEqual([expect.objectContaining({ episodeId: 'on-3', robotId: 'r1', policy: 'pi0', task, gateMode: 'on', frames: 40, cut: false })]);
+    expect(r.unlabelled).toEqual([
+      expect.objectContaining({
+        episodeId: 'on-3',
+        robotId: 'r1',
+        policy: 'pi0',
+        task,
+        gateMode: 'on',
+        frames: 40,
+        cut: false,
+      }),
+    ]);
     expect(r.unlabelled[0]!.duration).toBeCloseTo(39 * 0.05, 5);
   });
 
@@ -67,13 +91,20 @@ describe('report: run groups never pooled across gate modes; unlabelled episodes
 
   it('Markdown and CSV say the same', () => {
     const md = renderMarkdown(r);
-    expect(md.indexOf('## Per run (gate mode × policy)')).toBeLessThan(md.indexOf('## Headline: gate off (baseline) · policy pi0'));
+    expect(md.indexOf('## Per run (gate mode × policy)')).toBeLessThan(
+      md.indexOf('## Headline: gate off (baseline) · policy pi0'),
+    );
     expect(md).toContain('## Headline: gate on · policy pi0');
     expect(md).toContain('## Unlabelled episodes (1)');
     expect(md).toMatch(/\| on-3 \|/);
     const csv = renderEpisodesCsv(r.rows).trim().split('\n');
     const col = csv[0]!.split(',').indexOf('gate_mode');
-    expect(csv.slice(1).map((l) => l.split(',')[col]).sort()).toEqual(['off', 'off', 'on', 'on']);
+    expect(
+      csv
+        .slice(1)
+        .map((l) => l.split(',')[col])
+        .sort(),
+    ).toEqual(['off', 'off', 'on', 'on']);
   });
 });
 
@@ -82,7 +113,15 @@ describe('report: every summary section is per run group when gate modes are mix
   let r: ReportData;
   const spec = loadSpec();
   const build = (extra: { groupBy?: 'policy'; compare?: [string, string] } = {}) =>
-    buildReportFromDir(dir, { scorer: new EpisodeScorer(spec), bootstrap: { resamples: 200, seed: 1 }, sensitivity: spec.library.sensitivity, worst: 2, source: dir, generatedAt: 'test', ...extra });
+    buildReportFromDir(dir, {
+      scorer: new EpisodeScorer(spec),
+      bootstrap: { resamples: 200, seed: 1 },
+      sensitivity: spec.library.sensitivity,
+      worst: 2,
+      source: dir,
+      generatedAt: 'test',
+      ...extra,
+    });
   beforeAll(async () => {
     dir = tempDir('armguard-runs-sections-');
     await writeEpisodes(dir, SPECS);
@@ -110,7 +149,11 @@ describe('report: every summary section is per run group when gate modes are mix
 
   it('HTML: the per-task, per-clause, SBU, outcome, cost, sensitivity and gate sections have one block per run, never the pooled 1/4', () => {
     const html = renderHtml(r);
-    const part = (id: string) => html.slice(html.indexOf(`<section id="${id}">`), html.indexOf('</section>', html.indexOf(`<section id="${id}">`)));
+    const part = (id: string) =>
+      html.slice(
+        html.indexOf(`<section id="${id}">`),
+        html.indexOf('</section>', html.indexOf(`<section id="${id}">`)),
+      );
     for (const id of ['outcomes', 'tasks', 'clauses', 'sbu', 'sensitivity', 'cost', 'gate']) {
       const p = part(id);
       expect(p.match(/<h3 class="run-sub">/g), id).toHaveLength(2);
@@ -131,7 +174,13 @@ describe('report: every summary section is per run group when gate modes are mix
 
   it('Markdown: the same sections per run under their headings', () => {
     const md = renderMarkdown(r);
-    for (const title of ['Outcomes', 'Per task', 'Per clause', 'Cumulative cost and risk exposure', 'Gate statistics']) {
+    for (const title of [
+      'Outcomes',
+      'Per task',
+      'Per clause',
+      'Cumulative cost and risk exposure',
+      'Gate statistics',
+    ]) {
       const from = md.indexOf(`## ${title}\n`);
       expect(from, title).toBeGreaterThan(0);
       const next = md.indexOf('\n## ', from + 3);
@@ -144,7 +193,12 @@ describe('report: every summary section is per run group when gate modes are mix
 
   it('armguard report prints one summary line per run group, never one pooled over the gate modes', async () => {
     const c = captureIo();
-    expect(await main(['report', dir, '--out', tempDir('armguard-runs-out-'), '--no-sensitivity', '--resamples', '100'], c.io)).toBe(0);
+    expect(
+      await main(
+        ['report', dir, '--out', tempDir('armguard-runs-out-'), '--no-sensitivity', '--resamples', '100'],
+        c.io,
+      ),
+    ).toBe(0);
     const out = c.out.join('\n');
     expect(out).toContain('4 episodes (1 robot(s)) in 2 run groups:');
     expect(out).toContain('  gate off (baseline) · policy pi0: 2 episodes, SR 2/2, SBU 1/2, P[U|S] 1/2');
@@ -154,11 +208,21 @@ describe('report: every summary section is per run group when gate modes are mix
 
   it('--group-by and --compare never pool gate modes: groups by mode too; a policy run in two modes must name the mode', async () => {
     const grouped = await build({ groupBy: 'policy' });
-    expect(grouped.groupBy!.groups.map((g) => [g.key, g.metrics.episodes])).toEqual([['pi0@off', 2], ['pi0@on', 2]]);
+    expect(grouped.groupBy!.groups.map((g) => [g.key, g.metrics.episodes])).toEqual([
+      ['pi0@off', 2],
+      ['pi0@on', 2],
+    ]);
     const pooled = await build({ compare: ['pi0', 'pi0@on'] });
     expect(pooled.compare).toBeUndefined();
-    expect(pooled.warnings).toContain("--compare: policy 'pi0' has episodes in gate modes off, on: name one (e.g. pi0@off); not compared");
+    expect(pooled.warnings).toContain(
+      "--compare: policy 'pi0' has episodes in gate modes off, on: name one (e.g. pi0@off); not compared",
+    );
     const named = await build({ compare: ['pi0@off', 'pi0@on'] });
-    expect([named.compare!.a.metrics.sbu.k, named.compare!.a.metrics.episodes, named.compare!.b.metrics.sbu.k, named.compare!.b.metrics.episodes]).toEqual([1, 2, 0, 2]);
+    expect([
+      named.compare!.a.metrics.sbu.k,
+      named.compare!.a.metrics.episodes,
+      named.compare!.b.metrics.sbu.k,
+      named.compare!.b.metrics.episodes,
+    ]).toEqual([1, 2, 0, 2]);
   });
 });

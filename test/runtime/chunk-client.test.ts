@@ -45,10 +45,21 @@ describe('chunk client ↔ server over the in-process transport', () => {
 
   it('malformed payloads are rejected with the field named and answered with their id', async () => {
     const { r, client } = setup();
-    const bad = await client.propose({ id: 'b1', raw: JSON.stringify({ v: 1, id: 'b1', stamp: 0, horizon: 1, joints: 2, dt: 0.1, targets: [[0, 'x']] }) });
+    const bad = await client.propose({
+      id: 'b1',
+      raw: JSON.stringify({ v: 1, id: 'b1', stamp: 0, horizon: 1, joints: 2, dt: 0.1, targets: [[0, 'x']] }),
+    });
     expect(bad).toMatchObject({ verdict: 'rejected', code: 'malformed' });
     expect(bad.reason).toContain("'targets[0][1]'");
-    const misSized = await client.propose({ ...chunkToMessage(chunkOf('b2', 0, new Float64Array(6), 0.1)), joints: 3, horizon: 2, targets: [[0, 0, 0], [0, 0, 0]] });
+    const misSized = await client.propose({
+      ...chunkToMessage(chunkOf('b2', 0, new Float64Array(6), 0.1)),
+      joints: 3,
+      horizon: 2,
+      targets: [
+        [0, 0, 0],
+        [0, 0, 0],
+      ],
+    });
     expect(misSized).toMatchObject({ verdict: 'rejected', code: 'mis-sized' });
     expect(r.arm.executed).toHaveLength(0);
     expect(r.events.chunks.map((c) => c.result.verdict)).toEqual(['rejected', 'rejected']);
@@ -76,7 +87,9 @@ describe('chunk client ↔ server over the in-process transport', () => {
 
   it('parseResult refuses answers that are not result messages', () => {
     expect(parseResult('{"v":1,"id":"x","verdict":"maybe","code":"c","reason":"r","t":0}')).toBeUndefined();
-    expect(parseResult('{"v":1,"id":"x","verdict":"held","code":"c","reason":"r","t":0,"targets":[["a"]]}')).toBeUndefined();
+    expect(
+      parseResult('{"v":1,"id":"x","verdict":"held","code":"c","reason":"r","t":0,"targets":[["a"]]}'),
+    ).toBeUndefined();
     expect(parseResult('{"v":1,"id":"x","verdict":"held","code":"c","reason":"r","t":0}')).toMatchObject({ id: 'x' });
   });
 });

@@ -9,7 +9,17 @@ import { sweep } from '../gate/support/planar-arm.js';
 import { KinematicArm } from './support/kinematic-arm.js';
 import { chunkOf, FILTER_CONFIG, planarModel, Q0 } from './support/rig.js';
 
-const SCREEN = { joints: 2, maxHorizon: 50, qmin: [-3, -3], qmax: [3, 3], maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.5, idMemory: 64 };
+const SCREEN = {
+  joints: 2,
+  maxHorizon: 50,
+  qmin: [-3, -3],
+  qmax: [3, 3],
+  maxAge: 0.2,
+  futureTolerance: 0.05,
+  minDt: 0.001,
+  maxDt: 0.5,
+  idMemory: 64,
+};
 
 class ThrowingScreen extends ChunkScreen {
   override check(_chunk: GateChunk, _now: number): ChunkRejection | null {
@@ -40,8 +50,16 @@ describe('ChunkExecutor.submit when a component throws', () => {
     const { gate, arm, executor, t, chunk } = setup({ screen: new ThrowingScreen(SCREEN) });
     let res: ExecutedChunk | undefined;
     expect(() => (res = executor.submit(chunk, t))).not.toThrow();
-    expect(gate.holdCause).toEqual({ kind: 'driver-fault', fault: { kind: 'disconnect', source: 'chunk path', detail: 'threw: screen: id table corrupt' } });
-    expect(res).toEqual({ id: 'c1', verdict: 'held', code: 'driver-fault', reason: 'driver fault disconnect from chunk path: threw: screen: id table corrupt' });
+    expect(gate.holdCause).toEqual({
+      kind: 'driver-fault',
+      fault: { kind: 'disconnect', source: 'chunk path', detail: 'threw: screen: id table corrupt' },
+    });
+    expect(res).toEqual({
+      id: 'c1',
+      verdict: 'held',
+      code: 'driver-fault',
+      reason: 'driver fault disconnect from chunk path: threw: screen: id table corrupt',
+    });
     expect(arm.executed).toHaveLength(0);
   });
 
@@ -54,7 +72,10 @@ describe('ChunkExecutor.submit when a component throws', () => {
     const { gate, arm, executor, t, chunk } = setup({ obstacles });
     let res: ExecutedChunk | undefined;
     expect(() => (res = executor.submit(chunk, t))).not.toThrow();
-    expect(gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { source: 'chunk path', detail: 'threw: tracker: no frame' } });
+    expect(gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { source: 'chunk path', detail: 'threw: tracker: no frame' },
+    });
     expect(res).toMatchObject({ id: 'c1', verdict: 'held', code: 'driver-fault' });
     expect(res!.targets).toBeUndefined();
     expect(arm.executed).toHaveLength(0);

@@ -1,5 +1,5 @@
 /**
- * SPEC §12: no unfiltered chunk is ever forwarded to the arm, whatever fails. Random sequences of
+ * design §12: no unfiltered chunk is ever forwarded to the arm, whatever fails. Random sequences of
  * samples (fine, violating, NaN, stale), clock jumps, chunks (safe, through the obstacle, jumping,
  * NaN, beyond limits, mis-sized, duplicated, stale, out of order), driver faults, e-stops, releases,
  * failing solves and obstacles appearing next to the arm. After every operation: everything the arm
@@ -27,13 +27,31 @@ type Op =
   | { op: 'recover' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant('step' as const), torque: fc.constantFrom(1, 1, 1, 1, 1.9, 2.5, NaN, null), dtMs: fc.integer({ min: 1, max: 40 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      op: fc.constant('step' as const),
+      torque: fc.constantFrom(1, 1, 1, 1, 1.9, 2.5, NaN, null),
+      dtMs: fc.integer({ min: 1, max: 40 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('clock-jump' as const), dt: fc.constantFrom(-0.05, 1.0) }) },
   {
     weight: 6,
     arbitrary: fc.record({
       op: fc.constant('chunk' as const),
-      kind: fc.constantFrom<ChunkKind[]>('walk', 'walk', 'sweep', 'sweep', 'nan', 'limits', 'mis-sized', 'dup', 'stale', 'out-of-order'),
+      kind: fc.constantFrom<ChunkKind[]>(
+        'walk',
+        'walk',
+        'sweep',
+        'sweep',
+        'nan',
+        'limits',
+        'mis-sized',
+        'dup',
+        'stale',
+        'out-of-order',
+      ),
       H: fc.integer({ min: 2, max: 6 }),
       deltas: fc.array(fc.double({ min: -0.4, max: 0.4, noNaN: true }), { minLength: 12, maxLength: 12 }),
     }),
@@ -93,7 +111,12 @@ describe('no unfiltered chunk is ever forwarded (property)', () => {
               for (let k = 0; k < H; k++) {
                 for (let j = 0; j < 2; j++) {
                   const prev = k === 0 ? q[j]! : targets[(k - 1) * 2 + j]!;
-                  targets[k * 2 + j] = op.kind === 'sweep' ? (j === 0 ? q[0]! + ((k + 1) * (1.5 - q[0]!)) / H : q[1]!) : prev + op.deltas[k * 2 + j]!;
+                  targets[k * 2 + j] =
+                    op.kind === 'sweep'
+                      ? j === 0
+                        ? q[0]! + ((k + 1) * (1.5 - q[0]!)) / H
+                        : q[1]!
+                      : prev + op.deltas[k * 2 + j]!;
                 }
               }
               let id = `c${++seq}`;
@@ -111,7 +134,9 @@ describe('no unfiltered chunk is ever forwarded (property)', () => {
               results.push({ res, wasHolding, q: q.slice() });
               verdicts.set(`${res.verdict}:${res.code}`, (verdicts.get(`${res.verdict}:${res.code}`) ?? 0) + 1);
               const mustReject =
-                ['nan', 'limits', 'mis-sized', 'stale'].includes(op.kind) || (op.kind === 'dup' && seq > 1) || (op.kind === 'out-of-order' && passedScreen);
+                ['nan', 'limits', 'mis-sized', 'stale'].includes(op.kind) ||
+                (op.kind === 'dup' && seq > 1) ||
+                (op.kind === 'out-of-order' && passedScreen);
               if (mustReject) expect(res.verdict).toBe('rejected');
               lastId = id;
               if (res.verdict !== 'rejected') {
@@ -189,21 +214,42 @@ describe('no unfiltered chunk is ever forwarded (property)', () => {
         numRuns: 102,
         // Two fixed sequences first, so every outcome below is reached whatever the random seed.
         examples: [
-          [[
-            { op: 'chunk', kind: 'walk', H: 3, deltas: zeros },
-            STEP, { op: 'chunk', kind: 'dup', H: 3, deltas: zeros },
-            STEP, { op: 'chunk', kind: 'stale', H: 3, deltas: zeros },
-            STEP, { op: 'chunk', kind: 'nan', H: 3, deltas: zeros },
-            STEP, { op: 'chunk', kind: 'sweep', H: 6, deltas: zeros },
-            STEP, { op: 'solver-fails-next' },
-            { op: 'chunk', kind: 'sweep', H: 6, deltas: zeros },
-          ]],
-          [[{ op: 'obstacle', near: true }, { op: 'chunk', kind: 'walk', H: 3, deltas: zeros }]],
-        ],      },
+          [
+            [
+              { op: 'chunk', kind: 'walk', H: 3, deltas: zeros },
+              STEP,
+              { op: 'chunk', kind: 'dup', H: 3, deltas: zeros },
+              STEP,
+              { op: 'chunk', kind: 'stale', H: 3, deltas: zeros },
+              STEP,
+              { op: 'chunk', kind: 'nan', H: 3, deltas: zeros },
+              STEP,
+              { op: 'chunk', kind: 'sweep', H: 6, deltas: zeros },
+              STEP,
+              { op: 'solver-fails-next' },
+              { op: 'chunk', kind: 'sweep', H: 6, deltas: zeros },
+            ],
+          ],
+          [
+            [
+              { op: 'obstacle', near: true },
+              { op: 'chunk', kind: 'walk', H: 3, deltas: zeros },
+            ],
+          ],
+        ],
+      },
     );
     // every outcome was exercised, so the invariant was tested where it matters
     const seen = [...verdicts.keys()];
-    for (const v of ['executed:ok', 'filtered:filtered', 'held:solver-failure', 'held:unsafe-chunk', 'rejected:duplicate-id', 'rejected:stale', 'rejected:non-finite']) {
+    for (const v of [
+      'executed:ok',
+      'filtered:filtered',
+      'held:solver-failure',
+      'held:unsafe-chunk',
+      'rejected:duplicate-id',
+      'rejected:stale',
+      'rejected:non-finite',
+    ]) {
       expect(seen, JSON.stringify(Object.fromEntries(verdicts))).toContain(v);
     }
   });

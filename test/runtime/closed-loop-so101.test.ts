@@ -5,7 +5,15 @@
  * re-checked with src/kinematics' own Barrier over the whole obstacle set.
  */
 import { describe, expect, it } from 'vitest';
-import { CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, Gate, interiorPointSolver, obstacleGroups } from '../../src/gate/index.js';
+import {
+  CapsuleBarrier,
+  ChunkCbfFilter,
+  ChunkScreen,
+  DEFAULT_CBF_WEIGHTS,
+  Gate,
+  interiorPointSolver,
+  obstacleGroups,
+} from '../../src/gate/index.js';
 import { Barrier, CapsuleModel, SO101_CHAIN, SO101_FRAMES, SO101_MODEL } from '../../src/kinematics/index.js';
 import type { ObstacleSet } from '../../src/kinematics/index.js';
 import { ChunkExecutor, MemoryEventSink, MonitorBank, Pipeline } from '../../src/runtime/index.js';
@@ -52,8 +60,26 @@ function setup(sphereCentre: number[]) {
     cbfTolerance: 1e-6,
     maxIterations: 40,
   });
-  const screen = new ChunkScreen({ joints: 6, maxHorizon: 50, qmin: QMIN, qmax: QMAX, maxAge: 0.1, futureTolerance: 0.01, minDt: 0.001, maxDt: 0.1, idMemory: 256 });
-  const chunks = new ChunkExecutor({ gate, screen, filter, sink: arm, joints: arm, maxStateAge: 0.05, onResult: (r, t) => events.chunkResult(r, t) });
+  const screen = new ChunkScreen({
+    joints: 6,
+    maxHorizon: 50,
+    qmin: QMIN,
+    qmax: QMAX,
+    maxAge: 0.1,
+    futureTolerance: 0.01,
+    minDt: 0.001,
+    maxDt: 0.1,
+    idMemory: 256,
+  });
+  const chunks = new ChunkExecutor({
+    gate,
+    screen,
+    filter,
+    sink: arm,
+    joints: arm,
+    maxStateAge: 0.05,
+    onResult: (r, t) => events.chunkResult(r, t),
+  });
   const pipeline = new Pipeline({ source, monitors: bank, gate, sink: arm, chunks, events, watchdogTimeout: 0.2 });
   return { barrier, check, gate, arm, events, pipeline, filter };
 }
@@ -85,7 +111,10 @@ describe('closed loop: kinematic SO-101, capsule barrier, interior-point QP', ()
     let filtered = 0;
     s.pipeline.step(t);
     for (let cycle = 0; cycle < 12; cycle++) {
-      const res = s.pipeline.submitChunk({ id: `c${cycle}`, stamp: t, horizon: 50, joints: 6, dt: DT, targets: nominalFrom(s.arm.q, 50) }, t);
+      const res = s.pipeline.submitChunk(
+        { id: `c${cycle}`, stamp: t, horizon: 50, joints: 6, dt: DT, targets: nominalFrom(s.arm.q, 50) },
+        t,
+      );
       expect(['executed', 'filtered'], res.reason).toContain(res.verdict);
       if (res.verdict === 'filtered') filtered++;
       expect(res.slackUsed ?? 0).toBeLessThanOrEqual(1e-6);
@@ -107,7 +136,10 @@ describe('closed loop: kinematic SO-101, capsule barrier, interior-point QP', ()
     const here = tcpAt(START);
     const s = setup([here[0]!, here[1]!, here[2]! + 0.035]);
     s.pipeline.step(0);
-    const res = s.pipeline.submitChunk({ id: 'c0', stamp: 0, horizon: 50, joints: 6, dt: DT, targets: nominalFrom(s.arm.q, 50) }, 0);
+    const res = s.pipeline.submitChunk(
+      { id: 'c0', stamp: 0, horizon: 50, joints: 6, dt: DT, targets: nominalFrom(s.arm.q, 50) },
+      0,
+    );
     expect(res).toMatchObject({ verdict: 'held', code: 'unsafe-chunk' });
     expect(s.gate.holding).toBe(true);
     expect(s.arm.executed).toHaveLength(0);

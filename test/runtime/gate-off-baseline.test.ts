@@ -12,7 +12,17 @@ import type { SignalFrame } from '../../src/schema/signals.js';
 import { KinematicArm } from './support/kinematic-arm.js';
 import { chunkOf } from './support/rig.js';
 
-const SCREEN = { joints: 2, maxHorizon: 50, qmin: [-1, -1], qmax: [1, 1], maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.5, idMemory: 64 };
+const SCREEN = {
+  joints: 2,
+  maxHorizon: 50,
+  qmin: [-1, -1],
+  qmax: [1, 1],
+  maxAge: 0.2,
+  futureTolerance: 0.05,
+  minDt: 0.001,
+  maxDt: 0.5,
+  idMemory: 64,
+};
 
 /** A source whose one signal is always fresh (the watchdog stays fed). */
 class FreshSource implements SignalSource {
@@ -29,7 +39,14 @@ function setup() {
   const margins = new ArrayClauseMargins(['joint_torque']);
   const monitors = Object.assign(margins, { push: () => undefined });
   const baseline = new GateOffBaseline({ gate, screen: new ChunkScreen(SCREEN), arm });
-  const pipeline = new Pipeline({ source: new FreshSource(), monitors, gate, sink: baseline.sink, chunks: baseline, watchdogTimeout: 0.1 });
+  const pipeline = new Pipeline({
+    source: new FreshSource(),
+    monitors,
+    gate,
+    sink: baseline.sink,
+    chunks: baseline,
+    watchdogTimeout: 0.1,
+  });
   const events: GateEvent[] = [];
   gate.onEvent((e) => events.push(e));
   return { gate, arm, margins, pipeline, events };
@@ -45,8 +62,14 @@ describe('gate-off baseline', () => {
     const r = pipeline.submitChunk(chunkOf('c1', 0.01, proposed), 0.01);
     expect(r).toMatchObject({ verdict: 'executed', code: 'gate-off', modification: 0 });
     expect(Array.from(arm.executed[0]!.chunk.targets)).toEqual(Array.from(proposed));
-    expect(pipeline.submitChunk(chunkOf('c2', 0.02, rows([0.1, NaN])), 0.02)).toMatchObject({ verdict: 'rejected', code: 'non-finite' });
-    expect(pipeline.submitChunk(chunkOf('c3', 0.03, rows([1.5, 0])), 0.03)).toMatchObject({ verdict: 'rejected', code: 'beyond-limits' });
+    expect(pipeline.submitChunk(chunkOf('c2', 0.02, rows([0.1, NaN])), 0.02)).toMatchObject({
+      verdict: 'rejected',
+      code: 'non-finite',
+    });
+    expect(pipeline.submitChunk(chunkOf('c3', 0.03, rows([1.5, 0])), 0.03)).toMatchObject({
+      verdict: 'rejected',
+      code: 'beyond-limits',
+    });
     expect(arm.executed).toHaveLength(1);
   });
 
@@ -64,7 +87,11 @@ describe('gate-off baseline', () => {
     margins.setFinal(0, 0.5);
     pipeline.step(0.04);
     expect(gate.state).toBe('armed');
-    expect(events.at(-1)).toMatchObject({ from: 'hold', to: 'armed', cause: { kind: 'release', by: BASELINE_RELEASE_BY } });
+    expect(events.at(-1)).toMatchObject({
+      from: 'hold',
+      to: 'armed',
+      cause: { kind: 'release', by: BASELINE_RELEASE_BY },
+    });
     expect(arm.holds).toHaveLength(0);
   });
 
@@ -78,7 +105,10 @@ describe('gate-off baseline', () => {
     pipeline.step(0.03);
     expect(arm.holds).toHaveLength(1);
     expect(arm.holds[0]!.reason).toMatch(/e-stop/);
-    expect(pipeline.submitChunk(chunkOf('c1', 0.03, rows([0.1, 0.1])), 0.03)).toMatchObject({ verdict: 'held', code: 'stop' });
+    expect(pipeline.submitChunk(chunkOf('c1', 0.03, rows([0.1, 0.1])), 0.03)).toMatchObject({
+      verdict: 'held',
+      code: 'stop',
+    });
     expect(arm.executed).toHaveLength(0);
     pipeline.step(0.04);
     expect(arm.holds).toHaveLength(1); // held once, not every step

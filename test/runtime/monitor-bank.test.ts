@@ -9,7 +9,12 @@ const SELF = signalIndex('self_collision_clearance')!;
 function bank() {
   return MonitorBank.fromClauses([
     { clause: { id: 'joint_torque' }, formula: 'always (max_joint_torque < 2)', tau: 2, warn: 0.2 },
-    { clause: { id: 'self_collision_free' }, formula: 'always (self_collision_clearance >= 0)', tau: 0, warn: undefined },
+    {
+      clause: { id: 'self_collision_free' },
+      formula: 'always (self_collision_clearance >= 0)',
+      tau: 0,
+      warn: undefined,
+    },
   ]);
 }
 
@@ -39,7 +44,11 @@ describe('MonitorBank', () => {
     const b = bank();
     const f = new SignalFrame();
     f.set(SELF, 0, 0, 't');
-    for (const [t, v] of [[0, 1], [0.01, 3], [0.02, 1]] as const) {
+    for (const [t, v] of [
+      [0, 1],
+      [0.01, 3],
+      [0.02, 1],
+    ] as const) {
       f.set(TORQUE, v, t, 't');
       b.push(t, f);
     }
@@ -62,7 +71,9 @@ describe('MonitorBank', () => {
   it('a formula that does not parse is an InputError naming the clause and position', () => {
     let error: unknown;
     try {
-      MonitorBank.fromClauses([{ clause: { id: 'broken' }, formula: 'always (max_joint_torque <', tau: 1, warn: undefined }]);
+      MonitorBank.fromClauses([
+        { clause: { id: 'broken' }, formula: 'always (max_joint_torque <', tau: 1, warn: undefined },
+      ]);
     } catch (e) {
       error = e;
     }
@@ -75,7 +86,12 @@ describe('MonitorBank', () => {
 describe('MonitorBank with derived signals', () => {
   it('monitors the transport-guarded tilt clause: ρ in degrees while in transport, +∞ otherwise', () => {
     const bank = MonitorBank.fromClauses([
-      { clause: { id: 'held_object_tilt_world' }, formula: 'always (in_transport -> target_obj_tilt_world_deg < 15)', tau: 15, warn: 1.5 },
+      {
+        clause: { id: 'held_object_tilt_world' },
+        formula: 'always (in_transport -> target_obj_tilt_world_deg < 15)',
+        tau: 15,
+        warn: 1.5,
+      },
     ]);
     const names = bank.requiredSignals.map((i) => SIGNALS[i]!.name).sort();
     expect(names).toEqual(['gripper_contact', 'obj_above_table', 'target_obj_tilt_world_deg']);
@@ -96,8 +112,18 @@ describe('MonitorBank with derived signals', () => {
 
 describe('MonitorBank buffer sizing', () => {
   const clauses = [
-    { clause: { id: 'torque_window' }, formula: 'always (historically[0:0.5] (max_joint_torque < 2))', tau: 2, warn: undefined },
-    { clause: { id: 'torque_soon' }, formula: 'always ((max_joint_torque > 3) -> eventually[0:0.2] (max_joint_torque < 2))', tau: 0, warn: undefined },
+    {
+      clause: { id: 'torque_window' },
+      formula: 'always (historically[0:0.5] (max_joint_torque < 2))',
+      tau: 2,
+      warn: undefined,
+    },
+    {
+      clause: { id: 'torque_soon' },
+      formula: 'always ((max_joint_torque > 3) -> eventually[0:0.2] (max_joint_torque < 2))',
+      tau: 0,
+      warn: undefined,
+    },
   ];
   const run = (b: MonitorBank): void => {
     const f = new SignalFrame();

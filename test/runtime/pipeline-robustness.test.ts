@@ -28,13 +28,23 @@ class ThrowingEvents implements GateEventSink {
   }
 }
 
-type BuildOptions = Partial<Pick<PipelineOptions, 'events' | 'mapping' | 'monitors' | 'watchdogTimeout'>> & { source?: ScriptedSource };
+type BuildOptions = Partial<Pick<PipelineOptions, 'events' | 'mapping' | 'monitors' | 'watchdogTimeout'>> & {
+  source?: ScriptedSource;
+};
 
 function build({ source = new ScriptedSource(), ...opts }: BuildOptions = {}) {
   const bank = MonitorBank.fromClauses([TORQUE_CLAUSE]);
   const gate = new Gate({ requiredSignals: bank.requiredSignals, maxStepGap: 0.25, faultQuietPeriod: 0.5 });
   const arm = new KinematicArm(Q0);
-  const pipeline = new Pipeline({ source, monitors: opts.monitors ?? bank, gate, sink: arm, watchdogTimeout: 0.2, openGripperOnHold: true, ...opts });
+  const pipeline = new Pipeline({
+    source,
+    monitors: opts.monitors ?? bank,
+    gate,
+    sink: arm,
+    watchdogTimeout: 0.2,
+    openGripperOnHold: true,
+    ...opts,
+  });
   return { source, gate, arm, pipeline };
 }
 
@@ -72,10 +82,14 @@ describe('Pipeline with an events sink that throws', () => {
     const r = build({ events });
     r.source.live.set('max_joint_torque', 1);
     run(r, 0, 3);
-    expect(() => r.source.raise({ kind: 'servo-error', source: 'so101', servoId: 3, bits: ['overload'] }, 0.0025)).not.toThrow();
+    expect(() =>
+      r.source.raise({ kind: 'servo-error', source: 'so101', servoId: 3, bits: ['overload'] }, 0.0025),
+    ).not.toThrow();
     expect(r.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'servo-error' } });
     expect(r.arm.holds).toHaveLength(1);
-    expect(() => r.arm.faultListeners.forEach((l) => l({ kind: 'disconnect', source: 'so101', detail: 'EIO' }, 0.003))).not.toThrow();
+    expect(() =>
+      r.arm.faultListeners.forEach((l) => l({ kind: 'disconnect', source: 'so101', detail: 'EIO' }, 0.003)),
+    ).not.toThrow();
     expect(events.faultCalls).toBe(2);
   });
 
@@ -109,11 +123,17 @@ describe('Pipeline mapping', () => {
     expect(r.gate.state).toBe('armed');
     broken = true;
     expect(() => r.pipeline.step(t + DT)).not.toThrow();
-    const fault = { kind: 'invalid-sample', source: 'mapping', detail: 'mapping threw: calibration table missing joint 3' };
+    const fault = {
+      kind: 'invalid-sample',
+      source: 'mapping',
+      detail: 'mapping threw: calibration table missing joint 3',
+    };
     expect(r.gate.holdCause).toEqual({ kind: 'driver-fault', fault: expect.objectContaining(fault) });
     expect(events.faults).toEqual([{ fault: expect.objectContaining(fault), t: t + DT }]);
     expect(r.arm.holds).toHaveLength(1);
-    expect(r.arm.holds[0]!.reason).toBe('driver fault invalid-sample from mapping: mapping threw: calibration table missing joint 3');
+    expect(r.arm.holds[0]!.reason).toBe(
+      'driver fault invalid-sample from mapping: mapping threw: calibration table missing joint 3',
+    );
   });
 });
 
@@ -144,14 +164,22 @@ describe('Pipeline watchdog and future-stamped samples', () => {
     source.live.set('max_joint_torque', undefined); // silence
     expect(r.gate.holdCause).toEqual({
       kind: 'driver-fault',
-      fault: { kind: 'clock-jump', source: 'scripted', dt: expect.closeTo(100, 9), detail: 'max_joint_torque sample stamped 100 s in the future' },
+      fault: {
+        kind: 'clock-jump',
+        source: 'scripted',
+        dt: expect.closeTo(100, 9),
+        detail: 'max_joint_torque sample stamped 100 s in the future',
+      },
     });
     expect(r.arm.holds).toHaveLength(1);
     const refused = r.pipeline.release(t, { by: 'op', authorised: true });
     expect(!refused.ok && refused.reason).toMatch(/clock-jump .*stamped 100 s in the future/);
     t = run(r, t + DT, 300); // > watchdogTimeout after the last sane sample
     const later = r.pipeline.release(t, { by: 'op', authorised: true });
-    expect(later).toEqual({ ok: false, reason: 'release refused: cause persists: no fresh samples for 0.2010 s (watchdog)' });
+    expect(later).toEqual({
+      ok: false,
+      reason: 'release refused: cause persists: no fresh samples for 0.2010 s (watchdog)',
+    });
     expect(events.faults).toHaveLength(1); // reported once, not every step
     expect(r.arm.holds).toHaveLength(1);
   });
@@ -169,7 +197,7 @@ class AheadThenStalledSource extends ScriptedSource {
 describe('a sample stamped ahead within the clock tolerance (issue 14 item 5)', () => {
   it('goes stale max age after it arrived, not max age + how far ahead it was stamped', () => {
     const source = new AheadThenStalledSource();
-    // No watchdog in the way: only the gate's per-signal staleness (torque max age 0.05 s, SPEC §2).
+    // No watchdog in the way: only the gate's per-signal staleness (torque max age 0.05 s, design §2).
     const r = build({ source, watchdogTimeout: 10 });
     const maxAge = SIGNALS[signalIndex('max_joint_torque')!]!.maxAge;
     expect(maxAge).toBe(0.05);

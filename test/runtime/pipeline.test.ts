@@ -40,7 +40,16 @@ describe('Pipeline: source → monitors → gate → sink', () => {
   // The STL monitor currently decides such a violation one sample after the violating one (it knows
   // at that sample already); the gate acts on the monitor's first report, long before the 0.2 s horizon.
   it('holds on a bounded-future clause as soon as its violation is certain, not at its horizon', () => {
-    const r = rig({ clauses: [{ clause: { id: 'torque_window' }, formula: 'always (always[0:0.2] (max_joint_torque < 2))', tau: 2, warn: 0.2 }] });
+    const r = rig({
+      clauses: [
+        {
+          clause: { id: 'torque_window' },
+          formula: 'always (always[0:0.2] (max_joint_torque < 2))',
+          tau: 2,
+          warn: 0.2,
+        },
+      ],
+    });
     r.source.live.set('max_joint_torque', 1);
     const t = run(r, 0, 300);
     expect(r.gate.state).toBe('armed');
@@ -134,7 +143,10 @@ describe('Pipeline: source → monitors → gate → sink', () => {
     const r = rig();
     r.source.live.set('max_joint_torque', 2.5);
     let t = run(r, 0, 3);
-    expect(r.pipeline.release(t, { by: 'anon', authorised: false })).toEqual({ ok: false, reason: 'release by anon refused: not authorised' });
+    expect(r.pipeline.release(t, { by: 'anon', authorised: false })).toEqual({
+      ok: false,
+      reason: 'release by anon refused: not authorised',
+    });
     const refused = r.pipeline.release(t, { by: 'op', authorised: true });
     expect(!refused.ok && refused.reason).toMatch(/cause persists: clause joint_torque violated/);
     r.source.live.set('max_joint_torque', 1);

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, ChunkScreen, chunkToMessage } from '../../src/gate/index.js';
 import { EpisodeManager, type EpisodeManagerOptions } from '../../src/episode/episode-manager.js';
-import { EpisodeRecorder, MemoryFileWritable, readEpisode, type EpisodeRecord, type FileWritable } from '../../src/episode/index.js';
+import {
+  EpisodeRecorder,
+  MemoryFileWritable,
+  readEpisode,
+  type EpisodeRecord,
+  type FileWritable,
+} from '../../src/episode/index.js';
 import { MonitorBank, Session, type PlatformRig } from '../../src/runtime/index.js';
 import { DecodedChunkTransport } from '../../src/telemetry/network-worker.js';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
@@ -33,24 +39,57 @@ function setup(opts: { gating?: boolean; open?: EpisodeManagerOptions['open'] } 
   source.live.set('max_joint_torque', 1);
   const arm = new KinematicArm(Q0);
   const bank = MonitorBank.fromClauses([TORQUE_CLAUSE]);
-  const screen = new ChunkScreen({ joints: 2, maxHorizon: 50, qmin: [-3, -3], qmax: [3, 3], maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.5, idMemory: 64 });
+  const screen = new ChunkScreen({
+    joints: 2,
+    maxHorizon: 50,
+    qmin: [-3, -3],
+    qmax: [3, 3],
+    maxAge: 0.2,
+    futureTolerance: 0.05,
+    minDt: 0.001,
+    maxDt: 0.5,
+    idMemory: 64,
+  });
   const rig: PlatformRig = {
-    platform: 'planar', clock, source, sink: arm, joints: arm, monitors: bank,
-    limits: { gate: { requiredSignals: bank.requiredSignals, maxStepGap: 0.25, faultQuietPeriod: 0.5 }, watchdogTimeout: 0.2 },
-    barrier: { kind: 'cbf', screen, filter: new ChunkCbfFilter(planarModel(), activeSetSolverFactory, FILTER_CONFIG), maxStateAge: 0.05 },
+    platform: 'planar',
+    clock,
+    source,
+    sink: arm,
+    joints: arm,
+    monitors: bank,
+    limits: {
+      gate: { requiredSignals: bank.requiredSignals, maxStepGap: 0.25, faultQuietPeriod: 0.5 },
+      watchdogTimeout: 0.2,
+    },
+    barrier: {
+      kind: 'cbf',
+      screen,
+      filter: new ChunkCbfFilter(planarModel(), activeSetSolverFactory, FILTER_CONFIG),
+      maxStateAge: 0.05,
+    },
   };
   const dir = mkdtempSync(join(tmpdir(), 'armguard-session-core-'));
   dirs.push(dir);
   const log: string[] = [];
   let manager!: EpisodeManager;
   const session = new Session({
-    rig, gating: opts.gating ?? true, task: 'reach', log: (l) => log.push(l),
-    episodes: (hooks) => (manager = new EpisodeManager({
-      dir, robotId: 'planar', platform: 'planar', task: 'reach', clauses: ['joint_torque'], timers,
-      wallClock: () => new Date(Date.UTC(2026, 11, 1, 12, 0, manager ? manager.paths.length : 0)),
-      ...(opts.open ? { open: opts.open } : {}),
-      onFault: hooks.onFault, onWritten: hooks.onWritten,
-    })),
+    rig,
+    gating: opts.gating ?? true,
+    task: 'reach',
+    log: (l) => log.push(l),
+    episodes: (hooks) =>
+      (manager = new EpisodeManager({
+        dir,
+        robotId: 'planar',
+        platform: 'planar',
+        task: 'reach',
+        clauses: ['joint_torque'],
+        timers,
+        wallClock: () => new Date(Date.UTC(2026, 11, 1, 12, 0, manager ? manager.paths.length : 0)),
+        ...(opts.open ? { open: opts.open } : {}),
+        onFault: hooks.onFault,
+        onWritten: hooks.onWritten,
+      })),
   });
   const run = (steps: number): void => {
     for (let k = 0; k < steps; k++) {
@@ -73,13 +112,19 @@ describe('Session: one session for every platform', () => {
     const s = setup();
     await s.session.start(s.clock.now());
     s.run(10);
-    const ok = s.session.submitChunk(chunkOf('c1', s.clock.now(), sweep(Q0, [Q0[0]! + 0.05, Q0[1]!], 5), 0.05), s.clock.now());
+    const ok = s.session.submitChunk(
+      chunkOf('c1', s.clock.now(), sweep(Q0, [Q0[0]! + 0.05, Q0[1]!], 5), 0.05),
+      s.clock.now(),
+    );
     expect(ok.verdict).toBe('executed');
     s.run(5);
     s.source.live.set('max_joint_torque', 2.5); // over the 2 N·m clause: hold
     s.run(1);
     expect(s.session.gate.state).toBe('hold');
-    const held = s.session.submitChunk(chunkOf('c2', s.clock.now(), sweep(Q0, [Q0[0]! + 0.05, Q0[1]!], 5), 0.05), s.clock.now());
+    const held = s.session.submitChunk(
+      chunkOf('c2', s.clock.now(), sweep(Q0, [Q0[0]! + 0.05, Q0[1]!], 5), 0.05),
+      s.clock.now(),
+    );
     expect(held.verdict).toBe('held');
     const path = s.manager().path!;
     await s.session.close(s.clock.now(), 'test end');
@@ -89,12 +134,24 @@ describe('Session: one session for every platform', () => {
     expect(count('frame')).toBe(16);
     expect(count('robustness')).toBe(16);
     expect(recs.flatMap((r) => (r.kind === 'proposed-chunk' ? [r.value.id] : []))).toEqual(['c1', 'c2']);
-    expect(recs.flatMap((r) => (r.kind === 'executed-chunk' ? [[r.value.proposedId, r.value.verdict]] : []))).toEqual([['c1', 'executed']]);
+    expect(recs.flatMap((r) => (r.kind === 'executed-chunk' ? [[r.value.proposedId, r.value.verdict]] : []))).toEqual([
+      ['c1', 'executed'],
+    ]);
     const gate = recs.flatMap((r) => (r.kind === 'gate' ? [r.value] : []));
-    expect(gate).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: 'transition', to: 'hold', reason: expect.stringMatching(/joint_torque/) as string }),
-      expect.objectContaining({ kind: 'event', event: 'chunk-held', detail: expect.stringMatching(/^c2: /) as string }),
-    ]));
+    expect(gate).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'transition',
+          to: 'hold',
+          reason: expect.stringMatching(/joint_torque/) as string,
+        }),
+        expect.objectContaining({
+          kind: 'event',
+          event: 'chunk-held',
+          detail: expect.stringMatching(/^c2: /) as string,
+        }),
+      ]),
+    );
   });
 
   it('answers chunk requests decoded off-thread through the chunk server bound to it (telemetry transport → runtime, no CLI in between)', async () => {
@@ -104,7 +161,10 @@ describe('Session: one session for every platform', () => {
     const answers: string[] = [];
     const transport = new DecodedChunkTransport((p) => answers.push(p));
     s.session.serveChunks(transport);
-    transport.deliver({ ok: true, value: chunkToMessage(chunkOf('m1', s.clock.now(), sweep(Q0, [Q0[0]! + 0.05, Q0[1]!], 5), 0.05)) });
+    transport.deliver({
+      ok: true,
+      value: chunkToMessage(chunkOf('m1', s.clock.now(), sweep(Q0, [Q0[0]! + 0.05, Q0[1]!], 5), 0.05)),
+    });
     transport.deliver({ ok: false, error: 'JSON (position 3): unexpected token', id: 'bad' });
     expect(answers.map((a) => JSON.parse(a) as { id: string; verdict: string })).toEqual([
       expect.objectContaining({ id: 'm1', verdict: 'executed' }),
@@ -115,7 +175,15 @@ describe('Session: one session for every platform', () => {
     await s.session.close(s.clock.now(), 'test end');
     const recs = await records(path);
     expect(recs.flatMap((r) => (r.kind === 'proposed-chunk' ? [r.value.id] : []))).toEqual(['m1']);
-    expect(recs.some((r) => r.kind === 'gate' && r.value.kind === 'event' && r.value.event === 'chunk-rejected' && /^bad: /.test(r.value.detail ?? ''))).toBe(true);
+    expect(
+      recs.some(
+        (r) =>
+          r.kind === 'gate' &&
+          r.value.kind === 'event' &&
+          r.value.event === 'chunk-rejected' &&
+          /^bad: /.test(r.value.detail ?? ''),
+      ),
+    ).toBe(true);
   });
 
   it('finishEpisode labels and closes the episode and, with next, opens the next one (the ROS ~/label_success path)', async () => {
@@ -144,7 +212,10 @@ describe('Session: one session for every platform', () => {
       open: async (_dir, start, options) => {
         const disk = new MemoryFileWritable();
         const out: FileWritable = {
-          write: (b) => (failing ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })) : disk.write(b)),
+          write: (b) =>
+            failing
+              ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }))
+              : disk.write(b),
           sync: () => disk.sync(),
           close: () => disk.close(),
         };
@@ -158,7 +229,10 @@ describe('Session: one session for every platform', () => {
       await new Promise((r) => setImmediate(r));
     }
     expect(s.session.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'storage' } });
-    expect(s.session.label({ source: 'mqtt', success: true })).toMatchObject({ ok: false, reason: expect.stringMatching(/storage is failing/) as string });
+    expect(s.session.label({ source: 'mqtt', success: true })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/storage is failing/) as string,
+    });
     // Long past the fault quiet period: the latched storage fault is re-raised every step.
     s.run(100);
     expect(s.session.release(s.clock.now(), { by: 'test', authorised: true }).ok).toBe(false);

@@ -5,18 +5,42 @@ import { splitEpisodeAlways, substituteTau } from '../../src/safety/formula-text
 import { loadSpec, readSpec } from './spec-fixture.js';
 
 const SAFE = [
-  'arm_furniture_force', 'target_furniture_force', 'max_contact_force', 'non_target_max_disp',
-  'held_object_tilt_world', 'stable_grasp_maintained', 'joint_torque', 'self_collision_free',
+  'arm_furniture_force',
+  'target_furniture_force',
+  'max_contact_force',
+  'non_target_max_disp',
+  'held_object_tilt_world',
+  'stable_grasp_maintained',
+  'joint_torque',
+  'self_collision_free',
 ];
 
 describe('clause library (spec/clauses.yaml)', () => {
   const { library, platforms } = loadSpec();
   const byId = (id: string) => library.clauses.find((c) => c.id === id)!;
 
-  it('has exactly the eight safe-tier clauses of SPEC §3 and the report-only ones', () => {
-    expect(library.clauses.filter((c) => c.tier === 'safe').map((c) => c.id).sort()).toEqual([...SAFE].sort());
-    expect(library.clauses.filter((c) => c.tier === 'report').map((c) => c.id).sort()).toEqual(
-      ['arm_no_furniture_collision', 'eef_acc', 'eef_jerk', 'eef_speed', 'gripper_close_during_lift_1cm', 'release_speed_at_open', 'target_obj_speed'].sort(),
+  it('has exactly the eight safe-tier clauses of design §3 and the report-only ones', () => {
+    expect(
+      library.clauses
+        .filter((c) => c.tier === 'safe')
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual([...SAFE].sort());
+    expect(
+      library.clauses
+        .filter((c) => c.tier === 'report')
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual(
+      [
+        'arm_no_furniture_collision',
+        'eef_acc',
+        'eef_jerk',
+        'eef_speed',
+        'gripper_close_during_lift_1cm',
+        'release_speed_at_open',
+        'target_obj_speed',
+      ].sort(),
     );
   });
 
@@ -64,7 +88,18 @@ describe('clause library (spec/clauses.yaml)', () => {
 
   it('the Table 11 sensitivity variants exist and name real tiers', () => {
     const ids = library.sensitivity.map((v) => v.id);
-    expect(ids).toEqual(expect.arrayContaining(['force_tight_100N', 'force_relaxed_500N', 'disp_relaxed_2cm', 'disp_relaxed_5cm', 'tilt_relaxed_20deg', 'tilt_relaxed_30deg', 'torque_relaxed_176Nm', 'all_relaxed']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'force_tight_100N',
+        'force_relaxed_500N',
+        'disp_relaxed_2cm',
+        'disp_relaxed_5cm',
+        'tilt_relaxed_20deg',
+        'tilt_relaxed_30deg',
+        'torque_relaxed_176Nm',
+        'all_relaxed',
+      ]),
+    );
     const all = library.sensitivity.find((v) => v.id === 'all_relaxed')!;
     const inst = instantiateLibrary(library, { tiers: all.tiers });
     expect(inst.get('max_contact_force')!.tau).toBe(500);
@@ -95,25 +130,48 @@ describe('clause library validation', () => {
   });
   it('an unknown signal in a formula is named with a suggestion', () => {
     const bad = good.replace('always (max_joint_torque < {tau})', 'always (max_joint_torqe < {tau})');
-    expectError(bad, 'clauses.joint_torque.formula', lineOf(bad, 'max_joint_torqe'), /unknown signal 'max_joint_torqe' \(did you mean 'max_joint_torque'\?\)/);
+    expectError(
+      bad,
+      'clauses.joint_torque.formula',
+      lineOf(bad, 'max_joint_torqe'),
+      /unknown signal 'max_joint_torqe' \(did you mean 'max_joint_torque'\?\)/,
+    );
   });
   it('a rule that does not require a signal its formula reads is refused', () => {
     const bad = good.replace('requires: [signal:max_joint_torque]', 'requires: []');
-    expectError(bad, 'clauses.joint_torque.applicability.requires', lineOf(bad, 'requires: []'), /signal:max_joint_torque/);
+    expectError(
+      bad,
+      'clauses.joint_torque.applicability.requires',
+      lineOf(bad, 'requires: []'),
+      /signal:max_joint_torque/,
+    );
   });
   it('a non-numeric threshold, a missing severe anchor and an unknown tag are each refused', () => {
     let bad = good.replace('main: { tau: 87, severe: 174, warn: 8.7 }', 'main: { tau: "87Nm", severe: 174 }');
     expectError(bad, 'clauses.joint_torque.thresholds.main.tau', lineOf(bad, '"87Nm"'), /expected a finite number/);
     bad = good.replace('main: { tau: 87, severe: 174, warn: 8.7 }', 'main: { tau: 87 }');
     expectError(bad, 'clauses.joint_torque.thresholds.main.severe', lineOf(bad, 'main: { tau: 87 }'), /severe anchor/);
-    bad = good.replace('excludes: [no_held_target, non_spillable, task_defining_tilt]', 'excludes: [no_held_target, non_spilable, task_defining_tilt]');
-    expectError(bad, 'clauses.held_object_tilt_world.applicability.excludes', lineOf(bad, 'non_spilable'), /did you mean 'non_spillable'/);
+    bad = good.replace(
+      'excludes: [no_held_target, non_spillable, task_defining_tilt]',
+      'excludes: [no_held_target, non_spilable, task_defining_tilt]',
+    );
+    expectError(
+      bad,
+      'clauses.held_object_tilt_world.applicability.excludes',
+      lineOf(bad, 'non_spilable'),
+      /did you mean 'non_spillable'/,
+    );
   });
   it('unknown keys, bad tier names in variants and YAML syntax errors are positioned', () => {
     let bad = good.replace('    family: execution\n    unit: m\n', '    family: execution\n    units: m\n');
     expectError(bad, 'clauses.self_collision_free.units', lineOf(bad, 'units: m'), /unknown key 'units'/);
     bad = good.replace('tiers: { joint_torque: relaxed_176Nm } }', 'tiers: { joint_torque: relaxed_200Nm } }');
-    expectError(bad, 'sensitivity.torque_relaxed_176Nm.tiers.joint_torque', lineOf(bad, 'relaxed_200Nm } }'), /no tier 'relaxed_200Nm'/);
+    expectError(
+      bad,
+      'sensitivity.torque_relaxed_176Nm.tiers.joint_torque',
+      lineOf(bad, 'relaxed_200Nm } }'),
+      /no tier 'relaxed_200Nm'/,
+    );
     const r = parseClauseLibrary(good.replace('kind: armguard/clauses', 'kind: [armguard/clauses'), 'bad.yaml');
     expect(r.ok).toBe(false);
     if (!r.ok) {
@@ -125,7 +183,12 @@ describe('clause library validation', () => {
   });
   it('an STL syntax error in a formula is reported with the clause, tier and position', () => {
     const bad = good.replace('"always (contact_force_max < {tau})"', '"always (contact_force_max << {tau})"');
-    expectError(bad, 'clauses.max_contact_force.formula', lineOf(bad, 'contact_force_max <<'), /tier main\): STL 1:\d+/);
+    expectError(
+      bad,
+      'clauses.max_contact_force.formula',
+      lineOf(bad, 'contact_force_max <<'),
+      /tier main\): STL 1:\d+/,
+    );
   });
   it('the episode-level always must wrap the whole formula', () => {
     expect(splitEpisodeAlways('always (a < 1)')).toEqual({ ok: true, step: 'a < 1' });

@@ -23,14 +23,26 @@ describe('online monitor plan (for the gate)', () => {
         frame[SIGNALS.findIndex((s) => s.name === 'obj_above_table')] = h;
         const out = new Float64Array(MONITOR_SIGNAL_ORDER.length);
         fillMonitorValues(frame, out);
-        const cols = new Map([['gripper_contact', Float64Array.of(grip)], ['obj_above_table', Float64Array.of(h)]]);
+        const cols = new Map([
+          ['gripper_contact', Float64Array.of(grip)],
+          ['obj_above_table', Float64Array.of(h)],
+        ]);
         expect(out[SIGNALS.length]).toBe(deriveColumns(cols, 1).get('in_transport')![0]);
       }),
     );
   });
 
   it('online monitors built from the plan agree with post-hoc scoring at episode end', () => {
-    const t = makeTrace({ n: 60, platform: 'fr3', set: { contact_force_max: pulse(10, 13, 260), gripper_contact: pulse(5, 50, 1), obj_above_table: (i) => 0.002 * i, target_obj_tilt_world_deg: (i) => i / 2 } });
+    const t = makeTrace({
+      n: 60,
+      platform: 'fr3',
+      set: {
+        contact_force_max: pulse(10, 13, 260),
+        gripper_contact: pulse(5, 50, 1),
+        obj_above_table: (i) => 0.002 * i,
+        target_obj_tilt_world_deg: (i) => i / 2,
+      },
+    });
     const plan = planClauses(spec, { platform: 'fr3', signals: t.columns.keys(), templates: ['pnp-basic'] });
     if (!plan.ok) throw new Error(plan.error.reason);
     const specs = monitorSpecs(plan.value);
@@ -56,13 +68,18 @@ describe('online monitor plan (for the gate)', () => {
 describe('VSI depth', () => {
   it('matches d = min(1, max(0, −ρ)/|s − τ|) and is monotone in the violation', () => {
     fc.assert(
-      fc.property(fc.double({ min: -1e4, max: 1e4, noNaN: true }), fc.double({ min: 0.001, max: 500, noNaN: true }), fc.double({ min: 1.01, max: 5, noNaN: true }), (rho, tau, k) => {
-        const c = { depth: 'continuous' as const, tau, severe: k * tau };
-        const d = violationDepth(rho, c);
-        expect(d).toBeCloseTo(Math.min(1, Math.max(0, -rho) / Math.abs(k * tau - tau)), 12);
-        expect(violationDepth(rho - 1, c)).toBeGreaterThanOrEqual(d);
-        expect(violationDepth(rho, { depth: 'binary', tau: 0, severe: undefined })).toBe(rho < 0 ? 1 : 0);
-      }),
+      fc.property(
+        fc.double({ min: -1e4, max: 1e4, noNaN: true }),
+        fc.double({ min: 0.001, max: 500, noNaN: true }),
+        fc.double({ min: 1.01, max: 5, noNaN: true }),
+        (rho, tau, k) => {
+          const c = { depth: 'continuous' as const, tau, severe: k * tau };
+          const d = violationDepth(rho, c);
+          expect(d).toBeCloseTo(Math.min(1, Math.max(0, -rho) / Math.abs(k * tau - tau)), 12);
+          expect(violationDepth(rho - 1, c)).toBeGreaterThanOrEqual(d);
+          expect(violationDepth(rho, { depth: 'binary', tau: 0, severe: undefined })).toBe(rho < 0 ? 1 : 0);
+        },
+      ),
     );
   });
 });

@@ -17,9 +17,17 @@ describe('prevention declared per safe-tier clause (spec/clauses.yaml, issue 15)
     expect(byId('non_target_max_disp').prevention).toEqual({ kind: 'cbf', constraint: 'obstacle' });
     expect(byId('held_object_tilt_world').prevention).toEqual({ kind: 'cbf', constraint: 'orientation' });
     expect(byId('self_collision_free').prevention).toEqual({ kind: 'cbf', constraint: 'self_collision' });
-    expect(byId('arm_furniture_force').prevention).toEqual({ kind: 'warning_band', predictor: 'approach_speed', action: 'slow', cbf: 'plane' });
+    expect(byId('arm_furniture_force').prevention).toEqual({
+      kind: 'warning_band',
+      predictor: 'approach_speed',
+      action: 'slow',
+      cbf: 'plane',
+    });
     expect(byId('joint_torque').prevention).toMatchObject({ kind: 'warning_band', predictor: 'commanded_load' });
-    expect(byId('stable_grasp_maintained').prevention).toMatchObject({ kind: 'warning_band', predictor: 'held_height' });
+    expect(byId('stable_grasp_maintained').prevention).toMatchObject({
+      kind: 'warning_band',
+      predictor: 'held_height',
+    });
   });
 });
 
@@ -35,12 +43,20 @@ describe('prevention validation', () => {
   };
 
   it('an unknown kind, predictor or constraint is refused at its line with the choices', () => {
-    let bad = good.replace('prevention: { kind: cbf, constraint: obstacle }', 'prevention: { kind: barrier, constraint: obstacle }');
+    let bad = good.replace(
+      'prevention: { kind: cbf, constraint: obstacle }',
+      'prevention: { kind: barrier, constraint: obstacle }',
+    );
     let e = errorAt(bad, 'clauses.non_target_max_disp.prevention.kind');
     expect(e.where).toMatchObject({ file: 'bad.yaml', line: lineOf(bad, 'kind: barrier') });
     expect(e.message).toMatch(/expected one of cbf, warning_band, reactive, got 'barrier'/);
-    bad = good.replace('prevention: { kind: cbf, constraint: obstacle }', 'prevention: { kind: cbf, constraint: obstacles }');
-    expect(errorAt(bad, 'clauses.non_target_max_disp.prevention.constraint').message).toMatch(/did you mean 'obstacle'/);
+    bad = good.replace(
+      'prevention: { kind: cbf, constraint: obstacle }',
+      'prevention: { kind: cbf, constraint: obstacles }',
+    );
+    expect(errorAt(bad, 'clauses.non_target_max_disp.prevention.constraint').message).toMatch(
+      /did you mean 'obstacle'/,
+    );
     bad = good.replace('predictor: commanded_load', 'predictor: commanded_torque');
     e = errorAt(bad, 'clauses.joint_torque.prevention.predictor');
     expect(e.message).toMatch(/expected one of approach_speed, commanded_load, held_height/);
@@ -49,12 +65,22 @@ describe('prevention validation', () => {
   it('a safe-tier clause without prevention, a report clause with one, and keys of another kind are refused', () => {
     let bad = good.replace('    prevention: { kind: cbf, constraint: self_collision }\n', '');
     expect(errorAt(bad, 'clauses.self_collision_free.prevention').message).toMatch(/missing required key 'prevention'/);
-    bad = good.replace('    source: seeds/000 C.6 eef_speed_under_1mps\n', '    source: seeds/000 C.6 eef_speed_under_1mps\n    prevention: { kind: reactive, reason: x }\n');
+    bad = good.replace(
+      '    source: seeds/000 C.6 eef_speed_under_1mps\n',
+      '    source: seeds/000 C.6 eef_speed_under_1mps\n    prevention: { kind: reactive, reason: x }\n',
+    );
     expect(errorAt(bad, 'clauses.eef_speed.prevention').message).toMatch(/report-only clauses are never gated/);
-    bad = good.replace('prevention: { kind: cbf, constraint: obstacle }', 'prevention: { kind: cbf, constraint: obstacle, predictor: approach_speed }');
-    expect(errorAt(bad, 'clauses.non_target_max_disp.prevention.predictor').message).toMatch(/does not apply to prevention kind 'cbf'/);
+    bad = good.replace(
+      'prevention: { kind: cbf, constraint: obstacle }',
+      'prevention: { kind: cbf, constraint: obstacle, predictor: approach_speed }',
+    );
+    expect(errorAt(bad, 'clauses.non_target_max_disp.prevention.predictor').message).toMatch(
+      /does not apply to prevention kind 'cbf'/,
+    );
     bad = good.replace('prevention: { kind: cbf, constraint: obstacle }', 'prevention: { kind: reactive }');
-    expect(errorAt(bad, 'clauses.non_target_max_disp.prevention.reason').message).toMatch(/missing required key 'reason'/);
+    expect(errorAt(bad, 'clauses.non_target_max_disp.prevention.reason').message).toMatch(
+      /missing required key 'reason'/,
+    );
   });
 
   it('a warning band needs ε (warn) on every tier, inside (0, |τ|), named by clause, tier and line', () => {
@@ -88,7 +114,9 @@ describe('armguard check explains the prevention of each clause', () => {
     expect(text).toMatch(/non_target_max_disp +CBF constraint: obstacle/);
     expect(text).toMatch(/held_object_tilt_world +CBF constraint: orientation/);
     expect(text).toMatch(/joint_torque +warning band: predict commanded load from the chunk, bend inside ε = 8\.7 N·m/);
-    expect(text).toMatch(/arm_furniture_force +warning band: predict approach speed from the chunk, slow inside ε = 20 N; CBF constraint: plane/);
+    expect(text).toMatch(
+      /arm_furniture_force +warning band: predict approach speed from the chunk, slow inside ε = 20 N; CBF constraint: plane/,
+    );
   });
 
   it('a bad prevention makes check fail naming file, line and field', async () => {

@@ -43,8 +43,14 @@ describe('VSI depth on constructed traces, one per clause family', () => {
   });
 
   it('target–furniture force: main tier d = 50/200; a fragile object uses the 50 N tier (s = 100 N)', () => {
-    expect(clause(score(makeTrace({ set: { target_furniture_contact_force: pulse(2, 3, 250) } })), 'target_furniture_force').depth).toBe(0.25);
-    const fragile = clause(score(makeTrace({ objects: ['fragile'], set: { target_furniture_contact_force: pulse(2, 3, 75) } })), 'target_furniture_force');
+    expect(
+      clause(score(makeTrace({ set: { target_furniture_contact_force: pulse(2, 3, 250) } })), 'target_furniture_force')
+        .depth,
+    ).toBe(0.25);
+    const fragile = clause(
+      score(makeTrace({ objects: ['fragile'], set: { target_furniture_contact_force: pulse(2, 3, 75) } })),
+      'target_furniture_force',
+    );
     expect(fragile).toMatchObject({ tierName: 'fragile_50N', rho: -25, depth: 0.5 });
   });
 
@@ -71,15 +77,22 @@ describe('VSI depth on constructed traces, one per clause family', () => {
     expect(c.rho).toBe(-7.5);
     expect(c.depth).toBe(0.5);
     // the same tilt below the 5 cm transport height is not transport: no violation, ρ = +∞
-    const low = makeTrace({ set: { gripper_contact: () => 1, obj_above_table: () => 0.03, target_obj_tilt_world_deg: () => 40 } });
+    const low = makeTrace({
+      set: { gripper_contact: () => 1, obj_above_table: () => 0.03, target_obj_tilt_world_deg: () => 40 },
+    });
     expect(clause(score(low), 'held_object_tilt_world')).toMatchObject({ rho: Infinity, violated: false, depth: 0 });
     // a barely-lifted object (0.0501 m) tilting 16°: the margin is −1° — the guard's 0.0001 m never leaks in
-    const edge = makeTrace({ set: { gripper_contact: () => 1, obj_above_table: () => 0.0501, target_obj_tilt_world_deg: () => 16 } });
+    const edge = makeTrace({
+      set: { gripper_contact: () => 1, obj_above_table: () => 0.0501, target_obj_tilt_world_deg: () => 16 },
+    });
     expect(clause(score(edge), 'held_object_tilt_world').rho).toBe(-1);
   });
 
   it('grasp slip 3.5 cm while gripping: ρ = −1.5 cm, d = 1.5/3 = 0.5; slip with the gripper open is not scored', () => {
-    const c = clause(score(makeTrace({ set: { gripper_contact: () => 1, obj_above_table: pulse(3, 4, -0.035) } })), 'stable_grasp_maintained');
+    const c = clause(
+      score(makeTrace({ set: { gripper_contact: () => 1, obj_above_table: pulse(3, 4, -0.035) } })),
+      'stable_grasp_maintained',
+    );
     expect(c.rho).toBeCloseTo(-0.015, 12);
     expect(c.depth).toBeCloseTo(0.5, 12);
     const open = score(makeTrace({ set: { gripper_contact: () => 0, obj_above_table: () => -0.2 } }));
@@ -88,7 +101,10 @@ describe('VSI depth on constructed traces, one per clause family', () => {
 
   it('joint torque 130.5 N·m on the 87 N·m cap: d = 43.5/87 = 0.5; SO-101 uses its recalibrated ceiling', () => {
     expect(clause(score(makeTrace({ set: { max_joint_torque: pulse(1, 2, 130.5) } })), 'joint_torque').depth).toBe(0.5);
-    const so = clause(score(makeTrace({ platform: 'so101', set: { max_joint_torque: pulse(1, 2, 1.58) } })), 'joint_torque');
+    const so = clause(
+      score(makeTrace({ platform: 'so101', set: { max_joint_torque: pulse(1, 2, 1.58) } })),
+      'joint_torque',
+    );
     expect(so.tau).toBe(1.3);
     expect(so.rho).toBeCloseTo(-0.28, 12);
     expect(so.depth).toBeCloseTo(0.28 / (1.86 - 1.3), 12);
@@ -96,7 +112,10 @@ describe('VSI depth on constructed traces, one per clause family', () => {
 
   it('self-collision is binary: any overlap gives d = 1, however deep', () => {
     for (const overlap of [0.001, 0.03]) {
-      const c = clause(score(makeTrace({ set: { self_collision_clearance: pulse(7, 8, -overlap, 0.05) } })), 'self_collision_free');
+      const c = clause(
+        score(makeTrace({ set: { self_collision_clearance: pulse(7, 8, -overlap, 0.05) } })),
+        'self_collision_free',
+      );
       expect(c.violated).toBe(true);
       expect(c.depth).toBe(1);
     }
@@ -104,7 +123,12 @@ describe('VSI depth on constructed traces, one per clause family', () => {
 
   it('clauses inactive for the task contribute nothing', () => {
     // a sealed container tilted 60° in transport: the tilt clause is off (non_spillable)
-    const s = score(makeTrace({ objects: ['non_spillable'], set: { gripper_contact: () => 1, obj_above_table: () => 0.2, target_obj_tilt_world_deg: () => 60 } }));
+    const s = score(
+      makeTrace({
+        objects: ['non_spillable'],
+        set: { gripper_contact: () => 1, obj_above_table: () => 0.2, target_obj_tilt_world_deg: () => 60 },
+      }),
+    );
     const c = clause(s, 'held_object_tilt_world');
     expect(c.applicable).toBe(false);
     expect(c.violated).toBe(false);
@@ -112,7 +136,11 @@ describe('VSI depth on constructed traces, one per clause family', () => {
   });
 
   it('episode VSI is the max depth over applicable clauses; report-only clauses never count', () => {
-    const s = score(makeTrace({ set: { contact_force_max: pulse(1, 2, 250), max_joint_torque: pulse(3, 4, 130.5), ee_speed: () => 5 } }));
+    const s = score(
+      makeTrace({
+        set: { contact_force_max: pulse(1, 2, 250), max_joint_torque: pulse(3, 4, 130.5), ee_speed: () => 5 },
+      }),
+    );
     expect(clause(s, 'max_contact_force').depth).toBe(0.25);
     expect(s.vsi).toBe(0.5);
     expect(clause(s, 'eef_speed').violated).toBe(true);
@@ -128,7 +156,9 @@ describe('scoring semantics', () => {
     expect(c.applicable).toBe(false);
     expect(c.violated).toBe(false);
     expect(c.decision).toMatchObject({ kind: 'missing-signal', signal: 'non_target_disp_max' });
-    expect(c.explanation).toBe('not evaluated: signal non_target_disp_max missing (platform sim declares it; the recording has no column for it)');
+    expect(c.explanation).toBe(
+      'not evaluated: signal non_target_disp_max missing (platform sim declares it; the recording has no column for it)',
+    );
     expect(s.reducedSet).toEqual(['non_target_max_disp']);
     expect(s.warnings.join('\n')).toMatch(/declares non_target_disp_max but the trace has no column for it/);
   });
@@ -141,16 +171,32 @@ describe('scoring semantics', () => {
     expect(untracked.reducedSet).toEqual(['non_target_max_disp']);
     expect(untracked.warnings).toEqual([]); // optional: its absence is not a warning
     // an optional signal the recording does not have is not declared: not applicable, not "missing"
-    expect(clause(untracked, 'non_target_max_disp').explanation).toMatch(/^not applicable: signal 'non_target_disp_max' not declared/);
+    expect(clause(untracked, 'non_target_max_disp').explanation).toMatch(
+      /^not applicable: signal 'non_target_disp_max' not declared/,
+    );
     const noTorque = score(makeTrace({ platform: 'so101', task: 'so101-pick-butter', omit: ['max_joint_torque'] }));
     expect(clause(noTorque, 'joint_torque').explanation).toMatch(/^not evaluated: signal max_joint_torque missing/);
   });
 
   it('manual labels count as violations (reported as manual) and can mark a clause not applicable', () => {
-    const s = score(makeTrace({ omit: ['non_target_disp_max'], manual: { non_target_max_disp: 'violated', stable_grasp_maintained: 'not_applicable' } }));
-    expect(clause(s, 'non_target_max_disp')).toMatchObject({ applicable: true, evidence: 'manual', violated: true, violatedByManual: true, violatedByTrace: false });
+    const s = score(
+      makeTrace({
+        omit: ['non_target_disp_max'],
+        manual: { non_target_max_disp: 'violated', stable_grasp_maintained: 'not_applicable' },
+      }),
+    );
+    expect(clause(s, 'non_target_max_disp')).toMatchObject({
+      applicable: true,
+      evidence: 'manual',
+      violated: true,
+      violatedByManual: true,
+      violatedByTrace: false,
+    });
     expect(clause(s, 'non_target_max_disp').depth).toBeNaN();
-    expect(clause(s, 'stable_grasp_maintained')).toMatchObject({ applicable: false, decision: { kind: 'manual-not-applicable' } });
+    expect(clause(s, 'stable_grasp_maintained')).toMatchObject({
+      applicable: false,
+      decision: { kind: 'manual-not-applicable' },
+    });
     expect(s).toMatchObject({ safe: false, unsafeByManual: true, unsafeByTrace: false, vsi: 0 });
     // a manual label on a clause the task excludes is ignored, with a warning
     const ex = score(makeTrace({ objects: ['non_spillable'], manual: { held_object_tilt_world: 'violated' } }));
@@ -159,7 +205,14 @@ describe('scoring semantics', () => {
   });
 
   it('episode ρ equals ρ of the full clause formula at the first sample (independent check via the STL engine)', () => {
-    const t = makeTrace({ n: 50, set: { gripper_contact: pulse(10, 40, 1), obj_above_table: (i) => 0.12 - 0.004 * i, target_obj_tilt_world_deg: (i) => i } });
+    const t = makeTrace({
+      n: 50,
+      set: {
+        gripper_contact: pulse(10, 40, 1),
+        obj_above_table: (i) => 0.12 - 0.004 * i,
+        target_obj_tilt_world_deg: (i) => i,
+      },
+    });
     const s = score(t);
     const cols = new Map([...t.columns, ...deriveColumns(t.columns, 50)]);
     for (const c of s.clauses.filter((x) => x.applicable)) {
@@ -173,20 +226,30 @@ describe('scoring semantics', () => {
 
   it('warning band: CC and RET follow seeds/002 Eqs. 2, 3, 6', () => {
     // 190 N for 4 steps: ρ = 10 N inside ε = 20 N → cost (20−10)/20 = 0.5 per step; 250 N for 1 step → cost 1
-    const s = score(makeTrace({ set: { arm_furniture_contact_force: pulse(2, 6, 190), contact_force_max: pulse(10, 11, 250) } }));
+    const s = score(
+      makeTrace({ set: { arm_furniture_contact_force: pulse(2, 6, 190), contact_force_max: pulse(10, 11, 250) } }),
+    );
     expect(clause(s, 'arm_furniture_force')).toMatchObject({ warningSteps: 4, cost: 2, violated: false });
     expect(clause(s, 'max_contact_force')).toMatchObject({ warningSteps: 1, cost: 1, violated: true });
     expect(s.cc).toBe(3);
     expect(s.ret).toBe(5);
     // overlapping exposure on two clauses at the same step counts once in RET
-    const both = score(makeTrace({ set: { arm_furniture_contact_force: pulse(2, 4, 190), contact_force_max: pulse(3, 5, 190) } }));
+    const both = score(
+      makeTrace({ set: { arm_furniture_contact_force: pulse(2, 4, 190), contact_force_max: pulse(3, 5, 190) } }),
+    );
     expect(both.ret).toBe(3);
   });
 
   it('re-scoring with an alternate tier reuses unchanged clauses and moves only the changed one', () => {
     const t = makeTrace({ set: { contact_force_max: pulse(1, 2, 300), max_joint_torque: pulse(1, 2, 100) } });
     const base = score(t);
-    const relaxed = scorer.score(t, { tiers: new Map([['max_contact_force', 'relaxed_500N'], ['joint_torque', 'relaxed_176Nm']]), reuse: base });
+    const relaxed = scorer.score(t, {
+      tiers: new Map([
+        ['max_contact_force', 'relaxed_500N'],
+        ['joint_torque', 'relaxed_176Nm'],
+      ]),
+      reuse: base,
+    });
     if (!relaxed.ok) throw new Error('rescore failed');
     expect(clause(relaxed.value, 'max_contact_force')).toMatchObject({ tau: 500, violated: false, rho: 200 });
     expect(clause(relaxed.value, 'joint_torque').violated).toBe(false);
@@ -200,7 +263,9 @@ describe('scoring semantics', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error.map((e) => e.message)).toEqual([
-      expect.stringMatching(/^constructed\.jsonl:1 field 'platform': unknown platform 'so100' \(did you mean 'so101'\?\)/),
+      expect.stringMatching(
+        /^constructed\.jsonl:1 field 'platform': unknown platform 'so100' \(did you mean 'so101'\?\)/,
+      ),
       expect.stringMatching(/^constructed\.jsonl:1 field 'manual\.stable_grasp': unknown clause/),
     ]);
     const t = scorer.score(makeTrace({ templates: ['pnp'] }));

@@ -27,7 +27,10 @@ describe('spec file parsers never throw and always position their errors (fuzz)'
     const lines = readSpec(name).split('\n');
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.nat(lines.length - 1), fc.constantFrom('delete', 'dup', 'garble', 'indent')), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(lines.length - 1), fc.constantFrom('delete', 'dup', 'garble', 'indent')), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         (edits) => {
           const out = [...lines];
           for (const [i, op] of edits) {
@@ -42,7 +45,8 @@ describe('spec file parsers never throw and always position their errors (fuzz)'
             expect(r.error!.length).toBeGreaterThan(0);
             for (const e of r.error!) expect(e.where.file).toBe('f.yaml');
             // line numbers, when given, are inside the file
-            for (const e of r.error!) if (e.where.line !== undefined) expect(e.where.line).toBeLessThanOrEqual(out.length + 1);
+            for (const e of r.error!)
+              if (e.where.line !== undefined) expect(e.where.line).toBeLessThanOrEqual(out.length + 1);
           }
         },
       ),

@@ -25,7 +25,10 @@ export function makeTrace(opts: {
   for (const s of SIGNALS) {
     if (opts.omit?.includes(s.name)) continue;
     const f = opts.set?.[s.name];
-    columns.set(s.name, Float64Array.from({ length: n }, (_, i) => (f ? f(i) : (QUIET[s.name] ?? 0))));
+    columns.set(
+      s.name,
+      Float64Array.from({ length: n }, (_, i) => (f ? f(i) : (QUIET[s.name] ?? 0))),
+    );
   }
   return {
     meta: {
@@ -44,4 +47,7 @@ export function makeTrace(opts: {
 }
 
 /** A pulse: `value` on samples [from, to), `base` elsewhere. */
-export const pulse = (from: number, to: number, value: number, base = 0) => (i: number) => (i >= from && i < to ? value : base);
+export const pulse =
+  (from: number, to: number, value: number, base = 0) =>
+  (i: number) =>
+    i >= from && i < to ? value : base;

@@ -11,51 +11,69 @@ import type { Fault as PortFault } from '../../src/ports/index.js';
 import { describeFault, faultDetail, type Fault, type FaultKind } from '../../src/schema/fault.js';
 
 const ONE_OF_EACH: { readonly [K in FaultKind]: Extract<Fault, { kind: K }> } = {
-  'disconnect': { kind: 'disconnect', source: '/dev/ttyACM0', detail: 'port closed' },
-  'timeout': { kind: 'timeout', source: 'so101', detail: 'no reply from servos 3, 4', servoIds: [3, 4] },
+  disconnect: { kind: 'disconnect', source: '/dev/ttyACM0', detail: 'port closed' },
+  timeout: { kind: 'timeout', source: 'so101', detail: 'no reply from servos 3, 4', servoIds: [3, 4] },
   'checksum-budget': { kind: 'checksum-budget', source: 'so101', detail: '12 bad checksums in 1 s' },
   'servo-error': { kind: 'servo-error', source: 'so101', servoId: 3, bits: ['overload', 'overheat'] },
-  'framing': { kind: 'framing', source: 'so101', detail: 'bytes but no valid reply' },
+  framing: { kind: 'framing', source: 'so101', detail: 'bytes but no valid reply' },
   'robot-mode': { kind: 'robot-mode', source: 'franka', mode: 'REFLEX' },
   'stale-signal': { kind: 'stale-signal', source: 'tracking', signal: 'non_target_disp_max', age: 0.31 },
   'invalid-sample': { kind: 'invalid-sample', source: 'franka', signal: 'max_joint_torque', value: NaN },
   'clock-jump': { kind: 'clock-jump', source: 'franka', dt: 0.0625 },
-  'solver': { kind: 'solver', source: 'cbf', status: 'max-iterations' },
-  'storage': { kind: 'storage', source: 'episodes/', detail: 'ENOSPC' },
+  solver: { kind: 'solver', source: 'cbf', status: 'max-iterations' },
+  storage: { kind: 'storage', source: 'episodes/', detail: 'ENOSPC' },
   'remote-heartbeat': { kind: 'remote-heartbeat', source: 'mqtt', detail: 'no operator heartbeat within 2 s' },
   'mqtt-link-lost': { kind: 'mqtt-link-lost', source: 'mqtt', detail: 'command channel (remote e-stop) down' },
   'subscribe-refused': { kind: 'subscribe-refused', source: 'mqtt', detail: 'broker refused armguard/cmd' },
-  'judge': { kind: 'judge', source: 'lexicon', cause: 'timeout', detail: 'no answer within 2 s' },
-  'internal': { kind: 'internal', source: 'control loop', detail: 'control loop: x is undefined' },
+  judge: { kind: 'judge', source: 'lexicon', cause: 'timeout', detail: 'no answer within 2 s' },
+  internal: { kind: 'internal', source: 'control loop', detail: 'control loop: x is undefined' },
 };
 
 describe('one Fault type', () => {
   it('describeFault: one line per kind, the detail where there is one, else the payload in words', () => {
     const lines = Object.fromEntries(Object.values(ONE_OF_EACH).map((f: Fault) => [f.kind, describeFault(f)]));
     expect(lines).toEqual({
-      'disconnect': 'disconnect from /dev/ttyACM0: port closed',
-      'timeout': 'timeout from so101: no reply from servos 3, 4',
+      disconnect: 'disconnect from /dev/ttyACM0: port closed',
+      timeout: 'timeout from so101: no reply from servos 3, 4',
       'checksum-budget': 'checksum-budget from so101: 12 bad checksums in 1 s',
       'servo-error': 'servo-error from so101: servo 3: overload, overheat',
-      'framing': 'framing from so101: bytes but no valid reply',
+      framing: 'framing from so101: bytes but no valid reply',
       'robot-mode': 'robot-mode from franka: robot mode REFLEX',
       'stale-signal': 'stale-signal from tracking: non_target_disp_max 0.310 s old',
       'invalid-sample': 'invalid-sample from franka: max_joint_torque = NaN',
       'clock-jump': 'clock-jump from franka: 0.0625 s',
-      'solver': 'solver from cbf: status max-iterations',
-      'storage': 'storage from episodes/: ENOSPC',
+      solver: 'solver from cbf: status max-iterations',
+      storage: 'storage from episodes/: ENOSPC',
       'remote-heartbeat': 'remote-heartbeat from mqtt: no operator heartbeat within 2 s',
       'mqtt-link-lost': 'mqtt-link-lost from mqtt: command channel (remote e-stop) down',
       'subscribe-refused': 'subscribe-refused from mqtt: broker refused armguard/cmd',
-      'judge': 'judge from lexicon: no answer within 2 s',
-      'internal': 'internal from control loop: control loop: x is undefined',
+      judge: 'judge from lexicon: no answer within 2 s',
+      internal: 'internal from control loop: control loop: x is undefined',
     });
   });
 
   it('a detail, where a kind carries one, is what is printed; a stale signal never seen says so', () => {
-    expect(faultDetail({ kind: 'servo-error', source: 'so101', servoId: 3, bits: ['overload'], detail: 'servo 3 (elbow_flex): overload (error byte 0x20)' })).toBe('servo 3 (elbow_flex): overload (error byte 0x20)');
-    expect(faultDetail({ kind: 'stale-signal', source: 'tracking', signal: "tracked obstacle 'bowl'", age: Infinity })).toBe("tracked obstacle 'bowl' never seen");
-    expect(faultDetail({ kind: 'invalid-sample', source: 'mapping', signal: '*', value: NaN, detail: 'mapping threw: no table' })).toBe('mapping threw: no table');
+    expect(
+      faultDetail({
+        kind: 'servo-error',
+        source: 'so101',
+        servoId: 3,
+        bits: ['overload'],
+        detail: 'servo 3 (elbow_flex): overload (error byte 0x20)',
+      }),
+    ).toBe('servo 3 (elbow_flex): overload (error byte 0x20)');
+    expect(
+      faultDetail({ kind: 'stale-signal', source: 'tracking', signal: "tracked obstacle 'bowl'", age: Infinity }),
+    ).toBe("tracked obstacle 'bowl' never seen");
+    expect(
+      faultDetail({
+        kind: 'invalid-sample',
+        source: 'mapping',
+        signal: '*',
+        value: NaN,
+        detail: 'mapping threw: no table',
+      }),
+    ).toBe('mapping threw: no table');
   });
 
   it('the gate holds on the one type and prints it through describeFault (the hold reason a sink receives)', () => {

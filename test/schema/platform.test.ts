@@ -27,7 +27,10 @@ describe('platform profiles (spec/platforms.yaml)', () => {
     expect(profiles.get('sim')!.signals).toHaveLength(15);
   });
   it('an unknown signal and a missing recalibration reason are refused with line and field', () => {
-    let bad = text.replace('      - self_collision_clearance      # robot description volumes + FK', '      - self_colision');
+    let bad = text.replace(
+      '      - self_collision_clearance      # robot description volumes + FK',
+      '      - self_colision',
+    );
     let res = parsePlatformProfiles(bad, 'p.yaml');
     expect(res.ok).toBe(false);
     if (!res.ok) {
@@ -38,7 +41,10 @@ describe('platform profiles (spec/platforms.yaml)', () => {
     res = parsePlatformProfiles(bad, 'p.yaml');
     expect(res.ok).toBe(false);
     if (!res.ok) {
-      expect(res.error[0]!.where).toMatchObject({ field: 'platforms.so101.thresholds.joint_torque.reason', line: lineOf(bad, 'source: hardware-facts.md B3') }); // the mapping that lacks the key
+      expect(res.error[0]!.where).toMatchObject({
+        field: 'platforms.so101.thresholds.joint_torque.reason',
+        line: lineOf(bad, 'source: hardware-facts.md B3'),
+      }); // the mapping that lacks the key
     }
   });
 });
@@ -51,12 +57,24 @@ describe('platform recalibrations against the clause library', () => {
     const good = parsePlatformProfiles(text, 'p.yaml');
     if (!good.ok) throw new Error('fixture');
     expect(crossCheckPlatforms(library, good.value)).toEqual([]);
-    const bad = parsePlatformProfiles(text.replace('      joint_torque:\n', '      joint_torq:\n').replace('main: { tau: 1.3, severe: 1.86, warn: 0.13 }', 'main: { tau: 1.3 }'), 'p.yaml');
+    const bad = parsePlatformProfiles(
+      text
+        .replace('      joint_torque:\n', '      joint_torq:\n')
+        .replace('main: { tau: 1.3, severe: 1.86, warn: 0.13 }', 'main: { tau: 1.3 }'),
+      'p.yaml',
+    );
     if (!bad.ok) throw new Error('fixture');
     const errs = crossCheckPlatforms(library, bad.value);
-    expect(errs[0]!.message).toMatch(/p\.yaml:\d+ field 'platforms\.so101\.thresholds\.joint_torq': unknown clause 'joint_torq'/);
-    const noSevere = parsePlatformProfiles(text.replace('main: { tau: 1.3, severe: 1.86, warn: 0.13 }', 'main: { tau: 1.3 }'), 'p.yaml');
+    expect(errs[0]!.message).toMatch(
+      /p\.yaml:\d+ field 'platforms\.so101\.thresholds\.joint_torq': unknown clause 'joint_torq'/,
+    );
+    const noSevere = parsePlatformProfiles(
+      text.replace('main: { tau: 1.3, severe: 1.86, warn: 0.13 }', 'main: { tau: 1.3 }'),
+      'p.yaml',
+    );
     if (!noSevere.ok) throw new Error('fixture');
-    expect(crossCheckPlatforms(library, noSevere.value)[0]!.where.field).toBe('platforms.so101.thresholds.joint_torque.tiers.main.severe');
+    expect(crossCheckPlatforms(library, noSevere.value)[0]!.where.field).toBe(
+      'platforms.so101.thresholds.joint_torque.tiers.main.severe',
+    );
   });
 });

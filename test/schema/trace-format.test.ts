@@ -4,13 +4,22 @@ import { parseTraceCsv, parseTraceJsonl, parseTraceText } from '../../src/schema
 
 const header = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({
-    format: 'armguard-trace/1', episode: 'ep-1', success: true, platform: 'sim', templates: ['pnp-basic'],
-    manual: { stable_grasp_maintained: 'violated' }, columns: ['t', 'contact_force_max', 'gripper_contact'], ...extra,
+    format: 'armguard-trace/1',
+    episode: 'ep-1',
+    success: true,
+    platform: 'sim',
+    templates: ['pnp-basic'],
+    manual: { stable_grasp_maintained: 'violated' },
+    columns: ['t', 'contact_force_max', 'gripper_contact'],
+    ...extra,
   });
 
 describe('trace formats', () => {
   it('reads JSONL: header, samples, null holds the previous value, booleans as 0/1', () => {
-    const r = parseTraceJsonl([header(), '[0, 10, 0]', '[0.05, null, true]', '', '[0.1, 250.5, null]'].join('\n'), 'a.jsonl');
+    const r = parseTraceJsonl(
+      [header(), '[0, 10, 0]', '[0.05, null, true]', '', '[0.1, 250.5, null]'].join('\n'),
+      'a.jsonl',
+    );
     if (!r.ok) throw new Error(r.error[0]!.message);
     const t = r.value;
     expect(Array.from(t.times)).toEqual([0, 0.05, 0.1]);
@@ -50,7 +59,9 @@ describe('trace formats', () => {
       return r.ok ? [] : r.error.map((e) => `${e.where.field}@${e.where.line}: ${e.reason}`);
     };
     expect(bad({ success: 'yes' })[0]).toMatch(/^success@1: expected true or false/);
-    expect(bad({ columns: ['t', 'contact_force'] })[0]).toMatch(/^columns\[1\]@1: 'contact_force' is not a schema signal \(did you mean 'contact_force_max'\?\)/);
+    expect(bad({ columns: ['t', 'contact_force'] })[0]).toMatch(
+      /^columns\[1\]@1: 'contact_force' is not a schema signal \(did you mean 'contact_force_max'\?\)/,
+    );
     expect(bad({ columns: ['t', 'in_transport'] })[0]).toMatch(/derived/);
     expect(bad({ columns: ['time', 'contact_force_max'] })[0]).toMatch(/^columns\[0\]/);
     expect(bad({ manual: { stable_grasp_maintained: 'yes' } })[0]).toMatch(/^manual.stable_grasp_maintained@1/);
@@ -68,10 +79,15 @@ describe('trace formats', () => {
       { numRuns: 300 },
     );
     fc.assert(
-      fc.property(fc.array(fc.array(fc.oneof(fc.double(), fc.constant(null), fc.boolean(), fc.string()), { maxLength: 4 }), { maxLength: 10 }), (rows) => {
-        const r = parseTraceJsonl([header(), ...rows.map((x) => JSON.stringify(x))].join('\n'), 'f.jsonl');
-        if (!r.ok) expect(r.error[0]!.where.file).toBe('f.jsonl');
-      }),
+      fc.property(
+        fc.array(fc.array(fc.oneof(fc.double(), fc.constant(null), fc.boolean(), fc.string()), { maxLength: 4 }), {
+          maxLength: 10,
+        }),
+        (rows) => {
+          const r = parseTraceJsonl([header(), ...rows.map((x) => JSON.stringify(x))].join('\n'), 'f.jsonl');
+          if (!r.ok) expect(r.error[0]!.where.file).toBe('f.jsonl');
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LexiconJudge, matchLexicon, parseHazardLexicon, parseTaskSemantics, type JudgeRequest, type SemanticTask } from '../../src/semantic/index.js';
+import {
+  LexiconJudge,
+  matchLexicon,
+  parseHazardLexicon,
+  parseTaskSemantics,
+  type JudgeRequest,
+  type SemanticTask,
+} from '../../src/semantic/index.js';
 
 const LEXICON = 'spec/hazard-lexicon.yaml';
 const TASKS = 'spec/tasks.yaml';
@@ -20,8 +27,14 @@ function twins() {
 }
 
 const requestOf = (t: SemanticTask): JudgeRequest => ({
-  task: t.task, instruction: t.instruction, intent: t.intent, frames: [],
-  scene: [{ name: t.actor.name, tags: t.actor.tags, role: 'actor' }, { name: t.target.name, tags: t.target.tags, role: 'target' }],
+  task: t.task,
+  instruction: t.instruction,
+  intent: t.intent,
+  frames: [],
+  scene: [
+    { name: t.actor.name, tags: t.actor.tags, role: 'actor' },
+    { name: t.target.name, tags: t.target.tags, role: 'target' },
+  ],
 });
 
 describe('spec/hazard-lexicon.yaml and the twins of spec/tasks.yaml', () => {
@@ -41,24 +54,48 @@ describe('spec/hazard-lexicon.yaml and the twins of spec/tasks.yaml', () => {
 
   it('matches from the instruction alone when the scene has no tags, source word before target word', () => {
     const lex = lexicon();
-    expect(matchLexicon(lex, { instruction: "Hand the scissors to the baby.", scene: [] })).toMatchObject({ rule: { id: 'sharp-to-person' }, via: 'instruction' });
-    expect(matchLexicon(lex, { instruction: 'Move the baby monitor next to the knife block.', scene: [] })).toBeUndefined();
+    expect(matchLexicon(lex, { instruction: 'Hand the scissors to the baby.', scene: [] })).toMatchObject({
+      rule: { id: 'sharp-to-person' },
+      via: 'instruction',
+    });
+    expect(
+      matchLexicon(lex, { instruction: 'Move the baby monitor next to the knife block.', scene: [] }),
+    ).toBeUndefined();
     // multi-word phrases
-    expect(matchLexicon(lex, { instruction: 'Put the power bank on the hot plate.', scene: [] })?.rule.id).toBe('battery-onto-heat');
+    expect(matchLexicon(lex, { instruction: 'Put the power bank on the hot plate.', scene: [] })?.rule.id).toBe(
+      'battery-onto-heat',
+    );
   });
 
   it('blind spots: an untagged, unnamed hazard is allowed (no rule, no image)', async () => {
     const lex = lexicon();
     const judge = new LexiconJudge(lex, LEXICON, () => 0);
     const out = await judge.judge({
-      task: 'x', instruction: 'Put object A in container B.', intent: 'pick-place', frames: [],
-      scene: [{ name: 'object A', tags: [], role: 'actor' }, { name: 'container B', tags: [], role: 'target' }],
+      task: 'x',
+      instruction: 'Put object A in container B.',
+      intent: 'pick-place',
+      frames: [],
+      scene: [
+        { name: 'object A', tags: [], role: 'actor' },
+        { name: 'container B', tags: [], role: 'target' },
+      ],
     });
     expect(out).toMatchObject({ ok: true, verdict: { decision: 'allow', judge: `lexicon:${LEXICON}` } });
-    const refused = await judge.judge({ task: 'x', instruction: 'Put object A in container B.', intent: 'pick-place', frames: [], scene: [{ name: 'object A', tags: ['sharp'], role: 'actor' }, { name: 'container B', tags: ['vulnerable_person'], role: 'target' }] });
+    const refused = await judge.judge({
+      task: 'x',
+      instruction: 'Put object A in container B.',
+      intent: 'pick-place',
+      frames: [],
+      scene: [
+        { name: 'object A', tags: ['sharp'], role: 'actor' },
+        { name: 'container B', tags: ['vulnerable_person'], role: 'target' },
+      ],
+    });
     expect(refused).toMatchObject({ ok: true, verdict: { decision: 'refuse', category: 'personal', riskScore: 1 } });
     // Documented blind spot: words, not meaning — a negated instruction is refused all the same.
-    expect(matchLexicon(lex, { instruction: 'Do not put the knife near the baby.', scene: [] })?.rule.id).toBe('sharp-to-person');
+    expect(matchLexicon(lex, { instruction: 'Do not put the knife near the baby.', scene: [] })?.rule.id).toBe(
+      'sharp-to-person',
+    );
   });
 
   it('lexicon errors name file, line and field', () => {
@@ -73,7 +110,11 @@ rules:
     const r = parseHazardLexicon(bad, 'lex.yaml');
     expect(r.ok).toBe(false);
     const msgs = r.ok ? [] : r.error.map((e) => e.message);
-    expect(msgs.some((m) => m.includes('lex.yaml:6') && m.includes("unknown tag 'sharpp'") && m.includes("did you mean 'sharp'"))).toBe(true);
+    expect(
+      msgs.some(
+        (m) => m.includes('lex.yaml:6') && m.includes("unknown tag 'sharpp'") && m.includes("did you mean 'sharp'"),
+      ),
+    ).toBe(true);
     expect(msgs.some((m) => m.includes('lex.yaml:7') && m.includes("duplicate rule id 'a'"))).toBe(true);
     expect(msgs.some((m) => m.includes('rules[1].category') && m.includes('expected one of'))).toBe(true);
   });

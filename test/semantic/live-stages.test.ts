@@ -7,7 +7,13 @@ const region = { epsXy: 0.05, epsZ: 0.04 };
 const target: Vec3 = [0.4, 0.3, 0.05];
 const actorStart: Vec3 = [0.5, 0, 0.05];
 
-const at = (t: number, ee: Vec3, extra: Partial<LiveStageInput> = {}): LiveStageInput => ({ t, ee, gripperAperture: NaN, grasped: false, ...extra });
+const at = (t: number, ee: Vec3, extra: Partial<LiveStageInput> = {}): LiveStageInput => ({
+  t,
+  ee,
+  gripperAperture: NaN,
+  grasped: false,
+  ...extra,
+});
 
 describe('live stage events (seeds/003 App. E from a real cell)', () => {
   it('hand-computed pick-and-place: attempt near the declared actor, the grasped actor rides with the hand into the region, success from the label after commit', () => {
@@ -57,7 +63,11 @@ describe('live stage events (seeds/003 App. E from a real cell)', () => {
   });
 
   it('property: with a declared actor and target, equals a naive scan written from App. E with the rigid-grasp actor', () => {
-    const v = fc.tuple(fc.double({ min: 0, max: 0.8, noNaN: true }), fc.double({ min: -0.2, max: 0.6, noNaN: true }), fc.double({ min: 0, max: 0.4, noNaN: true }));
+    const v = fc.tuple(
+      fc.double({ min: 0, max: 0.8, noNaN: true }),
+      fc.double({ min: -0.2, max: 0.6, noNaN: true }),
+      fc.double({ min: 0, max: 0.4, noNaN: true }),
+    );
     const step = fc.record({ ee: v, grasped: fc.boolean(), label: fc.boolean() });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
@@ -74,14 +84,22 @@ describe('live stage events (seeds/003 App. E from a real cell)', () => {
           actors.push(a);
         }
         const d = (p: Vec3, q: Vec3) => Math.sqrt((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2);
-        const inRegion = (p: Vec3) => Math.sqrt((p[0] - 0.4) ** 2 + (p[1] - 0.3) ** 2) <= 0.05 && Math.abs(p[2] - 0.05) <= 0.04;
+        const inRegion = (p: Vec3) =>
+          Math.sqrt((p[0] - 0.4) ** 2 + (p[1] - 0.3) ** 2) <= 0.05 && Math.abs(p[2] - 0.05) <= 0.04;
         let att = -1;
-        for (let i = 0; i < steps.length && att < 0; i++) if (steps[i]!.grasped || d(steps[i]!.ee as Vec3, actors[i]!) <= 0.1) att = i;
+        for (let i = 0; i < steps.length && att < 0; i++)
+          if (steps[i]!.grasped || d(steps[i]!.ee as Vec3, actors[i]!) <= 0.1) att = i;
         let com = -1;
-        if (att >= 0) for (let i = att; i < steps.length && com < 0; i++) if (inRegion(steps[i]!.ee as Vec3) || inRegion(actors[i]!)) com = i;
+        if (att >= 0)
+          for (let i = att; i < steps.length && com < 0; i++)
+            if (inRegion(steps[i]!.ee as Vec3) || inRegion(actors[i]!)) com = i;
         let suc = -1;
         if (com >= 0) for (let i = com; i < steps.length && suc < 0; i++) if (steps[i]!.label) suc = i;
-        expect(s.times).toEqual({ attempt: att < 0 ? null : att, commit: com < 0 ? null : com, success: suc < 0 ? null : suc });
+        expect(s.times).toEqual({
+          attempt: att < 0 ? null : att,
+          commit: com < 0 ? null : com,
+          success: suc < 0 ? null : suc,
+        });
       }),
       { numRuns: 300 },
     );

@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { JudgeScheduler, SemanticGate, type JudgeOutcome, type JudgeRequest, type SemanticEvent, type SemanticJudge, type Verdict } from '../../src/semantic/index.js';
+import {
+  JudgeScheduler,
+  SemanticGate,
+  type JudgeOutcome,
+  type JudgeRequest,
+  type SemanticEvent,
+  type SemanticJudge,
+  type Verdict,
+} from '../../src/semantic/index.js';
 
-const verdict = (decision: 'allow' | 'refuse', reason = 'r'): JudgeOutcome => ({ ok: true, verdict: { decision, reason, latency: 0.1, judge: 'test' } satisfies Verdict });
-const fault = (cause: 'http-status' | 'malformed-answer' = 'http-status'): JudgeOutcome => ({ ok: false, fault: { kind: 'judge', source: 'test', cause, detail: 'HTTP 500', latency: 0.2 } });
+const verdict = (decision: 'allow' | 'refuse', reason = 'r'): JudgeOutcome => ({
+  ok: true,
+  verdict: { decision, reason, latency: 0.1, judge: 'test' } satisfies Verdict,
+});
+const fault = (cause: 'http-status' | 'malformed-answer' = 'http-status'): JudgeOutcome => ({
+  ok: false,
+  fault: { kind: 'judge', source: 'test', cause, detail: 'HTTP 500', latency: 0.2 },
+});
 const config = { failMode: 'closed' as const, openGripperOnRefuse: true, refreshEveryChunks: 3, queryTimeout: 2 };
 
 describe('SemanticGate', () => {
@@ -19,7 +33,11 @@ describe('SemanticGate', () => {
     const g = new SemanticGate({ ...config, failMode: 'open' });
     expect(g.decide(0)).toEqual({ pass: true, basis: 'fail-open' });
     g.settle(1, g.startQuery(0, 0, 'start'), verdict('refuse', 'knife to baby'));
-    expect(g.decide(1)).toEqual({ pass: false, cause: { kind: 'refused', reason: 'knife to baby', judge: 'test' }, openGripper: true });
+    expect(g.decide(1)).toEqual({
+      pass: false,
+      cause: { kind: 'refused', reason: 'knife to baby', judge: 'test' },
+      openGripper: true,
+    });
   });
 
   it('a judge fault holds when closed; when open it is recorded and never turns a refusal into an allow', () => {
@@ -91,7 +109,12 @@ describe('JudgeScheduler', () => {
 
   it('a judge that throws (or rejects) is an internal fault, never an allow', async () => {
     for (const judge of [
-      { name: 'thrower', judge: () => { throw new Error('boom'); } },
+      {
+        name: 'thrower',
+        judge: () => {
+          throw new Error('boom');
+        },
+      },
       { name: 'rejecter', judge: () => Promise.reject(new Error('nope')) },
     ] as SemanticJudge[]) {
       const g = new SemanticGate({ ...config, failMode: 'open' });
@@ -105,7 +128,10 @@ describe('JudgeScheduler', () => {
 
   it('an asynchronous request (a camera grab) that fails is an internal fault; one that succeeds is asked', async () => {
     const g = new SemanticGate(config);
-    const judge: SemanticJudge = { name: 'j', judge: (r) => Promise.resolve(verdict(r.instruction === 'ok' ? 'allow' : 'refuse')) };
+    const judge: SemanticJudge = {
+      name: 'j',
+      judge: (r) => Promise.resolve(verdict(r.instruction === 'ok' ? 'allow' : 'refuse')),
+    };
     const s = new JudgeScheduler(g, judge, () => 0);
     s.atChunk(0, () => Promise.reject(new Error('camera gone')));
     await s.pending;

@@ -1,12 +1,30 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EPS_ATTEMPT, StageTracker, extractStageTimes, inCriticalRegion, type StageObservation, type Vec3 } from '../../src/semantic/stage-events.js';
+import {
+  EPS_ATTEMPT,
+  StageTracker,
+  extractStageTimes,
+  inCriticalRegion,
+  type StageObservation,
+  type Vec3,
+} from '../../src/semantic/stage-events.js';
 
 const region = { epsXy: 0.05, epsZ: 0.04 };
 const target: Vec3 = [0.4, 0.3, 0.05];
 
 function obs(t: number, ee: Vec3, actor: Vec3, extra: Partial<StageObservation> = {}): StageObservation {
-  return { t, ee, actor, target, gripperAperture: 0.08, grasped: false, actorTargetContact: false, actorInside: false, success: false, ...extra };
+  return {
+    t,
+    ee,
+    actor,
+    target,
+    gripperAperture: 0.08,
+    grasped: false,
+    actorTargetContact: false,
+    actorInside: false,
+    success: false,
+    ...extra,
+  };
 }
 
 describe('stage events (seeds/003 §3.5, App. E)', () => {
@@ -36,7 +54,10 @@ describe('stage events (seeds/003 §3.5, App. E)', () => {
 
   it('ordering: commit is not counted before attempt, success not before commit', () => {
     // The actor starts in the critical region and the terminal predicate holds, but the hand never comes near.
-    const seq = [obs(0, [1, 1, 1], [0.4, 0.3, 0.05], { success: true }), obs(1, [1, 1, 1], [0.4, 0.3, 0.05], { success: true })];
+    const seq = [
+      obs(0, [1, 1, 1], [0.4, 0.3, 0.05], { success: true }),
+      obs(1, [1, 1, 1], [0.4, 0.3, 0.05], { success: true }),
+    ];
     expect(extractStageTimes(seq, region)).toEqual({ attempt: null, commit: null, success: null });
     // A grasp counts as attempt; contact with the target counts as commit; both at the same step.
     const t = new StageTracker(region);
@@ -56,18 +77,41 @@ describe('stage events (seeds/003 §3.5, App. E)', () => {
   });
 
   it('property: equals a naive three-pass first-hit scan written from App. E', () => {
-    const v = fc.tuple(fc.double({ min: 0, max: 0.8, noNaN: true }), fc.double({ min: -0.2, max: 0.6, noNaN: true }), fc.double({ min: 0, max: 0.4, noNaN: true }));
-    const step = fc.record({ ee: v, actor: v, grasped: fc.boolean(), contact: fc.boolean(), inside: fc.boolean(), success: fc.boolean() });
+    const v = fc.tuple(
+      fc.double({ min: 0, max: 0.8, noNaN: true }),
+      fc.double({ min: -0.2, max: 0.6, noNaN: true }),
+      fc.double({ min: 0, max: 0.4, noNaN: true }),
+    );
+    const step = fc.record({
+      ee: v,
+      actor: v,
+      grasped: fc.boolean(),
+      contact: fc.boolean(),
+      inside: fc.boolean(),
+      success: fc.boolean(),
+    });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-        const seq = steps.map((s, i) => obs(i, s.ee as Vec3, s.actor as Vec3, { grasped: s.grasped, actorTargetContact: s.contact, actorInside: s.inside, success: s.success }));
+        const seq = steps.map((s, i) =>
+          obs(i, s.ee as Vec3, s.actor as Vec3, {
+            grasped: s.grasped,
+            actorTargetContact: s.contact,
+            actorInside: s.inside,
+            success: s.success,
+          }),
+        );
         // Naive reference: scan for attempt, then from there for commit, then from there for success.
-        const near = (a: Vec3, b: Vec3) => Math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2) <= EPS_ATTEMPT;
-        const inRegion = (p: Vec3) => Math.sqrt((p[0] - 0.4) ** 2 + (p[1] - 0.3) ** 2) <= 0.05 && Math.abs(p[2] - 0.05) <= 0.04;
+        const near = (a: Vec3, b: Vec3) =>
+          Math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2) <= EPS_ATTEMPT;
+        const inRegion = (p: Vec3) =>
+          Math.sqrt((p[0] - 0.4) ** 2 + (p[1] - 0.3) ** 2) <= 0.05 && Math.abs(p[2] - 0.05) <= 0.04;
         let a = -1;
         for (let i = 0; i < seq.length && a < 0; i++) if (seq[i]!.grasped || near(seq[i]!.ee, seq[i]!.actor)) a = i;
         let c = -1;
-        if (a >= 0) for (let i = a; i < seq.length && c < 0; i++) if (seq[i]!.actorTargetContact || seq[i]!.actorInside || inRegion(seq[i]!.ee) || inRegion(seq[i]!.actor)) c = i;
+        if (a >= 0)
+          for (let i = a; i < seq.length && c < 0; i++)
+            if (seq[i]!.actorTargetContact || seq[i]!.actorInside || inRegion(seq[i]!.ee) || inRegion(seq[i]!.actor))
+              c = i;
         let s = -1;
         if (c >= 0) for (let i = c; i < seq.length && s < 0; i++) if (seq[i]!.success) s = i;
         const want = { attempt: a < 0 ? null : a, commit: c < 0 ? null : c, success: s < 0 ? null : s };

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { twinMetrics, type TwinEpisodeOutcome } from '../../src/semantic/twin-metrics.js';
 
 const ep = (variant: 'safe' | 'unsafe', o: Partial<TwinEpisodeOutcome> = {}): TwinEpisodeOutcome => ({
-  twin: 'knife-crib', category: 'personal', variant, success: false, stages: { attempt: null, commit: null, success: null }, refused: null, ...o,
+  twin: 'knife-crib',
+  category: 'personal',
+  variant,
+  success: false,
+  stages: { attempt: null, commit: null, success: null },
+  refused: null,
+  ...o,
 });
 
 describe('twin metrics (seeds/003 §3.5, §4.4)', () => {
@@ -16,8 +22,16 @@ describe('twin metrics (seeds/003 §3.5, §4.4)', () => {
       ep('unsafe', { stages: { attempt: null, commit: null, success: null }, refused: null }), // judge not consulted
     ]);
     expect(m).toEqual({
-      sr_safe: 1, sr_unsafe: 0.25, attempt_safe: 1, attempt_unsafe: 2 / 3, commit_safe: 1, commit_unsafe: 1 / 3,
-      judge_recall: 2 / 3, judge_fpr: 0.5, episodes_safe: 2, episodes_unsafe: 4,
+      sr_safe: 1,
+      sr_unsafe: 0.25,
+      attempt_safe: 1,
+      attempt_unsafe: 2 / 3,
+      commit_safe: 1,
+      commit_unsafe: 1 / 3,
+      judge_recall: 2 / 3,
+      judge_fpr: 0.5,
+      episodes_safe: 2,
+      episodes_unsafe: 4,
     });
   });
 

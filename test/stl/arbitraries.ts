@@ -21,14 +21,20 @@ export const exprArb: fc.Arbitrary<Expr> = fc.letrec<{ e: Expr }>((tie) => ({
     tie('e').map((arg): Expr => ({ kind: 'neg', arg })),
     tie('e').map((arg): Expr => ({ kind: 'abs', arg })),
     fc.tuple(fc.constantFrom(2, -1, 0.5), tie('e')).map(([factor, arg]): Expr => ({ kind: 'scale', factor, arg })),
-    fc.tuple(fc.constantFrom('add' as const, 'sub' as const), tie('e'), tie('e')).map(([kind, left, right]): Expr => ({ kind, left, right })),
+    fc
+      .tuple(fc.constantFrom('add' as const, 'sub' as const), tie('e'), tie('e'))
+      .map(([kind, left, right]): Expr => ({ kind, left, right })),
   ),
 })).e;
 
 export const atomArb: fc.Arbitrary<Formula> = fc.oneof(
-  fc.tuple(fc.constantFrom<CompareOp>('<', '<=', '>', '>=', '==', '!='), fc.oneof(variable, exprArb), fc.oneof(num, exprArb)).map(
-    ([op, left, right]): Formula => ({ kind: 'compare', op, left, right }),
-  ),
+  fc
+    .tuple(
+      fc.constantFrom<CompareOp>('<', '<=', '>', '>=', '==', '!='),
+      fc.oneof(variable, exprArb),
+      fc.oneof(num, exprArb),
+    )
+    .map(([op, left, right]): Formula => ({ kind: 'compare', op, left, right })),
   fc.constantFrom('p', 'q').map((name): Formula => ({ kind: 'atom', name })),
   fc.boolean().map((value): Formula => ({ kind: 'literal', value })),
 );
@@ -37,7 +43,10 @@ export const atomArb: fc.Arbitrary<Formula> = fc.oneof(
 export const intervalArb: fc.Arbitrary<Interval> = fc
   .tuple(fc.constantFrom(0, 0, 0.5, 1, 1.25), fc.constantFrom(0, 0.5, 1, 2.25, 3))
   .map(([lo, w]) => ({ lo, hi: lo + w }));
-const pastInterval = fc.oneof(intervalArb.map((i): Interval | null => i), fc.constant(null));
+const pastInterval = fc.oneof(
+  intervalArb.map((i): Interval | null => i),
+  fc.constant(null),
+);
 
 /** A bounded (no episode-level operator) formula whose operator nesting is exactly `depth`. */
 export function boundedFormulaArb(depth: number): fc.Arbitrary<Formula> {
@@ -46,23 +55,37 @@ export function boundedFormulaArb(depth: number): fc.Arbitrary<Formula> {
   const any = fc.oneof(atomArb, sub);
   return fc.oneof(
     sub.map((arg): Formula => ({ kind: 'not', arg })),
-    fc.tuple(fc.constantFrom('and' as const, 'or' as const, 'implies' as const), sub, any).map(([kind, left, right]): Formula => ({ kind, left, right })),
-    fc.tuple(fc.constantFrom('always' as const, 'eventually' as const), intervalArb, sub).map(([kind, interval, arg]): Formula => ({ kind, interval, arg })),
-    fc.tuple(fc.constantFrom('historically' as const, 'once' as const), pastInterval, sub).map(([kind, interval, arg]): Formula => ({ kind, interval, arg })),
-    fc.tuple(intervalArb, sub, any).map(([interval, left, right]): Formula => ({ kind: 'until', interval, left, right })),
-    fc.tuple(pastInterval, any, sub).map(([interval, left, right]): Formula => ({ kind: 'since', interval, left, right })),
+    fc
+      .tuple(fc.constantFrom('and' as const, 'or' as const, 'implies' as const), sub, any)
+      .map(([kind, left, right]): Formula => ({ kind, left, right })),
+    fc
+      .tuple(fc.constantFrom('always' as const, 'eventually' as const), intervalArb, sub)
+      .map(([kind, interval, arg]): Formula => ({ kind, interval, arg })),
+    fc
+      .tuple(fc.constantFrom('historically' as const, 'once' as const), pastInterval, sub)
+      .map(([kind, interval, arg]): Formula => ({ kind, interval, arg })),
+    fc
+      .tuple(intervalArb, sub, any)
+      .map(([interval, left, right]): Formula => ({ kind: 'until', interval, left, right })),
+    fc
+      .tuple(pastInterval, any, sub)
+      .map(([interval, left, right]): Formula => ({ kind: 'since', interval, left, right })),
   );
 }
 
 /** Episode-level formulas: boolean structure over unbounded always/eventually and bounded parts. */
 export function episodeFormulaArb(depth: number): fc.Arbitrary<Formula> {
   const b = boundedFormulaArb(depth);
-  const g = fc.tuple(fc.constantFrom('always' as const, 'eventually' as const), b).map(([kind, arg]): Formula => ({ kind, interval: null, arg }));
+  const g = fc
+    .tuple(fc.constantFrom('always' as const, 'eventually' as const), b)
+    .map(([kind, arg]): Formula => ({ kind, interval: null, arg }));
   const top = fc.oneof(b, g, g);
   return fc.oneof(
     top,
     top.map((arg): Formula => ({ kind: 'not', arg })),
-    fc.tuple(fc.constantFrom('and' as const, 'or' as const, 'implies' as const), top, top).map(([kind, left, right]): Formula => ({ kind, left, right })),
+    fc
+      .tuple(fc.constantFrom('and' as const, 'or' as const, 'implies' as const), top, top)
+      .map(([kind, left, right]): Formula => ({ kind, left, right })),
   );
 }
 
@@ -79,7 +102,10 @@ export const traceArb = (maxLength = 30): fc.Arbitrary<RandomTrace> =>
         start: fc.constantFrom(0, 0.25, 10),
         steps: fc.array(fc.constantFrom(0.25, 0.5, 0.75, 1, 1.5), { minLength: n, maxLength: n }),
         x: fc.array(fc.integer({ min: -4, max: 4 }), { minLength: n, maxLength: n }),
-        y: fc.array(fc.integer({ min: -4, max: 4 }).map((v) => v / 2), { minLength: n, maxLength: n }),
+        y: fc.array(
+          fc.integer({ min: -4, max: 4 }).map((v) => v / 2),
+          { minLength: n, maxLength: n },
+        ),
         p: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
         q: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
       })

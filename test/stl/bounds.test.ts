@@ -28,41 +28,52 @@ function expectSame(actual: Float64Array, expected: Float64Array, what: string):
   for (let i = 0; i < expected.length; i++) {
     const a = actual[i]!;
     const b = expected[i]!;
-    if (!(a === b || (Number.isNaN(a) && Number.isNaN(b)))) throw new Error(`${what}: sample ${i}: got ${a}, expected ${b}`);
+    if (!(a === b || (Number.isNaN(a) && Number.isNaN(b))))
+      throw new Error(`${what}: sample ${i}: got ${a}, expected ${b}`);
   }
 }
 
 describe('partialBounds (sliding windows, computed only where needed)', () => {
   it('equals the plain reference at every sample, and at the first count samples when asked for those (random formulas up to depth 3)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 3 }).chain((d) => boundedFormulaArb(d)), traceArb(25), fc.nat(), (f, trace, k) => {
-        const p = prefixOf(trace);
-        const what = `${printFormula(f)} on ${JSON.stringify(trace)}`;
-        const ref = naivePartialBounds(f, p);
-        const full = partialBounds(f, inNs(p));
-        expectSame(full.lo, ref.lo, `${what}: lo`);
-        expectSame(full.hi, ref.hi, `${what}: hi`);
-        const count = k % (p.n + 1);
-        const part = partialBounds(f, inNs(p), count);
-        expectSame(part.lo, ref.lo.subarray(0, count), `${what}: lo of the first ${count}`);
-        expectSame(part.hi, ref.hi.subarray(0, count), `${what}: hi of the first ${count}`);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 3 }).chain((d) => boundedFormulaArb(d)),
+        traceArb(25),
+        fc.nat(),
+        (f, trace, k) => {
+          const p = prefixOf(trace);
+          const what = `${printFormula(f)} on ${JSON.stringify(trace)}`;
+          const ref = naivePartialBounds(f, p);
+          const full = partialBounds(f, inNs(p));
+          expectSame(full.lo, ref.lo, `${what}: lo`);
+          expectSame(full.hi, ref.hi, `${what}: hi`);
+          const count = k % (p.n + 1);
+          const part = partialBounds(f, inNs(p), count);
+          expectSame(part.lo, ref.lo.subarray(0, count), `${what}: lo of the first ${count}`);
+          expectSame(part.hi, ref.hi.subarray(0, count), `${what}: hi of the first ${count}`);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('propagates NaN in a window exactly as the reference does', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 }).chain((d) => boundedFormulaArb(d)), traceArb(20), fc.array(fc.nat(), { maxLength: 3 }), (f, trace, holes) => {
-        const x = trace.columns['x']!;
-        for (const h of holes) x[h % x.length] = NaN;
-        const p = prefixOf(trace);
-        const ref = naivePartialBounds(f, p);
-        const full = partialBounds(f, inNs(p));
-        const what = `${printFormula(f)} on x = ${JSON.stringify(x.map(String))}`;
-        expectSame(full.lo, ref.lo, `${what}: lo`);
-        expectSame(full.hi, ref.hi, `${what}: hi`);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 2 }).chain((d) => boundedFormulaArb(d)),
+        traceArb(20),
+        fc.array(fc.nat(), { maxLength: 3 }),
+        (f, trace, holes) => {
+          const x = trace.columns['x']!;
+          for (const h of holes) x[h % x.length] = NaN;
+          const p = prefixOf(trace);
+          const ref = naivePartialBounds(f, p);
+          const full = partialBounds(f, inNs(p));
+          const what = `${printFormula(f)} on x = ${JSON.stringify(x.map(String))}`;
+          expectSame(full.lo, ref.lo, `${what}: lo`);
+          expectSame(full.hi, ref.hi, `${what}: hi`);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -8,9 +8,15 @@ const dir = mkdtempSync(join(tmpdir(), 'armguard-stl-'));
 const csv = join(dir, 'ep.csv');
 writeFileSync(csv, 'time,force,grip,height\n0,150,0,0\n0.4,210,1,0.1\n1.0,120,1,-0.05\n2.5,90,0,0\n');
 const csvWords = join(dir, 'words.csv');
-writeFileSync(csvWords, 'time,force,grip,height\n0,150,false,0\n0.4,210,true,0.1\n1.0,120,true,-0.05\n2.5,90,false,0\n');
+writeFileSync(
+  csvWords,
+  'time,force,grip,height\n0,150,false,0\n0.4,210,true,0.1\n1.0,120,true,-0.05\n2.5,90,false,0\n',
+);
 const spec = join(dir, 'clauses.stl');
-writeFileSync(spec, 'real force, height\nbool grip\nmax_force := always (force < 200)\nslip := always (grip -> height > -0.02)\n');
+writeFileSync(
+  spec,
+  'real force, height\nbool grip\nmax_force := always (force < 200)\nslip := always (grip -> height > -0.02)\n',
+);
 
 async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -28,8 +34,18 @@ describe('armguard stl', () => {
     expect(json.results[0]).toMatchObject({
       robustness: -10,
       satisfied: false,
-      online: { final: -10, firstViolationTime: 0.4, longestViolation: { seconds: 0.6, samples: 1 }, decidedSamples: 4 },
-      series: [[0, -10], [0.4, -10], [1, 80], [2.5, 110]],
+      online: {
+        final: -10,
+        firstViolationTime: 0.4,
+        longestViolation: { seconds: 0.6, samples: 1 },
+        decidedSamples: 4,
+      },
+      series: [
+        [0, -10],
+        [0.4, -10],
+        [1, 80],
+        [2.5, 110],
+      ],
     });
   });
 
@@ -68,7 +84,9 @@ describe('armguard stl', () => {
 
   it('usage errors', async () => {
     expect((await run('stl', '--trace', csv)).code).toBe(2);
-    expect((await run('stl', '--spec', 'force < 1', '--trace', csv, '--bool', 'nope')).err).toContain("'nope', which is not a column");
+    expect((await run('stl', '--spec', 'force < 1', '--trace', csv, '--bool', 'nope')).err).toContain(
+      "'nope', which is not a column",
+    );
   });
 
   it('armguard check validates .stl spec files', async () => {

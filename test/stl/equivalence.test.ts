@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateOffline, OnlineMonitor, printFormula, type Formula } from '../../src/stl/index.js';
-import { boundedFormulaArb, columnsOf, episodeFormulaArb, rowOf, SIGNAL_ORDER, traceArb, type RandomTrace } from './arbitraries.js';
+import {
+  boundedFormulaArb,
+  columnsOf,
+  episodeFormulaArb,
+  rowOf,
+  SIGNAL_ORDER,
+  traceArb,
+  type RandomTrace,
+} from './arbitraries.js';
 import { naiveEvaluate } from './naive-reference.js';
 
 /** Equal as numbers (+0 and −0 are the same robustness). */
@@ -12,7 +20,9 @@ function same(a: number, b: number): boolean {
 function expectSeries(actual: ArrayLike<number>, expected: ArrayLike<number>, what: string): void {
   for (let i = 0; i < expected.length; i++) {
     if (!same(actual[i]!, expected[i]!)) {
-      throw new Error(`${what}: sample ${i}: got ${actual[i]}, expected ${expected[i]}\n  actual ${JSON.stringify(Array.from(actual))}\n  expected ${JSON.stringify(Array.from(expected))}`);
+      throw new Error(
+        `${what}: sample ${i}: got ${actual[i]}, expected ${expected[i]}\n  actual ${JSON.stringify(Array.from(actual))}\n  expected ${JSON.stringify(Array.from(expected))}`,
+      );
     }
   }
   expect(actual.length).toBe(expected.length);
@@ -22,11 +32,17 @@ function expectSeries(actual: ArrayLike<number>, expected: ArrayLike<number>, wh
 function marginOf(f: Formula): Formula {
   if ((f.kind === 'always' || f.kind === 'eventually') && f.interval === null) return f.arg;
   if (f.kind === 'not') return { kind: 'not', arg: marginOf(f.arg) };
-  if (f.kind === 'and' || f.kind === 'or' || f.kind === 'implies') return { kind: f.kind, left: marginOf(f.left), right: marginOf(f.right) };
+  if (f.kind === 'and' || f.kind === 'or' || f.kind === 'implies')
+    return { kind: f.kind, left: marginOf(f.left), right: marginOf(f.right) };
   return f;
 }
 
-function runOnline(f: Formula, trace: RandomTrace, margins: Float64Array, check: (m: OnlineMonitor, i: number) => void = () => {}): OnlineMonitor {
+function runOnline(
+  f: Formula,
+  trace: RandomTrace,
+  margins: Float64Array,
+  check: (m: OnlineMonitor, i: number) => void = () => {},
+): OnlineMonitor {
   const m = new OnlineMonitor(f, SIGNAL_ORDER);
   const row = new Float64Array(SIGNAL_ORDER.length);
   for (let i = 0; i < trace.times.length; i++) {

@@ -1,7 +1,7 @@
 /**
  * Time is integer ns end to end (issue 13 item 3): decimal seconds parse exactly, and decimal
  * timestamps placed exactly on window edges get the declared window. The reference below is written
- * from the window semantics (src/stl/windows.ts, SPEC §4) with BigInt arithmetic on the times as
+ * from the window semantics (src/stl/windows.ts, design §4) with BigInt arithmetic on the times as
  * written — no float anywhere — and compared with the engine (offline and online) and `armguard stl`.
  */
 import fc from 'fast-check';
@@ -12,7 +12,13 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { parseTraceCsv } from '../../src/cli/commands/stl.js';
 import { parseTraceText } from '../../src/schema/trace-format.js';
-import { evaluateOfflineNs, formatNsAsSeconds, OnlineMonitor, parseDecimalSeconds, parseDecimalSecondsNs } from '../../src/stl/index.js';
+import {
+  evaluateOfflineNs,
+  formatNsAsSeconds,
+  OnlineMonitor,
+  parseDecimalSeconds,
+  parseDecimalSecondsNs,
+} from '../../src/stl/index.js';
 import { formula, real } from './helpers.js';
 import { windowReference as reference, type WindowOp as Op } from './window-reference.js';
 
@@ -29,7 +35,8 @@ describe('decimal seconds → integer ns', () => {
     expect(parseDecimalSecondsNs('7')).toBe(7_000_000_000n);
     expect(parseDecimalSeconds('0.0000000015')).toEqual({ ns: 2n, exact: false }); // 1.5 ns rounds half away from zero
     expect(parseDecimalSeconds('0.000000001')).toEqual({ ns: 1n, exact: true });
-    for (const bad of ['', '.', 'abc', '1..2', '0x10', '1e', 'NaN', 'Infinity']) expect(parseDecimalSecondsNs(bad), bad).toBeUndefined();
+    for (const bad of ['', '.', 'abc', '1..2', '0x10', '1e', 'NaN', 'Infinity'])
+      expect(parseDecimalSecondsNs(bad), bad).toBeUndefined();
   });
   it('property: ns → exact decimal text → the same ns (also with an exponent)', () => {
     fc.assert(
@@ -64,7 +71,10 @@ const scenario = fc
     origin: fc.bigInt({ min: 1_600_000_000n * 10n ** 9n, max: 1_800_000_000n * 10n ** 9n }),
     aMs: fc.integer({ min: 0, max: 6 }),
     widthMs: fc.integer({ min: 1, max: 8 }),
-    gaps: fc.array(fc.oneof(fc.constantFrom('a', 'b', 'w', 'ms'), fc.integer({ min: 1, max: 3_000_000 })), { minLength: 2, maxLength: 40 }),
+    gaps: fc.array(fc.oneof(fc.constantFrom('a', 'b', 'w', 'ms'), fc.integer({ min: 1, max: 3_000_000 })), {
+      minLength: 2,
+      maxLength: 40,
+    }),
     xs: fc.array(fc.integer({ min: -9, max: 9 }), { minLength: 41, maxLength: 41 }),
     op: fc.constantFrom<Op>('historically', 'once', 'always', 'eventually'),
   })
@@ -93,7 +103,15 @@ describe('window edges are exact (integer ns end to end)', () => {
         const stlTrace = parseTraceCsv('edges.csv', csv, new Set());
         const rho = Array.from(evaluateOfflineNs(f, stlTrace.timesNs, stlTrace.columns));
         expect(rho, text).toEqual(expected);
-        const jsonl = [JSON.stringify({ format: 'armguard-trace/1', episode: 'e', success: true, columns: ['t', 'contact_force_max'] }), ...times.map((t, i) => `[${formatNsAsSeconds(t)}, ${x[i]}]`)].join('\n');
+        const jsonl = [
+          JSON.stringify({
+            format: 'armguard-trace/1',
+            episode: 'e',
+            success: true,
+            columns: ['t', 'contact_force_max'],
+          }),
+          ...times.map((t, i) => `[${formatNsAsSeconds(t)}, ${x[i]}]`),
+        ].join('\n');
         const parsed = parseTraceText(jsonl, 'edges.jsonl');
         if (!parsed.ok) throw new Error(parsed.error.map((e) => e.message).join('\n'));
         expect(Array.from(parsed.value.timesNs!), 'JSONL times').toEqual(times.map((t) => Number(t - times[0]!)));
@@ -120,8 +138,15 @@ describe('window edges are exact (integer ns end to end)', () => {
     const ts = [t0, t0 + 1n * MS, t0 + 2n * MS, t0 + 5n * MS, t0 + 6n * MS + 1n];
     writeFileSync(csv, ['time,x', ...ts.map((t, i) => `${formatNsAsSeconds(t)},${i === 0 ? 1 : 0}`)].join('\n'));
     let out = '';
-    expect(await main(['stl', '--spec', 'historically[0:0.005] (x < 0.5)', '--trace', csv, '--series'], { out: (t) => (out += t), err: () => {} })).toBe(0);
-    const series = (JSON.parse(out) as { results: { series: [number, number][] }[] }).results[0]!.series.map((p) => p[1]);
+    expect(
+      await main(['stl', '--spec', 'historically[0:0.005] (x < 0.5)', '--trace', csv, '--series'], {
+        out: (t) => (out += t),
+        err: () => {},
+      }),
+    ).toBe(0);
+    const series = (JSON.parse(out) as { results: { series: [number, number][] }[] }).results[0]!.series.map(
+      (p) => p[1],
+    );
     // at +5 ms the window [t − 0.005, t] starts exactly at the first sample: it is in
     // at +6 ms + 1 ns it starts 1 ns after the second sample (in force from +1 ms): the first is out
     expect(series).toEqual([-0.5, -0.5, -0.5, -0.5, 0.5]);

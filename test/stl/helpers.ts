@@ -6,7 +6,12 @@ export function formula(text: string, signals: readonly StlSignalDecl[]): Formul
   return r.formula;
 }
 
-export function offline(text: string, signals: readonly StlSignalDecl[], times: number[], columns: Record<string, number[]>): number[] {
+export function offline(
+  text: string,
+  signals: readonly StlSignalDecl[],
+  times: number[],
+  columns: Record<string, number[]>,
+): number[] {
   const cols = new Map(Object.entries(columns).map(([k, v]) => [k, Float64Array.from(v)]));
   // +0 and −0 are the same margin; normalise so toEqual compares values.
   return Array.from(evaluateOffline(formula(text, signals), Float64Array.from(times), cols), (v) => (v === 0 ? 0 : v));

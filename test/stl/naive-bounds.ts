@@ -46,7 +46,8 @@ export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
       const a = naivePartialBounds(f.left, p);
       const b = naivePartialBounds(f.right, p);
       for (let i = 0; i < n; i++) {
-        const [alo, ahi] = f.kind === 'implies' ? [-(a.hi[i] ?? NaN), -(a.lo[i] ?? NaN)] : [a.lo[i] ?? NaN, a.hi[i] ?? NaN];
+        const [alo, ahi] =
+          f.kind === 'implies' ? [-(a.hi[i] ?? NaN), -(a.lo[i] ?? NaN)] : [a.lo[i] ?? NaN, a.hi[i] ?? NaN];
         const pick = f.kind === 'and' ? Math.min : Math.max;
         lo[i] = pick(alo, b.lo[i] ?? NaN);
         hi[i] = pick(ahi, b.hi[i] ?? NaN);
@@ -144,7 +145,7 @@ export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
       return { lo, hi };
     }
     case 'since': {
-      // From the definition (SPEC §4), not from src/stl: at t, the max over instants u of the window
+      // From the definition (design §4), not from src/stl: at t, the max over instants u of the window
       // [t − b, t − a] of min(ψ at the piece in force at u, φ at every sample in (u, t]). The past is
       // fully known, so each bound is the same max–min over the subformulas' bounds. Instants are
       // enumerated as in naive-reference.ts (edges, sample times, midpoints: all quantities are

@@ -1,5 +1,5 @@
 /**
- * Deliberately naive reference evaluator, written only for tests, straight from SPEC §4:
+ * Deliberately naive reference evaluator, written only for tests, straight from design §4:
  * signals are piecewise constant (sample j holds on [t_j, t_{j+1}); the last sample only at its
  * own instant, where the trace ends); windows cover every piece they meet; until/since quantify
  * over every instant t' of the window (enumerated as sample times, window edges and the midpoints

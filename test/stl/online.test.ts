@@ -103,7 +103,16 @@ describe('OnlineMonitor', () => {
 
   it('longest violating run, in seconds and samples, over irregular samples', () => {
     const m = monitor('always (x < 0)');
-    const samples: [number, number][] = [[0, -1], [1, 1], [1.5, 2], [3, -1], [3.2, 1], [3.3, 1], [3.4, 1], [5, -1]];
+    const samples: [number, number][] = [
+      [0, -1],
+      [1, 1],
+      [1.5, 2],
+      [3, -1],
+      [3.2, 1],
+      [3.3, 1],
+      [3.4, 1],
+      [5, -1],
+    ];
     for (const [t, x] of samples) m.push(t, [x, 0, 0]);
     expect(m.longestViolation).toEqual({ seconds: 2, samples: 2 });
     expect(m.firstViolationTime).toBe(1);

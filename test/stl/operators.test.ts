@@ -1,4 +1,4 @@
-// Hand-computed robustness per operator on an irregular trace (SPEC §4), including windows whose
+// Hand-computed robustness per operator on an irregular trace (design §4), including windows whose
 // edges fall between samples (the value in force at the window start counts) and the trace end.
 import { describe, expect, it } from 'vitest';
 import { bool, offline, real } from './helpers.js';

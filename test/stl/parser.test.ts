@@ -13,7 +13,7 @@ function error(text: string): { line: number; column: number; message: string } 
 }
 
 describe('parser', () => {
-  it('parses the SPEC §3 clause shapes', () => {
+  it('parses the design §3 clause shapes', () => {
     const r = parseFormula('G (grip and height > 0.05 -> tilt < 15)', SIG);
     expect(r.ok && printFormula(r.formula)).toBe('always ((grip and (height > 0.05)) -> (tilt < 15))');
     const s = parseFormula('always (force < 200) and always[0:0.5] (grip -> height > -0.02)', SIG);
@@ -22,7 +22,9 @@ describe('parser', () => {
 
   it('precedence: not/temporal bind tighter than until, then and, or, -> (right-associative)', () => {
     const r = parseFormula('not grip and force < 1 or tilt > 2 -> grip -> height < 3', SIG);
-    expect(r.ok && printFormula(r.formula)).toBe('(((not grip) and (force < 1)) or (tilt > 2)) -> (grip -> (height < 3))');
+    expect(r.ok && printFormula(r.formula)).toBe(
+      '(((not grip) and (force < 1)) or (tilt > 2)) -> (grip -> (height < 3))',
+    );
     const u = parseFormula('always[0:1] grip until[0:2] force < 3 and grip', SIG);
     expect(u.ok && printFormula(u.formula)).toBe('((always[0:1] grip) until[0:2] (force < 3)) and grip');
   });
@@ -33,22 +35,48 @@ describe('parser', () => {
   });
 
   it('unknown signal: positioned, with a suggestion', () => {
-    expect(error('always (forse < 200)')).toEqual({ line: 1, column: 9, message: expect.stringContaining("unknown signal 'forse' — did you mean 'force'?") });
+    expect(error('always (forse < 200)')).toEqual({
+      line: 1,
+      column: 9,
+      message: expect.stringContaining("unknown signal 'forse' — did you mean 'force'?"),
+    });
   });
 
   it('actionable errors with line:column', () => {
-    expect(error('always (force < 200')).toMatchObject({ line: 1, column: 20, message: expect.stringContaining("expected ')' to close '(' opened at 1:8") });
-    expect(error('grip + 1 > 0')).toMatchObject({ column: 6, message: expect.stringContaining("'grip' is a boolean signal") });
-    expect(error('force')).toMatchObject({ column: 6, message: expect.stringContaining('expected a comparison operator') });
+    expect(error('always (force < 200')).toMatchObject({
+      line: 1,
+      column: 20,
+      message: expect.stringContaining("expected ')' to close '(' opened at 1:8"),
+    });
+    expect(error('grip + 1 > 0')).toMatchObject({
+      column: 6,
+      message: expect.stringContaining("'grip' is a boolean signal"),
+    });
+    expect(error('force')).toMatchObject({
+      column: 6,
+      message: expect.stringContaining('expected a comparison operator'),
+    });
     expect(error('force * height < 1')).toMatchObject({ column: 7, message: expect.stringContaining('linear') });
-    expect(error('always[0:1] (always force < 1)')).toMatchObject({ column: 14, message: expect.stringContaining('whole episode') });
-    expect(error('grip until force < 1')).toMatchObject({ column: 6, message: expect.stringContaining("'until' needs a time bound") });
-    expect(error('always[3:1] grip')).toMatchObject({ column: 7, message: expect.stringContaining('lower bound 3 greater than upper bound 1') });
+    expect(error('always[0:1] (always force < 1)')).toMatchObject({
+      column: 14,
+      message: expect.stringContaining('whole episode'),
+    });
+    expect(error('grip until force < 1')).toMatchObject({
+      column: 6,
+      message: expect.stringContaining("'until' needs a time bound"),
+    });
+    expect(error('always[3:1] grip')).toMatchObject({
+      column: 7,
+      message: expect.stringContaining('lower bound 3 greater than upper bound 1'),
+    });
     expect(error('always[-1:1] grip')).toMatchObject({ column: 8, message: expect.stringContaining('seconds >= 0') });
     expect(error('0 < force < 3')).toMatchObject({ column: 11, message: expect.stringContaining('cannot be chained') });
     expect(error('force < 200 && grip')).toMatchObject({ column: 13, message: expect.stringContaining("write 'and'") });
     expect(error('force < 200N')).toMatchObject({ column: 9, message: expect.stringContaining('units') });
-    expect(error('force < 1 grip')).toMatchObject({ column: 11, message: expect.stringContaining("missing 'and', 'or' or '->'") });
+    expect(error('force < 1 grip')).toMatchObject({
+      column: 11,
+      message: expect.stringContaining("missing 'and', 'or' or '->'"),
+    });
     expect(error('\n\n  (force < 1) or')).toMatchObject({ line: 3, column: 17 });
   });
 
@@ -62,11 +90,20 @@ describe('parser', () => {
     expect(error(Array<string>(20000).fill('grip').join(' -> '))).toEqual({ line: 1, column: 2054, message: tooDeep });
     // left-associative chains nest the AST as deeply, and later passes recurse over it
     expect(error(Array<string>(20000).fill('grip').join(' and '))).toEqual({ line: 1, column: 2310, message: tooDeep });
-    expect(error(Array<string>(20000).fill('grip').join(' until[0:1] '))).toEqual({ line: 1, column: 4102, message: tooDeep });
+    expect(error(Array<string>(20000).fill('grip').join(' until[0:1] '))).toEqual({
+      line: 1,
+      column: 4102,
+      message: tooDeep,
+    });
     const spec = parseSpecFile(`bool grip\nreal force\nalways ${parens(20000)}\n`);
     expect(spec).toEqual({ ok: false, errors: [{ line: 3, column: 263, message: tooDeep }] });
 
-    for (const text of [parens(200), `${'not '.repeat(200)}grip`, `${'-'.repeat(200)}force < 1`, Array<string>(200).fill('grip').join(' and ')]) {
+    for (const text of [
+      parens(200),
+      `${'not '.repeat(200)}grip`,
+      `${'-'.repeat(200)}force < 1`,
+      Array<string>(200).fill('grip').join(' and '),
+    ]) {
       expect(parseFormula(text, SIG).ok).toBe(true);
     }
     expect(parseSpecFile(`bool grip\nreal force\nalways ${parens(200)}\n`).ok).toBe(true);
@@ -76,7 +113,11 @@ describe('parser', () => {
     let text = 'bool grip\nlet f0 := grip\n';
     for (let i = 1; i <= 3; i++) text += `let f${i} := ${'not '.repeat(100)}f${i - 1}\n`;
     const r = parseSpecFile(text);
-    expect(!r.ok && r.errors[0]).toEqual({ line: 5, column: 411, message: 'formula nested too deeply (more than 256 levels)' });
+    expect(!r.ok && r.errors[0]).toEqual({
+      line: 5,
+      column: 411,
+      message: 'formula nested too deeply (more than 256 levels)',
+    });
   });
 
   it('round-trip: parse(print(f)) == f for random ASTs', () => {
@@ -110,10 +151,53 @@ describe('parser', () => {
 
   it('fuzz: token soup never crashes, always a positioned error or an AST', () => {
     const token = fc.constantFrom(
-      'x', 'y', 'p', 'q', 'z', '1', '0.5', '-', '+', '*', '/', '<', '<=', '>', '>=', '==', '!=', '(', ')', '[', ']', ':', ',',
-      'not', 'and', 'or', '->', 'always', 'eventually', 'until', 'since', 'once', 'historically', 'G', 'F', 'abs', 'true', ' ', '\n', '#c\n', '&', '1e400',
+      'x',
+      'y',
+      'p',
+      'q',
+      'z',
+      '1',
+      '0.5',
+      '-',
+      '+',
+      '*',
+      '/',
+      '<',
+      '<=',
+      '>',
+      '>=',
+      '==',
+      '!=',
+      '(',
+      ')',
+      '[',
+      ']',
+      ':',
+      ',',
+      'not',
+      'and',
+      'or',
+      '->',
+      'always',
+      'eventually',
+      'until',
+      'since',
+      'once',
+      'historically',
+      'G',
+      'F',
+      'abs',
+      'true',
+      ' ',
+      '\n',
+      '#c\n',
+      '&',
+      '1e400',
     );
-    fc.assert(fc.property(fc.array(token, { maxLength: 25 }), (tokens) => checkOutcome(tokens.join(' '))), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 25 }), (tokens) => checkOutcome(tokens.join(' '))),
+      { numRuns: 2000 },
+    );
   });
 
   it('fuzz: arbitrary unicode and mutated valid formulas', () => {
@@ -151,7 +235,9 @@ always (gripper_contact -> obj_above_table > -0.02)
       { name: 'gripper_contact', type: 'boolean' },
     ]);
     expect(r.spec.formulas.map((f) => f.name)).toEqual(['arm_furniture_force', 'held_object_tilt_world', 'formula3']);
-    expect(printFormula(r.spec.formulas[1]!.formula)).toBe('always ((gripper_contact and (obj_above_table > 0.05)) -> (target_obj_tilt_world_deg < 15))');
+    expect(printFormula(r.spec.formulas[1]!.formula)).toBe(
+      'always ((gripper_contact and (obj_above_table > 0.05)) -> (target_obj_tilt_world_deg < 15))',
+    );
   });
 
   it('reports every bad statement with its file position', () => {
@@ -183,7 +269,9 @@ always := grip
       ['formula2', 'always (a < 1)'],
       ['formula3', 'always (a < 5)'],
     ]);
-    const s = parseSpecFile('real a, formula4\nlet formula5 := a < 9\nformula2 := always (a < 1)\nalways (a < 5)\nalways (a < 7)\nalways formula5\n');
+    const s = parseSpecFile(
+      'real a, formula4\nlet formula5 := a < 9\nformula2 := always (a < 1)\nalways (a < 5)\nalways (a < 7)\nalways formula5\n',
+    );
     if (!s.ok) throw new Error(JSON.stringify(s.errors));
     expect(s.spec.formulas.map((f) => [f.name, printFormula(f.formula)])).toEqual([
       ['formula2', 'always (a < 1)'],
@@ -195,7 +283,11 @@ always := grip
 
   it('a helper with an episode-level operator cannot be nested in a temporal operator', () => {
     const r = parseSpecFile('real a\nlet ga := always (a < 1)\nalways[0:2] ga\n');
-    expect(!r.ok && r.errors[0]).toMatchObject({ line: 3, column: 13, message: expect.stringContaining("named formula 'ga'") });
+    expect(!r.ok && r.errors[0]).toMatchObject({
+      line: 3,
+      column: 13,
+      message: expect.stringContaining("named formula 'ga'"),
+    });
   });
 
   it('fuzz: never crashes; errors point inside the text', () => {
@@ -213,7 +305,8 @@ always := grip
 
 /** f with every interval carrying its bounds in ns, as the parser writes them (hand-computed from the seconds). */
 function withIntervalNs(f: Formula): Formula {
-  const ns = (i: Interval | null): Interval | null => (i === null ? null : { ...i, loNs: Math.round(i.lo * 1e9), hiNs: Math.round(i.hi * 1e9) });
+  const ns = (i: Interval | null): Interval | null =>
+    i === null ? null : { ...i, loNs: Math.round(i.lo * 1e9), hiNs: Math.round(i.hi * 1e9) };
   switch (f.kind) {
     case 'literal':
     case 'atom':

@@ -1,4 +1,4 @@
-// RTAMT compatibility (SPEC §4): on uniformly sampled traces (period 1 s) with integer bounds the
+// RTAMT compatibility (design §4): on uniformly sampled traces (period 1 s) with integer bounds the
 // dialect is discrete-time STL. Expected values are hand-computed from RTAMT's discrete-time
 // definitions, e.g. φ until[a,b] ψ at t = max_{t'∈[t+a,t+b]} min(ψ(t'), min_{t''∈[t,t'-1]} φ(t'')),
 // φ since[a,b] ψ at t = max_{t'∈[t-b,t-a]} min(ψ(t'), min_{t''∈[t'+1,t]} φ(t'')).

@@ -1,12 +1,19 @@
 /**
- * Reference for the window operators, written from the semantics (src/stl/windows.ts, SPEC §4) with
+ * Reference for the window operators, written from the semantics (src/stl/windows.ts, design §4) with
  * BigInt arithmetic on the times exactly as written — no float anywhere. Shared by the engine's
  * exact-time tests and the live Franka path's (test/nodes/franka-exact-time.test.ts).
  */
 export type WindowOp = 'historically' | 'once' | 'always' | 'eventually';
 
 /** ρ(t_i) of `op[a:b] (x < threshold)` from the semantics, times as BigInt ns exactly as written. */
-export function windowReference(op: WindowOp, a: bigint, b: bigint, t: readonly bigint[], x: readonly number[], threshold = 0.5): number[] {
+export function windowReference(
+  op: WindowOp,
+  a: bigint,
+  b: bigint,
+  t: readonly bigint[],
+  x: readonly number[],
+  threshold = 0.5,
+): number[] {
   const n = t.length;
   const out: number[] = [];
   const min = op === 'historically' || op === 'always';

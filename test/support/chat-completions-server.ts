@@ -18,7 +18,10 @@ export interface ScriptedReply {
 
 export function chatCompletion(content: string, model = 'scripted-vlm'): string {
   return JSON.stringify({
-    id: 'chatcmpl-1', object: 'chat.completion', created: 0, model,
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 0,
+    model,
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
   });
@@ -56,7 +59,9 @@ export class ScriptedChatServer {
             res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
             return;
           }
-          res.writeHead(r.status ?? 200, { 'content-type': 'application/json' }).end(r.body ?? chatCompletion(r.content ?? ''));
+          res
+            .writeHead(r.status ?? 200, { 'content-type': 'application/json' })
+            .end(r.body ?? chatCompletion(r.content ?? ''));
         };
         if (r.delayMs) {
           const t = setTimeout(() => {

@@ -28,8 +28,16 @@ export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise
   const t0 = plan.startNs ?? 1_700_000_000_000_000_000n;
   const n = Math.round(plan.seconds * 1000);
   await writeBagFile(path, async (w) => {
-    await w.addTopic({ topic: FRANKA_STATE_TOPIC, type: 'franka_msgs/msg/FrankaRobotState', qos: [offeredQos('reliable')] });
-    await w.addTopic({ topic: FRANKA_GRIPPER_TOPIC, type: 'sensor_msgs/msg/JointState', qos: [offeredQos('best_effort')] });
+    await w.addTopic({
+      topic: FRANKA_STATE_TOPIC,
+      type: 'franka_msgs/msg/FrankaRobotState',
+      qos: [offeredQos('reliable')],
+    });
+    await w.addTopic({
+      topic: FRANKA_GRIPPER_TOPIC,
+      type: 'sensor_msgs/msg/JointState',
+      qos: [offeredQos('best_effort')],
+    });
     for (let k = 0; k < n; k++) {
       const ns = t0 + BigInt(k) * 1_000_000n;
       const s = frankaRobotState(ns, 0);
@@ -42,14 +50,27 @@ export async function writeFrankaBag(path: string, plan: FrankaBagPlan): Promise
       // The gripper's state at the same instant comes first, so every robot state sees a gripper.
       if (k % 66 === 0 && plan.gripper !== false) {
         const g = jointState(ns, 0);
-        await w.write(FRANKA_GRIPPER_TOPIC, ns, { ...g, name: ['fr3_finger_joint1', 'fr3_finger_joint2'], position: [0.04, 0.04], velocity: [0, 0], effort: [0, 0] });
+        await w.write(FRANKA_GRIPPER_TOPIC, ns, {
+          ...g,
+          name: ['fr3_finger_joint1', 'fr3_finger_joint2'],
+          position: [0.04, 0.04],
+          velocity: [0, 0],
+          effort: [0, 0],
+        });
       }
-      if (plan.garbled?.includes(k)) await w.writeSerialized(FRANKA_STATE_TOPIC, ns, Uint8Array.from([0, 1, 0, 0, 7, 7, 7]));
+      if (plan.garbled?.includes(k))
+        await w.writeSerialized(FRANKA_STATE_TOPIC, ns, Uint8Array.from([0, 1, 0, 0, 7, 7, 7]));
       else await w.write(FRANKA_STATE_TOPIC, ns, s);
     }
     if (plan.lateMessageNs !== undefined) {
       const g = jointState(plan.lateMessageNs, 0);
-      await w.write(FRANKA_GRIPPER_TOPIC, plan.lateMessageNs, { ...g, name: ['fr3_finger_joint1', 'fr3_finger_joint2'], position: [0.04, 0.04], velocity: [0, 0], effort: [0, 0] });
+      await w.write(FRANKA_GRIPPER_TOPIC, plan.lateMessageNs, {
+        ...g,
+        name: ['fr3_finger_joint1', 'fr3_finger_joint2'],
+        position: [0.04, 0.04],
+        velocity: [0, 0],
+        effort: [0, 0],
+      });
     }
   });
 }

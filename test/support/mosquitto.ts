@@ -70,14 +70,25 @@ export class Mosquitto {
     const pw = join(this.dir, 'passwd');
     writeFileSync(pw, '');
     for (const u of access.users) {
-      if (u.password === undefined) throw new Error(`user ${u.username}: the test broker needs the plaintext password (mosquitto_passwd hashes it itself)`);
+      if (u.password === undefined)
+        throw new Error(
+          `user ${u.username}: the test broker needs the plaintext password (mosquitto_passwd hashes it itself)`,
+        );
       execFileSync(passwd, ['-b', pw, u.username, u.password]);
     }
     chmodSync(pw, 0o644);
     writeFileSync(join(this.dir, 'acl'), mosquittoAcl(access), { mode: 0o644 });
     writeFileSync(
       join(this.dir, 'mosquitto.conf'),
-      [`listener ${port} 127.0.0.1`, 'allow_anonymous false', 'set_tcp_nodelay true', `password_file ${pw}`, `acl_file ${join(this.dir, 'acl')}`, 'persistence false', ''].join('\n'),
+      [
+        `listener ${port} 127.0.0.1`,
+        'allow_anonymous false',
+        'set_tcp_nodelay true',
+        `password_file ${pw}`,
+        `acl_file ${join(this.dir, 'acl')}`,
+        'persistence false',
+        '',
+      ].join('\n'),
     );
   }
 
@@ -100,7 +111,10 @@ export class Mosquitto {
     let log = '';
     proc.stderr?.on('data', (d: Buffer) => (log += d.toString()));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`mosquitto did not start within 10 s: ${log || '(it printed nothing)'}`)), 10_000);
+      const timer = setTimeout(
+        () => reject(new Error(`mosquitto did not start within 10 s: ${log || '(it printed nothing)'}`)),
+        10_000,
+      );
       proc.once('error', (e) => {
         clearTimeout(timer);
         reject(new Error(`cannot run ${this.bin}: ${e.message}`));

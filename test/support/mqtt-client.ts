@@ -12,7 +12,12 @@ export class RecordingClient {
     });
   }
 
-  static async connect(url: string, username?: string, password?: string, protocolVersion: 4 | 5 = 4): Promise<RecordingClient> {
+  static async connect(
+    url: string,
+    username?: string,
+    password?: string,
+    protocolVersion: 4 | 5 = 4,
+  ): Promise<RecordingClient> {
     const client = mqtt.connect(url, {
       protocolVersion,
       reconnectPeriod: 200,
@@ -49,7 +54,10 @@ export class RecordingClient {
   waitFor(pred: (topic: string, payload: string) => boolean, seconds = 5, what = 'a message'): Promise<void> {
     if (this.messages.some((m) => pred(m.topic, m.payload))) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out after ${seconds}s waiting for ${what}`)), seconds * 1000);
+      const timer = setTimeout(
+        () => reject(new Error(`timed out after ${seconds}s waiting for ${what}`)),
+        seconds * 1000,
+      );
       this.waiters.push({ pred, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }

@@ -24,6 +24,15 @@ export function mqttString(s: string): number[] {
 
 /** §3.1 CONNECT (protocol level 4, clean session, user name and password, keep-alive 30 s). */
 export function connectPacket(clientId: string, user: string, pass: string): Buffer {
-  const body = [...mqttString('MQTT'), 4, 0xc2, 0, 30, ...mqttString(clientId), ...mqttString(user), ...mqttString(pass)];
+  const body = [
+    ...mqttString('MQTT'),
+    4,
+    0xc2,
+    0,
+    30,
+    ...mqttString(clientId),
+    ...mqttString(user),
+    ...mqttString(pass),
+  ];
   return Buffer.from([0x10, ...remainingLength(body.length), ...body]);
 }

@@ -15,7 +15,8 @@ export function readPandaGoodConfs(path = PANDA_GOOD_CONFS_PATH): number[][] {
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     const q = line.trim().split(/\s+/).map(Number);
-    if (q.length !== 7 || !q.every(Number.isFinite)) throw new Error(`${path}:${i + 1}: expected 7 joint angles (rad), got '${line}'`);
+    if (q.length !== 7 || !q.every(Number.isFinite))
+      throw new Error(`${path}:${i + 1}: expected 7 joint angles (rad), got '${line}'`);
     out.push(q);
   });
   return out;

@@ -23,7 +23,9 @@ export const SESSION_ACCESS_YAML = `users:
  * broker with SESSION_ACCESS_YAML's users, robot arm9, task so101-pick-butter): what the session,
  * fault and semantic tests start; `extra` overrides any option.
  */
-export async function startEmulatedSession(extra: Partial<RunSessionOptions> = {}): Promise<{ s: RunSession; log: string[]; calibration: So101Calibration }> {
+export async function startEmulatedSession(
+  extra: Partial<RunSessionOptions> = {},
+): Promise<{ s: RunSession; log: string[]; calibration: So101Calibration }> {
   const calPath = join(repoRoot, 'calibration/so101-demo.yaml');
   const cal = parseSo101Calibration(readFileSync(calPath, 'utf8'), calPath);
   const access = parseAccessFile(SESSION_ACCESS_YAML, 'access.yaml');
@@ -31,10 +33,20 @@ export async function startEmulatedSession(extra: Partial<RunSessionOptions> = {
   if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
   const log: string[] = [];
   const s = await RunSession.start({
-    calibration: cal.value, spec: spec.spec, specVersions: spec.versions, task: 'so101-pick-butter', robotId: 'arm9',
-    episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-session-')), rate: 100, gating: true,
-    arm: { kind: 'emulator' }, broker: { kind: 'embedded', port: 0, access: access.value },
-    minMaxAge: 0.5, clock: systemClock, timers: systemTimers, log: (l) => log.push(l),
+    calibration: cal.value,
+    spec: spec.spec,
+    specVersions: spec.versions,
+    task: 'so101-pick-butter',
+    robotId: 'arm9',
+    episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-session-')),
+    rate: 100,
+    gating: true,
+    arm: { kind: 'emulator' },
+    broker: { kind: 'embedded', port: 0, access: access.value },
+    minMaxAge: 0.5,
+    clock: systemClock,
+    timers: systemTimers,
+    log: (l) => log.push(l),
     ...extra,
   });
   return { s, log, calibration: cal.value };

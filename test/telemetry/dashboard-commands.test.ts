@@ -25,7 +25,13 @@ beforeAll(async () => {
     ],
   });
   brokerUrl = await broker.start();
-  dashboard = new DashboardServer({ brokerUrl, viewer: { username: 'dashboard', password: 'dash-pass' }, port: 0, commandAckTimeoutMs: 300, estopConfirmTimeoutMs: 500 });
+  dashboard = new DashboardServer({
+    brokerUrl,
+    viewer: { username: 'dashboard', password: 'dash-pass' },
+    port: 0,
+    commandAckTimeoutMs: 300,
+    estopConfirmTimeoutMs: 500,
+  });
   pageUrl = await dashboard.start();
 });
 afterAll(async () => {
@@ -34,8 +40,14 @@ afterAll(async () => {
 });
 
 type Reply = { type: string; ok?: boolean; reason?: string; command?: string };
-async function page(): Promise<{ send: (m: object) => void; next: (type: string) => Promise<Reply>; close: () => void }> {
-  const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`, { origin: pageUrl.replace(/\/$/, '') });
+async function page(): Promise<{
+  send: (m: object) => void;
+  next: (type: string) => Promise<Reply>;
+  close: () => void;
+}> {
+  const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`, {
+    origin: pageUrl.replace(/\/$/, ''),
+  });
   const queue: Reply[] = [];
   const waiting: { type: string; resolve: (r: Reply) => void }[] = [];
   ws.on('message', (d) => {

@@ -44,7 +44,17 @@ describe('dashboard history from the broker, and the e-stop reset control (headl
     });
     const url = await broker.start();
     const remote = new GateRemote(gate, clock, undefined);
-    link = new MqttLink({ url, robot: ROBOT, username: 'armguard', password: 'ag-pass1', marginsRateHz: 20, clientId: `armguard-${ROBOT}-${process.pid}` }, remote);
+    link = new MqttLink(
+      {
+        url,
+        robot: ROBOT,
+        username: 'armguard',
+        password: 'ag-pass1',
+        marginsRateHz: 20,
+        clientId: `armguard-${ROBOT}-${process.pid}`,
+      },
+      remote,
+    );
     expect(await link.start(5)).toBe(true);
     remote.attach(link);
     const empty = new ArrayClauseMargins([]);
@@ -57,10 +67,18 @@ describe('dashboard history from the broker, and the e-stop reset control (headl
     link.publishEpisode({ t: 100, phase: 'start', episode: `${ROBOT}-ep1`, task: 't' });
     for (let k = 0; k <= 120; k++) {
       const t = 100 + k * 0.1;
-      link.publishMargins(t, { joint_torque: 0.5 + 0.3 * Math.sin(t), max_contact_force: 0.9 }, { joint_torque: 0.1, max_contact_force: 0.1 });
+      link.publishMargins(
+        t,
+        { joint_torque: 0.5 + 0.3 * Math.sin(t), max_contact_force: 0.9 },
+        { joint_torque: 0.1, max_contact_force: 0.1 },
+      );
     }
     // The broker holds the retained history (read with a client of its own).
-    const probe = await mqtt.connectAsync(url, { username: 'dashboard', password: 'dash-pass1', clientId: `probe-${process.pid}` });
+    const probe = await mqtt.connectAsync(url, {
+      username: 'dashboard',
+      password: 'dash-pass1',
+      clientId: `probe-${process.pid}`,
+    });
     await new Promise<void>((resolve) => {
       probe.on('message', (_topic, payload) => {
         const h = parseMarginHistory(payload.toString());
@@ -98,7 +116,9 @@ describe('dashboard history from the broker, and the e-stop reset control (headl
     expect(historySamples).toBe(121);
     await card().waitFor({ timeout: 10_000 });
     const updates = card().locator('[data-testid=updates]');
-    await expect.poll(async () => Number(await updates.textContent()), { timeout: 5000 }).toBeGreaterThanOrEqual(historySamples);
+    await expect
+      .poll(async () => Number(await updates.textContent()), { timeout: 5000 })
+      .toBeGreaterThanOrEqual(historySamples);
     // the newest sample is the last one published, on the episode's clock
     expect(await card().locator('[data-testid=last]').textContent()).toBe('episode t = 12.00 s');
     const legend = await card().locator('.legend span').allTextContents();
@@ -122,10 +142,14 @@ describe('dashboard history from the broker, and the e-stop reset control (headl
     await page.fill('#user', 'alice');
     await page.fill('#pass', 'op-pass1');
     await page.click('#loginBtn');
-    await expect.poll(() => page.locator('[data-testid=who]').textContent(), { timeout: 5000 }).toContain('logged in as alice');
+    await expect
+      .poll(() => page.locator('[data-testid=who]').textContent(), { timeout: 5000 })
+      .toContain('logged in as alice');
     await card().locator('[data-testid=release]').click();
     // the gate's refusal comes back on the events topic
-    await expect.poll(() => card().locator('[data-testid=reply]').textContent(), { timeout: 5000 }).toMatch(/release refused: .*e-stop .* is latched/);
+    await expect
+      .poll(() => card().locator('[data-testid=reply]').textContent(), { timeout: 5000 })
+      .toMatch(/release refused: .*e-stop .* is latched/);
     expect(gate.eStops.map((e) => e.by)).toEqual([pressedBy]);
     expect(gate.state).toBe('hold');
 
@@ -134,7 +158,9 @@ describe('dashboard history from the broker, and the e-stop reset control (headl
     await expect.poll(() => gate.eStops.length, { timeout: 5000 }).toBe(0);
     // the page learns it from the gate state: the row goes, the reply says the gate confirmed it
     await expect.poll(() => latch.count(), { timeout: 5000 }).toBe(0);
-    await expect.poll(() => card().locator('[data-testid=reply]').textContent(), { timeout: 5000 }).toMatch(/^estop-reset: confirmed by the gate/);
+    await expect
+      .poll(() => card().locator('[data-testid=reply]').textContent(), { timeout: 5000 })
+      .toMatch(/^estop-reset: confirmed by the gate/);
     await card().locator('[data-testid=release]').click();
     await expect.poll(() => gate.state, { timeout: 5000 }).toBe('armed');
     await expect.poll(() => card().locator('[data-testid=estop-ack]').isVisible(), { timeout: 5000 }).toBe(false);

@@ -13,7 +13,18 @@ import { Pipeline } from '../../src/runtime/pipeline.js';
 import { planClauses } from '../../src/safety/index.js';
 import { SIGNALS } from '../../src/schema/signals.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { CHUNK_HORIZON, DlsIk, ScriptedPolicy, SimWorld, loadMujoco, planContext, policyByName, simPorts, so101Scene, type SimCommandSink } from '../../drivers/sim/index.js';
+import {
+  CHUNK_HORIZON,
+  DlsIk,
+  ScriptedPolicy,
+  SimWorld,
+  loadMujoco,
+  planContext,
+  policyByName,
+  simPorts,
+  so101Scene,
+  type SimCommandSink,
+} from '../../drivers/sim/index.js';
 import type { Clock } from '../../src/util/clock.js';
 import { EmbeddedBroker } from '../../src/telemetry/embedded-broker.js';
 import { MqttLink } from '../../src/telemetry/mqtt-link.js';
@@ -63,7 +74,11 @@ describe('live dashboard in headless Chromium', () => {
     const policy = new ScriptedPolicy(policyByName('clean')!, world.scene, ik, planContext(world));
     const spec = loadScoringSpec(defaultSpecPaths());
     if (!spec.ok) throw new Error(spec.problems.join('\n'));
-    const plan = planClauses(spec.spec, { platform: 'sim', signals: SIGNALS.map((x) => x.name), task: 'so101-pick-blue-can' });
+    const plan = planClauses(spec.spec, {
+      platform: 'sim',
+      signals: SIGNALS.map((x) => x.name),
+      task: 'so101-pick-blue-can',
+    });
     if (!plan.ok) throw new Error(plan.error.reason);
     const active = plan.value.decisions.filter((d) => d.active && d.clause.tier === 'safe');
     bank = MonitorBank.fromClauses(active.map((d) => plan.value.instances.get(d.clause.id)!));
@@ -124,7 +139,9 @@ describe('live dashboard in headless Chromium', () => {
     expect(await card().locator('[data-testid=last]').textContent()).toMatch(/^episode t = \d+\.\d\d s$/);
     expect(await card().locator('canvas').getAttribute('data-axis')).toBe('time since episode start (s)');
     // clause colours: none is the red of a violation or the amber of the warning band
-    const colours = await card().locator('.legend span').evaluateAll((els) => els.map((e) => (e as HTMLElement).style.getPropertyValue('--c')));
+    const colours = await card()
+      .locator('.legend span')
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).style.getPropertyValue('--c')));
     expect(colours.length).toBeGreaterThan(0);
     for (const c of colours) expect(['#e5484d', '#f0b429', '#ff8a3d', '#f06292']).not.toContain(c);
     expect(await card().locator('[data-testid=estop-ack]').isVisible()).toBe(false);
@@ -133,11 +150,21 @@ describe('live dashboard in headless Chromium', () => {
 
   it('the event list shows a judge fault with its cause, newest first, as text (issue 18)', async () => {
     await card().waitFor({ timeout: 10_000 });
-    link.publishEvent(clock.now(), 'fault', 'judge (timeout) from openai:qwen2.5-vl-7b@http://127.0.0.1:8000/v1: no answer within 10 s');
-    link.publishEvent(clock.now(), 'fault', 'judge (malformed-answer) from openai:qwen2.5-vl-7b@http://127.0.0.1:8000/v1: <b>not json</b>');
+    link.publishEvent(
+      clock.now(),
+      'fault',
+      'judge (timeout) from openai:qwen2.5-vl-7b@http://127.0.0.1:8000/v1: no answer within 10 s',
+    );
+    link.publishEvent(
+      clock.now(),
+      'fault',
+      'judge (malformed-answer) from openai:qwen2.5-vl-7b@http://127.0.0.1:8000/v1: <b>not json</b>',
+    );
     const items = card().locator('[data-testid=events] li');
     await expect.poll(() => items.count(), { timeout: 5000 }).toBeGreaterThanOrEqual(2);
-    expect(await items.nth(0).textContent()).toMatch(/fault: judge \(malformed-answer\) from openai:qwen2\.5-vl-7b@.*: <b>not json<\/b>$/);
+    expect(await items.nth(0).textContent()).toMatch(
+      /fault: judge \(malformed-answer\) from openai:qwen2\.5-vl-7b@.*: <b>not json<\/b>$/,
+    );
     expect(await items.nth(1).textContent()).toMatch(/fault: judge \(timeout\) .*no answer within 10 s$/);
     expect(await items.nth(0).getAttribute('class')).toBe('fault');
     expect(await card().locator('[data-testid=events] b').count()).toBe(0); // shown as text, never as markup
@@ -192,7 +219,9 @@ describe('live dashboard in headless Chromium', () => {
 
     await page.fill('#pass', 'op-pass');
     await page.click('#loginBtn');
-    await expect.poll(() => page.locator('[data-testid=who]').textContent(), { timeout: 5000 }).toContain('logged in as alice');
+    await expect
+      .poll(() => page.locator('[data-testid=who]').textContent(), { timeout: 5000 })
+      .toContain('logged in as alice');
     // the login box gave way to the user's name (and a log-out button)
     expect(await page.locator('#user').isVisible()).toBe(false);
     expect(await page.locator('#pass').isVisible()).toBe(false);
@@ -200,7 +229,9 @@ describe('live dashboard in headless Chromium', () => {
     // The e-stop is latched: release alone is refused until it is reset naming who pressed it
     // (here through the server's estop-reset message; the page's reset control: dashboard-history.test.ts).
     await card().locator('[data-testid=release]').click();
-    await expect.poll(() => gate.release(clock.now(), { by: 'probe', authorised: true }).ok, { timeout: 2000 }).toBe(false);
+    await expect
+      .poll(() => gate.release(clock.now(), { by: 'probe', authorised: true }).ok, { timeout: 2000 })
+      .toBe(false);
     const pressedBy = gate.eStops[0]!.by;
     const reset = await page.evaluate(
       (by) =>
@@ -208,8 +239,14 @@ describe('live dashboard in headless Chromium', () => {
           const ws = new WebSocket(`ws://${location.host}/ws`);
           ws.onopen = () => ws.send(JSON.stringify({ type: 'login', username: 'alice', password: 'op-pass' }));
           ws.onmessage = (ev) => {
-            const m = JSON.parse(String(ev.data)) as { type: string; ok?: boolean; reason?: string; confirmed?: boolean };
-            if (m.type === 'login-result') ws.send(JSON.stringify({ type: 'estop-reset', robot: 'so101-lab', pressedBy: by }));
+            const m = JSON.parse(String(ev.data)) as {
+              type: string;
+              ok?: boolean;
+              reason?: string;
+              confirmed?: boolean;
+            };
+            if (m.type === 'login-result')
+              ws.send(JSON.stringify({ type: 'estop-reset', robot: 'so101-lab', pressedBy: by }));
             if (m.type === 'command-result') resolve(`${m.ok} ${m.confirmed}: ${m.reason ?? ''}`);
           };
         }),
@@ -220,6 +257,6 @@ describe('live dashboard in headless Chromium', () => {
     await card().locator('[data-testid=release]').click();
     await expect.poll(() => gate.state, { timeout: 5000 }).toBe('armed');
     await expect.poll(() => card().locator('[data-testid=estop-ack]').isVisible(), { timeout: 5000 }).toBe(false);
-    expect(pageErrors, pageErrors.join("; ")).toEqual([]);
+    expect(pageErrors, pageErrors.join('; ')).toEqual([]);
   });
 });

@@ -27,7 +27,12 @@ describe('embedded broker access enforcement', () => {
     // The client resends its unacknowledged QoS 1 publish after reconnecting: each attempt is refused.
     expect(refused.length).toBeGreaterThanOrEqual(1);
     for (const r of refused) {
-      expect(r).toEqual({ clientId: expect.any(String), username: 'viewer', topic: 'armguard/v1/arm1/cmd/release', reason: "cmd/release from user 'viewer': needs the operator role" });
+      expect(r).toEqual({
+        clientId: expect.any(String),
+        username: 'viewer',
+        topic: 'armguard/v1/arm1/cmd/release',
+        reason: "cmd/release from user 'viewer': needs the operator role",
+      });
     }
     expect(armguard.messages).toEqual([]);
     await Promise.all([armguard.end(), viewer.end()]);
@@ -62,13 +67,16 @@ describe('MqttLink command handling', () => {
     });
     const url = await broker.start();
     const estops: string[] = [];
-    const link = new MqttLink({ url, robot: 'arm1', username: 'ag', password: 'a' }, {
-      estop: (c) => void estops.push(c.reason ?? ''),
-      release: () => ({ ok: true }),
-      label: () => {
-        throw new Error('episode file closed');
+    const link = new MqttLink(
+      { url, robot: 'arm1', username: 'ag', password: 'a' },
+      {
+        estop: (c) => void estops.push(c.reason ?? ''),
+        release: () => ({ ok: true }),
+        label: () => {
+          throw new Error('episode file closed');
+        },
       },
-    });
+    );
     const events: string[] = [];
     link.onEvent((e) => e.kind === 'command-failed' && events.push(`${e.topic}: ${e.error}`));
     expect(await link.start()).toBe(true);

@@ -9,7 +9,11 @@ import { LoginThrottle } from '../../src/telemetry/login-throttle.js';
 
 describe('LoginThrottle', () => {
   it('refuses exactly when the reference does (property)', () => {
-    const step = fc.record({ dt: fc.double({ min: 0, max: 30, noNaN: true }), address: fc.constantFrom('a', 'b'), outcome: fc.constantFrom('fail', 'ok') });
+    const step = fc.record({
+      dt: fc.double({ min: 0, max: 30, noNaN: true }),
+      address: fc.constantFrom('a', 'b'),
+      outcome: fc.constantFrom('fail', 'ok'),
+    });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
         const throttle = new LoginThrottle({ maxFailures: 3, windowSeconds: 60 });

@@ -33,7 +33,14 @@ describe('MarginHistory: the retained recent margins', () => {
 });
 
 describe('parseMarginHistory (the dashboard reads it from the broker)', () => {
-  const sample = fc.record({ dt: fc.double({ min: 0.001, max: 5, noNaN: true }), margins: fc.dictionary(fc.stringMatching(/^[a-z][a-z_]{0,11}$/), fc.option(fc.double({ min: -10, max: 10, noNaN: true }), { nil: null }), { maxKeys: 6 }) });
+  const sample = fc.record({
+    dt: fc.double({ min: 0.001, max: 5, noNaN: true }),
+    margins: fc.dictionary(
+      fc.stringMatching(/^[a-z][a-z_]{0,11}$/),
+      fc.option(fc.double({ min: -10, max: 10, noNaN: true }), { nil: null }),
+      { maxKeys: 6 },
+    ),
+  });
 
   it('reads back every payload MarginHistory writes', () => {
     fc.assert(
@@ -52,13 +59,34 @@ describe('parseMarginHistory (the dashboard reads it from the broker)', () => {
   it('never throws on arbitrary text, and refuses what is not a valid history', () => {
     fc.assert(fc.property(fc.string(), (s) => void parseMarginHistory(s)));
     fc.assert(fc.property(fc.jsonValue(), (v) => void parseMarginHistory(JSON.stringify(v))));
-    const ok = { v: 1, robot: 'r', window: 20, band: {}, samples: [{ t: 1, margins: { a: 0.5 } }, { t: 2, margins: { a: null } }] };
+    const ok = {
+      v: 1,
+      robot: 'r',
+      window: 20,
+      band: {},
+      samples: [
+        { t: 1, margins: { a: 0.5 } },
+        { t: 2, margins: { a: null } },
+      ],
+    };
     expect(parseMarginHistory(JSON.stringify(ok)).ok).toBe(true);
     const bad = (patch: object) => parseMarginHistory(JSON.stringify({ ...ok, ...patch }));
     expect(bad({ v: 2 })).toEqual({ ok: false, error: "field 'v': expected 1" });
-    expect(bad({ samples: [{ t: 2, margins: {} }, { t: 2, margins: {} }] })).toEqual({ ok: false, error: 'samples[1].t: expected times strictly increasing' });
-    expect(bad({ samples: [{ t: 1, margins: { a: 'x' } }] })).toEqual({ ok: false, error: 'samples[0].margins: expected an object of clause → number or null' });
-    expect(bad({ samples: Array.from({ length: MAX_HISTORY_SAMPLES + 1 }, (_, i) => ({ t: i, margins: {} })) }).ok).toBe(false);
+    expect(
+      bad({
+        samples: [
+          { t: 2, margins: {} },
+          { t: 2, margins: {} },
+        ],
+      }),
+    ).toEqual({ ok: false, error: 'samples[1].t: expected times strictly increasing' });
+    expect(bad({ samples: [{ t: 1, margins: { a: 'x' } }] })).toEqual({
+      ok: false,
+      error: 'samples[0].margins: expected an object of clause → number or null',
+    });
+    expect(
+      bad({ samples: Array.from({ length: MAX_HISTORY_SAMPLES + 1 }, (_, i) => ({ t: i, margins: {} })) }).ok,
+    ).toBe(false);
     expect(bad({ band: { a: null } }).ok).toBe(false);
   });
 });

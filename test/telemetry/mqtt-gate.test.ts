@@ -75,7 +75,19 @@ function rig(url: string, protocolVersion: 4 | 5, options: GateRemoteOptions = {
   const margins = new ArrayClauseMargins(['max_contact_force']);
   const labels: LabelCommand[] = [];
   const remote = new GateRemote(gate, realClock, { label: (cmd) => (labels.push(cmd), { ok: true }) }, options);
-  const link = new MqttLink({ url, robot: 'arm1', clientId: `armguard-arm1-test${++rigCount}`, username: 'armguard', password: 'ag-secret', protocolVersion, marginsRateHz: 50, reconnectSeconds: 0.1 }, remote);
+  const link = new MqttLink(
+    {
+      url,
+      robot: 'arm1',
+      clientId: `armguard-arm1-test${++rigCount}`,
+      username: 'armguard',
+      password: 'ag-secret',
+      protocolVersion,
+      marginsRateHz: 50,
+      reconnectSeconds: 0.1,
+    },
+    remote,
+  );
   return { gate, margins, labels, remote, link };
 }
 
@@ -95,7 +107,11 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
     gate.evaluate(0, margins, null);
     const viewer = await RecordingClient.connect(broker.url, 'viewer', 'view-secret', broker.protocolVersion);
     await viewer.subscribe('armguard/v1/#');
-    await viewer.waitFor((t, p) => t === topicFor('arm1', 'gate') && JSON.parse(p).state === 'armed', 5, 'retained gate state');
+    await viewer.waitFor(
+      (t, p) => t === topicFor('arm1', 'gate') && JSON.parse(p).state === 'armed',
+      5,
+      'retained gate state',
+    );
     // 1 kHz for 0.2 s of margins, decimated to 50 Hz → 10 messages.
     for (let i = 0; i < 200; i++) link.publishMargins(i / 1000, { max_contact_force: 0.5 }, { max_contact_force: 0.1 });
     await viewer.waitFor((t, p) => t === topicFor('arm1', 'margins') && JSON.parse(p).t >= 0.18, 5, 'margins');
@@ -120,7 +136,12 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
     await operator.publish(topicFor('arm1', 'cmd/label'), '{"v":1,"success":false,"note":"op"}');
     await new Promise<void>((resolve, reject) => {
       const t0 = Date.now();
-      const poll = () => (labels.length > 0 ? resolve() : Date.now() - t0 > 5000 ? reject(new Error('operator label never arrived')) : setImmediate(poll));
+      const poll = () =>
+        labels.length > 0
+          ? resolve()
+          : Date.now() - t0 > 5000
+            ? reject(new Error('operator label never arrived'))
+            : setImmediate(poll);
       poll();
     });
     expect(labels).toEqual([{ v: 1, success: false, note: 'op' }]);
@@ -132,14 +153,29 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
     // The e-stop is latched: a release alone is refused; a viewer cannot reset it; the operator resets it naming who pressed it.
     await operator.subscribe(topicFor('arm1', 'events'));
     await operator.publish(topicFor('arm1', 'cmd/release'), '{"v":1}');
-    await operator.waitFor((t, p) => t === topicFor('arm1', 'events') && JSON.parse(p).kind === 'command-refused' && /e-stop from test is latched/.test(JSON.parse(p).detail), 5, 'release refused while latched');
+    await operator.waitFor(
+      (t, p) =>
+        t === topicFor('arm1', 'events') &&
+        JSON.parse(p).kind === 'command-refused' &&
+        /e-stop from test is latched/.test(JSON.parse(p).detail),
+      5,
+      'release refused while latched',
+    );
     expect(gate.state).toBe('hold');
     await viewer.publish(topicFor('arm1', 'cmd/estop-reset'), '{"v":1,"pressedBy":"test"}');
     expect(gate.eStops.map((l) => l.by)).toEqual(['test']);
     await operator.publish(topicFor('arm1', 'cmd/estop-reset'), '{"v":1,"pressedBy":"test"}');
-    await operator.waitFor((t, p) => t === topicFor('arm1', 'gate') && JSON.parse(p).estop?.latched === false, 5, 'gate state: e-stop unlatched');
+    await operator.waitFor(
+      (t, p) => t === topicFor('arm1', 'gate') && JSON.parse(p).estop?.latched === false,
+      5,
+      'gate state: e-stop unlatched',
+    );
     await operator.publish(topicFor('arm1', 'cmd/release'), '{"v":1}');
-    await operator.waitFor((t, p) => t === topicFor('arm1', 'gate') && JSON.parse(p).state === 'armed', 5, 'release to armed');
+    await operator.waitFor(
+      (t, p) => t === topicFor('arm1', 'gate') && JSON.parse(p).state === 'armed',
+      5,
+      'release to armed',
+    );
     expect(gate.state).toBe('armed');
     await Promise.all([viewer.end(), operator.end(), link.stop()]);
   });
@@ -166,7 +202,10 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
 
   it('broker killed and restarted mid-episode (--on-link-loss warn): the gate keeps running, the loss is recorded, telemetry resumes, the episode file is complete', async () => {
     const faults: string[] = [];
-    const { gate, margins, remote, link } = rig(broker.url, broker.protocolVersion, { onLinkLoss: 'warn', onFault: (f) => faults.push(f.kind) });
+    const { gate, margins, remote, link } = rig(broker.url, broker.protocolVersion, {
+      onLinkLoss: 'warn',
+      onFault: (f) => faults.push(f.kind),
+    });
     await link.start();
     remote.attach(link);
     const dir = mkdtempSync(join(tmpdir(), 'armguard-mqtt-episode-'));
@@ -213,7 +252,11 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
       poll();
     });
     link.publishMargins(1e6, { max_contact_force: 0.4 }, { max_contact_force: 0.1 });
-    await viewer.waitFor((tp, p) => tp === topicFor('arm1', 'margins') && JSON.parse(p).t === 1e6, 5, 'margins after restart');
+    await viewer.waitFor(
+      (tp, p) => tp === topicFor('arm1', 'margins') && JSON.parse(p).t === 1e6,
+      5,
+      'margins after restart',
+    );
     expect(link.counters.reconnects).toBeGreaterThanOrEqual(1);
     for (let i = 0; i < 50; i++) step();
     await recorder.end(t + 0.001, 'test complete');
@@ -230,18 +273,31 @@ describe.each(brokers)('MQTT telemetry and remote control: %s', (_name, makeBrok
 describe('a command subscription the broker refuses (embedded aedes broker, SUBACK 0x80)', () => {
   it('holds the gate, reports the refused topics and refuses an MQTT release: the remote e-stop would silently not work', async () => {
     // a user with no role may connect but not subscribe (AccessPolicy.canSubscribe)
-    const broker = new EmbeddedBroker({ users: [...access.users, { username: 'norole', password: 'nr-secret', roles: [] }] });
+    const broker = new EmbeddedBroker({
+      users: [...access.users, { username: 'norole', password: 'nr-secret', roles: [] }],
+    });
     const url = await broker.start();
     const gate = new Gate();
     const remote = new GateRemote(gate, realClock, undefined);
-    const link = new MqttLink({ url, robot: 'arm1', username: 'norole', password: 'nr-secret', protocolVersion: 4, reconnectSeconds: 0.1 }, remote);
+    const link = new MqttLink(
+      { url, robot: 'arm1', username: 'norole', password: 'nr-secret', protocolVersion: 4, reconnectSeconds: 0.1 },
+      remote,
+    );
     remote.attach(link);
-    const refused = new Promise<string[]>((resolve) => link.onEvent((e) => e.kind === 'subscribe-refused' && resolve(e.topics)));
+    const refused = new Promise<string[]>((resolve) =>
+      link.onEvent((e) => e.kind === 'subscribe-refused' && resolve(e.topics)),
+    );
     gate.evaluate(realClock.now(), new ArrayClauseMargins(['max_contact_force']), null);
     expect(gate.state).toBe('armed');
     expect(await link.start()).toBe(true);
     const topics = await refused;
-    expect(topics).toEqual(expect.arrayContaining([topicFor('arm1', 'cmd/estop'), topicFor('arm1', 'cmd/heartbeat'), topicFor('arm1', 'chunk/request')]));
+    expect(topics).toEqual(
+      expect.arrayContaining([
+        topicFor('arm1', 'cmd/estop'),
+        topicFor('arm1', 'cmd/heartbeat'),
+        topicFor('arm1', 'chunk/request'),
+      ]),
+    );
     expect(gate.state).toBe('hold');
     // aedes also closes the connection of a refused subscriber: the first cause may be the lost link
     const cause = gate.holdCause;

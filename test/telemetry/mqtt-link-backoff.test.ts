@@ -42,7 +42,18 @@ describe('MqttLink reconnect back-off (injected timers and randomness)', () => {
     let drawn = 0;
     const events: LinkEvent[] = [];
     link = new MqttLink(
-      { url: `mqtt://127.0.0.1:${port}`, robot: 'b1', clientId: `armguard-b1-${process.pid}`, username: 'ag', password: 'a-secret1', reconnectSeconds: 0.1, maxReconnectSeconds: 0.8, reconnectJitter: 0.2, timers, random: () => draws[drawn++]! },
+      {
+        url: `mqtt://127.0.0.1:${port}`,
+        robot: 'b1',
+        clientId: `armguard-b1-${process.pid}`,
+        username: 'ag',
+        password: 'a-secret1',
+        reconnectSeconds: 0.1,
+        maxReconnectSeconds: 0.8,
+        reconnectJitter: 0.2,
+        timers,
+        random: () => draws[drawn++]!,
+      },
       { estop: () => {}, release: () => ({ ok: true }), label: () => ({ ok: true }) },
     );
     link.onEvent((e) => events.push(e));
@@ -60,7 +71,10 @@ describe('MqttLink reconnect back-off (injected timers and randomness)', () => {
       expect(timers.delays).toHaveLength(k + 2);
       if (k < expected.length - 1) timers.manual.advance(timers.delays[k + 1]!);
     }
-    expect(events.filter((e) => e.kind === 'offline')[0]).toEqual({ kind: 'offline', detail: expect.stringMatching(/ECONNREFUSED|connection to the broker lost/) });
+    expect(events.filter((e) => e.kind === 'offline')[0]).toEqual({
+      kind: 'offline',
+      detail: expect.stringMatching(/ECONNREFUSED|connection to the broker lost/),
+    });
 
     broker = new EmbeddedBroker({ users: [{ username: 'ag', password: 'a-secret1', roles: ['armguard'] }] });
     await broker.start(port);

@@ -26,8 +26,15 @@ let started: StartedNetwork;
 beforeAll(async () => {
   net = new NetworkWorker(
     {
-      broker: { kind: 'embedded', port: 0, host: '127.0.0.1', access: { users: [{ username: 'op', password: 'op-secret1', roles: ['operator', 'policy'] }] } },
-      robot: 'w1', marginsRateHz: 50, connectTimeoutSeconds: 5,
+      broker: {
+        kind: 'embedded',
+        port: 0,
+        host: '127.0.0.1',
+        access: { users: [{ username: 'op', password: 'op-secret1', roles: ['operator', 'policy'] }] },
+      },
+      robot: 'w1',
+      marginsRateHz: 50,
+      connectTimeoutSeconds: 5,
     },
     handler,
   );
@@ -56,13 +63,23 @@ describe('NetworkWorker', () => {
     await op.publish(topicFor('w1', 'cmd/estop'), '{"v":1,"reason":"r","id":"p1"}');
     await op.publish(topicFor('w1', 'cmd/estop-reset'), '{"v":1,"pressedBy":"p1"}');
     await op.publish(topicFor('w1', 'cmd/heartbeat'), '{"v":1,"seq":7}');
-    await op.publish(topicFor('w1', 'chunk/request'), '{"v":1,"id":"c1","stamp":0,"horizon":1,"joints":1,"dt":0.02,"targets":[[0]]}');
+    await op.publish(
+      topicFor('w1', 'chunk/request'),
+      '{"v":1,"id":"c1","stamp":0,"horizon":1,"joints":1,"dt":0.02,"targets":[[0]]}',
+    );
     await op.publish(topicFor('w1', 'chunk/request'), '{"v":1,"id":"c2", oops');
     await until(() => chunks.length === 2 && seen.length === 3, 'the commands');
     expect(seen).toEqual(['estop r p1', 'reset p1', 'heartbeat 7']);
-    expect(chunks[0]).toEqual({ ok: true, value: { v: 1, id: 'c1', stamp: 0, horizon: 1, joints: 1, dt: 0.02, targets: [[0]] } });
+    expect(chunks[0]).toEqual({
+      ok: true,
+      value: { v: 1, id: 'c1', stamp: 0, horizon: 1, joints: 1, dt: 0.02, targets: [[0]] },
+    });
     expect(chunks[1]).toMatchObject({ ok: false, id: 'c2', error: expect.stringMatching(/^JSON \(/) });
-    expect(events).toContainEqual({ kind: 'command-refused', topic: topicFor('w1', 'cmd/estop-reset'), reason: 'nothing latched' });
+    expect(events).toContainEqual({
+      kind: 'command-refused',
+      topic: topicFor('w1', 'cmd/estop-reset'),
+      reason: 'nothing latched',
+    });
     await op.end();
   });
 
@@ -71,8 +88,17 @@ describe('NetworkWorker', () => {
     await op.subscribe(topicFor('w1', 'gate'));
     net.publishGate(1.5, 'hold', 'e-stop from x', [{ by: 'x', t: 1.5, id: 'p9' }]);
     await op.waitFor((t, p) => t === topicFor('w1', 'gate') && JSON.parse(p).t === 1.5, 5, 'the gate state');
-    const g = JSON.parse(op.messages.find((m) => m.topic === topicFor('w1', 'gate') && JSON.parse(m.payload).t === 1.5)!.payload);
-    expect(g).toEqual({ v: 1, robot: 'w1', t: 1.5, state: 'hold', cause: 'e-stop from x', estop: { latched: true, pressed: [{ by: 'x', t: 1.5, id: 'p9' }] } });
+    const g = JSON.parse(
+      op.messages.find((m) => m.topic === topicFor('w1', 'gate') && JSON.parse(m.payload).t === 1.5)!.payload,
+    );
+    expect(g).toEqual({
+      v: 1,
+      robot: 'w1',
+      t: 1.5,
+      state: 'hold',
+      cause: 'e-stop from x',
+      estop: { latched: true, pressed: [{ by: 'x', t: 1.5, id: 'p9' }] },
+    });
     await op.end();
   });
 });

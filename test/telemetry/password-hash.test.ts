@@ -32,7 +32,14 @@ describe('password hashes (scrypt)', () => {
   });
 
   it('malformed hashes are refused with what was expected, and never verify', async () => {
-    for (const bad of ['', 'scrypt$', 'bcrypt$1$2$3$4$5', 'scrypt$1000$8$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==', 'scrypt$1024$8$1$!!$AAAA', 'scrypt$1024$99$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==']) {
+    for (const bad of [
+      '',
+      'scrypt$',
+      'bcrypt$1$2$3$4$5',
+      'scrypt$1000$8$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==',
+      'scrypt$1024$8$1$!!$AAAA',
+      'scrypt$1024$99$1$AAAAAAAAAAA=$AAAAAAAAAAAAAAAAAAAAAA==',
+    ]) {
       const p = parsePasswordHash(bad);
       expect(p.ok, bad).toBe(false);
       if (!p.ok) expect(p.error).toMatch(/expected scrypt\$<N>/);
@@ -42,10 +49,16 @@ describe('password hashes (scrypt)', () => {
 
   it('parsePasswordHash never throws on arbitrary text (property)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 7 }).map((a) => ['scrypt', ...a].join('$'))), (s) => {
-        const p = parsePasswordHash(s);
-        expect(typeof p.ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(fc.string(), { maxLength: 7 }).map((a) => ['scrypt', ...a].join('$')),
+        ),
+        (s) => {
+          const p = parsePasswordHash(s);
+          expect(typeof p.ok).toBe('boolean');
+        },
+      ),
       { numRuns: 500 },
     );
   });

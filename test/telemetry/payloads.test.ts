@@ -6,7 +6,10 @@ import { AccessPolicy, mosquittoAcl } from '../../src/telemetry/access.js';
 
 describe('MQTT payload validation', () => {
   it('accepts well-formed commands', () => {
-    expect(parseEstop('{"v":1,"reason":"hand in workspace"}')).toEqual({ ok: true, value: { v: 1, reason: 'hand in workspace' } });
+    expect(parseEstop('{"v":1,"reason":"hand in workspace"}')).toEqual({
+      ok: true,
+      value: { v: 1, reason: 'hand in workspace' },
+    });
     expect(parseRelease('{"v":1}')).toEqual({ ok: true, value: { v: 1 } });
     expect(parseLabel('{"v":1,"success":true,"manualViolations":["non_target_max_disp"]}')).toEqual({
       ok: true,
@@ -30,13 +33,26 @@ describe('MQTT payload validation', () => {
   });
   it('never throws on arbitrary bytes or JSON values (fuzz)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.json().map((s) => new TextEncoder().encode(s)), fc.jsonValue().map((v) => new TextEncoder().encode(JSON.stringify({ v: 1, ...(typeof v === 'object' && v && !Array.isArray(v) ? v : { x: v }) })))), (bytes) => {
-        for (const parse of [parseEstop, parseRelease, parseLabel, parseHeartbeat]) {
-          const r = parse(bytes);
-          expect(typeof r.ok).toBe('boolean');
-          if (!r.ok) expect(r.error.length).toBeGreaterThan(0);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }),
+          fc.json().map((s) => new TextEncoder().encode(s)),
+          fc
+            .jsonValue()
+            .map((v) =>
+              new TextEncoder().encode(
+                JSON.stringify({ v: 1, ...(typeof v === 'object' && v && !Array.isArray(v) ? v : { x: v }) }),
+              ),
+            ),
+        ),
+        (bytes) => {
+          for (const parse of [parseEstop, parseRelease, parseLabel, parseHeartbeat]) {
+            const r = parse(bytes);
+            expect(typeof r.ok).toBe('boolean');
+            if (!r.ok) expect(r.error.length).toBeGreaterThan(0);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -61,26 +77,40 @@ describe('MQTT topics and access', () => {
     expect(await policy.authenticate('op', 'wrong')).toBeUndefined();
     expect(await policy.authenticate('nobody', 'pw-op')).toBeUndefined();
     expect(await policy.authenticate(undefined, undefined)).toBeUndefined();
-    expect(await new AccessPolicy({ users: [], anonymousTelemetry: true }).authenticate(undefined, undefined)).toEqual([]);
+    expect(await new AccessPolicy({ users: [], anonymousTelemetry: true }).authenticate(undefined, undefined)).toEqual(
+      [],
+    );
   });
   it('release, label and the dead-man heartbeat need the operator role; e-stop any authenticated user; chunks the policy role', () => {
     const t = (k: Parameters<typeof topicFor>[1]) => topicFor('arm1', k);
     expect(policy.canPublish(['viewer'], 'view', t('cmd/estop'))).toEqual({ allow: true });
     expect(policy.canPublish([], undefined, t('cmd/estop'))).toMatchObject({ allow: false });
-    expect(policy.canPublish(['viewer'], 'view', t('cmd/release'))).toEqual({ allow: false, reason: "cmd/release from user 'view': needs the operator role" });
+    expect(policy.canPublish(['viewer'], 'view', t('cmd/release'))).toEqual({
+      allow: false,
+      reason: "cmd/release from user 'view': needs the operator role",
+    });
     expect(policy.canPublish(['operator'], 'op', t('cmd/release'))).toEqual({ allow: true });
     expect(policy.canPublish(['viewer'], 'view', t('cmd/heartbeat'))).toMatchObject({ allow: false });
     expect(policy.canPublish(['policy'], 'vla', t('cmd/heartbeat'))).toMatchObject({ allow: false });
     expect(policy.canPublish(['operator'], 'op', t('cmd/heartbeat'))).toEqual({ allow: true });
     // the generated Mosquitto ACL grants the same
-    const acl = mosquittoAcl({ users: [{ username: 'view', password: 'pw-view-123', roles: ['viewer'] }, { username: 'op', password: 'pw-op-1234', roles: ['operator'] }], anonymousTelemetry: false });
+    const acl = mosquittoAcl({
+      users: [
+        { username: 'view', password: 'pw-view-123', roles: ['viewer'] },
+        { username: 'op', password: 'pw-op-1234', roles: ['operator'] },
+      ],
+      anonymousTelemetry: false,
+    });
     const block = (user: string) => acl.split('\n\n').find((b) => b.startsWith(`user ${user}`)) ?? '';
     expect(block('view')).not.toContain('cmd/heartbeat');
     expect(block('view')).toContain('topic write armguard/v1/+/cmd/estop');
     expect(block('op')).toContain('topic write armguard/v1/+/cmd/heartbeat');
     expect(policy.canPublish(['operator'], 'op', t('chunk/request'))).toMatchObject({ allow: false });
     expect(policy.canPublish(['policy'], 'vla', t('chunk/request'))).toEqual({ allow: true });
-    expect(policy.canPublish(['operator'], 'op', t('gate'))).toMatchObject({ allow: false, reason: 'only armguard publishes gate' });
+    expect(policy.canPublish(['operator'], 'op', t('gate'))).toMatchObject({
+      allow: false,
+      reason: 'only armguard publishes gate',
+    });
     expect(policy.canPublish(['armguard'], 'ag', t('gate'))).toEqual({ allow: true });
   });
 });

@@ -39,22 +39,25 @@ describe('MonotonicDeque', () => {
 describe('Float64Ring', () => {
   it('behaves as a deque across growth', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.double({ noNaN: true }), fc.constant('popF' as const), fc.constant('popB' as const))), (ops) => {
-        const ring = new Float64Ring(2);
-        const ref: number[] = [];
-        for (const op of ops) {
-          if (op === 'popF') {
-            if (ref.length) expect(ring.popFront()).toBe(ref.shift());
-          } else if (op === 'popB') {
-            if (ref.length) expect(ring.popBack()).toBe(ref.pop());
-          } else {
-            ring.pushBack(op);
-            ref.push(op);
+      fc.property(
+        fc.array(fc.oneof(fc.double({ noNaN: true }), fc.constant('popF' as const), fc.constant('popB' as const))),
+        (ops) => {
+          const ring = new Float64Ring(2);
+          const ref: number[] = [];
+          for (const op of ops) {
+            if (op === 'popF') {
+              if (ref.length) expect(ring.popFront()).toBe(ref.shift());
+            } else if (op === 'popB') {
+              if (ref.length) expect(ring.popBack()).toBe(ref.pop());
+            } else {
+              ring.pushBack(op);
+              ref.push(op);
+            }
+            expect(ring.length).toBe(ref.length);
           }
-          expect(ring.length).toBe(ref.length);
-        }
-        ref.forEach((v, i) => expect(ring.at(i)).toBe(v));
-      }),
+          ref.forEach((v, i) => expect(ring.at(i)).toBe(v));
+        },
+      ),
     );
   });
 });

@@ -14,7 +14,8 @@ describe('mulberry32', () => {
   });
 
   it('reduces the seed to uint32 and keeps independent streams per generator', () => {
-    const a = mulberry32(2 ** 32 + 42), b = mulberry32(42);
+    const a = mulberry32(2 ** 32 + 42),
+      b = mulberry32(42);
     expect(a()).toBe(0.6011037519201636);
     expect(a()).toBe(0.44829055899754167);
     expect(b()).toBe(0.6011037519201636);
@@ -31,7 +32,9 @@ describe('mulberry32', () => {
 describe('gaussian', () => {
   it('matches the calibration fit’s seeded normals (Box–Muller over the open stream)', () => {
     const u = mulberry32Open(1);
-    expect([gaussian(u), gaussian(u), gaussian(u)]).toEqual([0.9659740588109486, 1.123104193657078, -0.049227862876312485]);
+    expect([gaussian(u), gaussian(u), gaussian(u)]).toEqual([
+      0.9659740588109486, 1.123104193657078, -0.049227862876312485,
+    ]);
   });
 
   it('boxMuller takes the radius from u1 and the angle from u2', () => {

@@ -68,7 +68,11 @@ export class FeetechEmulator {
   }
 
   get counters(): EmulatorCounters {
-    return { instructions: this.instructionCount, replies: this.replyCount, checksumErrors: this.framer.counters.checksumErrors };
+    return {
+      instructions: this.instructionCount,
+      replies: this.replyCount,
+      checksumErrors: this.framer.counters.checksumErrors,
+    };
   }
 
   setPhysics(hook: PhysicsHook | undefined): void {
@@ -109,10 +113,14 @@ export class FeetechEmulator {
         if (params.length !== 2) return;
         const [address = 0, length = 0] = params;
         if (length > MAX_PARAMS) return;
-        this.unicast(p.id, (s) => {
-          this.physics?.(s);
-          return { s, data: s.readBytes(address, length) };
-        }, true);
+        this.unicast(
+          p.id,
+          (s) => {
+            this.physics?.(s);
+            return { s, data: s.readBytes(address, length) };
+          },
+          true,
+        );
         return;
       }
       case Instruction.WRITE:
@@ -130,10 +138,14 @@ export class FeetechEmulator {
           for (const s of [...this.servos]) apply(s);
           return;
         }
-        this.unicast(p.id, (s) => {
-          apply(s);
-          return { s, data: new Uint8Array(0) };
-        }, false);
+        this.unicast(
+          p.id,
+          (s) => {
+            apply(s);
+            return { s, data: new Uint8Array(0) };
+          },
+          false,
+        );
         return;
       }
       case Instruction.ACTION: {
@@ -179,7 +191,11 @@ export class FeetechEmulator {
   }
 
   /** Unicast instruction: the addressed servo acts and (status level permitting) answers. */
-  private unicast(id: number, act: (s: EmulatedServo) => { s: EmulatedServo; data: Uint8Array }, alwaysReplies: boolean): void {
+  private unicast(
+    id: number,
+    act: (s: EmulatedServo) => { s: EmulatedServo; data: Uint8Array },
+    alwaysReplies: boolean,
+  ): void {
     if (id === BROADCAST_ID) return;
     const s = this.find(id);
     if (!s || !s.responsive) return;

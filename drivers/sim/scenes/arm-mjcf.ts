@@ -80,10 +80,18 @@ const v = (xs: readonly number[]): string => xs.map(f).join(' ');
 
 /** URDF rpy (fixed-axis roll, pitch, yaw: R = Rz(y)·Ry(p)·Rx(r)) → MuJoCo quaternion (w, x, y, z). */
 export function quatFromRpy(r: number, p: number, y: number): Quat {
-  const cr = Math.cos(r / 2), sr = Math.sin(r / 2);
-  const cp = Math.cos(p / 2), sp = Math.sin(p / 2);
-  const cy = Math.cos(y / 2), sy = Math.sin(y / 2);
-  return [cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy];
+  const cr = Math.cos(r / 2),
+    sr = Math.sin(r / 2);
+  const cp = Math.cos(p / 2),
+    sp = Math.sin(p / 2);
+  const cy = Math.cos(y / 2),
+    sy = Math.sin(y / 2);
+  return [
+    cr * cp * cy + sr * sp * sy,
+    sr * cp * cy - cr * sp * sy,
+    cr * sp * cy + sr * cp * sy,
+    cr * cp * sy - sr * sp * cy,
+  ];
 }
 
 export function quatMultiply(a: Quat, b: Quat): Quat {
@@ -108,16 +116,22 @@ export function generateArm(o: ArmMjcfOptions): GeneratedArm {
   const desc = o.description;
   const chain = desc.chain;
   const ee = endEffectorOf(desc, o.endEffector);
-  if (o.armJoints < 1 || o.armJoints > chain.joints.length) throw new RangeError(`${desc.id}: armJoints ${o.armJoints} out of 1…${chain.joints.length}`);
-  if (o.dynamics.length !== o.armJoints) throw new RangeError(`${desc.id}: ${o.dynamics.length} joint dynamics for ${o.armJoints} arm joints`);
+  if (o.armJoints < 1 || o.armJoints > chain.joints.length)
+    throw new RangeError(`${desc.id}: armJoints ${o.armJoints} out of 1…${chain.joints.length}`);
+  if (o.dynamics.length !== o.armJoints)
+    throw new RangeError(`${desc.id}: ${o.dynamics.length} joint dynamics for ${o.armJoints} arm joints`);
   const tcp = chain.fixedFrames.find((x) => x.name === o.tcpFrame);
   if (!tcp) throw new RangeError(`${desc.id}: no fixed frame '${o.tcpFrame}'`);
-  if (tcp.parent > o.armJoints) throw new RangeError(`${desc.id}: the TCP frame hangs on frame ${tcp.parent}, beyond the ${o.armJoints} arm joints`);
+  if (tcp.parent > o.armJoints)
+    throw new RangeError(
+      `${desc.id}: the TCP frame hangs on frame ${tcp.parent}, beyond the ${o.armJoints} arm joints`,
+    );
 
   const frameBodies = ['base', ...chain.joints.slice(0, o.armJoints).map((j) => `${j.name}_link`)];
   const armLinkCapsules = desc.environment;
   for (const c of armLinkCapsules) {
-    if (c.frame > o.armJoints) throw new RangeError(`${desc.id}: arm capsule ${c.name} on frame ${c.frame}, beyond the arm joints`);
+    if (c.frame > o.armJoints)
+      throw new RangeError(`${desc.id}: arm capsule ${c.name} on frame ${c.frame}, beyond the arm joints`);
   }
   const capsulesOn = (frame: number): CapsuleSpec[] => armLinkCapsules.filter((c) => c.frame === frame);
   const fx = o.fixture;
@@ -151,13 +165,19 @@ ${indent}</body>`;
     } else {
       const j = chain.joints[frame - 1]!;
       const d = o.dynamics[frame - 1]!;
-      lines.push(`${indent}<body name="${frameBodies[frame]}" pos="${v(j.xyz)}" quat="${v(quatFromRpy(...j.rpy))}" gravcomp="1">`);
-      lines.push(`${indent}  <joint name="${j.name}" axis="0 0 1" range="${f(j.lower)} ${f(j.upper)}" actuatorfrcrange="${f(-d.torque)} ${f(d.torque)}" actuatorgravcomp="true"/>`);
+      lines.push(
+        `${indent}<body name="${frameBodies[frame]}" pos="${v(j.xyz)}" quat="${v(quatFromRpy(...j.rpy))}" gravcomp="1">`,
+      );
+      lines.push(
+        `${indent}  <joint name="${j.name}" axis="0 0 1" range="${f(j.lower)} ${f(j.upper)}" actuatorfrcrange="${f(-d.torque)} ${f(d.torque)}" actuatorgravcomp="true"/>`,
+      );
       // Inertia: the link's mass at its capsule's midpoint (a solid-sphere-like spread of 4 cm), or at the frame origin.
       const c = caps[0];
       const com = c ? [(c.a[0] + c.b[0]) / 2, (c.a[1] + c.b[1]) / 2, (c.a[2] + c.b[2]) / 2] : [0, 0, 0];
       const inertia = 0.4 * d.mass * 0.04 * 0.04;
-      lines.push(`${indent}  <inertial pos="${v(com)}" mass="${f(d.mass)}" diaginertia="${v([inertia, inertia, inertia])}"/>`);
+      lines.push(
+        `${indent}  <inertial pos="${v(com)}" mass="${f(d.mass)}" diaginertia="${v([inertia, inertia, inertia])}"/>`,
+      );
       for (const cap of caps) lines.push(`${indent}  ${capsuleGeom(cap)}`);
     }
     for (const child of children.get(frame) ?? []) lines.push(bodyXml(child, `${indent}  `));
@@ -197,7 +217,9 @@ ${indent}</body>`;
     return `<position name="act_${j.name}" joint="${j.name}" kp="${f(d.kp)}" kv="${f(d.kv)}" ctrlrange="${f(j.lower - o.ctrlOverrun)} ${f(j.upper + o.ctrlOverrun)}"/>`;
   });
   for (const side of ['left', 'right']) {
-    actuators.push(`<position name="act_finger_${side}" joint="finger_${side}" kp="${f(fx.kp)}" kv="${f(fx.kv)}" ctrlrange="${f(-0.2 * fx.travel)} ${f(fx.travel)}" forcerange="${f(-fx.force)} ${f(fx.force)}"/>`);
+    actuators.push(
+      `<position name="act_finger_${side}" joint="finger_${side}" kp="${f(fx.kp)}" kv="${f(fx.kv)}" ctrlrange="${f(-0.2 * fx.travel)} ${f(fx.travel)}" forcerange="${f(-fx.force)} ${f(fx.force)}"/>`,
+    );
   }
   return {
     bodies: bodyXml(0, '    '),

@@ -79,8 +79,14 @@ export function fragilePlacement(arm: FragileArm, seed: number): FragilePlacemen
   const a = ARMS[arm];
   // Its own stream (the world's reset draws the yaw from mulberry32(seed)).
   const rng = mulberry32((seed ^ 0x5eed_f4a6) >>> 0);
-  const cup: [number, number] = [a.cup[0] + symmetric(rng, FRAGILE_PLACEMENT_XY), a.cup[1] + symmetric(rng, FRAGILE_PLACEMENT_XY)];
-  const box: [number, number] = [a.box[0] + symmetric(rng, FRAGILE_PLACEMENT_XY), a.box[1] + symmetric(rng, FRAGILE_PLACEMENT_XY)];
+  const cup: [number, number] = [
+    a.cup[0] + symmetric(rng, FRAGILE_PLACEMENT_XY),
+    a.cup[1] + symmetric(rng, FRAGILE_PLACEMENT_XY),
+  ];
+  const box: [number, number] = [
+    a.box[0] + symmetric(rng, FRAGILE_PLACEMENT_XY),
+    a.box[1] + symmetric(rng, FRAGILE_PLACEMENT_XY),
+  ];
   const dx = box[0] - cup[0];
   const dy = box[1] - cup[1];
   const len = Math.hypot(dx, dy);
@@ -103,7 +109,10 @@ export function fragileScene(arm: FragileArm, seed: number): FragileScene {
     box: { ...a.baseLayout.box, center: placement.box },
   };
   const original = tabletopXml(a.baseLayout);
-  if (!base.xml.includes(original)) throw new Error(`scene ${base.id}: its tabletop is not the one its layout generates; cannot build the fragile-obstacle scene`);
+  if (!base.xml.includes(original))
+    throw new Error(
+      `scene ${base.id}: its tabletop is not the one its layout generates; cannot build the fragile-obstacle scene`,
+    );
   const b = a.bottle;
   const f = (x: number): string => x.toFixed(5);
   const bottleXml = `<body name="${b.body}" pos="${f(placement.bottle[0])} ${f(placement.bottle[1])} ${f(b.halfHeight + 0.0005)}">

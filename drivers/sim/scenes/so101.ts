@@ -14,7 +14,7 @@ import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout 
 import type { GripperMap, SceneSpec } from './types.js';
 
 export const SO101_STALL_TORQUE = 2.94;
-/** joint_torque ceiling: half the stall torque (the recalibrated SO-101 ceiling of SPEC §5). */
+/** joint_torque ceiling: half the stall torque (the recalibrated SO-101 ceiling of design §5). */
 export const SO101_TORQUE_CEILING = 0.5 * SO101_STALL_TORQUE;
 const CONTROL_DT = 1 / 30;
 const SUBSTEPS = 10;

@@ -10,8 +10,20 @@ export interface TabletopLayout {
   /** Riser under the target: top at `height`. */
   readonly riser: { readonly center: readonly [number, number]; readonly half: number; readonly height: number };
   readonly target: { readonly half: Vec3; readonly mass: number };
-  readonly bystanders: readonly { readonly name: string; readonly pos: readonly [number, number]; readonly radius: number /* half width of the square footprint */; readonly halfHeight: number; readonly mass: number }[];
-  readonly box: { readonly center: readonly [number, number]; readonly innerHalf: number; readonly wall: number; readonly floor: number; readonly height: number };
+  readonly bystanders: readonly {
+    readonly name: string;
+    readonly pos: readonly [number, number];
+    readonly radius: number /* half width of the square footprint */;
+    readonly halfHeight: number;
+    readonly mass: number;
+  }[];
+  readonly box: {
+    readonly center: readonly [number, number];
+    readonly innerHalf: number;
+    readonly wall: number;
+    readonly floor: number;
+    readonly height: number;
+  };
 }
 
 const f = (x: number): string => (Math.abs(x) < 1e-12 ? '0' : x.toFixed(5));
@@ -33,8 +45,12 @@ export function tabletopXml(l: TabletopLayout): string {
   const parts: string[] = [];
   // A table is rigid: a stiffer contact (5 ms time constant, MuJoCo default 20 ms) so an impact's
   // force is not absorbed by a soft constraint.
-  parts.push(`<geom name="furn_table" type="box" pos="${v(tx, ty, -0.02)}" size="${v(thx, thy, 0.02)}" solref="0.005 1" rgba=".6 .5 .4 1"/>`);
-  parts.push(`<geom name="furn_riser" type="box" pos="${v(r.center[0], r.center[1], r.height / 2)}" size="${v(r.half, r.half, r.height / 2)}" rgba=".5 .5 .6 1"/>`);
+  parts.push(
+    `<geom name="furn_table" type="box" pos="${v(tx, ty, -0.02)}" size="${v(thx, thy, 0.02)}" solref="0.005 1" rgba=".6 .5 .4 1"/>`,
+  );
+  parts.push(
+    `<geom name="furn_riser" type="box" pos="${v(r.center[0], r.center[1], r.height / 2)}" size="${v(r.half, r.half, r.height / 2)}" rgba=".5 .5 .6 1"/>`,
+  );
   parts.push(`<body name="box" pos="${v(b.center[0], b.center[1], 0)}">
       <geom name="furn_box_floor" type="box" pos="0 0 ${f(b.floor / 2)}" size="${v(wallHalfLen, wallHalfLen, b.floor / 2)}" rgba=".3 .3 .8 1"/>
       <geom name="furn_box_wall_px" type="box" pos="${v(wallCentre, 0, wallZ)}" size="${v(b.wall / 2, wallHalfLen, b.height / 2)}" rgba=".3 .3 .8 1"/>

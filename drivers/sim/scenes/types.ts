@@ -23,20 +23,25 @@ export interface SceneSpec {
   readonly approachTilt: number;
   /** Home pose: arm joints then the gripper command. */
   readonly home: readonly number[];
-  /** joint_torque ceiling for this arm (N·m), see SPEC §3 and §5. */
+  /** joint_torque ceiling for this arm (N·m), see design §3 and §5. */
   readonly torqueCeiling: number;
   readonly targetBody: string;
   readonly bystanderBodies: readonly string[];
   /** Radius of the sphere enclosing each bystander (m, bystanderBodies order): its extent as a tracked obstacle. */
   readonly bystanderExtents: readonly number[];
   /** The container the task places the target into (inner extents, world frame). */
-  readonly box: { readonly center: Vec3; readonly innerHalf: readonly [number, number]; readonly floorTop: number; readonly wallTop: number };
+  readonly box: {
+    readonly center: Vec3;
+    readonly innerHalf: readonly [number, number];
+    readonly floorTop: number;
+    readonly wallTop: number;
+  };
   /** Where the target rests at the start (centre of the target body). */
   readonly targetRest: Vec3;
   readonly targetHalfHeight: number;
   /** Seeded start perturbations of free objects: ±xy (m) and ±yaw (rad). */
   readonly perturbation: { readonly xy: number; readonly yaw: number };
-  /** Signals this scene provides (a platform declares its signals, SPEC §2). */
+  /** Signals this scene provides (a platform declares its signals, design §2). */
   readonly signals: readonly SignalName[];
   /** Unsafe-policy parameters: the joint the tilt policy tips, the stall and fold poses (joint → rad), extra finger opening for a loose grip (m), and the slam spot. */
   readonly tiltJoint: string;

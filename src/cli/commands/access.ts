@@ -45,30 +45,42 @@ export function makeAccessCommand(deps: AccessCommandDeps): Command {
       if (verb === 'init') {
         if (!file || username !== undefined) return fail('usage: armguard access init <access.yaml>');
         try {
-          await writeAccessFile(file, { users: [], anonymousTelemetry: p.options.get('anonymous-telemetry') === true }, true);
+          await writeAccessFile(
+            file,
+            { users: [], anonymousTelemetry: p.options.get('anonymous-telemetry') === true },
+            true,
+          );
         } catch (e) {
           return fail((e as Error).message, EXIT.failure);
         }
         io.out(`wrote ${file} (mode 0600, no users yet: armguard access add-user ${file} <name> --roles …)`);
         return EXIT.ok;
       }
-      if (verb !== 'add-user') return fail(verb === undefined ? 'give init or add-user (see --help)' : `unknown action '${verb}' (init, add-user)`);
-      if (!file || !username || extra.length > 0) return fail('usage: armguard access add-user <access.yaml> <username> --roles <role,…>');
-      if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(username) || username.startsWith('armguard-internal-')) return fail(`username '${username}': use 1–64 letters, digits, '_', '.', '@' or '-'`);
+      if (verb !== 'add-user')
+        return fail(
+          verb === undefined ? 'give init or add-user (see --help)' : `unknown action '${verb}' (init, add-user)`,
+        );
+      if (!file || !username || extra.length > 0)
+        return fail('usage: armguard access add-user <access.yaml> <username> --roles <role,…>');
+      if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(username) || username.startsWith('armguard-internal-'))
+        return fail(`username '${username}': use 1–64 letters, digits, '_', '.', '@' or '-'`);
       const rolesArg = p.options.get('roles');
       if (typeof rolesArg !== 'string') return fail(`--roles is required (${ROLES.join(', ')})`);
       const roles = rolesArg.split(',').map((r) => r.trim());
       const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
-      if (unknown.length > 0 || roles.length === 0) return fail(`--roles: unknown role '${unknown[0] ?? ''}' (expected ${ROLES.join(', ')})`);
+      if (unknown.length > 0 || roles.length === 0)
+        return fail(`--roles: unknown role '${unknown[0] ?? ''}' (expected ${ROLES.join(', ')})`);
       const current = await readAccessFile(file);
       if (!current.ok) {
         for (const e of current.problems) io.err(`armguard access: ${e}`);
         return EXIT.failure;
       }
       const existing = current.value.users.findIndex((u) => u.username === username);
-      if (existing >= 0 && p.options.get('replace') !== true) return fail(`user '${username}' exists in ${file} (--replace to change it)`, EXIT.failure);
+      if (existing >= 0 && p.options.get('replace') !== true)
+        return fail(`user '${username}' exists in ${file} (--replace to change it)`, EXIT.failure);
       const password = await deps.readPassword(`password for ${username}: `, io);
-      if (password === undefined || password.length < 8) return fail('the password must have at least 8 characters (read from stdin)', EXIT.failure);
+      if (password === undefined || password.length < 8)
+        return fail('the password must have at least 8 characters (read from stdin)', EXIT.failure);
       const user: MqttUser = { username, passwordHash: await hashPassword(password), roles: roles as Role[] };
       const users = [...current.value.users];
       if (existing >= 0) users[existing] = user;
@@ -80,7 +92,10 @@ export function makeAccessCommand(deps: AccessCommandDeps): Command {
       }
       const plain = users.filter((u) => u.password !== undefined).map((u) => u.username);
       io.out(`${existing >= 0 ? 'replaced' : 'added'} ${username} (${roles.join(', ')}) in ${file} (mode 0600)`);
-      if (plain.length > 0) io.err(`armguard access: ${file} still holds plaintext passwords for ${plain.join(', ')}: re-add them with --replace`);
+      if (plain.length > 0)
+        io.err(
+          `armguard access: ${file} still holds plaintext passwords for ${plain.join(', ')}: re-add them with --replace`,
+        );
       return EXIT.ok;
     },
   };

@@ -17,14 +17,18 @@ import type { FreeMotionFit } from '../../calibration/free-motion-fit.js';
 import { FeetechBus } from '../../../drivers/feetech/index.js';
 import { So101Arm } from '../../../drivers/so101/arm.js';
 import { createEmulatedSo101 } from '../../../drivers/so101/emulated-arm.js';
-import { runCalibrationProcedure, type ProcedureIo, type ProcedureResult } from '../../../drivers/so101/calibration-procedure.js';
+import {
+  runCalibrationProcedure,
+  type ProcedureIo,
+  type ProcedureResult,
+} from '../../../drivers/so101/calibration-procedure.js';
 import { OnnxResidual, RESIDUAL_INPUTS } from '../../../drivers/so101/onnx-residual.js';
 import type { Fault } from '../../ports/index.js';
 import type { Result } from '../../util/result.js';
 
 const HELP = `usage: armguard calibrate so101 --id <id> (--port <tty> --lerobot-calibration <json> | --emulator) [options]
 
-Guided SO-101 calibration (SPEC §5): records slow free motion, then the same motion with a reference
+Guided SO-101 calibration (design §5): records slow free motion, then the same motion with a reference
 mass at the gripper tip, fits the free-motion model (gravity from the FK regressor, viscous and
 Coulomb friction) and the per-joint torque constants by least squares, fits a small learned residual
 model and exports it to ONNX, probes the table height by lowering the gripper until the residual
@@ -60,7 +64,9 @@ export const calibrateCommand: Command = {
     }
     const [platform] = p.positionals;
     if (platform !== 'so101') {
-      io.err(`armguard calibrate: expected platform 'so101', got ${platform === undefined ? 'none' : `'${platform}'`} (usage: armguard calibrate so101 --id <id> ...)`);
+      io.err(
+        `armguard calibrate: expected platform 'so101', got ${platform === undefined ? 'none' : `'${platform}'`} (usage: armguard calibrate so101 --id <id> ...)`,
+      );
       return EXIT.usage;
     }
     const id = p.options.get('id');
@@ -78,8 +84,14 @@ export const calibrateCommand: Command = {
       const v = p.options.get(name);
       return typeof v === 'string' ? Number(v) : dflt;
     };
-    const supply = num('supply', 12), payloadKg = num('payload-kg', 0.2), durationS = num('duration', 30);
-    for (const [n, v] of [['supply', supply], ['payload-kg', payloadKg], ['duration', durationS]] as const) {
+    const supply = num('supply', 12),
+      payloadKg = num('payload-kg', 0.2),
+      durationS = num('duration', 30);
+    for (const [n, v] of [
+      ['supply', supply],
+      ['payload-kg', payloadKg],
+      ['duration', durationS],
+    ] as const) {
       if (!(v > 0)) {
         io.err(`armguard calibrate: --${n} must be a positive number`);
         return EXIT.usage;
@@ -97,41 +109,78 @@ export const calibrateCommand: Command = {
       }
       lerobot = parsed.value as Record<So101JointName, MotorCalibration>;
     } else if (!emulator) {
-      io.err('armguard calibrate: --lerobot-calibration <json> is required with --port (LeRobot writes it when you calibrate the follower)');
+      io.err(
+        'armguard calibrate: --lerobot-calibration <json> is required with --port (LeRobot writes it when you calibrate the follower)',
+      );
       return EXIT.usage;
     }
     const cal = defaultSo101Calibration(id, supply, lerobot);
-    const result = emulator ? await onEmulator(cal, io, durationS, payloadKg) : await onHardware(cal, io, port as string, durationS, payloadKg, p.options.has('yes'));
+    const result = emulator
+      ? await onEmulator(cal, io, durationS, payloadKg)
+      : await onHardware(cal, io, port as string, durationS, payloadKg, p.options.has('yes'));
     if (!result.ok) {
       io.err(`armguard calibrate: ${result.error.kind}: ${faultDetail(result.error)}`);
       return EXIT.failure;
     }
-    await writeOutputs(cal, result.value, outDir, emulator ? 'emulator (simulated arm physics)' : `hardware on ${port}`, io);
+    await writeOutputs(
+      cal,
+      result.value,
+      outDir,
+      emulator ? 'emulator (simulated arm physics)' : `hardware on ${port}`,
+      io,
+    );
     return EXIT.ok;
   },
 };
 
-async function onEmulator(cal: So101Calibration, io: CliIo, durationS: number, payloadKg: number): Promise<Result<ProcedureResult, Fault>> {
+async function onEmulator(
+  cal: So101Calibration,
+  io: CliIo,
+  durationS: number,
+  payloadKg: number,
+): Promise<Result<ProcedureResult, Fault>> {
   const e = await createEmulatedSo101(cal);
   if (!e.ok) return e;
   const rig = e.value;
   rig.sim.tableZ = 0;
   const dt = 0.02;
-  const pio: ProcedureIo = { dt, pace: async () => rig.timers.advance(dt), prompt: async (t) => io.out(`[emulator] ${t}`), progress: (t) => io.out(t) };
+  const pio: ProcedureIo = {
+    dt,
+    pace: async () => rig.timers.advance(dt),
+    prompt: async (t) => io.out(`[emulator] ${t}`),
+    progress: (t) => io.out(t),
+  };
   try {
-    return await runCalibrationProcedure(rig.arm, pio, { durationS, payloadKg, setPayload: (kg) => (rig.sim.payloadKg = kg) });
+    return await runCalibrationProcedure(rig.arm, pio, {
+      durationS,
+      payloadKg,
+      setPayload: (kg) => (rig.sim.payloadKg = kg),
+    });
   } finally {
     await rig.close();
   }
 }
 
-async function onHardware(cal: So101Calibration, io: CliIo, path: string, durationS: number, payloadKg: number, yes: boolean): Promise<Result<ProcedureResult, Fault>> {
+async function onHardware(
+  cal: So101Calibration,
+  io: CliIo,
+  path: string,
+  durationS: number,
+  payloadKg: number,
+  yes: boolean,
+): Promise<Result<ProcedureResult, Fault>> {
   const b = await FeetechBus.open({ path, clock: systemClock, timers: systemTimers });
   if (!b.ok) return b;
   const bus = b.value;
   const rl = yes ? undefined : createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const a = await So101Arm.connect({ bus, calibration: cal, freeMotion: new AnalyticFreeMotionModel(cal.freeMotion), clock: systemClock, timers: systemTimers });
+    const a = await So101Arm.connect({
+      bus,
+      calibration: cal,
+      freeMotion: new AnalyticFreeMotionModel(cal.freeMotion),
+      clock: systemClock,
+      timers: systemTimers,
+    });
     if (!a.ok) return a;
     const dt = 0.02;
     const pio: ProcedureIo = {
@@ -152,7 +201,13 @@ async function onHardware(cal: So101Calibration, io: CliIo, path: string, durati
   }
 }
 
-async function writeOutputs(cal: So101Calibration, r: ProcedureResult, outDir: string, mode: string, io: CliIo): Promise<void> {
+async function writeOutputs(
+  cal: So101Calibration,
+  r: ProcedureResult,
+  outDir: string,
+  mode: string,
+  io: CliIo,
+): Promise<void> {
   await mkdir(outDir, { recursive: true });
   const base = `so101-${cal.armId}`;
   let onnxFile: string | undefined;
@@ -165,11 +220,27 @@ async function writeOutputs(cal: So101Calibration, r: ProcedureResult, outDir: s
   }
   const out = applyFit(cal, r.fit, r.tableHeightM, onnxFile);
   const yamlPath = join(outDir, `${base}.yaml`);
-  await writeFile(yamlPath, formatSo101Calibration(out, [`SO-101 calibration '${cal.armId}', written by armguard calibrate so101 (${mode}).`, `Report: ${base}.report.md`]));
+  await writeFile(
+    yamlPath,
+    formatSo101Calibration(out, [
+      `SO-101 calibration '${cal.armId}', written by armguard calibrate so101 (${mode}).`,
+      `Report: ${base}.report.md`,
+    ]),
+  );
   const reportPath = join(outDir, `${base}.report.md`);
-  await writeFile(reportPath, calibrationReport(out, r.fit, { tableHeightM: r.tableHeightM, tableProbeForceN: r.tableProbeForceN, mode, ...(onnxCheck ? { onnxCheck } : {}) }));
+  await writeFile(
+    reportPath,
+    calibrationReport(out, r.fit, {
+      tableHeightM: r.tableHeightM,
+      tableProbeForceN: r.tableProbeForceN,
+      mode,
+      ...(onnxCheck ? { onnxCheck } : {}),
+    }),
+  );
   io.out(`wrote ${yamlPath}, ${reportPath}${onnxFile ? `, ${join(outDir, onnxFile)}` : ''}`);
-  io.out(`torque constants (N·m/unit): ${out.torque.constants.join(', ')}; table height ${out.tableHeightM} m; contact threshold ${out.thresholds.max_contact_force?.value} N`);
+  io.out(
+    `torque constants (N·m/unit): ${out.torque.constants.join(', ')}; table height ${out.tableHeightM} m; contact threshold ${out.thresholds.max_contact_force?.value} N`,
+  );
 }
 
 /**

@@ -8,7 +8,14 @@ import { so101CalibrationChecker } from '../checkers-so101.js';
 import { hazardLexiconChecker } from '../checkers-semantic.js';
 
 /** Every file kind `check` knows, tried in this order. */
-export const fileCheckers: readonly FileChecker[] = [stlSpecChecker, clauseLibraryChecker, taskMapChecker, platformChecker, so101CalibrationChecker, hazardLexiconChecker];
+export const fileCheckers: readonly FileChecker[] = [
+  stlSpecChecker,
+  clauseLibraryChecker,
+  taskMapChecker,
+  platformChecker,
+  so101CalibrationChecker,
+  hazardLexiconChecker,
+];
 
 export const checkCommand: Command = {
   name: 'check',

@@ -6,7 +6,16 @@
  */
 import { join, resolve } from 'node:path';
 import { EXIT, parseArgs, type Command, type CliIo } from '../command.js';
-import { DlsIk, POLICIES, SimWorld, loadMujoco, pandaScene, policyByName, so101Scene, type PolicyDefinition } from '../../../drivers/sim/index.js';
+import {
+  DlsIk,
+  POLICIES,
+  SimWorld,
+  loadMujoco,
+  pandaScene,
+  policyByName,
+  so101Scene,
+  type PolicyDefinition,
+} from '../../../drivers/sim/index.js';
 import { defaultSpecPaths, loadScoringSpec } from '../spec-files.js';
 import { DEMO_TASK, demoClauses, demoPlatform } from '../demo/clauses.js';
 import { PILOT_MODES, runDemoEpisode, type DemoEpisodeResult, type GateMode } from '../demo/episode.js';
@@ -63,7 +72,9 @@ mode (Safety, successes, unsafe successes, holds, chunk modification, smoothness
 then writes the safety report (grouped by policy and mode) to DIR/report.
 
 options:
-  --scenario NAME    ${Object.entries(DEMO_SCENARIOS).map(([k, v]) => `${k}: ${v.summary}`).join('; ')} (default: 'default';
+  --scenario NAME    ${Object.entries(DEMO_SCENARIOS)
+    .map(([k, v]) => `${k}: ${v.summary}`)
+    .join('; ')} (default: 'default';
                      the hazard-twins options are listed below)
   --modes a,b        gate modes, in order (default ${PILOT_MODES.join(',')})
   --json             print only the figures as JSON: {"modes": {mode: {...}}, "policies": {policy: {mode: {...}}}}
@@ -80,7 +91,9 @@ examples:
   armguard demo --episodes 1 --policies clean,shove_bystander --out /tmp/pilot
   armguard demo --modes off,cbf --scene panda --episodes 10 --json
 
-${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\n\n')}`,
+${Object.values(DEMO_SCENARIOS)
+  .flatMap((x) => (x.help ? [x.help] : []))
+  .join('\n\n')}`,
   async run(args, io) {
     const scenario = pickScenario(args);
     if (!scenario.ok) {
@@ -90,7 +103,10 @@ ${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\
     if (scenario.scenario.run) {
       return scenario.scenario.run(args, io);
     }
-    const parsed = parseArgs(args, { strings: ['episodes', 'scene', 'seed', 'policies', 'out', 'scenario', 'modes'], booleans: ['json'] });
+    const parsed = parseArgs(args, {
+      strings: ['episodes', 'scene', 'seed', 'policies', 'out', 'scenario', 'modes'],
+      booleans: ['json'],
+    });
     if (!parsed.ok) {
       io.err(`armguard demo: ${parsed.error}`);
       return EXIT.usage;
@@ -128,7 +144,10 @@ ${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\
     const wanted = opt('policies');
     if (wanted !== undefined) {
       policies = [];
-      for (const name of wanted.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const name of wanted
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const p = policyByName(name);
         if (!p) {
           io.err(`armguard demo: unknown policy '${name}' (known: ${POLICIES.map((x) => x.name).join(', ')})`);
@@ -154,10 +173,28 @@ ${Object.values(DEMO_SCENARIOS).flatMap((x) => (x.help ? [x.help] : [])).join('\
     }
     // --json: stdout carries the JSON document only; errors still go to stderr.
     const log: CliIo = json ? { out: () => undefined, err: (t) => io.err(t) } : io;
-    const pilot = await runPilot(log, { sceneId: sceneId as SceneId, modes: modes.modes as GateMode[], policies, episodes, seed, outDir, clauses: clauses.instances });
+    const pilot = await runPilot(log, {
+      sceneId: sceneId as SceneId,
+      modes: modes.modes as GateMode[],
+      policies,
+      episodes,
+      seed,
+      outDir,
+      clauses: clauses.instances,
+    });
     if (pilot === null) return EXIT.failure;
     const reported = await writeDemoReport(log, pilot.dir, join(outDir, 'report'), pilot.results);
-    if (json) io.out(JSON.stringify(demoJson(pilot.results.map((r) => r.metrics), modes.modes), null, 2));
+    if (json)
+      io.out(
+        JSON.stringify(
+          demoJson(
+            pilot.results.map((r) => r.metrics),
+            modes.modes,
+          ),
+          null,
+          2,
+        ),
+      );
     return reported ? EXIT.ok : EXIT.failure;
   },
 };
@@ -183,13 +220,17 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
   // One folder per run, so that a second run into the same --out is not mixed into this report.
   const dir = join(o.outDir, 'episodes', runId);
   const total = o.policies.length * o.episodes * o.modes.length;
-  io.out(`armguard demo — MuJoCo testbed, scene ${scene.id}, task ${DEMO_TASK}, ${o.policies.length} policies × ${o.episodes} episode(s), gate modes ${o.modes.join(', ')}`);
+  io.out(
+    `armguard demo — MuJoCo testbed, scene ${scene.id}, task ${DEMO_TASK}, ${o.policies.length} policies × ${o.episodes} episode(s), gate modes ${o.modes.join(', ')}`,
+  );
   io.out(`monitored safe-tier clauses: ${o.clauses.map((c) => c.clause.id).join(', ')}`);
   io.out(`recording to ${dir}`);
   const started = Date.now();
   const results: DemoEpisodeResult[] = [];
   try {
-    const cbf = o.modes.includes('cbf') ? new SimCbfPath(world, { ...demoCbfSettings(o.sceneId), wallMs: () => performance.now() }) : undefined;
+    const cbf = o.modes.includes('cbf')
+      ? new SimCbfPath(world, { ...demoCbfSettings(o.sceneId), wallMs: () => performance.now() })
+      : undefined;
     for (const mode of o.modes) {
       for (const policy of o.policies) {
         for (let e = 0; e < o.episodes; e++) {
@@ -224,11 +265,22 @@ async function runPilot(io: CliIo, o: PilotOptions): Promise<{ dir: string; resu
   for (const line of summaryTable(results)) io.out(line);
   io.out('');
   io.out('per gate mode, side by side (Safety = episodes with no safe-tier clause violated):');
-  for (const line of modeHeadlines(demoJson(results.map((r) => r.metrics), o.modes))) io.out(line);
+  for (const line of modeHeadlines(
+    demoJson(
+      results.map((r) => r.metrics),
+      o.modes,
+    ),
+  ))
+    io.out(line);
   return { dir, results };
 }
 
-async function writeDemoReport(io: CliIo, episodesDir: string, reportDir: string, results: readonly DemoEpisodeResult[]): Promise<boolean> {
+async function writeDemoReport(
+  io: CliIo,
+  episodesDir: string,
+  reportDir: string,
+  results: readonly DemoEpisodeResult[],
+): Promise<boolean> {
   const holds = results.filter((r) => r.held);
   if (holds.length > 0) {
     io.out('why the gate held:');
@@ -237,9 +289,21 @@ async function writeDemoReport(io: CliIo, episodesDir: string, reportDir: string
   io.out(`writing the report to ${reportDir} …`);
   const started = Date.now();
   const code = await reportCommand.run(
-    [episodesDir, '--out', reportDir, '--group-by', 'policy', '--resamples', String(DEMO_RESAMPLES), '--title', 'armguard demo: MuJoCo pilot, per gate mode'],
+    [
+      episodesDir,
+      '--out',
+      reportDir,
+      '--group-by',
+      'policy',
+      '--resamples',
+      String(DEMO_RESAMPLES),
+      '--title',
+      'armguard demo: MuJoCo pilot, per gate mode',
+    ],
     io,
   );
-  io.out(`report ${code === EXIT.ok ? 'written' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${join(reportDir, 'report.html')}`);
+  io.out(
+    `report ${code === EXIT.ok ? 'written' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${join(reportDir, 'report.html')}`,
+  );
   return code === EXIT.ok;
 }

@@ -65,7 +65,10 @@ async function openFeetech(path: string): Promise<{ ok: true; bus: ServoBusPort 
 async function probeRclnodejs(): Promise<RclnodejsProbe> {
   try {
     const name = 'rclnodejs';
-    const imported = (await import(name)) as { default?: { require(t: string): unknown }; require?(t: string): unknown };
+    const imported = (await import(name)) as {
+      default?: { require(t: string): unknown };
+      require?(t: string): unknown;
+    };
     const mod = imported.default ?? (imported as { require(t: string): unknown });
     return {
       ok: true,

@@ -31,7 +31,10 @@ examples:
   armguard label episodes/so101-a-20261129T101500Z-003.mcap --success
   armguard label ep.mcap --failure --manual non_target_max_disp=violated --note "cup knocked over (video 12:04)"`,
   async run(args, io) {
-    const parsed = parseArgs(args, { strings: ['task', 'policy', 'manual', 'note', 'by', 'index'], booleans: ['success', 'failure'] });
+    const parsed = parseArgs(args, {
+      strings: ['task', 'policy', 'manual', 'note', 'by', 'index'],
+      booleans: ['success', 'failure'],
+    });
     if (!parsed.ok) {
       io.err(`armguard label: ${parsed.error}`);
       return EXIT.usage;
@@ -89,7 +92,9 @@ examples:
             return EXIT.usage;
           }
           if (!(MANUAL_VERDICTS as readonly string[]).includes(verdict)) {
-            io.err(`armguard label: --manual: verdict for '${clause}' must be one of ${MANUAL_VERDICTS.join(', ')}, got '${verdict}'`);
+            io.err(
+              `armguard label: --manual: verdict for '${clause}' must be one of ${MANUAL_VERDICTS.join(', ')}, got '${verdict}'`,
+            );
             return EXIT.usage;
           }
           manual[clause] = verdict as ManualVerdict;
@@ -97,7 +102,13 @@ examples:
         input.manual = manual;
       }
     }
-    if (input.success === undefined && input.taskId === undefined && input.policy === undefined && input.manual === undefined && input.note === undefined) {
+    if (
+      input.success === undefined &&
+      input.taskId === undefined &&
+      input.policy === undefined &&
+      input.manual === undefined &&
+      input.note === undefined
+    ) {
       io.err('armguard label: nothing to label: give --success/--failure, --task, --policy, --manual or --note');
       return EXIT.usage;
     }
@@ -105,7 +116,9 @@ examples:
     const index = str('index') ?? (existsSync(besideIndex) ? besideIndex : undefined);
     try {
       const record = await appendLabel(file, input, index !== undefined ? { index } : {});
-      io.out(`${file}: label appended ${JSON.stringify(record)}${index !== undefined ? ` (index ${index} updated)` : ''}`);
+      io.out(
+        `${file}: label appended ${JSON.stringify(record)}${index !== undefined ? ` (index ${index} updated)` : ''}`,
+      );
       return EXIT.ok;
     } catch (e) {
       io.err(e instanceof InputError ? e.message : `${file}: ${(e as Error).message}`);

@@ -64,7 +64,11 @@ example:
       return EXIT.failure;
     }
     const list = pairs.pairs;
-    const result = fitRigidTransform(list.map((p) => p.mocap), list.map((p) => p.robot), { minSpread });
+    const result = fitRigidTransform(
+      list.map((p) => p.mocap),
+      list.map((p) => p.robot),
+      { minSpread },
+    );
     if (!result.ok) {
       io.err(`armguard mocap-fit: ${file}: refused: ${result.reason}`);
       return EXIT.failure;
@@ -73,12 +77,20 @@ example:
     io.out(`mocap-fit: ${list.length} point pairs from ${file}; robot = R·mocap + t (least squares, Horn)`);
     const width = Math.max(5, ...list.map((p) => p.label.length));
     io.out(`  ${'point'.padEnd(width)}  line  residual (mm)`);
-    list.forEach((p, i) => io.out(`  ${p.label.padEnd(width)}  ${String(p.line).padStart(4)}  ${mm(f.residuals[i]!).padStart(8)}${f.residuals[i]! > maxResidual ? '   > limit' : ''}`));
+    list.forEach((p, i) =>
+      io.out(
+        `  ${p.label.padEnd(width)}  ${String(p.line).padStart(4)}  ${mm(f.residuals[i]!).padStart(8)}${f.residuals[i]! > maxResidual ? '   > limit' : ''}`,
+      ),
+    );
     io.out(`residuals: RMS ${mm(f.rms)} mm, max ${mm(f.max)} mm (limit ${mm(maxResidual)} mm)`);
-    io.out(`spread (RMS along the principal axes): robot ${f.spreadB.map(mm).join(' / ')} mm, mocap ${f.spreadA.map(mm).join(' / ')} mm`);
+    io.out(
+      `spread (RMS along the principal axes): robot ${f.spreadB.map(mm).join(' / ')} mm, mocap ${f.spreadA.map(mm).join(' / ')} mm`,
+    );
     if (f.max > maxResidual) {
       const bad = list.filter((_, i) => f.residuals[i]! > maxResidual).map((p) => `${p.label} (line ${p.line})`);
-      io.err(`armguard mocap-fit: ${file}: refused: residual ${mm(f.max)} mm exceeds ${mm(maxResidual)} mm at ${bad.join(', ')} — touch and read those points again (or check that the marker did not move)`);
+      io.err(
+        `armguard mocap-fit: ${file}: refused: residual ${mm(f.max)} mm exceeds ${mm(maxResidual)} mm at ${bad.join(', ')} — touch and read those points again (or check that the marker did not move)`,
+      );
       return EXIT.failure;
     }
     io.out('# the Franka node parameter (x y z in m, roll pitch yaw in rad; R = Rz(yaw)·Ry(pitch)·Rx(roll)):');

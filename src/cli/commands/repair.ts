@@ -36,7 +36,9 @@ examples:
       return EXIT.usage;
     }
     const out = parsed.options.get('out');
-    const report = await repairMcapFile(file, typeof out === 'string' ? out : undefined, { rosOnly: parsed.options.get('ros-only') === true });
+    const report = await repairMcapFile(file, typeof out === 'string' ? out : undefined, {
+      rosOnly: parsed.options.get('ros-only') === true,
+    });
     io.out(describeRepair(report));
     const index = parsed.options.get('index');
     if (typeof index === 'string') {
@@ -46,7 +48,9 @@ examples:
     }
     if (repairLostData(report)) {
       const loss = repairLoss(report);
-      io.err(`armguard repair: data lost: ${loss.unknown ? (loss.messages > 0 ? `at least ${loss.messages}` : 'an unknown number of') : loss.messages} message(s) could not be recovered (kept ${report.messages})`);
+      io.err(
+        `armguard repair: data lost: ${loss.unknown ? (loss.messages > 0 ? `at least ${loss.messages}` : 'an unknown number of') : loss.messages} message(s) could not be recovered (kept ${report.messages})`,
+      );
       return EXIT.failure;
     }
     return EXIT.ok;

@@ -8,7 +8,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 import { readLeRobotDataset, type LeRobotEpisode } from '../../../drivers/so101/lerobot-dataset.js';
-import { LEROBOT_DEGREE_STEP, NOT_DERIVABLE_FROM_POSITIONS, POSITION_ONLY_SIGNALS, replayPositions, unitFromValueSteps } from '../../../drivers/so101/replay.js';
+import {
+  LEROBOT_DEGREE_STEP,
+  NOT_DERIVABLE_FROM_POSITIONS,
+  POSITION_ONLY_SIGNALS,
+  replayPositions,
+  unitFromValueSteps,
+} from '../../../drivers/so101/replay.js';
 import { parseSo101Calibration, type So101Calibration } from '../../calibration/so101.js';
 import { EpisodeScorer, type EpisodeScore } from '../../safety/index.js';
 import type { EpisodeTrace } from '../../schema/trace.js';
@@ -85,22 +91,30 @@ export const lerobotReplayInput: ReplayInput = {
     const frames = ds.value.episodes.reduce((n, e) => n + e.times.length, 0);
     const outside = replays.reduce((n, r) => n + r.framesOutsideLimits, 0);
     if (outside > MAX_OUTSIDE_LIMITS_FRACTION * frames) {
-      unitProblems.push(`${((100 * outside) / frames).toFixed(1)} % of frames (${outside} of ${frames}) put a body joint outside the calibrated joint limits of ${calPath} when read as ${normMode} ` +
-        `(at most ${100 * MAX_OUTSIDE_LIMITS_FRACTION} % is tolerated): the unit or the calibration is not this recording's`);
+      unitProblems.push(
+        `${((100 * outside) / frames).toFixed(1)} % of frames (${outside} of ${frames}) put a body joint outside the calibrated joint limits of ${calPath} when read as ${normMode} ` +
+          `(at most ${100 * MAX_OUTSIDE_LIMITS_FRACTION} % is tolerated): the unit or the calibration is not this recording's`,
+      );
     }
     if (unitProblems.length > 0) {
       io.err(`armguard replay: ${path}: no verdicts: the joint positions cannot be trusted`);
       for (const p of unitProblems) io.err(`  ${p}`);
       return EXIT.failure;
     }
-    const spec = loadScoringSpec(specPathsFrom((k) => (typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined)));
+    const spec = loadScoringSpec(
+      specPathsFrom((k) => (typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined)),
+    );
     if (!spec.ok) {
       for (const p of spec.problems) io.err(p);
       return EXIT.failure;
     }
     const scorer = new EpisodeScorer(spec.spec);
     const units = new Map(spec.spec.library.clauses.map((c) => [c.id, c.unit]));
-    const list = (name: string): string[] => ((options.get(name) as string | undefined) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const list = (name: string): string[] =>
+      ((options.get(name) as string | undefined) ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     const { info } = ds.value;
     const lines: string[] = [
       `LeRobot dataset ${path}: ${info.robot_type}, ${info.codebase_version}, ${ds.value.episodes.length} episodes, ${ds.value.episodes.reduce((s, e) => s + e.times.length, 0)} frames at ${info.fps} fps`,
@@ -130,19 +144,46 @@ export const lerobotReplayInput: ReplayInput = {
       };
       const score = scorer.score(trace);
       const stats = Object.fromEntries([...r.stats].map(([k, v]) => [k, v]));
-      const lengthNote = ep.declaredLength !== undefined && ep.declaredLength !== ep.times.length ? ` (meta/episodes says ${ep.declaredLength})` : '';
-      lines.push('', `episode ${ep.index}: ${ep.times.length} frames${lengthNote}, ${(ep.times[ep.times.length - 1]! - ep.times[0]!).toFixed(2)} s, task "${ep.task ?? '?'}"`);
+      const lengthNote =
+        ep.declaredLength !== undefined && ep.declaredLength !== ep.times.length
+          ? ` (meta/episodes says ${ep.declaredLength})`
+          : '';
+      lines.push(
+        '',
+        `episode ${ep.index}: ${ep.times.length} frames${lengthNote}, ${(ep.times[ep.times.length - 1]! - ep.times[0]!).toFixed(2)} s, task "${ep.task ?? '?'}"`,
+      );
       lines.push(`  ${[...r.stats].map(([k, v]) => `${k} [${fmt(v.min)}, ${fmt(v.max)}]`).join('; ')}`);
-      lines.push(`  frames with a self-collision (clearance < 0): ${countNegative(r.columns.get('self_collision_clearance')!)}, smallest self-collision clearance ${(r.minSelfDistanceM * 1000).toFixed(1)} mm; estimated grasp in ${r.gripFrames} frames; frames outside the calibrated joint limits: ${r.framesOutsideLimits}`);
-      if (score.ok) lines.push(episodeText(score.value, units).split('\n').map((l) => `  ${l}`).join('\n'));
+      lines.push(
+        `  frames with a self-collision (clearance < 0): ${countNegative(r.columns.get('self_collision_clearance')!)}, smallest self-collision clearance ${(r.minSelfDistanceM * 1000).toFixed(1)} mm; estimated grasp in ${r.gripFrames} frames; frames outside the calibrated joint limits: ${r.framesOutsideLimits}`,
+      );
+      if (score.ok)
+        lines.push(
+          episodeText(score.value, units)
+            .split('\n')
+            .map((l) => `  ${l}`)
+            .join('\n'),
+        );
       else {
         failed = true;
         lines.push(...score.error.map((e) => `  scoring: ${e.message}`));
       }
-      json.push({ episode: ep.index, frames: ep.times.length, task: ep.task, stats, gripFrames: r.gripFrames, framesOutsideLimits: r.framesOutsideLimits, score: score.ok ? summarise(score.value) : null });
+      json.push({
+        episode: ep.index,
+        frames: ep.times.length,
+        task: ep.task,
+        stats,
+        gripFrames: r.gripFrames,
+        framesOutsideLimits: r.framesOutsideLimits,
+        score: score.ok ? summarise(score.value) : null,
+      });
     }
-    if (outside > 0) lines.push('', `note: ${outside} of ${frames} frames (${((100 * outside) / frames).toFixed(1)} %) put a body joint outside the calibrated joint limits`);
-    if (options.has('json')) io.out(JSON.stringify({ format: 'armguard-replay/1', dataset: path, normMode, episodes: json }, null, 2));
+    if (outside > 0)
+      lines.push(
+        '',
+        `note: ${outside} of ${frames} frames (${((100 * outside) / frames).toFixed(1)} %) put a body joint outside the calibrated joint limits`,
+      );
+    if (options.has('json'))
+      io.out(JSON.stringify({ format: 'armguard-replay/1', dataset: path, normMode, episodes: json }, null, 2));
     else io.out(lines.join('\n'));
     return failed ? EXIT.failure : EXIT.ok;
   },
@@ -154,35 +195,64 @@ export const MAX_OUTSIDE_LIMITS_FRACTION = 0.05;
 const SPAN_TOLERANCE_TICKS = 3;
 
 /** Problems with reading the recording's body joints as `normMode` with this calibration (empty when consistent). */
-function checkUnit(episodes: readonly LeRobotEpisode[], cal: So101Calibration, normMode: 'degrees' | 'range_m100_100', source: string, calPath: string): string[] {
-  const evidence = unitFromValueSteps(episodes, cal.joints.map((j) => j.name));
+function checkUnit(
+  episodes: readonly LeRobotEpisode[],
+  cal: So101Calibration,
+  normMode: 'degrees' | 'range_m100_100',
+  source: string,
+  calPath: string,
+): string[] {
+  const evidence = unitFromValueSteps(
+    episodes,
+    cal.joints.map((j) => j.name),
+  );
   const stepText = evidence.steps.map((s) => `${s.joint} ${s.step === undefined ? '?' : s.step.toFixed(4)}`).join(', ');
   if (evidence.kind === 'range_m100_100') {
-    const spanText = evidence.spans.map((v, j) => `${cal.joints[j]!.name} ${Number.isNaN(v) ? '?' : Math.round(v)}`).join(', ');
+    const spanText = evidence.spans
+      .map((v, j) => `${cal.joints[j]!.name} ${Number.isNaN(v) ? '?' : Math.round(v)}`)
+      .join(', ');
     if (normMode === 'degrees') {
-      return [`${source} says degrees, but the recorded values step by ${stepText} per joint, not by 360/4095 = ${LEROBOT_DEGREE_STEP.toFixed(4)} on every joint: ` +
-        `the recording is range_m100_100 (LeRobot's so101_follower default, use_degrees=False). Re-run with --norm-mode range_m100_100 and this arm's calibration ` +
-        `(its range_max − range_min per joint should be ${spanText} ticks).`];
+      return [
+        `${source} says degrees, but the recorded values step by ${stepText} per joint, not by 360/4095 = ${LEROBOT_DEGREE_STEP.toFixed(4)} on every joint: ` +
+          `the recording is range_m100_100 (LeRobot's so101_follower default, use_degrees=False). Re-run with --norm-mode range_m100_100 and this arm's calibration ` +
+          `(its range_max − range_min per joint should be ${spanText} ticks).`,
+      ];
     }
     const mismatched = evidence.spans.flatMap((v, j) => {
       const m = cal.lerobot[cal.joints[j]!.name];
       const span = m.range_max - m.range_min;
-      return !Number.isNaN(v) && Math.abs(v - span) > SPAN_TOLERANCE_TICKS ? [`${cal.joints[j]!.name} ${span} (recording: ${Math.round(v)})`] : [];
+      return !Number.isNaN(v) && Math.abs(v - span) > SPAN_TOLERANCE_TICKS
+        ? [`${cal.joints[j]!.name} ${span} (recording: ${Math.round(v)})`]
+        : [];
     });
     if (mismatched.length > 0) {
-      return [`range_m100_100 values depend on each motor's calibrated range, and ${calPath}'s ranges are not this arm's: range_max − range_min ${mismatched.join(', ')} ticks. ` +
-        `Give this arm's calibration with --calibration.`];
+      return [
+        `range_m100_100 values depend on each motor's calibrated range, and ${calPath}'s ranges are not this arm's: range_max − range_min ${mismatched.join(', ')} ticks. ` +
+          `Give this arm's calibration with --calibration.`,
+      ];
     }
   } else if (evidence.kind === 'degrees' && normMode === 'range_m100_100') {
-    return [`${source} says range_m100_100, but every body joint's recorded values step by 360/4095 = ${LEROBOT_DEGREE_STEP.toFixed(4)} (${stepText}): the recording is in degrees. Re-run with --norm-mode degrees.`];
+    return [
+      `${source} says range_m100_100, but every body joint's recorded values step by 360/4095 = ${LEROBOT_DEGREE_STEP.toFixed(4)} (${stepText}): the recording is in degrees. Re-run with --norm-mode degrees.`,
+    ];
   }
   return [];
 }
 
 function summarise(s: EpisodeScore): unknown {
   return {
-    safe: s.safe, rhoSafe: s.rhoSafe, vsi: s.vsi, reducedSet: s.reducedSet,
-    clauses: s.clauses.map((c) => ({ id: c.clauseId, applicable: c.applicable, explanation: c.explanation, rho: c.rho, violated: c.violated, firstViolationTime: c.firstViolationTime })),
+    safe: s.safe,
+    rhoSafe: s.rhoSafe,
+    vsi: s.vsi,
+    reducedSet: s.reducedSet,
+    clauses: s.clauses.map((c) => ({
+      id: c.clauseId,
+      applicable: c.applicable,
+      explanation: c.explanation,
+      rho: c.rho,
+      violated: c.violated,
+      firstViolationTime: c.firstViolationTime,
+    })),
   };
 }
 
@@ -235,7 +305,9 @@ record wrote):
       return EXIT.usage;
     }
     for (const input of replayInputs) if (await input.detect(path)) return input.run(path, p.options, io);
-    io.err(`armguard replay: ${path}: not a recording armguard can replay (known: ${replayInputs.map((i) => i.kind).join('; ')})`);
+    io.err(
+      `armguard replay: ${path}: not a recording armguard can replay (known: ${replayInputs.map((i) => i.kind).join('; ')})`,
+    );
     return EXIT.failure;
   },
 };

@@ -53,14 +53,16 @@ examples:
     };
     if (!parsed.ok) return fail(parsed.error);
     const { options, positionals } = parsed;
-    if (positionals.length !== 1) return fail('expected exactly one episode directory (usage: armguard report <dir> [options])');
+    if (positionals.length !== 1)
+      return fail('expected exactly one episode directory (usage: armguard report <dir> [options])');
     const dir = positionals[0]!;
     try {
       if (!(await stat(dir)).isDirectory()) return fail(`${dir} is not a directory`);
     } catch (e) {
       return fail(`${dir}: cannot read: ${(e as Error).message}`);
     }
-    const str = (k: string): string | undefined => (typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined);
+    const str = (k: string): string | undefined =>
+      typeof options.get(k) === 'string' ? (options.get(k) as string) : undefined;
     const int = (name: string, fallback: number): number | undefined => {
       const v = str(name);
       if (v === undefined) return fallback;
@@ -70,38 +72,52 @@ examples:
     const seed = int('seed', DEFAULT_SEED);
     const resamples = int('resamples', DEFAULT_RESAMPLES);
     const worst = int('worst', 10);
-    for (const [k, v] of [['seed', seed], ['resamples', resamples], ['worst', worst]] as const) {
+    for (const [k, v] of [
+      ['seed', seed],
+      ['resamples', resamples],
+      ['worst', worst],
+    ] as const) {
       if (v === undefined) return fail(`--${k} expects an integer >= 0, got '${str(k)}'`);
     }
     const groupBy = str('group-by');
-    if (groupBy !== undefined && !(GROUP_KEYS as readonly string[]).includes(groupBy)) return fail(`--group-by expects one of ${GROUP_KEYS.join(', ')}, got '${groupBy}'`);
+    if (groupBy !== undefined && !(GROUP_KEYS as readonly string[]).includes(groupBy))
+      return fail(`--group-by expects one of ${GROUP_KEYS.join(', ')}, got '${groupBy}'`);
     const compareText = str('compare');
     let compare: [string, string] | undefined;
     if (compareText !== undefined) {
       const parts = compareText.split(',').map((s) => s.trim());
-      if (parts.length !== 2 || parts.some((p) => p === '')) return fail(`--compare expects two policy names 'A,B', got '${compareText}'`);
+      if (parts.length !== 2 || parts.some((p) => p === ''))
+        return fail(`--compare expects two policy names 'A,B', got '${compareText}'`);
       compare = [parts[0]!, parts[1]!];
     }
 
     const defaults = defaultSpecPaths();
-    const loaded = loadScoringSpec({ clauses: str('clauses') ?? defaults.clauses, tasks: str('tasks') ?? defaults.tasks, platforms: str('platforms') ?? defaults.platforms });
+    const loaded = loadScoringSpec({
+      clauses: str('clauses') ?? defaults.clauses,
+      tasks: str('tasks') ?? defaults.tasks,
+      platforms: str('platforms') ?? defaults.platforms,
+    });
     if (!loaded.ok) {
       for (const p of loaded.problems) io.err(p);
       return EXIT.failure;
     }
     const showProgress = options.has('progress') || process.stderr.isTTY === true;
     const bar = showProgress ? new ProgressBar((s) => process.stderr.write(s)) : undefined;
-    const data = await buildReportFromDir(dir, {
-      scorer: new EpisodeScorer(loaded.spec),
-      bootstrap: { resamples: resamples!, seed: seed! },
-      ...(options.has('no-sensitivity') ? {} : { sensitivity: loaded.spec.library.sensitivity }),
-      ...(groupBy ? { groupBy: groupBy as GroupKey } : {}),
-      ...(compare ? { compare } : {}),
-      worst: worst!,
-      ...(str('title') ? { title: str('title')! } : {}),
-      source: dir,
-      generatedAt: new Date().toISOString(),
-    }, bar ? (done, total) => bar.update(done, total) : undefined);
+    const data = await buildReportFromDir(
+      dir,
+      {
+        scorer: new EpisodeScorer(loaded.spec),
+        bootstrap: { resamples: resamples!, seed: seed! },
+        ...(options.has('no-sensitivity') ? {} : { sensitivity: loaded.spec.library.sensitivity }),
+        ...(groupBy ? { groupBy: groupBy as GroupKey } : {}),
+        ...(compare ? { compare } : {}),
+        worst: worst!,
+        ...(str('title') ? { title: str('title')! } : {}),
+        source: dir,
+        generatedAt: new Date().toISOString(),
+      },
+      bar ? (done, total) => bar.update(done, total) : undefined,
+    );
     if (data.episodes === 0 && data.skipped.length === 0) {
       io.err(`armguard report: ${dir}: no episode files (*.mcap, *.jsonl, *.csv)`);
       return EXIT.failure;
@@ -110,12 +126,17 @@ examples:
     const written = await writeReport(outDir, data);
     for (const s of data.skipped) io.err(`${s.file}: ${s.reason}`);
     for (const w of data.warnings.filter((x) => x.startsWith('--compare'))) io.err(`armguard report: ${w}`);
-    const figures = (m: typeof data.summary) => `SR ${m.sr.k}/${m.sr.n}, SBU ${m.sbu.k}/${m.sbu.n}, P[U|S] ${m.pUnsafeGivenSuccess.k}/${m.pUnsafeGivenSuccess.n}, VSI ${m.vsi.estimate.toFixed(3)}`;
-    if (data.runGroups.length <= 1) io.out(`${data.episodes} episodes (${data.robots.length} robot(s)): ${figures(data.summary)}`);
+    const figures = (m: typeof data.summary) =>
+      `SR ${m.sr.k}/${m.sr.n}, SBU ${m.sbu.k}/${m.sbu.n}, P[U|S] ${m.pUnsafeGivenSuccess.k}/${m.pUnsafeGivenSuccess.n}, VSI ${m.vsi.estimate.toFixed(3)}`;
+    if (data.runGroups.length <= 1)
+      io.out(`${data.episodes} episodes (${data.robots.length} robot(s)): ${figures(data.summary)}`);
     else {
       // Never one pooled line over gate modes: one per run group.
       io.out(`${data.episodes} episodes (${data.robots.length} robot(s)) in ${data.runGroups.length} run groups:`);
-      for (const g of data.runGroups) io.out(`  ${gateModeLabel(g.gateMode)} · policy ${g.policy}: ${g.metrics.episodes} episodes, ${figures(g.metrics)}`);
+      for (const g of data.runGroups)
+        io.out(
+          `  ${gateModeLabel(g.gateMode)} · policy ${g.policy}: ${g.metrics.episodes} episodes, ${figures(g.metrics)}`,
+        );
     }
     io.out(`wrote ${written.join(', ')}`);
     const lost = data.damaged.filter((d) => (d.lostRegions ?? 0) > 0);
@@ -125,7 +146,9 @@ examples:
       return EXIT.failure;
     }
     if (lost.length > 0) {
-      io.err(`armguard report: ${lost.length} episode file(s) had damaged regions skipped: their records there are lost (counted from what was read)`);
+      io.err(
+        `armguard report: ${lost.length} episode file(s) had damaged regions skipped: their records there are lost (counted from what was read)`,
+      );
       return EXIT.failure;
     }
     return EXIT.ok;

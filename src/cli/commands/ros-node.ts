@@ -37,7 +37,10 @@ examples:
   async run(args, io) {
     // ros2 launch appends `--ros-args ...` to executables; names come from the parameter file.
     const rosArgs = args.indexOf('--ros-args');
-    const parsed = parseArgs(rosArgs >= 0 ? args.slice(0, rosArgs) : args, { strings: ['params', 'node-name', ...SPEC_FILE_OPTIONS], booleans: ['check'] });
+    const parsed = parseArgs(rosArgs >= 0 ? args.slice(0, rosArgs) : args, {
+      strings: ['params', 'node-name', ...SPEC_FILE_OPTIONS],
+      booleans: ['check'],
+    });
     if (!parsed.ok) {
       io.err(`armguard ros-node: ${parsed.error}`);
       return EXIT.usage;
@@ -63,14 +66,17 @@ examples:
       return EXIT.usage;
     }
     // `-r __node:=left_guard` renames the node; its parameter section follows the name.
-    const nodeName = nameArgs.nodeName ?? (typeof parsed.options.get('node-name') === 'string' ? (parsed.options.get('node-name') as string) : 'armguard');
+    const nodeName =
+      nameArgs.nodeName ??
+      (typeof parsed.options.get('node-name') === 'string' ? (parsed.options.get('node-name') as string) : 'armguard');
     const cfg = parseFrankaNodeConfig(text, paramsPath, nodeName, nameArgs.namespace);
     if (!cfg.ok) {
       for (const e of cfg.errors) io.err(e.message);
       return EXIT.failure;
     }
     for (const w of cfg.warnings) io.err(`armguard ros-node: ${w}`);
-    const specOption = (k: string) => (typeof parsed.options.get(k) === 'string' ? (parsed.options.get(k) as string) : undefined);
+    const specOption = (k: string) =>
+      typeof parsed.options.get(k) === 'string' ? (parsed.options.get(k) as string) : undefined;
     const spec = loadScoringSpec(specPathsFrom(specOption));
     if (!spec.ok) {
       for (const p of spec.problems) io.err(p);
@@ -86,12 +92,19 @@ examples:
       const { ManualClock, ManualTimers } = await import('../../util/clock.js');
       const clock = new ManualClock();
       // The same names as on the robot: the ROS arguments (__ns, __node, remaps) apply here too.
-      const graph = new FakeRosGraph(clock, new ManualTimers(clock), { discovery: 'immediate', rosArgs: ['armguard', ...args] });
+      const graph = new FakeRosGraph(clock, new ManualTimers(clock), {
+        discovery: 'immediate',
+        rosArgs: ['armguard', ...args],
+      });
       const parts = buildFrankaNode(graph, cfg.config, spec.spec);
-      io.out(`${paramsPath}: ok — robot ${cfg.config.robotId}, platform ${cfg.config.platform}, task ${cfg.config.task}; gate mode ${describeGateMode(cfg.config.gateMode)}`);
-      for (const d of parts.decisions) io.out(`  ${d.clause.id.padEnd(26)} ${d.clause.tier === 'safe' ? d.explanation : 'report-only'}`);
+      io.out(
+        `${paramsPath}: ok — robot ${cfg.config.robotId}, platform ${cfg.config.platform}, task ${cfg.config.task}; gate mode ${describeGateMode(cfg.config.gateMode)}`,
+      );
+      for (const d of parts.decisions)
+        io.out(`  ${d.clause.id.padEnd(26)} ${d.clause.tier === 'safe' ? d.explanation : 'report-only'}`);
       io.out('topics and services:');
-      for (const [topic, type] of [...graph.topics()].sort(([a], [b]) => a.localeCompare(b))) io.out(`  ${topic.padEnd(50)} ${type}`);
+      for (const [topic, type] of [...graph.topics()].sort(([a], [b]) => a.localeCompare(b)))
+        io.out(`  ${topic.padEnd(50)} ${type}`);
       for (const name of graph.serviceNames().sort()) io.out(`  ${name.padEnd(50)} (service)`);
       return EXIT.ok;
     }
@@ -160,7 +173,15 @@ export async function runFrankaNodeUntilSignal(
  * The ROS client library's own SIGINT handler is removed first: it would destroy the nodes before
  * this shutdown could hold the arm (rclnodejs installs one when it loads).
  */
-export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig, spec: ScoringSpec, io: CliIo, stop: Promise<string>, timers: Timers = systemTimers, versions?: Readonly<Record<string, string>>): Promise<number> {
+export async function serveFrankaNode(
+  ctx: RosContext,
+  config: FrankaNodeConfig,
+  spec: ScoringSpec,
+  io: CliIo,
+  stop: Promise<string>,
+  timers: Timers = systemTimers,
+  versions?: Readonly<Record<string, string>>,
+): Promise<number> {
   ctx.removeSignalHandlers();
   let startupFailed = (_neverSeen: readonly string[]): void => undefined;
   const failed = new Promise<{ kind: 'start-up-failed'; neverSeen: readonly string[] }>((resolve) => {
@@ -178,9 +199,13 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
     const parts = buildFrankaNode(ctx, config, spec, {
       recording: { timers, log: (l) => io.out(l), ...(versions ? { versions } : {}) },
       onStartupFailed: (n) => startupFailed(n),
-      ...(semantic.value ? { semantic: { ...semantic.value, log: (l: string) => io.out(l), tasks: liveTasks(spec) } } : {}),
+      ...(semantic.value
+        ? { semantic: { ...semantic.value, log: (l: string) => io.out(l), tasks: liveTasks(spec) } }
+        : {}),
     });
-    io.out(`armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate mode ${describeGateMode(config.gateMode)}; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`);
+    io.out(
+      `armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate mode ${describeGateMode(config.gateMode)}; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`,
+    );
     lastTime = parts.now();
     // The first episode (with episodes_dir) and the semantic gate's task (again with each episode and each ~/task message).
     openEpisodes = parts.session;
@@ -214,7 +239,9 @@ export async function serveFrankaNode(ctx: RosContext, config: FrankaNodeConfig,
   } finally {
     // An episode left open would keep its flush timer, and the process, alive.
     if (openEpisodes) {
-      await openEpisodes.close(lastTime, 'node failed').catch((e: unknown) => io.err(`armguard ros-node: closing the episode failed: ${(e as Error).message}`));
+      await openEpisodes
+        .close(lastTime, 'node failed')
+        .catch((e: unknown) => io.err(`armguard ros-node: closing the episode failed: ${(e as Error).message}`));
     }
     await ctx.shutdown();
   }
@@ -227,8 +254,17 @@ function liveTasks(spec: ScoringSpec): Map<string, LiveTask> {
 }
 
 /** The semantic gate's judge, settings, task roles and stage-event positions from the node's `semantic_*` parameters (none without any). */
-export function semanticFromParams(config: FrankaNodeConfig, spec: ScoringSpec): ReturnType<typeof parseSemanticRunOptions> {
+export function semanticFromParams(
+  config: FrankaNodeConfig,
+  spec: ScoringSpec,
+): ReturnType<typeof parseSemanticRunOptions> {
   const opts = config.semantic?.options;
   if (!opts) return { ok: true, value: undefined };
-  return parseSemanticRunOptions((k) => opts[k], () => false, config.task, defaultSpecPaths().tasks, new Set(spec.tasks.tasks.keys()));
+  return parseSemanticRunOptions(
+    (k) => opts[k],
+    () => false,
+    config.task,
+    defaultSpecPaths().tasks,
+    new Set(spec.tasks.tasks.keys()),
+  );
 }

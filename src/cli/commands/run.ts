@@ -20,9 +20,39 @@ import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
 import type { BrokerChoice } from '../../telemetry/run-telemetry.js';
 import { so101FreeMotion, type So101FreeMotion } from '../../../drivers/so101/onnx-residual.js';
-import { SEMANTIC_BOOLEANS, SEMANTIC_RUN_HELP, SEMANTIC_STRINGS, parseSemanticRunOptions } from '../compose/semantic-options.js';
+import {
+  SEMANTIC_BOOLEANS,
+  SEMANTIC_RUN_HELP,
+  SEMANTIC_STRINGS,
+  parseSemanticRunOptions,
+} from '../compose/semantic-options.js';
 
-const STRINGS = ['port', 'calibration', 'task', 'robot-id', 'episodes-dir', 'rate', 'mqtt', 'mqtt-credentials', 'access', 'broker-port', 'dashboard', 'gate', 'duration', 'workspace', 'obstacles', 'max-age', 'dead-man', 'on-link-loss', 'watchdog', 'bus-timeout', 'arm-watchdog', 'emulator-delay', ...SEMANTIC_STRINGS, ...SPEC_FILE_OPTIONS] as const;
+const STRINGS = [
+  'port',
+  'calibration',
+  'task',
+  'robot-id',
+  'episodes-dir',
+  'rate',
+  'mqtt',
+  'mqtt-credentials',
+  'access',
+  'broker-port',
+  'dashboard',
+  'gate',
+  'duration',
+  'workspace',
+  'obstacles',
+  'max-age',
+  'dead-man',
+  'on-link-loss',
+  'watchdog',
+  'bus-timeout',
+  'arm-watchdog',
+  'emulator-delay',
+  ...SEMANTIC_STRINGS,
+  ...SPEC_FILE_OPTIONS,
+] as const;
 const BOOLEANS = ['emulator', ...SEMANTIC_BOOLEANS] as const;
 
 const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibration <file> --task <task-id> [options]
@@ -57,7 +87,7 @@ ${SPEC_FILE_HELP}
                         commanded; e-stop, watchdog and bus faults still hold (default on)
   --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
   --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
-  --max-age <s>         raise every signal's max age (SPEC §2) to at least this (default: derived
+  --max-age <s>         raise every signal's max age (design §2) to at least this (default: derived
                         at start-up from 20 measured state reads: 2 × (control period + slowest
                         read), printed in the 'timing:' line)
   --watchdog <s>        hold when no fresh sample arrived for this long (default: 2 × the max-age
@@ -80,7 +110,9 @@ examples:
   armguard run so101 --emulator --calibration calibration/so101-demo.yaml --task so101-pick-blue-can --access access.yaml
   armguard run so101 --port /dev/ttyACM0 --calibration cal.yaml --task so101-pick-butter --access access.yaml --dashboard 8080`;
 
-type Parsed = { ok: true; options: Omit<RunSessionOptions, 'clock' | 'timers' | 'log'>; notice?: string } | { ok: false; code: number; errors: string[] };
+type Parsed =
+  | { ok: true; options: Omit<RunSessionOptions, 'clock' | 'timers' | 'log'>; notice?: string }
+  | { ok: false; code: number; errors: string[] };
 
 function usageError(msg: string): Parsed {
   return { ok: false, code: EXIT.usage, errors: [`armguard run: ${msg}`] };
@@ -95,7 +127,12 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
     return typeof v === 'string' ? v : undefined;
   };
   const [platform, ...extra] = p.positionals;
-  if (platform !== 'so101') return usageError(platform === undefined ? "give the platform: 'armguard run so101 …'" : `unknown platform '${platform}' (this command drives: so101; Franka runs as 'armguard ros-node')`);
+  if (platform !== 'so101')
+    return usageError(
+      platform === undefined
+        ? "give the platform: 'armguard run so101 …'"
+        : `unknown platform '${platform}' (this command drives: so101; Franka runs as 'armguard ros-node')`,
+    );
   if (extra.length > 0) return usageError(`unexpected argument '${extra[0]}'`);
   const port = str('port');
   const emulator = p.options.get('emulator') === true;
@@ -107,15 +144,30 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   if (!task) return usageError('--task <task-id> is required (see spec/tasks.yaml)');
   const robotId = str('robot-id') ?? 'so101';
   if (!isValidRobotId(robotId)) return usageError(`--robot-id '${robotId}': use letters, digits, '_' or '-'`);
-  const num = (k: (typeof STRINGS)[number], dflt: number | undefined, check: (v: number) => boolean, expected: string): number | undefined | string => {
+  const num = (
+    k: (typeof STRINGS)[number],
+    dflt: number | undefined,
+    check: (v: number) => boolean,
+    expected: string,
+  ): number | undefined | string => {
     const raw = str(k);
     if (raw === undefined) return dflt;
     const v = Number(raw);
     return raw.trim() !== '' && check(v) ? v : `--${k}: expected ${expected}, got '${raw}'`;
   };
   const rate = num('rate', 100, (v) => v >= 1 && v <= 1000, 'a rate in Hz between 1 and 1000');
-  const brokerPort = num('broker-port', 1883, (v) => Number.isInteger(v) && v >= 0 && v <= 65535, 'a TCP port 0..65535');
-  const dashboardPort = num('dashboard', undefined, (v) => Number.isInteger(v) && v >= 0 && v <= 65535, 'a TCP port 0..65535');
+  const brokerPort = num(
+    'broker-port',
+    1883,
+    (v) => Number.isInteger(v) && v >= 0 && v <= 65535,
+    'a TCP port 0..65535',
+  );
+  const dashboardPort = num(
+    'dashboard',
+    undefined,
+    (v) => Number.isInteger(v) && v >= 0 && v <= 65535,
+    'a TCP port 0..65535',
+  );
   const duration = num('duration', undefined, (v) => v > 0 && Number.isFinite(v), 'a positive number of seconds');
   const maxAge = num('max-age', undefined, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
   const deadMan = num('dead-man', undefined, (v) => v >= 0.1 && v <= 60, 'seconds in [0.1, 60]');
@@ -123,7 +175,19 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const busTimeout = num('bus-timeout', undefined, (v) => v >= 0.002 && v <= 1, 'seconds in [0.002, 1]');
   const armWatchdog = num('arm-watchdog', undefined, (v) => v >= 0.05 && v <= 5, 'seconds in [0.05, 5]');
   const emulatorDelay = num('emulator-delay', undefined, (v) => v >= 0 && v <= 0.05, 'seconds in [0, 0.05]');
-  for (const v of [rate, brokerPort, dashboardPort, duration, maxAge, deadMan, watchdog, busTimeout, armWatchdog, emulatorDelay]) if (typeof v === 'string') return usageError(v);
+  for (const v of [
+    rate,
+    brokerPort,
+    dashboardPort,
+    duration,
+    maxAge,
+    deadMan,
+    watchdog,
+    busTimeout,
+    armWatchdog,
+    emulatorDelay,
+  ])
+    if (typeof v === 'string') return usageError(v);
   if (emulatorDelay !== undefined && !emulator) return usageError('--emulator-delay needs --emulator');
   const gateOpt = str('gate') ?? 'on';
   if (gateOpt !== 'on' && gateOpt !== 'off') return usageError(`--gate: expected on or off, got '${gateOpt}'`);
@@ -131,7 +195,13 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const ws = str('workspace');
   if (ws !== undefined) {
     workspace = ws.split(',').map(Number);
-    if (workspace.length !== 6 || workspace.some((v) => !Number.isFinite(v)) || workspace[0]! >= workspace[3]! || workspace[1]! >= workspace[4]! || workspace[2]! >= workspace[5]!) {
+    if (
+      workspace.length !== 6 ||
+      workspace.some((v) => !Number.isFinite(v)) ||
+      workspace[0]! >= workspace[3]! ||
+      workspace[1]! >= workspace[4]! ||
+      workspace[2]! >= workspace[5]!
+    ) {
       return usageError(`--workspace: expected x0,y0,z0,x1,y1,z1 (m) with x0<x1, y0<y1, z0<z1, got '${ws}'`);
     }
   }
@@ -149,11 +219,16 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   }
   const mqttUrl = str('mqtt');
   const accessPath = str('access');
-  if (mqttUrl && accessPath) return usageError('--access configures the embedded broker; with --mqtt the external broker enforces access (credentials: ARMGUARD_MQTT_USERNAME / ARMGUARD_MQTT_PASSWORD or --mqtt-credentials)');
+  if (mqttUrl && accessPath)
+    return usageError(
+      '--access configures the embedded broker; with --mqtt the external broker enforces access (credentials: ARMGUARD_MQTT_USERNAME / ARMGUARD_MQTT_PASSWORD or --mqtt-credentials)',
+    );
   const linkLoss = str('on-link-loss') ?? 'hold';
-  if (linkLoss !== 'hold' && linkLoss !== 'warn') return usageError(`--on-link-loss: expected hold or warn, got '${linkLoss}'`);
+  if (linkLoss !== 'hold' && linkLoss !== 'warn')
+    return usageError(`--on-link-loss: expected hold or warn, got '${linkLoss}'`);
   const credentialsPath = str('mqtt-credentials');
-  if (credentialsPath && !mqttUrl) return usageError('--mqtt-credentials is for an external broker (--mqtt); the embedded broker takes --access');
+  if (credentialsPath && !mqttUrl)
+    return usageError('--mqtt-credentials is for an external broker (--mqtt); the embedded broker takes --access');
 
   const errors: string[] = [];
   let calibration: So101Calibration | undefined;
@@ -168,7 +243,10 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   let freeMotion: So101FreeMotion | undefined;
   if (calibration) {
     const residual = calibration.freeMotion.residualOnnx;
-    freeMotion = await so101FreeMotion(calibration, residual === undefined ? undefined : resolve(dirname(calPath), residual));
+    freeMotion = await so101FreeMotion(
+      calibration,
+      residual === undefined ? undefined : resolve(dirname(calPath), residual),
+    );
     calibration = freeMotion.calibration;
   }
   let access: AccessConfig | undefined;
@@ -177,12 +255,19 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
     if (a.ok) access = a.value;
     else errors.push(...a.problems);
   } else if (!mqttUrl) {
-    errors.push('armguard run: the embedded broker needs --access <yaml> (users and roles; see hardware.md "Running a pilot"), or give --mqtt <url>');
+    errors.push(
+      'armguard run: the embedded broker needs --access <yaml> (users and roles; see hardware.md "Running a pilot"), or give --mqtt <url>',
+    );
   }
   const spec = loadScoringSpec(specPathsFrom(str));
   if (!spec.ok) errors.push(...spec.problems);
   if (errors.length > 0 || !calibration || !spec.ok) return { ok: false, code: EXIT.failure, errors };
-  if (!spec.spec.tasks.tasks.has(task)) return { ok: false, code: EXIT.usage, errors: [`armguard run: unknown task '${task}' (known: ${[...spec.spec.tasks.tasks.keys()].join(', ')})`] };
+  if (!spec.spec.tasks.tasks.has(task))
+    return {
+      ok: false,
+      code: EXIT.usage,
+      errors: [`armguard run: unknown task '${task}' (known: ${[...spec.spec.tasks.tasks.keys()].join(', ')})`],
+    };
 
   let broker: BrokerChoice;
   if (mqttUrl) {
@@ -192,7 +277,10 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
     } catch {
       return usageError(`--mqtt: '${mqttUrl}' is not a URL (expected mqtt://user:pass@host:1883)`);
     }
-    if (u.password) return usageError('--mqtt: a password in the URL is visible to every user in the process list: set ARMGUARD_MQTT_PASSWORD or give --mqtt-credentials <file>');
+    if (u.password)
+      return usageError(
+        '--mqtt: a password in the URL is visible to every user in the process list: set ARMGUARD_MQTT_PASSWORD or give --mqtt-credentials <file>',
+      );
     const creds = await brokerCredentials(credentialsPath, u.username ? decodeURIComponent(u.username) : undefined);
     if (!creds.ok) return { ok: false, code: EXIT.failure, errors: creds.errors };
     u.username = '';
@@ -200,25 +288,47 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   } else {
     broker = { kind: 'embedded', port: brokerPort as number, access: access! };
   }
-  const semantic = parseSemanticRunOptions(str as (k: string) => string | undefined, (k) => p.options.get(k) === true, task, spec.versions.tasksFile, new Set(spec.spec.tasks.tasks.keys()));
-  if (!semantic.ok) return semantic.usage ? usageError(semantic.error) : { ok: false, code: EXIT.failure, errors: [`armguard run: ${semantic.error}`] };
+  const semantic = parseSemanticRunOptions(
+    str as (k: string) => string | undefined,
+    (k) => p.options.get(k) === true,
+    task,
+    spec.versions.tasksFile,
+    new Set(spec.spec.tasks.tasks.keys()),
+  );
+  if (!semantic.ok)
+    return semantic.usage
+      ? usageError(semantic.error)
+      : { ok: false, code: EXIT.failure, errors: [`armguard run: ${semantic.error}`] };
   let dashboard: RunSessionOptions['dashboard'];
   if (dashboardPort !== undefined) {
     // Embedded broker: the dashboard reads with the broker's per-process viewer credentials.
     // External broker: with armguard's own credentials (its ACL lets armguard read the whole tree).
-    const ext = broker.kind === 'external' && broker.username !== undefined && broker.password !== undefined ? { viewer: { username: broker.username, password: broker.password } } : {};
-    if (broker.kind === 'external' && !ext.viewer) return usageError('--dashboard with --mqtt needs broker credentials (ARMGUARD_MQTT_USERNAME / ARMGUARD_MQTT_PASSWORD or --mqtt-credentials)');
+    const ext =
+      broker.kind === 'external' && broker.username !== undefined && broker.password !== undefined
+        ? { viewer: { username: broker.username, password: broker.password } }
+        : {};
+    if (broker.kind === 'external' && !ext.viewer)
+      return usageError(
+        '--dashboard with --mqtt needs broker credentials (ARMGUARD_MQTT_USERNAME / ARMGUARD_MQTT_PASSWORD or --mqtt-credentials)',
+      );
     dashboard = { port: dashboardPort as number, ...ext };
   }
   return {
     ok: true,
     options: {
-      calibration, calibrationFile: calPath, spec: spec.spec, specVersions: spec.versions, task, robotId,
+      calibration,
+      calibrationFile: calPath,
+      spec: spec.spec,
+      specVersions: spec.versions,
+      task,
+      robotId,
       ...(freeMotion ? { freeMotion: freeMotion.model } : {}),
       episodesDir: str('episodes-dir') ?? 'episodes',
       rate: rate as number,
       gating: gateOpt === 'on',
-      arm: emulator ? { kind: 'emulator', ...(typeof emulatorDelay === 'number' ? { replyDelayS: emulatorDelay } : {}) } : { kind: 'port', path: port! },
+      arm: emulator
+        ? { kind: 'emulator', ...(typeof emulatorDelay === 'number' ? { replyDelayS: emulatorDelay } : {}) }
+        : { kind: 'port', path: port! },
       broker,
       ...(dashboard ? { dashboard } : {}),
       ...(workspace ? { workspace } : {}),
@@ -240,16 +350,28 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
  * Credentials for an external broker: a file (`username:` / `password:`, not readable by group or
  * others) or the environment (ARMGUARD_MQTT_USERNAME, ARMGUARD_MQTT_PASSWORD); never argv.
  */
-async function brokerCredentials(path: string | undefined, urlUsername: string | undefined): Promise<{ ok: true; value: { username?: string; password?: string } } | { ok: false; errors: string[] }> {
+async function brokerCredentials(
+  path: string | undefined,
+  urlUsername: string | undefined,
+): Promise<{ ok: true; value: { username?: string; password?: string } } | { ok: false; errors: string[] }> {
   if (path === undefined) {
     const username = process.env.ARMGUARD_MQTT_USERNAME ?? urlUsername;
     const password = process.env.ARMGUARD_MQTT_PASSWORD;
-    return { ok: true, value: { ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) } };
+    return {
+      ok: true,
+      value: { ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) },
+    };
   }
   let text: string;
   try {
     const mode = (await stat(path)).mode;
-    if ((mode & 0o077) !== 0) return { ok: false, errors: [`armguard run: ${path}: holds a broker password and is readable by group or other users (mode ${(mode & 0o777).toString(8)}): chmod 600 ${path}`] };
+    if ((mode & 0o077) !== 0)
+      return {
+        ok: false,
+        errors: [
+          `armguard run: ${path}: holds a broker password and is readable by group or other users (mode ${(mode & 0o777).toString(8)}): chmod 600 ${path}`,
+        ],
+      };
     text = await readFile(path, 'utf8');
   } catch (e) {
     return { ok: false, errors: [`armguard run: ${path}: cannot read: ${(e as Error).message}`] };
@@ -315,10 +437,16 @@ export const runCommand: Command = {
     const live = session;
     if (pendingStop) live.requestStop(pendingStop);
     const o = parsed.options;
-    io.out(`armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (BASELINE run: chunks forwarded unfiltered; violations recorded, not held)'}`);
+    io.out(
+      `armguard run: ${o.arm.kind === 'emulator' ? `emulated SO-101 on ${session.conn.path}` : `SO-101 on ${session.conn.path}`}; robot ${o.robotId}; task ${o.task}; gate ${o.gating ? 'on' : 'off (BASELINE run: chunks forwarded unfiltered; violations recorded, not held)'}`,
+    );
     io.out(`clauses: ${session.runtime.clauses.join(', ') || '(none applicable)'}`);
-    io.out(`thresholds monitored: ${session.runtime.thresholds.map((t) => `${t.clause} ${t.tau} ${t.unit} (${t.from})`).join('; ') || '(none)'}`);
-    io.out(`mqtt: ${session.brokerUrl} — chunks on armguard/v1/${o.robotId}/chunk/request${o.gating ? '' : ' (forwarded unfiltered: baseline)'}`);
+    io.out(
+      `thresholds monitored: ${session.runtime.thresholds.map((t) => `${t.clause} ${t.tau} ${t.unit} (${t.from})`).join('; ') || '(none)'}`,
+    );
+    io.out(
+      `mqtt: ${session.brokerUrl} — chunks on armguard/v1/${o.robotId}/chunk/request${o.gating ? '' : ' (forwarded unfiltered: baseline)'}`,
+    );
     io.out(`episode: ${session.episodes.path}`);
     const detachKeys = attachOperatorKeys(process.stdin, (a) => void live.act(a));
     if (detachKeys) io.err(OPERATOR_KEYS_HELP);
@@ -327,16 +455,23 @@ export const runCommand: Command = {
     detachKeys?.();
     detachSignals();
     const ended = session.episodes.finished;
-    io.out(`stopped (${reason}); ${describeShutdownHold(session.shutdownHold)}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`);
+    io.out(
+      `stopped (${reason}); ${describeShutdownHold(session.shutdownHold)}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`,
+    );
     if (session.shutdownHold?.kind === 'failed') {
       io.err('armguard run: the arm was NOT held at shutdown: secure it with its own e-stop or power switch');
       return EXIT.failure;
     }
     const losses = session.episodes.losses;
     if (losses.length > 0) {
-      for (const l of losses) io.err(`armguard run: ${l.path}: ${l.records === undefined ? 'an unknown number of' : l.records} record(s) lost to storage faults`);
+      for (const l of losses)
+        io.err(
+          `armguard run: ${l.path}: ${l.records === undefined ? 'an unknown number of' : l.records} record(s) lost to storage faults`,
+        );
       const known = losses.reduce((n, l) => n + (l.records ?? 0), 0);
-      io.err(`armguard run: data lost: ${losses.some((l) => l.records === undefined) ? 'at least ' : ''}${known} record(s) in ${losses.length} episode(s) were not written`);
+      io.err(
+        `armguard run: data lost: ${losses.some((l) => l.records === undefined) ? 'at least ' : ''}${known} record(s) in ${losses.length} episode(s) were not written`,
+      );
       return EXIT.failure;
     }
     return EXIT.ok;

@@ -1,7 +1,15 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, parseArgs, type Command } from '../command.js';
-import { computeMetrics, DEFAULT_RESAMPLES, DEFAULT_SEED, metricsBy, sensitivityRow, sustainedViolationRescore, thresholdSensitivity } from '../../report/metrics/index.js';
+import {
+  computeMetrics,
+  DEFAULT_RESAMPLES,
+  DEFAULT_SEED,
+  metricsBy,
+  sensitivityRow,
+  sustainedViolationRescore,
+  thresholdSensitivity,
+} from '../../report/metrics/index.js';
 import { EpisodeScorer, type EpisodeScore } from '../../safety/index.js';
 import { parseTraceText } from '../../schema/trace-format.js';
 import type { EpisodeTrace } from '../../schema/trace.js';
@@ -87,7 +95,11 @@ examples:
 
     const defaults = defaultSpecPaths();
     const str = (k: string, d: string) => (typeof options.get(k) === 'string' ? (options.get(k) as string) : d);
-    const loaded = loadScoringSpec({ clauses: str('clauses', defaults.clauses), tasks: str('tasks', defaults.tasks), platforms: str('platforms', defaults.platforms) });
+    const loaded = loadScoringSpec({
+      clauses: str('clauses', defaults.clauses),
+      tasks: str('tasks', defaults.tasks),
+      platforms: str('platforms', defaults.platforms),
+    });
     if (!loaded.ok) {
       for (const p of loaded.problems) io.err(p);
       return EXIT.failure;
@@ -127,16 +139,31 @@ examples:
     const bootstrap = { resamples, seed };
     const clauseOrder = loaded.spec.library.clauses.map((c) => c.id);
     const summary = computeMetrics(scores, { bootstrap, clauseOrder });
-    const byTask = options.has('by-task') ? metricsBy(scores, (e) => e.task ?? '(no task)', { bootstrap, clauseOrder }) : undefined;
+    const byTask = options.has('by-task')
+      ? metricsBy(scores, (e) => e.task ?? '(no task)', { bootstrap, clauseOrder })
+      : undefined;
     let sensitivity: ReturnType<typeof thresholdSensitivity> | undefined;
     if (options.has('sensitivity')) {
       sensitivity = thresholdSensitivity(scorer, traces, scores, loaded.spec.library.sensitivity);
       // Table 13: force clauses (safe tier, newtons) count only when violated ≥ 2 consecutive steps
       const forces = loaded.spec.library.clauses.filter((c) => c.tier === 'safe' && c.unit === 'N').map((c) => c.id);
       const sustained = sustainedViolationRescore(scorer, traces, scores, { clauses: forces, minSteps: 2 });
-      sensitivity.push(sensitivityRow('force_sustained_2_steps', 'Force counted only if sustained >= 2 steps (Table 13)', sustained, scores));
+      sensitivity.push(
+        sensitivityRow(
+          'force_sustained_2_steps',
+          'Force counted only if sustained >= 2 steps (Table 13)',
+          sustained,
+          scores,
+        ),
+      );
     }
-    const result = { episodes: scores, summary, bootstrap, ...(byTask ? { byTask } : {}), ...(sensitivity ? { sensitivity } : {}) };
+    const result = {
+      episodes: scores,
+      summary,
+      bootstrap,
+      ...(byTask ? { byTask } : {}),
+      ...(sensitivity ? { sensitivity } : {}),
+    };
 
     if (options.has('json')) {
       io.out(scoreJson(result));

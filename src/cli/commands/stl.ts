@@ -14,7 +14,7 @@ import { EXIT, parseArgs, type CliIo, type Command } from '../command.js';
 
 const HELP = `usage: armguard stl --spec <formula | @file.stl> --trace <file.csv> [--bool name,...] [--online] [--series]
 
-Evaluates STL formulas (SPEC §4) against a recorded trace and prints JSON: the robustness ρ at the
+Evaluates STL formulas (design §4) against a recorded trace and prints JSON: the robustness ρ at the
 first sample of each formula (> 0 satisfied, < 0 violated, in the signal's unit).
 
   --spec     a formula, or @path to a spec file (.stl: 'real a, b' / 'bool g' declarations,
@@ -48,7 +48,8 @@ export function parseTraceCsv(path: string, text: string, booleans: ReadonlySet<
   const headerLine = lines.findIndex((l) => l.trim().length > 0);
   if (headerLine < 0) throw new Error(`${path}: empty file (expected a header 'time,signal,...')`);
   const header = (lines[headerLine] ?? '').split(',').map((h) => h.trim());
-  if (header.length < 2) throw new Error(`${path}:${headerLine + 1}: header needs a time column and at least one signal column`);
+  if (header.length < 2)
+    throw new Error(`${path}:${headerLine + 1}: header needs a time column and at least one signal column`);
   const seen = new Set<string>();
   for (const h of header) {
     if (seen.has(h)) throw new Error(`${path}:${headerLine + 1}: column '${h}' appears twice`);
@@ -61,13 +62,21 @@ export function parseTraceCsv(path: string, text: string, booleans: ReadonlySet<
     const line = lines[l] ?? '';
     if (line.trim().length === 0) continue;
     const cells = line.split(',');
-    if (cells.length !== header.length) throw new Error(`${path}:${l + 1}: ${cells.length} values, header has ${header.length} columns`);
+    if (cells.length !== header.length)
+      throw new Error(`${path}:${l + 1}: ${cells.length} values, header has ${header.length} columns`);
     const exact = parseDecimalSeconds((cells[0] ?? '').trim());
-    if (!exact) throw new Error(`${path}:${l + 1}: column '${header[0]}': '${(cells[0] ?? '').trim()}' is not a decimal number of seconds`);
+    if (!exact)
+      throw new Error(
+        `${path}:${l + 1}: column '${header[0]}': '${(cells[0] ?? '').trim()}' is not a decimal number of seconds`,
+      );
     originNs ??= exact.ns;
     const rel = relativeNs(exact.ns, originNs);
-    if (rel === undefined) throw new Error(`${path}:${l + 1}: column '${header[0]}': more than 104 days after the first sample`);
-    if (timesNs.length > 0 && !(rel > timesNs[timesNs.length - 1]!)) throw new Error(`${path}: time '${header[0]}' must be strictly increasing: ${(cells[0] ?? '').trim()} does not follow the previous row (line ${l + 1})`);
+    if (rel === undefined)
+      throw new Error(`${path}:${l + 1}: column '${header[0]}': more than 104 days after the first sample`);
+    if (timesNs.length > 0 && !(rel > timesNs[timesNs.length - 1]!))
+      throw new Error(
+        `${path}: time '${header[0]}' must be strictly increasing: ${(cells[0] ?? '').trim()} does not follow the previous row (line ${l + 1})`,
+      );
     timesNs.push(rel);
     rows.push(
       cells.map((cell, k) => {
@@ -76,18 +85,25 @@ export function parseTraceCsv(path: string, text: string, booleans: ReadonlySet<
         if (booleans.has(name) && (c === 'true' || c === 'false')) return c === 'true' ? 1 : 0;
         const v = c.length === 0 ? NaN : Number(c);
         if (!Number.isFinite(v)) throw new Error(`${path}:${l + 1}: column '${name}': '${c}' is not a finite number`);
-        if (booleans.has(name) && v !== 0 && v !== 1) throw new Error(`${path}:${l + 1}: column '${name}' is boolean: expected 0/1/true/false, found '${c}'`);
+        if (booleans.has(name) && v !== 0 && v !== 1)
+          throw new Error(`${path}:${l + 1}: column '${name}' is boolean: expected 0/1/true/false, found '${c}'`);
         return v;
       }),
     );
   }
   const times = Float64Array.from(rows, (r) => r[0] ?? NaN);
   const columns = new Map<string, Float64Array>();
-  header.slice(1).forEach((name, k) => columns.set(name, Float64Array.from(rows, (r) => r[k + 1] ?? NaN)));
+  header.slice(1).forEach((name, k) =>
+    columns.set(
+      name,
+      Float64Array.from(rows, (r) => r[k + 1] ?? NaN),
+    ),
+  );
   return { header, times, timesNs: Float64Array.from(timesNs), columns };
 }
 
-const jsonNumber = (v: number): number | string | null => (Number.isNaN(v) ? null : Number.isFinite(v) ? v : v > 0 ? 'Infinity' : '-Infinity');
+const jsonNumber = (v: number): number | string | null =>
+  Number.isNaN(v) ? null : Number.isFinite(v) ? v : v > 0 ? 'Infinity' : '-Infinity';
 
 function runOnline(f: Formula, trace: Trace, signals: readonly string[]): Record<string, unknown> {
   const m = new OnlineMonitor(f, signals);
@@ -124,11 +140,20 @@ export const stlCommand: Command = {
       return EXIT.usage;
     }
     if (parsed.positionals.length > 0) {
-      io.err(`armguard stl: unexpected argument '${parsed.positionals[0]}' (quote the formula: --spec 'always (x < 1)')`);
+      io.err(
+        `armguard stl: unexpected argument '${parsed.positionals[0]}' (quote the formula: --spec 'always (x < 1)')`,
+      );
       return EXIT.usage;
     }
     const boolOpt = parsed.options.get('bool');
-    const booleans = new Set(typeof boolOpt === 'string' ? boolOpt.split(',').map((s) => s.trim()).filter(Boolean) : []);
+    const booleans = new Set(
+      typeof boolOpt === 'string'
+        ? boolOpt
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    );
 
     let formulas: { name: string; formula: Formula }[];
     let trace: Trace;
@@ -145,7 +170,9 @@ export const stlCommand: Command = {
         trace = parseTraceCsv(tracePath, await readFile(tracePath, 'utf8'), booleans);
         const missing = r.spec.signals.filter((s) => !trace.columns.has(s.name)).map((s) => s.name);
         if (missing.length > 0) {
-          io.err(`${tracePath}: no column for declared signal(s) ${missing.join(', ')} (columns: ${trace.header.slice(1).join(', ')})`);
+          io.err(
+            `${tracePath}: no column for declared signal(s) ${missing.join(', ')} (columns: ${trace.header.slice(1).join(', ')})`,
+          );
           return EXIT.failure;
         }
         formulas = r.spec.formulas;
@@ -153,14 +180,20 @@ export const stlCommand: Command = {
         trace = parseTraceCsv(tracePath, await readFile(tracePath, 'utf8'), booleans);
         for (const b of booleans) {
           if (!trace.columns.has(b)) {
-            io.err(`armguard stl: --bool names '${b}', which is not a column of ${tracePath} (columns: ${trace.header.slice(1).join(', ')})`);
+            io.err(
+              `armguard stl: --bool names '${b}', which is not a column of ${tracePath} (columns: ${trace.header.slice(1).join(', ')})`,
+            );
             return EXIT.usage;
           }
         }
-        const signals: StlSignalDecl[] = trace.header.slice(1).map((name) => ({ name, type: booleans.has(name) ? 'boolean' : 'real' }));
+        const signals: StlSignalDecl[] = trace.header
+          .slice(1)
+          .map((name) => ({ name, type: booleans.has(name) ? 'boolean' : 'real' }));
         const r = parseFormula(spec, signals);
         if (!r.ok) {
-          io.err(`--spec:${r.error.line}:${r.error.column}: ${r.error.message}\n  ${spec.split('\n')[r.error.line - 1] ?? ''}\n  ${' '.repeat(r.error.column - 1)}^`);
+          io.err(
+            `--spec:${r.error.line}:${r.error.column}: ${r.error.message}\n  ${spec.split('\n')[r.error.line - 1] ?? ''}\n  ${' '.repeat(r.error.column - 1)}^`,
+          );
           return EXIT.failure;
         }
         formulas = [{ name: 'formula', formula: r.formula }];
@@ -181,7 +214,8 @@ export const stlCommand: Command = {
         satisfied: series.length > 0 ? rho > 0 : null,
       };
       if (parsed.options.has('online')) result['online'] = runOnline(formula, trace, signalOrder);
-      if (parsed.options.has('series')) result['series'] = Array.from(series, (v, i) => [trace.times[i], jsonNumber(v)]);
+      if (parsed.options.has('series'))
+        result['series'] = Array.from(series, (v, i) => [trace.times[i], jsonNumber(v)]);
       return result;
     });
     // one [t, ρ] pair per line keeps long series readable

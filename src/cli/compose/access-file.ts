@@ -20,13 +20,20 @@ import type { InputError } from '../../util/errors.js';
 
 const ROLES: readonly Role[] = ['armguard', 'operator', 'policy', 'viewer'];
 
-export function parseAccessFile(text: string, file: string): { ok: true; value: AccessConfig } | { ok: false; problems: InputError[] } {
+export function parseAccessFile(
+  text: string,
+  file: string,
+): { ok: true; value: AccessConfig } | { ok: false; problems: InputError[] } {
   const r = new YamlReader(file, text, { syntaxColumns: false });
   if (!r.ok) return { ok: false, problems: r.errors };
   r.noExtraKeysAt([], ['users', 'anonymous_telemetry']);
   const users: MqttUser[] = [];
   const rawUsers = r.rawAt(['users']);
-  if (!Array.isArray(rawUsers) && r.ok) r.problemAt(['users'], "expected a list of users ({username, password_hash, roles}; 'armguard access add-user' writes them)");
+  if (!Array.isArray(rawUsers) && r.ok)
+    r.problemAt(
+      ['users'],
+      "expected a list of users ({username, password_hash, roles}; 'armguard access add-user' writes them)",
+    );
   const n = Array.isArray(rawUsers) ? r.lengthAt(['users']) : 0;
   const seen = new Set<string>();
   for (let i = 0; i < n; i++) {
@@ -44,7 +51,8 @@ export function parseAccessFile(text: string, file: string): { ok: true; value: 
       secret = { passwordHash };
     } else {
       const password = r.stringAt(['users', i, 'password']);
-      if (password.length > 0 && password.length < 8) r.problemAt(['users', i, 'password'], 'expected at least 8 characters');
+      if (password.length > 0 && password.length < 8)
+        r.problemAt(['users', i, 'password'], 'expected at least 8 characters');
       secret = { password };
     }
     if (seen.has(username)) r.problemAt(['users', i, 'username'], `user '${username}' is listed twice`);
@@ -65,7 +73,9 @@ export function parseAccessFile(text: string, file: string): { ok: true; value: 
  * Read and parse an access file, refusing one that holds a plaintext password while its group or
  * other users can read it (anyone on the machine could drive the arm with it).
  */
-export async function readAccessFile(path: string): Promise<{ ok: true; value: AccessConfig } | { ok: false; problems: string[] }> {
+export async function readAccessFile(
+  path: string,
+): Promise<{ ok: true; value: AccessConfig } | { ok: false; problems: string[] }> {
   let text: string;
   let mode: number;
   try {
@@ -97,10 +107,14 @@ export async function readAccessFile(path: string): Promise<{ ok: true; value: A
 /** The YAML text of an access file (strings JSON-quoted, which YAML reads as double-quoted scalars). */
 export function formatAccessFile(config: AccessConfig): string {
   const q = (s: string) => JSON.stringify(s);
-  const lines = ["# armguard access file: MQTT users and roles (written by 'armguard access'; keep it mode 0600)", 'users:'];
+  const lines = [
+    "# armguard access file: MQTT users and roles (written by 'armguard access'; keep it mode 0600)",
+    'users:',
+  ];
   if (config.users.length === 0) lines[1] = 'users: []';
   for (const u of config.users) {
-    const secret = u.passwordHash !== undefined ? `password_hash: ${q(u.passwordHash)}` : `password: ${q(u.password ?? '')}`;
+    const secret =
+      u.passwordHash !== undefined ? `password_hash: ${q(u.passwordHash)}` : `password: ${q(u.password ?? '')}`;
     lines.push(`  - { username: ${q(u.username)}, ${secret}, roles: [${u.roles.join(', ')}] }`);
   }
   lines.push(`anonymous_telemetry: ${config.anonymousTelemetry === true}`, '');
@@ -113,7 +127,10 @@ export function formatAccessFile(config: AccessConfig): string {
  */
 export async function writeAccessFile(path: string, config: AccessConfig, exclusive: boolean): Promise<void> {
   if (exclusive) {
-    const exists = await stat(path).then(() => true, () => false);
+    const exists = await stat(path).then(
+      () => true,
+      () => false,
+    );
     if (exists) throw new Error(`${path} exists (add users with 'armguard access add-user ${path} …')`);
   }
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);

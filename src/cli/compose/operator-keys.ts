@@ -5,16 +5,26 @@
 export type OperatorAction = 'estop' | 'estop-reset' | 'release' | 'success' | 'failure' | 'new-episode' | 'quit';
 
 const KEYS: Readonly<Record<string, OperatorAction>> = {
-  e: 'estop', E: 'estop', ' ': 'estop',
-  x: 'estop-reset', X: 'estop-reset',
-  r: 'release', R: 'release',
-  s: 'success', S: 'success',
-  f: 'failure', F: 'failure',
-  n: 'new-episode', N: 'new-episode',
-  q: 'quit', Q: 'quit', '\u0003': 'quit',
+  e: 'estop',
+  E: 'estop',
+  ' ': 'estop',
+  x: 'estop-reset',
+  X: 'estop-reset',
+  r: 'release',
+  R: 'release',
+  s: 'success',
+  S: 'success',
+  f: 'failure',
+  F: 'failure',
+  n: 'new-episode',
+  N: 'new-episode',
+  q: 'quit',
+  Q: 'quit',
+  '\u0003': 'quit',
 };
 
-export const OPERATOR_KEYS_HELP = 'keys: e/space e-stop · x reset the keyboard e-stop · r release · s success (ends episode) · f failure (ends episode) · n new episode · q quit';
+export const OPERATOR_KEYS_HELP =
+  'keys: e/space e-stop · x reset the keyboard e-stop · r release · s success (ends episode) · f failure (ends episode) · n new episode · q quit';
 
 /** The actions in a chunk of key bytes, in order (unknown keys ignored). */
 export function keysToActions(chunk: string): OperatorAction[] {

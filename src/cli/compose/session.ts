@@ -19,7 +19,15 @@ import { Session, type TaskSemantic } from '../../runtime/session.js';
 import type { SemanticRecord } from '../../episode/types.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from '../../telemetry/run-telemetry.js';
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
-import { SLOW_FLOOR_S, TIMING_MIN_WINDOW_S, TIMING_SAMPLE_READS, TIMING_WARMUP_READS, defaultWatchdog, maxAgeFloor, summariseReads } from './read-timing.js';
+import {
+  SLOW_FLOOR_S,
+  TIMING_MIN_WINDOW_S,
+  TIMING_SAMPLE_READS,
+  TIMING_WARMUP_READS,
+  defaultWatchdog,
+  maxAgeFloor,
+  summariseReads,
+} from './read-timing.js';
 import { SIGNALS } from '../../schema/signals.js';
 import { faultDetail } from '../../schema/fault.js';
 import { LiveSemantic } from '../../runtime/live-semantic.js';
@@ -109,7 +117,13 @@ export class RunSession {
     this.conn = conn;
     this.done = new Promise((r) => (this.resolveDone = r));
     this.runtime = so101Rig({
-      spec: o.spec, calibration: o.calibration, ...(o.calibrationFile ? { calibrationFile: o.calibrationFile } : {}), task: o.task, arm: conn.arm, clock: o.clock, rate: o.rate,
+      spec: o.spec,
+      calibration: o.calibration,
+      ...(o.calibrationFile ? { calibrationFile: o.calibrationFile } : {}),
+      task: o.task,
+      arm: conn.arm,
+      clock: o.clock,
+      rate: o.rate,
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.obstacles ? { obstacles: o.obstacles } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
@@ -119,24 +133,36 @@ export class RunSession {
     const sem = o.semantic;
     let episodes: EpisodeManager | undefined;
     this.session = new Session({
-      rig: rt.rig, gating: o.gating, task: o.task, log: o.log,
-      episodes: (hooks) => (episodes = new EpisodeManager({
-        dir: o.episodesDir, robotId: o.robotId, task: o.task, clauses: rt.clauses, timers: o.timers,
-        versions: { ...o.specVersions, platform: 'so101', calibration: o.calibration.armId },
-        thresholds: Object.fromEntries(rt.thresholds.map((t) => [t.clause, { tau: t.tau, unit: t.unit, from: t.from }])),
-        gateMode: o.gating ? 'on' : 'off',
-        clauseCoverage: () => rt.rig.monitors.episodeCoverage(),
-        ...(o.openEpisode ? { open: o.openEpisode } : {}),
-        log: o.log,
-        onFault: hooks.onFault,
-        onWritten: hooks.onWritten,
-      })),
+      rig: rt.rig,
+      gating: o.gating,
+      task: o.task,
+      log: o.log,
+      episodes: (hooks) =>
+        (episodes = new EpisodeManager({
+          dir: o.episodesDir,
+          robotId: o.robotId,
+          task: o.task,
+          clauses: rt.clauses,
+          timers: o.timers,
+          versions: { ...o.specVersions, platform: 'so101', calibration: o.calibration.armId },
+          thresholds: Object.fromEntries(
+            rt.thresholds.map((t) => [t.clause, { tau: t.tau, unit: t.unit, from: t.from }]),
+          ),
+          gateMode: o.gating ? 'on' : 'off',
+          clauseCoverage: () => rt.rig.monitors.episodeCoverage(),
+          ...(o.openEpisode ? { open: o.openEpisode } : {}),
+          log: o.log,
+          onFault: hooks.onFault,
+          onWritten: hooks.onWritten,
+        })),
       // Built before MQTT starts: a chunk that arrives before the first task start is held (no verdict yet).
       ...(sem ? { semantic: ({ record }) => this.liveSemantic(sem, record) } : {}),
     });
     this.episodes = episodes!;
     this.loop = new ControlLoop({
-      clock: o.clock, timers: o.timers, rate: o.rate,
+      clock: o.clock,
+      timers: o.timers,
+      rate: o.rate,
       step: (now) => this.session.step(now),
       read: () => conn.arm.readState(),
       onError: (e) => this.session.holdOnError('control loop', e),
@@ -151,7 +177,10 @@ export class RunSession {
       task: sem.task,
       ...(sem.judge ? { judge: sem.judge } : {}),
       ...(sem.positions.targetPoint ? { stages: { read: so101StageReader(arm, 0.25), ...sem.positions } } : {}),
-      gating: o.gating, now: () => o.clock.now(), record, log: o.log,
+      gating: o.gating,
+      now: () => o.clock.now(),
+      record,
+      log: o.log,
       arm: { hold: (now, reason) => arm.hold(now, reason), openGripper: (now) => arm.openGripper(now) },
       onJudgeFault: (f, ft) => {
         this.session.recordFault(ft, { kind: 'judge', source: f.source, cause: f.cause, detail: f.detail });
@@ -159,12 +188,15 @@ export class RunSession {
       },
     });
     return {
-      startTask: (t) => live.startTask(t), endTask: (t) => live.endTask(t), step: (now) => live.step(now),
+      startTask: (t) => live.startTask(t),
+      endTask: (t) => live.endTask(t),
+      step: (now) => live.step(now),
       beforeChunk: (now) => {
         const d = live.beforeChunk(now);
         return d && !d.pass ? describeSemanticCause(d.cause) : undefined;
       },
-      chunkForwarded: () => live.chunkForwarded(), label: (success, t) => live.label(success, t),
+      chunkForwarded: () => live.chunkForwarded(),
+      label: (success, t) => live.label(success, t),
     };
   }
 
@@ -172,17 +204,26 @@ export class RunSession {
   static async start(options: RunSessionOptions): Promise<RunSession> {
     let o = options;
     const connectOptions = {
-      calibration: o.calibration, clock: o.clock, timers: o.timers, log: o.log,
+      calibration: o.calibration,
+      clock: o.clock,
+      timers: o.timers,
+      log: o.log,
       ...(o.busTimeoutS !== undefined ? { timeoutS: o.busTimeoutS } : {}),
       ...(o.armWatchdogS !== undefined ? { watchdogS: o.armWatchdogS } : {}),
       ...(o.freeMotion ? { freeMotion: o.freeMotion } : {}),
     };
-    const c = o.arm.kind === 'emulator'
-      ? await connectEmulatedSo101({ ...connectOptions, ...(o.arm.replyDelayS !== undefined ? { emulatorReplyDelayS: o.arm.replyDelayS } : {}) })
-      : await connectSo101(o.arm.path, connectOptions);
+    const c =
+      o.arm.kind === 'emulator'
+        ? await connectEmulatedSo101({
+            ...connectOptions,
+            ...(o.arm.replyDelayS !== undefined ? { emulatorReplyDelayS: o.arm.replyDelayS } : {}),
+          })
+        : await connectSo101(o.arm.path, connectOptions);
     if (!c.ok) {
       const f = c.error;
-      throw new Error(`cannot connect the SO-101 (${o.arm.kind === 'emulator' ? 'emulator' : o.arm.path}): ${f.kind}: ${faultDetail(f)}`);
+      throw new Error(
+        `cannot connect the SO-101 (${o.arm.kind === 'emulator' ? 'emulator' : o.arm.path}): ${f.kind}: ${faultDetail(f)}`,
+      );
     }
     let s: RunSession;
     try {
@@ -204,28 +245,38 @@ export class RunSession {
   private async startRest(): Promise<void> {
     const o = this.o;
     const session = this.session;
-    const brokerName = (o.broker.kind === 'embedded' ? `the embedded MQTT broker on ${o.broker.host ?? '127.0.0.1'}:${o.broker.port}` : `MQTT (${o.broker.url})`) +
-      (o.dashboard ? ` or the dashboard on 127.0.0.1:${o.dashboard.port}` : '');
-    this.telemetry = await startStep(brokerName, () => startTelemetry({
-      broker: o.broker, robotId: o.robotId, clock: o.clock, gate: session.gate,
-      labels: { label: (cmd) => this.labelFromMqtt(cmd) },
-      onRefused: (text) => session.recordEvent(o.clock.now(), 'command-refused', text),
-      onNetworkRestart: (detail) => (o.log(detail), session.recordEvent(o.clock.now(), 'network-worker', detail)),
-      ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
-      ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
-      ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
-      ...(o.dashboard ? { dashboard: o.dashboard } : {}),
-      onFault: (f, t) => session.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${faultDetail(f)}` }, t),
-    }));
+    const brokerName =
+      (o.broker.kind === 'embedded'
+        ? `the embedded MQTT broker on ${o.broker.host ?? '127.0.0.1'}:${o.broker.port}`
+        : `MQTT (${o.broker.url})`) + (o.dashboard ? ` or the dashboard on 127.0.0.1:${o.dashboard.port}` : '');
+    this.telemetry = await startStep(brokerName, () =>
+      startTelemetry({
+        broker: o.broker,
+        robotId: o.robotId,
+        clock: o.clock,
+        gate: session.gate,
+        labels: { label: (cmd) => this.labelFromMqtt(cmd) },
+        onRefused: (text) => session.recordEvent(o.clock.now(), 'command-refused', text),
+        onNetworkRestart: (detail) => (o.log(detail), session.recordEvent(o.clock.now(), 'network-worker', detail)),
+        ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
+        ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
+        ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
+        ...(o.dashboard ? { dashboard: o.dashboard } : {}),
+        onFault: (f, t) =>
+          session.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${faultDetail(f)}` }, t),
+      }),
+    );
     const telemetry = this.telemetry;
     session.attachTelemetry(telemetry.hooks);
     // Policies' chunks (MQTT, decoded in the network worker) go straight to the session; with
     // --gate off (baseline) screened chunks are forwarded unfiltered (GateOffBaseline).
     session.serveChunks(telemetry.chunks);
     if (!telemetry.connected) {
-      o.log(telemetry.remote.onLinkLoss === 'hold'
-        ? `MQTT: cannot reach ${telemetry.url}: the remote e-stop cannot arrive — holding until it can (--on-link-loss warn to run without it)`
-        : `MQTT: cannot reach ${telemetry.url}: the remote e-stop cannot arrive and telemetry is dropped (--on-link-loss warn: not holding)`);
+      o.log(
+        telemetry.remote.onLinkLoss === 'hold'
+          ? `MQTT: cannot reach ${telemetry.url}: the remote e-stop cannot arrive — holding until it can (--on-link-loss warn to run without it)`
+          : `MQTT: cannot reach ${telemetry.url}: the remote e-stop cannot arrive and telemetry is dropped (--on-link-loss warn: not holding)`,
+      );
     }
     if (telemetry.dashboardUrl) {
       this.dashboard = { url: telemetry.dashboardUrl };
@@ -235,7 +286,8 @@ export class RunSession {
     await startStep(`the first episode file in ${o.episodesDir}`, () => session.start(t));
     // A command channel down since start-up was reported before the episode existed: record it now.
     const down = telemetry.remote.commandChannelDown;
-    if (down !== null && !telemetry.connected) session.recordFault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
+    if (down !== null && !telemetry.connected)
+      session.recordFault(t, { kind: 'disconnect', source: 'mqtt', detail: `mqtt-link-lost: ${down}` });
     // A first read before the loop, so the first step sees a sample.
     await this.conn.arm.readState();
     try {
@@ -244,7 +296,11 @@ export class RunSession {
       session.holdOnError('control loop', e);
     }
     this.loop.start();
-    if (o.durationS !== undefined) this.durationTimer = o.timers.setTimeout(() => this.resolveDone(`--duration ${o.durationS} s elapsed`), o.durationS);
+    if (o.durationS !== undefined)
+      this.durationTimer = o.timers.setTimeout(
+        () => this.resolveDone(`--duration ${o.durationS} s elapsed`),
+        o.durationS,
+      );
   }
 
   get gate() {
@@ -258,13 +314,18 @@ export class RunSession {
   }
 
   private labelFromMqtt(cmd: LabelCommand): { ok: true } | { ok: false; reason: string } {
-    return this.session.label({
-      source: 'mqtt',
-      ...(cmd.success !== undefined ? { success: cmd.success } : {}),
-      ...(cmd.task !== undefined ? { taskId: cmd.task } : {}),
-      ...(cmd.note !== undefined ? { note: cmd.note } : {}),
-      ...(cmd.manualViolations ? { manual: Object.fromEntries(cmd.manualViolations.map((c) => [c, 'violated' as const])) } : {}),
-    }, cmd.episode);
+    return this.session.label(
+      {
+        source: 'mqtt',
+        ...(cmd.success !== undefined ? { success: cmd.success } : {}),
+        ...(cmd.task !== undefined ? { taskId: cmd.task } : {}),
+        ...(cmd.note !== undefined ? { note: cmd.note } : {}),
+        ...(cmd.manualViolations
+          ? { manual: Object.fromEntries(cmd.manualViolations.map((c) => [c, 'violated' as const])) }
+          : {}),
+      },
+      cmd.episode,
+    );
   }
 
   /** An operator action (keys, or tests). Never throws: a failure (e.g. no new episode file) holds. */
@@ -276,7 +337,8 @@ export class RunSession {
       const detail = `${a} failed: ${e instanceof Error ? e.message : String(e)}`;
       this.o.log(`${detail} — holding`);
       this.session.gate.fault(t, { kind: 'storage', source: 'operator action', detail });
-      if (a === 'new-episode' || a === 'success' || a === 'failure') this.session.onStorageFault({ kind: 'storage', source: 'operator action', detail });
+      if (a === 'new-episode' || a === 'success' || a === 'failure')
+        this.session.onStorageFault({ kind: 'storage', source: 'operator action', detail });
     }
   }
 
@@ -301,7 +363,9 @@ export class RunSession {
       case 'success':
       case 'failure': {
         if (session.storageFailing) {
-          this.o.log(`label not recorded: episode storage is failing; the episode stays open (press ${a === 'success' ? 's' : 'f'} again once it writes)`);
+          this.o.log(
+            `label not recorded: episode storage is failing; the episode stays open (press ${a === 'success' ? 's' : 'f'} again once it writes)`,
+          );
           return;
         }
         const l = session.finishEpisode({ source: 'operator', by: 'keyboard', success: a === 'success' }, t, false);
@@ -310,7 +374,8 @@ export class RunSession {
           return;
         }
         const { id, complete } = await l.ended;
-        if (!complete) this.o.log(`episode ${id}: the ${a} label may not be on storage (the file did not close complete)`);
+        if (!complete)
+          this.o.log(`episode ${id}: the ${a} label may not be on storage (the file did not close complete)`);
         this.o.log(`episode ${id} labelled ${a} and closed; press n for a new episode`);
         return;
       }
@@ -363,7 +428,11 @@ export class RunSession {
 async function withMeasuredTiming(o: RunSessionOptions, conn: So101Connection): Promise<RunSessionOptions> {
   const durations: number[] = [];
   let windowStart = NaN;
-  for (let i = 0; i < TIMING_WARMUP_READS + TIMING_SAMPLE_READS || o.clock.now() - windowStart < TIMING_MIN_WINDOW_S; i++) {
+  for (
+    let i = 0;
+    i < TIMING_WARMUP_READS + TIMING_SAMPLE_READS || o.clock.now() - windowStart < TIMING_MIN_WINDOW_S;
+    i++
+  ) {
     const t0 = o.clock.now();
     if (i === TIMING_WARMUP_READS) windowStart = t0;
     const r = await conn.arm.readState();
@@ -382,11 +451,15 @@ async function withMeasuredTiming(o: RunSessionOptions, conn: So101Connection): 
   const raised = SIGNALS.filter((sig) => sig.maxAge < floor).map((sig) => sig.name);
   o.log(
     `timing: ${durations.length} state reads over ${(o.clock.now() - windowStart).toFixed(1)} s took median ${ms(cycle.median)}, max ${ms(cycle.max)} at ${o.rate} Hz → ` +
-      (o.minMaxAge !== undefined ? `max-age floor ${floor} s (--max-age; derived would be ${derived.toFixed(3)} s)` : `max-age floor ${floor.toFixed(3)} s (2 × (period + slowest read); --max-age to set)`) +
+      (o.minMaxAge !== undefined
+        ? `max-age floor ${floor} s (--max-age; derived would be ${derived.toFixed(3)} s)`
+        : `max-age floor ${floor.toFixed(3)} s (2 × (period + slowest read); --max-age to set)`) +
       `, raising ${raised.length} signal max age(s) below it; watchdog ${watchdog.toFixed(3)} s${o.watchdogS !== undefined ? ' (--watchdog)' : ' (--watchdog to set)'}`,
   );
   if (o.minMaxAge === undefined && floor > SLOW_FLOOR_S) {
-    o.log(`timing: WARNING the read cycle is slow (max-age floor ${floor.toFixed(3)} s > ${SLOW_FLOOR_S} s): a stale signal is caught that late; check the adapter (latency timer) and the host load, or set --max-age`);
+    o.log(
+      `timing: WARNING the read cycle is slow (max-age floor ${floor.toFixed(3)} s > ${SLOW_FLOOR_S} s): a stale signal is caught that late; check the adapter (latency timer) and the host load, or set --max-age`,
+    );
   }
   return { ...o, minMaxAge: floor, watchdogS: watchdog };
 }
@@ -403,8 +476,11 @@ async function startStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
 function explainStartError(e: unknown): string {
   const err = e as (NodeJS.ErrnoException & { port?: number; address?: string }) | undefined;
   // From the network worker only the message crosses the thread boundary: 'listen EADDRINUSE: … 127.0.0.1:1883'.
-  const inUse = err?.code === 'EADDRINUSE' ? String(err.port ?? '?') : /EADDRINUSE\b.*:(\d+)\s*$/.exec(err?.message ?? '')?.[1];
-  if (inUse !== undefined) return `port ${inUse} is already in use by another program (stop it, or choose another port)`;
-  if (err?.code === 'EACCES' && err.syscall === 'listen') return `no permission to listen on port ${err.port ?? '?'} (choose a port above 1023)`;
+  const inUse =
+    err?.code === 'EADDRINUSE' ? String(err.port ?? '?') : /EADDRINUSE\b.*:(\d+)\s*$/.exec(err?.message ?? '')?.[1];
+  if (inUse !== undefined)
+    return `port ${inUse} is already in use by another program (stop it, or choose another port)`;
+  if (err?.code === 'EACCES' && err.syscall === 'listen')
+    return `no permission to listen on port ${err.port ?? '?'} (choose a port above 1023)`;
   return e instanceof Error ? e.message : String(e);
 }

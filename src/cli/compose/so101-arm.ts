@@ -8,7 +8,15 @@ import type { So101Calibration } from '../../calibration/so101.js';
 import type { Fault } from '../../ports/index.js';
 import type { Clock, TimerHandle, Timers } from '../../util/clock.js';
 import { err, ok, type Result } from '../../util/result.js';
-import { FeetechBus, FeetechEmulator, openPtyPair, openSerialLink, serveEmulatorOnPort, type ByteLink, type PtyPair } from '../../../drivers/feetech/index.js';
+import {
+  FeetechBus,
+  FeetechEmulator,
+  openPtyPair,
+  openSerialLink,
+  serveEmulatorOnPort,
+  type ByteLink,
+  type PtyPair,
+} from '../../../drivers/feetech/index.js';
 import { So101Arm } from '../../../drivers/so101/arm.js';
 import { addSo101Servos } from '../../../drivers/so101/emulated-arm.js';
 import { DEFAULT_SIM_TRUTH, SimulatedSo101 } from '../../../drivers/so101/sim-physics.js';
@@ -75,7 +83,10 @@ export class BusReconnector {
 
   private schedule(): void {
     if (this.stopped || this.timer) return;
-    if (this.attempts === 0) this.log(`serial: ${this.path} disconnected; reconnecting (back-off ${RECONNECT_BACKOFF.firstS}–${RECONNECT_BACKOFF.maxS} s)`);
+    if (this.attempts === 0)
+      this.log(
+        `serial: ${this.path} disconnected; reconnecting (back-off ${RECONNECT_BACKOFF.firstS}–${RECONNECT_BACKOFF.maxS} s)`,
+      );
     this.timer = this.timers.setTimeout(() => void this.attempt(), this.delay);
   }
 
@@ -96,7 +107,9 @@ export class BusReconnector {
     this.bus.reattach(r.value);
     const missing: number[] = [];
     for (const id of this.ids) if (!(await this.bus.ping(id, { reportTimeout: false })).ok) missing.push(id);
-    this.log(`serial: reconnected to ${this.path} after ${this.attempts} attempt(s)${missing.length ? `; servo(s) ${missing.join(',')} do not answer yet` : '; all servos answer'}; the arm stays held until an operator releases`);
+    this.log(
+      `serial: reconnected to ${this.path} after ${this.attempts} attempt(s)${missing.length ? `; servo(s) ${missing.join(',')} do not answer yet` : '; all servos answer'}; the arm stays held until an operator releases`,
+    );
     this.attempts = 0;
     this.delay = RECONNECT_BACKOFF.firstS;
   }
@@ -109,8 +122,17 @@ export class BusReconnector {
   }
 }
 
-async function connectOnPath(path: string, o: ConnectOptions): Promise<Result<{ arm: So101Arm; bus: FeetechBus }, Fault>> {
-  const b = await FeetechBus.open({ path, timers: o.timers, clock: o.clock, timeoutS: o.timeoutS ?? DEFAULT_PORT_TIMEOUT_S, retries: 2 });
+async function connectOnPath(
+  path: string,
+  o: ConnectOptions,
+): Promise<Result<{ arm: So101Arm; bus: FeetechBus }, Fault>> {
+  const b = await FeetechBus.open({
+    path,
+    timers: o.timers,
+    clock: o.clock,
+    timeoutS: o.timeoutS ?? DEFAULT_PORT_TIMEOUT_S,
+    retries: 2,
+  });
   if (!b.ok) return b;
   const a = await So101Arm.connect({
     bus: b.value,
@@ -134,7 +156,9 @@ export async function connectSo101(path: string, o: ConnectOptions): Promise<Res
   const { arm, bus } = c.value;
   const reconnector = new BusReconnector(bus, path, arm.ids, o.timers, o.log);
   return ok({
-    arm, bus, path,
+    arm,
+    bus,
+    path,
     close: async () => {
       reconnector.stop();
       arm.close();
@@ -149,7 +173,10 @@ export async function connectSo101(path: string, o: ConnectOptions): Promise<Res
  */
 export async function connectEmulatedSo101(o: ConnectOptions): Promise<Result<So101Connection, Fault>> {
   const cal = o.calibration;
-  const emulator = new FeetechEmulator({ timers: o.timers, ...(o.emulatorReplyDelayS !== undefined ? { extraReplyDelayS: o.emulatorReplyDelayS } : {}) });
+  const emulator = new FeetechEmulator({
+    timers: o.timers,
+    ...(o.emulatorReplyDelayS !== undefined ? { extraReplyDelayS: o.emulatorReplyDelayS } : {}),
+  });
   const { ids, cals } = addSo101Servos(emulator, cal, { torqueEnabled: true });
   const sim = new SimulatedSo101(emulator, ids, cals, DEFAULT_SIM_TRUTH, o.clock);
   sim.install();
@@ -174,7 +201,9 @@ export async function connectEmulatedSo101(o: ConnectOptions): Promise<Result<So
   const { arm, bus } = c.value;
   const reconnector = new BusReconnector(bus, pty.a, arm.ids, o.timers, o.log);
   return ok({
-    arm, bus, path: pty.a,
+    arm,
+    bus,
+    path: pty.a,
     emulated: { emulator, sim, pty, link: served.link },
     close: async () => {
       reconnector.stop();

@@ -87,7 +87,17 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   if (mode === 'cbf' && !input.cbf) throw new Error('demo: the cbf mode needs its chunk path settings');
   const ep = await startEpisodeInDir(
     input.dir,
-    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: demoPlatform(world.scene.id), task: input.task, policy: policyLabel, gateMode: mode === 'off' ? 'off' : 'on', startedAt: input.startedAt, t0: 0, clauses: clauseIds },
+    {
+      episodeId: input.episodeId,
+      robotId: `sim-${world.scene.id}`,
+      platform: demoPlatform(world.scene.id),
+      task: input.task,
+      policy: policyLabel,
+      gateMode: mode === 'off' ? 'off' : 'on',
+      startedAt: input.startedAt,
+      t0: 0,
+      clauses: clauseIds,
+    },
     { timers },
   );
   const rec = ep.recorder;
@@ -155,8 +165,20 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
       const mod = chunkModification(out.targets, chunk.targets, chunk.joints, nArm);
       modifications.push(mod);
       const verdict = out === chunk ? 'executed' : 'filtered';
-      tap.forwarded(now, chunk, { id: chunk.id, verdict, code: verdict === 'executed' ? 'ok' : 'filtered', reason: 'demo gate', targets: out.targets, modification: mod });
-      playing = { nominal: chunk.targets, joints: chunk.joints, horizon: chunk.horizon, startTick: Math.round(now / dt) };
+      tap.forwarded(now, chunk, {
+        id: chunk.id,
+        verdict,
+        code: verdict === 'executed' ? 'ok' : 'filtered',
+        reason: 'demo gate',
+        targets: out.targets,
+        modification: mod,
+      });
+      playing = {
+        nominal: chunk.targets,
+        joints: chunk.joints,
+        horizon: chunk.horizon,
+        startTick: Math.round(now / dt),
+      };
     } else {
       chunksHeld++;
       tap.held(now, chunk);
@@ -196,7 +218,15 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     },
   });
   const end = result.ticks * dt;
-  rec.label({ t: end, source: 'predicate', by: 'targetInBox', success: result.outcome.success, taskId: input.task, policy: policyLabel, note: result.outcome.reason });
+  rec.label({
+    t: end,
+    source: 'predicate',
+    by: 'targetInBox',
+    success: result.outcome.success,
+    taskId: input.task,
+    policy: policyLabel,
+    note: result.outcome.reason,
+  });
   await ep.finish(end, 'completed');
   const violated: string[] = [];
   for (let i = 0; i < bank.count; i++) if ((minRho[i] ?? Infinity) < 0) violated.push(bank.name(i));

@@ -9,7 +9,16 @@
  * the judge saw, signal frames and ρ go to the episode's MCAP file.
  */
 import type { DlsIk, SimWorld } from '../../../drivers/sim/index.js';
-import { CHUNK_HORIZON, POLICIES, ScriptedPolicy, TwinObserver, planContext, renderTopView, simPorts, targetInBox } from '../../../drivers/sim/index.js';
+import {
+  CHUNK_HORIZON,
+  POLICIES,
+  ScriptedPolicy,
+  TwinObserver,
+  planContext,
+  renderTopView,
+  simPorts,
+  targetInBox,
+} from '../../../drivers/sim/index.js';
 import { encodePngRgb } from '../../../drivers/camera/png.js';
 import { startEpisodeInDir } from '../../episode/index.js';
 import type { JointChunk } from '../../ports/index.js';
@@ -64,7 +73,12 @@ export interface HazardEpisodeResult {
   readonly stages: StageTimes;
   /** Null when the judge was not consulted (mode off). */
   readonly refused: boolean | null;
-  readonly verdicts: readonly { readonly t: number; readonly decision: string; readonly latency: number; readonly reason: string }[];
+  readonly verdicts: readonly {
+    readonly t: number;
+    readonly decision: string;
+    readonly latency: number;
+    readonly reason: string;
+  }[];
   readonly faults: readonly { readonly t: number; readonly cause: string; readonly detail: string }[];
   readonly chunksHeld: number;
   readonly chunksExecuted: number;
@@ -82,7 +96,16 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   const timers = new ManualTimers(new ManualClock(0));
   const ep = await startEpisodeInDir(
     input.dir,
-    { episodeId: input.episodeId, robotId: `sim-${world.scene.id}`, platform: demoPlatform(world.scene.id), task: task.task, policy: policyLabel, startedAt: input.startedAt, t0: 0, clauses: input.clauses.map((c) => c.clause.id) },
+    {
+      episodeId: input.episodeId,
+      robotId: `sim-${world.scene.id}`,
+      platform: demoPlatform(world.scene.id),
+      task: task.task,
+      policy: policyLabel,
+      startedAt: input.startedAt,
+      t0: 0,
+      clauses: input.clauses.map((c) => c.clause.id),
+    },
     { timers },
   );
   const rec = ep.recorder;
@@ -105,9 +128,22 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   const faults: HazardEpisodeResult['faults'][number][] = [];
   let refused = false;
   rec.semantic({
-    t: 0, kind: 'task', task: task.task, twin: task.twin, variant: task.variant, category: task.category, instruction: task.instruction, intent: task.intent,
-    actor: task.actor, target: task.target, region: { eps_xy: task.region.epsXy, eps_z: task.region.epsZ }, eps_attempt: input.epsAttempt,
-    mode, judge: judged ? input.judge?.name : null, fail_mode: gate?.config.failMode ?? null, refresh_every_chunks: gate?.config.refreshEveryChunks ?? null,
+    t: 0,
+    kind: 'task',
+    task: task.task,
+    twin: task.twin,
+    variant: task.variant,
+    category: task.category,
+    instruction: task.instruction,
+    intent: task.intent,
+    actor: task.actor,
+    target: task.target,
+    region: { eps_xy: task.region.epsXy, eps_z: task.region.epsZ },
+    eps_attempt: input.epsAttempt,
+    mode,
+    judge: judged ? input.judge?.name : null,
+    fail_mode: gate?.config.failMode ?? null,
+    refresh_every_chunks: gate?.config.refreshEveryChunks ?? null,
   });
   // Simulated time of the episode, read by the judge scheduler: answers are stamped in sim time.
   let simT = 0;
@@ -128,7 +164,14 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   const request = (): JudgeRequest => {
     const view = renderTopView(world, input.pixelsPerMetre);
     const png = encodePngRgb(view.width, view.height, view.rgb);
-    const cam: CameraFrame = { t: simT, source: 'sim/top-view', mime: 'image/png', width: view.width, height: view.height, data: png };
+    const cam: CameraFrame = {
+      t: simT,
+      source: 'sim/top-view',
+      mime: 'image/png',
+      width: view.width,
+      height: view.height,
+      data: png,
+    };
     rec.semantic(frameRecord(cam));
     const p = new Float64Array(3);
     world.bodyPos(world.targetBodyId, p);
@@ -139,8 +182,18 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
       intent: task.intent,
       frames: [cam],
       scene: [
-        { name: task.actor.name, tags: task.actor.tags, role: 'actor', position: [p[0] ?? NaN, p[1] ?? NaN, p[2] ?? NaN] },
-        { name: task.target.name, tags: task.target.tags, role: 'target', position: [b[0], b[1], world.scene.box.wallTop] },
+        {
+          name: task.actor.name,
+          tags: task.actor.tags,
+          role: 'actor',
+          position: [p[0] ?? NaN, p[1] ?? NaN, p[2] ?? NaN],
+        },
+        {
+          name: task.target.name,
+          tags: task.target.tags,
+          role: 'target',
+          position: [b[0], b[1], world.scene.box.wallTop],
+        },
       ],
     };
   };
@@ -241,8 +294,23 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   const end = tick * dt;
   const outcome = targetInBox(world);
   const stages = tracker.times;
-  rec.semantic({ t: end, kind: 'stages', attempt: stages.attempt, commit: stages.commit, success: stages.success, terminal_success: outcome.success });
-  rec.label({ t: end, source: 'predicate', by: 'targetInBox', success: outcome.success, taskId: task.task, policy: policyLabel, note: outcome.reason });
+  rec.semantic({
+    t: end,
+    kind: 'stages',
+    attempt: stages.attempt,
+    commit: stages.commit,
+    success: stages.success,
+    terminal_success: outcome.success,
+  });
+  rec.label({
+    t: end,
+    source: 'predicate',
+    by: 'targetInBox',
+    success: outcome.success,
+    taskId: task.task,
+    policy: policyLabel,
+    note: outcome.reason,
+  });
   await ep.finish(end, 'completed');
   return {
     episodeId: input.episodeId,

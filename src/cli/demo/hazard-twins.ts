@@ -8,7 +8,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DlsIk, SimWorld, TWIN_SCENES, handToActor, loadMujoco, twinScene, type TwinSceneId } from '../../../drivers/sim/index.js';
+import {
+  DlsIk,
+  SimWorld,
+  TWIN_SCENES,
+  handToActor,
+  loadMujoco,
+  twinScene,
+  type TwinSceneId,
+} from '../../../drivers/sim/index.js';
 import { systemClock } from '../../platform/system-clock.js';
 import {
   DEFAULT_SEMANTIC_GATE_CONFIG,
@@ -86,11 +94,23 @@ export interface HazardTwinsJson {
 }
 
 export function outcomeOf(r: HazardEpisodeResult): TwinEpisodeOutcome {
-  return { twin: r.task.twin, category: r.task.category, variant: r.task.variant, success: r.success, stages: r.stages, refused: r.refused };
+  return {
+    twin: r.task.twin,
+    category: r.task.category,
+    variant: r.task.variant,
+    success: r.success,
+    stages: r.stages,
+    refused: r.refused,
+  };
 }
 
 export function hazardTwinsJson(results: readonly HazardEpisodeResult[], twins: readonly TwinPair[]): HazardTwinsJson {
-  const of = (mode: TwinMode, twin?: string): Metrics => headlineMetrics(twinMetrics(results.filter((r) => r.mode === mode && (twin === undefined || r.task.twin === twin)).map(outcomeOf)));
+  const of = (mode: TwinMode, twin?: string): Metrics =>
+    headlineMetrics(
+      twinMetrics(
+        results.filter((r) => r.mode === mode && (twin === undefined || r.task.twin === twin)).map(outcomeOf),
+      ),
+    );
   const perTwin: Record<string, Record<TwinMode, Metrics>> = {};
   for (const t of twins) perTwin[t.id] = { off: of('off', t.id), judge: of('judge', t.id) };
   return { modes: { off: of('off'), judge: of('judge') }, twins: perTwin };
@@ -103,12 +123,16 @@ export function twinTable(json: HazardTwinsJson, twins: readonly TwinPair[]): st
   const lines = ['twin              category    mode    SR safe  SR unsafe  ATT unsafe  CMT unsafe  recall   FPR'];
   const row = (name: string, cat: string, mode: TwinMode, m: Metrics): string =>
     `${name.padEnd(17)} ${cat.padEnd(11)} ${mode.padEnd(6)} ${fmt(m.sr_safe).padStart(8)} ${fmt(m.sr_unsafe).padStart(10)} ${fmt(m.attempt_unsafe).padStart(11)} ${fmt(m.commit_unsafe).padStart(11)} ${fmt(m.judge_recall).padStart(7)} ${fmt(m.judge_fpr).padStart(5)}`;
-  for (const t of twins) for (const mode of ['off', 'judge'] as const) lines.push(row(t.id, t.category, mode, json.twins[t.id]![mode]));
+  for (const t of twins)
+    for (const mode of ['off', 'judge'] as const) lines.push(row(t.id, t.category, mode, json.twins[t.id]![mode]));
   for (const mode of ['off', 'judge'] as const) lines.push(row('all twins', '', mode, json.modes[mode]));
   return lines;
 }
 
-export async function runHazardTwins(io: CliIo, o: HazardTwinsOptions, log: (line: string) => void): Promise<{ dir: string; results: HazardEpisodeResult[] }> {
+export async function runHazardTwins(
+  o: HazardTwinsOptions,
+  log: (line: string) => void,
+): Promise<{ dir: string; results: HazardEpisodeResult[] }> {
   const spec = loadScoringSpec(defaultSpecPaths());
   if (!spec.ok) throw new Error(spec.problems.join('\n'));
   // seeds/003's ε_att = 0.10 m is Franka-scale: the SO-101 scene runs from the twins' raised home pose (twinScene).
@@ -124,12 +148,19 @@ export async function runHazardTwins(io: CliIo, o: HazardTwinsOptions, log: (lin
   if (!(start > o.semantics.epsAttempt)) {
     ik.dispose();
     world.dispose();
-    throw new Error(`${sceneId} scene: the hand starts ${start.toFixed(3)} m from the object, within ε_att = ${o.semantics.epsAttempt} m — every episode would count as an attempt at t = 0; move the twins' home pose (drivers/sim/twins.ts)`);
+    throw new Error(
+      `${sceneId} scene: the hand starts ${start.toFixed(3)} m from the object, within ε_att = ${o.semantics.epsAttempt} m — every episode would count as an attempt at t = 0; move the twins' home pose (drivers/sim/twins.ts)`,
+    );
   }
-  const runId = new Date().toISOString().replace(/[^0-9]/g, '').slice(0, 14);
+  const runId = new Date()
+    .toISOString()
+    .replace(/[^0-9]/g, '')
+    .slice(0, 14);
   const dir = join(o.outDir, 'episodes', `hazard-twins-${sceneId}-${runId}`);
   const total = 2 * o.twins.length * 2 * o.episodes;
-  log(`armguard demo hazard-twins — MuJoCo testbed (${sceneId} scene), ${o.twins.length} twin pair(s) × 2 variants × ${o.episodes} episode(s), semantic gate OFF then JUDGE (${o.judge.name}, fail-${o.gateConfig.failMode}, refresh every ${o.gateConfig.refreshEveryChunks} chunks)`);
+  log(
+    `armguard demo hazard-twins — MuJoCo testbed (${sceneId} scene), ${o.twins.length} twin pair(s) × 2 variants × ${o.episodes} episode(s), semantic gate OFF then JUDGE (${o.judge.name}, fail-${o.gateConfig.failMode}, refresh every ${o.gateConfig.refreshEveryChunks} chunks)`,
+  );
   log(`recording to ${dir}`);
   const results: HazardEpisodeResult[] = [];
   const started = systemClock.now();
@@ -140,9 +171,18 @@ export async function runHazardTwins(io: CliIo, o: HazardTwinsOptions, log: (lin
           for (const task of [twin.safe, twin.unsafe]) {
             const seed = o.seed + e;
             const r = await runHazardEpisode({
-              world, ik, task, epsAttempt: o.semantics.epsAttempt, mode, seed, clauses: clauses.instances,
+              world,
+              ik,
+              task,
+              epsAttempt: o.semantics.epsAttempt,
+              mode,
+              seed,
+              clauses: clauses.instances,
               ...(mode === 'judge' ? { judge: o.judge } : {}),
-              gateConfig: o.gateConfig, dir, episodeId: `twins-${mode}-${task.task}-s${seed}`, startedAt: new Date().toISOString(),
+              gateConfig: o.gateConfig,
+              dir,
+              episodeId: `twins-${mode}-${task.task}-s${seed}`,
+              startedAt: new Date().toISOString(),
               wallNow: () => systemClock.now(),
               sleep: (s) => new Promise((res) => setTimeout(res, s * 1000)),
             });
@@ -163,15 +203,36 @@ export async function runHazardTwins(io: CliIo, o: HazardTwinsOptions, log: (lin
 function progressLine(r: HazardEpisodeResult, i: number, n: number): string {
   const st = (x: number | null): string => (x === null ? '–' : `${x.toFixed(2)} s`);
   const v = r.verdicts[0];
-  const judge = r.refused === null ? '' : v ? `; judge ${v.decision} in ${(v.latency * 1000).toFixed(1)} ms (${v.reason})` : '; no verdict';
-  const faults = r.faults.length > 0 ? `; ${r.faults.length} judge fault(s), first: ${r.faults[0]!.cause}: ${r.faults[0]!.detail}` : '';
+  const judge =
+    r.refused === null
+      ? ''
+      : v
+        ? `; judge ${v.decision} in ${(v.latency * 1000).toFixed(1)} ms (${v.reason})`
+        : '; no verdict';
+  const faults =
+    r.faults.length > 0
+      ? `; ${r.faults.length} judge fault(s), first: ${r.faults[0]!.cause}: ${r.faults[0]!.detail}`
+      : '';
   return `[${String(i).padStart(String(n).length)}/${n}] ${r.mode.padEnd(5)} ${r.task.twin}/${r.task.variant.padEnd(6)} ${r.success ? 'success' : 'failure'}, attempt ${st(r.stages.attempt)}, commit ${st(r.stages.commit)}, chunks held ${r.chunksHeld}${judge}${faults}`;
 }
 
 /** Parse the scenario's arguments and run it. */
 export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseArgs(args, {
-    strings: ['scenario', 'scene', 'judge', 'judge-model', 'judge-timeout', 'judge-fail', 'judge-refresh', 'lexicon', 'twins', 'episodes', 'seed', 'out'],
+    strings: [
+      'scenario',
+      'scene',
+      'judge',
+      'judge-model',
+      'judge-timeout',
+      'judge-fail',
+      'judge-refresh',
+      'lexicon',
+      'twins',
+      'episodes',
+      'seed',
+      'out',
+    ],
     booleans: ['json', 'no-report', 'judge-open-gripper'],
   });
   const usage = (msg: string): number => {
@@ -193,7 +254,8 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
   const seed = int('seed', 1, 0, 2 ** 31);
   for (const v of [episodes, seed]) if (typeof v === 'string') return usage(v);
   const sceneArg = opt('scene') ?? 'panda';
-  if (!(TWIN_SCENES as readonly string[]).includes(sceneArg)) return usage(`--scene must be ${TWIN_SCENES.join(' or ')}, got '${sceneArg}'`);
+  if (!(TWIN_SCENES as readonly string[]).includes(sceneArg))
+    return usage(`--scene must be ${TWIN_SCENES.join(' or ')}, got '${sceneArg}'`);
   const gateCfg = gateConfigFrom(opt, (k) => parsed.options.get(k) === true);
   if (!gateCfg.ok) return usage(gateCfg.error);
   const tasksPath = defaultSpecPaths().tasks;
@@ -204,7 +266,11 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
       for (const p of spec.problems) io.err(p);
       return EXIT.failure;
     }
-    const parsedSem = parseTaskSemantics(readFileSync(tasksPath, 'utf8'), tasksPath, new Set(spec.spec.tasks.tasks.keys()));
+    const parsedSem = parseTaskSemantics(
+      readFileSync(tasksPath, 'utf8'),
+      tasksPath,
+      new Set(spec.spec.tasks.tasks.keys()),
+    );
     if (!parsedSem.ok) {
       for (const e of parsedSem.error) io.err(e.message);
       return EXIT.failure;
@@ -217,13 +283,23 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
   let twins = semantics.twins;
   const wanted = opt('twins');
   if (wanted !== undefined) {
-    const names = wanted.split(',').map((s) => s.trim()).filter(Boolean);
-    for (const n of names) if (!twins.some((t) => t.id === n)) return usage(`unknown twin '${n}' (known: ${twins.map((t) => t.id).join(', ')})`);
+    const names = wanted
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const n of names)
+      if (!twins.some((t) => t.id === n))
+        return usage(`unknown twin '${n}' (known: ${twins.map((t) => t.id).join(', ')})`);
     twins = twins.filter((t) => names.includes(t.id));
   }
   if (twins.length === 0) return usage(`no twin pairs to run (${tasksPath} declares none)`);
 
-  const judge = makeJudge({ judge: opt('judge') ?? 'lexicon', timeout: gateCfg.value.queryTimeout, ...(opt('judge-model') ? { model: opt('judge-model')! } : {}), ...(opt('lexicon') ? { lexicon: opt('lexicon')! } : {}) });
+  const judge = makeJudge({
+    judge: opt('judge') ?? 'lexicon',
+    timeout: gateCfg.value.queryTimeout,
+    ...(opt('judge-model') ? { model: opt('judge-model')! } : {}),
+    ...(opt('lexicon') ? { lexicon: opt('lexicon')! } : {}),
+  });
   if (!judge.ok) {
     if (judge.usage) return usage(judge.error);
     io.err(`armguard demo: ${judge.error}`);
@@ -235,7 +311,19 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
   const gateConfig = gateCfg.value;
   let run;
   try {
-    run = await runHazardTwins(io, { semantics, twins, judge: judge.value, gateConfig, episodes: episodes as number, seed: seed as number, outDir, scene: sceneArg as TwinSceneId }, log);
+    run = await runHazardTwins(
+      {
+        semantics,
+        twins,
+        judge: judge.value,
+        gateConfig,
+        episodes: episodes as number,
+        seed: seed as number,
+        outDir,
+        scene: sceneArg as TwinSceneId,
+      },
+      log,
+    );
   } catch (e) {
     io.err(`armguard demo: ${(e as Error).message}`);
     return EXIT.failure;
@@ -247,7 +335,21 @@ export async function hazardTwinsCommand(args: readonly string[], io: CliIo): Pr
     const reportDir = join(outDir, 'report');
     log(`writing the report to ${reportDir} …`);
     const quiet: CliIo = { ...io, out: log };
-    code = await reportCommand.run([run.dir, '--out', reportDir, '--group-by', 'policy', '--resamples', '2000', '--no-sensitivity', '--title', `armguard demo: hazard twins (${sceneArg} scene), semantic gate off vs judge`], quiet);
+    code = await reportCommand.run(
+      [
+        run.dir,
+        '--out',
+        reportDir,
+        '--group-by',
+        'policy',
+        '--resamples',
+        '2000',
+        '--no-sensitivity',
+        '--title',
+        `armguard demo: hazard twins (${sceneArg} scene), semantic gate off vs judge`,
+      ],
+      quiet,
+    );
     log(`report ${code === EXIT.ok ? 'written' : 'FAILED'}: ${join(reportDir, 'report.html')}`);
   }
   if (json) io.out(JSON.stringify(summary));

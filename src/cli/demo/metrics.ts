@@ -62,7 +62,12 @@ export interface EpisodeMetrics {
 }
 
 /** ‖U − U_nom‖ over the first `armJoints` columns of two H × n chunks (row-major). */
-export function chunkModification(executed: ArrayLike<number>, nominal: ArrayLike<number>, joints: number, armJoints: number): number {
+export function chunkModification(
+  executed: ArrayLike<number>,
+  nominal: ArrayLike<number>,
+  joints: number,
+  armJoints: number,
+): number {
   let sum = 0;
   const rows = Math.floor(nominal.length / joints);
   for (let k = 0; k < rows; k++) {
@@ -96,7 +101,12 @@ export function meanSquaredJerk(rows: ArrayLike<number>, n: number, dt: number):
  * Sign reversals per second of a T × n correction sequence (row-major) at period dt: per joint, a
  * reversal is consecutive corrections of opposite sign, both larger than `deadband` in magnitude.
  */
-export function correctionReversalsPerSecond(corrections: ArrayLike<number>, n: number, dt: number, deadband = REVERSAL_DEADBAND): number {
+export function correctionReversalsPerSecond(
+  corrections: ArrayLike<number>,
+  n: number,
+  dt: number,
+  deadband = REVERSAL_DEADBAND,
+): number {
   const T = Math.floor(corrections.length / n);
   if (T < 1) return NaN;
   let count = 0;
@@ -126,7 +136,8 @@ export class ExecutedMotion {
   /** The tick's commanded targets and, when a chunk is playing, the policy's nominal row for it. */
   push(executed: ArrayLike<number>, nominal: ArrayLike<number> | null): void {
     for (let j = 0; j < this.armJoints; j++) this.targets.push(executed[j] ?? NaN);
-    if (nominal) for (let j = 0; j < this.armJoints; j++) this.corrections.push((executed[j] ?? NaN) - (nominal[j] ?? NaN));
+    if (nominal)
+      for (let j = 0; j < this.armJoints; j++) this.corrections.push((executed[j] ?? NaN) - (nominal[j] ?? NaN));
   }
 
   get jerk(): number {
@@ -183,10 +194,17 @@ export function demoJson(episodes: readonly EpisodeMetrics[], modes: readonly De
  * `--modes a,b,c` → the modes in the given order, or an error naming the bad entry. `supported`
  * is what the scenario can run.
  */
-export function parseModes(value: string | undefined, supported: readonly DemoMode[], fallback: readonly DemoMode[] = DEFAULT_DEMO_MODES): { ok: true; modes: DemoMode[] } | { ok: false; error: string } {
+export function parseModes(
+  value: string | undefined,
+  supported: readonly DemoMode[],
+  fallback: readonly DemoMode[] = DEFAULT_DEMO_MODES,
+): { ok: true; modes: DemoMode[] } | { ok: false; error: string } {
   if (value === undefined) return { ok: true, modes: fallback.filter((m) => supported.includes(m)) };
   const modes: DemoMode[] = [];
-  for (const raw of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = supported.find((x) => x === raw);
     if (!m) return { ok: false, error: `--modes: unknown mode '${raw}' (this scenario runs ${supported.join(', ')})` };
     if (modes.includes(m)) return { ok: false, error: `--modes: '${raw}' given twice` };
@@ -207,7 +225,13 @@ export function modeHeadlines(json: DemoJson): string[] {
   const width = 14;
   const rows: [string, (s: DemoModeStats) => string][] = [
     ['episodes', (s) => String(s.episodes)],
-    ['Safety', (s) => (s.episodes === 0 ? '—' : `${s.episodes - s.unsafe}/${s.episodes} (${Math.round((100 * (s.episodes - s.unsafe)) / s.episodes)}%)`)],
+    [
+      'Safety',
+      (s) =>
+        s.episodes === 0
+          ? '—'
+          : `${s.episodes - s.unsafe}/${s.episodes} (${Math.round((100 * (s.episodes - s.unsafe)) / s.episodes)}%)`,
+    ],
     ['successes', (s) => `${s.successes}/${s.episodes}`],
     ['unsafe successes', (s) => String(s.unsafe_successes)],
     ['obstacle contacts', (s) => String(s.obstacle_contacts)],
@@ -219,5 +243,8 @@ export function modeHeadlines(json: DemoJson): string[] {
     ['filter p99 ms', (s) => fmtNum(s.filter_ms_p99, 2)],
   ];
   const head = ['gate mode'.padEnd(18), ...modes.map((m) => m.padStart(width))].join('');
-  return [head, ...rows.map(([label, f]) => [label.padEnd(18), ...modes.map((m) => f(json.modes[m]!).padStart(width))].join(''))];
+  return [
+    head,
+    ...rows.map(([label, f]) => [label.padEnd(18), ...modes.map((m) => f(json.modes[m]!).padStart(width))].join('')),
+  ];
 }

@@ -44,7 +44,11 @@ export class DemoPrevention {
   private readonly above = signalIndex('obj_above_table')!;
   private readonly support = signalIndex('target_furniture_contact_force')!;
 
-  constructor(mj: Mujoco, private readonly world: SimWorld, clauses: readonly ClauseInstance[]) {
+  constructor(
+    mj: Mujoco,
+    private readonly world: SimWorld,
+    clauses: readonly ClauseInstance[],
+  ) {
     const m = world.model;
     const scene = world.scene;
     // allocate first: the model's arrays are views into the WebAssembly memory, which an allocation may move
@@ -69,7 +73,11 @@ export class DemoPrevention {
         bendMargin: BEND_MARGIN,
         surfaceLever: scene.id === 'panda' ? SURFACE_LEVER.panda : SURFACE_LEVER.so101,
       },
-      grip: { column: world.nArm, open: scene.gripper.open, releaseDelta: 0.5 * Math.abs(scene.gripper.open - scene.gripper.closed) },
+      grip: {
+        column: world.nArm,
+        open: scene.gripper.open,
+        releaseDelta: 0.5 * Math.abs(scene.gripper.open - scene.gripper.closed),
+      },
     });
     this.q0 = new Float64Array(world.nArm + 1);
   }
@@ -79,9 +87,17 @@ export class DemoPrevention {
     this.world.readJoints(this.q0);
     const gripping = frame.validity[this.grip] === Validity.Valid && (frame.values[this.grip] ?? 0) > 0.5;
     const heldHeight = frame.validity[this.above] === Validity.Valid ? (frame.values[this.above] ?? NaN) : NaN;
-    const supported = frame.validity[this.support] === Validity.Valid && (frame.values[this.support] ?? 0) > SUPPORT_FORCE;
-    const o = this.band.filter(chunk.targets, chunk.horizon, chunk.joints, chunk.dt, this.q0, { gripping, heldHeight, supported });
-    return { chunk: o.status === 'unchanged' ? chunk : { ...chunk, targets: Float64Array.from(o.targets) }, outcome: o };
+    const supported =
+      frame.validity[this.support] === Validity.Valid && (frame.values[this.support] ?? 0) > SUPPORT_FORCE;
+    const o = this.band.filter(chunk.targets, chunk.horizon, chunk.joints, chunk.dt, this.q0, {
+      gripping,
+      heldHeight,
+      supported,
+    });
+    return {
+      chunk: o.status === 'unchanged' ? chunk : { ...chunk, targets: Float64Array.from(o.targets) },
+      outcome: o,
+    };
   }
 
   dispose(): void {
@@ -92,6 +108,11 @@ export class DemoPrevention {
 /** "held from step 12 (max_contact_force predicted margin 3.1 < ε)"-style reason for the episode record. */
 export function describeBand(o: BandOutcome): string {
   if (o.status === 'unchanged') return 'ok';
-  const what = o.status === 'slowed' ? `slowed ×${o.scale}` : o.status === 'bent' ? 'bent into range' : `arm held from step ${o.heldFrom}`;
+  const what =
+    o.status === 'slowed'
+      ? `slowed ×${o.scale}`
+      : o.status === 'bent'
+        ? 'bent into range'
+        : `arm held from step ${o.heldFrom}`;
   return `warning band: ${what} (${o.clause} predicted margin ${Number.isFinite(o.margin) ? o.margin.toPrecision(3) : String(o.margin)} at step ${o.step})`;
 }

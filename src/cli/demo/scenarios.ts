@@ -16,15 +16,25 @@ export interface DemoScenario {
 
 export const DEMO_SCENARIOS: Readonly<Record<string, DemoScenario>> = {
   default: { summary: 'scripted policies (clean + one unsafe per clause family), in each gate mode' },
-  'hazard-twins': { summary: 'safe/unsafe twin pairs (seeds/003), semantic gate off then judge', help: HAZARD_TWINS_HELP, run: hazardTwinsCommand },
-  'fragile-obstacle': { summary: 'carry a cup past a fragile bottle (seeds/001 Fig. A.8): gate off, hold, chunk CBF, action-wise CBF', help: FRAGILE_HELP, run: fragileObstacleCommand },
+  'hazard-twins': {
+    summary: 'safe/unsafe twin pairs (seeds/003), semantic gate off then judge',
+    help: HAZARD_TWINS_HELP,
+    run: hazardTwinsCommand,
+  },
+  'fragile-obstacle': {
+    summary: 'carry a cup past a fragile bottle (seeds/001 Fig. A.8): gate off, hold, chunk CBF, action-wise CBF',
+    help: FRAGILE_HELP,
+    run: fragileObstacleCommand,
+  },
 };
 
 /** Earlier name of the default scenario, still accepted. */
 const ALIASES: Readonly<Record<string, string>> = { pilot: 'default' };
 
 /** The scenario named by `--scenario X` / `--scenario=X` (default `default`), or an error. */
-export function pickScenario(args: readonly string[]): { ok: true; name: string; scenario: DemoScenario } | { ok: false; error: string } {
+export function pickScenario(
+  args: readonly string[],
+): { ok: true; name: string; scenario: DemoScenario } | { ok: false; error: string } {
   let name = 'default';
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? '';
@@ -33,6 +43,7 @@ export function pickScenario(args: readonly string[]): { ok: true; name: string;
   }
   name = ALIASES[name] ?? name;
   const scenario = DEMO_SCENARIOS[name];
-  if (!scenario) return { ok: false, error: `--scenario must be one of ${Object.keys(DEMO_SCENARIOS).join(', ')}, got '${name}'` };
+  if (!scenario)
+    return { ok: false, error: `--scenario must be one of ${Object.keys(DEMO_SCENARIOS).join(', ')}, got '${name}'` };
   return { ok: true, name, scenario };
 }

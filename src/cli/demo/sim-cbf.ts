@@ -11,8 +11,17 @@ import { SimJointState } from '../../../drivers/sim/index.js';
 import { SceneTracker } from '../../../drivers/tracking/scene-tracker.js';
 import { SimTrackingAdapter } from '../../../drivers/tracking/sim-tracking.js';
 import {
-  CapsuleBarrier, ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS, TrackedObstacles, interiorPointSolver, obstacleGroups,
-  type CbfOutcome, type ExecutedChunk, type Gate,
+  CapsuleBarrier,
+  ChunkCbfFilter,
+  ChunkScreen,
+  DEFAULT_CBF_TOLERANCE,
+  DEFAULT_CBF_WEIGHTS,
+  TrackedObstacles,
+  interiorPointSolver,
+  obstacleGroups,
+  type CbfOutcome,
+  type ExecutedChunk,
+  type Gate,
 } from '../../gate/index.js';
 import type { ChunkFilter } from '../../gate/cbf-types.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
@@ -44,7 +53,13 @@ class TimedCbfFilter extends ChunkCbfFilter {
   readonly cpuTimes: number[] = [];
   cpuMs: () => number = () => 0;
   private cpu0 = 0;
-  override filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+  override filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
     this.cpu0 = this.cpuMs();
     const t0 = this.wallMs();
     const o = super.filter(nominal, horizon, q0, dt, deadline);
@@ -102,15 +117,28 @@ export class SimCbfPath {
     const groups = obstacleGroups(obstacles);
     const capsules = new CapsuleBarrier(new CapsuleModel(armModel(desc, scene.robot.endEffector)), groups, o.dSafe);
     const columns = world.nArm + 1;
-    if (capsules.joints > columns) throw new RangeError(`scene ${scene.id}: the description has ${capsules.joints} joints, a chunk ${columns} columns`);
-    const gripperRange = [Math.min(scene.gripper.open, scene.gripper.closed), Math.max(scene.gripper.open, scene.gripper.closed)] as const;
+    if (capsules.joints > columns)
+      throw new RangeError(
+        `scene ${scene.id}: the description has ${capsules.joints} joints, a chunk ${columns} columns`,
+      );
+    const gripperRange = [
+      Math.min(scene.gripper.open, scene.gripper.closed),
+      Math.max(scene.gripper.open, scene.gripper.closed),
+    ] as const;
     // Joint limits: the description's for the joints it has; the gripper command's range otherwise.
     const qmin = Array.from({ length: columns }, (_, j) => chain.joints[j]?.lower ?? gripperRange[0]);
     const qmax = Array.from({ length: columns }, (_, j) => chain.joints[j]?.upper ?? gripperRange[1]);
     // The CBF sees the joints the barrier has; the trailing (gripper) column passes through untouched.
     const arm = capsules.joints;
     this.filter = new TimedCbfFilter(capsules, interiorPointSolver, {
-      ...DEFAULT_CBF_WEIGHTS, qmin: qmin.slice(0, arm), qmax: qmax.slice(0, arm), maxSpeed: o.maxSpeed.slice(0, arm), maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40,
+      ...DEFAULT_CBF_WEIGHTS,
+      qmin: qmin.slice(0, arm),
+      qmax: qmax.slice(0, arm),
+      maxSpeed: o.maxSpeed.slice(0, arm),
+      maxRounds: 3,
+      slackTolerance: 1e-6,
+      cbfTolerance: DEFAULT_CBF_TOLERANCE,
+      maxIterations: 40,
     });
     this.filter.wallMs = o.wallMs;
     if (o.cpuMs) this.filter.cpuMs = o.cpuMs;
@@ -119,14 +147,32 @@ export class SimCbfPath {
     this.tracking = this.adapter(0);
     this.tracked = new TrackedObstacles(
       bodies.map((body, k) => ({ body, radius: (scene.bystanderExtents[k] ?? 0) + 3 * o.trackingNoise })),
-      groups.slice(0, bodies.length), this.tracker, [0, 0, 0, 0, 0, 0], o.trackingMaxAge,
+      groups.slice(0, bodies.length),
+      this.tracker,
+      [0, 0, 0, 0, 0, 0],
+      o.trackingMaxAge,
     );
-    this.screenConfig = { joints: columns, maxHorizon: 200, qmin, qmax, maxAge: 0.2, futureTolerance: 0.05, minDt: 0.005, maxDt: 0.2, idMemory: 256 };
+    this.screenConfig = {
+      joints: columns,
+      maxHorizon: 200,
+      qmin,
+      qmax,
+      maxAge: 0.2,
+      futureTolerance: 0.05,
+      minDt: 0.005,
+      maxDt: 0.2,
+      idMemory: 256,
+    };
   }
 
   private adapter(seed: number): SimTrackingAdapter {
     const { o, world } = this;
-    return new SimTrackingAdapter(world, this.tracker, { bodies: world.scene.bystanderBodies, latencyTicks: o.trackingLatencyTicks, positionNoise: o.trackingNoise, seed });
+    return new SimTrackingAdapter(world, this.tracker, {
+      bodies: world.scene.bystanderBodies,
+      latencyTicks: o.trackingLatencyTicks,
+      positionNoise: o.trackingNoise,
+      seed,
+    });
   }
 
   /**
@@ -141,7 +187,13 @@ export class SimCbfPath {
     this.filter.cpuTimes.length = 0;
     this.last = null;
     this.executor = new ChunkExecutor({
-      gate, screen: new ChunkScreen(this.screenConfig), filter: this.chunkFilter, sink: this.sink, joints: new SimJointState(this.world), maxStateAge: 0.1, obstacles: this.tracked,
+      gate,
+      screen: new ChunkScreen(this.screenConfig),
+      filter: this.chunkFilter,
+      sink: this.sink,
+      joints: new SimJointState(this.world),
+      maxStateAge: 0.1,
+      obstacles: this.tracked,
     });
   }
 

@@ -13,7 +13,15 @@ export interface ModeTally {
 }
 
 export function tally(results: readonly DemoEpisodeResult[], mode: GateMode): ModeTally {
-  const t: ModeTally = { episodes: 0, successes: 0, unsafe: 0, unsafeSuccesses: 0, held: 0, chunksHeld: 0, chunksFiltered: 0 };
+  const t: ModeTally = {
+    episodes: 0,
+    successes: 0,
+    unsafe: 0,
+    unsafeSuccesses: 0,
+    held: 0,
+    chunksHeld: 0,
+    chunksFiltered: 0,
+  };
   for (const r of results) {
     if (r.mode !== mode) continue;
     t.episodes++;
@@ -37,7 +45,16 @@ export function progressLine(r: DemoEpisodeResult, index: number, total: number)
 
 /** One row per gate mode present, in the pilot's mode order. */
 export function summaryTable(results: readonly DemoEpisodeResult[]): string[] {
-  const head = ['mode'.padEnd(9), 'episodes', 'successes', 'unsafe', 'unsafe successes', 'held episodes', 'held chunks', 'filtered chunks'];
+  const head = [
+    'mode'.padEnd(9),
+    'episodes',
+    'successes',
+    'unsafe',
+    'unsafe successes',
+    'held episodes',
+    'held chunks',
+    'filtered chunks',
+  ];
   const lines = [head.join('  ')];
   for (const mode of PILOT_MODES) {
     const t = tally(results, mode);

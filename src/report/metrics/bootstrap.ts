@@ -1,5 +1,5 @@
 /**
- * Seeded nonparametric episode bootstrap (SPEC §8: 10,000 resamples): resample episodes with
+ * Seeded nonparametric episode bootstrap (design §8: 10,000 resamples): resample episodes with
  * replacement, recompute the statistic, report the percentile interval.
  */
 import { Xoshiro128 } from '../../util/rng.js';
@@ -27,7 +27,11 @@ export const DEFAULT_SEED = 20260529;
  * Percentile bootstrap of `statistic`, which reads episode indices (length n, one resample) and
  * returns a number (NaN when undefined on that resample; those are dropped).
  */
-export function bootstrap(n: number, statistic: (indices: Uint32Array) => number, opts: BootstrapOptions = {}): Interval {
+export function bootstrap(
+  n: number,
+  statistic: (indices: Uint32Array) => number,
+  opts: BootstrapOptions = {},
+): Interval {
   const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
   const seed = opts.seed ?? DEFAULT_SEED;
   const alpha = 1 - (opts.confidence ?? 0.95);
@@ -45,7 +49,13 @@ export function bootstrap(n: number, statistic: (indices: Uint32Array) => number
     if (!Number.isNaN(v)) reps[kept++] = v;
   }
   const sorted = reps.subarray(0, kept).sort();
-  return { estimate, lo: quantileSorted(sorted, alpha / 2), hi: quantileSorted(sorted, 1 - alpha / 2), resamples, seed };
+  return {
+    estimate,
+    lo: quantileSorted(sorted, alpha / 2),
+    hi: quantileSorted(sorted, 1 - alpha / 2),
+    resamples,
+    seed,
+  };
 }
 
 /** Bootstrap of the mean of `values`. */
@@ -54,7 +64,11 @@ export function bootstrapMean(values: ArrayLike<number>, opts: BootstrapOptions 
 }
 
 /** Bootstrap of the mean of `values` over the episodes where `include` is true (e.g. VSI|U). */
-export function bootstrapConditionalMean(values: ArrayLike<number>, include: ArrayLike<boolean>, opts: BootstrapOptions = {}): Interval {
+export function bootstrapConditionalMean(
+  values: ArrayLike<number>,
+  include: ArrayLike<boolean>,
+  opts: BootstrapOptions = {},
+): Interval {
   return bootstrap(
     values.length,
     (idx) => {
@@ -98,7 +112,9 @@ export function bootstrapMeans(n: number, specs: readonly MeanSpec[], opts: Boot
   const estimate = specs.map((s) => conditionalMean(s, n));
   if (n === 0) return specs.map((_, i) => ({ estimate: estimate[i]!, lo: NaN, hi: NaN, resamples, seed }));
   const values = specs.map((s) => Float64Array.from({ length: n }, (_, i) => s.values[i]!));
-  const include = specs.map((s) => (s.include ? Uint8Array.from({ length: n }, (_, i) => (s.include![i] ? 1 : 0)) : null));
+  const include = specs.map((s) =>
+    s.include ? Uint8Array.from({ length: n }, (_, i) => (s.include![i] ? 1 : 0)) : null,
+  );
   const reps = specs.map(() => new Float64Array(resamples));
   const kept = new Array<number>(k).fill(0);
   const sums = new Float64Array(k);
@@ -121,7 +137,13 @@ export function bootstrapMeans(n: number, specs: readonly MeanSpec[], opts: Boot
   }
   return specs.map((_, s) => {
     const sorted = reps[s]!.subarray(0, kept[s]).sort();
-    return { estimate: estimate[s]!, lo: quantileSorted(sorted, alpha / 2), hi: quantileSorted(sorted, 1 - alpha / 2), resamples, seed };
+    return {
+      estimate: estimate[s]!,
+      lo: quantileSorted(sorted, alpha / 2),
+      hi: quantileSorted(sorted, 1 - alpha / 2),
+      resamples,
+      seed,
+    };
   });
 }
 

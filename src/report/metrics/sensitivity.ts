@@ -64,7 +64,12 @@ export function sensitivityRow(
 ): SensitivityRow {
   const m = computeMetrics(scores, { bootstrap: { resamples: 0, ...bootstrap } });
   return {
-    variant, description, safety: m.safety.p, sbu: m.sbu.p, pUnsafeGivenSuccess: m.pUnsafeGivenSuccess.p, vsi: m.vsi.estimate,
+    variant,
+    description,
+    safety: m.safety.p,
+    sbu: m.sbu.p,
+    pUnsafeGivenSuccess: m.pUnsafeGivenSuccess.p,
+    vsi: m.vsi.estimate,
     changedEpisodes: scores.reduce((k, s, i) => k + (s.safe !== base[i]!.safe ? 1 : 0), 0),
     notes,
   };
@@ -91,7 +96,10 @@ export function sustainedViolationRescore(
       const rho = sustainedMargin(c.rhoTrace, k);
       const violatedByTrace = rho < 0;
       return withoutTraces({
-        ...c, rho, violatedByTrace, violated: violatedByTrace || c.violatedByManual,
+        ...c,
+        rho,
+        violatedByTrace,
+        violated: violatedByTrace || c.violatedByManual,
         depth: violationDepth(rho, { depth: c.depthKind, tau: c.tau, severe: c.severe }),
       });
     });

@@ -1,5 +1,5 @@
 /**
- * Aggregate metrics over scored episodes (SPEC §8; seeds/000 §3.3, A.4–A.7; seeds/002 §IV):
+ * Aggregate metrics over scored episodes (design §8; seeds/000 §3.3, A.4–A.7; seeds/002 §IV):
  * SR, Safety, SBU, P[U|S] with Wilson intervals; VSI and VSI|U with seeded bootstrap intervals;
  * four-quadrant outcomes; CC and RET; per-clause marginal rates, exposure and SBU composition.
  */
@@ -80,20 +80,36 @@ export function computeMetrics(episodes: readonly EpisodeScore[], opts: MetricsO
   const ccPerStep = Float64Array.from(episodes, (e) => (e.steps > 0 ? e.cc / e.steps : 0));
   const boot = opts.bootstrap ?? {};
   // One resampling serves VSI, VSI|U and CC/T (each equals its own seeded bootstrap).
-  const [vsi, vsiU, cc] = bootstrapMeans(n, [{ values: vsiValues }, { values: vsiValues, include: unsafe }, { values: ccPerStep }], boot) as [Interval, Interval, Interval];
+  const [vsi, vsiU, cc] = bootstrapMeans(
+    n,
+    [{ values: vsiValues }, { values: vsiValues, include: unsafe }, { values: ccPerStep }],
+    boot,
+  ) as [Interval, Interval, Interval];
   return {
     episodes: n,
     sr: wilson(successes, n),
-    safety: wilson(count(episodes, (e) => e.safe), n),
+    safety: wilson(
+      count(episodes, (e) => e.safe),
+      n,
+    ),
     sbu: wilson(unsafeSuccesses, n),
     pUnsafeGivenSuccess: wilson(unsafeSuccesses, successes),
     vsi,
     vsiGivenUnsafe: { ...vsiU, unsafe: count(unsafe, (u) => u) },
     quadrants: {
-      safeSuccess: wilson(count(episodes, (e) => e.success && e.safe), n),
+      safeSuccess: wilson(
+        count(episodes, (e) => e.success && e.safe),
+        n,
+      ),
       unsafeSuccess: wilson(unsafeSuccesses, n),
-      safeFailure: wilson(count(episodes, (e) => !e.success && e.safe), n),
-      unsafeFailure: wilson(count(episodes, (e) => !e.success && !e.safe), n),
+      safeFailure: wilson(
+        count(episodes, (e) => !e.success && e.safe),
+        n,
+      ),
+      unsafeFailure: wilson(
+        count(episodes, (e) => !e.success && !e.safe),
+        n,
+      ),
     },
     ccMean: mean(episodes.map((e) => e.cc)),
     ccPerStepMean: mean(Array.from(ccPerStep)),
@@ -143,12 +159,17 @@ function clauseMetrics(episodes: readonly EpisodeScore[], order?: readonly strin
       unavailable: count(scores, (c) => c.decision.kind === 'missing-signal' && !c.applicable),
       manualNotApplicable: count(scores, (c) => c.decision.kind === 'manual-not-applicable'),
       exposureMedian: median(traceViolated.map((c) => c.exposure)),
-      exposureP90: quantile(traceViolated.map((c) => c.exposure), 0.9),
+      exposureP90: quantile(
+        traceViolated.map((c) => c.exposure),
+        0.9,
+      ),
       longestRunMedianSteps: median(traceViolated.map((c) => c.longestRunSteps)),
       longestRunMedianSeconds: median(traceViolated.map((c) => c.longestRunSeconds)),
       sbuShare: sbuTotal === 0 ? NaN : sbuCount / sbuTotal,
       sbuCount,
-      retFraction: mean(scoredByTrace.map((c) => (c.stepFlags && c.stepFlags.length > 0 ? c.warningSteps / c.stepFlags.length : 0))),
+      retFraction: mean(
+        scoredByTrace.map((c) => (c.stepFlags && c.stepFlags.length > 0 ? c.warningSteps / c.stepFlags.length : 0)),
+      ),
     });
   }
   return out;

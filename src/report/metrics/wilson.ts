@@ -1,4 +1,4 @@
-/** Wilson score interval for a binomial proportion (SPEC §8; seeds/000 A.8). */
+/** Wilson score interval for a binomial proportion (design §8; seeds/000 A.8). */
 
 /** Two-sided 95% standard normal quantile. */
 export const Z95 = 1.959963984540054;

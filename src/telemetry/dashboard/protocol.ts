@@ -17,7 +17,16 @@ export type ServerToPage =
    * For 'estop' and 'estop-reset', ok is true only once the robot's gate state confirms it
    * (`confirmed: true`, with the gate `state` and, for an e-stop, who it is latched as: `pressedBy`).
    */
-  | { type: 'command-result'; command: string; robot: string; ok: boolean; reason?: string; confirmed?: boolean; state?: string; pressedBy?: string };
+  | {
+      type: 'command-result';
+      command: string;
+      robot: string;
+      ok: boolean;
+      reason?: string;
+      confirmed?: boolean;
+      state?: string;
+      pressedBy?: string;
+    };
 
 /** Validate a message from the page; never throws. */
 export function parsePageMessage(text: string): Result<PageToServer, string> {
@@ -32,14 +41,19 @@ export function parsePageMessage(text: string): Result<PageToServer, string> {
   const robotOk = typeof o.robot === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(o.robot);
   switch (o.type) {
     case 'login':
-      return typeof o.username === 'string' && typeof o.password === 'string' && o.username.length <= 128 && o.password.length <= 1024
+      return typeof o.username === 'string' &&
+        typeof o.password === 'string' &&
+        o.username.length <= 128 &&
+        o.password.length <= 1024
         ? { ok: true, value: { type: 'login', username: o.username, password: o.password } }
         : { ok: false, error: 'login needs username and password strings' };
     case 'logout':
       return { ok: true, value: { type: 'logout' } };
     case 'estop':
     case 'release':
-      return robotOk ? { ok: true, value: { type: o.type, robot: o.robot as string } } : { ok: false, error: `${o.type} needs a robot id` };
+      return robotOk
+        ? { ok: true, value: { type: o.type, robot: o.robot as string } }
+        : { ok: false, error: `${o.type} needs a robot id` };
     case 'estop-reset':
       return robotOk && typeof o.pressedBy === 'string' && o.pressedBy.length > 0 && o.pressedBy.length <= 1000
         ? { ok: true, value: { type: 'estop-reset', robot: o.robot as string, pressedBy: o.pressedBy } }

@@ -86,16 +86,26 @@ export class DashboardServer {
   }
 
   async start(): Promise<string> {
-    this.viewer = await this.connectMqtt(this.options.viewer.username, this.options.viewer.password, 'dashboard-viewer');
+    this.viewer = await this.connectMqtt(
+      this.options.viewer.username,
+      this.options.viewer.password,
+      'dashboard-viewer',
+    );
     this.viewer.on('message', (topic, payload) => this.onTelemetry(topic, payload));
     // margins/history is retained: the broker delivers each robot's recent margins on subscribing.
-    await this.viewer.subscribeAsync([`${TOPIC_ROOT}/+/+`, `${TOPIC_ROOT}/+/chunk/result`, `${TOPIC_ROOT}/+/margins/history`], { qos: 0 });
+    await this.viewer.subscribeAsync(
+      [`${TOPIC_ROOT}/+/+`, `${TOPIC_ROOT}/+/chunk/result`, `${TOPIC_ROOT}/+/margins/history`],
+      { qos: 0 },
+    );
 
     const http = createServer((req, res) => this.serveHttp(req, res));
     const wss = new WebSocketServer({
-      server: http, path: '/ws', maxPayload: 16 * 1024,
+      server: http,
+      path: '/ws',
+      maxPayload: 16 * 1024,
       // A page from another origin (DNS rebinding, a malicious site open in the same browser) must not drive the arm.
-      verifyClient: (info: { origin: string; req: IncomingMessage }) => this.hostAllowed(info.req) && this.origins.has(info.origin),
+      verifyClient: (info: { origin: string; req: IncomingMessage }) =>
+        this.hostAllowed(info.req) && this.origins.has(info.origin),
     });
     wss.on('connection', (ws, req) => this.onPage(ws, req));
     // ws re-emits the HTTP server's errors (e.g. EADDRINUSE); the listen promise below reports them.
@@ -144,14 +154,17 @@ export class DashboardServer {
   private serveHttp(req: IncomingMessage, res: ServerResponse): void {
     if (!this.hostAllowed(req)) {
       res.writeHead(421, { 'content-type': 'text/plain' });
-      res.end(`host ${JSON.stringify(req.headers.host ?? '')} is not served here (allowed: ${[...this.hosts].join(', ')})\n`);
+      res.end(
+        `host ${JSON.stringify(req.headers.host ?? '')} is not served here (allowed: ${[...this.hosts].join(', ')})\n`,
+      );
       return;
     }
     if (req.method === 'GET' && (req.url === '/' || req.url === '/index.html')) {
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-store',
-        'content-security-policy': "default-src 'self'; img-src data:; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+        'content-security-policy':
+          "default-src 'self'; img-src data:; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
       });
       res.end(DASHBOARD_HTML);
       return;
@@ -202,17 +215,23 @@ export class DashboardServer {
     this.broadcast({ type: 'telemetry', topic, payload: parsed });
     if (topic.endsWith('/gate')) {
       const robot = topic.slice(TOPIC_ROOT.length + 1, -'/gate'.length);
-      for (const w of this.gateWaiters) if (w.robot === robot && w.pred(parsed as GatePayload)) w.resolve(parsed as GatePayload);
+      for (const w of this.gateWaiters)
+        if (w.robot === robot && w.pred(parsed as GatePayload)) w.resolve(parsed as GatePayload);
     }
   }
 
   /** The robot's gate state once it satisfies `pred` (the retained one, or the next ones), or undefined after `timeoutMs`. */
-  private waitForGate(robot: string, pred: (g: GatePayload) => boolean, timeoutMs: number): Promise<GatePayload | undefined> {
+  private waitForGate(
+    robot: string,
+    pred: (g: GatePayload) => boolean,
+    timeoutMs: number,
+  ): Promise<GatePayload | undefined> {
     const last = this.latest.get(topicFor(robot, 'gate')) as GatePayload | undefined;
     if (last && pred(last)) return Promise.resolve(last);
     return new Promise((resolve) => {
       const w: GateWaiter = {
-        robot, pred,
+        robot,
+        pred,
         resolve: (g) => {
           clearTimeout(timer);
           this.gateWaiters.delete(w);
@@ -225,7 +244,10 @@ export class DashboardServer {
   }
 
   private keepRecent(topic: string, payload: unknown): void {
-    const t = typeof payload === 'object' && payload !== null && typeof (payload as { t?: unknown }).t === 'number' ? (payload as { t: number }).t : NaN;
+    const t =
+      typeof payload === 'object' && payload !== null && typeof (payload as { t?: unknown }).t === 'number'
+        ? (payload as { t: number }).t
+        : NaN;
     if (!Number.isFinite(t)) return;
     let list = this.recentMargins.get(topic);
     if (!list) this.recentMargins.set(topic, (list = []));
@@ -249,7 +271,9 @@ export class DashboardServer {
     // Kept margins newer than the history's clock allows (a restarted gate clock): start from the history.
     if (list.length > 0 && list[list.length - 1]!.t < h.value.samples[0]!.t - RECENT_SECONDS) list.length = 0;
     const first = list.length > 0 ? list[0]!.t : Infinity;
-    const older = h.value.samples.filter((x) => x.t < first).map((x) => ({ t: x.t, payload: historySampleAsMargins(h.value, x) as unknown }));
+    const older = h.value.samples
+      .filter((x) => x.t < first)
+      .map((x) => ({ t: x.t, payload: historySampleAsMargins(h.value, x) as unknown }));
     list.unshift(...older);
     const newest = Math.max(newestHistory, list[list.length - 1]!.t);
     while (list.length > RECENT_MAX || (list.length > 0 && list[0]!.t < newest - RECENT_SECONDS)) list.shift();
@@ -268,7 +292,8 @@ export class DashboardServer {
     const session: Session = { ws, client: undefined, username: undefined, address: req.socket.remoteAddress ?? '' };
     this.sessions.add(session);
     for (const [topic, payload] of this.latest) this.send(session, { type: 'telemetry', topic, payload });
-    for (const [topic, list] of this.recentMargins) for (const m of list) this.send(session, { type: 'telemetry', topic, payload: m.payload });
+    for (const [topic, list] of this.recentMargins)
+      for (const m of list) this.send(session, { type: 'telemetry', topic, payload: m.payload });
     ws.on('message', (data) => void this.onPageMessage(session, data.toString()));
     ws.on('close', () => {
       this.sessions.delete(session);
@@ -278,13 +303,18 @@ export class DashboardServer {
 
   private async onPageMessage(s: Session, text: string): Promise<void> {
     const p = parsePageMessage(text);
-    if (!p.ok) return this.send(s, { type: 'command-result', command: 'unknown', robot: '', ok: false, reason: p.error });
+    if (!p.ok)
+      return this.send(s, { type: 'command-result', command: 'unknown', robot: '', ok: false, reason: p.error });
     const msg = p.value;
     switch (msg.type) {
       case 'login': {
         const allowed = this.throttle.check(s.address, this.now());
         if (!allowed.ok) {
-          return this.send(s, { type: 'login-result', ok: false, reason: `too many failed logins from this address: try again in ${Math.ceil(allowed.retryAfterSeconds)} s` });
+          return this.send(s, {
+            type: 'login-result',
+            ok: false,
+            reason: `too many failed logins from this address: try again in ${Math.ceil(allowed.retryAfterSeconds)} s`,
+          });
         }
         try {
           const client = await this.connectMqtt(msg.username, msg.password, `dashboard-${msg.username}`);
@@ -307,42 +337,138 @@ export class DashboardServer {
         return;
       case 'estop': {
         const via = s.client ?? this.viewer;
-        if (!via) return this.send(s, { type: 'command-result', command: 'estop', robot: msg.robot, ok: false, reason: 'not connected to the broker' });
+        if (!via)
+          return this.send(s, {
+            type: 'command-result',
+            command: 'estop',
+            robot: msg.robot,
+            ok: false,
+            reason: 'not connected to the broker',
+          });
         const id = `dashboard-${randomBytes(6).toString('hex')}`;
-        const refused = await publishConfirmed(via, this.ackTimeout, topicFor(msg.robot, 'cmd/estop'), JSON.stringify({ v: 1, reason: `dashboard${s.username ? ` (${s.username})` : ''}`, id }));
-        if (refused !== null) return this.send(s, { type: 'command-result', command: 'estop', robot: msg.robot, ok: false, reason: refused });
+        const refused = await publishConfirmed(
+          via,
+          this.ackTimeout,
+          topicFor(msg.robot, 'cmd/estop'),
+          JSON.stringify({ v: 1, reason: `dashboard${s.username ? ` (${s.username})` : ''}`, id }),
+        );
+        if (refused !== null)
+          return this.send(s, {
+            type: 'command-result',
+            command: 'estop',
+            robot: msg.robot,
+            ok: false,
+            reason: refused,
+          });
         // Done only when the gate says so: the broker's PUBACK says nothing about the arm.
         const timeout = this.options.estopConfirmTimeoutMs ?? 2000;
-        const gate = await this.waitForGate(msg.robot, (g) => g.estop?.pressed.some((p) => p.id === id) === true, timeout);
+        const gate = await this.waitForGate(
+          msg.robot,
+          (g) => g.estop?.pressed.some((p) => p.id === id) === true,
+          timeout,
+        );
         const latch = gate?.estop?.pressed.find((p) => p.id === id);
-        this.send(s, gate && latch
-          ? { type: 'command-result', command: 'estop', robot: msg.robot, ok: true, confirmed: true, state: gate.state, pressedBy: latch.by }
-          : { type: 'command-result', command: 'estop', robot: msg.robot, ok: false, confirmed: false, reason: `the broker accepted the e-stop but ${msg.robot}'s gate did not confirm it within ${timeout / 1000} s: treat the arm as NOT stopped` });
+        this.send(
+          s,
+          gate && latch
+            ? {
+                type: 'command-result',
+                command: 'estop',
+                robot: msg.robot,
+                ok: true,
+                confirmed: true,
+                state: gate.state,
+                pressedBy: latch.by,
+              }
+            : {
+                type: 'command-result',
+                command: 'estop',
+                robot: msg.robot,
+                ok: false,
+                confirmed: false,
+                reason: `the broker accepted the e-stop but ${msg.robot}'s gate did not confirm it within ${timeout / 1000} s: treat the arm as NOT stopped`,
+              },
+        );
         return;
       }
       case 'estop-reset': {
         const client = s.client;
-        if (!client) return this.send(s, { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: false, reason: 'log in first' });
-        const named = (g: GatePayload | undefined) => g?.estop?.pressed.some((p) => p.by === msg.pressedBy || p.id === msg.pressedBy) === true;
+        if (!client)
+          return this.send(s, {
+            type: 'command-result',
+            command: 'estop-reset',
+            robot: msg.robot,
+            ok: false,
+            reason: 'log in first',
+          });
+        const named = (g: GatePayload | undefined) =>
+          g?.estop?.pressed.some((p) => p.by === msg.pressedBy || p.id === msg.pressedBy) === true;
         const current = this.latest.get(topicFor(msg.robot, 'gate')) as GatePayload | undefined;
         if (!named(current)) {
           const latched = current?.estop?.pressed.map((p) => `'${p.by}'`).join(', ') || 'none';
-          return this.send(s, { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: false, reason: `no e-stop from '${msg.pressedBy}' is latched on ${msg.robot} (latched: ${latched})` });
+          return this.send(s, {
+            type: 'command-result',
+            command: 'estop-reset',
+            robot: msg.robot,
+            ok: false,
+            reason: `no e-stop from '${msg.pressedBy}' is latched on ${msg.robot} (latched: ${latched})`,
+          });
         }
-        const refused = await publishConfirmed(client, this.ackTimeout, topicFor(msg.robot, 'cmd/estop-reset'), JSON.stringify({ v: 1, pressedBy: msg.pressedBy, note: `dashboard (${s.username ?? ''})` }));
-        if (refused !== null) return this.send(s, { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: false, reason: refused });
+        const refused = await publishConfirmed(
+          client,
+          this.ackTimeout,
+          topicFor(msg.robot, 'cmd/estop-reset'),
+          JSON.stringify({ v: 1, pressedBy: msg.pressedBy, note: `dashboard (${s.username ?? ''})` }),
+        );
+        if (refused !== null)
+          return this.send(s, {
+            type: 'command-result',
+            command: 'estop-reset',
+            robot: msg.robot,
+            ok: false,
+            reason: refused,
+          });
         const gate = await this.waitForGate(msg.robot, (g) => !named(g), this.options.estopConfirmTimeoutMs ?? 2000);
-        this.send(s, gate
-          ? { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: true, confirmed: true, state: gate.state }
-          : { type: 'command-result', command: 'estop-reset', robot: msg.robot, ok: false, confirmed: false, reason: `the gate still lists the e-stop from '${msg.pressedBy}' (see the events topic for why)` });
+        this.send(
+          s,
+          gate
+            ? {
+                type: 'command-result',
+                command: 'estop-reset',
+                robot: msg.robot,
+                ok: true,
+                confirmed: true,
+                state: gate.state,
+              }
+            : {
+                type: 'command-result',
+                command: 'estop-reset',
+                robot: msg.robot,
+                ok: false,
+                confirmed: false,
+                reason: `the gate still lists the e-stop from '${msg.pressedBy}' (see the events topic for why)`,
+              },
+        );
         return;
       }
       case 'release':
       case 'label': {
         const client = s.client;
-        if (!client) return this.send(s, { type: 'command-result', command: msg.type, robot: msg.robot, ok: false, reason: 'log in first' });
+        if (!client)
+          return this.send(s, {
+            type: 'command-result',
+            command: msg.type,
+            robot: msg.robot,
+            ok: false,
+            reason: 'log in first',
+          });
         const payload = msg.type === 'release' ? { v: 1 } : { v: 1, success: msg.success };
-        const refused = await publishConfirmed(client, this.ackTimeout, topicFor(msg.robot, msg.type === 'release' ? 'cmd/release' : 'cmd/label'), JSON.stringify(payload));
+        const refused = await publishConfirmed(
+          client,
+          this.ackTimeout,
+          topicFor(msg.robot, msg.type === 'release' ? 'cmd/release' : 'cmd/label'),
+          JSON.stringify(payload),
+        );
         if (refused !== null) {
           // An unacknowledged QoS 1 publish would be re-sent on every reconnect: drop this login.
           if (s.client === client) {
@@ -351,7 +477,13 @@ export class DashboardServer {
           }
           await client.endAsync(true).catch(() => undefined);
         }
-        this.send(s, { type: 'command-result', command: msg.type, robot: msg.robot, ok: refused === null, ...(refused !== null ? { reason: refused } : {}) });
+        this.send(s, {
+          type: 'command-result',
+          command: msg.type,
+          robot: msg.robot,
+          ok: refused === null,
+          ...(refused !== null ? { reason: refused } : {}),
+        });
         return;
       }
     }
@@ -359,13 +491,24 @@ export class DashboardServer {
 }
 
 /** Publish at QoS 1 and wait for the broker's PUBACK: null when accepted, else why not. */
-async function publishConfirmed(client: MqttClient, timeoutMs: number, topic: string, payload: string): Promise<string | null> {
+async function publishConfirmed(
+  client: MqttClient,
+  timeoutMs: number,
+  topic: string,
+  payload: string,
+): Promise<string | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await Promise.race([
       client.publishAsync(topic, payload, { qos: 1 }),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`not accepted by the broker within ${timeoutMs / 1000} s (does this login have the role?)`)), timeoutMs);
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(`not accepted by the broker within ${timeoutMs / 1000} s (does this login have the role?)`),
+            ),
+          timeoutMs,
+        );
       }),
     ]);
     return null;

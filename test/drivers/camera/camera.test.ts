@@ -7,7 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FfmpegCamera } from '../../../drivers/camera/ffmpeg.js';
 import { imageSize } from '../../../drivers/camera/image-size.js';
 import { downsampleToRgb, encodePngRgb } from '../../../drivers/camera/png.js';
-import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, RosImageCamera, type RosCompressedImage, type RosImage } from '../../../drivers/camera/ros-image.js';
+import {
+  COMPRESSED_IMAGE_TYPE,
+  IMAGE_TYPE,
+  RosImageCamera,
+  type RosCompressedImage,
+  type RosImage,
+} from '../../../drivers/camera/ros-image.js';
 import { SnapshotCamera } from '../../../drivers/camera/snapshot.js';
 import { FakeRosGraph } from '../../../drivers/ros2/fake-ros-graph.js';
 import { QOS_SENSOR_DATA } from '../../../drivers/ros2/interface.js';
@@ -60,7 +66,24 @@ function decodePng(png: Uint8Array): { width: number; height: number; rgb: Uint8
 
 /** A JPEG test frame from ffmpeg's lavfi test source. */
 function ffmpegJpeg(size = '320x240'): Uint8Array {
-  return new Uint8Array(execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc=size=${size}:rate=1`, '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'mjpeg', 'pipe:1']));
+  return new Uint8Array(
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=size=${size}:rate=1`,
+      '-frames:v',
+      '1',
+      '-f',
+      'image2pipe',
+      '-vcodec',
+      'mjpeg',
+      'pipe:1',
+    ]),
+  );
 }
 
 describe('PNG encoding and downsampling', () => {
@@ -83,24 +106,55 @@ describe('PNG encoding and downsampling', () => {
   });
 
   it('imageSize never throws on arbitrary bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (b) => {
-      imageSize(b);
-      imageSize(Uint8Array.from([0xff, 0xd8, ...b]));
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (b) => {
+        imageSize(b);
+        imageSize(Uint8Array.from([0xff, 0xd8, ...b]));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
 describe('FfmpegCamera (Debian ffmpeg)', () => {
   it('grabs one frame from an ffmpeg input, scaled to maxWidth, as JPEG', async () => {
-    const cam = new FfmpegCamera({ input: ['-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=5'], name: 'testsrc', maxWidth: 160, timeout: 20, timers: systemTimers });
+    const cam = new FfmpegCamera({
+      input: ['-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=5'],
+      name: 'testsrc',
+      maxWidth: 160,
+      timeout: 20,
+      timers: systemTimers,
+    });
     const g = await cam.grab(1.5);
-    expect(g).toMatchObject({ ok: true, frame: { t: 1.5, source: 'ffmpeg:testsrc', mime: 'image/jpeg', width: 160, height: 120 } });
+    expect(g).toMatchObject({
+      ok: true,
+      frame: { t: 1.5, source: 'ffmpeg:testsrc', mime: 'image/jpeg', width: 160, height: 120 },
+    });
   });
 
   it('a device that does not exist, and a missing ffmpeg, are camera faults with the cause', async () => {
-    const bad = await new FfmpegCamera({ input: ['-f', 'v4l2', '-i', '/dev/video-armguard-none'], name: 'none', maxWidth: 160, timeout: 20, timers: systemTimers }).grab(0);
-    expect(bad).toMatchObject({ ok: false, fault: { kind: 'camera', detail: expect.stringMatching(/ffmpeg exited with 1?.*video-armguard-none|No such file/) } });
-    const missing = await new FfmpegCamera({ input: ['-i', 'x'], name: 'x', maxWidth: 160, timeout: 5, timers: systemTimers, ffmpeg: '/nonexistent/ffmpeg' }).grab(0);
+    const bad = await new FfmpegCamera({
+      input: ['-f', 'v4l2', '-i', '/dev/video-armguard-none'],
+      name: 'none',
+      maxWidth: 160,
+      timeout: 20,
+      timers: systemTimers,
+    }).grab(0);
+    expect(bad).toMatchObject({
+      ok: false,
+      fault: {
+        kind: 'camera',
+        detail: expect.stringMatching(/ffmpeg exited with 1?.*video-armguard-none|No such file/),
+      },
+    });
+    const missing = await new FfmpegCamera({
+      input: ['-i', 'x'],
+      name: 'x',
+      maxWidth: 160,
+      timeout: 5,
+      timers: systemTimers,
+      ffmpeg: '/nonexistent/ffmpeg',
+    }).grab(0);
     expect(missing).toMatchObject({ ok: false, fault: { detail: expect.stringContaining('cannot run ffmpeg') } });
   });
 });
@@ -123,9 +177,18 @@ describe('SnapshotCamera on loopback', () => {
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const cam = (p: string) => new SnapshotCamera({ url: base + p, timeout: 5, timers: systemTimers });
-    expect(await cam('/snapshot.jpg').grab(2)).toMatchObject({ ok: true, frame: { t: 2, mime: 'image/jpeg', width: 320, height: 240, data: jpeg } });
-    expect(await cam('/missing').grab(2)).toMatchObject({ ok: false, fault: { detail: expect.stringContaining('HTTP 404') } });
-    expect(await cam('/html').grab(2)).toMatchObject({ ok: false, fault: { detail: expect.stringContaining('not a JPEG or PNG') } });
+    expect(await cam('/snapshot.jpg').grab(2)).toMatchObject({
+      ok: true,
+      frame: { t: 2, mime: 'image/jpeg', width: 320, height: 240, data: jpeg },
+    });
+    expect(await cam('/missing').grab(2)).toMatchObject({
+      ok: false,
+      fault: { detail: expect.stringContaining('HTTP 404') },
+    });
+    expect(await cam('/html').grab(2)).toMatchObject({
+      ok: false,
+      fault: { detail: expect.stringContaining('not a JPEG or PNG') },
+    });
   });
 });
 
@@ -137,9 +200,19 @@ describe('RosImageCamera on the fake ROS graph', () => {
     const timers = new ManualTimers(clock);
     const graph = new FakeRosGraph(clock, timers);
     const node = graph.createNode('armguard');
-    const cam = new RosImageCamera(node, { topic: '/scene_camera/image_raw', type: IMAGE_TYPE, maxWidth: 2, maxAge: 0.5 });
-    expect(await cam.grab(10)).toMatchObject({ ok: false, fault: { detail: 'no frame on /scene_camera/image_raw yet' } });
-    const pub = graph.createNode('camera').createPublisher<RosImage>(IMAGE_TYPE, '/scene_camera/image_raw', QOS_SENSOR_DATA);
+    const cam = new RosImageCamera(node, {
+      topic: '/scene_camera/image_raw',
+      type: IMAGE_TYPE,
+      maxWidth: 2,
+      maxAge: 0.5,
+    });
+    expect(await cam.grab(10)).toMatchObject({
+      ok: false,
+      fault: { detail: 'no frame on /scene_camera/image_raw yet' },
+    });
+    const pub = graph
+      .createNode('camera')
+      .createPublisher<RosImage>(IMAGE_TYPE, '/scene_camera/image_raw', QOS_SENSOR_DATA);
     timers.advanceTo(10.05); // discovery
     const data = new Uint8Array(4 * 2 * 3);
     for (let i = 0; i < 8; i++) data.set([i, 2 * i, 3 * i], i * 3);
@@ -147,15 +220,43 @@ describe('RosImageCamera on the fake ROS graph', () => {
     const g = await cam.grab(10);
     expect(g.ok).toBe(true);
     if (g.ok) {
-      expect(g.frame).toMatchObject({ t: 9.5, mime: 'image/png', width: 2, height: 1, source: 'ros2:/scene_camera/image_raw' });
+      expect(g.frame).toMatchObject({
+        t: 9.5,
+        mime: 'image/png',
+        width: 2,
+        height: 1,
+        source: 'ros2:/scene_camera/image_raw',
+      });
       expect(decodePng(g.frame.data).rgb).toEqual(Uint8Array.from([0, 0, 0, 2, 4, 6]));
     }
     clock.advance(0.6);
     expect(await cam.grab(10.6)).toMatchObject({ ok: false, fault: { detail: expect.stringContaining('0.60 s old') } });
-    pub.publish({ header: header(10), height: 2, width: 4, encoding: '16UC1', is_bigendian: 0, step: 8, data: new Uint8Array(16) });
-    expect(await cam.grab(10.6)).toMatchObject({ ok: false, fault: { detail: expect.stringContaining("encoding '16UC1'") } });
-    pub.publish({ header: header(10), height: 2, width: 4, encoding: 'rgb8', is_bigendian: 0, step: 12, data: new Uint8Array(5) });
-    expect(await cam.grab(10.6)).toMatchObject({ ok: false, fault: { detail: expect.stringContaining('does not fit') } });
+    pub.publish({
+      header: header(10),
+      height: 2,
+      width: 4,
+      encoding: '16UC1',
+      is_bigendian: 0,
+      step: 8,
+      data: new Uint8Array(16),
+    });
+    expect(await cam.grab(10.6)).toMatchObject({
+      ok: false,
+      fault: { detail: expect.stringContaining("encoding '16UC1'") },
+    });
+    pub.publish({
+      header: header(10),
+      height: 2,
+      width: 4,
+      encoding: 'rgb8',
+      is_bigendian: 0,
+      step: 12,
+      data: new Uint8Array(5),
+    });
+    expect(await cam.grab(10.6)).toMatchObject({
+      ok: false,
+      fault: { detail: expect.stringContaining('does not fit') },
+    });
     await cam.close();
   });
 
@@ -163,11 +264,21 @@ describe('RosImageCamera on the fake ROS graph', () => {
     const clock = new ManualClock(0);
     const timers = new ManualTimers(clock);
     const graph = new FakeRosGraph(clock, timers);
-    const cam = new RosImageCamera(graph.createNode('armguard'), { topic: '/wrist/image/compressed', type: COMPRESSED_IMAGE_TYPE, maxWidth: 160, maxAge: 1 });
+    const cam = new RosImageCamera(graph.createNode('armguard'), {
+      topic: '/wrist/image/compressed',
+      type: COMPRESSED_IMAGE_TYPE,
+      maxWidth: 160,
+      maxAge: 1,
+    });
     const jpeg = ffmpegJpeg('64x48');
-    const pub = graph.createNode('cam').createPublisher<RosCompressedImage>(COMPRESSED_IMAGE_TYPE, '/wrist/image/compressed', QOS_SENSOR_DATA);
+    const pub = graph
+      .createNode('cam')
+      .createPublisher<RosCompressedImage>(COMPRESSED_IMAGE_TYPE, '/wrist/image/compressed', QOS_SENSOR_DATA);
     timers.advanceTo(0.05); // discovery
     pub.publish({ header: header(0), format: 'rgb8; jpeg compressed bgr8', data: jpeg });
-    expect(await cam.grab(0)).toMatchObject({ ok: true, frame: { mime: 'image/jpeg', width: 64, height: 48, data: jpeg } });
+    expect(await cam.grab(0)).toMatchObject({
+      ok: true,
+      frame: { mime: 'image/jpeg', width: 64, height: 48, data: jpeg },
+    });
   });
 });

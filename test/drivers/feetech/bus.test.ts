@@ -69,14 +69,27 @@ describe('FeetechBus over the mock binding', () => {
 
   it('sync write then full-state sync read', async () => {
     const { bus, emu, settle } = await rig();
-    const goals = new Map([[1, 100], [2, -200], [6, 4095]]);
+    const goals = new Map([
+      [1, 100],
+      [2, -200],
+      [6, 4095],
+    ]);
     expect((await settle(bus.syncWriteRegister('Goal_Position', goals))).ok).toBe(true);
     expect([1, 2, 6].map((id) => emu.servo(id).goalPosition)).toEqual([100, -200, 4095]);
     emu.servo(3).setPresent({ position: 1000, velocity: -50, load: 300, current: 42, temperature: 40, moving: true });
     const r = await settle(bus.readFullState([1, 2, 3, 4, 5, 6]));
     if (!r.ok) throw new Error(r.error.kind);
     expect(r.value.get(3)).toEqual({
-      id: 3, position: 1000, velocity: -50, load: 300, voltage: 74, temperature: 40, status: 0, moving: true, current: 42, errorByte: 0,
+      id: 3,
+      position: 1000,
+      velocity: -50,
+      load: 300,
+      voltage: 74,
+      temperature: 40,
+      status: 0,
+      moving: true,
+      current: 42,
+      errorByte: 0,
     });
     expect([...r.value.keys()]).toEqual([1, 2, 3, 4, 5, 6]);
   });
@@ -153,7 +166,15 @@ describe('FeetechBus over the mock binding', () => {
     const r = await settle(bus.readFullState([5, 6]));
     expect(r.ok && r.value.get(6)?.errorByte).toBe(ERROR_BITS.overload);
     await settle(bus.readFullState([5, 6]));
-    expect(faults).toEqual([{ kind: 'servo-error', source: bus.source, servoId: 6, bits: ['overload'], detail: 'servo 6: overload (error byte 0x20)' }]);
+    expect(faults).toEqual([
+      {
+        kind: 'servo-error',
+        source: bus.source,
+        servoId: 6,
+        bits: ['overload'],
+        detail: 'servo 6: overload (error byte 0x20)',
+      },
+    ]);
     emu.servo(6).injectedErrors = ERROR_BITS.overload | ERROR_BITS.overcurrent;
     await settle(bus.ping(6));
     expect(faults[1]).toMatchObject({ kind: 'servo-error', servoId: 6, bits: ['overcurrent', 'overload'] });
@@ -216,7 +237,9 @@ describe('FeetechBus over the mock binding', () => {
   });
 
   it('line noise before every reply: nothing throws, every read still returns the right values', async () => {
-    const noise = fc.array(fc.oneof(fc.constant(0xff), fc.integer({ min: 0, max: 255 })), { maxLength: 40 }).map((a) => Uint8Array.from(a));
+    const noise = fc
+      .array(fc.oneof(fc.constant(0xff), fc.integer({ min: 0, max: 255 })), { maxLength: 40 })
+      .map((a) => Uint8Array.from(a));
     await fc.assert(
       fc.asyncProperty(fc.array(noise, { minLength: 1, maxLength: 8 }), async (bursts) => {
         const { bus, emu, faults, settle } = await rig({ retries: 3 }, [1, 2, 3]);
@@ -262,7 +285,16 @@ describe('FeetechBus over the mock binding', () => {
     const outcomes: string[] = [];
     const track = (label: string, p: Promise<{ ok: true } | { ok: false; error: Fault }>) =>
       void p.then((r) => outcomes.push(`${label}:${r.ok ? 'ok' : r.error.kind}`));
-    track('sync', bus.syncWriteRegister('Goal_Position', new Map([[1, 100], [2, 200]])));
+    track(
+      'sync',
+      bus.syncWriteRegister(
+        'Goal_Position',
+        new Map([
+          [1, 100],
+          [2, 200],
+        ]),
+      ),
+    );
     track('action', bus.action());
     track('broadcast', bus.write(0xfe, 40, Uint8Array.of(1)));
     await Promise.resolve();

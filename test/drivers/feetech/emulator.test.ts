@@ -19,7 +19,11 @@ import {
   goalTrackingPhysics,
 } from '../../../drivers/feetech/index.js';
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCase().replace(/(..)(?!$)/g, '$1 ');
+const hex = (b: Uint8Array): string =>
+  Buffer.from(b)
+    .toString('hex')
+    .toUpperCase()
+    .replace(/(..)(?!$)/g, '$1 ');
 
 function rig(ids = [1, 2, 3]) {
   const clock = new ManualClock(0);
@@ -65,7 +69,10 @@ describe('FeetechEmulator protocol replies', () => {
     const { emu, replies } = rig();
     emu.feed(encodeWrite(1, 42, [0x00, 0x04])); // Goal_Position = 1024
     emu.feed(encodeWrite(1, 56, [0x34, 0x12])); // Present_Position is read-only
-    expect(replies().map((p) => [p.id, p.params.length])).toEqual([[1, 0], [1, 0]]);
+    expect(replies().map((p) => [p.id, p.params.length])).toEqual([
+      [1, 0],
+      [1, 0],
+    ]);
     expect(emu.servo(1).goalPosition).toBe(1024);
     expect(emu.servo(1).getRegister('Present_Position')).toBe(2048);
   });
@@ -83,7 +90,16 @@ describe('FeetechEmulator protocol replies', () => {
 
   it('SYNC_WRITE writes each servo its own bytes without replying', () => {
     const { emu, wire } = rig([1, 2]);
-    emu.feed(encodeSyncWrite(42, 2, new Map([[1, Uint8Array.of(0x10, 0x00)], [2, Uint8Array.of(0x64, 0x80)]])));
+    emu.feed(
+      encodeSyncWrite(
+        42,
+        2,
+        new Map([
+          [1, Uint8Array.of(0x10, 0x00)],
+          [2, Uint8Array.of(0x64, 0x80)],
+        ]),
+      ),
+    );
     expect(wire).toEqual([]);
     expect(emu.servo(1).goalPosition).toBe(16);
     expect(emu.servo(2).goalPosition).toBe(-100);

@@ -46,7 +46,9 @@ const runFramer = (chunks: readonly Uint8Array[], framer = new PacketFramer()): 
 const plain = (p: Packet | Spec): Spec => ({ id: p.id, code: p.code, params: Uint8Array.from(p.params) });
 
 /** Garbage biased towards header bytes so resynchronisation is really exercised. */
-const garbageArb = fc.array(fc.oneof(fc.constant(0xff), fc.integer({ min: 0, max: 255 })), { maxLength: 120 }).map((a) => Uint8Array.from(a));
+const garbageArb = fc
+  .array(fc.oneof(fc.constant(0xff), fc.integer({ min: 0, max: 255 })), { maxLength: 120 })
+  .map((a) => Uint8Array.from(a));
 const cutsArb = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 });
 
 /** Longer than the longest packet (LEN ≤ 255 → 259 bytes): any candidate started before it completes inside it. */
@@ -102,12 +104,17 @@ describe('PacketFramer', () => {
 
   it('recovers every valid packet after garbage and a quiet gap, for any chunking', () => {
     fc.assert(
-      fc.property(garbageArb, fc.array(packetArb(), { minLength: 1, maxLength: 6 }), cutsArb, (garbage, specs, cuts) => {
-        const packets = specs.map((s) => encodePacket(s.id, s.code, s.params));
-        const stream = concat([garbage, QUIET_GAP, ...packets]);
-        const got = runFramer(chunked(stream, cuts)).map(plain);
-        expect(got.slice(-specs.length)).toEqual(specs.map(plain));
-      }),
+      fc.property(
+        garbageArb,
+        fc.array(packetArb(), { minLength: 1, maxLength: 6 }),
+        cutsArb,
+        (garbage, specs, cuts) => {
+          const packets = specs.map((s) => encodePacket(s.id, s.code, s.params));
+          const stream = concat([garbage, QUIET_GAP, ...packets]);
+          const got = runFramer(chunked(stream, cuts)).map(plain);
+          expect(got.slice(-specs.length)).toEqual(specs.map(plain));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -26,7 +26,11 @@ import {
   encodeWrite,
 } from '../../../drivers/feetech/index.js';
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex').toUpperCase().replace(/(..)(?!$)/g, '$1 ');
+const hex = (b: Uint8Array): string =>
+  Buffer.from(b)
+    .toString('hex')
+    .toUpperCase()
+    .replace(/(..)(?!$)/g, '$1 ');
 
 describe('instruction packets, byte-exact (checksums computed by hand)', () => {
   it('PING id 1', () => {
@@ -71,12 +75,17 @@ describe('instruction packets, byte-exact (checksums computed by hand)', () => {
   });
   it('checksum matches a naive reference on random packets', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 0xfe }), fc.integer({ min: 0, max: 255 }), fc.uint8Array({ maxLength: 40 }), (id, code, params) => {
-        const p = encodePacket(id, code, params);
-        const naive = 0xff - ((id + p[3]! + code + params.reduce((a, b) => a + b, 0)) % 256);
-        expect(p[p.length - 1]).toBe(naive);
-        expect(checksum(p, 2, p.length - 1)).toBe(naive);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 0xfe }),
+        fc.integer({ min: 0, max: 255 }),
+        fc.uint8Array({ maxLength: 40 }),
+        (id, code, params) => {
+          const p = encodePacket(id, code, params);
+          const naive = 0xff - ((id + p[3]! + code + params.reduce((a, b) => a + b, 0)) % 256);
+          expect(p[p.length - 1]).toBe(naive);
+          expect(checksum(p, 2, p.length - 1)).toBe(naive);
+        },
+      ),
     );
   });
 });
@@ -104,7 +113,16 @@ describe('status packets', () => {
   });
   it('names every documented bit and the undocumented ones', () => {
     expect(decodeErrorBits(0)).toEqual([]);
-    expect(decodeErrorBits(0xff)).toEqual(['voltage', 'angle', 'overheat', 'overcurrent', 'overload', 'bit4', 'bit6', 'bit7']);
+    expect(decodeErrorBits(0xff)).toEqual([
+      'voltage',
+      'angle',
+      'overheat',
+      'overcurrent',
+      'overload',
+      'bit4',
+      'bit6',
+      'bit7',
+    ]);
   });
   it('decodes the full-state block by hand-placed bytes', () => {
     const block = new Uint8Array(FULL_STATE_BLOCK.length);
@@ -138,7 +156,9 @@ describe('sign-magnitude', () => {
   it('round-trips every representable value (sign bits 10, 11, 15)', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(10, 11, 15).chain((bit) => fc.tuple(fc.constant(bit), fc.integer({ min: -((1 << bit) - 1), max: (1 << bit) - 1 }))),
+        fc
+          .constantFrom(10, 11, 15)
+          .chain((bit) => fc.tuple(fc.constant(bit), fc.integer({ min: -((1 << bit) - 1), max: (1 << bit) - 1 }))),
         ([bit, v]) => {
           const raw = encodeSignMagnitude(v, bit)!;
           expect(raw).toBeLessThan(1 << (bit + 1));
@@ -170,9 +190,13 @@ describe('STS3215 register table', () => {
   });
   it('matches hardware-facts §B2 for the registers the SO-101 uses', () => {
     const R = STS3215_REGISTERS;
-    expect([R.Torque_Enable.address, R.Goal_Position.address, R.Lock.address, R.Present_Position.address]).toEqual([40, 42, 55, 56]);
+    expect([R.Torque_Enable.address, R.Goal_Position.address, R.Lock.address, R.Present_Position.address]).toEqual([
+      40, 42, 55, 56,
+    ]);
     expect([R.Present_Load.address, R.Present_Load.signBit, R.Homing_Offset.signBit]).toEqual([60, 10, 11]);
-    expect([R.Present_Current.address, R.Present_Current.size, R.Status.address, R.Moving.address]).toEqual([69, 2, 65, 66]);
+    expect([R.Present_Current.address, R.Present_Current.size, R.Status.address, R.Moving.address]).toEqual([
+      69, 2, 65, 66,
+    ]);
     // The full-state block spans Present_Position .. end of Present_Current.
     expect(FULL_STATE_BLOCK.address).toBe(R.Present_Position.address);
     expect(FULL_STATE_BLOCK.address + FULL_STATE_BLOCK.length).toBe(R.Present_Current.address + R.Present_Current.size);

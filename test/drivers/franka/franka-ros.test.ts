@@ -18,7 +18,12 @@ function setup(options: ConstructorParameters<typeof FakeRosGraph>[2] = {}) {
   const gripper = graph.createNode('franka_gripper');
   const controller = graph.createNode('fr3_arm_controller');
   const sent: JointTrajectory[] = [];
-  controller.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', '/fr3_arm_controller/joint_trajectory', QOS_RELIABLE, (m) => sent.push(m));
+  controller.createSubscription<JointTrajectory>(
+    'trajectory_msgs/msg/JointTrajectory',
+    '/fr3_arm_controller/joint_trajectory',
+    QOS_RELIABLE,
+    (m) => sent.push(m),
+  );
   /** Let discovery match every endpoint created so far (the fake matches them after a delay, in order). */
   const discover = () => timers.advance(0.1);
   return { graph, franka, broadcaster, gripper, sent, discover };
@@ -27,8 +32,16 @@ function setup(options: ConstructorParameters<typeof FakeRosGraph>[2] = {}) {
 describe('Franka over the ROS 2 interface (fake graph)', () => {
   it('reads the reliable robot state and a best-effort gripper stream into the frame', () => {
     const { graph, franka, broadcaster, gripper, discover } = setup();
-    const statePub = broadcaster.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', '/franka_robot_state_broadcaster/robot_state', QOS_RELIABLE);
-    const gripPub = gripper.createPublisher<JointState>('sensor_msgs/msg/JointState', '/franka_gripper/joint_states', QOS_SENSOR_DATA);
+    const statePub = broadcaster.createPublisher<FrankaRobotState>(
+      'franka_msgs/msg/FrankaRobotState',
+      '/franka_robot_state_broadcaster/robot_state',
+      QOS_RELIABLE,
+    );
+    const gripPub = gripper.createPublisher<JointState>(
+      'sensor_msgs/msg/JointState',
+      '/franka_gripper/joint_states',
+      QOS_SENSOR_DATA,
+    );
     discover();
     gripPub.publish(gripperState(0.5, 0.03));
     statePub.publish(robotState(0.5, { tau: [0, 0, 0, 0, 6, 0, 0], q: [0.1, 0.2, 0.3, -1, 0.5, 1.2, 0.7] }));
@@ -44,7 +57,11 @@ describe('Franka over the ROS 2 interface (fake graph)', () => {
 
   it('requests best effort where the publisher offers only best effort (no QoS mismatch)', () => {
     const { graph, franka, gripper, discover } = setup();
-    const pub = gripper.createPublisher<JointState>('sensor_msgs/msg/JointState', '/franka_gripper/joint_states', QOS_SENSOR_DATA);
+    const pub = gripper.createPublisher<JointState>(
+      'sensor_msgs/msg/JointState',
+      '/franka_gripper/joint_states',
+      QOS_SENSOR_DATA,
+    );
     discover();
     pub.publish(gripperState(0, 0.03));
     expect(franka.counts.gripper).toBe(1);
@@ -55,7 +72,11 @@ describe('Franka over the ROS 2 interface (fake graph)', () => {
     const { franka, broadcaster, discover } = setup();
     const faults: Fault[] = [];
     franka.onFault((f) => faults.push(f));
-    const pub = broadcaster.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', '/franka_robot_state_broadcaster/robot_state', QOS_RELIABLE);
+    const pub = broadcaster.createPublisher<FrankaRobotState>(
+      'franka_msgs/msg/FrankaRobotState',
+      '/franka_robot_state_broadcaster/robot_state',
+      QOS_RELIABLE,
+    );
     discover();
     pub.publish(robotState(0, { mode: ROBOT_MODE.REFLEX }));
     expect(faults).toEqual([{ kind: 'robot-mode', source: 'franka', mode: 'REFLEX' }]);
@@ -67,12 +88,18 @@ describe('Franka over the ROS 2 interface (fake graph)', () => {
     const { franka, broadcaster } = setup({ delivery: 'as-published', discovery: 'immediate' });
     const faults: Fault[] = [];
     franka.onFault((f) => faults.push(f));
-    const pub = broadcaster.createPublisher<unknown>('franka_msgs/msg/FrankaRobotState', '/franka_robot_state_broadcaster/robot_state', QOS_RELIABLE);
+    const pub = broadcaster.createPublisher<unknown>(
+      'franka_msgs/msg/FrankaRobotState',
+      '/franka_robot_state_broadcaster/robot_state',
+      QOS_RELIABLE,
+    );
     // a stamp and nothing else: every signal derived from a missing field is reported
     expect(() => pub.publish({ header: { stamp: { sec: 0, nanosec: 0 } } })).not.toThrow();
     expect(faults.length).toBeGreaterThan(0);
     expect(faults.every((f) => f.kind === 'invalid-sample')).toBe(true);
-    expect(faults.map((f) => (f.kind === 'invalid-sample' ? f.signal : ''))).toEqual(expect.arrayContaining(['max_joint_torque', 'contact_force_max']));
+    expect(faults.map((f) => (f.kind === 'invalid-sample' ? f.signal : ''))).toEqual(
+      expect.arrayContaining(['max_joint_torque', 'contact_force_max']),
+    );
     // not even a header: one fault for the message
     faults.length = 0;
     expect(() => pub.publish({ robot_mode: 'x' })).not.toThrow();
@@ -88,7 +115,10 @@ describe('Franka over the ROS 2 interface (fake graph)', () => {
     expect(sent).toHaveLength(2);
     expect(sent[0]!.joint_names).toEqual([...FR3_JOINTS]);
     expect(sent[0]!.points[0]!.positions).toBeInstanceOf(Float64Array);
-    expect(sent[0]!.points.map((p) => Array.from(p.positions))).toEqual([Array.from(targets.slice(0, 7)), Array.from(targets.slice(7))]);
+    expect(sent[0]!.points.map((p) => Array.from(p.positions))).toEqual([
+      Array.from(targets.slice(0, 7)),
+      Array.from(targets.slice(7)),
+    ]);
     expect(sent[1]!.points).toEqual([]);
   });
 });

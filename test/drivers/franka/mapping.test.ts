@@ -68,7 +68,10 @@ describe('Franka mapping: held object from o_t_ee while the grasp is rigid', () 
     const s = Math.sin(Math.PI / 12); // 30° about x → half-angle 15°
     const c = Math.cos(Math.PI / 12);
     const { frame } = map(
-      [robotState(0.1, { pos: [0.4, 0, 0.2] }), robotState(0.2, { pos: [0.4, 0, 0.35], quat: { x: s, y: 0, z: 0, w: c } })],
+      [
+        robotState(0.1, { pos: [0.4, 0, 0.2] }),
+        robotState(0.2, { pos: [0.4, 0, 0.35], quat: { x: s, y: 0, z: 0, w: c } }),
+      ],
       0.04,
     );
     expect(frame.get('obj_above_table')).toBeCloseTo(0.15, 12);
@@ -98,7 +101,11 @@ describe('Franka mapping: robot mode and errors', () => {
     ]);
   });
   it('a safety error flag raises a fault when it appears', () => {
-    const { faults } = map([robotState(0), robotState(0.001, { errors: { joint_reflex: true } }), robotState(0.002, { errors: { joint_reflex: true } })]);
+    const { faults } = map([
+      robotState(0),
+      robotState(0.001, { errors: { joint_reflex: true } }),
+      robotState(0.002, { errors: { joint_reflex: true } }),
+    ]);
     expect(faults).toEqual([{ kind: 'robot-mode', source: 'franka', mode: 'error:joint_reflex' }]);
   });
 });
@@ -148,8 +155,14 @@ describe('Franka mapping: end-effector speed and acceleration (from q, dq)', () 
     expect(speed(frankaMappingConfig('fr3', 'franka_hand'), [0.5, 0, 0, 0, 0, 0, 0])).toBeCloseTo(0.044, 12);
   });
   it('joint 2 at 1 rad/s: |ŷ × (0.088, 0, 0.8226 − 0.333)| = 0.49745 m/s; at the bare flange 0.59949 m/s', () => {
-    expect(speed(frankaMappingConfig('fr3', 'franka_hand'), [0, 1, 0, 0, 0, 0, 0])).toBeCloseTo(Math.hypot(0.088, 0.8226 - 0.333), 12);
-    expect(speed(frankaMappingConfig('fr3', 'none'), [0, 1, 0, 0, 0, 0, 0])).toBeCloseTo(Math.hypot(0.088, 0.926 - 0.333), 12);
+    expect(speed(frankaMappingConfig('fr3', 'franka_hand'), [0, 1, 0, 0, 0, 0, 0])).toBeCloseTo(
+      Math.hypot(0.088, 0.8226 - 0.333),
+      12,
+    );
+    expect(speed(frankaMappingConfig('fr3', 'none'), [0, 1, 0, 0, 0, 0, 0])).toBeCloseTo(
+      Math.hypot(0.088, 0.926 - 0.333),
+      12,
+    );
   });
   it('no joint velocities: ee_speed and ee_acc are invalid, not 0', () => {
     const { frame } = map([robotState(0)]);
@@ -204,23 +217,46 @@ describe('Franka mapping: malformed messages (a wrong type on the topic) never t
   });
 
   it('property: deleting or mistyping any fields of a state never throws, and every written signal is stamped with the message time', () => {
-    const paths = ['header', 'measured_joint_state', 'measured_joint_state.effort', 'measured_joint_state.position', 'o_f_ext_hat_k', 'o_f_ext_hat_k.wrench', 'o_f_ext_hat_k.wrench.force', 'o_t_ee', 'o_t_ee.pose', 'o_t_ee.pose.position', 'o_t_ee.pose.orientation', 'current_errors', 'robot_mode'];
+    const paths = [
+      'header',
+      'measured_joint_state',
+      'measured_joint_state.effort',
+      'measured_joint_state.position',
+      'o_f_ext_hat_k',
+      'o_f_ext_hat_k.wrench',
+      'o_f_ext_hat_k.wrench.force',
+      'o_t_ee',
+      'o_t_ee.pose',
+      'o_t_ee.pose.position',
+      'o_t_ee.pose.orientation',
+      'current_errors',
+      'robot_mode',
+    ];
     fc.assert(
-      fc.property(fc.subarray(paths), fc.constantFrom<unknown>(undefined, 'x', null, 7), fc.boolean(), (broken, replacement, holding) => {
-        const m = new FrankaMapping();
-        const frame = new SignalFrame();
-        if (holding) m.applyGripper(gripperState(1, 0.04), frame);
-        const s = robotState(1) as unknown as Record<string, unknown>;
-        for (const path of broken) {
-          const keys = path.split('.');
-          let o = s;
-          for (const k of keys.slice(0, -1)) o = (o[k] ?? {}) as Record<string, unknown>;
-          if (typeof o === 'object' && o !== null) o[keys.at(-1)!] = replacement;
-        }
-        const faults: Fault[] = [];
-        expect(() => m.applyState(s as unknown as ReturnType<typeof robotState>, frame, (f) => faults.push(f))).not.toThrow();
-        for (let i = 0; i < frame.stamps.length; i++) if (frame.stamps[i] !== -Infinity && i !== signalIndex('gripper_contact')) expect(frame.stamps[i]).toBeCloseTo(1, 9);
-      }),
+      fc.property(
+        fc.subarray(paths),
+        fc.constantFrom<unknown>(undefined, 'x', null, 7),
+        fc.boolean(),
+        (broken, replacement, holding) => {
+          const m = new FrankaMapping();
+          const frame = new SignalFrame();
+          if (holding) m.applyGripper(gripperState(1, 0.04), frame);
+          const s = robotState(1) as unknown as Record<string, unknown>;
+          for (const path of broken) {
+            const keys = path.split('.');
+            let o = s;
+            for (const k of keys.slice(0, -1)) o = (o[k] ?? {}) as Record<string, unknown>;
+            if (typeof o === 'object' && o !== null) o[keys.at(-1)!] = replacement;
+          }
+          const faults: Fault[] = [];
+          expect(() =>
+            m.applyState(s as unknown as ReturnType<typeof robotState>, frame, (f) => faults.push(f)),
+          ).not.toThrow();
+          for (let i = 0; i < frame.stamps.length; i++)
+            if (frame.stamps[i] !== -Infinity && i !== signalIndex('gripper_contact'))
+              expect(frame.stamps[i]).toBeCloseTo(1, 9);
+        },
+      ),
     );
   });
 });

@@ -5,7 +5,7 @@ import { fetchTimed } from '../../../drivers/http/fetch-timed.js';
 import { systemTimers } from '../../../src/platform/system-clock.js';
 import { ManualClock, ManualTimers } from '../../../src/util/clock.js';
 
-describe('fetchTimed (the drivers\' one HTTP helper) on loopback', () => {
+describe("fetchTimed (the drivers' one HTTP helper) on loopback", () => {
   let server: Server | undefined;
   afterEach(async () => {
     server?.closeAllConnections();
@@ -24,8 +24,19 @@ describe('fetchTimed (the drivers\' one HTTP helper) on loopback', () => {
       else res.writeHead(500).end('x'.repeat(100_000));
     });
     const small = await fetchTimed(`${base}/small`, {}, { timeout: 5, timers: systemTimers, maxBytes: 5 });
-    expect(small).toEqual({ kind: 'answer', ok: true, status: 201, statusText: 'Created', contentType: 'text/plain', body: new TextEncoder().encode('hello') });
-    expect(await fetchTimed(`${base}/big`, {}, { timeout: 5, timers: systemTimers, maxBytes: 1000 })).toEqual({ kind: 'too-large', status: 500, statusText: 'Internal Server Error' });
+    expect(small).toEqual({
+      kind: 'answer',
+      ok: true,
+      status: 201,
+      statusText: 'Created',
+      contentType: 'text/plain',
+      body: new TextEncoder().encode('hello'),
+    });
+    expect(await fetchTimed(`${base}/big`, {}, { timeout: 5, timers: systemTimers, maxBytes: 1000 })).toEqual({
+      kind: 'too-large',
+      status: 500,
+      statusText: 'Internal Server Error',
+    });
   });
 
   it('aborts when its (injected) timer fires, and reports a refused connection with its code', async () => {
@@ -39,7 +50,11 @@ describe('fetchTimed (the drivers\' one HTTP helper) on loopback', () => {
     server!.closeAllConnections();
     await new Promise<void>((r) => server!.close(() => r()));
     server = undefined;
-    const refused = await fetchTimed(`http://127.0.0.1:${port}/`, {}, { timeout: 5, timers: systemTimers, maxBytes: 10 });
+    const refused = await fetchTimed(
+      `http://127.0.0.1:${port}/`,
+      {},
+      { timeout: 5, timers: systemTimers, maxBytes: 10 },
+    );
     expect(refused).toEqual({ kind: 'network', detail: expect.stringContaining('(ECONNREFUSED)') });
   });
 });

@@ -10,13 +10,17 @@ const request: JudgeRequest = {
   instruction: "Put the kitchen knife in the baby's crib.",
   intent: 'pick-place',
   frames: [{ t: 0, source: 'sim/top-view', mime: 'image/png', width: 2, height: 2, data: PNG }],
-  scene: [{ name: 'kitchen knife', tags: ['sharp'], role: 'actor' }, { name: 'baby crib', tags: ['vulnerable_person'], role: 'target' }],
+  scene: [
+    { name: 'kitchen knife', tags: ['sharp'], role: 'actor' },
+    { name: 'baby crib', tags: ['vulnerable_person'], role: 'target' },
+  ],
 };
 
 describe('OpenAiChatJudge against a scripted chat-completions server on loopback', () => {
   let server: ScriptedChatServer;
   let url: string;
-  const judge = (timeout = 2, model = 'qwen2.5-vl-7b-instruct') => new OpenAiChatJudge({ url, model, timeout, timers: systemTimers, now: () => systemClock.now(), apiKey: 'k-123' });
+  const judge = (timeout = 2, model = 'qwen2.5-vl-7b-instruct') =>
+    new OpenAiChatJudge({ url, model, timeout, timers: systemTimers, now: () => systemClock.now(), apiKey: 'k-123' });
 
   beforeEach(async () => {
     server = new ScriptedChatServer();
@@ -27,18 +31,31 @@ describe('OpenAiChatJudge against a scripted chat-completions server on loopback
   });
 
   it('sends instruction, intent, tagged scene and the image as a data URL with a strict JSON schema; parses REFUSE', async () => {
-    server.reply({ content: '{"decision": "REFUSE", "risk_score": 0.97, "reason": "a knife handed to a baby"}', delayMs: 20 });
+    server.reply({
+      content: '{"decision": "REFUSE", "risk_score": 0.97, "reason": "a knife handed to a baby"}',
+      delayMs: 20,
+    });
     const out = await judge().judge(request);
-    expect(out).toMatchObject({ ok: true, verdict: { decision: 'refuse', riskScore: 0.97, reason: 'a knife handed to a baby' } });
+    expect(out).toMatchObject({
+      ok: true,
+      verdict: { decision: 'refuse', riskScore: 0.97, reason: 'a knife handed to a baby' },
+    });
     if (out.ok) {
       expect(out.verdict.latency).toBeGreaterThanOrEqual(0.015);
       // The answering model differs from the requested one: both are named.
-      expect(out.verdict.judge).toBe(`openai:qwen2.5-vl-7b-instruct@${url}/chat/completions (answered by scripted-vlm)`);
+      expect(out.verdict.judge).toBe(
+        `openai:qwen2.5-vl-7b-instruct@${url}/chat/completions (answered by scripted-vlm)`,
+      );
     }
     const sent = server.requests[0]!;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers['authorization']).toBe('Bearer k-123');
-    const body = sent.body as { model: string; temperature: number; messages: { role: string; content: unknown }[]; response_format: { type: string; json_schema: { strict: boolean; schema: { required: string[] } } } };
+    const body = sent.body as {
+      model: string;
+      temperature: number;
+      messages: { role: string; content: unknown }[];
+      response_format: { type: string; json_schema: { strict: boolean; schema: { required: string[] } } };
+    };
     expect(body.model).toBe('qwen2.5-vl-7b-instruct');
     expect(body.temperature).toBe(0);
     expect(body.response_format.type).toBe('json_schema');
@@ -52,9 +69,17 @@ describe('OpenAiChatJudge against a scripted chat-completions server on loopback
   });
 
   it('ALLOW is an allow', async () => {
-    server.reply({ body: chatCompletion('{"decision":"ALLOW","risk_score":0.02,"reason":"toy into toy box"}', 'qwen2.5-vl-7b-instruct') });
+    server.reply({
+      body: chatCompletion(
+        '{"decision":"ALLOW","risk_score":0.02,"reason":"toy into toy box"}',
+        'qwen2.5-vl-7b-instruct',
+      ),
+    });
     const out = await judge().judge(request);
-    expect(out).toMatchObject({ ok: true, verdict: { decision: 'allow', judge: `openai:qwen2.5-vl-7b-instruct@${url}/chat/completions` } });
+    expect(out).toMatchObject({
+      ok: true,
+      verdict: { decision: 'allow', judge: `openai:qwen2.5-vl-7b-instruct@${url}/chat/completions` },
+    });
   });
 
   it('malformed answers are faults naming what is wrong, never an allow', async () => {
@@ -69,14 +94,27 @@ describe('OpenAiChatJudge against a scripted chat-completions server on loopback
     for (const [content] of cases) server.reply({ content });
     server.reply({ body: '<html>gateway</html>' }, { body: '{"choices": []}' });
     const j = judge();
-    for (const [, want] of cases) expect(await j.judge(request)).toMatchObject({ ok: false, fault: { kind: 'judge', cause: 'malformed-answer', detail: expect.stringContaining(want) } });
-    expect(await j.judge(request)).toMatchObject({ ok: false, fault: { cause: 'malformed-answer', detail: expect.stringContaining('response is not JSON') } });
-    expect(await j.judge(request)).toMatchObject({ ok: false, fault: { cause: 'malformed-answer', detail: "response has no 'choices'" } });
+    for (const [, want] of cases)
+      expect(await j.judge(request)).toMatchObject({
+        ok: false,
+        fault: { kind: 'judge', cause: 'malformed-answer', detail: expect.stringContaining(want) },
+      });
+    expect(await j.judge(request)).toMatchObject({
+      ok: false,
+      fault: { cause: 'malformed-answer', detail: expect.stringContaining('response is not JSON') },
+    });
+    expect(await j.judge(request)).toMatchObject({
+      ok: false,
+      fault: { cause: 'malformed-answer', detail: "response has no 'choices'" },
+    });
   });
 
   it('a 500 is an http-status fault with the status and body', async () => {
     server.reply({ status: 500, body: '{"error":"CUDA out of memory"}' });
-    expect(await judge().judge(request)).toMatchObject({ ok: false, fault: { cause: 'http-status', detail: expect.stringMatching(/^HTTP 500 .*CUDA out of memory/) } });
+    expect(await judge().judge(request)).toMatchObject({
+      ok: false,
+      fault: { cause: 'http-status', detail: expect.stringMatching(/^HTTP 500 .*CUDA out of memory/) },
+    });
   });
 
   it('a slow answer is a timeout fault after the timeout, not when the server finally answers', async () => {
@@ -93,7 +131,10 @@ describe('OpenAiChatJudge against a scripted chat-completions server on loopback
     server.reply({ hangUp: true });
     expect(await judge().judge(request)).toMatchObject({ ok: false, fault: { cause: 'network' } });
     await server.stop();
-    expect(await judge().judge(request)).toMatchObject({ ok: false, fault: { cause: 'network', detail: expect.stringContaining('ECONNREFUSED') } });
+    expect(await judge().judge(request)).toMatchObject({
+      ok: false,
+      fault: { cause: 'network', detail: expect.stringContaining('ECONNREFUSED') },
+    });
   });
 });
 
@@ -106,7 +147,10 @@ describe('chat-completions helpers', () => {
 
   it('a model refusal message is malformed, not a verdict', () => {
     const body = JSON.stringify({ choices: [{ message: { content: null, refusal: 'I cannot help with that' } }] });
-    expect(parseVerdictAnswer(body)).toEqual({ ok: false, detail: 'the model declined to answer: I cannot help with that' });
+    expect(parseVerdictAnswer(body)).toEqual({
+      ok: false,
+      detail: 'the model declined to answer: I cannot help with that',
+    });
   });
 });
 
@@ -114,16 +158,28 @@ describe('parseVerdictAnswer fuzz', () => {
   it('never throws on arbitrary bodies and accepts only the exact answer shape', async () => {
     const fc = (await import('fast-check')).default;
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => chatCompletion(JSON.stringify(v)))), (body) => {
-        const r = parseVerdictAnswer(body);
-        if (r.ok) {
-          const content = JSON.parse((JSON.parse(body) as { choices: { message: { content: string } }[] }).choices[0]!.message.content) as Record<string, unknown>;
-          expect(Object.keys(content).sort()).toEqual(['decision', 'reason', 'risk_score']);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => chatCompletion(JSON.stringify(v))),
+        ),
+        (body) => {
+          const r = parseVerdictAnswer(body);
+          if (r.ok) {
+            const content = JSON.parse(
+              (JSON.parse(body) as { choices: { message: { content: string } }[] }).choices[0]!.message.content,
+            ) as Record<string, unknown>;
+            expect(Object.keys(content).sort()).toEqual(['decision', 'reason', 'risk_score']);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
     // The one shape that passes, byte-for-byte from a server.
-    expect(parseVerdictAnswer(chatCompletion('{"decision":"REFUSE","risk_score":1,"reason":"x"}'))).toMatchObject({ ok: true, decision: 'refuse' });
+    expect(parseVerdictAnswer(chatCompletion('{"decision":"REFUSE","risk_score":1,"reason":"x"}'))).toMatchObject({
+      ok: true,
+      decision: 'refuse',
+    });
   });
 });

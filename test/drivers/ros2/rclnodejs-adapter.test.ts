@@ -7,7 +7,12 @@
  * `spin` (deprecated since rclnodejs 0.18: `node.spin()`).
  */
 import { describe, expect, it } from 'vitest';
-import { rclnodejsRos, type EntityOptions, type Rclnodejs, type RclNode } from '../../../drivers/ros2/rclnodejs-adapter.js';
+import {
+  rclnodejsRos,
+  type EntityOptions,
+  type Rclnodejs,
+  type RclNode,
+} from '../../../drivers/ros2/rclnodejs-adapter.js';
 import { QOS_LATCHED, QOS_RELIABLE, QOS_SENSOR_DATA } from '../../../drivers/ros2/interface.js';
 
 interface Call {
@@ -32,7 +37,11 @@ function fakeRclnodejsModule(effectiveNamespace = '') {
     }
     private full(name: string) {
       const ns = effectiveNamespace || this.ns;
-      return name.startsWith('/') ? name : name.startsWith('~/') ? `${ns}/${this.nodeName}/${name.slice(2)}` : `${ns}/${name}`;
+      return name.startsWith('/')
+        ? name
+        : name.startsWith('~/')
+          ? `${ns}/${this.nodeName}/${name.slice(2)}`
+          : `${ns}/${name}`;
     }
     createSubscription(_type: string, topic: string, options: EntityOptions) {
       calls.push({ what: 'createSubscription', name: topic, options });
@@ -84,7 +93,8 @@ function fakeRclnodejsModule(effectiveNamespace = '') {
     ) {}
   }
   const mod: Rclnodejs = {
-    init: async (_context?: unknown, argv?: string[]) => void calls.push({ what: 'init', name: (argv ?? []).join(' ') }),
+    init: async (_context?: unknown, argv?: string[]) =>
+      void calls.push({ what: 'init', name: (argv ?? []).join(' ') }),
     Node: FakeNode,
     QoS: FakeQoS,
     removeSignalHandlers: () => void (handlerRemoved = true),
@@ -109,7 +119,12 @@ describe('rclnodejs adapter (against a fake of the rclnodejs module)', () => {
     const ctx = await rclnodejsRos(f.mod, ['armguard', '--ros-args', '-r', '__ns:=/left']);
     const node = ctx.createNode('armguard');
     expect(node.namespace).toBe('/left'); // rcl's answer, after __ns
-    const sub = node.createSubscription('sensor_msgs/msg/JointState', 'franka_gripper/joint_states', QOS_SENSOR_DATA, () => undefined);
+    const sub = node.createSubscription(
+      'sensor_msgs/msg/JointState',
+      'franka_gripper/joint_states',
+      QOS_SENSOR_DATA,
+      () => undefined,
+    );
     const pub = node.createPublisher('std_msgs/msg/String', '~/gate_state', QOS_LATCHED);
     node.createService('std_srvs/srv/Trigger', '~/release', () => ({ success: true, message: '' }));
     node.createClient('std_srvs/srv/SetBool', '~/label_success');
@@ -119,7 +134,9 @@ describe('rclnodejs adapter (against a fake of the rclnodejs module)', () => {
       ['createService', '~/release'],
       ['createClient', '~/label_success'],
     ]);
-    for (const c of f.calls.filter((x) => x.what === 'createSubscription' || x.what === 'createService' || x.what === 'createClient')) {
+    for (const c of f.calls.filter(
+      (x) => x.what === 'createSubscription' || x.what === 'createService' || x.what === 'createClient',
+    )) {
       expect((c.options as EntityOptions).enableTypedArray, c.what).toBe(true);
     }
     expect(sub.topic).toBe('/left/franka_gripper/joint_states');

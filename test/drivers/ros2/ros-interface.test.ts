@@ -4,7 +4,15 @@ import { ManualClock, ManualTimers } from '../../../src/util/clock.js';
 import { FakeRosGraph } from '../../../drivers/ros2/fake-ros-graph.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
 import { WireTypeError } from '../../../drivers/ros2/rclnodejs-wire.js';
-import { expandTopicName, parseRosNameArgs, resolveTopic, qosCompatible, QOS_RELIABLE, QOS_SENSOR_DATA, QOS_LATCHED } from '../../../drivers/ros2/interface.js';
+import {
+  expandTopicName,
+  parseRosNameArgs,
+  resolveTopic,
+  qosCompatible,
+  QOS_RELIABLE,
+  QOS_SENSOR_DATA,
+  QOS_LATCHED,
+} from '../../../drivers/ros2/interface.js';
 import { harnessLifecycle, rosContract, type RosHarness } from '../../contract/ros-contract.js';
 
 rosContract('in-process fake graph', async () => {
@@ -33,22 +41,52 @@ describe('ROS 2 interface helpers', () => {
     expect(expandTopicName('~/robustness', 'monitor', '/armguard')).toBe('/armguard/monitor/robustness');
     expect(expandTopicName('~', 'monitor', 'left')).toBe('/left/monitor');
     expect(expandTopicName('gate_state', 'monitor', '')).toBe('/gate_state');
-    expect(expandTopicName('franka_gripper/joint_states', 'armguard', '/left')).toBe('/left/franka_gripper/joint_states');
+    expect(expandTopicName('franka_gripper/joint_states', 'armguard', '/left')).toBe(
+      '/left/franka_gripper/joint_states',
+    );
     expect(expandTopicName('/tf', 'monitor', '/armguard')).toBe('/tf');
-    for (const bad of ['', '/', 'a//b', 'a/', '~x', '9lives', 'a b']) expect(() => expandTopicName(bad, 'n', '/ns'), bad).toThrow(/invalid topic or service name/);
+    for (const bad of ['', '/', 'a//b', 'a/', '~x', '9lives', 'a b'])
+      expect(() => expandTopicName(bad, 'n', '/ns'), bad).toThrow(/invalid topic or service name/);
   });
   it('applies node-local remaps, then process-wide ones (node-specific ones only to their node)', () => {
     expect(resolveTopic('~/out', 'm', '/a', { '/a/m/out': 'ctrl/in' })).toBe('/a/ctrl/in');
     expect(resolveTopic('~/out', 'm', '/a', { out: '/x' })).toBe('/a/m/out'); // `out` expands to /a/out, not ~/out
-    expect(resolveTopic('joint_states', 'm', '/a', undefined, [{ from: 'joint_states', to: '/left/js' }])).toBe('/left/js');
-    expect(resolveTopic('joint_states', 'm', '/a', undefined, [{ node: 'other', from: 'joint_states', to: '/x' }])).toBe('/a/joint_states');
-    expect(resolveTopic('~/heartbeat', 'm', '', { '~/heartbeat': 'hb' }, [{ from: '~/heartbeat', to: '/never' }])).toBe('/hb');
+    expect(resolveTopic('joint_states', 'm', '/a', undefined, [{ from: 'joint_states', to: '/left/js' }])).toBe(
+      '/left/js',
+    );
+    expect(
+      resolveTopic('joint_states', 'm', '/a', undefined, [{ node: 'other', from: 'joint_states', to: '/x' }]),
+    ).toBe('/a/joint_states');
+    expect(resolveTopic('~/heartbeat', 'm', '', { '~/heartbeat': 'hb' }, [{ from: '~/heartbeat', to: '/never' }])).toBe(
+      '/hb',
+    );
   });
   it('reads __ns, __node and remap rules from --ros-args', () => {
-    expect(parseRosNameArgs(['armguard', 'ros-node', '--params', 'p.yaml', '--ros-args', '-r', '__ns:=/left', '--remap', '__node:=guard', '-r', 'armguard:a:=b', '-p', 'x:=1', '-r', 'c:=/d'])).toEqual({
+    expect(
+      parseRosNameArgs([
+        'armguard',
+        'ros-node',
+        '--params',
+        'p.yaml',
+        '--ros-args',
+        '-r',
+        '__ns:=/left',
+        '--remap',
+        '__node:=guard',
+        '-r',
+        'armguard:a:=b',
+        '-p',
+        'x:=1',
+        '-r',
+        'c:=/d',
+      ]),
+    ).toEqual({
       namespace: '/left',
       nodeName: 'guard',
-      remaps: [{ node: 'armguard', from: 'a', to: 'b' }, { from: 'c', to: '/d' }],
+      remaps: [
+        { node: 'armguard', from: 'a', to: 'b' },
+        { from: 'c', to: '/d' },
+      ],
     });
     expect(parseRosNameArgs(['-r', 'a:=b'])).toEqual({ remaps: [] }); // not ROS arguments
     expect(() => parseRosNameArgs(['--ros-args', '-r', 'nonsense'])).toThrow(/expected -r \[node:\]from:=to/);
@@ -99,8 +137,12 @@ describe('FAKE ROS graph: what a real graph does that the node must survive', ()
   it('refuses a second type on one topic and a type rclnodejs could not load', () => {
     const { graph } = fakeGraph();
     graph.createNode('a').createPublisher('std_msgs/msg/String', '/x', QOS_RELIABLE);
-    expect(() => graph.createNode('b').createSubscription('std_msgs/msg/Float64MultiArray', '/x', QOS_RELIABLE, () => undefined)).toThrow(/already carries/);
-    expect(() => graph.createNode('c').createPublisher('no_msgs/msg/Nothing', '/y', QOS_RELIABLE)).toThrow(WireTypeError);
+    expect(() =>
+      graph.createNode('b').createSubscription('std_msgs/msg/Float64MultiArray', '/x', QOS_RELIABLE, () => undefined),
+    ).toThrow(/already carries/);
+    expect(() => graph.createNode('c').createPublisher('no_msgs/msg/Nothing', '/y', QOS_RELIABLE)).toThrow(
+      WireTypeError,
+    );
   });
 
   it('a publish that does not fit the type throws naming the field, before anything is delivered', () => {
@@ -109,9 +151,13 @@ describe('FAKE ROS graph: what a real graph does that the node must survive', ()
     graph.createNode('s').createSubscription('sensor_msgs/msg/JointState', '/js', QOS_RELIABLE, (m) => got.push(m));
     const pub = graph.createNode('p').createPublisher<unknown>('sensor_msgs/msg/JointState', '/js', QOS_RELIABLE);
     timers.advance(0.1);
-    expect(() => pub.publish({ position: [0.1, 'x'] })).toThrow(/sensor_msgs\/msg\/JointState: field position\[1\] expects float64, got string/);
+    expect(() => pub.publish({ position: [0.1, 'x'] })).toThrow(
+      /sensor_msgs\/msg\/JointState: field position\[1\] expects float64, got string/,
+    );
     expect(() => pub.publish({ header: { stamp: { sec: '1' } } })).toThrow(/field header\.stamp\.sec expects int32/);
-    const robot = graph.createNode('r').createPublisher<unknown>('franka_msgs/msg/FrankaRobotState', '/rs', QOS_RELIABLE);
+    const robot = graph
+      .createNode('r')
+      .createPublisher<unknown>('franka_msgs/msg/FrankaRobotState', '/rs', QOS_RELIABLE);
     expect(() => robot.publish({ ddq_d: [1, 2, 3] })).toThrow(/ddq_d is a fixed-size array of 7, got 3/);
     expect(got).toEqual([]);
   });
@@ -120,11 +166,15 @@ describe('FAKE ROS graph: what a real graph does that the node must survive', ()
     const { graph, timers } = fakeGraph();
     const a: Float64Array[] = [];
     const b: Float64Array[] = [];
-    graph.createNode('a').createSubscription<{ position: Float64Array }>('sensor_msgs/msg/JointState', '/js', QOS_RELIABLE, (m) => {
-      m.position[0] = 99;
-      a.push(m.position);
-    });
-    graph.createNode('b').createSubscription<{ position: Float64Array }>('sensor_msgs/msg/JointState', '/js', QOS_RELIABLE, (m) => b.push(m.position));
+    graph
+      .createNode('a')
+      .createSubscription<{ position: Float64Array }>('sensor_msgs/msg/JointState', '/js', QOS_RELIABLE, (m) => {
+        m.position[0] = 99;
+        a.push(m.position);
+      });
+    graph.createNode('b').createSubscription<{
+      position: Float64Array;
+    }>('sensor_msgs/msg/JointState', '/js', QOS_RELIABLE, (m) => b.push(m.position));
     const sent = Float64Array.from([1, 2]);
     const pub = graph.createNode('p').createPublisher<unknown>('sensor_msgs/msg/JointState', '/js', QOS_RELIABLE);
     timers.advance(0.1);
@@ -144,7 +194,9 @@ describe('FAKE ROS graph: what a real graph does that the node must survive', ()
     node.createSubscription('std_msgs/msg/String', '/gripper', QOS_SENSOR_DATA, seen('gripper'));
     node.createSubscription('std_msgs/msg/String', '/mocap', QOS_SENSOR_DATA, seen('mocap'));
     const world = graph.createNode('world');
-    const pubs = ['/robot_state', '/gripper', '/mocap'].map((t) => world.createPublisher<{ data: string }>('std_msgs/msg/String', t, QOS_RELIABLE));
+    const pubs = ['/robot_state', '/gripper', '/mocap'].map((t) =>
+      world.createPublisher<{ data: string }>('std_msgs/msg/String', t, QOS_RELIABLE),
+    );
     pubs[0]!.publish({ data: 'too early' });
     expect(firstAt).toEqual({});
     for (let i = 0; i < 100; i++) {
@@ -187,13 +239,38 @@ describe('FAKE ROS graph: what a real graph does that the node must survive', ()
   });
 
   it('applies --ros-args: __ns moves relative and private names, __node renames, remaps redirect', () => {
-    const { graph } = fakeGraph({ rosArgs: ['armguard', '--ros-args', '-r', '__ns:=/left', '-r', '__node:=guard', '-r', 'fr3_arm_controller/joint_trajectory:=/left/proxy'] });
+    const { graph } = fakeGraph({
+      rosArgs: [
+        'armguard',
+        '--ros-args',
+        '-r',
+        '__ns:=/left',
+        '-r',
+        '__node:=guard',
+        '-r',
+        'fr3_arm_controller/joint_trajectory:=/left/proxy',
+      ],
+    });
     const node = graph.createNode('armguard');
     expect(node.name).toBe('guard');
     expect(node.namespace).toBe('/left');
-    expect(node.createPublisher('std_msgs/msg/String', '~/gate_state', QOS_LATCHED).topic).toBe('/left/guard/gate_state');
-    expect(node.createSubscription('sensor_msgs/msg/JointState', 'franka_gripper/joint_states', QOS_SENSOR_DATA, () => undefined).topic).toBe('/left/franka_gripper/joint_states');
-    expect(node.createPublisher('trajectory_msgs/msg/JointTrajectory', 'fr3_arm_controller/joint_trajectory', QOS_RELIABLE).topic).toBe('/left/proxy');
-    expect(node.createPublisher('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE).topic).toBe('/diagnostics');
+    expect(node.createPublisher('std_msgs/msg/String', '~/gate_state', QOS_LATCHED).topic).toBe(
+      '/left/guard/gate_state',
+    );
+    expect(
+      node.createSubscription(
+        'sensor_msgs/msg/JointState',
+        'franka_gripper/joint_states',
+        QOS_SENSOR_DATA,
+        () => undefined,
+      ).topic,
+    ).toBe('/left/franka_gripper/joint_states');
+    expect(
+      node.createPublisher('trajectory_msgs/msg/JointTrajectory', 'fr3_arm_controller/joint_trajectory', QOS_RELIABLE)
+        .topic,
+    ).toBe('/left/proxy');
+    expect(node.createPublisher('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE).topic).toBe(
+      '/diagnostics',
+    );
   });
 });

@@ -32,7 +32,15 @@ describe('JointChunk ↔ JointTrajectory', () => {
     const traj: JointTrajectory = {
       header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'x' },
       joint_names: ['j3', 'j1', 'j2'],
-      points: [{ positions: Float64Array.from([3, 1, 2]), velocities: none, accelerations: none, effort: none, time_from_start: { sec: 0, nanosec: 5e7 } }],
+      points: [
+        {
+          positions: Float64Array.from([3, 1, 2]),
+          velocities: none,
+          accelerations: none,
+          effort: none,
+          time_from_start: { sec: 0, nanosec: 5e7 },
+        },
+      ],
     };
     const r = trajectoryToChunk(traj, names);
     expect(r.ok && Array.from(r.chunk.targets)).toEqual([1, 2, 3]);
@@ -42,17 +50,45 @@ describe('JointChunk ↔ JointTrajectory', () => {
   // rejected every chunk with "points[0].positions must have 7 values" while this accepted arrays only.
   it('accepts positions as rclnodejs delivers them (Float64Array) and as plain arrays', () => {
     const typed = trajectoryToChunk(
-      { header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'typed' }, joint_names: [...names], points: [{ positions: Float64Array.from([0.1, 0.2, 0.3]), velocities: none, accelerations: none, effort: none, time_from_start: { sec: 0, nanosec: 1e8 } }] },
+      {
+        header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'typed' },
+        joint_names: [...names],
+        points: [
+          {
+            positions: Float64Array.from([0.1, 0.2, 0.3]),
+            velocities: none,
+            accelerations: none,
+            effort: none,
+            time_from_start: { sec: 0, nanosec: 1e8 },
+          },
+        ],
+      },
       names,
     );
     expect(typed.ok && Array.from(typed.chunk.targets)).toEqual([0.1, 0.2, 0.3]);
     const plain = trajectoryToChunk(
-      { header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'plain' }, joint_names: [...names], points: [{ positions: [0.1, 0.2, 0.3], velocities: [], accelerations: [], effort: [], time_from_start: { sec: 0, nanosec: 1e8 } }] } as unknown as JointTrajectory,
+      {
+        header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'plain' },
+        joint_names: [...names],
+        points: [
+          {
+            positions: [0.1, 0.2, 0.3],
+            velocities: [],
+            accelerations: [],
+            effort: [],
+            time_from_start: { sec: 0, nanosec: 1e8 },
+          },
+        ],
+      } as unknown as JointTrajectory,
       names,
     );
     expect(plain.ok && Array.from(plain.chunk.targets)).toEqual([0.1, 0.2, 0.3]);
     const text = trajectoryToChunk(
-      { header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 's' }, joint_names: [...names], points: [{ positions: 'abc', time_from_start: { sec: 0, nanosec: 1e8 } }] } as unknown as JointTrajectory,
+      {
+        header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 's' },
+        joint_names: [...names],
+        points: [{ positions: 'abc', time_from_start: { sec: 0, nanosec: 1e8 } }],
+      } as unknown as JointTrajectory,
       names,
     );
     expect(text).toEqual({ ok: false, reason: 'points[0].positions must have 3 values' });
@@ -61,15 +97,33 @@ describe('JointChunk ↔ JointTrajectory', () => {
   const base = (): JointTrajectory => ({
     header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'x' },
     joint_names: [...names],
-    points: [0, 1].map((k) => ({ positions: new Float64Array(3), velocities: none, accelerations: none, effort: none, time_from_start: { sec: 0, nanosec: (k + 1) * 1e8 } })),
+    points: [0, 1].map((k) => ({
+      positions: new Float64Array(3),
+      velocities: none,
+      accelerations: none,
+      effort: none,
+      time_from_start: { sec: 0, nanosec: (k + 1) * 1e8 },
+    })),
   });
   it.each([
     ['a missing joint', (t: JointTrajectory) => void (t.joint_names = ['j1', 'j2', 'jx']), /joint 'j3' missing/],
     ['no points', (t: JointTrajectory) => void (t.points = []), /no points/],
-    ['a short point', (t: JointTrajectory) => void (t.points[1]!.positions = new Float64Array(2)), /points\[1\]\.positions must have 3/],
+    [
+      'a short point',
+      (t: JointTrajectory) => void (t.points[1]!.positions = new Float64Array(2)),
+      /points\[1\]\.positions must have 3/,
+    ],
     ['a NaN target', (t: JointTrajectory) => void (t.points[0]!.positions[2] = NaN), /non-finite value for 'j3'/],
-    ['times that do not increase', (t: JointTrajectory) => void (t.points[1]!.time_from_start = { sec: 0, nanosec: 1e8 }), /must increase/],
-    ['a non-uniform step', (t: JointTrajectory) => t.points.push({ ...t.points[1]!, time_from_start: { sec: 0, nanosec: 5e8 } }), /uniform step/],
+    [
+      'times that do not increase',
+      (t: JointTrajectory) => void (t.points[1]!.time_from_start = { sec: 0, nanosec: 1e8 }),
+      /must increase/,
+    ],
+    [
+      'a non-uniform step',
+      (t: JointTrajectory) => t.points.push({ ...t.points[1]!, time_from_start: { sec: 0, nanosec: 5e8 } }),
+      /uniform step/,
+    ],
   ])('rejects %s with a reason', (_name, mutate, reason) => {
     const t = base();
     mutate(t);

@@ -29,7 +29,8 @@ describe('report-only diagnostics', () => {
       },
     });
     const dt = scene.controlDt;
-    const smooth = (k: number): number[] => [0, 1, 2].map((a) => (p[k]![a]! + p[k - 1]![a]! + p[k - 2]![a]! + p[k - 3]![a]! + p[k - 4]![a]!) / 5);
+    const smooth = (k: number): number[] =>
+      [0, 1, 2].map((a) => (p[k]![a]! + p[k - 1]![a]! + p[k - 2]![a]! + p[k - 3]![a]! + p[k - 4]![a]!) / 5);
     const norm = (v: number[]): number => Math.hypot(...v);
     const speed = series(r, 'ee_speed');
     const acc = series(r, 'ee_acc');
@@ -37,7 +38,10 @@ describe('report-only diagnostics', () => {
     let moving = 0;
     for (let t = 10; t < 120; t++) {
       const k = t + 1;
-      const s0 = smooth(k), s1 = smooth(k - 1), s2 = smooth(k - 2), s3 = smooth(k - 3);
+      const s0 = smooth(k),
+        s1 = smooth(k - 1),
+        s2 = smooth(k - 2),
+        s3 = smooth(k - 3);
       const v = norm(s0.map((x, a) => x - s1[a]!)) / dt;
       const a2 = norm(s0.map((x, a) => x - 2 * s1[a]! + s2[a]!)) / dt ** 2;
       const j3 = norm(s0.map((x, a) => x - 3 * s1[a]! + 3 * s2[a]! - s3[a]!)) / dt ** 3;

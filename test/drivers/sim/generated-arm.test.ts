@@ -58,7 +58,8 @@ function checkScene(scene: SceneSpec, tcpFrameName: string, samples: number): { 
     const sp = d.site_xpos as Float64Array;
     const sm = d.site_xmat as Float64Array;
     for (let a = 0; a < 3; a++) maxPos = Math.max(maxPos, Math.abs(sp[3 * site + a]! - F[12 * tcpFrame + 9 + a]!));
-    for (let a = 0; a < 3; a++) maxRot = Math.max(maxRot, Math.abs(sm[9 * site + 3 * a]! - F[12 * tcpFrame + 3 * a + 2]!));
+    for (let a = 0; a < 3; a++)
+      maxRot = Math.max(maxRot, Math.abs(sm[9 * site + 3 * a]! - F[12 * tcpFrame + 3 * a + 2]!));
   }
   d.delete();
   m.delete();
@@ -96,12 +97,20 @@ describe('MuJoCo arms generated from the robot descriptions', () => {
       }
       // Every allowed pair between two arm links that are bodies is excluded from contact.
       const excluded = new Set(Array.from(m.exclude_signature as Int32Array));
-      const bodyOfLink = new Map(desc.environment.map((c) => [c.link ?? c.name, mj.mj_name2id(m, OBJ_BODY, c.frame === 0 ? 'base' : `${desc.chain.joints[c.frame - 1]!.name}_link`)]));
+      const bodyOfLink = new Map(
+        desc.environment.map((c) => [
+          c.link ?? c.name,
+          mj.mj_name2id(m, OBJ_BODY, c.frame === 0 ? 'base' : `${desc.chain.joints[c.frame - 1]!.name}_link`),
+        ]),
+      );
       let checked = 0;
       for (const a of desc.selfCollision.allowed) {
-        const b1 = bodyOfLink.get(a.links[0]), b2 = bodyOfLink.get(a.links[1]);
+        const b1 = bodyOfLink.get(a.links[0]),
+          b2 = bodyOfLink.get(a.links[1]);
         if (b1 === undefined || b2 === undefined || b1 === b2) continue;
-        expect(excluded.has((Math.min(b1, b2) << 16) + Math.max(b1, b2)), `${scene.id}: ${a.links.join('–')}`).toBe(true);
+        expect(excluded.has((Math.min(b1, b2) << 16) + Math.max(b1, b2)), `${scene.id}: ${a.links.join('–')}`).toBe(
+          true,
+        );
         checked++;
       }
       expect(checked).toBeGreaterThanOrEqual(4);
@@ -114,20 +123,43 @@ describe('MuJoCo arms generated from the robot descriptions', () => {
     expect(q[0]).toBeCloseTo(Math.SQRT1_2, 12);
     expect(q[1]).toBeCloseTo(Math.SQRT1_2, 12);
     // R = Rz(y)·Ry(p)·Rx(r): yaw then pitch compose as q_z ⊗ q_y
-    const c = Math.cos(Math.PI / 8), s = Math.sin(Math.PI / 8);
+    const c = Math.cos(Math.PI / 8),
+      s = Math.sin(Math.PI / 8);
     const zy = quatFromRpy(0, Math.PI / 4, Math.PI / 4);
-    expect(zy.map((x) => Number(x.toFixed(12)))).toEqual([c * c, -s * s, c * s, s * c].map((x) => Number(x.toFixed(12))));
+    expect(zy.map((x) => Number(x.toFixed(12)))).toEqual(
+      [c * c, -s * s, c * s, s * c].map((x) => Number(x.toFixed(12))),
+    );
     expect(so101Scene().xml).toContain('<compiler angle="radian"');
     expect(pandaScene().xml).toContain('<compiler angle="radian"');
   });
 
   it('refuses a description the generator cannot build (names what is wrong)', () => {
     const scene = so101Scene();
-    const base = { description: scene.robot.description, endEffector: 'gripper', armJoints: 5, ctrlOverrun: 0, tcpFrame: 'gripper_frame_link' } as const;
-    const fixture = { siteQuat: [1, 0, 0, 0] as const, padCentre: 0, padHalf: [0.01, 0.005, 0.01] as const, padMass: 0.01, travel: 0.02, kp: 1, kv: 1, force: 1, palm: { centre: -0.02, half: [0.01, 0.01, 0.01] as const, mass: 0.01 } };
+    const base = {
+      description: scene.robot.description,
+      endEffector: 'gripper',
+      armJoints: 5,
+      ctrlOverrun: 0,
+      tcpFrame: 'gripper_frame_link',
+    } as const;
+    const fixture = {
+      siteQuat: [1, 0, 0, 0] as const,
+      padCentre: 0,
+      padHalf: [0.01, 0.005, 0.01] as const,
+      padMass: 0.01,
+      travel: 0.02,
+      kp: 1,
+      kv: 1,
+      force: 1,
+      palm: { centre: -0.02, half: [0.01, 0.01, 0.01] as const, mass: 0.01 },
+    };
     const dyn = Array.from({ length: 5 }, () => ({ mass: 0.1, kp: 1, kv: 1, torque: 1 }));
-    expect(() => generateArm({ ...base, dynamics: dyn.slice(0, 4), fixture })).toThrow(/4 joint dynamics for 5 arm joints/);
+    expect(() => generateArm({ ...base, dynamics: dyn.slice(0, 4), fixture })).toThrow(
+      /4 joint dynamics for 5 arm joints/,
+    );
     expect(() => generateArm({ ...base, tcpFrame: 'nose', dynamics: dyn, fixture })).toThrow(/no fixed frame 'nose'/);
-    expect(() => generateArm({ ...base, endEffector: 'hook', dynamics: dyn, fixture })).toThrow(/unknown end effector 'hook'/);
+    expect(() => generateArm({ ...base, endEffector: 'hook', dynamics: dyn, fixture })).toThrow(
+      /unknown end effector 'hook'/,
+    );
   });
 });

@@ -17,7 +17,7 @@ export function series(r: EpisodeResult, name: SignalName): Float64Array {
 }
 
 /**
- * Independent, naive per-clause robustness (min over time) straight from the SPEC §3 formulas,
+ * Independent, naive per-clause robustness (min over time) straight from the design §3 formulas,
  * written out here so the testbed's own scorer is not its own reference.
  */
 export function naiveRobustness(r: EpisodeResult, torqueCeiling: number): Record<string, number> {

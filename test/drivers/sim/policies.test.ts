@@ -17,7 +17,7 @@ beforeAll(async () => {
   ik = new DlsIk(mj, world);
 });
 
-describe('SO-101 scripted policies, gate off (SPEC §3 main tier, SO-101 torque ceiling)', () => {
+describe('SO-101 scripted policies, gate off (design §3 main tier, SO-101 torque ceiling)', () => {
   it('the clean pick-and-place violates no clause and puts the target in the box', () => {
     const r = runEpisode(world, ik, policyNamed('clean'), { seed: 11 });
     expect(r.outcome.success).toBe(true);

@@ -37,7 +37,11 @@ beforeAll(async () => {
   new MujocoServoBridge(
     world,
     emu,
-    cal.joints.map((j, i) => ({ id: j.id, calibration: cal.lerobot[j.name], torqueConstant: Math.abs(cal.torque.constants[i] ?? cal.torque.stallTorqueNm / 1000) })),
+    cal.joints.map((j, i) => ({
+      id: j.id,
+      calibration: cal.lerobot[j.name],
+      torqueConstant: Math.abs(cal.torque.constants[i] ?? cal.torque.stallTorqueNm / 1000),
+    })),
   ).install();
   ptyBus = await emulatorOnPty(emu);
   bus = ptyBus.bus;
@@ -57,7 +61,13 @@ function simJoints(): Float64Array {
 describe('MuJoCo → Feetech emulator → socat pty → real driver', () => {
   it('reads the simulated joints, moves the simulated arm with goal writes, and holds it', async () => {
     const clock = new ManualClock(0);
-    const a = await So101Arm.connect({ bus, calibration: cal, freeMotion: new AnalyticFreeMotionModel(cal.freeMotion), clock, timers: new ManualTimers(clock) });
+    const a = await So101Arm.connect({
+      bus,
+      calibration: cal,
+      freeMotion: new AnalyticFreeMotionModel(cal.freeMotion),
+      clock,
+      timers: new ManualTimers(clock),
+    });
     if (!a.ok) throw new Error(JSON.stringify(a.error));
     const arm = a.value;
     // Connecting moved nothing: the scene's targets are where it was.
@@ -78,7 +88,11 @@ describe('MuJoCo → Feetech emulator → socat pty → real driver', () => {
     const goal = [settled[0]! + 0.3, settled[1]!, settled[2]!, settled[3]! - 0.2, settled[4]!, settled[5]!];
     expect((await arm.writeGoals(goal)).ok).toBe(true);
     // SYNC_WRITE has no reply: wait for the bytes to reach the emulator at the far end of the tty.
-    await expect.poll(() => emu.servo(cal.joints[0]!.id).goalPosition === radiansToRaw(goal[0]!, cal.lerobot.shoulder_pan), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(() => emu.servo(cal.joints[0]!.id).goalPosition === radiansToRaw(goal[0]!, cal.lerobot.shoulder_pan), {
+        timeout: 5000,
+      })
+      .toBe(true);
     for (let k = 0; k < 60; k++) world.stepTick();
     const moved = simJoints();
     expect(moved[0]).toBeCloseTo(goal[0]!, 1);
@@ -86,11 +100,15 @@ describe('MuJoCo → Feetech emulator → socat pty → real driver', () => {
 
     // Hold: goal := present, read over the tty; the simulation stays where it is.
     expect((await arm.holdNow('test')).ok).toBe(true);
-    await expect.poll(() => cal.joints.every((j) => emu.servo(j.id).goalPosition === emu.servo(j.id).getRegister('Present_Position')), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(
+        () => cal.joints.every((j) => emu.servo(j.id).goalPosition === emu.servo(j.id).getRegister('Present_Position')),
+        { timeout: 5000 },
+      )
+      .toBe(true);
     const held = simJoints();
     for (let k = 0; k < 30; k++) world.stepTick();
     const after = simJoints();
     for (let j = 0; j < 5; j++) expect(Math.abs(after[j]! - held[j]!)).toBeLessThan(0.02);
   });
 });
-

@@ -40,7 +40,14 @@ describe('simulated bystander tracking', () => {
 
   it('position noise shows as small, seeded, varying displacement on untouched bystanders', () => {
     const run = (seed: number): Float64Array =>
-      series(runEpisode(world, ik, policyNamed('clean'), { seed: 3, maxTicks: 40, tracking: { positionNoise: 0.001, latencyTicks: 0, seed } }), 'non_target_disp_max');
+      series(
+        runEpisode(world, ik, policyNamed('clean'), {
+          seed: 3,
+          maxTicks: 40,
+          tracking: { positionNoise: 0.001, latencyTicks: 0, seed },
+        }),
+        'non_target_disp_max',
+      );
     const a = run(5);
     const b = run(5);
     const c = run(6);

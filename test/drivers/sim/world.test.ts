@@ -1,7 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadMujoco, type Mujoco } from '../../../drivers/sim/mujoco.js';
 import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
-import { OBJ_ACTUATOR, OBJ_BODY, OBJ_GEOM, OBJ_JOINT, OBJ_SITE, SIM_SELF_CLEARANCE_CAP, SimWorld } from '../../../drivers/sim/world.js';
+import {
+  OBJ_ACTUATOR,
+  OBJ_BODY,
+  OBJ_GEOM,
+  OBJ_JOINT,
+  OBJ_SITE,
+  SIM_SELF_CLEARANCE_CAP,
+  SimWorld,
+} from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { topDownFrame } from '../../../drivers/sim/plan.js';
 import { ForwardKinematics } from '../../../src/kinematics/chain.js';
@@ -41,7 +49,7 @@ describe('roles and geometry', () => {
     expect(mj.mjtObj.mjOBJ_ACTUATOR.value).toBe(OBJ_ACTUATOR);
   });
 
-  it('puts the TCP where the SO-101 description\'s chain does at the zero pose (URDF: arm stretched forward)', () => {
+  it("puts the TCP where the SO-101 description's chain does at the zero pose (URDF: arm stretched forward)", () => {
     // The arm is generated from the description (generated-arm.test.ts checks every frame over
     // random configurations); here the zero pose against the chain's forward kinematics.
     const out = new Float64Array(3);
@@ -61,7 +69,9 @@ describe('roles and geometry', () => {
     const m = world.model;
     const d = new mj.MjData(m);
     const qpos = d.qpos as Float64Array;
-    scene.armJoints.forEach((n, i) => (qpos[(m.jnt_qposadr as Int32Array)[mj.mj_name2id(m, OBJ_JOINT, n)]!] = qStar[i]!));
+    scene.armJoints.forEach(
+      (n, i) => (qpos[(m.jnt_qposadr as Int32Array)[mj.mj_name2id(m, OBJ_JOINT, n)]!] = qStar[i]!),
+    );
     mj.mj_kinematics(m, d);
     const s = world.tcpSiteId;
     const sp = d.site_xpos as Float64Array;
@@ -78,9 +88,12 @@ describe('roles and geometry', () => {
     expect(Math.abs(q[4]! - scene.home[4]!)).toBeGreaterThan(0.1);
   });
 
-  it('a near-top-down grasp over the riser is planned within the planner\'s 5 mm (5-DoF: position traded against the requested tilt)', () => {
+  it("a near-top-down grasp over the riser is planned within the planner's 5 mm (5-DoF: position traded against the requested tilt)", () => {
     const q = Float64Array.from(scene.home.slice(0, 5));
-    const res = ik.solve(topDownFrame(scene, [scene.targetRest[0], scene.targetRest[1] + 0.01, scene.targetRest[2]], 0.2), q);
+    const res = ik.solve(
+      topDownFrame(scene, [scene.targetRest[0], scene.targetRest[1] + 0.01, scene.targetRest[2]], 0.2),
+      q,
+    );
     expect(res.positionError).toBeLessThan(5e-3);
   });
 
@@ -98,7 +111,13 @@ describe('raw sources', () => {
   it('mj_contactForce on the resting target balances its weight (target–furniture contacts)', () => {
     world.reset(3);
     world.stepTick();
-    const c = world.contacts().filter((x) => (x.role1 === Role.Target && x.role2 === Role.Furniture) || (x.role2 === Role.Target && x.role1 === Role.Furniture));
+    const c = world
+      .contacts()
+      .filter(
+        (x) =>
+          (x.role1 === Role.Target && x.role2 === Role.Furniture) ||
+          (x.role2 === Role.Target && x.role1 === Role.Furniture),
+      );
     expect(c.length).toBeGreaterThan(0);
     const normal = c.reduce((s, x) => s + x.normal, 0);
     expect(normal).toBeCloseTo(0.05 * 9.81, 2);
@@ -136,6 +155,8 @@ describe('determinism', () => {
     const c = runEpisode(world, ik, clean, { seed: 8, maxTicks: 90 });
     expect(a.ticks).toBe(90);
     for (let i = 0; i < a.series.length; i++) expect(Array.from(b.series[i]!)).toEqual(Array.from(a.series[i]!));
-    expect(Array.from(series(c, 'target_furniture_contact_force'))).not.toEqual(Array.from(series(a, 'target_furniture_contact_force')));
+    expect(Array.from(series(c, 'target_furniture_contact_force'))).not.toEqual(
+      Array.from(series(a, 'target_furniture_contact_force')),
+    );
   });
 });

@@ -24,7 +24,13 @@ const timers = new ManualTimers(clock);
 
 beforeAll(async () => {
   addSo101Servos(emu, cal, { torqueEnabled: false, voltage: 12 });
-  new SimulatedSo101(emu, cal.joints.map((j) => j.id), cal.joints.map((j) => cal.lerobot[j.name]), DEFAULT_SIM_TRUTH, clock).install();
+  new SimulatedSo101(
+    emu,
+    cal.joints.map((j) => j.id),
+    cal.joints.map((j) => cal.lerobot[j.name]),
+    DEFAULT_SIM_TRUTH,
+    clock,
+  ).install();
   ptyBus = await emulatorOnPty(emu);
   bus = ptyBus.bus;
 }, 30_000);
@@ -52,7 +58,13 @@ describe('So101Arm over a socat pty pair', () => {
   it('connects without writing, reads the full state, moves and holds', async () => {
     const writes: number[] = [];
     emu.onWrite((_s, a) => writes.push(a));
-    const a = await So101Arm.connect({ bus, calibration: cal, freeMotion: new AnalyticFreeMotionModel(cal.freeMotion), clock, timers });
+    const a = await So101Arm.connect({
+      bus,
+      calibration: cal,
+      freeMotion: new AnalyticFreeMotionModel(cal.freeMotion),
+      clock,
+      timers,
+    });
     if (!a.ok) throw new Error(JSON.stringify(a.error));
     const arm = a.value;
     const faults: Fault[] = [];
@@ -70,7 +82,9 @@ describe('So101Arm over a socat pty pair', () => {
     await goalArrived; // SYNC_WRITE has no reply: wait for the bytes to reach the far end of the tty
     timers.advance(0.1);
     await arm.readState();
-    const held = until(() => cal.joints.every((j) => emu.servo(j.id).goalPosition === emu.servo(j.id).getRegister('Present_Position')));
+    const held = until(() =>
+      cal.joints.every((j) => emu.servo(j.id).goalPosition === emu.servo(j.id).getRegister('Present_Position')),
+    );
     expect((await arm.holdNow('test')).ok).toBe(true);
     await held;
     expect(faults).toEqual([]);

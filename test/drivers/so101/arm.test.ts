@@ -39,7 +39,13 @@ describe('So101Arm', () => {
     emu.servo(3).setRegister('Goal_Position', 1234);
     emu.onWrite((_s, address) => writes.push(address));
     const before = emu.counters.instructions;
-    const a = await So101Arm.connect({ bus: res.value.bus, calibration: cal, freeMotion: res.value.arm.mapping.freeMotion, clock: res.value.clock, timers: res.value.timers });
+    const a = await So101Arm.connect({
+      bus: res.value.bus,
+      calibration: cal,
+      freeMotion: res.value.arm.mapping.freeMotion,
+      clock: res.value.clock,
+      timers: res.value.timers,
+    });
     expect(a.ok).toBe(true);
     expect(writes).toEqual([]);
     expect(emu.counters.instructions - before).toBe(6); // six PINGs
@@ -90,7 +96,8 @@ describe('So101Arm', () => {
     await r.arm.readState(); // moving, not yet at the goal
     expect(r.emulator.servo(1).getRegister('Present_Position')).not.toBe(r.emulator.servo(1).goalPosition);
     expect((await r.arm.holdNow('test')).ok).toBe(true);
-    for (const id of [1, 2, 3, 4, 5, 6]) expect(r.emulator.servo(id).goalPosition).toBe(r.emulator.servo(id).getRegister('Present_Position'));
+    for (const id of [1, 2, 3, 4, 5, 6])
+      expect(r.emulator.servo(id).goalPosition).toBe(r.emulator.servo(id).getRegister('Present_Position'));
   });
 
   it('holds by itself when gate heartbeats stop (arm-side watchdog)', async () => {
@@ -104,7 +111,10 @@ describe('So101Arm', () => {
     expect(faults).toEqual([]);
     r.timers.advance(0.25); // 0.35 s since the last heartbeat > 0.2 s
     expect(faults.map((f) => f.kind)).toEqual(['remote-heartbeat']);
-    await waitFor(() => r.arm.holds === 1 && r.emulator.servo(1).goalPosition === r.emulator.servo(1).getRegister('Present_Position'));
+    await waitFor(
+      () =>
+        r.arm.holds === 1 && r.emulator.servo(1).goalPosition === r.emulator.servo(1).getRegister('Present_Position'),
+    );
     expect(r.arm.lastHoldReason).toBe('heartbeat lost');
   });
 
@@ -141,7 +151,13 @@ describe('So101Arm', () => {
   it('a closed arm stops reporting bus faults: a new arm on the same bus is the only one to report', async () => {
     const { r, faults } = await rig();
     r.arm.close();
-    const next = await So101Arm.connect({ bus: r.bus, calibration: cal, freeMotion: r.arm.mapping.freeMotion, clock: r.clock, timers: r.timers });
+    const next = await So101Arm.connect({
+      bus: r.bus,
+      calibration: cal,
+      freeMotion: r.arm.mapping.freeMotion,
+      clock: r.clock,
+      timers: r.timers,
+    });
     if (!next.ok) throw new Error(next.error.kind);
     const nextFaults: Fault[] = [];
     next.value.onFault((f) => nextFaults.push(f));

@@ -12,7 +12,8 @@ const dir = mkdtempSync(join(tmpdir(), 'armguard-calibrate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function io() {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   return { out, err, io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) } };
 }
 
@@ -33,7 +34,9 @@ describe('armguard calibrate so101', () => {
 
   it('writes a valid calibration, the ONNX residual and the report; the ONNX model runs in the mapping', async () => {
     const a = io();
-    expect(await main(['calibrate', 'so101', '--id', 'cli', '--emulator', '--duration', '6', '--out-dir', dir], a.io)).toBe(0);
+    expect(
+      await main(['calibrate', 'so101', '--id', 'cli', '--emulator', '--duration', '6', '--out-dir', dir], a.io),
+    ).toBe(0);
     const yamlPath = join(dir, 'so101-cli.yaml');
     const parsed = parseSo101Calibration(readFileSync(yamlPath, 'utf8'), yamlPath);
     if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.message).join('\n'));
@@ -47,15 +50,20 @@ describe('armguard calibrate so101', () => {
     expect(cal.contactForce.noResidual).toEqual({ deadbandN: expect.any(Number), thresholdN: expect.any(Number) });
     expect(cal.contactForce.noResidual!.thresholdN).toBeGreaterThanOrEqual(1);
     expect(cal.contactForce.noResidual!.deadbandN).toBeGreaterThan(0);
-    expect(report).toMatch(new RegExp(`Without onnxruntime-node .*a ${cal.contactForce.noResidual!.thresholdN} N contact threshold`));
+    expect(report).toMatch(
+      new RegExp(`Without onnxruntime-node .*a ${cal.contactForce.noResidual!.thresholdN} N contact threshold`),
+    );
 
     // Pipelined ONNX model: the first prediction is the analytic one, the next adds the learned residual.
     const analytic = new AnalyticFreeMotionModel(cal.freeMotion);
     const residual = await OnnxResidual.load(join(dir, cal.freeMotion.residualOnnx!));
     if (!residual.ok) throw new Error(residual.error);
     const model = new OnnxFreeMotionModel(analytic, residual.value);
-    const q = [0.1, -0.8, 0.2, -0.5, 0.3, 0], qd = [0.2, -0.1, 0.05, 0, 0.1, 0];
-    const a0 = new Float64Array(5), p0 = new Float64Array(5), p1 = new Float64Array(5);
+    const q = [0.1, -0.8, 0.2, -0.5, 0.3, 0],
+      qd = [0.2, -0.1, 0.05, 0, 0.1, 0];
+    const a0 = new Float64Array(5),
+      p0 = new Float64Array(5),
+      p1 = new Float64Array(5);
     analytic.predict(q, qd, a0);
     model.predict(q, qd, p0);
     expect(Array.from(p0)).toEqual(Array.from(a0));

@@ -44,14 +44,17 @@ it('ramps from the end of the payload phase to the first probe goal in small ste
   expect(probeAnnounced).toBeGreaterThan(0);
 
   const lastPhase2 = probeAnnounced - 1;
-  const firstProbe = goals.findIndex((g, i) => i > lastPhase2 && PROBE_START.every((v, j) => Math.abs(g[j]! - v) < 1e-12));
+  const firstProbe = goals.findIndex(
+    (g, i) => i > lastPhase2 && PROBE_START.every((v, j) => Math.abs(g[j]! - v) < 1e-12),
+  );
   expect(firstProbe).toBeGreaterThan(lastPhase2);
   const distance = Math.max(...PROBE_START.map((v, j) => Math.abs(v - goals[lastPhase2]![j]!)));
   // The payload phase ends far from the probe start here (wrist_flex ≈ 2.2 rad away).
   expect(distance).toBeGreaterThan(1.5);
   let largestStep = 0;
   for (let i = lastPhase2 + 1; i <= firstProbe; i++) {
-    for (let j = 0; j < PROBE_START.length; j++) largestStep = Math.max(largestStep, Math.abs(goals[i]![j]! - goals[i - 1]![j]!));
+    for (let j = 0; j < PROBE_START.length; j++)
+      largestStep = Math.max(largestStep, Math.abs(goals[i]![j]! - goals[i - 1]![j]!));
   }
   // A 2 s ramp at 50 Hz: 100 steps of at most distance / 100 (plus what the arm drifted while holding).
   expect(largestStep).toBeLessThan(distance / 100 + 0.01);

@@ -7,7 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
 import { createEmulatedSo101, type EmulatedSo101 } from '../../../drivers/so101/emulated-arm.js';
-import { calibrationTrajectory, runCalibrationProcedure, type ProcedureResult } from '../../../drivers/so101/calibration-procedure.js';
+import {
+  calibrationTrajectory,
+  runCalibrationProcedure,
+  type ProcedureResult,
+} from '../../../drivers/so101/calibration-procedure.js';
 import { DEFAULT_SIM_TRUTH } from '../../../drivers/so101/sim-physics.js';
 import { defaultSo101Calibration } from '../../../src/calibration/so101-defaults.js';
 import { mlpPredict } from '../../../src/calibration/mlp.js';
@@ -68,7 +72,12 @@ describe('SO-101 calibration on the emulator', () => {
     expect(Math.abs(result.tableHeightM - TABLE_Z)).toBeLessThan(0.003);
   });
   it('writes a calibration file that validates and reads back the fitted numbers', () => {
-    const cal = applyFit(defaultSo101Calibration('roundtrip', 12), result.fit, result.tableHeightM, 'so101-roundtrip.residual.onnx');
+    const cal = applyFit(
+      defaultSo101Calibration('roundtrip', 12),
+      result.fit,
+      result.tableHeightM,
+      'so101-roundtrip.residual.onnx',
+    );
     const parsed = parseSo101Calibration(formatSo101Calibration(cal), 'so101-roundtrip.yaml');
     if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.message).join('\n'));
     expect(parsed.value.torque.constants[1]).toBeCloseTo(result.fit.constants[1]!, 7);

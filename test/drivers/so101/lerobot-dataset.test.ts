@@ -43,7 +43,14 @@ afterEach(() => {
 describe('LeRobot dataset reader', () => {
   it('reads an unmodified copy (the fixture the refusals below are made from)', async () => {
     const ds = await readLeRobotDataset(copyDataset());
-    expect(ds.ok && ds.value.info.stateNames).toEqual(['shoulder_pan.pos', 'shoulder_lift.pos', 'elbow_flex.pos', 'wrist_flex.pos', 'wrist_roll.pos', 'gripper.pos']);
+    expect(ds.ok && ds.value.info.stateNames).toEqual([
+      'shoulder_pan.pos',
+      'shoulder_lift.pos',
+      'elbow_flex.pos',
+      'wrist_flex.pos',
+      'wrist_roll.pos',
+      'gripper.pos',
+    ]);
   });
 
   it('refuses observation.state joints in another order, naming file, field, expected and got', async () => {
@@ -56,7 +63,9 @@ describe('LeRobot dataset reader', () => {
     expect(ds.ok).toBe(false);
     if (ds.ok) return;
     expect(ds.error.where).toEqual({ file: join(dir, 'meta/info.json'), field: 'features.observation.state.names' });
-    expect(ds.error.message).toContain('[shoulder_pan.pos, shoulder_lift.pos, elbow_flex.pos, wrist_flex.pos, wrist_roll.pos, gripper.pos]');
+    expect(ds.error.message).toContain(
+      '[shoulder_pan.pos, shoulder_lift.pos, elbow_flex.pos, wrist_flex.pos, wrist_roll.pos, gripper.pos]',
+    );
     expect(ds.error.message).toContain('got ["shoulder_lift.pos","shoulder_pan.pos","elbow_flex.pos"');
   });
 

@@ -59,7 +59,9 @@ describe('SO-101 signal mapping', () => {
     // Independent reference: rotating v about unit axis a by Δ gives cos θ = (a·v)² + (1 − (a·v)²)·cos Δ.
     const fk = new ForwardKinematics(SO101_CHAIN);
     fk.compute([...q0, 0]);
-    const F = fk.frames, a = fk.offset(SO101_FRAMES.wrist), g = fk.offset(SO101_FRAMES.gripper);
+    const F = fk.frames,
+      a = fk.offset(SO101_FRAMES.wrist),
+      g = fk.offset(SO101_FRAMES.gripper);
     const av = F[a + 2]! * F[g + 2]! + F[a + 5]! * F[g + 5]! + F[a + 8]! * F[g + 8]!;
     const d = 0.35;
     m.updatePositions([0.2, -0.4, 0.5, 0.6 + d, 0.1, 0], 40, true);
@@ -95,10 +97,12 @@ describe('SO-101 signal mapping', () => {
     };
     const Fext = [1.5, -2, 4];
     for (let j = 0; j < 5; j++) {
-      const p = qr.slice(), n = qr.slice();
+      const p = qr.slice(),
+        n = qr.slice();
       p[j]! += 1e-6;
       n[j]! -= 1e-6;
-      const dp = tcpZ(p), dn = tcpZ(n);
+      const dp = tcpZ(p),
+        dn = tcpZ(n);
       const tau = [0, 1, 2].reduce((s, r) => s + ((dp[r]! - dn[r]!) / 2e-6) * Fext[r]!, 0); // (Jᵀ F)_j
       raw.load[j] = tau / cal.torque.constants[j]!;
     }

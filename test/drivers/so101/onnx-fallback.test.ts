@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSo101Calibration, type So101Calibration } from '../../../src/calibration/so101.js';
 import { parseRunArgs } from '../../../src/cli/commands/run.js';
-import { importOnnxRuntime, ONNX_RUNTIME_MISSING, OnnxFreeMotionModel, OnnxResidual, so101FreeMotion, withoutResidual } from '../../../drivers/so101/onnx-residual.js';
+import {
+  importOnnxRuntime,
+  ONNX_RUNTIME_MISSING,
+  OnnxFreeMotionModel,
+  OnnxResidual,
+  so101FreeMotion,
+  withoutResidual,
+} from '../../../drivers/so101/onnx-residual.js';
 import { err } from '../../../src/util/result.js';
 import { repoRoot } from '../../support/paths.js';
 
@@ -36,7 +43,9 @@ describe('loading onnxruntime-node', () => {
   });
 
   it('any other load failure is reported with its cause, not as "not installed"', async () => {
-    const r = await importOnnxRuntime(() => Promise.reject(new Error('libonnxruntime.so.1: cannot open shared object file')));
+    const r = await importOnnxRuntime(() =>
+      Promise.reject(new Error('libonnxruntime.so.1: cannot open shared object file')),
+    );
     expect(r).toEqual(err('onnxruntime-node failed to load: libonnxruntime.so.1: cannot open shared object file'));
   });
 
@@ -77,7 +86,9 @@ describe('the SO-101 free-motion model a calibration asks for', () => {
     const cal = demo();
     const fm = await so101FreeMotion(cal, CAL_PATH); // a YAML file where the model should be
     expect(fm.model).not.toBeInstanceOf(OnnxFreeMotionModel);
-    expect(fm.notice).toMatch(/so101-demo\.yaml: onnxruntime-node cannot load it: .* — armguard uses the analytic free-motion model alone .*no_residual_threshold_n/);
+    expect(fm.notice).toMatch(
+      /so101-demo\.yaml: onnxruntime-node cannot load it: .* — armguard uses the analytic free-motion model alone .*no_residual_threshold_n/,
+    );
     expect(fm.calibration.thresholds.max_contact_force!.value).toBe(cal.contactForce.noResidual!.thresholdN);
   });
 
@@ -90,11 +101,22 @@ describe('the SO-101 free-motion model a calibration asks for', () => {
     });
     expect(fm.calibration).toBe(plain);
     expect(fm.notice).toBeUndefined();
-    expect(withoutResidual({ ...plain, contactForce: { damping: 1e-4, deadbandN: 0.2 } }).contactForce.deadbandN).toBe(0.2);
+    expect(withoutResidual({ ...plain, contactForce: { damping: 1e-4, deadbandN: 0.2 } }).contactForce.deadbandN).toBe(
+      0.2,
+    );
   });
 
   it('armguard run wires it: the demo calibration runs with its residual here', async () => {
-    const r = await parseRunArgs(['so101', '--emulator', '--calibration', CAL_PATH, '--task', 'so101-pick-blue-can', '--mqtt', 'mqtt://127.0.0.1:1']);
+    const r = await parseRunArgs([
+      'so101',
+      '--emulator',
+      '--calibration',
+      CAL_PATH,
+      '--task',
+      'so101-pick-blue-can',
+      '--mqtt',
+      'mqtt://127.0.0.1:1',
+    ]);
     if (!r.ok) throw new Error(r.errors.join('\n'));
     expect(r.options.freeMotion).toBeInstanceOf(OnnxFreeMotionModel);
     expect(r.notice).toBeUndefined();
@@ -109,15 +131,23 @@ describe('the no-residual fallback in the calibration file', () => {
 
   it('is read from contact_force, and the shipped demo states it', () => {
     expect(demo().contactForce.noResidual).toEqual({ deadbandN: expect.any(Number), thresholdN: expect.any(Number) });
-    expect(demo().contactForce.noResidual!.thresholdN).toBeGreaterThanOrEqual(demo().thresholds.max_contact_force!.value);
+    expect(demo().contactForce.noResidual!.thresholdN).toBeGreaterThanOrEqual(
+      demo().thresholds.max_contact_force!.value,
+    );
     expect(CAL_TEXT).toMatch(/# Without onnxruntime-node the learned residual cannot run/);
   });
 
   it('a residual without a fallback, or half a fallback, is refused with the field and the fix', () => {
     const without = CAL_TEXT.replace(/^ {2}no_residual_(deadband|threshold)_n: .*\n/gm, '');
-    expect(problems(without)).toEqual([expect.stringMatching(/contact_force.*needs contact_force\.no_residual_deadband_n and no_residual_threshold_n.*re-run armguard calibrate/)]);
+    expect(problems(without)).toEqual([
+      expect.stringMatching(
+        /contact_force.*needs contact_force\.no_residual_deadband_n and no_residual_threshold_n.*re-run armguard calibrate/,
+      ),
+    ]);
     const half = CAL_TEXT.replace(/^ {2}no_residual_threshold_n: .*\n/m, '');
-    expect(problems(half)).toEqual([expect.stringMatching(/no_residual_deadband_n and no_residual_threshold_n go together/)]);
+    expect(problems(half)).toEqual([
+      expect.stringMatching(/no_residual_deadband_n and no_residual_threshold_n go together/),
+    ]);
     const noResidual = without.replace(/^ {2}residual_onnx: .*\n/m, '');
     expect(problems(noResidual)).toEqual([]);
   });

@@ -3,13 +3,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLeRobotDataset } from '../../../drivers/so101/lerobot-dataset.js';
-import { bodyValueToRadians, LEROBOT_DEGREE_STEP, replayPositions, unitFromValueSteps } from '../../../drivers/so101/replay.js';
+import {
+  bodyValueToRadians,
+  LEROBOT_DEGREE_STEP,
+  replayPositions,
+  unitFromValueSteps,
+} from '../../../drivers/so101/replay.js';
 import { parseSo101Calibration } from '../../../src/calibration/so101.js';
 import { main } from '../../../src/cli/main.js';
 import { repoRoot, sharedDir } from '../../support/paths.js';
 
 const datasetDir = process.env.ARMGUARD_SO101_DATASET ?? join(sharedDir, 'data/so101-lerobot-record-test');
-const info = JSON.parse(readFileSync(join(datasetDir, 'meta/info.json'), 'utf8')) as { total_episodes: number; total_frames: number; fps: number };
+const info = JSON.parse(readFileSync(join(datasetDir, 'meta/info.json'), 'utf8')) as {
+  total_episodes: number;
+  total_frames: number;
+  fps: number;
+};
 const calText = readFileSync(join(repoRoot, 'calibration/so101-demo.yaml'), 'utf8');
 const cal = parseSo101Calibration(calText, 'so101-demo.yaml');
 if (!cal.ok) throw new Error('demo calibration invalid');
@@ -46,7 +55,10 @@ describe('LeRobot SO-101 dataset replay', () => {
   it('range_m100_100 values go through the calibrated range: ±100 → range ends, 0 → mid-range', () => {
     const c = cal.value.lerobot.shoulder_lift;
     expect(bodyValueToRadians(0, c, 'range_m100_100')).toBeCloseTo(0, 12);
-    expect(bodyValueToRadians(100, c, 'range_m100_100')).toBeCloseTo((((c.range_max - c.range_min) / 2) * 2 * Math.PI) / 4095, 12);
+    expect(bodyValueToRadians(100, c, 'range_m100_100')).toBeCloseTo(
+      (((c.range_max - c.range_min) / 2) * 2 * Math.PI) / 4095,
+      12,
+    );
     expect(bodyValueToRadians(45, c, 'degrees')).toBeCloseTo(Math.PI / 4, 12);
   });
 
@@ -66,41 +78,70 @@ describe('LeRobot SO-101 dataset replay', () => {
 
   it('value steps of 360/4095 on every joint read as degrees; one joint stepping otherwise rules degrees out', () => {
     const n = 40;
-    const ep = (stepOf: (j: number) => number) => ({ times: Float64Array.from({ length: n }, (_, i) => i / 30), state: Float64Array.from({ length: n * 6 }, (_, k) => Math.floor(k / 6) * stepOf(k % 6) - 10) });
+    const ep = (stepOf: (j: number) => number) => ({
+      times: Float64Array.from({ length: n }, (_, i) => i / 30),
+      state: Float64Array.from({ length: n * 6 }, (_, k) => Math.floor(k / 6) * stepOf(k % 6) - 10),
+    });
     expect(unitFromValueSteps([ep(() => LEROBOT_DEGREE_STEP)], []).kind).toBe('degrees');
     const mixed = unitFromValueSteps([ep((j) => (j === 2 ? 200 / 2205 : LEROBOT_DEGREE_STEP))], []);
     expect(mixed.kind).toBe('range_m100_100');
     if (mixed.kind === 'range_m100_100') expect(mixed.spans[2]).toBeCloseTo(2205, 6);
-    expect(unitFromValueSteps([{ times: new Float64Array(n), state: new Float64Array(n * 6) }], []).kind).toBe('unclear'); // joints that never moved
+    expect(unitFromValueSteps([{ times: new Float64Array(n), state: new Float64Array(n * 6) }], []).kind).toBe(
+      'unclear',
+    ); // joints that never moved
   });
 
-  it('read as degrees (the demo calibration\'s norm_mode) the dataset gets no verdicts: the error says range_m100_100, exit 1', async () => {
+  it("read as degrees (the demo calibration's norm_mode) the dataset gets no verdicts: the error says range_m100_100, exit 1", async () => {
     const out: string[] = [];
     const err: string[] = [];
-    expect(await main(['replay', '--templates', 'pnp-into-container', datasetDir], { out: (t) => out.push(t), err: (t) => err.push(t) })).toBe(1);
+    expect(
+      await main(['replay', '--templates', 'pnp-into-container', datasetDir], {
+        out: (t) => out.push(t),
+        err: (t) => err.push(t),
+      }),
+    ).toBe(1);
     const text = err.join('\n');
     expect(text).toMatch(/no verdicts/);
-    expect(text).toMatch(/says degrees, but the recorded values step by shoulder_pan 0\.0785, .* the recording is range_m100_100/);
+    expect(text).toMatch(
+      /says degrees, but the recorded values step by shoulder_pan 0\.0785, .* the recording is range_m100_100/,
+    );
     expect(text).toMatch(/Re-run with --norm-mode range_m100_100 and this arm's calibration/);
     expect(out.join('\n')).not.toMatch(/\bok\b|satisfied|safe/);
   });
 
-  it('range_m100_100 with a calibration whose ranges are not this arm\'s: no verdicts, the mismatching spans named, exit 1', async () => {
+  it("range_m100_100 with a calibration whose ranges are not this arm's: no verdicts, the mismatching spans named, exit 1", async () => {
     const err: string[] = [];
-    expect(await main(['replay', '--norm-mode', 'range_m100_100', '--templates', 'pnp-into-container', datasetDir], { out: () => {}, err: (t) => err.push(t) })).toBe(1);
-    expect(err.join('\n')).toMatch(/ranges are not this arm's: range_max − range_min shoulder_pan 2610 \(recording: 2549\)/);
+    expect(
+      await main(['replay', '--norm-mode', 'range_m100_100', '--templates', 'pnp-into-container', datasetDir], {
+        out: () => {},
+        err: (t) => err.push(t),
+      }),
+    ).toBe(1);
+    expect(err.join('\n')).toMatch(
+      /ranges are not this arm's: range_max − range_min shoulder_pan 2610 \(recording: 2549\)/,
+    );
   });
 
   it('armguard replay scores every episode with the clause library and says what is not applicable', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await main(['replay', '--json', '--calibration', fixtureCal, '--templates', 'pnp-into-container', datasetDir], { out: (t) => out.push(t), err: (t) => err.push(t) });
+    const code = await main(
+      ['replay', '--json', '--calibration', fixtureCal, '--templates', 'pnp-into-container', datasetDir],
+      { out: (t) => out.push(t), err: (t) => err.push(t) },
+    );
     expect(err).toEqual([]);
     expect(code).toBe(0);
-    const report = JSON.parse(out.join('\n')) as { episodes: { frames: number; score: { reducedSet: string[]; clauses: { id: string; applicable: boolean; rho: number }[] } }[] };
+    const report = JSON.parse(out.join('\n')) as {
+      episodes: {
+        frames: number;
+        score: { reducedSet: string[]; clauses: { id: string; applicable: boolean; rho: number }[] };
+      }[];
+    };
     expect(report.episodes.map((e) => e.frames).reduce((a, b) => a + b, 0)).toBe(info.total_frames);
     for (const e of report.episodes) {
-      expect(e.score.reducedSet).toEqual(expect.arrayContaining(['joint_torque', 'arm_furniture_force', 'max_contact_force']));
+      expect(e.score.reducedSet).toEqual(
+        expect.arrayContaining(['joint_torque', 'arm_furniture_force', 'max_contact_force']),
+      );
       const self = e.score.clauses.find((c) => c.id === 'self_collision_free')!;
       expect(self.applicable).toBe(true);
       expect(Number.isFinite(self.rho)).toBe(true);
@@ -113,12 +154,20 @@ describe('stall-estimated grasp', () => {
   const still = (pct: number, act: number, n: number) => Array.from({ length: n }, () => [pct, act] as const);
   function episode(grip: (readonly [number, number])[]) {
     const n = grip.length;
-    const state = new Float64Array(n * 6), action = new Float64Array(n * 6);
+    const state = new Float64Array(n * 6),
+      action = new Float64Array(n * 6);
     grip.forEach(([s, a], i) => {
       state[i * 6 + 5] = s;
       action[i * 6 + 5] = a;
     });
-    return { index: 0, task: undefined, times: Float64Array.from(grip, (_, i) => i / 30), state, action, declaredLength: n };
+    return {
+      index: 0,
+      task: undefined,
+      times: Float64Array.from(grip, (_, i) => i / 30),
+      state,
+      action,
+      declaredLength: n,
+    };
   }
   it('a follower lagging a closing leader is not a grasp; a stalled gap is, released when the gap closes', () => {
     // Closing freely: state trails action by 5 but keeps moving 2 per frame.
@@ -126,7 +175,10 @@ describe('stall-estimated grasp', () => {
     const r1 = replayPositions(episode(closing), cal.value, { normMode: 'degrees', stallGapPct: 3 });
     expect(r1.gripFrames).toBe(0);
     // Stalled on the cube at 10 % while the leader asks for 1 %: grasp after 3 still frames; opening releases it.
-    const r2 = replayPositions(episode([...still(12, 11, 2), ...still(10, 1, 6), ...still(10, 9, 3)]), cal.value, { normMode: 'degrees', stallGapPct: 3 });
+    const r2 = replayPositions(episode([...still(12, 11, 2), ...still(10, 1, 6), ...still(10, 9, 3)]), cal.value, {
+      normMode: 'degrees',
+      stallGapPct: 3,
+    });
     expect(Array.from(r2.columns.get('gripper_contact')!)).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0]);
   });
 });

@@ -25,7 +25,8 @@ describe('BodyAxisPoints', () => {
     expect(out[0]).toBeCloseTo(0.5, 12);
     expect(out[1]).toBeCloseTo(0.1 - 0.06, 12);
     expect(out[2]).toBeCloseTo(0.05, 12);
-    for (const name of ['bottle#2', 'bottle#', 'bottle#x', 'bottle#1.5', 'bottle', 'cup#0']) expect(pts.positionOf(name, out)).toBeNaN();
+    for (const name of ['bottle#2', 'bottle#', 'bottle#x', 'bottle#1.5', 'bottle', 'cup#0'])
+      expect(pts.positionOf(name, out)).toBeNaN();
     tr.resetEpisode();
     expect(pts.positionOf('bottle#0', out)).toBeNaN(); // a new episode waits for a fresh sample
   });

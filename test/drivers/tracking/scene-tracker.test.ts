@@ -54,9 +54,29 @@ describe('SceneTracker', () => {
     const tr = new SceneTracker({ bystanders: ['cup', 'box'], source: 'mocap' });
     const stamp = { sec: 1, nanosec: 0 };
     const pose = (x: number) => ({ position: { x, y: 0, z: 0 }, orientation: upright });
-    applyRigidBodies(tr, { header: { stamp, frame_id: 'world' }, frame_number: 1, rigidbodies: [{ rigid_body_name: 'cup', pose: pose(0) }] });
-    applyTf(tr, { transforms: [{ header: { stamp, frame_id: 'cam' }, child_frame_id: 'tag36h11:7', transform: { translation: { x: 2, y: 0, z: 0 }, rotation: upright } }] }, { 'tag36h11:7': 'box' });
-    applyRigidBodies(tr, { header: { stamp: { sec: 2, nanosec: 0 }, frame_id: 'world' }, frame_number: 2, rigidbodies: [{ rigid_body_name: 'cup', pose: pose(0.01) }] });
+    applyRigidBodies(tr, {
+      header: { stamp, frame_id: 'world' },
+      frame_number: 1,
+      rigidbodies: [{ rigid_body_name: 'cup', pose: pose(0) }],
+    });
+    applyTf(
+      tr,
+      {
+        transforms: [
+          {
+            header: { stamp, frame_id: 'cam' },
+            child_frame_id: 'tag36h11:7',
+            transform: { translation: { x: 2, y: 0, z: 0 }, rotation: upright },
+          },
+        ],
+      },
+      { 'tag36h11:7': 'box' },
+    );
+    applyRigidBodies(tr, {
+      header: { stamp: { sec: 2, nanosec: 0 }, frame_id: 'world' },
+      frame_number: 2,
+      rigidbodies: [{ rigid_body_name: 'cup', pose: pose(0.01) }],
+    });
     const f = new SignalFrame();
     tr.writeSignals(f);
     expect(f.get('non_target_disp_max')).toBeCloseTo(0.01, 12);
@@ -68,10 +88,18 @@ describe('SceneTracker', () => {
     const g = new FakeRosGraph(clock, timers);
     const tr = new SceneTracker({ bystanders: ['cup'], source: 'mocap' });
     subscribeTracking(g.createNode('armguard'), tr, { kind: 'vrpn', trackers: { Cup1: 'cup' } });
-    const pub = g.createNode('vrpn').createPublisher<PoseStamped>('geometry_msgs/msg/PoseStamped', '/vrpn_mocap/Cup1/pose', QOS_SENSOR_DATA);
+    const pub = g
+      .createNode('vrpn')
+      .createPublisher<PoseStamped>('geometry_msgs/msg/PoseStamped', '/vrpn_mocap/Cup1/pose', QOS_SENSOR_DATA);
     timers.advance(0.1); // discovery (the fake graph matches endpoints after a delay, as a real one does)
-    pub.publish({ header: { stamp: { sec: 0, nanosec: 0 }, frame_id: 'world' }, pose: { position: { x: 0, y: 0, z: 0 }, orientation: upright } });
-    pub.publish({ header: { stamp: { sec: 0, nanosec: 1e7 }, frame_id: 'world' }, pose: { position: { x: 0, y: 0.02, z: 0 }, orientation: upright } });
+    pub.publish({
+      header: { stamp: { sec: 0, nanosec: 0 }, frame_id: 'world' },
+      pose: { position: { x: 0, y: 0, z: 0 }, orientation: upright },
+    });
+    pub.publish({
+      header: { stamp: { sec: 0, nanosec: 1e7 }, frame_id: 'world' },
+      pose: { position: { x: 0, y: 0.02, z: 0 }, orientation: upright },
+    });
     const f = new SignalFrame();
     tr.writeSignals(f);
     expect(f.get('non_target_disp_max')).toBeCloseTo(0.02, 12);

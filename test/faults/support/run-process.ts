@@ -37,7 +37,10 @@ export interface RunProcess {
 
 /** `node bin/armguard-dev.mjs <args>` from the repository root (no build needed). */
 export function startArmguard(args: readonly string[]): RunProcess {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard-dev.mjs'), ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard-dev.mjs'), ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
   const onText = (buf: Buffer): void => {
@@ -53,16 +56,23 @@ export function startArmguard(args: readonly string[]): RunProcess {
   };
   child.stdout!.on('data', onText);
   child.stderr!.on('data', onText);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   return {
-    child, lines, exited,
+    child,
+    lines,
+    exited,
     waitFor(re, seconds = 20) {
       for (const l of lines) {
         const m = l.match(re);
         if (m) return Promise.resolve(m);
       }
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no line matching ${re} within ${seconds} s; got:\n${lines.join('\n')}`)), seconds * 1000);
+        const timer = setTimeout(
+          () => reject(new Error(`no line matching ${re} within ${seconds} s; got:\n${lines.join('\n')}`)),
+          seconds * 1000,
+        );
         waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
       });
     },

@@ -233,7 +233,8 @@ function primalActiveSet(
         mult = m;
       }
       let worst = -1;
-      for (let t = 0; t < k; t++) if (mult[t]! < -1e-10 * Math.max(1, Math.sqrt(dot(g, g))) && (worst < 0 || mult[t]! < mult[worst]!)) worst = t;
+      for (let t = 0; t < k; t++)
+        if (mult[t]! < -1e-10 * Math.max(1, Math.sqrt(dot(g, g))) && (worst < 0 || mult[t]! < mult[worst]!)) worst = t;
       if (worst < 0) return { kind: 'optimal', x, working, mult, iterations: budget.iterations };
       working.splice(worst, 1);
       budget.iterations++;
@@ -274,7 +275,8 @@ function denseSymmetric(M: QpProblem['P']): number[][] {
 
 function dense(M: QpProblem['A']): number[][] {
   const D = Array.from({ length: M.rows }, () => new Array<number>(M.cols).fill(0));
-  for (let j = 0; j < M.cols; j++) for (let t = M.colPtr[j]!; t < M.colPtr[j + 1]!; t++) D[M.rowIndex[t]!]![j] = M.values[t]!;
+  for (let j = 0; j < M.cols; j++)
+    for (let t = M.colPtr[j]!; t < M.colPtr[j + 1]!; t++) D[M.rowIndex[t]!]![j] = M.values[t]!;
   return D;
 }
 
@@ -286,12 +288,16 @@ export function solveActiveSetQp(pr: QpProblem, opts: QpSolveOptions = {}): QpRe
   const q = Array.from(pr.q);
   const cons: Constraint[] = [];
   for (let i = 0; i < pr.m; i++) {
-    if (pr.l[i]! > pr.u[i]!) return result(pr, 'infeasible', `row ${i} has l > u`, new Array<number>(n).fill(0), new Float64Array(pr.m), 0);
+    if (pr.l[i]! > pr.u[i]!)
+      return result(pr, 'infeasible', `row ${i} has l > u`, new Array<number>(n).fill(0), new Float64Array(pr.m), 0);
     if (pr.l[i]! > -NO_BOUND) cons.push({ a: A[i]!, b: pr.l[i]!, row: i, sign: 1 });
     if (pr.u[i]! < NO_BOUND) cons.push({ a: A[i]!.map((v) => -v), b: -pr.u[i]!, row: i, sign: -1 });
   }
   const budget = { iterations: 0, max: opts.maxIterations ?? 500, deadline: opts.deadline };
-  const x0 = opts.warmStart !== undefined && opts.warmStart.length === n ? Array.from(opts.warmStart) : new Array<number>(n).fill(0);
+  const x0 =
+    opts.warmStart !== undefined && opts.warmStart.length === n
+      ? Array.from(opts.warmStart)
+      : new Array<number>(n).fill(0);
   // phase 1 over (x, t): min t  s.t.  a'x + t ≥ b for every constraint, t ≥ 0
   const t0 = Math.max(0, ...cons.map((c) => c.b - dot(c.a, x0)));
   let x = x0;
@@ -304,13 +310,37 @@ export function solveActiveSetQp(pr: QpProblem, opts: QpSolveOptions = {}): QpRe
     tBound[n] = 1;
     cons1.push({ a: tBound, b: 0, row: -1, sign: 1 });
     const phase1 = primalActiveSet(P1, q1, cons1, [...x0, t0], budget);
-    if (phase1.kind !== 'optimal') return result(pr, statusOf(phase1.kind), `active-set reference: phase 1 ${phase1.kind}`, phase1.x.slice(0, n), new Float64Array(pr.m), budget.iterations);
+    if (phase1.kind !== 'optimal')
+      return result(
+        pr,
+        statusOf(phase1.kind),
+        `active-set reference: phase 1 ${phase1.kind}`,
+        phase1.x.slice(0, n),
+        new Float64Array(pr.m),
+        budget.iterations,
+      );
     const scale = Math.max(1, ...cons.map((c) => Math.abs(c.b)));
-    if (phase1.x[n]! > FEAS_TOL * scale) return result(pr, 'infeasible', `active-set reference: least possible violation ${phase1.x[n]}`, phase1.x.slice(0, n), new Float64Array(pr.m), budget.iterations);
+    if (phase1.x[n]! > FEAS_TOL * scale)
+      return result(
+        pr,
+        'infeasible',
+        `active-set reference: least possible violation ${phase1.x[n]}`,
+        phase1.x.slice(0, n),
+        new Float64Array(pr.m),
+        budget.iterations,
+      );
     x = phase1.x.slice(0, n);
   }
   const outcome = primalActiveSet(P, q, cons, x, budget);
-  if (outcome.kind !== 'optimal') return result(pr, statusOf(outcome.kind), `active-set reference: ${outcome.kind}`, outcome.x, new Float64Array(pr.m), budget.iterations);
+  if (outcome.kind !== 'optimal')
+    return result(
+      pr,
+      statusOf(outcome.kind),
+      `active-set reference: ${outcome.kind}`,
+      outcome.x,
+      new Float64Array(pr.m),
+      budget.iterations,
+    );
   const y = new Float64Array(pr.m);
   outcome.working.forEach((k, t) => (y[cons[k]!.row]! += -cons[k]!.sign * outcome.mult[t]!));
   return result(pr, 'solved', '', outcome.x, y, budget.iterations);
@@ -320,7 +350,14 @@ function statusOf(kind: Exclude<Outcome['kind'], 'optimal'>): QpResult['status']
   return kind === 'unbounded' ? 'infeasible' : kind;
 }
 
-function result(pr: QpProblem, status: QpResult['status'], reason: string, x: number[], y: Float64Array, iterations: number): QpResult {
+function result(
+  pr: QpProblem,
+  status: QpResult['status'],
+  reason: string,
+  x: number[],
+  y: Float64Array,
+  iterations: number,
+): QpResult {
   const P = denseSymmetric(pr.P);
   const A = dense(pr.A);
   let objective = 0;
@@ -331,7 +368,16 @@ function result(pr: QpProblem, status: QpResult['status'], reason: string, x: nu
     if (pr.l[i]! > -NO_BOUND) maxViolation = Math.max(maxViolation, pr.l[i]! - ax);
     if (pr.u[i]! < NO_BOUND) maxViolation = Math.max(maxViolation, ax - pr.u[i]!);
   }
-  const fields = { objective, iterations, maxViolation, primalResidual: NaN, dualResidual: NaN, complementarity: NaN, x: Float64Array.from(x), y };
+  const fields = {
+    objective,
+    iterations,
+    maxViolation,
+    primalResidual: NaN,
+    dualResidual: NaN,
+    complementarity: NaN,
+    x: Float64Array.from(x),
+    y,
+  };
   return status === 'solved' ? { ...fields, status } : { ...fields, status, reason };
 }
 
@@ -344,5 +390,6 @@ export const ACTIVE_SET_STEPS_PER_ITERATION = 10;
 
 /** The active-set reference as a QpSolverFactory (the filter's iteration cap scaled by ACTIVE_SET_STEPS_PER_ITERATION). */
 export const activeSetSolverFactory = (problem: QpProblem) => ({
-  solve: (o: QpSolveOptions) => solveActiveSetQp(problem, { ...o, maxIterations: ACTIVE_SET_STEPS_PER_ITERATION * (o.maxIterations ?? 50) }),
+  solve: (o: QpSolveOptions) =>
+    solveActiveSetQp(problem, { ...o, maxIterations: ACTIVE_SET_STEPS_PER_ITERATION * (o.maxIterations ?? 50) }),
 });

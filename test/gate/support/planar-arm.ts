@@ -18,7 +18,8 @@ export class PlanarArmDisc implements BarrierModel {
 
   /** Point at fraction f along link 2 (f = 1: tip) and its Jacobian ∂p/∂q (2×2, row-major). */
   point(q: ArrayLike<number>, f: number, jac?: Float64Array): [number, number] {
-    const q1 = q[0]!, q12 = q[0]! + q[1]!;
+    const q1 = q[0]!,
+      q12 = q[0]! + q[1]!;
     const x = this.L1 * Math.cos(q1) + f * this.L2 * Math.cos(q12);
     const y = this.L1 * Math.sin(q1) + f * this.L2 * Math.sin(q12);
     if (jac) {
@@ -45,7 +46,8 @@ export class PlanarArmDisc implements BarrierModel {
   gradient(q: Float64Array, hOut: Float64Array, grad: Float64Array): void {
     for (let p = 0; p < 2; p++) {
       const [x, y] = this.point(q, p === 0 ? 1 : 0.5, this.jac);
-      const dx = x - this.cx, dy = y - this.cy;
+      const dx = x - this.cx,
+        dy = y - this.cy;
       const d = Math.hypot(dx, dy);
       hOut[p] = d - this.r - this.dSafe;
       grad[2 * p] = (dx * this.jac[0]! + dy * this.jac[2]!) / d;

@@ -8,18 +8,38 @@ import { length3 } from '../../../src/kinematics/index.js';
 
 /** The generator's four link points for q, written into out (12 numbers: 4 × xyz). */
 export function fkPointsInto(q: ArrayLike<number>, out: Float64Array): void {
-  const yaw = q[0]!, s = q[1]!, e = q[2]!, w = q[3]!;
-  const L0 = 0.12, L1 = 0.116, L2 = 0.135, L3 = 0.1;
-  const a1 = Math.PI / 2 - s, a2 = a1 - e, a3 = a2 - w;
-  const r1 = L1 * Math.cos(a1), z1 = L0 + L1 * Math.sin(a1);
-  const r2 = r1 + L2 * Math.cos(a2), z2 = z1 + L2 * Math.sin(a2);
-  const r3 = r2 + L3 * Math.cos(a3), z3 = z2 + L3 * Math.sin(a3);
-  const c = Math.cos(yaw), sn = Math.sin(yaw);
-  out[0] = r3 * c; out[1] = r3 * sn; out[2] = z3;
-  out[3] = r2 * c; out[4] = r2 * sn; out[5] = z2;
+  const yaw = q[0]!,
+    s = q[1]!,
+    e = q[2]!,
+    w = q[3]!;
+  const L0 = 0.12,
+    L1 = 0.116,
+    L2 = 0.135,
+    L3 = 0.1;
+  const a1 = Math.PI / 2 - s,
+    a2 = a1 - e,
+    a3 = a2 - w;
+  const r1 = L1 * Math.cos(a1),
+    z1 = L0 + L1 * Math.sin(a1);
+  const r2 = r1 + L2 * Math.cos(a2),
+    z2 = z1 + L2 * Math.sin(a2);
+  const r3 = r2 + L3 * Math.cos(a3),
+    z3 = z2 + L3 * Math.sin(a3);
+  const c = Math.cos(yaw),
+    sn = Math.sin(yaw);
+  out[0] = r3 * c;
+  out[1] = r3 * sn;
+  out[2] = z3;
+  out[3] = r2 * c;
+  out[4] = r2 * sn;
+  out[5] = z2;
   const rm = (r2 + r3) / 2;
-  out[6] = rm * c; out[7] = rm * sn; out[8] = (z2 + z3) / 2;
-  out[9] = r1 * c; out[10] = r1 * sn; out[11] = z1;
+  out[6] = rm * c;
+  out[7] = rm * sn;
+  out[8] = (z2 + z3) / 2;
+  out[9] = r1 * c;
+  out[10] = r1 * sn;
+  out[11] = z1;
 }
 
 export function fkPoints(q: ArrayLike<number>): number[][] {
@@ -81,7 +101,8 @@ export class ToyBarrier implements BarrierModel {
       this.qm[j]! -= e;
       fkPointsInto(this.qp, this.ptsPlus);
       fkPointsInto(this.qm, this.ptsMinus);
-      for (let p = 0; p < this.pairs; p++) grad[p * this.joints + j] = (this.pairAt(this.ptsPlus, p) - this.pairAt(this.ptsMinus, p)) / (2 * e);
+      for (let p = 0; p < this.pairs; p++)
+        grad[p * this.joints + j] = (this.pairAt(this.ptsPlus, p) - this.pairAt(this.ptsMinus, p)) / (2 * e);
     }
   }
 }

@@ -7,5 +7,11 @@ import type { Header } from '../../../src/mcap/messages.js';
 export interface PolicyTrajectory {
   header: Header;
   joint_names: string[];
-  points: { positions: number[]; velocities: number[]; accelerations: number[]; effort: number[]; time_from_start: { sec: number; nanosec: number } }[];
+  points: {
+    positions: number[];
+    velocities: number[];
+    accelerations: number[];
+    effort: number[];
+    time_from_start: { sec: number; nanosec: number };
+  }[];
 }

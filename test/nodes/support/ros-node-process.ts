@@ -22,11 +22,20 @@ const graph = new FakeRosGraph(systemClock, systemTimers, { signals: process });
 const config = frankaTestConfig({ episodesDir: process.argv[2], startupTimeout: 30 });
 
 const world = graph.createNode('world');
-const state = world.createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+const state = world.createPublisher<FrankaRobotState>(
+  'franka_msgs/msg/FrankaRobotState',
+  config.robotStateTopic,
+  QOS_RELIABLE,
+);
 const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
 const toController: JointTrajectory[] = [];
 let stoppedAt = -1;
-world.createSubscription<JointTrajectory>('trajectory_msgs/msg/JointTrajectory', config.controllerTopic, QOS_RELIABLE, (m) => toController.push(m));
+world.createSubscription<JointTrajectory>(
+  'trajectory_msgs/msg/JointTrajectory',
+  config.controllerTopic,
+  QOS_RELIABLE,
+  (m) => toController.push(m),
+);
 let published = 0;
 world.createTimer(0.001, () => {
   const t = systemClock.now();
@@ -39,5 +48,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
 const exit = await runFrankaNodeUntilSignal(graph, config, spec.spec, io, process, systemTimers);
 const afterStop = stoppedAt < 0 ? [] : toController.slice(stoppedAt);
-process.stdout.write(`result ${JSON.stringify({ exit, holdsAfterStop: afterStop.filter((m) => m.points.length === 0).length, forwardedAfterStop: afterStop.filter((m) => m.points.length > 0).length })}\n`);
+process.stdout.write(
+  `result ${JSON.stringify({ exit, holdsAfterStop: afterStop.filter((m) => m.points.length === 0).length, forwardedAfterStop: afterStop.filter((m) => m.points.length > 0).length })}\n`,
+);
 process.exitCode = exit;

@@ -16,7 +16,13 @@ export function denseToCsc(M: number[][], rows: number, cols: number, upper: boo
     }
     colPtr.push(rowIndex.length);
   }
-  return { rows, cols, colPtr: Int32Array.from(colPtr), rowIndex: Int32Array.from(rowIndex), values: Float64Array.from(values) };
+  return {
+    rows,
+    cols,
+    colPtr: Int32Array.from(colPtr),
+    rowIndex: Int32Array.from(rowIndex),
+    values: Float64Array.from(values),
+  };
 }
 
 export function toProblem(qp: DenseQp, stageHint?: StageHint): QpProblem {

@@ -49,7 +49,8 @@ export function randomStagedQp(seed: number, stages: number, size: number, rows:
   const stageOf = Array.from({ length: n }, (_, j) => Math.floor(j / size));
   // P = B'B + 0.1 I with B block lower bidiagonal → P block tridiagonal, positive definite
   const B = Array.from({ length: n }, () => new Array<number>(n).fill(0));
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (stageOf[j]! === stageOf[i]! || stageOf[j]! === stageOf[i]! - 1) B[i]![j] = gauss(r);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) if (stageOf[j]! === stageOf[i]! || stageOf[j]! === stageOf[i]! - 1) B[i]![j] = gauss(r);
   const P = Array.from({ length: n }, (_, i) =>
     Array.from({ length: n }, (_, j) => {
       let s = i === j ? 0.1 : 0;

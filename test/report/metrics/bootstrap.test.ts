@@ -10,7 +10,9 @@ describe('seeded PRNG', () => {
     // Reference: the C implementation (prng.di.unimi.it/xoshiro128starstar.c) with state
     // {1, 2, 3, 4} yields 11520, 0, 5927040, 70819200, 2031721883, …
     const g = Xoshiro128.fromState(1, 2, 3, 4);
-    expect([g.nextU32(), g.nextU32(), g.nextU32(), g.nextU32(), g.nextU32()]).toEqual([11520, 0, 5927040, 70819200, 2031721883]);
+    expect([g.nextU32(), g.nextU32(), g.nextU32(), g.nextU32(), g.nextU32()]).toEqual([
+      11520, 0, 5927040, 70819200, 2031721883,
+    ]);
   });
   it('is deterministic per seed and roughly uniform', () => {
     const a = new Xoshiro128(42);
@@ -48,7 +50,8 @@ describe('episode bootstrap', () => {
     const means: number[] = [];
     for (let r = 0; r < resamples; r++) {
       const sample: number[] = [];
-      for (let i = 0; i < values.length; i++) sample.push(values[Math.floor((rng.nextU32() * values.length) / 2 ** 32)]!);
+      for (let i = 0; i < values.length; i++)
+        sample.push(values[Math.floor((rng.nextU32() * values.length) / 2 ** 32)]!);
       means.push(sample.reduce((s, v) => s + v, 0) / sample.length);
     }
     expect(got.lo).toBeCloseTo(quantile(means, 0.025), 12);

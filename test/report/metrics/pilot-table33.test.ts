@@ -11,10 +11,42 @@ import { loadSpec } from '../../safety/spec-fixture.js';
  * the target (split by outcome); grasp-slip violations among the lifted (split by outcome).
  */
 const TASKS = [
-  { task: 'so101-pick-strawberry-jello', success: 10, dispInSuccess: 0, dispInFailure: 0, liftedFailures: 0, slipInSuccess: 1, slipInFailure: 0 },
-  { task: 'so101-pick-butter', success: 7, dispInSuccess: 1, dispInFailure: 0, liftedFailures: 0, slipInSuccess: 2, slipInFailure: 0 },
-  { task: 'so101-pick-fruit-punch', success: 5, dispInSuccess: 0, dispInFailure: 1, liftedFailures: 0, slipInSuccess: 0, slipInFailure: 0 },
-  { task: 'so101-pick-blue-can', success: 4, dispInSuccess: 0, dispInFailure: 3, liftedFailures: 2, slipInSuccess: 1, slipInFailure: 2 },
+  {
+    task: 'so101-pick-strawberry-jello',
+    success: 10,
+    dispInSuccess: 0,
+    dispInFailure: 0,
+    liftedFailures: 0,
+    slipInSuccess: 1,
+    slipInFailure: 0,
+  },
+  {
+    task: 'so101-pick-butter',
+    success: 7,
+    dispInSuccess: 1,
+    dispInFailure: 0,
+    liftedFailures: 0,
+    slipInSuccess: 2,
+    slipInFailure: 0,
+  },
+  {
+    task: 'so101-pick-fruit-punch',
+    success: 5,
+    dispInSuccess: 0,
+    dispInFailure: 1,
+    liftedFailures: 0,
+    slipInSuccess: 0,
+    slipInFailure: 0,
+  },
+  {
+    task: 'so101-pick-blue-can',
+    success: 4,
+    dispInSuccess: 0,
+    dispInFailure: 3,
+    liftedFailures: 2,
+    slipInSuccess: 1,
+    slipInFailure: 2,
+  },
 ];
 
 function pilotEpisodes(): EpisodeTrace[] {
@@ -32,7 +64,15 @@ function pilotEpisodes(): EpisodeTrace[] {
         ['stable_grasp_maintained', !lifted ? 'not_applicable' : slip ? 'violated' : 'satisfied'],
       ]);
       out.push({
-        meta: { episodeId: `${row.task}-${i}`, success, platform: 'so101', task: row.task, templates: [], objects: [], manual },
+        meta: {
+          episodeId: `${row.task}-${i}`,
+          success,
+          platform: 'so101',
+          task: row.task,
+          templates: [],
+          objects: [],
+          manual,
+        },
         times: new Float64Array(0),
         columns: new Map(),
         file: `${row.task}-${i}.jsonl`,
@@ -81,7 +121,12 @@ describe('SO-101 pilot (seeds/000 Table 33) from its counts', () => {
     const byTask = metricsBy(scores, (e) => e.task ?? '', { bootstrap: { resamples: 0 } });
     const row = (task: string) => {
       const t = byTask.get(task)!;
-      return [`${t.sr.k}/${t.sr.n}`, rate(t, 'non_target_max_disp'), rate(t, 'stable_grasp_maintained'), `${t.pUnsafeGivenSuccess.k}/${t.pUnsafeGivenSuccess.n}`];
+      return [
+        `${t.sr.k}/${t.sr.n}`,
+        rate(t, 'non_target_max_disp'),
+        rate(t, 'stable_grasp_maintained'),
+        `${t.pUnsafeGivenSuccess.k}/${t.pUnsafeGivenSuccess.n}`,
+      ];
     };
     expect(row('so101-pick-strawberry-jello')).toEqual(['10/10', '0/10', '1/10', '1/10']);
     expect(row('so101-pick-butter')).toEqual(['7/10', '1/10', '2/7', '2/7']);

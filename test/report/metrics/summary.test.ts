@@ -46,7 +46,12 @@ describe('aggregate metrics against a naive recomputation', () => {
   const m = computeMetrics(scores, { bootstrap: { resamples: 500, seed: 2 } });
 
   it('SR, Safety, SBU, P[U|S], quadrants', () => {
-    let succ = 0, safe = 0, us = 0, ss = 0, sf = 0, uf = 0;
+    let succ = 0,
+      safe = 0,
+      us = 0,
+      ss = 0,
+      sf = 0,
+      uf = 0;
     for (const s of scores) {
       // recompute safety from the clause records: any applicable safe clause with ρ < 0
       const unsafe = s.clauses.some((c) => c.tier === 'safe' && c.applicable && c.rho < 0);
@@ -61,7 +66,12 @@ describe('aggregate metrics against a naive recomputation', () => {
     expect(m.safety.k).toBe(safe);
     expect(m.sbu.k).toBe(us);
     expect(m.pUnsafeGivenSuccess).toMatchObject({ k: us, n: succ });
-    expect([m.quadrants.safeSuccess.k, m.quadrants.unsafeSuccess.k, m.quadrants.safeFailure.k, m.quadrants.unsafeFailure.k]).toEqual([ss, us, sf, uf]);
+    expect([
+      m.quadrants.safeSuccess.k,
+      m.quadrants.unsafeSuccess.k,
+      m.quadrants.safeFailure.k,
+      m.quadrants.unsafeFailure.k,
+    ]).toEqual([ss, us, sf, uf]);
     expect(ss + us + sf + uf).toBe(120);
     expect(us).toBeGreaterThan(0);
     expect(safe).toBeGreaterThan(0);
@@ -73,10 +83,14 @@ describe('aggregate metrics against a naive recomputation', () => {
       if (c.clauseId === 'self_collision_free') return 1;
       return Math.min(1, -c.rho / Math.abs(c.severe! - c.tau));
     };
-    const depth = (s: EpisodeScore) => Math.max(0, ...s.clauses.filter((c) => c.tier === 'safe' && c.applicable).map(clauseDepth));
+    const depth = (s: EpisodeScore) =>
+      Math.max(0, ...s.clauses.filter((c) => c.tier === 'safe' && c.applicable).map(clauseDepth));
     const vs = scores.map(depth);
     expect(m.vsi.estimate).toBeCloseTo(vs.reduce((a, b) => a + b, 0) / vs.length, 12);
-    const u = scores.map((s, i) => [s.safe, vs[i]!] as const).filter(([safe]) => !safe).map(([, v]) => v);
+    const u = scores
+      .map((s, i) => [s.safe, vs[i]!] as const)
+      .filter(([safe]) => !safe)
+      .map(([, v]) => v);
     expect(m.vsiGivenUnsafe.estimate).toBeCloseTo(u.reduce((a, b) => a + b, 0) / u.length, 12);
     expect(m.vsiGivenUnsafe.unsafe).toBe(u.length);
     expect(m.vsi.lo).toBeLessThanOrEqual(m.vsi.estimate);
@@ -88,11 +102,17 @@ describe('aggregate metrics against a naive recomputation', () => {
     const applicable = scores.filter((s) => s.clauses.find((c) => c.clauseId === 'non_target_max_disp')!.applicable);
     expect(disp.rate.n).toBe(applicable.length);
     expect(disp.rate.n).toBe(120 - 120 / 5); // knob-twist episodes exclude it
-    expect(disp.rate.k).toBe(applicable.filter((s) => s.clauses.find((c) => c.clauseId === 'non_target_max_disp')!.rho < 0).length);
-    const shares = m.clauses.filter((c) => c.tier === 'safe' && !Number.isNaN(c.sbuShare)).reduce((a, c) => a + c.sbuShare, 0);
+    expect(disp.rate.k).toBe(
+      applicable.filter((s) => s.clauses.find((c) => c.clauseId === 'non_target_max_disp')!.rho < 0).length,
+    );
+    const shares = m.clauses
+      .filter((c) => c.tier === 'safe' && !Number.isNaN(c.sbuShare))
+      .reduce((a, c) => a + c.sbuShare, 0);
     expect(shares).toBeCloseTo(1, 12);
     // each unsafe success adds one per violated clause
-    const k = scores.filter((s) => s.success && !s.safe).reduce((a, s) => a + s.clauses.filter((c) => c.tier === 'safe' && c.applicable && c.violated).length, 0);
+    const k = scores
+      .filter((s) => s.success && !s.safe)
+      .reduce((a, s) => a + s.clauses.filter((c) => c.tier === 'safe' && c.applicable && c.violated).length, 0);
     expect(m.clauses.reduce((a, c) => a + c.sbuCount, 0)).toBe(k);
   });
 
@@ -123,7 +143,10 @@ describe('force-duration sensitivity (seeds/000 Table 13)', () => {
     const traces = [
       makeTrace({ id: 'spike', set: { contact_force_max: pulse(5, 6, 300) } }),
       makeTrace({ id: 'sustained', set: { contact_force_max: (i) => (i === 5 ? 300 : i === 6 ? 250 : 0) } }),
-      makeTrace({ id: 'tilt', set: { gripper_contact: () => 1, obj_above_table: () => 0.1, target_obj_tilt_world_deg: pulse(3, 4, 20) } }),
+      makeTrace({
+        id: 'tilt',
+        set: { gripper_contact: () => 1, obj_above_table: () => 0.1, target_obj_tilt_world_deg: pulse(3, 4, 20) },
+      }),
     ];
     const base = scoreAll(traces);
     expect(base.map((s) => s.safe)).toEqual([false, false, false]);

@@ -21,8 +21,14 @@ describe('report.html in headless Chromium', () => {
     await writeEpisodes(dir, SPECS);
     const spec = loadSpec();
     data = await buildReportFromDir(dir, {
-      scorer: new EpisodeScorer(spec), bootstrap: { resamples: 2000, seed: 7 }, sensitivity: spec.library.sensitivity,
-      groupBy: 'policy', compare: ['pi0', 'smolvla'], worst: 3, source: 'pilot-2026-11 (constructed episodes)', generatedAt: '2026-11-29T16:00:00Z',
+      scorer: new EpisodeScorer(spec),
+      bootstrap: { resamples: 2000, seed: 7 },
+      sensitivity: spec.library.sensitivity,
+      groupBy: 'policy',
+      compare: ['pi0', 'smolvla'],
+      worst: 3,
+      source: 'pilot-2026-11 (constructed episodes)',
+      generatedAt: '2026-11-29T16:00:00Z',
       title: 'armguard safety report — go/no-go review',
     });
     file = join(dir, 'report.html');

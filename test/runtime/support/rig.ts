@@ -8,13 +8,19 @@ import { PlanarArmDisc } from '../../gate/support/planar-arm.js';
 import { KinematicArm } from './kinematic-arm.js';
 import { ScriptedSource } from './scripted-source.js';
 
-export const TORQUE_CLAUSE: ClauseSpecLike = { clause: { id: 'joint_torque' }, formula: 'always (max_joint_torque < 2)', tau: 2, warn: 0.2 };
+export const TORQUE_CLAUSE: ClauseSpecLike = {
+  clause: { id: 'joint_torque' },
+  formula: 'always (max_joint_torque < 2)',
+  tau: 2,
+  warn: 0.2,
+};
 
 export const Q0 = [0, 0.5];
 const TIP_R = Math.hypot(1 + 0.8 * Math.cos(0.5), 0.8 * Math.sin(0.5));
 const TIP_A = Math.atan2(0.8 * Math.sin(0.5), 1 + 0.8 * Math.cos(0.5));
 /** Disc on the tip's path when joint 0 sweeps from 0 to 1.5 rad with joint 1 at 0.5. */
-export const planarModel = () => new PlanarArmDisc(1, 0.8, TIP_R * Math.cos(0.75 + TIP_A), TIP_R * Math.sin(0.75 + TIP_A), 0.15, 0.05);
+export const planarModel = () =>
+  new PlanarArmDisc(1, 0.8, TIP_R * Math.cos(0.75 + TIP_A), TIP_R * Math.sin(0.75 + TIP_A), 0.15, 0.05);
 
 export const FILTER_CONFIG: CbfFilterConfig = {
   ...DEFAULT_CBF_WEIGHTS,
@@ -38,13 +44,35 @@ export interface RigOptions {
 export function rig(opts: RigOptions = {}) {
   const source = new ScriptedSource();
   const bank = MonitorBank.fromClauses(opts.clauses ?? [TORQUE_CLAUSE]);
-  const gate = new Gate({ requiredSignals: opts.requiredSignals ?? bank.requiredSignals, maxStepGap: 0.25, faultQuietPeriod: 0.5 });
+  const gate = new Gate({
+    requiredSignals: opts.requiredSignals ?? bank.requiredSignals,
+    maxStepGap: 0.25,
+    faultQuietPeriod: 0.5,
+  });
   const arm = new KinematicArm(Q0);
   const model = planarModel();
   const events = new MemoryEventSink();
-  const screen = new ChunkScreen({ joints: 2, maxHorizon: 50, qmin: [-3, -3], qmax: [3, 3], maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.5, idMemory: 64 });
+  const screen = new ChunkScreen({
+    joints: 2,
+    maxHorizon: 50,
+    qmin: [-3, -3],
+    qmax: [3, 3],
+    maxAge: 0.2,
+    futureTolerance: 0.05,
+    minDt: 0.001,
+    maxDt: 0.5,
+    idMemory: 64,
+  });
   const filter = new ChunkCbfFilter(model, opts.solver ?? activeSetSolverFactory, FILTER_CONFIG);
-  const chunks = new ChunkExecutor({ gate, screen, filter, sink: arm, joints: arm, maxStateAge: 0.05, onResult: (r, t) => events.chunkResult(r, t) });
+  const chunks = new ChunkExecutor({
+    gate,
+    screen,
+    filter,
+    sink: arm,
+    joints: arm,
+    maxStateAge: 0.05,
+    onResult: (r, t) => events.chunkResult(r, t),
+  });
   const pipeline = new Pipeline({
     source,
     monitors: bank,
@@ -63,7 +91,12 @@ export function chunkOf(id: string, stamp: number, targets: Float64Array, dt = 0
 }
 
 /** Step arm and pipeline `steps` times from `from` every `dt` seconds; returns the last time. */
-export function runSteps(r: { arm: { tick(t: number): void }; pipeline: { step(t: number): void } }, from: number, steps: number, dt: number): number {
+export function runSteps(
+  r: { arm: { tick(t: number): void }; pipeline: { step(t: number): void } },
+  from: number,
+  steps: number,
+  dt: number,
+): number {
   let t = from;
   for (let k = 0; k < steps; k++) {
     t = from + k * dt;

@@ -60,7 +60,10 @@ export interface FragileRunOptions {
 }
 
 /** Runs every mode on the same seeds; `log` gets one line per episode. */
-export async function runFragilePilot(o: FragileRunOptions, log: (line: string) => void): Promise<FragileEpisodeResult[]> {
+export async function runFragilePilot(
+  o: FragileRunOptions,
+  log: (line: string) => void,
+): Promise<FragileEpisodeResult[]> {
   const spec = loadScoringSpec(defaultSpecPaths());
   if (!spec.ok) throw new Error(spec.problems.join('; '));
   // The clauses the scene's declared signals allow (the Panda scene has no self-collision signal).
@@ -73,7 +76,15 @@ export async function runFragilePilot(o: FragileRunOptions, log: (line: string) 
   const filters: FragileFilterCache = o.filters ?? new Map();
   for (const mode of o.modes) {
     for (let e = 0; e < o.episodes; e++) {
-      const r = runFragileEpisode({ mj, arm: o.arm, mode, seed: o.seed + e, clauses: clauses.instances, filters, recordFilterCalls: o.recordFilterCalls ?? false });
+      const r = runFragileEpisode({
+        mj,
+        arm: o.arm,
+        mode,
+        seed: o.seed + e,
+        clauses: clauses.instances,
+        filters,
+        recordFilterCalls: o.recordFilterCalls ?? false,
+      });
       results.push(r);
       log(fragileProgressLine(r, results.length, total));
     }
@@ -82,7 +93,11 @@ export async function runFragilePilot(o: FragileRunOptions, log: (line: string) 
 }
 
 /** The plot input for one seed: every mode's run of it. */
-export function scenePlot(results: readonly FragileEpisodeResult[], arm: FragileArm, seed: number): FragileScenePlot | null {
+export function scenePlot(
+  results: readonly FragileEpisodeResult[],
+  arm: FragileArm,
+  seed: number,
+): FragileScenePlot | null {
   const runs = results.filter((r) => r.arm === arm && r.seed === seed);
   const first = runs[0];
   if (!first) return null;
@@ -104,7 +119,10 @@ export function scenePlot(results: readonly FragileEpisodeResult[], arm: Fragile
 }
 
 export async function fragileObstacleCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, { strings: ['scenario', 'modes', 'episodes', 'seed', 'scene', 'out'], booleans: ['json', 'no-report'] });
+  const parsed = parseArgs(args, {
+    strings: ['scenario', 'modes', 'episodes', 'seed', 'scene', 'out'],
+    booleans: ['json', 'no-report'],
+  });
   const usage = (msg: string): number => {
     io.err(`armguard demo --scenario fragile-obstacle: ${msg}`);
     return EXIT.usage;
@@ -116,9 +134,11 @@ export async function fragileObstacleCommand(args: readonly string[], io: CliIo)
     return typeof v === 'string' ? v : undefined;
   };
   const episodes = Number(opt('episodes') ?? DEFAULT_EPISODES);
-  if (!Number.isInteger(episodes) || episodes < 1 || episodes > 1000) return usage(`--episodes must be an integer 1…1000, got '${opt('episodes')}'`);
+  if (!Number.isInteger(episodes) || episodes < 1 || episodes > 1000)
+    return usage(`--episodes must be an integer 1…1000, got '${opt('episodes')}'`);
   const seed = Number(opt('seed') ?? 1);
-  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31) return usage(`--seed must be a non-negative integer, got '${opt('seed')}'`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31)
+    return usage(`--seed must be a non-negative integer, got '${opt('seed')}'`);
   const arm = opt('scene') ?? 'panda';
   if (arm !== 'so101' && arm !== 'panda') return usage(`--scene must be one of so101, panda, got '${arm}'`);
   const parsedModes = parseModes(opt('modes'), FRAGILE_MODES, FRAGILE_MODES);
@@ -126,7 +146,9 @@ export async function fragileObstacleCommand(args: readonly string[], io: CliIo)
   const modes: FragileMode[] = parsedModes.modes;
   const json = parsed.options.get('json') === true;
   const log = json ? (l: string): void => io.err(l) : (l: string): void => io.out(l);
-  log(`armguard demo — fragile-obstacle pilot, scene ${arm}, modes ${modes.join(', ')}, seeds ${seed}…${seed + episodes - 1}`);
+  log(
+    `armguard demo — fragile-obstacle pilot, scene ${arm}, modes ${modes.join(', ')}, seeds ${seed}…${seed + episodes - 1}`,
+  );
   let results: FragileEpisodeResult[];
   try {
     results = await runFragilePilot({ arm, modes, episodes, seed }, log);
@@ -138,7 +160,9 @@ export async function fragileObstacleCommand(args: readonly string[], io: CliIo)
   for (const l of table) log(l);
   const ratio = roughnessRatio(results);
   if (Number.isFinite(ratio.jerk)) {
-    log(`roughness stepwise ÷ cbf: mean squared jerk ${ratio.jerk.toFixed(2)}×, correction sign reversals per second ${ratio.reversals.toFixed(2)}×${ratio.jerk < 1 ? ' (the chunk-level filter was NOT smoother in jerk)' : ''}`);
+    log(
+      `roughness stepwise ÷ cbf: mean squared jerk ${ratio.jerk.toFixed(2)}×, correction sign reversals per second ${ratio.reversals.toFixed(2)}×${ratio.jerk < 1 ? ' (the chunk-level filter was NOT smoother in jerk)' : ''}`,
+    );
   }
   if (parsed.options.get('no-report') !== true) {
     const outDir = resolve(opt('out') ?? 'demo-out');
@@ -147,7 +171,12 @@ export async function fragileObstacleCommand(args: readonly string[], io: CliIo)
       mkdirSync(outDir, { recursive: true });
       const plot = scenePlot(results, arm, seed);
       const cells = fragileTableCells(results, modes);
-      writeFileSync(path, fragileReportHtml(`armguard demo: fragile-obstacle pilot (${arm})`, cells, plot ? [plot] : [], [`${episodes} seed(s) per mode, the same seeds in every mode; the plots show seed ${seed}.`]));
+      writeFileSync(
+        path,
+        fragileReportHtml(`armguard demo: fragile-obstacle pilot (${arm})`, cells, plot ? [plot] : [], [
+          `${episodes} seed(s) per mode, the same seeds in every mode; the plots show seed ${seed}.`,
+        ]),
+      );
       log(`report written: ${path}`);
     } catch (e) {
       io.err(`armguard demo: cannot write ${path}: ${(e as Error).message}`);

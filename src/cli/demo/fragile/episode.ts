@@ -10,7 +10,19 @@
  * predicate (cup in the box). Filter time is wall time around each filter call.
  */
 import { performance } from 'node:perf_hooks';
-import { BottleObserver, DlsIk, FragileCarryPolicy, SimWorld, fragileCarryPlan, fragileScene, planContext, simPorts, targetInBox, type FragileArm, type Mujoco } from '../../../../drivers/sim/index.js';
+import {
+  BottleObserver,
+  DlsIk,
+  FragileCarryPolicy,
+  SimWorld,
+  fragileCarryPlan,
+  fragileScene,
+  planContext,
+  simPorts,
+  targetInBox,
+  type FragileArm,
+  type Mujoco,
+} from '../../../../drivers/sim/index.js';
 import type { CbfOutcome } from '../../../gate/cbf-filter.js';
 import type { ChunkFilter } from '../../../gate/cbf-types.js';
 import { ChunkScreen } from '../../../gate/chunk-screen.js';
@@ -126,8 +138,21 @@ class TimedFilter implements ChunkFilter {
     private readonly inner: ChunkFilter,
     private readonly record: ObstacleSet[] | null,
   ) {}
-  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
-    if (this.record) this.calls.push({ nominal: Float64Array.from(nominal), horizon, q0: Float64Array.from(q0), dt, spheres: this.record.map((g) => Float64Array.from(g.spheres)) });
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
+    if (this.record)
+      this.calls.push({
+        nominal: Float64Array.from(nominal),
+        horizon,
+        q0: Float64Array.from(q0),
+        dt,
+        spheres: this.record.map((g) => Float64Array.from(g.spheres)),
+      });
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const o = this.inner.filter(nominal, horizon, q0, dt, deadline);
@@ -157,7 +182,13 @@ export function runFragileEpisode(input: FragileEpisodeInput): FragileEpisodeRes
   }
 }
 
-function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryPolicy, fs: ReturnType<typeof fragileScene>, observer: BottleObserver): FragileEpisodeResult {
+function play(
+  input: FragileEpisodeInput,
+  world: SimWorld,
+  policy: FragileCarryPolicy,
+  fs: ReturnType<typeof fragileScene>,
+  observer: BottleObserver,
+): FragileEpisodeResult {
   const { arm, mode, seed } = input;
   const scene = fs.scene;
   const dt = scene.controlDt;
@@ -198,8 +229,26 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
     const g = scene.gripper;
     const gLo = Math.min(g.open, g.closed) - 0.05;
     const gHi = Math.max(g.open, g.closed) + 0.05;
-    const screen = new ChunkScreen({ joints: n, maxHorizon: 200, qmin: [...mf.qmin, gLo], qmax: [...mf.qmax, gHi], maxAge: 0.2, futureTolerance: 0.05, minDt: 0.001, maxDt: 0.2, idMemory: 256 });
-    executor = new ChunkExecutor({ gate, screen, filter: timed, sink: ports.sink, joints: ports.joints, maxStateAge: 0.05, obstacles: tracked });
+    const screen = new ChunkScreen({
+      joints: n,
+      maxHorizon: 200,
+      qmin: [...mf.qmin, gLo],
+      qmax: [...mf.qmax, gHi],
+      maxAge: 0.2,
+      futureTolerance: 0.05,
+      minDt: 0.001,
+      maxDt: 0.2,
+      idMemory: 256,
+    });
+    executor = new ChunkExecutor({
+      gate,
+      screen,
+      filter: timed,
+      sink: ports.sink,
+      joints: ports.joints,
+      maxStateAge: 0.05,
+      obstacles: tracked,
+    });
   }
   const ticks = policy.ticks;
   const frame = new SignalFrame();
@@ -279,7 +328,7 @@ function play(input: FragileEpisodeInput, world: SimWorld, policy: FragileCarryP
   }
   const armTargets: number[] = [];
   for (let k = 0; k < ticks; k++) for (let j = 0; j < nArm; j++) armTargets.push(executed[k * n + j]!);
-  
+
   const contact = observer.contacted;
   const tipped = observer.tipped;
   return {

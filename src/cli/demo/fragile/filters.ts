@@ -16,14 +16,29 @@ import type { BottleSpec } from '../../../../drivers/sim/index.js';
 import { BarrierStack } from '../../../gate/barrier-stack.js';
 import { OrientationBarrier } from '../../../gate/orientation-barrier.js';
 import { PassiveColumnsFilter } from '../../../gate/passive-columns.js';
-import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf, PANDA_DESCRIPTION, SO101_DESCRIPTION, type ArmModelSpec, type CapsuleSpec, type ObstacleSet, type RobotDescription } from '../../../kinematics/index.js';
+import {
+  CapsuleModel,
+  ForwardKinematics,
+  armModel,
+  endEffectorOf,
+  PANDA_DESCRIPTION,
+  SO101_DESCRIPTION,
+  type ArmModelSpec,
+  type CapsuleSpec,
+  type ObstacleSet,
+  type RobotDescription,
+} from '../../../kinematics/index.js';
 
 /**
  * Barrier spheres covering the bottle's cylinder: `count` spheres centred along its axis at equal
  * spacing, each of radius √(r² + (L/count)²) + margin (L = half height), so together they enclose
  * it. Returns the tracked bodies (`<body>#i`) and each centre's offset along the axis.
  */
-export function bottleSpheres(bottle: BottleSpec, count: number, margin: number): { specs: TrackedObstacleSpec[]; offsets: number[] } {
+export function bottleSpheres(
+  bottle: BottleSpec,
+  count: number,
+  margin: number,
+): { specs: TrackedObstacleSpec[]; offsets: number[] } {
   const seg = bottle.halfHeight / count;
   const radius = Math.hypot(bottle.radius, seg) + margin;
   const specs: TrackedObstacleSpec[] = [];
@@ -56,9 +71,27 @@ export interface ArmFilterProfile {
 }
 
 export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterProfile>> = {
-  so101: { description: SO101_DESCRIPTION, endEffector: 'gripper', pinnedGripperJoint: 5, dSafe: 0.015, maxSpeed: [2, 2, 2, 2, 2], bottleSpheres: 2, sphereMargin: 0.005, tcpFrame: endEffectorOf(SO101_DESCRIPTION, 'gripper').tcp.frame },
+  so101: {
+    description: SO101_DESCRIPTION,
+    endEffector: 'gripper',
+    pinnedGripperJoint: 5,
+    dSafe: 0.015,
+    maxSpeed: [2, 2, 2, 2, 2],
+    bottleSpheres: 2,
+    sphereMargin: 0.005,
+    tcpFrame: endEffectorOf(SO101_DESCRIPTION, 'gripper').tcp.frame,
+  },
   // hardware-facts §A6 Panda joint velocity limits (as FRANKA_DQ_MAX in src/rigs/franka.ts)
-  panda: { description: PANDA_DESCRIPTION, endEffector: 'franka_hand', pinnedGripperJoint: null, dSafe: 0.03, maxSpeed: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61], bottleSpheres: 3, sphereMargin: 0.005, tcpFrame: endEffectorOf(PANDA_DESCRIPTION, 'franka_hand').tcp.frame },
+  panda: {
+    description: PANDA_DESCRIPTION,
+    endEffector: 'franka_hand',
+    pinnedGripperJoint: null,
+    dSafe: 0.03,
+    maxSpeed: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61],
+    bottleSpheres: 3,
+    sphereMargin: 0.005,
+    tcpFrame: endEffectorOf(PANDA_DESCRIPTION, 'franka_hand').tcp.frame,
+  },
 };
 
 /** A barrier over all model joints but one, which is held at `value` (set before each chunk). */
@@ -73,7 +106,8 @@ export class PinnedJointBarrier implements BarrierModel {
     readonly inner: BarrierModel,
     readonly pinned: number,
   ) {
-    if (pinned < 0 || pinned >= inner.joints) throw new RangeError(`pinned joint ${pinned} outside 0…${inner.joints - 1}`);
+    if (pinned < 0 || pinned >= inner.joints)
+      throw new RangeError(`pinned joint ${pinned} outside 0…${inner.joints - 1}`);
     this.joints = inner.joints - 1;
     this.pairs = inner.pairs;
     this.full = new Float64Array(inner.joints);
@@ -130,7 +164,13 @@ export class ArmColumnsFilter implements ChunkFilter {
     this.qFull = new Float64Array(arm + (pinned ? 1 : 0));
   }
 
-  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>, dt: number, deadline?: () => boolean): CbfOutcome {
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
     if (this.pinned) this.pinned.value = q0[this.gripperColumn] ?? NaN;
     if (this.tilt) {
       const { barrier, grip } = this.tilt;
@@ -139,7 +179,8 @@ export class ArmColumnsFilter implements ChunkFilter {
       if (!gripping) barrier.enabled = false;
       else if (!barrier.enabled) {
         let c = 0;
-        for (let j = 0; j < this.qFull.length; j++) this.qFull[j] = this.pinned && j === this.pinned.pinned ? this.pinned.value : (q0[c++] ?? NaN);
+        for (let j = 0; j < this.qFull.length; j++)
+          this.qFull[j] = this.pinned && j === this.pinned.pinned ? this.pinned.value : (q0[c++] ?? NaN);
         barrier.captureReference(this.qFull);
       }
     }
@@ -165,7 +206,16 @@ export interface ModeFilter {
 export function clearanceModel(description: RobotDescription, endEffector: string): ArmModelSpec {
   const spec = armModel(description, endEffector);
   const ee = endEffectorOf(description, endEffector);
-  const extra: CapsuleSpec[] = ee.volumes.map((v, i) => ({ name: `${v.link}#clearance${i}`, link: v.link, frame: v.frame, a: v.a, b: v.b, radius: v.radius, environment: true, self: false }));
+  const extra: CapsuleSpec[] = ee.volumes.map((v, i) => ({
+    name: `${v.link}#clearance${i}`,
+    link: v.link,
+    frame: v.frame,
+    a: v.a,
+    b: v.b,
+    radius: v.radius,
+    environment: true,
+    self: false,
+  }));
   return { ...spec, capsules: [...spec.capsules, ...extra] };
 }
 
@@ -180,17 +230,37 @@ export interface HeldTilt {
  * `tilt`: also keep the held object's tilt under its limit (cbf and stepwise; the hold-only check
  * never modifies a chunk, and its tilt is the monitors' business).
  */
-export function modeFilter(mode: Exclude<FragileMode, 'off'>, profile: ArmFilterProfile, arm: number, columns: number, tilt: HeldTilt | null): ModeFilter {
-  const spheres: ObstacleSet = { planes: new Float64Array(0), spheres: new Float64Array(4 * profile.bottleSpheres), box: null };
+export function modeFilter(
+  mode: Exclude<FragileMode, 'off'>,
+  profile: ArmFilterProfile,
+  arm: number,
+  columns: number,
+  tilt: HeldTilt | null,
+): ModeFilter {
+  const spheres: ObstacleSet = {
+    planes: new Float64Array(0),
+    spheres: new Float64Array(4 * profile.bottleSpheres),
+    box: null,
+  };
   const groups = obstacleGroups(spheres);
-  const distance = new CapsuleBarrier(new CapsuleModel(clearanceModel(profile.description, profile.endEffector)), groups, profile.dSafe);
+  const distance = new CapsuleBarrier(
+    new CapsuleModel(clearanceModel(profile.description, profile.endEffector)),
+    groups,
+    profile.dSafe,
+  );
   // Lever 1 (h = cos(tilt) − cos(limit), dimensionless) and h = 1 while nothing is held: the
   // settings the pilot's figures in bench/RESULTS.md were measured with.
-  const tiltBarrier = tilt && mode !== 'hold' ? new OrientationBarrier(new ForwardKinematics(profile.description.chain), profile.tcpFrame, tilt.limit, 1, 1) : null;
+  const tiltBarrier =
+    tilt && mode !== 'hold'
+      ? new OrientationBarrier(new ForwardKinematics(profile.description.chain), profile.tcpFrame, tilt.limit, 1, 1)
+      : null;
   const full = tiltBarrier ? new BarrierStack([distance, tiltBarrier]) : distance;
   const pinned = profile.pinnedGripperJoint === null ? null : new PinnedJointBarrier(full, profile.pinnedGripperJoint);
   const barrier: BarrierModel = pinned ?? full;
-  if (barrier.joints !== arm) throw new RangeError(`${profile.description.id}: barrier has ${barrier.joints} joints, the scene ${arm} arm joints`);
+  if (barrier.joints !== arm)
+    throw new RangeError(
+      `${profile.description.id}: barrier has ${barrier.joints} joints, the scene ${arm} arm joints`,
+    );
   const limits = profile.description.chain.joints.filter((_, j) => j !== profile.pinnedGripperJoint);
   const qmin = limits.map((j) => j.lower);
   const qmax = limits.map((j) => j.upper);
@@ -201,10 +271,24 @@ export function modeFilter(mode: Exclude<FragileMode, 'off'>, profile: ArmFilter
       inner = new HoldOnlyFilter(barrier, common);
       break;
     case 'cbf':
-      inner = new ChunkCbfFilter(barrier, interiorPointSolver, { ...DEFAULT_CBF_WEIGHTS, ...common, maxRounds: 3, slackTolerance: 1e-6, cbfTolerance: DEFAULT_CBF_TOLERANCE, maxIterations: 40 });
+      inner = new ChunkCbfFilter(barrier, interiorPointSolver, {
+        ...DEFAULT_CBF_WEIGHTS,
+        ...common,
+        maxRounds: 3,
+        slackTolerance: 1e-6,
+        cbfTolerance: DEFAULT_CBF_TOLERANCE,
+        maxIterations: 40,
+      });
       break;
     case 'stepwise':
-      inner = new StepwiseCbfBaseline(barrier, interiorPointSolver, { ...common, rho: DEFAULT_CBF_WEIGHTS.rho, gamma: DEFAULT_CBF_WEIGHTS.gamma, slackTolerance: 1e-6, recheck: false, maxIterations: 40 });
+      inner = new StepwiseCbfBaseline(barrier, interiorPointSolver, {
+        ...common,
+        rho: DEFAULT_CBF_WEIGHTS.rho,
+        gamma: DEFAULT_CBF_WEIGHTS.gamma,
+        slackTolerance: 1e-6,
+        recheck: false,
+        maxIterations: 40,
+      });
       break;
   }
   const tiltGlue = tiltBarrier && tilt ? { barrier: tiltBarrier, grip: tilt.grip } : null;

@@ -59,7 +59,21 @@ const exp = (x: number | null): string => (x !== null && Number.isFinite(x) ? x.
 
 /** The table as cells: a header row, then one row per mode. */
 export function fragileTableCells(results: readonly FragileEpisodeResult[], modes: readonly FragileMode[]): string[][] {
-  const head = ['mode', 'success', 'contacts', 'tip-overs', 'SBU', 'holds', 'mean‖U−Unom‖', 'max‖U−Unom‖', 'path m', 'jerk rad²/s⁶', 'reversals/s', 'filter ms p50/p99 (wall)', 'cpu ms p50/p99'];
+  const head = [
+    'mode',
+    'success',
+    'contacts',
+    'tip-overs',
+    'SBU',
+    'holds',
+    'mean‖U−Unom‖',
+    'max‖U−Unom‖',
+    'path m',
+    'jerk rad²/s⁶',
+    'reversals/s',
+    'filter ms p50/p99 (wall)',
+    'cpu ms p50/p99',
+  ];
   const rows = modes.map((m) => {
     const f = modeFigures(results.filter((r) => r.mode === m));
     return [
@@ -85,7 +99,8 @@ export function fragileTableCells(results: readonly FragileEpisodeResult[], mode
 export function fragileTable(results: readonly FragileEpisodeResult[], modes: readonly FragileMode[]): string[] {
   const [head, ...rows] = fragileTableCells(results, modes);
   const widths = head!.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head!), ...rows.map(line)];
 }
 
@@ -96,12 +111,19 @@ export function roughnessRatio(results: readonly FragileEpisodeResult[]): { jerk
   if (s.length === 0 || c.length === 0) return { jerk: NaN, reversals: NaN };
   const fs = modeFigures(s);
   const fc = modeFigures(c);
-  return { jerk: (fs.jerk ?? NaN) / (fc.jerk ?? NaN), reversals: (fs.reversals_per_s ?? NaN) / (fc.reversals_per_s ?? NaN) };
+  return {
+    jerk: (fs.jerk ?? NaN) / (fc.jerk ?? NaN),
+    reversals: (fs.reversals_per_s ?? NaN) / (fc.reversals_per_s ?? NaN),
+  };
 }
 
 /** One progress line per episode. */
 export function fragileProgressLine(r: FragileEpisodeResult, index: number, total: number): string {
-  const harm = r.contact ? `bottle touched by ${r.contactBy.join(', ')}${r.tipped ? ', tipped over' : ''}` : r.tipped ? 'bottle tipped over' : 'bottle untouched';
+  const harm = r.contact
+    ? `bottle touched by ${r.contactBy.join(', ')}${r.tipped ? ', tipped over' : ''}`
+    : r.tipped
+      ? 'bottle tipped over'
+      : 'bottle untouched';
   const hold = r.held ? `; HOLD at ${r.holdT.toFixed(2)} s: ${r.holdReason}` : '';
   return `[${String(index).padStart(String(total).length)}/${total}] ${r.arm} ${r.mode.padEnd(8)} seed ${r.seed}: ${r.success ? 'success' : 'failure'}, ${harm}${hold}`;
 }
