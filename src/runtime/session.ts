@@ -28,6 +28,8 @@ import type { SemanticRecord } from '../episode/types.js';
 export interface SessionTelemetry {
   /** Once per step, before the pipeline: the remote e-stop link's and the dead-man's holds. */
   checkStep(now: number): void;
+  /** Margins are built and handed over at most once per this period (s): not on every control step. */
+  readonly marginsPeriodS: number;
   publishMargins(t: number, margins: Record<string, number | null>, band: Record<string, number>): void;
   publishEvent(t: number, kind: string, detail: string): void;
   publishEpisode(payload: { t: number; phase: 'start' | 'end'; episode: string; task?: string }): void;
@@ -85,6 +87,7 @@ export class Session {
    */
   private storageFault: Fault | null = null;
   private readonly lastFault = new Map<string, number>();
+  private lastMarginsT = -Infinity;
   /** Last policy clock offset written to the episode (s). */
   private recordedOffset = NaN;
   private recordedResets = 0;
@@ -180,8 +183,9 @@ export class Session {
     this.pipeline.step(now);
     this.taskSemantic?.step(now);
     this.tap.step(now, this.pipeline.frame);
-    if (this.telemetry) {
-      // Decimated once, by the telemetry link (its margins rate).
+    if (this.telemetry && now - this.lastMarginsT >= this.telemetry.marginsPeriodS) {
+      // Decimated here, before anything is allocated or posted to the network worker.
+      this.lastMarginsT = now;
       const margins: Record<string, number | null> = {};
       const band: Record<string, number> = {};
       for (let i = 0; i < this.bank.count; i++) {

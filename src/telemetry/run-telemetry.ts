@@ -108,6 +108,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     chunks,
     hooks: {
       checkStep: (now) => remote.checkStep(now),
+      marginsPeriodS: 1 / (o.marginsRateHz ?? 10),
       publishMargins: (t, margins, band) => net.publishMargins(t, margins, band),
       publishEvent: (t, kind, detail) => net.publishEvent(t, kind, detail),
       publishEpisode: (p) => net.publishEpisode(p),
