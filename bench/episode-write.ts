@@ -18,7 +18,7 @@ import { createRos2Codec, fullDefinition } from '../src/mcap/index.js';
 import { EpisodeRecorder, NodeFileWritable, MemoryFileWritable, type FileWritable } from '../src/episode/index.js';
 import { SIGNAL_COUNT, SignalFrame } from '../src/schema/signals.js';
 import { ManualClock, ManualTimers } from '../src/util/index.js';
-import { frankaRobotState } from '../test/mcap/franka-fixtures.js';
+import { frankaRobotState } from '../test/mcap/support/franka-fixtures.js';
 
 const N = Number(process.argv[2] ?? 200_000);
 const CLAUSES = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'];

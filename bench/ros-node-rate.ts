@@ -23,7 +23,7 @@ import { buildFrankaNode } from '../src/nodes/build-franka-node.js';
 import { parseFrankaNodeConfig } from '../src/nodes/franka-node-config.js';
 import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 import { systemClock, systemTimers } from '../src/platform/system-clock.js';
-import { gripperState, robotState } from '../test/drivers/franka/fixtures.js';
+import { gripperState, robotState } from '../test/drivers/franka/support/franka-messages.js';
 
 const seconds = Number(process.argv[2] ?? 20);
 const WARMUP_S = 2;

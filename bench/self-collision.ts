@@ -28,7 +28,7 @@ import { replayFrankaBag } from '../src/nodes/franka-replay.js';
 import { parseSo101Calibration } from '../src/calibration/so101.js';
 import { readLeRobotDataset } from '../drivers/so101/lerobot-dataset.js';
 import { replayPositions } from '../drivers/so101/replay.js';
-import { frankaRobotState } from '../test/mcap/franka-fixtures.js';
+import { frankaRobotState } from '../test/mcap/support/franka-fixtures.js';
 import { readPandaGoodConfs } from '../test/support/panda-good-confs.js';
 import { repoRoot, sharedDir } from '../test/support/paths.js';
 

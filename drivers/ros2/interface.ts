@@ -1,6 +1,6 @@
 /**
  * The small ROS 2 interface armguard uses (node, subscription, publisher, service, timer, QoS).
- * Two implementations share one contract suite (test/contract/ros-contract.ts):
+ * Two implementations share one contract suite (test/contract/support/ros-contract.ts):
  * - `RclnodejsRos` (rclnodejs-adapter.ts): the real one, loaded lazily when ROS 2 is sourced;
  * - `FakeRosGraph` (fake-ros-graph.ts): an in-process FAKE of a ROS 2 graph for CI machines
  *   without ROS 2. It is a test double, not a ROS implementation.

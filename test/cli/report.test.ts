@@ -3,8 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reportCommand } from '../../src/cli/commands/report.js';
 import { ProgressBar } from '../../src/report/build-run.js';
-import { tempDir, writeEpisodes } from '../report/build-fixture.js';
-import { SPECS } from '../report/build-specs.js';
+import { tempDir, writeEpisodes } from '../report/support/build-fixture.js';
+import { SPECS } from '../report/support/build-specs.js';
 
 async function run(args: string[]) {
   const out: string[] = [];

@@ -5,7 +5,7 @@ import {
   openPtyPair,
   serveEmulatorOnPort,
 } from '../../drivers/feetech/index.js';
-import { feetechBusContract } from './feetech-bus.contract.js';
+import { feetechBusContract } from './support/feetech-bus.contract.js';
 
 let seq = 0;
 

@@ -15,7 +15,7 @@ import {
 import type { Fault } from '../../src/ports/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
 import { CLAUSES, T0, chunkAt, frameAt, newRecorder, recordSteps, rhoAt } from './support/episode-fixture.js';
-import { jointState, plain } from '../mcap/franka-fixtures.js';
+import { jointState, plain } from '../mcap/support/franka-fixtures.js';
 import { scanBag } from '../../src/mcap/reader.js';
 
 async function records(bytes: Uint8Array) {

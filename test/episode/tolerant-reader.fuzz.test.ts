@@ -13,7 +13,7 @@ import { MemoryFileWritable, readEpisode, type EpisodeRecord } from '../../src/e
 import { InputError } from '../../src/util/index.js';
 import { sharedDir } from '../support/paths.js';
 import { T0, newRecorder, recordSteps } from './support/episode-fixture.js';
-import { jointState } from '../mcap/franka-fixtures.js';
+import { jointState } from '../mcap/support/franka-fixtures.js';
 
 let full: Uint8Array;
 let fullRecords: string[];

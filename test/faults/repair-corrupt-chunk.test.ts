@@ -16,7 +16,7 @@ import { main } from '../../src/cli/main.js';
 import { EpisodeRecorder, NodeFileWritable, MemoryFileWritable, readEpisode } from '../../src/episode/index.js';
 import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
-import { BASELINE, DT } from '../report/build-fixture.js';
+import { BASELINE, DT } from '../report/support/build-fixture.js';
 import { captureIo } from '../support/cli-io.js';
 import { T0, newRecorder, recordSteps } from '../episode/support/episode-fixture.js';
 

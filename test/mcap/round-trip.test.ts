@@ -25,7 +25,13 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { createRos2Codec, fullDefinition, offeredQos, scanBag, type BagMessage } from '../../src/mcap/index.js';
 import { writeBagFile } from '../../src/platform/bag-writer.js';
-import { FRANKA_ERROR_FIELD_COUNT, frankaRobotState, jointState, plain, poseStamped } from './franka-fixtures.js';
+import {
+  FRANKA_ERROR_FIELD_COUNT,
+  frankaRobotState,
+  jointState,
+  plain,
+  poseStamped,
+} from './support/franka-fixtures.js';
 
 const t0 = 1_700_000_000_000_000_000n;
 const STATE = '/franka_robot_state_broadcaster/robot_state';

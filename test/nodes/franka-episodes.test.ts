@@ -19,7 +19,7 @@ import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
-import { gripperState, robotState } from '../drivers/franka/fixtures.js';
+import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];

@@ -4,7 +4,7 @@
  * reached the monitor bank, so whether the older one was inside `historically[0:0.005]` was decided
  * by rounding. The Franka node now runs on its time base (seconds since an origin subtracted in
  * BigInt, exact in ns) and the bank, gate and pipeline compare integer ns. The expected answers come
- * from test/stl/window-reference.ts (the window semantics on BigInt times), never from the engine.
+ * from test/stl/support/window-reference.ts (the window semantics on BigInt times), never from the engine.
  */
 import fc from 'fast-check';
 import { mkdtempSync } from 'node:fs';
@@ -21,8 +21,8 @@ import { replayFrankaBag } from '../../src/nodes/franka-replay.js';
 import { Pipeline } from '../../src/runtime/pipeline.js';
 import type { ScoringSpec } from '../../src/safety/index.js';
 import { formatNsAsSeconds } from '../../src/util/time.js';
-import { frankaRobotState } from '../mcap/franka-fixtures.js';
-import { windowReference } from '../stl/window-reference.js';
+import { frankaRobotState } from '../mcap/support/franka-fixtures.js';
+import { windowReference } from '../stl/support/window-reference.js';
 import { writeFrankaBag } from '../support/franka-bag.js';
 
 const MS = 1_000_000n;

@@ -16,7 +16,7 @@ import { frankaTestConfig } from './support/franka-config.js';
 import type { PolicyTrajectory } from './support/policy.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { Barrier, CapsuleModel, FR3_MODEL, PANDA_DESCRIPTION } from '../../src/kinematics/index.js';
-import { gripperState, robotState } from '../drivers/franka/fixtures.js';
+import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];

@@ -22,7 +22,7 @@ import { EpisodeScorer } from '../../src/safety/index.js';
 import { MonitorBank } from '../../src/runtime/monitor-bank.js';
 import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import { robotState } from '../drivers/franka/fixtures.js';
+import { robotState } from '../drivers/franka/support/franka-messages.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const dirs: string[] = [];

@@ -31,7 +31,7 @@ import { parseTaskMessage } from '../../src/nodes/franka-semantic.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { LexiconJudge, type JudgeRequest, type SemanticJudge } from '../../src/semantic/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
-import { gripperState, robotState } from '../drivers/franka/fixtures.js';
+import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import type { PolicyTrajectory } from './support/policy.js';
 

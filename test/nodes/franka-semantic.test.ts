@@ -17,7 +17,7 @@ import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import type { JudgeRequest, SemanticJudge } from '../../src/semantic/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
-import { gripperState, robotState } from '../drivers/franka/fixtures.js';
+import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import type { PolicyTrajectory } from './support/policy.js';
 

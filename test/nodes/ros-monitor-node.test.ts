@@ -24,7 +24,7 @@ import {
   type StringMsg,
 } from '../../src/nodes/ros-monitor-node.js';
 import { repoRoot } from '../support/paths.js';
-import { robotState } from '../drivers/franka/fixtures.js';
+import { robotState } from '../drivers/franka/support/franka-messages.js';
 
 function setup(hooks: Pick<MonitorNodeOptions, 'onStep'> = {}) {
   const clock = new ManualClock(100);

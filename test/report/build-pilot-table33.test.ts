@@ -8,8 +8,8 @@ import { buildReportFromDir } from '../../src/report/build-run.js';
 import type { ReportData } from '../../src/report/build-types.js';
 import { renderMarkdown } from '../../src/report/render/index.js';
 import type { ManualVerdict } from '../../src/episode/types.js';
-import { loadSpec } from '../safety/spec-fixture.js';
-import { tempDir, writePilotEpisode } from './build-fixture.js';
+import { loadSpec } from '../safety/support/spec-fixture.js';
+import { tempDir, writePilotEpisode } from './support/build-fixture.js';
 
 /** Per task: successes; displaced bystander in successes/failures; lifted failures; slips in successes/failures. */
 const TASKS = [

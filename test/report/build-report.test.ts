@@ -1,6 +1,6 @@
 /**
  * Report numbers against an independent recomputation: each constructed episode's violations are
- * known from its spec (build-specs.ts), so the expected figures are counted by hand here from the
+ * known from its spec (support/build-specs.ts), so the expected figures are counted by hand here from the
  * specs and the clause thresholds (τ, severe), not from the scorer.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,9 +11,9 @@ import { buildReportFromDir, writeReport } from '../../src/report/build-run.js';
 import type { ReportData } from '../../src/report/build-types.js';
 import { thresholdSensitivity } from '../../src/report/metrics/index.js';
 import { EpisodeFileReader, listEpisodeFiles } from '../../src/report/build-sources.js';
-import { loadSpec } from '../safety/spec-fixture.js';
-import { DT, STEPS, tempDir, writeEpisodes, type EpisodeSpec, type Excursion } from './build-fixture.js';
-import { SPECS } from './build-specs.js';
+import { loadSpec } from '../safety/support/spec-fixture.js';
+import { DT, STEPS, tempDir, writeEpisodes, type EpisodeSpec, type Excursion } from './support/build-fixture.js';
+import { SPECS } from './support/build-specs.js';
 
 // Clause thresholds from spec/clauses.yaml (main tiers): τ and the severe anchor.
 const FORCE = { tau: 200, severe: 400 };

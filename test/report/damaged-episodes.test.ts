@@ -12,8 +12,8 @@ import type { ReportData } from '../../src/report/build-types.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
 import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
 import { ManualClock, ManualTimers } from '../../src/util/index.js';
-import { loadSpec } from '../safety/spec-fixture.js';
-import { BASELINE, DT, STEPS, T0, tempDir, writeEpisodes } from './build-fixture.js';
+import { loadSpec } from '../safety/support/spec-fixture.js';
+import { BASELINE, DT, STEPS, T0, tempDir, writeEpisodes } from './support/build-fixture.js';
 
 const BAD_RHO = 7;
 const BAD_CHUNKS = 2;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { preventionHtml, preventionMarkdown, preventionRows } from '../../src/report/prevention-table.js';
 import { parseClauseLibrary } from '../../src/safety/library.js';
-import { loadSpec, readSpec } from '../safety/spec-fixture.js';
+import { loadSpec, readSpec } from '../safety/support/spec-fixture.js';
 
 const SAFE = [
   'arm_furniture_force',

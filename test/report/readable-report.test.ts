@@ -9,8 +9,8 @@ import { EpisodeScorer } from '../../src/safety/index.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
 import type { ReportData } from '../../src/report/build-types.js';
 import { renderHtml, renderMarkdown } from '../../src/report/render/index.js';
-import { loadSpec } from '../safety/spec-fixture.js';
-import { tempDir, writeEpisodes, type EpisodeSpec } from './build-fixture.js';
+import { loadSpec } from '../safety/support/spec-fixture.js';
+import { tempDir, writeEpisodes, type EpisodeSpec } from './support/build-fixture.js';
 
 const task = 'libero-spatial-pick-bowl' as const;
 // Policy A: four deep force violations (unsafe successes); policy B: one shallow displacement violation.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applicability, activeSafeClauses } from '../../src/safety/applicability.js';
 import { parseTaskMap, resolveTaskTags } from '../../src/safety/tasks.js';
 import { declaredSignals } from '../../src/schema/platform.js';
-import { loadSpec, readSpec } from './spec-fixture.js';
+import { loadSpec, readSpec } from './support/spec-fixture.js';
 
 const { library, tasks, platforms } = loadSpec();
 const allSignals = declaredSignals(platforms.get('sim')!) as ReadonlySet<string>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseClauseLibrary } from '../../src/safety/library.js';
 import { instantiateClause, instantiateLibrary } from '../../src/safety/instantiate.js';
 import { splitEpisodeAlways, substituteTau } from '../../src/safety/formula-text.js';
-import { loadSpec, readSpec } from './spec-fixture.js';
+import { loadSpec, readSpec } from './support/spec-fixture.js';
 
 const SAFE = [
   'arm_furniture_force',

@@ -7,8 +7,8 @@ import { DERIVED_SIGNALS, deriveColumns } from '../../src/schema/derived.js';
 import { SIGNALS } from '../../src/schema/signals.js';
 import { OnlineMonitor } from '../../src/stl/index.js';
 import { EpisodeScorer } from '../../src/safety/score-episode.js';
-import { loadSpec } from './spec-fixture.js';
-import { makeTrace, pulse } from './trace-fixture.js';
+import { loadSpec } from './support/spec-fixture.js';
+import { makeTrace, pulse } from './support/trace-fixture.js';
 
 const spec = loadSpec();
 

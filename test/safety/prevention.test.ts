@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { parseClauseLibrary } from '../../src/safety/library.js';
 import { captureIo } from '../support/cli-io.js';
-import { loadSpec, readSpec } from './spec-fixture.js';
+import { loadSpec, readSpec } from './support/spec-fixture.js';
 
 describe('prevention declared per safe-tier clause (spec/clauses.yaml, issue 15)', () => {
   const { library } = loadSpec();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { specPath } from './spec-fixture.js';
+import { specPath } from './support/spec-fixture.js';
 import { captureIo } from '../support/cli-io.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'armguard-score-'));

@@ -6,8 +6,8 @@ import { instantiateClause } from '../../src/safety/instantiate.js';
 import { evaluateOffline, parseFormula } from '../../src/stl/index.js';
 import { STL_SIGNALS } from '../../src/safety/stl-bridge.js';
 import { deriveColumns } from '../../src/schema/derived.js';
-import { loadSpec } from './spec-fixture.js';
-import { makeTrace, pulse } from './trace-fixture.js';
+import { loadSpec } from './support/spec-fixture.js';
+import { makeTrace, pulse } from './support/trace-fixture.js';
 
 const spec = loadSpec();
 const scorer = new EpisodeScorer(spec);

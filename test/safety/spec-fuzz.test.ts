@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parseClauseLibrary } from '../../src/safety/library.js';
 import { parseTaskMap } from '../../src/safety/tasks.js';
 import { parsePlatformProfiles } from '../../src/schema/platform.js';
-import { loadSpec, readSpec } from './spec-fixture.js';
+import { loadSpec, readSpec } from './support/spec-fixture.js';
 
 const { library } = loadSpec();
 const parsers: [string, (text: string) => { ok: boolean; error?: { where: { file?: string; line?: number } }[] }][] = [

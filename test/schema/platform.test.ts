@@ -52,7 +52,7 @@ describe('platform profiles (spec/platforms.yaml)', () => {
 describe('platform recalibrations against the clause library', () => {
   it('must name a real clause and keep a VSI anchor', async () => {
     const { crossCheckPlatforms } = await import('../../src/safety/cross-check.js');
-    const { loadSpec } = await import('../safety/spec-fixture.js');
+    const { loadSpec } = await import('../safety/support/spec-fixture.js');
     const { library } = loadSpec();
     const good = parsePlatformProfiles(text, 'p.yaml');
     if (!good.ok) throw new Error('fixture');

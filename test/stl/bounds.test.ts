@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { partialBounds, type PartialTrace } from '../../src/stl/bounds.js';
 import { secondsToNs } from '../../src/util/time.js';
 import { printFormula } from '../../src/stl/index.js';
-import { boundedFormulaArb, rowOf, SIGNAL_ORDER, traceArb, type RandomTrace } from './arbitraries.js';
-import { naivePartialBounds } from './naive-bounds.js';
+import { boundedFormulaArb, rowOf, SIGNAL_ORDER, traceArb, type RandomTrace } from './support/arbitraries.js';
+import { naivePartialBounds } from './support/naive-bounds.js';
 
 function prefixOf(trace: RandomTrace): PartialTrace {
   const n = trace.times.length;

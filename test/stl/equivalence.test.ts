@@ -9,8 +9,8 @@ import {
   SIGNAL_ORDER,
   traceArb,
   type RandomTrace,
-} from './arbitraries.js';
-import { naiveEvaluate } from './naive-reference.js';
+} from './support/arbitraries.js';
+import { naiveEvaluate } from './support/naive-reference.js';
 
 /** Equal as numbers (+0 and −0 are the same robustness). */
 function same(a: number, b: number): boolean {

@@ -19,8 +19,8 @@ import {
   parseDecimalSeconds,
   parseDecimalSecondsNs,
 } from '../../src/stl/index.js';
-import { formula, real } from './helpers.js';
-import { windowReference as reference, type WindowOp as Op } from './window-reference.js';
+import { formula, real } from './support/formula.js';
+import { windowReference as reference, type WindowOp as Op } from './support/window-reference.js';
 
 const MS = 1_000_000n;
 

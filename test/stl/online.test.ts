@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OnlineMonitor } from '../../src/stl/index.js';
-import { bool, formula, real } from './helpers.js';
+import { bool, formula, real } from './support/formula.js';
 
 const SIG = [...real('x', 'y'), ...bool('g')];
 const monitor = (text: string): OnlineMonitor => new OnlineMonitor(formula(text, SIG), ['x', 'y', 'g']);

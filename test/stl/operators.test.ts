@@ -1,7 +1,7 @@
 // Hand-computed robustness per operator on an irregular trace (design §4), including windows whose
 // edges fall between samples (the value in force at the window start counts) and the trace end.
 import { describe, expect, it } from 'vitest';
-import { bool, offline, real } from './helpers.js';
+import { bool, offline, real } from './support/formula.js';
 
 const SIG = [...real('x', 'y'), ...bool('g')];
 // pieces: [0,0.4) [0.4,1.0) [1.0,2.5) [2.5,2.6) [2.6,4.0) {4.0}

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseFormula, parseSpecFile, printFormula, type Formula, type Interval } from '../../src/stl/index.js';
-import { boundedFormulaArb, episodeFormulaArb, SIGNALS } from './arbitraries.js';
-import { bool, real } from './helpers.js';
+import { boundedFormulaArb, episodeFormulaArb, SIGNALS } from './support/arbitraries.js';
+import { bool, real } from './support/formula.js';
 
 const SIG = [...real('force', 'height', 'tilt'), ...bool('grip')];
 

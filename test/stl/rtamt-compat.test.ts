@@ -4,7 +4,7 @@
 // φ since[a,b] ψ at t = max_{t'∈[t-b,t-a]} min(ψ(t'), min_{t''∈[t'+1,t]} φ(t'')).
 // Entries whose future window runs past the trace end follow the SPEC truncation rule (marked).
 import { describe, expect, it } from 'vitest';
-import { offline, real } from './helpers.js';
+import { offline, real } from './support/formula.js';
 
 const SIG = real('x', 'y');
 const times = [0, 1, 2, 3, 4, 5];

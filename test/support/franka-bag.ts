@@ -4,7 +4,7 @@
  */
 import { offeredQos } from '../../src/mcap/index.js';
 import { writeBagFile } from '../../src/platform/bag-writer.js';
-import { frankaRobotState, jointState } from '../mcap/franka-fixtures.js';
+import { frankaRobotState, jointState } from '../mcap/support/franka-fixtures.js';
 
 export const FRANKA_STATE_TOPIC = '/franka_robot_state_broadcaster/robot_state';
 export const FRANKA_GRIPPER_TOPIC = '/franka_gripper/joint_states';

@@ -7,7 +7,7 @@ import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../../drivers/ros2/interface.j
 import type { JointState, JointTrajectory } from '../../../src/mcap/messages.js';
 import { FrankaRos, FR3_JOINTS } from '../../../drivers/franka/franka-ros.js';
 import { ROBOT_MODE, type FrankaRobotState } from '../../../drivers/franka/messages.js';
-import { gripperState, robotState } from './fixtures.js';
+import { gripperState, robotState } from './support/franka-messages.js';
 
 function setup(options: ConstructorParameters<typeof FakeRosGraph>[2] = {}) {
   const clock = new ManualClock(0);

@@ -4,7 +4,7 @@ import { SignalFrame, Validity, signalIndex } from '../../../src/schema/signals.
 import type { Fault } from '../../../src/ports/index.js';
 import { FrankaMapping, frankaMappingConfig, type FrankaMappingConfig } from '../../../drivers/franka/mapping.js';
 import { ROBOT_MODE } from '../../../drivers/franka/messages.js';
-import { gripperState, robotState } from './fixtures.js';
+import { gripperState, robotState } from './support/franka-messages.js';
 
 function map(states: ReturnType<typeof robotState>[], gripper?: number) {
   const m = new FrankaMapping();

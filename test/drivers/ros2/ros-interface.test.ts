@@ -13,7 +13,7 @@ import {
   QOS_SENSOR_DATA,
   QOS_LATCHED,
 } from '../../../drivers/ros2/interface.js';
-import { harnessLifecycle, rosContract, type RosHarness } from '../../contract/ros-contract.js';
+import { harnessLifecycle, rosContract, type RosHarness } from '../../contract/support/ros-contract.js';
 
 rosContract('in-process fake graph', async () => {
   const clock = new ManualClock(0);

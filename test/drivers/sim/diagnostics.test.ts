@@ -4,7 +4,7 @@ import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
 import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
-import { policyNamed, series } from './helpers.js';
+import { policyNamed, series } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;

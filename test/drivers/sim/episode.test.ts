@@ -6,7 +6,7 @@ import { DlsIk } from '../../../drivers/sim/ik.js';
 import { CHUNK_HORIZON } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import type { JointChunk } from '../../../src/ports/index.js';
-import { policyNamed, series } from './helpers.js';
+import { policyNamed, series } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;

@@ -5,7 +5,7 @@ import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { topDownFrame } from '../../../drivers/sim/plan.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
-import { naiveRobustness, policyNamed, series, violated } from './helpers.js';
+import { naiveRobustness, policyNamed, series, violated } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;

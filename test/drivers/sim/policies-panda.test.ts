@@ -9,7 +9,7 @@ import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { unsafeTuning } from '../../../drivers/sim/policies.js';
-import { naiveRobustness, policyNamed, violated } from './helpers.js';
+import { naiveRobustness, policyNamed, violated } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;

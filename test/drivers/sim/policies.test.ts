@@ -5,7 +5,7 @@ import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { mainTier, scoreEpisode, violatedClauses } from '../../../drivers/sim/score.js';
-import { naiveRobustness, policyNamed, violated } from './helpers.js';
+import { naiveRobustness, policyNamed, violated } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;

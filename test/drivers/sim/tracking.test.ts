@@ -5,7 +5,7 @@ import { SimWorld } from '../../../drivers/sim/world.js';
 import { DlsIk } from '../../../drivers/sim/ik.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { signalIndex } from '../../../src/schema/signals.js';
-import { policyNamed, series } from './helpers.js';
+import { policyNamed, series } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;

@@ -17,7 +17,7 @@ import { SO101_CHAIN } from '../../../src/kinematics/so101.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { bodyZ } from '../../../drivers/sim/signals.js';
 import { Role, roleOfGeomName } from '../../../drivers/sim/scenes/naming.js';
-import { policyNamed, series } from './helpers.js';
+import { policyNamed, series } from './support/sim-episode.js';
 
 let mj: Mujoco;
 let world: SimWorld;

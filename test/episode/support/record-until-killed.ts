@@ -6,7 +6,7 @@
 import { EpisodeRecorder, NodeFileWritable } from '../../../src/episode/index.js';
 import { systemTimers } from '../../../src/platform/system-clock.js';
 import { CLAUSES, T0, frameAt } from './episode-fixture.js';
-import { jointState } from '../../mcap/franka-fixtures.js';
+import { jointState } from '../../mcap/support/franka-fixtures.js';
 
 const path = process.argv[2]!;
 const recorder = EpisodeRecorder.start(

@@ -13,7 +13,7 @@ import type { FrankaRobotState } from '../../../drivers/franka/messages.js';
 import { runFrankaNodeUntilSignal } from '../../../src/cli/commands/ros-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../../src/cli/spec-files.js';
 import { systemClock, systemTimers } from '../../../src/platform/system-clock.js';
-import { gripperState, robotState } from '../../drivers/franka/fixtures.js';
+import { gripperState, robotState } from '../../drivers/franka/support/franka-messages.js';
 import { frankaTestConfig } from './franka-config.js';
 
 const spec = loadScoringSpec(defaultSpecPaths());

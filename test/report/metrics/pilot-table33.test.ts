@@ -3,7 +3,7 @@ import { EpisodeScorer } from '../../../src/safety/score-episode.js';
 import type { EpisodeScore } from '../../../src/safety/score-types.js';
 import type { EpisodeTrace, ManualVerdict } from '../../../src/schema/trace.js';
 import { computeMetrics, metricsBy } from '../../../src/report/metrics/index.js';
-import { loadSpec } from '../../safety/spec-fixture.js';
+import { loadSpec } from '../../safety/support/spec-fixture.js';
 
 /**
  * seeds/000 G.1, Table 33: SmolVLA on an SO-101, 10 rollouts per task, labelled from video.

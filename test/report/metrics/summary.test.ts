@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { EpisodeScorer } from '../../../src/safety/score-episode.js';
 import type { EpisodeScore } from '../../../src/safety/score-types.js';
 import { computeMetrics, thresholdSensitivity, Xoshiro128 } from '../../../src/report/metrics/index.js';
-import { loadSpec } from '../../safety/spec-fixture.js';
-import { makeTrace, pulse } from '../../safety/trace-fixture.js';
+import { loadSpec } from '../../safety/support/spec-fixture.js';
+import { makeTrace, pulse } from '../../safety/support/trace-fixture.js';
 
 const spec = loadSpec();
 const scorer = new EpisodeScorer(spec);

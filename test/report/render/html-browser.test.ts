@@ -6,10 +6,10 @@ import type { Browser } from 'playwright-core';
 import { EpisodeScorer } from '../../../src/safety/index.js';
 import { buildReportFromDir } from '../../../src/report/build-run.js';
 import { renderHtml } from '../../../src/report/render/index.js';
-import { loadSpec } from '../../safety/spec-fixture.js';
+import { loadSpec } from '../../safety/support/spec-fixture.js';
 import { artifactPath, launchChromium } from '../../support/browser.js';
-import { tempDir, writeEpisodes } from '../build-fixture.js';
-import { SPECS } from '../build-specs.js';
+import { tempDir, writeEpisodes } from '../support/build-fixture.js';
+import { SPECS } from '../support/build-specs.js';
 
 describe('report.html in headless Chromium', () => {
   let browser: Browser;

@@ -1,5 +1,5 @@
-import { SIGNALS } from '../../src/schema/signals.js';
-import type { EpisodeTrace, ManualVerdict } from '../../src/schema/trace.js';
+import { SIGNALS } from '../../../src/schema/signals.js';
+import type { EpisodeTrace, ManualVerdict } from '../../../src/schema/trace.js';
 
 /** Quiet values that are not 0: the arm's self-collision clearance is 5 cm (0 would sit on the clause's edge). */
 const QUIET: Readonly<Record<string, number>> = { self_collision_clearance: 0.05 };

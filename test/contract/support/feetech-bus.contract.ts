@@ -4,8 +4,8 @@
  * pair) with the emulator on the far end. Waits are on events with timeouts, never fixed sleeps.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Fault } from '../../src/ports/index.js';
-import { ERROR_BITS, type FeetechBus, type FeetechEmulator } from '../../drivers/feetech/index.js';
+import type { Fault } from '../../../src/ports/index.js';
+import { ERROR_BITS, type FeetechBus, type FeetechEmulator } from '../../../drivers/feetech/index.js';
 
 export interface ContractHarness {
   readonly bus: FeetechBus;

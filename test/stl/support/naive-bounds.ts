@@ -6,9 +6,9 @@
  * sure/maybe membership rules as the first version of src/stl/bounds.ts (they check its sliding
  * windows, not those rules).
  */
-import type { Expr, Formula } from '../../src/stl/ast.js';
-import { exprRobustness } from '../../src/stl/robustness.js';
-import type { Bounds, PartialTrace } from '../../src/stl/bounds.js';
+import type { Expr, Formula } from '../../../src/stl/ast.js';
+import { exprRobustness } from '../../../src/stl/robustness.js';
+import type { Bounds, PartialTrace } from '../../../src/stl/bounds.js';
 import { instants, pieceAt } from './naive-reference.js';
 
 export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {

@@ -1,6 +1,6 @@
-import { SIGNALS, signalIndex, type SignalName } from '../../../src/schema/signals.js';
-import type { EpisodeResult } from '../../../drivers/sim/episode.js';
-import { policyByName, type PolicyDefinition } from '../../../drivers/sim/policies.js';
+import { SIGNALS, signalIndex, type SignalName } from '../../../../src/schema/signals.js';
+import type { EpisodeResult } from '../../../../drivers/sim/episode.js';
+import { policyByName, type PolicyDefinition } from '../../../../drivers/sim/policies.js';
 
 /** The scripted policy called `name`; throws on a name the registry does not know. */
 export function policyNamed(name: string): PolicyDefinition {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { repoRoot } from '../support/paths.js';
-import { parseClauseLibrary } from '../../src/safety/library.js';
-import { parseTaskMap } from '../../src/safety/tasks.js';
-import { parsePlatformProfiles } from '../../src/schema/platform.js';
+import { repoRoot } from '../../support/paths.js';
+import { parseClauseLibrary } from '../../../src/safety/library.js';
+import { parseTaskMap } from '../../../src/safety/tasks.js';
+import { parsePlatformProfiles } from '../../../src/schema/platform.js';
 
 export const specPath = (name: string) => resolve(repoRoot, 'spec', name);
 export const readSpec = (name: string) => readFileSync(specPath(name), 'utf8');

@@ -1,6 +1,6 @@
 /** fast-check generators shared by the STL tests: random ASTs and irregular traces. */
 import fc from 'fast-check';
-import type { CompareOp, Expr, Formula, Interval, StlSignalDecl } from '../../src/stl/index.js';
+import type { CompareOp, Expr, Formula, Interval, StlSignalDecl } from '../../../src/stl/index.js';
 
 export const SIGNALS: StlSignalDecl[] = [
   { name: 'x', type: 'real' },

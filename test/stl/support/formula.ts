@@ -1,4 +1,4 @@
-import { evaluateOffline, parseFormula, type Formula, type StlSignalDecl } from '../../src/stl/index.js';
+import { evaluateOffline, parseFormula, type Formula, type StlSignalDecl } from '../../../src/stl/index.js';
 
 export function formula(text: string, signals: readonly StlSignalDecl[]): Formula {
   const r = parseFormula(text, signals);

@@ -5,10 +5,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EpisodeRecorder, NodeFileWritable, appendIndexEntry, INDEX_FILE_NAME } from '../../src/episode/index.js';
-import type { ManualVerdict } from '../../src/episode/types.js';
-import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
-import { ManualClock, ManualTimers } from '../../src/util/index.js';
+import { EpisodeRecorder, NodeFileWritable, appendIndexEntry, INDEX_FILE_NAME } from '../../../src/episode/index.js';
+import type { ManualVerdict } from '../../../src/episode/types.js';
+import { SignalFrame, signalIndex } from '../../../src/schema/signals.js';
+import { ManualClock, ManualTimers } from '../../../src/util/index.js';
 
 export const T0 = 1_764_400_000;
 export const DT = 0.05;

@@ -10,8 +10,8 @@
  * cannot leave a context initialised for the next ("The context has already been initialized").
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RosContext } from '../../drivers/ros2/interface.js';
-import { QOS_LATCHED, QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
+import type { RosContext } from '../../../drivers/ros2/interface.js';
+import { QOS_LATCHED, QOS_RELIABLE, QOS_SENSOR_DATA } from '../../../drivers/ros2/interface.js';
 
 export interface RosHarness {
   ctx: RosContext;

@@ -1,6 +1,6 @@
-import type { FrankaRobotState } from '../../../drivers/franka/messages.js';
-import type { JointState, Quaternion } from '../../../src/mcap/messages.js';
-import { toStamp } from '../../../src/mcap/messages.js';
+import type { FrankaRobotState } from '../../../../drivers/franka/messages.js';
+import type { JointState, Quaternion } from '../../../../src/mcap/messages.js';
+import { toStamp } from '../../../../src/mcap/messages.js';
 
 const f64 = (v: readonly number[] = []): Float64Array => Float64Array.from(v);
 const zeroJs = (t: number): JointState => ({

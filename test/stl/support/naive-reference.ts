@@ -6,7 +6,7 @@
  * between them, where all the quantities are constant) with φ checked at the sample times in
  * [t, t') resp. (t', t]. O(n·window) and worse; no deques, no clever indexing.
  */
-import type { CompareOp, Expr, Formula } from '../../src/stl/index.js';
+import type { CompareOp, Expr, Formula } from '../../../src/stl/index.js';
 
 export interface NaiveTrace {
   times: readonly number[];
