@@ -3,6 +3,8 @@
  * JSON; the in-memory chunk is src/schema/chunk.ts's (also the ports' `JointChunk`).
  */
 
+import type { ChunkBandRecord } from './band-stage.js';
+
 /** The in-memory chunk (src/schema/chunk.ts), as the gate names it. */
 export type { JointChunk as GateChunk } from '../schema/chunk.js';
 
@@ -46,6 +48,8 @@ export interface ExecutedChunk {
   readonly minH?: number;
   /** Largest shortfall of the barrier condition h(u_k) ≥ (1−γ)h(u_{k−1}) on the executed chunk (m; 0 = met). */
   readonly cbfViolation?: number;
+  /** What the warning band did after the CBF (absent when it was not run or passed the chunk unchanged). */
+  readonly band?: ChunkBandRecord;
 }
 
 /** Result out, as JSON. */
@@ -62,6 +66,7 @@ export interface ChunkResultMessage {
   modification?: number;
   minH?: number;
   cbfViolation?: number;
+  band?: ChunkBandRecord;
 }
 
 export function describeRejection(r: ChunkRejection): string {
@@ -97,5 +102,6 @@ export function toResultMessage(r: ExecutedChunk, t: number, joints: number): Ch
   if (r.modification !== undefined) msg.modification = r.modification;
   if (r.minH !== undefined && Number.isFinite(r.minH)) msg.minH = r.minH;
   if (r.cbfViolation !== undefined) msg.cbfViolation = r.cbfViolation;
+  if (r.band !== undefined) msg.band = r.band;
   return msg;
 }

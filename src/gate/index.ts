@@ -55,3 +55,18 @@ export { HoldOnlyFilter, type HoldOnlyConfig } from './hold-only-filter.js';
 export { StepwiseCbfBaseline, type StepwiseCbfBaselineConfig } from './stepwise-filter.js';
 export { OrientationBarrier } from './orientation-barrier.js';
 export { BarrierStack } from './barrier-stack.js';
+export {
+  WarningBand,
+  bandClauses,
+  type ApproachModel,
+  type BandClauseSpec,
+  type BandOutcome,
+  type BandState,
+  type BandStatus,
+  type ChunkMotionModel,
+  type GripModel,
+  type LoadModel,
+  type MotionTrace,
+  type WarningBandConfig,
+} from './warning-band.js';
+export { bandRecord, bandStateOf, describeBand, type ChunkBandRecord, type ChunkBandStage } from './band-stage.js';

@@ -1,9 +1,10 @@
 /**
  * The only path from a proposed chunk to the CommandSink (design §7, §12): screen → gate state →
- * present joint state → CBF filter → sink. Whatever fails, the chunk is rejected or held and never
+ * present joint state → CBF filter → warning band (when the platform has one) → sink. Whatever fails, the chunk is rejected or held and never
  * forwarded; what is forwarded is a copy of the filter's output (or of a nominal chunk the filter
  * found already safe). Faults become gate holds; nothing throws out of `submit`.
  */
+import { bandRecord, describeBand } from '../gate/band-stage.js';
 import type { ChunkFilter } from '../gate/cbf-types.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { describeRejection } from '../gate/chunk.js';
@@ -11,6 +12,7 @@ import type { ChunkScreen } from '../gate/chunk-screen.js';
 import { describeCause } from '../gate/events.js';
 import type { Gate } from '../gate/gate.js';
 import type { StaleObstacle } from '../gate/tracked-obstacles.js';
+import type { BandOutcome, BandState, WarningBand } from '../gate/warning-band.js';
 import type { CommandSink, Fault, JointChunk, JointStateSource } from '../ports/index.js';
 
 export interface ChunkExecutorOptions {
@@ -29,6 +31,12 @@ export interface ChunkExecutorOptions {
    * (stale-signal fault from 'tracking').
    */
   readonly obstacles?: { refresh(now: number): StaleObstacle | null };
+  /**
+   * The warning band (issue 15) on the chunk the CBF passed, before the sink: it predicts the
+   * force, torque and grasp clauses along the chunk and slows, bends or holds it inside ε. `state`
+   * is the grip state at the time of the chunk (the present signal frame).
+   */
+  readonly band?: { readonly band: WarningBand; state(now: number): BandState };
   /** Reported to on every decision. */
   readonly onResult?: (result: ExecutedChunk, now: number) => void;
 }
@@ -121,16 +129,39 @@ export class ChunkExecutor implements ChunkPath {
         return { ...this.held(id, gate), slackUsed: outcome.slackUsed };
       case 'unchanged':
       case 'filtered': {
-        const modified = outcome.status === 'filtered';
+        let targets = outcome.targets;
+        let band: BandOutcome | undefined;
+        if (this.o.band) {
+          try {
+            band = this.o.band.band.filter(
+              outcome.targets,
+              chunk.horizon,
+              chunk.joints,
+              chunk.dt,
+              this.q0,
+              this.o.band.state(now),
+            );
+          } catch (e) {
+            gate.fault(now, { kind: 'disconnect', source: 'warning band', detail: `threw: ${message(e)}` });
+            return this.held(id, gate);
+          }
+          if (band.status !== 'unchanged') targets = band.targets;
+          else band = undefined;
+        }
+        const filtered = outcome.status === 'filtered';
+        const modified = filtered || band !== undefined;
         const forward: JointChunk = {
           id,
           stamp: chunk.stamp,
           horizon: chunk.horizon,
           joints: chunk.joints,
           dt: chunk.dt,
-          targets: Float64Array.from(outcome.targets),
+          targets: Float64Array.from(targets),
         };
-        const { slackUsed, modification, minH, cbfViolation } = outcome;
+        const { slackUsed, minH, cbfViolation } = outcome;
+        const modification = band
+          ? armModification(forward.targets, chunk.targets, chunk.joints, this.o.band!.band.config.armJoints)
+          : outcome.modification;
         try {
           sink.execute(forward, now);
         } catch (e) {
@@ -138,18 +169,20 @@ export class ChunkExecutor implements ChunkPath {
           return this.held(id, gate);
         }
         gate.chunkExecuted(now, id, modified);
+        const cbfReason = filtered
+          ? `CBF modified the chunk by up to ${outcome.modification.toPrecision(3)} rad`
+          : 'chunk already satisfies the barrier and limits';
         return {
           id,
           verdict: modified ? 'filtered' : 'executed',
           code: modified ? 'filtered' : 'ok',
-          reason: modified
-            ? `CBF modified the chunk by up to ${modification.toPrecision(3)} rad`
-            : 'chunk already satisfies the barrier and limits',
+          reason: band ? `${cbfReason}; ${describeBand(band)}` : cbfReason,
           targets: forward.targets,
           slackUsed,
           modification,
-          minH,
-          cbfViolation,
+          // minH and the barrier condition describe the chunk the CBF checked; a chunk the band
+          // changed afterwards (slowed along or frozen on that path) is not re-checked, so they are left out.
+          ...(band ? { band: bandRecord(band)! } : { minH, cbfViolation }),
         };
       }
     }
@@ -159,6 +192,13 @@ export class ChunkExecutor implements ChunkPath {
     const cause = gate.holdCause;
     return { id, verdict: 'held', code: cause?.kind ?? 'hold', reason: cause ? describeCause(cause) : 'gate holding' };
   }
+}
+
+/** max |u − u_nom| over the first `arm` columns of each row. */
+function armModification(u: Float64Array, nominal: Float64Array, columns: number, arm: number): number {
+  let mod = 0;
+  for (let c = 0; c < u.length; c++) if (c % columns < arm) mod = Math.max(mod, Math.abs(u[c]! - nominal[c]!));
+  return mod;
 }
 
 function message(e: unknown): string {

@@ -4,6 +4,7 @@
  * simulator's tick) hand it the recorder of the running episode; the runtime never opens files —
  * the entry point supplies the episode store (src/episode's EpisodeManager) behind these ports.
  */
+import { describeBand } from '../gate/band-stage.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { describeCause, type GateEvent } from '../gate/events.js';
 import type { ClauseMargins } from '../gate/margins.js';
@@ -92,10 +93,14 @@ export class EpisodeTap {
     this.recorder()?.executedChunk(now, chunk, chunk.id, 'held', 0);
   }
 
-  /** The chunk path's decision: held and rejected chunks become gate events naming why. */
+  /**
+   * The chunk path's decision: held and rejected chunks become gate events naming why, and so does
+   * a chunk the warning band slowed, bent or held ('warning-band', naming the action and clause).
+   */
   chunkResult(r: ExecutedChunk, t: number): void {
     if (r.verdict === 'held' || r.verdict === 'rejected')
       this.event(t, `chunk-${r.verdict}`, `${r.id}: ${r.code}: ${r.reason}`);
+    else if (r.band) this.event(t, 'warning-band', `${r.id}: ${describeBand(r.band)}`);
   }
 
   event(t: number, event: string, detail?: string): void {

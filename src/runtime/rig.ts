@@ -3,14 +3,15 @@
  * source, command sink, joint state), the clause monitors for its task, its limits and clock, and
  * its barrier model for proposed chunks. A platform's entry point builds the concrete parts (serial
  * bus, ROS node, bag player); `composePipeline` turns a rig into the one runtime every platform
- * runs: source → monitors → gate → sink, and screen → CBF filter → sink for chunks.
+ * runs: source → monitors → gate → sink, and screen → CBF filter → warning band → sink for chunks.
  */
+import { bandStateOf, type ChunkBandStage } from '../gate/band-stage.js';
 import type { ChunkCbfFilter } from '../gate/cbf-filter.js';
 import type { ChunkScreen } from '../gate/chunk-screen.js';
 import { Gate, type GateConfig } from '../gate/gate.js';
 import type { StaleObstacle } from '../gate/tracked-obstacles.js';
 import type { CommandSink, JointStateSource, SignalSource } from '../ports/index.js';
-import type { SignalFrame } from '../schema/signals.js';
+import { SignalFrame } from '../schema/signals.js';
 import type { Clock } from '../util/clock.js';
 import { ChunkExecutor, type ChunkPath } from './chunk-executor.js';
 import type { GateEventSink } from './events.js';
@@ -34,6 +35,12 @@ export type BarrierModel =
       readonly maxStateAge: number;
       /** Tracked obstacles moved into the barrier before each chunk (a stale one holds). */
       readonly obstacles?: { refresh(now: number): StaleObstacle | null };
+      /**
+       * The chunk warning band after the CBF, before the sink (issue 15): predicts the force,
+       * torque and grasp clauses along the chunk the CBF passed, from the grip state of the latest
+       * mapped frame, and slows, bends or holds it inside ε. Gate on only (a baseline runs without it).
+       */
+      readonly band?: ChunkBandStage;
     };
 
 export interface RigLimits {
@@ -61,6 +68,9 @@ export interface PlatformRig {
   readonly barrier: BarrierModel;
 }
 
+/** No signal seen: not gripping, held height unknown. */
+const EMPTY_FRAME = new SignalFrame();
+
 export interface ComposedRuntime {
   readonly gate: Gate;
   readonly pipeline: Pipeline;
@@ -78,7 +88,10 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
   const onResult = (r: Parameters<GateEventSink['chunkResult']>[0], t: number): void => events.chunkResult(r, t);
   let chunks: ChunkPath | undefined;
   let sink = rig.sink;
+  // The band reads the grip state from the pipeline's mapped frame, which exists once the pipeline does.
+  const mapped: { frame: SignalFrame | null } = { frame: null };
   if (b.kind === 'cbf' && gating) {
+    const band = b.band;
     chunks = new ChunkExecutor({
       gate,
       screen: b.screen,
@@ -88,6 +101,14 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
       maxStateAge: b.maxStateAge,
       onResult,
       ...(b.obstacles ? { obstacles: b.obstacles } : {}),
+      ...(band
+        ? {
+            band: {
+              band: band.band,
+              state: () => bandStateOf(mapped.frame ?? EMPTY_FRAME, band.supportForce),
+            },
+          }
+        : {}),
     });
   } else if (b.kind === 'cbf') {
     const baseline = new GateOffBaseline({ gate, screen: b.screen, arm: rig.sink, onResult });
@@ -104,5 +125,6 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
     ...(rig.mapping ? { mapping: rig.mapping } : {}),
     ...(chunks ? { chunks } : {}),
   });
+  mapped.frame = pipeline.frame;
   return { gate, pipeline, screen: b.kind === 'cbf' ? b.screen : undefined };
 }

@@ -8,8 +8,11 @@ import type { Mujoco, SimWorld } from '../../../drivers/sim/index.js';
 import { SimChunkMotion } from '../../../drivers/sim/chunk-motion.js';
 import { WarningBand, bandClauses, type ApproachModel, type BandOutcome } from '../../gate/warning-band.js';
 import type { JointChunk } from '../../ports/index.js';
+import { bandStateOf } from '../../gate/band-stage.js';
+// one description of a band outcome for the demo and the runtime's chunk path
+export { describeBand } from '../../gate/band-stage.js';
 import type { ClauseInstance } from '../../safety/index.js';
-import { Validity, signalIndex, type SignalFrame } from '../../schema/signals.js';
+import type { SignalFrame } from '../../schema/signals.js';
 import { OBJ_JOINT } from '../../../drivers/sim/world.js';
 
 /**
@@ -40,9 +43,6 @@ export class DemoPrevention {
   readonly band: WarningBand;
   private readonly motion: SimChunkMotion;
   private readonly q0: Float64Array;
-  private readonly grip = signalIndex('gripper_contact')!;
-  private readonly above = signalIndex('obj_above_table')!;
-  private readonly support = signalIndex('target_furniture_contact_force')!;
 
   constructor(
     mj: Mujoco,
@@ -85,15 +85,14 @@ export class DemoPrevention {
   /** The chunk the band lets through from the arm's present position and the frame's grip state. */
   filter(chunk: JointChunk, frame: SignalFrame): DemoPreventionResult {
     this.world.readJoints(this.q0);
-    const gripping = frame.validity[this.grip] === Validity.Valid && (frame.values[this.grip] ?? 0) > 0.5;
-    const heldHeight = frame.validity[this.above] === Validity.Valid ? (frame.values[this.above] ?? NaN) : NaN;
-    const supported =
-      frame.validity[this.support] === Validity.Valid && (frame.values[this.support] ?? 0) > SUPPORT_FORCE;
-    const o = this.band.filter(chunk.targets, chunk.horizon, chunk.joints, chunk.dt, this.q0, {
-      gripping,
-      heldHeight,
-      supported,
-    });
+    const o = this.band.filter(
+      chunk.targets,
+      chunk.horizon,
+      chunk.joints,
+      chunk.dt,
+      this.q0,
+      bandStateOf(frame, SUPPORT_FORCE),
+    );
     return {
       chunk: o.status === 'unchanged' ? chunk : { ...chunk, targets: Float64Array.from(o.targets) },
       outcome: o,
@@ -103,16 +102,4 @@ export class DemoPrevention {
   dispose(): void {
     this.motion.dispose();
   }
-}
-
-/** "held from step 12 (max_contact_force predicted margin 3.1 < ε)"-style reason for the episode record. */
-export function describeBand(o: BandOutcome): string {
-  if (o.status === 'unchanged') return 'ok';
-  const what =
-    o.status === 'slowed'
-      ? `slowed ×${o.scale}`
-      : o.status === 'bent'
-        ? 'bent into range'
-        : `arm held from step ${o.heldFrom}`;
-  return `warning band: ${what} (${o.clause} predicted margin ${Number.isFinite(o.margin) ? o.margin.toPrecision(3) : String(o.margin)} at step ${o.step})`;
 }
