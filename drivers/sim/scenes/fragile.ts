@@ -4,8 +4,13 @@
  * cylinder with a glass bottle's mass and friction — stands on the direct path between them.
  * Built from an arm scene (SO-101 or Panda) by swapping its tabletop for this layout, so the arm
  * is exactly the scene's own. Placements are drawn per seed: cup and box ±5 cm in x and y, the
- * bottle ±5 cm along the cup→box line and ±1 cm across it (it stays on the direct path); the cup's
- * and the bottle's yaw ±15° come from the world's own seeded start perturbation.
+ * bottle ±5 cm along the cup→box line from its middle and ±1 cm across it (it stays on the direct
+ * path); the cup's and the bottle's yaw ±15° come from the world's own seeded start perturbation.
+ * The bottle always stands on the bare table, its footprint at least the arm's `bottleGap` clear of
+ * the riser and of the box: where the ±5 cm band along the line reaches into either, the draw is
+ * confined to the part of the band that is clear, and a cup/box draw that leaves no clear spot is
+ * drawn again. (A bottle placed into the box's wall or the riser is shoved out by MuJoCo's contact
+ * solver while the world settles and topples with no arm anywhere near it.)
  */
 import { mulberry32, symmetric } from '../../../src/util/rng.js';
 import { PANDA_LAYOUT, pandaScene } from './panda.js';
@@ -47,6 +52,8 @@ interface ArmLayout {
   readonly box: readonly [number, number];
   readonly bottle: BottleSpec;
   readonly carryHeight: number;
+  /** Least clearance (m) between the bottle's footprint and the riser's or the box's. */
+  readonly bottleGap: number;
 }
 
 /** ±5 cm placements and ±15° yaw (issue 15). */
@@ -55,14 +62,19 @@ export const FRAGILE_YAW = (15 * Math.PI) / 180;
 const BOTTLE_ACROSS = 0.01;
 
 const ARMS: Readonly<Record<FragileArm, ArmLayout>> = {
-  // A small glass bottle for the 30 cm arm: 3 cm across, 10 cm tall, 90 g.
+  // A small glass bottle for the 30 cm arm: 3 cm across, 10 cm tall, 90 g. The arm's home pose
+  // holds the TCP 12 cm above (0.235, −0.01), so the scene lies to its right: cup and box on an arc
+  // 0.2 m from the pan axis at −10° and −85°, the carry a 0.24 m chord whose middle is 14 cm from
+  // the home TCP — inside the top-down reach (0.12–0.28 m from the pan axis) at every ±5 cm
+  // placement, with room around the bottle on both sides of the line.
   so101: {
     base: so101Scene,
     baseLayout: SO101_LAYOUT,
-    cup: [0.19, -0.1],
-    box: [0.19, 0.1],
+    cup: [0.278, -0.021],
+    box: [0.159, -0.208],
     bottle: { body: 'bottle', geom: 'bys_bottle', radius: 0.015, halfHeight: 0.05, mass: 0.09, friction: 0.5 },
     carryHeight: 0.07,
+    bottleGap: 0.03,
   },
   // A wine-style bottle for the Panda: 6 cm across, 22 cm tall, 400 g (empty glass).
   panda: {
@@ -72,30 +84,72 @@ const ARMS: Readonly<Record<FragileArm, ArmLayout>> = {
     box: [0.5, 0.22],
     bottle: { body: 'bottle', geom: 'bys_bottle', radius: 0.03, halfHeight: 0.11, mass: 0.4, friction: 0.5 },
     carryHeight: 0.12,
+    // the ±5 cm band never comes within 1 cm of the riser or the box on seeds 1–40: the placements
+    // are the ones its figures were measured with
+    bottleGap: 0.01,
   },
 };
 
+/** Distance (m) from a point to an axis-aligned square footprint (0 inside it). */
+function toSquare(x: number, y: number, centre: readonly [number, number], half: number): number {
+  const dx = Math.max(0, Math.abs(x - centre[0]) - half);
+  const dy = Math.max(0, Math.abs(y - centre[1]) - half);
+  return Math.hypot(dx, dy);
+}
+
+/** Cup/box draws before giving up on a seed (a layout that never leaves room is a scene error). */
+const PLACEMENT_ATTEMPTS = 100;
+/** Resolution of the search for the clear part of the bottle's band along the line (m). */
+const ALONG_STEP = 0.0005;
+
 export function fragilePlacement(arm: FragileArm, seed: number): FragilePlacement {
   const a = ARMS[arm];
+  const riserHalf = a.baseLayout.riser.half;
+  const boxHalf = a.baseLayout.box.innerHalf + a.baseLayout.box.wall;
+  const clear = a.bottle.radius + a.bottleGap;
   // Its own stream (the world's reset draws the yaw from mulberry32(seed)).
   const rng = mulberry32((seed ^ 0x5eed_f4a6) >>> 0);
-  const cup: [number, number] = [
-    a.cup[0] + symmetric(rng, FRAGILE_PLACEMENT_XY),
-    a.cup[1] + symmetric(rng, FRAGILE_PLACEMENT_XY),
-  ];
-  const box: [number, number] = [
-    a.box[0] + symmetric(rng, FRAGILE_PLACEMENT_XY),
-    a.box[1] + symmetric(rng, FRAGILE_PLACEMENT_XY),
-  ];
-  const dx = box[0] - cup[0];
-  const dy = box[1] - cup[1];
-  const len = Math.hypot(dx, dy);
-  const ux = dx / len;
-  const uy = dy / len;
-  const along = len / 2 + symmetric(rng, FRAGILE_PLACEMENT_XY);
-  const across = symmetric(rng, BOTTLE_ACROSS);
-  const bottle: [number, number] = [cup[0] + ux * along - uy * across, cup[1] + uy * along + ux * across];
-  return { cup, box, bottle };
+  for (let attempt = 0; attempt < PLACEMENT_ATTEMPTS; attempt++) {
+    const cup: [number, number] = [
+      a.cup[0] + symmetric(rng, FRAGILE_PLACEMENT_XY),
+      a.cup[1] + symmetric(rng, FRAGILE_PLACEMENT_XY),
+    ];
+    const box: [number, number] = [
+      a.box[0] + symmetric(rng, FRAGILE_PLACEMENT_XY),
+      a.box[1] + symmetric(rng, FRAGILE_PLACEMENT_XY),
+    ];
+    const dx = box[0] - cup[0];
+    const dy = box[1] - cup[1];
+    const len = Math.hypot(dx, dy);
+    const ux = dx / len;
+    const uy = dy / len;
+    // Drawn in the order the placement has always drawn them (along, then across), so a layout
+    // whose band is clear keeps its placements.
+    const alongU = rng();
+    const across = symmetric(rng, BOTTLE_ACROSS);
+    const at = (along: number): [number, number] => [cup[0] + ux * along - uy * across, cup[1] + uy * along + ux * across];
+    const isClear = (along: number): boolean => {
+      const [x, y] = at(along);
+      return toSquare(x, y, cup, riserHalf) >= clear && toSquare(x, y, box, boxHalf) >= clear;
+    };
+    // The clear stretch of the ±5 cm band around the middle (the footprints are convex, so the
+    // clear points of the line between them form one interval).
+    const start = len / 2 - FRAGILE_PLACEMENT_XY;
+    const steps = Math.ceil((2 * FRAGILE_PLACEMENT_XY) / ALONG_STEP);
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let k = 0; k <= steps; k++) {
+      const s = start + (2 * FRAGILE_PLACEMENT_XY * k) / steps;
+      if (!isClear(s)) continue;
+      lo = Math.min(lo, s);
+      hi = Math.max(hi, s);
+    }
+    if (lo > hi) continue;
+    return { cup, box, bottle: at(lo + (hi - lo) * alongU) };
+  }
+  throw new RangeError(
+    `${arm} fragile scene, seed ${seed}: no cup/box placement in ${PLACEMENT_ATTEMPTS} draws leaves the bottle ${a.bottleGap} m clear of the riser and the box`,
+  );
 }
 
 export function fragileScene(arm: FragileArm, seed: number): FragileScene {

@@ -4,6 +4,7 @@
  * hardware path), plus the glue between the sim's chunk columns and the model's joints.
  */
 import type { CbfOutcome } from '../../../gate/cbf-filter.js';
+import type { CbfWeights } from '../../../gate/cbf-qp.js';
 import { ChunkCbfFilter, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS } from '../../../gate/cbf-filter.js';
 import { interiorPointSolver } from '../../../gate/cbf-solver.js';
 import type { BarrierModel, ChunkFilter } from '../../../gate/cbf-types.js';
@@ -68,6 +69,12 @@ export interface ArmFilterProfile {
   readonly sphereMargin: number;
   /** Chain frame of the TCP (for the held-object tilt barrier). */
   readonly tcpFrame: number;
+  /** Lever L (m) of the held-object tilt barrier: its h is L·(cos tilt − cos limit). */
+  readonly tiltLever: number;
+  /** SQP rounds of the chunk-level CBF per chunk. */
+  readonly cbfRounds: number;
+  /** The chunk-level CBF's weights (λ, ρ, γ, proximal μ) where they differ from DEFAULT_CBF_WEIGHTS. */
+  readonly cbfWeights?: Partial<CbfWeights>;
 }
 
 export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterProfile>> = {
@@ -80,6 +87,9 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     bottleSpheres: 2,
     sphereMargin: 0.005,
     tcpFrame: endEffectorOf(SO101_DESCRIPTION, 'gripper').tcp.frame,
+    tiltLever: 1,
+    cbfRounds: 6,
+    cbfWeights: { gamma: 0.1 },
   },
   // hardware-facts §A6 Panda joint velocity limits (as FRANKA_DQ_MAX in src/rigs/franka.ts)
   panda: {
@@ -91,6 +101,8 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     bottleSpheres: 3,
     sphereMargin: 0.005,
     tcpFrame: endEffectorOf(PANDA_DESCRIPTION, 'franka_hand').tcp.frame,
+    tiltLever: 1,
+    cbfRounds: 3,
   },
 };
 
@@ -252,7 +264,13 @@ export function modeFilter(
   // settings the pilot's figures in bench/RESULTS.md were measured with.
   const tiltBarrier =
     tilt && mode !== 'hold'
-      ? new OrientationBarrier(new ForwardKinematics(profile.description.chain), profile.tcpFrame, tilt.limit, 1, 1)
+      ? new OrientationBarrier(
+          new ForwardKinematics(profile.description.chain),
+          profile.tcpFrame,
+          tilt.limit,
+          profile.tiltLever,
+          profile.tiltLever,
+        )
       : null;
   const full = tiltBarrier ? new BarrierStack([distance, tiltBarrier]) : distance;
   const pinned = profile.pinnedGripperJoint === null ? null : new PinnedJointBarrier(full, profile.pinnedGripperJoint);
@@ -273,8 +291,9 @@ export function modeFilter(
     case 'cbf':
       inner = new ChunkCbfFilter(barrier, interiorPointSolver, {
         ...DEFAULT_CBF_WEIGHTS,
+        ...profile.cbfWeights,
         ...common,
-        maxRounds: 3,
+        maxRounds: profile.cbfRounds,
         slackTolerance: 1e-6,
         cbfTolerance: DEFAULT_CBF_TOLERANCE,
         maxIterations: 40,
