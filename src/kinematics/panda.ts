@@ -78,12 +78,6 @@ const FRANKA_ARM_ENVIRONMENT: readonly CapsuleSpec[] = [
   { name: 'link5', frame: 5, a: [0, 0, -0.2], b: [0, 0, 0], radius: 0.06, environment: true },
   { name: 'link6', frame: 6, a: [0, 0, 0], b: [0.088, 0, 0], radius: 0.06, environment: true },
 ];
-const FRANKA_HAND_ENVIRONMENT: readonly CapsuleSpec[] = [
-  { name: 'hand', frame: 7, a: [0, 0, 0.08], b: [0, 0, 0.2104], radius: 0.05, environment: true },
-];
-/** The arm's and the Franka Hand's environment capsules (the calibration of a CBF may override them). */
-export const FRANKA_CAPSULES: readonly CapsuleSpec[] = [...FRANKA_ARM_ENVIRONMENT, ...FRANKA_HAND_ENVIRONMENT];
-
 const FLANGE_Z = 0.107;
 
 /**
@@ -170,15 +164,45 @@ const FRANKA_ALLOWED: readonly AllowedCollision[] = [
   ).map(([i, j]): AllowedCollision => ({ links: [`link${i}`, `link${j}`], reason: 'never' })),
 ];
 
+/**
+ * The Franka Hand's volumes: franka_description @ b299b39 end_effectors/common/franka_hand.xacro, the
+ * two y-direction capsules of the `hand_sc` link — the palm (centre 0.04 m out, sphere centres
+ * ±0.05 m across, r 0.04 m: 0.18 m wide) and the fingers out to their tips (centre 0.10 m, ±0.05 m,
+ * r 0.02 m) — in the hand frame, the flange turned by −π/4. They are the hand's self-collision
+ * volumes and, with the axial capsule below, its environment volumes.
+ */
+const FRANKA_HAND_VOLUMES: readonly CollisionVolume[] = [
+  scCapsule('hand', 7, [0, 0, 0.04], 'y', 0.1, 0.04, { yaw: -Math.PI / 4, dz: FLANGE_Z }),
+  scCapsule('hand', 7, [0, 0, 0.1], 'y', 0.1, 0.02, { yaw: -Math.PI / 4, dz: FLANGE_Z }),
+];
+
+/**
+ * The Franka Hand kept clear of the environment: the axial capsule from link7's end through the
+ * flange to 5 cm beyond the TCP (r 0.05 m), and the hand_sc palm and finger capsules, which span the
+ * hand's 0.18 m width across the fingers — the axial capsule alone reaches only 0.05 m to either
+ * side, and in the fragile-obstacle pilot the palm's edge touched a bottle it read 2 cm clear of.
+ */
+const FRANKA_HAND_ENVIRONMENT: readonly CapsuleSpec[] = [
+  { name: 'hand', frame: 7, a: [0, 0, 0.08], b: [0, 0, 0.2104], radius: 0.05, environment: true },
+  ...FRANKA_HAND_VOLUMES.map(
+    (v, i): CapsuleSpec => ({
+      name: `hand#${i === 0 ? 'palm' : 'fingers'}`,
+      link: v.link,
+      frame: v.frame,
+      a: v.a,
+      b: v.b,
+      radius: v.radius,
+      environment: true,
+    }),
+  ),
+];
+/** The arm's and the Franka Hand's environment capsules (the calibration of a CBF may override them). */
+export const FRANKA_CAPSULES: readonly CapsuleSpec[] = [...FRANKA_ARM_ENVIRONMENT, ...FRANKA_HAND_ENVIRONMENT];
+
 const FRANKA_HAND: EndEffectorDescription = {
   id: 'franka_hand',
   description: 'Franka Hand on the flange (rotated −π/4 about z), TCP 0.1034 m beyond the flange',
-  // end_effectors/common/franka_hand.xacro: two y-direction capsules of the `hand_sc` link (the
-  // palm, and the fingers out to their tips); the hand frame is the flange turned by −π/4.
-  volumes: [
-    scCapsule('hand', 7, [0, 0, 0.04], 'y', 0.1, 0.04, { yaw: -Math.PI / 4, dz: FLANGE_Z }),
-    scCapsule('hand', 7, [0, 0, 0.1], 'y', 0.1, 0.02, { yaw: -Math.PI / 4, dz: FLANGE_Z }),
-  ],
+  volumes: FRANKA_HAND_VOLUMES,
   // MoveIt panda_arm_hand.srdf.xacro: hand–link7 adjacent; hand–link3, link4, link6 never.
   allowed: [
     { links: ['hand', 'link7'], reason: 'adjacent' },

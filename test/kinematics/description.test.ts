@@ -5,6 +5,7 @@ import {
   CapsuleModel,
   ForwardKinematics,
   FR3_DESCRIPTION,
+  minimumClearance,
   PANDA_DESCRIPTION,
   SO101_DESCRIPTION,
   TF,
@@ -151,5 +152,34 @@ describe('1,010 real Panda configurations (shared/data/franka-panda-good-confs)'
     }
     expect(flagged.length).toBe(21);
     expect(flagged.every((p) => /hand/.test(p))).toBe(true);
+  });
+});
+
+describe('Franka Hand environment volumes (issue 15)', () => {
+  // A point 0.10 m to the side of the hand's axis, across the fingers (hand frame y), 0.04 m out
+  // from the flange — beside the palm's edge. By hand: the palm capsule of franka_hand.xacro
+  // (segment y ∈ [−0.05, 0.05] at z = 0.04, r = 0.04) is 0.10 − 0.05 − 0.04 = 0.01 m away; the
+  // finger capsule (z = 0.10, r = 0.02) √(0.05² + 0.06²) − 0.02 ≈ 0.058 m; the axial capsule
+  // (r = 0.05) 0.05 m. The old description had the axial capsule only and read 0.05 m.
+  it('a point beside the palm is 1 cm from the hand, not 5 cm', () => {
+    const model = new CapsuleModel(armModel(PANDA_DESCRIPTION, 'franka_hand'));
+    const q = [0.3, -0.4, 0.2, -2.0, 0.1, 1.7, 0.5];
+    model.update(Float64Array.from(q));
+    const fk = new ForwardKinematics(PANDA_DESCRIPTION.chain);
+    fk.compute(q);
+    // hand frame = link7 frame turned by −π/4 about z and shifted 0.107 m along it (the flange)
+    const yaw = -Math.PI / 4;
+    const [hx, hy, hz] = [0, 0.1, 0.04];
+    const local = [Math.cos(yaw) * hx - Math.sin(yaw) * hy, Math.sin(yaw) * hx + Math.cos(yaw) * hy, hz + 0.107];
+    const p = new Float64Array(3);
+    transformPoint(p, 0, fk.frames, TF * 7, local[0]!, local[1]!, local[2]!);
+    const c = minimumClearance(
+      model,
+      { planes: new Float64Array(0), spheres: Float64Array.from([p[0]!, p[1]!, p[2]!, 0]), box: null },
+      false,
+      { distance: Infinity, kind: 'none', capsule: -1, other: -1 },
+    );
+    expect(c.distance).toBeCloseTo(0.01, 9);
+    expect(c.kind).toBe('sphere');
   });
 });

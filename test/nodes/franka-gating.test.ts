@@ -138,10 +138,14 @@ describe('Franka gating with a tracked object as a barrier sphere (vrpn, trackin
   // tracking frame at (0.3, 0, 0) in the base, yaw +90°: base = (0.3 − y_t, x_t, z_t), so tracking = (y_b, 0.3 − x_b, z_b)
   const trackingInBase: [number, number, number, number, number, number] = [0.3, 0, 0, 0, 0, Math.PI / 2];
   const toTracking = (b: Float64Array) => ({ x: b[1]!, y: 0.3 - b[0]!, z: b[2]! });
-  const END = READY.map((q, j) => (j === 0 ? q + 0.8 : q)); // a 0.8 rad turn of the base joint sweeps the hand sideways
-  // the object sits where the hand passes halfway through the turn
+  // A 1.2 rad turn of the base joint sweeps the hand sideways; the object sits where the hand's axis
+  // passes halfway through the turn. (Half of 0.8 rad was too little once the hand's environment
+  // volumes span its 0.18 m width: the palm's edge then starts within d_safe of the object, and the
+  // gate rightly holds at the present position.)
+  const TURN = 1.2;
+  const END = READY.map((q, j) => (j === 0 ? q + TURN : q));
   const model = new CapsuleModel(FR3_MODEL);
-  model.update(READY.map((q, j) => (j === 0 ? q + 0.4 : q)));
+  model.update(READY.map((q, j) => (j === 0 ? q + TURN / 2 : q)));
   const k = model.spec.capsules.findIndex((c) => c.name === 'hand'); // the hand's environment capsule
   const hand = Float64Array.from(model.world.subarray(6 * k + 3, 6 * k + 6));
   const RADIUS = 0.04;
@@ -176,7 +180,8 @@ describe('Franka gating with a tracked object as a barrier sphere (vrpn, trackin
     const box = publishBox(s);
     s.tick(50);
     box();
-    expect(sphereCheck().value(READY.map((q, j) => (j === 0 ? q + 0.4 : q)))).toBeLessThan(0); // the nominal sweep goes through it
+    expect(sphereCheck().value(READY)).toBeGreaterThan(0); // clear at the start
+    expect(sphereCheck().value(READY.map((q, j) => (j === 0 ? q + TURN / 2 : q)))).toBeLessThan(0); // the nominal sweep goes through it
     s.propose('sweep', END);
     const r = s.results.at(-1)!;
     expect(r.verdict, r.reason).toBe('filtered');

@@ -24,8 +24,6 @@ import {
   endEffectorOf,
   PANDA_DESCRIPTION,
   SO101_DESCRIPTION,
-  type ArmModelSpec,
-  type CapsuleSpec,
   type ObstacleSet,
   type RobotDescription,
 } from '../../../kinematics/index.js';
@@ -209,28 +207,6 @@ export interface ModeFilter {
   readonly qmax: readonly number[];
 }
 
-/**
- * The description's capsule model with the end effector's collision volumes also kept clear of the
- * environment. The Franka hand's environment capsule runs along its axis with a 5 cm radius, but
- * the hand is 20 cm wide across the fingers: in the pilot the palm's edge touched the bottle while
- * that capsule was 2 cm clear. Its self-collision volumes (from franka_hand.xacro) cover the width.
- */
-export function clearanceModel(description: RobotDescription, endEffector: string): ArmModelSpec {
-  const spec = armModel(description, endEffector);
-  const ee = endEffectorOf(description, endEffector);
-  const extra: CapsuleSpec[] = ee.volumes.map((v, i) => ({
-    name: `${v.link}#clearance${i}`,
-    link: v.link,
-    frame: v.frame,
-    a: v.a,
-    b: v.b,
-    radius: v.radius,
-    environment: true,
-    self: false,
-  }));
-  return { ...spec, capsules: [...spec.capsules, ...extra] };
-}
-
 export interface HeldTilt {
   /** Tilt limit of the held object (rad): the clause's τ less its warning band ε. */
   readonly limit: number;
@@ -256,12 +232,12 @@ export function modeFilter(
   };
   const groups = obstacleGroups(spheres);
   const distance = new CapsuleBarrier(
-    new CapsuleModel(clearanceModel(profile.description, profile.endEffector)),
+    new CapsuleModel(armModel(profile.description, profile.endEffector)),
     groups,
     profile.dSafe,
   );
-  // Lever 1 (h = cos(tilt) − cos(limit), dimensionless) and h = 1 while nothing is held: the
-  // settings the pilot's figures in bench/RESULTS.md were measured with.
+  // h = L·(cos(tilt) − cos(limit)) with the profile's lever L (1: dimensionless), h = L while nothing
+  // is held: the settings the pilot's figures in bench/RESULTS.md were measured with.
   const tiltBarrier =
     tilt && mode !== 'hold'
       ? new OrientationBarrier(
