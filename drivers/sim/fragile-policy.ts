@@ -30,7 +30,14 @@ function minimumJerk(s: number): number {
 }
 
 /** Rows (arm joints…, gripper) at the control period, starting at the home pose. */
-export function fragileCarryPlan(scene: SceneSpec, ik: DlsIk, ctx: PlanContext, carryHeight: number): Float64Array[] {
+export function fragileCarryPlan(
+  scene: SceneSpec,
+  ik: DlsIk,
+  ctx: PlanContext,
+  carryHeight: number,
+  /** Duration of the carry from above the cup to above the box (s). */
+  carrySeconds = 2.2,
+): Float64Array[] {
   const p = ctx.targetPos;
   const g = scene.gripper;
   const offset = graspOffset(scene, p, ctx.targetYaw);
@@ -41,7 +48,7 @@ export function fragileCarryPlan(scene: SceneSpec, ik: DlsIk, ctx: PlanContext, 
     { to: p, gripper: g.open, duration: 0.8 },
     { to: p, gripper: g.closed, duration: 0.5 },
     { to: [p[0], p[1], carryHeight], gripper: g.closed, duration: 0.7 },
-    { to: [box[0], box[1], carryHeight], gripper: g.closed, duration: 2.2 },
+    { to: [box[0], box[1], carryHeight], gripper: g.closed, duration: carrySeconds },
     { to: release, gripper: g.closed, duration: 0.8 },
     { to: release, gripper: g.open, duration: 0.4 },
     { to: [box[0], box[1], release[2] + HOVER], gripper: g.open, duration: 0.6 },

@@ -43,6 +43,8 @@ export interface FragileScene {
   readonly placement: FragilePlacement;
   /** Height (m above the table) the scripted policy carries the cup's centre at. */
   readonly carryHeight: number;
+  /** How long the scripted policy takes for the carry from above the cup to above the box (s). */
+  readonly carrySeconds: number;
 }
 
 interface ArmLayout {
@@ -52,8 +54,11 @@ interface ArmLayout {
   readonly box: readonly [number, number];
   readonly bottle: BottleSpec;
   readonly carryHeight: number;
+  readonly carrySeconds: number;
   /** Least clearance (m) between the bottle's footprint and the riser's or the box's. */
   readonly bottleGap: number;
+  /** Height of the cup's riser (m); the base layout's when absent. */
+  readonly riserHeight?: number;
 }
 
 /** ±5 cm placements and ±15° yaw (issue 15). */
@@ -74,7 +79,14 @@ const ARMS: Readonly<Record<FragileArm, ArmLayout>> = {
     box: [0.159, -0.208],
     bottle: { body: 'bottle', geom: 'bys_bottle', radius: 0.015, halfHeight: 0.05, mass: 0.09, friction: 0.5 },
     carryHeight: 0.07,
+    // 0.24 m in 3.3 s: at 2.2 s the detour's swerve loaded the servos past the joint_torque ceiling
+    // (half the stall torque) and tipped the cup in the grip on most seeds
+    carrySeconds: 3.3,
     bottleGap: 0.03,
+    // The cup starts 8 mm up, not on the tabletop's 3.5 cm riser: set down on the box floor (5 mm)
+    // it would be 2.6 cm below where it was picked while still gripped, which stable_grasp_maintained
+    // (obj_above_table > −2 cm while gripper_contact) reads as a slipped grasp and holds.
+    riserHeight: 0.008,
   },
   // A wine-style bottle for the Panda: 6 cm across, 22 cm tall, 400 g (empty glass).
   panda: {
@@ -84,6 +96,7 @@ const ARMS: Readonly<Record<FragileArm, ArmLayout>> = {
     box: [0.5, 0.22],
     bottle: { body: 'bottle', geom: 'bys_bottle', radius: 0.03, halfHeight: 0.11, mass: 0.4, friction: 0.5 },
     carryHeight: 0.12,
+    carrySeconds: 2.2,
     // the ±5 cm band never comes within 1 cm of the riser or the box on seeds 1–40: the placements
     // are the ones its figures were measured with
     bottleGap: 0.01,
@@ -158,7 +171,7 @@ export function fragileScene(arm: FragileArm, seed: number): FragileScene {
   const placement = fragilePlacement(arm, seed);
   const layout: TabletopLayout = {
     ...a.baseLayout,
-    riser: { ...a.baseLayout.riser, center: placement.cup },
+    riser: { ...a.baseLayout.riser, center: placement.cup, height: a.riserHeight ?? a.baseLayout.riser.height },
     bystanders: [],
     box: { ...a.baseLayout.box, center: placement.box },
   };
@@ -184,5 +197,5 @@ export function fragileScene(arm: FragileArm, seed: number): FragileScene {
     bystanderExtents: [Math.hypot(b.radius, b.halfHeight)],
     perturbation: { xy: 0, yaw: FRAGILE_YAW },
   };
-  return { scene, bottle: b, placement, carryHeight: a.carryHeight };
+  return { scene, bottle: b, placement, carryHeight: a.carryHeight, carrySeconds: a.carrySeconds };
 }

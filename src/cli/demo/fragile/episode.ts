@@ -171,7 +171,7 @@ export function runFragileEpisode(input: FragileEpisodeInput): FragileEpisodeRes
   let observer: BottleObserver | null = null;
   try {
     world.reset(seed);
-    const rows = fragileCarryPlan(fs.scene, ik, planContext(world), fs.carryHeight);
+    const rows = fragileCarryPlan(fs.scene, ik, planContext(world), fs.carryHeight, fs.carrySeconds);
     const policy = new FragileCarryPolicy(rows, fs.scene.controlDt);
     observer = new BottleObserver(mj, world, fs.bottle);
     return play(input, world, policy, fs, observer);
