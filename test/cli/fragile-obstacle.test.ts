@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMujoco, pandaScene } from '../../drivers/sim/index.js';
+import { loadMujoco, pandaScene, so101Scene } from '../../drivers/sim/index.js';
 import { demoCommand } from '../../src/cli/commands/demo.js';
 import { demoClauses, demoPlatform } from '../../src/cli/demo/clauses.js';
 import { runFragileEpisode } from '../../src/cli/demo/fragile/episode.js';
@@ -51,6 +51,26 @@ describe('fragile-obstacle pilot', () => {
     expect(cbf.success).toBe(true);
     expect(cbf.held).toBe(false);
     expect(cbf.maxModification).toBeGreaterThan(0.05); // the chunk really was bent
+  }, 120_000);
+
+  it('SO-101 (its own layout): gate off knocks the bottle over; chunk CBF, same seed: the chunk is bent around it, no contact, the cup in the box', async () => {
+    const mj = await loadMujoco();
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error(spec.problems.join('; '));
+    const clauses = demoClauses(spec.spec, demoPlatform('so101'), undefined, so101Scene().signals);
+    if (!clauses.ok) throw new Error(clauses.reason);
+    const off = runFragileEpisode({ mj, arm: 'so101', mode: 'off', seed: 1, clauses: clauses.instances });
+    expect(off.contact).toBe(true);
+    expect(off.tipped).toBe(true);
+    const cbf = runFragileEpisode({ mj, arm: 'so101', mode: 'cbf', seed: 1, clauses: clauses.instances });
+    expect(cbf.contact).toBe(false);
+    expect(cbf.tipped).toBe(false);
+    expect(cbf.maxTiltDeg).toBeLessThan(1);
+    expect(cbf.held, cbf.holdReason).toBe(false);
+    expect(cbf.violated).toEqual([]);
+    expect(cbf.success, cbf.reason).toBe(true);
+    expect(cbf.chunksFiltered).toBeGreaterThan(0);
+    expect(cbf.maxModification).toBeGreaterThan(0.5); // a detour, not a nudge
   }, 120_000);
 
   it('armguard demo --scenario fragile-obstacle --json: per mode and per policy, the issue keys; the page has one path per mode', async () => {

@@ -140,7 +140,10 @@ export function fragilePlacement(arm: FragileArm, seed: number): FragilePlacemen
     // whose band is clear keeps its placements.
     const alongU = rng();
     const across = symmetric(rng, BOTTLE_ACROSS);
-    const at = (along: number): [number, number] => [cup[0] + ux * along - uy * across, cup[1] + uy * along + ux * across];
+    const at = (along: number): [number, number] => [
+      cup[0] + ux * along - uy * across,
+      cup[1] + uy * along + ux * across,
+    ];
     const isClear = (along: number): boolean => {
       const [x, y] = at(along);
       return toSquare(x, y, cup, riserHalf) >= clear && toSquare(x, y, box, boxHalf) >= clear;
