@@ -68,10 +68,12 @@ const BOTTLE_ACROSS = 0.01;
 
 const ARMS: Readonly<Record<FragileArm, ArmLayout>> = {
   // A small glass bottle for the 30 cm arm: 3 cm across, 10 cm tall, 90 g. The arm's home pose
-  // holds the TCP 12 cm above (0.235, −0.01), so the scene lies to its right: cup and box on an arc
-  // 0.2 m from the pan axis at −10° and −85°, the carry a 0.24 m chord whose middle is 14 cm from
-  // the home TCP — inside the top-down reach (0.12–0.28 m from the pan axis) at every ±5 cm
-  // placement, with room around the bottle on both sides of the line.
+  // holds the TCP 12 cm above (0.235, −0.01), right over the middle of a cup→box line across the
+  // arm's front; so the scene lies to its right: cup and box on an arc 0.24 m from the pan axis at
+  // −5° and −60°, the carry a 0.22 m chord whose middle (the bottle, ~0.21 m from the pan axis) is
+  // 10–14 cm from the home TCP. The arm's links lie between the pan axis and the TCP, so a detour
+  // outside the bottle would sweep the forearm over it; inside it, at ~0.14 m from the pan axis,
+  // stays in top-down reach (0.12–0.28 m). Every plan of seeds 1–20 is within the joint limits.
   so101: {
     base: so101Scene,
     baseLayout: SO101_LAYOUT,
@@ -82,7 +84,10 @@ const ARMS: Readonly<Record<FragileArm, ArmLayout>> = {
     // 0.24 m in 3.3 s: at 2.2 s the detour's swerve loaded the servos past the joint_torque ceiling
     // (half the stall torque) and tipped the cup in the grip on most seeds
     carrySeconds: 3.3,
-    bottleGap: 0.03,
+    // 5 cm: the arm leans in over the box's near side as it sets the cup down (the approach tilts
+    // 0.5 rad outward); with 3 cm, 6 of 20 cbf episodes were held there by a present position a
+    // fraction of a millimetre inside d_safe
+    bottleGap: 0.05,
     // The cup starts 8 mm up, not on the tabletop's 3.5 cm riser: set down on the box floor (5 mm)
     // it would be 2.6 cm below where it was picked while still gripped, which stable_grasp_maintained
     // (obj_above_table > −2 cm while gripper_contact) reads as a slipped grasp and holds.

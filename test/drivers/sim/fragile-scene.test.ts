@@ -19,7 +19,7 @@ import { PANDA_LAYOUT } from '../../../drivers/sim/scenes/panda.js';
 import { SO101_LAYOUT } from '../../../drivers/sim/scenes/so101.js';
 
 /** Least gap the scene promises between the bottle's footprint and the riser's or the box's (m). */
-const GAP: Readonly<Record<FragileArm, number>> = { so101: 0.03, panda: 0.01 };
+const GAP: Readonly<Record<FragileArm, number>> = { so101: 0.05, panda: 0.01 };
 const LAYOUT = { so101: SO101_LAYOUT, panda: PANDA_LAYOUT } as const;
 const BOTTLE_RADIUS = { so101: 0.015, panda: 0.03 } as const;
 
