@@ -44,6 +44,8 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
   private readonly latest = new SignalFrame();
   private readonly positions: Float64Array;
   private positionStamp = NaN;
+  /** The newest robot state's header stamp, integer ns on the node's time base (the monitors' sample time). */
+  private stateNs = NaN;
   private readonly listeners = new Listeners<Parameters<FaultListener>>();
   private readonly trajectoryPub: RosPublisher<JointTrajectory>;
   private readonly heartbeatPub: RosPublisher<Header>;
@@ -97,6 +99,10 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
     this.counts.robotState++;
     try {
       this.mapping.applyState(m, this.latest, (f) => this.emit(f), this.node.time);
+      const stamp = (m as Partial<FrankaRobotState> | undefined)?.header?.stamp;
+      // ROS 2 stamps are integer sec + nanosec: the sample's own time, exact in ns (not when it arrived).
+      const ns = stamp === undefined ? NaN : this.node.time.ns(stamp);
+      if (ns === ns) this.stateNs = ns;
       const q =
         (m.measured_joint_state as Partial<FrankaRobotState['measured_joint_state']> | undefined)?.position ?? [];
       if (q.length === this.joints && m.header?.stamp !== undefined) {
@@ -118,6 +124,10 @@ export class FrankaRos implements SignalSource, JointStateSource, CommandSink {
 
   poll(frame: SignalFrame, _now: number): void {
     frame.copyFrom(this.latest);
+  }
+  /** The robot state's header stamp (ns on the node's time base): the frame is monitored at it. */
+  sampleNs(): number {
+    return this.stateNs;
   }
   readPositions(out: Float64Array): number {
     out.set(this.positions);

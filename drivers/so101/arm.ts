@@ -22,6 +22,7 @@ import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { decodeErrorBits, type FeetechBus, type ServoState } from '../feetech/index.js';
 import { So101Mapping, createRawState, type So101RawState } from './mapping.js';
 import { Listeners } from '../../src/util/listeners.js';
+import { secondsToNs } from '../../src/util/time.js';
 
 /** Oldest last-read position (s) a hold may command when its own read fails. */
 export const HOLD_FALLBACK_MAX_AGE = 0.05;
@@ -181,6 +182,11 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     void now;
     if (Number.isNaN(this.stamp)) return;
     this.mapping.writeFrame(frame, this.stamp, this.name);
+  }
+
+  /** The latest read's stamp (integer ns on the clock's seconds): the frame is monitored at it, once. */
+  sampleNs(): number {
+    return secondsToNs(this.stamp);
   }
 
   /** JointStateSource: joint angles (rad) of the latest read. */

@@ -140,6 +140,16 @@ export class RosTimeBase {
     return ns === undefined ? NaN : Number(ns - this.originNs) / NS_PER_S;
   }
 
+  /**
+   * A stamp as integer ns since the origin, subtracted in BigInt: exact below 2^53 ns (104 days)
+   * from the origin, which the live node and the replay set at their start. NaN for a stamp that is
+   * not a valid time. This is a sample's own time for the monitors (issue 13: not its arrival).
+   */
+  ns(t: Time): number {
+    const ns = stampNs(t);
+    return ns === undefined ? NaN : Number(ns - this.originNs);
+  }
+
   /** Run seconds as an absolute stamp (for messages other nodes read). */
   stamp(seconds: number): Time {
     if (this.originNs === 0n || !Number.isFinite(seconds)) return toStamp(seconds);

@@ -42,7 +42,7 @@ export interface ClauseReplay extends ClauseCoverage {
   explanation: string;
   /** Smallest normalised margin ρ/|τ| over the replay (active clauses). */
   minMargin: number;
-  /** Bag time (s from the first message) of the first violating step, or null. */
+  /** Header stamp (s from the first message's log time) of the first violating robot state, or null. */
   firstViolation: number | null;
   violatingSteps: number;
 }
@@ -142,6 +142,9 @@ export async function replayFrankaBag(
       const w0 = timing?.now();
       node.sample();
       if (timing && w0 !== undefined) stepTimes.push(timing.now() - w0);
+      // A robot state whose stamp is not after the last one monitored (a repeat, or a clock fault the
+      // gate holds on) brought no sample: nothing new to count.
+      if (!pipeline.sampled) return;
       steps++;
       coverage.step(pipeline.frame.validity);
       for (let i = 0; i < bank.count; i++) {
@@ -155,7 +158,7 @@ export async function replayFrankaBag(
         if (m < minMargin[i]!) minMargin[i] = m;
         if (m < 0) {
           violating[i]!++;
-          if (firstViolation[i] === null) firstViolation[i] = clock.now();
+          if (firstViolation[i] === null) firstViolation[i] = pipeline.frame.t;
         }
       }
     });

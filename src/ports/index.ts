@@ -20,6 +20,13 @@ export interface SignalSource {
   readonly name: string;
   /** Fill `frame` with the newest samples at or before `now`; faults are reported, never thrown. */
   poll(frame: SignalFrame, now: number): void;
+  /**
+   * The source's own time of the newest sample the last poll delivered (the ROS header stamp, the
+   * servo read's stamp), integer ns on the run's time base (the origin of the steps' seconds); NaN
+   * before any. A source that has it is monitored at its samples' own times, each sample once (an
+   * idle step brings no new sample); one without it is monitored at the step time on every step.
+   */
+  sampleNs?(): number;
   onFault(listener: FaultListener): void;
 }
 

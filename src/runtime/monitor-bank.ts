@@ -181,10 +181,16 @@ export class MonitorBank implements ClauseMargins {
    * gate holds on; `coverage` counts it.
    */
   push(t: number, frame: SignalFrame): void {
-    // Monitors get integer ns from the episode's first push, subtracted in ns: exact for run-relative
-    // seconds (src/util/time.ts; ROS stamps arrive on the node's time base, RosTimeBase), so a sample
-    // exactly a window's length earlier is in the window by the semantics, not by float rounding.
-    const tNs = secondsToNs(t);
+    this.pushNs(secondsToNs(t), frame);
+  }
+
+  /**
+   * As `push`, at `tNs`: integer ns on the run's time base — the pipeline passes the sample's own
+   * stamp (a ROS header stamp, exact; SignalSource.sampleNs). Monitors get ns from the episode's
+   * first push, subtracted in ns, so a sample exactly a window's length earlier is in the window by
+   * the semantics, not by float rounding or by when it arrived.
+   */
+  pushNs(tNs: number, frame: SignalFrame): void {
     if (this.originNs !== this.originNs) this.originNs = tNs;
     const rel = tNs - this.originNs;
     this.counter.step(frame.validity);

@@ -14,9 +14,10 @@ import { nsToSeconds, secondsToNs } from '../util/time.js';
 import type { ChunkPath } from './chunk-executor.js';
 import type { GateEventSink } from './events.js';
 
-/** Monitors the pipeline drives: margins for the gate plus a per-frame update. */
+/** Monitors the pipeline drives: margins for the gate plus a per-sample update. */
 export interface FrameMonitors extends ClauseMargins {
-  push(t: number, frame: SignalFrame): void;
+  /** One sample at `tNs`: integer ns on the run's time base (the sample's own time), increasing. */
+  pushNs(tNs: number, frame: SignalFrame): void;
 }
 
 export interface PipelineOptions {
@@ -54,6 +55,13 @@ export class Pipeline {
 
   private readonly watchdogTimeoutNs: number;
   private readonly futureToleranceNs: number;
+  /** The sample time (ns) last pushed to the monitors. */
+  private lastSampleNs = -Infinity;
+  /**
+   * Whether the last step brought a new sample to the monitors (then `frame.t` is its time); an
+   * idle step (no new sample) leaves the margins and records nothing new.
+   */
+  sampled = false;
 
   constructor(private readonly o: PipelineOptions) {
     this.watchdogTimeoutNs = secondsToNs(o.watchdogTimeout);
@@ -106,10 +114,18 @@ export class Pipeline {
         this.report(f, now);
       }
     }
-    frame.t = now;
+    const sampleNs = polled ? this.sampleTime(now) : NaN;
+    this.sampled = sampleNs === sampleNs;
+    if (this.sampled) frame.t = nsToSeconds(sampleNs);
     this.checkWatchdog(now);
+    // A sample stamped beyond the future tolerance is a clock fault (the gate holds): not monitored,
+    // or every later sample would look older than it.
+    if (this.sampled && sampleNs > secondsToNs(now) + this.futureToleranceNs) this.sampled = false;
     try {
-      monitors.push(now, frame);
+      if (this.sampled) {
+        this.lastSampleNs = sampleNs;
+        monitors.pushNs(sampleNs, frame);
+      }
     } catch (e) {
       // Margins from a monitor that threw cannot be trusted: hold.
       const f: Fault = {
@@ -151,7 +167,39 @@ export class Pipeline {
     return this.o.gate.release(now, request);
   }
 
-  /** Times are compared in integer ns (src/util/time.ts): a gap exactly the timeout long has not tripped it. */
+  /**
+   * The time the monitors see this step's frame at (issue 13 item 3): the source's own stamp of its
+   * newest sample (SignalSource.sampleNs, e.g. a ROS header stamp exact in ns), never when it
+   * arrived; the step time for a source without stamps. NaN when the step brings no new sample (an
+   * idle step repeats the last one). A stamp older than the last monitored one is a clock fault.
+   */
+  private sampleTime(now: number): number {
+    const src = this.o.source;
+    const ns = src.sampleNs ? src.sampleNs() : secondsToNs(now);
+    if (!(ns > this.lastSampleNs)) {
+      if (ns < this.lastSampleNs) {
+        const f: Fault = {
+          kind: 'clock-jump',
+          source: src.name,
+          dt: nsToSeconds(ns - this.lastSampleNs),
+          detail: `sample stamped ${nsToSeconds(this.lastSampleNs - ns)} s before the previous one: not monitored`,
+        };
+        this.o.gate.fault(now, f);
+        this.report(f, now);
+      }
+      return NaN;
+    }
+    return ns;
+  }
+
+  /**
+   * Times are compared in integer ns (src/util/time.ts): a gap exactly the timeout long has not
+   * tripped it. The watchdog timeout and the gate's max ages stay decimal seconds in the
+   * configuration: they are not STL window edges (which samples a clause reads) but how long a
+   * sample may be trusted, compared as step time − stamp, both converted to integer ns before the
+   * subtraction, against the tolerance's exact ns (secondsToNs(0.1) = 100,000,000); a sample exactly
+   * that old is still fresh. Float seconds there cost nothing in exactness.
+   */
   private checkWatchdog(now: number): void {
     const f = this.frame;
     const nowNs = secondsToNs(now);

@@ -182,7 +182,8 @@ export class Session {
     this.telemetry?.checkStep(now);
     this.pipeline.step(now);
     this.taskSemantic?.step(now);
-    this.tap.step(now, this.pipeline.frame);
+    // One frame and ρ record per sample, at the sample's own time (an idle step brings none).
+    if (this.pipeline.sampled) this.tap.step(this.pipeline.frame.t, this.pipeline.frame);
     if (this.telemetry && now - this.lastMarginsT >= this.telemetry.marginsPeriodS) {
       // Decimated here, before anything is allocated or posted to the network worker.
       this.lastMarginsT = now;

@@ -37,7 +37,7 @@ function setup() {
   const gate = new Gate({ requiredSignals: [], maxStepGap: 0.5, faultQuietPeriod: 0.5 });
   const arm = new KinematicArm([0, 0]);
   const margins = new ArrayClauseMargins(['joint_torque']);
-  const monitors = Object.assign(margins, { push: () => undefined });
+  const monitors = Object.assign(margins, { pushNs: () => undefined });
   const baseline = new GateOffBaseline({ gate, screen: new ChunkScreen(SCREEN), arm });
   const pipeline = new Pipeline({
     source: new FreshSource(),

@@ -96,7 +96,7 @@ describe('Pipeline with an events sink that throws', () => {
   it('still holds when a monitor throws, and step does not throw', () => {
     const events = new ThrowingEvents();
     const monitors = Object.assign(new ArrayClauseMargins(['joint_torque'], [0.1]), {
-      push(): void {
+      pushNs(): void {
         throw new Error('monitor blew up');
       },
     });
