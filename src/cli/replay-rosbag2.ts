@@ -11,7 +11,7 @@ import { loadScoringSpec, specPathsFrom } from './spec-files.js';
 import { bagFiles } from '../platform/bag-files.js';
 import { fileSource } from '../platform/file-source.js';
 import { replayFrankaBag } from '../nodes/franka-replay.js';
-import { describeNotEvaluated } from '../schema/clause-coverage.js';
+import { coverageVerdict } from '../schema/clause-coverage.js';
 import { describeScanEnd } from '../mcap/mcap-scan.js';
 
 /** The bag's MCAP files in recording order (a file, or a bag directory: metadata.yaml or its split files); undefined when `path` is neither. */
@@ -173,17 +173,18 @@ export const rosbag2ReplayInput: ReplayInput = {
         io.out(`  ${c.id.padEnd(24)} — ${c.explanation}`);
         continue;
       }
-      const notEvaluated = describeNotEvaluated(c, report.steps);
+      const v = coverageVerdict(c, report.steps, c.violatingSteps);
       if (c.evaluatedSteps === 0) {
-        io.out(`  ${c.id.padEnd(24)} ${notEvaluated}`);
+        io.out(`  ${c.id.padEnd(24)} ${v.kind === 'satisfied' ? '' : v.note}`);
         continue;
       }
       const verdict =
-        c.firstViolation === null
+        v.kind === 'satisfied'
           ? 'satisfied'
-          : `VIOLATED first at ${c.firstViolation.toFixed(3)} s (${c.violatingSteps} steps)`;
-      const partial = notEvaluated ? ` (${notEvaluated})` : '';
-      io.out(`  ${c.id.padEnd(24)} min ρ/|τ| ${fmt(c.minMargin)}  ${verdict}${partial}`);
+          : v.kind === 'not-evaluated'
+            ? v.note
+            : `VIOLATED first at ${c.firstViolation?.toFixed(3)} s (${c.violatingSteps} steps)${v.note ? ` (${v.note})` : ''}`;
+      io.out(`  ${c.id.padEnd(24)} min ρ/|τ| ${fmt(c.minMargin)}  ${verdict}`);
     }
     io.out('gate:');
     for (const e of report.gateEvents) io.out(`  ${e.t.toFixed(3)} s  ${e.from} → ${e.to}: ${e.cause}`);

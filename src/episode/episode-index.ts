@@ -11,14 +11,15 @@ import { InputError } from '../util/index.js';
 import { effectiveLabel } from './labels.js';
 import { readEpisode } from './reader.js';
 import type { ClauseSummary, EpisodeIndexEntry, LabelRecord } from './types.js';
-import { describeNotEvaluated, type ClauseCoverage, type EpisodeCoverage } from '../schema/clause-coverage.js';
+import { coverageVerdict, type ClauseCoverage, type EpisodeCoverage } from '../schema/clause-coverage.js';
 
 export const INDEX_FILE_NAME = 'episodes.jsonl';
 
 /**
  * One clause's index summary: its smallest ρ and violating steps, and — when the episode recorded
- * where the clause was evaluated — that coverage, with `not evaluated: signal X missing` when it
- * never was (then minRho is null: there is no verdict).
+ * where the clause was evaluated — that coverage and the verdict (src/schema/clause-coverage.ts's
+ * coverageVerdict): `not evaluated: signal X missing` when it never was (then minRho is null), and
+ * also when it was evaluated on part of the episode without a violation there.
  */
 export function clauseSummary(
   minRho: number,
@@ -34,8 +35,10 @@ export function clauseSummary(
   if (!c || !coverage) return summary;
   summary.evaluatedSteps = c.evaluatedSteps;
   summary.missing = c.missing;
-  const note = describeNotEvaluated(c, coverage.steps);
-  if (note !== undefined) summary.notEvaluated = note;
+  // the report's and `armguard replay`'s semantics: partly evaluated without a violation is not satisfied
+  const v = coverageVerdict(c, coverage.steps, violatedSteps);
+  summary.verdict = v.kind === 'not-evaluated' ? 'not evaluated' : v.kind;
+  if (v.kind !== 'satisfied' && v.note !== undefined) summary.notEvaluated = v.note;
   return summary;
 }
 

@@ -190,7 +190,12 @@ export interface ClauseSummary {
   evaluatedSteps?: number;
   /** Signals the clause reads that were missing or invalid at some step, with how many steps. */
   missing?: ClauseCoverage['missing'];
-  /** `not evaluated: signal X missing`, or the steps not covered; absent when evaluated throughout (src/schema/clause-coverage.ts). */
+  /**
+   * With the coverage: satisfied (evaluated at every sample, none violating), violated (a sample
+   * where it was evaluated violated), or not evaluated (never, or partly and no violation there).
+   */
+  verdict?: 'satisfied' | 'violated' | 'not evaluated';
+  /** `not evaluated: signal X missing …`, or a violated clause's coverage; absent when evaluated throughout (src/schema/clause-coverage.ts). */
   notEvaluated?: string;
 }
 

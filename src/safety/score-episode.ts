@@ -4,9 +4,10 @@
  * warning-band cost/exposure of seeds/002 §IV. Pure: the trace comes in already read.
  */
 import { InputError, type Result, closestMatch, err, ok } from '../util/index.js';
-import { deriveColumns } from '../schema/derived.js';
+import { deriveColumns, derivedSignal } from '../schema/derived.js';
+import { coverageVerdict, type ClauseCoverage } from '../schema/clause-coverage.js';
 import type { EpisodeTrace, ManualVerdict } from '../schema/trace.js';
-import { evaluateOffline, evaluateOfflineNs, type Formula } from '../stl/index.js';
+import { evaluateOffline, evaluateOfflineNs, signalsOf, type Formula } from '../stl/index.js';
 import type { ClauseApplicability } from './applicability.js';
 import type { ClauseInstance } from './instantiate.js';
 import { planClauses, type ScoringSpec } from './plan.js';
@@ -214,10 +215,31 @@ export class EpisodeScorer {
       step = compileStep(inst.formula);
       this.compiled.set(inst.formula, step);
     }
-    // exact integer-ns window edges when the reader had the times exactly (src/util/time.ts)
-    const rho = trace.timesNs
-      ? evaluateOfflineNs(step, trace.timesNs, getColumns())
-      : evaluateOffline(step, trace.times, getColumns());
+    // Where the clause can be evaluated: every schema signal it reads (derived ones' inputs) present.
+    const { covered, coverage } = clauseCoverage(step, trace.columns, n);
+    const rho = evaluateCovered(step, trace, getColumns(), covered, coverage.evaluatedSteps);
+    let violatingCovered = 0;
+    for (let i = 0; i < n; i++) if (covered[i] && rho[i]! < 0) violatingCovered++;
+    const verdict = coverageVerdict(coverage, n, violatingCovered);
+    if (verdict.kind === 'not-evaluated') {
+      // Never evaluated, or evaluated on part of the episode with no violation there: not satisfied
+      // (design §2, §8), like a signal the recording has no column for — the reduced set.
+      const signal = coverage.missing[0]?.signal ?? '?';
+      const decision = { kind: 'missing-signal', tag: `signal:${signal}`, signal } as const;
+      return manualCounts
+        ? {
+            ...base,
+            ...notScored(),
+            applicable: true,
+            decision,
+            explanation: `${verdict.note}; scored by manual label`,
+            evidence: 'manual',
+            violated: byManual,
+            violatedByManual: byManual,
+          }
+        : { ...base, ...notScored(), applicable: false, decision, explanation: verdict.note, evidence: 'none' };
+    }
+    const coverageNote = verdict.kind === 'violated' && verdict.note ? `; ${verdict.note}` : '';
     const flags = new Uint8Array(n);
     let min = Infinity;
     let first = -1;
@@ -229,7 +251,12 @@ export class EpisodeScorer {
     let bestRunStart = -1;
     const eps = inst.warn;
     for (let i = 0; i < n; i++) {
-      // An undefined margin counts as the deepest violation (fail safe).
+      // Not evaluated here (a signal missing): no verdict, and a violating run does not span it.
+      if (!covered[i]) {
+        run = 0;
+        continue;
+      }
+      // An undefined margin where every signal was present counts as the deepest violation (fail safe).
       const r = Number.isNaN(rho[i]!) ? -Infinity : rho[i]!;
       if (r < min) min = r;
       let f = 0;
@@ -264,7 +291,7 @@ export class EpisodeScorer {
       ...base,
       applicable: true,
       decision: d.decision,
-      explanation: manualCounts ? `${d.explanation}; manual label ${manual}` : d.explanation,
+      explanation: (manualCounts ? `${d.explanation}; manual label ${manual}` : d.explanation) + coverageNote,
       evidence: manualCounts ? 'trace+manual' : 'trace',
       rho: min,
       violated: violatedByTrace || byManual,
@@ -282,6 +309,69 @@ export class EpisodeScorer {
       ...(keepRho ? { rhoTrace: rho } : {}),
     };
   }
+}
+
+/**
+ * Per sample, whether every schema signal `step` reads (a derived signal's inputs) is present (not
+ * NaN: the reader's missing or invalid), and the clause's coverage in the live bank's terms.
+ */
+function clauseCoverage(
+  step: Formula,
+  columns: ReadonlyMap<string, Float64Array>,
+  n: number,
+): { covered: Uint8Array; coverage: ClauseCoverage } {
+  const names = [
+    ...new Set([...signalsOf(step)].flatMap((s): readonly string[] => derivedSignal(s)?.inputs ?? [s])),
+  ];
+  const covered = new Uint8Array(n).fill(1);
+  const missing: { signal: string; steps: number }[] = [];
+  for (const name of names) {
+    const col = columns.get(name);
+    let steps = 0;
+    for (let i = 0; i < n; i++) {
+      if (col === undefined || Number.isNaN(col[i]!)) {
+        covered[i] = 0;
+        steps++;
+      }
+    }
+    if (steps > 0) missing.push({ signal: name, steps });
+  }
+  let evaluatedSteps = 0;
+  for (let i = 0; i < n; i++) evaluatedSteps += covered[i]!;
+  return { covered, coverage: { evaluatedSteps, missing } };
+}
+
+/**
+ * ρ at every sample: over the samples where the clause is evaluated, as if the others had not been
+ * recorded (what the live monitor bank does: it is not fed while a signal is missing); NaN elsewhere.
+ */
+function evaluateCovered(
+  step: Formula,
+  trace: EpisodeTrace,
+  columns: ReadonlyMap<string, Float64Array>,
+  covered: Uint8Array,
+  evaluated: number,
+): Float64Array {
+  const n = covered.length;
+  // exact integer-ns window edges when the reader had the times exactly (src/util/time.ts)
+  const evaluate = (times: Float64Array, ns: Float64Array | undefined, cols: ReadonlyMap<string, Float64Array>) =>
+    ns ? evaluateOfflineNs(step, ns, cols) : evaluateOffline(step, times, cols);
+  if (evaluated === n) return evaluate(trace.times, trace.timesNs, columns);
+  const out = new Float64Array(n).fill(NaN);
+  if (evaluated === 0) return out;
+  const keep = (c: Float64Array): Float64Array => {
+    const sub = new Float64Array(evaluated);
+    for (let i = 0, k = 0; i < n; i++) if (covered[i]) sub[k++] = c[i]!;
+    return sub;
+  };
+  const used = new Map<string, Float64Array>();
+  for (const name of signalsOf(step)) {
+    const c = columns.get(name);
+    if (c) used.set(name, keep(c));
+  }
+  const sub = evaluate(keep(trace.times), trace.timesNs ? keep(trace.timesNs) : undefined, used);
+  for (let i = 0, k = 0; i < n; i++) if (covered[i]) out[i] = sub[k++]!;
+  return out;
 }
 
 function notScored() {

@@ -15,15 +15,42 @@ export interface ClauseCoverage {
 }
 
 /**
- * What a clause's verdict does not cover, or undefined when it was evaluated at every one of
- * `steps`: `not evaluated: signal X missing` when never evaluated, else which signals were missing
- * at how many of the steps.
+ * A clause's verdict over an episode, given where it was evaluated (issue 13 item 4c; design §8).
+ * One semantics for the live episode index, `armguard replay` and the report:
+ * - evaluated at every sample and no sample violated → satisfied;
+ * - a sample where it was evaluated violated → violated (a measured violation is never hidden by
+ *   a gap elsewhere), with the coverage noted when it was not evaluated throughout;
+ * - never evaluated, or evaluated on part of the episode with no violation there → not evaluated:
+ *   what was not measured cannot be called satisfied.
  */
-export function describeNotEvaluated(c: ClauseCoverage, steps: number): string | undefined {
+export type CoverageVerdict =
+  | { readonly kind: 'satisfied' }
+  | { readonly kind: 'violated'; readonly note?: string }
+  | { readonly kind: 'not-evaluated'; readonly note: string };
+
+export function coverageVerdict(c: ClauseCoverage, steps: number, violatedSteps: number): CoverageVerdict {
   const names = c.missing.map((m) => m.signal).join(', ') || '?';
-  if (c.evaluatedSteps === 0) return `not evaluated: signal ${names} missing`;
-  if (c.evaluatedSteps >= steps) return undefined;
-  return `evaluated on ${c.evaluatedSteps} of ${steps} samples; not evaluated where ${c.missing.map((m) => `${m.signal} was missing (${m.steps})`).join(', ')}`;
+  if (c.evaluatedSteps === 0) return { kind: 'not-evaluated', note: `not evaluated: signal ${names} missing` };
+  const missingOn = `${c.missing.map((m) => m.steps).join(', ')} of ${steps} samples`;
+  if (c.evaluatedSteps >= steps) return violatedSteps > 0 ? { kind: 'violated' } : { kind: 'satisfied' };
+  if (violatedSteps > 0)
+    return {
+      kind: 'violated',
+      note: `evaluated on ${c.evaluatedSteps} of ${steps} samples; signal ${names} missing on ${missingOn}`,
+    };
+  return {
+    kind: 'not-evaluated',
+    note: `not evaluated: signal ${names} missing on ${missingOn} (no violation on the ${c.evaluatedSteps} evaluated)`,
+  };
+}
+
+/**
+ * What a clause's verdict does not cover, or undefined when it was evaluated at every one of
+ * `steps` (coverageVerdict's note).
+ */
+export function describeNotEvaluated(c: ClauseCoverage, steps: number, violatedSteps = 0): string | undefined {
+  const v = coverageVerdict(c, steps, violatedSteps);
+  return v.kind === 'satisfied' ? undefined : v.note;
 }
 
 /** Every clause's coverage over an episode's steps, in clause order. */

@@ -110,10 +110,10 @@ describe('Franka node episode recording (episodes_dir)', () => {
     expect(scan.errors.map((e) => e.message)).toEqual([]);
     expect(platform).toBe('fr3');
     const count = (k: EpisodeRecord['kind']) => records.filter((r) => r.kind === k).length;
-    // one frame and one ρ record per pipeline step: 170 robot states, and the one idle step that ran
-    // before the first of them (idle steps do not fire while states arrive)
-    expect(count('frame')).toBe(171);
-    expect(count('robustness')).toBe(171);
+    // one frame and one ρ record per sample, at its stamp: the 170 robot states (the idle step that
+    // ran before the first of them brought no sample and records none)
+    expect(count('frame')).toBe(170);
+    expect(count('robustness')).toBe(170);
     expect(count('proposed-chunk')).toBe(1);
     expect(count('executed-chunk')).toBe(1);
     const gate = records.flatMap((r) => (r.kind === 'gate' ? [r.value] : []));
