@@ -5,6 +5,7 @@ import type { Fault } from '../../../src/ports/index.js';
 import { FrankaMapping, frankaMappingConfig, type FrankaMappingConfig } from '../../../drivers/franka/mapping.js';
 import { ROBOT_MODE } from '../../../drivers/franka/messages.js';
 import { gripperState, robotState } from './support/franka-messages.js';
+import { loadSpec } from '../../safety/support/spec-fixture.js';
 
 function map(states: ReturnType<typeof robotState>[], gripper?: number) {
   const m = new FrankaMapping();
@@ -258,5 +259,22 @@ describe('Franka mapping: malformed messages (a wrong type on the topic) never t
         },
       ),
     );
+  });
+});
+
+describe('Franka mapping: every signal the fr3 and panda profiles declare is computed (issue 13 item 5)', () => {
+  it('after six robot states with velocities and a gripper state, each declared signal is valid in the frame', () => {
+    const profiles = loadSpec().platforms;
+    for (const platform of ['fr3', 'panda'] as const) {
+      const declared = profiles.get(platform)!.signals;
+      expect(declared).toEqual(expect.arrayContaining(['ee_speed', 'ee_acc']));
+      const m = new FrankaMapping(frankaMappingConfig(platform, 'franka_hand'));
+      const frame = new SignalFrame();
+      m.applyGripper(gripperState(0, 0.04), frame);
+      for (let k = 0; k < 6; k++)
+        m.applyState(robotState(k * 0.001, { q: [0, -0.785, 0, -2.356, 0, 1.571, 0.785], dq: [0.1, 0, 0, 0, 0, 0, 0] }), frame, () => {});
+      const notComputed = declared.filter((s) => frame.validity[signalIndex(s)!] !== Validity.Valid);
+      expect(notComputed, `${platform} declares signals its mapping does not compute`).toEqual([]);
+    }
   });
 });
