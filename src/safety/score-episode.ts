@@ -320,9 +320,7 @@ function clauseCoverage(
   columns: ReadonlyMap<string, Float64Array>,
   n: number,
 ): { covered: Uint8Array; coverage: ClauseCoverage } {
-  const names = [
-    ...new Set([...signalsOf(step)].flatMap((s): readonly string[] => derivedSignal(s)?.inputs ?? [s])),
-  ];
+  const names = [...new Set([...signalsOf(step)].flatMap((s): readonly string[] => derivedSignal(s)?.inputs ?? [s]))];
   const covered = new Uint8Array(n).fill(1);
   const missing: { signal: string; steps: number }[] = [];
   for (const name of names) {

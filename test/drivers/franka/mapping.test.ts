@@ -272,7 +272,11 @@ describe('Franka mapping: every signal the fr3 and panda profiles declare is com
       const frame = new SignalFrame();
       m.applyGripper(gripperState(0, 0.04), frame);
       for (let k = 0; k < 6; k++)
-        m.applyState(robotState(k * 0.001, { q: [0, -0.785, 0, -2.356, 0, 1.571, 0.785], dq: [0.1, 0, 0, 0, 0, 0, 0] }), frame, () => {});
+        m.applyState(
+          robotState(k * 0.001, { q: [0, -0.785, 0, -2.356, 0, 1.571, 0.785], dq: [0.1, 0, 0, 0, 0, 0, 0] }),
+          frame,
+          () => {},
+        );
       const notComputed = declared.filter((s) => frame.validity[signalIndex(s)!] !== Validity.Valid);
       expect(notComputed, `${platform} declares signals its mapping does not compute`).toEqual([]);
     }
