@@ -17,8 +17,8 @@ import { clauseSummary } from '../../src/episode/episode-index.js';
 import { MonitorBank } from '../../src/runtime/monitor-bank.js';
 import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
 import type { EpisodeTrace } from '../../src/schema/trace.js';
-import { loadSpec } from '../safety/spec-fixture.js';
-import { makeTrace } from '../safety/trace-fixture.js';
+import { loadSpec } from '../safety/support/spec-fixture.js';
+import { makeTrace } from '../safety/support/trace-fixture.js';
 
 const spec = loadSpec();
 const TORQUE = signalIndex('max_joint_torque')!;
