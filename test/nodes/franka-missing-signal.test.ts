@@ -102,6 +102,7 @@ describe('a clause whose signal is missing is not evaluated live', () => {
       violatedSteps: 0,
       evaluatedSteps: 0,
       missing: [{ signal: 'gripper_contact', steps: 50 }],
+      verdict: 'not evaluated',
       notEvaluated: 'not evaluated: signal gripper_contact missing',
     });
     expect(entry.clauses!['joint_torque']).toEqual({
@@ -109,6 +110,7 @@ describe('a clause whose signal is missing is not evaluated live', () => {
       violatedSteps: 0,
       evaluatedSteps: 50,
       missing: [],
+      verdict: 'satisfied',
     });
     // the node's time base is recorded: Unix ns at which its clock read 0 (this graph's clock reads Unix seconds)
     expect(entry.versions['ros_time_origin_ns']).toBe('0');
