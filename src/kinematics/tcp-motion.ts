@@ -1,5 +1,6 @@
 import type { ForwardKinematics } from './chain.js';
 import { length3 } from './transform.js';
+import { secondsToNs } from '../util/time.js';
 
 /**
  * Tool-centre-point speed and acceleration from measured joint velocities (arms that report dq,
@@ -21,6 +22,7 @@ export class TcpMotion {
   private readonly times: Float64Array;
   private count = 0;
   private head = 0;
+  private readonly maxGapNs: number;
 
   constructor(
     readonly fk: ForwardKinematics,
@@ -32,6 +34,7 @@ export class TcpMotion {
   ) {
     if (!(Number.isInteger(window) && window >= 1))
       throw new RangeError(`TcpMotion: window must be a positive integer, got ${window}`);
+    this.maxGapNs = secondsToNs(maxGap);
     this.jac = new Float64Array(3 * fk.joints);
     this.vel = new Float64Array(3 * (window + 1));
     this.times = new Float64Array(window + 1);
@@ -54,8 +57,9 @@ export class TcpMotion {
     this.speed = length3(vx, vy, vz);
     const size = this.window + 1;
     const last = this.times[(this.head + size - 1) % size]!;
-    const dt = t - last;
-    if (!Number.isFinite(this.speed) || !Number.isFinite(t) || (this.count > 0 && !(dt > 0 && dt <= this.maxGap)))
+    // In integer ns (src/util/time.ts): a step exactly maxGap long is not a gap, whatever the float rounding.
+    const dtNs = secondsToNs(t) - secondsToNs(last);
+    if (!Number.isFinite(this.speed) || !Number.isFinite(t) || (this.count > 0 && !(dtNs > 0 && dtNs <= this.maxGapNs)))
       this.count = 0;
     if (!Number.isFinite(this.speed) || !Number.isFinite(t)) {
       this.acc = NaN;

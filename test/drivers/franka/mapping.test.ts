@@ -282,3 +282,20 @@ describe('Franka mapping: every signal the fr3 and panda profiles declare is com
     }
   });
 });
+
+describe('Franka mapping: the ee_acc gap is decided in integer ns', () => {
+  it('robot states exactly 10 ms apart (the gap limit) are not a gap — 0.30 − 0.29 is 0.010000000000000009 in floats', () => {
+    const m = new FrankaMapping(frankaMappingConfig('fr3', 'franka_hand'));
+    const frame = new SignalFrame();
+    const q = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
+    const acc: number[] = [];
+    for (const t of [0.25, 0.26, 0.27, 0.28, 0.29, 0.3, 0.31]) {
+      m.applyState(robotState(t, { q, dq: [0.5 + 10 * t, 0, 0, 0, 0, 0, 0] }), frame, () => {});
+      acc.push(frame.get('ee_acc'));
+    }
+    expect(acc.slice(0, 5).every(Number.isNaN)).toBe(true);
+    // 10 ms steps within EE_MAX_GAP_S: the window fills after 6 samples and stays full
+    expect(acc[5]).not.toBeNaN();
+    expect(acc[6]).not.toBeNaN();
+  });
+});
