@@ -16,7 +16,7 @@ import { QOS_RELIABLE } from '../../drivers/ros2/interface.js';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { INDEX_FILE_NAME, indexEpisodeFile, readIndex } from '../../src/episode/index.js';
+import { INDEX_FILE_NAME, indexEpisodeFile, readEpisodeTrace, readIndex } from '../../src/episode/index.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
 import { MonitorBank } from '../../src/runtime/monitor-bank.js';
@@ -127,5 +127,46 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     // the report scores the recorded trace: the clause is in the episode's reduced set (not evaluated), not among the satisfied
     expect(row.reducedSet).toContain('stable_grasp_maintained');
     expect(row.violated).not.toContain('stable_grasp_maintained');
+  });
+});
+
+describe('the Franka node records each robot state at its own stamp (issue 13 item 3)', () => {
+  it('robot states arriving 0.1–0.6 ms after their stamp: one frame per state, at the stamp (not the arrival), and the report scores those times', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-stamps-'));
+    dirs.push(dir);
+    const spec = loadScoringSpec(defaultSpecPaths());
+    if (!spec.ok) throw new Error(spec.problems.join('\n'));
+    const clock = new ManualClock(100);
+    const timers = new ManualTimers(clock);
+    const graph = new FakeRosGraph(clock, timers);
+    const config = frankaTestConfig({ robotId: 'fr3-stamps', episodesDir: dir });
+    const parts = buildFrankaNode(graph, config, spec.spec, {
+      recording: { timers, wallClock: () => new Date(Date.UTC(2026, 11, 1, 22, 0, 0)) },
+    });
+    const episodes = parts.episodes!;
+    const state = graph
+      .createNode('world')
+      .createPublisher<FrankaRobotState>('franka_msgs/msg/FrankaRobotState', config.robotStateTopic, QOS_RELIABLE);
+    timers.advance(0.1);
+    await episodes.start(clock.now());
+    const stamps: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const stamp = 100.2 + i * 0.001; // the robot's clock: 1 kHz
+      timers.advanceTo(stamp + 0.0001 + (0.0005 * ((i * 7) % 11)) / 10); // delivered late, by a varying delay
+      state.publish(robotState(stamp, { q: READY, tau: [5, 5, 5, 5, 1, 1, 1] }));
+      stamps.push(stamp);
+    }
+    expect(
+      episodes.finishEpisode({ source: 'operator', by: 'ros2 ~/label_success', success: true }, clock.now(), true).ok,
+    ).toBe(true);
+    await episodes.settled();
+    await episodes.close(clock.now(), 'test end');
+    const file = readdirSync(dir)
+      .filter((f) => f.endsWith('.mcap'))
+      .sort()[0]!;
+    const trace = await readEpisodeTrace(join(dir, file));
+    // the stamps as the node's time base reads them (Unix seconds here: origin 0), exact in ns
+    expect(Array.from(trace.times, (t) => Math.round(t * 1e9))).toEqual(stamps.map((s) => Math.round(s * 1e9)));
+    expect(Array.from(trace.robustnessTimes)).toEqual(Array.from(trace.times));
   });
 });
