@@ -66,7 +66,7 @@ export function episodeText(e: EpisodeScore, units: ReadonlyMap<string, string>)
   const lines = [head, cols, ...e.clauses.map((c) => clauseLine(c, units.get(c.clauseId) ?? ''))];
   if (e.reducedSet.length > 0)
     lines.push(
-      `  reduced applicable set: ${e.reducedSet.join(', ')} not scored (signal not declared, or not in the recording)`,
+      `  reduced applicable set: ${e.reducedSet.join(', ')} not scored (signal not declared, or missing from the recording: throughout, or in part with no violation where present)`,
     );
   for (const w of e.warnings) lines.push(`  warning: ${w}`);
   return lines.join('\n');
