@@ -78,6 +78,17 @@ describe('So101Arm', () => {
     expect(q[1]).toBe(r.arm.mapping.q[1]);
   });
 
+  it("its sample time is the read's stamp in integer ns (NaN before any read): the pipeline monitors each read once, at it", async () => {
+    const { r } = await rig();
+    expect(r.arm.sampleNs()).toBeNaN();
+    r.timers.advance(0.013);
+    const s = await r.arm.readState();
+    if (!s.ok) throw new Error(s.error.kind);
+    expect(r.arm.sampleNs()).toBe(Math.round(s.value.t * 1e9));
+    r.timers.advance(0.007); // no read since: the same sample
+    expect(r.arm.sampleNs()).toBe(Math.round(s.value.t * 1e9));
+  });
+
   it('writes goals with one sync write, clamped to the calibrated limits', async () => {
     const { r } = await rig();
     const before = r.emulator.counters.instructions;
