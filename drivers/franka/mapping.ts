@@ -25,6 +25,7 @@
 import { signalIndex, type SignalFrame } from '../../src/schema/signals.js';
 import type { Fault } from '../../src/ports/index.js';
 import { RosTimeBase, type JointState } from '../../src/mcap/messages.js';
+import { NS_PER_S, secondsToNs } from '../../src/util/time.js';
 import { angleDeg, bodyZ } from '../tracking/pose-math.js';
 import {
   armModel,
@@ -211,7 +212,8 @@ export class FrankaMapping {
     const force = length3(num(f?.x), num(f?.y), num(f?.z));
     if (Number.isNaN(force))
       onFault({ kind: 'invalid-sample', source: src, signal: 'contact_force_max', value: force });
-    const holding = this.holding && t - this.gripperStamp < 1;
+    // The grip attributes the force only while its state is younger than 1 s (compared in integer ns).
+    const holding = this.holding && secondsToNs(t) - secondsToNs(this.gripperStamp) < NS_PER_S;
     frame.set(I.arm, holding ? 0 : force, t, src);
     frame.set(I.target, holding ? force : 0, t, src);
     frame.set(I.max, force, t, src);

@@ -299,3 +299,17 @@ describe('Franka mapping: the ee_acc gap is decided in integer ns', () => {
     expect(acc[6]).not.toBeNaN();
   });
 });
+
+describe('Franka mapping: the grip attributes contact force while its state is younger than 1 s, in integer ns', () => {
+  it('a gripper state exactly 1 s old no longer attributes the force to the held object — 1.4 − 0.4 is 0.9999999999999999 in floats', () => {
+    const m = new FrankaMapping(frankaMappingConfig('fr3', 'franka_hand'));
+    const frame = new SignalFrame();
+    m.applyGripper(gripperState(0.4, 0.04), frame);
+    expect(m.isHolding).toBe(true);
+    m.applyState(robotState(0.9, { force: [0, 0, 30] }), frame, () => {});
+    expect(frame.get('target_furniture_contact_force')).toBeCloseTo(30, 9); // 0.5 s old: holding
+    m.applyState(robotState(1.4, { force: [0, 0, 30] }), frame, () => {});
+    expect(frame.get('arm_furniture_contact_force')).toBeCloseTo(30, 9);
+    expect(frame.get('target_furniture_contact_force')).toBe(0);
+  });
+});
