@@ -169,7 +169,7 @@ export class QpSolver {
     if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
     this.initialise(options.warmStart, options.warmStartDual);
 
-    const { x, yE, lo, hi, invE, dualUnscale, rd, px, atl, qs, dx, dyE, eqRows } = ws;
+    const { x, dualUnscale, rd, px, atl, qs, dx, eqRows } = ws;
     const c = scaling.c;
     const nBounds = ws.nBounds;
     const eqCount = ws.eqCount;
@@ -184,9 +184,14 @@ export class QpSolver {
     const oDZL = R_DZL * m;
     const oDSU = R_DSU * m;
     const oDZU = R_DZU * m;
+    const oYE = R_YE * m;
+    const oDYE = R_DYE * m;
+    const oLo = R_LO * m;
+    const oHi = R_HI * m;
+    const oInvE = R_INVE * m;
     let boundsNorm = 0;
     for (let i = 0; i < m; i++)
-      boundsNorm = Math.max(boundsNorm, Math.abs(lo[i]! * invE[i]!), Math.abs(hi[i]! * invE[i]!));
+      boundsNorm = Math.max(boundsNorm, Math.abs(D[oLo + i]! * D[oInvE + i]!), Math.abs(D[oHi + i]! * D[oInvE + i]!));
 
     let previousPrimRes = Infinity;
     for (let iter = 0; ; iter++) {
@@ -269,7 +274,7 @@ export class QpSolver {
       }
       for (let k = 0; k < eqCount; k++) {
         const i = eqRows[k]!;
-        yE[i]! += alpha * dyE[i]!;
+        D[oYE + i]! += alpha * D[oDYE + i]!;
       }
     }
   }
@@ -282,32 +287,47 @@ export class QpSolver {
    */
   private initialise(warm: Float64Array | undefined, warmDual: Float64Array | undefined): void {
     const ws = this.ws;
-    const { n, m, x, sL, zL, sU, zU, yE, lo, hi, ax, hasL, hasU } = ws;
+    const { n, m, x } = ws;
     const D = this.scaling.D;
     if (warm !== undefined && warm.length === n)
       for (let j = 0; j < n; j++) x[j] = Number.isFinite(warm[j]!) ? warm[j]! / D[j]! : 0;
     else x.fill(0);
-    ws.multiplyA(x, ax);
+    ws.multiplyA(x, R_AX);
+    const R = ws.rows;
+    const oAX = R_AX * m;
+    const oSL = R_SL * m;
+    const oZL = R_ZL * m;
+    const oSU = R_SU * m;
+    const oZU = R_ZU * m;
+    const oYE = R_YE * m;
+    const oLo = R_LO * m;
+    const oHi = R_HI * m;
+    const oHasL = R_HASL * m;
+    const oHasU = R_HASU * m;
     const floor = warm !== undefined ? WARM_SLACK_FLOOR : COLD_SLACK_FLOOR;
     const dual = warm !== undefined && warmDual !== undefined && warmDual.length === m;
     const E = this.scaling.E;
     const c = this.scaling.c;
     // a missing bound gets s = 1, z = 0 (and zero steps), so it drops out of every formula
     for (let i = 0; i < m; i++) {
-      const r = ax[i]!;
-      sL[i] = hasL[i]! > 0 ? Math.max(r - lo[i]!, floor) : 1;
-      sU[i] = hasU[i]! > 0 ? Math.max(hi[i]! - r, floor) : 1;
+      const r = R[oAX + i]!;
+      const hasL = R[oHasL + i]!;
+      const hasU = R[oHasU + i]!;
+      const sl = hasL > 0 ? Math.max(r - R[oLo + i]!, floor) : 1;
+      const su = hasU > 0 ? Math.max(R[oHi + i]! - r, floor) : 1;
+      R[oSL + i] = sl;
+      R[oSU + i] = su;
       if (dual) {
         // y = −(zL − zU)·E/c in the result's sign convention
         const lam = Number.isFinite(warmDual[i]!) ? (-warmDual[i]! * c) / E[i]! : 0;
-        zL[i] = hasL[i]! * Math.max(lam, WARM_DUAL_FLOOR);
-        zU[i] = hasU[i]! * Math.max(-lam, WARM_DUAL_FLOOR);
+        R[oZL + i] = hasL * Math.max(lam, WARM_DUAL_FLOOR);
+        R[oZU + i] = hasU * Math.max(-lam, WARM_DUAL_FLOOR);
       } else {
         // centred: every bound starts with the same product s·z = CENTRED_PRODUCT·floor
-        zL[i] = hasL[i]! * Math.max(WARM_DUAL_FLOOR, (CENTRED_PRODUCT * floor) / sL[i]!);
-        zU[i] = hasU[i]! * Math.max(WARM_DUAL_FLOOR, (CENTRED_PRODUCT * floor) / sU[i]!);
+        R[oZL + i] = hasL * Math.max(WARM_DUAL_FLOOR, (CENTRED_PRODUCT * floor) / sl);
+        R[oZU + i] = hasU * Math.max(WARM_DUAL_FLOOR, (CENTRED_PRODUCT * floor) / su);
       }
-      yE[i] = 0;
+      R[oYE + i] = 0;
     }
   }
 
@@ -317,7 +337,7 @@ export class QpSolver {
    */
   private residuals(): void {
     const ws = this.ws;
-    const { n, m, x, px, lam, lo, ax, rpL, invE, atl, rd, qs, eqRows } = ws;
+    const { n, m, x, px, atl, rd, qs, eqRows } = ws;
     const eqCount = ws.eqCount;
     ws.multiplyP(x, px);
     let primRes = 0;
@@ -356,14 +376,14 @@ export class QpSolver {
     }
     for (let k = 0; k < eqCount; k++) {
       const i = eqRows[k]!;
-      const r = ax[i]! - lo[i]!;
-      rpL[i] = r;
-      primRes = Math.max(primRes, Math.abs(r * invE[i]!));
+      const r = D[oAX + i]! - D[oLo + i]!;
+      D[oRpL + i] = r;
+      primRes = Math.max(primRes, Math.abs(r * D[oInvE + i]!));
     }
     ws.primRes = primRes;
     ws.axNorm = axNorm;
     ws.gap = gap;
-    ws.multiplyAT(lam, atl);
+    ws.multiplyAT(R_LAM, atl);
     for (let j = 0; j < n; j++) rd[j] = px[j]! + qs[j]! - atl[j]!;
   }
 
@@ -466,12 +486,17 @@ export class QpSolver {
   /** Unscales the iterate into the result and computes objective and violation on the original data. */
   private finish(problem: QpProblem, status: QpStatus, reason: string): QpResult {
     const { n, m, out } = this;
-    const { x, zL, zU, yE, ax } = this.ws;
+    const x = this.ws.x;
+    const R = this.ws.rows;
+    const oZL = R_ZL * m;
+    const oZU = R_ZU * m;
+    const oYE = R_YE * m;
+    const oAX = R_AX * m;
     const { D, E, c } = this.scaling;
     out.status = status;
     out.reason = reason;
     for (let j = 0; j < n; j++) out.x[j] = x[j]! * D[j]!;
-    for (let i = 0; i < m; i++) out.y[i] = (-(zL[i]! - zU[i]! + yE[i]!) * E[i]!) / c;
+    for (let i = 0; i < m; i++) out.y[i] = (-(R[oZL + i]! - R[oZU + i]! + R[oYE + i]!) * E[i]!) / c;
     const xs = out.x;
     const P = problem.P;
     let obj = 0;
@@ -484,17 +509,17 @@ export class QpSolver {
       }
     }
     out.objective = obj;
-    ax.fill(0);
+    R.fill(0, oAX, oAX + m);
     const A = problem.A;
     for (let j = 0; j < n; j++) {
-      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) ax[A.rowIndex[t]!]! += A.values[t]! * xs[j]!;
+      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) R[oAX + A.rowIndex[t]!]! += A.values[t]! * xs[j]!;
     }
     let viol = 0;
     for (let i = 0; i < m; i++) {
       const l = problem.l[i]!;
       const u = problem.u[i]!;
-      if (isLowerFinite(l)) viol = Math.max(viol, l - ax[i]!);
-      if (isUpperFinite(u)) viol = Math.max(viol, ax[i]! - u);
+      if (isLowerFinite(l)) viol = Math.max(viol, l - R[oAX + i]!);
+      if (isUpperFinite(u)) viol = Math.max(viol, R[oAX + i]! - u);
     }
     out.maxViolation = viol;
     return out as unknown as QpResult;

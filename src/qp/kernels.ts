@@ -2,27 +2,37 @@
 import type { RowView } from './structure.js';
 import type { CscMatrix } from './types.js';
 
-/** out = A v, row by row over A's values in row order (`rowValues`, gathers only). */
+/**
+ * out[outOffset + i] = (A v)_i, row by row over A's values in row order (`rowValues`, gathers only).
+ * The offset lets the result land in a slot of the interior point's row array.
+ */
 export function multiplyRows(
   m: number,
   rows: RowView,
   rowValues: Float64Array,
   v: Float64Array,
   out: Float64Array,
+  outOffset: number,
 ): void {
   const { rowStart, column } = rows;
   for (let i = 0; i < m; i++) {
     let s = 0;
     for (let e = rowStart[i]!; e < rowStart[i + 1]!; e++) s += rowValues[e]! * v[column[e]!]!;
-    out[i] = s;
+    out[outOffset + i] = s;
   }
 }
 
-/** out = A' r, column by column over the CSC values `values` of A's pattern. */
-export function multiplyTransposed(A: CscMatrix, values: Float64Array, r: Float64Array, out: Float64Array): void {
+/** out = A' r, r = rows[rOffset ..], column by column over the CSC values `values` of A's pattern. */
+export function multiplyTransposed(
+  A: CscMatrix,
+  values: Float64Array,
+  rows: Float64Array,
+  rOffset: number,
+  out: Float64Array,
+): void {
   for (let j = 0; j < A.cols; j++) {
     let s = 0;
-    for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) s += values[t]! * r[A.rowIndex[t]!]!;
+    for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) s += values[t]! * rows[rOffset + A.rowIndex[t]!]!;
     out[j] = s;
   }
 }

@@ -6,12 +6,14 @@ import {
   R_DSL,
   R_DSU,
   R_DZL,
+  R_DYE,
   R_DZU,
   R_G,
   R_HASL,
   R_HASU,
   R_INVSL,
   R_INVSU,
+  R_LAM,
   R_RCL,
   R_RCU,
   R_RPL,
@@ -99,7 +101,7 @@ export class NormalEquations {
   /** Row weights W of the current iterate (and 1/s), then P + A'WA factorised; false on NaN/∞. */
   factorise(): boolean {
     const ws = this.ws;
-    const { m, w, eqRows } = ws;
+    const { m, eqRows } = ws;
     const eqCount = ws.eqCount;
     const D = ws.rows;
     const oHasL = R_HASL * m;
@@ -121,23 +123,25 @@ export class NormalEquations {
       D[oW + i] = wi;
       if (wi > maxWeight) maxWeight = wi;
     }
-    for (let k = 0; k < eqCount; k++) w[eqRows[k]!] = 1 / EQ_REG;
+    for (let k = 0; k < eqCount; k++) D[oW + eqRows[k]!] = 1 / EQ_REG;
     if (eqCount > 0 && 1 / EQ_REG > maxWeight) maxWeight = 1 / EQ_REG;
     ws.maxWeight = maxWeight;
-    return this.assembleAndFactorise(w);
+    return this.assembleAndFactorise();
   }
 
-  /** Assembles P + A'WA (+ regularisation) in stage order and factorises it. */
-  private assembleAndFactorise(w: Float64Array): boolean {
+  /** Assembles P + A'WA (+ regularisation, W the row slot R_W) in stage order and factorises it. */
+  private assembleAndFactorise(): boolean {
     const { kkt, pTarget, rowPairStart, pairTarget, diagTarget } = this;
     const { n, m, Pv, rowValues } = this.ws;
     const rowStart = this.ws.rowsOfA.rowStart;
+    const R = this.ws.rows;
+    const oW = R_W * m;
     const M = kkt.values;
     M.fill(0);
     for (let t = 0; t < Pv.length; t++) M[pTarget[t]!]! += Pv[t]!;
     for (let j = 0; j < n; j++) M[diagTarget[j]!]! += PRIMAL_REG;
     for (let i = 0; i < m; i++) {
-      const wi = w[i]!;
+      const wi = R[oW + i]!;
       if (wi === 0) continue;
       let p = rowPairStart[i]!;
       const e0 = rowStart[i]!;
@@ -157,7 +161,7 @@ export class NormalEquations {
    */
   direction(mode: number): void {
     const ws = this.ws;
-    const { n, m, g, w, rhs, perm, adx, rpL, dx, dyE, eqRows } = ws;
+    const { n, m, rhs, perm, dx, eqRows } = ws;
     const eqCount = ws.eqCount;
     const order = this.order;
     const D = ws.rows;
@@ -177,6 +181,9 @@ export class NormalEquations {
     const oHasU = R_HASU * m;
     const oG = R_G * m;
     const oADX = R_ADX * m;
+    const oW = R_W * m;
+    const oDYE = R_DYE * m;
+    const oRpLIn = R_RPL * m;
     // a centrality corrector has zero primal/dual residuals on the right-hand side
     const withResiduals = mode !== CENTRALITY;
     const oRpL = (withResiduals ? R_RPL : R_ZEROROWS) * m;
@@ -204,16 +211,16 @@ export class NormalEquations {
     }
     for (let k = 0; k < eqCount; k++) {
       const i = eqRows[k]!;
-      g[i] = rpL[i]! / EQ_REG;
+      D[oG + i] = D[oRpLIn + i]! / EQ_REG;
     }
-    ws.multiplyAT(g, rhs);
+    ws.multiplyAT(R_G, rhs);
     for (let p = 0; p < n; p++) {
       const j = order[p]!;
       perm[p] = -rd[j]! - rhs[j]!;
     }
     this.kkt.solveInPlace(perm);
     for (let p = 0; p < n; p++) dx[order[p]!] = perm[p]!;
-    ws.multiplyA(dx, adx);
+    ws.multiplyA(dx, R_ADX);
     // recover slack and multiplier steps; fused: step to the boundary and Σ ds∘dz (the affine gap's
     // curvature; its slope Σ(s∘dz + z∘ds) = −Σ rc holds by construction)
     let alpha = 1;
@@ -242,7 +249,7 @@ export class NormalEquations {
     ws.gapCurve = curve;
     for (let k = 0; k < eqCount; k++) {
       const i = eqRows[k]!;
-      dyE[i] = -(w[i]! * adx[i]! + g[i]!);
+      D[oDYE + i] = -(D[oW + i]! * D[oADX + i]! + D[oG + i]!);
     }
   }
 
@@ -254,34 +261,28 @@ export class NormalEquations {
    */
   refine(): void {
     const ws = this.ws;
-    const {
-      n,
-      m,
-      zL,
-      zU,
-      w,
-      rhs,
-      perm,
-      adx,
-      lam,
-      invSL,
-      invSU,
-      hasL,
-      hasU,
-      dsL,
-      dzL,
-      dsU,
-      dzU,
-      dyE,
-      dx,
-      px,
-      rd,
-      eqRows,
-    } = ws;
+    const { n, m, rhs, perm, dx, px, rd, eqRows } = ws;
     const eqCount = ws.eqCount;
     const order = this.order;
-    for (let i = 0; i < m; i++) lam[i] = dzL[i]! - dzU[i]! + dyE[i]!;
-    ws.multiplyAT(lam, rhs);
+    const D = ws.rows;
+    const oLam = R_LAM * m;
+    const oDSL = R_DSL * m;
+    const oDZL = R_DZL * m;
+    const oDSU = R_DSU * m;
+    const oDZU = R_DZU * m;
+    const oDYE = R_DYE * m;
+    const oZL = R_ZL * m;
+    const oZU = R_ZU * m;
+    const oInvSL = R_INVSL * m;
+    const oInvSU = R_INVSU * m;
+    const oHasL = R_HASL * m;
+    const oHasU = R_HASU * m;
+    const oADX = R_ADX * m;
+    const oW = R_W * m;
+    // the correction's A·d lands in the free slot R_G
+    const oADC = R_G * m;
+    for (let i = 0; i < m; i++) D[oLam + i] = D[oDZL + i]! - D[oDZU + i]! + D[oDYE + i]!;
+    ws.multiplyAT(R_LAM, rhs);
     ws.multiplyP(dx, px);
     for (let p = 0; p < n; p++) {
       const j = order[p]!;
@@ -290,19 +291,18 @@ export class NormalEquations {
     this.kkt.solveInPlace(perm);
     for (let p = 0; p < n; p++) rhs[order[p]!] = perm[p]!;
     for (let j = 0; j < n; j++) dx[j]! += rhs[j]!;
-    const adc = ws.g;
-    ws.multiplyA(rhs, adc);
+    ws.multiplyA(rhs, R_G);
     for (let i = 0; i < m; i++) {
-      const da = adc[i]!;
-      adx[i]! += da;
-      dsL[i]! += hasL[i]! * da;
-      dzL[i]! -= zL[i]! * invSL[i]! * da;
-      dsU[i]! -= hasU[i]! * da;
-      dzU[i]! += zU[i]! * invSU[i]! * da;
+      const da = D[oADC + i]!;
+      D[oADX + i]! += da;
+      D[oDSL + i]! += D[oHasL + i]! * da;
+      D[oDZL + i]! -= D[oZL + i]! * D[oInvSL + i]! * da;
+      D[oDSU + i]! -= D[oHasU + i]! * da;
+      D[oDZU + i]! += D[oZU + i]! * D[oInvSU + i]! * da;
     }
     for (let k = 0; k < eqCount; k++) {
       const i = eqRows[k]!;
-      dyE[i]! -= w[i]! * adc[i]!;
+      D[oDYE + i]! -= D[oW + i]! * D[oADC + i]!;
     }
   }
 }

@@ -1,7 +1,18 @@
 import type { RuizScaling } from './scaling.js';
 import { INFINITE_BOUND } from './types.js';
 import type { QpProblem, QpStatus } from './types.js';
-import { ROW_BOTH, ROW_EQUAL, ROW_FREE, ROW_LOWER, ROW_UPPER } from './workspace.js';
+import {
+  R_HASL,
+  R_HASU,
+  R_HI,
+  R_INVE,
+  R_LO,
+  ROW_BOTH,
+  ROW_EQUAL,
+  ROW_FREE,
+  ROW_LOWER,
+  ROW_UPPER,
+} from './workspace.js';
 import type { QpWorkspace } from './workspace.js';
 
 export function isLowerFinite(v: number): boolean {
@@ -23,7 +34,7 @@ export interface DataFailure {
  * data are unusable (too short, NaN/∞, l > u). `problem` must have the workspace's shape.
  */
 export function loadScaledData(ws: QpWorkspace, scaling: RuizScaling, problem: QpProblem): DataFailure | undefined {
-  const { n, m, Pv, Av, qs, lo, hi, rowKind } = ws;
+  const { n, m, Pv, Av, qs, rowKind } = ws;
   if (problem.q.length < n)
     return { status: 'numerical-error', reason: `q has ${problem.q.length} entries, expected ${n}` };
   if (problem.l.length < m)
@@ -59,7 +70,13 @@ export function loadScaledData(ws: QpWorkspace, scaling: RuizScaling, problem: Q
   const rowValues = ws.rowValues;
   for (let e = 0; e < cscIndex.length; e++) rowValues[e] = Av[cscIndex[e]!]!;
   const { E, D, c } = scaling;
-  const { invE, eqRows } = ws;
+  const eqRows = ws.eqRows;
+  const R = ws.rows;
+  const oLo = R_LO * m;
+  const oHi = R_HI * m;
+  const oHasL = R_HASL * m;
+  const oHasU = R_HASU * m;
+  const oInvE = R_INVE * m;
   let eqCount = 0;
   let nBounds = 0;
   for (let i = 0; i < m; i++) {
@@ -67,20 +84,20 @@ export function loadScaledData(ws: QpWorkspace, scaling: RuizScaling, problem: Q
     const u = problem.u[i]!;
     const hasL = isLowerFinite(l);
     const hasU = isUpperFinite(u);
-    invE[i] = 1 / E[i]!;
+    R[oInvE + i] = 1 / E[i]!;
     if (hasL && hasU && u - l <= 1e-12 * Math.max(1, Math.abs(l), Math.abs(u))) {
       rowKind[i] = ROW_EQUAL;
-      lo[i] = 0.5 * (l + u) * E[i]!;
-      hi[i] = lo[i]!;
-      ws.hasL[i] = 0;
-      ws.hasU[i] = 0;
+      R[oLo + i] = 0.5 * (l + u) * E[i]!;
+      R[oHi + i] = R[oLo + i]!;
+      R[oHasL + i] = 0;
+      R[oHasU + i] = 0;
       eqRows[eqCount++] = i;
     } else {
       rowKind[i] = hasL ? (hasU ? ROW_BOTH : ROW_LOWER) : hasU ? ROW_UPPER : ROW_FREE;
-      lo[i] = hasL ? l * E[i]! : 0;
-      hi[i] = hasU ? u * E[i]! : 0;
-      ws.hasL[i] = hasL ? 1 : 0;
-      ws.hasU[i] = hasU ? 1 : 0;
+      R[oLo + i] = hasL ? l * E[i]! : 0;
+      R[oHi + i] = hasU ? u * E[i]! : 0;
+      R[oHasL + i] = hasL ? 1 : 0;
+      R[oHasU + i] = hasU ? 1 : 0;
       nBounds += (hasL ? 1 : 0) + (hasU ? 1 : 0);
     }
   }

@@ -4,11 +4,11 @@ import type { CscMatrix } from './types.js';
 
 /*
  * Slots of QpWorkspace.rows: every per-row vector lives in one Float64Array, slot k at
- * [k·m, (k+1)·m). The hot loops index that array directly with offsets they compute once per call
- * (`const oSL = R_SL * m`, never `R_SL * m` inside the loop: these are imported module bindings),
- * because V8 reloads a typed array's base and length on every access inside a loop that stores,
- * so a loop over 17 separate arrays ran about twice as slow as the same loop over one (measured on
- * this machine).
+ * [k·m, (k+1)·m), and is reached only that way (there are no per-vector views). Code indexes the
+ * array with offsets it computes once per call (`const oSL = R_SL * m`, never `R_SL * m` inside a
+ * loop: these are imported module bindings), because V8 reloads a typed array's base and length on
+ * every access inside a loop that stores, so a loop over 17 separate arrays ran about twice as slow
+ * as the same loop over one (measured on this machine; bench/RESULTS.md "QP solver split").
  */
 export const R_SL = 0;
 export const R_ZL = 1;
@@ -53,9 +53,8 @@ export const ROW_EQUAL = 4;
 /**
  * Everything one solver shape computes with, allocated once: the scaled problem data, the iterate,
  * the Newton direction and the work vectors, plus the scalars the iteration steps pass to each
- * other (fields, so the hot path boxes no numbers). The per-row vectors are owned by `rows` (see
- * the R_* slots); the named views below are the ones the cold code (loading, start, refinement,
- * certificates, result) reads, so a vector that no code reads by name has no view.
+ * other (fields, so the hot path boxes no numbers). The per-row vectors are owned by `rows` and
+ * reached through their R_* slot offsets only; the per-variable vectors are fields.
  */
 export class QpWorkspace {
   readonly n: number;
@@ -94,35 +93,6 @@ export class QpWorkspace {
   /** dx of the Mehrotra direction while a Gondzio corrector is tried on top of it (the row parts are slots R_KEEP_*) */
   readonly keep: Float64Array;
 
-  // views of `rows` read by name
-  readonly sL: Float64Array;
-  readonly zL: Float64Array;
-  readonly sU: Float64Array;
-  readonly zU: Float64Array;
-  readonly dsL: Float64Array;
-  readonly dzL: Float64Array;
-  readonly dsU: Float64Array;
-  readonly dzU: Float64Array;
-  /** 1/s where the bound exists, 0 otherwise (per iteration) */
-  readonly invSL: Float64Array;
-  readonly invSU: Float64Array;
-  /** 1 where the row has a finite lower (upper) inequality bound, else 0: keeps hot loops branch-free */
-  readonly hasL: Float64Array;
-  readonly hasU: Float64Array;
-  /** primal residual of the lower bounds; of an equality row, its residual */
-  readonly rpL: Float64Array;
-  readonly adx: Float64Array;
-  readonly g: Float64Array;
-  readonly ax: Float64Array;
-  readonly lo: Float64Array;
-  readonly hi: Float64Array;
-  readonly yE: Float64Array;
-  readonly dyE: Float64Array;
-  readonly w: Float64Array;
-  readonly lam: Float64Array;
-  /** 1/E per row: unscaling factor of primal residuals, per solve */
-  readonly invE: Float64Array;
-
   /** largest row weight of the last factorisation */
   maxWeight = 0;
   /** from residuals(): unscaled ‖primal residual‖∞ and ‖Ax‖∞, scaled s'z */
@@ -144,30 +114,6 @@ export class QpWorkspace {
     this.A = A;
     this.rowsOfA = rowsOfA;
     this.rows = new Float64Array(ROW_VECTORS * m);
-    const row = (slot: number): Float64Array => this.rows.subarray(slot * m, (slot + 1) * m);
-    this.sL = row(R_SL);
-    this.zL = row(R_ZL);
-    this.sU = row(R_SU);
-    this.zU = row(R_ZU);
-    this.dsL = row(R_DSL);
-    this.dzL = row(R_DZL);
-    this.dsU = row(R_DSU);
-    this.dzU = row(R_DZU);
-    this.invSL = row(R_INVSL);
-    this.invSU = row(R_INVSU);
-    this.hasL = row(R_HASL);
-    this.hasU = row(R_HASU);
-    this.rpL = row(R_RPL);
-    this.adx = row(R_ADX);
-    this.g = row(R_G);
-    this.ax = row(R_AX);
-    this.lo = row(R_LO);
-    this.hi = row(R_HI);
-    this.yE = row(R_YE);
-    this.dyE = row(R_DYE);
-    this.w = row(R_W);
-    this.lam = row(R_LAM);
-    this.invE = row(R_INVE);
     const annz = A.colPtr[n]!;
     this.Pv = new Float64Array(P.colPtr[n]!);
     this.Av = new Float64Array(annz);
@@ -187,9 +133,9 @@ export class QpWorkspace {
     this.keep = new Float64Array(n);
   }
 
-  /** out = Ā v (row-major copy of Ā: gathers, no scatter) */
-  multiplyA(v: Float64Array, outRows: Float64Array): void {
-    multiplyRows(this.m, this.rowsOfA, this.rowValues, v, outRows);
+  /** row slot `outSlot` = Ā v (row-major copy of Ā: gathers, no scatter) */
+  multiplyA(v: Float64Array, outSlot: number): void {
+    multiplyRows(this.m, this.rowsOfA, this.rowValues, v, this.rows, outSlot * this.m);
   }
 
   /** out = P̄ v with the upper-triangle storage of P̄ */
@@ -197,8 +143,8 @@ export class QpWorkspace {
     multiplySymmetric(this.P, this.Pv, v, outVars);
   }
 
-  /** out = Ā' r */
-  multiplyAT(rowsIn: Float64Array, outVars: Float64Array): void {
-    multiplyTransposed(this.A, this.Av, rowsIn, outVars);
+  /** out = Ā' r, r the row slot `inSlot` */
+  multiplyAT(inSlot: number, outVars: Float64Array): void {
+    multiplyTransposed(this.A, this.Av, this.rows, inSlot * this.m, outVars);
   }
 }
