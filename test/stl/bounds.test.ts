@@ -1,7 +1,9 @@
 /**
  * partialBounds (the monitor's bounds on ρ at the first sample of a partial trace) against the
- * first, plain implementation kept as a reference in naive-bounds.ts: the same values at every
- * sample, and at the first `count` samples when only those are asked for (OnlineMonitor asks for 1).
+ * reference in support/naive-bounds.ts, which computes the bounds from their definition — min and
+ * max over enumerated completions of the trace of the naive offline semantics — sharing no code
+ * with src/stl/bounds.ts: the same values at every sample, and at the first `count` samples when
+ * only those are asked for (OnlineMonitor asks for 1).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -57,7 +59,12 @@ describe('partialBounds (sliding windows, computed only where needed)', () => {
     );
   });
 
-  it('propagates NaN in a window exactly as the reference does', () => {
+  // OnlineMonitor drops a sample whose values the formula reads are NaN before it reaches
+  // partialBounds (online.test.ts), so NaN here is off the monitor's path. Where some completion's
+  // robustness is NaN (undefined) the reference's bound is NaN while partialBounds bounds the
+  // completions it structurally picks; where every completion is defined they must agree.
+  it('agrees with the reference wherever every completion is defined, with NaN in the trace', () => {
+    let compared = 0;
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 2 }).chain((d) => boundedFormulaArb(d)),
@@ -70,11 +77,16 @@ describe('partialBounds (sliding windows, computed only where needed)', () => {
           const ref = naivePartialBounds(f, p);
           const full = partialBounds(f, inNs(p));
           const what = `${printFormula(f)} on x = ${JSON.stringify(x.map(String))}`;
-          expectSame(full.lo, ref.lo, `${what}: lo`);
-          expectSame(full.hi, ref.hi, `${what}: hi`);
+          for (const side of ['lo', 'hi'] as const) {
+            const defined = ref[side].map((v) => (Number.isNaN(v) ? 0 : 1));
+            const pick = (b: Float64Array): Float64Array => b.filter((_, i) => defined[i] === 1);
+            compared += defined.reduce((a, b) => a + b, 0);
+            expectSame(pick(full[side]), pick(ref[side]), `${what}: ${side} where defined`);
+          }
         },
       ),
       { numRuns: 300 },
     );
+    expect(compared).toBeGreaterThan(1000);
   });
 });

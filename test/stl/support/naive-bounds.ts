@@ -1,24 +1,39 @@
 /**
- * Test reference for partialBounds: every operator at every sample, windows scanned directly,
- * O(n·window) and worse. src/stl/bounds.ts must agree with it exactly. The past operators
- * (historically, once, since) are written from the definition over window instants, sharing
- * nothing with src/stl; the future operators (always, eventually, until) still state the same
- * sure/maybe membership rules as the first version of src/stl/bounds.ts (they check its sliding
- * windows, not those rules).
+ * Test reference for partialBounds (src/stl/bounds.ts), written from the definition and sharing
+ * nothing with src/stl but the AST types and the atom robustness formula.
+ *
+ * The bounds of a partial trace are defined operator by operator (a robust satisfaction interval in
+ * the sense of Deshmukh et al.): at a known sample, a non-temporal formula of the signals is decided;
+ * `not` swaps and negates the interval; `and`/`or`/`implies` combine intervals by min/max; and a
+ * temporal operator's interval at sample i is
+ *
+ *   [ min, max ] over every completion of the trace of the operator's offline robustness at i,
+ *
+ * where its argument may take any value in its own interval at each known sample and any value at
+ * all at the new samples, and a completion either ends the episode now (truncation rule) or adds
+ * samples at any later times. The offline robustness is the naive evaluator written from design §4
+ * (naive-reference.ts), run on each completed trace.
+ *
+ * The completions are enumerated, not reasoned about. Every operator is monotone (non-decreasing)
+ * in its arguments, so the minimum over values is reached with every argument at its lower bound
+ * and every new sample at −∞, the maximum with upper bounds and +∞. Only the times of the new
+ * samples then matter, and since they all carry the same value only two shapes need trying: one new
+ * sample at T (the trace ends there), or one at T and one far beyond every window. T ranges over
+ * every window edge t_j + a, t_j + b after the last known sample, the midpoints between consecutive
+ * ones (and between the last sample and the first edge), and a time beyond them all — the
+ * offline result is constant between those points. O(completions · n · window²): slow, plain.
  */
 import type { Expr, Formula } from '../../../src/stl/ast.js';
 import { exprRobustness } from '../../../src/stl/robustness.js';
 import type { Bounds, PartialTrace } from '../../../src/stl/bounds.js';
-import { instants, pieceAt } from './naive-reference.js';
+import { naiveEvaluateAt, type NaiveTrace } from './naive-reference.js';
+
+type Temporal = Extract<Formula, { kind: 'always' | 'eventually' | 'historically' | 'once' | 'until' | 'since' }>;
 
 export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
   const n = p.n;
-  const times = p.times;
-  const tl = times[n - 1] ?? -Infinity;
   const lo = new Float64Array(n);
   const hi = new Float64Array(n);
-  const t = (j: number): number => times[j] ?? NaN;
-
   switch (f.kind) {
     case 'literal':
       lo.fill(f.value ? Infinity : -Infinity);
@@ -55,128 +70,82 @@ export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
       return { lo, hi };
     }
     case 'always':
-    case 'eventually': {
-      const c = naivePartialBounds(f.arg, p);
-      const isMin = f.kind === 'always';
-      const a = f.interval?.lo ?? 0;
-      const b = f.interval?.hi ?? Infinity;
-      for (let i = 0; i < n; i++) {
-        const from = t(i) + a;
-        const to = t(i) + b;
-        let defLo = isMin ? Infinity : -Infinity; // over members for sure
-        let defHi = defLo;
-        let anyLo = defLo; // over members for sure or maybe (the latest sample)
-        let anyHi = defLo;
-        for (let j = i; j < n && t(j) <= to; j++) {
-          const sure = j < n - 1 ? t(j + 1) > from : t(j) >= from;
-          const maybe = j === n - 1 && !sure; // in the window iff the next sample comes after `from`
-          if (!sure && !maybe) continue;
-          const l = c.lo[j] ?? NaN;
-          const h = c.hi[j] ?? NaN;
-          if (sure) {
-            defLo = isMin ? Math.min(defLo, l) : Math.max(defLo, l);
-            defHi = isMin ? Math.min(defHi, h) : Math.max(defHi, h);
-          }
-          anyLo = isMin ? Math.min(anyLo, l) : Math.max(anyLo, l);
-          anyHi = isMin ? Math.min(anyHi, h) : Math.max(anyHi, h);
-        }
-        const extends_ = to > tl; // unknown later samples may fall in the window
-        if (isMin) {
-          lo[i] = extends_ ? -Infinity : anyLo;
-          hi[i] = defHi;
-        } else {
-          lo[i] = defLo;
-          hi[i] = extends_ ? Infinity : anyHi;
-        }
-      }
-      return { lo, hi };
-    }
+    case 'eventually':
     case 'historically':
-    case 'once': {
-      // From the definition: min (max) of the argument over the pieces in force at some instant of
-      // the window [t − b, t − a] (instants enumerated as in naive-reference.ts).
-      const c = naivePartialBounds(f.arg, p);
-      const isMin = f.kind === 'historically';
-      const a = f.interval?.lo ?? 0;
-      const b = f.interval?.hi ?? Infinity;
-      const known = Array.from(times.subarray(0, n));
-      for (let i = 0; i < n; i++) {
-        let l = isMin ? Infinity : -Infinity;
-        let h = l;
-        for (const u of instants(known, t(i) - b, t(i) - a)) {
-          const j = pieceAt(known, u);
-          l = isMin ? Math.min(l, c.lo[j] ?? NaN) : Math.max(l, c.lo[j] ?? NaN);
-          h = isMin ? Math.min(h, c.hi[j] ?? NaN) : Math.max(h, c.hi[j] ?? NaN);
-        }
-        lo[i] = l;
-        hi[i] = h;
-      }
-      return { lo, hi };
-    }
-    case 'until': {
-      const phi = naivePartialBounds(f.left, p);
-      const psi = naivePartialBounds(f.right, p);
-      const a = f.interval?.lo ?? 0;
-      const b = f.interval?.hi ?? Infinity;
-      const minOver = (arr: Float64Array, from: number, to: number): number => {
-        let m = Infinity;
-        for (let k = from; k <= to; k++) m = Math.min(m, arr[k] ?? NaN);
-        return m;
-      };
-      for (let i = 0; i < n; i++) {
-        const from = t(i) + a;
-        const to = t(i) + b;
-        let l = -Infinity;
-        let h = -Infinity;
-        for (let j = i; j < n && t(j) <= to; j++) {
-          const sure = j < n - 1 ? t(j + 1) > from : t(j) >= from;
-          if (sure) {
-            const last = t(j) < from ? j : j - 1; // φ at the samples before the witness instant
-            l = Math.max(l, Math.min(psi.lo[j] ?? NaN, minOver(phi.lo, i, last)));
-            h = Math.max(h, Math.min(psi.hi[j] ?? NaN, minOver(phi.hi, i, last)));
-          } else if (j === n - 1) {
-            h = Math.max(h, Math.min(psi.hi[j] ?? NaN, minOver(phi.hi, i, j)));
-          }
-        }
-        if (to > tl) h = Math.max(h, minOver(phi.hi, i, n - 1));
-        lo[i] = l;
-        hi[i] = h;
-      }
-      return { lo, hi };
-    }
-    case 'since': {
-      // From the definition (design §4), not from src/stl: at t, the max over instants u of the window
-      // [t − b, t − a] of min(ψ at the piece in force at u, φ at every sample in (u, t]). The past is
-      // fully known, so each bound is the same max–min over the subformulas' bounds. Instants are
-      // enumerated as in naive-reference.ts (edges, sample times, midpoints: all quantities are
-      // constant between them). O(n³) per sample; the trace is short.
-      const phi = naivePartialBounds(f.left, p);
-      const psi = naivePartialBounds(f.right, p);
-      const a = f.interval?.lo ?? 0;
-      const b = f.interval?.hi ?? Infinity;
-      const known = Array.from(times.subarray(0, n));
-      for (let i = 0; i < n; i++) {
-        const now = t(i);
-        let l = -Infinity;
-        let h = -Infinity;
-        for (const u of instants(known, now - b, now - a)) {
-          const w = pieceAt(known, u);
-          let vl = psi.lo[w] ?? NaN;
-          let vh = psi.hi[w] ?? NaN;
-          for (let k = 0; k < n; k++) {
-            if (!(t(k) > u && t(k) <= now)) continue;
-            vl = Math.min(vl, phi.lo[k] ?? NaN);
-            vh = Math.min(vh, phi.hi[k] ?? NaN);
-          }
-          l = Math.max(l, vl);
-          h = Math.max(h, vh);
-        }
-        lo[i] = l;
-        hi[i] = h;
-      }
-      return { lo, hi };
-    }
+    case 'once':
+      return overCompletions(f, p, [naivePartialBounds(f.arg, p)]);
+    case 'until':
+    case 'since':
+      return overCompletions(f, p, [naivePartialBounds(f.left, p), naivePartialBounds(f.right, p)]);
   }
+}
+
+/** Column names the operator's arguments are read from in the completed traces. */
+const ARG = ['arg0', 'arg1'] as const;
+/** `argK > 0`: robustness argK − 0, i.e. exactly the column's value (±∞ and NaN included). */
+const column = (name: string): Formula => ({
+  kind: 'compare',
+  op: '>',
+  left: { kind: 'var', name },
+  right: { kind: 'num', value: 0 },
+});
+
+/** The operator of `f` applied to the argument columns instead of its subformulas. */
+function overColumns(f: Temporal): Formula {
+  if (f.kind === 'until' || f.kind === 'since')
+    return { kind: f.kind, interval: f.interval, left: column(ARG[0]), right: column(ARG[1]) };
+  return { kind: f.kind, interval: f.interval, arg: column(ARG[0]) };
+}
+
+function overCompletions(f: Temporal, p: PartialTrace, args: readonly Bounds[]): Bounds {
+  const n = p.n;
+  const lo = new Float64Array(n);
+  const hi = new Float64Array(n);
+  if (n === 0) return { lo, hi };
+  const g = overColumns(f);
+  const known = Array.from(p.times.subarray(0, n));
+  const last = known[n - 1]!;
+  const a = f.interval?.lo ?? 0;
+  const b = f.interval?.hi ?? Infinity;
+  const future = f.kind === 'always' || f.kind === 'eventually' || f.kind === 'until';
+  const completions = completionTimes(known, future ? a : -b, future ? b : -a);
+  const traceOf = (extra: readonly number[], side: 'lo' | 'hi'): NaiveTrace => {
+    const fill = side === 'lo' ? -Infinity : Infinity;
+    const columns: Record<string, number[]> = {};
+    args.forEach((arg, k) => {
+      columns[ARG[k]!] = [...Array.from(arg[side].subarray(0, n)), ...extra.map(() => fill)];
+    });
+    return { times: [...known, ...extra], columns };
+  };
+  const lowTraces = completions.map((extra) => traceOf(extra, 'lo'));
+  const highTraces = completions.map((extra) => traceOf(extra, 'hi'));
+  for (let i = 0; i < n; i++) {
+    // a window that ends before the last known sample sees the same pieces in every completion
+    const reachesEnd = future && known[i]! + b >= last;
+    const lows = (reachesEnd ? lowTraces : lowTraces.slice(0, 1)).map((t) => naiveEvaluateAt(g, t, i));
+    const highs = (reachesEnd ? highTraces : highTraces.slice(0, 1)).map((t) => naiveEvaluateAt(g, t, i));
+    lo[i] = Math.min(...lows);
+    hi[i] = Math.max(...highs);
+  }
+  return { lo, hi };
+}
+
+/**
+ * The new sample times of the completions tried: none (the episode ends now), [T] and [T, far] for
+ * every representative T after the last known sample (window edges of the known samples `from`
+ * and `to` after it, the midpoints between consecutive edges, one beyond them all).
+ */
+function completionTimes(known: readonly number[], from: number, to: number): number[][] {
+  const last = known[known.length - 1]!;
+  const edges = [
+    ...new Set(known.flatMap((t) => [t + from, t + to]).filter((e) => Number.isFinite(e) && e > last)),
+  ].sort((x, y) => x - y);
+  const points = [last, ...edges];
+  const beyond = points[points.length - 1]! + 1;
+  const times: number[] = [];
+  for (let k = 1; k < points.length; k++) times.push((points[k - 1]! + points[k]!) / 2, points[k]!);
+  times.push(beyond);
+  return [[], ...times.flatMap((t) => [[t], [t, beyond + 1]])];
 }
 
 function expr(e: Expr, p: PartialTrace, i: number): number {

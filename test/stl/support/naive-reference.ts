@@ -19,6 +19,11 @@ export function naiveEvaluate(f: Formula, trace: NaiveTrace): number[] {
   return Array.from({ length: n }, (_, i) => at(f, i, { ...trace, memo }));
 }
 
+/** ρ of f at sample i only. */
+export function naiveEvaluateAt(f: Formula, trace: NaiveTrace, i: number): number {
+  return at(f, i, { ...trace, memo: new Map() });
+}
+
 interface Memo extends NaiveTrace {
   memo: Map<Formula, number[]>;
 }
