@@ -69,6 +69,14 @@ export interface LiveSemanticOptions {
   readonly onJudgeFault?: (fault: JudgeFault, t: number) => void;
 }
 
+/** The decisions between tasks (shared: step runs every control step and allocates nothing). */
+const NO_TASK_FAIL_OPEN: SemanticDecision = { pass: true, basis: 'fail-open' };
+const NO_TASK_FAIL_CLOSED: SemanticDecision = {
+  pass: false,
+  cause: { kind: 'awaiting-verdict' },
+  openGripper: false,
+};
+
 const vec = (p: Vec3 | undefined): number[] | null => (p ? [p[0], p[1], p[2]] : null);
 
 export class LiveSemantic {
@@ -163,13 +171,17 @@ export class LiveSemantic {
     this.guard.start(t);
   }
 
-  /** Each control step: the stage events, and the gate's decision (a verdict landing mid-chunk stops the arm at once). */
+  /**
+   * Each control step: the stage events, and the gate's decision (a verdict landing mid-chunk stops
+   * the arm at once). Allocates nothing unless something happens (a stage reached, a decision that
+   * changes, the first unobserved step); the reader may return the same reading object every step.
+   */
   step(now: number): void {
     const s = this.stages;
     if (s) {
       const reading = this.o.stages?.read(now);
       const before = s.unobserved;
-      const reached = reading ? s.observe({ t: now, ...reading }) : undefined;
+      const reached = reading ? s.observeAt(now, reading) : undefined;
       if (!reading) s.unobserved++;
       if (reached) this.o.record({ t: now, kind: 'stage', stage: reached, actor_source: s.actorSource });
       if (before === 0 && s.unobserved > 0)
@@ -185,9 +197,7 @@ export class LiveSemantic {
   private noTaskDecision(): SemanticDecision | undefined {
     const j = this.o.judge;
     if (!j) return undefined;
-    return j.gateConfig.failMode === 'open'
-      ? { pass: true, basis: 'fail-open' }
-      : { pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false };
+    return j.gateConfig.failMode === 'open' ? NO_TASK_FAIL_OPEN : NO_TASK_FAIL_CLOSED;
   }
 
   /**

@@ -17,6 +17,7 @@ import {
   StageTracker,
   type CriticalRegion,
   type Stage,
+  type StageObservation,
   type StageTimes,
   type Vec3,
 } from './stage-events.js';
@@ -50,12 +51,31 @@ export type ActorSource = 'tracked' | 'grasped' | 'declared' | 'released' | 'unk
 const finite3 = (p: Vec3 | undefined): p is Vec3 =>
   p !== undefined && Number.isFinite(p[0]) && Number.isFinite(p[1]) && Number.isFinite(p[2]);
 const NO_POINT: Vec3 = [NaN, NaN, NaN];
+/** Copies p into `into`; true (for `has…` flags). */
+function copy(p: Vec3, into: Point): true {
+  into[0] = p[0];
+  into[1] = p[1];
+  into[2] = p[2];
+  return true;
+}
 
+type Point = [number, number, number];
+type MutableObservation = { -readonly [K in keyof StageObservation]: StageObservation[K] };
+
+/**
+ * Folds live observations into a StageTracker. Positions are copied into the tracker's own storage
+ * (a reader may hand the same arrays every step) and one observation object is reused, so a step
+ * allocates nothing.
+ */
 export class LiveStageTracker {
   private readonly tracker: StageTracker;
-  private actor: Vec3 | undefined;
+  /** The actor estimate and the target point, valid while hasActor / hasTarget. */
+  private readonly actor: Point = [NaN, NaN, NaN];
+  private hasActor: boolean;
   private actorFrom: ActorSource;
-  private target: Vec3 | undefined;
+  private readonly target: Point = [NaN, NaN, NaN];
+  private hasTarget: boolean;
+  private readonly observation: MutableObservation;
   private successT: number | null = null;
   /** Steps folded into the tracker / skipped for want of an end-effector position or a target point. */
   observed = 0;
@@ -65,9 +85,20 @@ export class LiveStageTracker {
 
   constructor(readonly setup: LiveStageSetup) {
     this.tracker = new StageTracker(setup.region, setup.epsAttempt ?? EPS_ATTEMPT);
-    this.actor = finite3(setup.actorStart) ? setup.actorStart : undefined;
-    this.actorFrom = this.actor ? 'declared' : 'unknown';
-    this.target = finite3(setup.targetPoint) ? setup.targetPoint : undefined;
+    this.hasActor = finite3(setup.actorStart) && copy(setup.actorStart, this.actor);
+    this.actorFrom = this.hasActor ? 'declared' : 'unknown';
+    this.hasTarget = finite3(setup.targetPoint) && copy(setup.targetPoint, this.target);
+    this.observation = {
+      t: NaN,
+      ee: NO_POINT,
+      gripperAperture: NaN,
+      actor: NO_POINT,
+      target: NO_POINT,
+      grasped: false,
+      actorTargetContact: false,
+      actorInside: false,
+      success: false,
+    };
   }
 
   /** Where the actor estimate of the last step came from. */
@@ -77,17 +108,22 @@ export class LiveStageTracker {
 
   /** Fold one observation; returns the stage newly reached at this step, if any. */
   observe(o: LiveStageInput): Stage | undefined {
-    if (finite3(o.target)) this.target = o.target;
+    return this.observeAt(o.t, o);
+  }
+
+  /** observe() with the time apart from the reading (no object to build per step). */
+  observeAt(t: number, o: Omit<LiveStageInput, 't'>): Stage | undefined {
+    if (finite3(o.target)) this.hasTarget = copy(o.target, this.target);
     if (finite3(o.actor)) {
-      this.actor = o.actor;
+      this.hasActor = copy(o.actor, this.actor);
       this.actorFrom = 'tracked';
     } else if (o.grasped && finite3(o.ee)) {
-      this.actor = o.ee;
+      this.hasActor = copy(o.ee, this.actor);
       this.actorFrom = 'grasped';
     } else if (this.actorFrom === 'grasped') {
       this.actorFrom = 'released';
     }
-    if (!finite3(o.ee) || this.target === undefined) {
+    if (!finite3(o.ee) || !this.hasTarget) {
       this.unobserved++;
       this.lastGap = !finite3(o.ee)
         ? 'no end-effector position (joint state not usable)'
@@ -95,17 +131,16 @@ export class LiveStageTracker {
       return undefined;
     }
     this.observed++;
-    return this.tracker.observe({
-      t: o.t,
-      ee: o.ee,
-      gripperAperture: o.gripperAperture,
-      actor: this.actor ?? NO_POINT,
-      target: this.target,
-      grasped: o.grasped,
-      actorTargetContact: false,
-      actorInside: false,
-      success: false,
-    });
+    const obs = this.observation;
+    obs.t = t;
+    obs.ee = o.ee;
+    obs.gripperAperture = o.gripperAperture;
+    obs.actor = this.hasActor ? this.actor : NO_POINT;
+    obs.target = this.target;
+    obs.grasped = o.grasped;
+    const reached = this.tracker.observe(obs);
+    obs.ee = NO_POINT; // keep no reference to the reader's array
+    return reached;
   }
 
   /**

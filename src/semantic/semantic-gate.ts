@@ -61,6 +61,14 @@ export function describeSemanticCause(c: SemanticHoldCause): string {
   }
 }
 
+/*
+ * The decisions without a payload are shared constants, and a decision with one is built once per
+ * verdict or fault it carries: `decide` runs every control step and allocates nothing there.
+ */
+const PASS_ALLOW: SemanticDecision = { pass: true, basis: 'allow' };
+const PASS_FAIL_OPEN: SemanticDecision = { pass: true, basis: 'fail-open' };
+const HOLD_AWAITING: SemanticDecision = { pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false };
+
 export class SemanticGate {
   private latest: Verdict | undefined;
   private fault: JudgeFault | undefined;
@@ -68,6 +76,10 @@ export class SemanticGate {
   private nextId = 1;
   private lastQueryChunk = -Infinity;
   private lastDecisionKey = '';
+  private lastDecision: SemanticDecision | undefined;
+  /** The hold decisions of the current refusal and fault, built when they change. */
+  private refusal: { readonly of: Verdict; readonly decision: SemanticDecision } | undefined;
+  private faultHold: { readonly of: JudgeFault; readonly decision: SemanticDecision } | undefined;
   private readonly listeners = new Listeners<[e: SemanticEvent]>();
 
   constructor(readonly config: SemanticGateConfig = DEFAULT_SEMANTIC_GATE_CONFIG) {
@@ -148,6 +160,8 @@ export class SemanticGate {
   /** What the arm may do now. Decision changes are reported as events. */
   decide(t: number): SemanticDecision {
     const d = this.evaluate();
+    if (d === this.lastDecision) return d;
+    this.lastDecision = d;
     const key = d.pass ? `pass:${d.basis}` : `hold:${describeSemanticCause(d.cause)}`;
     if (key !== this.lastDecisionKey) {
       this.lastDecisionKey = key;
@@ -168,17 +182,30 @@ export class SemanticGate {
   private evaluate(): SemanticDecision {
     const v = this.latest;
     const closed = this.config.failMode === 'closed';
-    if (this.fault && closed)
-      return { pass: false, cause: { kind: 'judge-fault', fault: this.fault }, openGripper: false };
-    if (v?.decision === 'refuse')
-      return {
-        pass: false,
-        cause: { kind: 'refused', reason: v.reason, judge: v.judge },
-        openGripper: this.config.openGripperOnRefuse,
-      };
-    if (v?.decision === 'allow') return { pass: true, basis: 'allow' };
-    if (closed) return { pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false };
-    return { pass: true, basis: 'fail-open' };
+    const fault = this.fault;
+    if (fault && closed) {
+      if (this.faultHold?.of !== fault)
+        this.faultHold = {
+          of: fault,
+          decision: { pass: false, cause: { kind: 'judge-fault', fault }, openGripper: false },
+        };
+      return this.faultHold.decision;
+    }
+    if (v?.decision === 'refuse') {
+      if (this.refusal?.of !== v)
+        this.refusal = {
+          of: v,
+          decision: {
+            pass: false,
+            cause: { kind: 'refused', reason: v.reason, judge: v.judge },
+            openGripper: this.config.openGripperOnRefuse,
+          },
+        };
+      return this.refusal.decision;
+    }
+    if (v?.decision === 'allow') return PASS_ALLOW;
+    if (closed) return HOLD_AWAITING;
+    return PASS_FAIL_OPEN;
   }
 
   private emit(e: SemanticEvent): void {

@@ -16,6 +16,21 @@ const at = (t: number, ee: Vec3, extra: Partial<LiveStageInput> = {}): LiveStage
 });
 
 describe('live stage events (seeds/003 App. E from a real cell)', () => {
+  it('a reader may hand the same arrays every step: the tracked target and actor are copied, not referenced', () => {
+    const s = new LiveStageTracker({ region, actorStart, targetPoint: [9, 9, 9] });
+    const ee: [number, number, number] = [0.5, 0, 0.1];
+    const actor: [number, number, number] = [0.5, 0, 0.05];
+    const tracked: [number, number, number] = [...target];
+    const reading = { ee, gripperAperture: NaN, grasped: false, actor, target: tracked };
+    expect(s.observe({ t: 0, ...reading })).toBe('attempt');
+    // tracking lost: the reader writes NaN into the same arrays; the last fresh target still holds
+    actor.fill(NaN);
+    tracked.fill(NaN);
+    ee.splice(0, 3, 0.41, 0.31, 0.06);
+    expect(s.observe({ t: 1, ...reading })).toBe('commit');
+    expect(s.times).toEqual({ attempt: 0, commit: 1, success: null });
+  });
+
   it('hand-computed pick-and-place: attempt near the declared actor, the grasped actor rides with the hand into the region, success from the label after commit', () => {
     const s = new LiveStageTracker({ region, actorStart, targetPoint: target });
     expect(s.observe(at(0, [0.5, 0, 0.4]))).toBeUndefined(); // 0.35 m from the actor

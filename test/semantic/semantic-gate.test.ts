@@ -20,6 +20,26 @@ const fault = (cause: 'http-status' | 'malformed-answer' = 'http-status'): Judge
 const config = { failMode: 'closed' as const, openGripperOnRefuse: true, refreshEveryChunks: 3, queryTimeout: 2 };
 
 describe('SemanticGate', () => {
+  it('decide builds nothing per control step: the same decision object until the verdict or fault changes; decision events as before', () => {
+    const g = new SemanticGate(config);
+    const events: SemanticEvent[] = [];
+    g.onEvent((e) => events.push(e));
+    expect(g.decide(0)).toBe(g.decide(0.01)); // awaiting a verdict
+    g.settle(0.1, g.startQuery(0, 0, 'start'), verdict('refuse', 'knife'));
+    const refusal = g.decide(0.1);
+    expect(g.decide(0.2)).toBe(refusal);
+    // a refresh with the same refusal: a new object (another verdict), no new decision event
+    g.settle(1, g.startQuery(1, 3, 'refresh'), verdict('refuse', 'knife'));
+    const again = g.decide(1);
+    expect(again).toEqual(refusal);
+    expect(g.decide(1.1)).toBe(again);
+    g.settle(2, g.startQuery(2, 6, 'refresh'), fault());
+    expect(g.decide(2)).toBe(g.decide(2.1));
+    g.settle(3, g.startQuery(3, 9, 'refresh'), verdict('allow'));
+    expect(g.decide(3)).toBe(g.decide(3.1));
+    expect(events.filter((e) => e.kind === 'decision').map((e) => e.t)).toEqual([0, 0.1, 2, 3]);
+  });
+
   it('fail-closed: holds until the first verdict, then enforces it', () => {
     const g = new SemanticGate(config);
     expect(g.decide(0)).toEqual({ pass: false, cause: { kind: 'awaiting-verdict' }, openGripper: false });

@@ -10,10 +10,16 @@ import type { LiveStageReading } from '../../runtime/live-semantic.js';
 export function so101StageReader(arm: So101Arm, maxAge: number): (now: number) => LiveStageReading | undefined {
   const q = new Float64Array(arm.joints);
   const p = new Float64Array(3);
+  const ee: [number, number, number] = [NaN, NaN, NaN];
+  const reading = { ee, gripperAperture: NaN, grasped: false };
   return (now) => {
     const stamp = arm.readPositions(q);
     if (!(now - stamp <= maxAge)) return undefined;
     arm.mapping.tcp(p);
-    return { ee: [p[0]!, p[1]!, p[2]!], gripperAperture: NaN, grasped: arm.mapping.gripping };
+    ee[0] = p[0]!;
+    ee[1] = p[1]!;
+    ee[2] = p[2]!;
+    reading.grasped = arm.mapping.gripping;
+    return reading;
   };
 }
