@@ -18,6 +18,7 @@ import type { QpSolveOptions } from '../qp/types.js';
 import { ChunkQp } from './cbf-qp.js';
 import type { CbfWeights } from './cbf-qp.js';
 import type { BarrierModel, BoundQpSolver, ChunkFilter, QpSolverFactory } from './cbf-types.js';
+import { checkGamma, checkJointLimits, clamp, fmt, newOutcome, refuse, startChunk } from './filter-common.js';
 
 export interface CbfFilterConfig extends CbfWeights {
   readonly qmin: readonly number[];
@@ -122,18 +123,7 @@ export class ChunkCbfFilter implements ChunkFilter {
   private checkViolation = 0;
   private checkHard = false;
   private refIsStill = false;
-  readonly outcome: CbfOutcome = {
-    status: 'unchanged',
-    targets: new Float64Array(0),
-    slackUsed: 0,
-    modification: 0,
-    minH: Infinity,
-    minHStep: -1,
-    cbfViolation: 0,
-    rounds: 0,
-    iterations: 0,
-    detail: '',
-  };
+  readonly outcome: CbfOutcome = newOutcome();
   /** Diagnostics hook: called after every round with its slack and result. */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
   private readonly solveOptions: {
@@ -154,16 +144,8 @@ export class ChunkCbfFilter implements ChunkFilter {
     readonly config: CbfFilterConfig,
   ) {
     const n = barrier.joints;
-    for (const [name, arr] of [
-      ['qmin', config.qmin],
-      ['qmax', config.qmax],
-      ['maxSpeed', config.maxSpeed],
-    ] as const) {
-      if (arr.length !== n)
-        throw new RangeError(`CBF filter: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
-    }
-    if (!(config.gamma > 0 && config.gamma <= 1))
-      throw new RangeError(`CBF filter: gamma must be in (0, 1], got ${config.gamma}`);
+    checkJointLimits('CBF filter', config, n);
+    checkGamma('CBF filter', config.gamma);
     if (!(config.maxRounds >= 1)) throw new RangeError(`CBF filter: maxRounds must be ≥ 1, got ${config.maxRounds}`);
     this.hq = new Float64Array(barrier.pairs);
     this.hPrev = new Float64Array(barrier.pairs);
@@ -196,24 +178,16 @@ export class ChunkCbfFilter implements ChunkFilter {
     const o = this.outcome;
     const n = this.barrier.joints;
     const cfg = this.config;
-    o.slackUsed = 0;
-    o.modification = 0;
-    o.cbfViolation = 0;
-    o.rounds = 0;
-    o.iterations = 0;
-    o.detail = '';
-    o.targets = nominal;
+    if (startChunk(o, nominal, horizon, n)) return o;
     for (let j = 0; j < n; j++) {
       this.q0Buf[j] = q0[j] ?? NaN;
       this.dq[j] = cfg.maxSpeed[j]! * dt;
     }
-    if (nominal.length !== horizon * n)
-      return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
     const h0 = this.barrier.h(this.q0Buf, this.hPrev);
     if (!(h0 >= 0)) {
       o.minH = h0;
       o.minHStep = -1;
-      return this.fail('unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
+      return refuse(this.outcome, 'unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
     }
     this.check(nominal, horizon);
     // The nominal chunk is held to the same acceptance as a round's result.
@@ -244,7 +218,7 @@ export class ChunkCbfFilter implements ChunkFilter {
       if (round > 1) qp.setProximal(this.ref, this.refIsStill ? 0 : cfg.proximal);
       const r = this.solver!.solve(this.solveOptions as QpSolveOptions);
       o.iterations += r.iterations;
-      if (r.status !== 'solved') return this.fail('solver-failure', `${r.status}: ${r.reason}`);
+      if (r.status !== 'solved') return refuse(this.outcome, 'solver-failure', `${r.status}: ${r.reason}`);
       const x = r.x;
       // The next round changes only the CBF rows: start it from this round's primal-dual solution.
       this.warm.set(x);
@@ -295,13 +269,18 @@ export class ChunkCbfFilter implements ChunkFilter {
       o.minHStep = lastMinHStep;
       o.slackUsed = lastSlack;
       if (!(lastMinH >= 0))
-        return this.fail('unsafe', `h = ${fmt(lastMinH)} < 0 at step ${lastMinHStep} after ${o.rounds} round(s)`);
+        return refuse(
+          this.outcome,
+          'unsafe',
+          `h = ${fmt(lastMinH)} < 0 at step ${lastMinHStep} after ${o.rounds} round(s)`,
+        );
       if (lastSlack > cfg.slackTolerance)
-        return this.fail(
+        return refuse(
+          this.outcome,
           'unsafe',
           `barrier needs slack Σξ = ${fmt(lastSlack)} > ${cfg.slackTolerance} after ${o.rounds} round(s)`,
         );
-      return this.fail('unsafe', `no round met joint limits and motion bounds after ${o.rounds} round(s)`);
+      return refuse(this.outcome, 'unsafe', `no round met joint limits and motion bounds after ${o.rounds} round(s)`);
     }
     this.out.set(this.best);
     o.slackUsed = best.slack;
@@ -397,23 +376,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     this.warmDual = s.warmDual;
     return s.qp;
   }
-
-  private fail(status: 'unsafe' | 'solver-failure', detail: string): CbfOutcome {
-    const o = this.outcome;
-    o.status = status;
-    o.detail = detail;
-    o.targets = EMPTY;
-    return o;
-  }
 }
 
-const EMPTY = new Float64Array(0);
 /** Chunk horizons whose QP and solver are kept (a policy rarely uses more than two lengths). */
 const SHAPE_CACHE = 4;
-
-function clamp(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : x > hi ? hi : x;
-}
-function fmt(x: number): string {
-  return Number.isFinite(x) ? x.toPrecision(4) : String(x);
-}

@@ -6,6 +6,7 @@
  */
 import type { CbfOutcome } from './cbf-filter.js';
 import type { BarrierModel, ChunkFilter } from './cbf-types.js';
+import { checkJointLimits, fmt, newOutcome, refuse, startChunk } from './filter-common.js';
 
 export interface HoldOnlyConfig {
   readonly qmin: readonly number[];
@@ -17,32 +18,14 @@ export interface HoldOnlyConfig {
 export class HoldOnlyFilter implements ChunkFilter {
   private readonly q: Float64Array;
   private readonly hq: Float64Array;
-  readonly outcome: CbfOutcome = {
-    status: 'unchanged',
-    targets: new Float64Array(0),
-    slackUsed: 0,
-    modification: 0,
-    minH: Infinity,
-    minHStep: -1,
-    cbfViolation: 0,
-    rounds: 0,
-    iterations: 0,
-    detail: '',
-  };
+  readonly outcome: CbfOutcome = newOutcome();
 
   constructor(
     readonly barrier: BarrierModel,
     readonly config: HoldOnlyConfig,
   ) {
     const n = barrier.joints;
-    for (const [name, arr] of [
-      ['qmin', config.qmin],
-      ['qmax', config.qmax],
-      ['maxSpeed', config.maxSpeed],
-    ] as const) {
-      if (arr.length !== n)
-        throw new RangeError(`hold-only check: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
-    }
+    checkJointLimits('hold-only check', config, n);
     this.q = new Float64Array(n);
     this.hq = new Float64Array(barrier.pairs);
   }
@@ -51,21 +34,17 @@ export class HoldOnlyFilter implements ChunkFilter {
     const o = this.outcome;
     const n = this.barrier.joints;
     const cfg = this.config;
-    o.targets = nominal;
-    o.detail = '';
-    o.minH = Infinity;
-    o.minHStep = -1;
-    if (nominal.length !== horizon * n)
-      return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
+    if (startChunk(o, nominal, horizon, n)) return o;
     for (let k = -1; k < horizon; k++) {
       for (let j = 0; j < n; j++) {
         const v = k < 0 ? (q0[j] ?? NaN) : nominal[k * n + j]!;
         if (k >= 0) {
           const prev = k === 0 ? (q0[j] ?? NaN) : nominal[(k - 1) * n + j]!;
           if (!(v >= cfg.qmin[j]! && v <= cfg.qmax[j]!))
-            return this.fail('unsafe', `step ${k}: joint ${j} = ${fmt(v)} beyond its limits`);
+            return refuse(this.outcome, 'unsafe', `step ${k}: joint ${j} = ${fmt(v)} beyond its limits`);
           if (!(Math.abs(v - prev) <= cfg.maxSpeed[j]! * dt + 1e-9))
-            return this.fail(
+            return refuse(
+              this.outcome,
               'unsafe',
               `step ${k}: joint ${j} moves ${fmt(Math.abs(v - prev))} rad, more than its motion bound`,
             );
@@ -78,7 +57,8 @@ export class HoldOnlyFilter implements ChunkFilter {
         o.minHStep = k;
       }
       if (!(h >= 0))
-        return this.fail(
+        return refuse(
+          this.outcome,
           'unsafe',
           k < 0
             ? `present position already inside the safety distance (h = ${fmt(h)})`
@@ -88,18 +68,4 @@ export class HoldOnlyFilter implements ChunkFilter {
     o.status = 'unchanged';
     return o;
   }
-
-  private fail(status: 'unsafe' | 'solver-failure', detail: string): CbfOutcome {
-    const o = this.outcome;
-    o.status = status;
-    o.detail = detail;
-    o.targets = EMPTY;
-    return o;
-  }
-}
-
-const EMPTY = new Float64Array(0);
-
-function fmt(x: number): string {
-  return Number.isFinite(x) ? x.toPrecision(4) : String(x);
 }

@@ -23,6 +23,7 @@ import type { CbfOutcome } from './cbf-filter.js';
 import { DEFAULT_CBF_QP_TOLERANCE } from './cbf-filter.js';
 import { ChunkQp } from './cbf-qp.js';
 import type { BarrierModel, BoundQpSolver, ChunkFilter, QpSolverFactory } from './cbf-types.js';
+import { checkGamma, checkJointLimits, clamp, fmt, newOutcome, refuse, startChunk } from './filter-common.js';
 
 export interface StepwiseCbfBaselineConfig {
   readonly qmin: readonly number[];
@@ -50,18 +51,7 @@ export class StepwiseCbfBaseline implements ChunkFilter {
   private readonly grad: Float64Array;
   private out: Float64Array = new Float64Array(0);
   private readonly solveOptions: { maxIterations: number; epsAbs: number; epsRel: number; deadline?: () => boolean };
-  readonly outcome: CbfOutcome = {
-    status: 'unchanged',
-    targets: new Float64Array(0),
-    slackUsed: 0,
-    modification: 0,
-    minH: Infinity,
-    minHStep: -1,
-    cbfViolation: 0,
-    rounds: 0,
-    iterations: 0,
-    detail: '',
-  };
+  readonly outcome: CbfOutcome = newOutcome();
 
   constructor(
     readonly barrier: BarrierModel,
@@ -69,16 +59,8 @@ export class StepwiseCbfBaseline implements ChunkFilter {
     readonly config: StepwiseCbfBaselineConfig,
   ) {
     const n = barrier.joints;
-    for (const [name, arr] of [
-      ['qmin', config.qmin],
-      ['qmax', config.qmax],
-      ['maxSpeed', config.maxSpeed],
-    ] as const) {
-      if (arr.length !== n)
-        throw new RangeError(`stepwise CBF: ${name} has ${arr.length} entries, the barrier model ${n} joints`);
-    }
-    if (!(config.gamma > 0 && config.gamma <= 1))
-      throw new RangeError(`stepwise CBF: gamma must be in (0, 1], got ${config.gamma}`);
+    checkJointLimits('stepwise CBF', config, n);
+    checkGamma('stepwise CBF', config.gamma);
     this.qp = new ChunkQp(1, n, barrier.pairs);
     this.solver = makeSolver(this.qp.problem);
     this.z = new Float64Array(n);
@@ -99,17 +81,7 @@ export class StepwiseCbfBaseline implements ChunkFilter {
     const o = this.outcome;
     const n = this.barrier.joints;
     const cfg = this.config;
-    o.slackUsed = 0;
-    o.modification = 0;
-    o.cbfViolation = 0;
-    o.rounds = 0;
-    o.iterations = 0;
-    o.detail = '';
-    o.minH = Infinity;
-    o.minHStep = -1;
-    o.targets = nominal;
-    if (nominal.length !== horizon * n)
-      return this.fail('solver-failure', `chunk has ${nominal.length} targets, expected ${horizon}×${n}`);
+    if (startChunk(o, nominal, horizon, n)) return o;
     if (this.out.length !== nominal.length) this.out = new Float64Array(nominal.length);
     for (let j = 0; j < n; j++) {
       this.z[j] = q0[j] ?? NaN;
@@ -118,7 +90,7 @@ export class StepwiseCbfBaseline implements ChunkFilter {
     const h0 = this.barrier.h(this.z, this.hq);
     if (h0 !== h0 || (cfg.recheck && !(h0 >= 0))) {
       o.minH = h0;
-      return this.fail('unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
+      return refuse(this.outcome, 'unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
     }
     this.solveOptions.deadline = deadline;
     const weights = { lambda: 0, rho: cfg.rho };
@@ -141,7 +113,7 @@ export class StepwiseCbfBaseline implements ChunkFilter {
       const r = this.solver.solve(this.solveOptions as QpSolveOptions);
       o.iterations += r.iterations;
       o.rounds++;
-      if (r.status !== 'solved') return this.fail('solver-failure', `step ${k}: ${r.status}: ${r.reason}`);
+      if (r.status !== 'solved') return refuse(this.outcome, 'solver-failure', `step ${k}: ${r.status}: ${r.reason}`);
       slack += Math.max(0, r.x[n]!);
       for (let j = 0; j < n; j++) {
         // Into the motion bounds and limits (the solver's residual), as the chunk filter does.
@@ -157,10 +129,10 @@ export class StepwiseCbfBaseline implements ChunkFilter {
     o.slackUsed = slack;
     if (!cfg.recheck) {
       // Eq. A.2 as published; a NaN barrier still holds (nothing was evaluated).
-      if (o.minH !== o.minH) return this.fail('unsafe', 'barrier is NaN');
-    } else if (!(o.minH >= 0)) return this.fail('unsafe', `h = ${fmt(o.minH)} < 0 at step ${o.minHStep}`);
+      if (o.minH !== o.minH) return refuse(this.outcome, 'unsafe', 'barrier is NaN');
+    } else if (!(o.minH >= 0)) return refuse(this.outcome, 'unsafe', `h = ${fmt(o.minH)} < 0 at step ${o.minHStep}`);
     else if (slack > cfg.slackTolerance)
-      return this.fail('unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance}`);
+      return refuse(this.outcome, 'unsafe', `barrier needs slack Σξ = ${fmt(slack)} > ${cfg.slackTolerance}`);
     if (!changed) {
       o.status = 'unchanged';
       return o;
@@ -196,21 +168,4 @@ export class StepwiseCbfBaseline implements ChunkFilter {
       o.minHStep = k;
     }
   }
-
-  private fail(status: 'unsafe' | 'solver-failure', detail: string): CbfOutcome {
-    const o = this.outcome;
-    o.status = status;
-    o.detail = detail;
-    o.targets = EMPTY;
-    return o;
-  }
-}
-
-const EMPTY = new Float64Array(0);
-
-function clamp(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : x > hi ? hi : x;
-}
-function fmt(x: number): string {
-  return Number.isFinite(x) ? x.toPrecision(4) : String(x);
 }

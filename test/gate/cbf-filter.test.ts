@@ -53,6 +53,24 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     expect(o.minH).toBeGreaterThan(0);
   });
 
+  it('a misshapen chunk after a filtered one is refused with none of the previous chunk figures (minH, rounds) left in the outcome', () => {
+    const f = new ChunkCbfFilter(arm(), activeSetSolverFactory, config);
+    const first = f.filter(sweep(q0, [1.5, 0.5], 20), 20, q0, 0.1);
+    expect(first.status).toBe('filtered');
+    expect(Number.isFinite(first.minH)).toBe(true);
+    const o = f.filter(new Float64Array(5), 3, q0, 0.1);
+    expect(o.status).toBe('solver-failure');
+    expect(o.detail).toBe('chunk has 5 targets, expected 3×2');
+    expect([o.minH, o.minHStep, o.rounds, o.iterations, o.slackUsed, o.modification]).toEqual([
+      Infinity,
+      -1,
+      0,
+      0,
+      0,
+      0,
+    ]);
+  });
+
   it('filters a chunk sweeping through the disc so that h ≥ 0 at every step', () => {
     const model = arm();
     const H = 20;
