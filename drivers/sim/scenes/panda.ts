@@ -9,7 +9,7 @@
  */
 import { PANDA_DESCRIPTION } from '../../../src/kinematics/panda.js';
 import { generateArm, type ArmJointDynamics } from './arm-mjcf.js';
-import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';
+import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopSceneXml, type TabletopLayout } from './tabletop.js';
 import type { GripperMap, SceneSpec } from './types.js';
 
 const CONTROL_DT = 1 / 30;
@@ -69,24 +69,14 @@ const ARM = generateArm({
 });
 
 function buildXml(): string {
-  return `<mujoco model="panda_like">
-  <compiler angle="radian" autolimits="true"/>
-  <option timestep="${(CONTROL_DT / SUBSTEPS).toFixed(8)}" cone="pyramidal" integrator="implicitfast" tolerance="1e-6" iterations="30" ls_iterations="10"/>
-  <default>
-    <joint damping="1" armature="0.1"/>
-    <geom friction="1 0.01 0.001" condim="3"/>
-  </default>
-  <worldbody>
-    ${tabletopXml(PANDA_LAYOUT)}
-${ARM.bodies}
-  </worldbody>
-  <contact>
-    ${ARM.excludes}
-  </contact>
-  <actuator>
-    ${ARM.actuators}
-  </actuator>
-</mujoco>`;
+  return tabletopSceneXml({
+    model: 'panda_like',
+    controlDt: CONTROL_DT,
+    substeps: SUBSTEPS,
+    joint: { damping: 1, armature: 0.1 },
+    layout: PANDA_LAYOUT,
+    arm: ARM,
+  });
 }
 
 export function pandaScene(): SceneSpec {

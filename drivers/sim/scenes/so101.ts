@@ -10,7 +10,7 @@
  */
 import { SO101_DESCRIPTION } from '../../../src/kinematics/so101.js';
 import { generateArm, type ArmJointDynamics } from './arm-mjcf.js';
-import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopXml, type TabletopLayout } from './tabletop.js';
+import { ALL_SIM_SIGNALS, tabletopSceneFields, tabletopSceneXml, type TabletopLayout } from './tabletop.js';
 import type { GripperMap, SceneSpec } from './types.js';
 
 export const SO101_STALL_TORQUE = 2.94;
@@ -70,24 +70,14 @@ const ARM = generateArm({
 });
 
 function buildXml(): string {
-  return `<mujoco model="so101_like">
-  <compiler angle="radian" autolimits="true"/>
-  <option timestep="${(CONTROL_DT / SUBSTEPS).toFixed(8)}" cone="pyramidal" integrator="implicitfast" tolerance="1e-6" iterations="30" ls_iterations="10"/>
-  <default>
-    <joint damping="0.05" armature="0.005"/>
-    <geom friction="1 0.01 0.001" condim="3"/>
-  </default>
-  <worldbody>
-    ${tabletopXml(SO101_LAYOUT)}
-${ARM.bodies}
-  </worldbody>
-  <contact>
-    ${ARM.excludes}
-  </contact>
-  <actuator>
-    ${ARM.actuators}
-  </actuator>
-</mujoco>`;
+  return tabletopSceneXml({
+    model: 'so101_like',
+    controlDt: CONTROL_DT,
+    substeps: SUBSTEPS,
+    joint: { damping: 0.05, armature: 0.005 },
+    layout: SO101_LAYOUT,
+    arm: ARM,
+  });
 }
 
 export function so101Scene(): SceneSpec {

@@ -3,6 +3,7 @@ import { SIGNALS, type SignalName } from '../../../src/schema/signals.js';
  * The shared tabletop: a table whose top is z = 0, a riser the target starts on, the target block,
  * bystanders and an open container. Geom names carry the roles (naming.ts).
  */
+import type { GeneratedArm } from './arm-mjcf.js';
 import type { Vec3 } from './types.js';
 
 export interface TabletopLayout {
@@ -90,3 +91,35 @@ export function tabletopSceneFields(l: TabletopLayout) {
 
 /** Every schema signal, in schema order: what a scene with arm–arm collision geometry declares. */
 export const ALL_SIM_SIGNALS: readonly SignalName[] = SIGNALS.map((x) => x.name);
+
+/** What differs between the tabletop scenes' MJCF documents: the model name, the physics step, the joint defaults, the layout and the arm. */
+export interface TabletopSceneXml {
+  readonly model: string;
+  readonly controlDt: number;
+  readonly substeps: number;
+  readonly joint: { readonly damping: number; readonly armature: number };
+  readonly layout: TabletopLayout;
+  readonly arm: GeneratedArm;
+}
+
+/** The MJCF document of an arm on the shared tabletop. */
+export function tabletopSceneXml(o: TabletopSceneXml): string {
+  return `<mujoco model="${o.model}">
+  <compiler angle="radian" autolimits="true"/>
+  <option timestep="${(o.controlDt / o.substeps).toFixed(8)}" cone="pyramidal" integrator="implicitfast" tolerance="1e-6" iterations="30" ls_iterations="10"/>
+  <default>
+    <joint damping="${o.joint.damping}" armature="${o.joint.armature}"/>
+    <geom friction="1 0.01 0.001" condim="3"/>
+  </default>
+  <worldbody>
+    ${tabletopXml(o.layout)}
+${o.arm.bodies}
+  </worldbody>
+  <contact>
+    ${o.arm.excludes}
+  </contact>
+  <actuator>
+    ${o.arm.actuators}
+  </actuator>
+</mujoco>`;
+}
