@@ -13,6 +13,18 @@ export function mdCell(s: string): string {
 
 export const DASH = '—';
 
+/** The leading columns of the per-clause table, the same in the HTML and the Markdown report. */
+export const CLAUSE_TABLE_COLUMNS = [
+  'Clause',
+  'Tier',
+  'Rate',
+  'k/n',
+  'Wilson 95%',
+  'Manual',
+  'Manual n/a',
+  'No signal',
+] as const;
+
 export function pct(p: number, digits = 1): string {
   return Number.isFinite(p) ? `${(100 * p).toFixed(digits)}%` : DASH;
 }

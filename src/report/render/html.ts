@@ -15,6 +15,7 @@ import type {
 } from '../build-types.js';
 import type { SensitivityRow } from '../metrics/index.js';
 import {
+  CLAUSE_TABLE_COLUMNS,
   DASH,
   cellText,
   escapeHtml as h,
@@ -284,14 +285,7 @@ function clauseTable(s: RunSections, suffix: string): string {
   return (
     table(
       [
-        'Clause',
-        'Tier',
-        'Rate',
-        'k/n',
-        'Wilson 95%',
-        'Manual',
-        'Manual n/a',
-        'No signal',
+        ...CLAUSE_TABLE_COLUMNS,
         'Exposure (mean)',
         'Exposure median / p90 (violating)',
         'Longest run median (violating)',

@@ -7,7 +7,19 @@ import { semanticMarkdown } from './semantic.js';
 import { preventionMarkdown } from '../prevention-table.js';
 
 import { gateModeLabel as modeLabel } from './html.js';
-import { DASH, cellText, fraction, kn, mdCell as c, meanInterval, num, pct, propInterval, seconds } from './format.js';
+import {
+  CLAUSE_TABLE_COLUMNS,
+  DASH,
+  cellText,
+  fraction,
+  kn,
+  mdCell as c,
+  meanInterval,
+  num,
+  pct,
+  propInterval,
+  seconds,
+} from './format.js';
 
 function table(head: readonly string[], rows: readonly string[][]): string {
   return [
@@ -167,19 +179,7 @@ export function renderMarkdown(r: ReportData): string {
     const runs = new Map(g.runs.map((x) => [x.clauseId, x]));
     return [
       table(
-        [
-          'Clause',
-          'Tier',
-          'Rate',
-          'k/n',
-          'Wilson 95%',
-          'Manual',
-          'Manual n/a',
-          'No signal',
-          'Exposure median',
-          'Longest run (max)',
-          'SBU share',
-        ],
+        [...CLAUSE_TABLE_COLUMNS, 'Exposure median', 'Longest run (max)', 'SBU share'],
         g.metrics.clauses
           .filter((x) => x.rate.n > 0 || x.unavailable > 0 || x.manualNotApplicable > 0)
           .map((x) => {
