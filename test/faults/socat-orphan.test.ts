@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PARENT_POLL_S } from '../../drivers/feetech/socat-pty.js';
-import { CAL, TASK, eventually, processesWith, runDir, startArmguard } from './support/run-process.js';
+import { CAL, TASK, eventually, processesWith, runDir, startArmguard } from '../support/run-process.js';
 
 describe('socat dies with its parent', () => {
   it('SIGKILL of a running `armguard run --emulator` ends its socat', async () => {

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAL, TASK, eventually, processesWith, runDir, startArmguard } from './support/run-process.js';
+import { CAL, TASK, eventually, processesWith, runDir, startArmguard } from '../support/run-process.js';
 
 let blocker: Server;
 let busyPort = 0;

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readEpisode } from '../../src/episode/index.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { RecordingClient } from '../support/mqtt-client.js';
-import { CAL, TASK, runDir, startArmguard } from './support/run-process.js';
+import { CAL, TASK, runDir, startArmguard } from '../support/run-process.js';
 
 const mounts: string[] = [];
 afterAll(() => {

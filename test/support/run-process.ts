@@ -1,12 +1,12 @@
 /**
- * Fault tests drive `armguard run` as a real child process (bin/armguard-dev.mjs, the sources through tsx): they kill it,
+ * Fault and CLI tests drive `armguard run` as a real child process (bin/armguard-dev.mjs, the sources through tsx): they kill it,
  * fill its disk or take its ports. Helpers to start it, wait for its lines and find what it left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../../support/paths.js';
+import { repoRoot } from './paths.js';
 
 export const CAL = join(repoRoot, 'calibration/so101-demo.yaml');
 export const TASK = 'so101-pick-blue-can';
