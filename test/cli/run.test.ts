@@ -4,9 +4,7 @@
  * MQTT broker, a Node policy client (ChunkClient over MqttChunkClientTransport), an operator e-stop
  * over MQTT, and the episode MCAP file read back with the episode reader.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand, parseRunArgs } from '../../src/cli/commands/run.js';
@@ -16,24 +14,9 @@ import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { MqttChunkClientTransport } from '../../src/telemetry/mqtt-chunk-transport.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { RecordingClient } from '../support/mqtt-client.js';
-import { repoRoot } from '../support/paths.js';
+import { CAL, TASK, emulatedRunArgs, runDir, startArmguard } from '../support/run-process.js';
 
-const CAL = join(repoRoot, 'calibration/so101-demo.yaml');
-const TASK = 'so101-pick-blue-can';
-
-const ACCESS_YAML = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-  - { username: alice, password: "alice-secret", roles: [operator] }
-  - { username: vla, password: "vla-secret-1", roles: [policy] }
-  - { username: viewer, password: "viewer-secret", roles: [viewer] }
-`;
-
-function tempSetup(): { dir: string; access: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'armguard-run-'));
-  const access = join(dir, 'access.yaml');
-  writeFileSync(access, ACCESS_YAML, { mode: 0o600 });
-  return { dir, access };
-}
+const tempSetup = (): { dir: string; access: string } => runDir('armguard-run-');
 
 /** Collects output lines and resolves waits when a matching line arrives (with a timeout). */
 class LineIo {
@@ -77,26 +60,10 @@ describe('armguard run so101 --emulator', () => {
     const eps = join(dir, 'episodes');
     const lio = new LineIo();
     const done = runCommand.run(
-      [
-        'so101',
-        '--emulator',
-        '--calibration',
-        CAL,
-        '--task',
-        TASK,
-        '--access',
+      emulatedRunArgs(
         access,
-        '--broker-port',
-        '0',
-        '--episodes-dir',
-        eps,
-        '--robot-id',
-        'arm7',
-        '--duration',
-        '3',
-        '--max-age',
-        '0.5',
-      ],
+        ...['--broker-port', '0', '--episodes-dir', eps, '--robot-id', 'arm7', '--duration', '3', '--max-age', '0.5'],
+      ),
       lio.io,
     );
     const url = (await lio.waitFor(/^mqtt: (mqtt:\/\/\S+)/, 15))[1]!;
@@ -115,7 +82,7 @@ describe('armguard run so101 --emulator', () => {
       url,
       robot: 'arm7',
       username: 'vla',
-      password: 'vla-secret-1',
+      password: 'vla-secret',
     });
     const policy = new ChunkClient(transport, systemTimers, 2);
 
@@ -180,7 +147,7 @@ describe('armguard run so101 --emulator', () => {
 describe('armguard run: arguments', () => {
   it('names what is wrong with the command line and the files', async () => {
     const { dir, access } = tempSetup();
-    const base = ['so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access];
+    const base = emulatedRunArgs(access);
     const errs = async (args: string[]) => {
       const r = await parseRunArgs(args);
       return r.ok ? [] : r.errors;
@@ -258,40 +225,15 @@ describe('armguard run as a child process', () => {
   it('SIGINT holds the arm, closes the episode file and exits 0', async () => {
     const { dir, access } = tempSetup();
     const eps = join(dir, 'episodes');
-    const child = spawn(
-      process.execPath,
-      [
-        join(repoRoot, 'bin/armguard-dev.mjs'),
-        'run',
-        'so101',
-        '--emulator',
-        '--calibration',
-        CAL,
-        '--task',
-        TASK,
-        '--access',
-        access,
-        '--broker-port',
-        '0',
-        '--episodes-dir',
-        eps,
-        '--max-age',
-        '0.5',
-      ],
-      {
-        cwd: repoRoot,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const lio = new LineIo();
-    child.stdout.on('data', (b: Buffer) => lio.io.out(b.toString()));
-    child.stderr.on('data', (b: Buffer) => lio.io.err(b.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const episodePath = (await lio.waitFor(/^episode: (\S+\.mcap)/, 40))[1]!;
-    await lio.waitFor(/^\[armguard\] episode /, 10);
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    expect(lio.lines.some((l) => /stopped \(SIGINT\); arm held/.test(l))).toBe(true);
+    const run = startArmguard([
+      'run',
+      ...emulatedRunArgs(access, '--broker-port', '0', '--episodes-dir', eps, '--max-age', '0.5'),
+    ]);
+    const episodePath = (await run.waitFor(/^episode: (\S+\.mcap)/, 40))[1]!;
+    await run.waitFor(/^\[armguard\] episode /, 10);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.lines.some((l) => /stopped \(SIGINT\); arm held/.test(l))).toBe(true);
     const records = await readAll(episodePath);
     expect(records.some((r) => r.kind === 'frame')).toBe(true);
     expect(

@@ -6,27 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PARENT_POLL_S } from '../../drivers/feetech/socat-pty.js';
-import { CAL, TASK, eventually, processesWith, runDir, startArmguard } from '../support/run-process.js';
+import { emulatedRunArgs, eventually, processesWith, runDir, startArmguard } from '../support/run-process.js';
 
 describe('socat dies with its parent', () => {
   it('SIGKILL of a running `armguard run --emulator` ends its socat', async () => {
     const { dir, access } = runDir('armguard-fault-socat-');
     const run = startArmguard([
       'run',
-      'so101',
-      '--emulator',
-      '--calibration',
-      CAL,
-      '--task',
-      TASK,
-      '--access',
-      access,
-      '--broker-port',
-      '0',
-      '--episodes-dir',
-      dir,
-      '--max-age',
-      '0.5',
+      ...emulatedRunArgs(access, '--broker-port', '0', '--episodes-dir', dir, '--max-age', '0.5'),
     ]);
     try {
       await run.waitFor(/^episode: /, 30);

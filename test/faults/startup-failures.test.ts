@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAL, TASK, eventually, processesWith, runDir, startArmguard } from '../support/run-process.js';
+import { emulatedRunArgs, eventually, processesWith, runDir, startArmguard } from '../support/run-process.js';
 
 let blocker: Server;
 let busyPort = 0;
@@ -22,18 +22,7 @@ afterAll(() => new Promise<void>((r) => blocker.close(() => r())));
 
 async function expectCleanFailure(args: (dir: string, access: string) => string[], message: RegExp): Promise<void> {
   const { dir, access } = runDir('armguard-fault-startup-');
-  const run = startArmguard([
-    'run',
-    'so101',
-    '--emulator',
-    '--calibration',
-    CAL,
-    '--task',
-    TASK,
-    '--access',
-    access,
-    ...args(dir, access),
-  ]);
+  const run = startArmguard(['run', ...emulatedRunArgs(access, ...args(dir, access))]);
   const timeout = setTimeout(() => run.child.kill('SIGKILL'), 40_000);
   const code = await run.exited;
   clearTimeout(timeout);

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readEpisode } from '../../src/episode/index.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { RecordingClient } from '../support/mqtt-client.js';
-import { CAL, TASK, runDir, startArmguard } from '../support/run-process.js';
+import { emulatedRunArgs, runDir, startArmguard } from '../support/run-process.js';
 
 const mounts: string[] = [];
 afterAll(() => {
@@ -63,22 +63,7 @@ describe('a full disk during a run', () => {
     const robot = 'arm9';
     const run = startArmguard([
       'run',
-      'so101',
-      '--emulator',
-      '--calibration',
-      CAL,
-      '--task',
-      TASK,
-      '--access',
-      access,
-      '--broker-port',
-      '0',
-      '--episodes-dir',
-      eps,
-      '--robot-id',
-      robot,
-      '--max-age',
-      '0.5',
+      ...emulatedRunArgs(access, '--broker-port', '0', '--episodes-dir', eps, '--robot-id', robot, '--max-age', '0.5'),
     ]);
     const op = { client: undefined as RecordingClient | undefined };
     try {

@@ -7,23 +7,26 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
+import { SESSION_ACCESS_YAML } from './run-session.js';
 
 export const CAL = join(repoRoot, 'calibration/so101-demo.yaml');
 export const TASK = 'so101-pick-blue-can';
 
-const ACCESS_YAML = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-  - { username: alice, password: "alice-secret", roles: [operator] }
-  - { username: viewer, password: "viewer-secret", roles: [viewer] }
-`;
-
-/** A temp dir with an access file. */
+/** A temp dir with an access file (SESSION_ACCESS_YAML's users). */
 export function runDir(prefix: string): { dir: string; access: string } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const access = join(dir, 'access.yaml');
-  writeFileSync(access, ACCESS_YAML);
+  writeFileSync(access, SESSION_ACCESS_YAML);
   chmodSync(access, 0o600); // plaintext passwords: armguard refuses a file others can read
   return { dir, access };
+}
+
+/**
+ * The arguments of `armguard run` (after `run`) on the emulated SO-101 with the demo calibration,
+ * TASK and the access file `access`, then `more` (episodes directory, ports, durations, …).
+ */
+export function emulatedRunArgs(access: string, ...more: string[]): string[] {
+  return ['so101', '--emulator', '--calibration', CAL, '--task', TASK, '--access', access, ...more];
 }
 
 export interface RunProcess {
