@@ -6,9 +6,9 @@
  * operator's release is refused until an operator resets the e-stop naming who pressed it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { RunSession } from '../../src/cli/compose/session.js';
 import { topicFor } from '../../src/telemetry/topics.js';
+import { openDashboardPage } from '../support/dashboard-page.js';
 import { RecordingClient } from '../support/mqtt-client.js';
 import { episodeGateRecords, startEmulatedSession, waitUntil } from '../support/run-session.js';
 
@@ -16,41 +16,6 @@ const sessions: RunSession[] = [];
 afterEach(async () => {
   for (const s of sessions.splice(0)) await s.stop('test cleanup');
 });
-
-type Reply = {
-  type: string;
-  ok?: boolean;
-  reason?: string;
-  command?: string;
-  confirmed?: boolean;
-  pressedBy?: string;
-  state?: string;
-};
-
-async function pageSocket(
-  url: string,
-): Promise<{ send: (m: object) => void; next: (type: string) => Promise<Reply>; close: () => void }> {
-  const base = url.replace(/\/$/, '');
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws`, { origin: base });
-  const queue: Reply[] = [];
-  const waiting: { type: string; resolve: (r: Reply) => void }[] = [];
-  ws.on('message', (d) => {
-    const m = JSON.parse(d.toString()) as Reply;
-    const w = waiting.findIndex((x) => x.type === m.type);
-    if (w >= 0) waiting.splice(w, 1)[0]!.resolve(m);
-    else queue.push(m);
-  });
-  await new Promise((r) => ws.once('open', r));
-  return {
-    send: (m) => ws.send(JSON.stringify(m)),
-    next: (type) => {
-      const q = queue.findIndex((x) => x.type === type);
-      if (q >= 0) return Promise.resolve(queue.splice(q, 1)[0]!);
-      return new Promise((resolve) => waiting.push({ type, resolve }));
-    },
-    close: () => ws.close(),
-  };
-}
 
 describe('an e-stop pressed while the gate already holds', () => {
   it('is confirmed by the gate, recorded, published, and survives the release until reset by name', async () => {
@@ -67,7 +32,7 @@ describe('an e-stop pressed while the gate already holds', () => {
     await waitUntil(() => s.gate.state === 'hold', 5, 'the hold on a silent servo');
     expect(['driver-fault', 'watchdog']).toContain(s.gate.holdCause?.kind);
 
-    const page = await pageSocket(s.dashboard!.url);
+    const page = await openDashboardPage(s.dashboard!.url);
     page.send({ type: 'estop', robot: 'arm9' });
     const pressed = await page.next('command-result');
     expect(pressed).toMatchObject({

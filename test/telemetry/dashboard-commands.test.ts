@@ -5,11 +5,11 @@
  * Embedded broker with the access policy, the dashboard's WebSocket protocol from Node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import mqtt from 'mqtt';
 import { EmbeddedBroker } from '../../src/telemetry/embedded-broker.js';
 import { DashboardServer } from '../../src/telemetry/dashboard/server.js';
 import { topicFor } from '../../src/telemetry/topics.js';
+import { openDashboardPage } from '../support/dashboard-page.js';
 
 let broker: EmbeddedBroker;
 let dashboard: DashboardServer;
@@ -39,35 +39,6 @@ afterAll(async () => {
   await broker.stop();
 });
 
-type Reply = { type: string; ok?: boolean; reason?: string; command?: string };
-async function page(): Promise<{
-  send: (m: object) => void;
-  next: (type: string) => Promise<Reply>;
-  close: () => void;
-}> {
-  const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`, {
-    origin: pageUrl.replace(/\/$/, ''),
-  });
-  const queue: Reply[] = [];
-  const waiting: { type: string; resolve: (r: Reply) => void }[] = [];
-  ws.on('message', (d) => {
-    const m = JSON.parse(d.toString()) as Reply;
-    const w = waiting.findIndex((x) => x.type === m.type);
-    if (w >= 0) waiting.splice(w, 1)[0]!.resolve(m);
-    else queue.push(m);
-  });
-  await new Promise((r) => ws.once('open', r));
-  return {
-    send: (m) => ws.send(JSON.stringify(m)),
-    next: (type) => {
-      const q = queue.findIndex((x) => x.type === type);
-      if (q >= 0) return Promise.resolve(queue.splice(q, 1)[0]!);
-      return new Promise((resolve) => waiting.push({ type, resolve }));
-    },
-    close: () => ws.close(),
-  };
-}
-
 describe('dashboard commands are confirmed by the broker', () => {
   it('a viewer login pressing release is told it failed; an operator release reaches the topic', async () => {
     const watcher = await mqtt.connectAsync(brokerUrl, { username: 'alice', password: 'op-pass1', protocolVersion: 4 });
@@ -75,7 +46,7 @@ describe('dashboard commands are confirmed by the broker', () => {
     watcher.on('message', (topic) => seen.push(topic));
     await watcher.subscribeAsync(topicFor('arm1', 'cmd/release'));
 
-    const p = await page();
+    const p = await openDashboardPage(pageUrl);
     p.send({ type: 'login', username: 'vic', password: 'vic-pass1' });
     expect(await p.next('login-result')).toMatchObject({ ok: true });
     p.send({ type: 'release', robot: 'arm1' });
