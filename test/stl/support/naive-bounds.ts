@@ -1,6 +1,6 @@
 /**
  * Test reference for partialBounds (src/stl/bounds.ts), written from the definition and sharing
- * nothing with src/stl but the AST types and the atom robustness formula.
+ * nothing with src/stl but the AST types.
  *
  * The bounds of a partial trace are defined operator by operator (a robust satisfaction interval in
  * the sense of Deshmukh et al.): at a known sample, a non-temporal formula of the signals is decided;
@@ -23,10 +23,9 @@
  * ones (and between the last sample and the first edge), and a time beyond them all — the
  * offline result is constant between those points. O(completions · n · window²): slow, plain.
  */
-import type { Expr, Formula } from '../../../src/stl/ast.js';
-import { exprRobustness } from '../../../src/stl/robustness.js';
+import type { Formula } from '../../../src/stl/ast.js';
 import type { Bounds, PartialTrace } from '../../../src/stl/bounds.js';
-import { naiveEvaluateAt, type NaiveTrace } from './naive-reference.js';
+import { compare, expr, naiveEvaluateAt, type NaiveTrace } from './naive-reference.js';
 
 type Temporal = Extract<Formula, { kind: 'always' | 'eventually' | 'historically' | 'once' | 'until' | 'since' }>;
 
@@ -44,9 +43,11 @@ export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
       for (let i = 0; i < n; i++) lo[i] = hi[i] = (p.rows[i * p.width + k] ?? NaN) >= 0.5 ? Infinity : -Infinity;
       return { lo, hi };
     }
-    case 'compare':
-      for (let i = 0; i < n; i++) lo[i] = hi[i] = exprRobustness(f.op, expr(f.left, p, i), expr(f.right, p, i));
+    case 'compare': {
+      const known = knownTrace(p);
+      for (let i = 0; i < n; i++) lo[i] = hi[i] = compare(f.op, expr(f.left, i, known), expr(f.right, i, known));
       return { lo, hi };
+    }
     case 'not': {
       const a = naivePartialBounds(f.arg, p);
       for (let i = 0; i < n; i++) {
@@ -148,21 +149,10 @@ function completionTimes(known: readonly number[], from: number, to: number): nu
   return [[], ...times.flatMap((t) => [[t], [t, beyond + 1]])];
 }
 
-function expr(e: Expr, p: PartialTrace, i: number): number {
-  switch (e.kind) {
-    case 'num':
-      return e.value;
-    case 'var':
-      return p.rows[i * p.width + (p.index.get(e.name) ?? 0)] ?? NaN;
-    case 'neg':
-      return -expr(e.arg, p, i);
-    case 'abs':
-      return Math.abs(expr(e.arg, p, i));
-    case 'scale':
-      return e.factor * expr(e.arg, p, i);
-    case 'add':
-      return expr(e.left, p, i) + expr(e.right, p, i);
-    case 'sub':
-      return expr(e.left, p, i) - expr(e.right, p, i);
-  }
+/** The known samples as the naive evaluator's trace (columns by signal name). */
+function knownTrace(p: PartialTrace): NaiveTrace {
+  const columns: Record<string, number[]> = {};
+  for (const [name, k] of p.index)
+    columns[name] = Array.from({ length: p.n }, (_, i) => p.rows[i * p.width + k] ?? NaN);
+  return { times: Array.from(p.times.subarray(0, p.n)), columns };
 }

@@ -34,7 +34,8 @@ function col(trace: NaiveTrace, name: string): readonly number[] {
   return c;
 }
 
-function expr(e: Expr, i: number, trace: NaiveTrace): number {
+/** The value of expression e at sample i. */
+export function expr(e: Expr, i: number, trace: NaiveTrace): number {
   switch (e.kind) {
     case 'num':
       return e.value;
@@ -53,7 +54,8 @@ function expr(e: Expr, i: number, trace: NaiveTrace): number {
   }
 }
 
-function compare(op: CompareOp, l: number, r: number): number {
+/** Robustness of `l op r` (design §4). */
+export function compare(op: CompareOp, l: number, r: number): number {
   if (op === '<' || op === '<=') return r - l;
   if (op === '>' || op === '>=') return l - r;
   if (op === '==') return -Math.abs(l - r);
