@@ -5,15 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
-import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type JointTrajectory, type PoseStamped } from '../../src/mcap/messages.js';
-import type { FrankaRobotState } from '../../drivers/franka/messages.js';
-import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
+import { QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
+import { toStamp, type PoseStamped } from '../../src/mcap/messages.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import type { PolicyTrajectory } from './support/policy.js';
+import { frankaWorld } from './support/franka-world.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { Barrier, CapsuleModel, FR3_MODEL, PANDA_DESCRIPTION } from '../../src/kinematics/index.js';
 import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
@@ -29,29 +27,9 @@ function setup(overrides: Partial<FrankaNodeConfig> = {}) {
   const graph = new FakeRosGraph(clock, timers);
   const config = frankaTestConfig(overrides);
   const parts = buildFrankaNode(graph, config, spec.spec);
-  const other = graph.createNode('world');
-  const state = other.createPublisher<FrankaRobotState>(
-    'franka_msgs/msg/FrankaRobotState',
-    config.robotStateTopic,
-    QOS_RELIABLE,
-  );
-  const gripper = other.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = other.createPublisher<PolicyTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    '/armguard/proposed_trajectory',
-    QOS_RELIABLE,
-  );
-  const toController: JointTrajectory[] = [];
-  const results: { verdict: string; code: string; reason: string }[] = [];
-  other.createSubscription<JointTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    config.controllerTopic,
-    QOS_RELIABLE,
-    (m) => toController.push(m),
-  );
-  other.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
-    results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }),
-  );
+  const world = frankaWorld(graph, config);
+  const { state, gripper, proposer, toController, results } = world;
+  const other = world.node;
   const tick = (ms: number, tau = [5, 5, 5, 5, 1, 1, 1]) => {
     for (let i = 0; i < ms; i++) {
       timers.advance(0.001);

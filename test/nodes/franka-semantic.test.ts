@@ -6,20 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, type RosImage } from '../../drivers/camera/ros-image.js';
-import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
-import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type JointTrajectory } from '../../src/mcap/messages.js';
+import { QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
+import { toStamp } from '../../src/mcap/messages.js';
 import { semanticFromParams } from '../../src/cli/commands/ros-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
-import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import type { JudgeRequest, SemanticJudge } from '../../src/semantic/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import type { PolicyTrajectory } from './support/policy.js';
+import { frankaWorld } from './support/franka-world.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
@@ -41,35 +39,14 @@ function setup(task: string, judge: SemanticJudge) {
       taskTopic: '~/task',
     },
   });
-  const world = graph.createNode('world');
-  const camera = world.createPublisher<RosImage>(IMAGE_TYPE, '/scene_camera/image_raw', QOS_SENSOR_DATA);
   const sem = semanticFromParams(config, spec);
   if (!sem.ok || !sem.value) throw new Error('semantic params');
   const parts = buildFrankaNode(graph, config, spec, {
     semantic: { ...sem.value, judge: { ...sem.value.judge!, judge } },
   });
-  const state = world.createPublisher<FrankaRobotState>(
-    'franka_msgs/msg/FrankaRobotState',
-    config.robotStateTopic,
-    QOS_RELIABLE,
-  );
-  const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = world.createPublisher<PolicyTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    '/armguard/proposed_trajectory',
-    QOS_RELIABLE,
-  );
-  const toController: JointTrajectory[] = [];
-  const results: { verdict: string; code: string; reason: string }[] = [];
-  world.createSubscription<JointTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    config.controllerTopic,
-    QOS_RELIABLE,
-    (m) => toController.push(m),
-  );
-  world.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
-    results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }),
-  );
+  const w = frankaWorld(graph, config);
+  const { node: world, state, gripper, proposer, toController, results } = w;
+  const camera = world.createPublisher<RosImage>(IMAGE_TYPE, '/scene_camera/image_raw', QOS_SENSOR_DATA);
   const tick = (ms: number) => {
     for (let i = 0; i < ms; i++) {
       timers.advance(0.001);
