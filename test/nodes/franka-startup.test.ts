@@ -7,14 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
-import { QOS_LATCHED, QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type DiagnosticArray, type JointState, type JointTrajectory } from '../../src/mcap/messages.js';
-import type { FrankaRobotState } from '../../drivers/franka/messages.js';
+import { QOS_LATCHED, QOS_RELIABLE } from '../../drivers/ros2/interface.js';
+import { toStamp, type DiagnosticArray } from '../../src/mcap/messages.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import { serveFrankaNode } from '../../src/cli/commands/ros-node.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import type { PolicyTrajectory } from './support/policy.js';
+import { frankaWorld } from './support/franka-world.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 
@@ -28,33 +27,12 @@ const spec = (() => {
 
 function world(graph: FakeRosGraph, clock: ManualClock, timers: ManualTimers) {
   const config = frankaTestConfig();
-  const w = graph.createNode('world');
-  const state = w.createPublisher<FrankaRobotState>(
-    'franka_msgs/msg/FrankaRobotState',
-    config.robotStateTopic,
-    QOS_RELIABLE,
-  );
-  const gripper = w.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = w.createPublisher<PolicyTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    '/armguard/proposed_trajectory',
-    QOS_RELIABLE,
-  );
-  const toController: JointTrajectory[] = [];
-  const results: { verdict: string; reason: string }[] = [];
+  const world = frankaWorld(graph, config);
+  const { node: w, state, gripper, proposer, toController, results } = world;
   const gateStates: string[] = [];
   const diagnostics: DiagnosticArray[] = [];
   w.createSubscription<DiagnosticArray>('diagnostic_msgs/msg/DiagnosticArray', '/diagnostics', QOS_RELIABLE, (m) =>
     diagnostics.push(m),
-  );
-  w.createSubscription<JointTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    config.controllerTopic,
-    QOS_RELIABLE,
-    (m) => toController.push(m),
-  );
-  w.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
-    results.push(JSON.parse(m.data) as { verdict: string; reason: string }),
   );
   w.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/gate_state', QOS_LATCHED, (m) =>
     gateStates.push(m.data),
