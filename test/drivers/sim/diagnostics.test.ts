@@ -1,20 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
-import { SimWorld } from '../../../drivers/sim/world.js';
-import { DlsIk } from '../../../drivers/sim/ik.js';
+import type { SimWorld } from '../../../drivers/sim/world.js';
+import type { DlsIk } from '../../../drivers/sim/ik.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
-import { policyNamed, series } from './support/sim-episode.js';
+import { policyNamed, series, simWorld } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;
 const scene = so101Scene();
 
-beforeAll(async () => {
-  const mj = await loadMujoco();
-  world = new SimWorld(mj, scene);
-  ik = new DlsIk(mj, world);
-});
+beforeAll(async () => ({ world, ik } = await simWorld(scene)));
 
 describe('report-only diagnostics', () => {
   it('EE speed/acc/jerk are finite differences of the 5-step rolling-mean TCP path (naive reference)', () => {

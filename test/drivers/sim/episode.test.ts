@@ -1,22 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
-import { SimWorld } from '../../../drivers/sim/world.js';
-import { DlsIk } from '../../../drivers/sim/ik.js';
+import type { SimWorld } from '../../../drivers/sim/world.js';
+import type { DlsIk } from '../../../drivers/sim/ik.js';
 import { CHUNK_HORIZON } from '../../../drivers/sim/policies.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import type { JointChunk } from '../../../src/ports/index.js';
-import { policyNamed, series } from './support/sim-episode.js';
+import { policyNamed, series, simWorld } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;
 const scene = so101Scene();
 
-beforeAll(async () => {
-  const mj = await loadMujoco();
-  world = new SimWorld(mj, scene);
-  ik = new DlsIk(mj, world);
-});
+beforeAll(async () => ({ world, ik } = await simWorld(scene)));
 
 describe('episode hooks for the gate', () => {
   it('the chunk gate sees every 50-step chunk at 30 Hz; holding all of them leaves the task undone', () => {

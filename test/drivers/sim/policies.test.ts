@@ -1,21 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { so101Scene } from '../../../drivers/sim/scenes/so101.js';
-import { SimWorld } from '../../../drivers/sim/world.js';
-import { DlsIk } from '../../../drivers/sim/ik.js';
+import type { SimWorld } from '../../../drivers/sim/world.js';
+import type { DlsIk } from '../../../drivers/sim/ik.js';
 import { runEpisode } from '../../../drivers/sim/episode.js';
 import { mainTier, scoreEpisode, violatedClauses } from '../../../drivers/sim/score.js';
-import { naiveRobustness, policyNamed, violated } from './support/sim-episode.js';
+import { naiveRobustness, policyNamed, violated, simWorld } from './support/sim-episode.js';
 
 let world: SimWorld;
 let ik: DlsIk;
 const scene = so101Scene();
 
-beforeAll(async () => {
-  const mj = await loadMujoco();
-  world = new SimWorld(mj, scene);
-  ik = new DlsIk(mj, world);
-});
+beforeAll(async () => ({ world, ik } = await simWorld(scene)));
 
 describe('SO-101 scripted policies, gate off (design §3 main tier, SO-101 torque ceiling)', () => {
   it('the clean pick-and-place violates no clause and puts the target in the box', () => {

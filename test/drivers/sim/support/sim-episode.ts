@@ -1,6 +1,17 @@
 import { SIGNALS, signalIndex, type SignalName } from '../../../../src/schema/signals.js';
 import type { EpisodeResult } from '../../../../drivers/sim/episode.js';
 import { policyByName, type PolicyDefinition } from '../../../../drivers/sim/policies.js';
+import { DlsIk } from '../../../../drivers/sim/ik.js';
+import { loadMujoco } from '../../../../drivers/sim/mujoco.js';
+import type { SceneSpec } from '../../../../drivers/sim/scenes/types.js';
+import { SimWorld } from '../../../../drivers/sim/world.js';
+
+/** A MuJoCo world of `scene` and its IK solver (what the episode, policy and diagnostics tests run). */
+export async function simWorld(scene: SceneSpec): Promise<{ world: SimWorld; ik: DlsIk }> {
+  const mj = await loadMujoco();
+  const world = new SimWorld(mj, scene);
+  return { world, ik: new DlsIk(mj, world) };
+}
 
 /** The scripted policy called `name`; throws on a name the registry does not know. */
 export function policyNamed(name: string): PolicyDefinition {
