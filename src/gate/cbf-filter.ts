@@ -18,13 +18,18 @@ import type { QpSolveOptions } from '../qp/types.js';
 import { ChunkQp } from './cbf-qp.js';
 import type { CbfWeights } from './cbf-qp.js';
 import type { BarrierModel, BoundQpSolver, ChunkFilter, QpSolverFactory } from './cbf-types.js';
-import { checkGamma, checkJointLimits, clamp, fmt, newOutcome, refuse, startChunk } from './filter-common.js';
+import {
+  checkGamma,
+  checkJointLimits,
+  clamp,
+  fmt,
+  newOutcome,
+  refuse,
+  startChunk,
+  type JointLimitConfig,
+} from './filter-common.js';
 
-export interface CbfFilterConfig extends CbfWeights {
-  readonly qmin: readonly number[];
-  readonly qmax: readonly number[];
-  /** Per-joint speed limit (rad/s); a step of the chunk may move joint j by at most maxSpeed[j]·dt. */
-  readonly maxSpeed: readonly number[];
+export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
   /** QP solves per chunk (1 = linearise at the nominal chunk only). design §6: ≤ 3. */
   readonly maxRounds: number;
   /** Σξ above this means the barrier condition could not be met: hold. */

@@ -9,6 +9,7 @@ import type { CbfOutcome } from './cbf-filter.js';
 export interface JointLimitConfig {
   readonly qmin: readonly number[];
   readonly qmax: readonly number[];
+  /** Per-joint speed limit (rad/s): one step of the chunk may move joint j by at most maxSpeed[j]·dt. */
   readonly maxSpeed: readonly number[];
 }
 

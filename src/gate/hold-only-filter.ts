@@ -6,14 +6,10 @@
  */
 import type { CbfOutcome } from './cbf-filter.js';
 import type { BarrierModel, ChunkFilter } from './cbf-types.js';
-import { checkJointLimits, fmt, newOutcome, refuse, startChunk } from './filter-common.js';
+import { checkJointLimits, fmt, newOutcome, refuse, startChunk, type JointLimitConfig } from './filter-common.js';
 
-export interface HoldOnlyConfig {
-  readonly qmin: readonly number[];
-  readonly qmax: readonly number[];
-  /** Per-joint speed limit (rad/s): one step may move joint j by at most maxSpeed[j]·dt. */
-  readonly maxSpeed: readonly number[];
-}
+/** The joint limits and per-step motion bounds the chunk is checked against. */
+export type HoldOnlyConfig = JointLimitConfig;
 
 export class HoldOnlyFilter implements ChunkFilter {
   private readonly q: Float64Array;

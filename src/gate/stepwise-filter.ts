@@ -23,13 +23,18 @@ import type { CbfOutcome } from './cbf-filter.js';
 import { DEFAULT_CBF_QP_TOLERANCE } from './cbf-filter.js';
 import { ChunkQp } from './cbf-qp.js';
 import type { BarrierModel, BoundQpSolver, ChunkFilter, QpSolverFactory } from './cbf-types.js';
-import { checkGamma, checkJointLimits, clamp, fmt, newOutcome, refuse, startChunk } from './filter-common.js';
+import {
+  checkGamma,
+  checkJointLimits,
+  clamp,
+  fmt,
+  newOutcome,
+  refuse,
+  startChunk,
+  type JointLimitConfig,
+} from './filter-common.js';
 
-export interface StepwiseCbfBaselineConfig {
-  readonly qmin: readonly number[];
-  readonly qmax: readonly number[];
-  /** Per-joint speed limit (rad/s): one step may move joint j by at most maxSpeed[j]·dt. */
-  readonly maxSpeed: readonly number[];
+export interface StepwiseCbfBaselineConfig extends JointLimitConfig {
   /** slack weight ρ */
   readonly rho: number;
   /** α(h) = γh, γ in (0, 1] */
