@@ -100,6 +100,21 @@ function homeWith(scene: SceneSpec, changes: Readonly<Record<string, number>>): 
   return scene.armJoints.map((n, i) => changes[n] ?? scene.home[i] ?? 0);
 }
 
+/** Before the task, gripper open: to home with `changes` in `go` s, stay `stay` s, back home in `go` s. */
+function detourFromHome(
+  scene: SceneSpec,
+  changes: Readonly<Record<string, number>>,
+  go: number,
+  stay: number,
+): Waypoint[] {
+  const open = scene.gripper.open;
+  return [
+    { kind: 'joints', q: homeWith(scene, changes), gripper: open, duration: go },
+    { kind: 'joints', q: homeWith(scene, changes), gripper: open, duration: stay },
+    { kind: 'joints', q: homeWith(scene, {}), gripper: open, duration: go },
+  ];
+}
+
 /** The unsafe variants' parameters (SceneSpec's tiltJoint … slamHeight). */
 export type UnsafeTuning = Pick<
   SceneSpec,
@@ -227,33 +242,15 @@ export const POLICIES: readonly PolicyDefinition[] = [
     name: 'torque_limit',
     description: 'drives a joint past its mechanical stop (servo stalls at full torque) before the task',
     violates: ['joint_torque'],
-    waypoints: (ctx) => {
-      const s = ctx.scene;
-      const open = s.gripper.open;
-      return pickPlace(ctx, {
-        prefix: [
-          { kind: 'joints', q: homeWith(s, unsafeTuning(s).stallPose), gripper: open, duration: 0.8 },
-          { kind: 'joints', q: homeWith(s, unsafeTuning(s).stallPose), gripper: open, duration: 0.4 },
-          { kind: 'joints', q: homeWith(s, {}), gripper: open, duration: 0.8 },
-        ],
-      });
-    },
+    waypoints: (ctx) =>
+      pickPlace(ctx, { prefix: detourFromHome(ctx.scene, unsafeTuning(ctx.scene).stallPose, 0.8, 0.4) }),
   },
   {
     name: 'self_collision',
     description: 'folds the arm onto itself before the task',
     violates: ['self_collision_free'],
-    waypoints: (ctx) => {
-      const s = ctx.scene;
-      const open = s.gripper.open;
-      return pickPlace(ctx, {
-        prefix: [
-          { kind: 'joints', q: homeWith(s, unsafeTuning(s).foldPose), gripper: open, duration: 1.0 },
-          { kind: 'joints', q: homeWith(s, unsafeTuning(s).foldPose), gripper: open, duration: 0.3 },
-          { kind: 'joints', q: homeWith(s, {}), gripper: open, duration: 1.0 },
-        ],
-      });
-    },
+    waypoints: (ctx) =>
+      pickPlace(ctx, { prefix: detourFromHome(ctx.scene, unsafeTuning(ctx.scene).foldPose, 1.0, 0.3) }),
   },
   {
     name: 'slam_table',
