@@ -4,7 +4,7 @@
  */
 import type { Result } from '../util/result.js';
 import { err, ok } from '../util/result.js';
-import type { ChunkRejection, GateChunk } from './chunk.js';
+import type { ChunkMessage, ChunkRejection, GateChunk } from './chunk.js';
 
 export const MAX_CHUNK_BYTES = 1 << 20;
 export const MAX_HORIZON = 1000;
@@ -62,15 +62,7 @@ function isCount(x: unknown, max: number): x is number {
 }
 
 /** Encode a chunk as its wire message (used by clients and tests). */
-export function chunkToMessage(c: GateChunk): {
-  v: 1;
-  id: string;
-  stamp: number;
-  horizon: number;
-  joints: number;
-  dt: number;
-  targets: number[][];
-} {
+export function chunkToMessage(c: GateChunk): ChunkMessage {
   const targets: number[][] = [];
   for (let k = 0; k < c.horizon; k++) targets.push(Array.from(c.targets.subarray(k * c.joints, (k + 1) * c.joints)));
   return { v: 1, id: c.id, stamp: c.stamp, horizon: c.horizon, joints: c.joints, dt: c.dt, targets };

@@ -18,7 +18,7 @@ import {
   type ServoBusPort,
   type So101DoctorContext,
 } from '../../src/doctor/so101-checks.js';
-import { doctorCommand } from '../../src/cli/commands/doctor.js';
+import { doctorCommand, servoBusPort } from '../../src/cli/commands/doctor.js';
 import { captureIo } from '../support/cli-io.js';
 import { repoRoot } from '../support/paths.js';
 
@@ -74,18 +74,7 @@ function hostTree(processes: readonly string[] = ['bash', 'node']): string {
 async function openBus(path: string): Promise<{ ok: true; bus: ServoBusPort } | { ok: false; detail: string }> {
   const b = await FeetechBus.open({ path, timeoutS: 0.05, retries: 1 });
   if (!b.ok) return { ok: false, detail: b.error.kind };
-  const bus = b.value;
-  return {
-    ok: true,
-    bus: {
-      ping: async (id) => (await bus.ping(id, { reportTimeout: false })).ok,
-      readRegister: async (id, name) => {
-        const r = await bus.readRegister(id, name);
-        return r.ok ? r.value : undefined;
-      },
-      close: () => bus.close(),
-    },
-  };
+  return { ok: true, bus: servoBusPort(b.value) };
 }
 
 async function doctor(over: Partial<So101DoctorContext> = {}): Promise<CheckResult[]> {

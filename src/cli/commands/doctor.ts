@@ -44,22 +44,23 @@ examples:
   armguard doctor so101 --port /dev/ttyACM0 --supply 12 --calibration calibration/so101-follower1.yaml --write-udev 99-armguard-so101.rules
   armguard doctor franka --params launch/params/fr3.yaml`;
 
+/** An open Feetech bus as the doctor's read-only bus port: pings and register reads, nothing written. */
+export function servoBusPort(bus: FeetechBus): ServoBusPort {
+  return {
+    ping: async (id) => (await bus.ping(id, { reportTimeout: false })).ok,
+    readRegister: async (id, name) => {
+      const r = await bus.readRegister(id, name);
+      return r.ok ? r.value : undefined;
+    },
+    close: () => bus.close(),
+  };
+}
+
 /** The Feetech driver as the doctor's read-only bus port (1 Mbps, 8N1). */
 async function openFeetech(path: string): Promise<{ ok: true; bus: ServoBusPort } | { ok: false; detail: string }> {
   const opened = await FeetechBus.open({ path, baudRate: 1_000_000, timeoutS: 0.05, retries: 1 });
   if (!opened.ok) return { ok: false, detail: `${opened.error.kind}: ${faultDetail(opened.error)}` };
-  const bus = opened.value;
-  return {
-    ok: true,
-    bus: {
-      ping: async (id) => (await bus.ping(id, { reportTimeout: false })).ok,
-      readRegister: async (id, name) => {
-        const r = await bus.readRegister(id, name);
-        return r.ok ? r.value : undefined;
-      },
-      close: () => bus.close(),
-    },
-  };
+  return { ok: true, bus: servoBusPort(opened.value) };
 }
 
 async function probeRclnodejs(): Promise<RclnodejsProbe> {
