@@ -7,19 +7,9 @@ import type { ChunkExecutorOptions } from '../../src/runtime/index.js';
 import { activeSetSolverFactory } from '../gate/support/active-set-qp.js';
 import { sweep } from '../gate/support/planar-arm.js';
 import { KinematicArm } from './support/kinematic-arm.js';
-import { chunkOf, FILTER_CONFIG, planarModel, Q0 } from './support/rig.js';
+import { chunkOf, FILTER_CONFIG, planarModel, Q0, SCREEN_CONFIG } from './support/rig.js';
 
-const SCREEN = {
-  joints: 2,
-  maxHorizon: 50,
-  qmin: [-3, -3],
-  qmax: [3, 3],
-  maxAge: 0.2,
-  futureTolerance: 0.05,
-  minDt: 0.001,
-  maxDt: 0.5,
-  idMemory: 64,
-};
+const SCREEN = SCREEN_CONFIG;
 
 class ThrowingScreen extends ChunkScreen {
   override check(_chunk: GateChunk, _now: number): ChunkRejection | null {

@@ -16,6 +16,19 @@ export const TORQUE_CLAUSE: ClauseSpecLike = {
 };
 
 export const Q0 = [0, 0.5];
+
+/** The chunk screen of the planar two-joint rig. */
+export const SCREEN_CONFIG = {
+  joints: 2,
+  maxHorizon: 50,
+  qmin: [-3, -3],
+  qmax: [3, 3],
+  maxAge: 0.2,
+  futureTolerance: 0.05,
+  minDt: 0.001,
+  maxDt: 0.5,
+  idMemory: 64,
+};
 const TIP_R = Math.hypot(1 + 0.8 * Math.cos(0.5), 0.8 * Math.sin(0.5));
 const TIP_A = Math.atan2(0.8 * Math.sin(0.5), 1 + 0.8 * Math.cos(0.5));
 /** Disc on the tip's path when joint 0 sweeps from 0 to 1.5 rad with joint 1 at 0.5. */
@@ -52,17 +65,7 @@ export function rig(opts: RigOptions = {}) {
   const arm = new KinematicArm(Q0);
   const model = planarModel();
   const events = new MemoryEventSink();
-  const screen = new ChunkScreen({
-    joints: 2,
-    maxHorizon: 50,
-    qmin: [-3, -3],
-    qmax: [3, 3],
-    maxAge: 0.2,
-    futureTolerance: 0.05,
-    minDt: 0.001,
-    maxDt: 0.5,
-    idMemory: 64,
-  });
+  const screen = new ChunkScreen(SCREEN_CONFIG);
   const filter = new ChunkCbfFilter(model, opts.solver ?? activeSetSolverFactory, FILTER_CONFIG);
   const chunks = new ChunkExecutor({
     gate,
