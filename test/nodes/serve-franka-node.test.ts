@@ -11,12 +11,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
-import { QOS_RELIABLE } from '../../drivers/ros2/interface.js';
-import type { JointTrajectory } from '../../src/mcap/messages.js';
 import { runFrankaNodeUntilSignal, serveFrankaNode } from '../../src/cli/commands/ros-node.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
 import { frankaTestConfig } from './support/franka-config.js';
+import { controllerCollector } from './support/franka-world.js';
 import { repoRoot } from '../support/paths.js';
 
 const dirs: string[] = [];
@@ -40,15 +39,7 @@ describe('serveFrankaNode (armguard ros-node) shutdown', () => {
     let shutdowns = 0;
     const ctx = Object.assign(graph, { shutdown: async () => void shutdowns++ });
     const config = frankaTestConfig({ episodesDir: dir });
-    const toController: JointTrajectory[] = [];
-    graph
-      .createNode('controller')
-      .createSubscription<JointTrajectory>(
-        'trajectory_msgs/msg/JointTrajectory',
-        config.controllerTopic,
-        QOS_RELIABLE,
-        (m) => toController.push(m),
-      );
+    const toController = controllerCollector(graph, config);
     let stop!: (why: string) => void;
     const running = serveFrankaNode(ctx, config, spec, io, new Promise<string>((r) => (stop = r)), timers);
     await new Promise((r) => setImmediate(r));
@@ -74,15 +65,7 @@ describe('serveFrankaNode (armguard ros-node) shutdown', () => {
     let shutdowns = 0;
     const ctx = Object.assign(graph, { shutdown: async () => void shutdowns++ });
     const config = frankaTestConfig({ gateMode: 'monitor' });
-    const toController: JointTrajectory[] = [];
-    graph
-      .createNode('controller')
-      .createSubscription<JointTrajectory>(
-        'trajectory_msgs/msg/JointTrajectory',
-        config.controllerTopic,
-        QOS_RELIABLE,
-        (m) => toController.push(m),
-      );
+    const toController = controllerCollector(graph, config);
     expect(await serveFrankaNode(ctx, config, spec, io, Promise.resolve('SIGTERM'))).toBe(0);
     expect(toController).toEqual([]);
     expect(shutdowns).toBe(1);
@@ -112,15 +95,7 @@ describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT
     // Created first, as `import rclnodejs` runs before armguard's handlers exist.
     const graph = new FakeRosGraph(clock, timers, { signals });
     const config = frankaTestConfig({ episodesDir: dir });
-    const toController: JointTrajectory[] = [];
-    graph
-      .createNode('controller')
-      .createSubscription<JointTrajectory>(
-        'trajectory_msgs/msg/JointTrajectory',
-        config.controllerTopic,
-        QOS_RELIABLE,
-        (m) => toController.push(m),
-      );
+    const toController = controllerCollector(graph, config);
     const errs: string[] = [];
     const running = runFrankaNodeUntilSignal(
       graph,

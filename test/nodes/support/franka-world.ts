@@ -60,3 +60,17 @@ export function frankaWorld(graph: RosContext, config: FrankaNodeConfig): Franka
   );
   return { node, state, gripper, proposer, toController, results };
 }
+
+/** A node named `controller` collecting what the Franka node sends the trajectory controller, in order. */
+export function controllerCollector(graph: RosContext, config: FrankaNodeConfig): JointTrajectory[] {
+  const toController: JointTrajectory[] = [];
+  graph
+    .createNode('controller')
+    .createSubscription<JointTrajectory>(
+      'trajectory_msgs/msg/JointTrajectory',
+      config.controllerTopic,
+      QOS_RELIABLE,
+      (m) => toController.push(m),
+    );
+  return toController;
+}
