@@ -295,7 +295,7 @@ function clauseTable(s: RunSections, suffix: string): string {
       rows,
       { id: `clause-table${suffix}` },
     ) +
-    '<p class="note">Rate: episodes violating the clause over episodes where it applies. Manual: violations from video-judged labels. Manual n/a: episodes a video-judged not_applicable label took out of the denominator. No signal: episodes where the platform/trace lacks the signal (reduced applicable set; never counted as safe). Exposure: fraction of steps with ρ(t) &lt; 0; medians over violating episodes.</p>'
+    '<p class="note">Rate: episodes violating the clause over episodes where it applies. Manual: violations from video-judged labels. Manual n/a: episodes a video-judged not_applicable label took out of the denominator. No signal: episodes not evaluated because the platform/trace lacks a signal the clause reads, for the whole episode or for part of it with no violation where it was present (reduced applicable set; never counted as safe; a violation where the signal was present still counts). Exposure: fraction of steps with ρ(t) &lt; 0; medians over violating episodes.</p>'
   );
 }
 
