@@ -48,6 +48,16 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    * γ·h̄_{k−1}/2 (ChunkQp.linearise); default {@link DEFAULT_CBF_BACK_OFF}. 0 disables it.
    */
   readonly backOff?: number;
+  /**
+   * Planning margin δ (m, default 0): the barrier model's h is built with d_safe + δ (the filter
+   * plans to keep that much clearance), while a configuration is only refused — the present
+   * position, or a round's result on the nonlinear re-check — when h < −δ, i.e. when the true
+   * clearance is under d_safe. A chunk that ends on the planning boundary leaves the next chunk's
+   * measured start δ of room for servo tracking error and tracker noise instead of none; the
+   * barrier condition h(u_k) ≥ (1 − γ)h(u_{k−1}) still steers any start inside the planning
+   * boundary back out of it.
+   */
+  readonly planningMargin?: number;
 }
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
@@ -140,6 +150,8 @@ export class ChunkCbfFilter implements ChunkFilter {
     warmStartDual?: Float64Array;
   };
   private readonly backOff: number;
+  /** −δ: the smallest h accepted (see CbfFilterConfig.planningMargin). */
+  private readonly hFloor: number;
   private warm: Float64Array = new Float64Array(0);
   private warmDual: Float64Array = new Float64Array(0);
 
@@ -162,6 +174,10 @@ export class ChunkCbfFilter implements ChunkFilter {
     this.solveOptions = { maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps };
     this.backOff = config.backOff ?? DEFAULT_CBF_BACK_OFF;
     if (!(this.backOff >= 0)) throw new RangeError(`CBF filter: backOff must be ≥ 0, got ${config.backOff}`);
+    const margin = config.planningMargin ?? 0;
+    if (!(margin >= 0 && margin < Infinity))
+      throw new RangeError(`CBF filter: planningMargin must be finite and ≥ 0, got ${config.planningMargin}`);
+    this.hFloor = -margin;
   }
 
   /** The QP of the last filtered chunk (for benchmarks and diagnostics). */
@@ -189,10 +205,14 @@ export class ChunkCbfFilter implements ChunkFilter {
       this.dq[j] = cfg.maxSpeed[j]! * dt;
     }
     const h0 = this.barrier.h(this.q0Buf, this.hPrev);
-    if (!(h0 >= 0)) {
+    if (!(h0 >= this.hFloor)) {
       o.minH = h0;
       o.minHStep = -1;
-      return refuse(this.outcome, 'unsafe', `present position already inside the safety distance (h = ${fmt(h0)})`);
+      return refuse(
+        this.outcome,
+        'unsafe',
+        `present position already inside the safety distance (h = ${fmt(h0)}${this.hFloor < 0 ? `, planning margin ${fmt(-this.hFloor)}` : ''})`,
+      );
     }
     this.check(nominal, horizon);
     // The nominal chunk is held to the same acceptance as a round's result.
@@ -273,7 +293,7 @@ export class ChunkCbfFilter implements ChunkFilter {
       o.minH = lastMinH;
       o.minHStep = lastMinHStep;
       o.slackUsed = lastSlack;
-      if (!(lastMinH >= 0))
+      if (!(lastMinH >= this.hFloor))
         return refuse(
           this.outcome,
           'unsafe',
@@ -313,7 +333,7 @@ export class ChunkCbfFilter implements ChunkFilter {
 
   /**
    * Re-check of chunk `u` on the nonlinear barrier: sets checkHard (joint limits, motion bounds with
-   * 1e-9 rad for rounding, h ≥ 0 at every step), checkViolation (max of (1−γ)h_p(u_{k−1}) − h_p(u_k),
+   * 1e-9 rad for rounding, h ≥ −δ at every step), checkViolation (max of (1−γ)h_p(u_{k−1}) − h_p(u_k),
    * clipped at 0) and the outcome's minH / minHStep.
    */
   private check(u: Float64Array, horizon: number): void {
@@ -346,7 +366,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     }
     this.outcome.minH = minH;
     this.outcome.minHStep = minStep;
-    this.checkHard = hard && minH >= 0;
+    this.checkHard = hard && minH >= this.hFloor;
     this.checkViolation = violation;
   }
 

@@ -20,14 +20,14 @@ import type { BarrierModel } from './cbf-types.js';
 
 export class OrientationBarrier implements BarrierModel {
   readonly joints: number;
-  readonly pairs = 1;
+  readonly pairs: number = 1;
   /** Reference direction a_ref (unit, base frame). */
   readonly reference = new Float64Array([0, 0, 1]);
   /** The constrained direction v in the tool frame (unit). */
   readonly local = new Float64Array([0, 0, 1]);
   /** True while an object is held; false makes the pair inactive. */
   enabled = false;
-  private cosMax: number;
+  protected cosMax: number;
 
   constructor(
     readonly fk: ForwardKinematics,
@@ -72,7 +72,11 @@ export class OrientationBarrier implements BarrierModel {
       this.local[c] =
         F[o + c]! * this.reference[0]! + F[o + 3 + c]! * this.reference[1]! + F[o + 6 + c]! * this.reference[2]!;
     this.enabled = true;
+    this.referenceChanged();
   }
+
+  /** Called after captureReference set a new reference (subclasses derive their frame from it). */
+  protected referenceChanged(): void {}
 
   h(q: Float64Array, out: Float64Array): number {
     if (!this.enabled) return (out[0] = this.idle());
@@ -109,10 +113,10 @@ export class OrientationBarrier implements BarrierModel {
     }
   }
 
-  private readonly b = new Float64Array(3);
+  protected readonly b = new Float64Array(3);
 
   /** b := R·v at the last computed pose. */
-  private direction(): void {
+  protected direction(): void {
     const F = this.fk.frames;
     const o = this.fk.offset(this.frame);
     const v = this.local;
@@ -128,5 +132,136 @@ export class OrientationBarrier implements BarrierModel {
     this.direction();
     const r = this.reference;
     return this.lever * (this.b[0]! * r[0]! + this.b[1]! * r[1]! + this.b[2]! * r[2]! - this.cosMax);
+  }
+}
+
+/**
+ * The held object's tilt cone as a polygon of `faces` half-spaces (issue 15): with e_1, e_2 an
+ * orthonormal pair perpendicular to the reference a_ref and n_i = cos φ_i e_1 + sin φ_i e_2,
+ * φ_i = 2πi/faces, one pair per face
+ *
+ *   h_i(q) = L · (s − b(q)·n_i),   s = sin θ_max · cos(π/faces),   ∂h_i/∂q_j = −L · (z_j × b)·n_i,
+ *
+ * so the horizontal part of b stays inside the regular polygon inscribed in the circle of radius
+ * sin θ_max: every face met (and b on a_ref's side, which a continuous motion cannot leave without
+ * crossing the polygon) means tilt ≤ θ_max; along a face normal the polygon allows
+ * asin(s) ≈ θ_max·cos(π/faces). Why faces and not the cone's single pair L·(b·a_ref − cos θ_max):
+ * the cone's gradient is L·sin(tilt) times a unit vector — zero at upright — so the chunk filter,
+ * which linearises h at the nominal chunk and then at its own results, gets a linear model that
+ * is flat near upright and overshoots far from it (measured on the SO-101 tilt_held chunk: three
+ * rounds left the tool 22° over a 6.75° limit). Each face's h is linear in the horizontal tilt
+ * (≈ L·(s − θ·cos(angle to n_i))), with a gradient that does not vanish at upright.
+ * While nothing is held the pairs are the constant L·s (the upright value) with zero gradient.
+ */
+export class TiltPolygonBarrier extends OrientationBarrier {
+  override readonly pairs: number;
+  /** Face normals n_i (3 numbers each, base frame), from the reference. */
+  private readonly normals: Float64Array;
+  private s: number;
+
+  constructor(
+    fk: ForwardKinematics,
+    frame: number,
+    maxTilt: number,
+    lever: number,
+    readonly faces = 4,
+  ) {
+    super(fk, frame, maxTilt, lever);
+    if (!(Number.isInteger(faces) && faces >= 3))
+      throw new RangeError(`tilt polygon barrier: need an integer ≥ 3 faces, got ${faces}`);
+    this.pairs = faces;
+    this.normals = new Float64Array(3 * faces);
+    this.s = Math.sin(maxTilt) * Math.cos(Math.PI / faces);
+    this.referenceChanged();
+  }
+
+  override set maxTilt(theta: number) {
+    if (!(theta > 0 && theta < Math.PI))
+      throw new RangeError(`orientation barrier: θ_max must be in (0, π) rad, got ${theta}`);
+    this.cosMax = Math.cos(theta);
+    this.s = Math.sin(theta) * Math.cos(Math.PI / this.faces);
+  }
+
+  protected override referenceChanged(): void {
+    // constructor order: the base class's field initialisers run before ours exist
+    if (this.normals === undefined) return;
+    const a = this.reference;
+    // e1: the base axis least aligned with a, made perpendicular to it; e2 = a × e1
+    const ax = Math.abs(a[0]!),
+      ay = Math.abs(a[1]!),
+      az = Math.abs(a[2]!);
+    const u = ax <= ay && ax <= az ? [1, 0, 0] : ay <= az ? [0, 1, 0] : [0, 0, 1];
+    const d = u[0]! * a[0]! + u[1]! * a[1]! + u[2]! * a[2]!;
+    let e1x = u[0]! - d * a[0]!,
+      e1y = u[1]! - d * a[1]!,
+      e1z = u[2]! - d * a[2]!;
+    const m = Math.hypot(e1x, e1y, e1z);
+    e1x /= m;
+    e1y /= m;
+    e1z /= m;
+    const e2x = a[1]! * e1z - a[2]! * e1y,
+      e2y = a[2]! * e1x - a[0]! * e1z,
+      e2z = a[0]! * e1y - a[1]! * e1x;
+    for (let i = 0; i < this.faces; i++) {
+      const phi = (2 * Math.PI * i) / this.faces;
+      const c = Math.cos(phi),
+        sn = Math.sin(phi);
+      this.normals[3 * i] = c * e1x + sn * e2x;
+      this.normals[3 * i + 1] = c * e1y + sn * e2y;
+      this.normals[3 * i + 2] = c * e1z + sn * e2z;
+    }
+  }
+
+  override h(q: Float64Array, out: Float64Array): number {
+    const L = this.lever;
+    if (!this.enabled) {
+      out.fill(L * this.s, 0, this.faces);
+      return L * this.s;
+    }
+    this.fk.compute(q);
+    this.direction();
+    let min = Infinity;
+    for (let i = 0; i < this.faces; i++) {
+      const v = L * (this.s - this.dot(i));
+      out[i] = v;
+      if (v < min || v !== v) min = v;
+    }
+    return min;
+  }
+
+  override gradient(q: Float64Array, hOut: Float64Array, grad: Float64Array): void {
+    const n = this.joints;
+    const L = this.lever;
+    if (!this.enabled) {
+      hOut.fill(L * this.s, 0, this.faces);
+      grad.fill(0, 0, n * this.faces);
+      return;
+    }
+    this.fk.compute(q);
+    this.direction();
+    const F = this.fk.frames;
+    const bx = this.b[0]!,
+      by = this.b[1]!,
+      bz = this.b[2]!;
+    const N = this.normals;
+    for (let i = 0; i < this.faces; i++) hOut[i] = L * (this.s - this.dot(i));
+    for (let j = 0; j < n; j++) {
+      const moves = this.fk.jointMovesFrame(j, this.frame);
+      const z = this.fk.offset(j + 1);
+      const zx = F[z + 2]!,
+        zy = F[z + 5]!,
+        zz = F[z + 8]!;
+      // db/dq_j = z_j × b
+      const dx = zy * bz - zz * by,
+        dy = zz * bx - zx * bz,
+        dz = zx * by - zy * bx;
+      for (let i = 0; i < this.faces; i++)
+        grad[i * n + j] = moves ? -L * (dx * N[3 * i]! + dy * N[3 * i + 1]! + dz * N[3 * i + 2]!) : 0;
+    }
+  }
+
+  private dot(i: number): number {
+    const N = this.normals;
+    return this.b[0]! * N[3 * i]! + this.b[1]! * N[3 * i + 1]! + this.b[2]! * N[3 * i + 2]!;
   }
 }

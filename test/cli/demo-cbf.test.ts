@@ -42,6 +42,9 @@ describe('demo cbf mode (SO-101 scene)', () => {
       trackingLatencyTicks: 1,
       trackingNoise: 0.001,
       maxSpeed: new Array<number>(6).fill(4.7),
+      planningMargin: 0,
+      selfClearance: null,
+      heldTilt: null,
       wallMs: () => performance.now(),
     });
   }, 60_000);

@@ -33,6 +33,15 @@ export type SceneId = keyof typeof SCENES;
 
 /** STS3215 at 12 V: ~45 rpm no-load (hardware-facts §B3) ≈ 4.7 rad/s, every SO-101 joint. */
 const SO101_MAX_SPEED = 4.7;
+/**
+ * The cbf filter's speed bound for the SO-101's arm joints (rad/s), below the servo's no-load
+ * 4.7 rad/s: a filtered chunk catching up with its nominal at 4.7–4.8 rad/s left the simulated
+ * position servo 0.07 rad behind its target, loading shoulder_lift to 2.2–2.4 N·m — over
+ * joint_torque's 1.47 N·m (the self_collision fold's return, bench/RESULTS.md). 2.5 rad/s is
+ * above every clean-policy joint speed (≤ 1.72 rad/s) and kept that episode under the limit. The
+ * jaw keeps the servo's 4.7 rad/s (the gripper closes at up to 4.4 rad/s).
+ */
+const SO101_FILTER_ARM_SPEED = 2.5;
 
 /**
  * The cbf mode's settings per scene: d_safe, the table plane (the Panda's description puts a 5 cm
@@ -42,10 +51,34 @@ const SO101_MAX_SPEED = 4.7;
  */
 export function demoCbfSettings(sceneId: SceneId): Omit<SimCbfOptions, 'wallMs'> {
   const tracking = { trackingMaxAge: 0.1, trackingLatencyTicks: 1, trackingNoise: 0.001 };
+  const common = {
+    ...tracking,
+    planningMargin: DEMO_PLANNING_MARGIN,
+    selfClearance: DEMO_SELF_CLEARANCE,
+    heldTilt: { objectLimit: DEMO_HELD_TILT_LIMIT, pivotGain: DEMO_PIVOT_GAIN, faces: 4 },
+  };
   return sceneId === 'so101'
-    ? { dSafe: 0.01, tablePlane: true, ...tracking, maxSpeed: new Array<number>(6).fill(SO101_MAX_SPEED) }
-    : { dSafe: 0.02, tablePlane: false, ...tracking, maxSpeed: [...FRANKA_DQ_MAX.panda, 0.2] };
+    ? {
+        dSafe: 0.01,
+        tablePlane: true,
+        ...common,
+        maxSpeed: [...new Array<number>(5).fill(SO101_FILTER_ARM_SPEED), SO101_MAX_SPEED],
+      }
+    : { dSafe: 0.02, tablePlane: false, ...common, maxSpeed: [...FRANKA_DQ_MAX.panda, 0.2] };
 }
+
+/**
+ * Planning margin δ of the demo's CBF (m): chunks are planned d_safe + δ clear, the gate refuses
+ * only inside d_safe. Without it a chunk that ended on the boundary (h ≈ 0) started the next one
+ * 0.2–1.4 mm inside (servo tracking error, 1 mm tracker noise) and held (bench/RESULTS.md).
+ */
+export const DEMO_PLANNING_MARGIN = 0.003;
+/** Self-collision clearance of the demo's CBF (m) between link pairs not on the allowed list. */
+export const DEMO_SELF_CLEARANCE = 0.005;
+/** held_object_tilt_world's main tier less its warning band: 15° − 1.5° (spec/clauses.yaml). */
+export const DEMO_HELD_TILT_LIMIT = (13.5 * Math.PI) / 180;
+/** The held target tilts about twice as far as the tool in the simulated fingers (measured, bench/RESULTS.md). */
+export const DEMO_PIVOT_GAIN = 2;
 export const DEMO_DEFAULT_EPISODES = 3;
 /** Bootstrap resamples for the demo's report (the report command's default is 10 000). */
 const DEMO_RESAMPLES = 2000;

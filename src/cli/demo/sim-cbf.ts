@@ -11,6 +11,7 @@ import { SimJointState } from '../../../drivers/sim/index.js';
 import { SceneTracker } from '../../../drivers/tracking/scene-tracker.js';
 import { SimTrackingAdapter } from '../../../drivers/tracking/sim-tracking.js';
 import {
+  BarrierStack,
   CapsuleBarrier,
   ChunkCbfFilter,
   ChunkScreen,
@@ -24,14 +25,33 @@ import {
   type Gate,
 } from '../../gate/index.js';
 import type { ChunkFilter } from '../../gate/cbf-types.js';
+import { HeldTiltFilter, toolTiltLimit } from '../../gate/held-tilt.js';
+import { TiltPolygonBarrier } from '../../gate/orientation-barrier.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
-import { CapsuleModel, armModel, type ObstacleSet } from '../../kinematics/index.js';
+import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf, type ObstacleSet } from '../../kinematics/index.js';
 import type { CommandSink, JointChunk } from '../../ports/index.js';
 import { ChunkExecutor } from '../../runtime/chunk-executor.js';
 
 export interface SimCbfOptions {
   /** Safety distance d_safe (m). */
   readonly dSafe: number;
+  /**
+   * Planning margin δ (m): the filter plans every distance pair at d_safe + δ and refuses a
+   * configuration only inside d_safe (CbfFilterConfig.planningMargin), so the servo's tracking
+   * error and the tracker's noise at the next chunk's start do not hold the arm.
+   */
+  readonly planningMargin: number;
+  /**
+   * Self-collision pair: the description's self-collision volumes, every pair not on its
+   * allowed-collision list, kept this far apart (m; planned at this + δ). null: no self pair.
+   */
+  readonly selfClearance: number | null;
+  /**
+   * The held object's tilt (design §6): its limit (rad; the clause's τ − ε) and how many times the
+   * tool's tilt the object tilts in the fingers. While a chunk starts with the gripper commanded
+   * closed, the tool may tilt at most limit / pivotGain from its pose at the grasp. null: no constraint.
+   */
+  readonly heldTilt: { readonly objectLimit: number; readonly pivotGain: number; readonly faces: number } | null;
   /** Keep the arm's environment capsules d_safe above the table top (z = 0). */
   readonly tablePlane: boolean;
   /** Tracked positions older than this (s) hold the gate (the hardware rule). */
@@ -45,6 +65,13 @@ export interface SimCbfOptions {
   /** Process CPU clock (ms), for the benchmark's load-independent figure; optional. */
   readonly cpuMs?: () => number;
 }
+
+/**
+ * Lever of the tilt pair (m): h = L·(cos tilt − cos limit). 10 m makes the filter's planning
+ * margin δ = 3 mm a tolerance of 3·10⁻⁴ on the cosine — 0.3° past a 7° limit — for the tool's
+ * tracking error at a chunk's start, and the pair's scale comparable to the distance pairs'.
+ */
+const TILT_LEVER = 10;
 
 /** Filter time of every call, for the demo's p50/p99 (the timing wraps the filter, nothing else). */
 class TimedCbfFilter extends ChunkCbfFilter {
@@ -97,6 +124,7 @@ export class SimCbfPath {
   private executor: ChunkExecutor | null = null;
   private readonly sink = new CaptureSink();
   private readonly tracked: TrackedObstacles;
+  private readonly heldTilt: HeldTiltFilter | null;
   private readonly screenConfig: ConstructorParameters<typeof ChunkScreen>[0];
   /** The executor's last decision. */
   last: ExecutedChunk | null = null;
@@ -115,12 +143,40 @@ export class SimCbfPath {
       box: null,
     };
     const groups = obstacleGroups(obstacles);
-    const capsules = new CapsuleBarrier(new CapsuleModel(armModel(desc, scene.robot.endEffector)), groups, o.dSafe);
+    const model = new CapsuleModel(armModel(desc, scene.robot.endEffector));
+    // Every distance pair is planned δ beyond its clearance (the filter refuses only inside it).
+    const capsules = new CapsuleBarrier(model, groups, o.dSafe + o.planningMargin);
     const columns = world.nArm + 1;
     if (capsules.joints > columns)
       throw new RangeError(
         `scene ${scene.id}: the description has ${capsules.joints} joints, a chunk ${columns} columns`,
       );
+    // Self-collision: one pair, the nearest of the description's checked pairs (allowed pairs removed).
+    const self =
+      o.selfClearance === null
+        ? null
+        : new CapsuleBarrier(
+            new CapsuleModel(armModel(desc, scene.robot.endEffector)),
+            [],
+            o.selfClearance + o.planningMargin,
+            {
+              includeSelf: true,
+            },
+          );
+    // The held object's tilt about the tool centre point's frame: h = L·(cos(tilt) − cos(limit)) with
+    // L = TILT_LEVER, so the planning margin δ (refused only below −δ) tolerates δ/L on the cosine.
+    const tilt =
+      o.heldTilt === null
+        ? null
+        : new TiltPolygonBarrier(
+            new ForwardKinematics(chain),
+            endEffectorOf(desc, scene.robot.endEffector).tcp.frame,
+            toolTiltLimit(o.heldTilt.objectLimit, o.heldTilt.pivotGain),
+            TILT_LEVER,
+            o.heldTilt.faces,
+          );
+    const models = [capsules, ...(self ? [self] : []), ...(tilt ? [tilt] : [])];
+    const barrier = models.length === 1 ? capsules : new BarrierStack(models);
     const gripperRange = [
       Math.min(scene.gripper.open, scene.gripper.closed),
       Math.max(scene.gripper.open, scene.gripper.closed),
@@ -130,7 +186,7 @@ export class SimCbfPath {
     const qmax = Array.from({ length: columns }, (_, j) => chain.joints[j]?.upper ?? gripperRange[1]);
     // The CBF sees the joints the barrier has; the trailing (gripper) column passes through untouched.
     const arm = capsules.joints;
-    this.filter = new TimedCbfFilter(capsules, interiorPointSolver, {
+    this.filter = new TimedCbfFilter(barrier, interiorPointSolver, {
       ...DEFAULT_CBF_WEIGHTS,
       qmin: qmin.slice(0, arm),
       qmax: qmax.slice(0, arm),
@@ -139,10 +195,20 @@ export class SimCbfPath {
       slackTolerance: 1e-6,
       cbfTolerance: DEFAULT_CBF_TOLERANCE,
       maxIterations: 40,
+      planningMargin: o.planningMargin,
     });
     this.filter.wallMs = o.wallMs;
     if (o.cpuMs) this.filter.cpuMs = o.cpuMs;
-    this.chunkFilter = arm === columns ? this.filter : new PassiveColumnsFilter(this.filter, arm, columns);
+    const armFilter = arm === columns ? this.filter : new PassiveColumnsFilter(this.filter, arm, columns);
+    this.heldTilt = tilt
+      ? new HeldTiltFilter(
+          armFilter,
+          tilt,
+          { column: world.nArm, open: scene.gripper.open, closed: scene.gripper.closed },
+          columns,
+        )
+      : null;
+    this.chunkFilter = this.heldTilt ?? armFilter;
     this.tracker = new SceneTracker({ bystanders: [], obstacles: bodies, source: 'sim.tracking' });
     this.tracking = this.adapter(0);
     this.tracked = new TrackedObstacles(
@@ -185,6 +251,7 @@ export class SimCbfPath {
     this.tracking.prime(this.world.scene.controlDt);
     this.filter.times.length = 0;
     this.filter.cpuTimes.length = 0;
+    this.heldTilt?.reset();
     this.last = null;
     this.executor = new ChunkExecutor({
       gate,

@@ -1,0 +1,108 @@
+/**
+ * The held object's tilt constraint switched by the gripper COMMAND of the chunk (issue 15), not
+ * by the contact signal: `gripper_contact` stays true after the hand opens at a release (the
+ * fingers still touch the placed object), so a constraint keyed on it would go on bending the arm
+ * after the object is let go. A chunk filter in front of the CBF:
+ *
+ * - the grasp is where the gripper command goes from open to closed: the tool direction that was
+ *   world-vertical at that row of the proposed chunk becomes the orientation barrier's reference
+ *   (the object stood upright when it was gripped);
+ * - the constraint is on for a chunk whose first row commands the gripper closed (an object is in
+ *   the hand for the whole chunk up to its release), off otherwise. A chunk that releases
+ *   part-way keeps it on to its end; a chunk that grasps part-way turns it on from the next chunk.
+ *
+ * The held object pivots in the fingers when the hand tilts (measured in the SO-101 scene: about
+ * twice the tool's tilt), so the tool limit is the object's limit divided by that gain:
+ * {@link toolTiltLimit}. Pure: no clock, no I/O.
+ */
+import type { CbfOutcome } from './cbf-filter.js';
+import type { ChunkFilter } from './cbf-types.js';
+import type { OrientationBarrier } from './orientation-barrier.js';
+
+/** Where the gripper command is in a chunk row and what its open and closed values are. */
+export interface GripperCommand {
+  /** Column of the gripper command in a chunk row. */
+  readonly column: number;
+  readonly open: number;
+  readonly closed: number;
+}
+
+/** A gripper command at least halfway from open towards closed counts as closed (a loose grasp too). */
+export function commandsClosed(g: GripperCommand, value: number): boolean {
+  return Math.abs(value - g.closed) < 0.5 * Math.abs(g.open - g.closed);
+}
+
+/**
+ * The tool's tilt limit (rad) that keeps a held object under `objectLimit` (rad) when the object
+ * tilts `pivotGain` times as far as the tool (≥ 1; 1 for a rigid grasp).
+ */
+export function toolTiltLimit(objectLimit: number, pivotGain: number): number {
+  if (!(objectLimit > 0 && objectLimit < Math.PI))
+    throw new RangeError(`tool tilt limit: object limit must be in (0, π) rad, got ${objectLimit}`);
+  if (!(pivotGain >= 1 && pivotGain < Infinity))
+    throw new RangeError(`tool tilt limit: pivot gain must be finite and ≥ 1, got ${pivotGain}`);
+  return objectLimit / pivotGain;
+}
+
+export class HeldTiltFilter implements ChunkFilter {
+  /** Gripper command of the previous chunk's last row (NaN before the first chunk). */
+  private lastGrip = NaN;
+  private readonly q: Float64Array;
+  /** True once a grasp row set the barrier's reference. */
+  private referenced = false;
+
+  constructor(
+    readonly inner: ChunkFilter,
+    readonly barrier: OrientationBarrier,
+    readonly gripper: GripperCommand,
+    /** Columns of a chunk row (the barrier's joints are the leading ones). */
+    readonly columns: number,
+  ) {
+    if (!(gripper.column >= 0 && gripper.column < columns))
+      throw new RangeError(`held tilt: gripper column ${gripper.column} outside a ${columns}-column chunk`);
+    if (barrier.joints > columns)
+      throw new RangeError(`held tilt: the barrier has ${barrier.joints} joints, a chunk ${columns} columns`);
+    this.q = new Float64Array(barrier.joints);
+  }
+
+  /** A new episode: no grasp seen, the constraint off. */
+  reset(): void {
+    this.lastGrip = NaN;
+    this.referenced = false;
+    this.barrier.enabled = false;
+  }
+
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
+    const { gripper: g, columns } = this;
+    const heldAtStart = horizon > 0 && commandsClosed(g, nominal[g.column] ?? NaN);
+    if (heldAtStart && !this.referenced) {
+      // Closed from the first row with no grasp seen (the gate started with an object in hand):
+      // the present pose is the best reference there is.
+      for (let j = 0; j < this.q.length; j++) this.q[j] = q0[j] ?? NaN;
+      this.barrier.captureReference(this.q);
+      this.referenced = true;
+    }
+    this.barrier.enabled = heldAtStart;
+    const out = this.inner.filter(nominal, horizon, q0, dt, deadline);
+    // Grasp rows of this chunk (open → closed) set the reference for the chunks that follow.
+    let prev = this.lastGrip;
+    for (let k = 0; k < horizon; k++) {
+      const v = nominal[k * columns + g.column] ?? NaN;
+      if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) {
+        for (let j = 0; j < this.q.length; j++) this.q[j] = nominal[k * columns + j] ?? NaN;
+        this.barrier.captureReference(this.q);
+        this.referenced = true;
+      }
+      prev = v;
+    }
+    if (horizon > 0) this.lastGrip = prev;
+    this.barrier.enabled = false;
+    return out;
+  }
+}
