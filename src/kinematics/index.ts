@@ -29,6 +29,7 @@ export {
   segmentSegmentDistanceSq,
 } from './distance.js';
 export { CapsuleModel, type ArmModelSpec, type CapsuleSpec } from './capsules.js';
+export { selfCollisionModel } from './self-collision-model.js';
 export {
   armModel,
   endEffectorOf,

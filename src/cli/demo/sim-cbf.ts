@@ -28,7 +28,14 @@ import type { ChunkFilter } from '../../gate/cbf-types.js';
 import { HeldTiltFilter, toolTiltLimit } from '../../gate/held-tilt.js';
 import { TiltPolygonBarrier } from '../../gate/orientation-barrier.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
-import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf, type ObstacleSet } from '../../kinematics/index.js';
+import {
+  CapsuleModel,
+  ForwardKinematics,
+  armModel,
+  endEffectorOf,
+  selfCollisionModel,
+  type ObstacleSet,
+} from '../../kinematics/index.js';
 import type { CommandSink, JointChunk } from '../../ports/index.js';
 import { ChunkExecutor } from '../../runtime/chunk-executor.js';
 
@@ -151,17 +158,16 @@ export class SimCbfPath {
       throw new RangeError(
         `scene ${scene.id}: the description has ${capsules.joints} joints, a chunk ${columns} columns`,
       );
-    // Self-collision: one pair, the nearest of the description's checked pairs (allowed pairs removed).
+    // Self-collision: one pair, the nearest of the checked link pairs (allowed pairs removed;
+    // src/kinematics/self-collision-model.ts says which capsules stand for the links).
     const self =
       o.selfClearance === null
         ? null
         : new CapsuleBarrier(
-            new CapsuleModel(armModel(desc, scene.robot.endEffector)),
+            new CapsuleModel(selfCollisionModel(desc, scene.robot.endEffector)),
             [],
             o.selfClearance + o.planningMargin,
-            {
-              includeSelf: true,
-            },
+            { includeSelf: true },
           );
     // The held object's tilt about the tool centre point's frame: h = L·(cos(tilt) − cos(limit)) with
     // L = TILT_LEVER, so the planning margin δ (refused only below −δ) tolerates δ/L on the cosine.
