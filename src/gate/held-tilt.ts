@@ -5,8 +5,8 @@
  * after the object is let go. A chunk filter in front of the CBF:
  *
  * - the grasp is where the gripper command goes from open to closed: the tool direction that was
- *   world-vertical at that row of the proposed chunk becomes the orientation barrier's reference
- *   (the object stood upright when it was gripped);
+ *   world-vertical at that row of the chunk the arm plays (the filtered one when the filter bent
+ *   it) becomes the orientation barrier's reference (the object stood upright when it was gripped);
  * - the constraint is on for a chunk whose first row commands the gripper closed (an object is in
  *   the hand for the whole chunk up to its release), off otherwise. A chunk that releases
  *   part-way keeps it on to its end; a chunk that grasps part-way turns it on from the next chunk.
@@ -90,18 +90,23 @@ export class HeldTiltFilter implements ChunkFilter {
     }
     this.barrier.enabled = heldAtStart;
     const out = this.inner.filter(nominal, horizon, q0, dt, deadline);
-    // Grasp rows of this chunk (open → closed) set the reference for the chunks that follow.
-    let prev = this.lastGrip;
-    for (let k = 0; k < horizon; k++) {
-      const v = nominal[k * columns + g.column] ?? NaN;
-      if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) {
-        for (let j = 0; j < this.q.length; j++) this.q[j] = nominal[k * columns + j] ?? NaN;
-        this.barrier.captureReference(this.q);
-        this.referenced = true;
+    // Grasp rows of the chunk the arm will play (open → closed) set the reference for the chunks
+    // that follow: its executed rows (a bent approach grasps with the tool where the filter put it).
+    // A refused chunk is not played: nothing changes.
+    if (out.status === 'unchanged' || out.status === 'filtered') {
+      const rows = out.status === 'filtered' ? out.targets : nominal;
+      let prev = this.lastGrip;
+      for (let k = 0; k < horizon; k++) {
+        const v = rows[k * columns + g.column] ?? NaN;
+        if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) {
+          for (let j = 0; j < this.q.length; j++) this.q[j] = rows[k * columns + j] ?? NaN;
+          this.barrier.captureReference(this.q);
+          this.referenced = true;
+        }
+        prev = v;
       }
-      prev = v;
+      if (horizon > 0) this.lastGrip = prev;
     }
-    if (horizon > 0) this.lastGrip = prev;
     this.barrier.enabled = false;
     return out;
   }

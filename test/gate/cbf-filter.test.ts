@@ -306,3 +306,42 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
     expect(made).toBe(2);
   });
 });
+
+describe('planning margin δ (issue 15: a chunk ending on the boundary held the next one)', () => {
+  // h(q) = q: the boundary is q = 0. Planned at d_safe + δ means the barrier's h is the planning one;
+  // the filter refuses only below −δ.
+  const line = {
+    ...DEFAULT_CBF_WEIGHTS,
+    qmin: [-1],
+    qmax: [1],
+    maxSpeed: [1],
+    maxRounds: 3,
+    slackTolerance: 1e-6,
+    cbfTolerance: 1e-6,
+    maxIterations: 100,
+  };
+  const still = (q: number): Float64Array => new Float64Array(10).fill(q);
+
+  it('a start up to δ inside the planning boundary is filtered back out, not held', () => {
+    const f = new ChunkCbfFilter(LINE_BARRIER, activeSetSolverFactory, { ...line, planningMargin: 0.003 });
+    // the servo ended 1 mm inside the planning boundary; the policy asks to stay there
+    const o = f.filter(still(-0.001), 10, [-0.001], 0.05);
+    expect(o.status, o.detail).toBe('filtered');
+    // the barrier condition from h0 = −1 mm: h(u_k) ≥ (1 − γ)^(k+1) h0, back towards the planning boundary
+    for (let k = 0; k < 10; k++) expect(o.targets[k]!).toBeGreaterThanOrEqual(-0.001 * 0.8 ** (k + 1) - 1e-6);
+  });
+
+  it('without the margin the same start holds; beyond δ it holds with the margin too', () => {
+    const plain = new ChunkCbfFilter(LINE_BARRIER, activeSetSolverFactory, line);
+    const o = plain.filter(still(-0.001), 10, [-0.001], 0.05);
+    expect(o.status).toBe('unsafe');
+    expect(o.detail).toMatch(/present position already inside/);
+    const f = new ChunkCbfFilter(LINE_BARRIER, activeSetSolverFactory, { ...line, planningMargin: 0.003 });
+    const deep = f.filter(still(-0.004), 10, [-0.004], 0.05);
+    expect(deep.status).toBe('unsafe');
+    expect(deep.detail).toMatch(/present position already inside .*planning margin 0.003/);
+    expect(() => new ChunkCbfFilter(LINE_BARRIER, activeSetSolverFactory, { ...line, planningMargin: -1 })).toThrow(
+      /planningMargin/,
+    );
+  });
+});

@@ -44,27 +44,30 @@ const SO101_MAX_SPEED = 4.7;
 const SO101_FILTER_ARM_SPEED = 2.5;
 
 /**
- * The cbf mode's settings per scene: d_safe, the table plane (the Panda's description puts a 5 cm
- * capsule around the Franka Hand's fingers, so its grasp of a 4 cm-high block sits inside any
- * table barrier: the Panda scene keeps the bystanders only), tracking as a mocap system delivers
- * it (one tick late, 1 mm noise, stale after 0.1 s), joint speed bounds (gripper last).
+ * The cbf mode's settings per scene: d_safe; the self-collision clearance (as far as obstacles:
+ * the Panda scene's palm box is wider than the hand's published volumes, and 5 mm + δ let
+ * MuJoCo's palm touch link5 in the wrist fold); the planning margin δ; the held object's tilt; the
+ * table plane (the Panda's description puts a 5 cm capsule around the Franka Hand's fingers, so
+ * its grasp of a 4 cm-high block sits inside any table barrier: the Panda scene keeps the
+ * bystanders only); tracking as a mocap system delivers it (one tick late, 1 mm noise, stale
+ * after 0.1 s); joint speed bounds (gripper last).
  */
 export function demoCbfSettings(sceneId: SceneId): Omit<SimCbfOptions, 'wallMs'> {
   const tracking = { trackingMaxAge: 0.1, trackingLatencyTicks: 1, trackingNoise: 0.001 };
   const common = {
     ...tracking,
     planningMargin: DEMO_PLANNING_MARGIN,
-    selfClearance: DEMO_SELF_CLEARANCE,
     heldTilt: { objectLimit: DEMO_HELD_TILT_LIMIT, pivotGain: DEMO_PIVOT_GAIN, faces: 4 },
   };
   return sceneId === 'so101'
     ? {
         dSafe: 0.01,
+        selfClearance: 0.01,
         tablePlane: true,
         ...common,
         maxSpeed: [...new Array<number>(5).fill(SO101_FILTER_ARM_SPEED), SO101_MAX_SPEED],
       }
-    : { dSafe: 0.02, tablePlane: false, ...common, maxSpeed: [...FRANKA_DQ_MAX.panda, 0.2] };
+    : { dSafe: 0.02, selfClearance: 0.02, tablePlane: false, ...common, maxSpeed: [...FRANKA_DQ_MAX.panda, 0.2] };
 }
 
 /**
@@ -73,8 +76,6 @@ export function demoCbfSettings(sceneId: SceneId): Omit<SimCbfOptions, 'wallMs'>
  * 0.2–1.4 mm inside (servo tracking error, 1 mm tracker noise) and held (bench/RESULTS.md).
  */
 export const DEMO_PLANNING_MARGIN = 0.003;
-/** Self-collision clearance of the demo's CBF (m) between link pairs not on the allowed list. */
-export const DEMO_SELF_CLEARANCE = 0.005;
 /** held_object_tilt_world's main tier less its warning band: 15° − 1.5° (spec/clauses.yaml). */
 export const DEMO_HELD_TILT_LIMIT = (13.5 * Math.PI) / 180;
 /** The held target tilts about twice as far as the tool in the simulated fingers (measured, bench/RESULTS.md). */

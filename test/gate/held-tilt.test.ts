@@ -1,0 +1,98 @@
+/**
+ * The held-tilt switch: the orientation constraint follows the gripper COMMAND in the chunk, not
+ * the contact signal, and its reference is the tool's pose at the grasp row.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CbfOutcome, ChunkFilter } from '../../src/gate/index.js';
+import { HeldTiltFilter, commandsClosed, toolTiltLimit } from '../../src/gate/held-tilt.js';
+import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
+import { type ChainSpec } from '../../src/kinematics/chain.js';
+import { ForwardKinematics } from '../../src/kinematics/index.js';
+
+// pan about z, tilt about the panned x-axis; tool z = world z at q = 0 (see tilt-polygon-barrier.test.ts)
+const CHAIN: ChainSpec = {
+  name: 'pan-tilt',
+  joints: [
+    { name: 'pan', parent: 0, xyz: [0, 0, 0.1], rpy: [0, 0, 0], lower: -3, upper: 3 },
+    { name: 'tilt', parent: 1, xyz: [0, 0, 0.1], rpy: [0, Math.PI / 2, 0], lower: -3, upper: 3 },
+  ],
+  fixedFrames: [{ name: 'tool', parent: 2, xyz: [0, 0, 0.05], rpy: [0, -Math.PI / 2, 0] }],
+};
+const OPEN = 1;
+const CLOSED = 0;
+
+/** Records whether the constraint was on and the reference's tool direction at every call. */
+class Recorder implements ChunkFilter {
+  readonly calls: { enabled: boolean; local: number[] }[] = [];
+  constructor(readonly barrier: TiltPolygonBarrier) {}
+  filter(nominal: Float64Array): CbfOutcome {
+    this.calls.push({ enabled: this.barrier.enabled, local: Array.from(this.barrier.local) });
+    return {
+      status: 'unchanged',
+      targets: nominal,
+      slackUsed: 0,
+      modification: 0,
+      minH: 0,
+      minHStep: -1,
+      cbfViolation: 0,
+      rounds: 0,
+      iterations: 0,
+      detail: '',
+    };
+  }
+}
+
+/** A 4-row chunk of 3 columns (pan, tilt, gripper): `tilt` per row, `grip` per row. */
+const chunk = (tilt: number[], grip: number[]): Float64Array =>
+  Float64Array.from(tilt.flatMap((t, k) => [0, t, grip[k]!]));
+
+describe('HeldTiltFilter', () => {
+  const setup = () => {
+    const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+    const rec = new Recorder(barrier);
+    const f = new HeldTiltFilter(rec, barrier, { column: 2, open: OPEN, closed: CLOSED }, 3);
+    return { barrier, rec, f };
+  };
+
+  it('off while the chunk starts open; the grasp row sets the reference; on from the next chunk; off after the release', () => {
+    const { rec, f } = setup();
+    f.filter(chunk([0, 0, 0, 0], [OPEN, OPEN, OPEN, OPEN]), 4, [0, 0, OPEN], 0.05);
+    // the gripper closes at row 2 with the tool tilted 0.3 rad: that pose is the reference
+    f.filter(chunk([0.3, 0.3, 0.3, 0.3], [OPEN, OPEN, CLOSED, CLOSED]), 4, [0, 0.3, OPEN], 0.05);
+    f.filter(chunk([0.3, 0.35, 0.4, 0.4], [CLOSED, CLOSED, CLOSED, CLOSED]), 4, [0, 0.3, CLOSED], 0.05);
+    // release at row 1: the chunk started closed, so the constraint holds to its end
+    f.filter(chunk([0.3, 0.3, 0.3, 0.3], [CLOSED, OPEN, OPEN, OPEN]), 4, [0, 0.3, CLOSED], 0.05);
+    // the fingers may still touch the placed object (gripper_contact true): the command says open → off
+    f.filter(chunk([0.3, 0.6, 0.9, 0.9], [OPEN, OPEN, OPEN, OPEN]), 4, [0, 0.3, OPEN], 0.05);
+    expect(rec.calls.map((c) => c.enabled)).toEqual([false, false, true, true, false]);
+    // tool direction that was world-vertical at the grasp: rotate ẑ back by the 0.3 rad tilt
+    const local = rec.calls[2]!.local;
+    expect(local[0]).toBeCloseTo(0, 12);
+    expect(Math.abs(local[1]!)).toBeCloseTo(Math.sin(0.3), 12);
+    expect(local[2]).toBeCloseTo(Math.cos(0.3), 12);
+  });
+
+  it('closed from the first chunk with no grasp seen: the reference is the present pose; reset forgets it', () => {
+    const { barrier, rec, f } = setup();
+    f.filter(chunk([0.2, 0.2, 0.2, 0.2], [CLOSED, CLOSED, CLOSED, CLOSED]), 4, [0, 0.2, CLOSED], 0.05);
+    expect(rec.calls[0]!.enabled).toBe(true);
+    expect(rec.calls[0]!.local[2]).toBeCloseTo(Math.cos(0.2), 12);
+    expect(barrier.enabled).toBe(false); // off between chunks
+    f.reset();
+    f.filter(chunk([0, 0, 0, 0], [OPEN, OPEN, OPEN, OPEN]), 4, [0, 0, OPEN], 0.05);
+    expect(rec.calls[1]!.enabled).toBe(false);
+  });
+
+  it('a loose grasp (command short of closed, past halfway) counts as held; limits and gains are checked', () => {
+    expect(commandsClosed({ column: 0, open: OPEN, closed: CLOSED }, 0.3)).toBe(true);
+    expect(commandsClosed({ column: 0, open: OPEN, closed: CLOSED }, 0.6)).toBe(false);
+    expect(commandsClosed({ column: 0, open: OPEN, closed: CLOSED }, NaN)).toBe(false);
+    expect(toolTiltLimit(0.2, 2)).toBeCloseTo(0.1, 15);
+    expect(() => toolTiltLimit(0.2, 0.5)).toThrow(/pivot gain/);
+    expect(() => toolTiltLimit(0, 2)).toThrow(/object limit/);
+    const { barrier } = setup();
+    expect(() => new HeldTiltFilter(new Recorder(barrier), barrier, { column: 3, open: 1, closed: 0 }, 3)).toThrow(
+      /gripper column/,
+    );
+  });
+});
