@@ -53,7 +53,8 @@ export {
 } from './tracked-obstacles.js';
 export { HoldOnlyFilter, type HoldOnlyConfig } from './hold-only-filter.js';
 export { StepwiseCbfBaseline, type StepwiseCbfBaselineConfig } from './stepwise-filter.js';
-export { OrientationBarrier } from './orientation-barrier.js';
+export { OrientationBarrier, TiltPolygonBarrier } from './orientation-barrier.js';
+export { HeldTiltFilter, commandsClosed, toolTiltLimit, type GripperCommand } from './held-tilt.js';
 export { BarrierStack } from './barrier-stack.js';
 export {
   WarningBand,
