@@ -54,6 +54,12 @@ export {
 export { HoldOnlyFilter, type HoldOnlyConfig } from './hold-only-filter.js';
 export { StepwiseCbfBaseline, type StepwiseCbfBaselineConfig } from './stepwise-filter.js';
 export { OrientationBarrier, TiltPolygonBarrier } from './orientation-barrier.js';
+export {
+  TILT_LEVER,
+  descriptionBarrier,
+  type DescriptionBarrier,
+  type DescriptionBarrierOptions,
+} from './description-barrier.js';
 export { HeldTiltFilter, commandsClosed, toolTiltLimit, type GripperCommand } from './held-tilt.js';
 export { BarrierStack } from './barrier-stack.js';
 export {

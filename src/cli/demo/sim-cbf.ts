@@ -3,7 +3,9 @@
  * Every proposed chunk goes through the same ChunkExecutor as on an arm — screen → gate state →
  * present joint state → tracked obstacles refreshed (stale → hold) → chunk-level CBF
  * (seeds/001 Eq. A.3) → sink — with the barrier compiled from the scene arm's robot description
- * (the same description the MuJoCo arm was generated from) and the bystanders as tracked spheres
+ * (the same description the MuJoCo arm was generated from; src/gate/description-barrier.ts: the
+ * obstacle pairs, the self-collision pair, the held object's tilt switched by the gripper command,
+ * all planned a margin δ beyond what the filter checks) and the bystanders as tracked spheres
  * fed by the simulator's tracking adapter through a SceneTracker, as motion capture is on hardware.
  */
 import type { SimWorld } from '../../../drivers/sim/index.js';
@@ -11,8 +13,6 @@ import { SimJointState } from '../../../drivers/sim/index.js';
 import { SceneTracker } from '../../../drivers/tracking/scene-tracker.js';
 import { SimTrackingAdapter } from '../../../drivers/tracking/sim-tracking.js';
 import {
-  BarrierStack,
-  CapsuleBarrier,
   ChunkCbfFilter,
   ChunkScreen,
   DEFAULT_CBF_TOLERANCE,
@@ -25,17 +25,10 @@ import {
   type Gate,
 } from '../../gate/index.js';
 import type { ChunkFilter } from '../../gate/cbf-types.js';
-import { HeldTiltFilter, toolTiltLimit } from '../../gate/held-tilt.js';
-import { TiltPolygonBarrier } from '../../gate/orientation-barrier.js';
+import { descriptionBarrier } from '../../gate/description-barrier.js';
+import { HeldTiltFilter } from '../../gate/held-tilt.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
-import {
-  CapsuleModel,
-  ForwardKinematics,
-  armModel,
-  endEffectorOf,
-  selfCollisionModel,
-  type ObstacleSet,
-} from '../../kinematics/index.js';
+import type { ObstacleSet } from '../../kinematics/index.js';
 import type { CommandSink, JointChunk } from '../../ports/index.js';
 import { ChunkExecutor } from '../../runtime/chunk-executor.js';
 
@@ -72,13 +65,6 @@ export interface SimCbfOptions {
   /** Process CPU clock (ms), for the benchmark's load-independent figure; optional. */
   readonly cpuMs?: () => number;
 }
-
-/**
- * Lever of the tilt pair (m): h = L·(cos tilt − cos limit). 10 m makes the filter's planning
- * margin δ = 3 mm a tolerance of 3·10⁻⁴ on the cosine — 0.3° past a 7° limit — for the tool's
- * tracking error at a chunk's start, and the pair's scale comparable to the distance pairs'.
- */
-const TILT_LEVER = 10;
 
 /** Filter time of every call, for the demo's p50/p99 (the timing wraps the filter, nothing else). */
 class TimedCbfFilter extends ChunkCbfFilter {
@@ -150,39 +136,22 @@ export class SimCbfPath {
       box: null,
     };
     const groups = obstacleGroups(obstacles);
-    const model = new CapsuleModel(armModel(desc, scene.robot.endEffector));
-    // Every distance pair is planned δ beyond its clearance (the filter refuses only inside it).
-    const capsules = new CapsuleBarrier(model, groups, o.dSafe + o.planningMargin);
+    const {
+      barrier,
+      distance: capsules,
+      tilt,
+    } = descriptionBarrier(desc, scene.robot.endEffector, {
+      groups,
+      dSafe: o.dSafe,
+      planningMargin: o.planningMargin,
+      selfClearance: o.selfClearance,
+      heldTilt: o.heldTilt,
+    });
     const columns = world.nArm + 1;
     if (capsules.joints > columns)
       throw new RangeError(
         `scene ${scene.id}: the description has ${capsules.joints} joints, a chunk ${columns} columns`,
       );
-    // Self-collision: one pair, the nearest of the checked link pairs (allowed pairs removed;
-    // src/kinematics/self-collision-model.ts says which capsules stand for the links).
-    const self =
-      o.selfClearance === null
-        ? null
-        : new CapsuleBarrier(
-            new CapsuleModel(selfCollisionModel(desc, scene.robot.endEffector)),
-            [],
-            o.selfClearance + o.planningMargin,
-            { includeSelf: true },
-          );
-    // The held object's tilt about the tool centre point's frame: h = L·(cos(tilt) − cos(limit)) with
-    // L = TILT_LEVER, so the planning margin δ (refused only below −δ) tolerates δ/L on the cosine.
-    const tilt =
-      o.heldTilt === null
-        ? null
-        : new TiltPolygonBarrier(
-            new ForwardKinematics(chain),
-            endEffectorOf(desc, scene.robot.endEffector).tcp.frame,
-            toolTiltLimit(o.heldTilt.objectLimit, o.heldTilt.pivotGain),
-            TILT_LEVER,
-            o.heldTilt.faces,
-          );
-    const models = [capsules, ...(self ? [self] : []), ...(tilt ? [tilt] : [])];
-    const barrier = models.length === 1 ? capsules : new BarrierStack(models);
     const gripperRange = [
       Math.min(scene.gripper.open, scene.gripper.closed),
       Math.max(scene.gripper.open, scene.gripper.closed),
