@@ -65,6 +65,13 @@ export interface SessionOptions {
   /** The semantic gate (issue 18), built with the session's recording of its records and the pipeline's frame. */
   semantic?: (session: { record: (r: SemanticRecord) => void; frame: SignalFrame }) => TaskSemantic;
   log: (line: string) => void;
+  /**
+   * Also record each chunk the chunk path did not forward (held or rejected) as an executed-chunk
+   * record with verdict 'held', besides its chunk-held/-rejected event: for a platform whose arm
+   * holds when a chunk is not forwarded (the MuJoCo demo's episode loop), so that the episode's
+   * held-chunk count is the arm's. Default: the event only.
+   */
+  recordHeldChunks?: boolean;
 }
 
 /** Same-fault records are rate-limited to one per this many seconds (a dead bus faults every tick). */
@@ -209,6 +216,7 @@ export class Session {
     const r = this.pipeline.submitChunk(chunk, now);
     if (r.verdict === 'executed' || r.verdict === 'filtered') this.taskSemantic?.chunkForwarded();
     this.tap.forwarded(now, chunk, r);
+    if (this.o.recordHeldChunks && (r.verdict === 'held' || r.verdict === 'rejected')) this.tap.held(now, chunk);
     if (r.code === 'no-chunk-path') this.tap.event(now, 'chunk-rejected', `${r.id}: ${r.reason}`);
     this.recordClockOffset(now);
     return r;
