@@ -163,6 +163,9 @@ export function simChunkScreen(
   });
 }
 
+/** A barrier model with a chunk path (screen → filter → band → sink). */
+export type ChunkBarrier = Extract<BarrierModel, { kind: 'cbf' }>;
+
 export interface SimRigOptions {
   readonly world: SimWorld;
   /** Platform id recorded in every episode ('sim-so101', 'sim'). */

@@ -16,9 +16,10 @@
  */
 import type { DlsIk, PolicyDefinition, SimWorld } from '../../../drivers/sim/index.js';
 import { runEpisode } from '../../../drivers/sim/index.js';
+import type { CbfOutcome } from '../../gate/cbf-filter.js';
+import type { ChunkFilter } from '../../gate/cbf-types.js';
 import type { JointChunk } from '../../ports/index.js';
 import { MonitorBank } from '../../runtime/monitor-bank.js';
-import type { BarrierModel } from '../../runtime/rig.js';
 import {
   GateStateOnlyFilter,
   SimChunkCapture,
@@ -26,6 +27,7 @@ import {
   SimTickFrame,
   simChunkScreen,
   simRig,
+  type ChunkBarrier,
 } from '../../rigs/sim.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import type { SignalFrame } from '../../schema/signals.js';
@@ -33,7 +35,7 @@ import { demoPlatform } from './clauses.js';
 import { startDemoSession } from './demo-session.js';
 import { ExecutedMotion, chunkModification, type DemoMode, type EpisodeMetrics } from './metrics.js';
 import type { SimCbfPath } from './sim-cbf.js';
-import { describeBand, type DemoPrevention } from './prevention.js';
+import type { DemoPrevention } from './prevention.js';
 
 /** The pilot's gate modes (the action-wise `stepwise` baseline belongs to the fragile-obstacle scenario). */
 export type GateMode = Exclude<DemoMode, 'stepwise'>;
@@ -97,13 +99,17 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   const cbfPath = mode === 'cbf' ? input.cbf! : null;
   const frames = new SimTickFrame();
   const arm = new SimChunkCapture();
+  const chunkPath = cbfPath ? cbfPath.barrier() : gateStateOnly(world);
+  // Chunks the filter changed (the cbf mode's CBF; the band's changes are counted apart).
+  const filter = new FilterOutcomes(chunkPath.filter);
+  const band = mode !== 'off' ? input.prevention?.stage : undefined;
   const { rig, clock } = simRig({
     world,
     platform: demoPlatform(world.scene.id),
     monitors: bank,
     source: frames,
     sink: arm,
-    barrier: cbfPath ? cbfPath.barrier() : gateStateOnly(world),
+    barrier: { ...chunkPath, filter, ...(band ? { band } : {}) },
   });
   const { session, path } = await startDemoSession({
     rig,
@@ -121,9 +127,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   const minRho = new Float64Array(bank.count).fill(Infinity);
   let chunksHeld = 0;
   let chunksExecuted = 0;
-  let chunksFiltered = 0;
   let chunksPrevented = 0;
-  const band = mode !== 'off' ? input.prevention : undefined;
   const motion = new ExecutedMotion(nArm, dt);
   const modifications: number[] = [];
   // The chunk playing (its nominal rows and the tick it started), null while held.
@@ -142,16 +146,8 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     cbfPath?.tick();
     const r = sim.submit(chunk, now);
     const forwarded = arm.take();
-    let out = r.verdict === 'executed' || r.verdict === 'filtered' ? forwarded : null;
-    if (r.verdict === 'filtered') chunksFiltered++;
-    if (out && band) {
-      const b = band.filter(out, frame);
-      if (b.outcome.status !== 'unchanged') {
-        chunksPrevented++;
-        session.recordEvent(now, 'warning-band', describeBand(b.outcome));
-        out = b.chunk;
-      }
-    }
+    const out = r.verdict === 'executed' || r.verdict === 'filtered' ? forwarded : null;
+    if (r.band) chunksPrevented++;
     if (out) {
       chunksExecuted++;
       modifications.push(chunkModification(out.targets, chunk.targets, chunk.joints, nArm));
@@ -222,7 +218,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     holdT: arm.firstHoldT,
     chunksHeld,
     chunksExecuted,
-    chunksFiltered,
+    chunksFiltered: filter.filtered,
     chunksPrevented,
     filterCpuMs: cbfPath?.filterCpuMs.slice() ?? [],
     metrics: {
@@ -247,7 +243,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
  * (the clause it violates is joint torque), and these comparison modes let it, as they always have;
  * the joint range is checked by the cbf mode's screen and filter.
  */
-function gateStateOnly(world: SimWorld): BarrierModel {
+function gateStateOnly(world: SimWorld): ChunkBarrier {
   return {
     kind: 'cbf',
     screen: simChunkScreen(world, {
@@ -259,4 +255,21 @@ function gateStateOnly(world: SimWorld): BarrierModel {
     filter: new GateStateOnlyFilter(),
     maxStateAge: 0.1,
   };
+}
+
+/** Counts the chunks a filter modified. */
+class FilterOutcomes implements ChunkFilter {
+  filtered = 0;
+  constructor(private readonly inner: ChunkFilter) {}
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
+    const o = this.inner.filter(nominal, horizon, q0, dt, deadline);
+    if (o.status === 'filtered') this.filtered++;
+    return o;
+  }
 }

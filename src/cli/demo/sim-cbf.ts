@@ -23,8 +23,7 @@ import {
 import type { ChunkFilter } from '../../gate/cbf-types.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
 import { CapsuleModel, armModel, type ObstacleSet } from '../../kinematics/index.js';
-import type { BarrierModel } from '../../runtime/rig.js';
-import { simChunkScreen } from '../../rigs/sim.js';
+import { simChunkScreen, type ChunkBarrier } from '../../rigs/sim.js';
 
 export interface SimCbfOptions {
   /** Safety distance d_safe (m). */
@@ -146,7 +145,7 @@ export class SimCbfPath {
   }
 
   /** An episode's barrier model for its rig (a fresh screen: chunk ids and the policy clock are per episode). */
-  barrier(): BarrierModel {
+  barrier(): ChunkBarrier {
     return {
       kind: 'cbf',
       screen: simChunkScreen(this.world, { gripper: this.gripperRange, minDt: 0.005 }),
