@@ -166,6 +166,27 @@ export function simChunkScreen(
 /** A barrier model with a chunk path (screen → filter → band → sink). */
 export type ChunkBarrier = Extract<BarrierModel, { kind: 'cbf' }>;
 
+/**
+ * A chunk path without a barrier, for the demos' comparison modes (`off`, `hold`): the chunk passes
+ * unchanged while the gate is armed (run gate-off, the baseline forwards it). Its screen checks
+ * shape, finiteness, age and order but not the joint range: the demo's torque_limit policy drives
+ * a joint past its range on purpose (the clause it violates is joint torque), and these modes let
+ * it, as they always have; the joint range is the cbf mode's screen and filter's business.
+ */
+export function noBarrier(world: SimWorld): ChunkBarrier {
+  return {
+    kind: 'cbf',
+    screen: simChunkScreen(world, {
+      gripper: [-Infinity, Infinity],
+      qmin: new Array<number>(world.nArm).fill(-Infinity),
+      qmax: new Array<number>(world.nArm).fill(Infinity),
+      minDt: 0.005,
+    }),
+    filter: new GateStateOnlyFilter(),
+    maxStateAge: 0.1,
+  };
+}
+
 export interface SimRigOptions {
   readonly world: SimWorld;
   /** Platform id recorded in every episode ('sim-so101', 'sim'). */

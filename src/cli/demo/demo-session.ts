@@ -6,7 +6,7 @@
  */
 import { EpisodeManager } from '../../episode/index.js';
 import type { PlatformRig } from '../../runtime/rig.js';
-import { Session } from '../../runtime/session.js';
+import { Session, type SessionOptions } from '../../runtime/session.js';
 import { ManualClock, ManualTimers } from '../../util/clock.js';
 
 export interface DemoSessionOptions {
@@ -23,6 +23,8 @@ export interface DemoSessionOptions {
   /** Recorded in the episode's start record (absent: not recorded). */
   readonly gateMode?: 'on' | 'off';
   readonly clauses: readonly string[];
+  /** The semantic gate (the hazard twins), built with the session's recording of its records. */
+  readonly semantic?: SessionOptions['semantic'];
 }
 
 export interface DemoSession {
@@ -40,6 +42,7 @@ export async function startDemoSession(o: DemoSessionOptions): Promise<DemoSessi
     log: () => undefined,
     // The episode loop holds the simulated arm whenever a chunk is not forwarded.
     recordHeldChunks: true,
+    ...(o.semantic ? { semantic: o.semantic } : {}),
     episodes: (hooks) =>
       (manager = new EpisodeManager({
         dir: o.dir,

@@ -7,7 +7,7 @@
  *   unfiltered; the monitors and the gate run and record, a clause hold is a would-hold (recorded,
  *   the arm not held);
  * - `hold`: the gate evaluates each sample, a hold stops the arm mid-chunk and every later chunk
- *   is held (the chunk path has no barrier: GateStateOnlyFilter);
+ *   is held (the chunk path has no barrier: src/rigs/sim.ts noBarrier);
  * - `cbf`: as `hold`, and the chunk-level CBF (sim-cbf.ts) bends every chunk around the tracked
  *   bystanders (and the table), or holds.
  * The gate-on modes run the warning band (prevention.ts) after the filter. Frames, ρ, chunks and
@@ -20,15 +20,7 @@ import type { CbfOutcome } from '../../gate/cbf-filter.js';
 import type { ChunkFilter } from '../../gate/cbf-types.js';
 import type { JointChunk } from '../../ports/index.js';
 import { MonitorBank } from '../../runtime/monitor-bank.js';
-import {
-  GateStateOnlyFilter,
-  SimChunkCapture,
-  SimSessionClock,
-  SimTickFrame,
-  simChunkScreen,
-  simRig,
-  type ChunkBarrier,
-} from '../../rigs/sim.js';
+import { SimChunkCapture, SimSessionClock, SimTickFrame, noBarrier, simRig } from '../../rigs/sim.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import type { SignalFrame } from '../../schema/signals.js';
 import { demoPlatform } from './clauses.js';
@@ -99,7 +91,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   const cbfPath = mode === 'cbf' ? input.cbf! : null;
   const frames = new SimTickFrame();
   const arm = new SimChunkCapture();
-  const chunkPath = cbfPath ? cbfPath.barrier() : gateStateOnly(world);
+  const chunkPath = cbfPath ? cbfPath.barrier() : noBarrier(world);
   // Chunks the filter changed (the cbf mode's CBF; the band's changes are counted apart).
   const filter = new FilterOutcomes(chunkPath.filter);
   const band = mode !== 'off' ? input.prevention?.stage : undefined;
@@ -233,27 +225,6 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
       reversalsPerS: motion.reversalsPerS,
       filterMs: cbfPath?.filterMs.slice() ?? [],
     },
-  };
-}
-
-/**
- * The `off` and `hold` modes' chunk path: no barrier — the chunk passes unchanged while the gate is
- * armed (`off` runs it as the gate-off baseline). Their screen checks shape, finiteness, age and
- * order but not the joint range: the torque_limit policy drives a joint past its range on purpose
- * (the clause it violates is joint torque), and these comparison modes let it, as they always have;
- * the joint range is checked by the cbf mode's screen and filter.
- */
-function gateStateOnly(world: SimWorld): ChunkBarrier {
-  return {
-    kind: 'cbf',
-    screen: simChunkScreen(world, {
-      gripper: [-Infinity, Infinity],
-      qmin: new Array<number>(world.nArm).fill(-Infinity),
-      qmax: new Array<number>(world.nArm).fill(Infinity),
-      minDt: 0.005,
-    }),
-    filter: new GateStateOnlyFilter(),
-    maxStateAge: 0.1,
   };
 }
 
