@@ -2,7 +2,7 @@
  * What a platform hands the session (src/runtime/session.ts): its I/O behind the ports (signal
  * source, command sink, joint state), the clause monitors for its task, its limits and clock, and
  * its barrier model for proposed chunks. A platform's entry point builds the concrete parts (serial
- * bus, ROS node, bag player); `composePipeline` turns a rig into the one runtime every platform
+ * bus, ROS node, bag player, MuJoCo world); `composePipeline` turns a rig into the one runtime every platform
  * runs: source → monitors → gate → sink, and screen → CBF filter → warning band → sink for chunks.
  */
 import { bandStateOf, type ChunkBandStage } from '../gate/band-stage.js';

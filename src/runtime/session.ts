@@ -2,9 +2,10 @@
  * One monitoring session for every platform: a platform supplies a rig (src/runtime/rig.ts) and
  * the session owns the rest — the pipeline and chunk path composed from it, the episode recording
  * (src/runtime/episode-tap.ts, on the store the entry point opened), the semantic gate, the chunk
- * server and the telemetry hooks. `armguard run so101`, the Franka ROS node and the Franka replay
- * each build a rig and drive `step` (a fixed-rate loop, or every robot-state sample); chunks arrive
- * through `submitChunk` (ROS trajectories) or a ChunkServer bound with `serveChunks` (MQTT).
+ * server and the telemetry hooks. `armguard run so101`, the Franka ROS node, the Franka replay and
+ * the MuJoCo demo each build a rig and drive `step` (a fixed-rate loop, every robot-state sample, or
+ * the simulator's tick); chunks arrive through `submitChunk` (ROS trajectories, the demo's scripted
+ * policies) or a ChunkServer bound with `serveChunks` (MQTT).
  * Faults end in hold with the cause recorded; a storage fault holds until a write succeeds again.
  */
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
