@@ -9,7 +9,7 @@
  * - joint state: SimJointState;
  * - barrier model: the demo's (src/cli/demo: the scene arm's description, tracked obstacles fed
  *   by the sim tracking adapter through a SceneTracker, as motion capture is on hardware);
- * - clock: a ManualClock set to the simulated time of every step (`SimSession.step`).
+ * - clock: a ManualClock set to the simulated time of every step (SimSessionClock).
  */
 import { SimJointState, type SimWorld } from '../../drivers/sim/index.js';
 import type { CbfOutcome } from '../gate/cbf-filter.js';
@@ -53,27 +53,20 @@ export class SimTickFrame implements SignalSource {
  * The command sink of an episode loop that plays the chunks itself (drivers/sim runEpisode's gate
  * hook): keeps the chunk the session forwarded and whether the session holds the arm.
  */
-export class SimChunkCapture implements CommandSink, FirstHold {
+export class SimChunkCapture implements CommandSink {
   readonly name = 'sim.chunk-targets';
   /** The chunk the session forwarded since the last `take` (null when none). */
   private forwarded: JointChunk | null = null;
   /** The session commanded a hold and no chunk was forwarded since. */
   armHeld = false;
-  /** The first hold the session commanded (time and reason), NaN/'' when none. */
-  firstHoldT = NaN;
-  firstHoldReason = '';
 
   execute(chunk: JointChunk): void {
     this.forwarded = chunk;
     this.armHeld = false;
   }
-  hold(now: number, reason: string): void {
+  hold(): void {
     this.forwarded = null;
     this.armHeld = true;
-    if (this.firstHoldReason === '') {
-      this.firstHoldReason = reason;
-      this.firstHoldT = now;
-    }
   }
   heartbeat(): void {}
   onFault(): void {}
@@ -91,7 +84,7 @@ export interface FirstHold {
   readonly firstHoldReason: string;
 }
 
-/** `sink`, noting the first hold the session commands (e.g. the sim's actuators in a demo's own loop). */
+/** `sink`, noting the first hold the session commands: whether, when and why an episode's arm was held. */
 export function watchHolds(sink: CommandSink): CommandSink & FirstHold {
   const w = {
     name: sink.name,
@@ -113,9 +106,10 @@ export function watchHolds(sink: CommandSink): CommandSink & FirstHold {
 }
 
 /**
- * The demo's `hold` mode on the chunk path: no barrier, the chunk goes to the arm unchanged while
- * the gate is armed (the executor still screens it and holds it while the gate holds). It stops,
- * it does not prevent: the comparison the chunk-level CBF is measured against.
+ * The filter of a chunk path without a barrier (noBarrier, the demos' `hold` mode): every chunk
+ * unchanged, so it goes to the arm while the gate is armed (the executor still screens it and holds
+ * it while the gate holds). It stops, it does not prevent: the comparison the chunk-level CBF is
+ * measured against.
  */
 export class GateStateOnlyFilter implements ChunkFilter {
   private readonly outcome: CbfOutcome = {
@@ -218,7 +212,7 @@ export function simRig(o: SimRigOptions): SimRig {
     monitors: o.monitors,
     limits: {
       gate: { ...DEFAULT_GATE_CONFIG, requiredSignals: o.monitors.requiredSignals },
-      // The simulator stamps every signal at its tick (30 Hz); tracking arrives a tick late.
+      // The simulator stamps its signals at every 30 Hz tick: a quarter second is several lost ticks.
       watchdogTimeout: 0.25,
     },
     barrier: o.barrier,
@@ -233,7 +227,6 @@ export function simRig(o: SimRigOptions): SimRig {
  * the rig clock set to it and, for a SimTickFrame source, the frame of that tick presented.
  */
 export class SimSessionClock {
-  private lastT = NaN;
   private lastNs = NaN;
   constructor(
     private readonly session: Session,
@@ -241,16 +234,10 @@ export class SimSessionClock {
     private readonly frames?: SimTickFrame,
   ) {}
 
-  /** Time of the last step (NaN before the first). */
-  get lastStep(): number {
-    return this.lastT;
-  }
-
   step(t: number, frame?: SignalFrame): void {
     const ns = secondsToNs(t);
     if (ns === this.lastNs) return;
     this.lastNs = ns;
-    this.lastT = t;
     this.clock.set(t);
     if (frame && this.frames) this.frames.present(frame);
     this.session.step(t);

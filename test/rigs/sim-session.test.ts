@@ -29,6 +29,8 @@ import {
   SimTickFrame,
   simChunkScreen,
   simRig,
+  watchHolds,
+  type FirstHold,
 } from '../../src/rigs/sim.js';
 import { BASELINE_RELEASE_BY, MonitorBank, Session } from '../../src/runtime/index.js';
 import type { SignalFrame } from '../../src/schema/signals.js';
@@ -44,7 +46,7 @@ const clauses = (() => {
 
 interface Run {
   result: EpisodeResult;
-  arm: SimChunkCapture;
+  arm: FirstHold;
   records: EpisodeRecord[];
   decisions: string[];
   platform: string | undefined;
@@ -72,7 +74,8 @@ describe('sim rig through the session (real MuJoCo)', () => {
     const dt = world.scene.controlDt;
     const bank = MonitorBank.fromClauses(clauses, { minSampleInterval: 0.5 * dt });
     const frames = new SimTickFrame();
-    const arm = new SimChunkCapture();
+    const capture = new SimChunkCapture();
+    const arm = watchHolds(capture);
     const { rig, clock } = simRig({
       world,
       platform: 'sim-so101',
@@ -117,12 +120,12 @@ describe('sim rig through the session (real MuJoCo)', () => {
         if (gating) sim.step(now, frame);
         const r = sim.submit(chunk, now);
         decisions.push(r.verdict);
-        const forwarded = arm.take();
+        const forwarded = capture.take();
         return r.verdict === 'executed' || r.verdict === 'filtered' ? forwarded : null;
       },
       monitor: (frame, now) => {
         sim.step(now, frame);
-        return arm.armHeld ? 'hold' : 'continue';
+        return capture.armHeld ? 'hold' : 'continue';
       },
       onFrame: (frame, tick) => sim.step(tick * dt + dt, frame),
     });

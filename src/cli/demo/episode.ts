@@ -20,7 +20,7 @@ import type { CbfOutcome } from '../../gate/cbf-filter.js';
 import type { ChunkFilter } from '../../gate/cbf-types.js';
 import type { JointChunk } from '../../ports/index.js';
 import { MonitorBank } from '../../runtime/monitor-bank.js';
-import { SimChunkCapture, SimSessionClock, SimTickFrame, noBarrier, simRig } from '../../rigs/sim.js';
+import { SimChunkCapture, SimSessionClock, SimTickFrame, noBarrier, simRig, watchHolds } from '../../rigs/sim.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import type { SignalFrame } from '../../schema/signals.js';
 import { demoPlatform } from './clauses.js';
@@ -91,6 +91,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   const cbfPath = mode === 'cbf' ? input.cbf! : null;
   const frames = new SimTickFrame();
   const arm = new SimChunkCapture();
+  const armSink = watchHolds(arm);
   const chunkPath = cbfPath ? cbfPath.barrier() : noBarrier(world);
   // Chunks the filter changed (the cbf mode's CBF; the band's changes are counted apart).
   const filter = new FilterOutcomes(chunkPath.filter);
@@ -100,7 +101,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     platform: demoPlatform(world.scene.id),
     monitors: bank,
     source: frames,
-    sink: arm,
+    sink: armSink,
     barrier: { ...chunkPath, filter, ...(band ? { band } : {}) },
   });
   const { session, path } = await startDemoSession({
@@ -197,7 +198,7 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   if (!labelled.ok) throw new Error(`episode ${input.episodeId}: ${labelled.reason}`);
   const violated: string[] = [];
   for (let i = 0; i < bank.count; i++) if ((minRho[i] ?? Infinity) < 0) violated.push(bank.name(i));
-  const held = arm.firstHoldReason !== '';
+  const held = armSink.firstHoldReason !== '';
   return {
     episodeId: input.episodeId,
     path,
@@ -206,8 +207,8 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     success: result.outcome.success,
     violated,
     held,
-    holdReason: arm.firstHoldReason,
-    holdT: arm.firstHoldT,
+    holdReason: armSink.firstHoldReason,
+    holdT: armSink.firstHoldT,
     chunksHeld,
     chunksExecuted,
     chunksFiltered: filter.filtered,
