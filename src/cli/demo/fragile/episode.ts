@@ -238,13 +238,13 @@ function play(
       maxStateAge: 0.05,
     };
   }
-  const arm_ = watchHolds(ports.sink);
+  const armSink = watchHolds(ports.sink);
   const { rig, clock } = simRig({
     world,
     platform: demoPlatform(scene.id),
     monitors: bank,
     source: ports.source,
-    sink: arm_,
+    sink: armSink,
     joints: ports.joints,
     barrier,
   });
@@ -333,9 +333,9 @@ function play(
     maxTiltDeg: (observer.maxTilt * 180) / Math.PI,
     violated,
     unsafe: contact || tipped || violated.length > 0,
-    held: arm_.firstHoldReason !== '',
-    holdReason: arm_.firstHoldReason,
-    holdT: arm_.firstHoldT,
+    held: armSink.firstHoldReason !== '',
+    holdReason: armSink.firstHoldReason,
+    holdT: armSink.firstHoldT,
     chunksHeld,
     chunksFiltered,
     modifications,
