@@ -33,6 +33,8 @@ export interface EpisodeManagerOptions {
   log?: (line: string) => void;
   /** Where each clause was evaluated in the running episode (the monitor bank), read when it ends. */
   clauseCoverage?: () => EpisodeCoverage;
+  /** The id of each new episode (the demo names its episodes); default `<robotId>-<UTC stamp>-<seq>`. */
+  episodeId?: () => string;
   /** Opens an episode; default startEpisodeInDir (tests inject failing storage here). */
   open?: (dir: string, start: EpisodeStartInput, options: Omit<RecorderOptions, 'file'>) => Promise<EpisodeInDir>;
 }
@@ -104,7 +106,8 @@ export class EpisodeManager {
       .toISOString()
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');
-    const episodeId = `${this.o.robotId}-${stamp}-${String(++this.seq).padStart(3, '0')}`;
+    const seq = String(++this.seq).padStart(3, '0');
+    const episodeId = this.o.episodeId?.() ?? `${this.o.robotId}-${stamp}-${seq}`;
     const ep = await (this.o.open ?? startEpisodeInDir)(
       this.o.dir,
       {

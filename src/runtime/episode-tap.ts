@@ -1,8 +1,8 @@
 /**
  * The recording glue, once for every platform: what a step, a chunk decision and a gate transition
- * become in an episode file. The session (and the MuJoCo demo, which steps its monitors inside the
- * simulator's tick) hand it the recorder of the running episode; the runtime never opens files —
- * the entry point supplies the episode store (src/episode's EpisodeManager) behind these ports.
+ * become in an episode file. The session (every platform's, the MuJoCo demo's included) hands it the
+ * recorder of the running episode; the runtime never opens files — the entry point supplies the
+ * episode store (src/episode's EpisodeManager) behind these ports.
  */
 import { describeBand } from '../gate/band-stage.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
@@ -88,7 +88,7 @@ export class EpisodeTap {
     this.recorder()?.executedChunk(now, { ...chunk, targets: r.targets }, chunk.id, r.verdict, r.modification ?? 0);
   }
 
-  /** A chunk stopped before the chunk path (the semantic gate, the demo's held arm): recorded as a held chunk. */
+  /** A chunk not forwarded (the semantic gate; with recordHeldChunks, the chunk path): recorded as a held chunk. */
   held(now: number, chunk: GateChunk): void {
     this.recorder()?.executedChunk(now, chunk, chunk.id, 'held', 0);
   }

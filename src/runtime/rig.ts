@@ -2,11 +2,11 @@
  * What a platform hands the session (src/runtime/session.ts): its I/O behind the ports (signal
  * source, command sink, joint state), the clause monitors for its task, its limits and clock, and
  * its barrier model for proposed chunks. A platform's entry point builds the concrete parts (serial
- * bus, ROS node, bag player); `composePipeline` turns a rig into the one runtime every platform
+ * bus, ROS node, bag player, MuJoCo world); `composePipeline` turns a rig into the one runtime every platform
  * runs: source → monitors → gate → sink, and screen → CBF filter → warning band → sink for chunks.
  */
 import { bandStateOf, type ChunkBandStage } from '../gate/band-stage.js';
-import type { ChunkCbfFilter } from '../gate/cbf-filter.js';
+import type { ChunkFilter } from '../gate/cbf-types.js';
 import type { ChunkScreen } from '../gate/chunk-screen.js';
 import { Gate, type GateConfig } from '../gate/gate.js';
 import type { StaleObstacle } from '../gate/tracked-obstacles.js';
@@ -30,7 +30,8 @@ export type BarrierModel =
   | {
       readonly kind: 'cbf';
       readonly screen: ChunkScreen;
-      readonly filter: ChunkCbfFilter;
+      /** The chunk-level CBF on hardware; any ChunkFilter (the demo's comparison modes). */
+      readonly filter: ChunkFilter;
       /** The present joint state may be at most this old (s) when a chunk is filtered. */
       readonly maxStateAge: number;
       /** Tracked obstacles moved into the barrier before each chunk (a stale one holds). */

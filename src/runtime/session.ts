@@ -2,9 +2,10 @@
  * One monitoring session for every platform: a platform supplies a rig (src/runtime/rig.ts) and
  * the session owns the rest — the pipeline and chunk path composed from it, the episode recording
  * (src/runtime/episode-tap.ts, on the store the entry point opened), the semantic gate, the chunk
- * server and the telemetry hooks. `armguard run so101`, the Franka ROS node and the Franka replay
- * each build a rig and drive `step` (a fixed-rate loop, or every robot-state sample); chunks arrive
- * through `submitChunk` (ROS trajectories) or a ChunkServer bound with `serveChunks` (MQTT).
+ * server and the telemetry hooks. `armguard run so101`, the Franka ROS node, the Franka replay and
+ * the MuJoCo demo each build a rig and drive `step` (a fixed-rate loop, every robot-state sample, or
+ * the simulator's tick); chunks arrive through `submitChunk` (ROS trajectories, the demo's scripted
+ * policies) or a ChunkServer bound with `serveChunks` (MQTT).
  * Faults end in hold with the cause recorded; a storage fault holds until a write succeeds again.
  */
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
@@ -65,6 +66,13 @@ export interface SessionOptions {
   /** The semantic gate (issue 18), built with the session's recording of its records and the pipeline's frame. */
   semantic?: (session: { record: (r: SemanticRecord) => void; frame: SignalFrame }) => TaskSemantic;
   log: (line: string) => void;
+  /**
+   * Also record each chunk the chunk path did not forward (held or rejected) as an executed-chunk
+   * record with verdict 'held', besides its chunk-held/-rejected event: for a platform whose arm
+   * holds when a chunk is not forwarded (the MuJoCo demo's episode loop), so that the episode's
+   * held-chunk count is the arm's. Default: the event only.
+   */
+  recordHeldChunks?: boolean;
 }
 
 /** Same-fault records are rate-limited to one per this many seconds (a dead bus faults every tick). */
@@ -209,6 +217,7 @@ export class Session {
     const r = this.pipeline.submitChunk(chunk, now);
     if (r.verdict === 'executed' || r.verdict === 'filtered') this.taskSemantic?.chunkForwarded();
     this.tap.forwarded(now, chunk, r);
+    if (this.o.recordHeldChunks && (r.verdict === 'held' || r.verdict === 'rejected')) this.tap.held(now, chunk);
     if (r.code === 'no-chunk-path') this.tap.event(now, 'chunk-rejected', `${r.id}: ${r.reason}`);
     this.recordClockOffset(now);
     return r;

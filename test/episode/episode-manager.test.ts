@@ -11,7 +11,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function manager(open?: typeof startEpisodeInDir) {
+function manager(open?: typeof startEpisodeInDir, episodeId?: () => string) {
   const dir = mkdtempSync(join(tmpdir(), 'armguard-epm-'));
   dirs.push(dir);
   const clock = new ManualClock(100);
@@ -29,11 +29,28 @@ function manager(open?: typeof startEpisodeInDir) {
     onFault: (f) => faults.push(f),
     log: (l) => log.push(l),
     ...(open ? { open } : {}),
+    ...(episodeId ? { episodeId } : {}),
   });
   return { m, dir, faults, log };
 }
 
 describe('EpisodeManager', () => {
+  it('names each episode by the episodeId option when given (the demo names its episodes), else robot, UTC stamp and sequence', async () => {
+    const names = ['gate-hold-clean-s1', 'gate-hold-clean-s2'];
+    const named = manager(undefined, () => names.shift()!);
+    expect(await named.m.start(100)).toBe('gate-hold-clean-s1');
+    expect(await named.m.start(101)).toBe('gate-hold-clean-s2');
+    await named.m.close(102, 'done');
+    expect(
+      readdirSync(named.dir)
+        .filter((f) => f.endsWith('.mcap'))
+        .sort(),
+    ).toEqual(['gate-hold-clean-s1.mcap', 'gate-hold-clean-s2.mcap']);
+    const stamped = manager();
+    expect(await stamped.m.start(100)).toBe('r1-20261129T000001Z-001');
+    await stamped.m.close(101, 'done');
+  });
+
   it('starts and ends run one at a time in call order: "n n" quickly gives two complete files, never two open', async () => {
     let open = 0;
     let maxOpen = 0;

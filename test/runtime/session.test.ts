@@ -32,7 +32,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function setup(opts: { gating?: boolean; open?: EpisodeManagerOptions['open'] } = {}) {
+function setup(opts: { gating?: boolean; open?: EpisodeManagerOptions['open']; recordHeldChunks?: boolean } = {}) {
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
   const source = new ScriptedSource();
@@ -76,6 +76,7 @@ function setup(opts: { gating?: boolean; open?: EpisodeManagerOptions['open'] } 
     rig,
     gating: opts.gating ?? true,
     task: 'reach',
+    ...(opts.recordHeldChunks ? { recordHeldChunks: true } : {}),
     log: (l) => log.push(l),
     episodes: (hooks) =>
       (manager = new EpisodeManager({
@@ -152,6 +153,41 @@ describe('Session: one session for every platform', () => {
         }),
       ]),
     );
+  });
+
+  it('recordHeldChunks: a chunk the chunk path held or rejected is also an executed-chunk record with verdict held (the demo arm holds)', async () => {
+    const s = setup({ recordHeldChunks: true });
+    await s.session.start(s.clock.now());
+    s.run(10);
+    const ok = s.session.submitChunk(
+      chunkOf('c1', s.clock.now(), sweep(Q0, [Q0[0]! + 0.05, Q0[1]!], 5), 0.05),
+      s.clock.now(),
+    );
+    expect(ok.verdict).toBe('executed');
+    // out of the screen's joint range: rejected before the gate is asked
+    const rejected = s.session.submitChunk(
+      chunkOf('c2', s.clock.now(), sweep(Q0, [4, Q0[1]!], 5), 0.05),
+      s.clock.now(),
+    );
+    expect(rejected.verdict).toBe('rejected');
+    s.source.live.set('max_joint_torque', 2.5);
+    s.run(1);
+    const held = s.session.submitChunk(
+      chunkOf('c3', s.clock.now(), sweep(Q0, [Q0[0]! + 0.05, Q0[1]!], 5), 0.05),
+      s.clock.now(),
+    );
+    expect(held.verdict).toBe('held');
+    const path = s.manager().path!;
+    await s.session.close(s.clock.now(), 'test end');
+    const recs = await records(path);
+    expect(recs.flatMap((r) => (r.kind === 'executed-chunk' ? [[r.value.proposedId, r.value.verdict]] : []))).toEqual([
+      ['c1', 'executed'],
+      ['c2', 'held'],
+      ['c3', 'held'],
+    ]);
+    // the decision's event is recorded as without the option
+    const events = recs.flatMap((r) => (r.kind === 'gate' && r.value.kind === 'event' ? [r.value.event] : []));
+    expect(events).toEqual(expect.arrayContaining(['chunk-rejected', 'chunk-held']));
   });
 
   it('answers chunk requests decoded off-thread through the chunk server bound to it (telemetry transport → runtime, no CLI in between)', async () => {

@@ -91,7 +91,8 @@ export const demoCommand: Command = {
 A pilot without an arm. Each scripted policy (a clean pick-and-place and one unsafe variant per
 clause family) runs in the MuJoCo testbed for N episodes (default ${DEMO_DEFAULT_EPISODES}, seeds S, S+1, …) in each
 gate mode, on the same seeds:
-  off    baseline: the online monitors only record;
+  off    baseline: the online monitors and the gate only record (a hold is recorded as a
+         would-hold; the arm goes on);
   hold   the monitors feed the gate every 30 Hz tick; a violation or a missing/stale signal holds
          the arm at once and every later chunk is held (stopping, not preventing);
   cbf    as hold, and every chunk first goes through the chunk-level CBF (the hardware chunk path):

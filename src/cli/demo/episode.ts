@@ -1,30 +1,33 @@
 /**
- * One recorded demo episode: the scripted policy runs in the MuJoCo testbed; every tick the
- * online monitors (MonitorBank over the active safe clauses) see the frame. Gate modes:
- * - `off` (baseline): the monitors only record;
+ * One recorded demo episode: the scripted policy runs in the MuJoCo testbed on the simulated arm's
+ * rig (src/rigs/sim.ts), driven through the same Session as a live arm (src/runtime/session.ts):
+ * every tick the session steps on the simulator's frame (monitors → gate → recording), every
+ * proposed chunk goes through the session's chunk path. Gate modes:
+ * - `off` (baseline): the session's gate-off run — chunks go to the arm after the screen,
+ *   unfiltered; the monitors and the gate run and record, a clause hold is a would-hold (recorded,
+ *   the arm not held);
  * - `hold`: the gate evaluates each sample, a hold stops the arm mid-chunk and every later chunk
- *   is held (monitors + hold only);
- * - `cbf`: as `hold`, and every chunk goes through the hardware chunk path (sim-cbf.ts): the
- *   chunk-level CBF bends it around the tracked bystanders (and the table), or holds.
- * Frames, ρ, chunks and gate transitions go to the episode's MCAP file through the session's
- * recording glue (src/runtime/episode-tap.ts, as a live run records them), labelled at the end by the
- * task predicate (target in the box). The monitors step inside the simulator's own tick (its
- * monitor hook) and the `off` mode has no gate at all, so the demo drives the tap, not a Session.
+ *   is held (the chunk path has no barrier: src/rigs/sim.ts noBarrier);
+ * - `cbf`: as `hold`, and the chunk-level CBF (sim-cbf.ts) bends every chunk around the tracked
+ *   bystanders (and the table), or holds.
+ * The gate-on modes run the warning band (prevention.ts) after the filter. Frames, ρ, chunks and
+ * gate transitions go to the episode's MCAP file through the session's recording glue, labelled at
+ * the end by the task predicate (target in the box).
  */
 import type { DlsIk, PolicyDefinition, SimWorld } from '../../../drivers/sim/index.js';
 import { runEpisode } from '../../../drivers/sim/index.js';
-import { startEpisodeInDir } from '../../episode/index.js';
-import { DEFAULT_GATE_CONFIG, Gate, describeCause } from '../../gate/index.js';
+import type { CbfOutcome } from '../../gate/cbf-filter.js';
+import type { ChunkFilter } from '../../gate/cbf-types.js';
 import type { JointChunk } from '../../ports/index.js';
-import { EpisodeTap } from '../../runtime/episode-tap.js';
 import { MonitorBank } from '../../runtime/monitor-bank.js';
+import { SimChunkCapture, SimSessionClock, SimTickFrame, noBarrier, simRig, watchHolds } from '../../rigs/sim.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import type { SignalFrame } from '../../schema/signals.js';
-import { ManualClock, ManualTimers } from '../../util/clock.js';
 import { demoPlatform } from './clauses.js';
+import { startDemoSession } from './demo-session.js';
 import { ExecutedMotion, chunkModification, type DemoMode, type EpisodeMetrics } from './metrics.js';
 import type { SimCbfPath } from './sim-cbf.js';
-import { describeBand, type DemoPrevention } from './prevention.js';
+import type { DemoPrevention } from './prevention.js';
 
 /** The pilot's gate modes (the action-wise `stepwise` baseline belongs to the fragile-obstacle scenario). */
 export type GateMode = Exclude<DemoMode, 'stepwise'>;
@@ -81,98 +84,66 @@ export function modePolicy(policy: string, mode: GateMode): string {
 export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpisodeResult> {
   const { world, mode } = input;
   const policyLabel = modePolicy(input.policy.name, mode);
-  const bank = MonitorBank.fromClauses(input.clauses, { minSampleInterval: 0.5 * world.scene.controlDt });
-  const clauseIds = input.clauses.map((c) => c.clause.id);
-  const timers = new ManualTimers(new ManualClock(0));
-  if (mode === 'cbf' && !input.cbf) throw new Error('demo: the cbf mode needs its chunk path settings');
-  const ep = await startEpisodeInDir(
-    input.dir,
-    {
-      episodeId: input.episodeId,
-      robotId: `sim-${world.scene.id}`,
-      platform: demoPlatform(world.scene.id),
-      task: input.task,
-      policy: policyLabel,
-      gateMode: mode === 'off' ? 'off' : 'on',
-      startedAt: input.startedAt,
-      t0: 0,
-      clauses: clauseIds,
-    },
-    { timers },
-  );
-  const rec = ep.recorder;
-  const tap = new EpisodeTap(bank, () => rec);
-  const gate = mode !== 'off' ? new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals }) : null;
-  let holdReason = '';
-  let holdT = NaN;
-  gate?.onEvent((e) => {
-    tap.gateTransition(e);
-    if (e.to === 'hold' && holdReason === '') {
-      holdReason = describeCause(e.cause);
-      holdT = e.t;
-    }
-  });
-  const minRho = new Float64Array(bank.count).fill(Infinity);
-  let evaluatedAt = NaN;
-  const observe = (frame: SignalFrame, t: number): void => {
-    if (evaluatedAt === t) return;
-    evaluatedAt = t;
-    bank.push(t, frame);
-    gate?.evaluate(t, bank, frame);
-  };
-  let chunksHeld = 0;
-  let chunksExecuted = 0;
-  let chunksFiltered = 0;
-  let chunksPrevented = 0;
-  const band = mode !== 'off' ? input.prevention : undefined;
   const dt = world.scene.controlDt;
   const nArm = world.nArm;
+  const bank = MonitorBank.fromClauses(input.clauses, { minSampleInterval: 0.5 * dt });
+  if (mode === 'cbf' && !input.cbf) throw new Error('demo: the cbf mode needs its chunk path settings');
+  const cbfPath = mode === 'cbf' ? input.cbf! : null;
+  const frames = new SimTickFrame();
+  const arm = new SimChunkCapture();
+  const armSink = watchHolds(arm);
+  const chunkPath = cbfPath ? cbfPath.barrier() : noBarrier(world);
+  // Chunks the filter changed (the cbf mode's CBF; the band's changes are counted apart).
+  const filter = new FilterOutcomes(chunkPath.filter);
+  const band = mode !== 'off' ? input.prevention?.stage : undefined;
+  const { rig, clock } = simRig({
+    world,
+    platform: demoPlatform(world.scene.id),
+    monitors: bank,
+    source: frames,
+    sink: armSink,
+    barrier: { ...chunkPath, filter, ...(band ? { band } : {}) },
+  });
+  const { session, path } = await startDemoSession({
+    rig,
+    gating: mode !== 'off',
+    dir: input.dir,
+    episodeId: input.episodeId,
+    startedAt: input.startedAt,
+    robotId: `sim-${world.scene.id}`,
+    task: input.task,
+    policy: policyLabel,
+    gateMode: mode === 'off' ? 'off' : 'on',
+    clauses: input.clauses.map((c) => c.clause.id),
+  });
+  const sim = new SimSessionClock(session, clock, frames);
+  const minRho = new Float64Array(bank.count).fill(Infinity);
+  let chunksHeld = 0;
+  let chunksExecuted = 0;
+  let chunksPrevented = 0;
   const motion = new ExecutedMotion(nArm, dt);
   const modifications: number[] = [];
   // The chunk playing (its nominal rows and the tick it started), null while held.
   let playing: { nominal: Float64Array; joints: number; horizon: number; startTick: number } | null = null;
-  let cbfPath: SimCbfPath | null = null;
   let cbfBegun = false;
   const chunkGate = (chunk: JointChunk, frame: SignalFrame, now: number): JointChunk | null => {
-    tap.proposed(now, chunk);
-    let out: JointChunk | null;
-    if (mode === 'cbf') {
-      if (!cbfBegun) {
-        // the first chunk: the world has been reset for this episode
-        cbfBegun = true;
-        cbfPath = input.cbf!;
-        cbfPath.begin(gate!, input.seed);
-        input.onCbfPath?.(cbfPath);
-      }
-      // The gate and the tracker see the present tick before the chunk is decided.
-      observe(frame, now);
-      cbfPath!.tick();
-      out = cbfPath!.submit(chunk, now);
-      if (cbfPath!.last?.verdict === 'filtered') chunksFiltered++;
-    } else {
-      out = gate === null || !gate.holding ? chunk : null;
+    if (cbfPath && !cbfBegun) {
+      // the first chunk: the world has been reset for this episode
+      cbfBegun = true;
+      cbfPath.begin(input.seed);
+      input.onCbfPath?.(cbfPath);
     }
-    if (out && band) {
-      const b = band.filter(out, frame);
-      if (b.outcome.status !== 'unchanged') {
-        chunksPrevented++;
-        rec.gateTransition(now, gate!.state, gate!.state, describeBand(b.outcome));
-        out = b.chunk;
-      }
-    }
+    // The gate (its chunk path refuses a chunk without a recent evaluation) and the tracker see
+    // the present tick before the chunk is decided: at t = 0 this is the episode's first step.
+    if (mode !== 'off') sim.step(now, frame);
+    cbfPath?.tick();
+    const r = sim.submit(chunk, now);
+    const forwarded = arm.take();
+    const out = r.verdict === 'executed' || r.verdict === 'filtered' ? forwarded : null;
+    if (r.band) chunksPrevented++;
     if (out) {
       chunksExecuted++;
-      const mod = chunkModification(out.targets, chunk.targets, chunk.joints, nArm);
-      modifications.push(mod);
-      const verdict = out === chunk ? 'executed' : 'filtered';
-      tap.forwarded(now, chunk, {
-        id: chunk.id,
-        verdict,
-        code: verdict === 'executed' ? 'ok' : 'filtered',
-        reason: 'demo gate',
-        targets: out.targets,
-        modification: mod,
-      });
+      modifications.push(chunkModification(out.targets, chunk.targets, chunk.joints, nArm));
       playing = {
         nominal: chunk.targets,
         joints: chunk.joints,
@@ -181,7 +152,6 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
       };
     } else {
       chunksHeld++;
-      tap.held(now, chunk);
       playing = null;
     }
     return out;
@@ -191,26 +161,22 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
   const result = runEpisode(world, input.ik, input.policy, {
     seed: input.seed,
     gate: chunkGate,
-    ...(gate
-      ? {
-          monitor: (frame: SignalFrame, now: number) => {
-            observe(frame, now);
-            if (!gate.holding) return 'continue';
-            playing = null;
-            return 'hold';
-          },
-        }
-      : {}),
+    // Called while the arm is not held: the session's step decides whether it holds now.
+    monitor: (frame: SignalFrame, now: number) => {
+      sim.step(now, frame);
+      if (!arm.armHeld) return 'continue';
+      playing = null;
+      return 'hold';
+    },
     onFrame: (frame, tick) => {
-      const t = tick * dt + dt; // the same float the episode passes to the monitor hook
-      observe(frame, t);
+      // While the arm is held the monitor hook does not run: the session still steps every tick.
+      sim.step(tick * dt + dt, frame); // the same float the episode passes to the monitor hook
       cbfPath?.tick();
       if (world.peaks.armBystander > 0) armContact = true;
       world.currentTargets(targets);
       const p = playing as { nominal: Float64Array; joints: number; horizon: number; startTick: number } | null;
       const k = p ? Math.min(tick - p.startTick, p.horizon - 1) : -1;
       motion.push(targets, p ? p.nominal.subarray(k * p.joints, (k + 1) * p.joints) : null);
-      tap.step(t, frame);
       for (let i = 0; i < bank.count; i++) {
         const m = bank.margin(i);
         if (m < (minRho[i] ?? Infinity)) minRho[i] = m;
@@ -218,7 +184,8 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     },
   });
   const end = result.ticks * dt;
-  rec.label({
+  clock.set(end);
+  const labelled = session.label({
     t: end,
     source: 'predicate',
     by: 'targetInBox',
@@ -227,25 +194,26 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
     policy: policyLabel,
     note: result.outcome.reason,
   });
-  await ep.finish(end, 'completed');
+  await session.close(end, 'completed');
+  if (!labelled.ok) throw new Error(`episode ${input.episodeId}: ${labelled.reason}`);
   const violated: string[] = [];
   for (let i = 0; i < bank.count; i++) if ((minRho[i] ?? Infinity) < 0) violated.push(bank.name(i));
-  const held = holdReason !== '';
+  const held = armSink.firstHoldReason !== '';
   return {
     episodeId: input.episodeId,
-    path: ep.path,
+    path,
     policy: input.policy.name,
     mode,
     success: result.outcome.success,
     violated,
     held,
-    holdReason,
-    holdT,
+    holdReason: armSink.firstHoldReason,
+    holdT: armSink.firstHoldT,
     chunksHeld,
     chunksExecuted,
-    chunksFiltered,
+    chunksFiltered: filter.filtered,
     chunksPrevented,
-    filterCpuMs: (cbfPath as SimCbfPath | null)?.filterCpuMs.slice() ?? [],
+    filterCpuMs: cbfPath?.filterCpuMs.slice() ?? [],
     metrics: {
       policy: input.policy.name,
       mode,
@@ -256,7 +224,24 @@ export async function runDemoEpisode(input: DemoEpisodeInput): Promise<DemoEpiso
       modifications,
       jerk: motion.jerk,
       reversalsPerS: motion.reversalsPerS,
-      filterMs: (cbfPath as SimCbfPath | null)?.filterMs.slice() ?? [],
+      filterMs: cbfPath?.filterMs.slice() ?? [],
     },
   };
+}
+
+/** Counts the chunks a filter modified. */
+class FilterOutcomes implements ChunkFilter {
+  filtered = 0;
+  constructor(private readonly inner: ChunkFilter) {}
+  filter(
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
+    const o = this.inner.filter(nominal, horizon, q0, dt, deadline);
+    if (o.status === 'filtered') this.filtered++;
+    return o;
+  }
 }

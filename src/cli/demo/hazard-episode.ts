@@ -20,16 +20,19 @@ import {
   targetInBox,
 } from '../../../drivers/sim/index.js';
 import { encodePngRgb } from '../../../drivers/camera/png.js';
-import { startEpisodeInDir } from '../../episode/index.js';
+import type { SemanticRecord } from '../../episode/types.js';
 import type { JointChunk } from '../../ports/index.js';
 import { MonitorBank } from '../../runtime/monitor-bank.js';
 import { frameRecord, semanticEventRecord } from '../../runtime/semantic-guard.js';
+import type { TaskSemantic } from '../../runtime/session.js';
+import { SimSessionClock, noBarrier, simRig } from '../../rigs/sim.js';
 import type { ClauseInstance } from '../../safety/index.js';
 import { SignalFrame } from '../../schema/signals.js';
 import {
   JudgeScheduler,
   SemanticGate,
   StageTracker,
+  describeSemanticCause,
   type CameraFrame,
   type JudgeRequest,
   type SemanticEvent,
@@ -38,8 +41,8 @@ import {
   type SemanticTask,
   type StageTimes,
 } from '../../semantic/index.js';
-import { ManualClock, ManualTimers } from '../../util/clock.js';
 import { demoPlatform } from './clauses.js';
+import { startDemoSession } from './demo-session.js';
 
 export type TwinMode = 'off' | 'judge';
 
@@ -93,22 +96,6 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   const dt = world.scene.controlDt;
   const policyLabel = `hazard-twins/${mode}`;
   const bank = MonitorBank.fromClauses(input.clauses, { minSampleInterval: 0.5 * dt });
-  const timers = new ManualTimers(new ManualClock(0));
-  const ep = await startEpisodeInDir(
-    input.dir,
-    {
-      episodeId: input.episodeId,
-      robotId: `sim-${world.scene.id}`,
-      platform: demoPlatform(world.scene.id),
-      task: task.task,
-      policy: policyLabel,
-      startedAt: input.startedAt,
-      t0: 0,
-      clauses: input.clauses.map((c) => c.clause.id),
-    },
-    { timers },
-  );
-  const rec = ep.recorder;
   world.reset(input.seed);
   const ports = simPorts(world);
   ports.signals.begin();
@@ -118,8 +105,9 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   const rows = policy.rows;
   const nJ = policy.joints;
   const maxTicks = policy.ticks + HOLD_ALLOWANCE_CHUNKS * CHUNK_HORIZON;
-  const frame = new SignalFrame();
-  ports.source.poll(frame, 0);
+  // The signals start from the scene at t = 0 (as drivers/sim runEpisode starts them); the
+  // session's first step, after the first tick, polls them again.
+  ports.source.poll(new SignalFrame(), 0);
   const observer = new TwinObserver(world);
   const tracker = new StageTracker(task.region, input.epsAttempt);
   const judged = mode === 'judge' && input.judge !== undefined;
@@ -127,36 +115,78 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   const verdicts: HazardEpisodeResult['verdicts'][number][] = [];
   const faults: HazardEpisodeResult['faults'][number][] = [];
   let refused = false;
-  rec.semantic({
-    t: 0,
-    kind: 'task',
-    task: task.task,
-    twin: task.twin,
-    variant: task.variant,
-    category: task.category,
-    instruction: task.instruction,
-    intent: task.intent,
-    actor: task.actor,
-    target: task.target,
-    region: { eps_xy: task.region.epsXy, eps_z: task.region.epsZ },
-    eps_attempt: input.epsAttempt,
-    mode,
-    judge: judged ? input.judge?.name : null,
-    fail_mode: gate?.config.failMode ?? null,
-    refresh_every_chunks: gate?.config.refreshEveryChunks ?? null,
+  // The loop's side of a held chunk (set below): the rows played so far are done, the rest is proposed again.
+  let holdArm: (now: number, openGripper: boolean) => void = () => undefined;
+  let record: (r: SemanticRecord) => void = () => undefined;
+  const semantic: TaskSemantic = {
+    startTask: (t) =>
+      record({
+        t,
+        kind: 'task',
+        task: task.task,
+        twin: task.twin,
+        variant: task.variant,
+        category: task.category,
+        instruction: task.instruction,
+        intent: task.intent,
+        actor: task.actor,
+        target: task.target,
+        region: { eps_xy: task.region.epsXy, eps_z: task.region.epsZ },
+        eps_attempt: input.epsAttempt,
+        mode,
+        judge: judged ? input.judge?.name : null,
+        fail_mode: gate?.config.failMode ?? null,
+        refresh_every_chunks: gate?.config.refreshEveryChunks ?? null,
+      }),
+    endTask: () => undefined,
+    // The mid-chunk check runs at the start of each tick, after the wall clock has been waited for.
+    step: () => undefined,
+    beforeChunk: (now) => {
+      const d = gate?.decide(now);
+      if (!d || d.pass) return undefined;
+      holdArm(now, d.openGripper);
+      return `semantic gate: ${describeSemanticCause(d.cause)}`;
+    },
+    chunkForwarded: () => undefined,
+    label: () => undefined,
+  };
+  const { rig, clock } = simRig({
+    world,
+    platform: demoPlatform(world.scene.id),
+    monitors: bank,
+    source: ports.source,
+    sink: ports.sink,
+    joints: ports.joints,
+    barrier: noBarrier(world),
   });
+  const { session, path } = await startDemoSession({
+    rig,
+    gating: false,
+    dir: input.dir,
+    episodeId: input.episodeId,
+    startedAt: input.startedAt,
+    robotId: `sim-${world.scene.id}`,
+    task: task.task,
+    policy: policyLabel,
+    clauses: input.clauses.map((c) => c.clause.id),
+    semantic: (s) => {
+      record = s.record;
+      return semantic;
+    },
+  });
+  const sim = new SimSessionClock(session, clock);
   // Simulated time of the episode, read by the judge scheduler: answers are stamped in sim time.
   let simT = 0;
   gate?.onEvent((e: SemanticEvent) => {
-    rec.semantic(semanticEventRecord(e));
+    record(semanticEventRecord(e));
     if (e.kind === 'verdict') {
       verdicts.push({ t: e.t, decision: e.verdict.decision, latency: e.verdict.latency, reason: e.verdict.reason });
       if (e.verdict.decision === 'refuse') refused = true;
     } else if (e.kind === 'fault') {
       faults.push({ t: e.t, cause: e.fault.cause, detail: e.fault.detail });
-      rec.fault(e.t, { kind: 'judge', source: e.fault.source, cause: e.fault.cause, detail: e.fault.detail });
+      session.recordFault(e.t, { kind: 'judge', source: e.fault.source, cause: e.fault.cause, detail: e.fault.detail });
     } else if (e.kind === 'decision') {
-      rec.gateEvent(e.t, e.pass ? 'semantic-pass' : 'semantic-hold', e.detail);
+      session.recordEvent(e.t, e.pass ? 'semantic-pass' : 'semantic-hold', e.detail);
     }
   });
   const scheduler = gate && input.judge ? new JudgeScheduler(gate, input.judge, () => simT) : undefined;
@@ -172,7 +202,7 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
       height: view.height,
       data: png,
     };
-    rec.semantic(frameRecord(cam));
+    record(frameRecord(cam));
     const p = new Float64Array(3);
     world.bodyPos(world.targetBodyId, p);
     const b = world.scene.box.center;
@@ -205,7 +235,6 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
       await Promise.race([scheduler.pending, input.sleep(Math.min(ahead, 0.02))]);
     }
   };
-  const rho = new Float64Array(bank.count);
   let cursor = 0; // next plan row to execute
   let chunkStart = 0; // plan row the playing chunk started at
   let playing = false;
@@ -221,7 +250,7 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
     for (let k = 0; k < CHUNK_HORIZON; k++) targets.set(rows[cursor + k] ?? last, k * nJ);
     return { id: `clean#${chunkIndex}@${cursor}`, stamp: now, horizon: CHUNK_HORIZON, joints: nJ, dt, targets };
   };
-  const holdArm = (now: number, openGripper: boolean): void => {
+  holdArm = (now: number, openGripper: boolean): void => {
     if (playing) {
       cursor = chunkStart + ticksInChunk; // the rows played so far are done; the rest is proposed again
       ports.sink.hold(now, 'semantic gate');
@@ -260,19 +289,17 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
       await pace();
       gate?.tick(now, input.judge?.name);
       const chunk = proposeChunk(now);
-      rec.proposedChunk(now, chunk);
-      const d = gate?.decide(now);
-      if (!d || d.pass) {
-        ports.sink.execute(chunk, now);
+      // The session records it, asks the semantic gate (a refusal has held the arm: holdArm) and
+      // forwards it to the arm through its chunk path.
+      const r = sim.submit(chunk, now);
+      if (r.verdict === 'executed' || r.verdict === 'filtered') {
         playing = true;
         chunkStart = cursor;
         ticksInChunk = 0;
         chunksExecuted++;
-        rec.executedChunk(now, chunk, chunk.id, 'executed', 0);
       } else {
-        holdArm(now, d.openGripper);
+        if (r.code !== 'semantic') holdArm(now, false); // the chunk path held it (a stop reason): the arm is held
         chunksHeld++;
-        rec.executedChunk(now, chunk, chunk.id, 'held', 0);
       }
       chunkIndex++;
     }
@@ -281,20 +308,18 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
     if (playing) ticksInChunk++;
     else ticksHeld++;
     const t = now + dt;
-    ports.source.poll(frame, t);
     const stage = tracker.observe(observer.observe(t, targetInBox(world).success));
-    if (stage) rec.semantic({ t, kind: 'stage', stage });
-    bank.push(t, frame);
-    rec.frame(frame);
-    for (let i = 0; i < bank.count; i++) rho[i] = bank.margin(i);
-    rec.robustness(t, rho);
+    if (stage) record({ t, kind: 'stage', stage });
+    // The session polls the sim's signals, steps the monitors and the gate, and records frame and ρ.
+    sim.step(t);
   }
   // Let an answer still in flight land in the record (it changes nothing now).
   if (scheduler?.pending) await Promise.race([scheduler.pending, input.sleep(input.gateConfig.queryTimeout)]);
   const end = tick * dt;
   const outcome = targetInBox(world);
   const stages = tracker.times;
-  rec.semantic({
+  clock.set(end);
+  record({
     t: end,
     kind: 'stages',
     attempt: stages.attempt,
@@ -302,7 +327,7 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
     success: stages.success,
     terminal_success: outcome.success,
   });
-  rec.label({
+  const labelled = session.label({
     t: end,
     source: 'predicate',
     by: 'targetInBox',
@@ -311,10 +336,11 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
     policy: policyLabel,
     note: outcome.reason,
   });
-  await ep.finish(end, 'completed');
+  await session.close(end, 'completed');
+  if (!labelled.ok) throw new Error(`episode ${input.episodeId}: ${labelled.reason}`);
   return {
     episodeId: input.episodeId,
-    path: ep.path,
+    path,
     task,
     mode,
     seed: input.seed,

@@ -8,7 +8,7 @@ import type { Mujoco, SimWorld } from '../../../drivers/sim/index.js';
 import { SimChunkMotion } from '../../../drivers/sim/chunk-motion.js';
 import { WarningBand, bandClauses, type ApproachModel, type BandOutcome } from '../../gate/warning-band.js';
 import type { JointChunk } from '../../ports/index.js';
-import { bandStateOf } from '../../gate/band-stage.js';
+import { bandStateOf, type ChunkBandStage } from '../../gate/band-stage.js';
 // one description of a band outcome for the demo and the runtime's chunk path
 export { describeBand } from '../../gate/band-stage.js';
 import type { ClauseInstance } from '../../safety/index.js';
@@ -97,6 +97,11 @@ export class DemoPrevention {
       chunk: o.status === 'unchanged' ? chunk : { ...chunk, targets: Float64Array.from(o.targets) },
       outcome: o,
     };
+  }
+
+  /** The band as the stage of a rig's chunk path (after the filter, before the arm): what the demo's episodes run. */
+  get stage(): ChunkBandStage {
+    return { band: this.band, supportForce: SUPPORT_FORCE };
   }
 
   dispose(): void {

@@ -1,36 +1,32 @@
 /**
- * The demo's `cbf` gate mode (issue 15): the hardware chunk path wired to the MuJoCo testbed.
- * Every proposed chunk goes through the same ChunkExecutor as on an arm — screen → gate state →
- * present joint state → tracked obstacles refreshed (stale → hold) → chunk-level CBF
- * (seeds/001 Eq. A.3) → sink — with the barrier compiled from the scene arm's robot description
- * (the same description the MuJoCo arm was generated from; src/gate/description-barrier.ts: the
- * obstacle pairs, the self-collision pair, the held object's tilt switched by the gripper command,
- * all planned a margin δ beyond what the filter checks) and the bystanders as tracked spheres
- * fed by the simulator's tracking adapter through a SceneTracker, as motion capture is on hardware.
+ * The demo's `cbf` gate mode (issue 15): the hardware barrier model for the MuJoCo testbed. The
+ * episode's session (src/rigs/sim.ts, src/runtime/session.ts) sends every proposed chunk through
+ * the same ChunkExecutor as on an arm — screen → gate state → present joint state → tracked
+ * obstacles refreshed (stale → hold) → chunk-level CBF (seeds/001 Eq. A.3) → sink — with the
+ * barrier compiled here from the scene arm's robot description (the same description the MuJoCo
+ * arm was generated from; src/gate/description-barrier.ts: the obstacle pairs, the self-collision
+ * pair, the held object's tilt switched by the gripper command, all planned a margin δ beyond what
+ * the filter checks) and the bystanders as tracked spheres fed by the simulator's tracking
+ * adapter through a SceneTracker, as motion capture is on hardware.
  */
 import type { SimWorld } from '../../../drivers/sim/index.js';
-import { SimJointState } from '../../../drivers/sim/index.js';
 import { SceneTracker } from '../../../drivers/tracking/scene-tracker.js';
 import { SimTrackingAdapter } from '../../../drivers/tracking/sim-tracking.js';
 import {
   ChunkCbfFilter,
-  ChunkScreen,
   DEFAULT_CBF_TOLERANCE,
   DEFAULT_CBF_WEIGHTS,
   TrackedObstacles,
   interiorPointSolver,
   obstacleGroups,
   type CbfOutcome,
-  type ExecutedChunk,
-  type Gate,
 } from '../../gate/index.js';
 import type { ChunkFilter } from '../../gate/cbf-types.js';
 import { descriptionBarrier } from '../../gate/description-barrier.js';
 import { HeldTiltFilter } from '../../gate/held-tilt.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
 import type { ObstacleSet } from '../../kinematics/index.js';
-import type { CommandSink, JointChunk } from '../../ports/index.js';
-import { ChunkExecutor } from '../../runtime/chunk-executor.js';
+import { simChunkScreen, type ChunkBarrier } from '../../rigs/sim.js';
 
 export interface SimCbfOptions {
   /** Safety distance d_safe (m). */
@@ -90,23 +86,10 @@ class TimedCbfFilter extends ChunkCbfFilter {
   }
 }
 
-/** Receives the chunk the executor forwards. */
-class CaptureSink implements CommandSink {
-  readonly name = 'demo.capture';
-  forwarded: JointChunk | null = null;
-  execute(chunk: JointChunk): void {
-    this.forwarded = chunk;
-  }
-  hold(): void {
-    this.forwarded = null;
-  }
-  heartbeat(): void {}
-  onFault(): void {}
-}
-
 /**
- * Built once per world (the filter preallocates its QP per chunk shape), then `begin` per episode
- * with that episode's gate: a fresh ChunkExecutor, tracker and delay line, the filter times cleared.
+ * Built once per world (the filter preallocates its QP per chunk shape); per episode, `barrier`
+ * for the episode's rig and `begin` once the world is reset: a fresh tracker and delay line, the
+ * filter times cleared.
  */
 export class SimCbfPath {
   readonly tracker: SceneTracker;
@@ -114,13 +97,9 @@ export class SimCbfPath {
   private readonly filter: TimedCbfFilter;
   /** The filter the executor calls: `filter` over the arm columns, the gripper column exactly as sent. */
   private readonly chunkFilter: ChunkFilter;
-  private executor: ChunkExecutor | null = null;
-  private readonly sink = new CaptureSink();
   private readonly tracked: TrackedObstacles;
   private readonly heldTilt: HeldTiltFilter | null;
-  private readonly screenConfig: ConstructorParameters<typeof ChunkScreen>[0];
-  /** The executor's last decision. */
-  last: ExecutedChunk | null = null;
+  private readonly gripperRange: readonly [number, number];
 
   constructor(
     private readonly world: SimWorld,
@@ -156,6 +135,7 @@ export class SimCbfPath {
       Math.min(scene.gripper.open, scene.gripper.closed),
       Math.max(scene.gripper.open, scene.gripper.closed),
     ] as const;
+    this.gripperRange = gripperRange;
     // Joint limits: the description's for the joints it has; the gripper command's range otherwise.
     const qmin = Array.from({ length: columns }, (_, j) => chain.joints[j]?.lower ?? gripperRange[0]);
     const qmax = Array.from({ length: columns }, (_, j) => chain.joints[j]?.upper ?? gripperRange[1]);
@@ -193,17 +173,6 @@ export class SimCbfPath {
       [0, 0, 0, 0, 0, 0],
       o.trackingMaxAge,
     );
-    this.screenConfig = {
-      joints: columns,
-      maxHorizon: 200,
-      qmin,
-      qmax,
-      maxAge: 0.2,
-      futureTolerance: 0.05,
-      minDt: 0.005,
-      maxDt: 0.2,
-      idMemory: 256,
-    };
   }
 
   private adapter(seed: number): SimTrackingAdapter {
@@ -216,27 +185,28 @@ export class SimCbfPath {
     });
   }
 
+  /** An episode's barrier model for its rig (a fresh screen: chunk ids and the policy clock are per episode). */
+  barrier(): ChunkBarrier {
+    return {
+      kind: 'cbf',
+      screen: simChunkScreen(this.world, { gripper: this.gripperRange, minDt: 0.005 }),
+      filter: this.chunkFilter,
+      maxStateAge: 0.1,
+      obstacles: this.tracked,
+    };
+  }
+
   /**
-   * A new episode (after the world is reset): this episode's gate, a fresh tracker whose delay line
-   * is primed with the objects at rest (the tracker ran while the scene settled), timings cleared.
+   * A new episode (after the world is reset): a fresh tracker whose delay line is primed with the
+   * objects at rest (the tracker ran while the scene settled), timings cleared.
    */
-  begin(gate: Gate, seed: number): void {
+  begin(seed: number): void {
     this.tracker.resetEpisode();
     this.tracking = this.adapter(seed);
     this.tracking.prime(this.world.scene.controlDt);
     this.filter.times.length = 0;
     this.filter.cpuTimes.length = 0;
     this.heldTilt?.reset();
-    this.last = null;
-    this.executor = new ChunkExecutor({
-      gate,
-      screen: new ChunkScreen(this.screenConfig),
-      filter: this.chunkFilter,
-      sink: this.sink,
-      joints: new SimJointState(this.world),
-      maxStateAge: 0.1,
-      obstacles: this.tracked,
-    });
   }
 
   /** Wall time of every filter call this episode (ms). */
@@ -252,13 +222,5 @@ export class SimCbfPath {
   /** Once per control tick: the tracker publishes what it sees. */
   tick(): void {
     this.tracking.publish();
-  }
-
-  /** The chunk to play (the nominal, or the CBF's modification of it), or null to hold. */
-  submit(chunk: JointChunk, now: number): JointChunk | null {
-    if (this.executor === null) throw new Error('SimCbfPath: begin() an episode first');
-    this.sink.forwarded = null;
-    this.last = this.executor.submit(chunk, now);
-    return this.last.verdict === 'executed' || this.last.verdict === 'filtered' ? this.sink.forwarded : null;
   }
 }

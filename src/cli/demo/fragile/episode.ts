@@ -1,11 +1,14 @@
 /**
- * One fragile-obstacle episode (issue 15; seeds/001 Fig. A.8) in the MuJoCo testbed. The scripted
- * policy proposes a chunk every 50 ticks; by mode:
- * - off: the chunk goes to the arm; the monitors only record;
- * - hold / cbf / stepwise: the gate's chunk path (ChunkExecutor: screen → gate state → joint state
- *   → tracked bottle → filter → sink) with the hold-only check, the chunk-level CBF (Eq. A.3) or the
- *   action-wise baseline (Eq. A.2); the safe-tier monitors feed the gate every tick and a hold
- *   stops the arm mid-chunk.
+ * One fragile-obstacle episode (issue 15; seeds/001 Fig. A.8) in the MuJoCo testbed, on the
+ * simulated arm's rig (src/rigs/sim.ts: the sim's signal source, actuators and joint state) driven
+ * through the same Session as a live arm (src/runtime/session.ts; nothing is recorded to a file).
+ * The scripted policy proposes a chunk every 50 ticks; the session steps every tick; by mode:
+ * - off: the session's gate-off baseline — the chunk goes to the arm after the screen, the
+ *   monitors and the gate run, a clause hold is a would-hold (the arm is not held);
+ * - hold / cbf / stepwise: the session's chunk path (ChunkExecutor: screen → gate state → joint
+ *   state → tracked bottle → filter → sink) with the hold-only check, the chunk-level CBF (Eq. A.3)
+ *   or the action-wise baseline (Eq. A.2); the safe-tier monitors feed the gate every tick and a
+ *   hold stops the arm mid-chunk.
  * Ground truth comes from MuJoCo: the bottle's contacts and tilt (BottleObserver), the task
  * predicate (cup in the box). Filter time is wall time around each filter call.
  */
@@ -25,19 +28,18 @@ import {
 } from '../../../../drivers/sim/index.js';
 import type { CbfOutcome } from '../../../gate/cbf-filter.js';
 import type { ChunkFilter } from '../../../gate/cbf-types.js';
-import { ChunkScreen } from '../../../gate/chunk-screen.js';
-import { describeCause } from '../../../gate/events.js';
-import { DEFAULT_GATE_CONFIG, Gate } from '../../../gate/gate.js';
 import { BodyAxisPoints } from '../../../../drivers/tracking/axis-points.js';
 import { SceneTracker } from '../../../../drivers/tracking/scene-tracker.js';
 import { SimTrackingAdapter } from '../../../../drivers/tracking/sim-tracking.js';
 import { TrackedObstacles } from '../../../gate/tracked-obstacles.js';
 import { CHUNK_HORIZON } from '../../../../drivers/sim/policies.js';
 import { MonitorBank } from '../../../runtime/monitor-bank.js';
-import { ChunkExecutor } from '../../../runtime/chunk-executor.js';
+import type { BarrierModel } from '../../../runtime/rig.js';
+import { Session } from '../../../runtime/session.js';
+import { GateStateOnlyFilter, SimSessionClock, simChunkScreen, simRig, watchHolds } from '../../../rigs/sim.js';
 import type { ClauseInstance } from '../../../safety/index.js';
-import { SignalFrame } from '../../../schema/signals.js';
 import type { ObstacleSet } from '../../../kinematics/index.js';
+import { demoPlatform } from '../clauses.js';
 import { ARM_FILTER_PROFILES, bottleSpheres, modeFilter, type FragileMode, type ModeFilter } from './filters.js';
 import { REVERSAL_DEADBAND, chunkModification, correctionReversalsPerSecond, meanSquaredJerk } from '../metrics.js';
 import { pathLength } from './metrics.js';
@@ -197,19 +199,13 @@ function play(
   const ports = simPorts(world);
   ports.signals.begin();
   const bank = MonitorBank.fromClauses(input.clauses, { minSampleInterval: 0.5 * dt });
-  const gate = mode === 'off' ? null : new Gate({ ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals });
-  let holdReason = '';
-  let holdT = NaN;
-  gate?.onEvent((e) => {
-    if (e.to === 'hold' && holdReason === '') {
-      holdReason = describeCause(e.cause);
-      holdT = e.t;
-    }
-  });
+  const gating = mode !== 'off';
+  const g = scene.gripper;
+  const gripper = [Math.min(g.open, g.closed) - 0.05, Math.max(g.open, g.closed) + 0.05] as const;
   let timed: TimedFilter | null = null;
-  let executor: ChunkExecutor | null = null;
   let bottleTracking: SimTrackingAdapter | null = null;
-  if (gate !== null && mode !== 'off') {
+  let barrier: BarrierModel;
+  if (mode !== 'off') {
     const profile = ARM_FILTER_PROFILES[arm];
     let mf = input.filters?.get(mode);
     if (mf === undefined) {
@@ -226,42 +222,43 @@ function play(
     const tracker = new BodyAxisPoints(sceneTracker, fs.bottle.body, spheres.offsets);
     // The world frame is the arm's base frame in both scenes (base at the origin, unrotated).
     const tracked = new TrackedObstacles(spheres.specs, mf.groups, tracker, [0, 0, 0, 0, 0, 0], TRACKING_MAX_AGE);
-    const g = scene.gripper;
-    const gLo = Math.min(g.open, g.closed) - 0.05;
-    const gHi = Math.max(g.open, g.closed) + 0.05;
-    const screen = new ChunkScreen({
-      joints: n,
-      maxHorizon: 200,
-      qmin: [...mf.qmin, gLo],
-      qmax: [...mf.qmax, gHi],
-      maxAge: 0.2,
-      futureTolerance: 0.05,
-      minDt: 0.001,
-      maxDt: 0.2,
-      idMemory: 256,
-    });
-    executor = new ChunkExecutor({
-      gate,
-      screen,
+    barrier = {
+      kind: 'cbf',
+      screen: simChunkScreen(world, { gripper, minDt: 0.001, qmin: mf.qmin, qmax: mf.qmax }),
       filter: timed,
-      sink: ports.sink,
-      joints: ports.joints,
       maxStateAge: 0.05,
       obstacles: tracked,
-    });
+    };
+  } else {
+    // The baseline screens chunks against the description's joint limits; it never filters.
+    barrier = {
+      kind: 'cbf',
+      screen: simChunkScreen(world, { gripper, minDt: 0.001 }),
+      filter: new GateStateOnlyFilter(),
+      maxStateAge: 0.05,
+    };
   }
+  const armSink = watchHolds(ports.sink);
+  const { rig, clock } = simRig({
+    world,
+    platform: demoPlatform(scene.id),
+    monitors: bank,
+    source: ports.source,
+    sink: armSink,
+    joints: ports.joints,
+    barrier,
+  });
+  const session = new Session({ rig, gating, task: 'fragile-obstacle', log: () => undefined });
+  const sim = new SimSessionClock(session, clock);
   const ticks = policy.ticks;
-  const frame = new SignalFrame();
   const minRho = new Float64Array(bank.count).fill(Infinity);
   const observe = (t: number): void => {
-    bank.push(t, frame);
-    gate?.evaluate(t, bank, frame);
+    sim.step(t);
     for (let i = 0; i < bank.count; i++) {
       const m = bank.margin(i);
       if (m < minRho[i]!) minRho[i] = m;
     }
   };
-  ports.source.poll(frame, 0);
   observe(0);
   const executed = new Float64Array(ticks * n);
   const corr = new Float64Array(ticks * n);
@@ -281,20 +278,14 @@ function play(
       world.readJoints(present);
       const chunk = policy.nextChunk(now, present);
       nominal = chunk.targets;
-      if (executor === null) ports.sink.execute(chunk, now);
-      else {
-        const r = executor.submit(chunk, now);
-        if (r.verdict === 'held' || r.verdict === 'rejected') {
-          chunksHeld++;
-          if (!ports.sink.isHolding) ports.sink.hold(now, r.reason);
-        } else {
-          if (r.verdict === 'filtered') chunksFiltered++;
-          if (r.targets) {
-            modifications.push(chunkModification(r.targets, chunk.targets, n, nArm));
-          }
-        }
+      const r = sim.submit(chunk, now);
+      if (r.verdict === 'held' || r.verdict === 'rejected') {
+        chunksHeld++;
+        if (!ports.sink.isHolding) ports.sink.hold(now, r.reason);
+      } else {
+        if (r.verdict === 'filtered') chunksFiltered++;
+        if (r.targets) modifications.push(chunkModification(r.targets, chunk.targets, n, nArm));
       }
-      if (executor === null) modifications.push(0);
     }
     ports.sink.tick(now);
     world.currentTargets(row);
@@ -307,9 +298,8 @@ function play(
     world.stepTick();
     world.tcpPos(p);
     tcp.set(p, tick * 3);
-    ports.source.poll(frame, now + dt);
+    // The session polls the sim's signals; a hold it commands reaches the actuators at once.
     observe(now + dt);
-    if (gate?.holding && !ports.sink.isHolding) ports.sink.hold(now + dt, 'monitor');
   }
   const outcome = targetInBox(world);
   const violated: string[] = [];
@@ -343,9 +333,9 @@ function play(
     maxTiltDeg: (observer.maxTilt * 180) / Math.PI,
     violated,
     unsafe: contact || tipped || violated.length > 0,
-    held: holdReason !== '',
-    holdReason,
-    holdT,
+    held: armSink.firstHoldReason !== '',
+    holdReason: armSink.firstHoldReason,
+    holdT: armSink.firstHoldT,
     chunksHeld,
     chunksFiltered,
     modifications,
