@@ -8,7 +8,7 @@ import type { ChunkRejection } from '../gate/chunk.js';
 import { describeRejection, toResultMessage } from '../gate/chunk.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import type { Clock } from '../util/clock.js';
-import type { ChunkServerTransport, DecodedChunkRequest } from './chunk-transport.js';
+import { requestId, type ChunkServerTransport, type DecodedChunkRequest } from './chunk-transport.js';
 
 export interface ChunkSubmitter {
   submitChunk(chunk: GateChunk, now: number): ExecutedChunk;
@@ -32,9 +32,24 @@ export class ChunkServer {
 
   /**
    * A request already decoded from JSON elsewhere (the network thread), or the reason it could not
-   * be: validated and answered exactly like a text request.
+   * be: validated and answered exactly like a text request. The requests it superseded (already
+   * answered `superseded` there) are recorded as rejected payloads, in one record.
    */
   private handleDecoded(request: DecodedChunkRequest): void {
+    const s = request.superseded;
+    if (s && s.count > 0) {
+      const more = s.count - s.ids.length;
+      const ids = s.ids.map((id) => `'${id}'`).join(', ') + (more > 0 ? ` and ${more} more` : '');
+      this.onRejectedPayload?.(
+        {
+          id: ids,
+          verdict: 'rejected',
+          code: 'superseded',
+          reason: `superseded by '${requestId(request)}' while waiting for the control thread: answered 'superseded', not executed`,
+        },
+        this.clock.now(),
+      );
+    }
     if (!request.ok) {
       this.answer(
         { ok: false, error: { code: 'malformed', field: '(payload)', expected: request.error } },
@@ -42,10 +57,7 @@ export class ChunkServer {
       );
       return;
     }
-    const v = request.value;
-    this.answer(parseChunkMessage(v), () =>
-      typeof v === 'object' && v !== null && 'id' in v && typeof v.id === 'string' ? v.id.slice(0, 128) : '',
-    );
+    this.answer(parseChunkMessage(request.value), () => requestId(request));
   }
 
   private answer(parsed: Result<GateChunk, ChunkRejection>, id: () => string): void {

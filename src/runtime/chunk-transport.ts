@@ -3,8 +3,29 @@
  * carrying JSON texts. MQTT and ROS 2 implementations live elsewhere; the in-process channel here
  * is a real implementation for tests and single-process setups (delivery is asynchronous, in order).
  */
-/** A request decoded from JSON elsewhere (the network thread), or why it could not be. */
-export type DecodedChunkRequest = { ok: true; value: unknown } | { ok: false; error: string; id: string };
+/** Requests answered `superseded` before they reached the control thread (src/telemetry/chunk-pacer.ts). */
+export interface SupersededChunks {
+  /** The first of their ids (a bounded list). */
+  readonly ids: readonly string[];
+  /** How many there were. */
+  readonly count: number;
+}
+
+/**
+ * A request decoded from JSON elsewhere (the network thread), or why it could not be; with the
+ * requests it superseded while it waited for the control thread, if any.
+ */
+export type DecodedChunkRequest = (
+  | { ok: true; value: unknown }
+  | { ok: false; error: string; id: string }
+) & { superseded?: SupersededChunks };
+
+/** The id an answer to `r` carries: the request's (at most 128 characters), '' when it has none. */
+export function requestId(r: DecodedChunkRequest): string {
+  if (!r.ok) return r.id;
+  const v = r.value;
+  return typeof v === 'object' && v !== null && 'id' in v && typeof v.id === 'string' ? v.id.slice(0, 128) : '';
+}
 
 export interface ChunkServerTransport {
   /** Called once per incoming chunk payload. */

@@ -46,8 +46,6 @@ export interface MqttLinkOptions {
   ca?: string | Buffer;
   /** MQTT protocol: 4 = 3.1.1 (aedes), 5 = MQTT 5 (Mosquitto). */
   protocolVersion?: 4 | 5;
-  /** Margins are decimated to this rate (Hz). */
-  marginsRateHz?: number;
   /**
    * First reconnect delay (s) after the connection is lost or an attempt fails; each further
    * failed attempt doubles it up to `maxReconnectSeconds`, and a connection resets it. Default 1.
@@ -128,12 +126,10 @@ export class MqttLink implements TelemetryLink {
   private client: MqttClient | undefined;
   private lastGate: GatePayload | undefined;
   private lastEpisode: EpisodePayload | undefined;
-  private lastMarginsT = -Infinity;
   private lastHistoryT = -Infinity;
   /** Recent margins, published retained so a dashboard that connects later has the history from the broker. */
   private readonly history = new MarginHistory();
   private lastError = '';
-  private readonly minMarginsDt: number;
   private readonly listeners = new Listeners<[e: LinkEvent]>();
   private readonly timers: Timers;
   private readonly random: () => number;
@@ -147,7 +143,6 @@ export class MqttLink implements TelemetryLink {
     readonly options: MqttLinkOptions,
     private readonly handler: RemoteCommandHandler,
   ) {
-    this.minMarginsDt = 1 / (options.marginsRateHz ?? 50);
     this.timers = options.timers ?? systemTimers;
     this.random = options.random ?? Math.random;
   }
@@ -301,10 +296,11 @@ export class MqttLink implements TelemetryLink {
     this.counters.published++;
   }
 
-  /** Per-clause normalised margins; decimated to the configured rate. */
+  /**
+   * Per-clause normalised margins. Each call is published: the caller decimates (the session, to
+   * SessionTelemetry.marginsPeriodS, before it builds the records — one throttle, not two).
+   */
   publishMargins(t: number, margins: Record<string, number | null>, band: Record<string, number>): void {
-    if (t - this.lastMarginsT < this.minMarginsDt) return;
-    this.lastMarginsT = t;
     this.send('margins', { v: 1, robot: this.options.robot, t, margins, band });
     this.history.push(t, margins, band);
     if (t - this.lastHistoryT >= (this.options.historyPeriodSeconds ?? 1)) {

@@ -3,20 +3,30 @@
  * worker thread, so that no network input (a flood of packets, a large chunk request, a slow
  * login) can delay a control step on the main thread. Commands are parsed and validated here and
  * posted to the control thread as small typed messages; chunk requests are size-checked and
- * decoded from JSON here.
+ * decoded from JSON here, and paced: one per control step, the newest waiting one (chunk-pacer.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { DashboardServer } from './dashboard/server.js';
 import { EmbeddedBroker } from './embedded-broker.js';
 import { MqttLink } from './mqtt-link.js';
-import type { FromWorker, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
+import { ChunkPacer } from './chunk-pacer.js';
+import type { FromWorker, GateClockSync, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
 import { topicFor } from './topics.js';
 
 const port = parentPort;
 if (!port) throw new Error('network-host runs in a worker thread');
-const config = (workerData as { config: NetworkHostConfig }).config;
+const data = workerData as { config: NetworkHostConfig; clock: GateClockSync };
+const config = data.config;
 const post = (m: FromWorker) => port.postMessage(m);
 const command = (c: WorkerCommand) => post({ type: 'command', command: c });
+
+let clock = data.clock;
+const epochMs = () => performance.timeOrigin + performance.now();
+const chunks = new ChunkPacer({
+  forward: (request) => command({ kind: 'chunk', request }),
+  answer: (text) => link?.publishChunkResult(text),
+  gateNow: () => clock.gate + (epochMs() - clock.epochMs) / 1000,
+});
 
 let broker: EmbeddedBroker | undefined;
 let link: MqttLink | undefined;
@@ -48,7 +58,6 @@ async function start(): Promise<void> {
       url,
       robot,
       protocolVersion,
-      marginsRateHz: config.marginsRateHz,
       ...(username !== undefined ? { username } : {}),
       ...(password !== undefined ? { password } : {}),
     },
@@ -64,12 +73,15 @@ async function start(): Promise<void> {
       heartbeat: (seq) => command({ kind: 'heartbeat', seq }),
       chunk: (bytes) => {
         const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+        let value: unknown;
         try {
-          command({ kind: 'chunk', request: { ok: true, value: JSON.parse(text) as unknown } });
+          value = JSON.parse(text);
         } catch (e) {
           const id = /"id"\s*:\s*"([^"\\]{1,128})"/.exec(text.slice(0, 4096))?.[1] ?? '';
-          command({ kind: 'chunk', request: { ok: false, error: `JSON (${(e as Error).message})`, id } });
+          chunks.offer({ ok: false, error: `JSON (${(e as Error).message})`, id });
+          return;
         }
+        chunks.offer({ ok: true, value });
       },
     },
   );
@@ -97,6 +109,7 @@ async function start(): Promise<void> {
 }
 
 async function stop(): Promise<void> {
+  chunks.drain('armguard is shutting down: not evaluated');
   await dashboard?.stop().catch(() => undefined);
   await link?.stop().catch(() => undefined);
   await broker?.stop().catch(() => undefined);
@@ -118,6 +131,9 @@ port.on('message', (m: ToWorker) => {
       return l?.publishLabel(m.label);
     case 'chunk-result':
       return l?.publishChunkResult(m.text);
+    case 'chunk-credit':
+      clock = m.clock;
+      return chunks.grant();
     case 'stop':
       void stop();
       return;

@@ -6,6 +6,7 @@
 import type { AccessConfig } from './access.js';
 import type { SizeGuardLimits } from './mqtt-size-guard.js';
 import type { LinkEvent } from './mqtt-link.js';
+import type { DecodedChunkRequest } from '../runtime/chunk-transport.js';
 import type {
   EStopLatchPayload,
   EpisodePayload,
@@ -21,7 +22,6 @@ export interface NetworkHostConfig {
     | { kind: 'embedded'; port: number; host: string; access: AccessConfig; limits?: SizeGuardLimits }
     | { kind: 'external'; url: string; username?: string; password?: string; protocolVersion: 4 | 5 };
   robot: string;
-  marginsRateHz: number;
   connectTimeoutSeconds: number;
   /** Viewer credentials default to the embedded broker's per-process viewer. */
   dashboard?: { port: number; host?: string; viewer?: { username: string; password: string } };
@@ -33,7 +33,16 @@ export type WorkerCommand =
   | { kind: 'release'; value: ReleaseCommand; topic: string }
   | { kind: 'label'; value: LabelCommand; topic: string }
   | { kind: 'heartbeat'; seq: number }
-  | { kind: 'chunk'; request: { ok: true; value: unknown } | { ok: false; error: string; id: string } };
+  | { kind: 'chunk'; request: DecodedChunkRequest };
+
+/**
+ * The gate's clock seen from the worker: gate time `gate` (s) was read at `epochMs` (performance.timeOrigin
+ * + performance.now(), ms — comparable across threads); the worker extrapolates from the latest pair.
+ */
+export interface GateClockSync {
+  gate: number;
+  epochMs: number;
+}
 
 export type FromWorker =
   | { type: 'started'; url: string; connected: boolean; lastError: string; dashboardUrl?: string }
@@ -51,4 +60,6 @@ export type ToWorker =
   | { type: 'episode'; payload: Omit<EpisodePayload, 'v' | 'robot'> }
   | { type: 'label'; label: object }
   | { type: 'chunk-result'; text: string }
+  /** The control thread took a step: it may take the next chunk request (src/telemetry/chunk-pacer.ts). */
+  | { type: 'chunk-credit'; clock: GateClockSync }
   | { type: 'stop' };

@@ -10,7 +10,8 @@
 import { Worker } from 'node:worker_threads';
 import type { EStopLatchPayload, EpisodePayload, GateStateName } from './payloads.js';
 import type { LinkEvent, RemoteCommandHandler, TelemetryLink } from './mqtt-link.js';
-import type { FromWorker, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
+import type { FromWorker, GateClockSync, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
+import type { Clock } from '../util/clock.js';
 import type { ChunkServerTransport, DecodedChunkRequest } from '../runtime/chunk-transport.js';
 import type { Verdict } from '../util/result.js';
 import { Listeners } from '../util/listeners.js';
@@ -23,14 +24,28 @@ export interface NetworkWorkerHandler extends RemoteCommandHandler {
 /**
  * The chunk channel through the worker: requests arrive already decoded (`deliver`, given to the
  * worker's `decodedChunk`), results go back out through `respond`. A ChunkServer binds to it.
+ * The worker hands over one request per credit (src/telemetry/chunk-pacer.ts); `stepped`, called
+ * once per control step, gives the credit back when a request was taken since the last step — so
+ * at most one chunk is screened and filtered per control step, however many arrive.
  */
 export class DecodedChunkTransport implements ChunkServerTransport {
   private readonly handlers = new Listeners<[request: DecodedChunkRequest]>();
-  constructor(private readonly send: (payload: string) => void) {}
+  private owed = false;
+  constructor(
+    private readonly send: (payload: string) => void,
+    private readonly grant: (now: number) => void = () => undefined,
+  ) {}
 
   readonly deliver = (request: DecodedChunkRequest): void => {
+    this.owed = true;
     this.handlers.emit(request);
   };
+  /** A control step at `now` (gate time): the worker may hand over the next request. */
+  stepped(now: number): void {
+    if (!this.owed) return;
+    this.owed = false;
+    this.grant(now);
+  }
   /** Payload texts never arrive here: the worker decodes them (onDecodedRequest). */
   onRequest(): void {}
   onDecodedRequest(handler: (request: DecodedChunkRequest) => void): void {
@@ -90,7 +105,13 @@ export class NetworkWorker implements TelemetryLink {
   constructor(
     private readonly config: NetworkHostConfig,
     private readonly handler: NetworkWorkerHandler,
+    /** The gate's clock: the worker stamps the chunk answers it gives itself (superseded) in its time. */
+    private readonly clock: Clock,
   ) {}
+
+  private clockSync(now = this.clock.now()): GateClockSync {
+    return { gate: now, epochMs: performance.timeOrigin + performance.now() };
+  }
 
   get connected(): boolean {
     return this.isConnected;
@@ -152,7 +173,7 @@ export class NetworkWorker implements TelemetryLink {
 
   private spawn(config: NetworkHostConfig): Promise<StartedNetwork> {
     const entry = workerEntry();
-    const worker = new Worker(entry.file, { workerData: { ...entry.workerData, config } });
+    const worker = new Worker(entry.file, { workerData: { ...entry.workerData, config, clock: this.clockSync() } });
     this.worker = worker;
     this.exited = false;
     return new Promise((resolve, reject) => {
@@ -252,6 +273,10 @@ export class NetworkWorker implements TelemetryLink {
   }
   publishChunkResult(text: string): void {
     this.post({ type: 'chunk-result', text });
+  }
+  /** The control thread stepped at gate time `now`: the worker may hand over the next chunk request. */
+  grantChunk(now: number): void {
+    this.post({ type: 'chunk-credit', clock: this.clockSync(now) });
   }
 
   /** Stop the dashboard, link and broker in the worker, then the worker. Idempotent. */

@@ -24,7 +24,7 @@ export interface TelemetryOptions {
   clock: Clock;
   gate: Gate;
   labels: LabelSink;
-  /** Margins decimation (Hz). */
+  /** Margins decimation (Hz): the session builds and posts margins at most this often (the only throttle). */
   marginsRateHz?: number;
   onRefused?: (text: string) => void;
   /** Operator dead-man (s): no operator heartbeat for this long holds the gate (GateRemote.checkStep). */
@@ -60,7 +60,10 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
     ...(o.onFault ? { onFault: o.onFault } : {}),
   });
-  const chunks = new DecodedChunkTransport((payload) => net.publishChunkResult(payload));
+  const chunks = new DecodedChunkTransport(
+    (payload) => net.publishChunkResult(payload),
+    (now) => net.grantChunk(now),
+  );
   const b = o.broker;
   const net = new NetworkWorker(
     {
@@ -75,7 +78,6 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
               ...(b.password !== undefined ? { password: b.password } : {}),
             },
       robot: o.robotId,
-      marginsRateHz: o.marginsRateHz ?? 10,
       connectTimeoutSeconds: o.connectTimeoutSeconds ?? 5,
       ...(o.dashboard ? { dashboard: o.dashboard } : {}),
     },
@@ -87,6 +89,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
       heartbeat: () => remote.heartbeat(),
       decodedChunk: chunks.deliver,
     },
+    o.clock,
   );
   if (o.onRefused) net.onRefused(o.onRefused);
   if (o.onNetworkRestart) net.onRestart(o.onNetworkRestart);
@@ -107,7 +110,10 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     remote,
     chunks,
     hooks: {
-      checkStep: (now) => remote.checkStep(now),
+      checkStep: (now) => {
+        remote.checkStep(now);
+        chunks.stepped(now);
+      },
       marginsPeriodS: 1 / (o.marginsRateHz ?? 10),
       publishMargins: (t, margins, band) => net.publishMargins(t, margins, band),
       publishEvent: (t, kind, detail) => net.publishEvent(t, kind, detail),

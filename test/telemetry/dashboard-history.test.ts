@@ -50,7 +50,6 @@ describe('dashboard history from the broker, and the e-stop reset control (headl
         robot: ROBOT,
         username: 'armguard',
         password: 'ag-pass1',
-        marginsRateHz: 20,
         clientId: `armguard-${ROBOT}-${process.pid}`,
       },
       remote,

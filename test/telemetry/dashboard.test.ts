@@ -59,7 +59,7 @@ describe('live dashboard in headless Chromium', () => {
     });
     const url = await broker.start();
     const remote = new GateRemote(gate, clock, undefined);
-    link = new MqttLink({ url, robot: 'so101-lab', username: 'armguard', password: 'ag', marginsRateHz: 30 }, remote);
+    link = new MqttLink({ url, robot: 'so101-lab', username: 'armguard', password: 'ag' }, remote);
     await link.start();
     remote.attach(link);
 

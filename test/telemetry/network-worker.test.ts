@@ -33,10 +33,10 @@ beforeAll(async () => {
         access: { users: [{ username: 'op', password: 'op-secret1', roles: ['operator', 'policy'] }] },
       },
       robot: 'w1',
-      marginsRateHz: 50,
       connectTimeoutSeconds: 5,
     },
     handler,
+    { now: () => performance.now() / 1000 },
   );
   net.onEvent((e) => events.push(e));
   started = await net.start();
@@ -68,7 +68,10 @@ describe('NetworkWorker', () => {
       '{"v":1,"id":"c1","stamp":0,"horizon":1,"joints":1,"dt":0.02,"targets":[[0]]}',
     );
     await op.publish(topicFor('w1', 'chunk/request'), '{"v":1,"id":"c2", oops');
-    await until(() => chunks.length === 2 && seen.length === 3, 'the commands');
+    // One chunk request per control step: the second waits for the step's credit.
+    await until(() => chunks.length === 1 && seen.length === 3, 'the commands');
+    net.grantChunk(1);
+    await until(() => chunks.length === 2, 'the second chunk request after the credit');
     expect(seen).toEqual(['estop r p1', 'reset p1', 'heartbeat 7']);
     expect(chunks[0]).toEqual({
       ok: true,
