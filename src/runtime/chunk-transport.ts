@@ -15,10 +15,9 @@ export interface SupersededChunks {
  * A request decoded from JSON elsewhere (the network thread), or why it could not be; with the
  * requests it superseded while it waited for the control thread, if any.
  */
-export type DecodedChunkRequest = (
-  | { ok: true; value: unknown }
-  | { ok: false; error: string; id: string }
-) & { superseded?: SupersededChunks };
+export type DecodedChunkRequest = ({ ok: true; value: unknown } | { ok: false; error: string; id: string }) & {
+  superseded?: SupersededChunks;
+};
 
 /** The id an answer to `r` carries: the request's (at most 128 characters), '' when it has none. */
 export function requestId(r: DecodedChunkRequest): string {

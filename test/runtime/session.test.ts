@@ -222,6 +222,29 @@ describe('Session: one session for every platform', () => {
     ).toBe(true);
   });
 
+  it('builds and hands over margins at most once per marginsPeriodS: the only margins throttle (the MQTT link publishes each)', async () => {
+    const s = setup();
+    await s.session.start(s.clock.now());
+    const published: number[] = [];
+    s.session.attachTelemetry({
+      checkStep: () => undefined,
+      marginsPeriodS: 0.05,
+      publishMargins: (t, margins) => {
+        expect(Object.keys(margins)).toEqual(['joint_torque']);
+        published.push(t);
+      },
+      publishEvent: () => undefined,
+      publishEpisode: () => undefined,
+      publishLabel: () => undefined,
+    });
+    s.run(100); // 1 s at 100 Hz
+    expect(published.length).toBeGreaterThanOrEqual(19);
+    expect(published.length).toBeLessThanOrEqual(21);
+    for (let i = 1; i < published.length; i++)
+      expect(published[i]! - published[i - 1]!).toBeGreaterThanOrEqual(0.05 - 1e-9);
+    await s.session.close(s.clock.now(), 'test end');
+  });
+
   it('finishEpisode labels and closes the episode and, with next, opens the next one (the ROS ~/label_success path)', async () => {
     const s = setup();
     await s.session.start(s.clock.now());
