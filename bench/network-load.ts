@@ -1,19 +1,21 @@
 /**
  * Load generator for bench/network-faults.ts, run as a child process so its work is not the
- * control thread's: `flood64` logs in and declares a 64 MB PUBLISH, written in 1 MB pieces;
- * `chunks` publishes 2,000 chunk requests (H = 50, 6 joints) as fast as the client can.
+ * control thread's: `flood64` logs in and declares a 64 MB PUBLISH, written in 1 MB pieces, and
+ * again on a new connection each time the broker closes one, for `seconds`; `chunks` publishes
+ * 2,000 chunk requests (H = 50, 6 joints) as fast as the client can.
  *
- *   node --import tsx bench/network-load.ts flood64|chunks <url> <robot>   (prints "ready", starts on a line on stdin)
+ *   node --import tsx bench/network-load.ts flood64|chunks <url> <robot> [seconds=6]   (prints "ready", starts on a line on stdin)
  */
 import { connect } from 'node:net';
 import mqtt from 'mqtt';
 import { topicFor } from '../src/telemetry/topics.js';
 import { mqttString, remainingLength as varint } from '../test/support/mqtt-raw.js';
 
-const [mode, url, robot] = process.argv.slice(2) as [string, string, string];
+const [mode, url, robot, secondsArg] = process.argv.slice(2) as [string, string, string, string | undefined];
+const seconds = Number(secondsArg ?? 6);
 
 /** A logged-in client that declares a 64 MB PUBLISH and writes it in 1 MB pieces; resolves when done or cut off. */
-function flood64(port: number, ROBOT: string): Promise<string> {
+function flood64(port: number, ROBOT: string): Promise<{ mb: number; cut: boolean }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const body = [
@@ -33,7 +35,7 @@ function flood64(port: number, ROBOT: string): Promise<string> {
     socket.on('error', () => undefined);
     socket.once('close', () => {
       closed = true;
-      resolve(`cut off after ${(written / 2 ** 20).toFixed(0)} MB`);
+      resolve({ mb: written / 2 ** 20, cut: written < total });
     });
     socket.once('connect', () => {
       socket.write(Buffer.from([0x10, ...varint(body.length), ...body]));
@@ -47,7 +49,7 @@ function flood64(port: number, ROBOT: string): Promise<string> {
           }
           if (!closed) {
             socket.end();
-            resolve(`all ${(written / 2 ** 20).toFixed(0)} MB sent`);
+            resolve({ mb: written / 2 ** 20, cut: false });
           }
         };
         pump();
@@ -56,12 +58,24 @@ function flood64(port: number, ROBOT: string): Promise<string> {
   });
 }
 
+/** Publish n chunk requests at once; resolves when every one is answered on chunk/result (or after 60 s). */
 async function chunkFlood(n: number, ROBOT: string): Promise<string> {
   const client = await mqtt.connectAsync(url, {
     username: 'vla',
     password: 'vla-secret1',
     clientId: `bench-vla-${Math.random()}`,
   });
+  // The answers are counted here, not on the measured control thread.
+  let answered = 0;
+  let superseded = 0;
+  let allAnswered: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (allAnswered = resolve));
+  client.on('message', (_topic, payload) => {
+    answered++;
+    if (payload.includes('"code":"superseded"')) superseded++;
+    if (answered >= n) allAnswered();
+  });
+  await client.subscribeAsync(topicFor(ROBOT, 'chunk/result'), { qos: 1 });
   const targets = Array.from({ length: 50 }, (_, k) => [0.01 * k, 0.1, 0.2, 0.3, 0.4, 0.5].map((x) => x + 1e-7 * k));
   const t0 = performance.now();
   const acks: Promise<unknown>[] = [];
@@ -84,13 +98,27 @@ async function chunkFlood(n: number, ROBOT: string): Promise<string> {
   }
   await Promise.all(acks);
   const sent = (performance.now() - t0) / 1000;
+  await Promise.race([done, new Promise((r) => setTimeout(r, 60_000))]);
+  const all = (performance.now() - t0) / 1000;
   await client.endAsync(true);
-  return `${n} sent and acknowledged in ${sent.toFixed(1)} s`;
+  return `${n} sent and acknowledged in ${sent.toFixed(1)} s; ${answered} answered ${all.toFixed(1)} s after the first was sent (${superseded} superseded)`;
 }
 
 // Started (and compiled) before the measurement: wait for the bench's "go" on stdin.
 console.log('ready');
 await new Promise((r) => process.stdin.once('data', r));
-if (mode === 'flood64') console.log(await flood64(Number(new URL(url).port), robot));
-else console.log(await chunkFlood(2000, robot));
+if (mode === 'flood64') {
+  // One 64 MB PUBLISH after another (a new connection when the broker closes one) for `seconds`.
+  const t0 = performance.now();
+  const floods: { mb: number; cut: boolean }[] = [];
+  while (performance.now() - t0 < seconds * 1000) floods.push(await flood64(Number(new URL(url).port), robot));
+  const cut = floods.filter((f) => f.cut);
+  const mb = floods.reduce((a, f) => a + f.mb, 0);
+  console.log(
+    `${floods.length} floods in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${mb.toFixed(0)} MB sent; ` +
+      (cut.length === floods.length
+        ? `each cut off by the broker (after ${Math.min(...cut.map((f) => f.mb))}–${Math.max(...cut.map((f) => f.mb))} MB)`
+        : `${floods.length - cut.length} accepted in full`),
+  );
+} else console.log(await chunkFlood(2000, robot));
 process.exit(0);
