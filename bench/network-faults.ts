@@ -85,6 +85,7 @@ interface ChunkCounter {
   /** Chunks evaluated on the control thread, and the time spent on them (ms). */
   n: number;
   ms: number;
+  maxMs: number;
   verdicts: Map<string, number>;
 }
 
@@ -155,7 +156,9 @@ function chunkPath(gate: Gate, counter: ChunkCounter) {
     submitChunk: (chunk: GateChunk, now: number): ExecutedChunk => {
       const t0 = performance.now();
       const r = executor.submit(chunk, now);
-      counter.ms += performance.now() - t0;
+      const ms = performance.now() - t0;
+      counter.ms += ms;
+      counter.maxMs = Math.max(counter.maxMs, ms);
       counter.n++;
       counter.verdicts.set(r.code, (counter.verdicts.get(r.code) ?? 0) + 1);
       return r;
@@ -169,7 +172,7 @@ function chunkPath(gate: Gate, counter: ChunkCounter) {
  */
 const benchGate = () => new Gate({ ...DEFAULT_GATE_CONFIG, maxStepGap: 3600 });
 
-const newCounter = (): ChunkCounter => ({ n: 0, ms: 0, verdicts: new Map() });
+const newCounter = (): ChunkCounter => ({ n: 0, ms: 0, maxMs: 0, verdicts: new Map() });
 
 async function inThreadRig(): Promise<Rig> {
   const broker = new EmbeddedBroker(access, { limits: { maxPacketBytes: 128 << 20, maxConnectBytes: 128 << 20 } });
@@ -354,7 +357,7 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
   const chunks = chunker.go().then((r) => {
     const c = rig.chunks;
     const verdicts = [...c.verdicts].map(([k, v]) => `${k} ${v}`).join(', ');
-    return `${r}; ${c.n} evaluated on the control thread (${verdicts}), ${(c.ms / Math.max(1, c.n)).toFixed(2)} ms each on average`;
+    return `${r}; ${c.n} evaluated on the control thread (${verdicts}), ${(c.ms / Math.max(1, c.n)).toFixed(2)} ms each on average, max ${c.maxMs.toFixed(2)} ms`;
   });
   gc.take();
   const chunkSteps = await controlLoop(rig, 60, chunks);
