@@ -77,3 +77,4 @@ export {
   type WarningBandConfig,
 } from './warning-band.js';
 export { bandRecord, bandStateOf, describeBand, type ChunkBandRecord, type ChunkBandStage } from './band-stage.js';
+export { KinematicChunkMotion, type GravityTorques, type KinematicMotionOptions } from './kinematic-motion.js';

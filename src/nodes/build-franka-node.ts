@@ -86,6 +86,11 @@ export function buildFrankaNode(
             tableHeight: config.tableHeight,
             dSafe: config.dSafe,
             ...(config.workspace ? { workspace: config.workspace } : {}),
+            ...(config.warningBand
+              ? {
+                  warningBand: config.warningBandRunOn !== undefined ? { runOn: config.warningBandRunOn } : {},
+                }
+              : {}),
           },
         }
       : {}),

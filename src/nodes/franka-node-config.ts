@@ -70,6 +70,13 @@ export interface FrankaNodeConfig {
   workspace: number[] | undefined;
   /** Safety distance of the CBF (m). */
   dSafe: number;
+  /**
+   * The chunk warning band after the CBF (parameter `warning_band`; issue 15): default on when
+   * `table_height` is given, off otherwise (no plane to predict contact against).
+   */
+  warningBand: boolean;
+  /** The band's run-on (s), parameter `warning_band_run_on`; default FRANKA_RUN_ON (an assumption, not measured). */
+  warningBandRunOn: number | undefined;
   /** Directory for armguard MCAP episode files, or none (no recording). */
   episodesDir: string | undefined;
   /**
@@ -129,6 +136,8 @@ const KEYS = [
   'obstacle_max_age',
   'workspace',
   'd_safe',
+  'warning_band',
+  'warning_band_run_on',
   'episodes_dir',
   'end_effector',
   ...SEMANTIC_PARAMS.map((k) => `semantic_${k}`),
@@ -343,6 +352,14 @@ export function parseFrankaNodeConfig(
     obstacleMaxAge: num('obstacle_max_age', 0.1) ?? 0.1,
     workspace,
     dSafe: num('d_safe', 0.03) ?? 0.03,
+    warningBand: (() => {
+      const e = p?.get('warning_band');
+      return e ? (r.boolean(e.value, field('warning_band')) ?? false) : p?.get('table_height') !== undefined;
+    })(),
+    warningBandRunOn: (() => {
+      const e = p?.get('warning_band_run_on');
+      return e ? r.number(e.value, field('warning_band_run_on'), { nonNegative: true }) : undefined;
+    })(),
     episodesDir: p?.get('episodes_dir') ? str('episodes_dir') : undefined,
     semantic: (() => {
       const options: Record<string, string> = {};

@@ -206,6 +206,8 @@ export class RosMonitorNode {
         code: r.code,
         reason: r.reason,
         t: this.node.time.unixSeconds(now),
+        // what the warning band did (action, clause, step, predicted margin), when it changed the chunk
+        ...(r.band ? { band: r.band } : {}),
       }),
     });
   }

@@ -3,7 +3,8 @@
  * on a robot, the fake graph in tests and replays): FrankaRos as signal source, command sink and
  * joint state, external tracking mapped into the signals, the applicable clause monitors (robot
  * state at 1 kHz), the gate's limits, and the barrier model screen → chunk CBF filter (FR3/Panda
- * capsules against tracked objects, the table plane and the workspace) → JointTrajectory.
+ * capsules against tracked objects, the table plane and the workspace) → warning band
+ * (src/rigs/warning-band.ts) → JointTrajectory.
  */
 import {
   CapsuleBarrier,
@@ -35,6 +36,7 @@ import { FrankaMapping, frankaMappingConfig } from '../../drivers/franka/mapping
 import { FRANKA_STATE_MIN_INTERVAL_S } from '../../drivers/franka/messages.js';
 import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
 import { subscribeTracking, type TrackingInput } from '../../drivers/tracking/ros-adapters.js';
+import { frankaBand, type PlatformBand } from './warning-band.js';
 
 /** hardware-facts §A6: FR3 and Panda joint velocity limits (rad/s). */
 export const FRANKA_DQ_MAX = {
@@ -68,8 +70,16 @@ export interface FrankaRigOptions {
     /** Bodies tracked for their positions only (the semantic gate's actor and target). */
     positionsOnly?: readonly string[];
   };
-  /** Proposed chunks are checked against this barrier (gating, and the gate-off baseline's screen); absent: monitor only. */
-  barrier?: { tableHeight: number; dSafe: number; workspace?: readonly number[] };
+  /**
+   * Proposed chunks are checked against this barrier (gating, and the gate-off baseline's screen);
+   * absent: monitor only. `warningBand`: the chunk warning band after the CBF (src/rigs/warning-band.ts).
+   */
+  barrier?: {
+    tableHeight: number;
+    dSafe: number;
+    workspace?: readonly number[];
+    warningBand?: { runOn?: number };
+  };
 }
 
 export interface FrankaRig {
@@ -77,6 +87,8 @@ export interface FrankaRig {
   franka: FrankaRos;
   /** The tracked scene, when tracking is configured with bodies to follow. */
   tracker: SceneTracker | undefined;
+  /** The warning band on chunks, when configured. */
+  band: PlatformBand | undefined;
 }
 
 /**
@@ -120,6 +132,16 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
     tr && tracker && tr.obstacles.length > 0
       ? { bodies: tr.obstacles, source: tracker, trackingInBase: tr.trackingInBase, maxAge: tr.obstacleMaxAge }
       : undefined;
+  const bandOptions = o.barrier?.warningBand;
+  const band = bandOptions
+    ? frankaBand({
+        platform: o.platform,
+        endEffector: o.endEffector,
+        tableHeight: o.barrier!.tableHeight,
+        instances: plan.instances,
+        ...(bandOptions.runOn !== undefined ? { runOn: bandOptions.runOn } : {}),
+      })
+    : undefined;
   const rig: PlatformRig = {
     platform: o.platform,
     clock: { now: () => node.now() },
@@ -138,10 +160,11 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
           endEffector: o.endEffector,
           ...o.barrier,
           ...(tracked ? { tracked } : {}),
+          ...(band && band.clauses.length > 0 ? { band } : {}),
         })
       : { kind: 'none' },
   };
-  return { rig, franka, tracker };
+  return { rig, franka, tracker, band };
 }
 
 /** The screen of a Franka's chunks (shape, finite, joint limits, age, order): gating and the gate-off baseline. */
@@ -175,6 +198,8 @@ interface FrankaBarrierOptions {
     trackingInBase: readonly [number, number, number, number, number, number];
     maxAge: number;
   };
+  /** The chunk warning band after the CBF. */
+  band?: PlatformBand;
 }
 
 function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
@@ -215,5 +240,6 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
     filter,
     maxStateAge: 0.05,
     ...(tracked ? { obstacles: tracked } : {}),
+    ...(o.band ? { band: o.band.stage } : {}),
   };
 }

@@ -2,7 +2,7 @@
  * The SO-101's rig for the session (src/runtime/session.ts): the applicable safe-tier clause
  * monitors for the task (signals declared by the calibration file, thresholds from it), the gate's
  * limits, and the barrier model screen → CBF filter (arm capsules vs the table plane, optional
- * fixed spheres and workspace box) → arm. The arm (a real tty or the emulator) is connected by the
+ * fixed spheres and workspace box) → warning band (src/rigs/warning-band.ts) → arm. The arm (a real tty or the emulator) is connected by the
  * caller and handed in behind the ports.
  */
 import { jointLimitsRadians, type So101Calibration } from '../calibration/so101.js';
@@ -25,6 +25,7 @@ import { planSafeMonitors } from '../runtime/safe-monitors.js';
 import { SIGNALS } from '../schema/signals.js';
 import type { Clock } from '../util/clock.js';
 import { so101ModelFor } from '../../drivers/so101/mapping.js';
+import { so101Band, type PlatformBand } from './warning-band.js';
 
 export interface So101RigOptions {
   spec: ScoringSpec;
@@ -54,6 +55,13 @@ export interface So101RigOptions {
   minMaxAge?: number;
   /** Control-loop rate (Hz): the monitors' buffers are sized for samples half a period apart. */
   rate?: number;
+  /**
+   * The chunk warning band after the CBF (src/rigs/warning-band.ts). Default on: the calibration
+   * always configures the table plane.
+   */
+  warningBand?: boolean;
+  /** The band's run-on (s); default the measured SO101_RUN_ON. */
+  warningBandRunOn?: number;
 }
 
 export interface So101Rig {
@@ -63,6 +71,8 @@ export interface So101Rig {
   thresholds: MonitoredThreshold[];
   /** Names of the monitored clauses, in margin order. */
   clauses: string[];
+  /** The warning band on chunks, when on. */
+  band: PlatformBand | undefined;
 }
 
 export interface MonitoredThreshold {
@@ -103,7 +113,17 @@ export function so101Rig(o: So101RigOptions): So101Rig {
     spheres: Float64Array.from(o.obstacles ?? []),
     box: o.workspace ? Float64Array.from(o.workspace) : null,
   };
-  const barrier = new CapsuleBarrier(new CapsuleModel(so101ModelFor(cal)), obstacleGroups(obstacles), o.dSafe ?? 0.01);
+  const armSpec = so101ModelFor(cal);
+  const barrier = new CapsuleBarrier(new CapsuleModel(armSpec), obstacleGroups(obstacles), o.dSafe ?? 0.01);
+  const band =
+    o.warningBand === false
+      ? undefined
+      : so101Band({
+          calibration: cal,
+          model: armSpec,
+          instances,
+          ...(o.warningBandRunOn !== undefined ? { runOn: o.warningBandRunOn } : {}),
+        });
   const filter = new ChunkCbfFilter(barrier, interiorPointSolver, {
     ...DEFAULT_CBF_WEIGHTS,
     qmin,
@@ -154,7 +174,13 @@ export function so101Rig(o: So101RigOptions): So101Rig {
       },
       watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),
     },
-    barrier: { kind: 'cbf', screen, filter, maxStateAge: Math.max(0.1, floor) },
+    barrier: {
+      kind: 'cbf',
+      screen,
+      filter,
+      maxStateAge: Math.max(0.1, floor),
+      ...(band && band.clauses.length > 0 ? { band: band.stage } : {}),
+    },
   };
   const thresholds = instances.map(
     (i): MonitoredThreshold => ({
@@ -164,5 +190,5 @@ export function so101Rig(o: So101RigOptions): So101Rig {
       from: cal.thresholds[i.clause.id] ? `calibration ${o.calibrationFile ?? cal.armId}` : i.numbersFrom,
     }),
   );
-  return { rig, decisions, thresholds, clauses };
+  return { rig, decisions, thresholds, clauses, band };
 }

@@ -199,6 +199,19 @@ describe('armguard run: arguments', () => {
     expect(await errs([...base, '--dead-man', '0'])).toEqual([
       expect.stringMatching(/--dead-man: expected seconds in \[0\.1, 60\], got '0'/),
     ]);
+    expect(await errs([...base, '--warning-band', 'maybe'])).toEqual([
+      expect.stringMatching(/--warning-band: expected on or off, got 'maybe'/),
+    ]);
+    expect(await errs([...base, '--warning-band-run-on', '-0.1'])).toEqual([
+      expect.stringMatching(/--warning-band-run-on: expected seconds in \[0, 1\]/),
+    ]);
+    expect(await errs([...base, '--warning-band', 'off', '--warning-band-run-on', '0.1'])).toEqual([
+      expect.stringMatching(/--warning-band-run-on needs the warning band on/),
+    ]);
+    const band = await parseRunArgs([...base, '--warning-band-run-on', '0.2']);
+    expect(band.ok && [band.options.warningBand, band.options.warningBandRunOn]).toEqual([true, 0.2]);
+    const bandOff = await parseRunArgs([...base, '--warning-band', 'off']);
+    expect(bandOff.ok && bandOff.options.warningBand).toBe(false);
     const deadMan = await parseRunArgs([...base, '--dead-man', '1.5']);
     expect(deadMan.ok && deadMan.options.deadManS).toBe(1.5);
     const ok = await parseRunArgs([

@@ -50,6 +50,8 @@ const STRINGS = [
   'bus-timeout',
   'arm-watchdog',
   'emulator-delay',
+  'warning-band',
+  'warning-band-run-on',
   ...SEMANTIC_STRINGS,
   ...SPEC_FILE_OPTIONS,
 ] as const;
@@ -60,7 +62,7 @@ const HELP = `usage: armguard run so101 (--port <tty> | --emulator) --calibratio
 Monitors and gates a live SO-101: connects the arm without moving it, scores every control step
 against the clauses that apply to the task (signals declared by the calibration file), holds the
 arm on a violation, fault, stale signal or e-stop, filters policy chunks (screen → CBF on the arm
-capsules vs the table plane / workspace box / fixed spheres → arm), records one MCAP episode per episode, and
+capsules vs the table plane / workspace box / fixed spheres → warning band → arm), records one MCAP episode per episode, and
 publishes telemetry on MQTT. Policies send chunks to armguard/v1/<robot>/chunk/request.
 
   --port <tty>          the arm's serial port (e.g. /dev/ttyACM0)
@@ -87,6 +89,13 @@ ${SPEC_FILE_HELP}
                         commanded; e-stop, watchdog and bus faults still hold (default on)
   --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
   --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
+  --warning-band on|off the chunk warning band after the CBF (issue 15; hardware.md "Warning band"):
+                        predicts contact force (speed toward the calibration's table plane), joint
+                        load (calibrated gravity + what the chunk commands beyond reach) and a held
+                        object's height along each chunk and slows, bends or holds it while a
+                        predicted margin is inside its clause's ε — before ρ reaches 0 (default on)
+  --warning-band-run-on <s>  how far the arm runs on past a stopped target (default 0.12: the
+                        follower's lag measured on the real LeRobot SO-101 dataset)
   --max-age <s>         raise every signal's max age (design §2) to at least this (default: derived
                         at start-up from 20 measured state reads: 2 × (control period + slowest
                         read), printed in the 'timing:' line)
@@ -175,7 +184,9 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const busTimeout = num('bus-timeout', undefined, (v) => v >= 0.002 && v <= 1, 'seconds in [0.002, 1]');
   const armWatchdog = num('arm-watchdog', undefined, (v) => v >= 0.05 && v <= 5, 'seconds in [0.05, 5]');
   const emulatorDelay = num('emulator-delay', undefined, (v) => v >= 0 && v <= 0.05, 'seconds in [0, 0.05]');
+  const bandRunOn = num('warning-band-run-on', undefined, (v) => v >= 0 && v <= 1, 'seconds in [0, 1]');
   for (const v of [
+    bandRunOn,
     rate,
     brokerPort,
     dashboardPort,
@@ -191,6 +202,10 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   if (emulatorDelay !== undefined && !emulator) return usageError('--emulator-delay needs --emulator');
   const gateOpt = str('gate') ?? 'on';
   if (gateOpt !== 'on' && gateOpt !== 'off') return usageError(`--gate: expected on or off, got '${gateOpt}'`);
+  const bandOpt = str('warning-band') ?? 'on';
+  if (bandOpt !== 'on' && bandOpt !== 'off') return usageError(`--warning-band: expected on or off, got '${bandOpt}'`);
+  if (bandOpt === 'off' && bandRunOn !== undefined)
+    return usageError('--warning-band-run-on needs the warning band on');
   let workspace: number[] | undefined;
   const ws = str('workspace');
   if (ws !== undefined) {
@@ -333,6 +348,8 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(dashboard ? { dashboard } : {}),
       ...(workspace ? { workspace } : {}),
       ...(obstacles ? { obstacles } : {}),
+      warningBand: bandOpt === 'on',
+      ...(typeof bandRunOn === 'number' ? { warningBandRunOn: bandRunOn } : {}),
       ...(duration !== undefined ? { durationS: duration as number } : {}),
       ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),
       ...(deadMan !== undefined ? { deadManS: deadMan as number } : {}),
@@ -382,6 +399,15 @@ async function brokerCredentials(
   const password = r.ok ? r.stringAt(['password']) : '';
   if (!r.ok) return { ok: false, errors: r.errors.map((p) => `armguard run: ${p.message}`) };
   return { ok: true, value: { username, password } };
+}
+
+/** The start-up line naming what the warning band predicts and its constants (or why it is off). */
+export function describeRunBand(band: RunSession['runtime']['band'], gating: boolean): string {
+  if (!band) return 'warning band: off (--warning-band off)';
+  if (!gating) return 'warning band: not applied (gate off: chunks forwarded unfiltered)';
+  if (band.clauses.length === 0) return 'warning band: no applicable clause declares one';
+  const clauses = band.clauses.map((c) => `${c.id} (${c.action}, ε ${c.epsilon})`).join(', ');
+  return `warning band: ${clauses}; ${band.notes.join('; ')}`;
 }
 
 /** The shutdown line's account of the arm: held, not commanded, or the hold that failed. */
@@ -444,6 +470,7 @@ export const runCommand: Command = {
     io.out(
       `thresholds monitored: ${session.runtime.thresholds.map((t) => `${t.clause} ${t.tau} ${t.unit} (${t.from})`).join('; ') || '(none)'}`,
     );
+    io.out(describeRunBand(session.runtime.band, o.gating));
     io.out(
       `mqtt: ${session.brokerUrl} — chunks on armguard/v1/${o.robotId}/chunk/request${o.gating ? '' : ' (forwarded unfiltered: baseline)'}`,
     );

@@ -60,6 +60,10 @@ export interface RunSessionOptions {
   workspace?: readonly number[];
   /** Fixed spheres the arm keeps clear of: x, y, z, r per sphere (m, base frame). */
   obstacles?: readonly number[];
+  /** The chunk warning band after the CBF (default on). */
+  warningBand?: boolean;
+  /** Its run-on (s); default the measured SO101_RUN_ON. */
+  warningBandRunOn?: number;
   /** Opens episode files (default: `<episodesDir>/<id>.mcap`); tests inject failing storage. */
   openEpisode?: EpisodeManagerOptions['open'];
   /**
@@ -126,6 +130,8 @@ export class RunSession {
       rate: o.rate,
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.obstacles ? { obstacles: o.obstacles } : {}),
+      ...(o.warningBand !== undefined ? { warningBand: o.warningBand } : {}),
+      ...(o.warningBandRunOn !== undefined ? { warningBandRunOn: o.warningBandRunOn } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
       ...(o.watchdogS !== undefined ? { watchdogTimeout: o.watchdogS } : {}),
     });

@@ -23,6 +23,8 @@ export function frankaTestConfig(overrides: Partial<FrankaNodeConfig> = {}): Fra
     obstacleMaxAge: 0.1,
     workspace: undefined,
     dSafe: 0.03,
+    warningBand: false,
+    warningBandRunOn: undefined,
     episodesDir: undefined,
     ...overrides,
   };
