@@ -2,7 +2,7 @@
  * The SO-101's rig for the session (src/runtime/session.ts): the applicable safe-tier clause
  * monitors for the task (signals declared by the calibration file, thresholds from it), the gate's
  * limits, and the barrier model screen → CBF filter (arm capsules vs the table plane, optional
- * fixed spheres and workspace box) → warning band (src/rigs/warning-band.ts) → arm. The arm (a real tty or the emulator) is connected by the
+ * fixed spheres, tracked bodies and workspace box) → warning band (src/rigs/warning-band.ts) → arm. The arm (a real tty or the emulator) is connected by the
  * caller and handed in behind the ports.
  */
 import { jointLimitsRadians, type So101Calibration } from '../calibration/so101.js';
@@ -15,6 +15,9 @@ import {
   DEFAULT_CBF_WEIGHTS,
   interiorPointSolver,
   obstacleGroups,
+  TrackedObstacles,
+  type TrackedObstacleSpec,
+  type TrackedPositionSource,
 } from '../gate/index.js';
 import { CapsuleModel } from '../kinematics/index.js';
 import type { ObstacleSet } from '../kinematics/index.js';
@@ -40,6 +43,17 @@ export interface So101RigOptions {
   workspace?: readonly number[];
   /** Fixed spheres the capsules keep clear of: x, y, z, r per sphere (m, base frame), one barrier pair each. */
   obstacles?: readonly number[];
+  /**
+   * Tracked bodies the capsules keep clear of (a sphere around each tracked position, moved into
+   * the barrier before every chunk); a body older than `maxAge` holds the chunk, as on the Franka.
+   */
+  tracked?: {
+    bodies: readonly TrackedObstacleSpec[];
+    source: TrackedPositionSource;
+    /** Pose of the tracking frame in the robot base frame: x, y, z (m), roll, pitch, yaw (rad). */
+    trackingInBase: readonly [number, number, number, number, number, number];
+    maxAge: number;
+  };
   /** Safety distance of the barrier (m). Default 0.01. */
   dSafe?: number;
   /** Per-joint speed bound used by the filter (rad/s). Default 2. */
@@ -108,13 +122,26 @@ export function so101Rig(o: So101RigOptions): So101Rig {
 
   const floor = o.minMaxAge ?? 0;
   const { lower: qmin, upper: qmax } = jointLimitsRadians(cal);
+  const tracked = o.tracked && o.tracked.bodies.length > 0 ? o.tracked : undefined;
+  const nTracked = tracked?.bodies.length ?? 0;
   const obstacles: ObstacleSet = {
     planes: Float64Array.from([0, 0, 1, cal.tableHeightM]),
-    spheres: Float64Array.from(o.obstacles ?? []),
+    // tracked spheres first (placed by TrackedObstacles before every chunk), then the fixed ones
+    spheres: Float64Array.from([...new Array<number>(4 * nTracked).fill(NaN), ...(o.obstacles ?? [])]),
     box: o.workspace ? Float64Array.from(o.workspace) : null,
   };
+  const groups = obstacleGroups(obstacles);
   const armSpec = so101ModelFor(cal);
-  const barrier = new CapsuleBarrier(new CapsuleModel(armSpec), obstacleGroups(obstacles), o.dSafe ?? 0.01);
+  const barrier = new CapsuleBarrier(new CapsuleModel(armSpec), groups, o.dSafe ?? 0.01);
+  const trackedObstacles = tracked
+    ? new TrackedObstacles(
+        tracked.bodies,
+        groups.slice(0, nTracked),
+        tracked.source,
+        tracked.trackingInBase,
+        tracked.maxAge,
+      )
+    : undefined;
   const band =
     o.warningBand === false
       ? undefined
@@ -179,6 +206,7 @@ export function so101Rig(o: So101RigOptions): So101Rig {
       screen,
       filter,
       maxStateAge: Math.max(0.1, floor),
+      ...(trackedObstacles ? { obstacles: trackedObstacles } : {}),
       ...(band && band.clauses.length > 0 ? { band: band.stage } : {}),
     },
   };

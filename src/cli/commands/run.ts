@@ -52,6 +52,10 @@ const STRINGS = [
   'emulator-delay',
   'warning-band',
   'warning-band-run-on',
+  'tracking',
+  'obstacle-bodies',
+  'tracking-frame-in-base',
+  'obstacle-max-age',
   ...SEMANTIC_STRINGS,
   ...SPEC_FILE_OPTIONS,
 ] as const;
@@ -89,6 +93,14 @@ ${SPEC_FILE_HELP}
                         commanded; e-stop, watchdog and bus faults still hold (default on)
   --workspace x0,y0,z0,x1,y1,z1   box (m, base frame) the arm capsules must stay inside
   --obstacles "x,y,z,r;…"         fixed spheres (m, base frame: centre and radius) the arm keeps clear of
+  --tracking udp:[<host>:]<port>   live tracked obstacles: pose datagrams from a mocap or AprilTag
+                        bridge ({"v":1,"bodies":[{"name","p":[x,y,z],"q":[x,y,z,w]}]}, tracking frame,
+                        m) on this UDP address (host default 127.0.0.1; hardware.md "Tracked obstacles")
+  --obstacle-bodies "body:r,…"    tracked bodies the arm keeps clear of: a sphere of radius r (m)
+                        around each tracked position (needs --tracking)
+  --tracking-frame-in-base x,y,z,roll,pitch,yaw   the tracking frame in the robot base (m, rad;
+                        armguard mocap-fit prints it; default 0,0,0,0,0,0)
+  --obstacle-max-age <s>  a tracked body not seen for this long holds the next chunk (default 0.1)
   --warning-band on|off the chunk warning band after the CBF (issue 15; hardware.md "Warning band"):
                         predicts contact force (speed toward the calibration's table plane), joint
                         load (calibrated gravity + what the chunk commands beyond reach) and a held
@@ -185,7 +197,9 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const armWatchdog = num('arm-watchdog', undefined, (v) => v >= 0.05 && v <= 5, 'seconds in [0.05, 5]');
   const emulatorDelay = num('emulator-delay', undefined, (v) => v >= 0 && v <= 0.05, 'seconds in [0, 0.05]');
   const bandRunOn = num('warning-band-run-on', undefined, (v) => v >= 0 && v <= 1, 'seconds in [0, 1]');
+  const obstacleMaxAge = num('obstacle-max-age', 0.1, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
   for (const v of [
+    obstacleMaxAge,
     bandRunOn,
     rate,
     brokerPort,
@@ -220,6 +234,13 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       return usageError(`--workspace: expected x0,y0,z0,x1,y1,z1 (m) with x0<x1, y0<y1, z0<z1, got '${ws}'`);
     }
   }
+  const tracking = parseTrackingOptions(
+    str('tracking'),
+    str('obstacle-bodies'),
+    str('tracking-frame-in-base'),
+    str('obstacle-max-age') !== undefined ? (obstacleMaxAge as number) : undefined,
+  );
+  if (typeof tracking === 'string') return usageError(tracking);
   let obstacles: number[] | undefined;
   const obs = str('obstacles');
   if (obs !== undefined) {
@@ -348,6 +369,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(dashboard ? { dashboard } : {}),
       ...(workspace ? { workspace } : {}),
       ...(obstacles ? { obstacles } : {}),
+      ...(tracking ? { tracking } : {}),
       warningBand: bandOpt === 'on',
       ...(typeof bandRunOn === 'number' ? { warningBandRunOn: bandRunOn } : {}),
       ...(duration !== undefined ? { durationS: duration as number } : {}),
@@ -399,6 +421,53 @@ async function brokerCredentials(
   const password = r.ok ? r.stringAt(['password']) : '';
   if (!r.ok) return { ok: false, errors: r.errors.map((p) => `armguard run: ${p.message}`) };
   return { ok: true, value: { username, password } };
+}
+
+/**
+ * --tracking udp:[host:]port, --obstacle-bodies "body:r,…", --tracking-frame-in-base, --obstacle-max-age
+ * → the session's tracking options; a string names what is wrong. The names follow the Franka
+ * node's parameters (obstacle_bodies, tracking_frame_in_base, obstacle_max_age).
+ */
+export function parseTrackingOptions(
+  tracking: string | undefined,
+  bodies: string | undefined,
+  frame: string | undefined,
+  maxAge: number | undefined,
+): RunSessionOptions['tracking'] | string {
+  if (tracking === undefined) {
+    if (bodies !== undefined) return '--obstacle-bodies needs --tracking udp:[<host>:]<port>';
+    if (frame !== undefined) return '--tracking-frame-in-base needs --tracking';
+    if (maxAge !== undefined) return '--obstacle-max-age needs --tracking';
+    return undefined;
+  }
+  const m = /^udp:(?:([^:]+):)?(\d{1,5})$/.exec(tracking);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || !(port <= 65535)) return `--tracking: expected udp:[<host>:]<port> (port 0..65535), got '${tracking}'`;
+  if (bodies === undefined) return '--tracking needs --obstacle-bodies "body:r,…" (the bodies the arm keeps clear of)';
+  const specs: { body: string; radius: number }[] = [];
+  for (const item of bodies.split(',')) {
+    const i = item.lastIndexOf(':');
+    const body = item.slice(0, i).trim();
+    const radius = Number(item.slice(i + 1));
+    if (i <= 0 || body === '' || !(radius > 0 && radius < 2))
+      return `--obstacle-bodies: expected 'body:r' (r in m, 0 < r < 2) separated by ',', got '${item}'`;
+    if (specs.some((s) => s.body === body)) return `--obstacle-bodies: body '${body}' listed twice`;
+    specs.push({ body, radius });
+  }
+  let inBase: [number, number, number, number, number, number] = [0, 0, 0, 0, 0, 0];
+  if (frame !== undefined) {
+    const v = frame.split(',').map(Number);
+    if (v.length !== 6 || v.some((x) => !Number.isFinite(x)))
+      return `--tracking-frame-in-base: expected x,y,z,roll,pitch,yaw (m, rad), got '${frame}'`;
+    inBase = v as typeof inBase;
+  }
+  return {
+    port,
+    ...(m[1] !== undefined ? { host: m[1] } : {}),
+    bodies: specs,
+    trackingInBase: inBase,
+    maxAge: maxAge ?? 0.1,
+  };
 }
 
 /** The start-up line naming what the warning band predicts and its constants (or why it is off). */

@@ -34,6 +34,9 @@ import { LiveSemantic } from '../../runtime/live-semantic.js';
 import { describeSemanticCause } from '../../semantic/semantic-gate.js';
 import type { LiveSemanticConfig } from './semantic-options.js';
 import { so101StageReader } from './so101-stages.js';
+import type { TrackedObstacleSpec } from '../../gate/index.js';
+import { SceneTracker } from '../../../drivers/tracking/scene-tracker.js';
+import { UdpPoseFeed } from '../../../drivers/tracking/udp-pose-feed.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -60,6 +63,18 @@ export interface RunSessionOptions {
   workspace?: readonly number[];
   /** Fixed spheres the arm keeps clear of: x, y, z, r per sphere (m, base frame). */
   obstacles?: readonly number[];
+  /**
+   * Live tracked obstacles (drivers/tracking/udp-pose-feed.ts): poses arrive as UDP datagrams on
+   * host:port; each body in `bodies` is a CBF sphere, and a body not seen for `maxAge` s holds the
+   * next chunk (the Franka node's obstacle_bodies / tracking_frame_in_base / obstacle_max_age).
+   */
+  tracking?: {
+    port: number;
+    host?: string;
+    bodies: readonly TrackedObstacleSpec[];
+    trackingInBase: readonly [number, number, number, number, number, number];
+    maxAge: number;
+  };
   /** The chunk warning band after the CBF (default on). */
   warningBand?: boolean;
   /** Its run-on (s); default the measured SO101_RUN_ON. */
@@ -105,6 +120,9 @@ export class RunSession {
   telemetry: Telemetry | undefined;
   /** The dashboard (served from the network worker), when --dashboard was given. */
   dashboard: { url: string } | undefined;
+  /** The tracked scene and its UDP feed, when --tracking is given (the feed is open once started). */
+  readonly tracker: SceneTracker | undefined;
+  trackingFeed: UdpPoseFeed | undefined;
   private readonly loop: ControlLoop;
   private durationTimer: TimerHandle | undefined;
   private stopping: Promise<void> | undefined;
@@ -120,6 +138,10 @@ export class RunSession {
   ) {
     this.conn = conn;
     this.done = new Promise((r) => (this.resolveDone = r));
+    const tr = o.tracking;
+    this.tracker = tr
+      ? new SceneTracker({ bystanders: [], obstacles: tr.bodies.map((b) => b.body), source: 'udp' })
+      : undefined;
     this.runtime = so101Rig({
       spec: o.spec,
       calibration: o.calibration,
@@ -130,6 +152,16 @@ export class RunSession {
       rate: o.rate,
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.obstacles ? { obstacles: o.obstacles } : {}),
+      ...(tr && this.tracker
+        ? {
+            tracked: {
+              bodies: tr.bodies,
+              source: this.tracker,
+              trackingInBase: tr.trackingInBase,
+              maxAge: tr.maxAge,
+            },
+          }
+        : {}),
       ...(o.warningBand !== undefined ? { warningBand: o.warningBand } : {}),
       ...(o.warningBandRunOn !== undefined ? { warningBandRunOn: o.warningBandRunOn } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
@@ -251,6 +283,17 @@ export class RunSession {
   private async startRest(): Promise<void> {
     const o = this.o;
     const session = this.session;
+    const tr = o.tracking;
+    if (tr && this.tracker) {
+      const tracker = this.tracker;
+      const host = tr.host ?? '127.0.0.1';
+      this.trackingFeed = await startStep(`the tracking feed on UDP ${host}:${tr.port}`, () =>
+        UdpPoseFeed.open({ port: tr.port, host, tracker, now: () => o.clock.now() }),
+      );
+      o.log(
+        `tracking: UDP ${host}:${this.trackingFeed.port}, obstacles ${tr.bodies.map((b) => `${b.body} (r ${b.radius} m)`).join(', ')}; a body unseen for ${tr.maxAge} s holds the next chunk`,
+      );
+    }
     const brokerName =
       (o.broker.kind === 'embedded'
         ? `the embedded MQTT broker on ${o.broker.host ?? '127.0.0.1'}:${o.broker.port}`
@@ -422,6 +465,7 @@ export class RunSession {
     await this.session.close(this.o.clock.now(), reason);
     await this.o.semantic?.judge?.camera?.close().catch(() => undefined);
     await this.telemetry?.stop().catch(() => undefined);
+    await this.trackingFeed?.close().catch(() => undefined);
     await this.conn.close().catch(() => undefined);
     this.resolveDone(reason);
   }
