@@ -19,7 +19,7 @@ import { FRANKA_RUN_ON } from '../../src/rigs/warning-band.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import type { PolicyTrajectory } from './support/policy.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { gripperState, robotState } from '../drivers/franka/fixtures.js';
+import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const GRASPED = 0.03;
