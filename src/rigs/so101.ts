@@ -25,7 +25,7 @@ import type { CommandSink, JointStateSource, SignalSource } from '../ports/index
 import type { PlatformRig } from '../runtime/rig.js';
 import type { ClauseApplicability, ScoringSpec } from '../safety/index.js';
 import { planSafeMonitors } from '../runtime/safe-monitors.js';
-import { SIGNALS } from '../schema/signals.js';
+import { SIGNALS, type SignalFrame } from '../schema/signals.js';
 import type { Clock } from '../util/clock.js';
 import { so101ModelFor } from '../../drivers/so101/mapping.js';
 import { so101Band, type PlatformBand } from './warning-band.js';
@@ -54,6 +54,12 @@ export interface So101RigOptions {
     trackingInBase: readonly [number, number, number, number, number, number];
     maxAge: number;
   };
+  /**
+   * External tracking mapped into signals each step (e.g. bystanders' displacement,
+   * non_target_disp_max): the signals it writes are declared besides the calibration's, so their
+   * clauses apply.
+   */
+  trackedSignals?: { signals: readonly string[]; write(frame: SignalFrame): void };
   /** Safety distance of the barrier (m). Default 0.01. */
   dSafe?: number;
   /** Per-joint speed bound used by the filter (rad/s). Default 2. */
@@ -114,7 +120,7 @@ export function so101Rig(o: So101RigOptions): So101Rig {
     spec,
     'so101',
     o.task,
-    () => new Set(cal.declaredSignals),
+    () => new Set([...cal.declaredSignals, ...(o.trackedSignals?.signals ?? [])]),
     // the monitors' buffers sized for samples half a control period apart
     o.rate !== undefined && o.rate > 0 ? { minSampleInterval: 0.5 / o.rate } : {},
   );
@@ -189,6 +195,7 @@ export function so101Rig(o: So101RigOptions): So101Rig {
     platform: 'so101',
     clock: o.clock,
     source: arm,
+    ...(o.trackedSignals ? { mapping: (frame: SignalFrame) => o.trackedSignals!.write(frame) } : {}),
     sink: armSink,
     joints: arm,
     monitors: bank,
@@ -197,6 +204,8 @@ export function so101Rig(o: So101RigOptions): So101Rig {
         requiredSignals: bank.requiredSignals,
         maxStepGap: 0.5,
         faultQuietPeriod: 1.0,
+        // Tracked signals arrive once the bridge sends: start held and arm when every required signal was seen.
+        ...(o.trackedSignals ? { startup: true } : {}),
         ...(floor > 0 ? { maxAge: SIGNALS.map((sig) => Math.max(sig.maxAge, floor)) } : {}),
       },
       watchdogTimeout: Math.max(o.watchdogTimeout ?? 0.1, floor),

@@ -102,9 +102,31 @@ describe('run so101 with live tracked obstacles (UDP pose feed, emulated arm ove
   }, 30_000);
 });
 
+describe('run so101 --bystanders (UDP pose feed, emulated arm over a pty)', () => {
+  it('a tracked bystander makes non_target_max_disp apply; pushing it 2 cm holds the arm with the violation', async () => {
+    const { s } = await startEmulatedSession({
+      tracking: { port: 0, bodies: [], bystanders: ['vase'], trackingInBase: [0, 0, 0, 0, 0, 0], maxAge: 0.2 },
+    });
+    sessions.push(s);
+    expect(s.runtime.clauses).toContain('non_target_max_disp');
+    const feed = s.trackingFeed!;
+    let at = [0.5, 0.2, 0.1];
+    const vase = () => JSON.stringify({ v: 1, bodies: [{ name: 'vase', p: at, q: [0, 0, 0, 1] }] });
+    const stream = setInterval(() => void send(feed.port, vase()), 10);
+    try {
+      await waitUntil(() => feed.received >= 5 && s.gate.state === 'armed', 5, 'the vase tracked and the gate armed');
+      at = [0.52, 0.2, 0.1];
+      await waitUntil(() => s.gate.holding, 5, 'the hold on the displaced vase');
+      expect(s.gate.holdCause).toMatchObject({ kind: 'violation', clause: 'non_target_max_disp' });
+    } finally {
+      clearInterval(stream);
+    }
+  }, 30_000);
+});
+
 describe('--tracking options', () => {
   it('parses the Franka-named options and names what is wrong', () => {
-    expect(parseTrackingOptions('udp:9870', 'cup:0.05,plate:0.1', '0.3,0,0,0,0,1.57', 0.2)).toEqual({
+    expect(parseTrackingOptions('udp:9870', 'cup:0.05,plate:0.1', undefined, '0.3,0,0,0,0,1.57', 0.2)).toEqual({
       port: 9870,
       bodies: [
         { body: 'cup', radius: 0.05 },
@@ -113,21 +135,39 @@ describe('--tracking options', () => {
       trackingInBase: [0.3, 0, 0, 0, 0, 1.57],
       maxAge: 0.2,
     });
-    expect(parseTrackingOptions('udp:0.0.0.0:9870', 'cup:0.05', undefined, undefined)).toMatchObject({
+    expect(parseTrackingOptions('udp:0.0.0.0:9870', 'cup:0.05', undefined, undefined, undefined)).toMatchObject({
       host: '0.0.0.0',
       maxAge: 0.1,
       trackingInBase: [0, 0, 0, 0, 0, 0],
     });
-    expect(parseTrackingOptions(undefined, undefined, undefined, undefined)).toBeUndefined();
-    expect(parseTrackingOptions(undefined, 'cup:0.05', undefined, undefined)).toMatch(
+    expect(parseTrackingOptions(undefined, undefined, undefined, undefined, undefined)).toBeUndefined();
+    expect(parseTrackingOptions(undefined, 'cup:0.05', undefined, undefined, undefined)).toMatch(
       /--obstacle-bodies needs --tracking/,
     );
-    expect(parseTrackingOptions('vrpn', 'cup:0.05', undefined, undefined)).toMatch(/--tracking: expected udp:/);
-    expect(parseTrackingOptions('udp:70000', 'cup:0.05', undefined, undefined)).toMatch(/port 0\.\.65535/);
-    expect(parseTrackingOptions('udp:9870', undefined, undefined, undefined)).toMatch(/needs --obstacle-bodies/);
-    expect(parseTrackingOptions('udp:9870', 'cup', undefined, undefined)).toMatch(/expected 'body:r'.*got 'cup'/);
-    expect(parseTrackingOptions('udp:9870', 'cup:0.05,cup:0.1', undefined, undefined)).toMatch(/listed twice/);
-    expect(parseTrackingOptions('udp:9870', 'cup:0.05', '1,2,3', undefined)).toMatch(
+    expect(parseTrackingOptions('vrpn', 'cup:0.05', undefined, undefined, undefined)).toMatch(
+      /--tracking: expected udp:/,
+    );
+    expect(parseTrackingOptions('udp:70000', 'cup:0.05', undefined, undefined, undefined)).toMatch(/port 0\.\.65535/);
+    expect(parseTrackingOptions('udp:9870', undefined, undefined, undefined, undefined)).toMatch(
+      /needs --obstacle-bodies/,
+    );
+    expect(parseTrackingOptions('udp:9870', undefined, 'vase, plate', undefined, undefined)).toMatchObject({
+      bodies: [],
+      bystanders: ['vase', 'plate'],
+    });
+    expect(parseTrackingOptions(undefined, undefined, 'vase', undefined, undefined)).toMatch(
+      /--bystanders needs --tracking/,
+    );
+    expect(parseTrackingOptions('udp:9870', undefined, 'vase,', undefined, undefined)).toMatch(
+      /--bystanders: expected body names/,
+    );
+    expect(parseTrackingOptions('udp:9870', 'cup', undefined, undefined, undefined)).toMatch(
+      /expected 'body:r'.*got 'cup'/,
+    );
+    expect(parseTrackingOptions('udp:9870', 'cup:0.05,cup:0.1', undefined, undefined, undefined)).toMatch(
+      /listed twice/,
+    );
+    expect(parseTrackingOptions('udp:9870', 'cup:0.05', undefined, '1,2,3', undefined)).toMatch(
       /--tracking-frame-in-base: expected/,
     );
   });

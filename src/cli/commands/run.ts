@@ -54,6 +54,7 @@ const STRINGS = [
   'warning-band-run-on',
   'tracking',
   'obstacle-bodies',
+  'bystanders',
   'tracking-frame-in-base',
   'obstacle-max-age',
   ...SEMANTIC_STRINGS,
@@ -98,6 +99,9 @@ ${SPEC_FILE_HELP}
                         m) on this UDP address (host default 127.0.0.1; hardware.md "Tracked obstacles")
   --obstacle-bodies "body:r,…"    tracked bodies the arm keeps clear of: a sphere of radius r (m)
                         around each tracked position (needs --tracking)
+  --bystanders "cup,plate"  tracked bodies that must stay put: their largest displacement from
+                        the first pose is non_target_disp_max, so non_target_max_disp is monitored
+                        (needs --tracking)
   --tracking-frame-in-base x,y,z,roll,pitch,yaw   the tracking frame in the robot base (m, rad;
                         armguard mocap-fit prints it; default 0,0,0,0,0,0)
   --obstacle-max-age <s>  a tracked body not seen for this long holds the next chunk (default 0.1)
@@ -237,6 +241,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const tracking = parseTrackingOptions(
     str('tracking'),
     str('obstacle-bodies'),
+    str('bystanders'),
     str('tracking-frame-in-base'),
     str('obstacle-max-age') !== undefined ? (obstacleMaxAge as number) : undefined,
   );
@@ -431,11 +436,13 @@ async function brokerCredentials(
 export function parseTrackingOptions(
   tracking: string | undefined,
   bodies: string | undefined,
+  bystanders: string | undefined,
   frame: string | undefined,
   maxAge: number | undefined,
 ): RunSessionOptions['tracking'] | string {
   if (tracking === undefined) {
     if (bodies !== undefined) return '--obstacle-bodies needs --tracking udp:[<host>:]<port>';
+    if (bystanders !== undefined) return '--bystanders needs --tracking udp:[<host>:]<port>';
     if (frame !== undefined) return '--tracking-frame-in-base needs --tracking';
     if (maxAge !== undefined) return '--obstacle-max-age needs --tracking';
     return undefined;
@@ -443,9 +450,10 @@ export function parseTrackingOptions(
   const m = /^udp:(?:([^:]+):)?(\d{1,5})$/.exec(tracking);
   const port = m ? Number(m[2]) : NaN;
   if (!m || !(port <= 65535)) return `--tracking: expected udp:[<host>:]<port> (port 0..65535), got '${tracking}'`;
-  if (bodies === undefined) return '--tracking needs --obstacle-bodies "body:r,…" (the bodies the arm keeps clear of)';
+  if (bodies === undefined && bystanders === undefined)
+    return '--tracking needs --obstacle-bodies "body:r,…" (the bodies the arm keeps clear of) or --bystanders';
   const specs: { body: string; radius: number }[] = [];
-  for (const item of bodies.split(',')) {
+  for (const item of bodies === undefined ? [] : bodies.split(',')) {
     const i = item.lastIndexOf(':');
     const body = item.slice(0, i).trim();
     const radius = Number(item.slice(i + 1));
@@ -461,10 +469,13 @@ export function parseTrackingOptions(
       return `--tracking-frame-in-base: expected x,y,z,roll,pitch,yaw (m, rad), got '${frame}'`;
     inBase = v as typeof inBase;
   }
+  const still = bystanders === undefined ? [] : bystanders.split(',').map((b) => b.trim());
+  if (still.some((b) => b === '')) return `--bystanders: expected body names separated by ',', got '${bystanders}'`;
   return {
     port,
     ...(m[1] !== undefined ? { host: m[1] } : {}),
     bodies: specs,
+    ...(still.length > 0 ? { bystanders: still } : {}),
     trackingInBase: inBase,
     maxAge: maxAge ?? 0.1,
   };

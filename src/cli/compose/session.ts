@@ -28,7 +28,7 @@ import {
   maxAgeFloor,
   summariseReads,
 } from './read-timing.js';
-import { SIGNALS } from '../../schema/signals.js';
+import { SIGNALS, type SignalFrame } from '../../schema/signals.js';
 import { faultDetail } from '../../schema/fault.js';
 import { LiveSemantic } from '../../runtime/live-semantic.js';
 import { describeSemanticCause } from '../../semantic/semantic-gate.js';
@@ -72,6 +72,8 @@ export interface RunSessionOptions {
     port: number;
     host?: string;
     bodies: readonly TrackedObstacleSpec[];
+    /** Bodies that must stay put: their largest displacement from the first pose is non_target_disp_max. */
+    bystanders?: readonly string[];
     trackingInBase: readonly [number, number, number, number, number, number];
     maxAge: number;
   };
@@ -110,6 +112,9 @@ export interface RunSessionOptions {
   log: (line: string) => void;
 }
 
+/** With tracked bystanders the gate starts held; it fails start-up (latched hold) when they are not seen within this (s). */
+export const TRACKING_STARTUP_TIMEOUT_S = 10;
+
 export class RunSession {
   readonly conn: So101Connection;
   /** The rig's clauses, their applicability and the thresholds monitored. */
@@ -125,6 +130,7 @@ export class RunSession {
   trackingFeed: UdpPoseFeed | undefined;
   private readonly loop: ControlLoop;
   private durationTimer: TimerHandle | undefined;
+  private startupTimer: TimerHandle | undefined;
   private stopping: Promise<void> | undefined;
   private resolveDone!: (reason: string) => void;
   /** What the shutdown did to the arm (set by `stop`): the truth for the last line `run` prints. */
@@ -140,7 +146,11 @@ export class RunSession {
     this.done = new Promise((r) => (this.resolveDone = r));
     const tr = o.tracking;
     this.tracker = tr
-      ? new SceneTracker({ bystanders: [], obstacles: tr.bodies.map((b) => b.body), source: 'udp' })
+      ? new SceneTracker({
+          bystanders: [...(tr.bystanders ?? [])],
+          obstacles: tr.bodies.map((b) => b.body),
+          source: 'udp',
+        })
       : undefined;
     this.runtime = so101Rig({
       spec: o.spec,
@@ -159,6 +169,14 @@ export class RunSession {
               source: this.tracker,
               trackingInBase: tr.trackingInBase,
               maxAge: tr.maxAge,
+            },
+          }
+        : {}),
+      ...(tr?.bystanders?.length && this.tracker
+        ? {
+            trackedSignals: {
+              signals: ['non_target_disp_max'],
+              write: (frame: SignalFrame) => this.tracker!.writeSignals(frame),
             },
           }
         : {}),
@@ -290,8 +308,16 @@ export class RunSession {
       this.trackingFeed = await startStep(`the tracking feed on UDP ${host}:${tr.port}`, () =>
         UdpPoseFeed.open({ port: tr.port, host, tracker, now: () => o.clock.now() }),
       );
+      if (tr.bystanders?.length) {
+        // The gate starts held until the bystanders' displacement has been seen (rig start-up phase).
+        this.startupTimer = o.timers.setTimeout(
+          () => this.session.gate.startupTimedOut(o.clock.now()),
+          TRACKING_STARTUP_TIMEOUT_S,
+        );
+      }
       o.log(
-        `tracking: UDP ${host}:${this.trackingFeed.port}, obstacles ${tr.bodies.map((b) => `${b.body} (r ${b.radius} m)`).join(', ')}; a body unseen for ${tr.maxAge} s holds the next chunk`,
+        `tracking: UDP ${host}:${this.trackingFeed.port}, obstacles ${tr.bodies.map((b) => `${b.body} (r ${b.radius} m)`).join(', ') || '(none)'}; a body unseen for ${tr.maxAge} s holds the next chunk` +
+          (tr.bystanders?.length ? `; bystanders ${tr.bystanders.join(', ')} (non_target_disp_max)` : ''),
       );
     }
     const brokerName =
@@ -450,6 +476,7 @@ export class RunSession {
 
   private async doStop(reason: string): Promise<void> {
     this.durationTimer?.cancel();
+    this.startupTimer?.cancel();
     this.loop.stop();
     const t = this.o.clock.now();
     // Gate on or off (a baseline run forwards the policy's chunks): the arm is held before anything closes.
