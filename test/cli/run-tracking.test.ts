@@ -75,10 +75,10 @@ describe('run so101 with live tracked obstacles (UDP pose feed, emulated arm ove
       clearInterval(stream);
     }
     // The bridge stops: once the last pose is older than 0.2 s the next chunk is held.
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 250));
     const later = systemClock.now();
     const held = s.pipeline.submitChunk({ id: 'after', stamp: later, horizon: H, joints: 6, dt: 0.02, targets }, later);
-    expect(held.verdict).toBe('held');
+    expect(held.verdict, held.reason).toBe('held');
     expect(held.reason).toMatch(/tracked obstacle 'cup' last seen 0\.\d+ s ago/);
     expect(s.gate.holdCause).toMatchObject({
       kind: 'driver-fault',
