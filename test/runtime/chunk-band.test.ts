@@ -15,7 +15,7 @@ import { ManualClock } from '../../src/util/clock.js';
 import { activeSetSolverFactory } from '../gate/support/active-set-qp.js';
 import { sweep } from '../gate/support/planar-arm.js';
 import { KinematicArm } from './support/kinematic-arm.js';
-import { chunkOf, FILTER_CONFIG, planarModel, Q0, TORQUE_CLAUSE } from './support/rig.js';
+import { chunkOf, FILTER_CONFIG, planarModel, Q0, SCREEN_CONFIG, TORQUE_CLAUSE } from './support/rig.js';
 import { ScriptedSource } from './support/scripted-source.js';
 
 /** Tip height of the planar arm = its clearance to the table y = 0; no gravity model. */
@@ -53,17 +53,7 @@ function rigWith(clauses: BandClauseSpec[]) {
   source.live.set('max_joint_torque', 0.5);
   const monitors = MonitorBank.fromClauses([TORQUE_CLAUSE]);
   const arm = new KinematicArm(Q0);
-  const screen = new ChunkScreen({
-    joints: 2,
-    maxHorizon: 50,
-    qmin: [-3, -3],
-    qmax: [3, 3],
-    maxAge: 0.2,
-    futureTolerance: 0.05,
-    minDt: 0.001,
-    maxDt: 0.5,
-    idMemory: 64,
-  });
+  const screen = new ChunkScreen(SCREEN_CONFIG);
   const band = new WarningBand(tipHeight, {
     clauses,
     armJoints: 2,
