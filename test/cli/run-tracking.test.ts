@@ -28,6 +28,8 @@ const cupAt = (p: readonly number[]) => JSON.stringify({ v: 1, bodies: [{ name: 
 describe('run so101 with live tracked obstacles (UDP pose feed, emulated arm over a pty)', () => {
   it('a chunk through the tracked cup is bent around it; with the feed silent the next chunk holds, naming the cup', async () => {
     const { s, calibration } = await startEmulatedSession({
+      // a loaded host delays the gate's heartbeats: the arm-side watchdog must not hold first
+      armWatchdogS: 2,
       tracking: { port: 0, bodies: [{ body: 'cup', radius: RADIUS }], trackingInBase: [0, 0, 0, 0, 0, 0], maxAge: 0.2 },
     });
     sessions.push(s);
