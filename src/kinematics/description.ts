@@ -77,6 +77,20 @@ export function endEffectorOf(desc: RobotDescription, id: string): EndEffectorDe
 
 const pairKey = (x: string, y: string): string => (x < y ? `${x}\u0000${y}` : `${y}\u0000${x}`);
 
+/** A self-collision volume as a capsule of the self-collision model, named `<link>#<index on its link>`. */
+export function selfVolumeCapsule(v: CollisionVolume, index: number): CapsuleSpec {
+  return {
+    name: `${v.link}#${index}`,
+    link: v.link,
+    frame: v.frame,
+    a: v.a,
+    b: v.b,
+    radius: v.radius,
+    environment: false,
+    self: true,
+  };
+}
+
 /**
  * The capsule model of `desc` with end effector `endEffector`: the environment capsules (not
  * self-checked) and the self-collision volumes (not used against the environment), with every pair
@@ -98,16 +112,7 @@ export function armModel(desc: RobotDescription, endEffector: string): ArmModelS
   const selfCaps: CapsuleSpec[] = volumes.map((v) => {
     const k = perLink.get(v.link) ?? 0;
     perLink.set(v.link, k + 1);
-    return {
-      name: `${v.link}#${k}`,
-      link: v.link,
-      frame: v.frame,
-      a: v.a,
-      b: v.b,
-      radius: v.radius,
-      environment: false,
-      self: true,
-    };
+    return selfVolumeCapsule(v, k);
   });
   const envCaps: CapsuleSpec[] = [...desc.environment, ...ee.environment].map((c) => ({ ...c, self: false }));
   const ignorePairs: [string, string][] = [];

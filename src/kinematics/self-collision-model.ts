@@ -16,7 +16,7 @@
  * grasped object's place between the fingers, not part of the hand: left out too.
  */
 import type { ArmModelSpec, CapsuleSpec } from './capsules.js';
-import { endEffectorOf, type RobotDescription } from './description.js';
+import { endEffectorOf, selfVolumeCapsule, type RobotDescription } from './description.js';
 
 const pairKey = (x: string, y: string): string => (x < y ? `${x}\u0000${y}` : `${y}\u0000${x}`);
 
@@ -24,16 +24,7 @@ export function selfCollisionModel(desc: RobotDescription, endEffector: string):
   const ee = endEffectorOf(desc, endEffector);
   const caps: CapsuleSpec[] = [
     ...desc.environment.map((c) => ({ ...c, link: c.link ?? c.name, environment: false, self: true })),
-    ...ee.volumes.map((v, k) => ({
-      name: `${v.link}#${k}`,
-      link: v.link,
-      frame: v.frame,
-      a: v.a,
-      b: v.b,
-      radius: v.radius,
-      environment: false,
-      self: true,
-    })),
+    ...ee.volumes.map((v, k) => selfVolumeCapsule(v, k)),
   ];
   const links = new Set(caps.map((c) => c.link));
   const allowed = new Set<string>();

@@ -14,6 +14,7 @@
 import { SimJointState, type SimWorld } from '../../drivers/sim/index.js';
 import type { CbfOutcome } from '../gate/cbf-filter.js';
 import type { ChunkFilter } from '../gate/cbf-types.js';
+import { newOutcome } from '../gate/filter-common.js';
 import { ChunkScreen } from '../gate/chunk-screen.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { DEFAULT_GATE_CONFIG } from '../gate/gate.js';
@@ -112,18 +113,7 @@ export function watchHolds(sink: CommandSink): CommandSink & FirstHold {
  * measured against.
  */
 export class GateStateOnlyFilter implements ChunkFilter {
-  private readonly outcome: CbfOutcome = {
-    status: 'unchanged',
-    targets: new Float64Array(0),
-    slackUsed: 0,
-    modification: 0,
-    minH: Infinity,
-    minHStep: -1,
-    cbfViolation: 0,
-    rounds: 0,
-    iterations: 0,
-    detail: '',
-  };
+  private readonly outcome: CbfOutcome = newOutcome();
   filter(nominal: Float64Array): CbfOutcome {
     this.outcome.targets = nominal;
     return this.outcome;
