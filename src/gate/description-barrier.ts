@@ -8,7 +8,7 @@
  * the chunk filter the same δ as `planningMargin` so it refuses only inside the clearance itself.
  * Pure: no clock, no I/O.
  */
-import { CapsuleModel } from '../kinematics/capsules.js';
+import { CapsuleModel, type ArmModelSpec } from '../kinematics/capsules.js';
 import { ForwardKinematics } from '../kinematics/chain.js';
 import { armModel, endEffectorOf, type RobotDescription } from '../kinematics/description.js';
 import type { ObstacleSet } from '../kinematics/obstacles.js';
@@ -40,6 +40,11 @@ export interface DescriptionBarrierOptions {
    * object tilts in the fingers, and the faces of the polygon; null: no tilt pairs.
    */
   readonly heldTilt: { readonly objectLimit: number; readonly pivotGain: number; readonly faces: number } | null;
+  /**
+   * The capsules kept clear of the obstacles when not the description's own (an arm whose
+   * calibration measured its own capsules, drivers/so101/mapping.ts so101ModelFor); same chain.
+   */
+  readonly environment?: ArmModelSpec;
 }
 
 export interface DescriptionBarrier {
@@ -58,8 +63,10 @@ export function descriptionBarrier(
 ): DescriptionBarrier {
   if (!(o.planningMargin >= 0 && o.planningMargin < Infinity))
     throw new RangeError(`${desc.id}: planning margin must be finite and ≥ 0 m, got ${o.planningMargin}`);
+  if (o.environment && o.environment.chain !== desc.chain)
+    throw new RangeError(`${desc.id}: the environment capsules are on another chain (${o.environment.chain.name})`);
   const distance = new CapsuleBarrier(
-    new CapsuleModel(armModel(desc, endEffector)),
+    new CapsuleModel(o.environment ?? armModel(desc, endEffector)),
     o.groups,
     o.dSafe + o.planningMargin,
   );

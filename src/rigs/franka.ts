@@ -7,7 +7,6 @@
  * (src/rigs/warning-band.ts) → JointTrajectory.
  */
 import {
-  CapsuleBarrier,
   ChunkCbfFilter,
   ChunkScreen,
   DEFAULT_CBF_TOLERANCE,
@@ -18,9 +17,8 @@ import {
   TrackedObstacles,
 } from '../gate/index.js';
 import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.js';
+import { descriptionBarrier } from '../gate/description-barrier.js';
 import {
-  armModel,
-  CapsuleModel,
   FR3_DESCRIPTION,
   PANDA_DESCRIPTION,
   type FrankaEndEffector,
@@ -77,10 +75,26 @@ export interface FrankaRigOptions {
   barrier?: {
     tableHeight: number;
     dSafe: number;
+    /** Self-collision pair's clearance (m), null for none; default FRANKA_SELF_CLEARANCE. */
+    selfClearance?: number | null;
+    /** Planning margin δ (m); default FRANKA_PLANNING_MARGIN. */
+    planningMargin?: number;
     workspace?: readonly number[];
     warningBand?: { runOn?: number };
   };
 }
+
+/**
+ * Default self-collision clearance of the Franka's CBF (m): 2 cm, the demo's Panda scene (its
+ * d_safe), run clean over its episodes with the same self pairs (src/kinematics/self-collision-model.ts).
+ */
+export const FRANKA_SELF_CLEARANCE = 0.02;
+/**
+ * Default planning margin δ (m): 3 mm, as on the SO-101 and in the demo — a chunk ending on a
+ * boundary starts the next one inside it by the tracking error and the tracker's noise (1 mm in
+ * the demo); the filter refuses only inside the clearance itself.
+ */
+export const FRANKA_PLANNING_MARGIN = 0.003;
 
 export interface FrankaRig {
   rig: PlatformRig;
@@ -191,6 +205,8 @@ interface FrankaBarrierOptions {
   /** Workspace box [xmin, ymin, zmin, xmax, ymax, zmax] in the base frame, or none. */
   workspace?: readonly number[];
   dSafe: number;
+  selfClearance?: number | null;
+  planningMargin?: number;
   /** Tracked objects as barrier spheres, positions from `source` (tracking frame → base by `trackingInBase`). */
   tracked?: {
     bodies: readonly TrackedObstacleSpec[];
@@ -214,7 +230,16 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
     box: o.workspace ? Float64Array.from(o.workspace) : null,
   };
   const groups = obstacleGroups(obstacles);
-  const barrier = new CapsuleBarrier(new CapsuleModel(armModel(robot, o.endEffector)), groups, o.dSafe);
+  const planningMargin = o.planningMargin ?? FRANKA_PLANNING_MARGIN;
+  // The held object's tilt pairs need the gripper command in the chunk; a Franka chunk has the 7
+  // arm joints only (the gripper is its own action server): no tilt pairs here.
+  const { barrier } = descriptionBarrier(robot, o.endEffector, {
+    groups,
+    dSafe: o.dSafe,
+    planningMargin,
+    selfClearance: o.selfClearance === undefined ? FRANKA_SELF_CLEARANCE : o.selfClearance,
+    heldTilt: null,
+  });
   const tracked = o.tracked
     ? new TrackedObstacles(
         o.tracked.bodies,
@@ -233,6 +258,7 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
     slackTolerance: 1e-6,
     cbfTolerance: DEFAULT_CBF_TOLERANCE,
     maxIterations: 40,
+    planningMargin,
   });
   return {
     kind: 'cbf',

@@ -8,7 +8,6 @@
 import { jointLimitsRadians, type So101Calibration } from '../calibration/so101.js';
 import { calibratedProfile } from '../calibration/so101-thresholds.js';
 import {
-  CapsuleBarrier,
   ChunkCbfFilter,
   ChunkScreen,
   DEFAULT_CBF_TOLERANCE,
@@ -19,7 +18,10 @@ import {
   type TrackedObstacleSpec,
   type TrackedPositionSource,
 } from '../gate/index.js';
-import { CapsuleModel } from '../kinematics/index.js';
+import { descriptionBarrier } from '../gate/description-barrier.js';
+import { HeldTiltFilter } from '../gate/held-tilt.js';
+import type { ChunkFilter } from '../gate/cbf-types.js';
+import { SO101_DESCRIPTION } from '../kinematics/index.js';
 import type { ObstacleSet } from '../kinematics/index.js';
 import type { CommandSink, JointStateSource, SignalSource } from '../ports/index.js';
 import type { PlatformRig } from '../runtime/rig.js';
@@ -62,6 +64,24 @@ export interface So101RigOptions {
   trackedSignals?: { signals: readonly string[]; write(frame: SignalFrame): void };
   /** Safety distance of the barrier (m). Default 0.01. */
   dSafe?: number;
+  /**
+   * Planning margin δ (m): every barrier pair is planned δ beyond its clearance and a chunk is
+   * refused only inside the clearance itself, so the servos' tracking error at the next chunk's
+   * start does not hold the arm. Default SO101_PLANNING_MARGIN.
+   */
+  planningMargin?: number;
+  /**
+   * Self-collision pair: the description's link capsules (and the gripper's volumes), every pair
+   * not on its allowed-collision list, kept this far apart (m). null: no self pair. Default
+   * SO101_SELF_CLEARANCE.
+   */
+  selfClearance?: number | null;
+  /**
+   * The held object's tilt bound (design §6): while a chunk starts with the gripper commanded closed
+   * (chunk column 5), the tool may tilt at most the held_object_tilt_world clause's τ − ε from its
+   * pose at the grasp. Off when the task does not monitor that clause. Default true.
+   */
+  heldTilt?: boolean;
   /** Per-joint speed bound used by the filter (rad/s). Default 2. */
   maxSpeed?: number;
   /** Oldest chunk stamp accepted (s). Default 0.2. */
@@ -82,6 +102,37 @@ export interface So101RigOptions {
   warningBand?: boolean;
   /** The band's run-on (s); default the measured SO101_RUN_ON. */
   warningBandRunOn?: number;
+}
+
+/**
+ * Default planning margin δ of the SO-101 barrier (m): 3 mm, the demo's measured figure on the
+ * simulated SO-101 (src/cli/commands/demo.ts DEMO_PLANNING_MARGIN: a chunk ending on the boundary
+ * started the next one 0.2–1.4 mm inside from tracking error and tracker noise), above the
+ * STS3215's one-step resolution at the 0.25 m reach (2π/4096 · 0.25 ≈ 0.4 mm) and ~1° backlash
+ * at the wrist (hardware-facts.md: ≈ 1.7 mm at 0.1 m).
+ */
+export const SO101_PLANNING_MARGIN = 0.003;
+/** Default self-collision clearance of the SO-101 (m): the rig's default d_safe, as in the demo's SO-101 scene. */
+export const SO101_SELF_CLEARANCE = 0.01;
+/**
+ * How many times the tool's tilt the held object tilts: 1, the rigid-grasp assumption of the
+ * monitored signal itself (target_obj_tilt_world_deg is the gripper body's tilt since the grasp,
+ * drivers/so101/mapping.ts), so the bound keeps exactly that signal under τ − ε.
+ */
+export const SO101_PIVOT_GAIN = 1;
+/** Faces of the tilt polygon (a square cone about the grasp's vertical, as in the demo). */
+const TILT_FACES = 4;
+/** Chunk column of the gripper command (rad; SO101_JOINT_NAMES). */
+export const SO101_GRIPPER_COLUMN = 5;
+
+/**
+ * The gripper command's open and closed values (rad) from the calibration: open is the gripper's
+ * upper limit (the end openGripper drives to, LeRobot range_0_100 = 100, hardware-facts §B: 0
+ * closed, 100 open); closed is the jaw joint's zero (jaws shut in the description, negative
+ * squeezes), or the lower limit when a calibration puts zero outside the range.
+ */
+export function so101GripperCommand(lower: number, upper: number): { column: number; open: number; closed: number } {
+  return { column: SO101_GRIPPER_COLUMN, open: upper, closed: lower <= 0 && 0 < upper ? 0 : lower };
 }
 
 export interface So101Rig {
@@ -138,7 +189,24 @@ export function so101Rig(o: So101RigOptions): So101Rig {
   };
   const groups = obstacleGroups(obstacles);
   const armSpec = so101ModelFor(cal);
-  const barrier = new CapsuleBarrier(new CapsuleModel(armSpec), groups, o.dSafe ?? 0.01);
+  const planningMargin = o.planningMargin ?? SO101_PLANNING_MARGIN;
+  const tiltClause = instances.find((i) => i.clause.id === 'held_object_tilt_world');
+  const heldTilt =
+    o.heldTilt !== false && tiltClause
+      ? {
+          objectLimit: ((tiltClause.tau - (tiltClause.warn ?? 0)) * Math.PI) / 180,
+          pivotGain: SO101_PIVOT_GAIN,
+          faces: TILT_FACES,
+        }
+      : null;
+  const { barrier, tilt } = descriptionBarrier(SO101_DESCRIPTION, 'gripper', {
+    groups,
+    dSafe: o.dSafe ?? 0.01,
+    planningMargin,
+    selfClearance: o.selfClearance === undefined ? SO101_SELF_CLEARANCE : o.selfClearance,
+    heldTilt,
+    environment: armSpec,
+  });
   const trackedObstacles = tracked
     ? new TrackedObstacles(
         tracked.bodies,
@@ -157,7 +225,7 @@ export function so101Rig(o: So101RigOptions): So101Rig {
           instances,
           ...(o.warningBandRunOn !== undefined ? { runOn: o.warningBandRunOn } : {}),
         });
-  const filter = new ChunkCbfFilter(barrier, interiorPointSolver, {
+  const cbf = new ChunkCbfFilter(barrier, interiorPointSolver, {
     ...DEFAULT_CBF_WEIGHTS,
     qmin,
     qmax,
@@ -166,7 +234,12 @@ export function so101Rig(o: So101RigOptions): So101Rig {
     slackTolerance: 1e-6,
     cbfTolerance: DEFAULT_CBF_TOLERANCE,
     maxIterations: 40,
+    planningMargin,
   });
+  // The tilt pairs are switched per chunk by the gripper command (on from a chunk that starts closed).
+  const filter: ChunkFilter = tilt
+    ? new HeldTiltFilter(cbf, tilt, so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!), qmin.length)
+    : cbf;
   const maxAge = o.maxChunkAge ?? 0.2;
   // Policies usually run on another machine: chunk stamps are on the policy's own clock (ChunkScreen policyClock).
   const screen = new ChunkScreen({

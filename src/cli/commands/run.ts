@@ -52,6 +52,9 @@ const STRINGS = [
   'emulator-delay',
   'warning-band',
   'warning-band-run-on',
+  'self-clearance',
+  'held-tilt',
+  'planning-margin',
   'tracking',
   'obstacle-bodies',
   'bystanders',
@@ -112,6 +115,17 @@ ${SPEC_FILE_HELP}
                         predicted margin is inside its clause's ε — before ρ reaches 0 (default on)
   --warning-band-run-on <s>  how far the arm runs on past a stopped target (default 0.12: the
                         follower's lag measured on the real LeRobot SO-101 dataset)
+  --self-clearance <m>|off  keep the arm's links (and the gripper's volumes) this far apart: every
+                        link pair not on the description's allowed-collision list is a CBF pair, so a
+                        chunk folding the arm into itself is bent or held (default 0.01: the rig's
+                        d_safe, as in the demo's SO-101 scene); off = no self pair
+  --held-tilt on|off    while a chunk starts with the gripper commanded closed (column 5 below half
+                        open), the tool may tilt at most held_object_tilt_world's τ − ε from its pose
+                        at the grasp (rigid grasp, as the monitored signal assumes); bent by the CBF
+                        (default on where the task monitors that clause)
+  --planning-margin <m>  plan every barrier pair this much beyond its clearance, refuse only inside
+                        the clearance (default 0.003: the tracking error measured at chunk starts in
+                        the demo, above the STS3215's step and wrist backlash)
   --max-age <s>         raise every signal's max age (design §2) to at least this (default: derived
                         at start-up from 20 measured state reads: 2 × (control period + slowest
                         read), printed in the 'timing:' line)
@@ -201,8 +215,10 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const armWatchdog = num('arm-watchdog', undefined, (v) => v >= 0.05 && v <= 5, 'seconds in [0.05, 5]');
   const emulatorDelay = num('emulator-delay', undefined, (v) => v >= 0 && v <= 0.05, 'seconds in [0, 0.05]');
   const bandRunOn = num('warning-band-run-on', undefined, (v) => v >= 0 && v <= 1, 'seconds in [0, 1]');
+  const planningMargin = num('planning-margin', undefined, (v) => v >= 0 && v <= 0.05, 'metres in [0, 0.05]');
   const obstacleMaxAge = num('obstacle-max-age', 0.1, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
   for (const v of [
+    planningMargin,
     obstacleMaxAge,
     bandRunOn,
     rate,
@@ -224,6 +240,16 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   if (bandOpt !== 'on' && bandOpt !== 'off') return usageError(`--warning-band: expected on or off, got '${bandOpt}'`);
   if (bandOpt === 'off' && bandRunOn !== undefined)
     return usageError('--warning-band-run-on needs the warning band on');
+  const selfOpt = str('self-clearance');
+  let selfClearance: number | null | undefined;
+  if (selfOpt === 'off') selfClearance = null;
+  else if (selfOpt !== undefined) {
+    selfClearance = Number(selfOpt);
+    if (selfOpt.trim() === '' || !(selfClearance >= 0 && selfClearance <= 0.1))
+      return usageError(`--self-clearance: expected metres in [0, 0.1] or off, got '${selfOpt}'`);
+  }
+  const tiltOpt = str('held-tilt') ?? 'on';
+  if (tiltOpt !== 'on' && tiltOpt !== 'off') return usageError(`--held-tilt: expected on or off, got '${tiltOpt}'`);
   let workspace: number[] | undefined;
   const ws = str('workspace');
   if (ws !== undefined) {
@@ -376,6 +402,9 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(obstacles ? { obstacles } : {}),
       ...(tracking ? { tracking } : {}),
       warningBand: bandOpt === 'on',
+      heldTilt: tiltOpt === 'on',
+      ...(selfClearance !== undefined ? { selfClearance } : {}),
+      ...(typeof planningMargin === 'number' ? { planningMargin } : {}),
       ...(typeof bandRunOn === 'number' ? { warningBandRunOn: bandRunOn } : {}),
       ...(duration !== undefined ? { durationS: duration as number } : {}),
       ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),

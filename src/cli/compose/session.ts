@@ -79,6 +79,12 @@ export interface RunSessionOptions {
   };
   /** The chunk warning band after the CBF (default on). */
   warningBand?: boolean;
+  /** The barrier's planning margin δ (m); default SO101_PLANNING_MARGIN. */
+  planningMargin?: number;
+  /** The self-collision pair's clearance (m), null for none; default SO101_SELF_CLEARANCE. */
+  selfClearance?: number | null;
+  /** The held object's tilt bound (default on where held_object_tilt_world is monitored). */
+  heldTilt?: boolean;
   /** Its run-on (s); default the measured SO101_RUN_ON. */
   warningBandRunOn?: number;
   /** Opens episode files (default: `<episodesDir>/<id>.mcap`); tests inject failing storage. */
@@ -181,6 +187,9 @@ export class RunSession {
           }
         : {}),
       ...(o.warningBand !== undefined ? { warningBand: o.warningBand } : {}),
+      ...(o.planningMargin !== undefined ? { planningMargin: o.planningMargin } : {}),
+      ...(o.selfClearance !== undefined ? { selfClearance: o.selfClearance } : {}),
+      ...(o.heldTilt !== undefined ? { heldTilt: o.heldTilt } : {}),
       ...(o.warningBandRunOn !== undefined ? { warningBandRunOn: o.warningBandRunOn } : {}),
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
       ...(o.watchdogS !== undefined ? { watchdogTimeout: o.watchdogS } : {}),
