@@ -85,6 +85,11 @@ export function buildFrankaNode(
           barrier: {
             tableHeight: config.tableHeight,
             dSafe: config.dSafe,
+            // self_clearance: 0 turns the self pair off
+            ...(config.selfClearance !== undefined
+              ? { selfClearance: config.selfClearance > 0 ? config.selfClearance : null }
+              : {}),
+            ...(config.planningMargin !== undefined ? { planningMargin: config.planningMargin } : {}),
             ...(config.workspace ? { workspace: config.workspace } : {}),
             ...(config.warningBand
               ? {

@@ -70,6 +70,10 @@ export interface FrankaNodeConfig {
   workspace: number[] | undefined;
   /** Safety distance of the CBF (m). */
   dSafe: number;
+  /** The CBF's self-collision clearance (m), parameter `self_clearance` (0: no self pair); default FRANKA_SELF_CLEARANCE. */
+  selfClearance?: number | undefined;
+  /** The CBF's planning margin δ (m), parameter `planning_margin`; default FRANKA_PLANNING_MARGIN. */
+  planningMargin?: number | undefined;
   /**
    * The chunk warning band after the CBF (parameter `warning_band`; issue 15): default on when
    * `table_height` is given, off otherwise (no plane to predict contact against).
@@ -136,6 +140,8 @@ const KEYS = [
   'obstacle_max_age',
   'workspace',
   'd_safe',
+  'self_clearance',
+  'planning_margin',
   'warning_band',
   'warning_band_run_on',
   'episodes_dir',
@@ -352,6 +358,14 @@ export function parseFrankaNodeConfig(
     obstacleMaxAge: num('obstacle_max_age', 0.1) ?? 0.1,
     workspace,
     dSafe: num('d_safe', 0.03) ?? 0.03,
+    selfClearance: (() => {
+      const e = p?.get('self_clearance');
+      return e ? r.number(e.value, field('self_clearance'), { nonNegative: true }) : undefined;
+    })(),
+    planningMargin: (() => {
+      const e = p?.get('planning_margin');
+      return e ? r.number(e.value, field('planning_margin'), { nonNegative: true }) : undefined;
+    })(),
     warningBand: (() => {
       const e = p?.get('warning_band');
       return e ? (r.boolean(e.value, field('warning_band')) ?? false) : p?.get('table_height') !== undefined;

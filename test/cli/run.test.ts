@@ -208,6 +208,37 @@ describe('armguard run: arguments', () => {
     expect(await errs([...base, '--warning-band', 'off', '--warning-band-run-on', '0.1'])).toEqual([
       expect.stringMatching(/--warning-band-run-on needs the warning band on/),
     ]);
+    expect(await errs([...base, '--self-clearance', 'far'])).toEqual([
+      expect.stringMatching(/--self-clearance: expected metres in \[0, 0\.1\] or off, got 'far'/),
+    ]);
+    expect(await errs([...base, '--held-tilt', 'yes'])).toEqual([
+      expect.stringMatching(/--held-tilt: expected on or off, got 'yes'/),
+    ]);
+    expect(await errs([...base, '--planning-margin', '-0.001'])).toEqual([
+      expect.stringMatching(/--planning-margin: expected metres in \[0, 0\.05\], got '-0\.001'/),
+    ]);
+    const barrierDefaults = await parseRunArgs(base);
+    expect(
+      barrierDefaults.ok && [
+        barrierDefaults.options.heldTilt,
+        barrierDefaults.options.selfClearance,
+        barrierDefaults.options.planningMargin,
+      ],
+    ).toEqual([true, undefined, undefined]);
+    const barrierSet = await parseRunArgs([
+      ...base,
+      '--self-clearance',
+      'off',
+      '--held-tilt',
+      'off',
+      '--planning-margin',
+      '0.005',
+    ]);
+    expect(
+      barrierSet.ok && [barrierSet.options.heldTilt, barrierSet.options.selfClearance, barrierSet.options.planningMargin],
+    ).toEqual([false, null, 0.005]);
+    const clearance = await parseRunArgs([...base, '--self-clearance', '0.02']);
+    expect(clearance.ok && clearance.options.selfClearance).toBe(0.02);
     const band = await parseRunArgs([...base, '--warning-band-run-on', '0.2']);
     expect(band.ok && [band.options.warningBand, band.options.warningBandRunOn]).toEqual([true, 0.2]);
     const bandOff = await parseRunArgs([...base, '--warning-band', 'off']);

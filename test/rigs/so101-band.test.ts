@@ -56,6 +56,10 @@ function submit(o: { gripping: boolean; band?: boolean; gating?: boolean }): { r
     task: TASK,
     arm,
     clock: { now: () => 0.01 },
+    // The chunk commands the gripper closed (0.3 rad) while its shoulder swing tilts the tool 11.5°,
+    // past the 4-face polygon inside held_object_tilt_world's 13.5° (9.5° along a face): the
+    // held-tilt faces would bend it (test/rigs/so101-cbf.test.ts). Here the band alone.
+    heldTilt: false,
     ...(o.band !== undefined ? { warningBand: o.band } : {}),
   });
   const rt = new Session({ rig, gating: o.gating ?? true, task: TASK, log: () => undefined });
