@@ -30,9 +30,15 @@ function libraryNear(path: string): { library?: ClauseLibrary; problem?: string 
     : { problem: `${file}: the clause library used for cross-checks is invalid (run armguard check on it)` };
 }
 
-/** CBF constraints the hardware rigs (src/rigs) do not build yet: the demo has them, the arms only hold after the violation. */
-function notOnHardware(p: Prevention | undefined): boolean {
-  return p?.kind === 'cbf' && (p.constraint === 'orientation' || p.constraint === 'self_collision');
+/**
+ * Where a CBF constraint is not built on an arm (src/rigs), what the arm does instead: the held
+ * object's tilt needs the gripper command in the chunk, which the Franka's 7-joint chunks do not
+ * carry — held after the violation there.
+ */
+function hardwareGap(p: Prevention | undefined): string {
+  return p?.kind === 'cbf' && p.constraint === 'orientation'
+    ? ' (on the Franka: stopped only — its chunks carry no gripper command)'
+    : '';
 }
 
 export const clauseLibraryChecker: FileChecker = {
@@ -57,9 +63,9 @@ export const clauseLibraryChecker: FileChecker = {
       'prevention (how the gate keeps each safe-tier clause from being violated):',
       ...safe.map(
         (c) =>
-          `  ${c.id.padEnd(width)}  ${c.prevention ? describePrevention(c.prevention, c.thresholds.get('main')?.warn, c.unit) : 'none declared'}${notOnHardware(c.prevention) ? ' (on the arms: stopped only — not in the run so101 / ros-node CBF yet)' : ''}`,
+          `  ${c.id.padEnd(width)}  ${c.prevention ? describePrevention(c.prevention, c.thresholds.get('main')?.warn, c.unit) : 'none declared'}${hardwareGap(c.prevention)}`,
       ),
-      'on the arms (run so101, ros-node gate_mode gate): CBF table plane, workspace box and fixed/tracked spheres, and the warning band (hardware.md "What the gate prevents")',
+      'on the arms (run so101, ros-node gate_mode gate): CBF table plane, workspace box, fixed/tracked spheres and self-collision pair, the held-object tilt on the SO-101, and the warning band (hardware.md "What the gate prevents")',
     ];
   },
 };
