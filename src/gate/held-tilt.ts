@@ -27,6 +27,18 @@ export interface GripperCommand {
   readonly closed: number;
 }
 
+/**
+ * The grip read from the arm's gripper state instead, for an arm whose chunks carry no gripper
+ * command (the Franka: 7 joint columns, the gripper its own action server). `held()` is read once
+ * per chunk; it must fall back to false when the state is stale or unusable, and must not be a
+ * contact signal that stays true after a release (the Franka's finger width leaves its grasp band
+ * when the hand opens). The reference is the present pose of the first chunk that starts held
+ * (the arm stands while the hand closes), not a grasp row.
+ */
+export interface GripperState {
+  readonly held: () => boolean;
+}
+
 /** A gripper command at least halfway from open towards closed counts as closed (a loose grasp too). */
 export function commandsClosed(g: GripperCommand, value: number): boolean {
   return Math.abs(value - g.closed) < 0.5 * Math.abs(g.open - g.closed);
@@ -54,11 +66,11 @@ export class HeldTiltFilter implements ChunkFilter {
   constructor(
     readonly inner: ChunkFilter,
     readonly barrier: OrientationBarrier,
-    readonly gripper: GripperCommand,
+    readonly gripper: GripperCommand | GripperState,
     /** Columns of a chunk row (the barrier's joints are the leading ones). */
     readonly columns: number,
   ) {
-    if (!(gripper.column >= 0 && gripper.column < columns))
+    if ('column' in gripper && !(gripper.column >= 0 && gripper.column < columns))
       throw new RangeError(`held tilt: gripper column ${gripper.column} outside a ${columns}-column chunk`);
     if (barrier.joints > columns)
       throw new RangeError(`held tilt: the barrier has ${barrier.joints} joints, a chunk ${columns} columns`);
@@ -80,6 +92,7 @@ export class HeldTiltFilter implements ChunkFilter {
     deadline?: () => boolean,
   ): CbfOutcome {
     const { gripper: g, columns } = this;
+    if (!('column' in g)) return this.filterByState(g, nominal, horizon, q0, dt, deadline);
     const heldAtStart = horizon > 0 && commandsClosed(g, nominal[g.column] ?? NaN);
     if (heldAtStart && !this.referenced) {
       // Closed from the first row with no grasp seen (the gate started with an object in hand):
@@ -109,5 +122,30 @@ export class HeldTiltFilter implements ChunkFilter {
     }
     this.barrier.enabled = false;
     return out;
+  }
+
+  /** The grip from the gripper state: on while held, the reference the pose where a hold began. */
+  private filterByState(
+    g: GripperState,
+    nominal: Float64Array,
+    horizon: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
+    const held = g.held();
+    if (held && !this.referenced) {
+      for (let j = 0; j < this.q.length; j++) this.q[j] = q0[j] ?? NaN;
+      this.barrier.captureReference(this.q);
+      this.referenced = true;
+    }
+    // a release forgets the reference: the next hold is a new grasp
+    if (!held) this.referenced = false;
+    this.barrier.enabled = held;
+    try {
+      return this.inner.filter(nominal, horizon, q0, dt, deadline);
+    } finally {
+      this.barrier.enabled = false;
+    }
   }
 }

@@ -83,6 +83,28 @@ describe('HeldTiltFilter', () => {
     expect(rec.calls[1]!.enabled).toBe(false);
   });
 
+  it('from a gripper state (no gripper column): on while held, reference the present pose where the hold began, forgotten at a release', () => {
+    const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+    const rec = new Recorder(barrier);
+    let held = false;
+    // a 2-column chunk (pan, tilt): the state is the only grip there is
+    const f = new HeldTiltFilter(rec, barrier, { held: () => held }, 2);
+    const rows = (tilt: number): Float64Array => Float64Array.from([0, tilt, 0, tilt]);
+    f.filter(rows(0.1), 2, [0, 0.1], 0.05);
+    held = true;
+    f.filter(rows(0.3), 2, [0, 0.3], 0.05); // the hold begins with the tool tilted 0.3 rad
+    f.filter(rows(0.5), 2, [0, 0.45], 0.05); // still held: the reference stays the 0.3 rad pose
+    held = false;
+    f.filter(rows(0.5), 2, [0, 0.5], 0.05);
+    held = true;
+    f.filter(rows(0.5), 2, [0, 0.5], 0.05); // a new grasp: the present pose
+    expect(rec.calls.map((c) => c.enabled)).toEqual([false, true, true, false, true]);
+    expect(rec.calls[1]!.local[2]).toBeCloseTo(Math.cos(0.3), 12);
+    expect(rec.calls[2]!.local[2]).toBeCloseTo(Math.cos(0.3), 12);
+    expect(rec.calls[4]!.local[2]).toBeCloseTo(Math.cos(0.5), 12);
+    expect(barrier.enabled).toBe(false); // off between chunks
+  });
+
   it('a loose grasp (command short of closed, past halfway) counts as held; limits and gains are checked', () => {
     expect(commandsClosed({ column: 0, open: OPEN, closed: CLOSED }, 0.3)).toBe(true);
     expect(commandsClosed({ column: 0, open: OPEN, closed: CLOSED }, 0.6)).toBe(false);
