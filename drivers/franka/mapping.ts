@@ -113,6 +113,14 @@ export class FrankaMapping {
   private gripperStamp = -Infinity;
   /** Distance between the fingers (m) from the last gripper joint state; NaN until one arrives or when it is unusable. */
   gripperWidth = NaN;
+
+  /**
+   * The fingers stopped inside the grasp band by a gripper state younger than 1 s at `t` (node
+   * time, s): the grip the held-object tilt bound follows (false when stale, unusable or open).
+   */
+  holdingAt(t: number): boolean {
+    return this.holding && secondsToNs(t) - secondsToNs(this.gripperStamp) < NS_PER_S;
+  }
   private graspZ = NaN;
   private readonly graspUp = new Float64Array(3);
   private readonly up = new Float64Array(3);
@@ -213,7 +221,7 @@ export class FrankaMapping {
     if (Number.isNaN(force))
       onFault({ kind: 'invalid-sample', source: src, signal: 'contact_force_max', value: force });
     // The grip attributes the force only while its state is younger than 1 s (compared in integer ns).
-    const holding = this.holding && secondsToNs(t) - secondsToNs(this.gripperStamp) < NS_PER_S;
+    const holding = this.holdingAt(t);
     frame.set(I.arm, holding ? 0 : force, t, src);
     frame.set(I.target, holding ? force : 0, t, src);
     frame.set(I.max, force, t, src);

@@ -90,6 +90,7 @@ export function buildFrankaNode(
               ? { selfClearance: config.selfClearance > 0 ? config.selfClearance : null }
               : {}),
             ...(config.planningMargin !== undefined ? { planningMargin: config.planningMargin } : {}),
+            ...(config.heldTilt !== undefined ? { heldTilt: config.heldTilt } : {}),
             ...(config.workspace ? { workspace: config.workspace } : {}),
             ...(config.warningBand
               ? {

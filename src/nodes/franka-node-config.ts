@@ -74,6 +74,8 @@ export interface FrankaNodeConfig {
   selfClearance?: number | undefined;
   /** The CBF's planning margin δ (m), parameter `planning_margin`; default FRANKA_PLANNING_MARGIN. */
   planningMargin?: number | undefined;
+  /** The held object's tilt bound, parameter `held_tilt` (default on where held_object_tilt_world is monitored). */
+  heldTilt?: boolean | undefined;
   /**
    * The chunk warning band after the CBF (parameter `warning_band`; issue 15): default on when
    * `table_height` is given, off otherwise (no plane to predict contact against).
@@ -142,6 +144,7 @@ const KEYS = [
   'd_safe',
   'self_clearance',
   'planning_margin',
+  'held_tilt',
   'warning_band',
   'warning_band_run_on',
   'episodes_dir',
@@ -365,6 +368,10 @@ export function parseFrankaNodeConfig(
     planningMargin: (() => {
       const e = p?.get('planning_margin');
       return e ? r.number(e.value, field('planning_margin'), { nonNegative: true }) : undefined;
+    })(),
+    heldTilt: (() => {
+      const e = p?.get('held_tilt');
+      return e ? r.boolean(e.value, field('held_tilt')) : undefined;
     })(),
     warningBand: (() => {
       const e = p?.get('warning_band');

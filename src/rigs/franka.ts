@@ -18,6 +18,8 @@ import {
 } from '../gate/index.js';
 import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.js';
 import { descriptionBarrier } from '../gate/description-barrier.js';
+import { HeldTiltFilter } from '../gate/held-tilt.js';
+import type { ChunkFilter } from '../gate/cbf-types.js';
 import {
   FR3_DESCRIPTION,
   PANDA_DESCRIPTION,
@@ -79,6 +81,11 @@ export interface FrankaRigOptions {
     selfClearance?: number | null;
     /** Planning margin δ (m); default FRANKA_PLANNING_MARGIN. */
     planningMargin?: number;
+    /**
+     * The held object's tilt bound while the gripper state says held (default on where
+     * held_object_tilt_world is monitored and a hand is fitted).
+     */
+    heldTilt?: boolean;
     workspace?: readonly number[];
     warningBand?: { runOn?: number };
   };
@@ -95,6 +102,8 @@ export const FRANKA_SELF_CLEARANCE = 0.02;
  * the demo); the filter refuses only inside the clearance itself.
  */
 export const FRANKA_PLANNING_MARGIN = 0.003;
+/** The held object tilts with the hand: 1, the rigid grasp the monitored tilt (o_t_ee since the grasp) assumes. */
+const FRANKA_PIVOT_GAIN = 1;
 
 export interface FrankaRig {
   rig: PlatformRig;
@@ -156,6 +165,16 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
         ...(bandOptions.runOn !== undefined ? { runOn: bandOptions.runOn } : {}),
       })
     : undefined;
+  // The held object's tilt (held_object_tilt_world's τ − ε) while the fingers hold something: the
+  // grip from the gripper's joint state (its width leaves the grasp band when the hand opens).
+  const tiltClause = plan.instances.find((i) => i.clause.id === 'held_object_tilt_world');
+  const heldTilt =
+    o.barrier?.heldTilt !== false && tiltClause && o.endEffector !== 'none'
+      ? {
+          objectLimit: ((tiltClause.tau - (tiltClause.warn ?? 0)) * Math.PI) / 180,
+          held: () => mapping.holdingAt(node.now()),
+        }
+      : undefined;
   const rig: PlatformRig = {
     platform: o.platform,
     clock: { now: () => node.now() },
@@ -175,6 +194,7 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
           ...o.barrier,
           ...(tracked ? { tracked } : {}),
           ...(band && band.clauses.length > 0 ? { band } : {}),
+          ...(heldTilt ? { heldTilt } : {}),
         })
       : { kind: 'none' },
   };
@@ -207,6 +227,7 @@ interface FrankaBarrierOptions {
   dSafe: number;
   selfClearance?: number | null;
   planningMargin?: number;
+  heldTilt?: boolean | { objectLimit: number; held: () => boolean };
   /** Tracked objects as barrier spheres, positions from `source` (tracking frame → base by `trackingInBase`). */
   tracked?: {
     bodies: readonly TrackedObstacleSpec[];
@@ -231,14 +252,13 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
   };
   const groups = obstacleGroups(obstacles);
   const planningMargin = o.planningMargin ?? FRANKA_PLANNING_MARGIN;
-  // The held object's tilt pairs need the gripper command in the chunk; a Franka chunk has the 7
-  // arm joints only (the gripper is its own action server): no tilt pairs here.
-  const { barrier } = descriptionBarrier(robot, o.endEffector, {
+  const held = typeof o.heldTilt === 'object' ? o.heldTilt : undefined;
+  const { barrier, tilt } = descriptionBarrier(robot, o.endEffector, {
     groups,
     dSafe: o.dSafe,
     planningMargin,
     selfClearance: o.selfClearance === undefined ? FRANKA_SELF_CLEARANCE : o.selfClearance,
-    heldTilt: null,
+    heldTilt: held ? { objectLimit: held.objectLimit, pivotGain: FRANKA_PIVOT_GAIN, faces: 4 } : null,
   });
   const tracked = o.tracked
     ? new TrackedObstacles(
@@ -249,7 +269,7 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
         o.tracked.maxAge,
       )
     : undefined;
-  const filter = new ChunkCbfFilter(barrier, interiorPointSolver, {
+  const cbf = new ChunkCbfFilter(barrier, interiorPointSolver, {
     ...DEFAULT_CBF_WEIGHTS,
     qmin,
     qmax,
@@ -260,6 +280,9 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
     maxIterations: 40,
     planningMargin,
   });
+  // A Franka chunk has the 7 arm joints only (the gripper is its own action server): the tilt pairs
+  // follow the gripper's joint state, not a command column.
+  const filter: ChunkFilter = tilt && held ? new HeldTiltFilter(cbf, tilt, { held: held.held }, qmin.length) : cbf;
   return {
     kind: 'cbf',
     screen: frankaChunkScreen(o.platform),
