@@ -11,7 +11,6 @@ import {
   parseClauseLibrary,
   parseTaskMap,
   type ClauseLibrary,
-  type Prevention,
 } from '../safety/index.js';
 import { parsePlatformProfiles } from '../schema/platform.js';
 import { parseTaskSemantics } from '../semantic/task-semantics.js';
@@ -28,17 +27,6 @@ function libraryNear(path: string): { library?: ClauseLibrary; problem?: string 
   return r.ok
     ? { library: r.value }
     : { problem: `${file}: the clause library used for cross-checks is invalid (run armguard check on it)` };
-}
-
-/**
- * Where a CBF constraint is not built on an arm (src/rigs), what the arm does instead: the held
- * object's tilt needs the gripper command in the chunk, which the Franka's 7-joint chunks do not
- * carry — held after the violation there.
- */
-function hardwareGap(p: Prevention | undefined): string {
-  return p?.kind === 'cbf' && p.constraint === 'orientation'
-    ? ' (on the Franka: stopped only — its chunks carry no gripper command)'
-    : '';
 }
 
 export const clauseLibraryChecker: FileChecker = {
@@ -63,9 +51,9 @@ export const clauseLibraryChecker: FileChecker = {
       'prevention (how the gate keeps each safe-tier clause from being violated):',
       ...safe.map(
         (c) =>
-          `  ${c.id.padEnd(width)}  ${c.prevention ? describePrevention(c.prevention, c.thresholds.get('main')?.warn, c.unit) : 'none declared'}${hardwareGap(c.prevention)}`,
+          `  ${c.id.padEnd(width)}  ${c.prevention ? describePrevention(c.prevention, c.thresholds.get('main')?.warn, c.unit) : 'none declared'}`,
       ),
-      'on the arms (run so101, ros-node gate_mode gate): CBF table plane, workspace box, fixed/tracked spheres and self-collision pair, the held-object tilt on the SO-101, and the warning band (hardware.md "What the gate prevents")',
+      'on the arms (run so101, ros-node gate_mode gate): CBF table plane, workspace box, fixed/tracked spheres, self-collision pair and held-object tilt, and the warning band (hardware.md "What the gate prevents")',
     ];
   },
 };

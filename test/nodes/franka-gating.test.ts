@@ -13,7 +13,14 @@ import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import { frankaWorld } from './support/franka-world.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { Barrier, CapsuleModel, FR3_MODEL, PANDA_DESCRIPTION } from '../../src/kinematics/index.js';
+import {
+  Barrier,
+  CapsuleModel,
+  FR3_DESCRIPTION,
+  FR3_MODEL,
+  ForwardKinematics,
+  PANDA_DESCRIPTION,
+} from '../../src/kinematics/index.js';
 import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
@@ -30,10 +37,11 @@ function setup(overrides: Partial<FrankaNodeConfig> = {}) {
   const world = frankaWorld(graph, config);
   const { state, gripper, proposer, toController, results } = world;
   const other = world.node;
-  const tick = (ms: number, tau = [5, 5, 5, 5, 1, 1, 1]) => {
+  /** `width`: the fingers' distance (m); 0.08 open, inside the grasp band (0.002–0.075) holding. */
+  const tick = (ms: number, tau = [5, 5, 5, 5, 1, 1, 1], width = 0.08) => {
     for (let i = 0; i < ms; i++) {
       timers.advance(0.001);
-      gripper.publish(gripperState(clock.now(), 0.08));
+      gripper.publish(gripperState(clock.now(), width));
       state.publish(robotState(clock.now(), { q: READY, tau }));
     }
   };
@@ -88,6 +96,42 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
     } else {
       expect(s.toController.slice(before).every((m) => m.points.length === 0)).toBe(true);
     }
+  });
+
+  it('a chunk tilting the hand while the fingers hold an object is bent within the tilt clause; with the hand open it is forwarded', () => {
+    // an open cup: held_object_tilt_world applies (τ 15°, ε 1.5°: the tool may tilt 13.5°)
+    const task = 'sim-pick-cup-into-box';
+    // joint 6 turned 0.6 rad (34°): the hand pitches
+    const end = READY.map((q, j) => (j === 5 ? q + 0.6 : q));
+    const fk = new ForwardKinematics(FR3_DESCRIPTION.chain);
+    const o = fk.offset(FR3_DESCRIPTION.endEffectors.franka_hand!.tcp.frame);
+    fk.compute(READY);
+    // the tool direction that was world-vertical at READY: the third row of the row-major rotation
+    const v = [fk.frames[o + 6]!, fk.frames[o + 7]!, fk.frames[o + 8]!];
+    const tiltDeg = (q: ArrayLike<number>): number => {
+      fk.compute(q);
+      const bz = fk.frames[o + 6]! * v[0]! + fk.frames[o + 7]! * v[1]! + fk.frames[o + 8]! * v[2]!;
+      return (Math.acos(Math.min(1, bz)) * 180) / Math.PI;
+    };
+    expect(tiltDeg(end)).toBeGreaterThan(30);
+
+    const held = setup({ task });
+    held.tick(50, undefined, 0.04);
+    expect(held.parts.gate.state).toBe('armed');
+    held.propose('tilt-held', end);
+    expect(held.results.at(-1)).toMatchObject({ verdict: 'filtered' });
+    const bent = held.toController.at(-1)!.points.map((p) => tiltDeg(p.positions));
+    expect(Math.max(...bent)).toBeLessThanOrEqual(13.5 + 0.05);
+    expect(Math.max(...bent)).toBeGreaterThan(5); // bent, not held
+
+    const open = setup({ task });
+    open.tick(50);
+    open.propose('tilt-open', end);
+    expect(open.results.at(-1)).toMatchObject({ verdict: 'executed' });
+    const off = setup({ task, heldTilt: false });
+    off.tick(50, undefined, 0.04);
+    off.propose('tilt-off', end);
+    expect(off.results.at(-1)).toMatchObject({ verdict: 'executed' });
   });
 
   it('on a Panda the joints are panda_joint1..7 (robot_type prefix): its trajectories are accepted and forwarded under those names', () => {
