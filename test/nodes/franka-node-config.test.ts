@@ -37,6 +37,25 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
       controllerTopic: 'fr3_arm_controller/joint_trajectory',
     });
     expect(r.config.tracking).toEqual({ kind: 'vrpn', trackers: { Cup1: 'cup', Plate3: 'plate' } });
+    expect(r.config).toMatchObject({ selfClearance: 0.02, planningMargin: 0.003, heldTilt: true });
+  });
+  it('self_clearance, planning_margin and held_tilt: absent means the rig defaults; a bad one is named', () => {
+    const params = (extra: string) =>
+      `armguard:\n  ros__parameters:\n    robot_id: r\n    platform: fr3\n    task: t\n${extra}`;
+    const def = parseFrankaNodeConfig(params(''), 'p.yaml');
+    expect(def.ok && [def.config.selfClearance, def.config.planningMargin, def.config.heldTilt]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const off = parseFrankaNodeConfig(params('    self_clearance: 0\n    held_tilt: false\n'), 'p.yaml');
+    expect(off.ok && [off.config.selfClearance, off.config.heldTilt]).toEqual([0, false]);
+    const bad = parseFrankaNodeConfig(params('    planning_margin: -0.01\n    held_tilt: maybe\n'), 'p.yaml');
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    const text = bad.errors.map((e) => e.message).join('\n');
+    expect(text).toMatch(/planning_margin/);
+    expect(text).toMatch(/held_tilt/);
   });
   it('end_effector names what is on the flange: franka_hand by default (as franka_description), none, anything else refused', () => {
     const params = (extra: string) =>
