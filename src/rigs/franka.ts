@@ -20,12 +20,7 @@ import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.j
 import { descriptionBarrier } from '../gate/description-barrier.js';
 import { HeldTiltFilter } from '../gate/held-tilt.js';
 import type { ChunkFilter } from '../gate/cbf-types.js';
-import {
-  FR3_DESCRIPTION,
-  PANDA_DESCRIPTION,
-  type FrankaEndEffector,
-  type ObstacleSet,
-} from '../kinematics/index.js';
+import { FR3_DESCRIPTION, PANDA_DESCRIPTION, type FrankaEndEffector, type ObstacleSet } from '../kinematics/index.js';
 import type { BarrierModel, PlatformRig } from '../runtime/rig.js';
 import { planSafeMonitors, type SafeMonitorPlan } from '../runtime/safe-monitors.js';
 import type { ScoringSpec } from '../safety/index.js';

@@ -238,7 +238,12 @@ export function so101Rig(o: So101RigOptions): So101Rig {
   });
   // The tilt pairs are switched per chunk by the gripper command (on from a chunk that starts closed).
   const filter: ChunkFilter = tilt
-    ? new HeldTiltFilter(cbf, tilt, so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!), qmin.length)
+    ? new HeldTiltFilter(
+        cbf,
+        tilt,
+        so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!),
+        qmin.length,
+      )
     : cbf;
   const maxAge = o.maxChunkAge ?? 0.2;
   // Policies usually run on another machine: chunk stamps are on the policy's own clock (ChunkScreen policyClock).

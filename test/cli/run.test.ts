@@ -235,7 +235,11 @@ describe('armguard run: arguments', () => {
       '0.005',
     ]);
     expect(
-      barrierSet.ok && [barrierSet.options.heldTilt, barrierSet.options.selfClearance, barrierSet.options.planningMargin],
+      barrierSet.ok && [
+        barrierSet.options.heldTilt,
+        barrierSet.options.selfClearance,
+        barrierSet.options.planningMargin,
+      ],
     ).toEqual([false, null, 0.005]);
     const clearance = await parseRunArgs([...base, '--self-clearance', '0.02']);
     expect(clearance.ok && clearance.options.selfClearance).toBe(0.02);
