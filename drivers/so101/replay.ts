@@ -43,6 +43,8 @@ export interface PositionReplayOptions {
   normMode: 'degrees' | 'range_m100_100';
   /** Commanded-minus-measured gripper gap (LeRobot 0–100) that counts as a stall on an object. */
   stallGapPct: number;
+  /** Each frame's joint angles (rad, joint order; the array is reused), e.g. for another model's clearance. */
+  onFrame?: (q: Float64Array, frame: number) => void;
 }
 
 export interface SignalStats {
@@ -158,6 +160,7 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
     }
     if (gripping) gripFrames++;
     mapping.updatePositions(q, pct, gripping, ep.times[i]!);
+    o.onFrame?.(q, i);
     minSelf = Math.min(minSelf, mapping.selfClearance);
     columns.get('self_collision_clearance')![i] = mapping.selfClearance;
     columns.get('gripper_contact')![i] = gripping ? 1 : 0;

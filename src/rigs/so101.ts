@@ -112,8 +112,14 @@ export interface So101RigOptions {
  * at the wrist (hardware-facts.md: ≈ 1.7 mm at 0.1 m).
  */
 export const SO101_PLANNING_MARGIN = 0.003;
-/** Default self-collision clearance of the SO-101 (m): the rig's default d_safe, as in the demo's SO-101 scene. */
-export const SO101_SELF_CLEARANCE = 0.01;
+/**
+ * Default self-collision clearance of the SO-101 (m): 5 mm. Measured on the real LeRobot SO-101
+ * recording (bench/self-pair-real-confs.ts, bench/RESULTS.md): the arm parks folded with the
+ * gripper 10.4–12 mm from the base's capsule, so the demo's 1 cm (planned 1.3 cm) would start
+ * every episode on the refusal edge; at 5 mm (planned 8 mm) the parked poses sit clear of the
+ * planning band, and the recording's one contact fold (−3.4 mm) is still refused.
+ */
+export const SO101_SELF_CLEARANCE = 0.005;
 /**
  * How many times the tool's tilt the held object tilts: 1, the rigid-grasp assumption of the
  * monitored signal itself (target_obj_tilt_world_deg is the gripper body's tilt since the grasp,

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { so101Rig, type So101RigOptions } from '../../src/rigs/so101.js';
+import { SO101_SELF_CLEARANCE, so101Rig, type So101RigOptions } from '../../src/rigs/so101.js';
 import { Session } from '../../src/runtime/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
@@ -126,8 +126,9 @@ describe('run so101: self-collision and held-tilt pairs in the chunk CBF', () =>
     expect(r.verdict).toBe('filtered');
     expect(r.reason).toMatch(/CBF modified the chunk/);
     const sent = arm.executed[0]!.chunk.targets;
-    // refused only inside the clearance (1 cm), less the filter's tolerance (0.1 mm)
-    for (const d of selfClearances(sent)) expect(d).toBeGreaterThanOrEqual(0.01 - 1e-4);
+    // refused only inside the clearance (5 mm), less the filter's tolerance (0.1 mm)
+    expect(SO101_SELF_CLEARANCE).toBe(0.005);
+    for (const d of selfClearances(sent)) expect(d).toBeGreaterThanOrEqual(SO101_SELF_CLEARANCE - 1e-4);
     // the arm still moves toward the fold (bent, not held)
     expect(sent[(ROWS - 1) * 6 + 2]! - FOLD_FROM[2]!).toBeGreaterThan(0.1);
     // without the self pair (--self-clearance off) only the table plane bends it: the fold goes through

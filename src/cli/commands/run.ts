@@ -117,8 +117,8 @@ ${SPEC_FILE_HELP}
                         follower's lag measured on the real LeRobot SO-101 dataset)
   --self-clearance <m>|off  keep the arm's links (and the gripper's volumes) this far apart: every
                         link pair not on the description's allowed-collision list is a CBF pair, so a
-                        chunk folding the arm into itself is bent or held (default 0.01: the rig's
-                        d_safe, as in the demo's SO-101 scene); off = no self pair
+                        chunk folding the arm into itself is bent or held (default 0.005: the real
+                        arm parks 10–12 mm from itself, bench/RESULTS.md); off = no self pair
   --held-tilt on|off    while a chunk starts with the gripper commanded closed (column 5 below half
                         open), the tool may tilt at most held_object_tilt_world's τ − ε from its pose
                         at the grasp (rigid grasp, as the monitored signal assumes); bent by the CBF
