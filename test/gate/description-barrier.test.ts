@@ -4,7 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TILT_LEVER, descriptionBarrier, obstacleGroups } from '../../src/gate/index.js';
-import { CapsuleModel, PANDA_DESCRIPTION, selfCollisionModel } from '../../src/kinematics/index.js';
+import {
+  CapsuleModel,
+  PANDA_DESCRIPTION,
+  SO101_DESCRIPTION,
+  SO101_MODEL,
+  selfCollisionModel,
+} from '../../src/kinematics/index.js';
 
 const PANDA_HOME = Float64Array.of(0, -0.3, 0, -2.2, 0, 1.9, 0.79);
 
@@ -42,5 +48,30 @@ describe('descriptionBarrier', () => {
     expect(() =>
       descriptionBarrier(PANDA_DESCRIPTION, 'franka_hand', { ...o, planningMargin: -1, heldTilt: null }),
     ).toThrow(/planning margin/);
+  });
+
+  it("a calibration's own environment capsules replace the description's for the obstacle pairs; another chain is refused", () => {
+    const one = { name: 'tip', frame: 5, a: [0, 0, 0], b: [0, 0, 0], radius: 0.5, environment: true } as const;
+    const own = { chain: SO101_DESCRIPTION.chain, capsules: [one], ignorePairs: [] };
+    const d = descriptionBarrier(SO101_DESCRIPTION, 'gripper', { ...o, heldTilt: null, environment: own });
+    const q = new Float64Array(6);
+    const h = new Float64Array(d.barrier.pairs);
+    d.barrier.h(q, h);
+    // the obstacle pairs are the 0.5 m sphere's clearances (to z = 0 and to the 5 cm sphere at
+    // 0.5, 0, 0.3), not the description's capsules'
+    const m = new CapsuleModel(own);
+    m.update(q);
+    const [x, y, z] = [m.world[0]!, m.world[1]!, m.world[2]!];
+    const want = [z - 0.5 - 0.023, Math.hypot(x - 0.5, y, z - 0.3) - 0.05 - 0.5 - 0.023].sort((a, b) => a - b);
+    const got = [h[0]!, h[1]!].sort((a, b) => a - b);
+    expect(got[0]).toBeCloseTo(want[0]!, 12);
+    expect(got[1]).toBeCloseTo(want[1]!, 12);
+    const plain = descriptionBarrier(SO101_DESCRIPTION, 'gripper', { ...o, heldTilt: null });
+    const hp = new Float64Array(plain.barrier.pairs);
+    plain.barrier.h(q, hp);
+    expect(hp[0]).not.toBeCloseTo(h[0]!, 3);
+    expect(() =>
+      descriptionBarrier(PANDA_DESCRIPTION, 'franka_hand', { ...o, heldTilt: null, environment: SO101_MODEL }),
+    ).toThrow(/another chain \(so101\)/);
   });
 });
