@@ -13,7 +13,8 @@
  *
  * The held object pivots in the fingers when the hand tilts (measured in the SO-101 scene: about
  * twice the tool's tilt), so the tool limit is the object's limit divided by that gain:
- * {@link toolTiltLimit}. Pure: no clock, no I/O.
+ * {@link toolTiltLimit}. An arm whose chunks carry no gripper command (the Franka) gives the grip as
+ * a {@link GripperState} read once per chunk instead. Pure: no clock, no I/O.
  */
 import type { CbfOutcome } from './cbf-filter.js';
 import type { ChunkFilter } from './cbf-types.js';

@@ -150,6 +150,16 @@ export interface So101Rig {
   clauses: string[];
   /** The warning band on chunks, when on. */
   band: PlatformBand | undefined;
+  /** What the CBF keeps besides the environment clearances, for the start-up line. */
+  cbf: {
+    /** Self-collision clearance (m), null: no self pair. */
+    selfClearance: number | null;
+    /** The tool's tilt bound while held (deg), null: none (off, or the clause not monitored). */
+    heldTiltDeg: number | null;
+    /** Gripper commands below this (rad) count as closed. */
+    closedBelow: number;
+    planningMargin: number;
+  };
 }
 
 export interface MonitoredThreshold {
@@ -243,14 +253,8 @@ export function so101Rig(o: So101RigOptions): So101Rig {
     planningMargin,
   });
   // The tilt pairs are switched per chunk by the gripper command (on from a chunk that starts closed).
-  const filter: ChunkFilter = tilt
-    ? new HeldTiltFilter(
-        cbf,
-        tilt,
-        so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!),
-        qmin.length,
-      )
-    : cbf;
+  const gripper = so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!);
+  const filter: ChunkFilter = tilt ? new HeldTiltFilter(cbf, tilt, gripper, qmin.length) : cbf;
   const maxAge = o.maxChunkAge ?? 0.2;
   // Policies usually run on another machine: chunk stamps are on the policy's own clock (ChunkScreen policyClock).
   const screen = new ChunkScreen({
@@ -311,5 +315,12 @@ export function so101Rig(o: So101RigOptions): So101Rig {
       from: cal.thresholds[i.clause.id] ? `calibration ${o.calibrationFile ?? cal.armId}` : i.numbersFrom,
     }),
   );
-  return { rig, decisions, thresholds, clauses, band };
+  const selfClearance = o.selfClearance === undefined ? SO101_SELF_CLEARANCE : o.selfClearance;
+  const cbfSummary = {
+    selfClearance,
+    heldTiltDeg: heldTilt ? (heldTilt.objectLimit * 180) / Math.PI / heldTilt.pivotGain : null,
+    closedBelow: (gripper.open + gripper.closed) / 2,
+    planningMargin,
+  };
+  return { rig, decisions, thresholds, clauses, band, cbf: cbfSummary };
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SO101_SELF_CLEARANCE, so101Rig, type So101RigOptions } from '../../src/rigs/so101.js';
 import { Session } from '../../src/runtime/session.js';
+import { describeRunCbf } from '../../src/cli/commands/run.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { SIGNALS, type SignalFrame } from '../../src/schema/signals.js';
@@ -156,6 +157,22 @@ describe('run so101: self-collision and held-tilt pairs in the chunk CBF', () =>
     const opened = submit(openFrom, open);
     expect(opened.r.verdict).toBe('executed');
     expect(Array.from(opened.arm.executed[0]!.chunk.targets)).toEqual(Array.from(open));
+  });
+
+  it('the start-up line names the self clearance, the held-tilt bound with the gripper threshold, and the margin', () => {
+    const rig = (o: Partial<So101RigOptions>) =>
+      so101Rig({ spec, calibration: CAL, task: TASK, arm: new QuietArm(TILT_FROM, 0), clock: { now: () => 0 }, ...o });
+    // open: the calibration's gripper upper limit; closed: 0 rad; a command below halfway is closed
+    const half = ((CAL.joints[5]!.upperDeg * Math.PI) / 180 / 2).toFixed(3);
+    expect(describeRunCbf(rig({}).cbf, true)).toBe(
+      `cbf: self clearance 0.005 m; held tilt ≤ 13.5° while the gripper (column 5) is commanded below ${half} rad; planning margin 0.003 m`,
+    );
+    expect(describeRunCbf(rig({ selfClearance: null, heldTilt: false, planningMargin: 0.005 }).cbf, true)).toBe(
+      'cbf: self pair off (--self-clearance off); held tilt off; planning margin 0.005 m',
+    );
+    // a task whose objects do not spill: the tilt clause is not monitored, so no bound
+    expect(rig({ task: 'so101-pick-butter' }).cbf.heldTiltDeg).toBeNull();
+    expect(describeRunCbf(rig({}).cbf, false)).toMatch(/not applied \(gate off/);
   });
 
   it('a normal chunk passes unchanged with every pair on', () => {

@@ -510,6 +510,18 @@ export function parseTrackingOptions(
   };
 }
 
+/** The start-up line naming what the CBF keeps besides the environment clearances. */
+export function describeRunCbf(cbf: RunSession['runtime']['cbf'], gating: boolean): string {
+  if (!gating) return 'cbf: not applied (gate off: chunks forwarded unfiltered)';
+  const self =
+    cbf.selfClearance === null ? 'self pair off (--self-clearance off)' : `self clearance ${cbf.selfClearance} m`;
+  const tilt =
+    cbf.heldTiltDeg === null
+      ? 'held tilt off'
+      : `held tilt ≤ ${cbf.heldTiltDeg.toFixed(1)}° while the gripper (column 5) is commanded below ${cbf.closedBelow.toFixed(3)} rad`;
+  return `cbf: ${self}; ${tilt}; planning margin ${cbf.planningMargin} m`;
+}
+
 /** The start-up line naming what the warning band predicts and its constants (or why it is off). */
 export function describeRunBand(band: RunSession['runtime']['band'], gating: boolean): string {
   if (!band) return 'warning band: off (--warning-band off)';
@@ -579,6 +591,7 @@ export const runCommand: Command = {
     io.out(
       `thresholds monitored: ${session.runtime.thresholds.map((t) => `${t.clause} ${t.tau} ${t.unit} (${t.from})`).join('; ') || '(none)'}`,
     );
+    io.out(describeRunCbf(session.runtime.cbf, o.gating));
     io.out(describeRunBand(session.runtime.band, o.gating));
     io.out(
       `mqtt: ${session.brokerUrl} — chunks on armguard/v1/${o.robotId}/chunk/request${o.gating ? '' : ' (forwarded unfiltered: baseline)'}`,
