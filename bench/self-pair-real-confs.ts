@@ -71,7 +71,9 @@ console.log(
     pairs: so101.pairCount,
     smallest_mm: (closest.d * 1000).toFixed(1),
     at: `episode ${closest.episode} frame ${closest.frame}`,
-    below_5mm: frames.filter((f) => f.d < 0.005).length,
+    // the demo's 1 cm and its planned 1.3 cm, for comparison with the default
+    below_10mm: frames.filter((f) => f.d < 0.01).length,
+    below_13mm: frames.filter((f) => f.d < 0.013).length,
     p1_mm: (frames[Math.floor(frames.length * 0.01)]!.d * 1000).toFixed(1),
     below_self_clearance: frames.filter((f) => f.d < SO101_SELF_CLEARANCE).length,
     below_clearance_plus_margin: frames.filter((f) => f.d < SO101_SELF_CLEARANCE + SO101_PLANNING_MARGIN).length,
