@@ -62,6 +62,8 @@ export class Gate {
    * from the listeners after it, which include the one that sends the hold command.
    */
   private readonly listeners = new Listeners<[GateEvent]>({ isolate: true });
+  /** The max ages given at construction (s): `setMaxAgeFloor` never goes below them. */
+  private readonly baseMaxAge: Float64Array;
   private readonly maxAge: Float64Array;
   /** The same in integer ns, as the ages are compared (a sample exactly maxAge old is fresh). */
   private readonly maxAgeNs: Float64Array;
@@ -88,6 +90,7 @@ export class Gate {
   constructor(private readonly config: GateConfig = DEFAULT_GATE_CONFIG) {
     this.maxAge = new Float64Array(SIGNALS.length);
     for (let i = 0; i < SIGNALS.length; i++) this.maxAge[i] = config.maxAge?.[i] ?? SIGNALS[i]?.maxAge ?? 0;
+    this.baseMaxAge = this.maxAge.slice();
     this.maxAgeNs = this.maxAge.map(secondsToNs);
     this.maxStepGapNs = secondsToNs(config.maxStepGap);
     this.faultQuietNs = secondsToNs(config.faultQuietPeriod);
@@ -97,6 +100,24 @@ export class Gate {
       this.st = 'hold';
       this.cause = { kind: 'starting', signals: config.requiredSignals.map((i) => SIGNALS[i]?.name ?? `signal#${i}`) };
     }
+  }
+
+  /**
+   * Raise every signal's max age to at least `floorS` (s) from now on — never below the max ages
+   * given at construction (a lower floor restores those). The caller owns the bound (`run` keeps the
+   * floor under a ceiling); the next evaluation judges ages against the new limits.
+   */
+  setMaxAgeFloor(floorS: number): void {
+    if (!(floorS >= 0) || !Number.isFinite(floorS)) throw new RangeError(`max-age floor: expected seconds ≥ 0, got ${floorS}`);
+    for (let i = 0; i < this.maxAge.length; i++) {
+      this.maxAge[i] = Math.max(this.baseMaxAge[i]!, floorS);
+      this.maxAgeNs[i] = secondsToNs(this.maxAge[i]!);
+    }
+  }
+
+  /** The max age (s) in force for signal index `i` (indexed like SIGNALS). */
+  maxAgeOf(i: number): number {
+    return this.maxAge[i] ?? NaN;
   }
 
   /** In the start-up phase (held, waiting for every required signal once). */

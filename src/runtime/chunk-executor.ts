@@ -44,13 +44,23 @@ export interface ChunkExecutorOptions {
 /** What the pipeline hands a proposed chunk to: the gated executor, or a gate-off baseline. */
 export interface ChunkPath {
   submit(chunk: GateChunk, now: number): ExecutedChunk;
+  /** Change how old (s) the present joint state may be when a chunk is filtered (paths that check it). */
+  setMaxStateAge?(seconds: number): void;
 }
 
 export class ChunkExecutor implements ChunkPath {
   private readonly q0: Float64Array;
+  private maxStateAge: number;
 
   constructor(private readonly o: ChunkExecutorOptions) {
     this.q0 = new Float64Array(o.joints.joints);
+    this.maxStateAge = o.maxStateAge;
+  }
+
+  setMaxStateAge(seconds: number): void {
+    if (!(seconds > 0) || !Number.isFinite(seconds))
+      throw new RangeError(`max state age: expected seconds > 0, got ${seconds}`);
+    this.maxStateAge = seconds;
   }
 
   submit(chunk: GateChunk, now: number): ExecutedChunk {
@@ -78,7 +88,7 @@ export class ChunkExecutor implements ChunkPath {
     if (gate.holding) return this.held(id, gate);
     // Monitors must be running: a chunk is not filtered against a gate nobody is feeding.
     const evalAge = now - gate.lastEvaluated;
-    if (!(evalAge <= this.o.maxStateAge)) {
+    if (!(evalAge <= this.maxStateAge)) {
       gate.fault(now, {
         kind: 'timeout',
         source: 'gate',
@@ -96,7 +106,7 @@ export class ChunkExecutor implements ChunkPath {
     const age = now - stateTime;
     let finite = true;
     for (let j = 0; j < this.q0.length; j++) if (!Number.isFinite(this.q0[j])) finite = false;
-    if (!(age <= this.o.maxStateAge) || !finite) {
+    if (!(age <= this.maxStateAge) || !finite) {
       const fault: Fault = { kind: 'stale-signal', source: 'joint-state', signal: 'joint_positions', age };
       gate.fault(now, fault);
       return this.held(id, gate);

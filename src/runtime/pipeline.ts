@@ -53,7 +53,7 @@ export class Pipeline {
   private readonly lastStamp = new Float64Array(SIGNAL_COUNT).fill(NaN);
   private readonly firstSeen = new Float64Array(SIGNAL_COUNT);
 
-  private readonly watchdogTimeoutNs: number;
+  private watchdogTimeoutNs: number;
   private readonly futureToleranceNs: number;
   /** The sample time (ns) last pushed to the monitors. */
   private lastSampleNs = -Infinity;
@@ -158,6 +158,17 @@ export class Pipeline {
       };
     }
     return this.o.chunks.submit(chunk, now);
+  }
+
+  /** The watchdog timeout (s) from the next step on (`run` raises it with the adaptive max-age floor). */
+  setWatchdogTimeout(seconds: number): void {
+    if (!(seconds > 0) || !Number.isFinite(seconds)) throw new RangeError(`watchdog: expected seconds > 0, got ${seconds}`);
+    this.watchdogTimeoutNs = secondsToNs(seconds);
+  }
+
+  /** How old (s) the joint state may be when a chunk is filtered, from now on (a chunk path that checks it). */
+  setMaxStateAge(seconds: number): void {
+    this.o.chunks?.setMaxStateAge?.(seconds);
   }
 
   eStop(now: number, by: string): void {

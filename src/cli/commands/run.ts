@@ -44,6 +44,7 @@ const STRINGS = [
   'workspace',
   'obstacles',
   'max-age',
+  'max-age-ceiling',
   'dead-man',
   'on-link-loss',
   'watchdog',
@@ -128,7 +129,11 @@ ${SPEC_FILE_HELP}
                         the demo, above the STS3215's step and wrist backlash)
   --max-age <s>         raise every signal's max age (design §2) to at least this (default: derived
                         at start-up from 20 measured state reads: 2 × (control period + slowest
-                        read), printed in the 'timing:' line)
+                        read), printed in the 'timing:' line); a derived floor then follows
+                        slower reads during the run (2 × (period + p99 of the last 200 reads)),
+                        never below its start-up value; --max-age stays fixed
+  --max-age-ceiling <s>  the safety bound of that floor: it never rises above this, so a signal
+                        that stops holds within it (default 0.25; not with --max-age)
   --watchdog <s>        hold when no fresh sample arrived for this long (default: 2 × the max-age
                         floor, at least 0.1 s)
   --bus-timeout <s>     per-attempt serial reply timeout with --port (default 0.05: a USB adapter's
@@ -209,6 +214,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   );
   const duration = num('duration', undefined, (v) => v > 0 && Number.isFinite(v), 'a positive number of seconds');
   const maxAge = num('max-age', undefined, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
+  const maxAgeCeiling = num('max-age-ceiling', undefined, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
   const deadMan = num('dead-man', undefined, (v) => v >= 0.1 && v <= 60, 'seconds in [0.1, 60]');
   const watchdog = num('watchdog', undefined, (v) => v >= 0.01 && v <= 5, 'seconds in [0.01, 5]');
   const busTimeout = num('bus-timeout', undefined, (v) => v >= 0.002 && v <= 1, 'seconds in [0.002, 1]');
@@ -326,6 +332,8 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       'armguard run: the embedded broker needs --access <yaml> (users and roles; see hardware.md "Running a pilot"), or give --mqtt <url>',
     );
   }
+  if (maxAge !== undefined && maxAgeCeiling !== undefined)
+    errors.push('armguard run: --max-age-ceiling bounds the derived max-age floor; with --max-age the floor is fixed (give one of them)');
   const spec = loadScoringSpec(specPathsFrom(str));
   if (!spec.ok) errors.push(...spec.problems);
   if (errors.length > 0 || !calibration || !spec.ok) return { ok: false, code: EXIT.failure, errors };
@@ -408,6 +416,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(typeof bandRunOn === 'number' ? { warningBandRunOn: bandRunOn } : {}),
       ...(duration !== undefined ? { durationS: duration as number } : {}),
       ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),
+      ...(maxAgeCeiling !== undefined ? { maxAgeCeilingS: maxAgeCeiling as number } : {}),
       ...(deadMan !== undefined ? { deadManS: deadMan as number } : {}),
       onLinkLoss: linkLoss,
       ...(watchdog !== undefined ? { watchdogS: watchdog as number } : {}),

@@ -13,6 +13,11 @@ export const TIMING_MIN_WINDOW_S = 1;
 export const TIMING_WARMUP_READS = 5;
 /** A derived floor above this (s) is reported as a warning: staleness is then caught late. */
 export const SLOW_FLOOR_S = 0.25;
+/**
+ * Default hard ceiling (s) of the max-age floor while it follows the read cycle (--max-age-ceiling):
+ * the safety bound — a signal that stops is held as stale within it, however slow the reads were.
+ */
+export const DEFAULT_MAX_AGE_CEILING_S = 0.25;
 
 export interface ReadCycle {
   /** Read durations (s), in the order measured. */

@@ -20,6 +20,7 @@ import type { SemanticRecord } from '../../episode/types.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from '../../telemetry/run-telemetry.js';
 import type { LinkLossPolicy } from '../../telemetry/gate-remote.js';
 import {
+  DEFAULT_MAX_AGE_CEILING_S,
   SLOW_FLOOR_S,
   TIMING_MIN_WINDOW_S,
   TIMING_SAMPLE_READS,
@@ -29,6 +30,7 @@ import {
   summariseReads,
 } from './read-timing.js';
 import { SIGNALS, type SignalFrame } from '../../schema/signals.js';
+import { AdaptiveMaxAge, type MaxAgeChange } from '../../runtime/adaptive-max-age.js';
 import { faultDetail } from '../../schema/fault.js';
 import { LiveSemantic } from '../../runtime/live-semantic.js';
 import { describeSemanticCause } from '../../semantic/semantic-gate.js';
@@ -94,6 +96,11 @@ export interface RunSessionOptions {
    * from the read cycle measured at start-up (read-timing.ts), said in the log.
    */
   minMaxAge?: number;
+  /**
+   * Hard upper bound (s) of the derived max-age floor while it follows the read cycle (default
+   * DEFAULT_MAX_AGE_CEILING_S): a signal that stops is caught as stale within it. Unused with --max-age.
+   */
+  maxAgeCeilingS?: number;
   /** Source watchdog (s): no fresh sample for this long holds. Default: from the read cycle (≥ 0.1 s). */
   watchdogS?: number;
   /** Per-attempt serial response timeout (s) with a real port (default DEFAULT_PORT_TIMEOUT_S). */
@@ -116,6 +123,12 @@ export interface RunSessionOptions {
   clock: Clock;
   timers: Timers;
   log: (line: string) => void;
+}
+
+/** The max-age floor following the read cycle, and the --watchdog the operator gave (kept; never below the floor). */
+interface AdaptiveTiming {
+  readonly floor: AdaptiveMaxAge;
+  readonly fixedWatchdogS: number | undefined;
 }
 
 /** With tracked bystanders the gate starts held; it fails start-up (latched hold) when they are not seen within this (s). */
@@ -147,6 +160,7 @@ export class RunSession {
   private constructor(
     private readonly o: RunSessionOptions,
     conn: So101Connection,
+    private readonly adaptive?: AdaptiveTiming,
   ) {
     this.conn = conn;
     this.done = new Promise((r) => (this.resolveDone = r));
@@ -229,9 +243,40 @@ export class RunSession {
       timers: o.timers,
       rate: o.rate,
       step: (now) => this.session.step(now),
-      read: () => conn.arm.readState(),
+      read: adaptive ? () => this.timedRead() : () => conn.arm.readState(),
       onError: (e) => this.session.holdOnError('control loop', e),
     });
+  }
+
+  /**
+   * A state read whose duration feeds the adaptive max-age floor: when the reads slow down (host
+   * load arriving after the start-up measurement) the floor and watchdog rise with them, up to the
+   * ceiling; said in the log and recorded in the episode.
+   */
+  private async timedRead(): Promise<unknown> {
+    const t0 = this.o.clock.now();
+    const r = await this.conn.arm.readState();
+    // A failed read (bus timeout) is no measure of the cycle: a stopped bus must not raise the floor.
+    if (r.ok) {
+      const change = this.adaptive!.floor.observe(this.o.clock.now() - t0);
+      if (change) this.applyMaxAge(change);
+    }
+    return r;
+  }
+
+  private applyMaxAge(c: MaxAgeChange): void {
+    const o = this.o;
+    const a = this.adaptive!;
+    const watchdog = Math.max(a.fixedWatchdogS ?? c.watchdogS, c.floorS);
+    this.session.gate.setMaxAgeFloor(c.floorS);
+    this.session.pipeline.setWatchdogTimeout(watchdog);
+    // As the rig derives it from the floor at start-up (src/rigs/so101.ts).
+    this.session.pipeline.setMaxStateAge(Math.max(0.1, c.floorS));
+    const text =
+      `max-age floor ${c.floorS.toFixed(3)} s, watchdog ${watchdog.toFixed(3)} s (p99 of recent reads ${(c.readS * 1000).toFixed(1)} ms; ` +
+      `start-up floor ${a.floor.startFloorS.toFixed(3)} s, ceiling ${a.floor.ceilingS} s${c.capped ? ': capped, the reads would want more' : ''})`;
+    o.log(`timing: ${text}`);
+    this.session.recordEvent(o.clock.now(), 'timing', text);
   }
 
   /** The semantic gate and stage events of `run so101` (stage events from the joint state), a fresh task at every episode. */
@@ -292,8 +337,9 @@ export class RunSession {
     }
     let s: RunSession;
     try {
-      o = await withMeasuredTiming(o, c.value);
-      s = new RunSession(o, c.value);
+      const timed = await withMeasuredTiming(o, c.value);
+      o = timed.options;
+      s = new RunSession(o, c.value, timed.adaptive);
     } catch (e) {
       await c.value.close();
       throw e;
@@ -511,7 +557,10 @@ export class RunSession {
  * Measure the read cycle (TIMING_SAMPLE_READS back-to-back state reads) and fill in the timing the
  * operator did not set: the max-age floor and the source watchdog. Says what it measured and chose.
  */
-async function withMeasuredTiming(o: RunSessionOptions, conn: So101Connection): Promise<RunSessionOptions> {
+async function withMeasuredTiming(
+  o: RunSessionOptions,
+  conn: So101Connection,
+): Promise<{ options: RunSessionOptions; adaptive: AdaptiveTiming | undefined }> {
   const durations: number[] = [];
   let windowStart = NaN;
   for (
@@ -535,19 +584,34 @@ async function withMeasuredTiming(o: RunSessionOptions, conn: So101Connection): 
   const watchdog = Math.max(o.watchdogS ?? defaultWatchdog(floor), floor);
   const ms = (s: number): string => `${(s * 1000).toFixed(1)} ms`;
   const raised = SIGNALS.filter((sig) => sig.maxAge < floor).map((sig) => sig.name);
+  const ceiling = o.maxAgeCeilingS ?? DEFAULT_MAX_AGE_CEILING_S;
+  // An explicit --max-age stays fixed; a derived floor follows the reads up to the ceiling.
+  const adaptive =
+    o.minMaxAge === undefined
+      ? {
+          floor: new AdaptiveMaxAge({ rateHz: o.rate, startFloorS: floor, ceilingS: ceiling }),
+          fixedWatchdogS: o.watchdogS,
+        }
+      : undefined;
   o.log(
     `timing: ${durations.length} state reads over ${(o.clock.now() - windowStart).toFixed(1)} s took median ${ms(cycle.median)}, max ${ms(cycle.max)} at ${o.rate} Hz → ` +
       (o.minMaxAge !== undefined
         ? `max-age floor ${floor} s (--max-age; derived would be ${derived.toFixed(3)} s)`
         : `max-age floor ${floor.toFixed(3)} s (2 × (period + slowest read); --max-age to set)`) +
-      `, raising ${raised.length} signal max age(s) below it; watchdog ${watchdog.toFixed(3)} s${o.watchdogS !== undefined ? ' (--watchdog)' : ' (--watchdog to set)'}`,
+      `, raising ${raised.length} signal max age(s) below it; watchdog ${watchdog.toFixed(3)} s${o.watchdogS !== undefined ? ' (--watchdog)' : ' (--watchdog to set)'}` +
+      (adaptive
+        ? `; the floor follows slower reads up to the ceiling ${ceiling} s (--max-age-ceiling)`
+        : '; fixed'),
   );
   if (o.minMaxAge === undefined && floor > SLOW_FLOOR_S) {
     o.log(
       `timing: WARNING the read cycle is slow (max-age floor ${floor.toFixed(3)} s > ${SLOW_FLOOR_S} s): a stale signal is caught that late; check the adapter (latency timer) and the host load, or set --max-age`,
     );
   }
-  return { ...o, minMaxAge: floor, watchdogS: watchdog };
+  return {
+    options: { ...o, minMaxAge: floor, watchdogS: watchdog },
+    adaptive,
+  };
 }
 
 /** Run one start-up step; a failure is rethrown naming what was being started and why, in words. */

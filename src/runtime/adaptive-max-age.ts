@@ -1,0 +1,101 @@
+/**
+ * The max-age floor of `run` while it runs (issue 14 item 13). The start-up measurement (1 s of
+ * reads) cannot foresee load that arrives later: a read that stalls past the derived floor holds
+ * the arm although nothing is wrong. So the floor follows the read cycle measured during the run —
+ * a high quantile of the recent reads, with the same formula as at start-up — between two bounds:
+ * never below the start-up floor, never above a hard ceiling (the safety bound: a signal that truly
+ * stops is caught as stale within the ceiling, whatever the reads did before). Pure: the durations
+ * come in from the caller; nothing here reads a clock.
+ */
+
+export interface AdaptiveMaxAgeOptions {
+  /** Control steps per second (the period is part of a sample's worst age). */
+  readonly rateHz: number;
+  /** The floor derived at start-up (s): the floor never goes below it. */
+  readonly startFloorS: number;
+  /** Hard upper bound (s) of the floor, the safety bound. Below the start-up floor: no adaptation. */
+  readonly ceilingS: number;
+  /** How many recent reads the quantile is taken over (default 200: 2 s at 100 Hz). */
+  readonly window?: number;
+  /** Which quantile of the recent reads (default 0.99: a lone outlier does not move the floor). */
+  readonly quantile?: number;
+  /** The floor is this × (period + quantile read), as at start-up (default 2). */
+  readonly factor?: number;
+  /** Floors are rounded up to a multiple of this (s), so small jitter does not change them (default 0.005). */
+  readonly stepS?: number;
+}
+
+/** A new floor and the watchdog that goes with it (2 × floor, at least 0.1 s, as at start-up). */
+export interface MaxAgeChange {
+  readonly floorS: number;
+  readonly watchdogS: number;
+  /** The quantile read duration (s) it was derived from. */
+  readonly readS: number;
+  /** The floor was capped at the ceiling (the reads would want more). */
+  readonly capped: boolean;
+}
+
+export class AdaptiveMaxAge {
+  private readonly reads: Float64Array;
+  private readonly scratch: Float64Array;
+  private count = 0;
+  private next = 0;
+  private current: number;
+  private readonly period: number;
+  private readonly quantile: number;
+  private readonly factor: number;
+  private readonly step: number;
+
+  constructor(private readonly o: AdaptiveMaxAgeOptions) {
+    const window = o.window ?? 200;
+    if (!(Number.isInteger(window) && window > 0)) throw new RangeError(`window: expected a positive integer, got ${window}`);
+    if (!(o.rateHz > 0)) throw new RangeError(`rateHz: expected > 0, got ${o.rateHz}`);
+    this.reads = new Float64Array(window);
+    this.scratch = new Float64Array(window);
+    this.period = 1 / o.rateHz;
+    this.quantile = o.quantile ?? 0.99;
+    this.factor = o.factor ?? 2;
+    this.step = o.stepS ?? 0.005;
+    this.current = o.startFloorS;
+  }
+
+  get startFloorS(): number {
+    return this.o.startFloorS;
+  }
+  get ceilingS(): number {
+    return this.o.ceilingS;
+  }
+
+  /** The floor in force (s). */
+  get floorS(): number {
+    return this.current;
+  }
+
+  /**
+   * One completed read took `durationS`. Returns the new floor when it changed, else undefined.
+   * A non-finite or negative duration is ignored (it says nothing about the cycle).
+   */
+  observe(durationS: number): MaxAgeChange | undefined {
+    if (!(durationS >= 0) || !Number.isFinite(durationS)) return undefined;
+    this.reads[this.next] = durationS;
+    this.next = (this.next + 1) % this.reads.length;
+    if (this.count < this.reads.length) this.count++;
+    const q = this.quantileRead();
+    const wanted = Math.ceil((this.factor * (this.period + q)) / this.step - 1e-9) * this.step;
+    const capped = wanted > this.o.ceilingS;
+    const floor = Math.max(this.o.startFloorS, Math.min(this.o.ceilingS, wanted));
+    if (floor === this.current) return undefined;
+    this.current = floor;
+    return { floorS: floor, watchdogS: Math.max(0.1, 2 * floor), readS: q, capped };
+  }
+
+  /** The nearest-rank quantile of the reads in the window (sorted in a preallocated copy). */
+  private quantileRead(): number {
+    const n = this.count;
+    const s = this.scratch.subarray(0, n);
+    s.set(this.reads.subarray(0, n));
+    s.sort();
+    const rank = Math.min(n, Math.max(1, Math.ceil(this.quantile * n)));
+    return s[rank - 1]!;
+  }
+}
