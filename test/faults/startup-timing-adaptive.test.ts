@@ -7,13 +7,14 @@
  * derivation gave before) the same slow-down holds on a stale signal. A bus that stops answering
  * still holds, within the ceiling.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { parseAccessFile } from '../../src/cli/compose/access-file.js';
 import { RunSession } from '../../src/cli/compose/session.js';
+import { parseRunArgs } from '../../src/cli/commands/run.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { repoRoot } from '../support/paths.js';
@@ -128,6 +129,23 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
     if (stale) expect(Number(stale[1])).toBeLessThanOrEqual(CEILING_S);
     expect(s.gate.state).toBe('hold');
   }, 30_000);
+});
+
+describe('--max-age-ceiling', () => {
+  it('is the bound of the derived floor; with a fixed --max-age it is refused (nothing to bound)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-fault-adaptive-'));
+    const access = join(dir, 'access.yaml');
+    writeFileSync(access, ACCESS, { mode: 0o600 });
+    const base = ['so101', '--emulator', '--calibration', CAL_PATH, '--task', 'so101-pick-butter', '--access', access];
+    const p = await parseRunArgs([...base, '--max-age-ceiling', '0.3']);
+    expect(p.ok && p.options).toMatchObject({ maxAgeCeilingS: 0.3 });
+    const both = await parseRunArgs([...base, '--max-age-ceiling', '0.3', '--max-age', '0.1']);
+    expect(!both.ok && both.errors).toEqual([
+      'armguard run: --max-age-ceiling bounds the derived max-age floor; with --max-age the floor is fixed (give one of them)',
+    ]);
+    const bad = await parseRunArgs([...base, '--max-age-ceiling', '0']);
+    expect(!bad.ok && bad.errors).toEqual(["armguard run: --max-age-ceiling: expected seconds in (0, 5], got '0'"]);
+  });
 });
 
 function sleep(ms: number): Promise<void> {

@@ -232,6 +232,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
     dashboardPort,
     duration,
     maxAge,
+    maxAgeCeiling,
     deadMan,
     watchdog,
     busTimeout,
@@ -240,6 +241,10 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   ])
     if (typeof v === 'string') return usageError(v);
   if (emulatorDelay !== undefined && !emulator) return usageError('--emulator-delay needs --emulator');
+  if (maxAge !== undefined && maxAgeCeiling !== undefined)
+    return usageError(
+      '--max-age-ceiling bounds the derived max-age floor; with --max-age the floor is fixed (give one of them)',
+    );
   const gateOpt = str('gate') ?? 'on';
   if (gateOpt !== 'on' && gateOpt !== 'off') return usageError(`--gate: expected on or off, got '${gateOpt}'`);
   const bandOpt = str('warning-band') ?? 'on';
@@ -332,8 +337,6 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       'armguard run: the embedded broker needs --access <yaml> (users and roles; see hardware.md "Running a pilot"), or give --mqtt <url>',
     );
   }
-  if (maxAge !== undefined && maxAgeCeiling !== undefined)
-    errors.push('armguard run: --max-age-ceiling bounds the derived max-age floor; with --max-age the floor is fixed (give one of them)');
   const spec = loadScoringSpec(specPathsFrom(str));
   if (!spec.ok) errors.push(...spec.problems);
   if (errors.length > 0 || !calibration || !spec.ok) return { ok: false, code: EXIT.failure, errors };
