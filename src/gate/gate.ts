@@ -108,7 +108,8 @@ export class Gate {
    * floor under a ceiling); the next evaluation judges ages against the new limits.
    */
   setMaxAgeFloor(floorS: number): void {
-    if (!(floorS >= 0) || !Number.isFinite(floorS)) throw new RangeError(`max-age floor: expected seconds ≥ 0, got ${floorS}`);
+    if (!(floorS >= 0) || !Number.isFinite(floorS))
+      throw new RangeError(`max-age floor: expected seconds ≥ 0, got ${floorS}`);
     for (let i = 0; i < this.maxAge.length; i++) {
       this.maxAge[i] = Math.max(this.baseMaxAge[i]!, floorS);
       this.maxAgeNs[i] = secondsToNs(this.maxAge[i]!);

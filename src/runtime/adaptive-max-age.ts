@@ -48,7 +48,8 @@ export class AdaptiveMaxAge {
 
   constructor(private readonly o: AdaptiveMaxAgeOptions) {
     const window = o.window ?? 200;
-    if (!(Number.isInteger(window) && window > 0)) throw new RangeError(`window: expected a positive integer, got ${window}`);
+    if (!(Number.isInteger(window) && window > 0))
+      throw new RangeError(`window: expected a positive integer, got ${window}`);
     if (!(o.rateHz > 0)) throw new RangeError(`rateHz: expected > 0, got ${o.rateHz}`);
     this.reads = new Float64Array(window);
     this.scratch = new Float64Array(window);

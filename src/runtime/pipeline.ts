@@ -162,7 +162,8 @@ export class Pipeline {
 
   /** The watchdog timeout (s) from the next step on (`run` raises it with the adaptive max-age floor). */
   setWatchdogTimeout(seconds: number): void {
-    if (!(seconds > 0) || !Number.isFinite(seconds)) throw new RangeError(`watchdog: expected seconds > 0, got ${seconds}`);
+    if (!(seconds > 0) || !Number.isFinite(seconds))
+      throw new RangeError(`watchdog: expected seconds > 0, got ${seconds}`);
     this.watchdogTimeoutNs = secondsToNs(seconds);
   }
 

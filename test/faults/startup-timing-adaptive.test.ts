@@ -108,9 +108,10 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
     const { s, log } = await start({ minMaxAge: fixed });
     expect(log.find((l) => / timing: \d+ state reads/.test(l))).toMatch(/--max-age; derived would be .*; fixed$/);
     await slowDown(s);
-    expect(holds(log).some((l) => /signal \S+ stale \(age [\d.]+ s > max [\d.]+ s\)/.test(l)), log.join('\n')).toBe(
-      true,
-    );
+    expect(
+      holds(log).some((l) => /signal \S+ stale \(age [\d.]+ s > max [\d.]+ s\)/.test(l)),
+      log.join('\n'),
+    ).toBe(true);
   }, 30_000);
 
   it('a bus that stops answering still holds, within the ceiling', async () => {

@@ -599,9 +599,7 @@ async function withMeasuredTiming(
         ? `max-age floor ${floor} s (--max-age; derived would be ${derived.toFixed(3)} s)`
         : `max-age floor ${floor.toFixed(3)} s (2 × (period + slowest read); --max-age to set)`) +
       `, raising ${raised.length} signal max age(s) below it; watchdog ${watchdog.toFixed(3)} s${o.watchdogS !== undefined ? ' (--watchdog)' : ' (--watchdog to set)'}` +
-      (adaptive
-        ? `; the floor follows slower reads up to the ceiling ${ceiling} s (--max-age-ceiling)`
-        : '; fixed'),
+      (adaptive ? `; the floor follows slower reads up to the ceiling ${ceiling} s (--max-age-ceiling)` : '; fixed'),
   );
   if (o.minMaxAge === undefined && floor > SLOW_FLOOR_S) {
     o.log(
