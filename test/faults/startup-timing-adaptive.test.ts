@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { parseAccessFile } from '../../src/cli/compose/access-file.js';
 import { RunSession } from '../../src/cli/compose/session.js';
+import { readEpisode } from '../../src/episode/index.js';
 import { parseRunArgs } from '../../src/cli/commands/run.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
@@ -25,9 +26,14 @@ const ACCESS = `users:
 `;
 /** The servos' extra reply delay during the start-up measurement (s): reads of ≈ 7 ms. */
 const START_DELAY_S = 0.005;
-/** Where the slow-down ends (s): reads of ≈ 52 ms, samples ≈ 62 ms old — past a start-up floor of ≈ 0.03–0.05 s. */
-const END_DELAY_S = 0.05;
-const CEILING_S = 0.2;
+/**
+ * Where the slow-down ends, relative to the floor in force at start-up: a reply delay of 1.3 × the
+ * floor makes every read longer than the floor, so every sample is older than it (× ≈ 1.3 plus the
+ * period) — what the fixed start-up floor held on. Relative, so a slow start-up on a loaded host
+ * (a larger floor) is slowed past too.
+ */
+const END_FACTOR = 1.3;
+const CEILING_S = 0.4;
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -65,12 +71,11 @@ async function start(extra: { minMaxAge?: number }) {
   return { s, log, startSlowest: Number(m[1]) / 1000, startFloor: Number(m[2]) };
 }
 
-/** Slow the emulated replies from START_DELAY_S to END_DELAY_S in 2.5 ms steps, 100 ms apart, then stay there 1.5 s. */
-async function slowDown(s: RunSession): Promise<void> {
+/** Slow the emulated replies from START_DELAY_S to `endS` in 20 even steps, 100 ms apart, then stay there 1.5 s. */
+async function slowDown(s: RunSession, endS: number): Promise<void> {
   const emulator = s.conn.emulated!.emulator;
-  for (let d = START_DELAY_S; d < END_DELAY_S - 1e-9; ) {
-    d = Math.min(END_DELAY_S, d + 0.0025);
-    emulator.extraReplyDelayS = d;
+  for (let k = 1; k <= 20; k++) {
+    emulator.extraReplyDelayS = START_DELAY_S + ((endS - START_DELAY_S) * k) / 20;
     await sleep(100);
   }
   await sleep(1500);
@@ -79,12 +84,12 @@ async function slowDown(s: RunSession): Promise<void> {
 const holds = (log: readonly string[]) => log.filter((l) => / → hold: /.test(l));
 
 describe('the max-age floor follows reads that slow down after start-up (dry run, emulator over a pty)', () => {
-  it('replies slowing to 50 ms: the floor rises with the reads (logged), no false hold', async () => {
+  it('replies slowing to 1.3 × the start-up floor: the floor rises with the reads (logged, in the episode), no false hold', async () => {
     const { s, log, startFloor } = await start({});
     expect(log.find((l) => / timing: \d+ state reads/.test(l))).toMatch(
-      /; the floor follows slower reads up to the ceiling 0\.2 s \(--max-age-ceiling\)$/,
+      /; the floor follows slower reads up to the ceiling 0\.4 s \(--max-age-ceiling\)$/,
     );
-    await slowDown(s);
+    await slowDown(s, END_FACTOR * startFloor);
     expect(holds(log), log.join('\n')).toEqual([]);
     expect(s.gate.state).not.toBe('hold');
     const changes = log
@@ -98,16 +103,31 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
     expect(floor).toBeGreaterThan(startFloor);
     expect(floor).toBeLessThanOrEqual(CEILING_S);
     expect(watchdog).toBeCloseTo(Math.max(0.1, 2 * floor), 3);
+    // Each change is in the episode too, as a gate event.
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    const recorded: string[] = [];
+    await readEpisode(
+      path,
+      (r) =>
+        void (
+          r.kind === 'gate' &&
+          r.value.kind === 'event' &&
+          r.value.event === 'timing' &&
+          recorded.push(r.value.detail ?? '')
+        ),
+      { kinds: ['gate'] },
+    );
+    expect(recorded.length).toBe(log.filter((l) => / timing: max-age floor /.test(l)).length); // reads go on until stop
+    expect(recorded[recorded.length - 1]).toMatch(new RegExp(`^max-age floor ${floor.toFixed(3)} s, watchdog `));
   }, 30_000);
 
   it('control: the same slow-down with the start-up floor fixed (--max-age, as derived before) holds on a stale signal', async () => {
-    // The floor a quiet start-up derives at this delay; fixed, as the derivation left it before.
-    const probe = await start({});
-    const fixed = probe.startFloor;
-    await probe.s.stop('probe done');
+    // A floor as a quiet start-up derives at this delay, fixed, as the derivation left it before.
+    const fixed = 0.06;
     const { s, log } = await start({ minMaxAge: fixed });
     expect(log.find((l) => / timing: \d+ state reads/.test(l))).toMatch(/--max-age; derived would be .*; fixed$/);
-    await slowDown(s);
+    await slowDown(s, END_FACTOR * fixed);
     expect(
       holds(log).some((l) => /signal \S+ stale \(age [\d.]+ s > max [\d.]+ s\)/.test(l)),
       log.join('\n'),
@@ -115,9 +135,9 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
   }, 30_000);
 
   it('a bus that stops answering still holds, within the ceiling', async () => {
-    const { s, log } = await start({});
-    await slowDown(s);
-    expect(holds(log)).toEqual([]);
+    const { s, log, startFloor } = await start({});
+    await slowDown(s, END_FACTOR * startFloor);
+    expect(holds(log), log.join('\n')).toEqual([]);
     const stoppedAt = performance.now();
     for (const servo of s.conn.emulated!.emulator.allServos) servo.responsive = false;
     await waitFor(() => holds(log).length > 0, 5);
