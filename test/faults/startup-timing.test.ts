@@ -94,17 +94,20 @@ describe('timing derived from the measured read cycle', () => {
     cleanup.push(() => s.stop('test cleanup'));
     const timing = log.find((l) => l.startsWith('timing: '));
     expect(timing).toMatch(
-      /^timing: \d+ state reads over [\d.]+ s took median [\d.]+ ms, max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s \(2 × \(period \+ slowest read\); --max-age to set\), raising \d+ signal max age\(s\) below it; watchdog [\d.]+ s \(--watchdog to set\)$/,
+      /^timing: \d+ state reads over [\d.]+ s took median [\d.]+ ms, max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s \(2 × \(period \+ slowest read\); --max-age to set\), raising \d+ signal max age\(s\) below it; watchdog [\d.]+ s \(--watchdog to set\); the floor follows slower reads up to the ceiling 0\.25 s \(--max-age-ceiling\)$/,
     );
     const m = /max ([\d.]+) ms .* floor ([\d.]+) s/.exec(timing!)!;
     expect(Number(m[2])).toBeCloseTo(2 * (0.01 + Number(m[1]) / 1000), 2);
     expect(Number(m[2])).toBeGreaterThan(0.05); // the stalls show in the measurement
     // The gate works with the derived floor: a stale hold (possible when another program loads the
-    // host more than during the measurement) names it as the signal's max age, not the SPEC 0.05 s.
+    // host more than during the measurement) names the floor in force as the signal's max age — the
+    // start-up one or one the reads raised since (test/faults/startup-timing-adaptive.test.ts), never
+    // the SPEC 0.05 s nor more than the 0.25 s ceiling.
     await new Promise((r) => setTimeout(r, 1500));
     for (const line of log.filter((l) => /gate .* → hold: signal \S+ stale/.test(l))) {
       const max = Number(/> max ([\d.]+) s/.exec(line)![1]);
-      expect(max).toBeCloseTo(Number(m[2]), 3);
+      expect(max).toBeGreaterThanOrEqual(Number(m[2]) - 5e-4);
+      expect(max).toBeLessThanOrEqual(0.25);
     }
   }, 30_000);
 });
@@ -146,7 +149,7 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
     const { log } = await start({});
     const timing = log.find((l) => l.startsWith('timing: '));
     const m =
-      /max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s .*raising (\d+) signal max age\(s\) below it; watchdog ([\d.]+) s \(--watchdog to set\)$/.exec(
+      /max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s .*raising (\d+) signal max age\(s\) below it; watchdog ([\d.]+) s \(--watchdog to set\); the floor follows slower reads up to the ceiling 0\.25 s \(--max-age-ceiling\)$/.exec(
         timing ?? '',
       );
     expect(m, timing).not.toBeNull();
