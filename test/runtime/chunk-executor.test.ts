@@ -87,3 +87,26 @@ describe('ChunkExecutor.submit when a component throws', () => {
     expect(gate.state).toBe('armed');
   });
 });
+
+describe('ChunkExecutor.setMaxStateAge (issue 14 item 13: the state age follows the max-age floor)', () => {
+  it('a joint state 0.07 s old is stale at 0.05 s, usable once raised to 0.1 s, stale again past it', () => {
+    const late = 0.08;
+    const fixed = setup();
+    fixed.gate.evaluate(late, NO_CLAUSES, null);
+    const held = fixed.executor.submit(chunkOf('c1', late, sweep(Q0, [-0.2, 0.5], 5)), late);
+    expect(held).toMatchObject({ verdict: 'held' });
+    expect(fixed.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { signal: 'joint_positions' } });
+
+    const raised = setup();
+    raised.executor.setMaxStateAge(0.1);
+    raised.gate.evaluate(late, NO_CLAUSES, null);
+    const ok = raised.executor.submit(chunkOf('c1', late, sweep(Q0, [-0.2, 0.5], 5)), late);
+    expect(ok.verdict).not.toBe('held');
+    expect(raised.arm.executed).toHaveLength(1);
+    raised.gate.evaluate(0.12, NO_CLAUSES, null);
+    expect(raised.executor.submit(chunkOf('c2', 0.12, sweep(Q0, [-0.2, 0.5], 5)), 0.12)).toMatchObject({
+      verdict: 'held',
+    });
+    expect(() => raised.executor.setMaxStateAge(NaN)).toThrow(RangeError);
+  });
+});

@@ -124,6 +124,19 @@ describe('Pipeline: source → monitors → gate → sink', () => {
     expect(r.pipeline.release(t, { by: 'op', authorised: true })).toEqual({ ok: true });
   });
 
+  it('setWatchdogTimeout: a raised watchdog waits longer, and still expires (issue 14 item 13)', () => {
+    const r = rig({ clauses: [], watchdogTimeout: 0.05 });
+    r.pipeline.setWatchdogTimeout(0.1);
+    r.source.live.set('ee_speed', 0.1);
+    let t = run(r, 0, 10);
+    r.source.live.set('ee_speed', undefined);
+    t = run(r, t + DT, 80); // 0.08 s without a sample: past the old 0.05 s, within the new 0.1 s
+    expect(r.gate.state).toBe('armed');
+    run(r, t + DT, 30);
+    expect(r.gate.holdCause).toMatchObject({ kind: 'watchdog' });
+    expect(() => r.pipeline.setWatchdogTimeout(0)).toThrow(RangeError);
+  });
+
   it('holds when the CBF solve fails, and the chunk is not forwarded', () => {
     const failing: QpSolverFactory = (p) => {
       const s = activeSetSolverFactory(p);
