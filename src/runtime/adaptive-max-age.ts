@@ -4,9 +4,13 @@
  * the arm although nothing is wrong. So the floor follows the read cycle measured during the run —
  * a high quantile of the recent reads, with the same formula as at start-up — between two bounds:
  * never below the start-up floor, never above a hard ceiling (the safety bound: a signal that truly
- * stops is caught as stale within the ceiling, whatever the reads did before). Pure: the durations
+ * stops is caught as stale within the ceiling, whatever the reads did before). It rises at once and
+ * comes down only when the reads want a fifth less (hysteresis). Pure: the durations
  * come in from the caller; nothing here reads a clock.
  */
+
+/** The floor comes down only once the reads want at most this fraction of it. */
+const LOWER_BELOW = 0.8;
 
 export interface AdaptiveMaxAgeOptions {
   /** Control steps per second (the period is part of a sample's worst age). */
@@ -85,7 +89,9 @@ export class AdaptiveMaxAge {
     const wanted = Math.ceil((this.factor * (this.period + q)) / this.step - 1e-9) * this.step;
     const capped = wanted > this.o.ceilingS;
     const floor = Math.max(this.o.startFloorS, Math.min(this.o.ceilingS, wanted));
-    if (floor === this.current) return undefined;
+    // Up at once (a slower cycle must not hold the arm); down only by a fifth or more, so a load
+    // that comes and goes does not change the limits (and the log) on every few reads.
+    if (floor === this.current || (floor < this.current && floor > LOWER_BELOW * this.current)) return undefined;
     this.current = floor;
     return { floorS: floor, watchdogS: Math.max(0.1, 2 * floor), readS: q, capped };
   }

@@ -68,6 +68,15 @@ describe('AdaptiveMaxAge (pure)', () => {
     expect(low.observe(0.01)!.watchdogS).toBe(0.1); // floor 2 × 0.02 = 0.04 → 2 × 0.04 < 0.1
   });
 
+  it('comes down only when the reads want at least a fifth less (hysteresis), up at once', () => {
+    const a = new AdaptiveMaxAge({ rateHz: 100, startFloorS: 0.04, ceilingS: 0.25, window: 1 });
+    expect(a.observe(0.04)!.floorS).toBeCloseTo(0.1, 12); // 2 × 0.05
+    expect(a.observe(0.032)).toBeUndefined(); // wants 0.085 > 0.8 × 0.1: stays 0.1
+    expect(a.floorS).toBeCloseTo(0.1, 12);
+    expect(a.observe(0.03)!.floorS).toBeCloseTo(0.08, 12); // wants 0.08 ≤ 0.8 × 0.1
+    expect(a.observe(0.031)!.floorS).toBeCloseTo(0.085, 12); // up by one step at once
+  });
+
   it('ignores durations that measure nothing (NaN, negative, infinite)', () => {
     const a = new AdaptiveMaxAge({ rateHz: 100, startFloorS: 0.06, ceilingS: 0.25, window: 2, quantile: 1 });
     expect([NaN, -1, Infinity].map((r) => a.observe(r))).toEqual([undefined, undefined, undefined]);
