@@ -29,10 +29,9 @@ export interface AdaptiveMaxAgeOptions {
   readonly stepS?: number;
 }
 
-/** A new floor and the watchdog that goes with it (2 × floor, at least 0.1 s, as at start-up). */
+/** A new floor (the caller derives the watchdog from it as at start-up). */
 export interface MaxAgeChange {
   readonly floorS: number;
-  readonly watchdogS: number;
   /** The quantile read duration (s) it was derived from. */
   readonly readS: number;
   /** The floor was capped at the ceiling (the reads would want more). */
@@ -93,7 +92,7 @@ export class AdaptiveMaxAge {
     // that comes and goes does not change the limits (and the log) on every few reads.
     if (floor === this.current || (floor < this.current && floor > LOWER_BELOW * this.current)) return undefined;
     this.current = floor;
-    return { floorS: floor, watchdogS: Math.max(0.1, 2 * floor), readS: q, capped };
+    return { floorS: floor, readS: q, capped };
   }
 
   /** The nearest-rank quantile of the reads in the window (sorted in a preallocated copy). */

@@ -267,7 +267,7 @@ export class RunSession {
   private applyMaxAge(c: MaxAgeChange): void {
     const o = this.o;
     const a = this.adaptive!;
-    const watchdog = Math.max(a.fixedWatchdogS ?? c.watchdogS, c.floorS);
+    const watchdog = Math.max(a.fixedWatchdogS ?? defaultWatchdog(c.floorS), c.floorS);
     this.session.gate.setMaxAgeFloor(c.floorS);
     this.session.pipeline.setWatchdogTimeout(watchdog);
     // As the rig derives it from the floor at start-up (src/rigs/so101.ts).
@@ -599,7 +599,11 @@ async function withMeasuredTiming(
         ? `max-age floor ${floor} s (--max-age; derived would be ${derived.toFixed(3)} s)`
         : `max-age floor ${floor.toFixed(3)} s (2 × (period + slowest read); --max-age to set)`) +
       `, raising ${raised.length} signal max age(s) below it; watchdog ${watchdog.toFixed(3)} s${o.watchdogS !== undefined ? ' (--watchdog)' : ' (--watchdog to set)'}` +
-      (adaptive ? `; the floor follows slower reads up to the ceiling ${ceiling} s (--max-age-ceiling)` : '; fixed'),
+      (!adaptive
+        ? '; fixed'
+        : ceiling > floor
+          ? `; the floor follows slower reads up to the ceiling ${ceiling} s (--max-age-ceiling)`
+          : `; fixed: the ceiling ${ceiling} s (--max-age-ceiling) is not above it`),
   );
   if (o.minMaxAge === undefined && floor > SLOW_FLOOR_S) {
     o.log(
