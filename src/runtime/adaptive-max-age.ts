@@ -21,7 +21,10 @@ export interface AdaptiveMaxAgeOptions {
   readonly ceilingS: number;
   /** How many recent reads the quantile is taken over (default 200: 2 s at 100 Hz). */
   readonly window?: number;
-  /** Which quantile of the recent reads (default 0.99: a lone outlier does not move the floor). */
+  /**
+   * Which quantile of the recent reads (default 1: the slowest, as at start-up — a one-off stall
+   * raises the floor for one window; 0.99 would ignore it and hold on the next such stall).
+   */
   readonly quantile?: number;
   /** The floor is this × (period + quantile read), as at start-up (default 2). */
   readonly factor?: number;
@@ -57,7 +60,7 @@ export class AdaptiveMaxAge {
     this.reads = new Float64Array(window);
     this.scratch = new Float64Array(window);
     this.period = 1 / o.rateHz;
-    this.quantile = o.quantile ?? 0.99;
+    this.quantile = o.quantile ?? 1;
     this.factor = o.factor ?? 2;
     this.step = o.stepS ?? 0.005;
     this.current = o.startFloorS;

@@ -105,7 +105,9 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
     await slowDown(s, END_FACTOR * startFloor);
     expect(injectedHolds(log, END_FACTOR * startFloor), log.join('\n')).toEqual([]);
     const changes = log
-      .map((l) => / timing: max-age floor ([\d.]+) s, watchdog ([\d.]+) s \(p99 of recent reads ([\d.]+) ms;/.exec(l))
+      .map((l) =>
+        / timing: max-age floor ([\d.]+) s, watchdog ([\d.]+) s \(slowest of the last 200 reads ([\d.]+) ms;/.exec(l),
+      )
       .filter((m) => m !== null);
     expect(changes.length).toBeGreaterThan(0);
     const last = changes[changes.length - 1]!;
@@ -131,7 +133,8 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
       { kinds: ['gate'] },
     );
     expect(recorded.length).toBe(log.filter((l) => / timing: max-age floor /.test(l)).length); // reads go on until stop
-    expect(recorded[recorded.length - 1]).toMatch(new RegExp(`^max-age floor ${floor.toFixed(3)} s, watchdog `));
+    const lastLogged = log.filter((l) => / timing: max-age floor /.test(l)).pop()!;
+    expect(lastLogged.endsWith(recorded[recorded.length - 1]!)).toBe(true);
   }, 30_000);
 
   it('control: the same slow-down with the start-up floor fixed (--max-age, as derived before) holds on a stale signal', async () => {

@@ -52,16 +52,14 @@ describe('AdaptiveMaxAge (pure)', () => {
     expect(a.observe(0.05)!.floorS).toBeCloseTo(0.12, 12); // 2 × (0.01 + 0.05)
   });
 
-  it('the default: p99 of 200 reads — the third-slowest of the last 200', () => {
+  it('the default: the slowest of the last 200 reads (quantile 1); one that left the window no longer counts', () => {
     const a = new AdaptiveMaxAge({ rateHz: 100, startFloorS: 0.03, ceilingS: 0.25 });
-    const reads = Array<number>(200).fill(0.005);
-    reads[10] = 0.07;
-    reads[50] = 0.06;
-    reads[90] = 0.045; // rank 198 of 200 → 45 ms → 2 × 0.055 = 0.11
-    let last;
-    for (const r of reads) last = a.observe(r) ?? last;
-    expect(last!.readS).toBe(0.045);
-    expect(a.floorS).toBeCloseTo(0.11, 12);
+    expect(a.observe(0.07)!.floorS).toBeCloseTo(0.16, 12); // 2 × (0.01 + 0.07)
+    for (let k = 0; k < 199; k++) a.observe(0.005); // the 70 ms read is still the oldest of 200
+    expect(a.floorS).toBeCloseTo(0.16, 12);
+    const c = a.observe(0.005)!; // now it has left: 2 × (0.01 + 0.005) = 0.03 → the start-up floor
+    expect(c.floorS).toBe(0.03);
+    expect(c.readS).toBe(0.005);
   });
 
   it('comes down only when the reads want at least a fifth less (hysteresis), up at once', () => {

@@ -130,7 +130,7 @@ ${SPEC_FILE_HELP}
   --max-age <s>         raise every signal's max age (design §2) to at least this (default: derived
                         at start-up from 20 measured state reads: 2 × (control period + slowest
                         read), printed in the 'timing:' line); a derived floor then follows
-                        slower reads during the run (2 × (period + p99 of the last 200 reads)),
+                        slower reads during the run (2 × (period + slowest of the last 200 reads)),
                         never below its start-up value; --max-age stays fixed
   --max-age-ceiling <s>  the safety bound of that floor: it never rises above this, so a signal
                         that stops holds within it (default 0.25; not with --max-age)

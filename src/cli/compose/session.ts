@@ -273,7 +273,7 @@ export class RunSession {
     // As the rig derives it from the floor at start-up (src/rigs/so101.ts).
     this.session.pipeline.setMaxStateAge(Math.max(0.1, c.floorS));
     const text =
-      `max-age floor ${c.floorS.toFixed(3)} s, watchdog ${watchdog.toFixed(3)} s (p99 of recent reads ${(c.readS * 1000).toFixed(1)} ms; ` +
+      `max-age floor ${c.floorS.toFixed(3)} s, watchdog ${watchdog.toFixed(3)} s (slowest of the last 200 reads ${(c.readS * 1000).toFixed(1)} ms; ` +
       `start-up floor ${a.floor.startFloorS.toFixed(3)} s, ceiling ${a.floor.ceilingS} s${c.capped ? ': capped, the reads would want more' : ''})`;
     o.log(`timing: ${text}`);
     this.session.recordEvent(o.clock.now(), 'timing', text);
