@@ -61,12 +61,24 @@ export function naivePartialBounds(f: Formula, p: PartialTrace): Bounds {
     case 'implies': {
       const a = naivePartialBounds(f.left, p);
       const b = naivePartialBounds(f.right, p);
+      // Robustness: and = min, or = max, a → b = max(−a, b). min and max are monotone in each
+      // argument, so the bounds of the result are the operator applied to the lower bounds and to
+      // the upper bounds (negation swaps and negates a's bounds).
       for (let i = 0; i < n; i++) {
-        const [alo, ahi] =
-          f.kind === 'implies' ? [-(a.hi[i] ?? NaN), -(a.lo[i] ?? NaN)] : [a.lo[i] ?? NaN, a.hi[i] ?? NaN];
-        const pick = f.kind === 'and' ? Math.min : Math.max;
-        lo[i] = pick(alo, b.lo[i] ?? NaN);
-        hi[i] = pick(ahi, b.hi[i] ?? NaN);
+        const aLo = a.lo[i] ?? NaN;
+        const aHi = a.hi[i] ?? NaN;
+        const bLo = b.lo[i] ?? NaN;
+        const bHi = b.hi[i] ?? NaN;
+        if (f.kind === 'and') {
+          lo[i] = Math.min(aLo, bLo);
+          hi[i] = Math.min(aHi, bHi);
+        } else if (f.kind === 'or') {
+          lo[i] = Math.max(aLo, bLo);
+          hi[i] = Math.max(aHi, bHi);
+        } else {
+          lo[i] = Math.max(-aHi, bLo);
+          hi[i] = Math.max(-aLo, bHi);
+        }
       }
       return { lo, hi };
     }
