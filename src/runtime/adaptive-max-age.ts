@@ -99,10 +99,18 @@ export class AdaptiveMaxAge {
   }
 
   /** The nearest-rank quantile of the reads in the window (sorted in a preallocated copy). */
+  /** Called on every control-loop read: no allocation (no subarray views), the maximum without sorting. */
   private quantileRead(): number {
     const n = this.count;
-    const s = this.scratch.subarray(0, n);
-    s.set(this.reads.subarray(0, n));
+    const reads = this.reads;
+    if (this.quantile >= 1) {
+      let max = -Infinity;
+      for (let i = 0; i < n; i++) if (reads[i]! > max) max = reads[i]!;
+      return max;
+    }
+    // The unfilled tail sorts after every read, so rank k of the whole array is rank k of the reads.
+    const s = this.scratch;
+    for (let i = 0; i < s.length; i++) s[i] = i < n ? reads[i]! : Infinity;
     s.sort();
     const rank = Math.min(n, Math.max(1, Math.ceil(this.quantile * n)));
     return s[rank - 1]!;
