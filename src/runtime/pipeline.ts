@@ -120,7 +120,12 @@ export class Pipeline {
     this.checkWatchdog(now);
     // A sample stamped beyond the future tolerance is a clock fault (the gate holds): not monitored,
     // or every later sample would look older than it.
-    if (this.sampled && sampleNs > secondsToNs(now) + this.futureToleranceNs) this.sampled = false;
+    if (this.sampled && sampleNs > secondsToNs(now) + this.futureToleranceNs) {
+      this.sampled = false;
+      // The source's own sample time may run ahead while its signals' stamps do not (checkWatchdog
+      // sees only those): this is the fault that holds for it, not a silently skipped sample.
+      this.futureSampleTime(now, sampleNs);
+    } else if (this.sampled) this.futureSampleFault = null;
     try {
       if (this.sampled) {
         this.lastSampleNs = sampleNs;
@@ -253,6 +258,26 @@ export class Pipeline {
       this.watchdogTripped = false;
       this.o.gate.watchdogFed();
     }
+  }
+
+  /** The fault for a source sample time ahead of the clock, re-raised (not re-reported) while it lasts. */
+  private futureSampleFault: Fault | null = null;
+
+  private futureSampleTime(now: number, sampleNs: number): void {
+    if (this.futureSampleFault !== null) {
+      this.o.gate.fault(now, this.futureSampleFault);
+      return;
+    }
+    const ahead = nsToSeconds(sampleNs - secondsToNs(now));
+    const f: Fault = {
+      kind: 'clock-jump',
+      source: this.o.source.name,
+      dt: ahead,
+      detail: `sample time ${ahead.toPrecision(3)} s in the future: not monitored`,
+    };
+    this.futureSampleFault = f;
+    this.o.gate.fault(now, f);
+    this.report(f, now);
   }
 
   private futureStamped(now: number, i: number): void {

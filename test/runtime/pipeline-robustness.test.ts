@@ -147,6 +147,44 @@ class SkewedSource extends ScriptedSource {
 }
 
 describe('Pipeline watchdog and future-stamped samples', () => {
+  it("a source whose own sample time runs 100 s ahead (its signals' stamps sane) holds naming it, not a silently skipped sample", () => {
+    class AheadSampleTime extends ScriptedSource {
+      aheadS = 0;
+      private nowS = 0;
+      override poll(frame: SignalFrame, now: number): void {
+        this.nowS = now;
+        super.poll(frame, now);
+      }
+      sampleNs(): number {
+        return Math.round((this.nowS + this.aheadS) * 1e9);
+      }
+    }
+    const source = new AheadSampleTime();
+    const events = new MemoryEventSink();
+    const r = build({ source, events });
+    source.live.set('max_joint_torque', 1);
+    let t = run(r, 0, 10);
+    expect(r.gate.state).toBe('armed');
+    source.aheadS = 100;
+    t += DT;
+    r.arm.tick(t);
+    r.pipeline.step(t);
+    expect(r.pipeline.sampled).toBe(false);
+    expect(r.gate.holdCause).toEqual({
+      kind: 'driver-fault',
+      fault: {
+        kind: 'clock-jump',
+        source: 'scripted',
+        dt: expect.closeTo(100, 6),
+        detail: 'sample time 100 s in the future: not monitored',
+      },
+    });
+    expect(r.arm.holds).toHaveLength(1);
+    t = run(r, t, 5); // still ahead: held, reported once
+    expect(events.faults).toHaveLength(1);
+    expect(r.arm.holds).toHaveLength(1);
+  });
+
   it('one sample stamped 100 s ahead, then silence: holds for the future stamp, and the watchdog still expires', () => {
     const source = new SkewedSource();
     const events = new MemoryEventSink();
