@@ -213,6 +213,8 @@ function play(
       mf = modeFilter(mode, profile, nArm, n, limit === null ? null : { limit, grip: scene.gripper });
       input.filters?.set(mode, mf);
     }
+    // A new episode: no grasp seen yet (a reused filter must not keep the last episode's reference).
+    mf.heldTilt?.reset();
     timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null);
     const spheres = bottleSpheres(fs.bottle, profile.bottleSpheres, profile.sphereMargin);
     // The hardware path: sim tracking adapter → SceneTracker → the spheres' points on the bottle's axis → TrackedObstacles.

@@ -8,20 +8,16 @@ import type { CbfWeights } from '../../../gate/cbf-qp.js';
 import { ChunkCbfFilter, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS } from '../../../gate/cbf-filter.js';
 import { interiorPointSolver } from '../../../gate/cbf-solver.js';
 import type { BarrierModel, ChunkFilter } from '../../../gate/cbf-types.js';
-import { CapsuleBarrier, obstacleGroups } from '../../../gate/capsule-barrier.js';
+import { obstacleGroups } from '../../../gate/capsule-barrier.js';
+import { descriptionBarrier } from '../../../gate/description-barrier.js';
+import { HeldTiltFilter } from '../../../gate/held-tilt.js';
 import { HoldOnlyFilter } from '../../../gate/hold-only-filter.js';
 import { StepwiseCbfBaseline } from '../../../gate/stepwise-filter.js';
 import { DEMO_MODES, type DemoMode } from '../metrics.js';
 import type { TrackedObstacleSpec } from '../../../gate/tracked-obstacles.js';
 import type { BottleSpec } from '../../../../drivers/sim/index.js';
-import { BarrierStack } from '../../../gate/barrier-stack.js';
-import { OrientationBarrier } from '../../../gate/orientation-barrier.js';
 import { PassiveColumnsFilter } from '../../../gate/passive-columns.js';
 import {
-  CapsuleModel,
-  ForwardKinematics,
-  armModel,
-  endEffectorOf,
   PANDA_DESCRIPTION,
   SO101_DESCRIPTION,
   type ObstacleSet,
@@ -60,15 +56,23 @@ export interface ArmFilterProfile {
   /** Model joints that are not chunk arm columns (the SO-101 jaw): pinned to the chunk's gripper command. */
   readonly pinnedGripperJoint: number | null;
   readonly dSafe: number;
+  /**
+   * Planning margin δ of the chunk-level CBF (m; CbfFilterConfig.planningMargin): its chunks are
+   * planned d_safe + δ clear of the bottle, a configuration is refused only inside d_safe, so the
+   * servo's tracking error at the next chunk's start does not hold the arm.
+   */
+  readonly planningMargin: number;
   /** rad/s per arm column */
   readonly maxSpeed: readonly number[];
   /** Barrier spheres along the bottle's axis (one barrier pair each) and their margin (m). */
   readonly bottleSpheres: number;
   readonly sphereMargin: number;
-  /** Chain frame of the TCP (for the held-object tilt barrier). */
-  readonly tcpFrame: number;
-  /** Lever L (m) of the held-object tilt barrier: its h is L·(cos tilt − cos limit). */
-  readonly tiltLever: number;
+  /**
+   * How many times the tool's tilt the held cup tilts in the fingers (≥ 1; toolTiltLimit), and the
+   * faces of the tilt polygon (TiltPolygonBarrier).
+   */
+  readonly pivotGain: number;
+  readonly tiltFaces: number;
   /** SQP rounds of the chunk-level CBF per chunk. */
   readonly cbfRounds: number;
   /** The chunk-level CBF's weights (λ, ρ, γ, proximal μ) where they differ from DEFAULT_CBF_WEIGHTS. */
@@ -81,11 +85,12 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     endEffector: 'gripper',
     pinnedGripperJoint: 5,
     dSafe: 0.015,
+    planningMargin: 0.003,
     maxSpeed: [2, 2, 2, 2, 2],
     bottleSpheres: 2,
     sphereMargin: 0.005,
-    tcpFrame: endEffectorOf(SO101_DESCRIPTION, 'gripper').tcp.frame,
-    tiltLever: 1,
+    pivotGain: 1,
+    tiltFaces: 4,
     // On the 5-DoF arm the detour is a long way from the linearisation along the nominal: with 3
     // rounds and γ 0.2 no round found a safe chunk on any seed checked; 6 rounds and a slower
     // barrier decay (γ 0.1, the detour starts earlier) find one on most (bench/RESULTS.md).
@@ -98,11 +103,12 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     endEffector: 'franka_hand',
     pinnedGripperJoint: null,
     dSafe: 0.03,
+    planningMargin: 0.003,
     maxSpeed: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61],
     bottleSpheres: 3,
     sphereMargin: 0.005,
-    tcpFrame: endEffectorOf(PANDA_DESCRIPTION, 'franka_hand').tcp.frame,
-    tiltLever: 1,
+    pivotGain: 1,
+    tiltFaces: 4,
     cbfRounds: 3,
   },
 };
@@ -148,22 +154,13 @@ export class PinnedJointBarrier implements BarrierModel {
   }
 }
 
-/** How the glue tells that the hand holds the cup: the chunk's first gripper command is closed. */
-export interface GripSense {
-  readonly closed: number;
-  readonly open: number;
-}
-
 /**
  * Filters the first `arm` columns of a chunk of `columns` columns with `inner` through
  * {@link PassiveColumnsFilter}: the other columns (the gripper command) pass through exactly as sent.
- * With a pinned barrier, its joint follows the present gripper command of q0. With a tilt barrier,
- * the constraint is switched on while the chunk starts with the gripper commanded closed, its
- * reference taken at q0 of the first such chunk (the cup was upright when lifted).
+ * With a pinned barrier, its joint follows the present gripper command of q0.
  */
 export class ArmColumnsFilter implements ChunkFilter {
   private readonly columnsFilter: PassiveColumnsFilter;
-  private readonly qFull: Float64Array;
 
   constructor(
     readonly inner: ChunkFilter,
@@ -171,10 +168,8 @@ export class ArmColumnsFilter implements ChunkFilter {
     readonly columns: number,
     private readonly pinned: PinnedJointBarrier | null,
     private readonly gripperColumn: number,
-    private readonly tilt: { barrier: OrientationBarrier; grip: GripSense } | null = null,
   ) {
     this.columnsFilter = new PassiveColumnsFilter(inner, arm, columns);
-    this.qFull = new Float64Array(arm + (pinned ? 1 : 0));
   }
 
   filter(
@@ -185,18 +180,6 @@ export class ArmColumnsFilter implements ChunkFilter {
     deadline?: () => boolean,
   ): CbfOutcome {
     if (this.pinned) this.pinned.value = q0[this.gripperColumn] ?? NaN;
-    if (this.tilt) {
-      const { barrier, grip } = this.tilt;
-      const g = nominal[this.gripperColumn] ?? NaN;
-      const gripping = Math.abs(g - grip.closed) <= 0.1 * Math.abs(grip.open - grip.closed);
-      if (!gripping) barrier.enabled = false;
-      else if (!barrier.enabled) {
-        let c = 0;
-        for (let j = 0; j < this.qFull.length; j++)
-          this.qFull[j] = this.pinned && j === this.pinned.pinned ? this.pinned.value : (q0[c++] ?? NaN);
-        barrier.captureReference(this.qFull);
-      }
-    }
     return this.columnsFilter.filter(nominal, horizon, q0, dt, deadline);
   }
 }
@@ -208,18 +191,25 @@ export interface ModeFilter {
   /** The capsule model's arm-column joint limits. */
   readonly qmin: readonly number[];
   readonly qmax: readonly number[];
+  /** The held-tilt switch (reset per episode), when the mode keeps the held object's tilt. */
+  readonly heldTilt: HeldTiltFilter | null;
 }
 
 export interface HeldTilt {
   /** Tilt limit of the held object (rad): the clause's τ less its warning band ε. */
   readonly limit: number;
-  readonly grip: GripSense;
+  /** The gripper command's open and closed values (the chunk's gripper column). */
+  readonly grip: { readonly open: number; readonly closed: number };
 }
 
 /**
- * The filter of `mode` (not 'off') for a chunk of `columns` columns whose first `arm` are the arm.
+ * The filter of `mode` (not 'off') for a chunk of `columns` columns whose first `arm` are the arm,
+ * on the barrier compiled from the arm's robot description (descriptionBarrier, as the default
+ * demo's and the hardware rigs' chunk path): the bottle's spheres as one distance pair each.
  * `tilt`: also keep the held object's tilt under its limit (cbf and stepwise; the hold-only check
- * never modifies a chunk, and its tilt is the monitors' business).
+ * never modifies a chunk, and its tilt is the monitors' business), as the tilt polygon switched by
+ * the gripper command (HeldTiltFilter). The chunk-level CBF plans δ beyond d_safe (the profile's
+ * planning margin); the hold-only check and the action-wise baseline check d_safe itself.
  */
 export function modeFilter(
   mode: Exclude<FragileMode, 'off'>,
@@ -234,26 +224,20 @@ export function modeFilter(
     box: null,
   };
   const groups = obstacleGroups(spheres);
-  const distance = new CapsuleBarrier(
-    new CapsuleModel(armModel(profile.description, profile.endEffector)),
+  const planningMargin = mode === 'cbf' ? profile.planningMargin : 0;
+  const compiled = descriptionBarrier(profile.description, profile.endEffector, {
     groups,
-    profile.dSafe,
-  );
-  // h = L·(cos(tilt) − cos(limit)) with the profile's lever L (1: dimensionless), h = L while nothing
-  // is held: the settings the pilot's figures in bench/RESULTS.md were measured with.
-  const tiltBarrier =
-    tilt && mode !== 'hold'
-      ? new OrientationBarrier(
-          new ForwardKinematics(profile.description.chain),
-          profile.tcpFrame,
-          tilt.limit,
-          profile.tiltLever,
-          profile.tiltLever,
-        )
-      : null;
-  const full = tiltBarrier ? new BarrierStack([distance, tiltBarrier]) : distance;
-  const pinned = profile.pinnedGripperJoint === null ? null : new PinnedJointBarrier(full, profile.pinnedGripperJoint);
-  const barrier: BarrierModel = pinned ?? full;
+    dSafe: profile.dSafe,
+    planningMargin,
+    selfClearance: null,
+    heldTilt:
+      tilt && mode !== 'hold'
+        ? { objectLimit: tilt.limit, pivotGain: profile.pivotGain, faces: profile.tiltFaces }
+        : null,
+  });
+  const pinned =
+    profile.pinnedGripperJoint === null ? null : new PinnedJointBarrier(compiled.barrier, profile.pinnedGripperJoint);
+  const barrier: BarrierModel = pinned ?? compiled.barrier;
   if (barrier.joints !== arm)
     throw new RangeError(
       `${profile.description.id}: barrier has ${barrier.joints} joints, the scene ${arm} arm joints`,
@@ -276,6 +260,7 @@ export function modeFilter(
         slackTolerance: 1e-6,
         cbfTolerance: DEFAULT_CBF_TOLERANCE,
         maxIterations: 40,
+        planningMargin,
       });
       break;
     case 'stepwise':
@@ -289,6 +274,12 @@ export function modeFilter(
       });
       break;
   }
-  const tiltGlue = tiltBarrier && tilt ? { barrier: tiltBarrier, grip: tilt.grip } : null;
-  return { filter: new ArmColumnsFilter(inner, arm, columns, pinned, arm, tiltGlue), groups, qmin, qmax };
+  const armFilter = new ArmColumnsFilter(inner, arm, columns, pinned, arm);
+  // The tilt pairs are over the description's joints: the arm columns, then (SO-101) the jaw, which
+  // is the chunk's gripper column — the tilt filter reads a chunk row's leading columns.
+  const filter =
+    compiled.tilt && tilt
+      ? new HeldTiltFilter(armFilter, compiled.tilt, { column: arm, ...tilt.grip }, columns)
+      : armFilter;
+  return { filter, groups, qmin, qmax, heldTilt: filter instanceof HeldTiltFilter ? filter : null };
 }
