@@ -80,7 +80,12 @@ const ARMS: Readonly<Record<FragileArm, ArmLayout>> = {
     cup: [0.278, -0.021],
     box: [0.159, -0.208],
     bottle: { body: 'bottle', geom: 'bys_bottle', radius: 0.015, halfHeight: 0.05, mass: 0.09, friction: 0.5 },
-    carryHeight: 0.07,
+    // 8.5 cm: the cup (5 cm tall) then clears the box's 4 cm rim by 2 cm. At 7 cm it cleared it by
+    // 3–5 mm, so a detour that came back 1.5 cm lower (the chunk CBF bends joints, not the cup's
+    // height) dragged the cup and a finger pad against the box's near wall (up to 7.6 N) and
+    // loaded the pan servo past joint_torque's 1.47 N·m. The cup still passes through the bottle's
+    // top 4 cm: the direct path is blocked.
+    carryHeight: 0.085,
     // 0.24 m in 3.3 s: at 2.2 s the detour's swerve loaded the servos past the joint_torque ceiling
     // (half the stall torque) and tipped the cup in the grip on most seeds
     carrySeconds: 3.3,

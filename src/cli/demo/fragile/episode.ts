@@ -215,6 +215,8 @@ function play(
     }
     // A new episode: no grasp seen yet (a reused filter must not keep the last episode's reference).
     mf.heldTilt?.reset();
+    // A new episode: no grasp seen yet (a reused filter must not keep the last episode's reference).
+    mf.heldTilt?.reset();
     timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null);
     const spheres = bottleSpheres(fs.bottle, profile.bottleSpheres, profile.sphereMargin);
     // The hardware path: sim tracking adapter → SceneTracker → the spheres' points on the bottle's axis → TrackedObstacles.
