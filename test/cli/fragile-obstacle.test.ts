@@ -4,7 +4,7 @@
  * tilt; with the chunk-level CBF on the same seed it stands untouched and the cup still reaches
  * the box. And the CLI's --json shape on a 2-seed run with the page it writes.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { demoCommand } from '../../src/cli/commands/demo.js';
 import { demoClauses, demoPlatform } from '../../src/cli/demo/clauses.js';
 import { runFragileEpisode } from '../../src/cli/demo/fragile/episode.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
+import { readEpisode, type EpisodeRecord, type EpisodeStart } from '../../src/episode/index.js';
 import { captureIo } from '../support/cli-io.js';
 
 const KEYS = [
@@ -36,7 +37,7 @@ describe('fragile-obstacle pilot', () => {
     if (!spec.ok) throw new Error(spec.problems.join('; '));
     const clauses = demoClauses(spec.spec, demoPlatform('panda'), undefined, pandaScene().signals);
     if (!clauses.ok) throw new Error(clauses.reason);
-    const off = runFragileEpisode({ mj, arm: 'panda', mode: 'off', seed: 1, clauses: clauses.instances });
+    const off = await runFragileEpisode({ mj, arm: 'panda', mode: 'off', seed: 1, clauses: clauses.instances });
     expect(off.contact).toBe(true);
     expect(off.contactBy.some((g) => g.startsWith('arm_') || g.startsWith('finger_') || g.startsWith('tgt_'))).toBe(
       true,
@@ -44,7 +45,7 @@ describe('fragile-obstacle pilot', () => {
     expect(off.tipped).toBe(true);
     expect(off.maxTiltDeg).toBeGreaterThan(45);
     expect(off.violated).toContain('non_target_max_disp');
-    const cbf = runFragileEpisode({ mj, arm: 'panda', mode: 'cbf', seed: 1, clauses: clauses.instances });
+    const cbf = await runFragileEpisode({ mj, arm: 'panda', mode: 'cbf', seed: 1, clauses: clauses.instances });
     expect(cbf.contact).toBe(false);
     expect(cbf.tipped).toBe(false);
     expect(cbf.maxTiltDeg).toBeLessThan(1);
@@ -59,10 +60,10 @@ describe('fragile-obstacle pilot', () => {
     if (!spec.ok) throw new Error(spec.problems.join('; '));
     const clauses = demoClauses(spec.spec, demoPlatform('so101'), undefined, so101Scene().signals);
     if (!clauses.ok) throw new Error(clauses.reason);
-    const off = runFragileEpisode({ mj, arm: 'so101', mode: 'off', seed: 1, clauses: clauses.instances });
+    const off = await runFragileEpisode({ mj, arm: 'so101', mode: 'off', seed: 1, clauses: clauses.instances });
     expect(off.contact).toBe(true);
     expect(off.tipped).toBe(true);
-    const cbf = runFragileEpisode({ mj, arm: 'so101', mode: 'cbf', seed: 1, clauses: clauses.instances });
+    const cbf = await runFragileEpisode({ mj, arm: 'so101', mode: 'cbf', seed: 1, clauses: clauses.instances });
     expect(cbf.contact).toBe(false);
     expect(cbf.tipped).toBe(false);
     expect(cbf.maxTiltDeg).toBeLessThan(1);
@@ -73,7 +74,7 @@ describe('fragile-obstacle pilot', () => {
     expect(cbf.maxModification).toBeGreaterThan(0.5); // a detour, not a nudge
   }, 120_000);
 
-  it('armguard demo --scenario fragile-obstacle --json: per mode and per policy, the issue keys; the page has one path per mode', async () => {
+  it('armguard demo --scenario fragile-obstacle --json: per mode and per policy, the issue keys; the page has one path per mode; every episode recorded and labelled', async () => {
     const out = mkdtempSync(join(tmpdir(), 'armguard-fragile-'));
     const c = captureIo();
     const code = await demoCommand.run(
@@ -101,7 +102,45 @@ describe('fragile-obstacle pilot', () => {
       expect(html).toContain(`class="path" data-mode="${m}"`);
       expect(html).toContain(`class="correction" data-mode="${m}"`);
     }
-  }, 120_000);
+
+    // Every episode is recorded as the default scenario's are: one folder for the run, one MCAP per
+    // mode and seed, and the index.
+    const runs = readdirSync(join(out, 'episodes'));
+    expect(runs).toHaveLength(1);
+    const dir = join(out, 'episodes', runs[0]!);
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.mcap'))
+      .sort();
+    expect(files).toEqual(
+      ['cbf', 'hold', 'off', 'stepwise'].flatMap((m) => [1, 2].map((s) => `gate-${m}-carry_through_bottle-s${s}.mcap`)),
+    );
+    expect(readFileSync(join(dir, 'episodes.jsonl'), 'utf8').trim().split('\n')).toHaveLength(8);
+    for (const [mode, gateMode] of [
+      ['cbf', 'on'],
+      ['off', 'off'],
+    ] as const) {
+      const records: EpisodeRecord[] = [];
+      let start: EpisodeStart | undefined;
+      const scan = await readEpisode(join(dir, `gate-${mode}-carry_through_bottle-s1.mcap`), (r) => records.push(r), {
+        onStart: (st) => (start = st),
+      });
+      expect(scan.errors).toEqual([]);
+      expect(start?.policy).toBe(`carry_through_bottle/gate-${mode}`);
+      expect(start?.gateMode).toBe(gateMode);
+      expect(start?.task).toBe('fragile-obstacle');
+      expect(start?.platform).toBe('sim-so101');
+      // labelled by the task predicate: the cup reaches the box in both modes on seed 1
+      expect(records.some((r) => r.kind === 'label' && r.value.source === 'predicate' && r.value.success === true)).toBe(
+        true,
+      );
+      expect(records.filter((r) => r.kind === 'frame').length).toBeGreaterThan(100);
+      const chunks = records.filter((r) => r.kind === 'executed-chunk');
+      expect(chunks.length).toBeGreaterThanOrEqual(5);
+      // the chunk CBF's detours are on record as filtered chunks; the baseline forwards them as sent
+      if (mode === 'cbf') expect(chunks.some((r) => r.kind === 'executed-chunk' && r.value.verdict === 'filtered')).toBe(true);
+      else expect(chunks.every((r) => r.kind === 'executed-chunk' && r.value.verdict === 'executed')).toBe(true);
+    }
+  }, 180_000);
 
   it('refuses an unknown mode and a bad scene, naming them', async () => {
     const c = captureIo();

@@ -8,7 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadMujoco, pandaScene, so101Scene, type FragileArm } from '../../../../drivers/sim/index.js';
+import { FRAGILE_POLICY, loadMujoco, pandaScene, so101Scene, type FragileArm } from '../../../../drivers/sim/index.js';
 import { fragileReportHtml, type FragileScenePlot } from '../../../report/render/fragile-paths.js';
 import { EXIT, parseArgs, type CliIo } from '../../command.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../spec-files.js';
@@ -33,15 +33,18 @@ CBF of Eq. A.2 step by step — a baseline for comparison only). The bottle reac
 motion capture (tracked body → barrier spheres); contacts and tip-overs are MuJoCo's.
 Prints per mode: success, obstacle contacts, tip-overs, SBU, holds, mean/max ‖U − U_nom‖, path
 length, mean squared jerk of the executed joint targets, correction sign reversals per second,
-filter time p50/p99 (wall and CPU), and the stepwise ÷ cbf roughness ratio; writes
-DIR/fragile-report.html (top-down paths per mode, correction over time).
+filter time p50/p99 (wall and CPU), and the stepwise ÷ cbf roughness ratio; records every
+episode to DIR/episodes/<run>/<id>.mcap (frames, ρ per clause, proposed/executed chunks, gate
+transitions), labelled success/failure by the task predicate (cup in the box) with policy
+'${FRAGILE_POLICY}/gate-<mode>'; writes DIR/fragile-report.html (top-down paths per mode,
+correction over time).
 
 options:
   --modes a,b        subset of ${FRAGILE_MODES.join(',')} (default all)
   --episodes N       seeds per mode (default ${DEFAULT_EPISODES})
   --seed S           first seed (default 1)
   --scene ID         panda (default) or so101
-  --out DIR          where the page goes (default ./demo-out)
+  --out DIR          where the episodes and the page go (default ./demo-out)
   --no-report        do not write the page
   --json             print only {"modes": {...}, "policies": {...}} on stdout (progress on stderr)
 
@@ -57,6 +60,8 @@ export interface FragileRunOptions {
   /** The mode filters to use (filled as they are built); a fresh set when absent. */
   readonly filters?: FragileFilterCache;
   readonly recordFilterCalls?: boolean;
+  /** Record every episode into this folder (`gate-<mode>-<policy>-s<seed>.mcap`); absent: nothing is written. */
+  readonly recordDir?: string;
 }
 
 /** Runs every mode on the same seeds; `log` gets one line per episode. */
@@ -76,14 +81,24 @@ export async function runFragilePilot(
   const filters: FragileFilterCache = o.filters ?? new Map();
   for (const mode of o.modes) {
     for (let e = 0; e < o.episodes; e++) {
-      const r = runFragileEpisode({
+      const seed = o.seed + e;
+      const r = await runFragileEpisode({
         mj,
         arm: o.arm,
         mode,
-        seed: o.seed + e,
+        seed,
         clauses: clauses.instances,
         filters,
         recordFilterCalls: o.recordFilterCalls ?? false,
+        ...(o.recordDir === undefined
+          ? {}
+          : {
+              record: {
+                dir: o.recordDir,
+                episodeId: `gate-${mode}-${FRAGILE_POLICY}-s${seed}`,
+                startedAt: new Date().toISOString(),
+              },
+            }),
       });
       results.push(r);
       log(fragileProgressLine(r, results.length, total));
@@ -149,9 +164,13 @@ export async function fragileObstacleCommand(args: readonly string[], io: CliIo)
   log(
     `armguard demo — fragile-obstacle pilot, scene ${arm}, modes ${modes.join(', ')}, seeds ${seed}…${seed + episodes - 1}`,
   );
+  const outDir = resolve(opt('out') ?? 'demo-out');
+  // One folder per run, as the default scenario's episodes, so a second run is not mixed into it.
+  const recordDir = join(outDir, 'episodes', new Date().toISOString().replace(/[^0-9]/g, '').slice(0, 14));
+  log(`recording to ${recordDir}`);
   let results: FragileEpisodeResult[];
   try {
-    results = await runFragilePilot({ arm, modes, episodes, seed }, log);
+    results = await runFragilePilot({ arm, modes, episodes, seed, recordDir }, log);
   } catch (e) {
     io.err(`armguard demo: ${(e as Error).message}`);
     return EXIT.failure;
@@ -165,7 +184,6 @@ export async function fragileObstacleCommand(args: readonly string[], io: CliIo)
     );
   }
   if (parsed.options.get('no-report') !== true) {
-    const outDir = resolve(opt('out') ?? 'demo-out');
     const path = join(outDir, 'fragile-report.html');
     try {
       mkdirSync(outDir, { recursive: true });

@@ -1,7 +1,9 @@
 /**
  * One fragile-obstacle episode (issue 15; seeds/001 Fig. A.8) in the MuJoCo testbed, on the
  * simulated arm's rig (src/rigs/sim.ts: the sim's signal source, actuators and joint state) driven
- * through the same Session as a live arm (src/runtime/session.ts; nothing is recorded to a file).
+ * through the same Session as a live arm (src/runtime/session.ts). With `record`, the session records
+ * the episode to `<dir>/<episodeId>.mcap` through its EpisodeManager (demo-session.ts, as the
+ * default scenario's episodes) and labels it by the task predicate at the end.
  * The scripted policy proposes a chunk every 50 ticks; the session steps every tick; by mode:
  * - off: the session's gate-off baseline — the chunk goes to the arm after the screen, the
  *   monitors and the gate run, a clause hold is a would-hold (the arm is not held);
@@ -16,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import {
   BottleObserver,
   DlsIk,
+  FRAGILE_POLICY,
   FragileCarryPolicy,
   SimWorld,
   fragileCarryPlan,
@@ -43,6 +46,10 @@ import { demoPlatform } from '../clauses.js';
 import { ARM_FILTER_PROFILES, bottleSpheres, modeFilter, type FragileMode, type ModeFilter } from './filters.js';
 import { REVERSAL_DEADBAND, chunkModification, correctionReversalsPerSecond, meanSquaredJerk } from '../metrics.js';
 import { pathLength } from './metrics.js';
+import { startDemoSession } from '../demo-session.js';
+
+/** The task the pilot's episodes record. */
+export const FRAGILE_TASK = 'fragile-obstacle';
 
 /** A tracked bottle sample older than this holds (s). */
 const TRACKING_MAX_AGE = 0.1;
@@ -60,6 +67,21 @@ export interface FragileEpisodeInput {
   readonly filters?: FragileFilterCache;
   /** Keep every filter call's inputs in the result (`filterCalls`). */
   readonly recordFilterCalls?: boolean;
+  /** Record the episode (absent: nothing is written, as in the benchmark). */
+  readonly record?: FragileRecording;
+}
+
+/** Where and as what an episode is recorded. */
+export interface FragileRecording {
+  readonly dir: string;
+  readonly episodeId: string;
+  /** ISO time written as the episode's start. */
+  readonly startedAt: string;
+}
+
+/** The policy label recorded for the pilot's policy in a mode, e.g. `carry_through_bottle/gate-cbf`. */
+export function fragilePolicyLabel(mode: FragileMode): string {
+  return `${FRAGILE_POLICY}/gate-${mode}`;
 }
 
 /** One filter call's inputs (for replaying the filter alone in a benchmark). */
@@ -126,6 +148,8 @@ export interface FragileEpisodeResult {
   readonly bottle: { readonly x: number; readonly y: number; readonly radius: number };
   readonly cup: readonly [number, number];
   readonly box: readonly [number, number];
+  /** The episode file (with `record`), else null. */
+  readonly path: string | null;
 }
 
 /**
@@ -165,7 +189,7 @@ class TimedFilter implements ChunkFilter {
   }
 }
 
-export function runFragileEpisode(input: FragileEpisodeInput): FragileEpisodeResult {
+export async function runFragileEpisode(input: FragileEpisodeInput): Promise<FragileEpisodeResult> {
   const { mj, arm, seed } = input;
   const fs = fragileScene(arm, seed);
   const world = new SimWorld(mj, fs.scene);
@@ -176,7 +200,7 @@ export function runFragileEpisode(input: FragileEpisodeInput): FragileEpisodeRes
     const rows = fragileCarryPlan(fs.scene, ik, planContext(world), fs.carryHeight, fs.carrySeconds);
     const policy = new FragileCarryPolicy(rows, fs.scene.controlDt);
     observer = new BottleObserver(mj, world, fs.bottle);
-    return play(input, world, policy, fs, observer);
+    return await play(input, world, policy, fs, observer);
   } finally {
     observer?.dispose();
     ik.dispose();
@@ -184,13 +208,13 @@ export function runFragileEpisode(input: FragileEpisodeInput): FragileEpisodeRes
   }
 }
 
-function play(
+async function play(
   input: FragileEpisodeInput,
   world: SimWorld,
   policy: FragileCarryPolicy,
   fs: ReturnType<typeof fragileScene>,
   observer: BottleObserver,
-): FragileEpisodeResult {
+): Promise<FragileEpisodeResult> {
   const { arm, mode, seed } = input;
   const scene = fs.scene;
   const dt = scene.controlDt;
@@ -252,7 +276,22 @@ function play(
     joints: ports.joints,
     barrier,
   });
-  const session = new Session({ rig, gating, task: 'fragile-obstacle', log: () => undefined });
+  const rec = input.record;
+  const policyLabel = fragilePolicyLabel(mode);
+  const { session, path } = rec
+    ? await startDemoSession({
+        rig,
+        gating,
+        dir: rec.dir,
+        episodeId: rec.episodeId,
+        startedAt: rec.startedAt,
+        robotId: `sim-${scene.id}`,
+        task: FRAGILE_TASK,
+        policy: policyLabel,
+        gateMode: gating ? 'on' : 'off',
+        clauses: input.clauses.map((c) => c.clause.id),
+      })
+    : { session: new Session({ rig, gating, task: FRAGILE_TASK, log: () => undefined }), path: null };
   const sim = new SimSessionClock(session, clock);
   const ticks = policy.ticks;
   const minRho = new Float64Array(bank.count).fill(Infinity);
@@ -306,6 +345,21 @@ function play(
     observe(now + dt);
   }
   const outcome = targetInBox(world);
+  if (rec) {
+    const end = ticks * dt;
+    clock.set(end);
+    const labelled = session.label({
+      t: end,
+      source: 'predicate',
+      by: 'targetInBox',
+      success: outcome.success,
+      taskId: FRAGILE_TASK,
+      policy: policyLabel,
+      note: outcome.reason,
+    });
+    await session.close(end, 'completed');
+    if (!labelled.ok) throw new Error(`episode ${rec.episodeId}: ${labelled.reason}`);
+  }
   const violated: string[] = [];
   for (let i = 0; i < bank.count; i++) if (minRho[i]! < 0) violated.push(bank.name(i));
   // Corrections and per-tick ‖u − u_nom‖ over the ticks a chunk played.
@@ -357,5 +411,6 @@ function play(
     bottle: { x: fs.placement.bottle[0], y: fs.placement.bottle[1], radius: fs.bottle.radius },
     cup: fs.placement.cup,
     box: fs.placement.box,
+    path,
   };
 }
