@@ -1,0 +1,90 @@
+/**
+ * The fragile-obstacle pilot's chunk filters (src/cli/demo/fragile/filters.ts): the chunk-level CBF
+ * plans the arm profile's planning margin δ beyond d_safe, so a bent chunk stays δ clear of d_safe
+ * and the servo's tracking error at the next chunk's start stays outside d_safe (before, the
+ * pilot's filter had no margin and the present position was found 0.005–0.03 mm inside d_safe at
+ * the set-down; bench/RESULTS.md). Clearance is read off the arm's capsule model at d_safe, not
+ * off the filter's own barrier.
+ */
+import { describe, expect, it } from 'vitest';
+import { ARM_FILTER_PROFILES, modeFilter, type ArmFilterProfile } from '../../src/cli/demo/fragile/filters.js';
+import { CapsuleBarrier, obstacleGroups } from '../../src/gate/capsule-barrier.js';
+import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf } from '../../src/kinematics/index.js';
+
+const H = 50;
+const DT = 1 / 30;
+const ARM = 5;
+const COLUMNS = 6;
+const JAW = 0.2;
+
+/** A chunk sweeping the pan joint from q0 by `sweep` rad (jaw fixed), and the TCP halfway along it. */
+function sweepChunk(profile: ArmFilterProfile, sweep: number) {
+  const q0 = [0, -0.7, 0.5, 1.2, Math.PI / 2, JAW];
+  const nominal = new Float64Array(H * COLUMNS);
+  for (let k = 0; k < H; k++) {
+    for (let j = 0; j < COLUMNS; j++) nominal[k * COLUMNS + j] = q0[j]!;
+    nominal[k * COLUMNS] = (sweep * (k + 1)) / H;
+  }
+  const fk = new ForwardKinematics(profile.description.chain);
+  const mid = [...q0];
+  mid[0] = sweep / 2;
+  fk.compute(mid);
+  const o = fk.offset(endEffectorOf(profile.description, profile.endEffector).tcp.frame);
+  const tcp = [fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!] as const;
+  return { q0, nominal, tcp };
+}
+
+/** Least clearance beyond d_safe (m) of the chunk's rows to the spheres. */
+function leastClearance(profile: ArmFilterProfile, rows: Float64Array, spheres: Float64Array): number {
+  const groups = obstacleGroups({ planes: new Float64Array(0), spheres: Float64Array.from(spheres), box: null });
+  const meter = new CapsuleBarrier(
+    new CapsuleModel(armModel(profile.description, profile.endEffector)),
+    groups,
+    profile.dSafe,
+  );
+  const h = new Float64Array(meter.pairs);
+  const q = new Float64Array(meter.joints);
+  let least = Infinity;
+  for (let k = 0; k < H; k++) {
+    for (let j = 0; j < ARM; j++) q[j] = rows[k * COLUMNS + j]!;
+    q[5] = JAW;
+    least = Math.min(least, meter.h(q, h));
+  }
+  return least;
+}
+
+function filterSweep(profile: ArmFilterProfile) {
+  const mf = modeFilter('cbf', profile, ARM, COLUMNS, null);
+  const { q0, nominal, tcp } = sweepChunk(profile, 0.6);
+  // two 2 cm spheres stacked at the TCP's midway point (the arm sweeps through them)
+  const spheres = Float64Array.from([tcp[0], tcp[1], tcp[2], 0.02, tcp[0], tcp[1], tcp[2] - 0.03, 0.02]);
+  mf.groups.forEach((g, i) => g.spheres.set(spheres.subarray(4 * i, 4 * i + 4)));
+  const o = mf.filter.filter(nominal, H, q0, DT);
+  return { o, rows: o.status === 'filtered' ? Float64Array.from(o.targets) : nominal, nominal, spheres };
+}
+
+describe('fragile-obstacle chunk filters', () => {
+  it('SO-101 cbf: the profile plans δ > 0 beyond d_safe, and the bent chunk keeps it', () => {
+    const profile = ARM_FILTER_PROFILES.so101;
+    expect(profile.planningMargin).toBeGreaterThan(0);
+    const { o, rows, nominal, spheres } = filterSweep(profile);
+    expect(o.status, o.detail).toBe('filtered');
+    // the nominal runs into the spheres
+    expect(leastClearance(profile, nominal, spheres)).toBeLessThan(-0.01);
+    // every row of the bent chunk stays δ beyond d_safe (to the barrier-condition tolerance, 0.1 mm)
+    expect(leastClearance(profile, rows, spheres)).toBeGreaterThanOrEqual(profile.planningMargin - 1e-4);
+  });
+
+  it('the planning margin is what keeps the chunk beyond d_safe + δ: 5 mm planned, 5 mm kept; none planned, less kept', () => {
+    const wide = { ...ARM_FILTER_PROFILES.so101, planningMargin: 0.005 };
+    const planned = filterSweep(wide);
+    expect(planned.o.status, planned.o.detail).toBe('filtered');
+    expect(leastClearance(wide, planned.rows, planned.spheres)).toBeGreaterThanOrEqual(0.005 - 1e-4);
+    const none = { ...ARM_FILTER_PROFILES.so101, planningMargin: 0 };
+    const unplanned = filterSweep(none);
+    expect(unplanned.o.status, unplanned.o.detail).toBe('filtered');
+    const least = leastClearance(none, unplanned.rows, unplanned.spheres);
+    expect(least).toBeGreaterThanOrEqual(-1e-4); // d_safe itself always holds
+    expect(least).toBeLessThan(0.005 - 1e-4);
+  });
+});
