@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ARM_FILTER_PROFILES, modeFilter, type ArmFilterProfile } from '../../src/cli/demo/fragile/filters.js';
 import { CapsuleBarrier, obstacleGroups } from '../../src/gate/capsule-barrier.js';
 import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf } from '../../src/kinematics/index.js';
+import { so101Scene } from '../../drivers/sim/index.js';
 
 const H = 50;
 const DT = 1 / 30;
@@ -86,5 +87,62 @@ describe('fragile-obstacle chunk filters', () => {
     const least = leastClearance(none, unplanned.rows, unplanned.spheres);
     expect(least).toBeGreaterThanOrEqual(-1e-4); // d_safe itself always holds
     expect(least).toBeLessThan(0.005 - 1e-4);
+  });
+});
+
+describe('fragile-obstacle chunk filters: the held cup’s tilt', () => {
+  const g = so101Scene().gripper;
+  const LIMIT = (13.5 * Math.PI) / 180;
+
+  /** Tilt (rad) of the tool's vertical-at-q0 direction at each row's pose. */
+  function toolTilts(profile: ArmFilterProfile, q0: readonly number[], rows: Float64Array): number[] {
+    const fk = new ForwardKinematics(profile.description.chain);
+    const frame = endEffectorOf(profile.description, profile.endEffector).tcp.frame;
+    const rot = (q: readonly number[]): number[] => {
+      fk.compute(q);
+      const o = fk.offset(frame);
+      return Array.from(fk.frames.subarray(o, o + 9));
+    };
+    const r0 = rot(q0);
+    // the tool-frame direction that is world-vertical at q0: R0ᵀ·z
+    const v = [r0[6]!, r0[7]!, r0[8]!];
+    const out: number[] = [];
+    for (let k = 0; k < H; k++) {
+      const r = rot(Array.from(rows.subarray(k * COLUMNS, (k + 1) * COLUMNS)));
+      const z = r[6]! * v[0]! + r[7]! * v[1]! + r[8]! * v[2]!;
+      out.push(Math.acos(Math.min(1, z)));
+    }
+    return out;
+  }
+
+  /** The wrist flexing 0.6 rad (≈ 34°) over the chunk with the gripper at `grip` throughout. */
+  function flexChunk(grip: number) {
+    const q0 = [0.2, -0.7, 0.5, 1.2, Math.PI / 2, grip];
+    const nominal = new Float64Array(H * COLUMNS);
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < COLUMNS; j++) nominal[k * COLUMNS + j] = q0[j]!;
+      nominal[k * COLUMNS + 3] = q0[3]! - (0.6 * (k + 1)) / H;
+    }
+    return { q0, nominal };
+  }
+
+  it('while the gripper is commanded closed the cbf keeps the tool within the limit of its grasp pose; open, the chunk passes', () => {
+    const profile = ARM_FILTER_PROFILES.so101;
+    const mf = modeFilter('cbf', profile, ARM, COLUMNS, { limit: LIMIT, grip: g });
+    expect(mf.heldTilt).not.toBeNull();
+    mf.groups.forEach((grp) => grp.spheres.set([5, 5, 5, 0.01])); // the bottle far away
+    const held = flexChunk(g.closed);
+    expect(Math.max(...toolTilts(profile, held.q0, held.nominal))).toBeGreaterThan(0.5);
+    const o = mf.filter.filter(held.nominal, H, held.q0, DT);
+    expect(o.status, o.detail).toBe('filtered');
+    const rows = Float64Array.from(o.targets);
+    // the polygon's faces allow asin(sin θ·cos(π/4)) along a face normal, never more than θ
+    expect(Math.max(...toolTilts(profile, held.q0, rows))).toBeLessThanOrEqual(LIMIT / profile.pivotGain + 1e-3);
+    // the gripper column is played exactly as sent
+    for (let k = 0; k < H; k++) expect(rows[k * COLUMNS + 5]).toBe(g.closed);
+
+    mf.heldTilt!.reset();
+    const open = flexChunk(g.open);
+    expect(mf.filter.filter(open.nominal, H, open.q0, DT).status).toBe('unchanged');
   });
 });
