@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMujoco, pandaScene, so101Scene } from '../../drivers/sim/index.js';
 import { demoCommand } from '../../src/cli/commands/demo.js';
+import { reportCommand } from '../../src/cli/commands/report.js';
 import { demoClauses, demoPlatform } from '../../src/cli/demo/clauses.js';
 import { runFragileEpisode } from '../../src/cli/demo/fragile/episode.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
@@ -127,7 +128,7 @@ describe('fragile-obstacle pilot', () => {
       expect(scan.errors).toEqual([]);
       expect(start?.policy).toBe(`carry_through_bottle/gate-${mode}`);
       expect(start?.gateMode).toBe(gateMode);
-      expect(start?.task).toBe('fragile-obstacle');
+      expect(start?.task).toBe('sim-pick-cup-into-box'); // a task spec/tasks.yaml declares
       expect(start?.platform).toBe('sim-so101');
       // labelled by the task predicate: the cup reaches the box in both modes on seed 1
       expect(records.some((r) => r.kind === 'label' && r.value.source === 'predicate' && r.value.success === true)).toBe(
@@ -140,6 +141,16 @@ describe('fragile-obstacle pilot', () => {
       if (mode === 'cbf') expect(chunks.some((r) => r.kind === 'executed-chunk' && r.value.verdict === 'filtered')).toBe(true);
       else expect(chunks.every((r) => r.kind === 'executed-chunk' && r.value.verdict === 'executed')).toBe(true);
     }
+    // The safety report counts every recorded episode (an undeclared task would leave them uncounted).
+    const rc = captureIo();
+    const reportDir = join(out, 'report');
+    expect(
+      await reportCommand.run([dir, '--out', reportDir, '--group-by', 'policy', '--resamples', '200'], rc.io),
+      rc.err.join('\n'),
+    ).toBe(0);
+    const summary = readFileSync(join(reportDir, 'summary.json'), 'utf8');
+    for (const m of ['off', 'hold', 'cbf', 'stepwise']) expect(summary).toContain(`carry_through_bottle/gate-${m}`);
+    expect(rc.out.join('\n')).toMatch(/^8 episodes/m);
   }, 180_000);
 
   it('refuses an unknown mode and a bad scene, naming them', async () => {

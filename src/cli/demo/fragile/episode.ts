@@ -42,14 +42,17 @@ import { Session } from '../../../runtime/session.js';
 import { GateStateOnlyFilter, SimSessionClock, simChunkScreen, simRig, watchHolds } from '../../../rigs/sim.js';
 import type { ClauseInstance } from '../../../safety/index.js';
 import type { ObstacleSet } from '../../../kinematics/index.js';
-import { demoPlatform } from '../clauses.js';
+import { DEMO_TASK, demoPlatform } from '../clauses.js';
 import { ARM_FILTER_PROFILES, bottleSpheres, modeFilter, type FragileMode, type ModeFilter } from './filters.js';
 import { REVERSAL_DEADBAND, chunkModification, correctionReversalsPerSecond, meanSquaredJerk } from '../metrics.js';
 import { pathLength } from './metrics.js';
 import { startDemoSession } from '../demo-session.js';
 
-/** The task the pilot's episodes record. */
-export const FRAGILE_TASK = 'fragile-obstacle';
+/**
+ * The task the pilot's episodes record: the demo's cup-into-box task (spec/tasks.yaml), whose
+ * clauses the episodes are monitored with — carrying the cup into the box is that task.
+ */
+export const FRAGILE_TASK = DEMO_TASK;
 
 /** A tracked bottle sample older than this holds (s). */
 const TRACKING_MAX_AGE = 0.1;
