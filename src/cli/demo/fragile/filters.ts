@@ -9,6 +9,7 @@ import { ChunkCbfFilter, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS } from '../.
 import { interiorPointSolver } from '../../../gate/cbf-solver.js';
 import type { BarrierModel, ChunkFilter } from '../../../gate/cbf-types.js';
 import { obstacleGroups } from '../../../gate/capsule-barrier.js';
+import { BarrierStack } from '../../../gate/barrier-stack.js';
 import { descriptionBarrier } from '../../../gate/description-barrier.js';
 import { HeldTiltFilter } from '../../../gate/held-tilt.js';
 import { HoldOnlyFilter } from '../../../gate/hold-only-filter.js';
@@ -162,7 +163,10 @@ export class PinnedJointBarrier implements BarrierModel {
 /**
  * Filters the first `arm` columns of a chunk of `columns` columns with `inner` through
  * {@link PassiveColumnsFilter}: the other columns (the gripper command) pass through exactly as sent.
- * With a pinned barrier, its joint follows the present gripper command of q0.
+ * With pinned barriers (the SO-101 jaw, a model joint that is not an arm column): the jaw is
+ * checked at both ends of the range it covers in this chunk — the present jaw position and every
+ * row's gripper command — so a chunk that opens the jaw is also checked with the jaw open (pinned
+ * at the present position alone, an opening jaw's capsules went unchecked within the chunk).
  */
 export class ArmColumnsFilter implements ChunkFilter {
   private readonly columnsFilter: PassiveColumnsFilter;
@@ -171,7 +175,8 @@ export class ArmColumnsFilter implements ChunkFilter {
     readonly inner: ChunkFilter,
     readonly arm: number,
     readonly columns: number,
-    private readonly pinned: PinnedJointBarrier | null,
+    /** The barrier pinned at the low and at the high end of the jaw's range (empty: no pinned joint). */
+    private readonly pins: readonly [PinnedJointBarrier, PinnedJointBarrier] | null,
     private readonly gripperColumn: number,
   ) {
     this.columnsFilter = new PassiveColumnsFilter(inner, arm, columns);
@@ -184,7 +189,18 @@ export class ArmColumnsFilter implements ChunkFilter {
     dt: number,
     deadline?: () => boolean,
   ): CbfOutcome {
-    if (this.pinned) this.pinned.value = q0[this.gripperColumn] ?? NaN;
+    if (this.pins) {
+      let lo = q0[this.gripperColumn] ?? NaN;
+      let hi = lo;
+      for (let k = 0; k < horizon; k++) {
+        const v = nominal[k * this.columns + this.gripperColumn] ?? NaN;
+        // NaN propagates: a jaw the barrier cannot place is refused by the filter, never skipped
+        lo = v < lo || v !== v ? v : lo;
+        hi = v > hi || v !== v ? v : hi;
+      }
+      this.pins[0].value = lo;
+      this.pins[1].value = hi;
+    }
     return this.columnsFilter.filter(nominal, horizon, q0, dt, deadline);
   }
 }
@@ -240,9 +256,15 @@ export function modeFilter(
         ? { objectLimit: tilt.limit, pivotGain: profile.pivotGain, faces: profile.tiltFaces }
         : null,
   });
-  const pinned =
-    profile.pinnedGripperJoint === null ? null : new PinnedJointBarrier(compiled.barrier, profile.pinnedGripperJoint);
-  const barrier: BarrierModel = pinned ?? compiled.barrier;
+  const pinnedJoint = profile.pinnedGripperJoint;
+  const pins =
+    pinnedJoint === null
+      ? null
+      : ([
+          new PinnedJointBarrier(compiled.barrier, pinnedJoint),
+          new PinnedJointBarrier(compiled.barrier, pinnedJoint),
+        ] as const);
+  const barrier: BarrierModel = pins ? new BarrierStack([...pins]) : compiled.barrier;
   if (barrier.joints !== arm)
     throw new RangeError(
       `${profile.description.id}: barrier has ${barrier.joints} joints, the scene ${arm} arm joints`,
@@ -279,7 +301,7 @@ export function modeFilter(
       });
       break;
   }
-  const armFilter = new ArmColumnsFilter(inner, arm, columns, pinned, arm);
+  const armFilter = new ArmColumnsFilter(inner, arm, columns, pins, arm);
   // The tilt pairs are over the description's joints: the arm columns, then (SO-101) the jaw, which
   // is the chunk's gripper column — the tilt filter reads a chunk row's leading columns.
   const filter =
