@@ -146,3 +146,52 @@ describe('fragile-obstacle chunk filters: the held cup’s tilt', () => {
     expect(mf.filter.filter(open.nominal, H, open.q0, DT).status).toBe('unchanged');
   });
 });
+
+describe('fragile-obstacle chunk filters: the SO-101 jaw', () => {
+  const g = so101Scene().gripper;
+
+  it('a chunk that opens the jaw into d_safe of the bottle is refused, though the closed jaw is clear', () => {
+    const profile = ARM_FILTER_PROFILES.so101;
+    const q0 = [0.2, -0.7, 0.5, 1.2, Math.PI / 2, g.closed];
+    const model = new CapsuleModel(armModel(profile.description, profile.endEffector));
+    const meterAt = (centre: readonly number[], jaw: number): number => {
+      const groups = obstacleGroups({
+        planes: new Float64Array(0),
+        spheres: Float64Array.from([...centre, 0.01]),
+        box: null,
+      });
+      const meter = new CapsuleBarrier(model, groups, profile.dSafe);
+      const q = Float64Array.from(q0);
+      q[5] = jaw;
+      return meter.h(q, new Float64Array(meter.pairs));
+    };
+    // a 1 cm sphere that the open jaw reaches into d_safe of and the closed jaw does not
+    const fk = new ForwardKinematics(profile.description.chain);
+    fk.compute(q0);
+    const o = fk.offset(endEffectorOf(profile.description, profile.endEffector).tcp.frame);
+    const tcp = [fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!];
+    let centre: number[] | null = null;
+    for (let i = -8; i <= 8 && !centre; i++)
+      for (let j = -8; j <= 8 && !centre; j++)
+        for (let k = -8; k <= 8 && !centre; k++) {
+          const c = [tcp[0]! + 0.01 * i, tcp[1]! + 0.01 * j, tcp[2]! + 0.01 * k];
+          if (meterAt(c, g.closed) > 0.005 && meterAt(c, g.open) < -0.002) centre = c;
+        }
+    expect(centre, 'no point the opening jaw alone brings within d_safe').not.toBeNull();
+    // the arm stands still; the gripper column opens over the chunk
+    const nominal = new Float64Array(H * COLUMNS);
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < ARM; j++) nominal[k * COLUMNS + j] = q0[j]!;
+      nominal[k * COLUMNS + 5] = g.closed + ((g.open - g.closed) * (k + 1)) / H;
+    }
+    for (const mode of ['hold', 'cbf'] as const) {
+      const mf = modeFilter(mode, profile, ARM, COLUMNS, null);
+      mf.groups[0]!.spheres.set([...centre!, 0.01]);
+      mf.groups[1]!.spheres.set([5, 5, 5, 0.01]);
+      const out = mf.filter.filter(nominal, H, q0, DT);
+      // the gripper column is the policy's: the arm can only be held or moved away, never passed as is
+      expect(out.status, `${mode}: ${out.detail}`).not.toBe('unchanged');
+      if (out.status === 'filtered') for (let k = 0; k < H; k++) expect(out.targets[k * COLUMNS + 5]).toBe(nominal[k * COLUMNS + 5]);
+    }
+  });
+});
