@@ -175,7 +175,7 @@ export class ArmColumnsFilter implements ChunkFilter {
     readonly inner: ChunkFilter,
     readonly arm: number,
     readonly columns: number,
-    /** The barrier pinned at the low and at the high end of the jaw's range (empty: no pinned joint). */
+    /** The barrier pinned at the low and at the high end of the jaw's range (null: no pinned joint). */
     private readonly pins: readonly [PinnedJointBarrier, PinnedJointBarrier] | null,
     private readonly gripperColumn: number,
   ) {
