@@ -58,7 +58,24 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    * boundary back out of it.
    */
   readonly planningMargin?: number;
+  /**
+   * Per-joint acceleration limit a_max (rad/s²), opt-in (absent: no acceleration rows, nothing else
+   * changes). Adds rows |u_k − 2u_{k−1} + u_{k−2}| ≤ a_max·dt² to the QP (ChunkQp, u_{−1} = q0) and
+   * to the re-check, so servos are not asked for corners a detour would otherwise cut. The row
+   * through the chunk's first step needs the position one step before q0 (`filter`'s `qPrev`: the
+   * previous step's command); without it the first step is bounded by the motion bound alone, since
+   * the filter does not know the arm's present velocity. A chunk that cannot meet the rows (e.g. a
+   * joint moving fast at its limit with qPrev given) is a solver failure: the gate holds.
+   */
+  readonly maxAcceleration?: readonly number[];
 }
+
+/**
+ * Shortfall of an acceleration row (rad per step²) the re-check accepts: the QP's residual at its
+ * tolerance, which clamping into the motion bounds cannot remove from a second difference. 1e-6 rad
+ * is under a thousandth of an STS3215 encoder step; the rows protect actuators, not clearance.
+ */
+export const ACCELERATION_ROW_TOLERANCE = 1e-6;
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
 
@@ -129,6 +146,10 @@ export class ChunkCbfFilter implements ChunkFilter {
   private readonly step: Float64Array;
   private readonly q0Buf: Float64Array;
   private readonly dq: Float64Array;
+  /** a_max·dt² per joint, and the position one step before q0 (NaN-free only when given). */
+  private readonly aStep: Float64Array | null;
+  private readonly qPrevBuf: Float64Array;
+  private hasPrev = false;
   private out: Float64Array = new Float64Array(0);
   private ref: Float64Array = new Float64Array(0);
   /** The best safe round so far (smallest barrier-condition violation). */
@@ -178,6 +199,17 @@ export class ChunkCbfFilter implements ChunkFilter {
     if (!(margin >= 0 && margin < Infinity))
       throw new RangeError(`CBF filter: planningMargin must be finite and ≥ 0, got ${config.planningMargin}`);
     this.hFloor = -margin;
+    const acc = config.maxAcceleration;
+    if (acc !== undefined) {
+      if (acc.length !== n)
+        throw new RangeError(`CBF filter: maxAcceleration has ${acc.length} entries, the barrier model ${n} joints`);
+      acc.forEach((a, j) => {
+        if (!(a > 0 && a < Infinity))
+          throw new RangeError(`CBF filter: maxAcceleration[${j}] must be finite and > 0 rad/s², got ${a}`);
+      });
+    }
+    this.aStep = acc === undefined ? null : new Float64Array(n);
+    this.qPrevBuf = new Float64Array(n);
   }
 
   /** The QP of the last filtered chunk (for benchmarks and diagnostics). */
@@ -188,6 +220,8 @@ export class ChunkCbfFilter implements ChunkFilter {
   /**
    * Filter `nominal` (H × n, row-major) from the present position `q0`; `dt` is the chunk's step
    * period. `deadline` (optional) is polled by the solver; true stops it ('solver-failure').
+   * `qPrev` (optional, used only with `maxAcceleration`): the position one step before q0, so the
+   * first step's acceleration is bounded too.
    */
   filter(
     nominal: Float64Array,
@@ -195,6 +229,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     q0: ArrayLike<number>,
     dt: number,
     deadline?: () => boolean,
+    qPrev?: ArrayLike<number>,
   ): CbfOutcome {
     const o = this.outcome;
     const n = this.barrier.joints;
@@ -203,6 +238,13 @@ export class ChunkCbfFilter implements ChunkFilter {
     for (let j = 0; j < n; j++) {
       this.q0Buf[j] = q0[j] ?? NaN;
       this.dq[j] = cfg.maxSpeed[j]! * dt;
+    }
+    if (this.aStep !== null) {
+      for (let j = 0; j < n; j++) {
+        this.aStep[j] = cfg.maxAcceleration![j]! * dt * dt;
+        this.qPrevBuf[j] = qPrev === undefined ? NaN : (qPrev[j] ?? NaN);
+      }
+      this.hasPrev = qPrev !== undefined;
     }
     const h0 = this.barrier.h(this.q0Buf, this.hPrev);
     if (!(h0 >= this.hFloor)) {
@@ -224,6 +266,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     const qp = this.shape(horizon);
     const { nu } = qp;
     qp.setNominal(nominal, this.q0Buf, cfg.qmin, cfg.qmax, this.dq, cfg);
+    if (this.aStep !== null) qp.setAcceleration(this.q0Buf, this.hasPrev ? this.qPrevBuf : null, this.aStep);
     this.ref.set(nominal);
     this.refIsStill = false;
     this.solveOptions.deadline = deadline;
@@ -333,7 +376,8 @@ export class ChunkCbfFilter implements ChunkFilter {
 
   /**
    * Re-check of chunk `u` on the nonlinear barrier: sets checkHard (joint limits, motion bounds with
-   * 1e-9 rad for rounding, h ≥ −δ at every step), checkViolation (max of (1−γ)h_p(u_{k−1}) − h_p(u_k),
+   * 1e-9 rad for rounding, acceleration rows if configured within ACCELERATION_ROW_TOLERANCE, h ≥ −δ
+   * at every step), checkViolation (max of (1−γ)h_p(u_{k−1}) − h_p(u_k),
    * clipped at 0) and the outcome's minH / minHStep.
    */
   private check(u: Float64Array, horizon: number): void {
@@ -353,6 +397,7 @@ export class ChunkCbfFilter implements ChunkFilter {
         if (!(v >= cfg.qmin[j]! && v <= cfg.qmax[j]! && Math.abs(v - prev) <= this.dq[j]! + 1e-9)) hard = false;
         this.step[j] = v;
       }
+      if (this.aStep !== null && !this.accelerationOk(u, k)) hard = false;
       const hk = this.barrier.h(this.step, this.hq);
       if (hk < minH || hk !== hk) {
         minH = hk;
@@ -370,6 +415,20 @@ export class ChunkCbfFilter implements ChunkFilter {
     this.checkViolation = violation;
   }
 
+  /** Acceleration rows ending at step k of `u` (u_{−1} = q0, u_{−2} = qPrev; row 0 only with qPrev). */
+  private accelerationOk(u: Float64Array, k: number): boolean {
+    if (k === 0 && !this.hasPrev) return true;
+    const n = this.barrier.joints;
+    const q0 = this.q0Buf;
+    for (let j = 0; j < n; j++) {
+      const older = k === 0 ? this.qPrevBuf[j]! : k === 1 ? q0[j]! : u[(k - 2) * n + j]!;
+      const prev = k === 0 ? q0[j]! : u[(k - 1) * n + j]!;
+      const a = u[k * n + j]! - 2 * prev + older;
+      if (!(Math.abs(a) <= this.aStep![j]! + ACCELERATION_ROW_TOLERANCE)) return false;
+    }
+    return true;
+  }
+
   /**
    * The QP, solver and buffers for this horizon. The last SHAPE_CACHE horizons are kept, so a policy
    * that alternates chunk lengths does not rebuild (and allocate) a solver per chunk.
@@ -379,7 +438,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     let s = this.shapes.find((x) => x.qp.H === horizon);
     if (s === undefined) {
       const n = this.barrier.joints;
-      const qp = new ChunkQp(horizon, n, this.barrier.pairs);
+      const qp = new ChunkQp(horizon, n, this.barrier.pairs, { acceleration: this.aStep !== null });
       s = {
         qp,
         solver: this.makeSolver(qp.problem),

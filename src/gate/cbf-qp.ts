@@ -4,8 +4,18 @@
  *   x = [u_0 .. u_{H-1} (n each), ξ_0 .. ξ_{H-1}]; position-controlled model z_{k+1} = u_k.
  *   cost  Σ‖u_k − u_k^nom‖² + λ Σ‖u_k − u_{k−1}‖² (u_{−1} = q0) + ρ Σ ξ_k
  *   rows  joint limits (H·n) | motion bounds |u_k − u_{k−1}| ≤ dq (H·n) | CBF per pair (H·m) | ξ ≥ 0 (H)
+ *         [| acceleration |u_k − 2u_{k−1} + u_{k−2}| ≤ a·dt² (H·n), only when built with acceleration rows]
  *   CBF   h_p(u_k) ≥ (1 − γ) h_p(u_{k−1}) − ξ_k, both sides linearised at a reference chunk ū.
- * Sparsity is structural (fixed per H, n, m): re-linearising only rewrites values, no allocation.
+ * Sparsity is structural (fixed per H, n, m and the acceleration option): re-linearising only
+ * rewrites values, no allocation.
+ *
+ * Acceleration rows (opt-in): row k bounds the second difference ending at u_k, with u_{−1} = q0
+ * (the present position: the position-controlled model's z_0) and u_{−2} = the position one step
+ * before q0 (`qPrev`, the previous step's command or measured position). Row 0 needs u_{−2}; without
+ * it (the filter does not know the arm's present velocity) row 0 is left free (±∞), so the chunk's
+ * first step is bounded by its motion bound only. Such rows couple three consecutive steps, which
+ * breaks the one-step stage layout; the QP is then staged in pairs of steps (stage ⌊k/2⌋), still
+ * block-tridiagonal for src/qp, with blocks of 2(n + 1) variables.
  */
 import type { CscMatrix, QpProblem } from '../qp/types.js';
 import type { BarrierModel } from './cbf-types.js';
@@ -47,16 +57,21 @@ export class ChunkQp {
   private readonly diagIndex: Int32Array;
   private readonly hView: Float64Array[];
   private readonly gView: Float64Array[];
+  /** First acceleration row (−1: built without them). */
+  readonly accelBase: number;
 
   constructor(
     readonly H: number,
     readonly n: number,
     readonly m: number,
+    options: { readonly acceleration: boolean } = { acceleration: false },
   ) {
     const nu = H * n;
     this.nu = nu;
     const nx = nu + H;
-    const rows = 2 * nu + H * m + H;
+    const accelBase = options.acceleration ? 2 * nu + H * m + H : -1;
+    this.accelBase = accelBase;
+    const rows = 2 * nu + H * m + H + (options.acceleration ? nu : 0);
     this.hRef = new Float64Array(H * m);
     this.h0 = new Float64Array(m);
     this.gRef = new Float64Array(H * m * n);
@@ -112,6 +127,12 @@ export class ChunkQp {
             add(cbfBase + (k + 1) * m + p, 0);
           }
         }
+        if (accelBase >= 0) {
+          // u_k is the newest position of acceleration row k, the middle of k+1, the oldest of k+2
+          add(accelBase + c, 1);
+          if (k + 1 < H) add(accelBase + c + n, -2);
+          if (k + 2 < H) add(accelBase + c + 2 * n, 1);
+        }
         aPtr[c + 1] = aRow.length;
       }
     }
@@ -129,7 +150,7 @@ export class ChunkQp {
       A: this.A,
       l: new Float64Array(rows),
       u: new Float64Array(rows),
-      stageHint: { kind: 'chunk', horizon: H, joints: n },
+      stageHint: options.acceleration ? pairedSteps(H, n) : { kind: 'chunk', horizon: H, joints: n },
     };
     for (let k = 0; k < H; k++) {
       this.refView.push(new Float64Array(n));
@@ -183,6 +204,31 @@ export class ChunkQp {
     }
   }
 
+  /**
+   * Bounds of the acceleration rows (only on a QP built with them): |u_k − 2u_{k−1} + u_{k−2}| ≤
+   * aStep[j] (rad per step², a_max·dt²) with u_{−1} = q0 and u_{−2} = qPrev; qPrev null leaves row 0 free.
+   */
+  setAcceleration(q0: Float64Array, qPrev: ArrayLike<number> | null, aStep: ArrayLike<number>): void {
+    const { H, n, accelBase } = this;
+    if (accelBase < 0) throw new RangeError('ChunkQp: built without acceleration rows');
+    const { l, u } = this.problem;
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < n; j++) {
+        const a = aStep[j] ?? NaN;
+        // the known positions of the row move to its bounds
+        let known = 0;
+        let free = false;
+        if (k === 0) {
+          if (qPrev === null) free = true;
+          else known = -2 * (q0[j] ?? NaN) + (qPrev[j] ?? NaN);
+        } else if (k === 1) known = q0[j] ?? NaN;
+        const r = accelBase + k * n + j;
+        l[r] = free ? -QP_INFINITY : -a - known;
+        u[r] = free ? QP_INFINITY : a - known;
+      }
+    }
+  }
+
   /** Adds μ‖u − ref‖² to the cost set by setNominal (μ = 0 removes it). */
   setProximal(ref: Float64Array, mu: number): void {
     const Pv = this.P.values;
@@ -231,6 +277,16 @@ export class ChunkQp {
       }
     }
   }
+}
+
+/** Stage ⌊k/2⌋ for u_k and ξ_k: acceleration rows span three steps, at most two such stages. */
+function pairedSteps(H: number, n: number): { kind: 'stages'; stageOfVariable: Int32Array } {
+  const stage = new Int32Array(H * (n + 1));
+  for (let k = 0; k < H; k++) {
+    for (let j = 0; j < n; j++) stage[k * n + j] = k >> 1;
+    stage[H * n + k] = k >> 1;
+  }
+  return { kind: 'stages', stageOfVariable: stage };
 }
 
 function dotRef(g: Float64Array, gOff: number, x: Float64Array, xOff: number, n: number): number {

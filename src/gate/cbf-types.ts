@@ -30,7 +30,8 @@ export type QpSolverFactory = (problem: QpProblem) => BoundQpSolver;
 /**
  * What the chunk path filters a chunk with: the chunk-level CBF (ChunkCbfFilter), or a comparison
  * filter with the same contract (the action-wise baseline, the hold-only check). `filter` returns
- * the outcome object it owns (overwritten by the next call).
+ * the outcome object it owns (overwritten by the next call). `qPrev` (optional): the position one
+ * step before q0, for a filter that bounds acceleration (ChunkCbfFilter with maxAcceleration).
  */
 export interface ChunkFilter {
   filter(
@@ -39,5 +40,6 @@ export interface ChunkFilter {
     q0: ArrayLike<number>,
     dt: number,
     deadline?: () => boolean,
+    qPrev?: ArrayLike<number>,
   ): CbfOutcome;
 }

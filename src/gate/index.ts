@@ -34,6 +34,7 @@ export { ChunkScreen, type ChunkScreenConfig } from './chunk-screen.js';
 export { type BarrierModel, type BoundQpSolver, type ChunkFilter, type QpSolverFactory } from './cbf-types.js';
 export { ChunkQp, QP_INFINITY, type CbfWeights } from './cbf-qp.js';
 export {
+  ACCELERATION_ROW_TOLERANCE,
   ChunkCbfFilter,
   DEFAULT_CBF_BACK_OFF,
   DEFAULT_CBF_QP_TOLERANCE,
