@@ -143,6 +143,8 @@ export class ChunkCbfFilter implements ChunkFilter {
   private solver: BoundQpSolver | null = null;
   private readonly hq: Float64Array;
   private readonly hPrev: Float64Array;
+  /** h_p(q0) of the present call (q0 and the obstacles do not change within a call). */
+  private readonly h0: Float64Array;
   private readonly step: Float64Array;
   private readonly q0Buf: Float64Array;
   private readonly dq: Float64Array;
@@ -187,6 +189,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     if (!(config.maxRounds >= 1)) throw new RangeError(`CBF filter: maxRounds must be ≥ 1, got ${config.maxRounds}`);
     this.hq = new Float64Array(barrier.pairs);
     this.hPrev = new Float64Array(barrier.pairs);
+    this.h0 = new Float64Array(barrier.pairs);
     this.step = new Float64Array(n);
     this.q0Buf = new Float64Array(n);
     this.dq = new Float64Array(n);
@@ -246,7 +249,7 @@ export class ChunkCbfFilter implements ChunkFilter {
       }
       this.hasPrev = qPrev !== undefined;
     }
-    const h0 = this.barrier.h(this.q0Buf, this.hPrev);
+    const h0 = this.barrier.h(this.q0Buf, this.h0);
     if (!(h0 >= this.hFloor)) {
       o.minH = h0;
       o.minHStep = -1;
@@ -256,7 +259,7 @@ export class ChunkCbfFilter implements ChunkFilter {
         `present position already inside the safety distance (h = ${fmt(h0)}${this.hFloor < 0 ? `, planning margin ${fmt(-this.hFloor)}` : ''})`,
       );
     }
-    this.check(nominal, horizon);
+    this.check(nominal, horizon, null);
     // The nominal chunk is held to the same acceptance as a round's result.
     if (this.checkHard && this.checkViolation <= cfg.cbfTolerance) {
       o.cbfViolation = this.checkViolation;
@@ -266,6 +269,9 @@ export class ChunkCbfFilter implements ChunkFilter {
     const qp = this.shape(horizon);
     const { nu } = qp;
     qp.setNominal(nominal, this.q0Buf, cfg.qmin, cfg.qmax, this.dq, cfg);
+    qp.h0.set(this.h0);
+    /** qp.hRef/gRef hold the barrier at this.ref (the last round's re-check evaluated it there). */
+    let refEvaluated = false;
     if (this.aStep !== null) qp.setAcceleration(this.q0Buf, this.hasPrev ? this.qPrevBuf : null, this.aStep);
     this.ref.set(nominal);
     this.refIsStill = false;
@@ -282,7 +288,14 @@ export class ChunkCbfFilter implements ChunkFilter {
     let lastSlack = 0;
     for (let round = 1; round <= cfg.maxRounds; round++) {
       o.rounds = round;
-      qp.linearise(this.barrier, this.ref, this.q0Buf, cfg.gamma, round > 1 && !this.refIsStill ? this.backOff : 0);
+      qp.linearise(
+        this.barrier,
+        this.ref,
+        this.q0Buf,
+        cfg.gamma,
+        round > 1 && !this.refIsStill ? this.backOff : 0,
+        refEvaluated,
+      );
       if (round > 1) qp.setProximal(this.ref, this.refIsStill ? 0 : cfg.proximal);
       const r = this.solver!.solve(this.solveOptions as QpSolveOptions);
       o.iterations += r.iterations;
@@ -304,7 +317,10 @@ export class ChunkCbfFilter implements ChunkFilter {
       }
       if (this.trace) this.trace(round, slack, this.out);
       // The re-check gives no credit for slack: the barrier condition must hold on the nonlinear h.
-      this.check(this.out, horizon);
+      // It evaluates h with its gradient into the QP's buffers: if the next round linearises at
+      // this result, that evaluation is the linearisation (the same model at the same points).
+      const last = round === cfg.maxRounds;
+      this.check(this.out, horizon, last ? null : qp);
       lastMinH = o.minH;
       lastMinHStep = o.minHStep;
       lastSlack = slack;
@@ -325,11 +341,13 @@ export class ChunkCbfFilter implements ChunkFilter {
       if (slack > cfg.slackTolerance && !this.refIsStill) {
         for (let c = 0; c < nu; c++) this.ref[c] = this.q0Buf[c % n]!;
         this.refIsStill = true;
+        refEvaluated = false;
         // a different QP from this round's: start it like round 1, not from this round's solution
         this.startStill(horizon);
       } else {
         this.ref.set(this.out);
         this.refIsStill = false;
+        refEvaluated = true;
       }
     }
     if (best.violation === Infinity) {
@@ -380,7 +398,7 @@ export class ChunkCbfFilter implements ChunkFilter {
    * at every step), checkViolation (max of (1−γ)h_p(u_{k−1}) − h_p(u_k),
    * clipped at 0) and the outcome's minH / minHStep.
    */
-  private check(u: Float64Array, horizon: number): void {
+  private check(u: Float64Array, horizon: number, into: ChunkQp | null): void {
     const n = this.barrier.joints;
     const m = this.barrier.pairs;
     const cfg = this.config;
@@ -389,7 +407,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     let violation = 0;
     let minH = Infinity;
     let minStep = -1;
-    this.barrier.h(this.q0Buf, this.hPrev);
+    this.hPrev.set(this.h0);
     for (let k = 0; k < horizon; k++) {
       for (let j = 0; j < n; j++) {
         const v = u[k * n + j]!;
@@ -398,15 +416,23 @@ export class ChunkCbfFilter implements ChunkFilter {
         this.step[j] = v;
       }
       if (this.aStep !== null && !this.accelerationOk(u, k)) hard = false;
-      const hk = this.barrier.h(this.step, this.hq);
+      let hq = this.hq;
+      if (into === null) this.barrier.h(this.step, hq);
+      else {
+        hq = into.hStep[k]!;
+        this.barrier.gradient(this.step, hq, into.gStep[k]!);
+      }
+      let hk = Infinity;
+      for (let p = 0; p < m; p++) {
+        const v = hq[p]!;
+        if (v < hk || v !== v) hk = v;
+        const short = decay * this.hPrev[p]! - v;
+        if (short > violation || short !== short) violation = short !== short ? Infinity : short;
+        this.hPrev[p] = v;
+      }
       if (hk < minH || hk !== hk) {
         minH = hk;
         minStep = k;
-      }
-      for (let p = 0; p < m; p++) {
-        const short = decay * this.hPrev[p]! - this.hq[p]!;
-        if (short > violation || short !== short) violation = short !== short ? Infinity : short;
-        this.hPrev[p] = this.hq[p]!;
       }
     }
     this.outcome.minH = minH;

@@ -55,8 +55,9 @@ export class ChunkQp {
   private readonly baseQ: Float64Array;
   private readonly baseDiag: Float64Array;
   private readonly diagIndex: Int32Array;
-  private readonly hView: Float64Array[];
-  private readonly gView: Float64Array[];
+  /** Views of hRef and gRef per step k (m and m × n values): a caller may evaluate the barrier into them. */
+  readonly hStep: Float64Array[];
+  readonly gStep: Float64Array[];
   /** First acceleration row (−1: built without them). */
   readonly accelBase: number;
 
@@ -79,8 +80,8 @@ export class ChunkQp {
     this.baseQ = new Float64Array(nu);
     this.baseDiag = new Float64Array(nu);
     this.diagIndex = new Int32Array(nu);
-    this.hView = [];
-    this.gView = [];
+    this.hStep = [];
+    this.gStep = [];
     // P: upper triangle; column (k, j) has (k−1, j) then the diagonal.
     const pPtr = new Int32Array(nx + 1);
     const pRow: number[] = [];
@@ -154,8 +155,8 @@ export class ChunkQp {
     };
     for (let k = 0; k < H; k++) {
       this.refView.push(new Float64Array(n));
-      this.hView.push(this.hRef.subarray(k * m, (k + 1) * m));
-      this.gView.push(this.gRef.subarray(k * m * n, (k + 1) * m * n));
+      this.hStep.push(this.hRef.subarray(k * m, (k + 1) * m));
+      this.gStep.push(this.gRef.subarray(k * m * n, (k + 1) * m * n));
     }
   }
 
@@ -244,16 +245,28 @@ export class ChunkQp {
    * `backOff` (m) tightens each row by min(backOff, γ·h̄_{k−1}/2), h̄ the reference's h one step
    * earlier: room for the linearisation error of a re-linearised round, capped so that a
    * standing-still chunk never becomes infeasible because of it.
+   * `evaluated` (the filter's shortcut): h0 already holds h(q0) and hRef/gRef the barrier at `ref`
+   * (written through hStep/gStep by the same model for the same configurations), so the model is
+   * not evaluated again.
    */
-  linearise(barrier: BarrierModel, ref: Float64Array, q0: Float64Array, gamma: number, backOff = 0): void {
+  linearise(
+    barrier: BarrierModel,
+    ref: Float64Array,
+    q0: Float64Array,
+    gamma: number,
+    backOff = 0,
+    evaluated = false,
+  ): void {
     const { H, n, m, nu } = this;
     const hRef = this.hRef;
     const gRef = this.gRef;
-    barrier.h(q0, this.h0);
-    for (let k = 0; k < H; k++) {
-      const v = this.refView[k]!;
-      for (let j = 0; j < n; j++) v[j] = ref[k * n + j] ?? NaN;
-      barrier.gradient(v, this.hView[k]!, this.gView[k]!);
+    if (!evaluated) {
+      barrier.h(q0, this.h0);
+      for (let k = 0; k < H; k++) {
+        const v = this.refView[k]!;
+        for (let j = 0; j < n; j++) v[j] = ref[k * n + j] ?? NaN;
+        barrier.gradient(v, this.hStep[k]!, this.gStep[k]!);
+      }
     }
     const Av = this.A.values;
     const { l, u } = this.problem;

@@ -2,6 +2,13 @@ import { ForwardKinematics, type ChainSpec } from './chain.js';
 import { capsuleCapsuleDistance } from './distance.js';
 import { TF, transformPointAt } from './transform.js';
 
+/**
+ * Rounding allowance of the bounding-sphere test (m): far above the few ulps the bound and the exact
+ * distance can differ by, far below any clearance. A pair is skipped only when its exact distance
+ * could not have replaced the minimum, so the minimum and its pair are the same as without the test.
+ */
+const PAIR_BOUND_SLACK = 1e-9;
+
 /** A capsule rigidly attached to a frame of the chain: segment a–b (frame coordinates, m) + radius. */
 export interface CapsuleSpec {
   readonly name: string;
@@ -42,6 +49,11 @@ export class CapsuleModel {
   readonly selfPairs: Int32Array;
   /** Chain frame each capsule is attached to. */
   readonly frames: Int32Array;
+  /**
+   * Per capsule, a bounding sphere of the last update: centre (3) and radius (half the segment's
+   * length + the capsule's radius). Broad phase of the self pairs (pairLowerBound).
+   */
+  readonly bounds: Float64Array;
   private readonly local: Float64Array;
 
   constructor(readonly spec: ArmModelSpec) {
@@ -52,6 +64,7 @@ export class CapsuleModel {
     this.radii = Float64Array.from(caps, (c) => c.radius);
     this.environment = Uint8Array.from(caps, (c) => (c.environment ? 1 : 0));
     this.local = new Float64Array(6 * caps.length);
+    this.bounds = new Float64Array(4 * caps.length);
     this.frames = Int32Array.from(caps, (c) => c.frame);
     caps.forEach((c, i) => {
       if (c.frame < 0 || c.frame >= this.fk.frameCount)
@@ -96,6 +109,33 @@ export class CapsuleModel {
       transformPointAt(this.world, l, this.fk.frames, TF * k, L, l);
       transformPointAt(this.world, l + 3, this.fk.frames, TF * k, L, l + 3);
     }
+    const w = this.world;
+    const b = this.bounds;
+    for (let i = 0; i < this.count; i++) {
+      const l = 6 * i;
+      const dx = w[l + 3]! - w[l]!,
+        dy = w[l + 4]! - w[l + 1]!,
+        dz = w[l + 5]! - w[l + 2]!;
+      b[4 * i] = w[l]! + 0.5 * dx;
+      b[4 * i + 1] = w[l + 1]! + 0.5 * dy;
+      b[4 * i + 2] = w[l + 2]! + 0.5 * dz;
+      b[4 * i + 3] = 0.5 * Math.sqrt(dx * dx + dy * dy + dz * dz) + this.radii[i]!;
+    }
+  }
+
+  /**
+   * A lower bound of self pair p's surface distance (pairDistance) from the bounding spheres, less
+   * PAIR_BOUND_SLACK for rounding: a pair whose bound is not below the smallest distance found so
+   * far cannot give a smaller one. NaN (a NaN configuration) compares false, so nothing is skipped.
+   */
+  pairLowerBound(p: number): number {
+    const b = this.bounds;
+    const i = 4 * this.selfPairs[2 * p]!,
+      j = 4 * this.selfPairs[2 * p + 1]!;
+    const dx = b[i]! - b[j]!,
+      dy = b[i + 1]! - b[j + 1]!,
+      dz = b[i + 2]! - b[j + 2]!;
+    return Math.sqrt(dx * dx + dy * dy + dz * dz) - b[i + 3]! - b[j + 3]! - PAIR_BOUND_SLACK;
   }
 
   /** Surface distance of self-collision pair p (index into selfPairs / 2). */
@@ -127,6 +167,7 @@ export class CapsuleModel {
     let m = Infinity;
     this.nearestPair = -1;
     for (let p = 0; p < this.pairCount; p++) {
+      if (this.pairLowerBound(p) >= m) continue;
       const d = this.pairDistance(p);
       if (d < m || d !== d) {
         m = d;

@@ -47,6 +47,8 @@ export function minimumClearance(
   out.other = -1;
   if (includeSelf) {
     for (let p = 0; p < model.pairCount; p++) {
+      // broad phase: skip a pair whose bounding spheres are no closer than the minimum so far
+      if (model.pairLowerBound(p) >= out.distance) continue;
       const d = model.pairDistance(p);
       if (d < out.distance || d !== d) {
         out.distance = d;

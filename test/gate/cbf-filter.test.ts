@@ -110,20 +110,21 @@ describe('ChunkCbfFilter on a planar 2-link arm with a disc obstacle', () => {
   it('executes the safe round with the smallest barrier-condition violation; a worse later round never makes it a hold', () => {
     const model = arm();
     const H = 20;
-    // Linearisations from round 4 on get the gradient's sign wrong, so round 4 steers into the disc.
-    let gradientCalls = 0;
+    // Linearisations from round 4 on get the gradient's sign wrong, so round 4 steers into the disc:
+    // every gradient evaluated once round 3's result has been reported (its re-check may evaluate
+    // the gradients round 4 linearises with) is flipped; h itself stays right.
+    const rounds: { u: Float64Array; slack: number }[] = [];
     const misleading: BarrierModel = {
       joints: 2,
       pairs: 2,
       h: (q, out) => model.h(q, out),
       gradient: (q, hOut, grad) => {
         model.gradient(q, hOut, grad);
-        if (gradientCalls++ >= 3 * H) for (let i = 0; i < grad.length; i++) grad[i] = -grad[i]!;
+        if (rounds.length >= 3) for (let i = 0; i < grad.length; i++) grad[i] = -grad[i]!;
       },
     };
     // a negative tolerance accepts no round early: all four run and the filter must choose
     const f = new ChunkCbfFilter(misleading, activeSetSolverFactory, { ...config, maxRounds: 4, cbfTolerance: -1 });
-    const rounds: { u: Float64Array; slack: number }[] = [];
     f.trace = (_round, slack, u) => rounds.push({ u: u.slice(), slack });
     const o = f.filter(sweep(q0, [1.5, 0.5], H), H, q0, 0.1);
     expect(rounds).toHaveLength(4);

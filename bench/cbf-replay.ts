@@ -1,0 +1,229 @@
+/**
+ * The chunk-level CBF filter's time on the fragile-obstacle pilot's own calls, without re-running
+ * MuJoCo for every measurement (issue 15, "Filter p99 ≤ 10 ms").
+ *
+ *   record: runs the pilot's cbf mode (seeds 1..N, as bench/fragile-obstacle.ts) and writes every
+ *           filter call's inputs and outcome (status, targets) to a JSON file.
+ *   replay: builds a fresh cbf filter exactly as the pilot does (modeFilter, the arm's profile, the
+ *           demo's held-tilt limit) and replays the recorded calls in order, R times; prints every
+ *           call's best-of-R wall time p50/p99/max (all calls and the modified ones), the CPU time
+ *           of all samples, where the time goes (barrier h / gradient vs QP solve vs the rest, from
+ *           timers around the barrier model and the solver in a separate pass), SQP rounds and
+ *           interior-point iterations, and how the outcomes compare with the recorded ones (status
+ *           per call; max |Δtarget|) — a change of code must not change a status for the worse.
+ *
+ * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
+ *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10]
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { loadMujoco, pandaScene, so101Scene, type FragileArm } from '../drivers/sim/index.js';
+import { runFragilePilot } from '../src/cli/demo/fragile/command.js';
+import { heldTiltLimit, type FragileFilterCache } from '../src/cli/demo/fragile/episode.js';
+import { ARM_FILTER_PROFILES, modeFilter } from '../src/cli/demo/fragile/filters.js';
+import { p50p99 } from '../src/cli/demo/fragile/metrics.js';
+import { demoClauses, demoPlatform } from '../src/cli/demo/clauses.js';
+import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
+import { ChunkCbfFilter } from '../src/gate/cbf-filter.js';
+import type { BarrierModel, BoundQpSolver } from '../src/gate/cbf-types.js';
+
+interface Call {
+  nominal: number[];
+  horizon: number;
+  q0: number[];
+  dt: number;
+  spheres: number[][];
+  status: string;
+  targets: number[];
+}
+
+const SCENES = { so101: so101Scene, panda: pandaScene } as const;
+const [cmd, armArg, a3, a4] = process.argv.slice(2);
+const arm = armArg as FragileArm;
+if (!(arm in SCENES)) throw new Error(`arm must be panda or so101, got ${armArg}`);
+
+function freshFilter() {
+  const spec = loadScoringSpec(defaultSpecPaths());
+  if (!spec.ok) throw new Error(spec.problems.join('; '));
+  const scene = SCENES[arm]();
+  const clauses = demoClauses(spec.spec, demoPlatform(arm), undefined, scene.signals);
+  if (!clauses.ok) throw new Error(clauses.reason);
+  const nArm = scene.armJoints.length;
+  const limit = heldTiltLimit(clauses.instances);
+  return modeFilter(
+    'cbf',
+    ARM_FILTER_PROFILES[arm],
+    nArm,
+    nArm + 1,
+    limit === null ? null : { limit, grip: scene.gripper },
+  );
+}
+
+if (cmd === 'record') {
+  const seeds = Number(a3);
+  const file = a4!;
+  const filters: FragileFilterCache = new Map();
+  // Record the outcomes as the episode sees them: wrap the cached filter before the run builds its own.
+  const mf = freshFilter();
+  const calls: Call[] = [];
+  const inner = mf.filter;
+  filters.set('cbf', {
+    ...mf,
+    filter: {
+      filter: (nominal, horizon, q0, dt, deadline) => {
+        const spheres = mf.groups.map((g) => Array.from(g.spheres));
+        const o = inner.filter(nominal, horizon, q0, dt, deadline);
+        calls.push({
+          nominal: Array.from(nominal),
+          horizon,
+          q0: Array.from(q0),
+          dt,
+          spheres,
+          status: o.status,
+          targets: Array.from(o.targets),
+        });
+        return o;
+      },
+    },
+  });
+  await loadMujoco();
+  const t0 = performance.now();
+  const results = await runFragilePilot({ arm, modes: ['cbf'], episodes: seeds, seed: 1, filters }, () => {});
+  const ok = results.filter((r) => r.success).length;
+  const contacts = results.filter((r) => r.contact).length;
+  writeFileSync(file, JSON.stringify({ arm, seeds, calls }));
+  console.log(
+    `${arm} cbf, ${seeds} seeds: ${ok} successes, ${contacts} with contact, ${results.filter((r) => r.held).length} held; ` +
+      `${calls.length} calls → ${file} (${((performance.now() - t0) / 1000).toFixed(0)} s, load ${loadavg()[0]!.toFixed(1)})`,
+  );
+  for (const r of results.filter((x) => !x.success || x.contact))
+    console.log(`  seed ${r.seed}: ${r.success ? 'success' : r.reason}${r.held ? `; held: ${r.holdReason}` : ''}`);
+} else if (cmd === 'replay') {
+  const { calls } = JSON.parse(readFileSync(a3!, 'utf8')) as { calls: Call[] };
+  const rounds = Number(a4 ?? '10');
+  const mf = freshFilter();
+  const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
+  const cbf = findCbf(mf.filter);
+  const best = calls.map(() => Infinity);
+  const cpu: number[] = [];
+  const status: string[] = [];
+  const dTarget: number[] = [];
+  const sqpRounds: number[] = [];
+  const iterations: number[] = [];
+  const run = (i: number): ReturnType<typeof mf.filter.filter> => {
+    const c = inputs[i]!;
+    c.spheres.forEach((s, g) => mf.groups[g]!.spheres.set(s));
+    return mf.filter.filter(c.nominal, c.horizon, c.q0, c.dt);
+  };
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < inputs.length; i++) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      const o = run(i);
+      const t = performance.now() - t0;
+      const u = process.cpuUsage(c0);
+      cpu.push((u.user + u.system) / 1000);
+      if (t < best[i]!) best[i] = t;
+      if (r === 0) {
+        status.push(o.status);
+        sqpRounds.push(cbf?.outcome.rounds ?? 0);
+        iterations.push(cbf?.outcome.iterations ?? 0);
+        const rec = calls[i]!.targets;
+        let d = 0;
+        if (o.targets.length === rec.length)
+          for (let k = 0; k < rec.length; k++) d = Math.max(d, Math.abs(o.targets[k]! - rec[k]!));
+        else d = Infinity;
+        dTarget.push(d);
+      }
+    }
+  }
+  // Split: timers around the barrier model and the solver of the cbf filter, one more pass.
+  const split = { h: 0, gradient: 0, solve: 0, total: 0, hCalls: 0, gradCalls: 0, solves: 0 };
+  if (cbf) {
+    const b = cbf.barrier as BarrierModel & { h: BarrierModel['h']; gradient: BarrierModel['gradient'] };
+    const h0 = b.h.bind(b);
+    const g0 = b.gradient.bind(b);
+    b.h = (q, out) => {
+      const t = performance.now();
+      const v = h0(q, out);
+      split.h += performance.now() - t;
+      split.hCalls++;
+      return v;
+    };
+    b.gradient = (q, hOut, grad) => {
+      const t = performance.now();
+      g0(q, hOut, grad);
+      split.gradient += performance.now() - t;
+      split.gradCalls++;
+    };
+    const shapes = (cbf as unknown as { shapes: { solver: BoundQpSolver }[] }).shapes;
+    for (const s of shapes) {
+      const s0 = s.solver.solve.bind(s.solver);
+      s.solver.solve = (o) => {
+        const t = performance.now();
+        const r = s0(o);
+        split.solve += performance.now() - t;
+        split.solves++;
+        return r;
+      };
+    }
+    for (let i = 0; i < inputs.length; i++) {
+      const t = performance.now();
+      run(i);
+      split.total += performance.now() - t;
+    }
+  }
+  if (process.env['CBF_REPLAY_TOP']) {
+    const idx = best
+      .map((_, i) => i)
+      .sort((a, b) => best[b]! - best[a]!)
+      .slice(0, Number(process.env['CBF_REPLAY_TOP']));
+    for (const i of idx)
+      console.log(
+        `  call ${i}: ${best[i]!.toFixed(2)} ms, ${status[i]}, ${sqpRounds[i]} rounds, ${iterations[i]} iterations`,
+      );
+  }
+  const modified = best.filter((_, i) => status[i] === 'filtered');
+  const f2 = (x: { p50: number; p99: number }): string => `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms`;
+  const count = (s: string[]) => s.reduce<Record<string, number>>((a, x) => ((a[x] = (a[x] ?? 0) + 1), a), {});
+  const changed = status.filter((s, i) => s !== calls[i]!.status).length;
+  const worse = status.filter(
+    (s, i) =>
+      s !== 'filtered' && s !== 'unchanged' && (calls[i]!.status === 'filtered' || calls[i]!.status === 'unchanged'),
+  ).length;
+  const better = status.filter(
+    (s, i) =>
+      (s === 'filtered' || s === 'unchanged') && calls[i]!.status !== 'filtered' && calls[i]!.status !== 'unchanged',
+  ).length;
+  const sum = (x: number[]) => x.reduce((a, b) => a + b, 0);
+  console.log(
+    `node ${process.version}, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}; ${arm}, ${calls.length} recorded calls × ${rounds}`,
+  );
+  console.log(
+    `per call best of ${rounds}: ${f2(p50p99(best))}, max ${Math.max(...best).toFixed(2)} ms; the ${modified.length} modified: ${f2(p50p99(modified))}`,
+  );
+  console.log(`every sample CPU: ${f2(p50p99(cpu))}`);
+  console.log(
+    `statuses now ${JSON.stringify(count(status))}, recorded ${JSON.stringify(count(calls.map((c) => c.status)))}; ${changed} changed (${worse} to a refusal, ${better} from one); max |Δtarget| over calls with equal status ${Math.max(0, ...dTarget.filter((d, i) => status[i] === calls[i]!.status && Number.isFinite(d))).toExponential(2)} rad`,
+  );
+  console.log(`SQP rounds ${sum(sqpRounds)}, interior-point iterations ${sum(iterations)} (all calls)`);
+  if (cbf)
+    console.log(
+      `split (one timed pass, ${split.total.toFixed(1)} ms): barrier h ${split.h.toFixed(1)} ms (${split.hCalls} calls), gradient ${split.gradient.toFixed(1)} ms (${split.gradCalls}), QP solve ${split.solve.toFixed(1)} ms (${split.solves}), rest ${(split.total - split.h - split.gradient - split.solve).toFixed(1)} ms`,
+    );
+} else {
+  throw new Error('usage: cbf-replay.ts record <arm> <seeds> <file> | replay <arm> <file> [rounds]');
+}
+
+/** The ChunkCbfFilter inside the pilot's wrappers (ArmColumnsFilter → HeldTilt glue → …). */
+function findCbf(f: unknown, depth = 0): ChunkCbfFilter | null {
+  if (f instanceof ChunkCbfFilter) return f;
+  if (depth > 4 || f === null || typeof f !== 'object') return null;
+  for (const v of Object.values(f as Record<string, unknown>)) {
+    const found = findCbf(v, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
