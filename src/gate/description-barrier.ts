@@ -65,8 +65,10 @@ export function descriptionBarrier(
     throw new RangeError(`${desc.id}: planning margin must be finite and ≥ 0 m, got ${o.planningMargin}`);
   if (o.environment && o.environment.chain !== desc.chain)
     throw new RangeError(`${desc.id}: the environment capsules are on another chain (${o.environment.chain.name})`);
+  // one forward kinematics for every model: they are evaluated in turn at the same q (BarrierStack)
+  const fk = new ForwardKinematics(desc.chain);
   const distance = new CapsuleBarrier(
-    new CapsuleModel(o.environment ?? armModel(desc, endEffector)),
+    new CapsuleModel(o.environment ?? armModel(desc, endEffector), fk),
     o.groups,
     o.dSafe + o.planningMargin,
   );
@@ -74,7 +76,7 @@ export function descriptionBarrier(
     o.selfClearance === null
       ? null
       : new CapsuleBarrier(
-          new CapsuleModel(selfCollisionModel(desc, endEffector)),
+          new CapsuleModel(selfCollisionModel(desc, endEffector), fk),
           [],
           o.selfClearance + o.planningMargin,
           { includeSelf: true },
@@ -83,7 +85,7 @@ export function descriptionBarrier(
     o.heldTilt === null
       ? null
       : new TiltPolygonBarrier(
-          new ForwardKinematics(desc.chain),
+          fk,
           endEffectorOf(desc, endEffector).tcp.frame,
           toolTiltLimit(o.heldTilt.objectLimit, o.heldTilt.pivotGain),
           TILT_LEVER,

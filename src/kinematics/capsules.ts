@@ -56,8 +56,17 @@ export class CapsuleModel {
   readonly bounds: Float64Array;
   private readonly local: Float64Array;
 
-  constructor(readonly spec: ArmModelSpec) {
-    this.fk = new ForwardKinematics(spec.chain);
+  /**
+   * `fk` (optional): a ForwardKinematics of the same chain shared with other models evaluated at the
+   * same configurations (it skips recomputing an unchanged q); by default the model's own.
+   */
+  constructor(
+    readonly spec: ArmModelSpec,
+    fk?: ForwardKinematics,
+  ) {
+    if (fk !== undefined && fk.spec !== spec.chain)
+      throw new RangeError(`CapsuleModel: the shared kinematics are of another chain (${fk.spec.name})`);
+    this.fk = fk ?? new ForwardKinematics(spec.chain);
     const caps = spec.capsules;
     this.count = caps.length;
     this.world = new Float64Array(6 * caps.length);

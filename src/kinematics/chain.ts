@@ -57,11 +57,14 @@ export class ForwardKinematics {
   private readonly origins: Float64Array;
   private readonly fixedOrigins: Float64Array;
   private readonly scratch = new Float64Array(TF);
+  /** The joint positions of the last compute (NaN until the first): the same q again is not recomputed. */
+  private readonly lastQ: Float64Array;
 
   constructor(readonly spec: ChainSpec) {
     this.joints = spec.joints.length;
     this.frameCount = 1 + this.joints + spec.fixedFrames.length;
     this.frames = new Float64Array(TF * this.frameCount);
+    this.lastQ = new Float64Array(this.joints).fill(NaN);
     this.origins = new Float64Array(TF * this.joints);
     this.fixedOrigins = new Float64Array(TF * spec.fixedFrames.length);
     spec.joints.forEach((j, i) => {
@@ -89,7 +92,17 @@ export class ForwardKinematics {
 
   /** Fill all frames for joint positions q (rad, length ≥ joints; a missing one makes the poses after it NaN, not a guess). No allocation. */
   compute(q: ArrayLike<number>): void {
-    const { frames, origins, scratch } = this;
+    const { frames, origins, scratch, lastQ } = this;
+    // Several models sharing one chain (a description's distance, self and tilt barriers) compute
+    // the same q in turn; the frames depend on q alone, so an unchanged q keeps them. A NaN never
+    // equals itself: a NaN configuration is always recomputed.
+    let same = true;
+    for (let i = 0; i < this.joints; i++) {
+      const v = q[i] ?? NaN;
+      if (v !== lastQ[i]) same = false;
+      lastQ[i] = v;
+    }
+    if (same) return;
     const joints = this.spec.joints;
     for (let i = 0; i < this.joints; i++) {
       multiply(scratch, 0, frames, TF * joints[i]!.parent, origins, TF * i);
