@@ -215,7 +215,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     this.qPrevBuf = new Float64Array(n);
   }
 
-  /** The QP of the last filtered chunk (for benchmarks and diagnostics). */
+  /** The QP of the last chunk that was checked (its values are those of the last filtered one; for benchmarks and diagnostics). */
   get lastProblem(): ChunkQp | null {
     return this.qp;
   }
@@ -259,19 +259,20 @@ export class ChunkCbfFilter implements ChunkFilter {
         `present position already inside the safety distance (h = ${fmt(h0)}${this.hFloor < 0 ? `, planning margin ${fmt(-this.hFloor)}` : ''})`,
       );
     }
-    this.check(nominal, horizon, null);
+    // The nominal chunk's check evaluates the gradients too: round 1 linearises there.
+    const qp = this.shape(horizon);
+    this.check(nominal, horizon, qp);
     // The nominal chunk is held to the same acceptance as a round's result.
     if (this.checkHard && this.checkViolation <= cfg.cbfTolerance) {
       o.cbfViolation = this.checkViolation;
       o.status = 'unchanged';
       return o;
     }
-    const qp = this.shape(horizon);
     const { nu } = qp;
     qp.setNominal(nominal, this.q0Buf, cfg.qmin, cfg.qmax, this.dq, cfg);
     qp.h0.set(this.h0);
-    /** qp.hRef/gRef hold the barrier at this.ref (the last round's re-check evaluated it there). */
-    let refEvaluated = false;
+    /** qp.hRef/gRef hold the barrier at this.ref (a re-check evaluated it there; round 1: the nominal's). */
+    let refEvaluated = true;
     if (this.aStep !== null) qp.setAcceleration(this.q0Buf, this.hasPrev ? this.qPrevBuf : null, this.aStep);
     this.ref.set(nominal);
     this.refIsStill = false;
