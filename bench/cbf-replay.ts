@@ -12,8 +12,11 @@
  *           interior-point iterations, and how the outcomes compare with the recorded ones (status
  *           per call; max |Δtarget|) — a change of code must not change a status for the worse.
  *
+ * `--accel A` replays with the same filter plus acceleration rows a_max = A rad/s² on every joint
+ * (what the opt-in CbfFilterConfig.maxAcceleration costs per solve; outcomes then differ).
+ *
  * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
- *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10]
+ *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -25,6 +28,7 @@ import { p50p99 } from '../src/cli/demo/fragile/metrics.js';
 import { demoClauses, demoPlatform } from '../src/cli/demo/clauses.js';
 import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 import { ChunkCbfFilter } from '../src/gate/cbf-filter.js';
+import { interiorPointSolver } from '../src/gate/cbf-solver.js';
 import type { BarrierModel, BoundQpSolver } from '../src/gate/cbf-types.js';
 
 interface Call {
@@ -38,7 +42,8 @@ interface Call {
 }
 
 const SCENES = { so101: so101Scene, panda: pandaScene } as const;
-const [cmd, armArg, a3, a4] = process.argv.slice(2);
+const [cmd, armArg, a3, a4Raw] = process.argv.slice(2);
+const a4 = a4Raw?.startsWith('--') ? undefined : a4Raw;
 const arm = armArg as FragileArm;
 if (!(arm in SCENES)) throw new Error(`arm must be panda or so101, got ${armArg}`);
 
@@ -102,6 +107,20 @@ if (cmd === 'record') {
   const { calls } = JSON.parse(readFileSync(a3!, 'utf8')) as { calls: Call[] };
   const rounds = Number(a4 ?? '10');
   const mf = freshFilter();
+  // --accel A: the same filter with acceleration rows |Δ²u| ≤ A·dt² on every joint (CbfFilterConfig.maxAcceleration)
+  const accelArg = process.argv.indexOf('--accel');
+  if (accelArg > 0) {
+    const a = Number(process.argv[accelArg + 1]);
+    const inner = findCbf(mf.filter);
+    if (!inner) throw new Error('no chunk CBF filter in the mode filter');
+    const withRows = new ChunkCbfFilter(inner.barrier, interiorPointSolver, {
+      ...inner.config,
+      maxAcceleration: inner.config.qmin.map(() => a),
+    });
+    if (!replaceIn(mf.filter, inner, withRows))
+      throw new Error('could not put the filter with acceleration rows in place');
+    console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);
+  }
   const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
   const cbf = findCbf(mf.filter);
   const best = calls.map(() => Infinity);
@@ -208,13 +227,29 @@ if (cmd === 'record') {
   console.log(
     `statuses now ${JSON.stringify(count(status))}, recorded ${JSON.stringify(count(calls.map((c) => c.status)))}; ${changed} changed (${worse} to a refusal, ${better} from one); max |Δtarget| over calls with equal status ${Math.max(0, ...dTarget.filter((d, i) => status[i] === calls[i]!.status && Number.isFinite(d))).toExponential(2)} rad`,
   );
-  console.log(`SQP rounds ${sum(sqpRounds)}, interior-point iterations ${sum(iterations)} (all calls)`);
+  console.log(
+    `SQP rounds ${sum(sqpRounds)}, interior-point iterations ${sum(iterations)} (all calls)` +
+      (split.solves > 0 ? `; QP solve ${(split.solve / split.solves).toFixed(3)} ms per solve in the timed pass` : ''),
+  );
   if (cbf)
     console.log(
       `split (one timed pass, ${split.total.toFixed(1)} ms): barrier h ${split.h.toFixed(1)} ms (${split.hCalls} calls), gradient ${split.gradient.toFixed(1)} ms (${split.gradCalls}), QP solve ${split.solve.toFixed(1)} ms (${split.solves}), rest ${(split.total - split.h - split.gradient - split.solve).toFixed(1)} ms`,
     );
 } else {
   throw new Error('usage: cbf-replay.ts record <arm> <seeds> <file> | replay <arm> <file> [rounds]');
+}
+
+/** Replaces `from` by `to` wherever a field of the wrappers around it holds it. */
+function replaceIn(f: unknown, from: unknown, to: unknown, depth = 0): boolean {
+  if (depth > 4 || f === null || typeof f !== 'object') return false;
+  let done = false;
+  for (const [k, v] of Object.entries(f as Record<string, unknown>)) {
+    if (v === from) {
+      (f as Record<string, unknown>)[k] = to;
+      done = true;
+    } else if (replaceIn(v, from, to, depth + 1)) done = true;
+  }
+  return done;
 }
 
 /** The ChunkCbfFilter inside the pilot's wrappers (ArmColumnsFilter → HeldTilt glue → …). */

@@ -50,11 +50,13 @@ export class CapsuleModel {
   /** Chain frame each capsule is attached to. */
   readonly frames: Int32Array;
   /**
-   * Per capsule, a bounding sphere of the last update: centre (3) and radius (half the segment's
-   * length + the capsule's radius). Broad phase of the self pairs (pairLowerBound).
+   * Per capsule, a bounding sphere: centre (3) and radius (half the segment's length + the
+   * capsule's radius), for the last update once prepareBroadPhase (or pairLowerBound) has run.
+   * Broad phase of the self pairs.
    */
   readonly bounds: Float64Array;
   private readonly local: Float64Array;
+  private boundsValid = false;
 
   /**
    * `fk` (optional): a ForwardKinematics of the same chain shared with other models evaluated at the
@@ -118,6 +120,13 @@ export class CapsuleModel {
       transformPointAt(this.world, l, this.fk.frames, TF * k, L, l);
       transformPointAt(this.world, l + 3, this.fk.frames, TF * k, L, l + 3);
     }
+    this.boundsValid = false;
+  }
+
+  /** The bounding spheres for the last update (computed once, when a self-pair loop first needs them). */
+  private refreshBounds(): void {
+    if (this.boundsValid) return;
+    this.boundsValid = true;
     const w = this.world;
     const b = this.bounds;
     for (let i = 0; i < this.count; i++) {
@@ -138,6 +147,7 @@ export class CapsuleModel {
    * far cannot give a smaller one. NaN (a NaN configuration) compares false, so nothing is skipped.
    */
   pairLowerBound(p: number): number {
+    this.refreshBounds();
     const b = this.bounds;
     const i = 4 * this.selfPairs[2 * p]!,
       j = 4 * this.selfPairs[2 * p + 1]!;
@@ -145,6 +155,27 @@ export class CapsuleModel {
       dy = b[i + 1]! - b[j + 1]!,
       dz = b[i + 2]! - b[j + 2]!;
     return Math.sqrt(dx * dx + dy * dy + dz * dz) - b[i + 3]! - b[j + 3]! - PAIR_BOUND_SLACK;
+  }
+
+  /**
+   * pairLowerBound(p) ≥ best, without the square root: the centres at least best + both bounding
+   * radii + PAIR_BOUND_SLACK apart. False for a NaN best or NaN bounds.
+   */
+  pairCannotBeBelow(p: number, best: number): boolean {
+    const b = this.bounds;
+    const i = 4 * this.selfPairs[2 * p]!,
+      j = 4 * this.selfPairs[2 * p + 1]!;
+    const reach = best + b[i + 3]! + b[j + 3]! + PAIR_BOUND_SLACK;
+    if (!(reach > 0)) return reach <= 0; // NaN: false; a non-positive reach is exceeded by any distance
+    const dx = b[i]! - b[j]!,
+      dy = b[i + 1]! - b[j + 1]!,
+      dz = b[i + 2]! - b[j + 2]!;
+    return dx * dx + dy * dy + dz * dz >= reach * reach;
+  }
+
+  /** Call before a loop of pairCannotBeBelow after an update. */
+  prepareBroadPhase(): void {
+    this.refreshBounds();
   }
 
   /** Surface distance of self-collision pair p (index into selfPairs / 2). */
@@ -175,8 +206,9 @@ export class CapsuleModel {
   minSelfDistance(): number {
     let m = Infinity;
     this.nearestPair = -1;
+    this.refreshBounds();
     for (let p = 0; p < this.pairCount; p++) {
-      if (this.pairLowerBound(p) >= m) continue;
+      if (this.pairCannotBeBelow(p, m)) continue;
       const d = this.pairDistance(p);
       if (d < m || d !== d) {
         m = d;

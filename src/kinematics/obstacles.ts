@@ -46,9 +46,10 @@ export function minimumClearance(
   out.capsule = -1;
   out.other = -1;
   if (includeSelf) {
+    model.prepareBroadPhase();
     for (let p = 0; p < model.pairCount; p++) {
       // broad phase: skip a pair whose bounding spheres are no closer than the minimum so far
-      if (model.pairLowerBound(p) >= out.distance) continue;
+      if (model.pairCannotBeBelow(p, out.distance)) continue;
       const d = model.pairDistance(p);
       if (d < out.distance || d !== d) {
         out.distance = d;

@@ -44,8 +44,12 @@ describe('self-pair broad phase', () => {
         m.update(q);
         const ref = naiveMinimum(m);
         for (let p = 0; p < m.pairCount; p++) {
-          expect(m.pairLowerBound(p)).toBeLessThanOrEqual(m.pairDistance(p));
-          if (m.pairLowerBound(p) >= ref.distance) skipped++;
+          const lb = m.pairLowerBound(p);
+          expect(lb).toBeLessThanOrEqual(m.pairDistance(p));
+          if (lb >= ref.distance) skipped++;
+          // the square-root-free test says the same for the minimum, a penetration and a random level
+          for (const best of [ref.distance, -0.05, rand() * 0.5 - 0.1])
+            expect(m.pairCannotBeBelow(p, best)).toBe(lb >= best);
         }
         expect(m.minSelfDistance()).toBe(ref.distance);
         expect(m.nearestPair).toBe(ref.pair);
