@@ -7,23 +7,13 @@
  * derivation gave before) the same slow-down holds on a stale signal. A bus that stops answering
  * still holds, within the ceiling.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseSo101Calibration } from '../../src/calibration/so101.js';
-import { parseAccessFile } from '../../src/cli/compose/access-file.js';
-import { RunSession } from '../../src/cli/compose/session.js';
+import type { RunSession } from '../../src/cli/compose/session.js';
 import { readEpisode } from '../../src/episode/index.js';
 import { parseRunArgs } from '../../src/cli/commands/run.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
-import { repoRoot } from '../support/paths.js';
+import { emulatedRunArgs, runDir } from '../support/run-process.js';
+import { startEmulatedSession, waitUntil } from '../support/run-session.js';
 
-const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
-const ACCESS = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-`;
 /** The servos' extra reply delay during the start-up measurement (s): reads of ≈ 7 ms. */
 const START_DELAY_S = 0.005;
 /**
@@ -40,30 +30,18 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-async function start(extra: { minMaxAge?: number }) {
-  const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
-  const access = parseAccessFile(ACCESS, 'access.yaml');
-  const spec = loadScoringSpec(defaultSpecPaths());
-  if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
-  const log: string[] = [];
-  const s = await RunSession.start({
-    calibration: cal.value,
-    spec: spec.spec,
-    task: 'so101-pick-butter',
-    robotId: 'arm9',
-    episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-adaptive-')),
-    rate: 100,
-    gating: true,
-    arm: { kind: 'emulator', replyDelayS: START_DELAY_S },
-    broker: { kind: 'embedded', port: 0, access: access.value },
-    clock: systemClock,
-    timers: systemTimers,
-    log: (l) => log.push(`${performance.now().toFixed(0)} ${l}`),
-    maxAgeCeilingS: CEILING_S,
-    // The arm's own heartbeat watchdog is not what is tested: out of the way, as in startup-timing.test.ts.
-    armWatchdogS: 5,
-    ...extra,
-  });
+/** `minMaxAge` undefined: the floor derived from the measured reads (and following them). Log lines start with their time (ms). */
+async function start(minMaxAge: number | undefined) {
+  const { s, log } = await startEmulatedSession(
+    {
+      minMaxAge,
+      arm: { kind: 'emulator', replyDelayS: START_DELAY_S },
+      maxAgeCeilingS: CEILING_S,
+      // The arm's own heartbeat watchdog is not what is tested: out of the way, as in startup-timing.test.ts.
+      armWatchdogS: 5,
+    },
+    { stampLog: true },
+  );
   cleanup.push(() => s.stop('test cleanup'));
   const timing = log.find((l) => / timing: \d+ state reads/.test(l)) ?? '';
   const m = /max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s/.exec(timing);
@@ -98,7 +76,7 @@ const injectedHolds = (log: readonly string[], endDelayS: number) =>
 
 describe('the max-age floor follows reads that slow down after start-up (dry run, emulator over a pty)', () => {
   it('replies slowing to 1.3 × the start-up floor: the floor rises with the reads (logged, in the episode), no false hold', async () => {
-    const { s, log, startFloor } = await start({});
+    const { s, log, startFloor } = await start(undefined);
     expect(log.find((l) => / timing: \d+ state reads/.test(l))).toMatch(
       /; the floor follows slower reads up to the ceiling 0\.4 s \(--max-age-ceiling\)$/,
     );
@@ -140,7 +118,7 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
   it('control: the same slow-down with the start-up floor fixed (--max-age, as derived before) holds on a stale signal', async () => {
     // A floor as a quiet start-up derives at this delay, fixed, as the derivation left it before.
     const fixed = 0.06;
-    const { s, log } = await start({ minMaxAge: fixed });
+    const { s, log } = await start(fixed);
     expect(log.find((l) => / timing: \d+ state reads/.test(l))).toMatch(/--max-age; derived would be .*; fixed$/);
     await slowDown(s, END_FACTOR * fixed);
     expect(
@@ -150,7 +128,7 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
   }, 30_000);
 
   it('a bus that stops answering still holds, within the ceiling', async () => {
-    const { s, log, startFloor } = await start({});
+    const { s, log, startFloor } = await start(undefined);
     await slowDown(s, END_FACTOR * startFloor);
     expect(injectedHolds(log, END_FACTOR * startFloor), log.join('\n')).toEqual([]);
     const before = holds(log).length;
@@ -158,7 +136,7 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
     for (const servo of s.conn.emulated!.emulator.allServos) servo.responsive = false;
     // A host-stall hold before the stop (see injectedHolds) is released here, so the stop's own hold shows.
     if (before > 0) await s.act('release');
-    await waitFor(() => holds(log).length > before, 5);
+    await waitUntil(() => holds(log).length > before, 5, 'the hold of a silent bus');
     const hold = holds(log)[before]!;
     const heldAt = Number(hold.split(' ')[0]);
     // Stale once the newest sample is older than the floor (≤ the ceiling); one control period and
@@ -172,29 +150,18 @@ describe('the max-age floor follows reads that slow down after start-up (dry run
 
 describe('--max-age-ceiling', () => {
   it('is the bound of the derived floor; with a fixed --max-age it is refused (nothing to bound)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'armguard-fault-adaptive-'));
-    const access = join(dir, 'access.yaml');
-    writeFileSync(access, ACCESS, { mode: 0o600 });
-    const base = ['so101', '--emulator', '--calibration', CAL_PATH, '--task', 'so101-pick-butter', '--access', access];
-    const p = await parseRunArgs([...base, '--max-age-ceiling', '0.3']);
+    const { access } = runDir('armguard-fault-adaptive-');
+    const p = await parseRunArgs(emulatedRunArgs(access, '--max-age-ceiling', '0.3'));
     expect(p.ok && p.options).toMatchObject({ maxAgeCeilingS: 0.3 });
-    const both = await parseRunArgs([...base, '--max-age-ceiling', '0.3', '--max-age', '0.1']);
+    const both = await parseRunArgs(emulatedRunArgs(access, '--max-age-ceiling', '0.3', '--max-age', '0.1'));
     expect(!both.ok && both.errors).toEqual([
       'armguard run: --max-age-ceiling bounds the derived max-age floor; with --max-age the floor is fixed (give one of them)',
     ]);
-    const bad = await parseRunArgs([...base, '--max-age-ceiling', '0']);
+    const bad = await parseRunArgs(emulatedRunArgs(access, '--max-age-ceiling', '0'));
     expect(!bad.ok && bad.errors).toEqual(["armguard run: --max-age-ceiling: expected seconds in (0, 5], got '0'"]);
   });
 });
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-async function waitFor(pred: () => boolean, seconds: number): Promise<void> {
-  const deadline = performance.now() + seconds * 1000;
-  while (!pred()) {
-    if (performance.now() > deadline) throw new Error(`not within ${seconds} s`);
-    await sleep(20);
-  }
 }

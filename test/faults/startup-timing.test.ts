@@ -6,24 +6,12 @@
  * here is real: the event loop is blocked 30 ms of every 100 ms while the emulated arm runs (with
  * the SPEC 0.05 s torque max age that load holds within a second).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseSo101Calibration } from '../../src/calibration/so101.js';
-import { parseAccessFile } from '../../src/cli/compose/access-file.js';
 import { maxAgeFloor, summariseReads, defaultWatchdog } from '../../src/cli/compose/read-timing.js';
-import { RunSession } from '../../src/cli/compose/session.js';
 import { DEFAULT_PORT_TIMEOUT_S } from '../../src/cli/compose/so101-arm.js';
 import { parseRunArgs } from '../../src/cli/commands/run.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
-import { repoRoot } from '../support/paths.js';
-
-const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
-const ACCESS = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-`;
+import { CAL, runDir } from '../support/run-process.js';
+import { startEmulatedSession, waitUntil } from '../support/run-session.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -44,15 +32,13 @@ describe('timing derived from the measured read cycle', () => {
 
   it('with --port the serial timeout defaults to 50 ms and --bus-timeout / --watchdog / --arm-watchdog are options', async () => {
     expect(DEFAULT_PORT_TIMEOUT_S).toBe(0.05);
-    const dir = mkdtempSync(join(tmpdir(), 'armguard-fault-timing-'));
-    const access = join(dir, 'access.yaml');
-    writeFileSync(access, ACCESS, { mode: 0o600 });
+    const { access } = runDir('armguard-fault-timing-');
     const base = [
       'so101',
       '--port',
       '/dev/ttyACM9',
       '--calibration',
-      CAL_PATH,
+      CAL,
       '--task',
       'so101-pick-butter',
       '--access',
@@ -65,10 +51,6 @@ describe('timing derived from the measured read cycle', () => {
   });
 
   it('on a host whose event loop stalls 30 ms in every 100 ms: the measured reads show it, the derived floor covers them and the gate uses it', async () => {
-    const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
-    const access = parseAccessFile(ACCESS, 'access.yaml');
-    const spec = loadScoringSpec(defaultSpecPaths());
-    if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
     const stall = setInterval(() => {
       const until = performance.now() + 30;
       while (performance.now() < until) {
@@ -76,21 +58,7 @@ describe('timing derived from the measured read cycle', () => {
       }
     }, 100);
     cleanup.push(() => clearInterval(stall));
-    const log: string[] = [];
-    const s = await RunSession.start({
-      calibration: cal.value,
-      spec: spec.spec,
-      task: 'so101-pick-butter',
-      robotId: 'arm9',
-      episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-timing-')),
-      rate: 100,
-      gating: true,
-      arm: { kind: 'emulator' },
-      broker: { kind: 'embedded', port: 0, access: access.value },
-      clock: systemClock,
-      timers: systemTimers,
-      log: (l) => log.push(l),
-    });
+    const { s, log } = await startEmulatedSession({ minMaxAge: undefined });
     cleanup.push(() => s.stop('test cleanup'));
     const timing = log.find((l) => l.startsWith('timing: '));
     expect(timing).toMatch(
@@ -113,29 +81,14 @@ describe('timing derived from the measured read cycle', () => {
 });
 
 describe('a slowed read cycle (emulated servos reply late, as through a slow adapter)', () => {
-  const start = async (extra: { minMaxAge?: number }, replyDelayS = SLOW_REPLY_S) => {
-    const cal = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
-    const access = parseAccessFile(ACCESS, 'access.yaml');
-    const spec = loadScoringSpec(defaultSpecPaths());
-    if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
-    const log: string[] = [];
-    const s = await RunSession.start({
-      calibration: cal.value,
-      spec: spec.spec,
-      task: 'so101-pick-butter',
-      robotId: 'arm9',
-      episodesDir: mkdtempSync(join(tmpdir(), 'armguard-fault-slow-')),
-      rate: 100,
-      gating: true,
+  /** `minMaxAge` undefined: the floor derived from the measured reads. */
+  const start = async (minMaxAge: number | undefined, replyDelayS = SLOW_REPLY_S) => {
+    const { s, log } = await startEmulatedSession({
+      minMaxAge,
       arm: { kind: 'emulator', replyDelayS },
-      broker: { kind: 'embedded', port: 0, access: access.value },
-      clock: systemClock,
-      timers: systemTimers,
-      log: (l) => log.push(l),
       // The arm's own heartbeat watchdog is not derived from the read cycle: kept out of the way so a
       // machine stalled by other test files cannot hold the arm first and hide what is tested here.
       armWatchdogS: 5,
-      ...extra,
     });
     cleanup.push(() => s.stop('test cleanup'));
     return { s, log };
@@ -146,7 +99,7 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
   const SLOW_REPLY_S = 0.02;
 
   it('with the derived ages: the start-up line states them, derived from the slowed reads', async () => {
-    const { log } = await start({});
+    const { log } = await start(undefined);
     const timing = log.find((l) => l.startsWith('timing: '));
     const m =
       /max ([\d.]+) ms at 100 Hz → max-age floor ([\d.]+) s .*raising (\d+) signal max age\(s\) below it; watchdog ([\d.]+) s \(--watchdog to set\); the floor follows slower reads up to the ceiling 0\.25 s \(--max-age-ceiling\)$/.exec(
@@ -167,18 +120,14 @@ describe('a slowed read cycle (emulated servos reply late, as through a slow ada
     // Replies late enough that one read cycle (≥ 0.06 s) exceeds the 0.05 s SPEC age by itself: at
     // SLOW_REPLY_S a quiet host read every ≈ 22 ms (max 29 ms) and nothing went stale, so this control
     // only held on a loaded machine.
-    const { log } = await start({ minMaxAge: 0.05 }, 0.06);
+    const { log } = await start(0.05, 0.06);
     expect(log.find((l) => l.startsWith('timing: '))).toMatch(
       /max-age floor 0\.05 s \(--max-age; derived would be [\d.]+ s\)/,
     );
-    await waitFor(() => log.some((l) => /→ hold: signal \S+ stale \(age [\d.]+ s > max 0\.05 s\)/.test(l)), 5);
+    await waitUntil(
+      () => log.some((l) => /→ hold: signal \S+ stale \(age [\d.]+ s > max 0\.05 s\)/.test(l)),
+      5,
+      'a stale hold at the SPEC max age',
+    );
   }, 30_000);
 });
-
-async function waitFor(pred: () => boolean, seconds: number): Promise<void> {
-  const deadline = performance.now() + seconds * 1000;
-  while (!pred()) {
-    if (performance.now() > deadline) throw new Error(`not within ${seconds} s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -6,75 +6,29 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, ManualTimers } from '../../src/util/clock.js';
-import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
-import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type JointTrajectory } from '../../src/mcap/messages.js';
-import type { FrankaRobotState } from '../../drivers/franka/messages.js';
-import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
-import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { FRANKA_RUN_ON } from '../../src/rigs/warning-band.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import type { PolicyTrajectory } from './support/policy.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
+import { frankaRig } from './support/franka-rig.js';
+import {
+  FR3_READY as READY,
+  GRIPPER_OPEN as OPEN,
+  frankaWorld,
+  linearTrajectory,
+  publishStates,
+} from './support/franka-world.js';
 
-const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const GRASPED = 0.03;
-const OPEN = 0.08;
-const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
 
-function setup(overrides: Partial<FrankaNodeConfig> = {}, width = 0.08) {
-  const spec = loadScoringSpec(defaultSpecPaths());
-  if (!spec.ok) throw new Error(spec.problems.join('\n'));
-  const clock = new ManualClock(100);
-  const timers = new ManualTimers(clock);
-  const graph = new FakeRosGraph(clock, timers);
+function setup(overrides: Partial<FrankaNodeConfig> = {}, width = OPEN) {
   const config = frankaTestConfig(overrides);
-  const parts = buildFrankaNode(graph, config, spec.spec);
-  const other = graph.createNode('world');
-  const state = other.createPublisher<FrankaRobotState>(
-    'franka_msgs/msg/FrankaRobotState',
-    config.robotStateTopic,
-    QOS_RELIABLE,
-  );
-  const gripper = other.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = other.createPublisher<PolicyTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    '/armguard/proposed_trajectory',
-    QOS_RELIABLE,
-  );
-  const toController: JointTrajectory[] = [];
-  const results: Record<string, unknown>[] = [];
-  other.createSubscription<JointTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    config.controllerTopic,
-    QOS_RELIABLE,
-    (m) => toController.push(m),
-  );
-  other.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
-    results.push(JSON.parse(m.data) as Record<string, unknown>),
-  );
-  const tick = (ms: number) => {
-    for (let i = 0; i < ms; i++) {
-      timers.advance(0.001);
-      gripper.publish(gripperState(clock.now(), width));
-      state.publish(robotState(clock.now(), { q: READY, tau: [5, 5, 5, 5, 1, 1, 1] }));
-    }
-  };
-  const propose = (id: string, end: number[], steps = 20, dt = 0.05) => {
-    const points = Array.from({ length: steps }, (_, k) => ({
-      positions: READY.map((q0, j) => q0 + ((k + 1) / steps) * (end[j]! - q0)),
-      velocities: [],
-      accelerations: [],
-      effort: [],
-      time_from_start: toStamp((k + 1) * dt),
-    }));
-    proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: JOINTS, points });
-  };
-  return { parts, tick, propose, toController, results };
+  const { clock, timers, graph, parts } = frankaRig(config);
+  const world = frankaWorld(graph, config);
+  const tick = (ms: number) => publishStates(world, timers, ms, { width });
+  const propose = (id: string, end: number[], steps = 20, dt = 0.05) =>
+    world.proposer.publish(linearTrajectory(id, clock.now(), READY, end, { steps, dt }));
+  return { parts, tick, propose, toController: world.toController, results: world.results };
 }
 
 const LOWER = [0, -0.6, 0, -2.356, 0, 1.571, 0.785];

@@ -9,20 +9,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
-import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import { toStamp, type JointState, type SetBoolRequest, type TriggerResponse } from '../../src/mcap/messages.js';
-import type { FrankaRobotState } from '../../drivers/franka/messages.js';
+import type { SetBoolRequest, TriggerResponse } from '../../src/mcap/messages.js';
 import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import type { PolicyTrajectory } from './support/policy.js';
+import { frankaRig } from './support/franka-rig.js';
+import { FR3_READY as READY, frankaWorld, linearTrajectory, publishStates } from './support/franka-world.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { readEpisode, type EpisodeRecord } from '../../src/episode/index.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
-import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 
-const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
-const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -32,57 +28,25 @@ describe('Franka node episode recording (episodes_dir)', () => {
   it('records steps, chunks, gate transitions and the label, then opens the next episode; report reads them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-franka-ep-'));
     dirs.push(dir);
-    const spec = loadScoringSpec(defaultSpecPaths());
-    if (!spec.ok) throw new Error(spec.problems.join('\n'));
-    const clock = new ManualClock(100);
-    const timers = new ManualTimers(clock);
-    const graph = new FakeRosGraph(clock, timers);
     const config = frankaTestConfig({ robotId: 'fr3-rec', episodesDir: dir });
     let wall = Date.UTC(2026, 10, 29, 12, 0, 0);
     const log: string[] = [];
-    const parts = buildFrankaNode(graph, config, spec.spec, {
+    const { spec, clock, timers, graph, parts } = frankaRig(config, (timers) => ({
       recording: { timers, wallClock: () => new Date((wall += 1000)), log: (l) => log.push(l) },
-    });
+    }));
     const episodes = parts.episodes!;
     expect(episodes).toBeDefined();
-    const world = graph.createNode('world');
-    const state = world.createPublisher<FrankaRobotState>(
-      'franka_msgs/msg/FrankaRobotState',
-      config.robotStateTopic,
-      QOS_RELIABLE,
-    );
-    const gripper = world.createPublisher<JointState>(
-      'sensor_msgs/msg/JointState',
-      config.gripperTopic,
-      QOS_SENSOR_DATA,
-    );
-    const proposer = world.createPublisher<PolicyTrajectory>(
-      'trajectory_msgs/msg/JointTrajectory',
-      '/armguard/proposed_trajectory',
-      QOS_RELIABLE,
-    );
-    const labelClient = world.createClient<SetBoolRequest, TriggerResponse>(
+    const world = frankaWorld(graph, config);
+    const labelClient = world.node.createClient<SetBoolRequest, TriggerResponse>(
       'std_srvs/srv/SetBool',
       '/armguard/label_success',
     );
     timers.advance(0.1); // discovery: the world's publishers match the node's subscriptions one by one
     await episodes.start(clock.now());
-    const tick = (ms: number, tau = 5) => {
-      for (let i = 0; i < ms; i++) {
-        timers.advance(0.001);
-        gripper.publish(gripperState(clock.now(), 0.08));
-        state.publish(robotState(clock.now(), { q: READY, tau: [tau, tau, tau, tau, 1, 1, 1] }));
-      }
-    };
+    const tick = (ms: number, tau = 5) => publishStates(world, timers, ms, { tau: [tau, tau, tau, tau, 1, 1, 1] });
     tick(100);
-    const points = Array.from({ length: 10 }, (_, k) => ({
-      positions: READY.map((q, j) => (j === 0 ? q + (0.1 * (k + 1)) / 10 : q)),
-      velocities: [],
-      accelerations: [],
-      effort: [],
-      time_from_start: toStamp((k + 1) * 0.05),
-    }));
-    proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: 'chunk-1' }, joint_names: JOINTS, points });
+    const end = READY.map((q, j) => (j === 0 ? q + 0.1 : q));
+    world.proposer.publish(linearTrajectory('chunk-1', clock.now(), READY, end, { steps: 10, dt: 0.05 }));
     tick(50);
     tick(20, 95); // joint torque above the 87 N·m clause: the gate holds
     expect(parts.gate.state).toBe('hold');
@@ -123,7 +87,7 @@ describe('Franka node episode recording (episodes_dir)', () => {
     expect(labels[0]).toMatchObject({ success: true, source: 'operator', by: 'ros2 ~/label_success' });
 
     const report = await buildReportFromDir(dir, {
-      scorer: new EpisodeScorer(spec.spec),
+      scorer: new EpisodeScorer(spec),
       bootstrap: { resamples: 100, seed: 1 },
       source: dir,
       generatedAt: 'test',

@@ -10,18 +10,15 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, ManualTimers } from '../../src/util/clock.js';
-import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE } from '../../drivers/ros2/interface.js';
 import type { FrankaRobotState } from '../../drivers/franka/messages.js';
-import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { INDEX_FILE_NAME, indexEpisodeFile, readEpisodeTrace, readIndex } from '../../src/episode/index.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
 import { MonitorBank } from '../../src/runtime/monitor-bank.js';
 import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
 import { frankaTestConfig } from './support/franka-config.js';
+import { frankaRig } from './support/franka-rig.js';
 import { robotState } from '../drivers/franka/support/franka-messages.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
@@ -63,15 +60,10 @@ describe('a clause whose signal is missing is not evaluated live', () => {
   it('a Franka node without a gripper topic: episodes.jsonl, the episode file and the report say "not evaluated: signal gripper_contact missing"', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-missing-'));
     dirs.push(dir);
-    const spec = loadScoringSpec(defaultSpecPaths());
-    if (!spec.ok) throw new Error(spec.problems.join('\n'));
-    const clock = new ManualClock(100);
-    const timers = new ManualTimers(clock);
-    const graph = new FakeRosGraph(clock, timers);
     const config = frankaTestConfig({ robotId: 'fr3-nogrip', episodesDir: dir });
-    const parts = buildFrankaNode(graph, config, spec.spec, {
+    const { spec, clock, timers, graph, parts } = frankaRig(config, (timers) => ({
       recording: { timers, wallClock: () => new Date(Date.UTC(2026, 11, 1, 19, 0, 0)) },
-    });
+    }));
     const episodes = parts.episodes!;
     const state = graph
       .createNode('world')
@@ -118,7 +110,7 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     expect((await indexEpisodeFile(join(dir, file), file)).clauses).toEqual(entry.clauses);
 
     const report = await buildReportFromDir(dir, {
-      scorer: new EpisodeScorer(spec.spec),
+      scorer: new EpisodeScorer(spec),
       bootstrap: { resamples: 50, seed: 1 },
       source: dir,
       generatedAt: 'test',
@@ -134,15 +126,10 @@ describe('the Franka node records each robot state at its own stamp (issue 13 it
   it('robot states arriving 0.1–0.6 ms after their stamp: one frame per state, at the stamp (not the arrival), and the report scores those times', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-stamps-'));
     dirs.push(dir);
-    const spec = loadScoringSpec(defaultSpecPaths());
-    if (!spec.ok) throw new Error(spec.problems.join('\n'));
-    const clock = new ManualClock(100);
-    const timers = new ManualTimers(clock);
-    const graph = new FakeRosGraph(clock, timers);
     const config = frankaTestConfig({ robotId: 'fr3-stamps', episodesDir: dir });
-    const parts = buildFrankaNode(graph, config, spec.spec, {
+    const { clock, timers, graph, parts } = frankaRig(config, (timers) => ({
       recording: { timers, wallClock: () => new Date(Date.UTC(2026, 11, 1, 22, 0, 0)) },
-    });
+    }));
     const episodes = parts.episodes!;
     const state = graph
       .createNode('world')

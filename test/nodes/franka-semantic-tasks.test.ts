@@ -10,16 +10,9 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FrankaRobotState } from '../../drivers/franka/messages.js';
 import { FakeRosGraph } from '../../drivers/ros2/fake-ros-graph.js';
 import { QOS_RELIABLE, QOS_SENSOR_DATA } from '../../drivers/ros2/interface.js';
-import {
-  toStamp,
-  type JointState,
-  type PoseStamped,
-  type SetBoolRequest,
-  type TriggerResponse,
-} from '../../src/mcap/messages.js';
+import { toStamp, type PoseStamped, type SetBoolRequest, type TriggerResponse } from '../../src/mcap/messages.js';
 import { semanticFromParams } from '../../src/cli/commands/ros-node.js';
 import { liveTasksFromSpec } from '../../src/cli/compose/semantic-options.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
@@ -31,12 +24,8 @@ import { parseTaskMessage } from '../../src/nodes/franka-semantic.js';
 import type { StringMsg } from '../../src/nodes/ros-monitor-node.js';
 import { LexiconJudge, type JudgeRequest, type SemanticJudge } from '../../src/semantic/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
-import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import type { PolicyTrajectory } from './support/policy.js';
-
-const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
-const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
+import { FR3_READY as READY, frankaWorld, linearTrajectory, publishStates } from './support/franka-world.js';
 const spec = (() => {
   const s = loadScoringSpec(defaultSpecPaths());
   if (!s.ok) throw new Error(s.problems.join('\n'));
@@ -75,18 +64,8 @@ function setup(config: FrankaNodeConfig, judge: SemanticJudge) {
       log: (l) => log.push(l),
     },
   });
-  const world = graph.createNode('world');
-  const state = world.createPublisher<FrankaRobotState>(
-    'franka_msgs/msg/FrankaRobotState',
-    config.robotStateTopic,
-    QOS_RELIABLE,
-  );
-  const gripper = world.createPublisher<JointState>('sensor_msgs/msg/JointState', config.gripperTopic, QOS_SENSOR_DATA);
-  const proposer = world.createPublisher<PolicyTrajectory>(
-    'trajectory_msgs/msg/JointTrajectory',
-    '/armguard/proposed_trajectory',
-    QOS_RELIABLE,
-  );
+  const w = frankaWorld(graph, config);
+  const world = w.node;
   const taskPub = world.createPublisher<StringMsg>('std_msgs/msg/String', '/armguard/task', QOS_RELIABLE);
   const box = world.createPublisher<PoseStamped>(
     'geometry_msgs/msg/PoseStamped',
@@ -97,29 +76,20 @@ function setup(config: FrankaNodeConfig, judge: SemanticJudge) {
     'std_srvs/srv/SetBool',
     '/armguard/label_success',
   );
-  const results: { verdict: string; code: string; reason: string }[] = [];
-  world.createSubscription<StringMsg>('std_msgs/msg/String', '/armguard/chunk_result', QOS_RELIABLE, (m) =>
-    results.push(JSON.parse(m.data) as { verdict: string; code: string; reason: string }),
-  );
-  let q = READY;
-  const tick = (ms: number) => {
-    for (let i = 0; i < ms; i++) {
-      timers.advance(0.001);
-      gripper.publish(gripperState(clock.now(), 0.08));
-      state.publish(robotState(clock.now(), { q, tau: [5, 5, 5, 5, 1, 1, 1] }));
-    }
-  };
+  let q: readonly number[] = READY;
+  const tick = (ms: number) => publishStates(w, timers, ms, { q });
   let n = 0;
-  const propose = () => {
-    const points = Array.from({ length: 10 }, (_, k) => ({
-      positions: q.map((q0, j) => (j === 0 ? q0 + ((k + 1) / 10) * 0.02 : q0)),
-      velocities: [],
-      accelerations: [],
-      effort: [],
-      time_from_start: toStamp((k + 1) * 0.05),
-    }));
-    proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: `p${++n}` }, joint_names: JOINTS, points });
-  };
+  /** A chunk turning joint 1 by 0.02 rad from where the arm stands, in 10 points 50 ms apart. */
+  const propose = () =>
+    w.proposer.publish(
+      linearTrajectory(
+        `p${++n}`,
+        clock.now(),
+        q,
+        q.map((q0, j) => (j === 0 ? q0 + 0.02 : q0)),
+        { steps: 10, dt: 0.05 },
+      ),
+    );
   const setQ = (next: number[]) => (q = next);
   const settle = async () => {
     for (let i = 0; i < 5; i++) {
@@ -128,7 +98,7 @@ function setup(config: FrankaNodeConfig, judge: SemanticJudge) {
       await new Promise((r) => setImmediate(r));
     }
   };
-  return { parts, clock, tick, propose, results, taskPub, box, labelClient, setQ, settle, log };
+  return { parts, clock, tick, propose, results: w.results, taskPub, box, labelClient, setQ, settle, log };
 }
 
 async function semanticOf(dir: string): Promise<{ task: string; records: SemanticRecord[] }[]> {

@@ -15,12 +15,8 @@ import { buildFrankaNode } from '../../src/nodes/build-franka-node.js';
 import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import type { JudgeRequest, SemanticJudge } from '../../src/semantic/index.js';
 import { ManualClock, ManualTimers } from '../../src/util/clock.js';
-import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import { frankaWorld } from './support/franka-world.js';
-
-const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
-const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
+import { FR3_READY as READY, frankaWorld, linearTrajectory, publishStates } from './support/franka-world.js';
 const spec = (() => {
   const s = loadScoringSpec(defaultSpecPaths());
   if (!s.ok) throw new Error(s.problems.join('\n'));
@@ -45,25 +41,20 @@ function setup(task: string, judge: SemanticJudge) {
     semantic: { ...sem.value, judge: { ...sem.value.judge!, judge } },
   });
   const w = frankaWorld(graph, config);
-  const { node: world, state, gripper, proposer, toController, results } = w;
+  const { node: world, proposer, toController, results } = w;
   const camera = world.createPublisher<RosImage>(IMAGE_TYPE, '/scene_camera/image_raw', QOS_SENSOR_DATA);
-  const tick = (ms: number) => {
-    for (let i = 0; i < ms; i++) {
-      timers.advance(0.001);
-      gripper.publish(gripperState(clock.now(), 0.08));
-      state.publish(robotState(clock.now(), { q: READY, tau: [5, 5, 5, 5, 1, 1, 1] }));
-    }
-  };
-  const propose = (id: string) => {
-    const points = Array.from({ length: 20 }, (_, k) => ({
-      positions: READY.map((q0, j) => (j === 0 ? q0 + ((k + 1) / 20) * 0.05 : q0)),
-      velocities: [],
-      accelerations: [],
-      effort: [],
-      time_from_start: toStamp((k + 1) * 0.05),
-    }));
-    proposer.publish({ header: { stamp: toStamp(clock.now()), frame_id: id }, joint_names: JOINTS, points });
-  };
+  const tick = (ms: number) => publishStates(w, timers, ms);
+  /** A chunk turning joint 1 by 0.05 rad from the ready pose, in 20 points 50 ms apart. */
+  const propose = (id: string) =>
+    proposer.publish(
+      linearTrajectory(
+        id,
+        clock.now(),
+        READY,
+        READY.map((q0, j) => (j === 0 ? q0 + 0.05 : q0)),
+        { steps: 20, dt: 0.05 },
+      ),
+    );
   return { parts, camera, tick, propose, toController, results, clock };
 }
 

@@ -7,9 +7,9 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
-import { SESSION_ACCESS_YAML } from './run-session.js';
+import { CAL, SESSION_ACCESS_YAML } from './run-session.js';
 
-export const CAL = join(repoRoot, 'calibration/so101-demo.yaml');
+export { CAL };
 export const TASK = 'so101-pick-blue-can';
 
 /** A temp dir with an access file (SESSION_ACCESS_YAML's users). */

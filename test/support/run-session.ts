@@ -10,6 +10,9 @@ import { readEpisode, type EpisodeRecord, type GateRecord } from '../../src/epis
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { repoRoot } from './paths.js';
 
+/** The demo calibration the emulated SO-101 runs with. */
+export const CAL = join(repoRoot, 'calibration/so101-demo.yaml');
+
 export const SESSION_ACCESS_YAML = `users:
   - { username: armguard, password: "armguard-secret", roles: [armguard] }
   - { username: alice, password: "alice-secret", roles: [operator] }
@@ -20,14 +23,17 @@ export const SESSION_ACCESS_YAML = `users:
 
 /**
  * An `armguard run` session on the emulated SO-101 (demo calibration, the shipped spec, the embedded
- * broker with SESSION_ACCESS_YAML's users, robot arm9, task so101-pick-butter): what the session,
- * fault and semantic tests start; `extra` overrides any option.
+ * broker with SESSION_ACCESS_YAML's users, robot arm9, task so101-pick-butter, max-age floor 0.5 s):
+ * what the session, fault, timing and semantic tests start; `extra` overrides any option —
+ * `minMaxAge: undefined` derives the floor from the read cycle measured at start-up, as `run` does
+ * without --max-age. `stampLog` starts each log line with the time it was logged
+ * (`performance.now()` in whole ms, then a space).
  */
 export async function startEmulatedSession(
   extra: Partial<RunSessionOptions> = {},
+  { stampLog = false }: { stampLog?: boolean } = {},
 ): Promise<{ s: RunSession; log: string[]; calibration: So101Calibration }> {
-  const calPath = join(repoRoot, 'calibration/so101-demo.yaml');
-  const cal = parseSo101Calibration(readFileSync(calPath, 'utf8'), calPath);
+  const cal = parseSo101Calibration(readFileSync(CAL, 'utf8'), CAL);
   const access = parseAccessFile(SESSION_ACCESS_YAML, 'access.yaml');
   const spec = loadScoringSpec(defaultSpecPaths());
   if (!cal.ok || !access.ok || !spec.ok) throw new Error('fixture files do not parse');
@@ -46,7 +52,7 @@ export async function startEmulatedSession(
     minMaxAge: 0.5,
     clock: systemClock,
     timers: systemTimers,
-    log: (l) => log.push(l),
+    log: stampLog ? (l) => log.push(`${performance.now().toFixed(0)} ${l}`) : (l) => log.push(l),
     ...extra,
   });
   return { s, log, calibration: cal.value };
