@@ -9,6 +9,12 @@ import { exprRobustness } from './robustness.js';
  * over speed, but computes each operator only at the samples its parent needs (`count`: the bounds
  * at samples 0..count−1): for the monitor's count = 1 a top-level future operator over a
  * non-temporal argument costs O(samples in its window) per call, not O(n·window).
+ *
+ * NaN (an undefined value — a NaN sample, or NaN − NaN) follows the definition, min and max over
+ * every completion: a bound is NaN where the operator's robustness is NaN in some completion,
+ * i.e. where a sample that can be in the operator's window (for `until` also a φ sample before a
+ * possible witness) is NaN — also where an unknown continuation would otherwise make that bound
+ * ±∞. OnlineMonitor drops such samples before they reach here, so this costs it nothing.
  */
 export interface PartialTrace {
   /** Sample times in integer ns (time.ts). */
@@ -120,12 +126,13 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
           anyHi = pick(anyHi, h);
         }
         const extends_ = to > tl; // unknown later samples may fall in the window
+        // anyLo/anyHi are NaN iff a sample that can be a member is: then some completion is NaN.
         if (isMin) {
-          lo[i] = extends_ ? -Infinity : anyLo;
-          hi[i] = defHi;
+          lo[i] = extends_ && !Number.isNaN(anyLo) ? -Infinity : anyLo;
+          hi[i] = Number.isNaN(anyHi) ? NaN : defHi;
         } else {
-          lo[i] = defLo;
-          hi[i] = extends_ ? Infinity : anyHi;
+          lo[i] = Number.isNaN(anyLo) ? NaN : defLo;
+          hi[i] = extends_ && !Number.isNaN(anyHi) ? Infinity : anyHi;
         }
       }
       return { lo, hi };
@@ -163,6 +170,14 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
         const to = t(i) + b;
         let l = -Infinity;
         let h = -Infinity;
+        // Some completion is NaN where ψ at a possible witness, or φ at a sample before a possible
+        // witness instant (i ≤ k, t(k) < t(i)+b), is NaN.
+        let nanLo = false;
+        let nanHi = false;
+        for (let k = i; k < n && t(k) < to; k++) {
+          nanLo ||= Number.isNaN(phi.lo[k] ?? NaN);
+          nanHi ||= Number.isNaN(phi.hi[k] ?? NaN);
+        }
         // running minima of φ over samples i..k−1 (k only grows while j does)
         let k = i;
         let phiLo = Infinity;
@@ -175,6 +190,10 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
         };
         for (let j = i; j < n && t(j) <= to; j++) {
           const sure = j < n - 1 ? t(j + 1) > from : t(j) >= from;
+          if (sure || j === n - 1) {
+            nanLo ||= Number.isNaN(psi.lo[j] ?? NaN);
+            nanHi ||= Number.isNaN(psi.hi[j] ?? NaN);
+          }
           if (sure) {
             upTo(t(j) < from ? j : j - 1); // φ at the samples before the witness instant
             l = Math.max(l, Math.min(psi.lo[j] ?? NaN, phiLo));
@@ -188,8 +207,8 @@ export function partialBounds(f: Formula, p: PartialTrace, count = p.n): Bounds 
           upTo(n - 1);
           h = Math.max(h, phiHi);
         }
-        lo[i] = l;
-        hi[i] = h;
+        lo[i] = nanLo ? NaN : l;
+        hi[i] = nanHi ? NaN : h;
       }
       return { lo, hi };
     }
