@@ -12,7 +12,7 @@
  * Not derivable: max_joint_torque, every contact force (no load/current recorded).
  */
 import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
-import { rawToRadians, type MotorCalibration } from '../../src/calibration/lerobot.js';
+import { gripperPctToRadians, rawToRadians, type MotorCalibration } from '../../src/calibration/lerobot.js';
 import { AnalyticFreeMotionModel } from '../../src/calibration/free-motion.js';
 import type { SignalName } from '../../src/schema/signals.js';
 import { So101Mapping } from './mapping.js';
@@ -133,7 +133,7 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
   const mapping = new So101Mapping(cal, new AnalyticFreeMotionModel(cal.freeMotion));
   const columns = new Map<SignalName, Float64Array>(POSITION_ONLY_SIGNALS.map((s) => [s, new Float64Array(n)]));
   const q = new Float64Array(6);
-  const gc = cal.lerobot.gripper;
+  const gripperOpenRad = (cal.joints[SO101_ARM_JOINTS]!.upperDeg * Math.PI) / 180;
   let gripping = false;
   let outside = 0;
   let minSelf = Infinity;
@@ -149,8 +149,7 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
     }
     if (out) outside++;
     const pct = ep.state[i * 6 + 5]!;
-    const raw = ((gc.drive_mode ? 100 - pct : pct) / 100) * (gc.range_max - gc.range_min) + gc.range_min;
-    q[5] = rawToRadians(raw, gc);
+    q[5] = gripperPctToRadians(pct, gripperOpenRad);
     if (ep.action) {
       const gap = pct - ep.action[i * 6 + 5]!;
       const still = i > 0 && Math.abs(pct - ep.state[(i - 1) * 6 + 5]!) <= STALL_STEP_PCT;

@@ -86,6 +86,19 @@ export function rawToRadians(raw: number, cal: MotorCalibration, resolution = ST
   return (normalize(raw, cal, 'degrees', resolution) * Math.PI) / 180;
 }
 
+/**
+ * The SO-101 gripper's joint angle (rad, so101_new_calib.urdf joint `gripper`) for its LeRobot
+ * RANGE_0_100 value. LeRobot gives the gripper no angle, only its place in the calibrated travel: 0
+ * at range_min (closed), 100 at range_max (open). A body joint's URDF zero is its mid-range tick
+ * (half-turn homing, the new-calib URDF's zero); the gripper's is not — the URDF's gripper limits
+ * are −10°…100°, zero the closed jaw — so the value maps linearly onto closed 0 rad … open
+ * `openRad` (the description's upper limit). Read through the mid-range rule instead, a closed
+ * gripper (≈ 2 %) came out near −65° (−1.09 rad on so101-lerobot-record-test), outside the URDF range.
+ */
+export function gripperPctToRadians(pct: number, openRad: number): number {
+  return (pct / 100) * openRad;
+}
+
 export function radiansToRaw(rad: number, cal: MotorCalibration, resolution = STS3215_RESOLUTION): number {
   return Math.round((((rad * 180) / Math.PI) * (resolution - 1)) / 360 + (cal.range_min + cal.range_max) / 2);
 }

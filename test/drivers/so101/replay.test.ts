@@ -9,7 +9,9 @@ import {
   replayPositions,
   unitFromValueSteps,
 } from '../../../drivers/so101/replay.js';
+import { gripperPctToRadians } from '../../../src/calibration/lerobot.js';
 import { parseSo101Calibration } from '../../../src/calibration/so101.js';
+import { SO101_DESCRIPTION } from '../../../src/kinematics/index.js';
 import { main } from '../../../src/cli/main.js';
 import { repoRoot, sharedDir } from '../../support/paths.js';
 
@@ -50,6 +52,41 @@ describe('LeRobot SO-101 dataset replay', () => {
       expect(r.stats.get('target_obj_tilt_world_deg')!.max).toBeLessThan(90);
       for (const v of r.columns.get('obj_above_table')!) expect(Math.abs(v)).toBeLessThan(0.5);
     }
+  });
+
+  it("the gripper's angle on every real frame lies in the description's range: LeRobot's 0–100 maps closed 0 rad … open upper limit", async () => {
+    // Before, the 0–100 value went through the gripper's calibrated ticks and the mid-range rule of
+    // the body joints: a closed gripper (≈ 2 %) read −1.09 rad, outside −0.17…1.75 rad.
+    const text = readFileSync(fixtureCal, 'utf8');
+    const real = parseSo101Calibration(text, fixtureCal);
+    if (!real.ok) throw new Error('fixture calibration invalid');
+    const gripper = SO101_DESCRIPTION.chain.joints.find((j) => j.name === 'gripper')!;
+    const ds = await readLeRobotDataset(datasetDir);
+    if (!ds.ok) throw ds.error;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const ep of ds.value.episodes) {
+      let frame = 0;
+      replayPositions(ep, real.value, {
+        normMode: 'range_m100_100',
+        stallGapPct: 3,
+        onFrame: (q, i) => {
+          // hand-computed: pct/100 × 100° (the calibration's gripper upper_deg)
+          expect(q[5]).toBeCloseTo(((ep.state[i * 6 + 5]! / 100) * 100 * Math.PI) / 180, 12);
+          lo = Math.min(lo, q[5]!);
+          hi = Math.max(hi, q[5]!);
+          frame++;
+        },
+      });
+      expect(frame).toBe(ep.times.length);
+    }
+    expect(lo).toBeGreaterThanOrEqual(gripper.lower!);
+    expect(hi).toBeLessThanOrEqual(gripper.upper!);
+    // the recording's gripper closes to ≈ 2 % and opens to ≈ 39 %
+    expect(lo).toBeCloseTo(((1.954 / 100) * (100 * Math.PI)) / 180, 3);
+    expect(hi).toBeCloseTo(((39.151 / 100) * (100 * Math.PI)) / 180, 3);
+    expect(gripperPctToRadians(0, 1.5)).toBe(0);
+    expect(gripperPctToRadians(100, 1.5)).toBe(1.5);
   });
 
   it('range_m100_100 values go through the calibrated range: ±100 → range ends, 0 → mid-range', () => {
