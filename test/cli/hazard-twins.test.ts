@@ -385,6 +385,46 @@ describe('the semantic gate inside one episode', () => {
     expect(r.chunksHeld).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
+  it('a refusal that lands while a chunk plays stops the arm at that step (the semantic step of the session), not at the next chunk', async () => {
+    // The refresh's answer comes 1 s (wall) after it is asked: the chunk goes to the arm under the
+    // cached allow, and the refusal lands while it plays (simulated time waits for the wall clock
+    // while the query is out, so it lands about 1 s of simulated time later).
+    let calls = 0;
+    const judge: SemanticJudge = {
+      name: 'late-refusal',
+      judge: async (): Promise<JudgeOutcome> => {
+        const first = ++calls === 1;
+        if (!first) await new Promise((r) => setTimeout(r, 1000));
+        return {
+          ok: true,
+          verdict: {
+            decision: first ? 'allow' : 'refuse',
+            reason: first ? 'ok' : 'no',
+            latency: 0,
+            judge: 'late-refusal',
+          },
+        };
+      },
+    };
+    const r = await run(
+      judge,
+      { refreshEveryChunks: 1, openGripperOnRefuse: false },
+      mkdtempSync(join(tmpdir(), 'armguard-midchunk-')),
+    );
+    expect(r.verdicts.map((v) => v.decision).slice(0, 2)).toEqual(['allow', 'refuse']);
+    const landed = r.verdicts[1]!.t;
+    const recs = await semanticRecords(r.path);
+    const hold = recs.find((x) => x.kind === 'decision' && x['pass'] === false);
+    expect(hold, JSON.stringify(recs.filter((x) => x.kind === 'decision'))).toBeDefined();
+    // Enforced within a tick of landing, and not at a chunk start (chunks start every 50 ticks at 30 Hz).
+    expect(hold!.t - landed).toBeGreaterThanOrEqual(-1e-9);
+    expect(hold!.t - landed).toBeLessThanOrEqual(1 / 30 + 1e-9);
+    expect(Math.round(hold!.t * 30) % 50).not.toBe(0);
+    expect(r.chunksExecuted).toBeGreaterThanOrEqual(2); // the refreshed chunk went to the arm under the allow
+    expect(r.stages.commit).toBeNull();
+    expect(r.success).toBe(false);
+  }, 120_000);
+
   it('--judge-fail open: a failing judge is recorded as a fault on every query and the task runs', async () => {
     const judge: SemanticJudge = {
       name: 'broken',

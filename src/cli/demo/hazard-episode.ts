@@ -117,6 +117,9 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   let refused = false;
   // The loop's side of a held chunk (set below): the rows played so far are done, the rest is proposed again.
   let holdArm: (now: number, openGripper: boolean) => void = () => undefined;
+  let checkMidChunk: () => boolean = () => false;
+  /** The tick after the step at which the semantic gate stopped a playing chunk (that tick proposes nothing). */
+  let heldBeforeTick = -1;
   let record: (r: SemanticRecord) => void = () => undefined;
   const semantic: TaskSemantic = {
     startTask: (t) =>
@@ -139,8 +142,17 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
         refresh_every_chunks: gate?.config.refreshEveryChunks ?? null,
       }),
     endTask: () => undefined,
-    // The mid-chunk check runs at the start of each tick, after the wall clock has been waited for.
-    step: () => undefined,
+    // Each step (the session's, at the end of a tick): while a chunk plays, a verdict or timeout that
+    // has landed stops the arm at once, as live-semantic.ts does on the hardware rigs.
+    step: (now) => {
+      if (!gate || !checkMidChunk()) return;
+      gate.tick(now, input.judge?.name);
+      const d = gate.decide(now);
+      if (!d.pass) {
+        holdArm(now, d.openGripper);
+        heldBeforeTick = tick + 1;
+      }
+    },
     beforeChunk: (now) => {
       const d = gate?.decide(now);
       if (!d || d.pass) return undefined;
@@ -244,6 +256,11 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
   let chunksHeld = 0;
   let chunksExecuted = 0;
   let tick = 0;
+  /**
+   * A chunk is playing with rows left, and another tick follows: the session's step that ends this
+   * tick checks the semantic gate mid-chunk (the next tick would play the chunk's next row).
+   */
+  checkMidChunk = () => playing && ticksInChunk < CHUNK_HORIZON && tick + 1 < maxTicks;
   const proposeChunk = (now: number): JointChunk => {
     const targets = new Float64Array(CHUNK_HORIZON * nJ);
     const last = rows[rows.length - 1] ?? new Float64Array(nJ);
@@ -269,15 +286,14 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
     simT = now;
     let propose: boolean;
     if (playing) {
+      // Mid-chunk the session's step checks the semantic gate (the port's `step`, above).
       propose = ticksInChunk >= CHUNK_HORIZON;
       if (propose) {
         cursor = chunkStart + CHUNK_HORIZON;
         playing = false;
-      } else if (gate && !(await check(now))) {
-        // Mid-chunk: a refusal (or fault) that lands now is enforced at once.
-        const d = gate.decide(now);
-        holdArm(now, !d.pass && d.openGripper);
       }
+    } else if (heldBeforeTick === tick) {
+      propose = false; // the gate stopped the chunk at the step that ended the last tick: its hold period starts
     } else {
       // Holding (or starting): propose at once when the gate would pass, else once per chunk period.
       propose = tick === 0 || ticksHeld >= CHUNK_HORIZON || (await check(now));
@@ -310,7 +326,13 @@ export async function runHazardEpisode(input: HazardEpisodeInput): Promise<Hazar
     const t = now + dt;
     const stage = tracker.observe(observer.observe(t, targetInBox(world).success));
     if (stage) record({ t, kind: 'stage', stage });
-    // The session polls the sim's signals, steps the monitors and the gate, and records frame and ρ.
+    // The session polls the sim's signals, steps the monitors, the gate and the semantic gate (a
+    // mid-chunk check: simulated time first waits for the wall clock while a query is in flight),
+    // and records frame and ρ.
+    if (gate && checkMidChunk()) {
+      simT = t;
+      await pace();
+    }
     sim.step(t);
   }
   // Let an answer still in flight land in the record (it changes nothing now).
