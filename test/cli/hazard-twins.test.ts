@@ -386,15 +386,19 @@ describe('the semantic gate inside one episode', () => {
   }, 120_000);
 
   it('a refusal that lands while a chunk plays stops the arm at that step (the semantic step of the session), not at the next chunk', async () => {
-    // The refresh's answer comes 1 s (wall) after it is asked: the chunk goes to the arm under the
-    // cached allow, and the refusal lands while it plays (simulated time waits for the wall clock
-    // while the query is out, so it lands about 1 s of simulated time later).
+    // The refresh (asked as the second chunk is proposed, t = 50/30 s) is answered 2.5 s of wall
+    // time after the start query, at least 0.3 s after it is asked. While it is out, simulated time
+    // does not run ahead of the wall clock: the second chunk goes to the arm under the cached allow
+    // (once the wall clock reaches its start) and the refusal lands while it plays (t ≈ 2.5 s, or
+    // 0.3 s after a slow machine proposed it).
     let calls = 0;
+    let firstAt = NaN;
     const judge: SemanticJudge = {
       name: 'late-refusal',
       judge: async (): Promise<JudgeOutcome> => {
         const first = ++calls === 1;
-        if (!first) await new Promise((r) => setTimeout(r, 1000));
+        if (first) firstAt = performance.now();
+        else await new Promise((r) => setTimeout(r, Math.max(300, firstAt + 2500 - performance.now())));
         return {
           ok: true,
           verdict: {
