@@ -30,12 +30,7 @@ import {
 } from '../../src/semantic/index.js';
 import { ScriptedChatServer } from '../support/chat-completions-server.js';
 import { captureIo } from '../support/cli-io.js';
-
-async function semanticRecords(file: string): Promise<SemanticRecord[]> {
-  const out: SemanticRecord[] = [];
-  await readEpisode(file, (r) => r.kind === 'semantic' && out.push(r.value), { kinds: ['semantic'] });
-  return out;
-}
+import { episodeSemanticRecords } from '../support/run-session.js';
 
 function episodeFiles(out: string): string[] {
   const root = join(out, 'episodes');
@@ -82,7 +77,9 @@ describe('armguard demo --scenario hazard-twins', () => {
 
     const files = episodeFiles(out);
     expect(files).toHaveLength(4);
-    const unsafeJudge = await semanticRecords(files.find((f) => f.includes('twins-judge-sim-twin-knife-into-crib'))!);
+    const unsafeJudge = await episodeSemanticRecords(
+      files.find((f) => f.includes('twins-judge-sim-twin-knife-into-crib'))!,
+    );
     const task = unsafeJudge.find((r) => r.kind === 'task')!;
     expect(task).toMatchObject({
       twin: 'knife-crib',
@@ -108,7 +105,7 @@ describe('armguard demo --scenario hazard-twins', () => {
       success: null,
       terminal_success: false,
     });
-    const safeOff = await semanticRecords(files.find((f) => f.includes('twins-off-sim-twin-toy-into-toybox'))!);
+    const safeOff = await episodeSemanticRecords(files.find((f) => f.includes('twins-off-sim-twin-toy-into-toybox'))!);
     const stages = safeOff.find((r) => r.kind === 'stages')!;
     expect(stages['attempt']).toBeLessThan(stages['commit'] as number);
     expect(stages['commit']).toBeLessThanOrEqual(stages['success'] as number);
@@ -247,7 +244,7 @@ describe('armguard demo --scenario hazard-twins', () => {
         judge_fpr: 0,
       });
       const files = episodeFiles(out);
-      const safe = await semanticRecords(files.find((f) => f.includes('twins-judge-sim-twin-toy-into-toybox'))!);
+      const safe = await episodeSemanticRecords(files.find((f) => f.includes('twins-judge-sim-twin-toy-into-toybox'))!);
       const v = safe.find((r) => r.kind === 'verdict')!;
       expect(v['latency']).toBeGreaterThanOrEqual(0.38);
       expect(v['t']).toBeGreaterThanOrEqual(0.33); // simulated time waited for the answer
@@ -299,7 +296,7 @@ describe('armguard demo --scenario hazard-twins', () => {
         judge_fpr: 0,
       });
       expect(c.err.some((l) => l.includes('judge fault(s), first: http-status: HTTP 500'))).toBe(true);
-      const rec = await semanticRecords(
+      const rec = await episodeSemanticRecords(
         episodeFiles(out).find((f) => f.includes('twins-judge-sim-twin-toy-into-toybox'))!,
       );
       expect(rec.filter((r) => r.kind === 'fault').length).toBeGreaterThanOrEqual(2); // retried at later chunks
@@ -378,7 +375,7 @@ describe('the semantic gate inside one episode', () => {
     expect(r.stages.attempt).not.toBeNull(); // it moved under the first allow
     expect(r.stages.commit).toBeNull(); // and was stopped before the critical region
     expect(r.success).toBe(false);
-    const recs = await semanticRecords(r.path);
+    const recs = await episodeSemanticRecords(r.path);
     const reasons = recs.filter((x) => x.kind === 'query').map((x) => x['reason']);
     expect(reasons[0]).toBe('start');
     expect(reasons.slice(1).every((x) => x === 'refresh')).toBe(true);
@@ -417,7 +414,7 @@ describe('the semantic gate inside one episode', () => {
     );
     expect(r.verdicts.map((v) => v.decision).slice(0, 2)).toEqual(['allow', 'refuse']);
     const landed = r.verdicts[1]!.t;
-    const recs = await semanticRecords(r.path);
+    const recs = await episodeSemanticRecords(r.path);
     const hold = recs.find((x) => x.kind === 'decision' && x['pass'] === false);
     expect(hold, JSON.stringify(recs.filter((x) => x.kind === 'decision'))).toBeDefined();
     // Enforced within a tick of landing, and not at a chunk start (chunks start every 50 ticks at 30 Hz).
@@ -442,7 +439,7 @@ describe('the semantic gate inside one episode', () => {
     expect(r.success).toBe(true);
     expect(r.stages.commit).not.toBeNull();
     expect(r.faults.length).toBeGreaterThanOrEqual(1);
-    const recs = await semanticRecords(r.path);
+    const recs = await episodeSemanticRecords(r.path);
     expect(recs.find((x) => x.kind === 'task')).toMatchObject({ fail_mode: 'open' });
     expect(recs.find((x) => x.kind === 'decision')).toMatchObject({
       pass: true,

@@ -5,39 +5,31 @@
  * declared actor/target positions, recorded in the episode; the gripper opened on a refusal with
  * --judge-open-gripper; a judge fault published on the MQTT events topic with its cause.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { radiansToRaw } from '../../src/calibration/lerobot.js';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
-import { parseAccessFile } from '../../src/cli/compose/access-file.js';
-import { RunSession } from '../../src/cli/compose/session.js';
 import { connectEmulatedSo101 } from '../../src/cli/compose/so101-arm.js';
-import { parseRunArgs } from '../../src/cli/commands/run.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { readEpisode, type SemanticRecord } from '../../src/episode/index.js';
 import { ForwardKinematics, SO101_CHAIN, SO101_FRAMES, TF } from '../../src/kinematics/index.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
-import { ChunkClient } from '../../src/runtime/chunk-client.js';
-import { MqttChunkClientTransport } from '../../src/telemetry/mqtt-chunk-transport.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { ScriptedChatServer } from '../support/chat-completions-server.js';
 import { RecordingClient } from '../support/mqtt-client.js';
-import { repoRoot } from '../support/paths.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
 import { renderEpisodesCsv } from '../../src/report/render/index.js';
 import { EpisodeScorer } from '../../src/safety/index.js';
-import { episodeGateRecords, waitUntil } from '../support/run-session.js';
+import {
+  CAL,
+  episodeGateRecords,
+  episodeSemanticRecords,
+  startPolicySession,
+  waitUntil,
+} from '../support/run-session.js';
 
-const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
-const ACCESS = `users:
-  - { username: armguard, password: "armguard-secret", roles: [armguard] }
-  - { username: vla, password: "vla-secret", roles: [policy] }
-  - { username: viewer, password: "viewer-secret", roles: [viewer] }
-`;
 const cal = (() => {
-  const c = parseSo101Calibration(readFileSync(CAL_PATH, 'utf8'), CAL_PATH);
+  const c = parseSo101Calibration(readFileSync(CAL, 'utf8'), CAL);
   if (!c.ok) throw new Error('calibration');
   return c.value;
 })();
@@ -47,55 +39,9 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function session(task: string, args: string[]): Promise<{ s: RunSession; client: ChunkClient; log: string[] }> {
-  const parsed = await parseRunArgs([
-    'so101',
-    '--emulator',
-    '--calibration',
-    CAL_PATH,
-    '--task',
-    task,
-    '--mqtt',
-    'mqtt://127.0.0.1:1',
-    ...args,
-  ]);
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const access = parseAccessFile(ACCESS, 'access.yaml');
-  const spec = loadScoringSpec(defaultSpecPaths());
-  if (!access.ok || !spec.ok) throw new Error('fixture files do not parse');
-  const log: string[] = [];
-  const s = await RunSession.start({
-    calibration: cal,
-    spec: spec.spec,
-    task,
-    robotId: 'arm7',
-    episodesDir: mkdtempSync(join(tmpdir(), 'armguard-semantic-live-')),
-    rate: 100,
-    gating: true,
-    arm: { kind: 'emulator' },
-    broker: { kind: 'embedded', port: 0, access: access.value },
-    minMaxAge: 1,
-    clock: systemClock,
-    timers: systemTimers,
-    log: (l) => log.push(l),
-    ...(parsed.options.semantic ? { semantic: parsed.options.semantic } : {}),
-  });
-  cleanups.push(() => s.stop('test cleanup'));
-  const transport = await MqttChunkClientTransport.connect({
-    url: s.brokerUrl!,
-    robot: 'arm7',
-    username: 'vla',
-    password: 'vla-secret',
-  });
-  cleanups.push(() => transport.close());
-  return { s, client: new ChunkClient(transport, systemTimers, 3), log };
-}
-
-async function semanticRecords(path: string): Promise<SemanticRecord[]> {
-  const out: SemanticRecord[] = [];
-  await readEpisode(path, (r) => r.kind === 'semantic' && out.push(r.value), { kinds: ['semantic'] });
-  return out;
-}
+/** minMaxAge 1 s: these sessions drive the arm through whole tasks on a loaded machine. */
+const session = (task: string, args: string[]) =>
+  startPolicySession(task, args, (c) => cleanups.push(c), { minMaxAge: 1 });
 
 /** The emulated arm's start pose (it stands at mid-range), read through the real driver. */
 async function startPose(): Promise<Float64Array> {
@@ -168,7 +114,7 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
     );
     await new Promise((res) => setTimeout(res, 100));
     await s.act('success');
-    const rec = await semanticRecords(path);
+    const rec = await episodeSemanticRecords(path);
     expect(rec[0]).toMatchObject({
       kind: 'task',
       task: 'sim-twin-toy-into-toybox',
@@ -241,7 +187,7 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
     expect(Math.abs(pan.getRegister('Goal_Position') - pan.getRegister('Present_Position'))).toBeLessThanOrEqual(3);
     const path = s.episodes.path!;
     await s.stop('test done');
-    const rec = await semanticRecords(path);
+    const rec = await episodeSemanticRecords(path);
     expect(rec.find((x) => x.kind === 'decision' && x['detail'] === 'gripper opened (refusal)')).toBeDefined();
   }, 60_000);
 

@@ -8,56 +8,20 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunSession } from '../../src/cli/compose/session.js';
 import { parseRunArgs } from '../../src/cli/commands/run.js';
-import { readEpisode, type SemanticRecord } from '../../src/episode/index.js';
-import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
-import { ChunkClient } from '../../src/runtime/chunk-client.js';
-import { MqttChunkClientTransport } from '../../src/telemetry/mqtt-chunk-transport.js';
+import { systemClock } from '../../src/platform/system-clock.js';
 import { ScriptedChatServer } from '../support/chat-completions-server.js';
-import { repoRoot } from '../support/paths.js';
-import { startEmulatedSession, waitUntil } from '../support/run-session.js';
-
-const CAL_PATH = join(repoRoot, 'calibration/so101-demo.yaml');
+import { CAL, episodeSemanticRecords, startPolicySession, waitUntil } from '../support/run-session.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function session(
-  task: string,
-  semanticArgs: string[],
-): Promise<{ s: RunSession; client: ChunkClient; log: string[] }> {
-  const parsed = await parseRunArgs([
-    'so101',
-    '--emulator',
-    '--calibration',
-    CAL_PATH,
-    '--task',
-    task,
-    '--mqtt',
-    'mqtt://127.0.0.1:1',
-    ...semanticArgs,
-  ]);
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const { s, log } = await startEmulatedSession({
-    task,
-    robotId: 'arm7',
-    ...(parsed.options.semantic ? { semantic: parsed.options.semantic } : {}),
-  });
-  cleanups.push(() => s.stop('test cleanup'));
-  const transport = await MqttChunkClientTransport.connect({
-    url: s.brokerUrl!,
-    robot: 'arm7',
-    username: 'vla',
-    password: 'vla-secret',
-  });
-  cleanups.push(() => transport.close());
-  return { s, client: new ChunkClient(transport, systemTimers, 3), log };
-}
+const session = (task: string, semanticArgs: string[]) =>
+  startPolicySession(task, semanticArgs, (c) => cleanups.push(c));
 
 /** A 0.3 rad pan move from the present pose, as a 25-step chunk. */
 function panChunk(s: RunSession, id: string) {
@@ -67,12 +31,6 @@ function panChunk(s: RunSession, id: string) {
     Array.from(q, (v, j) => (j === 0 ? v + (0.3 * (k + 1)) / 25 : v)),
   );
   return { v: 1 as const, id, stamp: systemClock.now(), horizon: 25, joints: 6, dt: 0.02, targets };
-}
-
-async function semanticRecords(path: string): Promise<SemanticRecord[]> {
-  const out: SemanticRecord[] = [];
-  await readEpisode(path, (r) => r.kind === 'semantic' && out.push(r.value), { kinds: ['semantic'] });
-  return out;
 }
 
 describe('armguard run so101 with the semantic gate', () => {
@@ -88,7 +46,7 @@ describe('armguard run so101 with the semantic gate', () => {
     expect(log.some((l) => l.startsWith('judge refuse'))).toBe(true);
     const path = s.episodes.path!;
     await s.stop('test done');
-    const rec = await semanticRecords(path);
+    const rec = await episodeSemanticRecords(path);
     expect(rec[0]).toMatchObject({
       kind: 'task',
       task: 'sim-twin-knife-into-crib',
@@ -155,13 +113,13 @@ describe('armguard run so101 with the semantic gate', () => {
     expect(sent.messages[1]!.content[1]!.image_url!.url).toBe(`data:image/jpeg;base64,${jpeg.toString('base64')}`);
     const path = s.episodes.path!;
     await s.stop('test done');
-    const rec = await semanticRecords(path);
+    const rec = await episodeSemanticRecords(path);
     expect(rec.find((r) => r.kind === 'frame')).toMatchObject({ mime: 'image/jpeg', width: 160, height: 120 });
     expect(rec.find((r) => r.kind === 'fault')).toMatchObject({ cause: 'http-status' });
   }, 60_000);
 
   it('argument errors name the option', async () => {
-    const base = ['so101', '--emulator', '--calibration', CAL_PATH, '--mqtt', 'mqtt://127.0.0.1:1'];
+    const base = ['so101', '--emulator', '--calibration', CAL, '--mqtt', 'mqtt://127.0.0.1:1'];
     const err = async (args: string[]) => {
       const r = await parseRunArgs([...base, ...args]);
       return r.ok ? '' : r.errors.join('\n');

@@ -6,8 +6,11 @@ import { parseSo101Calibration, type So101Calibration } from '../../src/calibrat
 import { parseAccessFile } from '../../src/cli/compose/access-file.js';
 import { RunSession, type RunSessionOptions } from '../../src/cli/compose/session.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import { readEpisode, type EpisodeRecord, type GateRecord } from '../../src/episode/index.js';
+import { parseRunArgs } from '../../src/cli/commands/run.js';
+import { readEpisode, type EpisodeRecord, type GateRecord, type SemanticRecord } from '../../src/episode/index.js';
 import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
+import { ChunkClient } from '../../src/runtime/chunk-client.js';
+import { MqttChunkClientTransport } from '../../src/telemetry/mqtt-chunk-transport.js';
 import { repoRoot } from './paths.js';
 
 /** The demo calibration the emulated SO-101 runs with. */
@@ -75,4 +78,50 @@ export async function episodeGateRecords(path: string): Promise<GateRecord[]> {
   const out: EpisodeRecord[] = [];
   await readEpisode(path, (r) => out.push(r), { kinds: ['gate'] });
   return out.flatMap((r) => (r.kind === 'gate' ? [r.value] : []));
+}
+
+export async function episodeSemanticRecords(path: string): Promise<SemanticRecord[]> {
+  const out: SemanticRecord[] = [];
+  await readEpisode(path, (r) => r.kind === 'semantic' && out.push(r.value), { kinds: ['semantic'] });
+  return out;
+}
+
+/**
+ * startEmulatedSession for `task` on robot arm7 with the semantic options `runArgs` give
+ * `armguard run so101 --emulator` (parsed as the CLI parses them), and a policy's chunk client
+ * (user vla over the session's broker). Each teardown goes to `cleanup` as soon as its part runs.
+ */
+export async function startPolicySession(
+  task: string,
+  runArgs: readonly string[],
+  cleanup: (c: () => Promise<void>) => void,
+  extra: Partial<RunSessionOptions> = {},
+): Promise<{ s: RunSession; client: ChunkClient; log: string[] }> {
+  const parsed = await parseRunArgs([
+    'so101',
+    '--emulator',
+    '--calibration',
+    CAL,
+    '--task',
+    task,
+    '--mqtt',
+    'mqtt://127.0.0.1:1',
+    ...runArgs,
+  ]);
+  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+  const { s, log } = await startEmulatedSession({
+    task,
+    robotId: 'arm7',
+    ...(parsed.options.semantic ? { semantic: parsed.options.semantic } : {}),
+    ...extra,
+  });
+  cleanup(() => s.stop('test cleanup'));
+  const transport = await MqttChunkClientTransport.connect({
+    url: s.brokerUrl!,
+    robot: 'arm7',
+    username: 'vla',
+    password: 'vla-secret',
+  });
+  cleanup(() => transport.close());
+  return { s, client: new ChunkClient(transport, systemTimers, 3), log };
 }
