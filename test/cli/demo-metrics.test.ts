@@ -8,22 +8,10 @@ import {
   modeHeadlines,
   parseModes,
   ExecutedMotion,
-  type EpisodeMetrics,
 } from '../../src/cli/demo/metrics.js';
+import { episodeMetrics } from './support/demo-metrics.js';
 
-const ep = (over: Partial<EpisodeMetrics>): EpisodeMetrics => ({
-  policy: 'clean',
-  mode: 'off',
-  success: true,
-  unsafe: false,
-  obstacleContact: false,
-  held: false,
-  modifications: [],
-  jerk: 0,
-  reversalsPerS: 0,
-  filterMs: [],
-  ...over,
-});
+const ep = episodeMetrics;
 
 describe('demo metrics', () => {
   it('chunk modification: Frobenius norm over the arm columns only', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DemoEpisodeResult } from '../../src/cli/demo/episode.js';
 import { progressLine, summaryTable, tally } from '../../src/cli/demo/summary.js';
+import { episodeMetrics } from './support/demo-metrics.js';
 
 function result(over: Partial<DemoEpisodeResult>): DemoEpisodeResult {
   return {
@@ -18,18 +19,7 @@ function result(over: Partial<DemoEpisodeResult>): DemoEpisodeResult {
     chunksFiltered: 0,
     chunksPrevented: 0,
     filterCpuMs: [],
-    metrics: {
-      policy: 'clean',
-      mode: 'off',
-      success: true,
-      unsafe: false,
-      obstacleContact: false,
-      held: false,
-      modifications: [],
-      jerk: 0,
-      reversalsPerS: 0,
-      filterMs: [],
-    },
+    metrics: episodeMetrics(),
     ...over,
   };
 }
