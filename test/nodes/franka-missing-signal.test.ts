@@ -6,7 +6,7 @@
  * (src/schema/clause-coverage.ts). Before, the bank evaluated the clause over the frame's cleared
  * value and the index recorded a margin for it.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import { EpisodeScorer } from '../../src/safety/index.js';
 import { MonitorBank } from '../../src/runtime/monitor-bank.js';
 import { SignalFrame, signalIndex } from '../../src/schema/signals.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import { frankaRig } from './support/franka-rig.js';
+import { closeLabelledEpisode, frankaRig } from './support/franka-rig.js';
 import { robotState } from '../drivers/franka/support/franka-messages.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
@@ -61,9 +61,10 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     const dir = mkdtempSync(join(tmpdir(), 'armguard-missing-'));
     dirs.push(dir);
     const config = frankaTestConfig({ robotId: 'fr3-nogrip', episodesDir: dir });
-    const { spec, clock, timers, graph, parts } = frankaRig(config, (timers) => ({
+    const rig = frankaRig(config, (timers) => ({
       recording: { timers, wallClock: () => new Date(Date.UTC(2026, 11, 1, 19, 0, 0)) },
     }));
+    const { spec, clock, timers, graph, parts } = rig;
     const episodes = parts.episodes!;
     const state = graph
       .createNode('world')
@@ -77,15 +78,8 @@ describe('a clause whose signal is missing is not evaluated live', () => {
     // the gripper never published: the gate holds on it, and no clause reading it has a margin
     expect(parts.gate.state).toBe('hold');
     expect(episodes.episodes?.recorder).toBeDefined();
-    expect(
-      episodes.finishEpisode({ source: 'operator', by: 'ros2 ~/label_success', success: true }, clock.now(), true).ok,
-    ).toBe(true);
-    await episodes.settled();
-    await episodes.close(clock.now(), 'test end');
+    const file = await closeLabelledEpisode(rig, dir);
 
-    const file = readdirSync(dir)
-      .filter((f) => f.endsWith('.mcap'))
-      .sort()[0]!;
     const entry = (await readIndex(join(dir, INDEX_FILE_NAME))).get(file)!;
     // 50 samples: the robot states, monitored at their stamps (the idle step before the first of
     // them brought no sample and is not counted)
@@ -127,9 +121,10 @@ describe('the Franka node records each robot state at its own stamp (issue 13 it
     const dir = mkdtempSync(join(tmpdir(), 'armguard-stamps-'));
     dirs.push(dir);
     const config = frankaTestConfig({ robotId: 'fr3-stamps', episodesDir: dir });
-    const { clock, timers, graph, parts } = frankaRig(config, (timers) => ({
+    const rig = frankaRig(config, (timers) => ({
       recording: { timers, wallClock: () => new Date(Date.UTC(2026, 11, 1, 22, 0, 0)) },
     }));
+    const { clock, timers, graph, parts } = rig;
     const episodes = parts.episodes!;
     const state = graph
       .createNode('world')
@@ -143,14 +138,7 @@ describe('the Franka node records each robot state at its own stamp (issue 13 it
       state.publish(robotState(stamp, { q: READY, tau: [5, 5, 5, 5, 1, 1, 1] }));
       stamps.push(stamp);
     }
-    expect(
-      episodes.finishEpisode({ source: 'operator', by: 'ros2 ~/label_success', success: true }, clock.now(), true).ok,
-    ).toBe(true);
-    await episodes.settled();
-    await episodes.close(clock.now(), 'test end');
-    const file = readdirSync(dir)
-      .filter((f) => f.endsWith('.mcap'))
-      .sort()[0]!;
+    const file = await closeLabelledEpisode(rig, dir);
     const trace = await readEpisodeTrace(join(dir, file));
     // the stamps as the node's time base reads them (Unix seconds here: origin 0), exact in ns
     expect(Array.from(trace.times, (t) => Math.round(t * 1e9))).toEqual(stamps.map((s) => Math.round(s * 1e9)));

@@ -1,4 +1,5 @@
 /** A Franka node under test on the fake ROS graph, driven by a manual clock. */
+import { readdirSync } from 'node:fs';
 import { FakeRosGraph } from '../../../drivers/ros2/fake-ros-graph.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../../src/cli/spec-files.js';
 import { buildFrankaNode } from '../../../src/nodes/build-franka-node.js';
@@ -29,4 +30,20 @@ export function frankaRig(
   const graph = new FakeRosGraph(clock, timers);
   const parts = buildFrankaNode(graph, config, spec.spec, extras?.(timers));
   return { spec: spec.spec, clock, timers, graph, parts };
+}
+
+/**
+ * Label the recording episode a success (as ~/label_success does), close the node's episodes and
+ * return the file name of the first episode in `dir`.
+ */
+export async function closeLabelledEpisode(rig: FrankaRig, dir: string): Promise<string> {
+  const episodes = rig.parts.episodes!;
+  const now = rig.clock.now();
+  const labelled = episodes.finishEpisode({ source: 'operator', by: 'ros2 ~/label_success', success: true }, now, true);
+  if (!labelled.ok) throw new Error('the episode could not be labelled');
+  await episodes.settled();
+  await episodes.close(now, 'test end');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.mcap'))
+    .sort()[0]!;
 }
