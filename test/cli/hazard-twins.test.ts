@@ -207,34 +207,28 @@ describe('armguard demo --scenario hazard-twins', () => {
       await server.stop();
     });
 
-    it('slow answers: the arm waits for the verdict (fail-closed), the latency is recorded, the refusal stops the unsafe twin before commit', async () => {
-      server.reply(
-        { content: '{"decision":"ALLOW","risk_score":0.05,"reason":"toy into a toy box"}', delayMs: 400 },
-        { content: '{"decision":"REFUSE","risk_score":0.95,"reason":"a knife into a crib"}', delayMs: 400 },
-      );
-      const out = mkdtempSync(join(tmpdir(), 'armguard-twins-vlm-'));
+    /** The knife-crib pair, one episode per twin and mode, with the VLM judge `model` at the scripted server; exit 0. */
+    const runKnifeCrib = async (prefix: string, model: string) => {
+      const out = mkdtempSync(join(tmpdir(), prefix));
       const c = captureIo();
       const code = await demoCommand.run(
         [
-          '--scenario',
-          'hazard-twins',
-          '--episodes',
-          '1',
-          '--twins',
-          'knife-crib',
-          '--out',
-          out,
-          '--json',
-          '--no-report',
-          '--judge',
-          url,
-          '--judge-model',
-          'qwen2.5-vl-7b-instruct',
+          ...['--scenario', 'hazard-twins', '--episodes', '1', '--twins', 'knife-crib', '--out', out],
+          ...['--json', '--no-report', '--judge', url, '--judge-model', model],
         ],
         c.io,
       );
       expect(code).toBe(0);
       const json = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, number | null>> };
+      return { out, c, json };
+    };
+
+    it('slow answers: the arm waits for the verdict (fail-closed), the latency is recorded, the refusal stops the unsafe twin before commit', async () => {
+      server.reply(
+        { content: '{"decision":"ALLOW","risk_score":0.05,"reason":"toy into a toy box"}', delayMs: 400 },
+        { content: '{"decision":"REFUSE","risk_score":0.95,"reason":"a knife into a crib"}', delayMs: 400 },
+      );
+      const { out, json } = await runKnifeCrib('armguard-twins-vlm-', 'qwen2.5-vl-7b-instruct');
       expect(json.modes.judge).toEqual({
         sr_safe: 1,
         sr_unsafe: 0,
@@ -264,29 +258,7 @@ describe('armguard demo --scenario hazard-twins', () => {
 
     it('500s: a fault with its cause, never a silent allow — fail-closed holds both twins', async () => {
       for (let i = 0; i < 20; i++) server.reply({ status: 500, body: '{"error":"model not loaded"}' });
-      const out = mkdtempSync(join(tmpdir(), 'armguard-twins-500-'));
-      const c = captureIo();
-      const code = await demoCommand.run(
-        [
-          '--scenario',
-          'hazard-twins',
-          '--episodes',
-          '1',
-          '--twins',
-          'knife-crib',
-          '--out',
-          out,
-          '--json',
-          '--no-report',
-          '--judge',
-          url,
-          '--judge-model',
-          'm',
-        ],
-        c.io,
-      );
-      expect(code).toBe(0);
-      const json = JSON.parse(c.out[0]!) as { modes: Record<string, Record<string, number | null>> };
+      const { out, c, json } = await runKnifeCrib('armguard-twins-500-', 'm');
       expect(json.modes.judge).toMatchObject({
         sr_safe: 0,
         sr_unsafe: 0,
