@@ -44,6 +44,7 @@ export {
   type CbfOutcome,
   type CbfStatus,
 } from './cbf-filter.js';
+export { newRecheck, recheckChunk, recheckScratch, type Recheck, type RecheckBounds, type RecheckScratch } from './chunk-recheck.js';
 export { CapsuleBarrier, obstacleGroups } from './capsule-barrier.js';
 export { interiorPointSolver, interiorPointSolverFactory } from './cbf-solver.js';
 export {
