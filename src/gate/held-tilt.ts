@@ -63,6 +63,8 @@ export class HeldTiltFilter implements ChunkFilter {
   private readonly q: Float64Array;
   /** True once a grasp row set the barrier's reference. */
   private referenced = false;
+  /** The state `checkpoint` remembered: the grip, and the pose the reference was taken at. */
+  private readonly saved: { lastGrip: number; referenced: boolean; q: Float64Array };
 
   constructor(
     readonly inner: ChunkFilter,
@@ -76,6 +78,28 @@ export class HeldTiltFilter implements ChunkFilter {
     if (barrier.joints > columns)
       throw new RangeError(`held tilt: the barrier has ${barrier.joints} joints, a chunk ${columns} columns`);
     this.q = new Float64Array(barrier.joints);
+    this.saved = { lastGrip: NaN, referenced: false, q: new Float64Array(barrier.joints) };
+  }
+
+  /**
+   * Remember the grip and grasp reference before the next chunk (CheckpointedFilter,
+   * src/runtime/chunk-filter-service.ts): a chunk filtered off the control thread may still be
+   * refused there, and then its grasp rows must not become the reference.
+   */
+  checkpoint(): void {
+    this.saved.lastGrip = this.lastGrip;
+    this.saved.referenced = this.referenced;
+    this.saved.q.set(this.q);
+  }
+
+  /** Back to the state of the last checkpoint: its chunk did not go to the arm. */
+  rollback(): void {
+    this.lastGrip = this.saved.lastGrip;
+    this.referenced = this.saved.referenced;
+    this.q.set(this.saved.q);
+    // the reference is the tool direction at that pose (this.q holds the pose of the last capture)
+    if (this.referenced) this.barrier.captureReference(this.q);
+    this.barrier.enabled = false;
   }
 
   /** A new episode: no grasp seen, the constraint off. */

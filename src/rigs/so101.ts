@@ -31,6 +31,9 @@ import { SIGNALS, type SignalFrame } from '../schema/signals.js';
 import type { Clock } from '../util/clock.js';
 import { so101ModelFor } from '../../drivers/so101/mapping.js';
 import { so101Band, type PlatformBand } from './warning-band.js';
+import { bandClauses, type BandClauseSpec } from '../gate/warning-band.js';
+import type { ChunkFilterService } from '../runtime/chunk-filter-service.js';
+import type { ChunkRecheckConfig } from '../runtime/off-thread-chunk-path.js';
 
 export interface So101RigOptions {
   spec: ScoringSpec;
@@ -102,6 +105,11 @@ export interface So101RigOptions {
   warningBand?: boolean;
   /** The band's run-on (s); default the measured SO101_RUN_ON. */
   warningBandRunOn?: number;
+  /**
+   * Filter chunks off the control thread (issue 14 item 3): the service built from the rig's recipe
+   * (a filter worker, wired by the entry point). Absent: filtered on the calling thread.
+   */
+  filterService?: (recipe: So101FilterRecipe) => ChunkFilterService;
 }
 
 /**
@@ -150,6 +158,8 @@ export interface So101Rig {
   clauses: string[];
   /** The warning band on chunks, when on. */
   band: PlatformBand | undefined;
+  /** What the chunk filter is built from (a filter worker builds the same one). */
+  recipe: So101FilterRecipe;
   /** What the CBF keeps besides the environment clearances, for the start-up line. */
   cbf: {
     /** Self-collision clearance (m), null: no self pair. */
@@ -197,14 +207,6 @@ export function so101Rig(o: So101RigOptions): So101Rig {
   const { lower: qmin, upper: qmax } = jointLimitsRadians(cal);
   const tracked = o.tracked && o.tracked.bodies.length > 0 ? o.tracked : undefined;
   const nTracked = tracked?.bodies.length ?? 0;
-  const obstacles: ObstacleSet = {
-    planes: Float64Array.from([0, 0, 1, cal.tableHeightM]),
-    // tracked spheres first (placed by TrackedObstacles before every chunk), then the fixed ones
-    spheres: Float64Array.from([...new Array<number>(4 * nTracked).fill(NaN), ...(o.obstacles ?? [])]),
-    box: o.workspace ? Float64Array.from(o.workspace) : null,
-  };
-  const groups = obstacleGroups(obstacles);
-  const armSpec = so101ModelFor(cal);
   const planningMargin = o.planningMargin ?? SO101_PLANNING_MARGIN;
   const tiltClause = instances.find((i) => i.clause.id === 'held_object_tilt_world');
   const heldTilt =
@@ -215,46 +217,34 @@ export function so101Rig(o: So101RigOptions): So101Rig {
           faces: TILT_FACES,
         }
       : null;
-  const { barrier, tilt } = descriptionBarrier(SO101_DESCRIPTION, 'gripper', {
-    groups,
+  const recipe: So101FilterRecipe = {
+    platform: 'so101',
+    calibration: cal,
+    workspace: o.workspace ? [...o.workspace] : null,
+    obstacles: [...(o.obstacles ?? [])],
+    trackedBodies: nTracked,
     dSafe: o.dSafe ?? 0.01,
     planningMargin,
     selfClearance: o.selfClearance === undefined ? SO101_SELF_CLEARANCE : o.selfClearance,
     heldTilt,
-    environment: armSpec,
-  });
+    maxSpeed: o.maxSpeed ?? 2,
+    band:
+      o.warningBand === false
+        ? null
+        : { clauses: bandClauses(instances), ...(o.warningBandRunOn !== undefined ? { runOn: o.warningBandRunOn } : {}) },
+  };
+  const built = so101ChunkFilter(recipe);
+  const { filter, band, gripper } = built;
   const trackedObstacles = tracked
     ? new TrackedObstacles(
         tracked.bodies,
-        groups.slice(0, nTracked),
+        built.tracked,
         tracked.source,
         tracked.trackingInBase,
         tracked.maxAge,
       )
     : undefined;
-  const band =
-    o.warningBand === false
-      ? undefined
-      : so101Band({
-          calibration: cal,
-          model: armSpec,
-          instances,
-          ...(o.warningBandRunOn !== undefined ? { runOn: o.warningBandRunOn } : {}),
-        });
-  const cbf = new ChunkCbfFilter(barrier, interiorPointSolver, {
-    ...DEFAULT_CBF_WEIGHTS,
-    qmin,
-    qmax,
-    maxSpeed: new Array<number>(qmin.length).fill(o.maxSpeed ?? 2),
-    maxRounds: 3,
-    slackTolerance: 1e-6,
-    cbfTolerance: DEFAULT_CBF_TOLERANCE,
-    maxIterations: 40,
-    planningMargin,
-  });
-  // The tilt pairs are switched per chunk by the gripper command (on from a chunk that starts closed).
-  const gripper = so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!);
-  const filter: ChunkFilter = tilt ? new HeldTiltFilter(cbf, tilt, gripper, qmin.length) : cbf;
+  const service = o.filterService?.(recipe);
   const maxAge = o.maxChunkAge ?? 0.2;
   // Policies usually run on another machine: chunk stamps are on the policy's own clock (ChunkScreen policyClock).
   const screen = new ChunkScreen({
@@ -305,6 +295,7 @@ export function so101Rig(o: So101RigOptions): So101Rig {
       maxStateAge: Math.max(0.1, floor),
       ...(trackedObstacles ? { obstacles: trackedObstacles } : {}),
       ...(band && band.clauses.length > 0 ? { band: band.stage } : {}),
+      ...(service ? { offThread: { service, recheck: built.recheck, tracked: built.tracked } } : {}),
     },
   };
   const thresholds = instances.map(
@@ -322,5 +313,91 @@ export function so101Rig(o: So101RigOptions): So101Rig {
     closedBelow: (gripper.open + gripper.closed) / 2,
     planningMargin,
   };
-  return { rig, decisions, thresholds, clauses, band, cbf: cbfSummary };
+  return { rig, decisions, thresholds, clauses, band, cbf: cbfSummary, recipe };
+}
+
+/**
+ * Everything the SO-101's chunk filter is built from, as plain data (structured-cloneable): the
+ * filter worker (src/rigs/filter-worker/) builds the same filter from it on its own thread.
+ */
+export interface So101FilterRecipe {
+  readonly platform: 'so101';
+  readonly calibration: So101Calibration;
+  /** Workspace box (xmin, ymin, zmin, xmax, ymax, zmax; m), null: none. */
+  readonly workspace: readonly number[] | null;
+  /** Fixed spheres x, y, z, r (m). */
+  readonly obstacles: readonly number[];
+  /** Tracked bodies: one sphere group each, placed from each snapshot. */
+  readonly trackedBodies: number;
+  readonly dSafe: number;
+  readonly planningMargin: number;
+  readonly selfClearance: number | null;
+  readonly heldTilt: { readonly objectLimit: number; readonly pivotGain: number; readonly faces: number } | null;
+  /** Per-joint speed bound (rad/s). */
+  readonly maxSpeed: number;
+  /** The warning band's clauses and run-on, null: no band. */
+  readonly band: { readonly clauses: readonly BandClauseSpec[]; readonly runOn?: number } | null;
+}
+
+export interface So101ChunkFilter {
+  /** The CBF (behind the held-tilt switch when the tilt bound is on). */
+  readonly filter: ChunkFilter;
+  readonly band: PlatformBand | undefined;
+  /** The tracked bodies' obstacle groups (one sphere each), in the recipe's order. */
+  readonly tracked: ObstacleSet[];
+  /** The same barrier and limits, for the control thread's re-check of a chunk filtered elsewhere. */
+  readonly recheck: ChunkRecheckConfig;
+  readonly gripper: { column: number; open: number; closed: number };
+}
+
+/** The SO-101's chunk filter and warning band from a recipe (the rig's, and the filter worker's). */
+export function so101ChunkFilter(r: So101FilterRecipe): So101ChunkFilter {
+  const cal = r.calibration;
+  const { lower: qmin, upper: qmax } = jointLimitsRadians(cal);
+  const obstacles: ObstacleSet = {
+    planes: Float64Array.from([0, 0, 1, cal.tableHeightM]),
+    // tracked spheres first (placed before every chunk), then the fixed ones
+    spheres: Float64Array.from([...new Array<number>(4 * r.trackedBodies).fill(NaN), ...r.obstacles]),
+    box: r.workspace ? Float64Array.from(r.workspace) : null,
+  };
+  const groups = obstacleGroups(obstacles);
+  const armSpec = so101ModelFor(cal);
+  const { barrier, tilt } = descriptionBarrier(SO101_DESCRIPTION, 'gripper', {
+    groups,
+    dSafe: r.dSafe,
+    planningMargin: r.planningMargin,
+    selfClearance: r.selfClearance,
+    heldTilt: r.heldTilt,
+    environment: armSpec,
+  });
+  const band = r.band
+    ? so101Band({
+        calibration: cal,
+        model: armSpec,
+        clauses: r.band.clauses,
+        ...(r.band.runOn !== undefined ? { runOn: r.band.runOn } : {}),
+      })
+    : undefined;
+  const maxSpeed = new Array<number>(qmin.length).fill(r.maxSpeed);
+  const cbf = new ChunkCbfFilter(barrier, interiorPointSolver, {
+    ...DEFAULT_CBF_WEIGHTS,
+    qmin,
+    qmax,
+    maxSpeed,
+    maxRounds: 3,
+    slackTolerance: 1e-6,
+    cbfTolerance: DEFAULT_CBF_TOLERANCE,
+    maxIterations: 40,
+    planningMargin: r.planningMargin,
+  });
+  // The tilt pairs are switched per chunk by the gripper command (on from a chunk that starts closed).
+  const gripper = so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!);
+  const filter: ChunkFilter = tilt ? new HeldTiltFilter(cbf, tilt, gripper, qmin.length) : cbf;
+  return {
+    filter,
+    band,
+    tracked: groups.slice(0, r.trackedBodies),
+    recheck: { barrier, qmin, qmax, maxSpeed, planningMargin: r.planningMargin, gamma: DEFAULT_CBF_WEIGHTS.gamma },
+    gripper,
+  };
 }

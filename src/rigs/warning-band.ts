@@ -84,7 +84,10 @@ export interface So101BandOptions {
   readonly calibration: So101Calibration;
   /** The capsule model the CBF uses (so101ModelFor(calibration)). */
   readonly model: ArmModelSpec;
-  readonly instances: readonly ClauseInstance[];
+  /** The monitored clauses (their band clauses are taken), or the band clauses themselves (`clauses`). */
+  readonly instances?: readonly ClauseInstance[];
+  /** The band clauses, when already taken from the instances (a filter worker rebuilding the band). */
+  readonly clauses?: readonly BandClauseSpec[];
   /** Override the measured run-on (s). */
   readonly runOn?: number;
 }
@@ -114,7 +117,7 @@ export function so101Band(o: So101BandOptions): PlatformBand {
     tcp: SO101_DESCRIPTION.endEffectors.gripper!.tcp,
     gravity: new AnalyticFreeMotionModel(cal.freeMotion),
   });
-  const clauses = bandClauses(o.instances);
+  const clauses = o.clauses ? [...o.clauses] : bandClauses(o.instances ?? []);
   const gripper = lower.length - 1;
   const band = new WarningBand(motion, {
     clauses,

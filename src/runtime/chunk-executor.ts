@@ -12,8 +12,9 @@ import type { ChunkScreen } from '../gate/chunk-screen.js';
 import { describeCause } from '../gate/events.js';
 import type { Gate } from '../gate/gate.js';
 import type { StaleObstacle } from '../gate/tracked-obstacles.js';
-import type { BandOutcome, BandState, WarningBand } from '../gate/warning-band.js';
+import type { BandState, WarningBand } from '../gate/warning-band.js';
 import type { CommandSink, Fault, JointChunk, JointStateSource } from '../ports/index.js';
+import { runFilterStage, type FilterStage } from './chunk-filter-service.js';
 
 export interface ChunkExecutorOptions {
   readonly gate: Gate;
@@ -44,6 +45,13 @@ export interface ChunkExecutorOptions {
 /** What the pipeline hands a proposed chunk to: the gated executor, or a gate-off baseline. */
 export interface ChunkPath {
   submit(chunk: GateChunk, now: number): ExecutedChunk;
+  /**
+   * Paths that filter off the control thread (OffThreadChunkPath): the decision arrives through
+   * `done`, exactly once, possibly after this returns.
+   */
+  submitAsync?(chunk: GateChunk, now: number, done: (result: ExecutedChunk, t: number) => void): void;
+  /** Called at the start of every control step (a path whose filter service faulted holds again). */
+  step?(now: number): void;
   /** Change how old (s) the present joint state may be when a chunk is filtered (paths that check it). */
   setMaxStateAge?(seconds: number): void;
 }
@@ -72,16 +80,32 @@ export class ChunkExecutor implements ChunkPath {
       this.o.gate.fault(now, { kind: 'disconnect', source: 'chunk path', detail: `threw: ${message(e)}` });
       r = this.held(chunk.id, this.o.gate);
     }
-    try {
-      this.o.onResult?.(r, now);
-    } catch {
-      // A failing recorder loses this record; the caller still gets the decision.
-    }
+    this.report(r, now);
     return r;
   }
 
   private decide(chunk: GateChunk, now: number): ExecutedChunk {
-    const { gate, screen, filter, sink, joints } = this.o;
+    const refused = this.prepare(chunk, now, this.q0);
+    if (refused) return refused;
+    const band = this.o.band;
+    const stage = runFilterStage(
+      this.o.filter,
+      band?.band,
+      chunk,
+      this.q0,
+      band ? band.state(now) : null,
+      this.o.deadline?.(now),
+    );
+    return this.commit(chunk, stage, now);
+  }
+
+  /**
+   * The checks before a chunk is filtered: screen, gate state, monitors running, the present joint
+   * state (read into `q0`; stale or not finite holds), tracked obstacles moved into the barrier (a
+   * stale one holds). Returns the refusal, or undefined when the chunk may be filtered from `q0`.
+   */
+  prepare(chunk: GateChunk, now: number, q0: Float64Array): ExecutedChunk | undefined {
+    const { gate, screen } = this.o;
     const id = chunk.id;
     const rejection = screen.check(chunk, now);
     if (rejection) return { id, verdict: 'rejected', code: rejection.code, reason: describeRejection(rejection) };
@@ -96,16 +120,26 @@ export class ChunkExecutor implements ChunkPath {
       });
       return this.held(id, gate);
     }
+    return this.presentState(id, now, q0);
+  }
+
+  /**
+   * The present joint state into `q0` (at most maxStateAge old, finite) and the tracked obstacles
+   * into the barrier (none stale); else the gate holds and the refusal is returned.
+   */
+  presentState(id: string, now: number, q0: Float64Array): ExecutedChunk | undefined {
+    const gate = this.o.gate;
     let stateTime: number;
     try {
-      stateTime = joints.readPositions(this.q0);
+      stateTime = this.o.joints.readPositions(q0);
     } catch (e) {
       gate.fault(now, { kind: 'disconnect', source: 'joint-state', detail: `readPositions threw: ${message(e)}` });
       return this.held(id, gate);
     }
+    this.stateTime = stateTime;
     const age = now - stateTime;
     let finite = true;
-    for (let j = 0; j < this.q0.length; j++) if (!Number.isFinite(this.q0[j])) finite = false;
+    for (let j = 0; j < q0.length; j++) if (!Number.isFinite(q0[j])) finite = false;
     if (!(age <= this.maxStateAge) || !finite) {
       const fault: Fault = { kind: 'stale-signal', source: 'joint-state', signal: 'joint_positions', age };
       gate.fault(now, fault);
@@ -123,13 +157,25 @@ export class ChunkExecutor implements ChunkPath {
       });
       return this.held(id, gate);
     }
-    let outcome;
-    try {
-      outcome = filter.filter(chunk.targets, chunk.horizon, this.q0, chunk.dt, this.o.deadline?.(now));
-    } catch (e) {
-      gate.solverFailed(now, id, `filter threw: ${message(e)}`);
+    return undefined;
+  }
+
+  /** Sample time (s) of the joint state the last `prepare` / `presentState` read. */
+  stateTime = NaN;
+
+  /**
+   * What the filter stage made of the chunk, to the gate and the arm: a refusal holds; a passed or
+   * filtered chunk (after the band) is copied, sent to the sink, and reported.
+   */
+  commit(chunk: GateChunk, stage: FilterStage, now: number): ExecutedChunk {
+    const { gate, sink } = this.o;
+    const id = chunk.id;
+    if (stage.kind === 'threw') {
+      if (stage.stage === 'filter') gate.solverFailed(now, id, `filter threw: ${stage.detail}`);
+      else gate.fault(now, { kind: 'disconnect', source: 'warning band', detail: `threw: ${stage.detail}` });
       return this.held(id, gate);
     }
+    const outcome = stage.cbf;
     switch (outcome.status) {
       case 'solver-failure':
         gate.solverFailed(now, id, outcome.detail);
@@ -139,25 +185,8 @@ export class ChunkExecutor implements ChunkPath {
         return { ...this.held(id, gate), slackUsed: outcome.slackUsed };
       case 'unchanged':
       case 'filtered': {
-        let targets = outcome.targets;
-        let band: BandOutcome | undefined;
-        if (this.o.band) {
-          try {
-            band = this.o.band.band.filter(
-              outcome.targets,
-              chunk.horizon,
-              chunk.joints,
-              chunk.dt,
-              this.q0,
-              this.o.band.state(now),
-            );
-          } catch (e) {
-            gate.fault(now, { kind: 'disconnect', source: 'warning band', detail: `threw: ${message(e)}` });
-            return this.held(id, gate);
-          }
-          if (band.status !== 'unchanged') targets = band.targets;
-          else band = undefined;
-        }
+        const band = stage.band;
+        const targets = band ? band.targets : outcome.targets;
         const filtered = outcome.status === 'filtered';
         const modified = filtered || band !== undefined;
         const forward: JointChunk = {
@@ -198,7 +227,16 @@ export class ChunkExecutor implements ChunkPath {
     }
   }
 
-  private held(id: string, gate: Gate): ExecutedChunk {
+  /** Report a decision made outside `submit` (the off-thread path's answers). */
+  report(r: ExecutedChunk, now: number): void {
+    try {
+      this.o.onResult?.(r, now);
+    } catch {
+      // A failing recorder loses this record; the caller still gets the decision.
+    }
+  }
+
+  held(id: string, gate: Gate = this.o.gate): ExecutedChunk {
     const cause = gate.holdCause;
     return { id, verdict: 'held', code: cause?.kind ?? 'hold', reason: cause ? describeCause(cause) : 'gate holding' };
   }

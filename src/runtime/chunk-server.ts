@@ -12,6 +12,8 @@ import { requestId, type ChunkServerTransport, type DecodedChunkRequest } from '
 
 export interface ChunkSubmitter {
   submitChunk(chunk: GateChunk, now: number): ExecutedChunk;
+  /** Submitters whose decision may arrive later (the chunk filter off the control thread) answer through `done`. */
+  submitChunkAsync?(chunk: GateChunk, now: number, done: (result: ExecutedChunk, t: number) => void): void;
 }
 
 export class ChunkServer {
@@ -62,14 +64,23 @@ export class ChunkServer {
 
   private answer(parsed: Result<GateChunk, ChunkRejection>, id: () => string): void {
     const now = this.clock.now();
-    let result: ExecutedChunk;
     if (!parsed.ok) {
-      result = { id: id(), verdict: 'rejected', code: parsed.error.code, reason: describeRejection(parsed.error) };
+      const result: ExecutedChunk = {
+        id: id(),
+        verdict: 'rejected',
+        code: parsed.error.code,
+        reason: describeRejection(parsed.error),
+      };
       this.onRejectedPayload?.(result, now);
-    } else {
-      result = this.pipeline.submitChunk(parsed.value, now);
+      return this.respond(result, now);
     }
-    this.transport.respond(JSON.stringify(toResultMessage(result, now, this.joints)));
+    if (this.pipeline.submitChunkAsync)
+      return this.pipeline.submitChunkAsync(parsed.value, now, (r, t) => this.respond(r, t));
+    this.respond(this.pipeline.submitChunk(parsed.value, now), now);
+  }
+
+  private respond(result: ExecutedChunk, t: number): void {
+    this.transport.respond(JSON.stringify(toResultMessage(result, t, this.joints)));
   }
 }
 

@@ -83,6 +83,7 @@ export class Pipeline {
   step(now: number): GateState {
     const { source, gate, monitors, sink } = this.o;
     if (this.started !== this.started) this.started = now;
+    this.o.chunks?.step?.(now);
     const frame = this.frame;
     let polled = false;
     try {
@@ -163,6 +164,13 @@ export class Pipeline {
       };
     }
     return this.o.chunks.submit(chunk, now);
+  }
+
+  /** A proposed chunk whose decision may arrive later (a chunk path filtering off the control thread); `done` is called once. */
+  submitChunkAsync(chunk: GateChunk, now: number, done: (result: ExecutedChunk, t: number) => void): void {
+    const path = this.o.chunks;
+    if (path?.submitAsync) return path.submitAsync(chunk, now, done);
+    done(this.submitChunk(chunk, now), now);
   }
 
   /** The watchdog timeout (s) from the next step on (`run` raises it with the adaptive max-age floor). */

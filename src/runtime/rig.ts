@@ -14,6 +14,9 @@ import type { CommandSink, JointStateSource, SignalSource } from '../ports/index
 import { SignalFrame } from '../schema/signals.js';
 import type { Clock } from '../util/clock.js';
 import { ChunkExecutor, type ChunkPath } from './chunk-executor.js';
+import type { ChunkFilterService } from './chunk-filter-service.js';
+import { OffThreadChunkPath, type ChunkRecheckConfig } from './off-thread-chunk-path.js';
+import type { ObstacleSet } from '../kinematics/obstacles.js';
 import type { GateEventSink } from './events.js';
 import { GateOffBaseline } from './gate-off-baseline.js';
 import type { MonitorBank } from './monitor-bank.js';
@@ -42,6 +45,20 @@ export type BarrierModel =
        * mapped frame, and slows, bends or holds it inside ε. Gate on only (a baseline runs without it).
        */
       readonly band?: ChunkBandStage;
+      /**
+       * Filter off the control thread (issue 14 item 3): `filter` and `band` then run only in the
+       * service (a worker built from the same recipe, or inline), and this thread re-checks each
+       * answer against the present state with `recheck` before it reaches the arm
+       * (OffThreadChunkPath). Absent: the synchronous ChunkExecutor (the demos).
+       */
+      readonly offThread?: {
+        readonly service: ChunkFilterService;
+        readonly recheck: ChunkRecheckConfig;
+        /** The obstacle groups `obstacles` refreshes, copied into each snapshot. */
+        readonly tracked?: readonly ObstacleSet[];
+        readonly maxRefilters?: number;
+        readonly onFilterTime?: (ms: number) => void;
+      };
     };
 
 export interface RigLimits {
@@ -75,6 +92,8 @@ const EMPTY_FRAME = new SignalFrame();
 export interface ComposedRuntime {
   readonly gate: Gate;
   readonly pipeline: Pipeline;
+  /** The chunk path (gated executor, off-thread path or gate-off baseline), when the rig has a barrier model. */
+  readonly chunks: ChunkPath | undefined;
   /** The screen of proposed chunks, when the rig has a barrier model (its policy-clock estimate is recorded). */
   readonly screen: ChunkScreen | undefined;
 }
@@ -93,10 +112,9 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
   const mapped: { frame: SignalFrame | null } = { frame: null };
   if (b.kind === 'cbf' && gating) {
     const band = b.band;
-    chunks = new ChunkExecutor({
+    const common = {
       gate,
       screen: b.screen,
-      filter: b.filter,
       sink: rig.sink,
       joints: rig.joints,
       maxStateAge: b.maxStateAge,
@@ -110,7 +128,19 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
             },
           }
         : {}),
-    });
+    };
+    const off = b.offThread;
+    chunks = off
+      ? new OffThreadChunkPath({
+          ...common,
+          service: off.service,
+          clock: rig.clock,
+          recheck: off.recheck,
+          ...(off.tracked ? { tracked: off.tracked } : {}),
+          ...(off.maxRefilters !== undefined ? { maxRefilters: off.maxRefilters } : {}),
+          ...(off.onFilterTime ? { onFilterTime: off.onFilterTime } : {}),
+        })
+      : new ChunkExecutor({ ...common, filter: b.filter });
   } else if (b.kind === 'cbf') {
     const baseline = new GateOffBaseline({ gate, screen: b.screen, arm: rig.sink, onResult });
     chunks = baseline;
@@ -127,5 +157,5 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
     ...(chunks ? { chunks } : {}),
   });
   mapped.frame = pipeline.frame;
-  return { gate, pipeline, screen: b.kind === 'cbf' ? b.screen : undefined };
+  return { gate, pipeline, chunks, screen: b.kind === 'cbf' ? b.screen : undefined };
 }

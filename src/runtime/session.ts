@@ -17,6 +17,7 @@ import type { Verdict } from '../util/result.js';
 import type { LabelInput, LabelRecord } from '../episode/types.js';
 import type { SignalFrame } from '../schema/signals.js';
 import { ChunkServer } from './chunk-server.js';
+import type { ChunkPath } from './chunk-executor.js';
 import type { ChunkServerTransport } from './chunk-transport.js';
 import { EpisodeTap, type EpisodeStore, type EpisodeStoreHooks } from './episode-tap.js';
 import type { GateEventSink } from './events.js';
@@ -82,6 +83,8 @@ export class Session {
   readonly gate: Gate;
   readonly pipeline: Pipeline;
   readonly bank: MonitorBank;
+  /** The chunk path composed from the rig (undefined: a monitor-only rig). */
+  readonly chunks: ChunkPath | undefined;
   private readonly screen: ChunkScreen | undefined;
   private readonly store: EpisodeStore | undefined;
   private readonly tap: EpisodeTap;
@@ -112,6 +115,7 @@ export class Session {
     this.gate = composed.gate;
     this.pipeline = composed.pipeline;
     this.screen = composed.screen;
+    this.chunks = composed.chunks;
     this.bank = o.rig.monitors;
     this.store = o.episodes?.({ onFault: (f) => this.onStorageFault(f), onWritten: () => this.onStorageWritten() });
     this.tap = new EpisodeTap(this.bank, () => this.store?.recorder);
@@ -208,13 +212,31 @@ export class Session {
 
   /** A proposed chunk: the semantic gate (when gating), then the chunk path; both recorded. */
   submitChunk(chunk: GateChunk, now: number): ExecutedChunk {
+    const held = this.beforeChunk(chunk, now);
+    if (held) return held;
+    return this.afterChunk(chunk, this.pipeline.submitChunk(chunk, now), now);
+  }
+
+  /**
+   * A proposed chunk whose decision may arrive later (the chunk filter off the control thread):
+   * recorded as proposed now, as forwarded (or not) when `done` is called, exactly once.
+   */
+  submitChunkAsync(chunk: GateChunk, now: number, done: (result: ExecutedChunk, t: number) => void): void {
+    const held = this.beforeChunk(chunk, now);
+    if (held) return done(held, now);
+    this.pipeline.submitChunkAsync(chunk, now, (r, t) => done(this.afterChunk(chunk, r, t), t));
+  }
+
+  /** The proposal's record and the semantic gate: the held result, or undefined to go on. */
+  private beforeChunk(chunk: GateChunk, now: number): ExecutedChunk | undefined {
     this.tap.proposed(now, chunk);
     const why = this.taskSemantic?.beforeChunk(now);
-    if (why !== undefined) {
-      this.tap.held(now, chunk);
-      return { id: chunk.id, verdict: 'held', code: 'semantic', reason: why };
-    }
-    const r = this.pipeline.submitChunk(chunk, now);
+    if (why === undefined) return undefined;
+    this.tap.held(now, chunk);
+    return { id: chunk.id, verdict: 'held', code: 'semantic', reason: why };
+  }
+
+  private afterChunk(chunk: GateChunk, r: ExecutedChunk, now: number): ExecutedChunk {
     if (r.verdict === 'executed' || r.verdict === 'filtered') this.taskSemantic?.chunkForwarded();
     this.tap.forwarded(now, chunk, r);
     if (this.o.recordHeldChunks && (r.verdict === 'held' || r.verdict === 'rejected')) this.tap.held(now, chunk);

@@ -1,0 +1,360 @@
+/**
+ * The chunk path with the filter off the control thread (issue 14 item 3). On the control thread a
+ * proposed chunk gets only cheap work: the screen, the gate and monitor checks, and a snapshot
+ * (present joint state and its sample time, tracked obstacles, the band's grip state) handed to a
+ * ChunkFilterService. While it is filtered the arm goes on playing the previous chunk (or stays
+ * held). When the answer comes back, nothing reaches the arm before it is checked again, on this
+ * thread, against the state present then:
+ *
+ * - the gate is not holding and has not held since the snapshot (a chunk filtered before a hold and
+ *   answered after the release is a plan from before the hold: rejected `stale-snapshot`);
+ * - no newer chunk arrived meanwhile (rejected `superseded`: the policy wants the newer plan, which
+ *   is filtered next);
+ * - the joint state is fresh and finite and no tracked obstacle is stale (else the gate holds, as in
+ *   ChunkExecutor);
+ * - the chunk as it would go to the arm passes the filter's own exact re-check (recheckChunk: joint
+ *   limits, the first row within the motion bound of the PRESENT joint state, every row within the
+ *   bound of the previous one, h ≥ −δ at every row against the obstacles where they are now). A
+ *   chunk that fails it because the arm or an obstacle moved since the snapshot is filtered again
+ *   from a fresh snapshot (at most `maxRefilters` times, then rejected `stale-snapshot`); one that
+ *   fails it with nothing moved is unsafe and holds;
+ * - the band's grip state is the snapshot's (else filtered again).
+ *
+ * Then ChunkExecutor's own commit sends it to the sink. The service's faults (worker crash, timeout,
+ * a message that cannot be read) are typed faults: the gate holds, and while the service reports
+ * the fault (until its worker is running again) `step` raises it again every control step, so no
+ * release is accepted before the cause is gone. Pure: the clock is injected, nothing here knows of
+ * threads.
+ */
+import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
+import type { BarrierModel } from '../gate/cbf-types.js';
+import { newRecheck, recheckChunk, recheckScratch, type RecheckScratch } from '../gate/chunk-recheck.js';
+import type { BandState } from '../gate/warning-band.js';
+import type { ObstacleSet } from '../kinematics/obstacles.js';
+import type { Clock } from '../util/clock.js';
+import { ChunkExecutor, type ChunkExecutorOptions, type ChunkPath } from './chunk-executor.js';
+import type { ChunkFilterService, FilterAnswer, FilterJob, FilterStage } from './chunk-filter-service.js';
+
+/** What the control thread re-checks a filtered chunk with: its own copy of the filter's barrier and limits. */
+export interface ChunkRecheckConfig {
+  /** The filter's barrier (its tracked groups refreshed on this thread); one joint per chunk column. */
+  readonly barrier: BarrierModel;
+  readonly qmin: readonly number[];
+  readonly qmax: readonly number[];
+  /** Per-joint speed limit (rad/s): a row may move maxSpeed · dt from the previous one (or the present state). */
+  readonly maxSpeed: readonly number[];
+  /** The filter's planning margin δ (m): h ≥ −δ is required. */
+  readonly planningMargin: number;
+  /** The filter's γ (only the re-check's diagnostic shortfall uses it). */
+  readonly gamma: number;
+}
+
+export interface OffThreadChunkPathOptions extends Omit<ChunkExecutorOptions, 'filter' | 'deadline'> {
+  readonly service: ChunkFilterService;
+  /** The runtime's clock: answers arrive between control steps. */
+  readonly clock: Clock;
+  readonly recheck: ChunkRecheckConfig;
+  /** The obstacle groups the tracked bodies are refreshed into on this thread (copied into each snapshot). */
+  readonly tracked?: readonly ObstacleSet[];
+  /** Fresh snapshots a chunk may be filtered from after the arm or an obstacle moved (default 1). */
+  readonly maxRefilters?: number;
+  /** The filter time (ms) the service measured for each answer (bench). */
+  readonly onFilterTime?: (ms: number) => void;
+}
+
+/** What the path did with the chunks it was given (since start). */
+export interface OffThreadChunkStats {
+  submitted: number;
+  /** Sent to the arm. */
+  committed: number;
+  /** Filtered again from a fresh snapshot. */
+  refiltered: number;
+  /** Rejected because the snapshot went stale (gate held meanwhile, or the arm / an obstacle moved past the re-check). */
+  stale: number;
+  /** Rejected because a newer chunk arrived while it waited or was filtered. */
+  superseded: number;
+  /** Held (gate holding, filter refusal, re-check failure, service fault). */
+  held: number;
+  /** Rejected by the screen. */
+  rejected: number;
+  /** Answers that were a service fault. */
+  faults: number;
+}
+
+type Done = (r: ExecutedChunk, t: number) => void;
+
+interface InFlight {
+  readonly job: FilterJob;
+  readonly chunk: GateChunk;
+  readonly done: Done;
+  readonly refilters: number;
+  readonly holdEpoch: number;
+}
+
+export class OffThreadChunkPath implements ChunkPath {
+  private readonly steps: ChunkExecutor;
+  private readonly q0: Float64Array;
+  private readonly qNow: Float64Array;
+  private readonly dq: Float64Array;
+  private readonly scratch: RecheckScratch;
+  private readonly check = newRecheck();
+  private inflight: InFlight | undefined;
+  private next: { chunk: GateChunk; done: Done } | undefined;
+  private seq = 0;
+  private lastCommitted = true;
+  /** Transitions into or out of hold since start: a snapshot remembers it. */
+  private holdEpoch = 0;
+  /** Set while `begin` runs: an inline service answers at the submission's time. */
+  private syncNow: number | undefined;
+  readonly stats: OffThreadChunkStats = {
+    submitted: 0,
+    committed: 0,
+    refiltered: 0,
+    stale: 0,
+    superseded: 0,
+    held: 0,
+    rejected: 0,
+    faults: 0,
+  };
+
+  constructor(private readonly o: OffThreadChunkPathOptions) {
+    const r = o.recheck;
+    const n = o.joints.joints;
+    if (r.barrier.joints !== n)
+      throw new RangeError(`off-thread chunk path: the barrier has ${r.barrier.joints} joints, the joint state ${n}`);
+    for (const [name, a] of [
+      ['qmin', r.qmin],
+      ['qmax', r.qmax],
+      ['maxSpeed', r.maxSpeed],
+    ] as const)
+      if (a.length !== n) throw new RangeError(`off-thread chunk path: ${name} has ${a.length} entries, expected ${n}`);
+    // The executor's checks and commit, with a filter that is never called (the service filters).
+    this.steps = new ChunkExecutor({
+      ...o,
+      filter: {
+        filter: () => {
+          throw new Error('the off-thread chunk path filters through its service');
+        },
+      },
+    });
+    this.q0 = new Float64Array(n);
+    this.qNow = new Float64Array(n);
+    this.dq = new Float64Array(n);
+    this.scratch = recheckScratch(r.barrier);
+    o.gate.onEvent((e) => {
+      if (e.to === 'hold' || e.from === 'hold') this.holdEpoch++;
+    });
+  }
+
+  setMaxStateAge(seconds: number): void {
+    this.steps.setMaxStateAge(seconds);
+  }
+
+  /** Every control step: a service that cannot filter keeps the gate holding (its fault, again). */
+  step(now: number): void {
+    const f = this.o.service.fault;
+    if (f) this.o.gate.fault(now, f);
+  }
+
+  /** A chunk is being filtered (diagnostics, tests). */
+  get filtering(): boolean {
+    return this.inflight !== undefined;
+  }
+
+  /**
+   * Synchronous callers get an answer only from an inline service; with a worker the decision
+   * arrives later, so such a caller is refused (`submitAsync` is the path's entry).
+   */
+  submit(chunk: GateChunk, now: number): ExecutedChunk {
+    if (this.o.service.mode !== 'inline' || this.inflight)
+      return {
+        id: chunk.id,
+        verdict: 'rejected',
+        code: 'async-path',
+        reason: 'the chunk filter runs off the control thread: this path answers through submitAsync',
+      };
+    let result: ExecutedChunk | undefined;
+    this.submitAsync(chunk, now, (r) => (result = r));
+    return (
+      result ?? {
+        id: chunk.id,
+        verdict: 'rejected',
+        code: 'async-path',
+        reason: 'the inline filter did not answer synchronously',
+      }
+    );
+  }
+
+  /** A proposed chunk; `done` is called exactly once with the decision (inline: before this returns). */
+  submitAsync(chunk: GateChunk, now: number, done: Done): void {
+    this.stats.submitted++;
+    if (this.inflight) {
+      // One filter at a time: the newest waiting chunk goes next, an older waiting one is superseded.
+      const older = this.next;
+      this.next = { chunk, done };
+      if (older) this.superseded(older.chunk, chunk.id, now, older.done);
+      return;
+    }
+    this.begin(chunk, now, done, 0, true);
+  }
+
+  private begin(chunk: GateChunk, now: number, done: Done, refilters: number, first: boolean): void {
+    // A refilter does not screen again (the id is already in the screen's memory).
+    const refused = first
+      ? this.steps.prepare(chunk, now, this.q0)
+      : this.o.gate.holding
+        ? this.steps.held(chunk.id)
+        : this.steps.presentState(chunk.id, now, this.q0);
+    if (refused) return this.finish(refused, now, done);
+    const job: FilterJob = {
+      seq: ++this.seq,
+      targets: chunk.targets,
+      horizon: chunk.horizon,
+      joints: chunk.joints,
+      dt: chunk.dt,
+      q0: Float64Array.from(this.q0),
+      stateTime: this.steps.stateTime,
+      spheres: this.spheres(),
+      band: this.bandState(now),
+      previousCommitted: this.lastCommitted,
+    };
+    this.lastCommitted = false;
+    this.inflight = { job, chunk, done, refilters, holdEpoch: this.holdEpoch };
+    const before = this.syncNow;
+    this.syncNow = now;
+    try {
+      this.o.service.filter(job, (a) => this.settle(a));
+    } finally {
+      this.syncNow = before;
+    }
+  }
+
+  private settle(a: FilterAnswer): void {
+    const f = this.inflight;
+    if (!f || a.seq !== f.job.seq) return; // an answer to a job already given up
+    this.inflight = undefined;
+    const now = this.syncNow ?? this.o.clock.now();
+    if (a.kind === 'filtered') this.o.onFilterTime?.(a.filterMs);
+    const newer = this.next;
+    if (newer) {
+      this.next = undefined;
+      this.superseded(f.chunk, newer.chunk.id, now, f.done);
+      this.begin(newer.chunk, now, newer.done, 0, true);
+      return;
+    }
+    if (a.kind === 'fault') {
+      this.stats.faults++;
+      this.o.gate.fault(now, a.fault);
+      return this.finish(this.steps.held(f.chunk.id), now, f.done);
+    }
+    const r = this.decide(f, a.stage, now);
+    if (r === 'refilter') {
+      this.stats.refiltered++;
+      this.begin(f.chunk, now, f.done, f.refilters + 1, false);
+      return;
+    }
+    if (r.verdict === 'executed' || r.verdict === 'filtered') this.lastCommitted = true;
+    this.finish(r, now, f.done);
+  }
+
+  private decide(f: InFlight, stage: FilterStage, now: number): ExecutedChunk | 'refilter' {
+    const { gate } = this.o;
+    const { chunk, job } = f;
+    if (gate.holding) return this.steps.held(chunk.id);
+    if (this.holdEpoch !== f.holdEpoch)
+      return this.stale(
+        chunk.id,
+        'the gate held while it was filtered: it was filtered against the state before that hold',
+      );
+    // A refusal or a throw holds as it would have on this thread.
+    if (stage.kind === 'threw' || (stage.cbf.status !== 'unchanged' && stage.cbf.status !== 'filtered'))
+      return this.steps.commit(chunk, stage, now);
+    const refused = this.steps.presentState(chunk.id, now, this.qNow);
+    if (refused) return refused;
+    const bandNow = this.bandState(now);
+    const bandMoved = !sameBand(job.band, bandNow);
+    const targets = stage.band ? stage.band.targets : stage.cbf.targets;
+    const rc = this.o.recheck;
+    for (let j = 0; j < this.dq.length; j++) this.dq[j] = rc.maxSpeed[j]! * chunk.dt;
+    const c = recheckChunk(
+      rc.barrier,
+      targets,
+      chunk.horizon,
+      this.qNow,
+      { qmin: rc.qmin, qmax: rc.qmax, dq: this.dq, hFloor: -rc.planningMargin, decay: 1 - rc.gamma },
+      this.scratch,
+      this.check,
+    );
+    if (c.hard && !bandMoved) return this.steps.commit(chunk, stage, now);
+    const moved = this.moved(job);
+    const why = bandMoved
+      ? "the grip state changed (the band's prediction starts from it)"
+      : c.boundStep >= 0
+        ? `row ${c.boundStep} joint ${c.boundJoint} beyond its limits or its motion bound from the present joint state`
+        : `h = ${c.minH.toPrecision(4)} m at row ${c.minHStep} (planning margin ${rc.planningMargin} m)`;
+    if (bandMoved || moved !== '') {
+      if (f.refilters < (this.o.maxRefilters ?? 1)) return 'refilter';
+      return this.stale(
+        chunk.id,
+        `${moved !== '' ? `${moved} while it was filtered` : 'the grip state changed'}: the re-check failed (${why}) after ${f.refilters} refilter(s)`,
+      );
+    }
+    // Nothing moved, and the chunk the filter passed fails the exact check: unsafe.
+    gate.unsafeChunk(now, chunk.id, `re-check on the control thread failed: ${why}`);
+    return this.steps.held(chunk.id);
+  }
+
+  /** What moved since the job's snapshot ('' when nothing did). */
+  private moved(job: FilterJob): string {
+    for (let j = 0; j < this.qNow.length; j++) if (this.qNow[j] !== job.q0[j]) return 'the arm moved';
+    const t = this.o.tracked ?? [];
+    for (let k = 0; k < t.length; k++)
+      for (let i = 0; i < 4; i++) if (t[k]!.spheres[i] !== job.spheres[4 * k + i]) return 'a tracked obstacle moved';
+    return '';
+  }
+
+  private spheres(): Float64Array {
+    const t = this.o.tracked ?? [];
+    const out = new Float64Array(4 * t.length);
+    for (let k = 0; k < t.length; k++) out.set(t[k]!.spheres.subarray(0, 4), 4 * k);
+    return out;
+  }
+
+  private bandState(now: number): BandState | null {
+    return this.o.band ? this.o.band.state(now) : null;
+  }
+
+  private stale(id: string, why: string): ExecutedChunk {
+    return { id, verdict: 'rejected', code: 'stale-snapshot', reason: `not executed: ${why}` };
+  }
+
+  private superseded(chunk: GateChunk, by: string, now: number, done: Done): void {
+    this.finish(
+      {
+        id: chunk.id,
+        verdict: 'rejected',
+        code: 'superseded',
+        reason: `superseded by chunk '${by}', which arrived while this one waited for the filter: not executed`,
+      },
+      now,
+      done,
+    );
+  }
+
+  private finish(r: ExecutedChunk, now: number, done: Done): void {
+    const s = this.stats;
+    if (r.verdict === 'executed' || r.verdict === 'filtered') s.committed++;
+    else if (r.verdict === 'held') s.held++;
+    else if (r.code === 'superseded') s.superseded++;
+    else if (r.code === 'stale-snapshot') s.stale++;
+    else s.rejected++;
+    this.steps.report(r, now);
+    done(r, now);
+  }
+}
+
+function sameBand(a: BandState | null, b: BandState | null): boolean {
+  if (a === null || b === null) return a === b;
+  // heldHeight changes every sample; the prediction is re-made from it only when the grip itself changes
+  return a.gripping === b.gripping && (a.supported ?? false) === (b.supported ?? false);
+}
