@@ -14,7 +14,8 @@ import { ControlLoop } from './control-loop.js';
 import { EpisodeManager, type EpisodeManagerOptions } from '../../episode/episode-manager.js';
 import type { OperatorAction } from './operator-keys.js';
 import { connectEmulatedSo101, connectSo101, type So101Connection } from './so101-arm.js';
-import { so101Rig, type So101Rig } from '../../rigs/so101.js';
+import { so101Rig, type So101FilterRecipe, type So101Rig } from '../../rigs/so101.js';
+import { WorkerChunkFilterService } from '../../rigs/filter-worker/worker-service.js';
 import { Session, type TaskSemantic } from '../../runtime/session.js';
 import type { SemanticRecord } from '../../episode/types.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from '../../telemetry/run-telemetry.js';
@@ -120,6 +121,14 @@ export interface RunSessionOptions {
   brokerConnectTimeoutS?: number;
   /** The semantic gate and stage events (issue 18): a fresh task at every episode start, enforced on chunks and steps. */
   semantic?: LiveSemanticConfig;
+  /**
+   * Where chunks are filtered (gate on): 'worker' (default) — the CBF and warning band in a worker
+   * thread, each answer re-checked on the control thread before it reaches the arm (issue 14
+   * item 3); 'inline' — on the control thread (each chunk delays its control step by the filter time).
+   */
+  chunkFilter?: 'worker' | 'inline';
+  /** The filter worker's answer timeout (s); default FILTER_WORKER_TIMEOUT_S. */
+  filterTimeoutS?: number;
   clock: Clock;
   timers: Timers;
   log: (line: string) => void;
@@ -148,6 +157,8 @@ export class RunSession {
   readonly tracker: SceneTracker | undefined;
   trackingFeed: UdpPoseFeed | undefined;
   private readonly loop: ControlLoop;
+  /** The chunk filter's worker thread (gate on, chunkFilter 'worker'). */
+  readonly filterWorker: WorkerChunkFilterService | undefined;
   private durationTimer: TimerHandle | undefined;
   private startupTimer: TimerHandle | undefined;
   private stopping: Promise<void> | undefined;
@@ -172,7 +183,22 @@ export class RunSession {
           source: 'udp',
         })
       : undefined;
+    let filterWorker: WorkerChunkFilterService | undefined;
+    const filterService =
+      o.gating && o.chunkFilter !== 'inline'
+        ? (recipe: So101FilterRecipe) =>
+            (filterWorker = new WorkerChunkFilterService({
+              recipe,
+              timers: o.timers,
+              ...(o.filterTimeoutS !== undefined ? { timeoutS: o.filterTimeoutS } : {}),
+              onRestart: (detail) => {
+                o.log(detail);
+                this.session.recordEvent(o.clock.now(), 'chunk-filter-worker', detail);
+              },
+            }))
+        : undefined;
     this.runtime = so101Rig({
+      ...(filterService ? { filterService } : {}),
       spec: o.spec,
       calibration: o.calibration,
       ...(o.calibrationFile ? { calibrationFile: o.calibrationFile } : {}),
@@ -208,6 +234,7 @@ export class RunSession {
       ...(o.minMaxAge !== undefined ? { minMaxAge: o.minMaxAge } : {}),
       ...(o.watchdogS !== undefined ? { watchdogTimeout: o.watchdogS } : {}),
     });
+    this.filterWorker = filterWorker;
     const rt = this.runtime;
     const sem = o.semantic;
     let episodes: EpisodeManager | undefined;
@@ -373,6 +400,13 @@ export class RunSession {
       o.log(
         `tracking: UDP ${host}:${this.trackingFeed.port}, obstacles ${tr.bodies.map((b) => `${b.body} (r ${b.radius} m)`).join(', ') || '(none)'}; a body unseen for ${tr.maxAge} s holds the next chunk` +
           (tr.bystanders?.length ? `; bystanders ${tr.bystanders.join(', ')} (non_target_disp_max)` : ''),
+      );
+    }
+    const filterWorker = this.filterWorker;
+    if (filterWorker) {
+      await startStep('the chunk filter worker', () => filterWorker.start());
+      o.log(
+        `chunk filter: in a worker thread (CBF and warning band); each answer is re-checked on the control thread against the present joint state and obstacles before it reaches the arm`,
       );
     }
     const brokerName =
@@ -544,6 +578,7 @@ export class RunSession {
       this.o.log(`shutdown hold failed: ${detail}`);
       this.session.recordEvent(this.o.clock.now(), 'shutdown-hold-failed', detail);
     }
+    await this.filterWorker?.close().catch(() => undefined);
     await this.session.close(this.o.clock.now(), reason);
     await this.o.semantic?.judge?.camera?.close().catch(() => undefined);
     await this.telemetry?.stop().catch(() => undefined);

@@ -1,0 +1,54 @@
+/**
+ * The chunk filter worker thread (issue 14 item 3): builds the rig's chunk filter and warning band
+ * from the recipe it was started with, then filters one job at a time (ChunkFilterRunner, the same
+ * code the inline service runs) and posts the answer with the time it took. A job it cannot read
+ * ends the thread (an uncaught throw): the control thread treats that as any crash — a typed fault,
+ * the gate holding, the worker started again.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { ChunkFilterRunner, type FilterStage } from '../../runtime/chunk-filter-service.js';
+import { so101ChunkFilter } from '../so101.js';
+import type { FilterRecipe, FromFilterWorker, ToFilterWorker } from './protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('the chunk filter host runs in a worker thread');
+const post = (m: FromFilterWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+
+function build(recipe: FilterRecipe): ChunkFilterRunner {
+  switch (recipe.platform) {
+    case 'so101': {
+      const b = so101ChunkFilter(recipe);
+      const band = b.band && b.band.clauses.length > 0 ? b.band.stage.band : undefined;
+      return new ChunkFilterRunner({ filter: b.filter, tracked: b.tracked, ...(band ? { band } : {}) });
+    }
+  }
+}
+
+/** The outcomes own the filter's buffers: copied before they leave (and transferred). */
+function detach(stage: FilterStage): { stage: FilterStage; transfer: ArrayBuffer[] } {
+  if (stage.kind === 'threw') return { stage, transfer: [] };
+  const cbf = { ...stage.cbf, targets: stage.cbf.targets.slice() };
+  const band = stage.band ? { ...stage.band, targets: stage.band.targets.slice() } : undefined;
+  return {
+    stage: { kind: 'done', cbf, band },
+    transfer: [cbf.targets.buffer as ArrayBuffer, ...(band ? [band.targets.buffer as ArrayBuffer] : [])],
+  };
+}
+
+let runner: ChunkFilterRunner;
+try {
+  runner = build((workerData as { recipe: FilterRecipe }).recipe);
+} catch (e) {
+  post({ type: 'start-failed', error: e instanceof Error ? e.message : String(e) });
+  throw e;
+}
+
+port.on('message', (m: ToFilterWorker) => {
+  const t0 = performance.now();
+  const stage = runner.run(m.job);
+  const filterMs = performance.now() - t0;
+  const { stage: out, transfer } = detach(stage);
+  post({ type: 'answer', seq: m.job.seq, stage: out, filterMs }, transfer);
+});
+post({ type: 'ready' });
