@@ -231,18 +231,15 @@ export function so101Rig(o: So101RigOptions): So101Rig {
     band:
       o.warningBand === false
         ? null
-        : { clauses: bandClauses(instances), ...(o.warningBandRunOn !== undefined ? { runOn: o.warningBandRunOn } : {}) },
+        : {
+            clauses: bandClauses(instances),
+            ...(o.warningBandRunOn !== undefined ? { runOn: o.warningBandRunOn } : {}),
+          },
   };
   const built = so101ChunkFilter(recipe);
   const { filter, band, gripper } = built;
   const trackedObstacles = tracked
-    ? new TrackedObstacles(
-        tracked.bodies,
-        built.tracked,
-        tracked.source,
-        tracked.trackingInBase,
-        tracked.maxAge,
-      )
+    ? new TrackedObstacles(tracked.bodies, built.tracked, tracked.source, tracked.trackingInBase, tracked.maxAge)
     : undefined;
   const service = o.filterService?.(recipe);
   const maxAge = o.maxChunkAge ?? 0.2;

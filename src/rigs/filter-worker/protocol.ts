@@ -29,7 +29,8 @@ export function answerProblem(m: unknown, seq: number, values: number): string |
   if (typeof a.filterMs !== 'number') return 'filterMs is not a number';
   const st = a.stage as Partial<FilterStage> | undefined;
   if (!st || (st.kind !== 'done' && st.kind !== 'threw')) return 'stage is neither done nor threw';
-  if (st.kind === 'threw') return typeof (st as { detail?: unknown }).detail === 'string' ? null : 'threw without a detail';
+  if (st.kind === 'threw')
+    return typeof (st as { detail?: unknown }).detail === 'string' ? null : 'threw without a detail';
   const d = st as Partial<Extract<FilterStage, { kind: 'done' }>>;
   const cbf = d.cbf;
   if (!cbf || typeof cbf.status !== 'string' || !(cbf.targets instanceof Float64Array)) return 'cbf outcome malformed';

@@ -93,7 +93,11 @@ export class WorkerChunkFilterService implements ChunkFilterService {
       return done({
         kind: 'fault',
         seq: job.seq,
-        fault: { kind: 'internal', source: SOURCE, detail: `job ${job.seq} while job ${this.pending.seq} is in flight` },
+        fault: {
+          kind: 'internal',
+          source: SOURCE,
+          detail: `job ${job.seq} while job ${this.pending.seq} is in flight`,
+        },
       });
     const timeoutS = this.o.timeoutS ?? FILTER_WORKER_TIMEOUT_S;
     const timer = this.o.timers.setTimeout(
@@ -141,13 +145,15 @@ export class WorkerChunkFilterService implements ChunkFilterService {
             this.current = null;
             resolve();
           } else if (m.type === 'start-failed') reject(new Error(`the chunk filter worker did not start: ${m.error}`));
-          else reject(new Error(`the chunk filter worker sent '${String((m as { type?: unknown }).type)}' before ready`));
+          else
+            reject(new Error(`the chunk filter worker sent '${String((m as { type?: unknown }).type)}' before ready`));
           return;
         }
         this.onAnswer(m);
       });
       worker.on('messageerror', (e) => {
-        if (this.worker === worker) this.fail({ kind: 'internal', source: SOURCE, detail: `unreadable message: ${e.message}` });
+        if (this.worker === worker)
+          this.fail({ kind: 'internal', source: SOURCE, detail: `unreadable message: ${e.message}` });
       });
       worker.on('error', (e) => {
         if (this.worker !== worker) return;
