@@ -43,7 +43,7 @@ const RECIPE: So101FilterRecipe = so101Rig({
   spec: loaded.spec,
   calibration: parsed.value,
   task: TASK,
-  arm: new KinematicArm([0, 0, 0, 0, 0, 0]),
+  arm: Object.assign(new KinematicArm([0, 0, 0, 0, 0, 0]), { poll: () => undefined }),
   clock: { now: () => 0 },
   tracked: {
     bodies: [{ body: 'cup', radius: 0.03 }],

@@ -1,0 +1,154 @@
+/**
+ * Issue 14 item 3: the chunk filter runs in a worker thread under a live `armguard run` session
+ * (emulated SO-101 over a pty, the embedded broker in the network worker).
+ *
+ * - Killed for real (its thread terminated mid-run): the gate holds with a typed fault naming the
+ *   filter worker, the control loop keeps stepping, a release is refused while the worker is down;
+ *   the worker is started again, the restart is logged and recorded, an operator release arms, and a
+ *   policy's chunk over MQTT is filtered and answered again.
+ * - A chunk flood from a policy client: every chunk is filtered in the worker — the control thread's
+ *   filter is never called (before, each chunk that reached the control thread was filtered there,
+ *   several ms per chunk) — the loop keeps stepping, and every request gets exactly one answer.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
+import mqtt from 'mqtt';
+import type { ControlLoop } from '../../src/cli/compose/control-loop.js';
+import type { ChunkResultMessage } from '../../src/gate/chunk.js';
+import type { ChunkFilter } from '../../src/gate/cbf-types.js';
+import { OffThreadChunkPath } from '../../src/runtime/off-thread-chunk-path.js';
+import { topicFor } from '../../src/telemetry/topics.js';
+import { systemClock } from '../../src/platform/system-clock.js';
+import { episodeGateRecords, startEmulatedSession, waitUntil } from '../support/run-session.js';
+import type { RunSession } from '../../src/cli/compose/session.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+async function policyClient(s: RunSession) {
+  const policy = await mqtt.connectAsync(s.brokerUrl!, {
+    username: 'vla',
+    password: 'vla-secret',
+    clientId: `filter-worker-${process.pid}-${Math.random()}`,
+  });
+  cleanups.push(() => policy.endAsync(true));
+  const answers: ChunkResultMessage[] = [];
+  policy.on('message', (topic, payload) => {
+    if (topic === topicFor('arm9', 'chunk/result')) answers.push(JSON.parse(payload.toString()) as ChunkResultMessage);
+  });
+  await policy.subscribeAsync(topicFor('arm9', 'chunk/result'), { qos: 1 });
+  /** A chunk of 10 rows standing at the arm's present position. */
+  const standing = (id: string) => {
+    const q = new Float64Array(6);
+    s.conn.arm.readPositions(q);
+    const targets = Array.from({ length: 10 }, () => Array.from(q));
+    return JSON.stringify({ v: 1, id, stamp: systemClock.now(), horizon: 10, joints: 6, dt: 0.02, targets });
+  };
+  return { policy, answers, standing };
+}
+
+/** Counts calls of the control thread's own filter (the rig's barrier model). */
+function countControlThreadFilter(s: RunSession): { calls: number } {
+  const barrier = s.runtime.rig.barrier;
+  if (barrier.kind !== 'cbf') throw new Error('no chunk filter');
+  const filter = barrier.filter as ChunkFilter;
+  const counter = { calls: 0 };
+  const original = filter.filter.bind(filter);
+  filter.filter = (...a: Parameters<ChunkFilter['filter']>) => (counter.calls++, original(...a));
+  return counter;
+}
+
+describe('the chunk filter worker in a live session', () => {
+  it('killed: holds with a typed fault while it is down, the loop keeps stepping, and it comes back for an operator release', async () => {
+    const { s, log } = await startEmulatedSession();
+    cleanups.push(() => s.stop('test cleanup'));
+    const loop = (s as unknown as { loop: ControlLoop }).loop;
+    const service = s.filterWorker!;
+    expect(service).toBeDefined();
+    expect(log).toContainEqual(expect.stringMatching(/^chunk filter: in a worker thread/));
+    await waitUntil(() => s.gate.state !== 'hold', 10, 'the gate armed');
+
+    await (service as unknown as { worker: Worker }).worker.terminate();
+    const stepsAtKill = loop.steps;
+    await waitUntil(() => s.gate.state === 'hold', 2, 'the hold after the kill');
+    expect(s.gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { kind: 'disconnect', source: 'chunk filter worker', detail: expect.stringMatching(/exited/) },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(loop.steps - stepsAtKill).toBeGreaterThan(10);
+    if (service.fault !== null) expect((await s.act('release'), s.gate.state)).toBe('hold');
+
+    await waitUntil(() => service.restarts === 1 && service.fault === null, 10, 'the filter worker started again');
+    await waitUntil(
+      () => {
+        if (s.gate.state === 'hold') void s.act('release');
+        return s.gate.state !== 'hold';
+      },
+      5,
+      'a release accepted',
+    );
+    expect(log).toContainEqual(expect.stringMatching(/^chunk filter worker started again after disconnect/));
+
+    // Chunks are filtered again: a standing chunk at the arm's position is executed.
+    const { policy, answers, standing } = await policyClient(s);
+    await policy.publishAsync(topicFor('arm9', 'chunk/request'), standing('after-restart'), { qos: 1 });
+    await waitUntil(() => answers.some((a) => a.id === 'after-restart'), 10, 'the answer after the restart');
+    expect(answers.find((a) => a.id === 'after-restart')!.verdict).toMatch(/executed|filtered/);
+
+    const path = s.episodes.path!;
+    await s.stop('test done');
+    const records = await episodeGateRecords(path);
+    expect(
+      records.some((r) => r.kind === 'transition' && r.to === 'hold' && /chunk filter worker/.test(r.reason)),
+    ).toBe(true);
+    expect(
+      records.some(
+        (r) => r.kind === 'event' && r.event === 'chunk-filter-worker' && /started again/.test(r.detail ?? ''),
+      ),
+    ).toBe(true);
+  }, 60_000);
+
+  it('under a chunk flood every chunk is filtered in the worker, never on the control thread; the loop keeps stepping; one answer each', async () => {
+    const { s } = await startEmulatedSession();
+    cleanups.push(() => s.stop('test cleanup'));
+    const loop = (s as unknown as { loop: ControlLoop }).loop;
+    const path = s.session.chunks;
+    expect(path).toBeInstanceOf(OffThreadChunkPath);
+    const stats = (path as OffThreadChunkPath).stats;
+    const onControlThread = countControlThreadFilter(s);
+    await waitUntil(() => s.gate.state !== 'hold', 10, 'the gate armed');
+    const { policy, answers, standing } = await policyClient(s);
+
+    const N = 300;
+    const stepsBefore = loop.steps;
+    await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        policy.publishAsync(topicFor('arm9', 'chunk/request'), standing(`w${i}`), { qos: 1 }),
+      ),
+    );
+    await waitUntil(() => answers.length >= N, 30, `answers to all ${N} chunk requests`);
+    const steps = loop.steps - stepsBefore;
+    await new Promise((r) => setTimeout(r, 200));
+
+    expect(new Set(answers.map((a) => a.id)).size).toBe(N);
+    expect(answers).toHaveLength(N);
+    // filtered in the worker: jobs went there, none ran here
+    expect(stats.submitted).toBeGreaterThan(0);
+    expect(onControlThread.calls).toBe(0);
+    // the newest request was evaluated, and standing chunks at the arm's position go to the arm
+    expect(answers.find((a) => a.id === `w${N - 1}`)!.code).not.toBe('superseded');
+    expect(stats.committed).toBeGreaterThan(0);
+    expect(
+      stats.committed +
+        stats.held +
+        stats.stale +
+        stats.superseded +
+        stats.rejected +
+        ((path as OffThreadChunkPath).filtering ? 1 : 0),
+    ).toBe(stats.submitted);
+    expect(steps).toBeGreaterThan(10);
+  }, 60_000);
+});
