@@ -12,9 +12,18 @@
  * in two architectures:
  *   - in-thread: the pre-#14 layout — aedes, armguard's MQTT link and the chunk JSON decoding on the
  *     control thread, broker packet limit effectively off (128 MB),
- *   - worker: `armguard run`'s layout now — broker (1 MB packet limit), link and decoding in the
- *     network worker thread (startTelemetry), commands posted to the control thread, chunk requests
- *     handed over one per control step (the newest waiting one; the others answered 'superseded').
+ *   - worker: the layout before the filter worker — broker (1 MB packet limit), link and decoding in
+ *     the network worker thread (startTelemetry), commands posted to the control thread, chunk
+ *     requests handed over one per control step (the newest waiting one; the others answered
+ *     'superseded'), each filtered ON the control thread,
+ *   - filter-worker: `armguard run so101`'s layout now — as `worker`, and the chunk filter (the CBF
+ *     and warning band built from the rig's recipe: calibration/so101-demo.yaml, task
+ *     so101-pick-butter, the same sphere as below) runs in a second worker thread
+ *     (WorkerChunkFilterService); the control thread takes a snapshot, and re-checks each answer
+ *     exactly against the present state before it commits it (OffThreadChunkPath). Printed besides
+ *     the jitter: the control thread's own time per chunk (submit: screen + snapshot + post; answer:
+ *     re-check + commit), the filter time measured in the worker, and what became of the chunks
+ *     (committed, refiltered, stale, superseded while one was being filtered, held, rejected).
  * Every chunk that reaches the control thread goes through the real chunk path: ChunkExecutor with
  * the SO-101's ChunkScreen and chunk-level CBF filter (capsule barrier, table plane and a sphere
  * next to the swept path), as `armguard run so101` does. Each window also reports the control
@@ -28,7 +37,7 @@
  * The worker layout before chunk pacing is measured by running this file in a copy of that tree
  * (bench/RESULTS.md gives the commands).
  *
- *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker]
+ *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker]
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -44,7 +53,10 @@ import {
   DEFAULT_GATE_CONFIG,
   Gate,
   interiorPointSolver,
+  newRecheck,
   obstacleGroups,
+  recheckChunk,
+  recheckScratch,
 } from '../src/gate/index.js';
 import { CapsuleModel, SO101_CHAIN, SO101_FRAMES, SO101_MODEL } from '../src/kinematics/index.js';
 import { describeCause } from '../src/gate/events.js';
@@ -59,6 +71,15 @@ import { topicFor } from '../src/telemetry/topics.js';
 import type { ExecutedChunk, GateChunk } from '../src/gate/chunk.js';
 import type { AccessConfig } from '../src/telemetry/access.js';
 import type { TelemetryLink } from '../src/telemetry/mqtt-link.js';
+import { readFileSync } from 'node:fs';
+import { parseSo101Calibration } from '../src/calibration/so101.js';
+import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
+import { so101ChunkFilter, so101Rig } from '../src/rigs/so101.js';
+import { WorkerChunkFilterService } from '../src/rigs/filter-worker/worker-service.js';
+import { OffThreadChunkPath } from '../src/runtime/off-thread-chunk-path.js';
+import type { ChunkFilterService, FilterJob } from '../src/runtime/chunk-filter-service.js';
+import type { ChunkSubmitter } from '../src/runtime/chunk-server.js';
+import { systemTimers } from '../src/platform/system-clock.js';
 
 const floodSeconds = Number(process.argv[2] ?? 6);
 const clock = { now: () => performance.now() / 1000 };
@@ -79,6 +100,8 @@ interface Rig {
   /** The telemetry's per-step work (the session calls it at the start of every step). */
   checkStep(now: number): void;
   chunks: ChunkCounter;
+  /** More to say about the chunk flood (the filter worker's figures). */
+  chunkDetail?: () => string;
   stop(): Promise<void>;
 }
 
@@ -93,19 +116,55 @@ interface ChunkCounter {
 /** The arm's joint state: where the flood's chunks start (bench/network-load.ts: pan 0 → 0.49 rad). */
 const Q0 = [0, 0.1, 0.2, 0.3, 0.4, 0.5];
 
-/** The SO-101 chunk path on this thread (ChunkExecutor: screen → gate → joint state → CBF filter → sink), timed. */
-function chunkPath(gate: Gate, counter: ChunkCounter) {
-  const qmin = SO101_CHAIN.joints.map((j) => j.lower!);
-  const qmax = SO101_CHAIN.joints.map((j) => j.upper!);
-  // A 3 cm sphere 4 cm below the tool at mid-sweep: the CBF modifies every chunk (by ≈ 3 cm), as
-  // when a chunk reaches past a tracked object.
+/** A 3 cm sphere 4 cm below the tool at mid-sweep: the CBF modifies every chunk (by ≈ 3 cm), as when a chunk reaches past a tracked object. */
+function benchSphere(): number[] {
   const m = new CapsuleModel(SO101_MODEL);
   m.update([0.25, ...Q0.slice(1)]);
   const tcp = new Float64Array(3);
   m.fk.pointInBase(tcp, 0, SO101_FRAMES.tcp, 0, 0, 0);
+  return [tcp[0]!, tcp[1]!, tcp[2]! - 0.04, 0.03];
+}
+
+function benchScreen(qmin: number[], qmax: number[]): ChunkScreen {
+  return new ChunkScreen({
+    joints: 6,
+    maxHorizon: 100,
+    qmin,
+    qmax,
+    // The flood's requests wait in the broker and the worker for seconds: none is refused as stale, so
+    // each one that reaches the control thread is filtered (the costliest case).
+    maxAge: 3600,
+    futureTolerance: 0.05,
+    minDt: 0.005,
+    maxDt: 0.2,
+    idMemory: 1024,
+    policyClock: true,
+  });
+}
+
+const benchArm = {
+  name: 'bench arm',
+  execute: () => undefined,
+  hold: () => undefined,
+  heartbeat: () => undefined,
+  onFault: () => undefined,
+};
+const benchJoints = { joints: 6, readPositions: (out: Float64Array) => (out.set(Q0), clock.now()) };
+
+/** The flood's own chunk (bench/network-load.ts), for warming up. */
+function warmChunk(): Float64Array {
+  const warm = new Float64Array(50 * 6);
+  for (let k = 0; k < 50; k++) [0.01 * k, 0.1, 0.2, 0.3, 0.4, 0.5].forEach((x, j) => (warm[k * 6 + j] = x));
+  return warm;
+}
+
+/** The SO-101 chunk path on this thread (ChunkExecutor: screen → gate → joint state → CBF filter → sink), timed. */
+function chunkPath(gate: Gate, counter: ChunkCounter) {
+  const qmin = SO101_CHAIN.joints.map((j) => j.lower!);
+  const qmax = SO101_CHAIN.joints.map((j) => j.upper!);
   const obstacles = {
     planes: Float64Array.from([0, 0, 1, 0]),
-    spheres: Float64Array.from([tcp[0]!, tcp[1]!, tcp[2]! - 0.04, 0.03]),
+    spheres: Float64Array.from(benchSphere()),
     box: null,
   };
   const filter = new ChunkCbfFilter(
@@ -122,39 +181,16 @@ function chunkPath(gate: Gate, counter: ChunkCounter) {
       maxIterations: 40,
     },
   );
-  const screen = new ChunkScreen({
-    joints: 6,
-    maxHorizon: 100,
-    qmin,
-    qmax,
-    // The flood's requests wait in the broker and the worker for seconds: none is refused as stale, so
-    // each one that reaches the control thread is filtered (the costliest case).
-    maxAge: 3600,
-    futureTolerance: 0.05,
-    minDt: 0.005,
-    maxDt: 0.2,
-    idMemory: 1024,
-    policyClock: true,
-  });
+  const screen = benchScreen(qmin, qmax);
   // Warmed up (compiled) on the flood's own chunk before anything is measured.
-  const warm = new Float64Array(50 * 6);
-  for (let k = 0; k < 50; k++) [0.01 * k, 0.1, 0.2, 0.3, 0.4, 0.5].forEach((x, j) => (warm[k * 6 + j] = x));
+  const warm = warmChunk();
   for (let i = 0; i < 30; i++) filter.filter(warm, 50, Q0, 0.02);
   const executor = new ChunkExecutor({
     gate,
     screen,
     filter,
-    sink: {
-      name: 'bench arm',
-      execute: () => undefined,
-      hold: () => undefined,
-      heartbeat: () => undefined,
-      onFault: () => undefined,
-    },
-    joints: {
-      joints: 6,
-      readPositions: (out: Float64Array) => (out.set(Q0), clock.now()),
-    },
+    sink: benchArm,
+    joints: benchJoints,
     maxStateAge: 0.1,
   });
   return {
@@ -236,6 +272,145 @@ async function workerRig(): Promise<Rig> {
     checkStep: (now) => t.hooks.checkStep(now),
     chunks: counter,
     stop: () => t.stop(),
+  };
+}
+
+/** p50 / p99 / max of a list of ms. */
+function quantiles(xs: number[]): string {
+  if (xs.length === 0) return 'none';
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  return `p50 ${q(0.5).toFixed(2)}  p99 ${q(0.99).toFixed(2)}  max ${s.at(-1)!.toFixed(2)} ms (n = ${s.length})`;
+}
+
+/**
+ * `armguard run so101`'s chunk path now: the filter (CBF + warning band from the rig's recipe) in a
+ * worker thread, the re-check and commit on this thread (OffThreadChunkPath), timed on both sides.
+ */
+async function offThreadChunkPath(gate: Gate, counter: ChunkCounter) {
+  const calPath = new URL('../calibration/so101-demo.yaml', import.meta.url).pathname;
+  const cal = parseSo101Calibration(readFileSync(calPath, 'utf8'), calPath);
+  const spec = loadScoringSpec(defaultSpecPaths());
+  if (!cal.ok || !spec.ok) throw new Error('the demo calibration or the spec does not parse');
+  const { recipe } = so101Rig({
+    spec: spec.spec,
+    calibration: cal.value,
+    task: 'so101-pick-butter',
+    arm: { ...benchArm, ...benchJoints, poll: () => undefined },
+    clock,
+    obstacles: benchSphere(),
+  });
+  const built = so101ChunkFilter(recipe);
+  const worker = new WorkerChunkFilterService({ recipe, timers: systemTimers });
+  await worker.start();
+  // Warmed up (compiled) in the worker on the flood's own chunk before anything is measured.
+  const warm = warmChunk();
+  for (let i = 0; i < 30; i++) {
+    const job: FilterJob = {
+      seq: -1 - i,
+      targets: warm,
+      horizon: 50,
+      joints: 6,
+      dt: 0.02,
+      q0: Float64Array.from(Q0),
+      stateTime: 0,
+      spheres: new Float64Array(0),
+      band: { gripping: false, heldHeight: NaN, supported: false },
+      previousCommitted: true,
+    };
+    await new Promise((resolve) => worker.filter(job, resolve));
+  }
+  // ... and the re-check on this thread (the control thread's copy of the barrier), as the in-thread filter is.
+  const scratch = recheckScratch(built.recheck.barrier);
+  const check = newRecheck();
+  const bounds = {
+    qmin: built.recheck.qmin,
+    qmax: built.recheck.qmax,
+    dq: built.recheck.maxSpeed.map((v) => v * 0.02),
+    hFloor: -built.recheck.planningMargin,
+    decay: 1 - built.recheck.gamma,
+  };
+  for (let i = 0; i < 30; i++)
+    recheckChunk(built.recheck.barrier, warm, 50, Float64Array.from(Q0), bounds, scratch, check);
+  const filterMs: number[] = [];
+  const submitMs: number[] = [];
+  const answerMs: number[] = [];
+  // The answer's control-thread time: the re-check and commit (and the next chunk's snapshot, when one waited).
+  const service: ChunkFilterService = {
+    mode: 'worker',
+    get fault() {
+      return worker.fault;
+    },
+    filter: (job, done) =>
+      worker.filter(job, (a) => {
+        const t0 = performance.now();
+        done(a);
+        answerMs.push(performance.now() - t0);
+      }),
+    close: () => worker.close(),
+  };
+  const bandStage = built.band && built.band.clauses.length > 0 ? built.band.stage.band : undefined;
+  const path = new OffThreadChunkPath({
+    gate,
+    screen: benchScreen(built.recheck.qmin.slice(), built.recheck.qmax.slice()),
+    sink: benchArm,
+    joints: benchJoints,
+    maxStateAge: 0.1,
+    service,
+    clock,
+    recheck: built.recheck,
+    onFilterTime: (ms) => filterMs.push(ms),
+    ...(bandStage
+      ? { band: { band: bandStage, state: () => ({ gripping: false, heldHeight: NaN, supported: false }) } }
+      : {}),
+  });
+  const submitter: ChunkSubmitter = {
+    submitChunk: (chunk, now) => path.submit(chunk, now),
+    submitChunkAsync: (chunk, now, done) => {
+      const t0 = performance.now();
+      path.submitAsync(chunk, now, (r, t) => {
+        counter.n++;
+        counter.verdicts.set(r.code, (counter.verdicts.get(r.code) ?? 0) + 1);
+        done(r, t);
+      });
+      submitMs.push(performance.now() - t0);
+    },
+  };
+  const detail = () => {
+    const st = path.stats;
+    const ctl = [...submitMs, ...answerMs];
+    counter.ms = ctl.reduce((a, b) => a + b, 0);
+    counter.maxMs = Math.max(0, ...ctl);
+    return (
+      `\n    control thread per chunk: submit (screen, snapshot, post) ${quantiles(submitMs)}; answer (re-check, commit) ${quantiles(answerMs)}` +
+      `\n    filter in the worker: ${quantiles(filterMs)}` +
+      `\n    chunks given to the path ${st.submitted}: committed ${st.committed}, refiltered ${st.refiltered}, stale ${st.stale}, superseded while one was filtered ${st.superseded}, held ${st.held}, rejected ${st.rejected}, worker faults ${st.faults}`
+    );
+  };
+  return { path, submitter, detail, close: () => worker.close() };
+}
+
+async function filterWorkerRig(): Promise<Rig> {
+  const gate = benchGate();
+  const counter = newCounter();
+  const t = await startTelemetry({
+    broker: { kind: 'embedded', port: 0, access },
+    robotId: ROBOT,
+    clock,
+    gate,
+    labels: { label: () => ({ ok: true }) },
+  });
+  const chunks = await offThreadChunkPath(gate, counter);
+  new ChunkServer(t.chunks, chunks.submitter, clock, 6);
+  return {
+    url: t.url,
+    gate,
+    remote: t.remote,
+    link: t.link,
+    checkStep: (now) => (chunks.path.step(now), t.hooks.checkStep(now)),
+    chunks: counter,
+    chunkDetail: chunks.detail,
+    stop: async () => (await chunks.close(), await t.stop()),
   };
 }
 
@@ -345,9 +520,15 @@ async function load(mode: 'flood64' | 'chunks', url: string): Promise<{ go: () =
 
 const layouts = {
   'in-thread': ['in-thread (pre-#14 layout)', inThreadRig],
-  worker: ['worker (armguard run now)', workerRig],
+  worker: ['worker (network worker; chunks filtered on the control thread)', workerRig],
+  'filter-worker': ['filter-worker (armguard run so101 now: network worker + chunk filter worker)', filterWorkerRig],
 } as const;
-const chosen = (process.argv[3] ?? 'in-thread,worker').split(',') as (keyof typeof layouts)[];
+const chosen = (process.argv[3] ?? 'in-thread,worker,filter-worker').split(',') as (keyof typeof layouts)[];
+console.log(
+  `${new Date().toISOString()}  load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')}  (${floodSeconds} s floods)`,
+);
 for (const [name, make] of chosen.map((k) => layouts[k])) {
   const rig = await make();
   console.log(`\n${name}`);
@@ -362,6 +543,10 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
   const chunks = chunker.go().then((r) => {
     const c = rig.chunks;
     const verdicts = [...c.verdicts].map(([k, v]) => `${k} ${v}`).join(', ');
+    if (rig.chunkDetail) {
+      const detail = rig.chunkDetail();
+      return `${r}; ${c.n} answered by the chunk path (${verdicts})${detail}`;
+    }
     return `${r}; ${c.n} evaluated on the control thread (${verdicts}), ${(c.ms / Math.max(1, c.n)).toFixed(2)} ms each on average, max ${c.maxMs.toFixed(2)} ms`;
   });
   gc.take();

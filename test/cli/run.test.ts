@@ -208,6 +208,9 @@ describe('armguard run: arguments', () => {
     expect(await errs([...base, '--warning-band', 'off', '--warning-band-run-on', '0.1'])).toEqual([
       expect.stringMatching(/--warning-band-run-on needs the warning band on/),
     ]);
+    expect(await errs([...base, '--chunk-filter', 'gpu'])).toEqual([
+      expect.stringMatching(/--chunk-filter: expected worker or inline, got 'gpu'/),
+    ]);
     expect(await errs([...base, '--self-clearance', 'far'])).toEqual([
       expect.stringMatching(/--self-clearance: expected metres in \[0, 0\.1\] or off, got 'far'/),
     ]);

@@ -53,6 +53,7 @@ const STRINGS = [
   'emulator-delay',
   'warning-band',
   'warning-band-run-on',
+  'chunk-filter',
   'self-clearance',
   'held-tilt',
   'planning-margin',
@@ -116,6 +117,11 @@ ${SPEC_FILE_HELP}
                         predicted margin is inside its clause's ε — before ρ reaches 0 (default on)
   --warning-band-run-on <s>  how far the arm runs on past a stopped target (default 0.12: the
                         follower's lag measured on the real LeRobot SO-101 dataset)
+  --chunk-filter worker|inline  where chunks are filtered (CBF and warning band): in a worker thread,
+                        each answer re-checked on the control thread against the present joint
+                        state and obstacles before it reaches the arm, so no chunk delays a control
+                        step (default worker); inline: on the control thread (each chunk delays its
+                        step by the filter time)
   --self-clearance <m>|off  keep the arm's links (and the gripper's volumes) this far apart: every
                         link pair not on the description's allowed-collision list is a CBF pair, so a
                         chunk folding the arm into itself is bent or held (default 0.005: the real
@@ -251,6 +257,9 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   if (bandOpt !== 'on' && bandOpt !== 'off') return usageError(`--warning-band: expected on or off, got '${bandOpt}'`);
   if (bandOpt === 'off' && bandRunOn !== undefined)
     return usageError('--warning-band-run-on needs the warning band on');
+  const chunkFilter = str('chunk-filter') ?? 'worker';
+  if (chunkFilter !== 'worker' && chunkFilter !== 'inline')
+    return usageError(`--chunk-filter: expected worker or inline, got '${chunkFilter}'`);
   const selfOpt = str('self-clearance');
   let selfClearance: number | null | undefined;
   if (selfOpt === 'off') selfClearance = null;
@@ -413,6 +422,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(obstacles ? { obstacles } : {}),
       ...(tracking ? { tracking } : {}),
       warningBand: bandOpt === 'on',
+      chunkFilter,
       heldTilt: tiltOpt === 'on',
       ...(selfClearance !== undefined ? { selfClearance } : {}),
       ...(typeof planningMargin === 'number' ? { planningMargin } : {}),
