@@ -24,7 +24,7 @@ import { RecordingClient } from '../support/mqtt-client.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { systemClock } from '../../src/platform/system-clock.js';
 import { repoRoot } from '../support/paths.js';
-import { startEmulatedSession, waitUntil } from '../support/run-session.js';
+import { startEmulatedSession, submitChunk, waitUntil } from '../support/run-session.js';
 import { dirname } from 'node:path';
 import { appendLabel } from '../../src/episode/append-label.js';
 import { buildReportFromDir } from '../../src/report/build-run.js';
@@ -72,7 +72,8 @@ describe('armguard run session (emulated SO-101 behind a pty)', () => {
       targets.set(q, k * 6);
       targets[k * 6] = q[0]! + (0.4 * (k + 1)) / H;
     }
-    const r = s.pipeline.submitChunk(
+    const r = await submitChunk(
+      s,
       { id: 'move', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets },
       systemClock.now(),
     );

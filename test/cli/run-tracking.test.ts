@@ -12,7 +12,7 @@ import { parseTrackingOptions } from '../../src/cli/commands/run.js';
 import { Barrier, CapsuleModel } from '../../src/kinematics/index.js';
 import { systemClock } from '../../src/platform/system-clock.js';
 import { so101ModelFor } from '../../drivers/so101/mapping.js';
-import { startEmulatedSession, waitUntil } from '../support/run-session.js';
+import { startEmulatedSession, submitChunk, waitUntil } from '../support/run-session.js';
 
 const sessions: RunSession[] = [];
 const sender = createSocket('udp4');
@@ -68,7 +68,7 @@ describe('run so101 with live tracked obstacles (UDP pose feed, emulated arm ove
       await waitUntil(() => feed.rejected === 1, 5, 'the malformed datagram to be counted');
       expect(feed.lastRejection).toMatch(/bodies\[0\]\.p: expected \[x, y, z\]/);
       const now = systemClock.now();
-      const r = s.pipeline.submitChunk({ id: 'sweep', stamp: now, horizon: H, joints: 6, dt: 0.02, targets }, now);
+      const r = await submitChunk(s, { id: 'sweep', stamp: now, horizon: H, joints: 6, dt: 0.02, targets }, now);
       expect(r.verdict, r.reason).toBe('filtered');
       let bentMin = Infinity;
       for (let k = 0; k < H; k++) bentMin = Math.min(bentMin, check.value(r.targets!.subarray(k * 6, k * 6 + 6)));
@@ -79,7 +79,7 @@ describe('run so101 with live tracked obstacles (UDP pose feed, emulated arm ove
     // The bridge stops: once the last pose is older than 0.2 s the next chunk is held.
     await new Promise((r) => setTimeout(r, 250));
     const later = systemClock.now();
-    const held = s.pipeline.submitChunk({ id: 'after', stamp: later, horizon: H, joints: 6, dt: 0.02, targets }, later);
+    const held = await submitChunk(s, { id: 'after', stamp: later, horizon: H, joints: 6, dt: 0.02, targets }, later);
     expect(held.verdict, held.reason).toBe('held');
     expect(held.reason).toMatch(/tracked obstacle 'cup' last seen 0\.\d+ s ago/);
     expect(s.gate.holdCause).toMatchObject({
@@ -98,7 +98,7 @@ describe('run so101 with live tracked obstacles (UDP pose feed, emulated arm ove
     const targets = new Float64Array(6 * 5);
     for (let k = 0; k < 5; k++) targets.set(q, k * 6);
     const now = systemClock.now();
-    const r = s.pipeline.submitChunk({ id: 'first', stamp: now, horizon: 5, joints: 6, dt: 0.02, targets }, now);
+    const r = await submitChunk(s, { id: 'first', stamp: now, horizon: 5, joints: 6, dt: 0.02, targets }, now);
     expect(r).toMatchObject({ verdict: 'held' });
     expect(r.reason).toMatch(/tracked obstacle 'cup' never seen/);
   }, 30_000);

@@ -225,6 +225,22 @@ describe('the SO-101 chunk path with the filter in a worker thread', () => {
     expect(arm.executed).toHaveLength(0);
   }, 30_000);
 
+  it('a chunk that outlived its validity window while it was filtered is rejected stale, not executed', async () => {
+    const { arm, submit, path, service, clock, session } = await setup();
+    service.onJob = () => {
+      service.onJob = undefined;
+      // 0.5 s pass (the rig's chunks are valid for 0.2 s); the arm and monitors stay fresh
+      clock.advance(0.5);
+      arm.tick(clock.now());
+      session.pipeline.step(clock.now());
+    };
+    const r = await submit(ramp(REACH_FROM, REACH_TO));
+    expect(r).toMatchObject({ verdict: 'rejected', code: 'stale' });
+    expect(r.reason).toMatch(/stale chunk: age 0\.5\d* s > max 0\.2 s when its filtering ended/);
+    expect(arm.executed).toHaveLength(0);
+    expect(path.stats.stale).toBe(1);
+  }, 30_000);
+
   it('a newer chunk arrived while one was filtered: the older is answered superseded, the newer filtered and committed', async () => {
     const { arm, submit, path } = await setup();
     const first = submit(ramp(REACH_FROM, REACH_TO));
@@ -306,18 +322,49 @@ describe('filter worker faults', () => {
   }, 30_000);
 
   it('no answer within the timeout is a timeout fault that holds; the worker is stopped and started again', async () => {
-    const s = await setup({ timeoutS: 1e-4 });
-    const r = await s.submit(ramp(REACH_FROM, REACH_TO));
-    expect(r.verdict).toBe('held');
-    expect(s.session.gate.holdCause).toMatchObject({
-      kind: 'driver-fault',
+    const s = await setup({ timeoutS: 0.2 });
+    // A job far beyond what the screen lets through (3,000 rows, bent around a cup on its path):
+    // a new QP of 18,000 variables, which the worker cannot answer within 0.2 s.
+    const rows = 3000;
+    const targets = new Float64Array(rows * 6);
+    for (let k = 0; k < rows; k++)
+      for (let j = 0; j < 6; j++)
+        targets[k * 6 + j] = REACH_FROM[j]! + ((REACH_TO[j]! - REACH_FROM[j]!) * (k + 1)) / rows;
+    const mid = toolAt(targets.subarray(1500 * 6, 1501 * 6));
+    const job: FilterJob = {
+      seq: 1,
+      targets,
+      horizon: rows,
+      joints: 6,
+      dt: DT,
+      q0: Float64Array.from(REACH_FROM),
+      stateTime: s.clock.now(),
+      spheres: Float64Array.of(...mid, 0.03),
+      band: null,
+      previousCommitted: true,
+    };
+    const t0 = performance.now();
+    const answer = await new Promise<FilterAnswer>((resolve) => s.service.inner.filter(job, resolve));
+    expect(performance.now() - t0).toBeLessThan(5000); // answered by the timeout, not by the solve
+    expect(answer).toMatchObject({
+      kind: 'fault',
+      seq: 1,
       fault: {
         kind: 'timeout',
         source: 'chunk filter worker',
-        detail: expect.stringMatching(/no answer .* within 0.0001 s/),
+        detail: expect.stringMatching(/no answer .* within 0.2 s/),
       },
     });
+    // the next control step holds on it; chunks meanwhile are held, never sent
+    s.session.pipeline.step(s.clock.now());
+    expect(s.session.gate.holdCause).toMatchObject({ kind: 'driver-fault', fault: { kind: 'timeout' } });
+    expect((await s.submit(ramp(REACH_FROM, REACH_TO))).verdict).toBe('held');
     expect(s.arm.executed).toHaveLength(0);
-    await stepUntil(s, () => s.service.inner.restarts === 1, 10, 'the worker started again');
+    await stepUntil(
+      s,
+      () => s.service.inner.restarts === 1 && s.service.fault === null,
+      10,
+      'the worker started again',
+    );
   }, 30_000);
 });

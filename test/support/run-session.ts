@@ -12,6 +12,7 @@ import { systemClock, systemTimers } from '../../src/platform/system-clock.js';
 import { ChunkClient } from '../../src/runtime/chunk-client.js';
 import { MqttChunkClientTransport } from '../../src/telemetry/mqtt-chunk-transport.js';
 import { repoRoot } from './paths.js';
+import type { ExecutedChunk, GateChunk } from '../../src/gate/chunk.js';
 
 /** The demo calibration the emulated SO-101 runs with. */
 export const CAL = join(repoRoot, 'calibration/so101-demo.yaml');
@@ -124,4 +125,12 @@ export async function startPolicySession(
   });
   cleanup(() => transport.close());
   return { s, client: new ChunkClient(transport, systemTimers, 3), log };
+}
+
+/**
+ * A chunk through a live session's chunk path, as MQTT requests go (`run` filters in a worker
+ * thread: the decision arrives later, after the control thread's re-check).
+ */
+export function submitChunk(s: RunSession, chunk: GateChunk, now: number): Promise<ExecutedChunk> {
+  return new Promise((resolve) => s.pipeline.submitChunkAsync(chunk, now, (r) => resolve(r)));
 }

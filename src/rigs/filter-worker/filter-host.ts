@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { ChunkFilterRunner, type FilterStage } from '../../runtime/chunk-filter-service.js';
+import { ChunkFilterRunner, runFilterStage, type FilterStage } from '../../runtime/chunk-filter-service.js';
 import { so101ChunkFilter } from '../so101.js';
 import type { FilterRecipe, FromFilterWorker, ToFilterWorker } from './protocol.js';
 
@@ -36,9 +36,33 @@ function detach(stage: FilterStage): { stage: FilterStage; transfer: ArrayBuffer
   };
 }
 
+/**
+ * Compile the filter's code before the first chunk (a cold first solve took over 0.5 s on the
+ * loaded test machine): a throwaway filter from the same recipe (the one that runs keeps no trace
+ * of it) filters chunks from mid-range sweeping every joint to its upper and to its lower limit.
+ */
+function warmUp(recipe: FilterRecipe): void {
+  const b = so101ChunkFilter(recipe);
+  for (const g of b.tracked) g.spheres.set([100, 100, 100, 0.01]);
+  const band = b.band && b.band.clauses.length > 0 ? b.band.stage.band : undefined;
+  const { qmin, qmax } = b.recheck;
+  const n = qmin.length;
+  const mid = Float64Array.from(qmin, (l, j) => (l + qmax[j]!) / 2);
+  const rows = 20;
+  for (const end of [qmax, qmin, qmax]) {
+    const targets = new Float64Array(rows * n);
+    for (let k = 0; k < rows; k++)
+      for (let j = 0; j < n; j++) targets[k * n + j] = mid[j]! + ((end[j]! - mid[j]!) * 0.3 * (k + 1)) / rows;
+    runFilterStage(b.filter, band, { targets, horizon: rows, joints: n, dt: 0.05 }, mid, WARM_BAND, undefined);
+  }
+}
+const WARM_BAND = { gripping: false, heldHeight: Number.NaN, supported: false };
+
 let runner: ChunkFilterRunner;
 try {
-  runner = build((workerData as { recipe: FilterRecipe }).recipe);
+  const recipe = (workerData as { recipe: FilterRecipe }).recipe;
+  warmUp(recipe);
+  runner = build(recipe);
 } catch (e) {
   post({ type: 'start-failed', error: e instanceof Error ? e.message : String(e) });
   throw e;
