@@ -69,17 +69,6 @@ export class ChunkScreen {
     return this.resets;
   }
 
-  /**
-   * Whether a chunk this screen accepted is still inside its validity window at `now` — for a chunk
-   * committed later than it was screened (filtered off the control thread): null, or the `stale`
-   * rejection with its age then. Changes nothing.
-   */
-  stillValid(c: GateChunk, now: number): ChunkRejection | null {
-    const delay = now - c.stamp;
-    const age = this.config.policyClock ? (this.offset === this.offset ? Math.max(0, delay - this.offset) : 0) : delay;
-    return age <= this.config.maxAge ? null : { code: 'stale', age, maxAge: this.config.maxAge };
-  }
-
   /** null if the chunk may go on to the filter; otherwise why not. Every well-formed id is remembered. */
   check(c: GateChunk, now: number): ChunkRejection | null {
     const cfg = this.config;

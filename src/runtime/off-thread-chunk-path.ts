@@ -6,7 +6,6 @@
  * held). When the answer comes back, nothing reaches the arm before it is checked again, on this
  * thread, against the state present then:
  *
- * - the chunk is still inside its validity window (the screen's max age; else rejected `stale`);
  * - the gate is not holding and has not held since the snapshot (a chunk filtered before a hold and
  *   answered after the release is a plan from before the hold: rejected `stale-snapshot`);
  * - no newer chunk arrived meanwhile (rejected `superseded`: the policy wants the newer plan, which
@@ -21,13 +20,16 @@
  *   fails it with nothing moved is unsafe and holds;
  * - the band's grip state is the snapshot's (else filtered again).
  *
- * Then ChunkExecutor's own commit sends it to the sink. The service's faults (worker crash, timeout,
+ * Then ChunkExecutor's own commit sends it to the sink. The chunk's validity window is checked on
+ * receipt by the screen, as on the synchronous path (whose commit also comes after the filter's
+ * time); what makes a late answer safe to commit is the re-check against the present state, and no
+ * answer comes later than the service's timeout. The service's faults (worker crash, timeout,
  * a message that cannot be read) are typed faults: the gate holds, and while the service reports
  * the fault (until its worker is running again) `step` raises it again every control step, so no
  * release is accepted before the cause is gone. Pure: the clock is injected, nothing here knows of
  * threads.
  */
-import { describeRejection, type ExecutedChunk, type GateChunk } from '../gate/chunk.js';
+import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import type { BarrierModel } from '../gate/cbf-types.js';
 import { newRecheck, recheckChunk, recheckScratch, type RecheckScratch } from '../gate/chunk-recheck.js';
 import type { BandState } from '../gate/warning-band.js';
@@ -70,10 +72,7 @@ export interface OffThreadChunkStats {
   committed: number;
   /** Filtered again from a fresh snapshot. */
   refiltered: number;
-  /**
-   * Rejected because the snapshot went stale (gate held meanwhile, the arm / an obstacle moved past
-   * the re-check) or the chunk itself outlived its validity window while it was filtered.
-   */
+  /** Rejected because the snapshot went stale (gate held meanwhile, or the arm / an obstacle moved past the re-check). */
   stale: number;
   /** Rejected because a newer chunk arrived while it waited or was filtered. */
   superseded: number;
@@ -270,15 +269,6 @@ export class OffThreadChunkPath implements ChunkPath {
         chunk.id,
         'the gate held while it was filtered: it was filtered against the state before that hold',
       );
-    // Past its validity window by now (screened on arrival, committed after the filter): not executed.
-    const expired = this.o.screen.stillValid(chunk, now);
-    if (expired)
-      return {
-        id: chunk.id,
-        verdict: 'rejected',
-        code: 'stale',
-        reason: `${describeRejection(expired)} when its filtering ended`,
-      };
     // A refusal or a throw holds as it would have on this thread.
     if (stage.kind === 'threw' || (stage.cbf.status !== 'unchanged' && stage.cbf.status !== 'filtered'))
       return this.steps.commit(chunk, stage, now);
@@ -359,7 +349,7 @@ export class OffThreadChunkPath implements ChunkPath {
     if (r.verdict === 'executed' || r.verdict === 'filtered') s.committed++;
     else if (r.verdict === 'held') s.held++;
     else if (r.code === 'superseded') s.superseded++;
-    else if (r.code === 'stale-snapshot' || r.code === 'stale') s.stale++;
+    else if (r.code === 'stale-snapshot') s.stale++;
     else s.rejected++;
     this.steps.report(r, now);
     done(r, now);
