@@ -9,6 +9,7 @@
  *   - clients send 64 MB PUBLISHes after a valid login (raw socket on loopback, 1 MB writes), one
  *     after another (a new connection when the broker closes one) for the whole window,
  *   - a policy client publishes 2,000 chunk requests (H = 50, 6 joints, ~4 KB JSON each) at once,
+ *   - a policy publishes one such request every 1/30 s (a VLA at its own rate, not a flood),
  * in two architectures:
  *   - in-thread: the pre-#14 layout — aedes, armguard's MQTT link and the chunk JSON decoding on the
  *     control thread, broker packet limit effectively off (128 MB),
@@ -102,6 +103,8 @@ interface Rig {
   chunks: ChunkCounter;
   /** More to say about the chunk flood (the filter worker's figures). */
   chunkDetail?: () => string;
+  /** Start the figures behind chunkDetail again (the next window). */
+  resetDetail?: () => void;
   stop(): Promise<void>;
 }
 
@@ -387,7 +390,11 @@ async function offThreadChunkPath(gate: Gate, counter: ChunkCounter) {
       `\n    chunks given to the path ${st.submitted}: committed ${st.committed}, refiltered ${st.refiltered}, stale ${st.stale}, superseded while one was filtered ${st.superseded}, held ${st.held}, rejected ${st.rejected}, worker faults ${st.faults}`
     );
   };
-  return { path, submitter, detail, close: () => worker.close() };
+  const reset = () => {
+    for (const xs of [filterMs, submitMs, answerMs]) xs.length = 0;
+    for (const k of Object.keys(path.stats) as (keyof typeof path.stats)[]) path.stats[k] = 0;
+  };
+  return { path, submitter, detail, reset, close: () => worker.close() };
 }
 
 async function filterWorkerRig(): Promise<Rig> {
@@ -410,6 +417,7 @@ async function filterWorkerRig(): Promise<Rig> {
     checkStep: (now) => (chunks.path.step(now), t.hooks.checkStep(now)),
     chunks: counter,
     chunkDetail: chunks.detail,
+    resetDetail: chunks.reset,
     stop: async () => (await chunks.close(), await t.stop()),
   };
 }
@@ -499,7 +507,7 @@ async function estopLatency(rig: Rig, n: number): Promise<number[]> {
  * Start bench/network-load.ts in a child process and wait until it is ready (its start-up is not
  * measured); `go()` starts the load and resolves with its last output line when it is done.
  */
-async function load(mode: 'flood64' | 'chunks', url: string): Promise<{ go: () => Promise<string> }> {
+async function load(mode: 'flood64' | 'chunks' | 'policy30', url: string): Promise<{ go: () => Promise<string> }> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT, String(floodSeconds)],
@@ -553,6 +561,23 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
   const chunkSteps = await controlLoop(rig, 60, chunks);
   console.log(`  2,000 chunk requests     ${stats(chunkSteps, gc.take())}  [${await chunks}]`);
   if (rig.gate.holding) console.log(`  (the gate held during the chunk flood: ${describeCause(rig.gate.holdCause!)})`);
+  rig.gate.release(clock.now(), { by: 'bench', authorised: true });
+  // A policy at 30 Hz (not a flood): every chunk reaches the chunk path.
+  Object.assign(rig.chunks, { n: 0, ms: 0, maxMs: 0 });
+  rig.chunks.verdicts.clear();
+  rig.resetDetail?.();
+  const policy = await load('policy30', rig.url);
+  const policyDone = policy.go().then((r) => {
+    const c = rig.chunks;
+    const verdicts = [...c.verdicts].map(([k, v]) => `${k} ${v}`).join(', ');
+    return rig.chunkDetail
+      ? `${r}; ${c.n} answered by the chunk path (${verdicts})${rig.chunkDetail()}`
+      : `${r}; ${c.n} evaluated on the control thread (${verdicts}), ${(c.ms / Math.max(1, c.n)).toFixed(2)} ms each on average, max ${c.maxMs.toFixed(2)} ms`;
+  });
+  gc.take();
+  const policySteps = await controlLoop(rig, 60, policyDone);
+  console.log(`  30 Hz policy              ${stats(policySteps, gc.take())}  [${await policyDone}]`);
+  if (rig.gate.holding) console.log(`  (the gate held during the 30 Hz policy: ${describeCause(rig.gate.holdCause!)})`);
   rig.gate.release(clock.now(), { by: 'bench', authorised: true });
   console.log(`  e-stop publish → hold    ${stats(await estopLatency(rig, 200))}`);
   await rig.stop();

@@ -2,9 +2,10 @@
  * Load generator for bench/network-faults.ts, run as a child process so its work is not the
  * control thread's: `flood64` logs in and declares a 64 MB PUBLISH, written in 1 MB pieces, and
  * again on a new connection each time the broker closes one, for `seconds`; `chunks` publishes
- * 2,000 chunk requests (H = 50, 6 joints) as fast as the client can.
+ * 2,000 chunk requests (H = 50, 6 joints) as fast as the client can; `policy30` publishes one such
+ * request every 1/30 s for `seconds` (a VLA policy at its own rate, not a flood).
  *
- *   node --import tsx bench/network-load.ts flood64|chunks <url> <robot> [seconds=6]   (prints "ready", starts on a line on stdin)
+ *   node --import tsx bench/network-load.ts flood64|chunks|policy30 <url> <robot> [seconds=6]   (prints "ready", starts on a line on stdin)
  */
 import { connect } from 'node:net';
 import mqtt from 'mqtt';
@@ -104,6 +105,40 @@ async function chunkFlood(n: number, ROBOT: string): Promise<string> {
   return `${n} sent and acknowledged in ${sent.toFixed(1)} s; ${answered} answered ${all.toFixed(1)} s after the first was sent (${superseded} superseded)`;
 }
 
+/** A policy at 30 Hz for `seconds`: one chunk request every 1/30 s (not a flood: what a VLA sends). */
+async function policy30(ROBOT: string): Promise<string> {
+  const client = await mqtt.connectAsync(url, {
+    username: 'vla',
+    password: 'vla-secret1',
+    clientId: `bench-vla30-${Math.random()}`,
+  });
+  const codes = new Map<string, number>();
+  let answered = 0;
+  client.on('message', (_topic, payload) => {
+    answered++;
+    const code = /"code":"([^"]*)"/.exec(payload.toString())?.[1] ?? '?';
+    codes.set(code, (codes.get(code) ?? 0) + 1);
+  });
+  await client.subscribeAsync(topicFor(ROBOT, 'chunk/result'), { qos: 1 });
+  const targets = Array.from({ length: 50 }, (_, k) => [0.01 * k, 0.1, 0.2, 0.3, 0.4, 0.5].map((x) => x + 1e-7 * k));
+  const t0 = performance.now();
+  let i = 0;
+  while (performance.now() - t0 < seconds * 1000) {
+    const next = t0 + (i * 1000) / 30;
+    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+    client.publish(
+      topicFor(ROBOT, 'chunk/request'),
+      JSON.stringify({ v: 1, id: `p${i}`, stamp: performance.now() / 1000, horizon: 50, joints: 6, dt: 0.02, targets }),
+      { qos: 1 },
+    );
+    i++;
+  }
+  await new Promise((r) => setTimeout(r, 2000)); // the last answers
+  await client.endAsync(true);
+  const byCode = [...codes].map(([k, v]) => `${k} ${v}`).join(', ');
+  return `${i} sent at 30 Hz in ${seconds} s; ${answered} answered (${byCode})`;
+}
+
 // Started (and compiled) before the measurement: wait for the bench's "go" on stdin.
 console.log('ready');
 await new Promise((r) => process.stdin.once('data', r));
@@ -120,5 +155,6 @@ if (mode === 'flood64') {
         ? `each cut off by the broker (after ${Math.min(...cut.map((f) => f.mb))}–${Math.max(...cut.map((f) => f.mb))} MB)`
         : `${floods.length - cut.length} accepted in full`),
   );
-} else console.log(await chunkFlood(2000, robot));
+} else if (mode === 'policy30') console.log(await policy30(robot));
+else console.log(await chunkFlood(2000, robot));
 process.exit(0);
