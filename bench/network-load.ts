@@ -128,7 +128,17 @@ async function policy30(ROBOT: string): Promise<string> {
     await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
     client.publish(
       topicFor(ROBOT, 'chunk/request'),
-      JSON.stringify({ v: 1, id: `p${i}`, stamp: performance.now() / 1000, horizon: 50, joints: 6, dt: 0.02, targets }),
+      // stamped on the epoch: later than the flood's process-relative stamps (a new policy process must
+      // not look like the same policy's clock going back: out-of-order)
+      JSON.stringify({
+        v: 1,
+        id: `p${i}`,
+        stamp: (performance.timeOrigin + performance.now()) / 1000,
+        horizon: 50,
+        joints: 6,
+        dt: 0.02,
+        targets,
+      }),
       { qos: 1 },
     );
     i++;
