@@ -9,7 +9,7 @@
  * - the gate is not holding and has not held since the snapshot (a chunk filtered before a hold and
  *   answered after the release is a plan from before the hold: rejected `stale-snapshot`);
  * - no newer chunk arrived meanwhile (rejected `superseded`: the policy wants the newer plan, which
- *   is filtered next);
+ *   is filtered next — under such a flood at most once per FLOOD_FILTER_INTERVAL_S);
  * - the joint state is fresh and finite and no tracked obstacle is stale (else the gate holds, as in
  *   ChunkExecutor);
  * - the chunk as it would go to the arm passes the filter's own exact re-check (recheckChunk: joint
@@ -61,9 +61,23 @@ export interface OffThreadChunkPathOptions extends Omit<ChunkExecutorOptions, 'f
   readonly tracked?: readonly ObstacleSet[];
   /** Fresh snapshots a chunk may be filtered from after the arm or an obstacle moved (default 1). */
   readonly maxRefilters?: number;
+  /**
+   * Under a flood (a chunk superseding the one being filtered), filtering starts at most once per
+   * this many seconds; default FLOOD_FILTER_INTERVAL_S. A chunk arriving while none is filtered
+   * starts at once.
+   */
+  readonly floodFilterIntervalS?: number;
   /** The filter time (ms) the service measured for each answer (bench). */
   readonly onFilterTime?: (ms: number) => void;
 }
+
+/**
+ * Pacing of the filter under a flood (s): 0.02, at most 50 filters a second — above any policy's
+ * chunk rate (a VLA at 30 Hz sends one every 33 ms, and starts at once when none is being
+ * filtered), while a flood no longer keeps the filter's thread busy back to back (on the loaded
+ * 2-core machine that thread took the control thread's CPU: bench/RESULTS.md).
+ */
+export const FLOOD_FILTER_INTERVAL_S = 0.02;
 
 /** What the path did with the chunks it was given (since start). */
 export interface OffThreadChunkStats {
@@ -107,6 +121,9 @@ export class OffThreadChunkPath implements ChunkPath {
   private lastCommitted = true;
   /** Transitions into or out of hold since start: a snapshot remembers it. */
   private holdEpoch = 0;
+  /** When the last job was handed to the service (s), and the pacing interval under a flood. */
+  private lastBegin = -Infinity;
+  private readonly interval: number;
   /** Set while `begin` runs: an inline service answers at the submission's time. */
   private syncNow: number | undefined;
   readonly stats: OffThreadChunkStats = {
@@ -144,6 +161,7 @@ export class OffThreadChunkPath implements ChunkPath {
     this.qNow = new Float64Array(n);
     this.dq = new Float64Array(n);
     this.scratch = recheckScratch(r.barrier);
+    this.interval = o.floodFilterIntervalS ?? FLOOD_FILTER_INTERVAL_S;
     o.gate.onEvent((e) => {
       if (e.to === 'hold' || e.from === 'hold') this.holdEpoch++;
     });
@@ -157,6 +175,12 @@ export class OffThreadChunkPath implements ChunkPath {
   step(now: number): void {
     const f = this.o.service.fault;
     if (f) this.o.gate.fault(now, f);
+    // A chunk that superseded one being filtered waits for the pacing interval (see settle).
+    const waiting = this.next;
+    if (!this.inflight && waiting && now - this.lastBegin >= this.interval) {
+      this.next = undefined;
+      this.begin(waiting.chunk, now, waiting.done, 0, true);
+    }
   }
 
   /** A chunk is being filtered (diagnostics, tests). */
@@ -191,7 +215,7 @@ export class OffThreadChunkPath implements ChunkPath {
   /** A proposed chunk; `done` is called exactly once with the decision (inline: before this returns). */
   submitAsync(chunk: GateChunk, now: number, done: Done): void {
     this.stats.submitted++;
-    if (this.inflight) {
+    if (this.inflight || this.next) {
       // One filter at a time: the newest waiting chunk goes next, an older waiting one is superseded.
       const older = this.next;
       this.next = { chunk, done };
@@ -222,6 +246,7 @@ export class OffThreadChunkPath implements ChunkPath {
       previousCommitted: this.lastCommitted,
     };
     this.lastCommitted = false;
+    this.lastBegin = now;
     this.inflight = { job, chunk, done, refilters, holdEpoch: this.holdEpoch };
     const before = this.syncNow;
     this.syncNow = now;
@@ -240,9 +265,15 @@ export class OffThreadChunkPath implements ChunkPath {
     if (a.kind === 'filtered') this.o.onFilterTime?.(a.filterMs);
     const newer = this.next;
     if (newer) {
-      this.next = undefined;
+      // Chunks arrive faster than they are filtered (a flood): this answer is superseded, and the
+      // newest waiting chunk is filtered at once only if the last filter began at least the pacing
+      // interval ago — else at the first control step after it (step) — so a flood keeps the
+      // filter's thread busy at most a fraction of the time, not back to back.
       this.superseded(f.chunk, newer.chunk.id, now, f.done);
-      this.begin(newer.chunk, now, newer.done, 0, true);
+      if (now - this.lastBegin >= this.interval) {
+        this.next = undefined;
+        this.begin(newer.chunk, now, newer.done, 0, true);
+      }
       return;
     }
     if (a.kind === 'fault') {

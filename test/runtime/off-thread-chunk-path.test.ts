@@ -226,7 +226,7 @@ describe('the SO-101 chunk path with the filter in a worker thread', () => {
   }, 30_000);
 
   it('a newer chunk arrived while one was filtered: the older is answered superseded, the newer filtered and committed', async () => {
-    const { arm, submit, path } = await setup();
+    const { arm, submit, path, clock, session } = await setup();
     const first = submit(ramp(REACH_FROM, REACH_TO));
     const second = submit(
       ramp(
@@ -234,12 +234,56 @@ describe('the SO-101 chunk path with the filter in a worker thread', () => {
         REACH_TO.map((x, j) => (j === 0 ? 0.3 : x)),
       ),
     );
-    const [a, b] = await Promise.all([first, second]);
+    const a = await first;
+    // the newer one starts at a control step once the pacing interval has passed
+    let settled = false;
+    void second.then(() => (settled = true));
+    while (!settled) {
+      clock.advance(0.01);
+      arm.tick(clock.now());
+      session.pipeline.step(clock.now());
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const b = await second;
     expect(a).toMatchObject({ id: 'c1', verdict: 'rejected', code: 'superseded' });
     expect(b.id).toBe('c2');
     expect(b.verdict).toMatch(/executed|filtered/);
     expect(arm.executed.map((e) => e.chunk.id)).toEqual(['c2']);
     expect(path.stats).toMatchObject({ submitted: 2, superseded: 1, committed: 1 });
+  }, 30_000);
+});
+
+describe('pacing under a flood', () => {
+  it('a chunk that superseded the one being filtered starts at the first control step 20 ms after the last filter began', async () => {
+    const { arm, submit, path, service, clock, session } = await setup();
+    const first = submit(ramp(REACH_FROM, REACH_TO));
+    const waiting = [2, 3, 4].map((i) =>
+      submit(
+        ramp(
+          REACH_FROM,
+          REACH_TO.map((x, j) => (j === 0 ? 0.1 * i : x)),
+        ),
+      ),
+    );
+    expect((await first).code).toBe('superseded');
+    expect((await waiting[0]!).code).toBe('superseded');
+    expect((await waiting[1]!).code).toBe('superseded');
+    // the newest waits: no filter began since the first (same clock time)
+    expect(service.jobs).toHaveLength(1);
+    const step = (dt: number) => {
+      clock.advance(dt);
+      arm.tick(clock.now());
+      session.pipeline.step(clock.now());
+    };
+    step(0.01);
+    expect(service.jobs).toHaveLength(1);
+    step(0.01); // 20 ms after the first began
+    expect(service.jobs).toHaveLength(2);
+    const last = await waiting[2]!;
+    expect(last.id).toBe('c4');
+    expect(last.verdict).toMatch(/executed|filtered/);
+    expect(arm.executed.map((e) => e.chunk.id)).toEqual(['c4']);
+    expect(path.stats).toMatchObject({ submitted: 4, superseded: 3, committed: 1 });
   }, 30_000);
 });
 
