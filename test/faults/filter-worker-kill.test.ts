@@ -9,6 +9,8 @@
  * - A chunk flood from a policy client: every chunk is filtered in the worker — the control thread's
  *   filter is never called (before, each chunk that reached the control thread was filtered there,
  *   several ms per chunk) — the loop keeps stepping, and every request gets exactly one answer.
+ *   (Whether the flood's chunks were committed depends on the host's load, not asserted here:
+ *   test/runtime/off-thread-chunk-path.test.ts decides commits deterministically.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Worker } from 'node:worker_threads';
@@ -92,11 +94,17 @@ describe('the chunk filter worker in a live session', () => {
     );
     expect(log).toContainEqual(expect.stringMatching(/^chunk filter worker started again after disconnect/));
 
-    // Chunks are filtered again: a standing chunk at the arm's position is executed.
+    // Chunks are filtered again: a standing chunk at the arm's position is executed (on a loaded
+    // host the gate may hold meanwhile for its own timing: then release and send the next one).
     const { policy, answers, standing } = await policyClient(s);
-    await policy.publishAsync(topicFor('arm9', 'chunk/request'), standing('after-restart'), { qos: 1 });
-    await waitUntil(() => answers.some((a) => a.id === 'after-restart'), 10, 'the answer after the restart');
-    expect(answers.find((a) => a.id === 'after-restart')!.verdict).toMatch(/executed|filtered/);
+    let executed = false;
+    for (let i = 0; i < 10 && !executed; i++) {
+      if (s.gate.state === 'hold') await s.act('release');
+      await policy.publishAsync(topicFor('arm9', 'chunk/request'), standing(`after-restart-${i}`), { qos: 1 });
+      await waitUntil(() => answers.some((a) => a.id === `after-restart-${i}`), 10, 'the answer after the restart');
+      executed = /executed|filtered/.test(answers.find((a) => a.id === `after-restart-${i}`)!.verdict);
+    }
+    expect(executed, answers.map((a) => `${a.id} ${a.verdict}: ${a.reason}`).join('\n')).toBe(true);
 
     const path = s.episodes.path!;
     await s.stop('test done');
@@ -138,9 +146,8 @@ describe('the chunk filter worker in a live session', () => {
     // filtered in the worker: jobs went there, none ran here
     expect(stats.submitted).toBeGreaterThan(0);
     expect(onControlThread.calls).toBe(0);
-    // the newest request was evaluated, and standing chunks at the arm's position go to the arm
+    // the newest request was evaluated (not superseded); every chunk the path took was answered once
     expect(answers.find((a) => a.id === `w${N - 1}`)!.code).not.toBe('superseded');
-    expect(stats.committed).toBeGreaterThan(0);
     expect(
       stats.committed +
         stats.held +
