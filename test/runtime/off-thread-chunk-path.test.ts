@@ -151,6 +151,8 @@ describe('the SO-101 chunk path with the filter in a worker thread', () => {
     let calls = 0;
     const original = controlThreadFilter.filter;
     controlThreadFilter.filter = (...a: unknown[]) => (calls++, (original as (...x: unknown[]) => unknown)(...a));
+    path.warmUp(); // as `run` does at start-up: decides nothing, sends nothing
+    expect(arm.executed).toHaveLength(0);
     const r = await submit(ramp(REACH_FROM, REACH_TO));
     expect(r.verdict).toMatch(/executed|filtered/);
     expect(arm.executed).toHaveLength(1);

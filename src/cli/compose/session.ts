@@ -16,6 +16,7 @@ import type { OperatorAction } from './operator-keys.js';
 import { connectEmulatedSo101, connectSo101, type So101Connection } from './so101-arm.js';
 import { so101Rig, type So101FilterRecipe, type So101Rig } from '../../rigs/so101.js';
 import { WorkerChunkFilterService } from '../../rigs/filter-worker/worker-service.js';
+import { OffThreadChunkPath } from '../../runtime/off-thread-chunk-path.js';
 import { Session, type TaskSemantic } from '../../runtime/session.js';
 import type { SemanticRecord } from '../../episode/types.js';
 import { startTelemetry, type BrokerChoice, type Telemetry } from '../../telemetry/run-telemetry.js';
@@ -405,6 +406,8 @@ export class RunSession {
     const filterWorker = this.filterWorker;
     if (filterWorker) {
       await startStep('the chunk filter worker', () => filterWorker.start());
+      const path = this.session.chunks;
+      if (path instanceof OffThreadChunkPath) path.warmUp();
       o.log(
         `chunk filter: in a worker thread (CBF and warning band); each answer is re-checked on the control thread against the present joint state and obstacles before it reaches the arm`,
       );
