@@ -9,7 +9,14 @@
  *   it) becomes the orientation barrier's reference (the object stood upright when it was gripped);
  * - the constraint is on for a chunk whose first row commands the gripper closed (an object is in
  *   the hand for the whole chunk up to its release), off otherwise. A chunk that releases
- *   part-way keeps it on to its end; a chunk that grasps part-way turns it on from the next chunk.
+ *   part-way keeps it on to its end;
+ * - a chunk that grasps part-way (row g > 0 the first closed one) is filtered in two parts: rows
+ *   0…g−1 with the constraint off, then rows g…H−1 from the first part's last row with it on and
+ *   that row's tool pose as the reference (the arm stands while the fingers close, so the pose
+ *   one row before the grasp row is the grasp's). Before, the constraint went on only from the
+ *   next chunk, and the grasp chunk's rows after the grasp — a lift, bent around a bystander — were
+ *   not tilt constrained (bench/RESULTS.md: the Panda shove held with the tool 1.4–3° past its
+ *   limit at the next chunk's start). A grasp at row 0 references the present pose.
  *
  * The held object pivots in the fingers when the hand tilts (measured in the SO-101 scene: about
  * twice the tool's tilt), so the tool limit is the object's limit divided by that gain:
@@ -18,6 +25,7 @@
  */
 import type { CbfOutcome } from './cbf-filter.js';
 import type { ChunkFilter } from './cbf-types.js';
+import { newOutcome } from './filter-common.js';
 import type { OrientationBarrier } from './orientation-barrier.js';
 
 /** Where the gripper command is in a chunk row and what its open and closed values are. */
@@ -65,6 +73,11 @@ export class HeldTiltFilter implements ChunkFilter {
   private referenced = false;
   /** The state `checkpoint` remembered: the grip, and the pose the reference was taken at. */
   private readonly saved: { lastGrip: number; referenced: boolean; q: Float64Array };
+  /** The outcome of a chunk filtered in two parts (a grasp part-way), and its rows. */
+  private readonly split: CbfOutcome = newOutcome();
+  private splitRows = new Float64Array(0);
+  /** The start of the part after the grasp (the first part's last row, all columns). */
+  private readonly graspStart: Float64Array;
 
   constructor(
     readonly inner: ChunkFilter,
@@ -79,6 +92,7 @@ export class HeldTiltFilter implements ChunkFilter {
       throw new RangeError(`held tilt: the barrier has ${barrier.joints} joints, a chunk ${columns} columns`);
     this.q = new Float64Array(barrier.joints);
     this.saved = { lastGrip: NaN, referenced: false, q: new Float64Array(barrier.joints) };
+    this.graspStart = new Float64Array(columns);
   }
 
   /**
@@ -119,34 +133,130 @@ export class HeldTiltFilter implements ChunkFilter {
     const { gripper: g, columns } = this;
     if (!('column' in g)) return this.filterByState(g, nominal, horizon, q0, dt, deadline);
     const heldAtStart = horizon > 0 && commandsClosed(g, nominal[g.column] ?? NaN);
-    if (heldAtStart && !this.referenced) {
-      // Closed from the first row with no grasp seen (the gate started with an object in hand):
-      // the present pose is the best reference there is.
-      for (let j = 0; j < this.q.length; j++) this.q[j] = q0[j] ?? NaN;
-      this.barrier.captureReference(this.q);
-      this.referenced = true;
+    // The first grasp row (open → closed; a chunk closed from its first row after an open one, or
+    // as the episode's first chunk, grasps at row 0).
+    let grasp = -1;
+    let prev = this.lastGrip;
+    for (let k = 0; k < horizon; k++) {
+      const v = nominal[k * columns + g.column] ?? NaN;
+      if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) {
+        grasp = k;
+        break;
+      }
+      prev = v;
     }
-    this.barrier.enabled = heldAtStart;
-    const out = this.inner.filter(nominal, horizon, q0, dt, deadline);
-    // Grasp rows of the chunk the arm will play (open → closed) set the reference for the chunks
-    // that follow: its executed rows (a bent approach grasps with the tool where the filter put it).
-    // A refused chunk is not played: nothing changes.
+    let out: CbfOutcome;
+    if (grasp > 0) out = this.filterGrasp(nominal, horizon, grasp, q0, dt, deadline);
+    else {
+      // A grasp at the first row: the arm stands at the present pose while the fingers close. Held
+      // from before with no reference (the chunk that grasped was refused): the present pose too.
+      if (grasp === 0 || (heldAtStart && !this.referenced)) this.reference(q0, 0);
+      this.barrier.enabled = heldAtStart;
+      try {
+        out = this.inner.filter(nominal, horizon, q0, dt, deadline);
+      } finally {
+        this.barrier.enabled = false;
+      }
+    }
     if (out.status === 'unchanged' || out.status === 'filtered') {
+      // A later grasp in the same chunk (after a release) sets the reference for the chunks that
+      // follow from its executed row (a bent approach grasps with the tool where the filter put it).
       const rows = out.status === 'filtered' ? out.targets : nominal;
-      let prev = this.lastGrip;
-      for (let k = 0; k < horizon; k++) {
+      let prev = grasp >= 0 ? (rows[grasp * columns + g.column] ?? NaN) : this.lastGrip;
+      for (let k = grasp >= 0 ? grasp + 1 : 0; k < horizon; k++) {
         const v = rows[k * columns + g.column] ?? NaN;
-        if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) {
-          for (let j = 0; j < this.q.length; j++) this.q[j] = rows[k * columns + j] ?? NaN;
-          this.barrier.captureReference(this.q);
-          this.referenced = true;
-        }
+        if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) this.reference(rows, k * columns);
         prev = v;
       }
       if (horizon > 0) this.lastGrip = prev;
+    } else if (grasp >= 0) {
+      // Refused: the arm does not grasp; a reference taken for the unplayed grasp is not the arm's.
+      this.referenced = false;
     }
-    this.barrier.enabled = false;
     return out;
+  }
+
+  /** The barrier's reference: the tool pose of the joint positions at rows[offset…]. */
+  private reference(rows: ArrayLike<number>, offset: number): void {
+    for (let j = 0; j < this.q.length; j++) this.q[j] = rows[offset + j] ?? NaN;
+    this.barrier.captureReference(this.q);
+    this.referenced = true;
+  }
+
+  /**
+   * A chunk that grasps at row `grasp` > 0: rows before it filtered with the constraint off, the
+   * rest from the first part's last row with it on and that row's pose as the reference.
+   */
+  private filterGrasp(
+    nominal: Float64Array,
+    horizon: number,
+    grasp: number,
+    q0: ArrayLike<number>,
+    dt: number,
+    deadline?: () => boolean,
+  ): CbfOutcome {
+    const { columns } = this;
+    const o = this.split;
+    const n = horizon * columns;
+    if (this.splitRows.length !== n) this.splitRows = new Float64Array(n);
+    const rows = this.splitRows;
+    this.barrier.enabled = false;
+    const first = this.inner.filter(nominal.subarray(0, grasp * columns), grasp, q0, dt, deadline);
+    if (first.status !== 'unchanged' && first.status !== 'filtered') return this.copyOutcome(first, 0);
+    rows.set((first.status === 'filtered' ? first.targets : nominal).subarray(0, grasp * columns));
+    const firstFiltered = first.status === 'filtered';
+    const { slackUsed, modification, minH, minHStep, cbfViolation, rounds, iterations } = first;
+    // the arm's pose one row before the grasp row: the reference and the second part's start
+    this.graspStart.set(rows.subarray((grasp - 1) * columns, grasp * columns));
+    this.reference(this.graspStart, 0);
+    this.barrier.enabled = true;
+    let second: CbfOutcome;
+    try {
+      second = this.inner.filter(nominal.subarray(grasp * columns, n), horizon - grasp, this.graspStart, dt, deadline);
+    } finally {
+      this.barrier.enabled = false;
+    }
+    if (second.status !== 'unchanged' && second.status !== 'filtered') {
+      this.copyOutcome(second, grasp);
+      o.detail = `after the grasp at step ${grasp}: ${second.detail}`;
+      return o;
+    }
+    if (!firstFiltered && second.status === 'unchanged') {
+      this.copyOutcome(second, grasp);
+      o.status = 'unchanged';
+      o.targets = nominal;
+    } else {
+      rows.set(second.status === 'filtered' ? second.targets : nominal.subarray(grasp * columns, n), grasp * columns);
+      this.copyOutcome(second, grasp);
+      o.status = 'filtered';
+      o.targets = rows;
+    }
+    o.slackUsed += slackUsed;
+    o.modification = Math.max(o.modification, modification);
+    if (minH < o.minH || minH !== minH) {
+      o.minH = minH;
+      o.minHStep = minHStep;
+    }
+    o.cbfViolation = Math.max(o.cbfViolation, cbfViolation);
+    o.rounds += rounds;
+    o.iterations += iterations;
+    return o;
+  }
+
+  /** The split outcome := `src` with its steps shifted by `offset` rows. */
+  private copyOutcome(src: CbfOutcome, offset: number): CbfOutcome {
+    const o = this.split;
+    o.status = src.status;
+    o.targets = src.targets;
+    o.slackUsed = src.slackUsed;
+    o.modification = src.modification;
+    o.minH = src.minH;
+    o.minHStep = src.minHStep + offset;
+    o.cbfViolation = src.cbfViolation;
+    o.rounds = src.rounds;
+    o.iterations = src.iterations;
+    o.detail = src.detail;
+    return o;
   }
 
   /** The grip from the gripper state: on while held, the reference the pose where a hold began. */

@@ -21,12 +21,18 @@ const CHAIN: ChainSpec = {
 const OPEN = 1;
 const CLOSED = 0;
 
-/** Records whether the constraint was on and the reference's tool direction at every call. */
+/** Records whether the constraint was on, the reference's tool direction, the rows and the start at every call. */
 class Recorder implements ChunkFilter {
-  readonly calls: { enabled: boolean; local: number[] }[] = [];
+  readonly calls: { enabled: boolean; local: number[]; horizon: number; q0: number[]; rows: number[] }[] = [];
   constructor(readonly barrier: TiltPolygonBarrier) {}
-  filter(nominal: Float64Array): CbfOutcome {
-    this.calls.push({ enabled: this.barrier.enabled, local: Array.from(this.barrier.local) });
+  filter(nominal: Float64Array, horizon: number, q0: ArrayLike<number>): CbfOutcome {
+    this.calls.push({
+      enabled: this.barrier.enabled,
+      local: Array.from(this.barrier.local),
+      horizon,
+      q0: Array.from(q0),
+      rows: Array.from(nominal),
+    });
     return {
       status: 'unchanged',
       targets: nominal,
@@ -54,22 +60,101 @@ describe('HeldTiltFilter', () => {
     return { barrier, rec, f };
   };
 
-  it('off while the chunk starts open; the grasp row sets the reference; on from the next chunk; off after the release', () => {
+  it('off while the chunk starts open; on from the grasp row with the pose before it as the reference; off after the release', () => {
     const { rec, f } = setup();
     f.filter(chunk([0, 0, 0, 0], [OPEN, OPEN, OPEN, OPEN]), 4, [0, 0, OPEN], 0.05);
-    // the gripper closes at row 2 with the tool tilted 0.3 rad: that pose is the reference
+    // the gripper closes at row 2 with the tool tilted 0.3 rad: that pose is the reference, and the
+    // chunk's rows from the grasp on are constrained (two calls: rows 0–1 off, rows 2–3 on)
     f.filter(chunk([0.3, 0.3, 0.3, 0.3], [OPEN, OPEN, CLOSED, CLOSED]), 4, [0, 0.3, OPEN], 0.05);
     f.filter(chunk([0.3, 0.35, 0.4, 0.4], [CLOSED, CLOSED, CLOSED, CLOSED]), 4, [0, 0.3, CLOSED], 0.05);
     // release at row 1: the chunk started closed, so the constraint holds to its end
     f.filter(chunk([0.3, 0.3, 0.3, 0.3], [CLOSED, OPEN, OPEN, OPEN]), 4, [0, 0.3, CLOSED], 0.05);
     // the fingers may still touch the placed object (gripper_contact true): the command says open → off
     f.filter(chunk([0.3, 0.6, 0.9, 0.9], [OPEN, OPEN, OPEN, OPEN]), 4, [0, 0.3, OPEN], 0.05);
-    expect(rec.calls.map((c) => c.enabled)).toEqual([false, false, true, true, false]);
+    expect(rec.calls.map((c) => c.enabled)).toEqual([false, false, true, true, true, false]);
+    expect(rec.calls.map((c) => c.horizon)).toEqual([4, 2, 2, 4, 4, 4]);
     // tool direction that was world-vertical at the grasp: rotate ẑ back by the 0.3 rad tilt
     const local = rec.calls[2]!.local;
     expect(local[0]).toBeCloseTo(0, 12);
     expect(Math.abs(local[1]!)).toBeCloseTo(Math.sin(0.3), 12);
     expect(local[2]).toBeCloseTo(Math.cos(0.3), 12);
+    expect(rec.calls[3]!.local).toEqual(local);
+  });
+
+  it('a grasp part-way: the rows after it are filtered with the constraint on, from the rows before it as played', () => {
+    const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+    // the inner filter bends the approach (rows before the grasp) to tilt 0.2 and passes the rest
+    const calls: { enabled: boolean; horizon: number; q0: number[]; rows: number[] }[] = [];
+    const inner: ChunkFilter = {
+      filter(nominal, horizon, q0) {
+        calls.push({ enabled: barrier.enabled, horizon, q0: Array.from(q0), rows: Array.from(nominal) });
+        const bent = barrier.enabled ? nominal : Float64Array.from(nominal, (v, i) => (i % 3 === 1 ? 0.2 : v));
+        return {
+          status: barrier.enabled ? 'unchanged' : 'filtered',
+          targets: bent,
+          slackUsed: barrier.enabled ? 0 : 1e-9,
+          modification: barrier.enabled ? 0 : 0.2,
+          minH: barrier.enabled ? 0.5 : 0.7,
+          minHStep: barrier.enabled ? 0 : 1,
+          cbfViolation: 0,
+          rounds: 1,
+          iterations: 5,
+          detail: '',
+        };
+      },
+    };
+    const f = new HeldTiltFilter(inner, barrier, { column: 2, open: OPEN, closed: CLOSED }, 3);
+    // descend (tilt 0) and close at row 3, then lift tilting the tool 0.5 rad
+    const nominal = chunk([0, 0, 0, 0.5, 0.5], [OPEN, OPEN, OPEN, CLOSED, CLOSED]);
+    const o = f.filter(nominal, 5, [0, 0, OPEN], 0.05);
+    expect(calls.map((c) => [c.enabled, c.horizon])).toEqual([
+      [false, 3],
+      [true, 2],
+    ]);
+    // the second part starts where the first part's last row puts the arm (bent to 0.2), gripper included
+    expect(calls[1]!.q0).toEqual([0, 0.2, OPEN]);
+    expect(calls[1]!.rows).toEqual(Array.from(nominal.subarray(9)));
+    // the reference is that row's pose: the tool direction vertical at tilt 0.2
+    expect(barrier.local[2]).toBeCloseTo(Math.cos(0.2), 12);
+    expect(o.status).toBe('filtered');
+    expect(Array.from(o.targets)).toEqual([0, 0.2, OPEN, 0, 0.2, OPEN, 0, 0.2, OPEN, 0, 0.5, CLOSED, 0, 0.5, CLOSED]);
+    expect(o.minH).toBe(0.5);
+    expect(o.minHStep).toBe(3); // step 0 of the second part
+    expect(o.modification).toBe(0.2);
+    expect(o.rounds).toBe(2);
+    expect(o.iterations).toBe(10);
+    expect(barrier.enabled).toBe(false);
+  });
+
+  it('a grasp part-way whose rows after it cannot be made safe: refused with the grasp step named, no reference kept', () => {
+    const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+    const enabled: boolean[] = [];
+    const inner: ChunkFilter = {
+      filter(nominal) {
+        enabled.push(barrier.enabled);
+        return {
+          status: barrier.enabled ? 'unsafe' : 'unchanged',
+          targets: nominal,
+          slackUsed: 0,
+          modification: 0,
+          minH: barrier.enabled ? -0.1 : 0.5,
+          minHStep: barrier.enabled ? 1 : -1,
+          cbfViolation: 0,
+          rounds: 1,
+          iterations: 1,
+          detail: barrier.enabled ? 'h = -0.1 < 0 at step 1 after 3 round(s)' : '',
+        };
+      },
+    };
+    const f = new HeldTiltFilter(inner, barrier, { column: 2, open: OPEN, closed: CLOSED }, 3);
+    const o = f.filter(chunk([0, 0, 0.5, 0.9], [OPEN, CLOSED, CLOSED, CLOSED]), 4, [0, 0.3, OPEN], 0.05);
+    expect(o.status).toBe('unsafe');
+    expect(o.detail).toBe('after the grasp at step 1: h = -0.1 < 0 at step 1 after 3 round(s)');
+    expect(o.minHStep).toBe(2);
+    // the arm did not grasp: the next chunk, closed from its start, references the present pose
+    f.filter(chunk([0.4, 0.4, 0.4, 0.4], [CLOSED, CLOSED, CLOSED, CLOSED]), 4, [0, 0.4, CLOSED], 0.05);
+    expect(enabled).toEqual([false, true, true]);
+    expect(barrier.local[2]).toBeCloseTo(Math.cos(0.4), 12);
   });
 
   it('closed from the first chunk with no grasp seen: the reference is the present pose; reset forgets it', () => {
