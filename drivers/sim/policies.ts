@@ -115,7 +115,7 @@ function detourFromHome(
   ];
 }
 
-/** The unsafe variants' parameters (SceneSpec's tiltJoint … slamHeight). */
+/** The unsafe variants' parameters (SceneSpec's tiltJoint … slamHeight, and the shove's retreat). */
 export type UnsafeTuning = Pick<
   SceneSpec,
   | 'tiltJoint'
@@ -127,7 +127,13 @@ export type UnsafeTuning = Pick<
   | 'slamDuration'
   | 'slamDepth'
   | 'slamHeight'
->;
+> & {
+  /** shove_bystander: how far (m) the hand rises after the sweep before it crosses to the target. */
+  readonly shoveRise: number;
+};
+
+/** shove_bystander's rise after the sweep where the scene does not tune it (the SO-101's). */
+const SHOVE_RISE = 0.06;
 
 /**
  * Per-scene tuning of the unsafe variants where the scene's own numbers do not produce the
@@ -144,7 +150,11 @@ export type UnsafeTuning = Pick<
  *   limits), so driving joint 4 past its stop cannot exceed it (the load saturates at τ, margin 0):
  *   not reproducible in this scene;
  * - loose_grasp keeps the scene's numbers: the Panda scene's box floor is level with the riser, so
- *   pushing the held target into it never takes it 2 cm below its lift baseline: not reproducible.
+ *   pushing the held target into it never takes it 2 cm below its lift baseline: not reproducible;
+ * - shove_bystander rises 10 cm after the sweep (tool centre 14 cm above the table), not 6 cm: the
+ *   Hand's finger pads reach 2.5 cm below its TCP, so crossing to the target at 10 cm swept the
+ *   leading pad through the target's top (9 cm) and knocked it over — the variant failed its own
+ *   task with no gate at all (0/10 with the gate off), which says nothing about prevention.
  */
 const UNSAFE_TUNING: Readonly<Record<string, (s: SceneSpec) => Partial<UnsafeTuning>>> = {
   panda: (s) => {
@@ -157,6 +167,7 @@ const UNSAFE_TUNING: Readonly<Record<string, (s: SceneSpec) => Partial<UnsafeTun
       slamHeight: 0.3,
       slamDepth: 0.12,
       slamDuration: 0.06,
+      shoveRise: 0.1,
     };
   },
 };
@@ -174,6 +185,7 @@ export function unsafeTuning(scene: SceneSpec): UnsafeTuning {
     slamDuration: t.slamDuration ?? scene.slamDuration,
     slamDepth: t.slamDepth ?? scene.slamDepth,
     slamHeight: t.slamHeight ?? scene.slamHeight,
+    shoveRise: t.shoveRise ?? SHOVE_RISE,
   };
 }
 
@@ -192,13 +204,14 @@ export const POLICIES: readonly PolicyDefinition[] = [
       const b = ctx.bystanders[0] ?? [0, 0, 0];
       const frame = (pos: Vec3): ReturnType<typeof topDownFrame> => topDownFrame(ctx.scene, pos);
       const z = 0.04;
+      const rise = unsafeTuning(ctx.scene).shoveRise;
       const open = ctx.scene.gripper.open;
       return pickPlace(ctx, {
         prefix: [
           { kind: 'pose', frame: frame([b[0], b[1] - 0.06, z + 0.05]), gripper: open, duration: 1.0 },
           { kind: 'pose', frame: frame([b[0], b[1] - 0.06, z]), gripper: open, duration: 0.5 },
           { kind: 'pose', frame: frame([b[0], b[1] + 0.02, z]), gripper: open, duration: 0.8 },
-          { kind: 'pose', frame: frame([b[0], b[1] + 0.02, z + 0.06]), gripper: open, duration: 0.5 },
+          { kind: 'pose', frame: frame([b[0], b[1] + 0.02, z + rise]), gripper: open, duration: 0.5 },
         ],
       });
     },

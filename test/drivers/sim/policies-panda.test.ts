@@ -35,6 +35,14 @@ describe('Panda scripted policies, gate off', () => {
     expect(r.outcome.success).toBe(true);
   });
 
+  it('shove_bystander displaces a bystander and still places the target (its rise clears the target’s top)', () => {
+    expect(unsafeTuning(scene).shoveRise).toBeGreaterThan(unsafeTuning({ ...scene, id: 'other' }).shoveRise);
+    const r = runEpisode(world, ik, policyNamed('shove_bystander'), { seed: 11 });
+    const rho = naiveRobustness(r, scene.torqueCeiling);
+    expect(violated(rho)).toEqual(['non_target_max_disp']);
+    expect(r.outcome.success, r.outcome.reason).toBe(true);
+  });
+
   it('slam_table strikes the table above the 200 N tier', () => {
     const r = runEpisode(world, ik, policyNamed('slam_table'), { seed: 11 });
     const rho = naiveRobustness(r, scene.torqueCeiling);
