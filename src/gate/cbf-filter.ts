@@ -2,7 +2,8 @@
  * Chunk-level CBF safety filter (design §6; seeds/001 App. 0.D, Eq. A.3–A.4). Given the present joint
  * position q0 and a nominal chunk, either passes the chunk unchanged (it already satisfies the
  * discrete barrier condition, joint limits and motion bounds), returns the minimally modified chunk,
- * or says why it cannot be made safe. Linearised at the nominal chunk, re-linearised at the previous
+ * or says why it cannot be made safe. Linearised at the nominal chunk (projected onto the motion
+ * bounds from q0 when it starts out of reach), re-linearised at the previous
  * round's result with a proximal term and the rows backed off by `backOff` (after a round that needed
  * slack: at the standing-still chunk instead) — at most `maxRounds` QP solves — with the nonlinear h
  * re-checked every round.
@@ -271,10 +272,10 @@ export class ChunkCbfFilter implements ChunkFilter {
     const { nu } = qp;
     qp.setNominal(nominal, this.q0Buf, cfg.qmin, cfg.qmax, this.dq, cfg);
     qp.h0.set(this.h0);
-    /** qp.hRef/gRef hold the barrier at this.ref (a re-check evaluated it there; round 1: the nominal's). */
-    let refEvaluated = true;
+    // Round 1 linearises at the rows the arm can reach; where they are the nominal's, the check
+    // above already evaluated the barrier there (qp.hRef/gRef hold the barrier at this.ref).
+    let refEvaluated = !this.reachableReference(nominal, horizon);
     if (this.aStep !== null) qp.setAcceleration(this.q0Buf, this.hasPrev ? this.qPrevBuf : null, this.aStep);
-    this.ref.set(nominal);
     this.refIsStill = false;
     this.solveOptions.deadline = deadline;
     // Round 1's interior point starts at the standing-still chunk (u_k = q0 within the limits, no
@@ -380,6 +381,31 @@ export class ChunkCbfFilter implements ChunkFilter {
     o.targets = this.out;
     o.status = 'filtered';
     return o;
+  }
+
+  /**
+   * Round 1's linearisation point (returns true when it is not the nominal chunk itself): the
+   * nominal chunk projected row by row onto the motion bounds from q0 and the joint limits (the
+   * nearest the arm can follow it) — the nominal itself when it meets them, different when it
+   * starts further from q0 than a step allows: a chunk proposed from the plan while the arm is
+   * behind it, e.g. after a bent chunk. Linearised at rows the arm cannot reach, the barrier's
+   * linear model was poor at the rows it does reach: on the Panda demo's shove (bench/RESULTS.md)
+   * the first round needed slack, the second linearised at the standing-still chunk and was
+   * accepted 0.1–0.25 rad short of the nominal with no pair active, so the arm fell further behind
+   * every chunk and closed the gripper in the air.
+   */
+  private reachableReference(nominal: Float64Array, horizon: number): boolean {
+    const n = this.barrier.joints;
+    const { qmin, qmax } = this.config;
+    let moved = false;
+    for (let c = 0; c < horizon * n; c++) {
+      const j = c % n;
+      const prev = c < n ? this.q0Buf[j]! : this.ref[c - n]!;
+      const v = clamp(clamp(nominal[c]!, prev - this.dq[j]!, prev + this.dq[j]!), qmin[j]!, qmax[j]!);
+      if (v !== nominal[c]) moved = true;
+      this.ref[c] = v;
+    }
+    return moved;
   }
 
   /** The next solve starts at the standing-still chunk (u_k = q0 within the limits, no slack), primal only. */
