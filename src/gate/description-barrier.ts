@@ -16,15 +16,23 @@ import { selfCollisionModel } from '../kinematics/self-collision-model.js';
 import { BarrierStack } from './barrier-stack.js';
 import { CapsuleBarrier } from './capsule-barrier.js';
 import type { BarrierModel } from './cbf-types.js';
-import { toolTiltLimit } from './held-tilt.js';
+import { tiltPlanning, toolTiltLimit } from './held-tilt.js';
 import { TiltPolygonBarrier } from './orientation-barrier.js';
 
 /**
- * Lever of the tilt faces (m): h = L·(s − b·n). 10 m makes a planning margin δ = 3 mm a tolerance
- * of 3·10⁻⁴ on the tilt's sine — under 0.02° — for the tool's tracking error at a chunk's start,
- * and puts the faces' values on the distance pairs' scale (L·s ≈ 0.8 at a 6.75° limit).
+ * Lever of the tilt faces (m) without a planning margin: h = L·(s − b·n). With a margin δ the
+ * lever is δ's angle instead (TILT_PLANNING_MARGIN).
  */
 export const TILT_LEVER = 10;
+
+/**
+ * The tool's tilt is planned this far inside its limit (rad; 0.5°) when the filter has a planning
+ * margin δ, and the faces' lever is chosen so that δ is this angle (held-tilt.ts tiltPlanning): a
+ * chunk's start up to 0.5° past where the last chunk planned the tool (servo tracking error) is
+ * accepted, a tool past its limit is not. On the held object, with the demo's pivot gain of 2,
+ * about 1° of the clause's 1.5° warning band.
+ */
+export const TILT_PLANNING_MARGIN = (0.5 * Math.PI) / 180;
 
 export interface DescriptionBarrierOptions {
   /** Obstacle groups (obstacleGroups), one distance pair each; edited in place as objects move. */
@@ -39,7 +47,13 @@ export interface DescriptionBarrierOptions {
    * The held object's tilt limit (rad; its clause's τ − ε), how many times the tool's tilt the
    * object tilts in the fingers, and the faces of the polygon; null: no tilt pairs.
    */
-  readonly heldTilt: { readonly objectLimit: number; readonly pivotGain: number; readonly faces: number } | null;
+  readonly heldTilt: {
+    readonly objectLimit: number;
+    readonly pivotGain: number;
+    readonly faces: number;
+    /** Tool tilt (rad) planned inside the limit when planningMargin > 0; default TILT_PLANNING_MARGIN. */
+    readonly margin?: number;
+  } | null;
   /**
    * The capsules kept clear of the obstacles when not the description's own (an arm whose
    * calibration measured its own capsules, drivers/so101/mapping.ts so101ModelFor); same chain.
@@ -81,16 +95,24 @@ export function descriptionBarrier(
           o.selfClearance + o.planningMargin,
           { includeSelf: true },
         );
-  const tilt =
-    o.heldTilt === null
-      ? null
-      : new TiltPolygonBarrier(
-          fk,
-          endEffectorOf(desc, endEffector).tcp.frame,
-          toolTiltLimit(o.heldTilt.objectLimit, o.heldTilt.pivotGain),
-          TILT_LEVER,
-          o.heldTilt.faces,
-        );
+  let tilt: TiltPolygonBarrier | null = null;
+  if (o.heldTilt !== null) {
+    const t = o.heldTilt;
+    const plan = tiltPlanning(
+      toolTiltLimit(t.objectLimit, t.pivotGain),
+      t.faces,
+      o.planningMargin,
+      t.margin ?? TILT_PLANNING_MARGIN,
+      TILT_LEVER,
+    );
+    tilt = new TiltPolygonBarrier(
+      fk,
+      endEffectorOf(desc, endEffector).tcp.frame,
+      plan.maxTilt,
+      plan.lever,
+      t.faces,
+    );
+  }
   const models: BarrierModel[] = [distance, ...(self ? [self] : []), ...(tilt ? [tilt] : [])];
   return { barrier: models.length === 1 ? distance : new BarrierStack(models), distance, self, tilt };
 }

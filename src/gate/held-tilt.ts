@@ -65,6 +65,35 @@ export function toolTiltLimit(objectLimit: number, pivotGain: number): number {
   return objectLimit / pivotGain;
 }
 
+/**
+ * The tool's tilt planned a margin inside its limit (issue 15): the tilt faces are built at
+ * `toolLimit − angularMargin` with a lever chosen so that the chunk filter's planning margin δ (m,
+ * the depth below h = 0 it still accepts, CbfFilterConfig.planningMargin) is exactly that angle at
+ * the limit — the filter plans the tool level to within θ − α and refuses only past θ itself, as
+ * it plans distances d_safe + δ and refuses only inside d_safe. With a fixed lever L the faces
+ * tolerated only δ/L on the tilt's sine (3·10⁻⁴, under 0.02°, at L = 10 m), less than the servos'
+ * tracking error in orientation (a chunk started 0.24° past the face it ended on and held).
+ * For faces n_i the face value is L·(s − b·n_i) with s = sin θ·cos(π/faces), so
+ * L = δ / ((sin θ − sin(θ − α))·cos(π/faces)). No margin (δ = 0 or α = 0): the limit itself and
+ * `lever`.
+ */
+export function tiltPlanning(
+  toolLimit: number,
+  faces: number,
+  planningMargin: number,
+  angularMargin: number,
+  lever: number,
+): { readonly maxTilt: number; readonly lever: number } {
+  if (!(angularMargin >= 0 && angularMargin < toolLimit))
+    throw new RangeError(`held tilt: angular margin must be in [0, ${toolLimit}) rad, got ${angularMargin}`);
+  if (!(planningMargin >= 0 && planningMargin < Infinity))
+    throw new RangeError(`held tilt: planning margin must be finite and ≥ 0 m, got ${planningMargin}`);
+  if (planningMargin === 0 || angularMargin === 0) return { maxTilt: toolLimit, lever };
+  const plan = toolLimit - angularMargin;
+  const ds = (Math.sin(toolLimit) - Math.sin(plan)) * Math.cos(Math.PI / faces);
+  return { maxTilt: plan, lever: planningMargin / ds };
+}
+
 export class HeldTiltFilter implements ChunkFilter {
   /** Gripper command of the previous chunk's last row (NaN before the first chunk). */
   private lastGrip = NaN;

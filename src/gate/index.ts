@@ -58,11 +58,12 @@ export { StepwiseCbfBaseline, type StepwiseCbfBaselineConfig } from './stepwise-
 export { OrientationBarrier, TiltPolygonBarrier } from './orientation-barrier.js';
 export {
   TILT_LEVER,
+  TILT_PLANNING_MARGIN,
   descriptionBarrier,
   type DescriptionBarrier,
   type DescriptionBarrierOptions,
 } from './description-barrier.js';
-export { HeldTiltFilter, commandsClosed, toolTiltLimit, type GripperCommand } from './held-tilt.js';
+export { HeldTiltFilter, commandsClosed, tiltPlanning, toolTiltLimit, type GripperCommand } from './held-tilt.js';
 export { BarrierStack } from './barrier-stack.js';
 export {
   WarningBand,

@@ -3,7 +3,7 @@
  * self pair, the tilt faces — with every distance pair at its clearance + the planning margin.
  */
 import { describe, expect, it } from 'vitest';
-import { TILT_LEVER, descriptionBarrier, obstacleGroups } from '../../src/gate/index.js';
+import { TILT_LEVER, TILT_PLANNING_MARGIN, descriptionBarrier, obstacleGroups } from '../../src/gate/index.js';
 import {
   CapsuleModel,
   PANDA_DESCRIPTION,
@@ -36,8 +36,20 @@ describe('descriptionBarrier', () => {
     m.update(PANDA_HOME);
     expect(h[2]).toBeCloseTo(m.minSelfDistance() - 0.023, 12);
     expect(d.distance.dSafe).toBeCloseTo(0.023, 15);
-    // tool limit 0.2 / 2 = 0.1 rad; 4 faces: s = sin 0.1 · cos(π/4)
-    for (let i = 3; i < 7; i++) expect(h[i]).toBeCloseTo(TILT_LEVER * Math.sin(0.1) * Math.cos(Math.PI / 4), 12);
+    // tool limit 0.2 / 2 = 0.1 rad planned 0.5° inside; 4 faces: s = sin(0.1 − α) · cos(π/4), and
+    // the lever makes δ the angle α at the limit: L = δ / ((sin 0.1 − sin(0.1 − α)) cos(π/4))
+    const a = TILT_PLANNING_MARGIN;
+    const c = Math.cos(Math.PI / 4);
+    const L = 0.003 / ((Math.sin(0.1) - Math.sin(0.1 - a)) * c);
+    for (let i = 3; i < 7; i++) expect(h[i]).toBeCloseTo(L * Math.sin(0.1 - a) * c, 12);
+    // without a planning margin: the limit itself at TILT_LEVER
+    const d0 = descriptionBarrier(PANDA_DESCRIPTION, 'franka_hand', {
+      ...o,
+      planningMargin: 0,
+      heldTilt: { objectLimit: 0.2, pivotGain: 2, faces: 4 },
+    });
+    d0.barrier.h(PANDA_HOME, h);
+    for (let i = 3; i < 7; i++) expect(h[i]).toBeCloseTo(TILT_LEVER * Math.sin(0.1) * c, 12);
   });
 
   it('without self and tilt it is the distance barrier alone; a bad margin is refused', () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CbfOutcome, ChunkFilter } from '../../src/gate/index.js';
-import { HeldTiltFilter, commandsClosed, toolTiltLimit } from '../../src/gate/held-tilt.js';
+import { HeldTiltFilter, commandsClosed, tiltPlanning, toolTiltLimit } from '../../src/gate/held-tilt.js';
 import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
 import { type ChainSpec } from '../../src/kinematics/chain.js';
 import { ForwardKinematics } from '../../src/kinematics/index.js';
@@ -201,5 +201,38 @@ describe('HeldTiltFilter', () => {
     expect(() => new HeldTiltFilter(new Recorder(barrier), barrier, { column: 3, open: 1, closed: 0 }, 3)).toThrow(
       /gripper column/,
     );
+  });
+
+  it('tiltPlanning: the faces plan the tool α inside its limit and the planning margin δ reaches exactly the limit', () => {
+    const limit = 0.12;
+    const alpha = (0.5 * Math.PI) / 180;
+    const delta = 0.003;
+    const p = tiltPlanning(limit, 4, delta, alpha, 10);
+    expect(p.maxTilt).toBeCloseTo(limit - alpha, 15);
+    const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, p.maxTilt, p.lever, 4);
+    barrier.captureReference([0, 0]);
+    const h = new Float64Array(4);
+    // tilt the tool along a face normal (pan 0 tilts it along y; the faces' normals are ±x, ±y)
+    // and find where the face's h crosses 0 and −δ: h = L(s − sin t), s = sin θ·cos(π/4), the
+    // polygon being inscribed in the θ cone (along a normal it allows asin(sin θ·cos(π/4)))
+    const minH = (tilt: number): number => barrier.h(Float64Array.of(0, tilt), h);
+    const crossing = (level: number): number => {
+      let lo = 0;
+      let hi = 0.5;
+      for (let i = 0; i < 60; i++) {
+        const mid = (lo + hi) / 2;
+        if (minH(mid) > level) lo = mid;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const c = Math.cos(Math.PI / 4);
+    expect(crossing(0)).toBeCloseTo(Math.asin(Math.sin(limit - alpha) * c), 9);
+    expect(crossing(-delta)).toBeCloseTo(Math.asin(Math.sin(limit) * c), 9);
+    // no margin: the limit and the given lever
+    expect(tiltPlanning(limit, 4, 0, alpha, 10)).toEqual({ maxTilt: limit, lever: 10 });
+    expect(tiltPlanning(limit, 4, delta, 0, 10)).toEqual({ maxTilt: limit, lever: 10 });
+    expect(() => tiltPlanning(limit, 4, delta, limit, 10)).toThrow(/angular margin/);
+    expect(() => tiltPlanning(limit, 4, -1, alpha, 10)).toThrow(/planning margin/);
   });
 });
