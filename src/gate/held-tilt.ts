@@ -114,6 +114,11 @@ export class HeldTiltFilter implements ChunkFilter {
     readonly gripper: GripperCommand | GripperState,
     /** Columns of a chunk row (the barrier's joints are the leading ones). */
     readonly columns: number,
+    /**
+     * The filter for rows while the constraint is on (default `inner`): the same barrier, e.g. with
+     * the joints weighted so a tilt correction is made at the wrist (joint-weights.ts).
+     */
+    readonly held: ChunkFilter = inner,
   ) {
     if ('column' in gripper && !(gripper.column >= 0 && gripper.column < columns))
       throw new RangeError(`held tilt: gripper column ${gripper.column} outside a ${columns}-column chunk`);
@@ -182,7 +187,7 @@ export class HeldTiltFilter implements ChunkFilter {
       if (grasp === 0 || (heldAtStart && !this.referenced)) this.reference(q0, 0);
       this.barrier.enabled = heldAtStart;
       try {
-        out = this.inner.filter(nominal, horizon, q0, dt, deadline);
+        out = (heldAtStart ? this.held : this.inner).filter(nominal, horizon, q0, dt, deadline);
       } finally {
         this.barrier.enabled = false;
       }
@@ -241,7 +246,7 @@ export class HeldTiltFilter implements ChunkFilter {
     this.barrier.enabled = true;
     let second: CbfOutcome;
     try {
-      second = this.inner.filter(nominal.subarray(grasp * columns, n), horizon - grasp, this.graspStart, dt, deadline);
+      second = this.held.filter(nominal.subarray(grasp * columns, n), horizon - grasp, this.graspStart, dt, deadline);
     } finally {
       this.barrier.enabled = false;
     }
@@ -307,7 +312,7 @@ export class HeldTiltFilter implements ChunkFilter {
     if (!held) this.referenced = false;
     this.barrier.enabled = held;
     try {
-      return this.inner.filter(nominal, horizon, q0, dt, deadline);
+      return (held ? this.held : this.inner).filter(nominal, horizon, q0, dt, deadline);
     } finally {
       this.barrier.enabled = false;
     }

@@ -45,6 +45,7 @@ describe('demo cbf mode (SO-101 scene)', () => {
       planningMargin: 0,
       selfClearance: null,
       heldTilt: null,
+      heldJointScale: null,
       wallMs: () => performance.now(),
     });
   }, 60_000);

@@ -25,6 +25,8 @@ import type { ChunkFilter } from '../../gate/cbf-types.js';
 import { descriptionBarrier } from '../../gate/description-barrier.js';
 import { HeldTiltFilter } from '../../gate/held-tilt.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
+import { ScaledBarrier, ScaledChunkFilter } from '../../gate/joint-weights.js';
+import type { BarrierModel } from '../../gate/cbf-types.js';
 import type { ObstacleSet } from '../../kinematics/index.js';
 import { simChunkScreen, type ChunkBarrier } from '../../rigs/sim.js';
 
@@ -48,6 +50,12 @@ export interface SimCbfOptions {
    * closed, the tool may tilt at most limit / pivotGain from its pose at the grasp. null: no constraint.
    */
   readonly heldTilt: { readonly objectLimit: number; readonly pivotGain: number; readonly faces: number } | null;
+  /**
+   * While the held object's tilt is constrained, the filter's joint-space distance weights joint j
+   * by scale_j² (joint-weights.ts; one entry per arm joint), so a tilt correction turns the wrist
+   * rather than the shoulder and the held object stays on its path. null: unweighted.
+   */
+  readonly heldJointScale: readonly number[] | null;
   /** Keep the arm's environment capsules d_safe above the table top (z = 0). */
   readonly tablePlane: boolean;
   /** Tracked positions older than this (s) hold the gate (the hardware rule). */
@@ -64,9 +72,9 @@ export interface SimCbfOptions {
 
 /** Filter time of every call, for the demo's p50/p99 (the timing wraps the filter, nothing else). */
 class TimedCbfFilter extends ChunkCbfFilter {
-  readonly times: number[] = [];
+  times: number[] = [];
   wallMs: () => number = () => 0;
-  readonly cpuTimes: number[] = [];
+  cpuTimes: number[] = [];
   cpuMs: () => number = () => 0;
   private cpu0 = 0;
   override filter(
@@ -141,26 +149,47 @@ export class SimCbfPath {
     const qmax = Array.from({ length: columns }, (_, j) => chain.joints[j]?.upper ?? gripperRange[1]);
     // The CBF sees the joints the barrier has; the trailing (gripper) column passes through untouched.
     const arm = capsules.joints;
-    this.filter = new TimedCbfFilter(barrier, interiorPointSolver, {
-      ...DEFAULT_CBF_WEIGHTS,
-      qmin: qmin.slice(0, arm),
-      qmax: qmax.slice(0, arm),
-      maxSpeed: o.maxSpeed.slice(0, arm),
-      maxRounds: 3,
-      slackTolerance: 1e-6,
-      cbfTolerance: DEFAULT_CBF_TOLERANCE,
-      maxIterations: 40,
-      planningMargin: o.planningMargin,
-    });
-    this.filter.wallMs = o.wallMs;
-    if (o.cpuMs) this.filter.cpuMs = o.cpuMs;
-    const armFilter = arm === columns ? this.filter : new PassiveColumnsFilter(this.filter, arm, columns);
+    // One filter per joint scaling (the joint limits and speed bounds scale with the coordinates);
+    // both time into the same arrays.
+    const timed = (model: BarrierModel, scale: readonly number[] | null): TimedCbfFilter => {
+      const sx = (a: readonly number[]): number[] => a.map((v, j) => v * (scale?.[j] ?? 1));
+      const f = new TimedCbfFilter(model, interiorPointSolver, {
+        ...DEFAULT_CBF_WEIGHTS,
+        qmin: sx(qmin.slice(0, arm)),
+        qmax: sx(qmax.slice(0, arm)),
+        maxSpeed: sx(o.maxSpeed.slice(0, arm)),
+        maxRounds: 3,
+        slackTolerance: 1e-6,
+        cbfTolerance: DEFAULT_CBF_TOLERANCE,
+        maxIterations: 40,
+        planningMargin: o.planningMargin,
+      });
+      f.wallMs = o.wallMs;
+      if (o.cpuMs) f.cpuMs = o.cpuMs;
+      return f;
+    };
+    this.filter = timed(barrier, null);
+    const passive = (f: ChunkFilter): ChunkFilter => (arm === columns ? f : new PassiveColumnsFilter(f, arm, columns));
+    const armFilter = passive(this.filter);
+    // While the tilt constraint is on: the joints weighted (joint-weights.ts), so a tilt correction
+    // is made at the wrist, not the shoulder.
+    let heldArm: ChunkFilter | undefined;
+    const scale = o.heldJointScale;
+    if (tilt && scale !== null) {
+      if (scale.length !== arm)
+        throw new RangeError(`scene ${scene.id}: held joint scale has ${scale.length} entries, the arm ${arm} joints`);
+      const held = timed(new ScaledBarrier(barrier, scale), scale);
+      held.times = this.filter.times;
+      held.cpuTimes = this.filter.cpuTimes;
+      heldArm = passive(new ScaledChunkFilter(held, scale));
+    }
     this.heldTilt = tilt
       ? new HeldTiltFilter(
           armFilter,
           tilt,
           { column: world.nArm, open: scene.gripper.open, closed: scene.gripper.closed },
           columns,
+          heldArm,
         )
       : null;
     this.chunkFilter = this.heldTilt ?? armFilter;
