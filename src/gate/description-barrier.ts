@@ -26,8 +26,8 @@ import { TiltPolygonBarrier } from './orientation-barrier.js';
 export const TILT_LEVER = 10;
 
 /**
- * The tool's tilt is planned this far inside its limit (rad; 0.5°) when the filter has a planning
- * margin δ, and the faces' lever is chosen so that δ is this angle (held-tilt.ts tiltPlanning): a
+ * The demo's tool tilt planned this far inside its limit (rad; 0.5°) with the filter's planning
+ * margin δ, the faces' lever chosen so that δ is this angle (held-tilt.ts tiltPlanning): a
  * chunk's start up to 0.5° past where the last chunk planned the tool (servo tracking error) is
  * accepted, a tool past its limit is not. On the held object, with the demo's pivot gain of 2,
  * about 1° of the clause's 1.5° warning band.
@@ -51,7 +51,10 @@ export interface DescriptionBarrierOptions {
     readonly objectLimit: number;
     readonly pivotGain: number;
     readonly faces: number;
-    /** Tool tilt (rad) planned inside the limit when planningMargin > 0; default TILT_PLANNING_MARGIN. */
+    /**
+     * Tool tilt (rad) planned inside the limit when planningMargin > 0 (TILT_PLANNING_MARGIN is the
+     * demo's); default 0: the faces at the limit on TILT_LEVER.
+     */
     readonly margin?: number;
   } | null;
   /**
@@ -102,7 +105,7 @@ export function descriptionBarrier(
       toolTiltLimit(t.objectLimit, t.pivotGain),
       t.faces,
       o.planningMargin,
-      t.margin ?? TILT_PLANNING_MARGIN,
+      t.margin ?? 0,
       TILT_LEVER,
     );
     tilt = new TiltPolygonBarrier(

@@ -25,7 +25,7 @@ describe('descriptionBarrier', () => {
   it('pairs: obstacle groups, then self, then the faces; distances at clearance + δ; faces at L·s while nothing is held', () => {
     const d = descriptionBarrier(PANDA_DESCRIPTION, 'franka_hand', {
       ...o,
-      heldTilt: { objectLimit: 0.2, pivotGain: 2, faces: 4 },
+      heldTilt: { objectLimit: 0.2, pivotGain: 2, faces: 4, margin: TILT_PLANNING_MARGIN },
     });
     expect(d.barrier.pairs).toBe(2 + 1 + 4);
     expect(d.barrier.joints).toBe(7);
@@ -42,14 +42,19 @@ describe('descriptionBarrier', () => {
     const c = Math.cos(Math.PI / 4);
     const L = 0.003 / ((Math.sin(0.1) - Math.sin(0.1 - a)) * c);
     for (let i = 3; i < 7; i++) expect(h[i]).toBeCloseTo(L * Math.sin(0.1 - a) * c, 12);
-    // without a planning margin: the limit itself at TILT_LEVER
-    const d0 = descriptionBarrier(PANDA_DESCRIPTION, 'franka_hand', {
-      ...o,
-      planningMargin: 0,
-      heldTilt: { objectLimit: 0.2, pivotGain: 2, faces: 4 },
-    });
-    d0.barrier.h(PANDA_HOME, h);
-    for (let i = 3; i < 7; i++) expect(h[i]).toBeCloseTo(TILT_LEVER * Math.sin(0.1) * c, 12);
+    // without a planning margin, or without a tilt margin: the limit itself at TILT_LEVER
+    for (const [planningMargin, margin] of [
+      [0, TILT_PLANNING_MARGIN],
+      [0.003, undefined],
+    ] as const) {
+      const d0 = descriptionBarrier(PANDA_DESCRIPTION, 'franka_hand', {
+        ...o,
+        planningMargin,
+        heldTilt: { objectLimit: 0.2, pivotGain: 2, faces: 4, ...(margin === undefined ? {} : { margin }) },
+      });
+      d0.barrier.h(PANDA_HOME, h);
+      for (let i = 3; i < 7; i++) expect(h[i]).toBeCloseTo(TILT_LEVER * Math.sin(0.1) * c, 12);
+    }
   });
 
   it('without self and tilt it is the distance barrier alone; a bad margin is refused', () => {

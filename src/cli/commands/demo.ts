@@ -26,6 +26,7 @@ import { FRANKA_DQ_MAX } from '../../rigs/franka.js';
 import { reportCommand } from './report.js';
 import { DEMO_SCENARIOS, pickScenario } from '../demo/scenarios.js';
 import { DemoPrevention } from '../demo/prevention.js';
+import { TILT_PLANNING_MARGIN } from '../../gate/description-barrier.js';
 
 export const DEMO_SCENES = { so101: so101Scene, panda: pandaScene } as const;
 const SCENES = DEMO_SCENES;
@@ -57,7 +58,12 @@ export function demoCbfSettings(sceneId: SceneId): Omit<SimCbfOptions, 'wallMs'>
   const common = {
     ...tracking,
     planningMargin: DEMO_PLANNING_MARGIN,
-    heldTilt: { objectLimit: DEMO_HELD_TILT_LIMIT, pivotGain: DEMO_PIVOT_GAIN, faces: 4 },
+    heldTilt: {
+      objectLimit: DEMO_HELD_TILT_LIMIT,
+      pivotGain: DEMO_PIVOT_GAIN,
+      faces: 4,
+      margin: TILT_PLANNING_MARGIN,
+    },
   };
   return sceneId === 'so101'
     ? {

@@ -49,7 +49,13 @@ export interface SimCbfOptions {
    * tool's tilt the object tilts in the fingers. While a chunk starts with the gripper commanded
    * closed, the tool may tilt at most limit / pivotGain from its pose at the grasp. null: no constraint.
    */
-  readonly heldTilt: { readonly objectLimit: number; readonly pivotGain: number; readonly faces: number } | null;
+  readonly heldTilt: {
+    readonly objectLimit: number;
+    readonly pivotGain: number;
+    readonly faces: number;
+    /** Tool tilt planned inside the limit (rad; descriptionBarrier's heldTilt.margin). */
+    readonly margin?: number;
+  } | null;
   /**
    * While the held object's tilt is constrained, the filter's joint-space distance weights joint j
    * by scale_j² (joint-weights.ts; one entry per arm joint), so a tilt correction turns the wrist
