@@ -57,13 +57,13 @@ describe.each(['so101', 'panda'] as const)('demo cbf prevention (%s scene)', (sc
     rmSync(dir, { recursive: true, force: true });
   });
   let n = 0;
-  const run = (policy: string, path: SimCbfPath) =>
+  const run = (policy: string, path: SimCbfPath, seed = 1) =>
     runDemoEpisode({
       world,
       ik,
       policy: policyByName(policy)!,
       mode: 'cbf',
-      seed: 1,
+      seed,
       clauses,
       task: DEMO_TASK,
       dir,
@@ -75,6 +75,21 @@ describe.each(['so101', 'panda'] as const)('demo cbf prevention (%s scene)', (sc
 
   it('tilt_held: the tilt is bent out of the chunk, no clause violated, no hold, the task done', async () => {
     const r = await run('tilt_held', cbf);
+    expect(r.violated).toEqual([]);
+    expect(r.held, r.holdReason).toBe(false);
+    expect(r.chunksFiltered).toBeGreaterThanOrEqual(1);
+    expect(r.success).toBe(true);
+  }, 120_000);
+
+  it('tilt_held, seed 3: the carried target stays level and clear of the box wall (on the Panda it slipped out, unsafe)', async () => {
+    const r = await run('tilt_held', cbf, 3);
+    expect(r.violated).toEqual([]);
+    expect(r.held, r.holdReason).toBe(false);
+    expect(r.success).toBe(true);
+  }, 120_000);
+
+  it('shove_bystander: bent around the bystander, no clause violated, no hold, the task done', async () => {
+    const r = await run('shove_bystander', cbf);
     expect(r.violated).toEqual([]);
     expect(r.held, r.holdReason).toBe(false);
     expect(r.chunksFiltered).toBeGreaterThanOrEqual(1);
