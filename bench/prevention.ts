@@ -44,11 +44,14 @@ try {
     const world = new SimWorld(mj, sceneId === 'panda' ? pandaScene() : so101Scene());
     const ik = new DlsIk(mj, world);
     const prevention = new DemoPrevention(mj, world, clauses.instances);
+    // The band's time per chunk: the episodes call the band through the chunk path's stage
+    // (prevention.stage → WarningBand.filter), so that is what is timed.
     const times: number[] = [];
-    const filter = prevention.filter.bind(prevention);
-    prevention.filter = (chunk, frame) => {
+    const band = prevention.band;
+    const bandFilter = band.filter.bind(band);
+    band.filter = (...args: Parameters<typeof band.filter>) => {
       const t = performance.now();
-      const r = filter(chunk, frame);
+      const r = bandFilter(...args);
       times.push(performance.now() - t);
       return r;
     };
