@@ -108,13 +108,7 @@ export function descriptionBarrier(
       t.margin ?? 0,
       TILT_LEVER,
     );
-    tilt = new TiltPolygonBarrier(
-      fk,
-      endEffectorOf(desc, endEffector).tcp.frame,
-      plan.maxTilt,
-      plan.lever,
-      t.faces,
-    );
+    tilt = new TiltPolygonBarrier(fk, endEffectorOf(desc, endEffector).tcp.frame, plan.maxTilt, plan.lever, t.faces);
   }
   const models: BarrierModel[] = [distance, ...(self ? [self] : []), ...(tilt ? [tilt] : [])];
   return { barrier: models.length === 1 ? distance : new BarrierStack(models), distance, self, tilt };
