@@ -20,6 +20,14 @@ import { ChunkQp } from './cbf-qp.js';
 import type { CbfWeights } from './cbf-qp.js';
 import type { BarrierModel, BoundQpSolver, ChunkFilter, QpSolverFactory } from './cbf-types.js';
 import {
+  newRecheck,
+  recheckChunk,
+  recheckScratch,
+  type Recheck,
+  type RecheckBounds,
+  type RecheckScratch,
+} from './chunk-recheck.js';
+import {
   checkGamma,
   checkJointLimits,
   clamp,
@@ -70,13 +78,6 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    */
   readonly maxAcceleration?: readonly number[];
 }
-
-/**
- * Shortfall of an acceleration row (rad per step²) the re-check accepts: the QP's residual at its
- * tolerance, which clamping into the motion bounds cannot remove from a second difference. 1e-6 rad
- * is under a thousandth of an STS3215 encoder step; the rows protect actuators, not clearance.
- */
-export const ACCELERATION_ROW_TOLERANCE = 1e-6;
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
 
@@ -142,11 +143,14 @@ export class ChunkCbfFilter implements ChunkFilter {
     warmDual: Float64Array;
   }[] = [];
   private solver: BoundQpSolver | null = null;
-  private readonly hq: Float64Array;
-  private readonly hPrev: Float64Array;
   /** h_p(q0) of the present call (q0 and the obstacles do not change within a call). */
   private readonly h0: Float64Array;
-  private readonly step: Float64Array;
+  private readonly scratch: RecheckScratch;
+  private readonly recheck: Recheck = newRecheck();
+  private readonly bounds: RecheckBounds;
+  /** The acceleration rows of the present call (qPrev null when the call gave none). */
+  private readonly accelerationRows: { step: Float64Array; qPrev: Float64Array | null } | null;
+  private readonly evaluation: { h0: Float64Array; into: ChunkQp | null };
   private readonly q0Buf: Float64Array;
   private readonly dq: Float64Array;
   /** a_max·dt² per joint, and the position one step before q0 (NaN-free only when given). */
@@ -188,10 +192,9 @@ export class ChunkCbfFilter implements ChunkFilter {
     checkJointLimits('CBF filter', config, n);
     checkGamma('CBF filter', config.gamma);
     if (!(config.maxRounds >= 1)) throw new RangeError(`CBF filter: maxRounds must be ≥ 1, got ${config.maxRounds}`);
-    this.hq = new Float64Array(barrier.pairs);
-    this.hPrev = new Float64Array(barrier.pairs);
     this.h0 = new Float64Array(barrier.pairs);
-    this.step = new Float64Array(n);
+    this.scratch = recheckScratch(barrier);
+    this.evaluation = { h0: this.h0, into: null };
     this.q0Buf = new Float64Array(n);
     this.dq = new Float64Array(n);
     const eps = config.qpTolerance ?? DEFAULT_CBF_QP_TOLERANCE;
@@ -214,6 +217,15 @@ export class ChunkCbfFilter implements ChunkFilter {
     }
     this.aStep = acc === undefined ? null : new Float64Array(n);
     this.qPrevBuf = new Float64Array(n);
+    this.accelerationRows = this.aStep === null ? null : { step: this.aStep, qPrev: null };
+    this.bounds = {
+      qmin: config.qmin,
+      qmax: config.qmax,
+      dq: this.dq,
+      hFloor: this.hFloor,
+      decay: 1 - config.gamma,
+      acceleration: this.accelerationRows,
+    };
   }
 
   /** The QP of the last chunk that was checked (its values are those of the last filtered one; for benchmarks and diagnostics). */
@@ -249,6 +261,7 @@ export class ChunkCbfFilter implements ChunkFilter {
         this.qPrevBuf[j] = qPrev === undefined ? NaN : (qPrev[j] ?? NaN);
       }
       this.hasPrev = qPrev !== undefined;
+      this.accelerationRows!.qPrev = this.hasPrev ? this.qPrevBuf : null;
     }
     const h0 = this.barrier.h(this.q0Buf, this.h0);
     if (!(h0 >= this.hFloor)) {
@@ -420,66 +433,28 @@ export class ChunkCbfFilter implements ChunkFilter {
   }
 
   /**
-   * Re-check of chunk `u` on the nonlinear barrier: sets checkHard (joint limits, motion bounds with
-   * 1e-9 rad for rounding, acceleration rows if configured within ACCELERATION_ROW_TOLERANCE, h ≥ −δ
-   * at every step), checkViolation (max of (1−γ)h_p(u_{k−1}) − h_p(u_k),
-   * clipped at 0) and the outcome's minH / minHStep.
+   * Re-check of chunk `u` on the nonlinear barrier (recheckChunk, the same check the off-thread
+   * chunk path runs on the control thread): sets checkHard (joint limits, motion bounds with 1e-9
+   * rad for rounding, acceleration rows if configured within ACCELERATION_ROW_TOLERANCE, h ≥ −δ at
+   * every step), checkViolation (max of (1−γ)h_p(u_{k−1}) − h_p(u_k), clipped at 0) and the
+   * outcome's minH / minHStep. With `into`, h and its gradient are evaluated into the QP's buffers.
    */
   private check(u: Float64Array, horizon: number, into: ChunkQp | null): void {
-    const n = this.barrier.joints;
-    const m = this.barrier.pairs;
-    const cfg = this.config;
-    const decay = 1 - cfg.gamma;
-    let hard = true;
-    let violation = 0;
-    let minH = Infinity;
-    let minStep = -1;
-    this.hPrev.set(this.h0);
-    for (let k = 0; k < horizon; k++) {
-      for (let j = 0; j < n; j++) {
-        const v = u[k * n + j]!;
-        const prev = k === 0 ? this.q0Buf[j]! : u[(k - 1) * n + j]!;
-        if (!(v >= cfg.qmin[j]! && v <= cfg.qmax[j]! && Math.abs(v - prev) <= this.dq[j]! + 1e-9)) hard = false;
-        this.step[j] = v;
-      }
-      if (this.aStep !== null && !this.accelerationOk(u, k)) hard = false;
-      let hq = this.hq;
-      if (into === null) this.barrier.h(this.step, hq);
-      else {
-        hq = into.hStep[k]!;
-        this.barrier.gradient(this.step, hq, into.gStep[k]!);
-      }
-      let hk = Infinity;
-      for (let p = 0; p < m; p++) {
-        const v = hq[p]!;
-        if (v < hk || v !== v) hk = v;
-        const short = decay * this.hPrev[p]! - v;
-        if (short > violation || short !== short) violation = short !== short ? Infinity : short;
-        this.hPrev[p] = v;
-      }
-      if (hk < minH || hk !== hk) {
-        minH = hk;
-        minStep = k;
-      }
-    }
-    this.outcome.minH = minH;
-    this.outcome.minHStep = minStep;
-    this.checkHard = hard && minH >= this.hFloor;
-    this.checkViolation = violation;
-  }
-
-  /** Acceleration rows ending at step k of `u` (u_{−1} = q0, u_{−2} = qPrev; row 0 only with qPrev). */
-  private accelerationOk(u: Float64Array, k: number): boolean {
-    if (k === 0 && !this.hasPrev) return true;
-    const n = this.barrier.joints;
-    const q0 = this.q0Buf;
-    for (let j = 0; j < n; j++) {
-      const older = k === 0 ? this.qPrevBuf[j]! : k === 1 ? q0[j]! : u[(k - 2) * n + j]!;
-      const prev = k === 0 ? q0[j]! : u[(k - 1) * n + j]!;
-      const a = u[k * n + j]! - 2 * prev + older;
-      if (!(Math.abs(a) <= this.aStep![j]! + ACCELERATION_ROW_TOLERANCE)) return false;
-    }
-    return true;
+    this.evaluation.into = into;
+    const r = recheckChunk(
+      this.barrier,
+      u,
+      horizon,
+      this.q0Buf,
+      this.bounds,
+      this.scratch,
+      this.recheck,
+      this.evaluation,
+    );
+    this.outcome.minH = r.minH;
+    this.outcome.minHStep = r.minHStep;
+    this.checkHard = r.hard;
+    this.checkViolation = r.violation;
   }
 
   /**

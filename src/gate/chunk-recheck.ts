@@ -42,6 +42,23 @@ export function newRecheck(): Recheck {
   return { hard: true, violation: 0, minH: Infinity, minHStep: -1, boundStep: -1, boundJoint: -1 };
 }
 
+/**
+ * Acceleration rows |u_k − 2u_{k−1} + u_{k−2}| ≤ a_max·dt² (CbfFilterConfig.maxAcceleration), with
+ * u_{−1} = q0 and u_{−2} = `qPrev`; without `qPrev` the first row's is not checked.
+ */
+export interface RecheckAcceleration {
+  /** a_max·dt² per joint (rad). */
+  readonly step: ArrayLike<number>;
+  readonly qPrev: ArrayLike<number> | null;
+}
+
+/**
+ * Shortfall of an acceleration row (rad per step²) the re-check accepts: the QP's residual at its
+ * tolerance, which clamping into the motion bounds cannot remove from a second difference. 1e-6 rad
+ * is under a thousandth of an STS3215 encoder step; the rows protect actuators, not clearance.
+ */
+export const ACCELERATION_ROW_TOLERANCE = 1e-6;
+
 export interface RecheckBounds {
   readonly qmin: readonly number[];
   readonly qmax: readonly number[];
@@ -51,6 +68,18 @@ export interface RecheckBounds {
   readonly hFloor: number;
   /** 1 − γ. */
   readonly decay: number;
+  /** Acceleration rows, when the filter bounds acceleration. */
+  readonly acceleration?: RecheckAcceleration | null;
+}
+
+/**
+ * Where the barrier's values are taken from or written to instead of the scratch: `h0`, h(q0)
+ * already evaluated (q0 and the obstacles do not change within a filter call); `into`, per-row
+ * buffers that receive h and its gradient (the filter's QP linearises there next).
+ */
+export interface RecheckEvaluation {
+  readonly h0?: Float64Array;
+  readonly into?: { readonly hStep: readonly Float64Array[]; readonly gStep: readonly Float64Array[] } | null;
 }
 
 /**
@@ -61,26 +90,38 @@ export function recheckChunk(
   barrier: BarrierModel,
   u: ArrayLike<number>,
   horizon: number,
-  q0: Float64Array,
+  q0: ArrayLike<number>,
   b: RecheckBounds,
   s: RecheckScratch,
   out: Recheck,
+  e?: RecheckEvaluation,
 ): Recheck {
   const n = barrier.joints;
   const m = barrier.pairs;
   const decay = b.decay;
+  const acc = b.acceleration ?? null;
+  const into = e?.into ?? null;
   let hard = true;
   let violation = 0;
   let minH = Infinity;
   let minStep = -1;
   out.boundStep = -1;
   out.boundJoint = -1;
-  barrier.h(q0, s.hPrev);
+  if (e?.h0 !== undefined) s.hPrev.set(e.h0);
+  else {
+    for (let j = 0; j < n; j++) s.step[j] = q0[j]!;
+    barrier.h(s.step, s.hPrev);
+  }
   for (let k = 0; k < horizon; k++) {
     for (let j = 0; j < n; j++) {
       const v = u[k * n + j]!;
       const prev = k === 0 ? q0[j]! : u[(k - 1) * n + j]!;
-      if (!(v >= b.qmin[j]! && v <= b.qmax[j]! && Math.abs(v - prev) <= b.dq[j]! + 1e-9)) {
+      let ok = v >= b.qmin[j]! && v <= b.qmax[j]! && Math.abs(v - prev) <= b.dq[j]! + 1e-9;
+      if (ok && acc !== null && (k > 0 || acc.qPrev !== null)) {
+        const older = k === 0 ? acc.qPrev![j]! : k === 1 ? q0[j]! : u[(k - 2) * n + j]!;
+        ok = Math.abs(v - 2 * prev + older) <= acc.step[j]! + ACCELERATION_ROW_TOLERANCE;
+      }
+      if (!ok) {
         if (hard) {
           out.boundStep = k;
           out.boundJoint = j;
@@ -89,15 +130,23 @@ export function recheckChunk(
       }
       s.step[j] = v;
     }
-    const hk = barrier.h(s.step, s.hq);
+    let hq = s.hq;
+    if (into === null) barrier.h(s.step, hq);
+    else {
+      hq = into.hStep[k]!;
+      barrier.gradient(s.step, hq, into.gStep[k]!);
+    }
+    let hk = Infinity;
+    for (let p = 0; p < m; p++) {
+      const v = hq[p]!;
+      if (v < hk || v !== v) hk = v;
+      const short = decay * s.hPrev[p]! - v;
+      if (short > violation || short !== short) violation = short !== short ? Infinity : short;
+      s.hPrev[p] = v;
+    }
     if (hk < minH || hk !== hk) {
       minH = hk;
       minStep = k;
-    }
-    for (let p = 0; p < m; p++) {
-      const short = decay * s.hPrev[p]! - s.hq[p]!;
-      if (short > violation || short !== short) violation = short !== short ? Infinity : short;
-      s.hPrev[p] = s.hq[p]!;
     }
   }
   out.minH = minH;

@@ -34,7 +34,6 @@ export { ChunkScreen, type ChunkScreenConfig } from './chunk-screen.js';
 export { type BarrierModel, type BoundQpSolver, type ChunkFilter, type QpSolverFactory } from './cbf-types.js';
 export { ChunkQp, QP_INFINITY, type CbfWeights } from './cbf-qp.js';
 export {
-  ACCELERATION_ROW_TOLERANCE,
   ChunkCbfFilter,
   DEFAULT_CBF_BACK_OFF,
   DEFAULT_CBF_QP_TOLERANCE,
@@ -44,7 +43,17 @@ export {
   type CbfOutcome,
   type CbfStatus,
 } from './cbf-filter.js';
-export { newRecheck, recheckChunk, recheckScratch, type Recheck, type RecheckBounds, type RecheckScratch } from './chunk-recheck.js';
+export {
+  ACCELERATION_ROW_TOLERANCE,
+  newRecheck,
+  recheckChunk,
+  recheckScratch,
+  type Recheck,
+  type RecheckAcceleration,
+  type RecheckBounds,
+  type RecheckEvaluation,
+  type RecheckScratch,
+} from './chunk-recheck.js';
 export { CapsuleBarrier, obstacleGroups } from './capsule-barrier.js';
 export { interiorPointSolver, interiorPointSolverFactory } from './cbf-solver.js';
 export {
