@@ -3,15 +3,18 @@
  * registers, so the real serial driver reads the simulation byte for byte. On every read the
  * emulator asks for present position/velocity/load (from the latest physics step); goal positions
  * the driver writes become the scene's position-actuator targets. Units: servo ticks via the
- * LeRobot calibration of each motor, load in 0.1 % of stall via the joint's torque constant.
+ * LeRobot calibration of each motor (so101JointTicks: the body joints' zero at mid-range, the
+ * gripper's 0 rad — the scene's closed command — at range_min and its upper limit at range_max),
+ * load in 0.1 % of stall via the joint's torque constant.
  */
-import { radiansToRaw, rawToRadians, type MotorCalibration } from '../../src/calibration/lerobot.js';
+import { radiansPerTick, radiansToTicks, ticksToRadians, type JointTicks } from '../../src/calibration/lerobot.js';
 import type { FeetechEmulator } from '../feetech/index.js';
 import type { SimWorld } from './world.js';
 
 export interface ServoBridgeJoint {
   id: number;
-  calibration: MotorCalibration;
+  /** Tick ↔ radian map of the joint's servo (so101JointTicks). */
+  ticks: JointTicks;
   /** N·m per load register unit (0.1 % of stall). */
   torqueConstant: number;
 }
@@ -46,10 +49,9 @@ export class MujocoServoBridge {
       if (i === undefined) return;
       this.sample();
       const j = this.joints[i]!;
-      const rawPerRad = 4095 / (2 * Math.PI);
       servo.setPresent({
-        position: radiansToRaw(this.q[i]!, j.calibration),
-        velocity: this.qd[i]! * rawPerRad,
+        position: radiansToTicks(this.q[i]!, j.ticks),
+        velocity: this.qd[i]! / radiansPerTick(j.ticks),
         load: this.tau[i]! / j.torqueConstant,
         moving: Math.abs(this.qd[i]!) > 1e-3,
       });
@@ -57,7 +59,7 @@ export class MujocoServoBridge {
     this.emulator.onWrite((servo) => {
       const i = this.byId.get(servo.id);
       if (i === undefined) return;
-      this.targets[i] = rawToRadians(servo.goalPosition, this.joints[i]!.calibration);
+      this.targets[i] = ticksToRadians(servo.goalPosition, this.joints[i]!.ticks);
       this.world.setTargets(this.targets);
     });
   }

@@ -16,8 +16,8 @@ import type {
 import type { SignalFrame } from '../../src/schema/signals.js';
 import type { Clock, TimerHandle, Timers } from '../../src/util/clock.js';
 import { err, ok, type Result } from '../../src/util/result.js';
-import { radiansToRaw } from '../../src/calibration/lerobot.js';
-import { jointLimitsRadians, type So101Calibration } from '../../src/calibration/so101.js';
+import { radiansToTicks, type JointTicks } from '../../src/calibration/lerobot.js';
+import { jointLimitsRadians, so101JointTicks, type So101Calibration } from '../../src/calibration/so101.js';
 import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { decodeErrorBits, type FeetechBus, type ServoState } from '../feetech/index.js';
 import { So101Mapping, createRawState, type So101RawState } from './mapping.js';
@@ -68,6 +68,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
   private chunkTimers: TimerHandle[] = [];
   private readonly lower: Float64Array;
   private readonly upper: Float64Array;
+  private readonly ticks: readonly JointTicks[];
   private readonly unsubscribeBus: () => void;
   /** The servo-error fault each servo reports now (re-raised on every read while it persists). */
   private readonly servoFaults = new Map<number, Fault>();
@@ -84,6 +85,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     const limits = jointLimitsRadians(o.calibration);
     this.lower = Float64Array.from(limits.lower);
     this.upper = Float64Array.from(limits.upper);
+    this.ticks = so101JointTicks(o.calibration);
     // Servo errors name the joint too (the bus knows only ids); readState re-raises them while they last.
     this.jointOf = new Map(o.calibration.joints.map((j) => [j.id, j.name]));
     this.unsubscribeBus = o.bus.onFault((f, t) => {
@@ -195,7 +197,10 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     return this.stamp;
   }
 
-  /** Sync-write goal positions (rad, 6 joints), clamped to the calibrated joint limits. */
+  /**
+   * Sync-write goal positions (rad, 6 joints: the URDF joint angles, the gripper 0 closed … its upper
+   * limit open), clamped to the calibrated joint limits; ticks by so101JointTicks.
+   */
   async writeGoals(qRad: ArrayLike<number>): Promise<Result<void, Fault>> {
     const values = new Map<number, number>();
     for (let j = 0; j < JOINTS; j++) {
@@ -205,7 +210,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
         this.emit(f);
         return err(f);
       }
-      values.set(this.ids[j]!, radiansToRaw(q, this.o.calibration.lerobot[this.o.calibration.joints[j]!.name]));
+      values.set(this.ids[j]!, radiansToTicks(q, this.ticks[j]!));
     }
     return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
   }
@@ -239,7 +244,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
    * Open the gripper to its calibrated open end while the body joints stay where they are (the
    * semantic gate's optional gripper-open on refusal, seeds/003 F.1): a fresh Present_Position read,
    * then Goal_Position := present for the five body joints and := the gripper's upper limit for the
-   * gripper, in one sync write. A failed read writes nothing (the hold that preceded it stands).
+   * gripper (its calibrated range_max, LeRobot's 100 = open), in one sync write. A failed read writes nothing (the hold that preceded it stands).
    */
   async openGripperNow(): Promise<Result<void, Fault>> {
     this.cancelChunk();
@@ -247,10 +252,7 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
     if (!pos.ok) return pos;
     const values = new Map(pos.value);
     const g = JOINTS - 1;
-    values.set(
-      this.ids[g]!,
-      radiansToRaw(this.upper[g]!, this.o.calibration.lerobot[this.o.calibration.joints[g]!.name]),
-    );
+    values.set(this.ids[g]!, radiansToTicks(this.upper[g]!, this.ticks[g]!));
     return this.safely(() => this.o.bus.syncWriteRegister('Goal_Position', values));
   }
 

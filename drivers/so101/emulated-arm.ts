@@ -6,8 +6,8 @@
 import { ManualClock, ManualTimers, type Clock, type Timers } from '../../src/util/clock.js';
 import { err, ok, type Result } from '../../src/util/result.js';
 import type { Fault } from '../../src/ports/index.js';
-import type { MotorCalibration } from '../../src/calibration/lerobot.js';
-import type { So101Calibration } from '../../src/calibration/so101.js';
+import type { JointTicks } from '../../src/calibration/lerobot.js';
+import { so101JointTicks, type So101Calibration } from '../../src/calibration/so101.js';
 import { AnalyticFreeMotionModel, type FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { FeetechBus, FeetechEmulator, createEmulatorMockBinding, type EmulatorMockBinding } from '../feetech/index.js';
 import { So101Arm } from './arm.js';
@@ -30,13 +30,13 @@ let seq = 0;
 /**
  * Add the arm's six servos to `emulator`, each at the middle of its calibrated range with the
  * calibration's limits and homing offset. `voltage` (V) defaults to the calibration's supply voltage.
- * Returns the servo ids and calibrations in joint order, as the simulated physics takes them.
+ * Returns the servo ids and their tick ↔ radian maps in joint order, as the simulated physics takes them.
  */
 export function addSo101Servos(
   emulator: FeetechEmulator,
   calibration: So101Calibration,
   o: { torqueEnabled: boolean; voltage?: number },
-): { ids: number[]; cals: MotorCalibration[] } {
+): { ids: number[]; ticks: JointTicks[] } {
   const ids = calibration.joints.map((j) => j.id);
   const cals = calibration.joints.map((j) => calibration.lerobot[j.name]);
   const voltage = Math.round((o.voltage ?? calibration.supplyVoltage) * 10);
@@ -53,7 +53,7 @@ export function addSo101Servos(
       Present_Voltage: voltage,
     });
   });
-  return { ids, cals };
+  return { ids, ticks: so101JointTicks(calibration) };
 }
 
 export async function createEmulatedSo101(
@@ -70,8 +70,8 @@ export async function createEmulatedSo101(
   const clock = new ManualClock(0);
   const timers = new ManualTimers(clock);
   const emulator = new FeetechEmulator();
-  const { ids, cals } = addSo101Servos(emulator, calibration, { torqueEnabled: false });
-  const sim = new SimulatedSo101(emulator, ids, cals, o.truth ?? DEFAULT_SIM_TRUTH, clock);
+  const { ids, ticks } = addSo101Servos(emulator, calibration, { torqueEnabled: false });
+  const sim = new SimulatedSo101(emulator, ids, ticks, o.truth ?? DEFAULT_SIM_TRUTH, clock);
   sim.install();
   const path = `/dev/armguard-so101-emulated-${process.pid}-${++seq}`;
   const binding = createEmulatorMockBinding(emulator, path);

@@ -26,14 +26,13 @@ import {
   TF,
   type ArmModelSpec,
 } from '../../src/kinematics/index.js';
-import { normalize, rawToRadians, STS3215_RESOLUTION } from '../../src/calibration/lerobot.js';
-import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
+import { normalize, radiansPerTick, ticksToRadians, type JointTicks } from '../../src/calibration/lerobot.js';
+import { SO101_ARM_JOINTS, so101JointTicks, type So101Calibration } from '../../src/calibration/so101.js';
 import type { FreeMotionModel } from '../../src/calibration/free-motion.js';
 import { signalIndex, type SignalFrame, type SignalName } from '../../src/schema/signals.js';
 
 const JOINTS = 6;
 const GRIPPER = 5;
-const STEP_RAD = (2 * Math.PI) / (STS3215_RESOLUTION - 1);
 
 /** Raw register values of the six servos, in joint order (see drivers/feetech ServoState). */
 export interface So101RawState {
@@ -82,7 +81,10 @@ const SIG = {
 };
 
 export class So101Mapping {
-  /** Joint angles (rad; URDF new-calib zero = LeRobot 0°) and velocities (rad/s). */
+  /**
+   * Joint angles (rad, so101_new_calib.urdf: body joints zero at LeRobot 0° = mid-range, the gripper
+   * zero closed … its upper limit open; so101JointTicks) and velocities (rad/s).
+   */
   readonly q = new Float64Array(JOINTS);
   readonly qd = new Float64Array(JOINTS);
   /** Measured body-joint torques (N·m), the free-motion prediction and their difference. */
@@ -104,6 +106,8 @@ export class So101Mapping {
   private graspHeight = 0;
   private readonly obj = new Float64Array(3);
   private readonly declared: Uint8Array;
+  private readonly ticks: readonly JointTicks[];
+  private readonly radPerTick: Float64Array;
 
   /** N·m per register unit (from the calibration; replaced by `useModel` after a fit). */
   readonly torqueConstants: Float64Array;
@@ -116,6 +120,8 @@ export class So101Mapping {
   ) {
     this.torqueConstants = Float64Array.from(cal.torque.constants);
     this.deadbandN = cal.contactForce.deadbandN;
+    this.ticks = so101JointTicks(cal);
+    this.radPerTick = Float64Array.from(this.ticks, (j) => radiansPerTick(j));
     this.capsules = new CapsuleModel(so101ModelFor(cal));
     this.forceEstimator = new PointForceEstimator(
       this.capsules.fk,
@@ -153,9 +159,8 @@ export class So101Mapping {
   update(raw: So101RawState, t = NaN): void {
     const cal = this.cal;
     for (let j = 0; j < JOINTS; j++) {
-      const mc = cal.lerobot[cal.joints[j]!.name];
-      this.q[j] = rawToRadians(raw.position[j]!, mc);
-      this.qd[j] = raw.velocity[j]! * STEP_RAD;
+      this.q[j] = ticksToRadians(raw.position[j]!, this.ticks[j]!);
+      this.qd[j] = raw.velocity[j]! * this.radPerTick[j]!;
     }
     const gmc = cal.lerobot.gripper;
     this.gripperPct = normalize(raw.position[GRIPPER]!, gmc, 'range_0_100');

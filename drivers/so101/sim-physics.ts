@@ -8,7 +8,7 @@
 import type { Clock } from '../../src/util/clock.js';
 import { So101GravityRegressor } from '../../src/calibration/free-motion.js';
 import { GRAVITY_PARAMS, SO101_ARM_JOINTS } from '../../src/calibration/so101.js';
-import { rawToRadians, type MotorCalibration } from '../../src/calibration/lerobot.js';
+import { radiansPerTick, ticksToRadians, type JointTicks } from '../../src/calibration/lerobot.js';
 import { SO101_FRAMES, TF } from '../../src/kinematics/index.js';
 import type { FeetechEmulator, PhysicsHook } from '../feetech/index.js';
 import { mulberry32, symmetric } from '../../src/util/rng.js';
@@ -68,7 +68,8 @@ export class SimulatedSo101 {
   constructor(
     readonly emulator: FeetechEmulator,
     readonly ids: readonly number[],
-    readonly calibration: readonly MotorCalibration[],
+    /** Each servo's tick ↔ radian map (so101JointTicks), in the order of `ids`. */
+    readonly ticks: readonly JointTicks[],
     readonly truth: SimArmTruth,
     readonly clock: Clock,
   ) {
@@ -107,9 +108,9 @@ export class SimulatedSo101 {
       }
       const v = dt > 0 ? (next - present) / dt : 0;
       s.setPresent({ position: next, velocity: v, moving: next !== s.goalPosition });
-      const cal = this.calibration[j]!;
-      this.q[j] = rawToRadians(next, cal);
-      this.qd[j] = (v * 2 * Math.PI) / 4095;
+      const ticks = this.ticks[j]!;
+      this.q[j] = ticksToRadians(next, ticks);
+      this.qd[j] = v * radiansPerTick(ticks);
     });
     this.torques(this.q, this.qd, this.lastTorque);
     servos.forEach((s, j) => {

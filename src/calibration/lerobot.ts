@@ -81,7 +81,10 @@ export function halfTurnHomingOffset(actual: number, resolution = STS3215_RESOLU
   return actual - Math.trunc((resolution - 1) / 2);
 }
 
-/** Joint angle (rad) for the SO-101 FK (so101_new_calib.urdf zero = mid-range = LeRobot 0°). */
+/**
+ * Body-joint angle (rad) for the SO-101 FK (so101_new_calib.urdf zero = mid-range = LeRobot 0°).
+ * Not the gripper's: its ticks go through ticksToRadians / radiansToTicks (`gripper`).
+ */
 export function rawToRadians(raw: number, cal: MotorCalibration, resolution = STS3215_RESOLUTION): number {
   return (normalize(raw, cal, 'degrees', resolution) * Math.PI) / 180;
 }
@@ -99,8 +102,51 @@ export function gripperPctToRadians(pct: number, openRad: number): number {
   return (pct / 100) * openRad;
 }
 
+/** Inverse of gripperPctToRadians: the LeRobot RANGE_0_100 value (not clamped) of a gripper angle. */
+export function gripperRadiansToPct(rad: number, openRad: number): number {
+  return (rad / openRad) * 100;
+}
+
 export function radiansToRaw(rad: number, cal: MotorCalibration, resolution = STS3215_RESOLUTION): number {
   return Math.round((((rad * 180) / Math.PI) * (resolution - 1)) / 360 + (cal.range_min + cal.range_max) / 2);
+}
+
+/**
+ * How one SO-101 servo's Present/Goal_Position ticks map onto its URDF joint angle:
+ * - `body`: LeRobot DEGREES, zero at mid-range (rawToRadians / radiansToRaw);
+ * - `gripper`: RANGE_0_100 through gripperPctToRadians, closed range_min → 0 rad, open range_max →
+ *   `openRad` (the calibration's gripper upper limit), drive_mode flipping the direction as LeRobot
+ *   does. Not clamped to the calibrated range (LeRobot's normalize clamps; a live tick past range_min
+ *   reads its slightly negative angle, and a command past the range is left to the servo's
+ *   Min/Max_Position_Limit, which LeRobot sets to the range).
+ */
+export type JointTicks =
+  | { readonly kind: 'body'; readonly cal: MotorCalibration }
+  | { readonly kind: 'gripper'; readonly cal: MotorCalibration; readonly openRad: number };
+
+/** The gripper's place in its calibrated travel as LeRobot's RANGE_0_100 value, not clamped. */
+function gripperRawToPct(raw: number, cal: MotorCalibration): number {
+  const n = ((raw - cal.range_min) / (cal.range_max - cal.range_min)) * 100;
+  return cal.drive_mode ? 100 - n : n;
+}
+
+/** Joint angle (rad, URDF) of a Present_Position tick. */
+export function ticksToRadians(raw: number, j: JointTicks): number {
+  return j.kind === 'body' ? rawToRadians(raw, j.cal) : gripperPctToRadians(gripperRawToPct(raw, j.cal), j.openRad);
+}
+
+/** Goal_Position tick (rounded) for a joint angle (rad, URDF). */
+export function radiansToTicks(rad: number, j: JointTicks): number {
+  if (j.kind === 'body') return radiansToRaw(rad, j.cal);
+  const pct = gripperRadiansToPct(rad, j.openRad);
+  const n = j.cal.drive_mode ? 100 - pct : pct;
+  return Math.round(j.cal.range_min + (n / 100) * (j.cal.range_max - j.cal.range_min));
+}
+
+/** Radians per tick of the joint (signed: negative when a rising tick closes a drive_mode gripper); for velocities. */
+export function radiansPerTick(j: JointTicks, resolution = STS3215_RESOLUTION): number {
+  if (j.kind === 'body') return (2 * Math.PI) / (resolution - 1);
+  return ((j.cal.drive_mode ? -1 : 1) * j.openRad) / (j.cal.range_max - j.cal.range_min);
 }
 
 const FIELDS = ['id', 'drive_mode', 'homing_offset', 'range_min', 'range_max'] as const;

@@ -5,7 +5,7 @@
 import { SO101_JOINT_NAMES, type CapsuleSpec, type So101JointName } from '../kinematics/index.js';
 import { isSignalName, type SignalName } from '../schema/signals.js';
 import type { InputError } from '../util/errors.js';
-import { STS3215_RESOLUTION, type MotorCalibration } from './lerobot.js';
+import { STS3215_RESOLUTION, type JointTicks, type MotorCalibration } from './lerobot.js';
 import { YamlReader } from '../schema/yaml-reader.js';
 import { thresholdRangeProblem } from './so101-thresholds.js';
 
@@ -32,6 +32,21 @@ export function jointLimitsRadians(cal: Pick<So101Calibration, 'joints'>): { low
     lower: cal.joints.map((j) => (j.lowerDeg * Math.PI) / 180),
     upper: cal.joints.map((j) => (j.upperDeg * Math.PI) / 180),
   };
+}
+
+/**
+ * Each joint's tick ↔ radian map, in joint order: the body joints by LeRobot DEGREES (zero at
+ * mid-range), the gripper from closed (range_min, 0 rad) to open (range_max, its upper limit) — the
+ * one rule for the live arm's reads and commands, its emulator and the MuJoCo servo bridge, as replay
+ * maps recorded RANGE_0_100 values (gripperPctToRadians).
+ */
+export function so101JointTicks(cal: Pick<So101Calibration, 'joints' | 'lerobot'>): JointTicks[] {
+  return cal.joints.map(
+    (j): JointTicks =>
+      j.name === 'gripper'
+        ? { kind: 'gripper', cal: cal.lerobot[j.name], openRad: (j.upperDeg * Math.PI) / 180 }
+        : { kind: 'body', cal: cal.lerobot[j.name] },
+  );
 }
 
 export interface ThresholdEntry {

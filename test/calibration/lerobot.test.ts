@@ -5,8 +5,12 @@ import {
   normalize,
   parseLeRobotCalibrationJson,
   presentFromActual,
+  radiansPerTick,
+  radiansToTicks,
   rawToRadians,
+  ticksToRadians,
   unnormalize,
+  type JointTicks,
   type MotorCalibration,
 } from '../../src/calibration/lerobot.js';
 
@@ -54,6 +58,48 @@ describe('LeRobot normalisation (hand-computed)', () => {
     const off = halfTurnHomingOffset(3100);
     expect(off).toBe(3100 - 2047);
     expect(presentFromActual(3100, off)).toBe(2047);
+  });
+});
+
+describe('SO-101 joint ticks ↔ URDF radians (hand-computed)', () => {
+  const open = (100 * Math.PI) / 180;
+  const g: JointTicks = { kind: 'gripper', cal: gripper, openRad: open };
+  const flipped: JointTicks = { kind: 'gripper', cal: { ...gripper, drive_mode: 1 }, openRad: open };
+  const b: JointTicks = { kind: 'body', cal: body };
+  it('gripper: closed range_min → 0 rad, open range_max → the upper limit, linear between (not the mid-range rule)', () => {
+    expect(ticksToRadians(2031, g)).toBe(0);
+    expect(ticksToRadians(3524, g)).toBeCloseTo(open, 12);
+    expect(ticksToRadians(2404, g)).toBeCloseTo((373 / 1493) * open, 12);
+    // the mid-range tick is half open (50°), where the body rule would say 0
+    expect(ticksToRadians(2777.5, g)).toBeCloseTo(open / 2, 12);
+    expect(rawToRadians(2777.5, gripper)).toBe(0);
+    expect(radiansToTicks(0, g)).toBe(2031);
+    expect(radiansToTicks(open, g)).toBe(3524);
+    expect(radiansToTicks(0.5, g)).toBe(2459); // 2031 + 0.5/1.74533 · 1493 = 2458.71
+    expect(radiansToTicks((-10 * Math.PI) / 180, g)).toBe(1882); // 2031 − 149.3: not clamped (the servo's limit is)
+    expect(radiansPerTick(g)).toBeCloseTo(open / 1493, 15);
+  });
+  it('gripper with drive_mode 1: LeRobot flips the scale (100 − x), so closed is range_max', () => {
+    expect(ticksToRadians(3524, flipped)).toBe(0);
+    expect(ticksToRadians(2031, flipped)).toBeCloseTo(open, 12);
+    expect(radiansToTicks(0, flipped)).toBe(3524);
+    expect(radiansToTicks(0.5, flipped)).toBe(3096); // 3524 − 427.71
+    expect(radiansPerTick(flipped)).toBeCloseTo(-open / 1493, 15);
+    // LeRobot's own RANGE_0_100 reading of a tick, scaled to the upper limit
+    expect(ticksToRadians(2404, flipped)).toBeCloseTo((normalize(2404, flipped.cal, 'range_0_100') / 100) * open, 12);
+  });
+  it('body joints keep LeRobot DEGREES (zero at mid-range, 2π/4095 per tick)', () => {
+    expect(ticksToRadians(2500, b)).toBeCloseTo(((180000 / 4095) * Math.PI) / 180, 12);
+    expect(radiansToTicks(Math.PI / 2, b)).toBe(3024); // 2000 + 1023.75, rounded
+    expect(radiansPerTick(b)).toBeCloseTo((2 * Math.PI) / 4095, 15);
+  });
+  it('ticks → radians → ticks is the identity on the calibrated range', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2031, max: 3524 }), fc.boolean(), (raw, flip) => {
+        const j = flip ? flipped : g;
+        expect(radiansToTicks(ticksToRadians(raw, j), j)).toBe(raw);
+      }),
+    );
   });
 });
 

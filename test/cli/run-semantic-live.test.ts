@@ -8,7 +8,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { radiansToRaw } from '../../src/calibration/lerobot.js';
 import { parseSo101Calibration } from '../../src/calibration/so101.js';
 import { connectEmulatedSo101 } from '../../src/cli/compose/so101-arm.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
@@ -178,7 +177,8 @@ describe('live stage events, gripper-open on refusal and judge faults on MQTT (r
   it('--judge-open-gripper: a refusal holds the arm and opens the gripper servo to its calibrated open end', async () => {
     const { s } = await session('sim-twin-knife-into-crib', ['--judge', 'lexicon', '--judge-open-gripper']);
     const gripper = s.conn.emulated!.emulator.servo(6);
-    const open = radiansToRaw((cal.joints[5]!.upperDeg * Math.PI) / 180, cal.lerobot['gripper']);
+    // The open end is the gripper's calibrated range_max (LeRobot RANGE_0_100 = 100).
+    const open = cal.lerobot['gripper'].range_max;
     // The emulated servo powers up with its goal at mid-range (2048, drivers/feetech/emulator/servo.ts), far
     // from the open end. (Reading the goal here raced the refusal: on a quiet host the gripper was open already.)
     expect(Math.abs(2048 - open)).toBeGreaterThan(50);

@@ -177,8 +177,8 @@ export async function connectEmulatedSo101(o: ConnectOptions): Promise<Result<So
     timers: o.timers,
     ...(o.emulatorReplyDelayS !== undefined ? { extraReplyDelayS: o.emulatorReplyDelayS } : {}),
   });
-  const { ids, cals } = addSo101Servos(emulator, cal, { torqueEnabled: true });
-  const sim = new SimulatedSo101(emulator, ids, cals, DEFAULT_SIM_TRUTH, o.clock);
+  const { ids, ticks } = addSo101Servos(emulator, cal, { torqueEnabled: true });
+  const sim = new SimulatedSo101(emulator, ids, ticks, DEFAULT_SIM_TRUTH, o.clock);
   sim.install();
   let pty: PtyPair;
   try {

@@ -12,7 +12,7 @@ import { So101Arm } from '../../../drivers/so101/arm.js';
 import { loadMujoco } from '../../../drivers/sim/mujoco.js';
 import { SimWorld, so101Scene } from '../../../drivers/sim/index.js';
 import { MujocoServoBridge } from '../../../drivers/sim/servo-bridge.js';
-import { parseSo101Calibration } from '../../../src/calibration/so101.js';
+import { parseSo101Calibration, so101JointTicks } from '../../../src/calibration/so101.js';
 import { AnalyticFreeMotionModel } from '../../../src/calibration/free-motion.js';
 import { radiansToRaw } from '../../../src/calibration/lerobot.js';
 import { ManualClock, ManualTimers } from '../../../src/util/clock.js';
@@ -22,6 +22,7 @@ const calText = readFileSync(join(repoRoot, 'calibration/so101-demo.yaml'), 'utf
 const parsed = parseSo101Calibration(calText, 'calibration/so101-demo.yaml');
 if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.message).join('\n'));
 const cal = parsed.value;
+const ticks = so101JointTicks(cal);
 
 let ptyBus: PtyBus;
 let bus: FeetechBus;
@@ -39,7 +40,7 @@ beforeAll(async () => {
     emu,
     cal.joints.map((j, i) => ({
       id: j.id,
-      calibration: cal.lerobot[j.name],
+      ticks: ticks[i]!,
       torqueConstant: Math.abs(cal.torque.constants[i] ?? cal.torque.stallTorqueNm / 1000),
     })),
   ).install();
@@ -82,6 +83,12 @@ describe('MuJoCo → Feetech emulator → socat pty → real driver', () => {
     const q = new Float64Array(6);
     arm.readPositions(q);
     for (let j = 0; j < 5; j++) expect(Math.abs(q[j]! - settled[j]!)).toBeLessThan(0.003);
+    // The gripper: the scene's command (rad, 0 closed … 100° open) sits on the calibrated travel,
+    // range_min 2031 closed … range_max 3524 open, and the driver reads the scene's angle back.
+    const open = (100 * Math.PI) / 180;
+    expect(settled[5]).toBeGreaterThan(1); // the scene's home is open
+    expect(Math.abs(emu.servo(6).getRegister('Present_Position') - (2031 + (settled[5]! / open) * 1493))).toBeLessThan(1);
+    expect(Math.abs(q[5]! - settled[5]!)).toBeLessThan(0.003);
 
     // Goal writes move the simulated arm.
     expect((await arm.setTorque(true)).ok).toBe(true);
@@ -97,6 +104,12 @@ describe('MuJoCo → Feetech emulator → socat pty → real driver', () => {
     const moved = simJoints();
     expect(moved[0]).toBeCloseTo(goal[0]!, 1);
     expect(moved[3]).toBeCloseTo(goal[3]!, 1);
+
+    // Closing the gripper (0 rad) writes range_min, and the scene's fingers close.
+    expect((await arm.writeGoals([...moved.subarray(0, 5), 0])).ok).toBe(true);
+    await expect.poll(() => emu.servo(6).goalPosition, { timeout: 5000 }).toBe(2031);
+    for (let k = 0; k < 60; k++) world.stepTick();
+    expect(simJoints()[5]).toBeLessThan(0.2);
 
     // Hold: goal := present, read over the tty; the simulation stays where it is.
     expect((await arm.holdNow('test')).ok).toBe(true);

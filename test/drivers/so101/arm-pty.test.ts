@@ -10,6 +10,7 @@ import { So101Arm } from '../../../drivers/so101/arm.js';
 import { addSo101Servos } from '../../../drivers/so101/emulated-arm.js';
 import { DEFAULT_SIM_TRUTH, SimulatedSo101 } from '../../../drivers/so101/sim-physics.js';
 import { defaultSo101Calibration } from '../../../src/calibration/so101-defaults.js';
+import { so101JointTicks } from '../../../src/calibration/so101.js';
 import { AnalyticFreeMotionModel } from '../../../src/calibration/free-motion.js';
 import { radiansToRaw } from '../../../src/calibration/lerobot.js';
 import { ManualClock, ManualTimers } from '../../../src/util/clock.js';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   new SimulatedSo101(
     emu,
     cal.joints.map((j) => j.id),
-    cal.joints.map((j) => cal.lerobot[j.name]),
+    so101JointTicks(cal),
     DEFAULT_SIM_TRUTH,
     clock,
   ).install();

@@ -96,7 +96,8 @@ describe('So101Arm', () => {
     expect((await r.arm.writeGoals(goal)).ok).toBe(true);
     expect(r.emulator.counters.instructions - before).toBe(1);
     expect(r.emulator.servo(2).goalPosition).toBe(radiansToRaw(-0.2, cal.lerobot.shoulder_lift));
-    expect(r.emulator.servo(6).goalPosition).toBe(radiansToRaw((100 * Math.PI) / 180, cal.lerobot.gripper)); // clamped to 100°
+    // 9 rad clamped to the gripper's 100° upper limit: its calibrated open end, range_max.
+    expect(r.emulator.servo(6).goalPosition).toBe(cal.lerobot.gripper.range_max);
   });
 
   it('hold commands Goal_Position := Present_Position after motion', async () => {
