@@ -15,7 +15,7 @@ export function formatSo101Calibration(c: So101Calibration, header: readonly str
     `arm_id: ${str(c.armId)}`,
     '# Servo supply (V): 7.4 (STS3215 C001, stall ≈ 1.9 N·m) or 12 (C018, stall ≈ 2.9 N·m).',
     `supply_voltage: ${num(c.supplyVoltage)}`,
-    '# Joint order is fixed (ids 1–6 on the bus); limits in LeRobot degrees (0° = mid-range).',
+    '# Joint order is fixed (ids 1–6 on the bus); limits in degrees (body: LeRobot degrees, 0° = mid-range; gripper: 0° = closed).',
     'joints:',
   );
   for (const j of c.joints)
