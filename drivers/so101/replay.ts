@@ -11,7 +11,7 @@
  *   smoothing window is full: 6, 11 and 16 frames).
  * Not derivable: max_joint_torque, every contact force (no load/current recorded).
  */
-import { SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
+import { jointLimitsRadians, SO101_ARM_JOINTS, type So101Calibration } from '../../src/calibration/so101.js';
 import { gripperPctToRadians, rawToRadians, type MotorCalibration } from '../../src/calibration/lerobot.js';
 import { AnalyticFreeMotionModel } from '../../src/calibration/free-motion.js';
 import type { SignalName } from '../../src/schema/signals.js';
@@ -133,7 +133,7 @@ export function replayPositions(ep: LeRobotEpisode, cal: So101Calibration, o: Po
   const mapping = new So101Mapping(cal, new AnalyticFreeMotionModel(cal.freeMotion));
   const columns = new Map<SignalName, Float64Array>(POSITION_ONLY_SIGNALS.map((s) => [s, new Float64Array(n)]));
   const q = new Float64Array(6);
-  const gripperOpenRad = (cal.joints[SO101_ARM_JOINTS]!.upperDeg * Math.PI) / 180;
+  const gripperOpenRad = jointLimitsRadians(cal).upper[SO101_ARM_JOINTS]!;
   let gripping = false;
   let outside = 0;
   let minSelf = Infinity;

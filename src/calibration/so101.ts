@@ -41,10 +41,11 @@ export function jointLimitsRadians(cal: Pick<So101Calibration, 'joints'>): { low
  * maps recorded RANGE_0_100 values (gripperPctToRadians).
  */
 export function so101JointTicks(cal: Pick<So101Calibration, 'joints' | 'lerobot'>): JointTicks[] {
+  const { upper } = jointLimitsRadians(cal);
   return cal.joints.map(
-    (j): JointTicks =>
+    (j, i): JointTicks =>
       j.name === 'gripper'
-        ? { kind: 'gripper', cal: cal.lerobot[j.name], openRad: (j.upperDeg * Math.PI) / 180 }
+        ? { kind: 'gripper', cal: cal.lerobot[j.name], openRad: upper[i]! }
         : { kind: 'body', cal: cal.lerobot[j.name] },
   );
 }
