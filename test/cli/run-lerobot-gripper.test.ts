@@ -1,6 +1,6 @@
 /**
  * A LeRobot policy's gripper through `armguard run so101` (emulated SO-101 behind a real socat pty,
- * the session's chunk path: screen → gate → CBF → arm). The policy emits its gripper on LeRobot's
+ * the session's chunk path: screen → gate → CBF in the filter worker → re-check → arm). The policy emits its gripper on LeRobot's
  * 0–100 scale (RANGE_0_100) and sends it in the chunk's column 5 as g/100 · the gripper's upper
  * limit (hardware.md "Units of a chunk"). The arm reads the gripper on the same scale, so a chunk
  * that opens the gripper from where it is runs as sent and ends on the calibrated open end.
@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunSession } from '../../src/cli/compose/session.js';
 import { gripperPctToRadians, normalize } from '../../src/calibration/lerobot.js';
 import { systemClock } from '../../src/platform/system-clock.js';
-import { startEmulatedSession, waitUntil } from '../support/run-session.js';
+import { startEmulatedSession, submitChunk, waitUntil } from '../support/run-session.js';
 
 const sessions: RunSession[] = [];
 afterEach(async () => {
@@ -40,7 +40,9 @@ describe('a LeRobot policy gripper on the live SO-101 path', () => {
       targets.set(q.subarray(0, 5), k * 6);
       targets[k * 6 + 5] = gripperPctToRadians(pct0 + ((100 - pct0) * (k + 1)) / H, open);
     }
-    const r = s.pipeline.submitChunk(
+    // Through the session's chunk path as an MQTT request goes (filtered in the worker thread).
+    const r = await submitChunk(
+      s,
       { id: 'open', stamp: systemClock.now(), horizon: H, joints: 6, dt: 0.02, targets },
       systemClock.now(),
     );
