@@ -244,7 +244,8 @@ export class So101Arm implements SignalSource, CommandSink, JointStateSource {
    * Open the gripper to its calibrated open end while the body joints stay where they are (the
    * semantic gate's optional gripper-open on refusal, seeds/003 F.1): a fresh Present_Position read,
    * then Goal_Position := present for the five body joints and := the gripper's upper limit for the
-   * gripper (its calibrated range_max, LeRobot's 100 = open), in one sync write. A failed read writes nothing (the hold that preceded it stands).
+   * gripper (its calibrated range_max, LeRobot's 100 = open), in one sync write. A failed read
+   * writes nothing (the hold that preceded it stands).
    */
   async openGripperNow(): Promise<Result<void, Fault>> {
     this.cancelChunk();

@@ -42,10 +42,8 @@ export function normalize(raw: number, cal: MotorCalibration, mode: NormMode, re
       const n = ((bounded - min) / (max - min)) * 200 - 100;
       return cal.drive_mode ? -n : n;
     }
-    case 'range_0_100': {
-      const n = ((bounded - min) / (max - min)) * 100;
-      return cal.drive_mode ? 100 - n : n;
-    }
+    case 'range_0_100':
+      return gripperRawToPct(bounded, cal);
   }
 }
 
@@ -124,7 +122,7 @@ export type JointTicks =
   | { readonly kind: 'body'; readonly cal: MotorCalibration }
   | { readonly kind: 'gripper'; readonly cal: MotorCalibration; readonly openRad: number };
 
-/** The gripper's place in its calibrated travel as LeRobot's RANGE_0_100 value, not clamped. */
+/** The gripper's place in its calibrated travel as LeRobot's RANGE_0_100 value (normalize clamps first; the live angle does not). */
 function gripperRawToPct(raw: number, cal: MotorCalibration): number {
   const n = ((raw - cal.range_min) / (cal.range_max - cal.range_min)) * 100;
   return cal.drive_mode ? 100 - n : n;

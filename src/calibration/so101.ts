@@ -167,6 +167,11 @@ export function parseSo101Calibration(
     const upperDeg = y.numberAt([...p, 'upper_deg'], { min: -180, max: 180 });
     if (lowerDeg >= upperDeg)
       y.problemAt([...p, 'upper_deg'], `upper_deg (${upperDeg}) must exceed lower_deg (${lowerDeg})`);
+    else if (name === 'gripper' && !(upperDeg > 0))
+      y.problemAt(
+        [...p, 'upper_deg'],
+        `the gripper's upper_deg is its open end (LeRobot 100, range_max) and must be above 0° (the closed jaw, range_min), got ${upperDeg}`,
+      );
     joints.push({ name, id, lowerDeg, upperDeg });
   }
   const ids = joints.map((j) => j.id);

@@ -62,6 +62,13 @@ describe('SO-101 calibration file', () => {
       /unknown signal 'self_colision'/,
     );
     expect(problems('kind: [')).toEqual([expect.stringMatching(/^so101-x\.yaml:1: YAML syntax/)]);
+    // The gripper's 0° is the closed jaw (range_min): an upper limit at or below it has no open end.
+    const gripperLine = demo.split('\n').findIndex((l) => l.includes('name: gripper')) + 1;
+    expect(problems(demo.replace('lower_deg: -10, upper_deg: 100', 'lower_deg: -10, upper_deg: 0'))).toEqual([
+      expect.stringMatching(
+        new RegExp(`^so101-x\\.yaml:${gripperLine} field 'joints\\[5\\]\\.upper_deg': the gripper's upper_deg is its open end`),
+      ),
+    ]);
   });
   it('refuses thresholds that are negative, zero, non-finite, in an unknown unit or beyond what the arm can physically produce, with the reason', () => {
     const contact = (v: string) => demo.replace(/(max_contact_force:\n\s+value: )[\d.]+/, `$1${v}`);
