@@ -15,9 +15,11 @@ export function multiplyRows(
   outOffset: number,
 ): void {
   const { rowStart, column } = rows;
+  let e = 0;
   for (let i = 0; i < m; i++) {
     let s = 0;
-    for (let e = rowStart[i]!; e < rowStart[i + 1]!; e++) s += rowValues[e]! * v[column[e]!]!;
+    const e1 = rowStart[i + 1]!;
+    for (; e < e1; e++) s += rowValues[e]! * v[column[e]!]!;
     out[outOffset + i] = s;
   }
 }
@@ -30,9 +32,13 @@ export function multiplyTransposed(
   rOffset: number,
   out: Float64Array,
 ): void {
-  for (let j = 0; j < A.cols; j++) {
+  const { colPtr, rowIndex } = A;
+  const cols = A.cols;
+  let t = 0;
+  for (let j = 0; j < cols; j++) {
     let s = 0;
-    for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) s += values[t]! * rows[rOffset + A.rowIndex[t]!]!;
+    const t1 = colPtr[j + 1]!;
+    for (; t < t1; t++) s += values[t]! * rows[rOffset + rowIndex[t]!]!;
     out[j] = s;
   }
 }

@@ -146,6 +146,12 @@ export class NormalEquations {
       let p = rowPairStart[i]!;
       const e0 = rowStart[i]!;
       const e1 = rowStart[i + 1]!;
+      if (e1 - e0 === 1) {
+        // a bound on one variable (joint limits, ξ ≥ 0): one diagonal term, no pair loops
+        const v = rowValues[e0]!;
+        M[pairTarget[p]!]! += wi * v * v;
+        continue;
+      }
       for (let a = e0; a < e1; a++) {
         const va = wi * rowValues[a]!;
         for (let b = e0; b <= a; b++) M[pairTarget[p++]!]! += va * rowValues[b]!;
@@ -161,7 +167,7 @@ export class NormalEquations {
    */
   direction(mode: number): void {
     const ws = this.ws;
-    const { n, m, rhs, perm, dx, eqRows } = ws;
+    const { n, m, perm, dx, eqRows } = ws;
     const eqCount = ws.eqCount;
     const order = this.order;
     const D = ws.rows;
@@ -213,10 +219,15 @@ export class NormalEquations {
       const i = eqRows[k]!;
       D[oG + i] = D[oRpLIn + i]! / EQ_REG;
     }
-    ws.multiplyAT(R_G, rhs);
+    // −rd − A'g straight into stage order (A' column by column: the same sums as multiplyAT)
+    const { colPtr, rowIndex } = ws.A;
+    const Av = ws.Av;
     for (let p = 0; p < n; p++) {
       const j = order[p]!;
-      perm[p] = -rd[j]! - rhs[j]!;
+      let s = 0;
+      const t1 = colPtr[j + 1]!;
+      for (let t = colPtr[j]!; t < t1; t++) s += Av[t]! * D[oG + rowIndex[t]!]!;
+      perm[p] = -rd[j]! - s;
     }
     this.kkt.solveInPlace(perm);
     for (let p = 0; p < n; p++) dx[order[p]!] = perm[p]!;
@@ -282,11 +293,16 @@ export class NormalEquations {
     // the correction's A·d lands in the free slot R_G
     const oADC = R_G * m;
     for (let i = 0; i < m; i++) D[oLam + i] = D[oDZL + i]! - D[oDZU + i]! + D[oDYE + i]!;
-    ws.multiplyAT(R_LAM, rhs);
     ws.multiplyP(dx, px);
+    // −rd − P dx + A'λ straight into stage order (A' column by column: the same sums as multiplyAT)
+    const { colPtr, rowIndex } = ws.A;
+    const Av = ws.Av;
     for (let p = 0; p < n; p++) {
       const j = order[p]!;
-      perm[p] = -rd[j]! - px[j]! + rhs[j]!;
+      let s = 0;
+      const t1 = colPtr[j + 1]!;
+      for (let t = colPtr[j]!; t < t1; t++) s += Av[t]! * D[oLam + rowIndex[t]!]!;
+      perm[p] = -rd[j]! - px[j]! + s;
     }
     this.kkt.solveInPlace(perm);
     for (let p = 0; p < n; p++) rhs[order[p]!] = perm[p]!;
