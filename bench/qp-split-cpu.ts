@@ -10,7 +10,7 @@
  *
  *   mkdir -p /tmp/qp-old && git archive <commit> src/qp src/util/errors.ts | tar -x -C /tmp/qp-old \
  *     && echo '{"type":"module"}' > /tmp/qp-old/package.json      # ESM, as in the repository
- *   npx tsx bench/qp-split-cpu.ts --old /tmp/qp-old/src/qp [--runs 3] [--together]
+ *   npx tsx bench/qp-split-cpu.ts --old /tmp/qp-old/src/qp [--new /tmp/qp-new/src/qp] [--runs 3] [--together]
  *
  * --together runs the two children of a pair at the same time instead of one after the other, so
  * both see the same state of the shared machine (whose speed jumps between runs).
@@ -88,12 +88,13 @@ async function parent(): Promise<void> {
   const runs = Number(arg('runs') ?? '3');
   const together = process.argv.includes('--together');
   if (oldDir === undefined || !Number.isInteger(runs) || runs < 1) {
-    console.error('usage: npx tsx bench/qp-split-cpu.ts --old <copy of src/qp> [--runs N] [--together]');
+    console.error('usage: npx tsx bench/qp-split-cpu.ts --old <copy of src/qp> [--new <copy of src/qp>] [--runs N] [--together]');
     process.exit(2);
   }
   const here = fileURLToPath(new URL('.', import.meta.url));
   const shared = process.env.ARMGUARD_SHARED ?? resolve(here, '../../shared');
-  const newDir = resolve(here, '../src/qp');
+  // --new: a snapshot of the new code (so the working tree may change while the runs go on)
+  const newDir = resolve(arg('new') ?? resolve(here, '../src/qp'));
   const problemDir = mkdtempSync(join(tmpdir(), 'qp-split-cpu-'));
   try {
     for (const pairs of PAIRS) {

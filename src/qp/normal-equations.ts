@@ -152,6 +152,16 @@ export class NormalEquations {
         M[pairTarget[p]!]! += wi * v * v;
         continue;
       }
+      if (e1 - e0 === 2) {
+        // a difference of two variables (motion bounds): the three products, in the pair order below
+        const v0 = rowValues[e0]!;
+        const v1 = rowValues[e0 + 1]!;
+        const w1 = wi * v1;
+        M[pairTarget[p]!]! += wi * v0 * v0;
+        M[pairTarget[p + 1]!]! += w1 * v0;
+        M[pairTarget[p + 2]!]! += w1 * v1;
+        continue;
+      }
       for (let a = e0; a < e1; a++) {
         const va = wi * rowValues[a]!;
         for (let b = e0; b <= a; b++) M[pairTarget[p++]!]! += va * rowValues[b]!;
