@@ -54,6 +54,17 @@ export class NormalEquations {
   /** per row, where each product a_r a_c (r ≥ c in row order) lands in kkt.values */
   private readonly rowPairStart: Int32Array;
   private readonly pairTarget: Int32Array;
+  /**
+   * The pairs of each row entry a (b from the row's first entry to a) as runs of consecutive
+   * targets: run r adds a_a·a_b for b in [runFirst[r], runEnd[r]) to kkt.values from runTarget[r]
+   * on; entry a's runs are [entryRunStart[a], entryRunStart[a + 1]). In the chunk layout a CBF row's
+   * 2n + 1 entries give (2n + 1)(n + 1) pairs in 3n + 2 runs (u_{k−1}, u_k and ξ_k lie contiguously
+   * in the stage blocks), so the inner loop walks a block row without a target lookup per pair.
+   */
+  private readonly entryRunStart: Int32Array;
+  private readonly runTarget: Int32Array;
+  private readonly runFirst: Int32Array;
+  private readonly runEnd: Int32Array;
   /** kkt offset of every diagonal element, by variable */
   private readonly diagTarget: Int32Array;
 
@@ -96,6 +107,31 @@ export class NormalEquations {
         }
       }
     }
+    const nnz = rs[m]!;
+    this.entryRunStart = new Int32Array(nnz + 1);
+    let runs = 0;
+    for (let i = 0, p = 0; i < m; i++) {
+      for (let a = rs[i]!; a < rs[i + 1]!; a++) {
+        for (let b = rs[i]!; b <= a; b++, p++) if (b === rs[i]! || this.pairTarget[p] !== this.pairTarget[p - 1]! + 1) runs++;
+        this.entryRunStart[a + 1] = runs;
+      }
+    }
+    this.runTarget = new Int32Array(runs);
+    this.runFirst = new Int32Array(runs);
+    this.runEnd = new Int32Array(runs);
+    let r = -1;
+    for (let i = 0, p = 0; i < m; i++) {
+      for (let a = rs[i]!; a < rs[i + 1]!; a++) {
+        for (let b = rs[i]!; b <= a; b++, p++) {
+          if (b === rs[i]! || this.pairTarget[p] !== this.pairTarget[p - 1]! + 1) {
+            r++;
+            this.runTarget[r] = this.pairTarget[p]!;
+            this.runFirst[r] = b;
+          }
+          this.runEnd[r] = b + 1;
+        }
+      }
+    }
   }
 
   /** Row weights W of the current iterate (and 1/s), then P + A'WA factorised; false on NaN/∞. */
@@ -131,7 +167,7 @@ export class NormalEquations {
 
   /** Assembles P + A'WA (+ regularisation, W the row slot R_W) in stage order and factorises it. */
   private assembleAndFactorise(): boolean {
-    const { kkt, pTarget, rowPairStart, pairTarget, diagTarget } = this;
+    const { kkt, pTarget, rowPairStart, pairTarget, diagTarget, entryRunStart, runTarget, runFirst, runEnd } = this;
     const { n, m, Pv, rowValues } = this.ws;
     const rowStart = this.ws.rowsOfA.rowStart;
     const R = this.ws.rows;
@@ -143,7 +179,7 @@ export class NormalEquations {
     for (let i = 0; i < m; i++) {
       const wi = R[oW + i]!;
       if (wi === 0) continue;
-      let p = rowPairStart[i]!;
+      const p = rowPairStart[i]!;
       const e0 = rowStart[i]!;
       const e1 = rowStart[i + 1]!;
       if (e1 - e0 === 1) {
@@ -162,9 +198,15 @@ export class NormalEquations {
         M[pairTarget[p + 2]!]! += w1 * v1;
         continue;
       }
+      // longer rows (CBF): each entry's products run along contiguous stretches of a block row
       for (let a = e0; a < e1; a++) {
         const va = wi * rowValues[a]!;
-        for (let b = e0; b <= a; b++) M[pairTarget[p++]!]! += va * rowValues[b]!;
+        const r1 = entryRunStart[a + 1]!;
+        for (let r = entryRunStart[a]!; r < r1; r++) {
+          let t = runTarget[r]!;
+          const b1 = runEnd[r]!;
+          for (let b = runFirst[r]!; b < b1; b++) M[t++]! += va * rowValues[b]!;
+        }
       }
     }
     return kkt.factorize();
