@@ -46,7 +46,8 @@ export const CENTRALITY = 2;
  */
 export class NormalEquations {
   private readonly ws: QpWorkspace;
-  private readonly kkt: BlockTridiagonal;
+  /** the normal matrix (assembled values and factor), in stage order */
+  readonly kkt: BlockTridiagonal;
   /** variables in stage order */
   private readonly order: Int32Array;
   /** P nnz → offset in kkt.values */
