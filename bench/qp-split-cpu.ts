@@ -14,6 +14,7 @@
  *
  * --together runs the two children of a pair at the same time instead of one after the other, so
  * both see the same state of the shared machine (whose speed jumps between runs).
+ * --interleaved P solves with both copies in one process instead, P alternating passes each.
  *
  * ARMGUARD_SHARED overrides the location of shared/ (default: beside the repository).
  */
@@ -74,6 +75,65 @@ async function child(qpDir: string, problemDir: string): Promise<void> {
   console.log(JSON.stringify(figures));
 }
 
+/**
+ * --interleaved: both copies in this one process, the same problems solved by old and new in
+ * alternating passes (old, new, new, old, …), CPU time summed per copy — both see the same
+ * machine state at a granularity of one pass (~0.3 s), which separate processes cannot give.
+ */
+async function interleaved(oldDir: string, newDir: string, problemDir: string, passes: number): Promise<void> {
+  const load = async (dir: string) => {
+    const qp = (await import(resolve(dir, 'index.ts'))) as SolverModule;
+    const groups: { solver: InstanceType<SolverModule['QpSolver']>; problems: unknown[] }[] = [];
+    for (const pairs of PAIRS) {
+      for (const seed of SEEDS) {
+        const file = join(problemDir, `p${pairs}-s${seed}.json`);
+        const problems = qp.parseQpJson(readFileSync(file, 'utf8'), file);
+        groups.push({ solver: new qp.QpSolver(problems[0]), problems });
+      }
+    }
+    return groups;
+  };
+  const copies = { old: await load(oldDir), new: await load(newDir) };
+  const options = { maxIterations: 40 };
+  const pass = (label: 'old' | 'new'): { ms: number; iterations: number; solves: number } => {
+    let iterations = 0;
+    let solves = 0;
+    const c0 = process.cpuUsage();
+    for (const g of copies[label]) {
+      for (const p of g.problems) {
+        iterations += g.solver.solve(p, options).iterations;
+        solves++;
+      }
+    }
+    const c = process.cpuUsage(c0);
+    return { ms: (c.user + c.system) / 1000, iterations, solves };
+  };
+  for (let k = 0; k < 2; k++) {
+    pass('old');
+    pass('new');
+  }
+  const ms = { old: 0, new: 0 };
+  const ratios: number[] = [];
+  let solves = 0;
+  let iterations = { old: 0, new: 0 };
+  for (let k = 0; k < passes; k++) {
+    const order: ('old' | 'new')[] = k % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
+    const got = { old: 0, new: 0 };
+    for (const label of order) {
+      const r = pass(label);
+      got[label] = r.ms;
+      ms[label] += r.ms;
+      iterations = { ...iterations, [label]: iterations[label] + r.iterations };
+      solves = r.solves;
+    }
+    ratios.push(got.new / got.old);
+  }
+  const per = (label: 'old' | 'new'): string => (ms[label] / (passes * solves)).toFixed(3);
+  console.log(
+    `interleaved, ${passes} passes each of ${solves} solves, load ${loadavg()[0]!.toFixed(1)}: old ${per('old')} ms, new ${per('new')} ms CPU per solve (iterations ${iterations.old} / ${iterations.new}); total new/old ${(ms.new / ms.old).toFixed(3)}, median per-pass ratio ${median(ratios).toFixed(3)}`,
+  );
+}
+
 function median(v: number[]): number {
   const s = [...v].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -106,6 +166,11 @@ async function parent(): Promise<void> {
         });
         writeFileSync(join(problemDir, `p${pairs}-s${seed}.json`), text);
       }
+    }
+    const passesArg = arg('interleaved');
+    if (passesArg !== undefined) {
+      await interleaved(oldDir, newDir, problemDir, Number(passesArg));
+      return;
     }
     const self = fileURLToPath(import.meta.url);
     const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
