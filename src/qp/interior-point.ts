@@ -167,6 +167,7 @@ export class QpSolver {
 
     const bad = loadScaledData(ws, scaling, problem);
     if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
+    normal.loadConstantPart();
     this.initialise(options.warmStart, options.warmStartDual);
 
     const { x, dualUnscale, rd, px, atl, qs, dx, eqRows } = ws;

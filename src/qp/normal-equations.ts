@@ -68,6 +68,8 @@ export class NormalEquations {
   private readonly runEnd: Int32Array;
   /** kkt offset of every diagonal element, by variable */
   private readonly diagTarget: Int32Array;
+  /** P + primal regularisation in kkt.values' layout: the same in every iteration of a solve */
+  private readonly constantPart: Float64Array;
 
   constructor(ws: QpWorkspace, st: QpStructure) {
     this.ws = ws;
@@ -85,6 +87,7 @@ export class NormalEquations {
     this.diagTarget = new Int32Array(n);
     for (let j = 0; j < n; j++)
       this.diagTarget[j] = this.kkt.offsetOf(st.positionOf[j]!, st.positionOf[j]!, st.stageOfPosition);
+    this.constantPart = new Float64Array(this.kkt.values.length);
     const rs = rows.rowStart;
     this.rowPairStart = new Int32Array(m + 1);
     for (let i = 0; i < m; i++) {
@@ -135,6 +138,15 @@ export class NormalEquations {
     }
   }
 
+  /** Sets the part of the normal matrix that does not change over a solve (P, regularisation); once per solve, after the data are loaded. */
+  loadConstantPart(): void {
+    const { constantPart, pTarget, diagTarget } = this;
+    const { n, Pv } = this.ws;
+    constantPart.fill(0);
+    for (let t = 0; t < Pv.length; t++) constantPart[pTarget[t]!]! += Pv[t]!;
+    for (let j = 0; j < n; j++) constantPart[diagTarget[j]!]! += PRIMAL_REG;
+  }
+
   /** Row weights W of the current iterate (and 1/s), then P + A'WA factorised; false on NaN/∞. */
   factorise(): boolean {
     const ws = this.ws;
@@ -166,17 +178,15 @@ export class NormalEquations {
     return this.assembleAndFactorise();
   }
 
-  /** Assembles P + A'WA (+ regularisation, W the row slot R_W) in stage order and factorises it. */
+  /** Assembles P + A'WA (+ regularisation, W the row slot R_W) in stage order and factorises it (P and the regularisation from loadConstantPart). */
   private assembleAndFactorise(): boolean {
-    const { kkt, pTarget, rowPairStart, pairTarget, diagTarget, entryRunStart, runTarget, runFirst, runEnd } = this;
-    const { n, m, Pv, rowValues } = this.ws;
+    const { kkt, rowPairStart, pairTarget, entryRunStart, runTarget, runFirst, runEnd } = this;
+    const { m, rowValues } = this.ws;
     const rowStart = this.ws.rowsOfA.rowStart;
     const R = this.ws.rows;
     const oW = R_W * m;
     const M = kkt.values;
-    M.fill(0);
-    for (let t = 0; t < Pv.length; t++) M[pTarget[t]!]! += Pv[t]!;
-    for (let j = 0; j < n; j++) M[diagTarget[j]!]! += PRIMAL_REG;
+    M.set(this.constantPart);
     for (let i = 0; i < m; i++) {
       const wi = R[oW + i]!;
       if (wi === 0) continue;

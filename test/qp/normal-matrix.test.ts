@@ -87,6 +87,7 @@ function checkNormalMatrix(qp: DenseQp, problem: QpProblem, seed: number): void 
     w[i] = (zl * hasL) / sl + (zu * hasU) / su;
   }
   const normal = new NormalEquations(ws, structure);
+  normal.loadConstantPart();
   expect(normal.factorise()).toBe(true);
   // naive: M x = P x + A'(W (A x)) + 1e-11 x, in variable order
   const x = Array.from({ length: n }, () => gauss(r));
