@@ -66,7 +66,9 @@ describe('SO-101 calibration file', () => {
     const gripperLine = demo.split('\n').findIndex((l) => l.includes('name: gripper')) + 1;
     expect(problems(demo.replace('lower_deg: -10, upper_deg: 100', 'lower_deg: -10, upper_deg: 0'))).toEqual([
       expect.stringMatching(
-        new RegExp(`^so101-x\\.yaml:${gripperLine} field 'joints\\[5\\]\\.upper_deg': the gripper's upper_deg is its open end`),
+        new RegExp(
+          `^so101-x\\.yaml:${gripperLine} field 'joints\\[5\\]\\.upper_deg': the gripper's upper_deg is its open end`,
+        ),
       ),
     ]);
   });

@@ -191,7 +191,8 @@ describe('fragile-obstacle chunk filters: the SO-101 jaw', () => {
       const out = mf.filter.filter(nominal, H, q0, DT);
       // the gripper column is the policy's: the arm can only be held or moved away, never passed as is
       expect(out.status, `${mode}: ${out.detail}`).not.toBe('unchanged');
-      if (out.status === 'filtered') for (let k = 0; k < H; k++) expect(out.targets[k * COLUMNS + 5]).toBe(nominal[k * COLUMNS + 5]);
+      if (out.status === 'filtered')
+        for (let k = 0; k < H; k++) expect(out.targets[k * COLUMNS + 5]).toBe(nominal[k * COLUMNS + 5]);
     }
   });
 });

@@ -131,14 +131,15 @@ describe('fragile-obstacle pilot', () => {
       expect(start?.task).toBe('sim-pick-cup-into-box'); // a task spec/tasks.yaml declares
       expect(start?.platform).toBe('sim-so101');
       // labelled by the task predicate: the cup reaches the box in both modes on seed 1
-      expect(records.some((r) => r.kind === 'label' && r.value.source === 'predicate' && r.value.success === true)).toBe(
-        true,
-      );
+      expect(
+        records.some((r) => r.kind === 'label' && r.value.source === 'predicate' && r.value.success === true),
+      ).toBe(true);
       expect(records.filter((r) => r.kind === 'frame').length).toBeGreaterThan(100);
       const chunks = records.filter((r) => r.kind === 'executed-chunk');
       expect(chunks.length).toBeGreaterThanOrEqual(5);
       // the chunk CBF's detours are on record as filtered chunks; the baseline forwards them as sent
-      if (mode === 'cbf') expect(chunks.some((r) => r.kind === 'executed-chunk' && r.value.verdict === 'filtered')).toBe(true);
+      if (mode === 'cbf')
+        expect(chunks.some((r) => r.kind === 'executed-chunk' && r.value.verdict === 'filtered')).toBe(true);
       else expect(chunks.every((r) => r.kind === 'executed-chunk' && r.value.verdict === 'executed')).toBe(true);
     }
     // The safety report counts every recorded episode (an undeclared task would leave them uncounted).

@@ -87,7 +87,9 @@ describe('MuJoCo → Feetech emulator → socat pty → real driver', () => {
     // range_min 2031 closed … range_max 3524 open, and the driver reads the scene's angle back.
     const open = (100 * Math.PI) / 180;
     expect(settled[5]).toBeGreaterThan(1); // the scene's home is open
-    expect(Math.abs(emu.servo(6).getRegister('Present_Position') - (2031 + (settled[5]! / open) * 1493))).toBeLessThan(1);
+    expect(Math.abs(emu.servo(6).getRegister('Present_Position') - (2031 + (settled[5]! / open) * 1493))).toBeLessThan(
+      1,
+    );
     expect(Math.abs(q[5]! - settled[5]!)).toBeLessThan(0.003);
 
     // Goal writes move the simulated arm.

@@ -166,7 +166,14 @@ export async function fragileObstacleCommand(args: readonly string[], io: CliIo)
   );
   const outDir = resolve(opt('out') ?? 'demo-out');
   // One folder per run, as the default scenario's episodes, so a second run is not mixed into it.
-  const recordDir = join(outDir, 'episodes', new Date().toISOString().replace(/[^0-9]/g, '').slice(0, 14));
+  const recordDir = join(
+    outDir,
+    'episodes',
+    new Date()
+      .toISOString()
+      .replace(/[^0-9]/g, '')
+      .slice(0, 14),
+  );
   log(`recording to ${recordDir}`);
   let results: FragileEpisodeResult[];
   try {
