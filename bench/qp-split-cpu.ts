@@ -148,7 +148,9 @@ async function parent(): Promise<void> {
   const runs = Number(arg('runs') ?? '3');
   const together = process.argv.includes('--together');
   if (oldDir === undefined || !Number.isInteger(runs) || runs < 1) {
-    console.error('usage: npx tsx bench/qp-split-cpu.ts --old <copy of src/qp> [--new <copy of src/qp>] [--runs N] [--together]');
+    console.error(
+      'usage: npx tsx bench/qp-split-cpu.ts --old <copy of src/qp> [--new <copy of src/qp>] [--runs N] [--together]',
+    );
     process.exit(2);
   }
   const here = fileURLToPath(new URL('.', import.meta.url));

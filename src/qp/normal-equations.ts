@@ -116,7 +116,8 @@ export class NormalEquations {
     let runs = 0;
     for (let i = 0, p = 0; i < m; i++) {
       for (let a = rs[i]!; a < rs[i + 1]!; a++) {
-        for (let b = rs[i]!; b <= a; b++, p++) if (b === rs[i]! || this.pairTarget[p] !== this.pairTarget[p - 1]! + 1) runs++;
+        for (let b = rs[i]!; b <= a; b++, p++)
+          if (b === rs[i]! || this.pairTarget[p] !== this.pairTarget[p - 1]! + 1) runs++;
         this.entryRunStart[a + 1] = runs;
       }
     }

@@ -57,7 +57,14 @@ function chunkShapedQp(seed: number, H: number, n: number, pairs: number): Dense
     A.push(a);
   }
   const m = A.length;
-  return { n: nx, P, q: new Array<number>(nx).fill(0), A, l: new Array<number>(m).fill(-1), u: new Array<number>(m).fill(1) };
+  return {
+    n: nx,
+    P,
+    q: new Array<number>(nx).fill(0),
+    A,
+    l: new Array<number>(m).fill(-1),
+    u: new Array<number>(m).fill(1),
+  };
 }
 
 function checkNormalMatrix(qp: DenseQp, problem: QpProblem, seed: number): void {
