@@ -256,16 +256,21 @@ async function inThreadRig(): Promise<Rig> {
   };
 }
 
-async function workerRig(): Promise<Rig> {
-  const gate = benchGate();
-  const counter = newCounter();
-  const t = await startTelemetry({
+/** The network worker's telemetry (embedded broker, access file, accept-all labels) on `gate`. */
+function workerTelemetry(gate: Gate) {
+  return startTelemetry({
     broker: { kind: 'embedded', port: 0, access },
     robotId: ROBOT,
     clock,
     gate,
     labels: { label: () => ({ ok: true }) },
   });
+}
+
+async function workerRig(): Promise<Rig> {
+  const gate = benchGate();
+  const counter = newCounter();
+  const t = await workerTelemetry(gate);
   new ChunkServer(t.chunks, chunkPath(gate, counter), clock, 6);
   return {
     url: t.url,
@@ -400,13 +405,7 @@ async function offThreadChunkPath(gate: Gate, counter: ChunkCounter) {
 async function filterWorkerRig(): Promise<Rig> {
   const gate = benchGate();
   const counter = newCounter();
-  const t = await startTelemetry({
-    broker: { kind: 'embedded', port: 0, access },
-    robotId: ROBOT,
-    clock,
-    gate,
-    labels: { label: () => ({ ok: true }) },
-  });
+  const t = await workerTelemetry(gate);
   const chunks = await offThreadChunkPath(gate, counter);
   new ChunkServer(t.chunks, chunks.submitter, clock, 6);
   return {

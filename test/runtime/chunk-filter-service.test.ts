@@ -8,10 +8,7 @@
  * stateful part: a chunk the control thread did not commit is rolled back (its grasp does not
  * become the tilt reference).
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseSo101Calibration } from '../../src/calibration/so101.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { so101ChunkFilter, so101Rig, type So101FilterRecipe } from '../../src/rigs/so101.js';
 import { WorkerChunkFilterService } from '../../src/rigs/filter-worker/worker-service.js';
 import {
@@ -27,21 +24,17 @@ import { systemTimers } from '../../src/platform/system-clock.js';
 import type { BandState } from '../../src/gate/warning-band.js';
 import { ForwardKinematics, SO101_DESCRIPTION, SO101_FRAMES } from '../../src/kinematics/index.js';
 import { KinematicArm } from './support/kinematic-arm.js';
+import { SO101_FIXTURE_CALIBRATION, SO101_FIXTURE_SPEC, SO101_FIXTURE_TASK } from './support/so101-fixture.js';
 
-const PATH = 'test/fixtures/so101-lerobot-record-test.calibration.yaml';
-const parsed = parseSo101Calibration(readFileSync(PATH, 'utf8'), PATH);
-if (!parsed.ok) throw new Error('fixture calibration does not parse');
-const loaded = loadScoringSpec(defaultSpecPaths());
-if (!loaded.ok) throw new Error('spec does not parse');
-const TASK = 'sim-pick-cup-into-box';
+const TASK = SO101_FIXTURE_TASK;
 const OPEN = 1.5;
 const CLOSED = 0.2;
 const ROWS = 20;
 
 /** The recipe `run so101` builds for this arm and task, with one tracked body. */
 const RECIPE: So101FilterRecipe = so101Rig({
-  spec: loaded.spec,
-  calibration: parsed.value,
+  spec: SO101_FIXTURE_SPEC,
+  calibration: SO101_FIXTURE_CALIBRATION,
   task: TASK,
   arm: Object.assign(new KinematicArm([0, 0, 0, 0, 0, 0]), { poll: () => undefined }),
   clock: { now: () => 0 },

@@ -8,11 +8,8 @@
  * A worker that dies, crashes on a job or does not answer in time is a typed fault: the gate holds,
  * a release is refused while the worker is down, and accepted once it runs again.
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Worker } from 'node:worker_threads';
-import { parseSo101Calibration } from '../../src/calibration/so101.js';
-import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import { so101Rig, type So101RigOptions } from '../../src/rigs/so101.js';
 import { WorkerChunkFilterService } from '../../src/rigs/filter-worker/worker-service.js';
 import { Session } from '../../src/runtime/session.js';
@@ -24,13 +21,9 @@ import { systemTimers } from '../../src/platform/system-clock.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { SIGNALS, type SignalFrame } from '../../src/schema/signals.js';
 import { KinematicArm } from './support/kinematic-arm.js';
+import { SO101_FIXTURE_CALIBRATION, SO101_FIXTURE_SPEC, SO101_FIXTURE_TASK } from './support/so101-fixture.js';
 
-const PATH = 'test/fixtures/so101-lerobot-record-test.calibration.yaml';
-const parsed = parseSo101Calibration(readFileSync(PATH, 'utf8'), PATH);
-if (!parsed.ok) throw new Error('fixture calibration does not parse');
-const loaded = loadScoringSpec(defaultSpecPaths());
-if (!loaded.ok) throw new Error('spec does not parse');
-const TASK = 'sim-pick-cup-into-box';
+const TASK = SO101_FIXTURE_TASK;
 const OPEN = 1.5;
 const ROWS = 20;
 const DT = 0.05;
@@ -91,8 +84,8 @@ async function setup(o: { timeoutS?: number; rig?: Partial<So101RigOptions> } = 
   const cup = { at: [5, 5, 5] };
   let service!: ObservedService;
   const { rig } = so101Rig({
-    spec: loaded.ok ? loaded.spec : (undefined as never),
-    calibration: parsed.ok ? parsed.value : (undefined as never),
+    spec: SO101_FIXTURE_SPEC,
+    calibration: SO101_FIXTURE_CALIBRATION,
     task: TASK,
     arm,
     clock,
