@@ -22,7 +22,7 @@ import {
   type CbfOutcome,
 } from '../../gate/index.js';
 import type { ChunkFilter } from '../../gate/cbf-types.js';
-import { descriptionBarrier } from '../../gate/description-barrier.js';
+import { descriptionBarrier, type DescriptionBarrierOptions } from '../../gate/description-barrier.js';
 import { HeldTiltFilter } from '../../gate/held-tilt.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
 import { ScaledBarrier, ScaledChunkFilter } from '../../gate/joint-weights.js';
@@ -30,32 +30,12 @@ import type { BarrierModel } from '../../gate/cbf-types.js';
 import type { ObstacleSet } from '../../kinematics/index.js';
 import { simChunkScreen, type ChunkBarrier } from '../../rigs/sim.js';
 
-export interface SimCbfOptions {
-  /** Safety distance d_safe (m). */
-  readonly dSafe: number;
-  /**
-   * Planning margin δ (m): the filter plans every distance pair at d_safe + δ and refuses a
-   * configuration only inside d_safe (CbfFilterConfig.planningMargin), so the servo's tracking
-   * error and the tracker's noise at the next chunk's start do not hold the arm.
-   */
-  readonly planningMargin: number;
-  /**
-   * Self-collision pair: the description's self-collision volumes, every pair not on its
-   * allowed-collision list, kept this far apart (m; planned at this + δ). null: no self pair.
-   */
-  readonly selfClearance: number | null;
-  /**
-   * The held object's tilt (design §6): its limit (rad; the clause's τ − ε) and how many times the
-   * tool's tilt the object tilts in the fingers. While a chunk starts with the gripper commanded
-   * closed, the tool may tilt at most limit / pivotGain from its pose at the grasp. null: no constraint.
-   */
-  readonly heldTilt: {
-    readonly objectLimit: number;
-    readonly pivotGain: number;
-    readonly faces: number;
-    /** Tool tilt planned inside the limit (rad; descriptionBarrier's heldTilt.margin). */
-    readonly margin?: number;
-  } | null;
+/**
+ * The barrier's settings are descriptionBarrier's own (d_safe, planning margin δ, the self pair's
+ * clearance, the held object's tilt limit and pivot gain): one declaration, documented there.
+ */
+export interface SimCbfOptions
+  extends Pick<DescriptionBarrierOptions, 'dSafe' | 'planningMargin' | 'selfClearance' | 'heldTilt'> {
   /**
    * While the held object's tilt is constrained, the filter's joint-space distance weights joint j
    * by scale_j² (joint-weights.ts; one entry per arm joint), so a tilt correction turns the wrist
