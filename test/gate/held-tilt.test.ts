@@ -6,18 +6,10 @@ import { describe, expect, it } from 'vitest';
 import type { CbfOutcome, ChunkFilter } from '../../src/gate/index.js';
 import { HeldTiltFilter, commandsClosed, tiltPlanning, toolTiltLimit } from '../../src/gate/held-tilt.js';
 import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
-import { type ChainSpec } from '../../src/kinematics/chain.js';
 import { ForwardKinematics } from '../../src/kinematics/index.js';
+import { PAN_TILT_CHAIN } from './support/pan-tilt.js';
 
-// pan about z, tilt about the panned x-axis; tool z = world z at q = 0 (see tilt-polygon-barrier.test.ts)
-const CHAIN: ChainSpec = {
-  name: 'pan-tilt',
-  joints: [
-    { name: 'pan', parent: 0, xyz: [0, 0, 0.1], rpy: [0, 0, 0], lower: -3, upper: 3 },
-    { name: 'tilt', parent: 1, xyz: [0, 0, 0.1], rpy: [0, Math.PI / 2, 0], lower: -3, upper: 3 },
-  ],
-  fixedFrames: [{ name: 'tool', parent: 2, xyz: [0, 0, 0.05], rpy: [0, -Math.PI / 2, 0] }],
-};
+const CHAIN = PAN_TILT_CHAIN;
 const OPEN = 1;
 const CLOSED = 0;
 

@@ -9,19 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, type CbfFilterConfig } from '../../src/gate/index.js';
 import { BarrierStack } from '../../src/gate/barrier-stack.js';
 import { OrientationBarrier } from '../../src/gate/orientation-barrier.js';
-import { type ChainSpec } from '../../src/kinematics/chain.js';
 import { FRANKA_FRAMES, ForwardKinematics, PANDA_CHAIN } from '../../src/kinematics/index.js';
 import { activeSetSolverFactory } from './support/active-set-qp.js';
+import { PAN_TILT_CHAIN, PAN_TILT_TOOL } from './support/pan-tilt.js';
 
-const CHAIN: ChainSpec = {
-  name: 'pan-tilt',
-  joints: [
-    { name: 'pan', parent: 0, xyz: [0, 0, 0.1], rpy: [0, 0, 0], lower: -3, upper: 3 },
-    { name: 'tilt', parent: 1, xyz: [0, 0, 0.1], rpy: [0, Math.PI / 2, 0], lower: -3, upper: 3 },
-  ],
-  fixedFrames: [{ name: 'tool', parent: 2, xyz: [0, 0, 0.05], rpy: [0, -Math.PI / 2, 0] }],
-};
-const TOOL = 3;
+const CHAIN = PAN_TILT_CHAIN;
+const TOOL = PAN_TILT_TOOL;
 const L = 0.05;
 const THETA = ((15 - 1.5) * Math.PI) / 180; // held_object_tilt_world: τ − ε = 13.5°
 

@@ -11,19 +11,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, type CbfFilterConfig } from '../../src/gate/index.js';
 import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
-import { type ChainSpec } from '../../src/kinematics/chain.js';
 import { ForwardKinematics, PANDA_CHAIN, FRANKA_FRAMES, SO101_DESCRIPTION } from '../../src/kinematics/index.js';
 import { activeSetSolverFactory } from './support/active-set-qp.js';
+import { PAN_TILT_CHAIN, PAN_TILT_TOOL } from './support/pan-tilt.js';
 
-const CHAIN: ChainSpec = {
-  name: 'pan-tilt',
-  joints: [
-    { name: 'pan', parent: 0, xyz: [0, 0, 0.1], rpy: [0, 0, 0], lower: -3, upper: 3 },
-    { name: 'tilt', parent: 1, xyz: [0, 0, 0.1], rpy: [0, Math.PI / 2, 0], lower: -3, upper: 3 },
-  ],
-  fixedFrames: [{ name: 'tool', parent: 2, xyz: [0, 0, 0.05], rpy: [0, -Math.PI / 2, 0] }],
-};
-const TOOL = 3;
+const CHAIN = PAN_TILT_CHAIN;
+const TOOL = PAN_TILT_TOOL;
 const L = 10;
 const THETA = (6.75 * Math.PI) / 180;
 const S = Math.sin(THETA) * Math.cos(Math.PI / 4);
