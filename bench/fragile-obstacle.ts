@@ -38,11 +38,27 @@ function replay(
   const best: number[] = [];
   const bestFiltered: number[] = [];
   if (!mf) return { wall, cpu, best, bestFiltered };
-  const calls = results.filter((ep) => ep.mode === mode).flatMap((ep) => ep.filterCalls);
+  const episodes = results.filter((ep) => ep.mode === mode);
+  const calls = episodes.flatMap((ep) => ep.filterCalls);
+  // each episode's first call: the held-tilt switch starts it with no grasp seen, as the episode did
+  const starts = new Set<number>();
+  episodes.reduce((i, ep) => (starts.add(i), i + ep.filterCalls.length), 0);
   const perCall = calls.map(() => Infinity);
   const filtered = calls.map(() => false);
+  // the held cup's axis as the episode's tracking measured it at each call
+  let axis: Float64Array | null = null;
+  const recorded = {
+    axis: (out: Float64Array): boolean => {
+      if (!axis) return false;
+      out.set(axis);
+      return true;
+    },
+  };
+  if (mf.heldTilt) mf.heldTilt.objectAxis = recorded;
   for (let r = 0; r < rounds; r++) {
     calls.forEach((c, i) => {
+      if (starts.has(i)) mf.heldTilt?.reset();
+      axis = c.heldAxis;
       c.spheres.forEach((s, g) => mf.groups[g]!.spheres.set(s));
       const c0 = process.cpuUsage();
       const t0 = performance.now();

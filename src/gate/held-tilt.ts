@@ -18,6 +18,18 @@
  *   not tilt constrained (bench/RESULTS.md: the Panda shove held with the tool 1.4–3° past its
  *   limit at the next chunk's start). A grasp at row 0 references the present pose.
  *
+ * - with a measurement of the held object's orientation ({@link HeldObjectAxis}: a tracked cup on
+ *   motion capture, the sim's tracked body), the first chunk that starts with the object in the
+ *   hand re-takes the reference from it: the object's measured axis at the present pose fixes the
+ *   object↔tool rotation (the tool direction along that axis), so each row's tool pose predicts
+ *   the OBJECT's tilt. An object gripped tilted (the SO-101 pilot's seed 7: the closing fingers
+ *   tip the cup 11° with the tool level) is then held to its limit from where it really is; with
+ *   the tool-pose reference the gate counted it upright and let the tool tilt the full limit on
+ *   top. Measured once per grasp, at the first chunk that starts held and has a usable sample
+ *   (the fingers have closed and the tilt they gave the object is there to see; the grasp chunk's
+ *   own rows after the grasp row are filtered before it, on the tool-pose reference). No
+ *   measurement (none configured, never seen, stale, not finite): the tool-pose reference stays.
+ *
  * The held object pivots in the fingers when the hand tilts (measured in the SO-101 scene: about
  * twice the tool's tilt), so the tool limit is the object's limit divided by that gain:
  * {@link toolTiltLimit}. An arm whose chunks carry no gripper command (the Franka) gives the grip as
@@ -46,6 +58,16 @@ export interface GripperCommand {
  */
 export interface GripperState {
   readonly held: () => boolean;
+}
+
+/**
+ * The held object's measured orientation (the port a tracker adapter meets structurally): writes
+ * its up axis now (robot base frame; any length) into out[0..2] and returns true, or false when
+ * there is no usable measurement now — never seen, older than the adapter's staleness limit, or
+ * not finite. Read by the chunk filter once per chunk at most; must not block.
+ */
+export interface HeldObjectAxis {
+  readonly axis: (out: Float64Array) => boolean;
 }
 
 /** A gripper command at least halfway from open towards closed counts as closed (a loose grasp too). */
@@ -94,14 +116,27 @@ export function tiltPlanning(
   return { maxTilt: plan, lever: planningMargin / ds };
 }
 
+/** The direction a held object's tilt is measured from: world vertical (the robot base's z). */
+const UP: readonly [number, number, number] = [0, 0, 1];
+
 export class HeldTiltFilter implements ChunkFilter {
   /** Gripper command of the previous chunk's last row (NaN before the first chunk). */
   private lastGrip = NaN;
   private readonly q: Float64Array;
   /** True once a grasp row set the barrier's reference. */
   private referenced = false;
-  /** The state `checkpoint` remembered: the grip, and the pose the reference was taken at. */
-  private readonly saved: { lastGrip: number; referenced: boolean; q: Float64Array };
+  /** True once the reference came from the held object's measured axis (`heldAxis`) for this grasp. */
+  private measured = false;
+  /** The held object's axis (base frame) the reference was measured from, while `measured`. */
+  private readonly heldAxis = new Float64Array(3);
+  /** The state `checkpoint` remembered: the grip, and the pose (and measured axis) the reference was taken at. */
+  private readonly saved: {
+    lastGrip: number;
+    referenced: boolean;
+    measured: boolean;
+    q: Float64Array;
+    heldAxis: Float64Array;
+  };
   /** The outcome of a chunk filtered in two parts (a grasp part-way), and its rows. */
   private readonly split: CbfOutcome = newOutcome();
   private splitRows = new Float64Array(0);
@@ -119,13 +154,26 @@ export class HeldTiltFilter implements ChunkFilter {
      * the joints weighted so a tilt correction is made at the wrist (joint-weights.ts).
      */
     readonly held: ChunkFilter = inner,
+    /**
+     * The held object's measured orientation, when something measures it (null: the tool-pose
+     * reference only, as before). Its axis at the first chunk that starts held becomes the
+     * reference (see the file comment). Settable between episodes, as the tracking behind it is
+     * wired per session while the filter is kept.
+     */
+    public objectAxis: HeldObjectAxis | null = null,
   ) {
     if ('column' in gripper && !(gripper.column >= 0 && gripper.column < columns))
       throw new RangeError(`held tilt: gripper column ${gripper.column} outside a ${columns}-column chunk`);
     if (barrier.joints > columns)
       throw new RangeError(`held tilt: the barrier has ${barrier.joints} joints, a chunk ${columns} columns`);
     this.q = new Float64Array(barrier.joints);
-    this.saved = { lastGrip: NaN, referenced: false, q: new Float64Array(barrier.joints) };
+    this.saved = {
+      lastGrip: NaN,
+      referenced: false,
+      measured: false,
+      q: new Float64Array(barrier.joints),
+      heldAxis: new Float64Array(3),
+    };
     this.graspStart = new Float64Array(columns);
   }
 
@@ -137,16 +185,21 @@ export class HeldTiltFilter implements ChunkFilter {
   checkpoint(): void {
     this.saved.lastGrip = this.lastGrip;
     this.saved.referenced = this.referenced;
+    this.saved.measured = this.measured;
     this.saved.q.set(this.q);
+    this.saved.heldAxis.set(this.heldAxis);
   }
 
   /** Back to the state of the last checkpoint: its chunk did not go to the arm. */
   rollback(): void {
     this.lastGrip = this.saved.lastGrip;
     this.referenced = this.saved.referenced;
+    this.measured = this.saved.measured;
     this.q.set(this.saved.q);
-    // the reference is the tool direction at that pose (this.q holds the pose of the last capture)
-    if (this.referenced) this.barrier.captureReference(this.q);
+    this.heldAxis.set(this.saved.heldAxis);
+    // the reference is the tool direction at that pose (this.q holds the pose of the last capture),
+    // along the object's axis measured there when it was measured
+    if (this.referenced) this.barrier.captureReference(this.q, UP, this.measured ? this.heldAxis : undefined);
     this.barrier.enabled = false;
   }
 
@@ -154,6 +207,7 @@ export class HeldTiltFilter implements ChunkFilter {
   reset(): void {
     this.lastGrip = NaN;
     this.referenced = false;
+    this.measured = false;
     this.barrier.enabled = false;
   }
 
@@ -185,6 +239,8 @@ export class HeldTiltFilter implements ChunkFilter {
       // A grasp at the first row: the arm stands at the present pose while the fingers close. Held
       // from before with no reference (the chunk that grasped was refused): the present pose too.
       if (grasp === 0 || (heldAtStart && !this.referenced)) this.reference(q0, 0);
+      // Held since before this chunk (the fingers have closed): the object's measured axis, once.
+      if (grasp < 0 && heldAtStart && !this.measured) this.measure(q0);
       this.barrier.enabled = heldAtStart;
       try {
         out = (heldAtStart ? this.held : this.inner).filter(nominal, horizon, q0, dt, deadline);
@@ -210,12 +266,32 @@ export class HeldTiltFilter implements ChunkFilter {
     return out;
   }
 
-  /** The barrier's reference: the tool pose of the joint positions at rows[offset…]. */
+  /** The barrier's reference: the tool pose of the joint positions at rows[offset…] (a new grasp). */
   private reference(rows: ArrayLike<number>, offset: number): void {
     for (let j = 0; j < this.q.length; j++) this.q[j] = rows[offset + j] ?? NaN;
     this.barrier.captureReference(this.q);
     this.referenced = true;
+    this.measured = false;
   }
+
+  /**
+   * The reference from the held object's measured axis at the present pose q0, when there is a
+   * usable measurement (finite, not zero); otherwise the reference stays as it is (the tool pose
+   * at the grasp) and the next held chunk tries again.
+   */
+  private measure(q0: ArrayLike<number>): void {
+    const a = this.axisSample;
+    if (!this.objectAxis?.axis(a)) return;
+    const n = Math.hypot(a[0]!, a[1]!, a[2]!);
+    if (!(n > 1e-9 && n < Infinity)) return;
+    for (let j = 0; j < this.q.length; j++) this.q[j] = q0[j] ?? NaN;
+    this.heldAxis.set(a);
+    this.barrier.captureReference(this.q, UP, this.heldAxis);
+    this.referenced = true;
+    this.measured = true;
+  }
+
+  private readonly axisSample = new Float64Array(3);
 
   /**
    * A chunk that grasps at row `grasp` > 0: rows before it filtered with the constraint off, the
@@ -303,13 +379,14 @@ export class HeldTiltFilter implements ChunkFilter {
     deadline?: () => boolean,
   ): CbfOutcome {
     const held = g.held();
-    if (held && !this.referenced) {
-      for (let j = 0; j < this.q.length; j++) this.q[j] = q0[j] ?? NaN;
-      this.barrier.captureReference(this.q);
-      this.referenced = true;
-    }
+    if (held && !this.referenced) this.reference(q0, 0);
+    // the state says held: the fingers have closed, so the object's tilt in them is there to measure
+    if (held && !this.measured) this.measure(q0);
     // a release forgets the reference: the next hold is a new grasp
-    if (!held) this.referenced = false;
+    if (!held) {
+      this.referenced = false;
+      this.measured = false;
+    }
     this.barrier.enabled = held;
     try {
       return (held ? this.held : this.inner).filter(nominal, horizon, q0, dt, deadline);

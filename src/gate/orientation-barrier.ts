@@ -1,7 +1,8 @@
 /**
  * The held object's tilt as a CBF constraint on the end effector (design §6; issue 15): while the
  * gripper holds an object, a tool-fixed direction b(q) = R(q)·v (by default the tool frame's
- * z-axis; after `captureReference`, the tool direction that was world-vertical at the grasp) must
+ * z-axis; after `captureReference`, the tool direction that was world-vertical at the grasp, or
+ * the one along the held object's measured axis there — the object's axis predicted from q) must
  * stay within θ_max of the reference a_ref:  b(q)·a_ref ≥ cos θ_max, with θ_max = τ − ε of
  * held_object_tilt_world (the tilt limit less its warning band) — SPEC's b_z(q)·b_z(0) ≥ cos(τ − ε).
  * As a barrier pair in metres, like the distance pairs:
@@ -60,20 +61,46 @@ export class OrientationBarrier implements BarrierModel {
    * At the grasp (joint positions q): constrain the tool direction that points along `up` (base
    * frame, default world vertical — the held object's axis at rest) to stay within θ_max of `up`,
    * and enable the pair.
+   *
+   * `held`: the held object's axis as measured at q (base frame, any length), when the object sits
+   * tilted in the fingers. The tool direction that points along it is fixed instead (the object
+   * turns with the tool), so b(q) predicts the object's axis at any pose and the pair keeps the
+   * OBJECT within θ_max of `up` — at q itself b·up is the measured tilt, not 0.
    */
-  captureReference(q: ArrayLike<number>, up: readonly [number, number, number] = [0, 0, 1]): void {
+  captureReference(
+    q: ArrayLike<number>,
+    up: readonly [number, number, number] = [0, 0, 1],
+    held?: ArrayLike<number>,
+  ): void {
     this.fk.compute(q);
     const o = this.fk.offset(this.frame);
     const F = this.fk.frames;
     const n = Math.hypot(up[0], up[1], up[2]);
     for (let i = 0; i < 3; i++) this.reference[i] = up[i]! / n;
-    // v = Rᵀ·up (R row-major: column c of R is the frame's axis c)
-    for (let c = 0; c < 3; c++)
-      this.local[c] =
-        F[o + c]! * this.reference[0]! + F[o + 3 + c]! * this.reference[1]! + F[o + 6 + c]! * this.reference[2]!;
+    const a = held ?? this.reference;
+    const m = held ? Math.hypot(a[0]!, a[1]!, a[2]!) : 1;
+    // v = Rᵀ·a / |a| (R row-major: column c of R is the frame's axis c)
+    for (let c = 0; c < 3; c++) this.local[c] = (F[o + c]! * a[0]! + F[o + 3 + c]! * a[1]! + F[o + 6 + c]! * a[2]!) / m;
+    // the held object's lean: its axis's part across the reference, unit (zero when upright or none)
+    const r = this.reference;
+    const d = held ? (a[0]! * r[0]! + a[1]! * r[1]! + a[2]! * r[2]!) / m : 1;
+    let ln = 0;
+    for (let i = 0; i < 3; i++) {
+      this.lean[i] = held ? a[i]! / m - d * r[i]! : 0;
+      ln += this.lean[i]! ** 2;
+    }
+    ln = Math.sqrt(ln);
+    if (ln > 1e-9) for (let i = 0; i < 3; i++) this.lean[i] = this.lean[i]! / ln;
+    else this.lean.fill(0);
     this.enabled = true;
     this.referenceChanged();
   }
+
+  /**
+   * The direction (unit, base frame, across the reference) the held object leaned at the last
+   * captureReference given its measured axis; zero when it stood upright or was not measured.
+   */
+  protected readonly lean = new Float64Array(3);
 
   /** Called after captureReference set a new reference (subclasses derive their frame from it). */
   protected referenceChanged(): void {}
@@ -186,19 +213,35 @@ export class TiltPolygonBarrier extends OrientationBarrier {
     // constructor order: the base class's field initialisers run before ours exist
     if (this.normals === undefined) return;
     const a = this.reference;
-    // e1: the base axis least aligned with a, made perpendicular to it; e2 = a × e1
-    const ax = Math.abs(a[0]!),
-      ay = Math.abs(a[1]!),
-      az = Math.abs(a[2]!);
-    const u = ax <= ay && ax <= az ? [1, 0, 0] : ay <= az ? [0, 1, 0] : [0, 0, 1];
-    const d = u[0]! * a[0]! + u[1]! * a[1]! + u[2]! * a[2]!;
-    let e1x = u[0]! - d * a[0]!,
-      e1y = u[1]! - d * a[1]!,
+    let e1x: number, e1y: number, e1z: number;
+    const l = this.lean;
+    if (l[0]! !== 0 || l[1]! !== 0 || l[2]! !== 0) {
+      // A held object measured leaning (captureReference's `held`): a VERTEX of the polygon toward
+      // its lean, where the polygon reaches the full θ_max — along a face normal it allows only
+      // asin(s), less than θ_max (9.5° of 13.5° with 4 faces), and an object gripped 11° off
+      // upright along a normal would start outside. Vertices lie at φ_i + π/faces, so
+      // e1 = l turned by −π/faces about a: cos(π/faces)·l − sin(π/faces)·(a × l).
+      const c = Math.cos(Math.PI / this.faces),
+        sn = Math.sin(Math.PI / this.faces);
+      e1x = c * l[0]! - sn * (a[1]! * l[2]! - a[2]! * l[1]!);
+      e1y = c * l[1]! - sn * (a[2]! * l[0]! - a[0]! * l[2]!);
+      e1z = c * l[2]! - sn * (a[0]! * l[1]! - a[1]! * l[0]!);
+    } else {
+      // e1: the base axis least aligned with a, made perpendicular to it
+      const ax = Math.abs(a[0]!),
+        ay = Math.abs(a[1]!),
+        az = Math.abs(a[2]!);
+      const u = ax <= ay && ax <= az ? [1, 0, 0] : ay <= az ? [0, 1, 0] : [0, 0, 1];
+      const d = u[0]! * a[0]! + u[1]! * a[1]! + u[2]! * a[2]!;
+      e1x = u[0]! - d * a[0]!;
+      e1y = u[1]! - d * a[1]!;
       e1z = u[2]! - d * a[2]!;
-    const m = Math.hypot(e1x, e1y, e1z);
-    e1x /= m;
-    e1y /= m;
-    e1z /= m;
+      const m = Math.hypot(e1x, e1y, e1z);
+      e1x /= m;
+      e1y /= m;
+      e1z /= m;
+    }
+    // e2 = a × e1
     const e2x = a[1]! * e1z - a[2]! * e1y,
       e2y = a[2]! * e1x - a[0]! * e1z,
       e2z = a[0]! * e1y - a[1]! * e1x;

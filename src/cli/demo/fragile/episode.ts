@@ -34,6 +34,8 @@ import type { ChunkFilter } from '../../../gate/cbf-types.js';
 import { BodyAxisPoints } from '../../../../drivers/tracking/axis-points.js';
 import { SceneTracker } from '../../../../drivers/tracking/scene-tracker.js';
 import { SimTrackingAdapter } from '../../../../drivers/tracking/sim-tracking.js';
+import { TrackedHeldObjectAxis } from '../../../../drivers/tracking/held-object-axis.js';
+import type { HeldTiltFilter } from '../../../gate/held-tilt.js';
 import { TrackedObstacles } from '../../../gate/tracked-obstacles.js';
 import { CHUNK_HORIZON } from '../../../../drivers/sim/policies.js';
 import { MonitorBank } from '../../../runtime/monitor-bank.js';
@@ -72,6 +74,12 @@ export interface FragileEpisodeInput {
   readonly recordFilterCalls?: boolean;
   /** Record the episode (absent: nothing is written, as in the benchmark). */
   readonly record?: FragileRecording;
+  /**
+   * Where the held-tilt constraint's reference comes from: 'measured' (default) the tracked cup's
+   * axis at the grasp (HeldTiltFilter.objectAxis), 'tool' the tool pose at the grasp alone (the
+   * reference before it, for comparison).
+   */
+  readonly heldTiltReference?: 'measured' | 'tool';
 }
 
 /** Where and as what an episode is recorded. */
@@ -95,6 +103,11 @@ export interface RecordedFilterCall {
   readonly dt: number;
   /** The obstacle groups' spheres as the tracker had placed them. */
   readonly spheres: readonly Float64Array[];
+  /**
+   * The held cup's axis the held-tilt filter's measurement port gave at the call (base frame), or
+   * null when it gave none (or the mode has no held-tilt filter): a replay measures the same.
+   */
+  readonly heldAxis: Float64Array | null;
 }
 
 /** Mode filters kept across the episodes of one arm. */
@@ -163,9 +176,11 @@ class TimedFilter implements ChunkFilter {
   readonly ms: number[] = [];
   readonly cpuMs: number[] = [];
   readonly calls: RecordedFilterCall[] = [];
+  private readonly axis = new Float64Array(3);
   constructor(
     private readonly inner: ChunkFilter,
     private readonly record: ObstacleSet[] | null,
+    private readonly heldTilt: HeldTiltFilter | null,
   ) {}
   filter(
     nominal: Float64Array,
@@ -181,6 +196,7 @@ class TimedFilter implements ChunkFilter {
         q0: Float64Array.from(q0),
         dt,
         spheres: this.record.map((g) => Float64Array.from(g.spheres)),
+        heldAxis: this.heldTilt?.objectAxis?.axis(this.axis) ? Float64Array.from(this.axis) : null,
       });
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -231,6 +247,8 @@ async function play(
   const gripper = [Math.min(g.open, g.closed) - 0.05, Math.max(g.open, g.closed) + 0.05] as const;
   let timed: TimedFilter | null = null;
   let bottleTracking: SimTrackingAdapter | null = null;
+  let sceneTracker: SceneTracker | null = null;
+  let heldTilt: HeldTiltFilter | null = null;
   let barrier: BarrierModel;
   if (mode !== 'off') {
     const profile = ARM_FILTER_PROFILES[arm];
@@ -242,13 +260,14 @@ async function play(
     }
     // A new episode: no grasp seen yet (a reused filter must not keep the last episode's reference).
     mf.heldTilt?.reset();
-    // A new episode: no grasp seen yet (a reused filter must not keep the last episode's reference).
-    mf.heldTilt?.reset();
-    timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null);
+    heldTilt = mf.heldTilt;
+    timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null, mf.heldTilt);
     const spheres = bottleSpheres(fs.bottle, profile.bottleSpheres, profile.sphereMargin);
     // The hardware path: sim tracking adapter → SceneTracker → the spheres' points on the bottle's axis → TrackedObstacles.
-    const sceneTracker = new SceneTracker({ bystanders: [], obstacles: [fs.bottle.body], source: 'sim.tracking' });
-    bottleTracking = new SimTrackingAdapter(world, sceneTracker, { bodies: [fs.bottle.body] });
+    // The cup is tracked too (the task's target): its measured axis at the grasp is the held-tilt reference.
+    const cup = scene.targetBody;
+    sceneTracker = new SceneTracker({ bystanders: [], obstacles: [fs.bottle.body], target: cup, source: 'sim.tracking' });
+    bottleTracking = new SimTrackingAdapter(world, sceneTracker, { bodies: [fs.bottle.body, cup] });
     bottleTracking.prime(dt);
     const tracker = new BodyAxisPoints(sceneTracker, fs.bottle.body, spheres.offsets);
     // The world frame is the arm's base frame in both scenes (base at the origin, unrotated).
@@ -279,6 +298,13 @@ async function play(
     joints: ports.joints,
     barrier,
   });
+  // The held cup's measured axis for the held-tilt reference, aged by the session's clock (the
+  // filter is kept across episodes; the tracking behind it is this episode's).
+  if (heldTilt)
+    heldTilt.objectAxis =
+      sceneTracker && input.heldTiltReference !== 'tool'
+        ? new TrackedHeldObjectAxis(sceneTracker, scene.targetBody, TRACKING_MAX_AGE, clock)
+        : null;
   const rec = input.record;
   const policyLabel = fragilePolicyLabel(mode);
   const { session, path } = rec
@@ -380,6 +406,8 @@ async function play(
   const armTargets: number[] = [];
   for (let k = 0; k < ticks; k++) for (let j = 0; j < nArm; j++) armTargets.push(executed[k * n + j]!);
 
+  // the port reads this episode's tracker: a filter kept for the next episode must not read it
+  if (heldTilt) heldTilt.objectAxis = null;
   const contact = observer.contacted;
   const tipped = observer.tipped;
   return {
