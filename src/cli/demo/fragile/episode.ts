@@ -266,7 +266,12 @@ async function play(
     // The hardware path: sim tracking adapter → SceneTracker → the spheres' points on the bottle's axis → TrackedObstacles.
     // The cup is tracked too (the task's target): its measured axis at the grasp is the held-tilt reference.
     const cup = scene.targetBody;
-    sceneTracker = new SceneTracker({ bystanders: [], obstacles: [fs.bottle.body], target: cup, source: 'sim.tracking' });
+    sceneTracker = new SceneTracker({
+      bystanders: [],
+      obstacles: [fs.bottle.body],
+      target: cup,
+      source: 'sim.tracking',
+    });
     bottleTracking = new SimTrackingAdapter(world, sceneTracker, { bodies: [fs.bottle.body, cup] });
     bottleTracking.prime(dt);
     const tracker = new BodyAxisPoints(sceneTracker, fs.bottle.body, spheres.offsets);
