@@ -6,7 +6,9 @@
  * Filter time in the episodes is wall (and process CPU) time around each call on a shared machine,
  * mixed with MuJoCo's garbage; so every filter call of the run is also recorded and replayed alone
  * (the same chunks, present states and bottle spheres, in episode order, the mode's filter warm),
- * REPLAYS times, and its per-call p50/p99 printed.
+ * REPLAYS times, and its per-call p50/p99 printed — with the held cup's axis as the episode's
+ * tracker measured it at each call (the held-tilt reference). Also prints, per cbf episode, the
+ * cup's tilt in the fingers at the first held chunk.
  * Run: npx tsx bench/fragile-obstacle.ts [seeds=20] [scenes=panda,so101] [replays=20]
  */
 import { loadavg } from 'node:os';
@@ -15,6 +17,8 @@ import type { FragileEpisodeResult, FragileFilterCache } from '../src/cli/demo/f
 import { p50p99 } from '../src/cli/demo/fragile/metrics.js';
 import { FRAGILE_MODES } from '../src/cli/demo/fragile/filters.js';
 import { fragileTable, modeFigures, roughnessRatio } from '../src/cli/demo/fragile/summary.js';
+import { commandsClosed } from '../src/gate/held-tilt.js';
+import { pandaScene, so101Scene } from '../drivers/sim/index.js';
 
 const seeds = Number(process.argv[2] ?? '20');
 const scenes = (process.argv[3] ?? 'panda,so101').split(',') as ('panda' | 'so101')[];
@@ -77,6 +81,26 @@ function replay(
   });
   return { wall, cpu, best, bestFiltered };
 }
+/**
+ * The cup's tilt (deg) in the tracker's sample at the episode's first filter call that starts held
+ * (its first row and the previous call's last row command the gripper closed) — the axis the
+ * held-tilt filter takes its reference from; NaN when there is none.
+ */
+function graspLean(ep: FragileEpisodeResult, arm: 'panda' | 'so101'): number {
+  const grip = { column: 0, ...(arm === 'so101' ? so101Scene() : pandaScene()).gripper };
+  let prevClosed = false;
+  for (const c of ep.filterCalls) {
+    const columns = c.nominal.length / c.horizon;
+    const g = { ...grip, column: columns - 1 };
+    const closed0 = commandsClosed(g, c.nominal[g.column]!);
+    if (closed0 && prevClosed && c.heldAxis) {
+      const a = c.heldAxis;
+      return (Math.acos(a[2]! / Math.hypot(a[0]!, a[1]!, a[2]!)) * 180) / Math.PI;
+    }
+    prevClosed = commandsClosed(g, c.nominal[(c.horizon - 1) * columns + g.column]!);
+  }
+  return NaN;
+}
 const f2 = (x: { p50: number; p99: number }): string => `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms`;
 console.log(
   `node ${process.version}, load average ${loadavg()
@@ -112,6 +136,10 @@ for (const arm of scenes) {
     console.log(
       `  ${r.mode} seed ${r.seed}: ${r.success ? 'success' : r.reason}${r.contact ? `, bottle touched by ${r.contactBy.join('/')}` : ''}${r.held ? `; held: ${r.holdReason}` : ''}`,
     );
+  const leans = results.filter((r) => r.mode === 'cbf').map((ep) => `${ep.seed}: ${graspLean(ep, arm).toFixed(1)}°`);
+  console.log(
+    `cbf: the held cup's tilt measured at the first held chunk (the held-tilt reference), per seed — ${leans.join(', ')}`,
+  );
   for (const mode of ['hold', 'cbf', 'stepwise'] as const) {
     const r = replay(results, filters, mode, replays);
     console.log(

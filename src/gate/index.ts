@@ -72,7 +72,14 @@ export {
   type DescriptionBarrier,
   type DescriptionBarrierOptions,
 } from './description-barrier.js';
-export { HeldTiltFilter, commandsClosed, tiltPlanning, toolTiltLimit, type GripperCommand } from './held-tilt.js';
+export {
+  HeldTiltFilter,
+  commandsClosed,
+  tiltPlanning,
+  toolTiltLimit,
+  type GripperCommand,
+  type HeldObjectAxis,
+} from './held-tilt.js';
 export { BarrierStack } from './barrier-stack.js';
 export {
   WarningBand,
