@@ -81,24 +81,17 @@ export class OrientationBarrier implements BarrierModel {
     const m = held ? Math.hypot(a[0]!, a[1]!, a[2]!) : 1;
     // v = Rᵀ·a / |a| (R row-major: column c of R is the frame's axis c)
     for (let c = 0; c < 3; c++) this.local[c] = (F[o + c]! * a[0]! + F[o + 3 + c]! * a[1]! + F[o + 6 + c]! * a[2]!) / m;
-    // the held object's lean: its axis's part across the reference, unit (zero when upright or none)
+    // the held object's lean: its unit axis's part across the reference (zero when not measured)
     const r = this.reference;
     const d = held ? (a[0]! * r[0]! + a[1]! * r[1]! + a[2]! * r[2]!) / m : 1;
-    let ln = 0;
-    for (let i = 0; i < 3; i++) {
-      this.lean[i] = held ? a[i]! / m - d * r[i]! : 0;
-      ln += this.lean[i]! ** 2;
-    }
-    ln = Math.sqrt(ln);
-    if (ln > 1e-9) for (let i = 0; i < 3; i++) this.lean[i] = this.lean[i]! / ln;
-    else this.lean.fill(0);
+    for (let i = 0; i < 3; i++) this.lean[i] = held ? a[i]! / m - d * r[i]! : 0;
     this.enabled = true;
     this.referenceChanged();
   }
 
   /**
-   * The direction (unit, base frame, across the reference) the held object leaned at the last
-   * captureReference given its measured axis; zero when it stood upright or was not measured.
+   * The held object's lean at the last captureReference given its measured axis (base frame,
+   * across the reference; its length is the sine of the object's tilt); zero when not measured.
    */
   protected readonly lean = new Float64Array(3);
 
@@ -213,35 +206,41 @@ export class TiltPolygonBarrier extends OrientationBarrier {
     // constructor order: the base class's field initialisers run before ours exist
     if (this.normals === undefined) return;
     const a = this.reference;
-    let e1x: number, e1y: number, e1z: number;
+    // e1: the base axis least aligned with a, made perpendicular to it
+    const ax = Math.abs(a[0]!),
+      ay = Math.abs(a[1]!),
+      az = Math.abs(a[2]!);
+    const u = ax <= ay && ax <= az ? [1, 0, 0] : ay <= az ? [0, 1, 0] : [0, 0, 1];
+    const d = u[0]! * a[0]! + u[1]! * a[1]! + u[2]! * a[2]!;
+    const m = Math.hypot(u[0]! - d * a[0]!, u[1]! - d * a[1]!, u[2]! - d * a[2]!);
+    this.facesFrom((u[0]! - d * a[0]!) / m, (u[1]! - d * a[1]!) / m, (u[2]! - d * a[2]!) / m);
+    // A held object measured leaning (captureReference's `held`) that this polygon leaves less
+    // than half its room (its lean along the nearest face normal past s/2): the polygon is turned
+    // so a VERTEX points along the lean, where it reaches the full θ_max — along a face normal it
+    // allows only asin(s), less than θ_max (9.5° of 13.5° with 4 faces), and an object gripped 11°
+    // off upright along a normal would start outside. Vertices lie at φ_i + π/faces, so
+    // e1 = l̂ turned by −π/faces about a: cos(π/faces)·l̂ − sin(π/faces)·(a × l̂). A smaller lean
+    // keeps the fixed polygon (the orientation of a near-upright object's lean is noise).
     const l = this.lean;
-    if (l[0]! !== 0 || l[1]! !== 0 || l[2]! !== 0) {
-      // A held object measured leaning (captureReference's `held`): a VERTEX of the polygon toward
-      // its lean, where the polygon reaches the full θ_max — along a face normal it allows only
-      // asin(s), less than θ_max (9.5° of 13.5° with 4 faces), and an object gripped 11° off
-      // upright along a normal would start outside. Vertices lie at φ_i + π/faces, so
-      // e1 = l turned by −π/faces about a: cos(π/faces)·l − sin(π/faces)·(a × l).
-      const c = Math.cos(Math.PI / this.faces),
-        sn = Math.sin(Math.PI / this.faces);
-      e1x = c * l[0]! - sn * (a[1]! * l[2]! - a[2]! * l[1]!);
-      e1y = c * l[1]! - sn * (a[2]! * l[0]! - a[0]! * l[2]!);
-      e1z = c * l[2]! - sn * (a[0]! * l[1]! - a[1]! * l[0]!);
-    } else {
-      // e1: the base axis least aligned with a, made perpendicular to it
-      const ax = Math.abs(a[0]!),
-        ay = Math.abs(a[1]!),
-        az = Math.abs(a[2]!);
-      const u = ax <= ay && ax <= az ? [1, 0, 0] : ay <= az ? [0, 1, 0] : [0, 0, 1];
-      const d = u[0]! * a[0]! + u[1]! * a[1]! + u[2]! * a[2]!;
-      e1x = u[0]! - d * a[0]!;
-      e1y = u[1]! - d * a[1]!;
-      e1z = u[2]! - d * a[2]!;
-      const m = Math.hypot(e1x, e1y, e1z);
-      e1x /= m;
-      e1y /= m;
-      e1z /= m;
-    }
-    // e2 = a × e1
+    const ln = Math.hypot(l[0]!, l[1]!, l[2]!);
+    let most = -Infinity;
+    for (let i = 0; i < this.faces; i++) most = Math.max(most, this.dotNormal(i, l));
+    if (!(ln > 0 && most > this.s / 2)) return;
+    const lx = l[0]! / ln,
+      ly = l[1]! / ln,
+      lz = l[2]! / ln;
+    const c = Math.cos(Math.PI / this.faces),
+      sn = Math.sin(Math.PI / this.faces);
+    this.facesFrom(
+      c * lx - sn * (a[1]! * lz - a[2]! * ly),
+      c * ly - sn * (a[2]! * lx - a[0]! * lz),
+      c * lz - sn * (a[0]! * ly - a[1]! * lx),
+    );
+  }
+
+  /** The face normals n_i = cos φ_i e1 + sin φ_i e2 from e1 (unit, across a), e2 = a × e1. */
+  private facesFrom(e1x: number, e1y: number, e1z: number): void {
+    const a = this.reference;
     const e2x = a[1]! * e1z - a[2]! * e1y,
       e2y = a[2]! * e1x - a[0]! * e1z,
       e2z = a[0]! * e1y - a[1]! * e1x;
@@ -253,6 +252,11 @@ export class TiltPolygonBarrier extends OrientationBarrier {
       this.normals[3 * i + 1] = c * e1y + sn * e2y;
       this.normals[3 * i + 2] = c * e1z + sn * e2z;
     }
+  }
+
+  private dotNormal(i: number, v: ArrayLike<number>): number {
+    const N = this.normals;
+    return v[0]! * N[3 * i]! + v[1]! * N[3 * i + 1]! + v[2]! * N[3 * i + 2]!;
   }
 
   override h(q: Float64Array, out: Float64Array): number {

@@ -267,8 +267,12 @@ describe('held tilt: the reference from the object measured at the grasp', () =>
   });
 });
 
-describe('tilt polygon: a vertex toward the measured lean', () => {
-  /** The tilt (rad) along world y at which the polygon's least h crosses 0, pan 0. */
+describe('tilt polygon: a vertex toward a measured lean the fixed polygon leaves little room', () => {
+  const theta = 0.2;
+  const s = Math.sin(theta) * Math.SQRT1_2; // the face distance, sin θ·cos(π/4)
+  const mk = () => new TiltPolygonBarrier(new ForwardKinematics(PAN_TILT_CHAIN), PAN_TILT_TOOL, theta, 1, 4);
+
+  /** The tool tilt t > 0 (sign −1: t < 0, returned as |t|) along y, pan 0, where the least h crosses 0. */
   function limitAlongY(barrier: TiltPolygonBarrier, sign: 1 | -1): number {
     const h = new Float64Array(barrier.faces);
     let lo = 0;
@@ -281,20 +285,29 @@ describe('tilt polygon: a vertex toward the measured lean', () => {
     return lo;
   }
 
-  it('leaning along y: the object may tilt the full θ along y (a vertex), not asin(sin θ·cos 45°) (a face normal)', () => {
-    const theta = 0.2;
-    const mk = () => new TiltPolygonBarrier(new ForwardKinematics(PAN_TILT_CHAIN), PAN_TILT_TOOL, theta, 1, 4);
+  // The object measured at the upright tool leaning a along −y: (0, −sin a, cos a). The tilt joint
+  // turns it about x: at tool tilt t its z is the z of R_x(t)·(0, −sin a, cos a) = cos(t + a) — it
+  // tilts t + a toward −y for t > −a, and |t + a| the other way.
+  const lean = (a: number) => [0, -Math.sin(a), Math.cos(a)];
+
+  it('upright or unmeasured: the fixed polygon, face normals ±x, ±y — along y it allows asin(s)', () => {
     const upright = mk();
     upright.captureReference([0, 0]);
-    // the default polygon has face normals ±x, ±y: along y the tool tilts asin(sin θ·cos(π/4))
-    expect(limitAlongY(upright, 1)).toBeCloseTo(Math.asin(Math.sin(theta) * Math.SQRT1_2), 6);
-    const leaning = mk();
-    // measured upright at the tool's upright pose, but with a lean of 1e-3 along −y... the lean
-    // direction sets the vertex; the tool's tilt t along y then tilts the object |t + 0| here
-    leaning.captureReference([0, 0], [0, 0, 1], [0, -Math.sin(0.05), Math.cos(0.05)]);
-    // at tilt t the object's z is cos(t + 0.05) for t ≥ −0.05 (it leans −y, the tool turns it further
-    // along −y for t > 0... by the rotation about x: z-comp of R_x(t)(0, −sin a, cos a) = cos(t + a))
-    expect(limitAlongY(leaning, 1)).toBeCloseTo(theta - 0.05, 6);
-    expect(limitAlongY(leaning, -1)).toBeCloseTo(theta + 0.05, 6);
+    expect(limitAlongY(upright, 1)).toBeCloseTo(Math.asin(s), 9);
+    expect(limitAlongY(upright, -1)).toBeCloseTo(Math.asin(s), 9);
+  });
+
+  it('leaning 0.12 rad along −y (past s/2 = 0.07 on the normal): a vertex along y — the object reaches the full θ both ways', () => {
+    const b = mk();
+    b.captureReference([0, 0], [0, 0, 1], lean(0.12));
+    expect(limitAlongY(b, 1)).toBeCloseTo(theta - 0.12, 9);
+    expect(limitAlongY(b, -1)).toBeCloseTo(theta + 0.12, 9);
+  });
+
+  it('leaning 0.05 rad (under s/2): the fixed polygon stays — the object reaches asin(s) along y', () => {
+    const b = mk();
+    b.captureReference([0, 0], [0, 0, 1], lean(0.05));
+    expect(limitAlongY(b, 1)).toBeCloseTo(Math.asin(s) - 0.05, 9);
+    expect(limitAlongY(b, -1)).toBeCloseTo(Math.asin(s) + 0.05, 9);
   });
 });
