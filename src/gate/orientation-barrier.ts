@@ -254,6 +254,7 @@ export class TiltPolygonBarrier extends OrientationBarrier {
     }
   }
 
+  /** v·n_i. */
   private dotNormal(i: number, v: ArrayLike<number>): number {
     const N = this.normals;
     return v[0]! * N[3 * i]! + v[1]! * N[3 * i + 1]! + v[2]! * N[3 * i + 2]!;
@@ -307,8 +308,8 @@ export class TiltPolygonBarrier extends OrientationBarrier {
     }
   }
 
+  /** b·n_i at the last computed pose. */
   private dot(i: number): number {
-    const N = this.normals;
-    return this.b[0]! * N[3 * i]! + this.b[1]! * N[3 * i + 1]! + this.b[2]! * N[3 * i + 2]!;
+    return this.dotNormal(i, this.b);
   }
 }
