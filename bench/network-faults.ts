@@ -72,7 +72,7 @@ import { topicFor } from '../src/telemetry/topics.js';
 import type { ExecutedChunk, GateChunk } from '../src/gate/chunk.js';
 import type { AccessConfig } from '../src/telemetry/access.js';
 import type { TelemetryLink } from '../src/telemetry/mqtt-link.js';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { parseSo101Calibration } from '../src/calibration/so101.js';
 import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 import { so101ChunkFilter, so101Rig } from '../src/rigs/so101.js';
@@ -80,6 +80,8 @@ import { WorkerChunkFilterService } from '../src/rigs/filter-worker/worker-servi
 import { OffThreadChunkPath } from '../src/runtime/off-thread-chunk-path.js';
 import type { ChunkFilterService, FilterJob } from '../src/runtime/chunk-filter-service.js';
 import type { ChunkSubmitter } from '../src/runtime/chunk-server.js';
+import type { ChunkServerTransport } from '../src/runtime/chunk-transport.js';
+import type { Worker } from 'node:worker_threads';
 import { systemTimers } from '../src/platform/system-clock.js';
 
 const floodSeconds = Number(process.argv[2] ?? 6);
@@ -267,11 +269,34 @@ function workerTelemetry(gate: Gate) {
   });
 }
 
+/**
+ * The network worker's chunk channel, each hand-over timed on the control thread (decode check,
+ * screen, snapshot, post to the filter) and every message from the network worker counted (trace).
+ */
+function tracedTransport(t: Awaited<ReturnType<typeof workerTelemetry>>): ChunkServerTransport {
+  if (!tracing) return t.chunks;
+  const worker = (t.link as unknown as { worker?: Worker }).worker;
+  worker?.on('message', () => traceOn('message', performance.now(), 0));
+  networkWorkerElu = () => worker?.performance.eventLoopUtilization().active ?? 0;
+  return {
+    onRequest: () => undefined,
+    onDecodedRequest: (h) =>
+      t.chunks.onDecodedRequest((r) => {
+        const t0 = performance.now();
+        h(r);
+        traceOn('delivery', t0, performance.now() - t0);
+      }),
+    respond: (p) => t.chunks.respond(p),
+  };
+}
+let networkWorkerElu = (): number => 0;
+let filterWorkerElu = (): number => 0;
+
 async function workerRig(): Promise<Rig> {
   const gate = benchGate();
   const counter = newCounter();
   const t = await workerTelemetry(gate);
-  new ChunkServer(t.chunks, chunkPath(gate, counter), clock, 6);
+  new ChunkServer(tracedTransport(t), chunkPath(gate, counter), clock, 6);
   return {
     url: t.url,
     gate,
@@ -311,6 +336,8 @@ async function offThreadChunkPath(gate: Gate, counter: ChunkCounter) {
   const built = so101ChunkFilter(recipe);
   const worker = new WorkerChunkFilterService({ recipe, timers: systemTimers });
   await worker.start();
+  filterWorkerElu = () =>
+    (worker as unknown as { worker?: Worker }).worker?.performance.eventLoopUtilization().active ?? 0;
   // Warmed up (compiled) in the worker on the flood's own chunk before anything is measured.
   const warm = warmChunk();
   for (let i = 0; i < 30; i++) {
@@ -353,7 +380,9 @@ async function offThreadChunkPath(gate: Gate, counter: ChunkCounter) {
       worker.filter(job, (a) => {
         const t0 = performance.now();
         done(a);
-        answerMs.push(performance.now() - t0);
+        const ms = performance.now() - t0;
+        answerMs.push(ms);
+        traceOn('answer', t0, ms);
       }),
     close: () => worker.close(),
   };
@@ -407,7 +436,7 @@ async function filterWorkerRig(): Promise<Rig> {
   const counter = newCounter();
   const t = await workerTelemetry(gate);
   const chunks = await offThreadChunkPath(gate, counter);
-  new ChunkServer(t.chunks, chunks.submitter, clock, 6);
+  new ChunkServer(tracedTransport(t), chunks.submitter, clock, 6);
   return {
     url: t.url,
     gate,
@@ -421,23 +450,47 @@ async function filterWorkerRig(): Promise<Rig> {
   };
 }
 
+/** The last window's per-step trace (tracing only). */
+let lastTrace: StepTrace[] = [];
+
 /** Run the 100 Hz loop until `done` resolves (or `seconds` pass); returns each step's start interval minus the period (ms). */
 async function controlLoop(rig: Rig, seconds: number, done?: Promise<unknown>): Promise<number[]> {
   const margins = new ArrayClauseMargins(names, 0.1);
   const period = 10;
   const late: number[] = [];
+  lastTrace = [];
   const start = performance.now();
   let last = NaN;
   let finished = false;
   void done?.then(() => (finished = true));
+  let elu = performance.eventLoopUtilization();
+  let waitNs = schedstat(process.pid)[1];
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now();
+      let step: StepTrace | undefined;
+      if (tracing) {
+        const e = performance.eventLoopUtilization();
+        const w = schedstat(process.pid)[1];
+        step = {
+          start: now,
+          late: last === last ? now - last - period : 0,
+          own: 0,
+          active: e.active - elu.active,
+          wait: (w - waitNs) / 1e6,
+        };
+        waitNs = w;
+        lastTrace.push(step);
+      }
       if (last === last) late.push(now - last - period);
       last = now;
       for (let i = 0; i < names.length; i++) margins.setFinal(i, 0.5 + 0.3 * Math.sin(now / 1000 + i));
       rig.checkStep(now / 1000);
       rig.gate.evaluate(now / 1000, margins, null);
+      if (step) {
+        step.own = performance.now() - now;
+        elu = performance.eventLoopUtilization();
+      }
       if (finished || now - start > seconds * 1000) return resolve();
       setTimeout(tick, Math.max(0, last + period - performance.now()));
     };
@@ -460,6 +513,119 @@ const gc = (() => {
     },
   };
 })();
+
+/**
+ * `trace` (4th argument): where the control thread's late steps come from. Per step: how late it
+ * started, how long the control thread ran callbacks (message-port handlers: chunk hand-overs,
+ * filter answers, telemetry) between the previous step and this one (event-loop utilisation), how
+ * long the OS kept the thread runnable but not running (/proc/self/task/<pid>/schedstat, the
+ * run-queue wait), GC pauses, and how many chunk hand-overs and filter answers it handled. Per
+ * window: CPU and run-queue wait of every thread of the process (schedstat) and of the load process.
+ */
+const tracing = process.argv[4] === 'trace';
+interface TraceEvent {
+  t: number;
+  kind: 'delivery' | 'answer' | 'gc' | 'message';
+  ms: number;
+}
+const traceEvents: TraceEvent[] = [];
+const traceOn = (kind: TraceEvent['kind'], t: number, ms: number) => {
+  if (tracing) traceEvents.push({ t, kind, ms });
+};
+if (tracing)
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) traceEvents.push({ t: e.startTime, kind: 'gc', ms: e.duration });
+  }).observe({ entryTypes: ['gc'] });
+
+/** Run and run-queue wait (ns) of a thread of this process (or of another process's main thread). */
+function schedstat(tid: number, pid = process.pid): [run: number, wait: number] {
+  try {
+    const f = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+    return [Number(f[0]), Number(f[1])];
+  } catch {
+    return [0, 0];
+  }
+}
+function threadTimes(pid = process.pid): Map<number, [number, number]> {
+  const out = new Map<number, [number, number]>();
+  try {
+    for (const t of readdirSync(`/proc/${pid}/task`)) out.set(Number(t), schedstat(Number(t), pid));
+  } catch {
+    // gone
+  }
+  return out;
+}
+function threadReport(
+  before: Map<number, [number, number]>,
+  after: Map<number, [number, number]>,
+  label: (tid: number) => string,
+): string {
+  const rows: [string, number, number][] = [];
+  for (const [tid, [r1, w1]] of after) {
+    const [r0, w0] = before.get(tid) ?? [0, 0];
+    if (r1 - r0 > 5e6) rows.push([label(tid), (r1 - r0) / 1e6, (w1 - w0) / 1e6]);
+  }
+  rows.sort((a, b) => b[1] - a[1]);
+  return rows.map(([l, r, w]) => `${l} cpu ${r.toFixed(0)} ms, waited for a core ${w.toFixed(0)} ms`).join('; ');
+}
+
+interface StepTrace {
+  start: number;
+  late: number;
+  /** The step's own work (ms). */
+  own: number;
+  /** Control-thread event-loop active time since the previous step's end (ms): callbacks. */
+  active: number;
+  /** Run-queue wait of the control thread since the previous step's start (ms). */
+  wait: number;
+}
+
+function traceSummary(steps: StepTrace[], limit: number): string {
+  const between = (a: number, b: number, kind: TraceEvent['kind']) =>
+    traceEvents.filter((e) => e.kind === kind && e.t >= a && e.t < b);
+  const rows = steps.slice(1).map((s, i) => {
+    const prev = steps[i]!;
+    const d = between(prev.start, s.start, 'delivery');
+    const a = between(prev.start, s.start, 'answer');
+    const g = between(prev.start, s.start, 'gc');
+    const m = between(prev.start, s.start, 'message');
+    return {
+      late: s.late,
+      own: prev.own,
+      active: s.active,
+      wait: s.wait,
+      gc: g.reduce((x, e) => x + e.ms, 0),
+      deliveries: d.length,
+      deliveryMs: d.reduce((x, e) => x + e.ms, 0),
+      answers: a.length,
+      answerMs: a.reduce((x, e) => x + e.ms, 0),
+      messages: m.length,
+    };
+  });
+  const group = (name: string, rs: typeof rows) => {
+    if (rs.length === 0) return `    ${name}: none`;
+    const mean = (f: (r: (typeof rows)[number]) => number) => (rs.reduce((x, r) => x + f(r), 0) / rs.length).toFixed(2);
+    return (
+      `    ${name} (n = ${rs.length}): mean late ${mean((r) => r.late)} ms; previous step's own work ${mean((r) => r.own)} ms; ` +
+      `callbacks on the control thread ${mean((r) => r.active)} ms (chunk hand-overs ${mean((r) => r.deliveries)}/step, ${mean((r) => r.deliveryMs)} ms; ` +
+      `filter answers ${mean((r) => r.answers)}/step, ${mean((r) => r.answerMs)} ms; messages from the network worker ${mean((r) => r.messages)}/step); ` +
+      `GC ${mean((r) => r.gc)} ms; waited for a core ${mean((r) => r.wait)} ms`
+    );
+  };
+  const late = rows.filter((r) => r.late > limit);
+  const worst = [...rows].sort((a, b) => b.late - a.late).slice(0, 5);
+  return [
+    group(`steps late > ${limit} ms`, late),
+    group(
+      `steps on time`,
+      rows.filter((r) => r.late <= limit),
+    ),
+    ...worst.map(
+      (r) =>
+        `    late ${r.late.toFixed(2)} ms: own ${r.own.toFixed(2)}, callbacks ${r.active.toFixed(2)} (${r.deliveries} hand-overs ${r.deliveryMs.toFixed(2)} ms, ${r.answers} answers ${r.answerMs.toFixed(2)} ms, ${r.messages} messages), GC ${r.gc.toFixed(2)}, waited for a core ${r.wait.toFixed(2)} ms`,
+    ),
+  ].join('\n');
+}
 
 function stats(xs: number[], gcPauses?: number[]): string {
   const s = [...xs].sort((a, b) => a - b);
@@ -506,7 +672,10 @@ async function estopLatency(rig: Rig, n: number): Promise<number[]> {
  * Start bench/network-load.ts in a child process and wait until it is ready (its start-up is not
  * measured); `go()` starts the load and resolves with its last output line when it is done.
  */
-async function load(mode: 'flood64' | 'chunks' | 'policy30', url: string): Promise<{ go: () => Promise<string> }> {
+async function load(
+  mode: 'flood64' | 'chunks' | 'policy30',
+  url: string,
+): Promise<{ go: () => Promise<string>; pid: number }> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT, String(floodSeconds)],
@@ -522,7 +691,28 @@ async function load(mode: 'flood64' | 'chunks' | 'policy30', url: string): Promi
       if (out.includes('ready')) resolve();
     });
   });
-  return { go: () => (child.stdin.write('go\n'), exited) };
+  return { go: () => (child.stdin.write('go\n'), exited), pid: child.pid! };
+}
+
+/** Per-thread CPU over a window, and the late steps' breakdown (tracing). */
+function traceWindow(loadPid: number): { end(): string } {
+  const before = threadTimes();
+  const loadBefore = threadTimes(loadPid);
+  const net0 = networkWorkerElu();
+  const filt0 = filterWorkerElu();
+  traceEvents.length = 0;
+  return {
+    end: () => {
+      const after = threadTimes();
+      const label = (tid: number) => (tid === process.pid ? 'control thread' : `thread ${tid}`);
+      return (
+        `    threads of this process: ${threadReport(before, after, label)}\n` +
+        `    event loops busy: network worker ${(networkWorkerElu() - net0).toFixed(0)} ms, filter worker ${(filterWorkerElu() - filt0).toFixed(0)} ms\n` +
+        `    load process: ${threadReport(loadBefore, threadTimes(loadPid), (tid) => (tid === loadPid ? 'main' : `thread ${tid}`))}\n` +
+        traceSummary(lastTrace, 2)
+      );
+    },
+  };
 }
 
 const layouts = {
@@ -531,6 +721,9 @@ const layouts = {
   'filter-worker': ['filter-worker (armguard run so101 now: network worker + chunk filter worker)', filterWorkerRig],
 } as const;
 const chosen = (process.argv[3] ?? 'in-thread,worker,filter-worker').split(',') as (keyof typeof layouts)[];
+/** 5th argument: the windows to run (default all): idle,flood64,chunks,policy30,estop. */
+const windows = (process.argv[5] ?? 'idle,flood64,chunks,policy30,estop').split(',');
+const want = (w: string) => windows.includes(w);
 console.log(
   `${new Date().toISOString()}  load average ${loadavg()
     .map((x) => x.toFixed(2))
@@ -540,12 +733,22 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
   const rig = await make();
   console.log(`\n${name}`);
   gc.take();
-  console.log(`  idle                     ${stats(await controlLoop(rig, floodSeconds), gc.take())}`);
-  const flooder = await load('flood64', rig.url);
-  const flood = flooder.go();
-  gc.take();
-  const floodSteps = await controlLoop(rig, 2 * floodSeconds, flood);
-  console.log(`  64 MB PUBLISH floods     ${stats(floodSteps, gc.take())}  [${await flood}]`);
+  if (want('idle')) console.log(`  idle                     ${stats(await controlLoop(rig, floodSeconds), gc.take())}`);
+  if (want('flood64')) {
+    const flooder = await load('flood64', rig.url);
+    const flood = flooder.go();
+    gc.take();
+    const floodSteps = await controlLoop(rig, 2 * floodSeconds, flood);
+    console.log(`  64 MB PUBLISH floods     ${stats(floodSteps, gc.take())}  [${await flood}]`);
+  }
+  if (want('chunks')) await chunkWindow(rig);
+  if (want('policy30')) await policyWindow(rig);
+  if (want('estop')) console.log(`  e-stop publish → hold    ${stats(await estopLatency(rig, 200))}`);
+  await rig.stop();
+}
+process.exit(0);
+
+async function chunkWindow(rig: Rig): Promise<void> {
   const chunker = await load('chunks', rig.url);
   const chunks = chunker.go().then((r) => {
     const c = rig.chunks;
@@ -557,10 +760,15 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
     return `${r}; ${c.n} evaluated on the control thread (${verdicts}), ${(c.ms / Math.max(1, c.n)).toFixed(2)} ms each on average, max ${c.maxMs.toFixed(2)} ms`;
   });
   gc.take();
+  const window = traceWindow(chunker.pid);
   const chunkSteps = await controlLoop(rig, 60, chunks);
   console.log(`  2,000 chunk requests     ${stats(chunkSteps, gc.take())}  [${await chunks}]`);
+  if (tracing) console.log(window.end());
   if (rig.gate.holding) console.log(`  (the gate held during the chunk flood: ${describeCause(rig.gate.holdCause!)})`);
   rig.gate.release(clock.now(), { by: 'bench', authorised: true });
+}
+
+async function policyWindow(rig: Rig): Promise<void> {
   // A policy at 30 Hz (not a flood): every chunk reaches the chunk path.
   Object.assign(rig.chunks, { n: 0, ms: 0, maxMs: 0 });
   rig.chunks.verdicts.clear();
@@ -574,11 +782,10 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
       : `${r}; ${c.n} evaluated on the control thread (${verdicts}), ${(c.ms / Math.max(1, c.n)).toFixed(2)} ms each on average, max ${c.maxMs.toFixed(2)} ms`;
   });
   gc.take();
+  const policyWindow = traceWindow(policy.pid);
   const policySteps = await controlLoop(rig, 60, policyDone);
   console.log(`  30 Hz policy              ${stats(policySteps, gc.take())}  [${await policyDone}]`);
+  if (tracing) console.log(policyWindow.end());
   if (rig.gate.holding) console.log(`  (the gate held during the 30 Hz policy: ${describeCause(rig.gate.holdCause!)})`);
   rig.gate.release(clock.now(), { by: 'bench', authorised: true });
-  console.log(`  e-stop publish → hold    ${stats(await estopLatency(rig, 200))}`);
-  await rig.stop();
 }
-process.exit(0);

@@ -6,7 +6,8 @@
  * aedes itself buffers a packet of any size before it authenticates anyone; here every
  * connection's bytes pass an MqttSizeGuard first, so a packet larger than the limit (a CONNECT
  * larger than the pre-authentication limit) closes the connection before the broker buffers it.
- * Failed logins are rate-limited per client address. armguard's own connection and the
+ * Failed logins are rate-limited per client address; chunk requests per client (an admission the
+ * network worker passes in: chunk-admission.ts). armguard's own connection and the
  * dashboard's viewer use per-process credentials (random, never written anywhere), so an access
  * file only needs password hashes.
  */
@@ -26,7 +27,19 @@ export const DEFAULT_BROKER_LIMITS: SizeGuardLimits = { maxPacketBytes: (1 << 20
 export interface EmbeddedBrokerOptions {
   limits?: SizeGuardLimits;
   loginThrottle?: LoginThrottle;
+  /**
+   * Admission of one topic's publishes (chunk requests: src/telemetry/chunk-admission.ts), asked
+   * once per allowed publish with the publishing client's id. A publish it refuses is acknowledged
+   * and forwarded to no one (the caller answers it); `closed` is told when a client disconnects.
+   */
+  admission?: { topic: string; admit(clientId: string, payload: Buffer): boolean; closed(clientId: string): void };
 }
+
+/**
+ * Where a publish the admission refused goes: nowhere. (aedes' authorizeForward cannot skip one
+ * publish for a persistent-session subscriber — returning null there closed armguard's own link.)
+ */
+export const NOT_FORWARDED_TOPIC = '$armguard/not-forwarded';
 
 /** A connection the size guard closed. */
 export interface OversizeRefusal {
@@ -56,6 +69,7 @@ export class EmbeddedBroker {
   private readonly internalUsers = new Map<string, { password: Buffer; roles: readonly Role[] }>();
   private readonly throttle: LoginThrottle;
   private readonly limits: SizeGuardLimits;
+  private readonly admission: EmbeddedBrokerOptions['admission'];
   readonly policy: AccessPolicy;
   /** armguard's own connection (armguard role) and the dashboard's reader (viewer role). */
   readonly internal: { armguard: InternalCredentials; viewer: InternalCredentials };
@@ -65,6 +79,7 @@ export class EmbeddedBroker {
     this.policy = new AccessPolicy(access);
     this.limits = options.limits ?? DEFAULT_BROKER_LIMITS;
     this.throttle = options.loginThrottle ?? new LoginThrottle();
+    this.admission = options.admission;
     const make = (role: Role): InternalCredentials => {
       const c = {
         username: `armguard-internal-${role}-${randomBytes(6).toString('hex')}`,
@@ -116,10 +131,23 @@ export class EmbeddedBroker {
         () => refuse(4, 'bad username or password'),
       );
     };
+    const admission = this.admission;
+    if (admission) broker.on('clientDisconnect', (client) => admission.closed(client.id));
     broker.authorizePublish = (client, packet, done) => {
       const who = client ? this.roles.get(client) : { username: undefined, roles: ['armguard' as Role] };
       const d = this.policy.canPublish(who?.roles ?? [], who?.username, packet.topic);
-      if (d.allow) return done(null);
+      if (d.allow) {
+        const payload = packet.payload;
+        if (admission && client && packet.topic === admission.topic && typeof payload === 'object')
+          if (!admission.admit(client.id, payload)) {
+            // Acknowledged (QoS 1) and delivered to none of armguard's clients: a topic no wildcard
+            // matches ('$' topics), never retained. (Any logged-in client may read chunk requests on
+            // their own topic anyway: nothing is exposed that was not.)
+            packet.topic = NOT_FORWARDED_TOPIC;
+            packet.retain = false;
+          }
+        return done(null);
+      }
       this.refusedListeners.emit({
         clientId: client?.id ?? '',
         username: who?.username,

@@ -12,6 +12,22 @@ import { MqttLink } from './mqtt-link.js';
 import { ChunkPacer } from './chunk-pacer.js';
 import type { FromWorker, GateClockSync, NetworkHostConfig, ToWorker, WorkerCommand } from './network-protocol.js';
 import { topicFor } from './topics.js';
+import {
+  ChunkAdmission,
+  chunkIdOf,
+  DEFAULT_CHUNK_RATE_LIMIT,
+  RateLimitLedger,
+  rateLimitAnswer,
+  type RateLimitScope,
+} from './chunk-admission.js';
+import { niceThisThread } from '../platform/thread-priority.js';
+
+/**
+ * The network worker's nice value: above the control thread's (0), so that a flood the worker
+ * decodes does not take the core the control step needs (bench/RESULTS.md, "Network faults"), and
+ * below the chunk filter worker's (10): the e-stop arrives through this thread.
+ */
+export const NETWORK_WORKER_NICE = 5;
 
 const port = parentPort;
 if (!port) throw new Error('network-host runs in a worker thread');
@@ -20,13 +36,35 @@ const config = data.config;
 const post = (m: FromWorker) => port.postMessage(m);
 const command = (c: WorkerCommand) => post({ type: 'command', command: c });
 
+const priority = niceThisThread(config.nice ?? NETWORK_WORKER_NICE);
+
 let clock = data.clock;
 const epochMs = () => performance.timeOrigin + performance.now();
+const gateNow = () => clock.gate + (epochMs() - clock.epochMs) / 1000;
 const chunks = new ChunkPacer({
   forward: (request) => command({ kind: 'chunk', request }),
   answer: (text) => link?.publishChunkResult(text),
-  gateNow: () => clock.gate + (epochMs() - clock.epochMs) / 1000,
+  gateNow,
 });
+
+// Admission before decoding: per client at the embedded broker, for the whole stream with an external one.
+const rateLimit = config.chunkRate ?? DEFAULT_CHUNK_RATE_LIMIT;
+const admission = new ChunkAdmission(rateLimit);
+const ledger = new RateLimitLedger(rateLimit);
+/** Rejections are recorded (posted to the control thread) at most once per this many ms. */
+const LEDGER_PERIOD_MS = 1000;
+let ledgerTimer: ReturnType<typeof setTimeout> | undefined;
+function flushLedger(): void {
+  ledgerTimer = undefined;
+  for (const text of ledger.take()) post({ type: 'refused', text });
+}
+function rejectOverRate(payload: Uint8Array, scope: RateLimitScope): void {
+  const id = chunkIdOf(payload);
+  link?.publishChunkResult(rateLimitAnswer(id, rateLimit, scope, gateNow()));
+  ledger.add(scope, id);
+  ledgerTimer ??= setTimeout(flushLedger, LEDGER_PERIOD_MS);
+}
+const nowS = () => performance.now() / 1000;
 
 let broker: EmbeddedBroker | undefined;
 let link: MqttLink | undefined;
@@ -39,7 +77,19 @@ async function start(): Promise<void> {
   let protocolVersion: 4 | 5 = 4;
   const b = config.broker;
   if (b.kind === 'embedded') {
-    broker = new EmbeddedBroker(b.access, b.limits ? { limits: b.limits } : {});
+    const topic = topicFor(config.robot, 'chunk/request');
+    broker = new EmbeddedBroker(b.access, {
+      ...(b.limits ? { limits: b.limits } : {}),
+      admission: {
+        topic,
+        admit: (clientId, payload) => {
+          if (admission.admit(clientId, nowS())) return true;
+          rejectOverRate(payload, { kind: 'client', clientId });
+          return false;
+        },
+        closed: (clientId) => admission.forget(clientId),
+      },
+    });
     broker.onRefused((r) =>
       post({ type: 'refused', text: `refused ${r.topic} from ${r.username ?? 'anonymous'}: ${r.reason}` }),
     );
@@ -72,6 +122,8 @@ async function start(): Promise<void> {
       label: (value) => (command({ kind: 'label', value, topic: topicFor(robot, 'cmd/label') }), { ok: true }),
       heartbeat: (seq) => command({ kind: 'heartbeat', seq }),
       chunk: (bytes) => {
+        // The embedded broker admitted it per client already; an external one forwards everything.
+        if (b.kind === 'external' && !admission.admit('', nowS())) return rejectOverRate(bytes, { kind: 'stream' });
         const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
         let value: unknown;
         try {
@@ -105,11 +157,18 @@ async function start(): Promise<void> {
     connected,
     lastError: link.lastConnectError,
     ...(dashboardUrl ? { dashboardUrl } : {}),
+    settings:
+      `chunk requests above ${rateLimit.ratePerS}/s (burst ${rateLimit.burst}) ${b.kind === 'embedded' ? 'per client' : 'in all'} answered rate-limit undecoded; ` +
+      (priority.ok
+        ? `network worker thread at nice ${priority.nice}`
+        : `network worker priority unchanged: ${priority.reason}`),
   });
 }
 
 async function stop(): Promise<void> {
   chunks.drain('armguard is shutting down: not evaluated');
+  clearTimeout(ledgerTimer);
+  flushLedger();
   await dashboard?.stop().catch(() => undefined);
   await link?.stop().catch(() => undefined);
   await broker?.stop().catch(() => undefined);

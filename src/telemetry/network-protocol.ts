@@ -5,6 +5,7 @@
  */
 import type { AccessConfig } from './access.js';
 import type { SizeGuardLimits } from './mqtt-size-guard.js';
+import type { ChunkRateLimit } from './chunk-admission.js';
 import type { LinkEvent } from './mqtt-link.js';
 import type { DecodedChunkRequest } from '../runtime/chunk-transport.js';
 import type {
@@ -25,6 +26,10 @@ export interface NetworkHostConfig {
   connectTimeoutSeconds: number;
   /** Viewer credentials default to the embedded broker's per-process viewer. */
   dashboard?: { port: number; host?: string; viewer?: { username: string; password: string } };
+  /** Chunk requests above this rate are answered `rate-limit` undecoded (chunk-admission.ts); default DEFAULT_CHUNK_RATE_LIMIT. */
+  chunkRate?: ChunkRateLimit;
+  /** The worker thread's nice value (thread-priority.ts); default NETWORK_WORKER_NICE. */
+  nice?: number;
 }
 
 export type WorkerCommand =
@@ -45,7 +50,15 @@ export interface GateClockSync {
 }
 
 export type FromWorker =
-  | { type: 'started'; url: string; connected: boolean; lastError: string; dashboardUrl?: string }
+  | {
+      type: 'started';
+      url: string;
+      connected: boolean;
+      lastError: string;
+      dashboardUrl?: string;
+      /** What the worker made of its priority and the chunk rate limit (for the start-up line). */
+      settings: string;
+    }
   | { type: 'start-failed'; error: string }
   | { type: 'command'; command: WorkerCommand }
   | { type: 'link-event'; event: LinkEvent }

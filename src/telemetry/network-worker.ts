@@ -61,6 +61,8 @@ export interface StartedNetwork {
   connected: boolean;
   lastError: string;
   dashboardUrl?: string;
+  /** The worker's priority and chunk rate limit, as applied (for the start-up line). */
+  settings: string;
 }
 
 /** The worker's entry: the compiled .js next to this module, or the .ts source through the loader boot. */
@@ -189,6 +191,7 @@ export class NetworkWorker implements TelemetryLink {
               connected: m.connected,
               lastError: m.lastError,
               ...(m.dashboardUrl ? { dashboardUrl: m.dashboardUrl } : {}),
+              settings: m.settings,
             });
             return;
           case 'start-failed':

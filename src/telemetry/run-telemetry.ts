@@ -13,6 +13,7 @@ import type { TelemetryLink } from './mqtt-link.js';
 import { DecodedChunkTransport, NetworkWorker } from './network-worker.js';
 import type { Clock } from '../util/clock.js';
 import type { SessionTelemetry } from '../runtime/session.js';
+import type { ChunkRateLimit } from './chunk-admission.js';
 
 export type BrokerChoice =
   | { kind: 'embedded'; port: number; host?: string; access: AccessConfig }
@@ -39,6 +40,8 @@ export interface TelemetryOptions {
   connectTimeoutSeconds?: number;
   /** Serve the dashboard (in the network worker); viewer credentials default to the embedded broker's own. */
   dashboard?: { port: number; viewer?: { username: string; password: string } };
+  /** Chunk requests above this rate are answered `rate-limit` before decoding (chunk-admission.ts). */
+  chunkRate?: ChunkRateLimit;
 }
 
 export interface Telemetry {
@@ -51,6 +54,8 @@ export interface Telemetry {
   hooks: SessionTelemetry;
   dashboardUrl: string | undefined;
   connected: boolean;
+  /** The network worker's priority and chunk rate limit, as applied (for the start-up line). */
+  settings: string;
   stop(): Promise<void>;
 }
 
@@ -80,6 +85,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
       robot: o.robotId,
       connectTimeoutSeconds: o.connectTimeoutSeconds ?? 5,
       ...(o.dashboard ? { dashboard: o.dashboard } : {}),
+      ...(o.chunkRate ? { chunkRate: o.chunkRate } : {}),
     },
     {
       estop: (cmd) => remote.estop(cmd),
@@ -122,6 +128,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
     },
     dashboardUrl: started.dashboardUrl,
     connected: started.connected,
+    settings: started.settings,
     stop: () => {
       remote.detach();
       return net.stop();

@@ -24,7 +24,8 @@ const N = 300;
 
 describe('a chunk request flood on a live session', () => {
   it('is evaluated at most one chunk per control step; the rest are answered superseded, each exactly once, and recorded', async () => {
-    const { s } = await startEmulatedSession();
+    // No admission limit here (chunk-flood-rate.test.ts covers it): every request reaches the pacer.
+    const { s } = await startEmulatedSession({ chunkRate: { ratePerS: 1e6, burst: 1e6 } });
     cleanups.push(() => s.stop('test cleanup'));
     // Test access to the session's step counter.
     const loop = (s as unknown as { loop: ControlLoop }).loop;

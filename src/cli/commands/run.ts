@@ -19,6 +19,7 @@ import { stat } from 'node:fs/promises';
 import { OPERATOR_KEYS_HELP, attachOperatorKeys } from '../compose/operator-keys.js';
 import { RunSession, type RunSessionOptions } from '../compose/session.js';
 import type { BrokerChoice } from '../../telemetry/run-telemetry.js';
+import { chunkRateLimit } from '../../telemetry/chunk-admission.js';
 import { so101FreeMotion, type So101FreeMotion } from '../../../drivers/so101/onnx-residual.js';
 import {
   SEMANTIC_BOOLEANS,
@@ -62,6 +63,7 @@ const STRINGS = [
   'bystanders',
   'tracking-frame-in-base',
   'obstacle-max-age',
+  'max-chunk-rate',
   ...SEMANTIC_STRINGS,
   ...SPEC_FILE_OPTIONS,
 ] as const;
@@ -150,6 +152,9 @@ ${SPEC_FILE_HELP}
   --on-link-loss hold|warn   when the MQTT command channel (the remote e-stop) is down: hold the
                         arm until it is back (default) or only record the fault
   --duration <s>        stop by itself after this many seconds
+  --max-chunk-rate <Hz>  chunk requests above this rate per policy client (embedded broker; in all
+                        with --mqtt) are answered rejected 'rate-limit' without being decoded
+                        (default 100, bursts of 0.2 s of it)
 
 ${SEMANTIC_RUN_HELP}
 
@@ -229,7 +234,14 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
   const bandRunOn = num('warning-band-run-on', undefined, (v) => v >= 0 && v <= 1, 'seconds in [0, 1]');
   const planningMargin = num('planning-margin', undefined, (v) => v >= 0 && v <= 0.05, 'metres in [0, 0.05]');
   const obstacleMaxAge = num('obstacle-max-age', 0.1, (v) => v > 0 && v <= 5, 'seconds in (0, 5]');
+  const maxChunkRate = num(
+    'max-chunk-rate',
+    undefined,
+    (v) => v >= 1 && v <= 10_000,
+    'requests a second in [1, 10000]',
+  );
   for (const v of [
+    maxChunkRate,
     planningMargin,
     obstacleMaxAge,
     bandRunOn,
@@ -431,6 +443,7 @@ export async function parseRunArgs(args: readonly string[]): Promise<Parsed> {
       ...(maxAge !== undefined ? { minMaxAge: maxAge as number } : {}),
       ...(maxAgeCeiling !== undefined ? { maxAgeCeilingS: maxAgeCeiling as number } : {}),
       ...(deadMan !== undefined ? { deadManS: deadMan as number } : {}),
+      ...(maxChunkRate !== undefined ? { chunkRate: chunkRateLimit(maxChunkRate as number) } : {}),
       onLinkLoss: linkLoss,
       ...(watchdog !== undefined ? { watchdogS: watchdog as number } : {}),
       ...(busTimeout !== undefined ? { busTimeoutS: busTimeout as number } : {}),

@@ -41,6 +41,7 @@ import { so101StageReader } from './so101-stages.js';
 import type { TrackedObstacleSpec } from '../../gate/index.js';
 import { SceneTracker } from '../../../drivers/tracking/scene-tracker.js';
 import { UdpPoseFeed } from '../../../drivers/tracking/udp-pose-feed.js';
+import type { ChunkRateLimit } from '../../telemetry/chunk-admission.js';
 
 export interface RunSessionOptions {
   calibration: So101Calibration;
@@ -120,6 +121,8 @@ export interface RunSessionOptions {
   onLinkLoss?: LinkLossPolicy;
   /** How long start-up waits for the broker before going on without it (held under 'hold'); default 5 s. */
   brokerConnectTimeoutS?: number;
+  /** Chunk requests above this rate are answered `rate-limit` in the network worker (--max-chunk-rate). */
+  chunkRate?: ChunkRateLimit;
   /** The semantic gate and stage events (issue 18): a fresh task at every episode start, enforced on chunks and steps. */
   semantic?: LiveSemanticConfig;
   /**
@@ -428,12 +431,14 @@ export class RunSession {
         ...(o.deadManS !== undefined ? { heartbeatTimeout: o.deadManS } : {}),
         ...(o.onLinkLoss !== undefined ? { onLinkLoss: o.onLinkLoss } : {}),
         ...(o.brokerConnectTimeoutS !== undefined ? { connectTimeoutSeconds: o.brokerConnectTimeoutS } : {}),
+        ...(o.chunkRate ? { chunkRate: o.chunkRate } : {}),
         ...(o.dashboard ? { dashboard: o.dashboard } : {}),
         onFault: (f, t) =>
           session.onFault({ kind: 'disconnect', source: f.source, detail: `${f.kind}: ${faultDetail(f)}` }, t),
       }),
     );
     const telemetry = this.telemetry;
+    o.log(`network: ${telemetry.settings}${filterWorker ? `; ${filterWorker.priority}` : ''}`);
     session.attachTelemetry(telemetry.hooks);
     // Policies' chunks (MQTT, decoded in the network worker) go straight to the session; with
     // --gate off (baseline) screened chunks are forwarded unfiltered (GateOffBaseline).

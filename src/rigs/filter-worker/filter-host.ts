@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { ChunkFilterRunner, runFilterStage, type FilterStage } from '../../runtime/chunk-filter-service.js';
 import { so101ChunkFilter } from '../so101.js';
 import type { FilterRecipe, FromFilterWorker, ToFilterWorker } from './protocol.js';
+import { niceThisThread } from '../../platform/thread-priority.js';
 
 const port = parentPort;
 if (!port) throw new Error('the chunk filter host runs in a worker thread');
@@ -58,6 +59,9 @@ function warmUp(recipe: FilterRecipe): void {
 }
 const WARM_BAND = { gripping: false, heldHeight: Number.NaN, supported: false };
 
+// Below the control thread (and the network worker, which carries the e-stop) when the cores are short.
+const priority = niceThisThread((workerData as { nice: number }).nice);
+
 let runner: ChunkFilterRunner;
 try {
   const recipe = (workerData as { recipe: FilterRecipe }).recipe;
@@ -75,4 +79,9 @@ port.on('message', (m: ToFilterWorker) => {
   const { stage: out, transfer } = detach(stage);
   post({ type: 'answer', seq: m.job.seq, stage: out, filterMs }, transfer);
 });
-post({ type: 'ready' });
+post({
+  type: 'ready',
+  priority: priority.ok
+    ? `chunk filter worker thread at nice ${priority.nice}`
+    : `chunk filter worker priority unchanged: ${priority.reason}`,
+});

@@ -12,7 +12,8 @@ export type FilterRecipe = So101FilterRecipe;
 export type ToFilterWorker = { readonly type: 'job'; readonly job: FilterJob };
 
 export type FromFilterWorker =
-  | { readonly type: 'ready' }
+  /** `priority`: the nice value the worker thread runs at, or why it is unchanged. */
+  | { readonly type: 'ready'; readonly priority: string }
   | { readonly type: 'start-failed'; readonly error: string }
   /** `filterMs`: filter and band time measured in the worker. */
   | { readonly type: 'answer'; readonly seq: number; readonly stage: FilterStage; readonly filterMs: number };

@@ -28,6 +28,12 @@ import { answerProblem, type FilterRecipe, type FromFilterWorker, type ToFilterW
  * holds, not for speed.
  */
 export const FILTER_WORKER_TIMEOUT_S = 2;
+/**
+ * The filter worker thread's nice value: the control thread (0) and the network worker (5, the
+ * e-stop's path) get a core first when the cores are short; a filter that waits costs a late answer
+ * (re-checked before it is committed), never a late control step (bench/RESULTS.md "Network faults").
+ */
+export const FILTER_WORKER_NICE = 10;
 const RESTART_FIRST_S = 0.5;
 const RESTART_MAX_S = 8;
 const SOURCE = 'chunk filter worker';
@@ -39,6 +45,8 @@ export interface WorkerChunkFilterServiceOptions {
   readonly timeoutS?: number;
   /** Told when the worker is running again after a fault (what happened, what was started). */
   readonly onRestart?: (detail: string) => void;
+  /** The worker thread's nice value; default FILTER_WORKER_NICE. */
+  readonly nice?: number;
 }
 
 interface Pending {
@@ -70,6 +78,8 @@ export class WorkerChunkFilterService implements ChunkFilterService {
   private restartDelay = RESTART_FIRST_S;
   /** Times the worker was started again after a fault. */
   restarts = 0;
+  /** The worker thread's priority as applied (its ready message), for the start-up line. */
+  priority = '';
 
   constructor(private readonly o: WorkerChunkFilterServiceOptions) {}
 
@@ -134,7 +144,9 @@ export class WorkerChunkFilterService implements ChunkFilterService {
 
   private spawn(): Promise<void> {
     const entry = workerEntry();
-    const worker = new Worker(entry.file, { workerData: { ...entry.workerData, recipe: this.o.recipe } });
+    const worker = new Worker(entry.file, {
+      workerData: { ...entry.workerData, recipe: this.o.recipe, nice: this.o.nice ?? FILTER_WORKER_NICE },
+    });
     this.worker = worker;
     this.running = false;
     return new Promise((resolve, reject) => {
@@ -144,6 +156,7 @@ export class WorkerChunkFilterService implements ChunkFilterService {
         if (!ready) {
           if (m.type === 'ready') {
             ready = true;
+            this.priority = m.priority;
             this.running = true;
             this.current = null;
             resolve();

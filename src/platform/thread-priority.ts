@@ -1,0 +1,43 @@
+/**
+ * The scheduling priority of the calling thread (Linux): worker threads that do background work for
+ * the control loop (the network worker decoding a flood, the chunk filter worker solving) run at a
+ * higher nice value than the control thread, so that when the cores are short the kernel runs the
+ * control step first (bench/RESULTS.md, "Network faults": the late steps of a chunk flood were the
+ * control thread waiting for a core its own process's workers held).
+ *
+ * Linux applies setpriority(PRIO_PROCESS, tid) to the one thread `tid` names; the calling thread's
+ * id is read from /proc/thread-self. Raising the nice value needs no privilege; lowering it does,
+ * so this only ever raises it.
+ */
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+
+export type ThreadPriorityResult =
+  | { readonly ok: true; readonly tid: number; readonly nice: number }
+  | { readonly ok: false; readonly reason: string };
+
+/** The calling thread's kernel id (Linux), or undefined where /proc/thread-self does not exist. */
+export function currentThreadId(): number | undefined {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Raise the calling thread's nice value to `nice` (−20…19; a thread already nicer is left alone). */
+export function niceThisThread(nice: number): ThreadPriorityResult {
+  if (!Number.isInteger(nice) || nice < -20 || nice > 19)
+    return { ok: false, reason: `nice value ${nice} is not an integer from -20 to 19` };
+  const tid = currentThreadId();
+  if (tid === undefined) return { ok: false, reason: 'no /proc/thread-self (not Linux): thread priority unchanged' };
+  try {
+    const now = getPriority(tid);
+    if (now >= nice) return { ok: true, tid, nice: now };
+    setPriority(tid, nice);
+    return { ok: true, tid, nice: getPriority(tid) };
+  } catch (e) {
+    return { ok: false, reason: `setpriority(${tid}, ${nice}) failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
