@@ -38,7 +38,8 @@
  * The worker layout before chunk pacing is measured by running this file in a copy of that tree
  * (bench/RESULTS.md gives the commands).
  *
- *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker]
+ *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,policy30,estop]
+ *   (BENCH_WORKER_NICE=<n> runs both worker threads at nice n instead of their defaults)
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -85,6 +86,8 @@ import type { Worker } from 'node:worker_threads';
 import { systemTimers } from '../src/platform/system-clock.js';
 
 const floodSeconds = Number(process.argv[2] ?? 6);
+/** BENCH_WORKER_NICE=<n>: both worker threads at this nice value instead of their defaults (0: as the control thread). */
+const benchNice = process.env.BENCH_WORKER_NICE !== undefined ? Number(process.env.BENCH_WORKER_NICE) : undefined;
 const clock = { now: () => performance.now() / 1000 };
 const access: AccessConfig = {
   users: [
@@ -261,6 +264,7 @@ async function inThreadRig(): Promise<Rig> {
 /** The network worker's telemetry (embedded broker, access file, accept-all labels) on `gate`. */
 function workerTelemetry(gate: Gate) {
   return startTelemetry({
+    ...(benchNice !== undefined ? { networkWorkerNice: benchNice } : {}),
     broker: { kind: 'embedded', port: 0, access },
     robotId: ROBOT,
     clock,
@@ -334,7 +338,11 @@ async function offThreadChunkPath(gate: Gate, counter: ChunkCounter) {
     obstacles: benchSphere(),
   });
   const built = so101ChunkFilter(recipe);
-  const worker = new WorkerChunkFilterService({ recipe, timers: systemTimers });
+  const worker = new WorkerChunkFilterService({
+    recipe,
+    timers: systemTimers,
+    ...(benchNice !== undefined ? { nice: benchNice } : {}),
+  });
   await worker.start();
   filterWorkerElu = () =>
     (worker as unknown as { worker?: Worker }).worker?.performance.eventLoopUtilization().active ?? 0;

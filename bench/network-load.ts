@@ -69,11 +69,13 @@ async function chunkFlood(n: number, ROBOT: string): Promise<string> {
   // The answers are counted here, not on the measured control thread.
   let answered = 0;
   let superseded = 0;
+  let rateLimited = 0;
   let allAnswered: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (allAnswered = resolve));
   client.on('message', (_topic, payload) => {
     answered++;
     if (payload.includes('"code":"superseded"')) superseded++;
+    if (payload.includes('"code":"rate-limit"')) rateLimited++;
     if (answered >= n) allAnswered();
   });
   await client.subscribeAsync(topicFor(ROBOT, 'chunk/result'), { qos: 1 });
@@ -102,7 +104,7 @@ async function chunkFlood(n: number, ROBOT: string): Promise<string> {
   await Promise.race([done, new Promise((r) => setTimeout(r, 60_000))]);
   const all = (performance.now() - t0) / 1000;
   await client.endAsync(true);
-  return `${n} sent and acknowledged in ${sent.toFixed(1)} s; ${answered} answered ${all.toFixed(1)} s after the first was sent (${superseded} superseded)`;
+  return `${n} sent and acknowledged in ${sent.toFixed(1)} s; ${answered} answered ${all.toFixed(1)} s after the first was sent (${superseded} superseded, ${rateLimited} rate-limit)`;
 }
 
 /** A policy at 30 Hz for `seconds`: one chunk request every 1/30 s (not a flood: what a VLA sends). */

@@ -42,6 +42,8 @@ export interface TelemetryOptions {
   dashboard?: { port: number; viewer?: { username: string; password: string } };
   /** Chunk requests above this rate are answered `rate-limit` before decoding (chunk-admission.ts). */
   chunkRate?: ChunkRateLimit;
+  /** The network worker thread's nice value (default NETWORK_WORKER_NICE). */
+  networkWorkerNice?: number;
 }
 
 export interface Telemetry {
@@ -86,6 +88,7 @@ export async function startTelemetry(o: TelemetryOptions): Promise<Telemetry> {
       connectTimeoutSeconds: o.connectTimeoutSeconds ?? 5,
       ...(o.dashboard ? { dashboard: o.dashboard } : {}),
       ...(o.chunkRate ? { chunkRate: o.chunkRate } : {}),
+      ...(o.networkWorkerNice !== undefined ? { nice: o.networkWorkerNice } : {}),
     },
     {
       estop: (cmd) => remote.estop(cmd),
