@@ -24,8 +24,9 @@ import { niceThisThread } from '../platform/thread-priority.js';
 
 /**
  * The network worker's nice value: above the control thread's (0), so that a flood the worker
- * decodes does not take the core the control step needs (bench/RESULTS.md, "Network faults"), and
- * below the chunk filter worker's (10): the e-stop arrives through this thread.
+ * handles does not take the core the control step needs (bench/RESULTS.md, "Network faults"). The
+ * e-stop arrives through this thread: it is idle between messages, and a thread that wakes from
+ * sleep still preempts busy ones of its nice value or above.
  */
 export const NETWORK_WORKER_NICE = 5;
 
