@@ -41,7 +41,7 @@
  *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,policy30,estop]
  *   (BENCH_WORKER_NICE=<n> runs both worker threads at nice n instead of their defaults)
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import mqtt from 'mqtt';
@@ -472,22 +472,24 @@ async function controlLoop(rig: Rig, seconds: number, done?: Promise<unknown>): 
   let finished = false;
   void done?.then(() => (finished = true));
   let elu = performance.eventLoopUtilization();
-  let waitNs = schedstat(process.pid)[1];
+  let [runNs, waitNs] = schedstat(process.pid);
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now();
       let step: StepTrace | undefined;
       if (tracing) {
         const e = performance.eventLoopUtilization();
-        const w = schedstat(process.pid)[1];
+        const [r, w] = schedstat(process.pid);
         step = {
           start: now,
           late: last === last ? now - last - period : 0,
           own: 0,
           active: e.active - elu.active,
           wait: (w - waitNs) / 1e6,
+          run: (r - runNs) / 1e6,
         };
         waitNs = w;
+        runNs = r;
         lastTrace.push(step);
       }
       if (last === last) late.push(now - last - period);
@@ -586,6 +588,8 @@ interface StepTrace {
   active: number;
   /** Run-queue wait of the control thread since the previous step's start (ms). */
   wait: number;
+  /** CPU time of the control thread since the previous step's start (ms). */
+  run: number;
 }
 
 function traceSummary(steps: StepTrace[], limit: number): string {
@@ -602,6 +606,7 @@ function traceSummary(steps: StepTrace[], limit: number): string {
       own: prev.own,
       active: s.active,
       wait: s.wait,
+      run: s.run,
       gc: g.reduce((x, e) => x + e.ms, 0),
       deliveries: d.length,
       deliveryMs: d.reduce((x, e) => x + e.ms, 0),
@@ -617,7 +622,7 @@ function traceSummary(steps: StepTrace[], limit: number): string {
       `    ${name} (n = ${rs.length}): mean late ${mean((r) => r.late)} ms; previous step's own work ${mean((r) => r.own)} ms; ` +
       `callbacks on the control thread ${mean((r) => r.active)} ms (chunk hand-overs ${mean((r) => r.deliveries)}/step, ${mean((r) => r.deliveryMs)} ms; ` +
       `filter answers ${mean((r) => r.answers)}/step, ${mean((r) => r.answerMs)} ms; messages from the network worker ${mean((r) => r.messages)}/step); ` +
-      `GC ${mean((r) => r.gc)} ms; waited for a core ${mean((r) => r.wait)} ms`
+      `GC ${mean((r) => r.gc)} ms; waited for a core ${mean((r) => r.wait)} ms; ran ${mean((r) => r.run)} ms`
     );
   };
   const late = rows.filter((r) => r.late > limit);
@@ -630,7 +635,7 @@ function traceSummary(steps: StepTrace[], limit: number): string {
     ),
     ...worst.map(
       (r) =>
-        `    late ${r.late.toFixed(2)} ms: own ${r.own.toFixed(2)}, callbacks ${r.active.toFixed(2)} (${r.deliveries} hand-overs ${r.deliveryMs.toFixed(2)} ms, ${r.answers} answers ${r.answerMs.toFixed(2)} ms, ${r.messages} messages), GC ${r.gc.toFixed(2)}, waited for a core ${r.wait.toFixed(2)} ms`,
+        `    late ${r.late.toFixed(2)} ms: own ${r.own.toFixed(2)}, callbacks ${r.active.toFixed(2)} (${r.deliveries} hand-overs ${r.deliveryMs.toFixed(2)} ms, ${r.answers} answers ${r.answerMs.toFixed(2)} ms, ${r.messages} messages), GC ${r.gc.toFixed(2)}, waited for a core ${r.wait.toFixed(2)} ms, ran ${r.run.toFixed(2)} ms (the rest of the interval: asleep or blocked)`,
     ),
   ].join('\n');
 }
@@ -739,6 +744,13 @@ console.log(
 );
 for (const [name, make] of chosen.map((k) => layouts[k])) {
   const rig = await make();
+  // BENCH_CONTROL_FIFO=<priority>: this (control) thread alone at SCHED_FIFO once the workers run —
+  // `chrt -f -p <priority> <pid>` sets the one thread whose id is the pid (hardware.md "MQTT security").
+  if (process.env.BENCH_CONTROL_FIFO)
+    console.log(
+      execFileSync('chrt', ['-f', '-p', process.env.BENCH_CONTROL_FIFO, String(process.pid)], { encoding: 'utf8' }) +
+        execFileSync('chrt', ['-p', String(process.pid)], { encoding: 'utf8' }).trim(),
+    );
   console.log(`\n${name}`);
   gc.take();
   if (want('idle')) console.log(`  idle                     ${stats(await controlLoop(rig, floodSeconds), gc.take())}`);

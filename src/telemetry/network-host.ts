@@ -23,12 +23,11 @@ import {
 import { niceThisThread } from '../platform/thread-priority.js';
 
 /**
- * The network worker's nice value: above the control thread's (0), so that a flood the worker
- * handles does not take the core the control step needs (bench/RESULTS.md, "Network faults"). The
- * e-stop arrives through this thread: it is idle between messages, and a thread that wakes from
- * sleep still preempts busy ones of its nice value or above.
+ * The network worker's nice value by default: the control thread's (0). The e-stop arrives through
+ * this thread; a higher value (NetworkHostConfig.nice) made no measurable difference to the control
+ * step on the loaded 2-core machine (bench/RESULTS.md "Network faults").
  */
-export const NETWORK_WORKER_NICE = 5;
+export const NETWORK_WORKER_NICE = 0;
 
 const port = parentPort;
 if (!port) throw new Error('network-host runs in a worker thread');

@@ -29,13 +29,13 @@ import { answerProblem, type FilterRecipe, type FromFilterWorker, type ToFilterW
  */
 export const FILTER_WORKER_TIMEOUT_S = 2;
 /**
- * The filter worker thread's nice value: the control thread (0) gets a core first when the cores are
- * short; a filter that waits costs a late answer (re-checked before it is committed), never a late
- * control step. Not lower than 5 (the network worker's): on a host loaded by other programs a
- * filter at nice 10 gets so little CPU that an honest policy's chunks are superseded while it
- * filters (bench/RESULTS.md "Network faults").
+ * The filter worker thread's nice value by default: the control thread's (0). A higher value lets
+ * the control step take a core first, but on the loaded 2-core machine it made no measurable
+ * difference to the control step, and the control thread's late steps there were it blocking while
+ * it received a worker's message (bench/RESULTS.md "Network faults"): a worker kept off the CPU holds
+ * up the control thread then. Settable (`nice`) for a host where it helps.
  */
-export const FILTER_WORKER_NICE = 5;
+export const FILTER_WORKER_NICE = 0;
 const RESTART_FIRST_S = 0.5;
 const RESTART_MAX_S = 8;
 const SOURCE = 'chunk filter worker';
