@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { currentThreadId, niceThisThread } from '../../src/platform/thread-priority.js';
+import { currentThreadId } from '../../src/platform/thread-priority.js';
 
 const niceOf = (tid: number) =>
   Number(readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
