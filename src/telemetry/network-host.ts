@@ -15,6 +15,7 @@ import { topicFor } from './topics.js';
 import {
   ChunkAdmission,
   chunkIdOf,
+  chunkRateLimitProblem,
   DEFAULT_CHUNK_RATE_LIMIT,
   RateLimitLedger,
   rateLimitAnswer,
@@ -71,6 +72,8 @@ let link: MqttLink | undefined;
 let dashboard: DashboardServer | undefined;
 
 async function start(): Promise<void> {
+  const bad = chunkRateLimitProblem(rateLimit);
+  if (bad) throw new Error(`chunk rate limit: ${bad}`);
   let url: string;
   let username: string | undefined;
   let password: string | undefined;
