@@ -1,9 +1,10 @@
 /**
  * The scheduling priority of the calling thread (Linux): worker threads that do background work for
- * the control loop (the network worker decoding a flood, the chunk filter worker solving) run at a
- * higher nice value than the control thread, so that when the cores are short the kernel runs the
- * control step first (bench/RESULTS.md, "Network faults": the late steps of a chunk flood were the
- * control thread waiting for a core its own process's workers held).
+ * the control loop (the network worker decoding a flood, the chunk filter worker solving) can be run
+ * at a higher nice value than the control thread (their `nice` option), so that when the cores are
+ * short the kernel runs the control step first. Off by default: on the 2-core bench it made no
+ * measurable difference to a chunk flood's late steps, and at nice 10 the filter worker fell behind
+ * an honest policy (bench/RESULTS.md, "Network faults").
  *
  * Linux applies setpriority(PRIO_PROCESS, tid) to the one thread `tid` names; the calling thread's
  * id is read from /proc/thread-self. Raising the nice value needs no privilege; lowering it does,
