@@ -2,12 +2,16 @@
  * The exact re-check of a chunk on the nonlinear barrier (design §6): joint limits, per-step motion
  * bounds from the present position, h ≥ −δ at every row, and the discrete barrier condition
  * h(u_k) ≥ (1−γ)h(u_{k−1}). ChunkCbfFilter runs it on the nominal chunk and on every round's
- * result; the off-thread chunk path (src/runtime/off-thread-chunk-path.ts) runs it again on the
- * control thread, from the joint state and obstacles present when a chunk filtered elsewhere is
- * committed. O(H · pairs) barrier evaluations, no QP; writes into the given scratch and result, no
- * allocation. Pure.
+ * result; both chunk paths run it again on the chunk as it would go to the arm (after the warning
+ * band, which may have slowed, bent or frozen rows the CBF passed) through {@link CommitRecheck}:
+ * the synchronous ChunkExecutor from the state the filter started from, the off-thread chunk path
+ * (src/runtime/off-thread-chunk-path.ts) from the joint state and obstacles present when a chunk
+ * filtered elsewhere is committed. O(H · pairs) barrier evaluations, no QP; writes into the given
+ * scratch and result, no allocation. Pure.
  */
 import type { BarrierModel } from './cbf-types.js';
+import { GraspTrack, type GraspReference, type GripperCommand, type GripperState } from './held-tilt.js';
+import type { OrientationBarrier } from './orientation-barrier.js';
 
 /** Buffers a re-check writes into: `hq` and `hPrev` of length pairs, `step` of length joints. */
 export interface RecheckScratch {
@@ -154,4 +158,199 @@ export function recheckChunk(
   out.hard = hard && minH >= b.hFloor;
   out.violation = violation;
   return out;
+}
+
+/**
+ * What a chunk path re-checks the chunk as it would go to the arm with: the filter's barrier and
+ * limits (its own copy on the control thread of the off-thread path), built by each rig.
+ */
+export interface ChunkRecheckConfig {
+  /** The filter's barrier (its tracked groups refreshed on this thread); its joints are a chunk row's leading columns. */
+  readonly barrier: BarrierModel;
+  readonly qmin: readonly number[];
+  readonly qmax: readonly number[];
+  /** Per-joint speed limit (rad/s): a row may move maxSpeed · dt from the previous one (or the present state). */
+  readonly maxSpeed: readonly number[];
+  /** The filter's planning margin δ (m): h ≥ −δ is required. */
+  readonly planningMargin: number;
+  /** The filter's γ (only the re-check's diagnostic shortfall uses it). */
+  readonly gamma: number;
+  /**
+   * The held object's tilt bound (HeldTiltFilter's faces), checked on the rows the grip holds an
+   * object from the committed grasp reference; null or absent: the rig bounds no tilt.
+   */
+  readonly heldTilt?: RecheckHeldTilt | null;
+}
+
+export interface RecheckHeldTilt {
+  /** The tilt faces (a pair group of `barrier`, off outside the re-check). */
+  readonly barrier: OrientationBarrier;
+  /** The same grip HeldTiltFilter switches the faces by. */
+  readonly gripper: GripperCommand | GripperState;
+  /**
+   * The filter on this thread that keeps a grasp reference (the synchronous path's HeldTiltFilter):
+   * handed the committed reference before every chunk, so the filter and the re-check use the same
+   * one. Absent where the filter runs elsewhere (its job carries the reference).
+   */
+  readonly filter?: { restoreGrasp(r: GraspReference): void } | null;
+}
+
+/** Why the chunk as it would go to the arm failed its re-check. */
+export interface RecheckFailure {
+  /**
+   * `limits`: a joint limit or motion bound; `barrier`: h < −δ on a distance (or self) pair;
+   * `held-tilt`: the held object's tilt beyond its limit from the grasp reference.
+   */
+  readonly check: 'limits' | 'barrier' | 'held-tilt';
+  readonly detail: string;
+}
+
+/** The unsafe-chunk hold's detail: `re-check on the control thread failed: <check>: <detail>`. */
+export function describeRecheckFailure(f: RecheckFailure): string {
+  return `re-check on the control thread failed: ${f.check}: ${f.detail}`;
+}
+
+/**
+ * The one re-check of a chunk before it goes to the arm (both chunk paths): joint limits, motion
+ * bounds from the given start, h ≥ −δ at every row (recheckChunk on the rig's barrier), and, on the
+ * rows where the grip holds an object, the held-tilt faces h ≥ −δ from the committed grasp
+ * reference (GraspTrack). Chunks wider than the barrier (a gripper column the barrier does not
+ * model) are checked on their leading columns. Buffers are reused; allocates only when the chunk
+ * shape changes.
+ */
+export class CommitRecheck {
+  /** The committed grasp reference (null: no tilt bound). */
+  readonly grasp: GraspTrack | null;
+  readonly result: Recheck = newRecheck();
+  private readonly tiltResult: Recheck = newRecheck();
+  private readonly scratch: RecheckScratch;
+  private readonly tiltScratch: RecheckScratch | null;
+  private readonly dq: Float64Array;
+  private readonly start: Float64Array;
+  private readonly free: RecheckBounds | null;
+  private rows = new Float64Array(0);
+  /** The filter's output of the last check (for `committed`). */
+  private filtered: ArrayLike<number> = new Float64Array(0);
+  private horizon = 0;
+
+  constructor(
+    readonly config: ChunkRecheckConfig,
+    /** Columns of a chunk row (≥ the barrier's joints). */
+    readonly columns: number,
+  ) {
+    const n = config.barrier.joints;
+    if (!(columns >= n)) throw new RangeError(`chunk re-check: the barrier has ${n} joints, a chunk ${columns} columns`);
+    for (const [name, a] of [
+      ['qmin', config.qmin],
+      ['qmax', config.qmax],
+      ['maxSpeed', config.maxSpeed],
+    ] as const)
+      if (a.length !== n) throw new RangeError(`chunk re-check: ${name} has ${a.length} entries, expected ${n}`);
+    this.scratch = recheckScratch(config.barrier);
+    this.dq = new Float64Array(n);
+    this.start = new Float64Array(n);
+    const t = config.heldTilt ?? null;
+    if (t !== null && t.barrier.joints !== n)
+      throw new RangeError(`chunk re-check: the tilt faces have ${t.barrier.joints} joints, the barrier ${n}`);
+    this.grasp = t === null ? null : new GraspTrack(t.gripper, n, columns);
+    this.tiltScratch = t === null ? null : recheckScratch(t.barrier);
+    // the tilt pass checks h alone: limits and motion are the first pass's
+    this.free =
+      t === null
+        ? null
+        : {
+            qmin: new Array<number>(n).fill(-Infinity),
+            qmax: new Array<number>(n).fill(Infinity),
+            dq: new Float64Array(n).fill(Infinity),
+            hFloor: -config.planningMargin,
+            decay: 1 - config.gamma,
+          };
+  }
+
+  /** Before the filter runs on this thread: it takes the committed grasp reference. */
+  beforeFilter(): void {
+    const f = this.config.heldTilt?.filter;
+    if (f && this.grasp) f.restoreGrasp(this.grasp.reference);
+  }
+
+  /**
+   * Re-check `final` (the chunk as it would go to the arm; `horizon` rows of `columns`, step `dt`)
+   * from `q0` (the joint state its first row moves from). `nominal` is the chunk as proposed and
+   * `filtered` the filter's output (the nominal when it passed it unchanged), `qFilter` the state
+   * the filter started from: where the grip grasps and the grasp reference come from them. Returns
+   * null when it passes.
+   */
+  check(
+    nominal: ArrayLike<number>,
+    filtered: ArrayLike<number>,
+    final: ArrayLike<number>,
+    horizon: number,
+    dt: number,
+    q0: ArrayLike<number>,
+    qFilter: ArrayLike<number>,
+  ): RecheckFailure | null {
+    const c = this.config;
+    const n = c.barrier.joints;
+    const cols = this.columns;
+    this.filtered = filtered;
+    this.horizon = horizon;
+    if (this.rows.length !== horizon * n) this.rows = new Float64Array(horizon * n);
+    const u = this.rows;
+    for (let k = 0; k < horizon; k++) for (let j = 0; j < n; j++) u[k * n + j] = final[k * cols + j] ?? NaN;
+    for (let j = 0; j < n; j++) {
+      this.dq[j] = c.maxSpeed[j]! * dt;
+      this.start[j] = q0[j] ?? NaN;
+    }
+    const tilt = c.heldTilt ?? null;
+    if (tilt) tilt.barrier.enabled = false;
+    const r = recheckChunk(
+      c.barrier,
+      u,
+      horizon,
+      this.start,
+      { qmin: c.qmin, qmax: c.qmax, dq: this.dq, hFloor: -c.planningMargin, decay: 1 - c.gamma },
+      this.scratch,
+      this.result,
+    );
+    if (r.boundStep >= 0)
+      return {
+        check: 'limits',
+        detail: `row ${r.boundStep} joint ${r.boundJoint} beyond its limits or its motion bound from the present joint state`,
+      };
+    if (!r.hard)
+      return {
+        check: 'barrier',
+        detail: `h = ${r.minH.toPrecision(4)} m at row ${r.minHStep} (planning margin ${c.planningMargin} m)`,
+      };
+    if (!tilt || !this.grasp) return null;
+    const rows = this.grasp.tiltRows(nominal, filtered, horizon, qFilter);
+    if (rows === null || rows.from >= horizon) return null;
+    const from = rows.from;
+    if (from > 0) this.start.set(u.subarray((from - 1) * n, from * n));
+    let t: Recheck;
+    try {
+      tilt.barrier.captureReference(rows.pose);
+      t = recheckChunk(
+        tilt.barrier,
+        u.subarray(from * n),
+        horizon - from,
+        this.start,
+        this.free!,
+        this.tiltScratch!,
+        this.tiltResult,
+      );
+    } finally {
+      tilt.barrier.enabled = false;
+    }
+    if (t.hard) return null;
+    return {
+      check: 'held-tilt',
+      detail: `the held object's tilt beyond its limit from the grasp reference at row ${t.minHStep + from} (tilt face h = ${t.minH.toPrecision(4)} m, planning margin ${c.planningMargin} m)`,
+    };
+  }
+
+  /** The chunk of the last `check` went to the arm: its grasp (if any) is the reference from now on. */
+  committed(): void {
+    this.grasp?.commit(this.filtered, this.horizon);
+  }
 }

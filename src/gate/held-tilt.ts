@@ -76,6 +76,182 @@ export function commandsClosed(g: GripperCommand, value: number): boolean {
 }
 
 /**
+ * The first grasp row of `rows` (`horizon` rows of `columns`): the first row commanding the gripper
+ * closed after one that did not (`lastGrip`: the command before the first row, NaN when none — a
+ * chunk closed from its first row then grasps at row 0). −1: no grasp.
+ */
+export function firstGraspRow(
+  g: GripperCommand,
+  rows: ArrayLike<number>,
+  horizon: number,
+  columns: number,
+  lastGrip: number,
+): number {
+  let prev = lastGrip;
+  for (let k = 0; k < horizon; k++) {
+    const v = rows[k * columns + g.column] ?? NaN;
+    if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) return k;
+    prev = v;
+  }
+  return -1;
+}
+
+/**
+ * The last grasp row of `rows` after row `grasp` (the first one, −1: none; then from the first row
+ * after `lastGrip`): the row whose pose is the reference for the chunks that follow. −1: none.
+ */
+export function laterGraspRow(
+  g: GripperCommand,
+  rows: ArrayLike<number>,
+  grasp: number,
+  horizon: number,
+  columns: number,
+  lastGrip: number,
+): number {
+  let prev = grasp >= 0 ? (rows[grasp * columns + g.column] ?? NaN) : lastGrip;
+  let later = -1;
+  for (let k = grasp >= 0 ? grasp + 1 : 0; k < horizon; k++) {
+    const v = rows[k * columns + g.column] ?? NaN;
+    if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) later = k;
+    prev = v;
+  }
+  return later;
+}
+
+/**
+ * The grasp reference a held-tilt filter keeps between chunks, as plain data (structured-cloneable):
+ * what the control thread committed, handed to the filter before every chunk (the off-thread path's
+ * job carries it, so a filter worker started again mid-hold keeps the grasp's reference instead of
+ * taking the pose it restarted at).
+ */
+export interface GraspReference {
+  /** Gripper command of the last committed chunk's last row (NaN: none yet, or a GripperState grip). */
+  readonly lastGrip: number;
+  /** Joint positions (the tilt barrier's joints) the reference was taken at; null: none. */
+  readonly pose: Float64Array | null;
+}
+
+/** No chunk committed yet: no grasp seen. */
+export const NO_GRASP: GraspReference = { lastGrip: NaN, pose: null };
+
+/** The rows of a chunk the held object's tilt is bounded on (from `from` to its end), and the reference pose. */
+export interface TiltRows {
+  readonly from: number;
+  /** Joint positions the reference is taken at (the tilt barrier's joints). */
+  readonly pose: Float64Array;
+}
+
+/**
+ * The grasp reference of the chunks committed to the arm, kept on the control thread, and which
+ * rows of a chunk the tilt bound is on for: the same decisions HeldTiltFilter makes (firstGraspRow,
+ * laterGraspRow; a grasp part-way: from the grasp row with the pose one row before it in the
+ * filter's output; held from the first row: the committed reference, or the present pose when there
+ * is none or the chunk grasps at row 0; GripperState: held for the whole chunk, the reference the
+ * pose where the hold began). The chunk re-check (chunk-recheck.ts) checks the tilt faces on those
+ * rows; the filter is handed `reference` before each chunk, so both use the same one. Pure.
+ */
+export class GraspTrack {
+  private lastGrip = NaN;
+  private readonly pose: Float64Array;
+  private referenced = false;
+  /** The last `tiltRows` call: its rows, reference pose, and whether it takes a new reference. */
+  private readonly spanPose: Float64Array;
+  private spanFrom = -1;
+  private spanGrasp = -1;
+  private spanTakes = false;
+  private spanHeld = false;
+  private readonly span: { from: number; pose: Float64Array };
+
+  constructor(
+    readonly gripper: GripperCommand | GripperState,
+    /** The tilt barrier's joints (the leading columns of a row). */
+    readonly joints: number,
+    readonly columns: number,
+  ) {
+    if ('column' in gripper && !(gripper.column >= 0 && gripper.column < columns))
+      throw new RangeError(`grasp track: gripper column ${gripper.column} outside a ${columns}-column chunk`);
+    if (!(joints <= columns)) throw new RangeError(`grasp track: ${joints} joints, a chunk ${columns} columns`);
+    this.pose = new Float64Array(joints);
+    this.spanPose = new Float64Array(joints);
+    this.span = { from: -1, pose: this.spanPose };
+  }
+
+  /** The committed reference (a copy: plain data). */
+  get reference(): GraspReference {
+    return { lastGrip: this.lastGrip, pose: this.referenced ? this.pose.slice() : null };
+  }
+
+  /** Start from `r` (e.g. a new episode: NO_GRASP). */
+  restore(r: GraspReference): void {
+    this.lastGrip = r.lastGrip;
+    this.referenced = r.pose !== null;
+    if (r.pose !== null) this.pose.set(r.pose.subarray(0, this.joints));
+  }
+
+  /**
+   * The tilt rows of a chunk the filter passed: `nominal` as proposed (where it grasps), `filtered`
+   * the filter's output (the nominal when it passed it unchanged), `q0` the joint state the filter
+   * started from. null: no row holds an object. Valid until the next call.
+   */
+  tiltRows(nominal: ArrayLike<number>, filtered: ArrayLike<number>, horizon: number, q0: ArrayLike<number>): TiltRows | null {
+    const g = this.gripper;
+    const n = this.joints;
+    this.spanTakes = false;
+    this.spanGrasp = -1;
+    this.spanFrom = -1;
+    if (!('column' in g)) {
+      this.spanHeld = g.held();
+      if (!this.spanHeld) return null;
+      this.spanFrom = 0;
+      this.spanTakes = !this.referenced;
+      for (let j = 0; j < n; j++) this.spanPose[j] = this.referenced ? this.pose[j]! : (q0[j] ?? NaN);
+    } else {
+      const heldAtStart = horizon > 0 && commandsClosed(g, nominal[g.column] ?? NaN);
+      const grasp = firstGraspRow(g, nominal, horizon, this.columns, this.lastGrip);
+      this.spanGrasp = grasp;
+      if (grasp > 0) {
+        this.spanFrom = grasp;
+        this.spanTakes = true;
+        for (let j = 0; j < n; j++) this.spanPose[j] = filtered[(grasp - 1) * this.columns + j] ?? NaN;
+      } else if (grasp === 0 || (heldAtStart && !this.referenced)) {
+        this.spanFrom = 0;
+        this.spanTakes = true;
+        for (let j = 0; j < n; j++) this.spanPose[j] = q0[j] ?? NaN;
+      } else if (heldAtStart) {
+        this.spanFrom = 0;
+        this.spanPose.set(this.pose);
+      } else return null;
+    }
+    this.span.from = this.spanFrom;
+    return this.span;
+  }
+
+  /** The chunk of the last `tiltRows` call went to the arm: `filtered` (the same rows) updates the reference. */
+  commit(filtered: ArrayLike<number>, horizon: number): void {
+    const g = this.gripper;
+    if (!('column' in g)) {
+      // a release forgets the reference: the next hold is a new grasp
+      if (!this.spanHeld) this.referenced = false;
+      else if (this.spanTakes) {
+        this.pose.set(this.spanPose);
+        this.referenced = true;
+      }
+      return;
+    }
+    if (this.spanTakes) {
+      this.pose.set(this.spanPose);
+      this.referenced = true;
+    }
+    const later = laterGraspRow(g, filtered, this.spanGrasp, horizon, this.columns, this.lastGrip);
+    if (later >= 0) {
+      for (let j = 0; j < this.joints; j++) this.pose[j] = filtered[later * this.columns + j] ?? NaN;
+      this.referenced = true;
+    }
+    if (horizon > 0) this.lastGrip = filtered[(horizon - 1) * this.columns + g.column] ?? NaN;
+  }
+}
+
+/**
  * The tool's tilt limit (rad) that keeps a held object under `objectLimit` (rad) when the object
  * tilts `pivotGain` times as far as the tool (≥ 1; 1 for a rigid grasp).
  */
@@ -203,6 +379,25 @@ export class HeldTiltFilter implements ChunkFilter {
     this.barrier.enabled = false;
   }
 
+  /** The grasp reference it keeps (a copy: plain data). */
+  graspReference(): GraspReference {
+    return { lastGrip: this.lastGrip, pose: this.referenced ? this.q.slice() : null };
+  }
+
+  /**
+   * Continue from the grasp reference `r` (the one the control thread committed, GraspTrack): the
+   * next chunk is filtered as if the chunks that set it had just been filtered here.
+   */
+  restoreGrasp(r: GraspReference): void {
+    this.lastGrip = r.lastGrip;
+    this.referenced = r.pose !== null;
+    if (r.pose !== null) {
+      for (let j = 0; j < this.q.length; j++) this.q[j] = r.pose[j] ?? NaN;
+      this.barrier.captureReference(this.q);
+    }
+    this.barrier.enabled = false;
+  }
+
   /** A new episode: no grasp seen, the constraint off. */
   reset(): void {
     this.lastGrip = NaN;
@@ -223,16 +418,7 @@ export class HeldTiltFilter implements ChunkFilter {
     const heldAtStart = horizon > 0 && commandsClosed(g, nominal[g.column] ?? NaN);
     // The first grasp row (open → closed; a chunk closed from its first row after an open one, or
     // as the episode's first chunk, grasps at row 0).
-    let grasp = -1;
-    let prev = this.lastGrip;
-    for (let k = 0; k < horizon; k++) {
-      const v = nominal[k * columns + g.column] ?? NaN;
-      if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) {
-        grasp = k;
-        break;
-      }
-      prev = v;
-    }
+    const grasp = firstGraspRow(g, nominal, horizon, columns, this.lastGrip);
     let out: CbfOutcome;
     if (grasp > 0) out = this.filterGrasp(nominal, horizon, grasp, q0, dt, deadline);
     else {
@@ -252,13 +438,9 @@ export class HeldTiltFilter implements ChunkFilter {
       // A later grasp in the same chunk (after a release) sets the reference for the chunks that
       // follow from its executed row (a bent approach grasps with the tool where the filter put it).
       const rows = out.status === 'filtered' ? out.targets : nominal;
-      let prev = grasp >= 0 ? (rows[grasp * columns + g.column] ?? NaN) : this.lastGrip;
-      for (let k = grasp >= 0 ? grasp + 1 : 0; k < horizon; k++) {
-        const v = rows[k * columns + g.column] ?? NaN;
-        if (commandsClosed(g, v) && !(prev === prev && commandsClosed(g, prev))) this.reference(rows, k * columns);
-        prev = v;
-      }
-      if (horizon > 0) this.lastGrip = prev;
+      const later = laterGraspRow(g, rows, grasp, horizon, columns, this.lastGrip);
+      if (later >= 0) this.reference(rows, later * columns);
+      if (horizon > 0) this.lastGrip = rows[(horizon - 1) * columns + g.column] ?? NaN;
     } else if (grasp >= 0) {
       // Refused: the arm does not grasp; a reference taken for the unplayed grasp is not the arm's.
       this.referenced = false;

@@ -277,12 +277,23 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
   });
   // A Franka chunk has the 7 arm joints only (the gripper is its own action server): the tilt pairs
   // follow the gripper's joint state, not a command column.
-  const filter: ChunkFilter = tilt && held ? new HeldTiltFilter(cbf, tilt, { held: held.held }, qmin.length) : cbf;
+  const heldTiltFilter = tilt && held ? new HeldTiltFilter(cbf, tilt, { held: held.held }, qmin.length) : null;
+  const filter: ChunkFilter = heldTiltFilter ?? cbf;
   return {
     kind: 'cbf',
     screen: frankaChunkScreen(o.platform),
     filter,
     maxStateAge: 0.05,
+    // the chunk as it goes to the arm (after the band) re-checked against the same barrier, limits and tilt faces
+    recheck: {
+      barrier,
+      qmin,
+      qmax,
+      maxSpeed: [...FRANKA_DQ_MAX[o.platform]],
+      planningMargin,
+      gamma: DEFAULT_CBF_WEIGHTS.gamma,
+      heldTilt: tilt && heldTiltFilter ? { barrier: tilt, gripper: heldTiltFilter.gripper, filter: heldTiltFilter } : null,
+    },
     ...(tracked ? { obstacles: tracked } : {}),
     ...(o.band ? { band: o.band.stage } : {}),
   };

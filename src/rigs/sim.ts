@@ -168,6 +168,8 @@ export function noBarrier(world: SimWorld): ChunkBarrier {
     }),
     filter: new GateStateOnlyFilter(),
     maxStateAge: 0.1,
+    // no barrier model: nothing to re-check a chunk against
+    recheck: null,
   };
 }
 

@@ -33,7 +33,7 @@ import { so101ModelFor } from '../../drivers/so101/mapping.js';
 import { so101Band, type PlatformBand } from './warning-band.js';
 import { bandClauses, type BandClauseSpec } from '../gate/warning-band.js';
 import type { ChunkFilterService } from '../runtime/chunk-filter-service.js';
-import type { ChunkRecheckConfig } from '../runtime/off-thread-chunk-path.js';
+import type { ChunkRecheckConfig } from '../gate/chunk-recheck.js';
 
 export interface So101RigOptions {
   spec: ScoringSpec;
@@ -292,7 +292,8 @@ export function so101Rig(o: So101RigOptions): So101Rig {
       maxStateAge: Math.max(0.1, floor),
       ...(trackedObstacles ? { obstacles: trackedObstacles } : {}),
       ...(band && band.clauses.length > 0 ? { band: band.stage } : {}),
-      ...(service ? { offThread: { service, recheck: built.recheck, tracked: built.tracked } } : {}),
+      recheck: built.recheck,
+      ...(service ? { offThread: { service, tracked: built.tracked } } : {}),
     },
   };
   const thresholds = instances.map(
@@ -342,7 +343,10 @@ export interface So101ChunkFilter {
   readonly band: PlatformBand | undefined;
   /** The tracked bodies' obstacle groups (one sphere each), in the recipe's order. */
   readonly tracked: ObstacleSet[];
-  /** The same barrier and limits, for the control thread's re-check of a chunk filtered elsewhere. */
+  /**
+   * The same barrier, limits and held-tilt faces, for the re-check of the chunk as it would go to
+   * the arm (either chunk path); its held-tilt filter is this recipe's HeldTiltFilter.
+   */
   readonly recheck: ChunkRecheckConfig;
   readonly gripper: { column: number; open: number; closed: number };
 }
@@ -389,12 +393,21 @@ export function so101ChunkFilter(r: So101FilterRecipe): So101ChunkFilter {
   });
   // The tilt pairs are switched per chunk by the gripper command (on from a chunk that starts closed).
   const gripper = so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!);
-  const filter: ChunkFilter = tilt ? new HeldTiltFilter(cbf, tilt, gripper, qmin.length) : cbf;
+  const heldTilt = tilt ? new HeldTiltFilter(cbf, tilt, gripper, qmin.length) : null;
+  const filter: ChunkFilter = heldTilt ?? cbf;
   return {
     filter,
     band,
     tracked: groups.slice(0, r.trackedBodies),
-    recheck: { barrier, qmin, qmax, maxSpeed, planningMargin: r.planningMargin, gamma: DEFAULT_CBF_WEIGHTS.gamma },
+    recheck: {
+      barrier,
+      qmin,
+      qmax,
+      maxSpeed,
+      planningMargin: r.planningMargin,
+      gamma: DEFAULT_CBF_WEIGHTS.gamma,
+      heldTilt: tilt && heldTilt ? { barrier: tilt, gripper, filter: heldTilt } : null,
+    },
     gripper,
   };
 }

@@ -1,13 +1,17 @@
 /**
  * The only path from a proposed chunk to the CommandSink (design §7, §12): screen → gate state →
- * present joint state → CBF filter → warning band (when the platform has one) → sink. Whatever fails, the chunk is rejected or held and never
- * forwarded; what is forwarded is a copy of the filter's output (or of a nominal chunk the filter
- * found already safe). Faults become gate holds; nothing throws out of `submit`.
+ * present joint state → CBF filter → warning band (when the platform has one) → re-check of the
+ * chunk as it would go to the arm (CommitRecheck: limits, motion bounds, h ≥ −δ, the held object's
+ * tilt from the committed grasp reference — the band may have slowed, bent or frozen rows the CBF
+ * passed) → sink. Whatever fails, the chunk is rejected or held and never forwarded; what is
+ * forwarded is a copy of the filter's output (or of a nominal chunk the filter found already safe),
+ * as the band left it. Faults become gate holds; nothing throws out of `submit`.
  */
 import { bandRecord, describeBand } from '../gate/band-stage.js';
 import type { ChunkFilter } from '../gate/cbf-types.js';
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
 import { describeRejection } from '../gate/chunk.js';
+import { CommitRecheck, describeRecheckFailure, type ChunkRecheckConfig } from '../gate/chunk-recheck.js';
 import type { ChunkScreen } from '../gate/chunk-screen.js';
 import { describeCause } from '../gate/events.js';
 import type { Gate } from '../gate/gate.js';
@@ -40,6 +44,12 @@ export interface ChunkExecutorOptions {
   readonly band?: { readonly band: WarningBand; state(now: number): BandState };
   /** Reported to on every decision. */
   readonly onResult?: (result: ExecutedChunk, now: number) => void;
+  /**
+   * The rig's barrier and limits (and held-tilt faces) the chunk as it would go to the arm is
+   * re-checked against after the filter and the band; a chunk that fails holds (`unsafe-chunk`).
+   * null or absent: no re-check (a chunk path without a barrier model: the demos' comparison modes).
+   */
+  readonly recheck?: ChunkRecheckConfig | null;
 }
 
 /** What the pipeline hands a proposed chunk to: the gated executor, or a gate-off baseline. */
@@ -60,9 +70,12 @@ export class ChunkExecutor implements ChunkPath {
   private readonly q0: Float64Array;
   private maxStateAge: number;
 
+  private readonly recheck: CommitRecheck | null;
+
   constructor(private readonly o: ChunkExecutorOptions) {
     this.q0 = new Float64Array(o.joints.joints);
     this.maxStateAge = o.maxStateAge;
+    this.recheck = o.recheck ? new CommitRecheck(o.recheck, o.joints.joints) : null;
   }
 
   setMaxStateAge(seconds: number): void {
@@ -88,6 +101,8 @@ export class ChunkExecutor implements ChunkPath {
     const refused = this.prepare(chunk, now, this.q0);
     if (refused) return refused;
     const band = this.o.band;
+    const check = this.recheck;
+    check?.beforeFilter();
     const stage = runFilterStage(
       this.o.filter,
       band?.band,
@@ -96,7 +111,27 @@ export class ChunkExecutor implements ChunkPath {
       band ? band.state(now) : null,
       this.o.deadline?.(now),
     );
-    return this.commit(chunk, stage, now);
+    if (check === null || stage.kind !== 'done') return this.commit(chunk, stage, now);
+    const cbf = stage.cbf;
+    if (cbf.status !== 'unchanged' && cbf.status !== 'filtered') return this.commit(chunk, stage, now);
+    const filtered = cbf.status === 'filtered' ? cbf.targets : chunk.targets;
+    const failed = check.check(
+      chunk.targets,
+      filtered,
+      stage.band ? stage.band.targets : filtered,
+      chunk.horizon,
+      chunk.dt,
+      this.q0,
+      this.q0,
+    );
+    if (failed !== null) {
+      // Nothing moved since the filter ran (same state, same thread): the chunk itself is unsafe.
+      this.o.gate.unsafeChunk(now, chunk.id, describeRecheckFailure(failed));
+      return this.held(chunk.id);
+    }
+    const r = this.commit(chunk, stage, now);
+    if (r.verdict === 'executed' || r.verdict === 'filtered') check.committed();
+    return r;
   }
 
   /**
@@ -219,8 +254,8 @@ export class ChunkExecutor implements ChunkPath {
           targets: forward.targets,
           slackUsed,
           modification,
-          // minH and the barrier condition describe the chunk the CBF checked; a chunk the band
-          // changed afterwards (slowed along or frozen on that path) is not re-checked, so they are left out.
+          // minH and the barrier condition describe the chunk the CBF checked; for a chunk the band
+          // changed afterwards (re-checked before it got here, h ≥ −δ) they are left out.
           ...(band ? { band: bandRecord(band)! } : { minH, cbfViolation }),
         };
       }

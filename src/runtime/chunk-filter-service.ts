@@ -13,6 +13,7 @@
  */
 import type { CbfOutcome } from '../gate/cbf-filter.js';
 import type { ChunkFilter } from '../gate/cbf-types.js';
+import type { GraspReference } from '../gate/held-tilt.js';
 import type { BandOutcome, BandState, WarningBand } from '../gate/warning-band.js';
 import type { ObstacleSet } from '../kinematics/obstacles.js';
 import type { Fault } from '../schema/fault.js';
@@ -38,6 +39,12 @@ export interface FilterJob {
    * chunks the arm plays (HeldTiltFilter's grasp reference) rolls back the previous job otherwise.
    */
   readonly previousCommitted: boolean;
+  /**
+   * The grasp reference the control thread committed (GraspTrack): a filter that keeps one
+   * (HeldTiltFilter) continues from it, so one started again mid-hold keeps the grasp's reference
+   * rather than taking the pose it restarted at. Absent or null: the filter keeps its own.
+   */
+  readonly grasp?: GraspReference | null;
 }
 
 /** What the filter and band made of a job. The outcomes are the filter's own objects inline, copies from a worker. */
@@ -76,6 +83,15 @@ export interface CheckpointedFilter extends ChunkFilter {
 
 function checkpointed(f: ChunkFilter): f is CheckpointedFilter {
   return typeof (f as Partial<CheckpointedFilter>).checkpoint === 'function';
+}
+
+/** A chunk filter that keeps a grasp reference and can be set to one (HeldTiltFilter). */
+interface GraspKeepingFilter extends ChunkFilter {
+  restoreGrasp(r: GraspReference): void;
+}
+
+function keepsGrasp(f: ChunkFilter): f is GraspKeepingFilter {
+  return typeof (f as Partial<GraspKeepingFilter>).restoreGrasp === 'function';
 }
 
 /**
@@ -139,6 +155,8 @@ export class ChunkFilterRunner {
       if (this.ran && !job.previousCommitted) f.rollback();
       f.checkpoint();
     }
+    // the control thread's committed reference wins over whatever this filter kept
+    if (job.grasp && keepsGrasp(f)) f.restoreGrasp(job.grasp);
     this.ran = true;
     return runFilterStage(f, this.o.band, job, job.q0, job.band, undefined);
   }

@@ -12,9 +12,12 @@
  *   is filtered next — under such a flood at most once per FLOOD_FILTER_INTERVAL_S);
  * - the joint state is fresh and finite and no tracked obstacle is stale (else the gate holds, as in
  *   ChunkExecutor);
- * - the chunk as it would go to the arm passes the filter's own exact re-check (recheckChunk: joint
- *   limits, the first row within the motion bound of the PRESENT joint state, every row within the
- *   bound of the previous one, h ≥ −δ at every row against the obstacles where they are now). A
+ * - the chunk as it would go to the arm passes the filter's own exact re-check (CommitRecheck, the
+ *   one ChunkExecutor runs too: joint limits, the first row within the motion bound of the PRESENT
+ *   joint state, every row within the bound of the previous one, h ≥ −δ at every row against the
+ *   obstacles where they are now, and the held object's tilt faces on the rows the grip holds it,
+ *   from the grasp reference committed on this thread — which each job carries to the filter, so a
+ *   filter worker started again mid-hold keeps the grasp's reference). A
  *   chunk that fails it because the arm or an obstacle moved since the snapshot is filtered again
  *   from a fresh snapshot (at most `maxRefilters` times, then rejected `stale-snapshot`); one that
  *   fails it with nothing moved is unsafe and holds;
@@ -30,27 +33,15 @@
  * threads.
  */
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
-import type { BarrierModel } from '../gate/cbf-types.js';
-import { newRecheck, recheckChunk, recheckScratch, type RecheckScratch } from '../gate/chunk-recheck.js';
+import { CommitRecheck, describeRecheckFailure, type ChunkRecheckConfig } from '../gate/chunk-recheck.js';
 import type { BandState } from '../gate/warning-band.js';
 import type { ObstacleSet } from '../kinematics/obstacles.js';
 import type { Clock } from '../util/clock.js';
 import { ChunkExecutor, type ChunkExecutorOptions, type ChunkPath } from './chunk-executor.js';
 import type { ChunkFilterService, FilterAnswer, FilterJob, FilterStage } from './chunk-filter-service.js';
 
-/** What the control thread re-checks a filtered chunk with: its own copy of the filter's barrier and limits. */
-export interface ChunkRecheckConfig {
-  /** The filter's barrier (its tracked groups refreshed on this thread); one joint per chunk column. */
-  readonly barrier: BarrierModel;
-  readonly qmin: readonly number[];
-  readonly qmax: readonly number[];
-  /** Per-joint speed limit (rad/s): a row may move maxSpeed · dt from the previous one (or the present state). */
-  readonly maxSpeed: readonly number[];
-  /** The filter's planning margin δ (m): h ≥ −δ is required. */
-  readonly planningMargin: number;
-  /** The filter's γ (only the re-check's diagnostic shortfall uses it). */
-  readonly gamma: number;
-}
+/** What the control thread re-checks a chunk with (declared beside the re-check, src/gate/chunk-recheck.ts). */
+export type { ChunkRecheckConfig } from '../gate/chunk-recheck.js';
 
 export interface OffThreadChunkPathOptions extends Omit<ChunkExecutorOptions, 'filter' | 'deadline'> {
   readonly service: ChunkFilterService;
@@ -112,9 +103,8 @@ export class OffThreadChunkPath implements ChunkPath {
   private readonly steps: ChunkExecutor;
   private readonly q0: Float64Array;
   private readonly qNow: Float64Array;
-  private readonly dq: Float64Array;
-  private readonly scratch: RecheckScratch;
-  private readonly check = newRecheck();
+  /** The re-check of each answer before it is committed, and the committed grasp reference. */
+  private readonly commitCheck: CommitRecheck;
   private inflight: InFlight | undefined;
   private next: { chunk: GateChunk; done: Done } | undefined;
   private seq = 0;
@@ -142,13 +132,9 @@ export class OffThreadChunkPath implements ChunkPath {
     const n = o.joints.joints;
     if (r.barrier.joints !== n)
       throw new RangeError(`off-thread chunk path: the barrier has ${r.barrier.joints} joints, the joint state ${n}`);
-    for (const [name, a] of [
-      ['qmin', r.qmin],
-      ['qmax', r.qmax],
-      ['maxSpeed', r.maxSpeed],
-    ] as const)
-      if (a.length !== n) throw new RangeError(`off-thread chunk path: ${name} has ${a.length} entries, expected ${n}`);
-    // The executor's checks and commit, with a filter that is never called (the service filters).
+    this.commitCheck = new CommitRecheck(r, n);
+    // The executor's checks and commit, with a filter that is never called (the service filters)
+    // and no re-check of its own (this path's is made against the state present at the answer).
     this.steps = new ChunkExecutor({
       ...o,
       filter: {
@@ -156,11 +142,10 @@ export class OffThreadChunkPath implements ChunkPath {
           throw new Error('the off-thread chunk path filters through its service');
         },
       },
+      recheck: null,
     });
     this.q0 = new Float64Array(n);
     this.qNow = new Float64Array(n);
-    this.dq = new Float64Array(n);
-    this.scratch = recheckScratch(r.barrier);
     this.interval = o.floodFilterIntervalS ?? FLOOD_FILTER_INTERVAL_S;
     o.gate.onEvent((e) => {
       if (e.to === 'hold' || e.from === 'hold') this.holdEpoch++;
@@ -189,7 +174,6 @@ export class OffThreadChunkPath implements ChunkPath {
    * first re-check cost its control step ≈ 28 ms on the loaded test machine (1.6 ms warm).
    */
   warmUp(times = 20, rows = 50): void {
-    const r = this.o.recheck;
     const n = this.qNow.length;
     try {
       this.o.joints.readPositions(this.qNow);
@@ -199,10 +183,9 @@ export class OffThreadChunkPath implements ChunkPath {
     for (let j = 0; j < n; j++) if (!Number.isFinite(this.qNow[j])) this.qNow[j] = 0;
     const standing = new Float64Array(rows * n);
     for (let k = 0; k < rows; k++) standing.set(this.qNow, k * n);
-    for (let j = 0; j < n; j++) this.dq[j] = r.maxSpeed[j]! * 0.02;
-    const bounds = { qmin: r.qmin, qmax: r.qmax, dq: this.dq, hFloor: -r.planningMargin, decay: 1 - r.gamma };
+    // the check alone: nothing is committed, the grasp reference is not touched
     for (let i = 0; i < times; i++)
-      recheckChunk(r.barrier, standing, rows, this.qNow, bounds, this.scratch, this.check);
+      this.commitCheck.check(standing, standing, standing, rows, 0.02, this.qNow, this.qNow);
   }
 
   /** A chunk is being filtered (diagnostics, tests). */
@@ -266,6 +249,7 @@ export class OffThreadChunkPath implements ChunkPath {
       spheres: this.spheres(),
       band: this.bandState(now),
       previousCommitted: this.lastCommitted,
+      grasp: this.commitCheck.grasp?.reference ?? null,
     };
     this.lastCommitted = false;
     this.lastBegin = now;
@@ -330,24 +314,25 @@ export class OffThreadChunkPath implements ChunkPath {
     const bandNow = this.bandState(now);
     const bandMoved = !sameBand(job.band, bandNow);
     const targets = stage.band ? stage.band.targets : stage.cbf.targets;
-    const rc = this.o.recheck;
-    for (let j = 0; j < this.dq.length; j++) this.dq[j] = rc.maxSpeed[j]! * chunk.dt;
-    const c = recheckChunk(
-      rc.barrier,
+    const filtered = stage.cbf.status === 'filtered' ? stage.cbf.targets : chunk.targets;
+    const failed = this.commitCheck.check(
+      chunk.targets,
+      filtered,
       targets,
       chunk.horizon,
+      chunk.dt,
       this.qNow,
-      { qmin: rc.qmin, qmax: rc.qmax, dq: this.dq, hFloor: -rc.planningMargin, decay: 1 - rc.gamma },
-      this.scratch,
-      this.check,
+      job.q0,
     );
-    if (c.hard && !bandMoved) return this.steps.commit(chunk, stage, now);
+    if (failed === null && !bandMoved) {
+      const r = this.steps.commit(chunk, stage, now);
+      if (r.verdict === 'executed' || r.verdict === 'filtered') this.commitCheck.committed();
+      return r;
+    }
     const moved = this.moved(job);
     const why = bandMoved
       ? "the grip state changed (the band's prediction starts from it)"
-      : c.boundStep >= 0
-        ? `row ${c.boundStep} joint ${c.boundJoint} beyond its limits or its motion bound from the present joint state`
-        : `h = ${c.minH.toPrecision(4)} m at row ${c.minHStep} (planning margin ${rc.planningMargin} m)`;
+      : `${failed!.check}: ${failed!.detail}`;
     if (bandMoved || moved !== '') {
       if (f.refilters < (this.o.maxRefilters ?? 1)) return 'refilter';
       return this.stale(
@@ -356,7 +341,7 @@ export class OffThreadChunkPath implements ChunkPath {
       );
     }
     // Nothing moved, and the chunk the filter passed fails the exact check: unsafe.
-    gate.unsafeChunk(now, chunk.id, `re-check on the control thread failed: ${why}`);
+    gate.unsafeChunk(now, chunk.id, describeRecheckFailure(failed!));
     return this.steps.held(chunk.id);
   }
 

@@ -15,7 +15,8 @@ import { SignalFrame } from '../schema/signals.js';
 import type { Clock } from '../util/clock.js';
 import { ChunkExecutor, type ChunkPath } from './chunk-executor.js';
 import type { ChunkFilterService } from './chunk-filter-service.js';
-import { OffThreadChunkPath, type ChunkRecheckConfig } from './off-thread-chunk-path.js';
+import { OffThreadChunkPath } from './off-thread-chunk-path.js';
+import type { ChunkRecheckConfig } from '../gate/chunk-recheck.js';
 import type { ObstacleSet } from '../kinematics/obstacles.js';
 import type { GateEventSink } from './events.js';
 import { GateOffBaseline } from './gate-off-baseline.js';
@@ -37,6 +38,13 @@ export type BarrierModel =
       readonly filter: ChunkFilter;
       /** The present joint state may be at most this old (s) when a chunk is filtered. */
       readonly maxStateAge: number;
+      /**
+       * The filter's barrier, limits and held-tilt faces, which the chunk as it would go to the arm
+       * (after the filter and the band) is re-checked against on the control thread (CommitRecheck)
+       * on either chunk path; a chunk that fails holds. null only for a chunk path without a
+       * barrier model (the demos' comparison modes: noBarrier, the fragile pilot's baselines).
+       */
+      readonly recheck: ChunkRecheckConfig | null;
       /** Tracked obstacles moved into the barrier before each chunk (a stale one holds). */
       readonly obstacles?: { refresh(now: number): StaleObstacle | null };
       /**
@@ -48,12 +56,11 @@ export type BarrierModel =
       /**
        * Filter off the control thread (issue 14 item 3): `filter` and `band` then run only in the
        * service (a worker built from the same recipe, or inline), and this thread re-checks each
-       * answer against the present state with `recheck` before it reaches the arm
+       * answer against the present state with `recheck` (required here) before it reaches the arm
        * (OffThreadChunkPath). Absent: the synchronous ChunkExecutor (the demos).
        */
       readonly offThread?: {
         readonly service: ChunkFilterService;
-        readonly recheck: ChunkRecheckConfig;
         /** The obstacle groups `obstacles` refreshes, copied into each snapshot. */
         readonly tracked?: readonly ObstacleSet[];
         readonly maxRefilters?: number;
@@ -130,17 +137,19 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
         : {}),
     };
     const off = b.offThread;
+    if (off && b.recheck === null)
+      throw new RangeError(`${rig.platform}: a chunk path filtered off the control thread needs the rig's re-check`);
     chunks = off
       ? new OffThreadChunkPath({
           ...common,
           service: off.service,
           clock: rig.clock,
-          recheck: off.recheck,
+          recheck: b.recheck!,
           ...(off.tracked ? { tracked: off.tracked } : {}),
           ...(off.maxRefilters !== undefined ? { maxRefilters: off.maxRefilters } : {}),
           ...(off.onFilterTime ? { onFilterTime: off.onFilterTime } : {}),
         })
-      : new ChunkExecutor({ ...common, filter: b.filter });
+      : new ChunkExecutor({ ...common, filter: b.filter, recheck: b.recheck });
   } else if (b.kind === 'cbf') {
     const baseline = new GateOffBaseline({ gate, screen: b.screen, arm: rig.sink, onResult });
     chunks = baseline;

@@ -87,6 +87,7 @@ describe('sim rig through the session (real MuJoCo)', () => {
         screen: simChunkScreen(world, { gripper: [-Infinity, Infinity], minDt: 0.005 }),
         filter: new GateStateOnlyFilter(),
         maxStateAge: 0.1,
+        recheck: null,
       },
     });
     let manager!: EpisodeManager;

@@ -15,7 +15,7 @@ import { ManualClock } from '../../src/util/clock.js';
 import { activeSetSolverFactory } from '../gate/support/active-set-qp.js';
 import { sweep } from '../gate/support/planar-arm.js';
 import { KinematicArm } from './support/kinematic-arm.js';
-import { chunkOf, FILTER_CONFIG, planarModel, Q0, SCREEN_CONFIG, TORQUE_CLAUSE } from './support/rig.js';
+import { chunkOf, FILTER_CONFIG, planarModel, planarRecheck, Q0, SCREEN_CONFIG, TORQUE_CLAUSE } from './support/rig.js';
 import { ScriptedSource } from './support/scripted-source.js';
 
 /** Tip height of the planar arm = its clearance to the table y = 0; no gravity model. */
@@ -60,6 +60,7 @@ function rigWith(clauses: BandClauseSpec[]) {
     runOn: 0,
     approach: { contactDistance: 0.01, impactGain: 200, pressStiffness: 10_000 },
   });
+  const model = planarModel();
   const rig: PlatformRig = {
     platform: 'planar',
     clock: new ManualClock(0),
@@ -74,8 +75,9 @@ function rigWith(clauses: BandClauseSpec[]) {
     barrier: {
       kind: 'cbf',
       screen,
-      filter: new ChunkCbfFilter(planarModel(), activeSetSolverFactory, FILTER_CONFIG),
+      filter: new ChunkCbfFilter(model, activeSetSolverFactory, FILTER_CONFIG),
       maxStateAge: 0.05,
+      recheck: planarRecheck(model),
       band: { band, supportForce: 0.5 },
     },
   };

@@ -23,7 +23,7 @@ import { ManualClock, ManualTimers } from '../../src/util/clock.js';
 import { activeSetSolverFactory } from '../gate/support/active-set-qp.js';
 import { sweep } from '../gate/support/planar-arm.js';
 import { KinematicArm } from './support/kinematic-arm.js';
-import { chunkOf, FILTER_CONFIG, planarModel, Q0, TORQUE_CLAUSE } from './support/rig.js';
+import { chunkOf, FILTER_CONFIG, planarModel, planarRecheck, Q0, TORQUE_CLAUSE } from './support/rig.js';
 import { ScriptedSource } from './support/scripted-source.js';
 
 const DT = 0.01;
@@ -50,6 +50,7 @@ function setup(opts: { gating?: boolean; open?: EpisodeManagerOptions['open']; r
     maxDt: 0.5,
     idMemory: 64,
   });
+  const model = planarModel();
   const rig: PlatformRig = {
     platform: 'planar',
     clock,
@@ -64,8 +65,9 @@ function setup(opts: { gating?: boolean; open?: EpisodeManagerOptions['open']; r
     barrier: {
       kind: 'cbf',
       screen,
-      filter: new ChunkCbfFilter(planarModel(), activeSetSolverFactory, FILTER_CONFIG),
+      filter: new ChunkCbfFilter(model, activeSetSolverFactory, FILTER_CONFIG),
       maxStateAge: 0.05,
+      recheck: planarRecheck(model),
     },
   };
   const dir = mkdtempSync(join(tmpdir(), 'armguard-session-core-'));

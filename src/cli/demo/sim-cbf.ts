@@ -27,6 +27,7 @@ import { HeldTiltFilter } from '../../gate/held-tilt.js';
 import { PassiveColumnsFilter } from '../../gate/passive-columns.js';
 import { ScaledBarrier, ScaledChunkFilter } from '../../gate/joint-weights.js';
 import type { BarrierModel } from '../../gate/cbf-types.js';
+import type { ChunkRecheckConfig } from '../../gate/chunk-recheck.js';
 import type { ObstacleSet } from '../../kinematics/index.js';
 import { simChunkScreen, type ChunkBarrier } from '../../rigs/sim.js';
 
@@ -94,6 +95,8 @@ export class SimCbfPath {
   private readonly tracked: TrackedObstacles;
   private readonly heldTilt: HeldTiltFilter | null;
   private readonly gripperRange: readonly [number, number];
+  /** The re-check of the chunk as it would go to the arm (after the warning band): the filter's barrier, limits and tilt faces. */
+  private readonly recheck: ChunkRecheckConfig;
 
   constructor(
     private readonly world: SimWorld,
@@ -179,6 +182,16 @@ export class SimCbfPath {
         )
       : null;
     this.chunkFilter = this.heldTilt ?? armFilter;
+    this.recheck = {
+      barrier,
+      qmin: qmin.slice(0, arm),
+      qmax: qmax.slice(0, arm),
+      maxSpeed: o.maxSpeed.slice(0, arm),
+      planningMargin: o.planningMargin,
+      gamma: DEFAULT_CBF_WEIGHTS.gamma,
+      heldTilt:
+        tilt && this.heldTilt ? { barrier: tilt, gripper: this.heldTilt.gripper, filter: this.heldTilt } : null,
+    };
     this.tracker = new SceneTracker({ bystanders: [], obstacles: bodies, source: 'sim.tracking' });
     this.tracking = this.adapter(0);
     this.tracked = new TrackedObstacles(
@@ -208,6 +221,7 @@ export class SimCbfPath {
       filter: this.chunkFilter,
       maxStateAge: 0.1,
       obstacles: this.tracked,
+      recheck: this.recheck,
     };
   }
 

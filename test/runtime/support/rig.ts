@@ -1,6 +1,7 @@
 /** A complete pipeline around a planar kinematic arm, real STL monitors and the CBF filter. */
 import { ChunkCbfFilter, ChunkScreen, DEFAULT_CBF_WEIGHTS, Gate } from '../../../src/gate/index.js';
-import type { CbfFilterConfig, GateChunk, QpSolverFactory } from '../../../src/gate/index.js';
+import type { BarrierModel, CbfFilterConfig, GateChunk, QpSolverFactory } from '../../../src/gate/index.js';
+import type { ChunkRecheckConfig } from '../../../src/gate/chunk-recheck.js';
 import { ChunkExecutor, MemoryEventSink, MonitorBank, Pipeline } from '../../../src/runtime/index.js';
 import type { ClauseSpecLike } from '../../../src/runtime/index.js';
 import { activeSetSolverFactory } from '../../gate/support/active-set-qp.js';
@@ -46,6 +47,18 @@ export const FILTER_CONFIG: CbfFilterConfig = {
   maxIterations: 100,
 };
 
+/** The re-check of the chunk as it would go to the arm, on the filter's own model and limits. */
+export function planarRecheck(model: BarrierModel): ChunkRecheckConfig {
+  return {
+    barrier: model,
+    qmin: FILTER_CONFIG.qmin,
+    qmax: FILTER_CONFIG.qmax,
+    maxSpeed: FILTER_CONFIG.maxSpeed,
+    planningMargin: 0,
+    gamma: FILTER_CONFIG.gamma,
+  };
+}
+
 export interface RigOptions {
   clauses?: ClauseSpecLike[];
   solver?: QpSolverFactory;
@@ -75,6 +88,7 @@ export function rig(opts: RigOptions = {}) {
     joints: arm,
     maxStateAge: 0.05,
     onResult: (r, t) => events.chunkResult(r, t),
+    recheck: planarRecheck(model),
   });
   const pipeline = new Pipeline({
     source,

@@ -283,6 +283,9 @@ async function play(
       filter: timed,
       maxStateAge: 0.05,
       obstacles: tracked,
+      // No warning band on this path: what reaches the arm is the mode filter's own output (the
+      // cbf mode's ChunkCbfFilter re-checked it itself; hold and stepwise are comparison baselines).
+      recheck: null,
     };
   } else {
     // The baseline screens chunks against the description's joint limits; it never filters.
@@ -291,6 +294,7 @@ async function play(
       screen: simChunkScreen(world, { gripper, minDt: 0.001 }),
       filter: new GateStateOnlyFilter(),
       maxStateAge: 0.05,
+      recheck: null,
     };
   }
   const armSink = watchHolds(ports.sink);
