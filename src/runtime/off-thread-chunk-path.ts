@@ -130,8 +130,7 @@ export class OffThreadChunkPath implements ChunkPath {
   constructor(private readonly o: OffThreadChunkPathOptions) {
     const r = o.recheck;
     const n = o.joints.joints;
-    if (r.barrier.joints !== n)
-      throw new RangeError(`off-thread chunk path: the barrier has ${r.barrier.joints} joints, the joint state ${n}`);
+    // the barrier's joints are the leading columns (a gripper column it does not model may follow)
     this.commitCheck = new CommitRecheck(r, n);
     // The executor's checks and commit, with a filter that is never called (the service filters)
     // and no re-check of its own (this path's is made against the state present at the answer).

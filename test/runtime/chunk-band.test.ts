@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, ChunkScreen, NO_CLAUSES, WarningBand } from '../../src/gate/index.js';
-import type { BandClauseSpec, ChunkMotionModel, ExecutedChunk } from '../../src/gate/index.js';
+import type { BandClauseSpec, ChunkMotionModel, ExecutedChunk, LoadModel } from '../../src/gate/index.js';
 import { composePipeline, MemoryEventSink, MonitorBank, type PlatformRig } from '../../src/runtime/index.js';
 import { EpisodeTap, type EpisodeRecordSink } from '../../src/runtime/episode-tap.js';
 import { ManualClock } from '../../src/util/clock.js';
@@ -31,6 +31,9 @@ const tipHeight: ChunkMotionModel = {
   },
 };
 
+/** Distance of the planar arm's tip from joint 0 at joint 1 = 0.5 rad: |(1 + 0.8 cos 0.5, 0.8 sin 0.5)|. */
+const TIP_RADIUS = Math.hypot(1 + 0.8 * Math.cos(0.5), 0.8 * Math.sin(0.5));
+
 const CONTACT: BandClauseSpec = {
   id: 'max_contact_force',
   predictor: 'approach_speed',
@@ -48,17 +51,18 @@ const SLIP: BandClauseSpec = {
   epsilon: 0.01,
 };
 
-function rigWith(clauses: BandClauseSpec[]) {
+function rigWith(clauses: BandClauseSpec[], o: { q0?: readonly number[]; load?: LoadModel } = {}) {
   const source = new ScriptedSource();
   source.live.set('max_joint_torque', 0.5);
   const monitors = MonitorBank.fromClauses([TORQUE_CLAUSE]);
-  const arm = new KinematicArm(Q0);
+  const arm = new KinematicArm(o.q0 ?? Q0);
   const screen = new ChunkScreen(SCREEN_CONFIG);
   const band = new WarningBand(tipHeight, {
     clauses,
     armJoints: 2,
     runOn: 0,
     approach: { contactDistance: 0.01, impactGain: 200, pressStiffness: 10_000 },
+    ...(o.load ? { load: o.load } : {}),
   });
   const model = planarModel();
   const rig: PlatformRig = {
@@ -85,8 +89,14 @@ function rigWith(clauses: BandClauseSpec[]) {
 }
 
 /** Run one step at t = 0.01 and submit `targets` (2 columns, dt 0.1 s). */
-function submit(gating: boolean, clauses: BandClauseSpec[], targets: Float64Array, live: Record<string, number> = {}) {
-  const { source, arm, rig } = rigWith(clauses);
+function submit(
+  gating: boolean,
+  clauses: BandClauseSpec[],
+  targets: Float64Array,
+  live: Record<string, number> = {},
+  o: Parameters<typeof rigWith>[1] = {},
+) {
+  const { source, arm, rig } = rigWith(clauses, o);
   for (const [name, v] of Object.entries(live)) source.live.set(name as never, v);
   const events = new MemoryEventSink();
   const { pipeline, gate } = composePipeline(rig, gating, events);
@@ -118,7 +128,7 @@ describe('composePipeline: the warning band after the CBF, before the sink', () 
     const sent = Array.from(arm.executed[0]!.chunk.targets);
     [-0.1, 0.5, -0.2, 0.5, -0.2, 0.5, -0.2, 0.5, -0.2, 0.5].forEach((v, i) => expect(sent[i]).toBeCloseTo(v, 12));
     expect(r.modification).toBeCloseTo(0.3, 12); // row 4: −0.2 instead of −0.5
-    expect(r.minH).toBeUndefined(); // the band's chunk was not re-checked against the barrier
+    expect(r.minH).toBeUndefined(); // minH describes the CBF's chunk, not the band's (re-checked, h ≥ −δ)
     expect(events.chunks.map((c) => c.result)).toEqual([r]);
     expect(gate.state).toBe('filtering');
   });
@@ -181,6 +191,55 @@ describe('composePipeline: the warning band after the CBF, before the sink', () 
       fault: { kind: 'disconnect', source: 'warning band', detail: 'threw: no kinematics' },
     });
     expect(arm.executed).toHaveLength(0);
+  });
+});
+
+// The band's bend clamps joint targets into the load model's range after the CBF passed them. Here
+// the range's lower end on joint 0 (0.7 rad, bent 0.02 inside: 0.72) lies on the disc of the CBF's
+// barrier: the disc's centre is where the tip is at q = (0.75, 0.5), radius 0.15 m + d_safe 0.05 m.
+// From q0 = (0.55, 0.5) the tip is 2·1.663·sin(0.1) = 0.332 m from the centre (h = 0.132 m); a
+// chunk standing there is safe and passes the CBF unchanged, but it commands joint 0 0.15 rad below
+// the range (predicted 100 N·m/rad × 0.15 = 15 → stall 10 N·m ≫ 2 − ε): the band bends every row to
+// 0.72 rad, 0.17 rad from q0 (within the 0.2 rad motion bound), where the tip is 2·1.663·sin(0.015)
+// = 0.050 m from the centre: h = −0.150 m.
+const COMMANDED_LOAD: BandClauseSpec = {
+  id: 'joint_torque',
+  predictor: 'commanded_load',
+  action: 'bend',
+  limit: 2,
+  side: 'upper',
+  epsilon: 0.2,
+};
+const loadRange = (lower: number): LoadModel => ({
+  qmin: [lower, -3],
+  qmax: [3, 3],
+  stiffness: 100,
+  stallTorque: 10,
+  bendMargin: 0.02,
+  surfaceLever: 0,
+});
+const NEAR_DISC = [0.55, 0.5];
+const STANDING = sweep(NEAR_DISC, NEAR_DISC, 5);
+
+describe('composePipeline: the chunk as it would go to the arm is re-checked after the band', () => {
+  it('a band that bends the rows into the barrier\'s obstacle holds (unsafe-chunk, re-check: barrier); nothing reaches the arm', () => {
+    const { r, arm, gate } = submit(true, [COMMANDED_LOAD], STANDING, {}, { q0: NEAR_DISC, load: loadRange(0.7) });
+    expect(r).toMatchObject({ verdict: 'held', code: 'unsafe-chunk' });
+    expect(gate.holdCause).toMatchObject({ kind: 'unsafe-chunk', chunkId: 'c1' });
+    const detail = (gate.holdCause as { detail: string }).detail;
+    expect(detail).toMatch(/^re-check on the control thread failed: barrier: h = -0\.1\d+ m at row 0/);
+    // the tip at joint 0 = 0.72 rad: hand-computed h
+    const h = Number(/h = (-?[\d.]+) m/.exec(detail)![1]);
+    expect(h).toBeCloseTo(2 * TIP_RADIUS * Math.sin(0.015) - 0.2, 3);
+    expect(arm.executed).toHaveLength(0);
+  });
+
+  it('a band bend that keeps clear of the obstacle is sent as the band left it (no false hold)', () => {
+    // range from 0.6: bent to 0.62 rad, tip 2·1.663·sin(0.065) = 0.2157 m from the centre, h = 0.0157 m
+    const { r, arm, gate } = submit(true, [COMMANDED_LOAD], STANDING, {}, { q0: NEAR_DISC, load: loadRange(0.6) });
+    expect(r).toMatchObject({ verdict: 'filtered', band: { action: 'bent', clause: 'joint_torque' } });
+    expect(gate.state).not.toBe('hold');
+    expect(Array.from(arm.executed[0]!.chunk.targets)).toEqual(Array.from(sweep([0.62, 0.5], [0.62, 0.5], 5)));
   });
 });
 

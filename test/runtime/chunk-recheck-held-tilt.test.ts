@@ -1,0 +1,195 @@
+/**
+ * The held object's tilt in the re-check of the chunk as it would go to the arm (both chunk paths):
+ * the CBF bounds the tilt from the grasp reference, but the warning band runs after it and may bend
+ * rows; the re-check checks the tilt faces on the rows the grip holds an object, from the grasp
+ * reference committed on the control thread, so a chunk that tilts a held object past its limit is
+ * never sent.
+ *
+ * The arm is the pan–tilt arm of the gate tests (the tool's tilt from vertical is |q_tilt|) with a
+ * gripper column: rows are (pan, tilt, gripper). The tilt bound is 0.1 rad (a square polygon of
+ * faces about the reference). The first chunk closes the gripper from its first row: the grasp is
+ * at the present pose, tilt 0.4 rad, which becomes the reference (the object upright there). The
+ * nominal chunk stands still, which the CBF passes unchanged; the band's load range on the tilt
+ * joint starts at 0.63 rad (bent 0.02 inside: 0.65), so the band bends every row to tilt 0.65 —
+ * 0.25 rad from the reference, 2.5 × the bound (within the 0.4 rad motion bound, the joint limits
+ * and every other pair).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ChunkCbfFilter,
+  ChunkScreen,
+  DEFAULT_CBF_WEIGHTS,
+  Gate,
+  NO_CLAUSES,
+  WarningBand,
+  type BandClauseSpec,
+  type ChunkMotionModel,
+  type GateChunk,
+} from '../../src/gate/index.js';
+import type { ChunkRecheckConfig } from '../../src/gate/chunk-recheck.js';
+import { HeldTiltFilter } from '../../src/gate/held-tilt.js';
+import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
+import { PassiveColumnsFilter } from '../../src/gate/passive-columns.js';
+import { ForwardKinematics } from '../../src/kinematics/index.js';
+import { ChunkExecutor } from '../../src/runtime/chunk-executor.js';
+import { ChunkFilterRunner, InlineChunkFilterService } from '../../src/runtime/chunk-filter-service.js';
+import { OffThreadChunkPath } from '../../src/runtime/off-thread-chunk-path.js';
+import { ManualClock } from '../../src/util/clock.js';
+import { activeSetSolverFactory } from '../gate/support/active-set-qp.js';
+import { PAN_TILT_CHAIN, PAN_TILT_TOOL } from '../gate/support/pan-tilt.js';
+import { KinematicArm } from './support/kinematic-arm.js';
+
+const OPEN = 1;
+const CLOSED = 0;
+const LIMITS = { qmin: [-3, -3], qmax: [3, 3], maxSpeed: [4, 4] };
+const DT = 0.1;
+
+/** Flat ground far below: the band's only clause here is the commanded load. */
+const FAR_FROM_SURFACES: ChunkMotionModel = {
+  trace(_q0, _u, horizon, _columns, out) {
+    for (let k = 0; k <= horizon; k++) {
+      out.surfaceClearance[k] = 1;
+      out.tcpHeight[k] = 1;
+      out.gravityLoad[k] = 0;
+    }
+  },
+};
+
+const COMMANDED_LOAD: BandClauseSpec = {
+  id: 'joint_torque',
+  predictor: 'commanded_load',
+  action: 'bend',
+  limit: 2,
+  side: 'upper',
+  epsilon: 0.2,
+};
+
+function parts() {
+  const tilt = new TiltPolygonBarrier(new ForwardKinematics(PAN_TILT_CHAIN), PAN_TILT_TOOL, 0.1, 10);
+  const cbf = new ChunkCbfFilter(tilt, activeSetSolverFactory, {
+    ...DEFAULT_CBF_WEIGHTS,
+    ...LIMITS,
+    maxRounds: 3,
+    slackTolerance: 1e-6,
+    cbfTolerance: 1e-6,
+    maxIterations: 100,
+  });
+  const gripper = { column: 2, open: OPEN, closed: CLOSED };
+  const filter = new HeldTiltFilter(new PassiveColumnsFilter(cbf, 2, 3), tilt, gripper, 3);
+  const band = new WarningBand(FAR_FROM_SURFACES, {
+    clauses: [COMMANDED_LOAD],
+    armJoints: 2,
+    runOn: 0,
+    load: { qmin: [-3, 0.63], qmax: [3, 3], stiffness: 100, stallTorque: 10, bendMargin: 0.02, surfaceLever: 0 },
+  });
+  const recheck: ChunkRecheckConfig = {
+    barrier: tilt,
+    ...LIMITS,
+    planningMargin: 0,
+    gamma: DEFAULT_CBF_WEIGHTS.gamma,
+    heldTilt: { barrier: tilt, gripper, filter },
+  };
+  const gate = new Gate({ requiredSignals: [], maxStepGap: 0.25, faultQuietPeriod: 0.5 });
+  const screen = new ChunkScreen({
+    joints: 3,
+    maxHorizon: 50,
+    qmin: [-3, -3, -1],
+    qmax: [3, 3, 2],
+    maxAge: 0.2,
+    futureTolerance: 0.05,
+    minDt: 0.001,
+    maxDt: 0.5,
+    idMemory: 64,
+  });
+  const arm = new KinematicArm([0, 0.4, CLOSED]);
+  const state = () => ({ gripping: true, heldHeight: 0, supported: false });
+  return { tilt, filter, band, recheck, gate, screen, arm, state };
+}
+
+/** Four rows standing at (pan 0, tilt 0.4) with the gripper command `grip`. */
+const standing = (id: string, t: number, grip: number): GateChunk => ({
+  id,
+  stamp: t,
+  horizon: 4,
+  joints: 3,
+  dt: DT,
+  targets: Float64Array.from([0, 1, 2, 3].flatMap(() => [0, 0.4, grip])),
+});
+
+describe('the re-check of the chunk as it would go to the arm checks the held-tilt faces', () => {
+  it('synchronous path: a band bend tilting the held object 0.25 rad past its 0.1 rad bound holds (re-check: held-tilt)', () => {
+    const p = parts();
+    const executor = new ChunkExecutor({
+      gate: p.gate,
+      screen: p.screen,
+      filter: p.filter,
+      sink: p.arm,
+      joints: p.arm,
+      maxStateAge: 0.05,
+      band: { band: p.band, state: p.state },
+      recheck: p.recheck,
+    });
+    const t = 0.01;
+    p.arm.tick(t);
+    p.gate.evaluate(t, NO_CLAUSES, null);
+    const r = executor.submit(standing('held', t, CLOSED), t);
+    expect(r).toMatchObject({ verdict: 'held', code: 'unsafe-chunk' });
+    expect(p.gate.holdCause).toMatchObject({
+      kind: 'unsafe-chunk',
+      chunkId: 'held',
+      detail: expect.stringMatching(/^re-check on the control thread failed: held-tilt: .* at row 0/),
+    });
+    expect(p.arm.executed).toHaveLength(0);
+    // the faces are off again after the check (a filter sharing the barrier switches them itself)
+    expect(p.tilt.enabled).toBe(false);
+  });
+
+  it('synchronous path: the same bend with the gripper open (nothing held) goes to the arm as the band left it', () => {
+    const p = parts();
+    const executor = new ChunkExecutor({
+      gate: p.gate,
+      screen: p.screen,
+      filter: p.filter,
+      sink: p.arm,
+      joints: p.arm,
+      maxStateAge: 0.05,
+      band: { band: p.band, state: p.state },
+      recheck: p.recheck,
+    });
+    p.arm.q[2] = OPEN;
+    const t = 0.01;
+    p.arm.tick(t);
+    p.gate.evaluate(t, NO_CLAUSES, null);
+    const r = executor.submit(standing('open', t, OPEN), t);
+    expect(r).toMatchObject({ verdict: 'filtered', band: { action: 'bent' } });
+    const sent = Array.from(p.arm.executed[0]!.chunk.targets);
+    [0, 1, 2, 3].forEach((k) => expect(sent[3 * k + 1]).toBeCloseTo(0.65, 12));
+  });
+
+  it('off-thread path: the control thread re-checks the answer with the same faces and holds (re-check: held-tilt)', () => {
+    const p = parts();
+    const service = new InlineChunkFilterService(new ChunkFilterRunner({ filter: p.filter, band: p.band }));
+    const clock = new ManualClock(0.01);
+    const path = new OffThreadChunkPath({
+      gate: p.gate,
+      screen: p.screen,
+      sink: p.arm,
+      joints: p.arm,
+      maxStateAge: 0.05,
+      band: { band: p.band, state: p.state },
+      service,
+      clock,
+      recheck: { ...p.recheck, heldTilt: { barrier: p.tilt, gripper: p.recheck.heldTilt!.gripper } },
+    });
+    const t = 0.01;
+    p.arm.tick(t);
+    p.gate.evaluate(t, NO_CLAUSES, null);
+    const r = path.submit(standing('held', t, CLOSED), t);
+    expect(r).toMatchObject({ verdict: 'held', code: 'unsafe-chunk' });
+    expect(p.gate.holdCause).toMatchObject({
+      kind: 'unsafe-chunk',
+      detail: expect.stringMatching(/^re-check on the control thread failed: held-tilt: /),
+    });
+    expect(p.arm.executed).toHaveLength(0);
+  });
+});
