@@ -78,12 +78,12 @@ afterEach(async () => {
 });
 
 /** A cup tracked at `cup.at` (stamped now), the arm at REACH_FROM, the session stepped once at t = 1. */
-async function setup(o: { timeoutS?: number; rig?: Partial<So101RigOptions> } = {}) {
+async function setup(o: { timeoutS?: number; rig?: Partial<So101RigOptions>; from?: readonly number[] } = {}) {
   const clock = new ManualClock(1);
-  const arm = new QuietArm(REACH_FROM, 1);
+  const arm = new QuietArm(o.from ?? REACH_FROM, 1);
   const cup = { at: [5, 5, 5] };
   let service!: ObservedService;
-  const { rig } = so101Rig({
+  const { rig, cbf } = so101Rig({
     spec: SO101_FIXTURE_SPEC,
     calibration: SO101_FIXTURE_CALIBRATION,
     task: TASK,
@@ -123,7 +123,7 @@ async function setup(o: { timeoutS?: number; rig?: Partial<So101RigOptions> } = 
     };
     return new Promise((resolve) => session.submitChunkAsync(chunk, clock.now(), (r) => resolve(r)));
   };
-  return { clock, arm, cup, service, session, path, submit };
+  return { clock, arm, cup, service, session, path, submit, cbf };
 }
 
 /** |row 0 − q| and |row k − row k−1| per joint all within the speed bound. */
@@ -328,6 +328,54 @@ describe('filter worker faults', () => {
     const after = await s.submit(ramp(Array.from(s.arm.q), REACH_TO));
     expect(after.verdict).toMatch(/executed|filtered/);
   }, 30_000);
+
+  it('a worker killed while the arm holds an object keeps, once started again, the grasp\'s tilt reference — not the pose it restarted at', async () => {
+    // The arm stands at P (wrist_flex 0.5) and closes the jaw 0.1 rad a row: the grasp (the first
+    // row commanded closed, row 7) is at P, whose tool direction that is vertical there is the held
+    // object's axis. Then the held object is tilted by half the tool's limit (wrist_flex +L/2),
+    // the worker is killed and started again, and the next chunk asks for another L (1.5 L from
+    // the grasp in all). From the grasp's reference the filter bends it to within L; a worker that
+    // took the present pose (already L/2 tilted) as the reference would let the tool reach ≥ 1.2 L.
+    const P = [0, -1, 0.8, 0.5, 0, OPEN];
+    const s = await setup({ from: P });
+    const limit = (s.cbf.heldTiltDeg! * Math.PI) / 180;
+    const held = (dWrist: number) => [0, -1, 0.8, 0.5 + dWrist, 0, 0.2];
+    const play = () => {
+      for (let k = 0; k < ROWS + 2; k++) {
+        s.clock.advance(DT);
+        s.arm.tick(s.clock.now());
+        s.session.pipeline.step(s.clock.now());
+      }
+    };
+    const grasp = new Float64Array(ROWS * 6);
+    for (let k = 0; k < ROWS; k++) grasp.set([...P.slice(0, 5), Math.max(0.2, OPEN - 0.1 * (k + 1))], k * 6);
+    expect((await s.submit(grasp)).verdict).toMatch(/executed|filtered/);
+    play();
+    expect((await s.submit(ramp(held(0), held(limit / 2)))).verdict).toBe('executed');
+    play();
+    expect(s.arm.q[3]).toBeCloseTo(0.5 + limit / 2, 12);
+
+    const worker = (s.service.inner as unknown as { worker: Worker }).worker;
+    await worker.terminate();
+    await stepUntil(s, () => s.service.inner.restarts === 1 && s.service.fault === null, 10, 'the worker running again');
+    await stepUntil(s, () => s.session.release(s.clock.now(), { by: 'op', authorised: true }).ok, 5, 'a release');
+
+    const r = await s.submit(ramp(held(limit / 2), held(1.5 * limit)));
+    expect(r.verdict, r.reason).toBe('filtered');
+    // the tool's tilt from the grasp's vertical, row by row (independent of the barrier's faces)
+    const fk = new ForwardKinematics(SO101_DESCRIPTION.chain);
+    const o = fk.offset(SO101_FRAMES.tcp);
+    fk.compute([...P.slice(0, 5), OPEN - 0.7]);
+    const axis = [fk.frames[o + 6]!, fk.frames[o + 7]!, fk.frames[o + 8]!]; // Rᵀ·ẑ at the grasp
+    let worst = 0;
+    for (let k = 0; k < ROWS; k++) {
+      fk.compute(r.targets!.subarray(k * 6, k * 6 + 6));
+      const up = fk.frames[o + 6]! * axis[0]! + fk.frames[o + 7]! * axis[1]! + fk.frames[o + 8]! * axis[2]!;
+      worst = Math.max(worst, Math.acos(Math.min(1, up)));
+    }
+    expect(worst).toBeLessThanOrEqual(limit + 1e-3);
+    expect(worst).toBeGreaterThan(limit / 2); // it did move on, bent at the bound
+  }, 60_000);
 
   it('a job that crashes the worker thread (an uncaught throw inside it) is the same typed fault', async () => {
     const s = await setup();
