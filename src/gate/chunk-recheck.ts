@@ -239,7 +239,8 @@ export class CommitRecheck {
     readonly columns: number,
   ) {
     const n = config.barrier.joints;
-    if (!(columns >= n)) throw new RangeError(`chunk re-check: the barrier has ${n} joints, a chunk ${columns} columns`);
+    if (!(columns >= n))
+      throw new RangeError(`chunk re-check: the barrier has ${n} joints, a chunk ${columns} columns`);
     for (const [name, a] of [
       ['qmin', config.qmin],
       ['qmax', config.qmax],

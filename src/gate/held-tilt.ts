@@ -193,7 +193,12 @@ export class GraspTrack {
    * the filter's output (the nominal when it passed it unchanged), `q0` the joint state the filter
    * started from. null: no row holds an object. Valid until the next call.
    */
-  tiltRows(nominal: ArrayLike<number>, filtered: ArrayLike<number>, horizon: number, q0: ArrayLike<number>): TiltRows | null {
+  tiltRows(
+    nominal: ArrayLike<number>,
+    filtered: ArrayLike<number>,
+    horizon: number,
+    q0: ArrayLike<number>,
+  ): TiltRows | null {
     const g = this.gripper;
     const n = this.joints;
     this.spanTakes = false;

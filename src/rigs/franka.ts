@@ -292,7 +292,8 @@ function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
       maxSpeed: [...FRANKA_DQ_MAX[o.platform]],
       planningMargin,
       gamma: DEFAULT_CBF_WEIGHTS.gamma,
-      heldTilt: tilt && heldTiltFilter ? { barrier: tilt, gripper: heldTiltFilter.gripper, filter: heldTiltFilter } : null,
+      heldTilt:
+        tilt && heldTiltFilter ? { barrier: tilt, gripper: heldTiltFilter.gripper, filter: heldTiltFilter } : null,
     },
     ...(tracked ? { obstacles: tracked } : {}),
     ...(o.band ? { band: o.band.stage } : {}),

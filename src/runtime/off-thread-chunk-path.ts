@@ -314,15 +314,7 @@ export class OffThreadChunkPath implements ChunkPath {
     const bandMoved = !sameBand(job.band, bandNow);
     const targets = stage.band ? stage.band.targets : stage.cbf.targets;
     const filtered = stage.cbf.status === 'filtered' ? stage.cbf.targets : chunk.targets;
-    const failed = this.commitCheck.check(
-      chunk.targets,
-      filtered,
-      targets,
-      chunk.horizon,
-      chunk.dt,
-      this.qNow,
-      job.q0,
-    );
+    const failed = this.commitCheck.check(chunk.targets, filtered, targets, chunk.horizon, chunk.dt, this.qNow, job.q0);
     if (failed === null && !bandMoved) {
       const r = this.steps.commit(chunk, stage, now);
       if (r.verdict === 'executed' || r.verdict === 'filtered') this.commitCheck.committed();

@@ -222,7 +222,7 @@ const NEAR_DISC = [0.55, 0.5];
 const STANDING = sweep(NEAR_DISC, NEAR_DISC, 5);
 
 describe('composePipeline: the chunk as it would go to the arm is re-checked after the band', () => {
-  it('a band that bends the rows into the barrier\'s obstacle holds (unsafe-chunk, re-check: barrier); nothing reaches the arm', () => {
+  it("a band that bends the rows into the barrier's obstacle holds (unsafe-chunk, re-check: barrier); nothing reaches the arm", () => {
     const { r, arm, gate } = submit(true, [COMMANDED_LOAD], STANDING, {}, { q0: NEAR_DISC, load: loadRange(0.7) });
     expect(r).toMatchObject({ verdict: 'held', code: 'unsafe-chunk' });
     expect(gate.holdCause).toMatchObject({ kind: 'unsafe-chunk', chunkId: 'c1' });

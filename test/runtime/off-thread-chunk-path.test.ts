@@ -329,7 +329,7 @@ describe('filter worker faults', () => {
     expect(after.verdict).toMatch(/executed|filtered/);
   }, 30_000);
 
-  it('a worker killed while the arm holds an object keeps, once started again, the grasp\'s tilt reference — not the pose it restarted at', async () => {
+  it("a worker killed while the arm holds an object keeps, once started again, the grasp's tilt reference — not the pose it restarted at", async () => {
     // The arm stands at P (wrist_flex 0.5) and closes the jaw 0.1 rad a row: the grasp (the first
     // row commanded closed, row 7) is at P, whose tool direction that is vertical there is the held
     // object's axis. Then the held object is tilted by half the tool's limit (wrist_flex +L/2),
@@ -357,7 +357,12 @@ describe('filter worker faults', () => {
 
     const worker = (s.service.inner as unknown as { worker: Worker }).worker;
     await worker.terminate();
-    await stepUntil(s, () => s.service.inner.restarts === 1 && s.service.fault === null, 10, 'the worker running again');
+    await stepUntil(
+      s,
+      () => s.service.inner.restarts === 1 && s.service.fault === null,
+      10,
+      'the worker running again',
+    );
     await stepUntil(s, () => s.session.release(s.clock.now(), { by: 'op', authorised: true }).ok, 5, 'a release');
 
     const r = await s.submit(ramp(held(limit / 2), held(1.5 * limit)));

@@ -189,8 +189,7 @@ export class SimCbfPath {
       maxSpeed: o.maxSpeed.slice(0, arm),
       planningMargin: o.planningMargin,
       gamma: DEFAULT_CBF_WEIGHTS.gamma,
-      heldTilt:
-        tilt && this.heldTilt ? { barrier: tilt, gripper: this.heldTilt.gripper, filter: this.heldTilt } : null,
+      heldTilt: tilt && this.heldTilt ? { barrier: tilt, gripper: this.heldTilt.gripper, filter: this.heldTilt } : null,
     };
     this.tracker = new SceneTracker({ bystanders: [], obstacles: bodies, source: 'sim.tracking' });
     this.tracking = this.adapter(0);
