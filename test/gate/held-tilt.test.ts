@@ -2,9 +2,10 @@
  * The held-tilt switch: the orientation constraint follows the gripper COMMAND in the chunk, not
  * the contact signal, and its reference is the tool's pose at the grasp row.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CbfOutcome, ChunkFilter } from '../../src/gate/index.js';
-import { HeldTiltFilter, commandsClosed, tiltPlanning, toolTiltLimit } from '../../src/gate/held-tilt.js';
+import { GraspTrack, HeldTiltFilter, commandsClosed, tiltPlanning, toolTiltLimit } from '../../src/gate/held-tilt.js';
 import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
 import { ForwardKinematics } from '../../src/kinematics/index.js';
 import { PAN_TILT_CHAIN } from './support/pan-tilt.js';
@@ -226,5 +227,61 @@ describe('HeldTiltFilter', () => {
     expect(tiltPlanning(limit, 4, delta, 0, 10)).toEqual({ maxTilt: limit, lever: 10 });
     expect(() => tiltPlanning(limit, 4, delta, limit, 10)).toThrow(/angular margin/);
     expect(() => tiltPlanning(limit, 4, -1, alpha, 10)).toThrow(/planning margin/);
+  });
+});
+
+describe("GraspTrack: the control thread's grasp reference and tilt rows are the filter's", () => {
+  it('over random gripper sequences, the rows it bounds and the reference it keeps are those HeldTiltFilter used', () => {
+    const row = fc.tuple(fc.double({ min: -0.5, max: 0.5, noNaN: true }), fc.constantFrom(OPEN, CLOSED, 0.4, 0.6));
+    fc.assert(
+      fc.property(fc.array(fc.array(row, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 8 }), (chunks) => {
+        const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+        const rec = new Recorder(barrier);
+        const grip = { column: 2, open: OPEN, closed: CLOSED };
+        const f = new HeldTiltFilter(rec, barrier, grip, 3);
+        const track = new GraspTrack(grip, 2, 3);
+        let q0 = [0, 0, OPEN];
+        for (const rows of chunks) {
+          const nominal = Float64Array.from(rows.flatMap(([t, g]) => [0, t, g]));
+          f.restoreGrasp(track.reference);
+          rec.calls.length = 0;
+          const o = f.filter(nominal, rows.length, q0, 0.05);
+          const span = track.tiltRows(nominal, o.targets, rows.length, q0);
+          // the rows the filter filtered with the faces on, and the reference they were on from
+          const on = rec.calls.filter((c) => c.enabled);
+          if (span === null) expect(on).toHaveLength(0);
+          else {
+            expect(on).toHaveLength(1);
+            expect(on[0]!.horizon).toBe(rows.length - span.from);
+            const check = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+            check.captureReference(span.pose);
+            on[0]!.local.forEach((v, i) => expect(v).toBeCloseTo(check.local[i]!, 12));
+          }
+          track.commit(o.targets, rows.length);
+          const mine = track.reference;
+          const its = f.graspReference();
+          expect(Object.is(mine.lastGrip, its.lastGrip)).toBe(true);
+          expect(mine.pose === null ? null : Array.from(mine.pose)).toEqual(
+            its.pose === null ? null : Array.from(its.pose),
+          );
+          q0 = Array.from(nominal.subarray(nominal.length - 3));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a filter set to a reference continues from it: a chunk held from its first row is bounded from the grasp, not from the present pose', () => {
+    const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+    const rec = new Recorder(barrier);
+    const f = new HeldTiltFilter(rec, barrier, { column: 2, open: OPEN, closed: CLOSED }, 3);
+    // a fresh filter (as a worker started again) told the grasp was at tilt 0, the arm now at 0.05
+    f.restoreGrasp({ lastGrip: CLOSED, pose: Float64Array.of(0, 0) });
+    f.filter(chunk([0.05, 0.1, 0.15, 0.2], [CLOSED, CLOSED, CLOSED, CLOSED]), 4, [0, 0.05, CLOSED], 0.05);
+    expect(rec.calls).toHaveLength(1);
+    expect(rec.calls[0]!.enabled).toBe(true);
+    // the reference direction is the tool's z at tilt 0: world vertical in the tool frame
+    expect(rec.calls[0]!.local).toEqual([0, 0, 1].map((v, i) => expect.closeTo(v, 12) as unknown as number));
+    expect(f.graspReference()).toEqual({ lastGrip: CLOSED, pose: Float64Array.of(0, 0) });
   });
 });
