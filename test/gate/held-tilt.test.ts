@@ -281,7 +281,7 @@ describe("GraspTrack: the control thread's grasp reference and tilt rows are the
     expect(rec.calls).toHaveLength(1);
     expect(rec.calls[0]!.enabled).toBe(true);
     // the reference direction is the tool's z at tilt 0: world vertical in the tool frame
-    expect(rec.calls[0]!.local).toEqual([0, 0, 1].map((v, i) => expect.closeTo(v, 12) as unknown as number));
+    [0, 0, 1].forEach((v, i) => expect(rec.calls[0]!.local[i]).toBeCloseTo(v, 12));
     expect(f.graspReference()).toEqual({ lastGrip: CLOSED, pose: Float64Array.of(0, 0) });
   });
 });
