@@ -58,13 +58,15 @@ class ObservedService implements ChunkFilterService {
   readonly mode = 'worker';
   jobs: FilterJob[] = [];
   onJob: ((job: FilterJob) => void) | undefined;
+  /** What the worker is sent instead of the control thread's job (a worker that did not get all of it). */
+  rewrite: ((job: FilterJob) => FilterJob) | undefined;
   constructor(readonly inner: WorkerChunkFilterService) {}
   get fault() {
     return this.inner.fault;
   }
   filter(job: FilterJob, done: (a: FilterAnswer) => void): void {
     this.jobs.push(job);
-    this.inner.filter(job, done);
+    this.inner.filter(this.rewrite ? this.rewrite(job) : job, done);
     this.onJob?.(job);
   }
   close(): Promise<void> {
@@ -329,13 +331,15 @@ describe('filter worker faults', () => {
     expect(after.verdict).toMatch(/executed|filtered/);
   }, 30_000);
 
-  it("a worker killed while the arm holds an object keeps, once started again, the grasp's tilt reference — not the pose it restarted at", async () => {
-    // The arm stands at P (wrist_flex 0.5) and closes the jaw 0.1 rad a row: the grasp (the first
-    // row commanded closed, row 7) is at P, whose tool direction that is vertical there is the held
-    // object's axis. Then the held object is tilted by half the tool's limit (wrist_flex +L/2),
-    // the worker is killed and started again, and the next chunk asks for another L (1.5 L from
-    // the grasp in all). From the grasp's reference the filter bends it to within L; a worker that
-    // took the present pose (already L/2 tilted) as the reference would let the tool reach ≥ 1.2 L.
+  /**
+   * The arm stands at P (wrist_flex 0.5) and closes the jaw 0.1 rad a row: the grasp (the first row
+   * commanded closed, row 7) is at P, whose tool direction that is vertical there is the held
+   * object's axis. Then the held object is tilted by half the tool's limit L (wrist_flex +L/2), the
+   * worker is killed and started again, and the next chunk asks for another L (1.5 L from the
+   * grasp in all). Returns its answer, the limit and the worst tilt from the grasp's vertical over
+   * the rows sent (computed here from the forward kinematics, independent of the barrier's faces).
+   */
+  async function tiltAfterRestart(o: { rewrite?: (job: FilterJob) => FilterJob } = {}) {
     const P = [0, -1, 0.8, 0.5, 0, OPEN];
     const s = await setup({ from: P });
     const limit = (s.cbf.heldTiltDeg! * Math.PI) / 180;
@@ -365,21 +369,43 @@ describe('filter worker faults', () => {
     );
     await stepUntil(s, () => s.session.release(s.clock.now(), { by: 'op', authorised: true }).ok, 5, 'a release');
 
+    s.service.rewrite = o.rewrite;
     const r = await s.submit(ramp(held(limit / 2), held(1.5 * limit)));
-    expect(r.verdict, r.reason).toBe('filtered');
-    // the tool's tilt from the grasp's vertical, row by row (independent of the barrier's faces)
     const fk = new ForwardKinematics(SO101_DESCRIPTION.chain);
-    const o = fk.offset(SO101_FRAMES.tcp);
+    const f = fk.offset(SO101_FRAMES.tcp);
     fk.compute([...P.slice(0, 5), OPEN - 0.7]);
-    const axis = [fk.frames[o + 6]!, fk.frames[o + 7]!, fk.frames[o + 8]!]; // Rᵀ·ẑ at the grasp
+    const axis = [fk.frames[f + 6]!, fk.frames[f + 7]!, fk.frames[f + 8]!]; // Rᵀ·ẑ at the grasp
     let worst = 0;
+    const sent = s.arm.executed.at(-1)!.chunk.targets;
     for (let k = 0; k < ROWS; k++) {
-      fk.compute(r.targets!.subarray(k * 6, k * 6 + 6));
-      const up = fk.frames[o + 6]! * axis[0]! + fk.frames[o + 7]! * axis[1]! + fk.frames[o + 8]! * axis[2]!;
+      fk.compute(sent.subarray(k * 6, k * 6 + 6));
+      const up = fk.frames[f + 6]! * axis[0]! + fk.frames[f + 7]! * axis[1]! + fk.frames[f + 8]! * axis[2]!;
       worst = Math.max(worst, Math.acos(Math.min(1, up)));
     }
+    return { s, r, limit, worst };
+  }
+
+  it("a worker killed while the arm holds an object keeps, once started again, the grasp's tilt reference — not the pose it restarted at", async () => {
+    // From the grasp's reference the filter bends the chunk to within L; a worker that took the
+    // present pose (already L/2 tilted) as the reference let the tool reach 1.18 L (before: the job
+    // carried no reference).
+    const { r, limit, worst } = await tiltAfterRestart();
+    expect(r.verdict, r.reason).toBe('filtered');
     expect(worst).toBeLessThanOrEqual(limit + 1e-3);
     expect(worst).toBeGreaterThan(limit / 2); // it did move on, bent at the bound
+  }, 60_000);
+
+  it("a worker that bounds the tilt from the wrong reference (its jobs lose the grasp): the control thread's re-check holds (held-tilt)", async () => {
+    // The control thread re-checks the tilt faces from the reference it committed, whatever the
+    // worker used: the chunk bent only to L from the restart pose is refused, nothing new is sent.
+    const { s, r, limit } = await tiltAfterRestart({ rewrite: (job) => ({ ...job, grasp: null }) });
+    expect(r).toMatchObject({ verdict: 'held', code: 'unsafe-chunk' });
+    expect(s.session.gate.holdCause).toMatchObject({
+      kind: 'unsafe-chunk',
+      detail: expect.stringMatching(/^re-check on the control thread failed: held-tilt: /),
+    });
+    expect(s.arm.executed).toHaveLength(2); // the grasp and the first tilt only
+    expect(s.arm.q[3]).toBeCloseTo(0.5 + limit / 2, 12);
   }, 60_000);
 
   it('a job that crashes the worker thread (an uncaught throw inside it) is the same typed fault', async () => {
