@@ -131,9 +131,6 @@ export interface GraspReference {
   readonly pose: Float64Array | null;
 }
 
-/** No chunk committed yet: no grasp seen. */
-export const NO_GRASP: GraspReference = { lastGrip: NaN, pose: null };
-
 /** The rows of a chunk the held object's tilt is bounded on (from `from` to its end), and the reference pose. */
 export interface TiltRows {
   readonly from: number;
@@ -156,7 +153,6 @@ export class GraspTrack {
   private referenced = false;
   /** The last `tiltRows` call: its rows, reference pose, and whether it takes a new reference. */
   private readonly spanPose: Float64Array;
-  private spanFrom = -1;
   private spanGrasp = -1;
   private spanTakes = false;
   private spanHeld = false;
@@ -181,13 +177,6 @@ export class GraspTrack {
     return { lastGrip: this.lastGrip, pose: this.referenced ? this.pose.slice() : null };
   }
 
-  /** Start from `r` (e.g. a new episode: NO_GRASP). */
-  restore(r: GraspReference): void {
-    this.lastGrip = r.lastGrip;
-    this.referenced = r.pose !== null;
-    if (r.pose !== null) this.pose.set(r.pose.subarray(0, this.joints));
-  }
-
   /**
    * The tilt rows of a chunk the filter passed: `nominal` as proposed (where it grasps), `filtered`
    * the filter's output (the nominal when it passed it unchanged), `q0` the joint state the filter
@@ -203,11 +192,11 @@ export class GraspTrack {
     const n = this.joints;
     this.spanTakes = false;
     this.spanGrasp = -1;
-    this.spanFrom = -1;
+    this.span.from = -1;
     if (!('column' in g)) {
       this.spanHeld = g.held();
       if (!this.spanHeld) return null;
-      this.spanFrom = 0;
+      this.span.from = 0;
       this.spanTakes = !this.referenced;
       for (let j = 0; j < n; j++) this.spanPose[j] = this.referenced ? this.pose[j]! : (q0[j] ?? NaN);
     } else {
@@ -215,19 +204,18 @@ export class GraspTrack {
       const grasp = firstGraspRow(g, nominal, horizon, this.columns, this.lastGrip);
       this.spanGrasp = grasp;
       if (grasp > 0) {
-        this.spanFrom = grasp;
+        this.span.from = grasp;
         this.spanTakes = true;
         for (let j = 0; j < n; j++) this.spanPose[j] = filtered[(grasp - 1) * this.columns + j] ?? NaN;
       } else if (grasp === 0 || (heldAtStart && !this.referenced)) {
-        this.spanFrom = 0;
+        this.span.from = 0;
         this.spanTakes = true;
         for (let j = 0; j < n; j++) this.spanPose[j] = q0[j] ?? NaN;
       } else if (heldAtStart) {
-        this.spanFrom = 0;
+        this.span.from = 0;
         this.spanPose.set(this.pose);
       } else return null;
     }
-    this.span.from = this.spanFrom;
     return this.span;
   }
 
