@@ -192,7 +192,7 @@ export interface RecheckHeldTilt {
    * handed the committed reference before every chunk, so the filter and the re-check use the same
    * one. Absent where the filter runs elsewhere (its job carries the reference).
    */
-  readonly filter?: { restoreGrasp(r: GraspReference): void } | null;
+  readonly filter?: { restoreGrasp(r: GraspReference): void; readonly objectAxis?: unknown } | null;
 }
 
 /** Why the chunk as it would go to the arm failed its re-check. */
@@ -268,10 +268,21 @@ export class CommitRecheck {
           };
   }
 
-  /** Before the filter runs on this thread: it takes the committed grasp reference. */
+  /**
+   * Before the filter runs on this thread: it takes the committed grasp reference. The reference
+   * kept here is the tool pose at the grasp; a filter that takes its reference from the held
+   * object's measured axis (HeldTiltFilter.objectAxis: the fragile pilot, which has no re-check)
+   * would bound the tilt from another reference than this check, so it is refused (a throw: the
+   * chunk path holds) rather than checked against the wrong one.
+   */
   beforeFilter(): void {
     const f = this.config.heldTilt?.filter;
-    if (f && this.grasp) f.restoreGrasp(this.grasp.reference);
+    if (!f || !this.grasp) return;
+    if (f.objectAxis !== undefined && f.objectAxis !== null)
+      throw new Error(
+        "the chunk re-check bounds the held tilt from the tool pose at the grasp; this filter measures the held object's axis",
+      );
+    f.restoreGrasp(this.grasp.reference);
   }
 
   /**

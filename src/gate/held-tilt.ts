@@ -384,6 +384,8 @@ export class HeldTiltFilter implements ChunkFilter {
   restoreGrasp(r: GraspReference): void {
     this.lastGrip = r.lastGrip;
     this.referenced = r.pose !== null;
+    // a tool-pose reference (GraspTrack keeps no measured object axis: see CommitRecheck)
+    this.measured = false;
     if (r.pose !== null) {
       for (let j = 0; j < this.q.length; j++) this.q[j] = r.pose[j] ?? NaN;
       this.barrier.captureReference(this.q);

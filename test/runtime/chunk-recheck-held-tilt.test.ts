@@ -166,6 +166,29 @@ describe('the re-check of the chunk as it would go to the arm checks the held-ti
     [0, 1, 2, 3].forEach((k) => expect(sent[3 * k + 1]).toBeCloseTo(0.65, 12));
   });
 
+  it("synchronous path: a filter that takes its reference from the held object's measured axis is refused, not checked against another reference", () => {
+    const p = parts();
+    p.filter.objectAxis = { axis: () => false };
+    const executor = new ChunkExecutor({
+      gate: p.gate,
+      screen: p.screen,
+      filter: p.filter,
+      sink: p.arm,
+      joints: p.arm,
+      maxStateAge: 0.05,
+      recheck: p.recheck,
+    });
+    const t = 0.01;
+    p.arm.tick(t);
+    p.gate.evaluate(t, NO_CLAUSES, null);
+    expect(executor.submit(standing('measured', t, CLOSED), t)).toMatchObject({ verdict: 'held' });
+    expect(p.gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { source: 'chunk path', detail: expect.stringMatching(/measures the held object's axis/) },
+    });
+    expect(p.arm.executed).toHaveLength(0);
+  });
+
   it('off-thread path: the control thread re-checks the answer with the same faces and holds (re-check: held-tilt)', () => {
     const p = parts();
     const service = new InlineChunkFilterService(new ChunkFilterRunner({ filter: p.filter, band: p.band }));
