@@ -47,12 +47,16 @@ export type TrajectoryParse = { ok: true; chunk: JointChunk } | { ok: false; rea
 /**
  * Convert a proposed trajectory into a chunk in `jointNames` order. `id` is taken from
  * header.frame_id when it is not empty (the policy's chunk id), else from the stamp. The chunk's
- * stamp is read on the node's time base `time`.
+ * stamp is read on the node's time base `time`. `fingerJoints`: gripper finger joints the
+ * trajectory may carry beside the arm's (e.g. fr3_finger_joint1/2, each at half the width between
+ * the fingers, as the gripper's joint states report them): their positions become the chunk's
+ * `gripperWidth` (the sum of those given; twice one alone), not chunk columns.
  */
 export function trajectoryToChunk(
   msg: JointTrajectory,
   jointNames: readonly string[],
   time: RosTimeBase = RosTimeBase.EPOCH,
+  fingerJoints: readonly string[] = [],
 ): TrajectoryParse {
   const n = jointNames.length;
   if (!Array.isArray(msg.joint_names) || !Array.isArray(msg.points))
@@ -64,15 +68,22 @@ export function trajectoryToChunk(
     if (i < 0) return { ok: false, reason: `joint '${name}' missing from joint_names [${msg.joint_names.join(', ')}]` };
     order.push(i);
   }
-  if (msg.joint_names.length !== n) return { ok: false, reason: `expected ${n} joints, got ${msg.joint_names.length}` };
+  const fingers = fingerJoints.map((name) => msg.joint_names.indexOf(name)).filter((i) => i >= 0);
+  const expected = n + fingers.length;
+  if (msg.joint_names.length !== expected)
+    return {
+      ok: false,
+      reason: `expected ${n} joints${fingerJoints.length > 0 ? ` (and optionally ${fingerJoints.join(', ')})` : ''}, got ${msg.joint_names.length}`,
+    };
   const H = msg.points.length;
   const targets = new Float64Array(H * n);
+  const gripperWidth = fingers.length > 0 ? new Float64Array(H) : undefined;
   let prevT = 0;
   let dt = NaN;
   for (let k = 0; k < H; k++) {
     const p = msg.points[k];
-    if (!p || !isNumberSequence(p.positions) || p.positions.length !== n) {
-      return { ok: false, reason: `points[${k}].positions must have ${n} values` };
+    if (!p || !isNumberSequence(p.positions) || p.positions.length !== expected) {
+      return { ok: false, reason: `points[${k}].positions must have ${expected} values` };
     }
     const t = (p.time_from_start?.sec ?? NaN) + (p.time_from_start?.nanosec ?? NaN) * 1e-9;
     if (!(t > prevT))
@@ -88,10 +99,20 @@ export function trajectoryToChunk(
         return { ok: false, reason: `points[${k}].positions has a non-finite value for '${jointNames[j]}'` };
       targets[k * n + j] = v;
     }
+    if (gripperWidth) {
+      let w = 0;
+      for (const i of fingers) {
+        const v = p.positions[i];
+        if (typeof v !== 'number' || !Number.isFinite(v))
+          return { ok: false, reason: `points[${k}].positions has a non-finite value for '${msg.joint_names[i]}'` };
+        w += v;
+      }
+      gripperWidth[k] = fingers.length === 1 ? 2 * w : w;
+    }
   }
   const stamp = time.seconds({ sec: msg.header?.stamp?.sec ?? NaN, nanosec: msg.header?.stamp?.nanosec ?? NaN });
   if (!Number.isFinite(stamp)) return { ok: false, reason: 'header.stamp is missing or not finite' };
   const id =
     msg.header.frame_id !== '' ? msg.header.frame_id : `traj-${msg.header.stamp.sec}.${msg.header.stamp.nanosec}`;
-  return { ok: true, chunk: { id, stamp, horizon: H, joints: n, dt, targets } };
+  return { ok: true, chunk: { id, stamp, horizon: H, joints: n, dt, targets, ...(gripperWidth ? { gripperWidth } : {}) } };
 }

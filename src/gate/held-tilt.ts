@@ -32,8 +32,10 @@
  *
  * The held object pivots in the fingers when the hand tilts (measured in the SO-101 scene: about
  * twice the tool's tilt), so the tool limit is the object's limit divided by that gain:
- * {@link toolTiltLimit}. An arm whose chunks carry no gripper command (the Franka) gives the grip as
- * a {@link GripperState} read once per chunk instead. Pure: no clock, no I/O.
+ * {@link toolTiltLimit}. An arm whose chunks carry no gripper column (the Franka) gives the grip as
+ * a {@link GripperState} read once per chunk instead — the gripper's state, and the row the chunk
+ * commands the close at when it carries a gripper command beside its joints (split as above).
+ * Pure: no clock, no I/O.
  */
 import type { CbfOutcome } from './cbf-filter.js';
 import type { ChunkFilter } from './cbf-types.js';
@@ -58,6 +60,13 @@ export interface GripperCommand {
  */
 export interface GripperState {
   readonly held: () => boolean;
+  /**
+   * The row at which the chunk being filtered commands the hand to close (−1: none), read with
+   * `held` once per chunk. While not held, a chunk closing at row g > 0 is filtered in two parts as
+   * a commanded grasp is (rows from g on with the constraint on, the pose before row g the
+   * reference); g = 0 counts as held from the first row.
+   */
+  readonly closeRow?: () => number;
 }
 
 /**
@@ -555,10 +564,19 @@ export class HeldTiltFilter implements ChunkFilter {
     dt: number,
     deadline?: () => boolean,
   ): CbfOutcome {
-    const held = g.held();
+    let held = g.held();
+    const close = held ? -1 : (g.closeRow?.() ?? -1);
+    if (close > 0 && close < horizon) {
+      const out = this.filterGrasp(nominal, horizon, close, q0, dt, deadline);
+      // refused: the arm does not grasp, the reference taken for the unplayed grasp is not the arm's
+      if (out.status !== 'unchanged' && out.status !== 'filtered') this.referenced = false;
+      return out;
+    }
+    // commanded to close at the first row: held from it (the fingers have not closed yet: nothing to measure)
+    if (close === 0) held = true;
     if (held && !this.referenced) this.reference(q0, 0);
     // the state says held: the fingers have closed, so the object's tilt in them is there to measure
-    if (held && !this.measured) this.measure(q0);
+    if (held && close !== 0 && !this.measured) this.measure(q0);
     // a release forgets the reference: the next hold is a new grasp
     if (!held) {
       this.referenced = false;

@@ -15,7 +15,14 @@ import { FrankaSemantic } from './franka-semantic.js';
 import type { RosContext } from '../../drivers/ros2/interface.js';
 import type { FrankaRos } from '../../drivers/franka/franka-ros.js';
 import { RosMonitorNode } from './ros-monitor-node.js';
-import { frankaRig, planFrankaMonitors, type FrankaRigOptions } from '../rigs/franka.js';
+import {
+  frankaFingerJoints,
+  frankaRig,
+  planFrankaMonitors,
+  type FrankaFilterRecipe,
+  type FrankaRigOptions,
+} from '../rigs/franka.js';
+import type { ChunkFilterService } from '../runtime/chunk-filter-service.js';
 import { recordedGateMode, type FrankaNodeConfig } from './franka-node-config.js';
 import { EpisodeManager } from '../episode/episode-manager.js';
 import type { Timers } from '../util/clock.js';
@@ -49,6 +56,11 @@ export function buildFrankaNode(
       log?: (line: string) => void;
       versions?: Readonly<Record<string, string>>;
     };
+    /**
+     * Gate mode: the chunk filter's service from the rig's recipe (a filter worker, wired by the
+     * entry point for `chunk_filter: worker`); absent: filtered inline, on the calling thread.
+     */
+    filterService?: (recipe: FrankaFilterRecipe) => ChunkFilterService;
     /** Start-up ran out of `startup_timeout` with these required signals never seen. */
     onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
     /** The semantic gate and stage events (issue 18): judge, gate settings, the task, declared positions; the camera comes from the parameters. */
@@ -97,6 +109,7 @@ export function buildFrankaNode(
                   warningBand: config.warningBandRunOn !== undefined ? { runOn: config.warningBandRunOn } : {},
                 }
               : {}),
+            ...(config.gateMode === 'gate' && extras.filterService ? { filterService: extras.filterService } : {}),
           },
         }
       : {}),
@@ -195,6 +208,8 @@ export function buildFrankaNode(
   const node = new RosMonitorNode(rosNode, session, session.gate, session.bank, {
     robotId: config.robotId,
     jointNames: franka.jointNamesList,
+    // a trajectory may carry the fingers' command beside the arm's joints (the held-tilt bound's close row)
+    fingerJoints: frankaFingerJoints(config.platform),
     // proposed trajectories are taken when gating and in the baseline (forwarded unfiltered), not in monitor mode
     gating: config.gateMode !== 'monitor',
     diagnosticsRate: config.diagnosticsRate,

@@ -83,6 +83,13 @@ export interface FrankaNodeConfig {
   warningBand: boolean;
   /** The band's run-on (s), parameter `warning_band_run_on`; default FRANKA_RUN_ON (an assumption, not measured). */
   warningBandRunOn: number | undefined;
+  /**
+   * Where proposed trajectories are filtered in gate mode (parameter `chunk_filter`, as `armguard
+   * run --chunk-filter`; issue 14 item 3): `worker` (the default) — the CBF and warning band in a
+   * worker thread, each answer re-checked on the control thread before it reaches the controller;
+   * `inline` — on the control thread (each trajectory delays its control step by the filter time).
+   */
+  chunkFilter?: 'worker' | 'inline' | undefined;
   /** Directory for armguard MCAP episode files, or none (no recording). */
   episodesDir: string | undefined;
   /**
@@ -147,6 +154,7 @@ const KEYS = [
   'held_tilt',
   'warning_band',
   'warning_band_run_on',
+  'chunk_filter',
   'episodes_dir',
   'end_effector',
   ...SEMANTIC_PARAMS.map((k) => `semantic_${k}`),
@@ -380,6 +388,12 @@ export function parseFrankaNodeConfig(
     warningBandRunOn: (() => {
       const e = p?.get('warning_band_run_on');
       return e ? r.number(e.value, field('warning_band_run_on'), { nonNegative: true }) : undefined;
+    })(),
+    chunkFilter: ((): 'worker' | 'inline' | undefined => {
+      const v = str('chunk_filter', 'worker');
+      if (v === 'worker' || v === 'inline') return v;
+      r.fail(p?.get('chunk_filter')?.value, field('chunk_filter'), `expected worker or inline, got '${v}'`);
+      return undefined;
     })(),
     episodesDir: p?.get('episodes_dir') ? str('episodes_dir') : undefined,
     semantic: (() => {

@@ -40,6 +40,11 @@ export interface MonitoredRuntime {
   /** One monitoring step at `now`. */
   step(now: number): unknown;
   submitChunk(chunk: GateChunk, now: number): ExecutedChunk;
+  /**
+   * A chunk whose decision may arrive later (the chunk filter off the control thread); `done` is
+   * called once. Taken over `submitChunk` when present.
+   */
+  submitChunkAsync?(chunk: GateChunk, now: number, done: (result: ExecutedChunk, t: number) => void): void;
   release(now: number, request: { by: string; authorised: boolean }): ReleaseResult;
 }
 
@@ -47,6 +52,11 @@ export interface MonitorNodeOptions {
   robotId: string;
   /** Joint names of the arm, in the pipeline's joint order (gating mode). */
   jointNames: readonly string[];
+  /**
+   * Gripper finger joints a proposed trajectory may carry beside the arm's (their positions are the
+   * chunk's commanded gripper width; never forwarded to the arm's controller).
+   */
+  fingerJoints?: readonly string[];
   /** Accept proposed chunks (gating mode). */
   gating: boolean;
   /** How often /diagnostics and ~/robustness are published (Hz). */
@@ -172,7 +182,7 @@ export class RosMonitorNode {
 
   private onProposed(msg: JointTrajectory): void {
     const now = this.node.now();
-    const parsed = trajectoryToChunk(msg, this.options.jointNames, this.node.time);
+    const parsed = trajectoryToChunk(msg, this.options.jointNames, this.node.time, this.options.fingerJoints);
     if (!parsed.ok) {
       this.refusedTrajectories++;
       this.lastRefusal = parsed.reason;
@@ -189,15 +199,41 @@ export class RosMonitorNode {
       return;
     }
     // Recording the decision can throw: the gate then holds with the cause and the answer says held.
-    let r: ExecutedChunk = {
+    const failed: ExecutedChunk = {
       id: parsed.chunk.id,
       verdict: 'held',
       code: 'fault',
       reason: 'the chunk decision failed (see the gate cause)',
     };
+    const runtime = this.pipeline;
+    if (runtime.submitChunkAsync) {
+      // The decision arrives when the chunk filter answers (at once with an inline filter).
+      let answered = false;
+      const answer = (r: ExecutedChunk, t: number): void => {
+        if (answered) return;
+        answered = true;
+        this.guarded(t, 'chunk result publish', () => this.publishResult(r, t));
+      };
+      let threw = false;
+      this.guarded(now, 'chunk decision', () => {
+        try {
+          runtime.submitChunkAsync!(parsed.chunk, now, answer);
+        } catch (e) {
+          threw = true;
+          throw e;
+        }
+      });
+      if (threw) answer(failed, now);
+      return;
+    }
+    let r = failed;
     this.guarded(now, 'chunk decision', () => {
       r = this.pipeline.submitChunk(parsed.chunk, now);
     });
+    this.publishResult(r, now);
+  }
+
+  private publishResult(r: ExecutedChunk, now: number): void {
     this.chunkResults.publish({
       data: JSON.stringify({
         v: 1,

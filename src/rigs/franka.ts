@@ -20,8 +20,17 @@ import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.j
 import { descriptionBarrier } from '../gate/description-barrier.js';
 import { HeldTiltFilter } from '../gate/held-tilt.js';
 import type { ChunkFilter } from '../gate/cbf-types.js';
+import type { GateChunk } from '../gate/chunk.js';
+import { bandClauses, type BandClauseSpec } from '../gate/warning-band.js';
 import { FR3_DESCRIPTION, PANDA_DESCRIPTION, type FrankaEndEffector, type ObstacleSet } from '../kinematics/index.js';
 import type { BarrierModel, PlatformRig } from '../runtime/rig.js';
+import {
+  ChunkFilterRunner,
+  InlineChunkFilterService,
+  type ChunkFilterService,
+  type GripSnapshot,
+} from '../runtime/chunk-filter-service.js';
+import type { ChunkRecheckConfig } from '../gate/chunk-recheck.js';
 import { planSafeMonitors, type SafeMonitorPlan } from '../runtime/safe-monitors.js';
 import type { ScoringSpec } from '../safety/index.js';
 import { declaredSignals } from '../schema/platform.js';
@@ -38,6 +47,14 @@ export const FRANKA_DQ_MAX = {
   fr3: [2.62, 2.62, 2.62, 2.62, 5.26, 4.18, 5.26],
   panda: [2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61],
 } as const;
+
+/**
+ * The Franka Hand's finger joints (franka_ros2 prefixes them with robot_type, hardware-facts §A2):
+ * a proposed trajectory may carry them beside the arm's joints as the gripper command.
+ */
+export function frankaFingerJoints(platform: 'fr3' | 'panda'): readonly string[] {
+  return [`${platform}_finger_joint1`, `${platform}_finger_joint2`];
+}
 
 export interface FrankaRigOptions {
   spec: ScoringSpec;
@@ -83,6 +100,13 @@ export interface FrankaRigOptions {
     heldTilt?: boolean;
     workspace?: readonly number[];
     warningBand?: { runOn?: number };
+    /**
+     * Where proposed chunks are filtered (issue 14 item 3): the service built from the rig's recipe
+     * — a filter worker, wired by the entry point. Absent: an inline service (on the calling
+     * thread). Either way the chunk path is the off-thread one: snapshot (with the grip) → service →
+     * the commit re-check on the control thread.
+     */
+    filterService?: (recipe: FrankaFilterRecipe) => ChunkFilterService;
   };
 }
 
@@ -107,6 +131,8 @@ export interface FrankaRig {
   tracker: SceneTracker | undefined;
   /** The warning band on chunks, when configured. */
   band: PlatformBand | undefined;
+  /** What the chunk filter is built from (a filter worker builds the same one), when gating. */
+  recipe: FrankaFilterRecipe | undefined;
 }
 
 /**
@@ -150,26 +176,7 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
     tr && tracker && tr.obstacles.length > 0
       ? { bodies: tr.obstacles, source: tracker, trackingInBase: tr.trackingInBase, maxAge: tr.obstacleMaxAge }
       : undefined;
-  const bandOptions = o.barrier?.warningBand;
-  const band = bandOptions
-    ? frankaBand({
-        platform: o.platform,
-        endEffector: o.endEffector,
-        tableHeight: o.barrier!.tableHeight,
-        instances: plan.instances,
-        ...(bandOptions.runOn !== undefined ? { runOn: bandOptions.runOn } : {}),
-      })
-    : undefined;
-  // The held object's tilt (held_object_tilt_world's τ − ε) while the fingers hold something: the
-  // grip from the gripper's joint state (its width leaves the grasp band when the hand opens).
-  const tiltClause = plan.instances.find((i) => i.clause.id === 'held_object_tilt_world');
-  const heldTilt =
-    o.barrier?.heldTilt !== false && tiltClause && o.endEffector !== 'none'
-      ? {
-          objectLimit: ((tiltClause.tau - (tiltClause.warn ?? 0)) * Math.PI) / 180,
-          held: () => mapping.holdingAt(node.now()),
-        }
-      : undefined;
+  const barrier = o.barrier ? frankaBarrier(o, plan, mapping, tracked) : undefined;
   const rig: PlatformRig = {
     platform: o.platform,
     clock: { now: () => node.now() },
@@ -182,18 +189,9 @@ export function frankaRig(node: RosNode, o: FrankaRigOptions, plan: SafeMonitorP
       gate: { ...DEFAULT_GATE_CONFIG, requiredSignals: bank.requiredSignals, ...(o.startup ? { startup: true } : {}) },
       watchdogTimeout: 0.1,
     },
-    barrier: o.barrier
-      ? frankaBarrier({
-          platform: o.platform,
-          endEffector: o.endEffector,
-          ...o.barrier,
-          ...(tracked ? { tracked } : {}),
-          ...(band && band.clauses.length > 0 ? { band } : {}),
-          ...(heldTilt ? { heldTilt } : {}),
-        })
-      : { kind: 'none' },
+    barrier: barrier?.model ?? { kind: 'none' },
   };
-  return { rig, franka, tracker, band };
+  return { rig, franka, tracker, band: barrier?.band, recipe: barrier?.recipe };
 }
 
 /** The screen of a Franka's chunks (shape, finite, joint limits, age, order): gating and the gate-off baseline. */
@@ -212,90 +210,213 @@ export function frankaChunkScreen(platform: 'fr3' | 'panda'): ChunkScreen {
   });
 }
 
-interface FrankaBarrierOptions {
-  platform: 'fr3' | 'panda';
-  endEffector: FrankaEndEffector;
+/**
+ * Everything the Franka's chunk filter is built from, as plain data (structured-cloneable): the
+ * filter worker (src/rigs/filter-worker/) builds the same filter from it on its own thread. The
+ * grip its held-tilt bound follows is not here: it comes with each job (GripSnapshot).
+ */
+export interface FrankaFilterRecipe {
+  readonly platform: 'fr3' | 'panda';
+  readonly endEffector: FrankaEndEffector;
   /** Table plane height in the robot base frame (m); the arm's links keep d_safe above it. */
-  tableHeight: number;
-  /** Workspace box [xmin, ymin, zmin, xmax, ymax, zmax] in the base frame, or none. */
-  workspace?: readonly number[];
-  dSafe: number;
-  selfClearance?: number | null;
-  planningMargin?: number;
-  heldTilt?: boolean | { objectLimit: number; held: () => boolean };
-  /** Tracked objects as barrier spheres, positions from `source` (tracking frame → base by `trackingInBase`). */
-  tracked?: {
-    bodies: readonly TrackedObstacleSpec[];
-    source: TrackedPositionSource;
-    trackingInBase: readonly [number, number, number, number, number, number];
-    maxAge: number;
-  };
-  /** The chunk warning band after the CBF. */
-  band?: PlatformBand;
+  readonly tableHeight: number;
+  /** Workspace box [xmin, ymin, zmin, xmax, ymax, zmax] in the base frame, null: none. */
+  readonly workspace: readonly number[] | null;
+  readonly dSafe: number;
+  readonly selfClearance: number | null;
+  readonly planningMargin: number;
+  /** The held object's tilt limit (rad: the clause's τ − ε), null: no tilt bound. */
+  readonly heldTilt: { readonly objectLimit: number } | null;
+  /** Tracked bodies: one sphere group each, placed from each snapshot. */
+  readonly trackedBodies: number;
+  /** The warning band's clauses and run-on, null: no band. */
+  readonly band: { readonly clauses: readonly BandClauseSpec[]; readonly runOn?: number } | null;
 }
 
-function frankaBarrier(o: FrankaBarrierOptions): BarrierModel {
-  const robot = o.platform === 'fr3' ? FR3_DESCRIPTION : PANDA_DESCRIPTION;
+export interface FrankaChunkFilter {
+  /** The CBF (behind the held-tilt switch when the tilt bound is on). */
+  readonly filter: ChunkFilter;
+  readonly band: PlatformBand | undefined;
+  /** The tracked bodies' obstacle groups (one sphere each), in the recipe's order. */
+  readonly tracked: ObstacleSet[];
+  /** The same barrier and limits, for the control thread's re-check of a chunk filtered elsewhere. */
+  readonly recheck: ChunkRecheckConfig;
+  /**
+   * The grip the held-tilt switch reads for the next chunk (ChunkFilterRunnerOptions.grip). A job
+   * without one counts as held from its first row: unsure whether the hand holds, the bound stays on.
+   */
+  readonly setGrip: (grip: GripSnapshot | undefined) => void;
+}
+
+/** The Franka's chunk filter and warning band from a recipe (the rig's, and the filter worker's). */
+export function frankaChunkFilter(r: FrankaFilterRecipe): FrankaChunkFilter {
+  const robot = r.platform === 'fr3' ? FR3_DESCRIPTION : PANDA_DESCRIPTION;
   const chain = robot.chain;
   const qmin = chain.joints.map((j) => j.lower);
   const qmax = chain.joints.map((j) => j.upper);
   const obstacles: ObstacleSet = {
-    planes: Float64Array.from([0, 0, 1, o.tableHeight]),
-    // one sphere per tracked body, placed by TrackedObstacles before every chunk
-    spheres: new Float64Array(4 * (o.tracked?.bodies.length ?? 0)),
-    box: o.workspace ? Float64Array.from(o.workspace) : null,
+    planes: Float64Array.from([0, 0, 1, r.tableHeight]),
+    // one sphere per tracked body, placed from each snapshot (TrackedObstacles on the control thread)
+    spheres: new Float64Array(4 * r.trackedBodies),
+    box: r.workspace ? Float64Array.from(r.workspace) : null,
   };
   const groups = obstacleGroups(obstacles);
-  const planningMargin = o.planningMargin ?? FRANKA_PLANNING_MARGIN;
-  const held = typeof o.heldTilt === 'object' ? o.heldTilt : undefined;
-  const { barrier, tilt } = descriptionBarrier(robot, o.endEffector, {
+  const { barrier, tilt } = descriptionBarrier(robot, r.endEffector, {
     groups,
-    dSafe: o.dSafe,
-    planningMargin,
-    selfClearance: o.selfClearance === undefined ? FRANKA_SELF_CLEARANCE : o.selfClearance,
-    heldTilt: held ? { objectLimit: held.objectLimit, pivotGain: FRANKA_PIVOT_GAIN, faces: 4 } : null,
+    dSafe: r.dSafe,
+    planningMargin: r.planningMargin,
+    selfClearance: r.selfClearance,
+    heldTilt: r.heldTilt ? { objectLimit: r.heldTilt.objectLimit, pivotGain: FRANKA_PIVOT_GAIN, faces: 4 } : null,
   });
-  const tracked = o.tracked
-    ? new TrackedObstacles(
-        o.tracked.bodies,
-        groups.slice(0, o.tracked.bodies.length),
-        o.tracked.source,
-        o.tracked.trackingInBase,
-        o.tracked.maxAge,
-      )
-    : undefined;
+  const maxSpeed = [...FRANKA_DQ_MAX[r.platform]];
   const cbf = new ChunkCbfFilter(barrier, interiorPointSolver, {
     ...DEFAULT_CBF_WEIGHTS,
     qmin,
     qmax,
-    maxSpeed: [...FRANKA_DQ_MAX[o.platform]],
+    maxSpeed,
     maxRounds: 3,
     slackTolerance: 1e-6,
     cbfTolerance: DEFAULT_CBF_TOLERANCE,
     maxIterations: 40,
-    planningMargin,
+    planningMargin: r.planningMargin,
   });
+  const band = r.band
+    ? frankaBand({
+        platform: r.platform,
+        endEffector: r.endEffector,
+        tableHeight: r.tableHeight,
+        clauses: r.band.clauses,
+        ...(r.band.runOn !== undefined ? { runOn: r.band.runOn } : {}),
+      })
+    : undefined;
   // A Franka chunk has the 7 arm joints only (the gripper is its own action server): the tilt pairs
-  // follow the gripper's joint state, not a command column.
-  const heldTiltFilter = tilt && held ? new HeldTiltFilter(cbf, tilt, { held: held.held }, qmin.length) : null;
+  // follow the grip read on the control thread for each chunk — the gripper's state, and the row at
+  // which the chunk's gripper command (if it carries one) closes the hand.
+  let grip: GripSnapshot | undefined;
+  const heldTiltFilter = tilt
+    ? new HeldTiltFilter(
+        cbf,
+        tilt,
+        { held: () => grip?.held ?? true, closeRow: () => grip?.closeRow ?? -1 },
+        qmin.length,
+      )
+    : null;
   const filter: ChunkFilter = heldTiltFilter ?? cbf;
   return {
-    kind: 'cbf',
-    screen: frankaChunkScreen(o.platform),
     filter,
-    maxStateAge: 0.05,
-    // the chunk as it goes to the arm (after the band) re-checked against the same barrier, limits and tilt faces
+    band,
+    tracked: groups.slice(0, r.trackedBodies),
+    // the chunk as it goes to the arm (after the band) re-checked against the same barrier, limits
+    // and tilt faces, the faces on the rows the grip (set from each snapshot) holds an object
     recheck: {
       barrier,
       qmin,
       qmax,
-      maxSpeed: [...FRANKA_DQ_MAX[o.platform]],
-      planningMargin,
+      maxSpeed,
+      planningMargin: r.planningMargin,
       gamma: DEFAULT_CBF_WEIGHTS.gamma,
       heldTilt:
         tilt && heldTiltFilter ? { barrier: tilt, gripper: heldTiltFilter.gripper, filter: heldTiltFilter } : null,
     },
-    ...(tracked ? { obstacles: tracked } : {}),
-    ...(o.band ? { band: o.band.stage } : {}),
+    setGrip: (g) => (grip = g),
+  };
+}
+
+/**
+ * The row at which a chunk's gripper command closes the hand: the first whose commanded width (m,
+ * between the fingers) is below the present measured width by more than `tolerance` — the fingers
+ * told to close from where they are (−1: none, or no command). Present width unknown (no usable
+ * gripper state): measured from fully open, so any command short of open closes.
+ */
+export function frankaCloseRow(
+  commandedWidth: Float64Array | undefined,
+  presentWidth: number,
+  openWidth: number,
+  tolerance: number,
+): number {
+  if (!commandedWidth) return -1;
+  const from = Number.isFinite(presentWidth) ? presentWidth : openWidth;
+  for (let k = 0; k < commandedWidth.length; k++) if (!(commandedWidth[k]! >= from - tolerance)) return k; // NaN counts as a close
+  return -1;
+}
+
+/** The barrier model of a gating Franka: recipe → filter (inline or in the service) → the off-thread chunk path. */
+function frankaBarrier(
+  o: FrankaRigOptions,
+  plan: SafeMonitorPlan,
+  mapping: FrankaMapping,
+  tracked:
+    | {
+        bodies: readonly TrackedObstacleSpec[];
+        source: TrackedPositionSource;
+        trackingInBase: readonly [number, number, number, number, number, number];
+        maxAge: number;
+      }
+    | undefined,
+): { model: BarrierModel; band: PlatformBand | undefined; recipe: FrankaFilterRecipe } {
+  const b = o.barrier!;
+  // The held object's tilt (held_object_tilt_world's τ − ε) while the fingers hold something.
+  const tiltClause = plan.instances.find((i) => i.clause.id === 'held_object_tilt_world');
+  const heldTilt =
+    b.heldTilt !== false && tiltClause && o.endEffector !== 'none'
+      ? { objectLimit: ((tiltClause.tau - (tiltClause.warn ?? 0)) * Math.PI) / 180 }
+      : null;
+  const recipe: FrankaFilterRecipe = {
+    platform: o.platform,
+    endEffector: o.endEffector,
+    tableHeight: b.tableHeight,
+    workspace: b.workspace ? [...b.workspace] : null,
+    dSafe: b.dSafe,
+    selfClearance: b.selfClearance === undefined ? FRANKA_SELF_CLEARANCE : b.selfClearance,
+    planningMargin: b.planningMargin ?? FRANKA_PLANNING_MARGIN,
+    heldTilt,
+    trackedBodies: tracked?.bodies.length ?? 0,
+    band: b.warningBand
+      ? {
+          clauses: bandClauses(plan.instances),
+          ...(b.warningBand.runOn !== undefined ? { runOn: b.warningBand.runOn } : {}),
+        }
+      : null,
+  };
+  const built = frankaChunkFilter(recipe);
+  const trackedObstacles = tracked
+    ? new TrackedObstacles(tracked.bodies, built.tracked, tracked.source, tracked.trackingInBase, tracked.maxAge)
+    : undefined;
+  const band = built.band && built.band.clauses.length > 0 ? built.band : undefined;
+  const service =
+    b.filterService?.(recipe) ??
+    new InlineChunkFilterService(
+      new ChunkFilterRunner({
+        filter: built.filter,
+        tracked: built.tracked,
+        grip: built.setGrip,
+        ...(band ? { band: band.stage.band } : {}),
+      }),
+    );
+  const g = mapping.config.gripper;
+  // Read on the control thread into every snapshot, and again just before its answer is re-checked
+  // (a changed grip has it filtered again): this thread's filter copy holds it, so the re-check's
+  // tilt faces follow the same grip the filter did.
+  const grip = (chunk: GateChunk, now: number): GripSnapshot => {
+    const snapshot = {
+      held: mapping.holdingAt(now),
+      closeRow: frankaCloseRow(chunk.gripperWidth, mapping.gripperWidth, g.openWidth, g.hysteresis),
+    };
+    built.setGrip(snapshot);
+    return snapshot;
+  };
+  return {
+    model: {
+      kind: 'cbf',
+      screen: frankaChunkScreen(o.platform),
+      filter: built.filter,
+      maxStateAge: 0.05,
+      recheck: built.recheck,
+      ...(trackedObstacles ? { obstacles: trackedObstacles } : {}),
+      ...(band ? { band: band.stage } : {}),
+      offThread: { service, tracked: built.tracked, grip },
+    },
+    band: built.band,
+    recipe,
   };
 }

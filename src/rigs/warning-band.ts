@@ -156,7 +156,10 @@ export interface FrankaBandOptions {
   readonly platform: 'fr3' | 'panda';
   readonly endEffector: FrankaEndEffector;
   readonly tableHeight: number;
-  readonly instances: readonly ClauseInstance[];
+  /** The monitored clauses (their band clauses are taken), or the band clauses themselves (`clauses`). */
+  readonly instances?: readonly ClauseInstance[];
+  /** The band clauses, when already taken from the instances (a filter worker rebuilding the band). */
+  readonly clauses?: readonly BandClauseSpec[];
   readonly runOn?: number;
 }
 
@@ -176,7 +179,7 @@ export function frankaBand(o: FrankaBandOptions): PlatformBand {
     plane: [0, 0, 1, o.tableHeight],
     tcp: endEffectorOf(robot, o.endEffector).tcp,
   });
-  const clauses = bandClauses(o.instances);
+  const clauses = o.clauses ? [...o.clauses] : bandClauses(o.instances ?? []);
   const band = new WarningBand(motion, {
     clauses,
     armJoints: chain.joints.length,

@@ -45,6 +45,27 @@ export interface FilterJob {
    * rather than taking the pose it restarted at. Absent or null: the filter keeps its own.
    */
   readonly grasp?: GraspReference | null;
+  /**
+   * The grip read on the control thread, for a filter keyed on the gripper's state rather than a
+   * chunk column (the Franka); absent for the others.
+   */
+  readonly grip?: GripSnapshot;
+}
+
+/**
+ * The grip as plain data (a filter thread cannot call back into the control thread's mapping):
+ * whether the gripper state says an object is held, and where the chunk commands the hand to close.
+ */
+export interface GripSnapshot {
+  /** The gripper state says held (or cannot rule it out) at submission. */
+  readonly held: boolean;
+  /** The first row at which the chunk commands the hand to close (−1: none, or no gripper command). */
+  readonly closeRow: number;
+}
+
+export function sameGrip(a: GripSnapshot | undefined, b: GripSnapshot | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.held === b.held && a.closeRow === b.closeRow;
 }
 
 /** What the filter and band made of a job. The outcomes are the filter's own objects inline, copies from a worker. */
@@ -129,12 +150,14 @@ export interface ChunkFilterRunnerOptions {
   readonly band?: WarningBand;
   /** The obstacle groups the tracked spheres are written into (one sphere each), in the job's order. */
   readonly tracked?: readonly ObstacleSet[];
+  /** Told each job's grip before it is filtered (a filter keyed on the gripper's state reads it). */
+  readonly grip?: (grip: GripSnapshot | undefined) => void;
 }
 
 /**
  * Runs jobs on whichever thread holds it: writes the snapshot's tracked spheres into the barrier,
- * rolls a stateful filter back when the previous chunk did not go to the arm, then
- * {@link runFilterStage}.
+ * rolls a stateful filter back when the previous chunk did not go to the arm, hands a grip-keyed
+ * filter the snapshot's grip, then {@link runFilterStage}.
  */
 export class ChunkFilterRunner {
   private ran = false;
@@ -158,6 +181,7 @@ export class ChunkFilterRunner {
     // the control thread's committed reference wins over whatever this filter kept
     if (job.grasp && keepsGrasp(f)) f.restoreGrasp(job.grasp);
     this.ran = true;
+    this.o.grip?.(job.grip);
     return runFilterStage(f, this.o.band, job, job.q0, job.band, undefined);
   }
 }

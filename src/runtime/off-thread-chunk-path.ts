@@ -21,7 +21,8 @@
  *   chunk that fails it because the arm or an obstacle moved since the snapshot is filtered again
  *   from a fresh snapshot (at most `maxRefilters` times, then rejected `stale-snapshot`); one that
  *   fails it with nothing moved is unsafe and holds;
- * - the band's grip state is the snapshot's (else filtered again).
+ * - the band's grip state, and the grip a grip-keyed filter read (the Franka's held state and the
+ *   chunk's close row), are the snapshot's (else filtered again).
  *
  * Then ChunkExecutor's own commit sends it to the sink. The chunk's validity window is checked on
  * receipt by the screen, as on the synchronous path (whose commit also comes after the filter's
@@ -38,7 +39,14 @@ import type { BandState } from '../gate/warning-band.js';
 import type { ObstacleSet } from '../kinematics/obstacles.js';
 import type { Clock } from '../util/clock.js';
 import { ChunkExecutor, type ChunkExecutorOptions, type ChunkPath } from './chunk-executor.js';
-import type { ChunkFilterService, FilterAnswer, FilterJob, FilterStage } from './chunk-filter-service.js';
+import {
+  sameGrip,
+  type ChunkFilterService,
+  type FilterAnswer,
+  type FilterJob,
+  type FilterStage,
+  type GripSnapshot,
+} from './chunk-filter-service.js';
 
 /** What the control thread re-checks a chunk with (declared beside the re-check, src/gate/chunk-recheck.ts). */
 export type { ChunkRecheckConfig } from '../gate/chunk-recheck.js';
@@ -60,6 +68,11 @@ export interface OffThreadChunkPathOptions extends Omit<ChunkExecutorOptions, 'f
   readonly floodFilterIntervalS?: number;
   /** The filter time (ms) the service measured for each answer (bench). */
   readonly onFilterTime?: (ms: number) => void;
+  /**
+   * The grip of a filter keyed on the gripper's state (the Franka), read on this thread into each
+   * snapshot and again at commit: a chunk whose grip changed meanwhile is filtered again, as for the band's.
+   */
+  readonly grip?: (chunk: GateChunk, now: number) => GripSnapshot;
 }
 
 /**
@@ -249,6 +262,7 @@ export class OffThreadChunkPath implements ChunkPath {
       band: this.bandState(now),
       previousCommitted: this.lastCommitted,
       grasp: this.commitCheck.grasp?.reference ?? null,
+      ...(this.o.grip ? { grip: this.o.grip(chunk, now) } : {}),
     };
     this.lastCommitted = false;
     this.lastBegin = now;
@@ -311,7 +325,8 @@ export class OffThreadChunkPath implements ChunkPath {
     const refused = this.steps.presentState(chunk.id, now, this.qNow);
     if (refused) return refused;
     const bandNow = this.bandState(now);
-    const bandMoved = !sameBand(job.band, bandNow);
+    const bandMoved =
+      !sameBand(job.band, bandNow) || (this.o.grip !== undefined && !sameGrip(job.grip, this.o.grip(chunk, now)));
     const targets = stage.band ? stage.band.targets : stage.cbf.targets;
     const filtered = stage.cbf.status === 'filtered' ? stage.cbf.targets : chunk.targets;
     const failed = this.commitCheck.check(chunk.targets, filtered, targets, chunk.horizon, chunk.dt, this.qNow, job.q0);
@@ -322,7 +337,7 @@ export class OffThreadChunkPath implements ChunkPath {
     }
     const moved = this.moved(job);
     const why = bandMoved
-      ? "the grip state changed (the band's prediction starts from it)"
+      ? "the grip state changed (the band's prediction and a grip-keyed tilt bound start from it)"
       : `${failed!.check}: ${failed!.detail}`;
     if (bandMoved || moved !== '') {
       if (f.refilters < (this.o.maxRefilters ?? 1)) return 'refilter';

@@ -14,7 +14,8 @@ import type { CommandSink, JointStateSource, SignalSource } from '../ports/index
 import { SignalFrame } from '../schema/signals.js';
 import type { Clock } from '../util/clock.js';
 import { ChunkExecutor, type ChunkPath } from './chunk-executor.js';
-import type { ChunkFilterService } from './chunk-filter-service.js';
+import type { ChunkFilterService, GripSnapshot } from './chunk-filter-service.js';
+import type { GateChunk } from '../gate/chunk.js';
 import { OffThreadChunkPath } from './off-thread-chunk-path.js';
 import type { ChunkRecheckConfig } from '../gate/chunk-recheck.js';
 import type { ObstacleSet } from '../kinematics/obstacles.js';
@@ -65,6 +66,8 @@ export type BarrierModel =
         readonly tracked?: readonly ObstacleSet[];
         readonly maxRefilters?: number;
         readonly onFilterTime?: (ms: number) => void;
+        /** The grip a grip-keyed filter reads (the Franka), into each snapshot (OffThreadChunkPathOptions.grip). */
+        readonly grip?: (chunk: GateChunk, now: number) => GripSnapshot;
       };
     };
 
@@ -148,6 +151,7 @@ export function composePipeline(rig: PlatformRig, gating: boolean, events: GateE
           ...(off.tracked ? { tracked: off.tracked } : {}),
           ...(off.maxRefilters !== undefined ? { maxRefilters: off.maxRefilters } : {}),
           ...(off.onFilterTime ? { onFilterTime: off.onFilterTime } : {}),
+          ...(off.grip ? { grip: off.grip } : {}),
         })
       : new ChunkExecutor({ ...common, filter: b.filter, recheck: b.recheck });
   } else if (b.kind === 'cbf') {

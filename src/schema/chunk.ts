@@ -13,4 +13,10 @@ export interface JointChunk {
   /** Step period in seconds. */
   readonly dt: number;
   readonly targets: Float64Array;
+  /**
+   * Per row, the distance between the fingers (m) the policy commands beside the joints, for an arm
+   * whose gripper is not a chunk column (a Franka trajectory carrying its finger joints); absent:
+   * the chunk commands no gripper. Never sent to the arm's controller; the held-tilt bound reads it.
+   */
+  readonly gripperWidth?: Float64Array;
 }

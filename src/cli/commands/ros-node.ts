@@ -13,6 +13,8 @@ import { liveTasksFromSpec, parseSemanticRunOptions } from '../compose/semantic-
 import type { LiveTask } from '../../runtime/live-semantic.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
 import { systemTimers } from '../../platform/system-clock.js';
+import { WorkerChunkFilterService } from '../../rigs/filter-worker/worker-service.js';
+import { OffThreadChunkPath } from '../../runtime/off-thread-chunk-path.js';
 
 export const rosNodeCommand: Command = {
   name: 'ros-node',
@@ -190,19 +192,36 @@ export async function serveFrankaNode(
   /** The running episode until it is closed: whatever fails, it is closed before the context goes. */
   let openEpisodes: { close(t: number, reason: string): Promise<void> } | undefined;
   let lastTime = NaN;
+  /** The chunk filter's worker thread (gate mode, chunk_filter worker): stopped whatever happens. */
+  let filterWorker: WorkerChunkFilterService | undefined;
   try {
     const semantic = semanticFromParams(config, spec);
     if (!semantic.ok) {
       io.err(`armguard ros-node: ${semantic.error}`);
       return EXIT.failure;
     }
+    let built: ReturnType<typeof buildFrankaNode> | undefined;
     const parts = buildFrankaNode(ctx, config, spec, {
       recording: { timers, log: (l) => io.out(l), ...(versions ? { versions } : {}) },
       onStartupFailed: (n) => startupFailed(n),
       ...(semantic.value
         ? { semantic: { ...semantic.value, log: (l: string) => io.out(l), tasks: liveTasks(spec) } }
         : {}),
+      ...(config.gateMode === 'gate' && (config.chunkFilter ?? 'worker') === 'worker'
+        ? {
+            filterService: (recipe) =>
+              (filterWorker = new WorkerChunkFilterService({
+                recipe,
+                timers,
+                onRestart: (detail) => {
+                  io.out(`armguard ros-node: ${detail}`);
+                  if (built) built.session.recordEvent(built.now(), 'chunk-filter-worker', detail);
+                },
+              })),
+          }
+        : {}),
     });
+    built = parts;
     io.out(
       `armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate mode ${describeGateMode(config.gateMode)}; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`,
     );
@@ -210,6 +229,16 @@ export async function serveFrankaNode(
     // The first episode (with episodes_dir) and the semantic gate's task (again with each episode and each ~/task message).
     openEpisodes = parts.session;
     await parts.session.start(lastTime);
+    const worker = filterWorker as WorkerChunkFilterService | undefined;
+    if (worker) {
+      // Before the graph spins: the first trajectory finds the worker running and its code compiled.
+      await worker.start();
+      const path = parts.session.chunks;
+      if (path instanceof OffThreadChunkPath) path.warmUp();
+      io.out(
+        'armguard ros-node: chunk filter in a worker thread (CBF and warning band); each answer is re-checked on the control thread against the present joint state, obstacles and grip before it reaches the controller',
+      );
+    }
     ctx.spin();
     const outcome = await Promise.race([stop.then((signal) => ({ kind: 'signal' as const, signal })), failed]);
     const why = outcome.kind === 'signal' ? outcome.signal : 'start-up failed';
@@ -243,6 +272,7 @@ export async function serveFrankaNode(
         .close(lastTime, 'node failed')
         .catch((e: unknown) => io.err(`armguard ros-node: closing the episode failed: ${(e as Error).message}`));
     }
+    await (filterWorker as WorkerChunkFilterService | undefined)?.close();
     await ctx.shutdown();
   }
 }

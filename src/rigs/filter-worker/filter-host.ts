@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { ChunkFilterRunner, runFilterStage, type FilterStage } from '../../runtime/chunk-filter-service.js';
 import { so101ChunkFilter } from '../so101.js';
+import { frankaChunkFilter } from '../franka.js';
 import type { FilterRecipe, FromFilterWorker, ToFilterWorker } from './protocol.js';
 import { niceThisThread } from '../../platform/thread-priority.js';
 
@@ -22,6 +23,12 @@ function build(recipe: FilterRecipe): ChunkFilterRunner {
       const b = so101ChunkFilter(recipe);
       const band = b.band && b.band.clauses.length > 0 ? b.band.stage.band : undefined;
       return new ChunkFilterRunner({ filter: b.filter, tracked: b.tracked, ...(band ? { band } : {}) });
+    }
+    case 'fr3':
+    case 'panda': {
+      const b = frankaChunkFilter(recipe);
+      const band = b.band && b.band.clauses.length > 0 ? b.band.stage.band : undefined;
+      return new ChunkFilterRunner({ filter: b.filter, tracked: b.tracked, grip: b.setGrip, ...(band ? { band } : {}) });
     }
   }
 }
@@ -43,7 +50,7 @@ function detach(stage: FilterStage): { stage: FilterStage; transfer: ArrayBuffer
  * of it) filters chunks from mid-range sweeping every joint to its upper and to its lower limit.
  */
 function warmUp(recipe: FilterRecipe): void {
-  const b = so101ChunkFilter(recipe);
+  const b = recipe.platform === 'so101' ? so101ChunkFilter(recipe) : frankaChunkFilter(recipe);
   for (const g of b.tracked) g.spheres.set([100, 100, 100, 0.01]);
   const band = b.band && b.band.clauses.length > 0 ? b.band.stage.band : undefined;
   const { qmin, qmax } = b.recheck;

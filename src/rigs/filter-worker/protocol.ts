@@ -5,9 +5,10 @@
  */
 import type { FilterJob, FilterStage } from '../../runtime/chunk-filter-service.js';
 import type { So101FilterRecipe } from '../so101.js';
+import type { FrankaFilterRecipe } from '../franka.js';
 
 /** What a filter worker can be built from (one recipe per platform whose rig filters off-thread). */
-export type FilterRecipe = So101FilterRecipe;
+export type FilterRecipe = So101FilterRecipe | FrankaFilterRecipe;
 
 export type ToFilterWorker = { readonly type: 'job'; readonly job: FilterJob };
 
