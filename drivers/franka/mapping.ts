@@ -11,7 +11,8 @@
  *   a resultant, not per-pair forces (seeds/000 App. G): attribution is an approximation.
  * - obj_above_table / target_obj_tilt_world_deg: while the grasp holds, from o_t_ee (FK-free),
  *   relative to the end-effector pose when the grasp closed (rigid grasp transform).
- * - gripper_contact: finger width inside the configured grasp band, with hysteresis.
+ * - gripper_contact: the fingers hold something, judged from the finger width alone (the gripper's
+ *   joint states carry no grasp flag; see {@link FrankaMapping.applyGripper} for the rule).
  * - self_collision_clearance: surface distance (m) between the nearest two self-collision volumes
  *   of the robot description (arm + the configured end effector) that are not on its
  *   allowed-collision list, at the measured q; NaN (invalid) for a q of the wrong size or non-finite.
@@ -52,6 +53,14 @@ export interface FrankaMappingConfig {
     openWidth: number;
     /** Hysteresis on both edges, m. */
     hysteresis: number;
+    /**
+     * The fingers count as still when their width stays within this (m) for `stillTime` (s): a
+     * closing hand that stopped inside the band stopped on an object (the width plateau).
+     */
+    stillWidth: number;
+    stillTime: number;
+    /** Held fingers opening this far (m) beyond the narrowest width of the grasp have let go. */
+    releaseWidth: number;
   };
   source: string;
   /** The arm's description: self-collision volumes, allowed pairs, TCP. */
@@ -70,7 +79,16 @@ export const FR3_MAPPING: FrankaMappingConfig = {
   endEffector: 'franka_hand',
   tauLimits: [87, 87, 87, 87, 12, 12, 12],
   torqueScale: 87,
-  gripper: { closedWidth: 0.002, openWidth: 0.075, hysteresis: 0.001 },
+  gripper: {
+    closedWidth: 0.002,
+    openWidth: 0.075,
+    hysteresis: 0.001,
+    // a closing motion slower than 0.5 mm in 50 ms (10 mm/s) looks still: counted as holding early
+    stillWidth: 0.0005,
+    stillTime: 0.05,
+    // franka_gripper's default grasp tolerance (epsilon inner/outer 5 mm, hardware-facts §A3)
+    releaseWidth: 0.005,
+  },
   source: 'franka',
 };
 
@@ -111,6 +129,12 @@ const I = {
 export class FrankaMapping {
   private holding = false;
   private gripperStamp = -Infinity;
+  /** Where the fingers last moved from (width m, time s), and which way they moved ('unknown': no motion seen). */
+  private anchorWidth = NaN;
+  private anchorT = NaN;
+  private lastMove: 'closing' | 'opening' | 'unknown' = 'unknown';
+  /** The narrowest width while holding (m). */
+  private graspWidth = NaN;
   /** Distance between the fingers (m) from the last gripper joint state; NaN until one arrives or when it is unusable. */
   gripperWidth = NaN;
 
@@ -146,7 +170,23 @@ export class FrankaMapping {
     return this.holding;
   }
 
-  /** Gripper finger joint states (two fingers, each at width/2); stamps read on the node's time base. */
+  /**
+   * Gripper finger joint states (two fingers, each at width/2); stamps read on the node's time base.
+   *
+   * Holding, from the width alone (franka_gripper's joint states carry no is_grasped; its grasp
+   * action's result is not seen here): the width is inside the grasp band (above closed-on-nothing,
+   * below open, with hysteresis) and
+   * - the fingers closed and then stopped there (width within `stillWidth` for `stillTime`: the
+   *   plateau of a grasp), or
+   * - no motion has been seen since the state began (or since a gap over 1 s): unsure, counted as
+   *   holding — a false "not holding" would drop the held-object constraints.
+   * Not holding while the fingers close towards the band's inside (nothing gripped yet), once held
+   * fingers open more than `releaseWidth` beyond the grasp's narrowest width (let go), after an
+   * opening that stops part-way, and outside the band. Held fingers that close further (a slipping
+   * or soft object) stay holding until the width leaves the band.
+   * False holds this keeps: a Move to a width inside the band (pre-shaping the hand) stops there
+   * like a grasp and counts as holding; so does a closing slower than stillWidth / stillTime.
+   */
   applyGripper(js: JointState, frame: SignalFrame, time: RosTimeBase = RosTimeBase.EPOCH): void {
     const t = time.seconds(js.header.stamp);
     let width = 0;
@@ -157,13 +197,33 @@ export class FrankaMapping {
       return;
     }
     const g = this.config.gripper;
+    // the fingers' motion since they last moved (a state older than 1 s: motion unknown again)
+    if (!(t - this.gripperStamp < 1) || !Number.isFinite(this.anchorWidth)) {
+      this.lastMove = 'unknown';
+      this.anchorWidth = width;
+      this.anchorT = t;
+    } else if (Math.abs(width - this.anchorWidth) > g.stillWidth) {
+      this.lastMove = width < this.anchorWidth ? 'closing' : 'opening';
+      this.anchorWidth = width;
+      this.anchorT = t;
+    }
+    const still = t - this.anchorT >= g.stillTime;
     const inBand = this.holding
       ? width > g.closedWidth - g.hysteresis && width < g.openWidth + g.hysteresis
       : width > g.closedWidth + g.hysteresis && width < g.openWidth - g.hysteresis;
-    if (inBand && !this.holding) this.graspZ = NaN; // re-anchor the rigid-grasp pose on the next state
-    this.holding = inBand;
+    let holding: boolean;
+    if (!inBand) holding = false;
+    else if (this.holding) holding = !(width > this.graspWidth + g.releaseWidth);
+    else holding = this.lastMove === 'unknown' || (this.lastMove === 'closing' && still);
+    if (holding && !this.holding) {
+      this.graspZ = NaN; // re-anchor the rigid-grasp pose on the next state
+      this.graspWidth = width;
+    }
+    if (holding) this.graspWidth = Math.min(this.graspWidth, width);
+    else if (this.holding && inBand) this.lastMove = 'opening'; // let go: a stop part-way is no grasp
+    this.holding = holding;
     this.gripperStamp = t;
-    frame.set(I.grip, inBand ? 1 : 0, t, this.config.source);
+    frame.set(I.grip, holding ? 1 : 0, t, this.config.source);
   }
 
   /**

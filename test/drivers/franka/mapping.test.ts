@@ -313,3 +313,58 @@ describe('Franka mapping: the grip attributes contact force while its state is y
     expect(frame.get('target_furniture_contact_force')).toBe(0);
   });
 });
+
+describe('Franka mapping: holding is a closing hand that stopped inside the grasp band (the width plateau)', () => {
+  /** franka_gripper's joint states at 15 Hz (state_publish_rate, hardware-facts §A3): widths from `t0`, one per sample. */
+  function gripperAt15Hz(widths: readonly number[], t0 = 1) {
+    const m = new FrankaMapping(frankaMappingConfig('fr3', 'franka_hand'));
+    const frame = new SignalFrame();
+    const held: boolean[] = [];
+    const contact: number[] = [];
+    widths.forEach((w, k) => {
+      const t = t0 + k / 15;
+      m.applyGripper(gripperState(t, w), frame);
+      held.push(m.holdingAt(t));
+      contact.push(frame.get('gripper_contact'));
+    });
+    return { m, held, contact };
+  }
+  /** Open (8 cm), then closing at franka_gripper's default 0.1 m/s (6.7 mm per sample) onto a 4.5 cm object. */
+  const CLOSE_ONTO_CUP = [0.08, 0.08, 0.0733, 0.0667, 0.06, 0.0533, 0.0467, 0.045, 0.045, 0.045, 0.045];
+
+  it('while the fingers close nothing is held; once they stop on the object it is, from the second still sample', () => {
+    const { held, contact } = gripperAt15Hz(CLOSE_ONTO_CUP);
+    // open, then moving inward inside the band (before: holding from 0.0733, the first width below open)
+    expect(held.slice(0, 7)).toEqual([false, false, false, false, false, false, false]);
+    // 0.0467 → 0.045 moved 1.7 mm (still closing); 0.045 again 67 ms later: still for ≥ 50 ms
+    expect(held.slice(7)).toEqual([false, true, true, true]);
+    expect(contact.slice(7)).toEqual([0, 1, 1, 1]);
+  });
+
+  it('held fingers that open let go: past 5 mm beyond the grasp width not holding, also when they stop part-way', () => {
+    const { held } = gripperAt15Hz([...CLOSE_ONTO_CUP, 0.047, 0.0517, 0.058, 0.058, 0.058, 0.058]);
+    expect(held[CLOSE_ONTO_CUP.length]).toBe(true); // 2 mm wider: a loosened grasp still holds
+    // 0.0517 is 6.7 mm past 0.045: released; the fingers stopping at 5.8 cm (inside the band) are no grasp
+    expect(held.slice(CLOSE_ONTO_CUP.length + 1)).toEqual([false, false, false, false, false]);
+  });
+
+  it('a held object slipping (fingers closing further) stays held until the fingers close on nothing', () => {
+    const { held } = gripperAt15Hz([...CLOSE_ONTO_CUP, 0.04, 0.03, 0.01, 0.0025, 0.001]);
+    expect(held.slice(CLOSE_ONTO_CUP.length)).toEqual([true, true, true, true, false]);
+  });
+
+  it('unsure is holding: a hand already inside the band when its state begins (or after a gap over 1 s) counts as holding at once', () => {
+    const first = gripperAt15Hz([0.05]);
+    expect(first.held).toEqual([true]);
+    const m = first.m;
+    const frame = new SignalFrame();
+    // closing again after a 2 s gap: unknown motion, holding from the first state after the gap
+    m.applyGripper(gripperState(3, 0.03), frame);
+    expect(m.holdingAt(3)).toBe(true);
+  });
+
+  it('a closing fully to the closed width (nothing between the fingers) is never holding', () => {
+    const { held } = gripperAt15Hz([0.08, 0.06, 0.04, 0.02, 0.0005, 0.0005, 0.0005]);
+    expect(held).toEqual([false, false, false, false, false, false, false]);
+  });
+});
