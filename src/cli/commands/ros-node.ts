@@ -200,7 +200,8 @@ export async function serveFrankaNode(
       io.err(`armguard ros-node: ${semantic.error}`);
       return EXIT.failure;
     }
-    let built: ReturnType<typeof buildFrankaNode> | undefined;
+    /** The node's parts once built (the worker's restart is recorded in its session). */
+    const built: { parts?: ReturnType<typeof buildFrankaNode> } = {};
     const parts = buildFrankaNode(ctx, config, spec, {
       recording: { timers, log: (l) => io.out(l), ...(versions ? { versions } : {}) },
       onStartupFailed: (n) => startupFailed(n),
@@ -215,13 +216,13 @@ export async function serveFrankaNode(
                 timers,
                 onRestart: (detail) => {
                   io.out(`armguard ros-node: ${detail}`);
-                  if (built) built.session.recordEvent(built.now(), 'chunk-filter-worker', detail);
+                  built.parts?.session.recordEvent(built.parts.now(), 'chunk-filter-worker', detail);
                 },
               })),
           }
         : {}),
     });
-    built = parts;
+    built.parts = parts;
     io.out(
       `armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate mode ${describeGateMode(config.gateMode)}; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`,
     );
