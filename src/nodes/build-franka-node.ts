@@ -23,6 +23,7 @@ import {
   type FrankaRigOptions,
 } from '../rigs/franka.js';
 import type { ChunkFilterService } from '../runtime/chunk-filter-service.js';
+import type { PlatformRig } from '../runtime/rig.js';
 import { recordedGateMode, type FrankaNodeConfig } from './franka-node-config.js';
 import { EpisodeManager } from '../episode/episode-manager.js';
 import type { Timers } from '../util/clock.js';
@@ -30,6 +31,8 @@ import { COMPRESSED_IMAGE_TYPE, IMAGE_TYPE, RosImageCamera } from '../../drivers
 
 export interface FrankaNodeParts {
   franka: FrankaRos;
+  /** The rig the session runs (its barrier model: the filter, the chunk filter's recipe's source). */
+  rig: PlatformRig;
   session: Session;
   gate: Gate;
   bank: MonitorBank;
@@ -238,6 +241,7 @@ export function buildFrankaNode(
   franka.onSample(() => node.sample());
   return {
     franka,
+    rig,
     session,
     gate: session.gate,
     bank: session.bank,

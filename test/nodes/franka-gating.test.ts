@@ -16,12 +16,11 @@ import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
 import {
   Barrier,
   CapsuleModel,
-  FR3_DESCRIPTION,
   FR3_MODEL,
-  ForwardKinematics,
   PANDA_DESCRIPTION,
 } from '../../src/kinematics/index.js';
 import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
+import { fr3ToolTilt } from './support/fr3-tilt.js';
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const JOINTS = ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'];
@@ -103,16 +102,8 @@ describe('Franka gating mode (fake graph, FR3 capsules, real QP)', () => {
     const task = 'sim-pick-cup-into-box';
     // joint 6 turned 0.6 rad (34°): the hand pitches
     const end = READY.map((q, j) => (j === 5 ? q + 0.6 : q));
-    const fk = new ForwardKinematics(FR3_DESCRIPTION.chain);
-    const o = fk.offset(FR3_DESCRIPTION.endEffectors.franka_hand!.tcp.frame);
-    fk.compute(READY);
-    // the tool direction that was world-vertical at READY: the third row of the row-major rotation
-    const v = [fk.frames[o + 6]!, fk.frames[o + 7]!, fk.frames[o + 8]!];
-    const tiltDeg = (q: ArrayLike<number>): number => {
-      fk.compute(q);
-      const bz = fk.frames[o + 6]! * v[0]! + fk.frames[o + 7]! * v[1]! + fk.frames[o + 8]! * v[2]!;
-      return (Math.acos(Math.min(1, bz)) * 180) / Math.PI;
-    };
+    // the tilt from the tool direction that was world-vertical at READY
+    const tiltDeg = fr3ToolTilt(READY);
     expect(tiltDeg(end)).toBeGreaterThan(30);
 
     const held = setup({ task });
