@@ -114,5 +114,8 @@ export function trajectoryToChunk(
   if (!Number.isFinite(stamp)) return { ok: false, reason: 'header.stamp is missing or not finite' };
   const id =
     msg.header.frame_id !== '' ? msg.header.frame_id : `traj-${msg.header.stamp.sec}.${msg.header.stamp.nanosec}`;
-  return { ok: true, chunk: { id, stamp, horizon: H, joints: n, dt, targets, ...(gripperWidth ? { gripperWidth } : {}) } };
+  return {
+    ok: true,
+    chunk: { id, stamp, horizon: H, joints: n, dt, targets, ...(gripperWidth ? { gripperWidth } : {}) },
+  };
 }

@@ -44,7 +44,9 @@ async function workerNode(overrides: Partial<FrankaNodeConfig> = {}) {
   const original = own.filter.bind(own);
   own.filter = (...a: Parameters<ChunkFilter['filter']>) => (onControlThread.calls++, original(...a));
   const release = () =>
-    world.node.createClient<Record<string, never>, TriggerResponse>('std_srvs/srv/Trigger', '/armguard/release').call({});
+    world.node
+      .createClient<Record<string, never>, TriggerResponse>('std_srvs/srv/Trigger', '/armguard/release')
+      .call({});
   return { config, rig, world, worker, path, onControlThread, release };
 }
 
@@ -58,7 +60,9 @@ describe('Franka node: the chunk filter in a worker thread (chunk_filter worker)
     publishStates(n.world, n.rig.timers, 50, { width: 0.04 });
     expect(n.rig.parts.gate.state).toBe('armed');
     const before = n.world.toController.length;
-    n.world.proposer.publish(linearTrajectory('tilt-held', n.rig.clock.now(), FR3_READY, TILTED, { steps: 20, dt: 0.05 }));
+    n.world.proposer.publish(
+      linearTrajectory('tilt-held', n.rig.clock.now(), FR3_READY, TILTED, { steps: 20, dt: 0.05 }),
+    );
     // the decision is not made on this thread: nothing answered, nothing sent yet
     expect(n.path.filtering).toBe(true);
     expect(n.world.results).toHaveLength(0);
@@ -72,6 +76,23 @@ describe('Franka node: the chunk filter in a worker thread (chunk_filter worker)
     const bent = sent.points.map((p) => tilt(p.positions));
     expect(Math.max(...bent)).toBeLessThanOrEqual(13.5 + 0.05);
     expect(Math.max(...bent)).toBeGreaterThan(5);
+  }, 60_000);
+
+  it('the grip changes while the worker filters (the hand closes on the cup): the answer is filtered again with the tilt bound before it is committed', async () => {
+    const n = await workerNode({ task: 'sim-pick-cup-into-box' });
+    publishStates(n.world, n.rig.timers, 50); // hand open: not holding
+    const before = n.world.toController.length;
+    n.world.proposer.publish(linearTrajectory('tilt', n.rig.clock.now(), FR3_READY, TILTED, { steps: 20, dt: 0.05 }));
+    expect(n.worker.fault).toBeNull();
+    // meanwhile, on the node's clock: the fingers close to 4 cm and stay there (holding from the plateau)
+    publishStates(n.world, n.rig.timers, 5, { width: 0.06 });
+    publishStates(n.world, n.rig.timers, 80, { width: 0.04 });
+    await waitUntil(() => n.world.results.length > 0, 30, 'the answer');
+    expect(n.path.stats.refiltered).toBe(1);
+    expect(n.world.results[0]).toMatchObject({ verdict: 'filtered' });
+    const tilt = fr3ToolTilt(FR3_READY);
+    const sent = n.world.toController.slice(before).at(-1)!;
+    expect(Math.max(...sent.points.map((p) => tilt(p.positions)))).toBeLessThanOrEqual(13.5 + 0.05);
   }, 60_000);
 
   it('killed: a typed fault holds, ~/release is refused while it is down; started again, a release arms and trajectories are committed again', async () => {

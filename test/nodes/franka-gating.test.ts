@@ -13,12 +13,7 @@ import { parseFrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import { frankaWorld } from './support/franka-world.js';
 import { defaultSpecPaths, loadScoringSpec } from '../../src/cli/spec-files.js';
-import {
-  Barrier,
-  CapsuleModel,
-  FR3_MODEL,
-  PANDA_DESCRIPTION,
-} from '../../src/kinematics/index.js';
+import { Barrier, CapsuleModel, FR3_MODEL, PANDA_DESCRIPTION } from '../../src/kinematics/index.js';
 import { gripperState, robotState } from '../drivers/franka/support/franka-messages.js';
 import { fr3ToolTilt } from './support/fr3-tilt.js';
 

@@ -57,6 +57,20 @@ describe('Franka node parameters (ROS 2 parameter-file layout)', () => {
     expect(text).toMatch(/planning_margin/);
     expect(text).toMatch(/held_tilt/);
   });
+  it('chunk_filter: worker (the default, as armguard run --chunk-filter) or inline; anything else refused naming it', () => {
+    const params = (extra: string) =>
+      `armguard:\n  ros__parameters:\n    robot_id: r\n    platform: fr3\n    task: t\n${extra}`;
+    const def = parseFrankaNodeConfig(params(''), 'p.yaml');
+    expect(def.ok && def.config.chunkFilter).toBe('worker');
+    const inline = parseFrankaNodeConfig(params('    chunk_filter: inline\n'), 'p.yaml');
+    expect(inline.ok && inline.config.chunkFilter).toBe('inline');
+    const bad = parseFrankaNodeConfig(params('    chunk_filter: gpu\n'), 'p.yaml');
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.errors.map((e) => e.message).join('\n')).toMatch(
+      /p\.yaml:6.*armguard\.ros__parameters\.chunk_filter.*expected worker or inline, got 'gpu'/,
+    );
+  });
   it('end_effector names what is on the flange: franka_hand by default (as franka_description), none, anything else refused', () => {
     const params = (extra: string) =>
       `armguard:\n  ros__parameters:\n    robot_id: r\n    platform: panda\n    task: t\n${extra}`;

@@ -28,7 +28,12 @@ function build(recipe: FilterRecipe): ChunkFilterRunner {
     case 'panda': {
       const b = frankaChunkFilter(recipe);
       const band = b.band && b.band.clauses.length > 0 ? b.band.stage.band : undefined;
-      return new ChunkFilterRunner({ filter: b.filter, tracked: b.tracked, grip: b.setGrip, ...(band ? { band } : {}) });
+      return new ChunkFilterRunner({
+        filter: b.filter,
+        tracked: b.tracked,
+        grip: b.setGrip,
+        ...(band ? { band } : {}),
+      });
     }
   }
 }

@@ -132,3 +132,52 @@ describe('JointChunk ↔ JointTrajectory', () => {
     if (!r.ok) expect(r.reason).toMatch(reason);
   });
 });
+
+describe('a trajectory carrying the gripper fingers beside the arm joints', () => {
+  const fingers = ['f1', 'f2'];
+  const none = new Float64Array(0);
+  const traj = (jointNames: string[], rows: number[][]): JointTrajectory => ({
+    header: { stamp: { sec: 1, nanosec: 0 }, frame_id: 'g' },
+    joint_names: jointNames,
+    points: rows.map((positions, k) => ({
+      positions: Float64Array.from(positions),
+      velocities: none,
+      accelerations: none,
+      effort: none,
+      time_from_start: { sec: 0, nanosec: (k + 1) * 5e7 },
+    })),
+  });
+
+  it('the finger positions become the commanded width (their sum; twice one alone), never chunk columns', () => {
+    const both = trajectoryToChunk(
+      traj(
+        ['f2', 'j1', 'j2', 'f1', 'j3'],
+        [
+          [0.04, 1, 2, 0.03, 3],
+          [0, 4, 5, 0.01, 6],
+        ],
+      ),
+      names,
+      undefined,
+      fingers,
+    );
+    expect(both.ok).toBe(true);
+    if (!both.ok) return;
+    expect(both.chunk.joints).toBe(3);
+    expect(Array.from(both.chunk.targets)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(Array.from(both.chunk.gripperWidth!)).toEqual([0.07, 0.01]);
+    const one = trajectoryToChunk(traj(['j1', 'j2', 'j3', 'f1'], [[1, 2, 3, 0.025]]), names, undefined, fingers);
+    expect(one.ok && Array.from(one.chunk.gripperWidth!)).toEqual([0.05]);
+    const without = trajectoryToChunk(traj(['j1', 'j2', 'j3'], [[1, 2, 3]]), names, undefined, fingers);
+    expect(without.ok && without.chunk.gripperWidth).toBeUndefined();
+  });
+
+  it('an unknown extra joint or a non-finite finger position is refused, naming it', () => {
+    const extra = trajectoryToChunk(traj(['j1', 'j2', 'j3', 'wrist_cam'], [[1, 2, 3, 0]]), names, undefined, fingers);
+    expect(extra).toMatchObject({ ok: false, reason: 'expected 3 joints (and optionally f1, f2), got 4' });
+    const nan = trajectoryToChunk(traj(['j1', 'j2', 'j3', 'f1'], [[1, 2, 3, NaN]]), names, undefined, fingers);
+    expect(nan).toMatchObject({ ok: false, reason: "points[0].positions has a non-finite value for 'f1'" });
+    // without finger joints configured, the fingers are extra joints as before
+    expect(trajectoryToChunk(traj(['j1', 'j2', 'j3', 'f1'], [[1, 2, 3, 0]]), names).ok).toBe(false);
+  });
+});
