@@ -59,6 +59,23 @@ describe('serveFrankaNode (armguard ros-node) shutdown', () => {
     expect(gate.at(-1)).toMatch(/^hold: e-stop from node shut down \(SIGINT\)/);
   });
 
+  it('chunk_filter inline: no worker thread is started, trajectories are filtered on the node thread', async () => {
+    const clock = new ManualClock(50);
+    const graph = new FakeRosGraph(clock, new ManualTimers(clock));
+    const ctx = Object.assign(graph, { shutdown: async () => undefined });
+    const out: string[] = [];
+    const config = frankaTestConfig({ chunkFilter: 'inline' });
+    const code = await serveFrankaNode(
+      ctx,
+      config,
+      spec,
+      { out: (l) => out.push(l), err: () => undefined },
+      Promise.resolve('SIGTERM'),
+    );
+    expect(code).toBe(0);
+    expect(out.join('\n')).not.toMatch(/worker thread/);
+  });
+
   it('monitor only (gate_mode monitor): nothing is commanded; a failure while starting still shuts the context down', async () => {
     const clock = new ManualClock(50);
     const graph = new FakeRosGraph(clock, new ManualTimers(clock));
@@ -152,6 +169,7 @@ describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT
     code: number | null;
     result: { exit: number; holdsAfterStop: number; forwardedAfterStop: number } | undefined;
     stderr: string;
+    stdout: string;
   }> {
     return new Promise((resolve, reject) => {
       const child = spawn(
@@ -187,6 +205,7 @@ describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT
             ? (JSON.parse(line) as { exit: number; holdsAfterStop: number; forwardedAfterStop: number })
             : undefined,
           stderr,
+          stdout: out,
         });
       });
     });
@@ -197,8 +216,10 @@ describe('armguard ros-node on SIGINT/SIGTERM (rclnodejs installs its own SIGINT
     async (signal) => {
       const dir = mkdtempSync(join(tmpdir(), `armguard-${signal.toLowerCase()}-`));
       dirs.push(dir);
-      const { code, result, stderr } = await runChild(signal, dir);
+      const { code, result, stderr, stdout } = await runChild(signal, dir);
       expect(stderr).toBe('');
+      // gate mode filters in a worker thread (chunk_filter default); exiting by itself, the process stopped it too
+      expect(stdout).toMatch(/^armguard ros-node: chunk filter in a worker thread/m);
       expect(code).toBe(0);
       expect(result).toMatchObject({ exit: 0, forwardedAfterStop: 0 });
       expect(result!.holdsAfterStop).toBeGreaterThanOrEqual(1);
