@@ -28,8 +28,9 @@ import { describeCause } from '../src/gate/index.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 const WARMUP_S = 2;
-const spec = loadScoringSpec(defaultSpecPaths());
-if (!spec.ok) throw new Error(spec.problems.join('\n'));
+const loaded = loadScoringSpec(defaultSpecPaths());
+if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+const spec = loaded.spec;
 
 const READY = [0, -0.785, 0, -2.356, 0, 1.571, 0.785];
 const TILTED = READY.map((q, j) => (j === 5 ? q + 0.6 : q));
@@ -65,7 +66,7 @@ async function run(mode: 'inline' | 'worker') {
   const stateWire = wire.type('franka_msgs/msg/FrankaRobotState');
   const gripperWire = wire.type('sensor_msgs/msg/JointState');
   let service: WorkerChunkFilterService | undefined;
-  const parts = buildFrankaNode(graph, config, spec.spec, {
+  const parts = buildFrankaNode(graph, config, spec, {
     ...(mode === 'worker'
       ? { filterService: (recipe) => (service = new WorkerChunkFilterService({ recipe, timers: systemTimers })) }
       : {}),
