@@ -172,6 +172,34 @@ describe('a trajectory carrying the gripper fingers beside the arm joints', () =
     expect(without.ok && without.chunk.gripperWidth).toBeUndefined();
   });
 
+  it('property: in any name order, with none, one or both fingers, the arm targets are the arm columns and the width the fingers', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.subarray(fingers),
+        fc.func(fc.double({ min: 0, max: 1, noNaN: true })),
+        fc.array(fc.double({ min: -3, max: 3, noNaN: true }), { minLength: 5 * 8, maxLength: 5 * 8 }),
+        (H, present, shuffleKey, values) => {
+          const columns = [...names, ...present];
+          const order = [...columns].sort((a, b) => shuffleKey(a) - shuffleKey(b) || a.localeCompare(b));
+          const rows = Array.from({ length: H }, (_, k) => order.map((c) => values[k * 5 + columns.indexOf(c)]!));
+          const r = trajectoryToChunk(traj(order, rows), names, undefined, fingers);
+          expect(r.ok).toBe(true);
+          if (!r.ok) return;
+          for (let k = 0; k < H; k++) {
+            expect(Array.from(r.chunk.targets.subarray(k * 3, k * 3 + 3))).toEqual(
+              names.map((_, j) => values[k * 5 + j]!),
+            );
+            if (present.length === 0) continue;
+            const sum = present.reduce((acc, f) => acc + values[k * 5 + columns.indexOf(f)]!, 0);
+            expect(r.chunk.gripperWidth![k]).toBeCloseTo(present.length === 1 ? 2 * sum : sum, 12);
+          }
+          if (present.length === 0) expect(r.chunk.gripperWidth).toBeUndefined();
+        },
+      ),
+    );
+  });
+
   it('an unknown extra joint or a non-finite finger position is refused, naming it', () => {
     const extra = trajectoryToChunk(traj(['j1', 'j2', 'j3', 'wrist_cam'], [[1, 2, 3, 0]]), names, undefined, fingers);
     expect(extra).toMatchObject({ ok: false, reason: 'expected 3 joints (and optionally f1, f2), got 4' });
