@@ -17,12 +17,12 @@ import type { Worker } from 'node:worker_threads';
 import mqtt from 'mqtt';
 import type { ControlLoop } from '../../src/cli/compose/control-loop.js';
 import type { ChunkResultMessage } from '../../src/gate/chunk.js';
-import type { ChunkFilter } from '../../src/gate/cbf-types.js';
 import { OffThreadChunkPath } from '../../src/runtime/off-thread-chunk-path.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { systemClock } from '../../src/platform/system-clock.js';
 import { episodeGateRecords, startEmulatedSession, waitUntil } from '../support/run-session.js';
 import type { RunSession } from '../../src/cli/compose/session.js';
+import { countFilterCalls } from '../support/filter-calls.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -53,13 +53,7 @@ async function policyClient(s: RunSession) {
 
 /** Counts calls of the control thread's own filter (the rig's barrier model). */
 function countControlThreadFilter(s: RunSession): { calls: number } {
-  const barrier = s.runtime.rig.barrier;
-  if (barrier.kind !== 'cbf') throw new Error('no chunk filter');
-  const filter = barrier.filter as ChunkFilter;
-  const counter = { calls: 0 };
-  const original = filter.filter.bind(filter);
-  filter.filter = (...a: Parameters<ChunkFilter['filter']>) => (counter.calls++, original(...a));
-  return counter;
+  return countFilterCalls(s.runtime.rig.barrier);
 }
 
 describe('the chunk filter worker in a live session', () => {

@@ -9,10 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Worker } from 'node:worker_threads';
 import { WorkerChunkFilterService } from '../../src/rigs/filter-worker/worker-service.js';
 import { OffThreadChunkPath } from '../../src/runtime/off-thread-chunk-path.js';
-import type { ChunkFilter } from '../../src/gate/cbf-types.js';
 import type { TriggerResponse } from '../../src/mcap/messages.js';
 import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
 import { waitUntil } from '../support/run-session.js';
+import { countFilterCalls } from '../support/filter-calls.js';
 import { frankaTestConfig } from './support/franka-config.js';
 import { frankaRig } from './support/franka-rig.js';
 import { FR3_READY, frankaWorld, linearTrajectory, publishStates } from './support/franka-world.js';
@@ -36,13 +36,8 @@ async function workerNode(overrides: Partial<FrankaNodeConfig> = {}) {
   const world = frankaWorld(rig.graph, config);
   const path = rig.parts.session.chunks;
   if (!(path instanceof OffThreadChunkPath)) throw new Error('the Franka node has no off-thread chunk path');
-  // Counts the node's own filter: with a worker it must never run on this thread.
-  const barrier = rig.parts.rig.barrier;
-  if (barrier.kind !== 'cbf') throw new Error('no chunk filter');
-  const own = barrier.filter as ChunkFilter;
-  const onControlThread = { calls: 0 };
-  const original = own.filter.bind(own);
-  own.filter = (...a: Parameters<ChunkFilter['filter']>) => (onControlThread.calls++, original(...a));
+  // the node's own filter: with a worker it must never run on this thread
+  const onControlThread = countFilterCalls(rig.parts.rig.barrier);
   const release = () =>
     world.node
       .createClient<Record<string, never>, TriggerResponse>('std_srvs/srv/Trigger', '/armguard/release')
