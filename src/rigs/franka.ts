@@ -3,8 +3,11 @@
  * on a robot, the fake graph in tests and replays): FrankaRos as signal source, command sink and
  * joint state, external tracking mapped into the signals, the applicable clause monitors (robot
  * state at 1 kHz), the gate's limits, and the barrier model screen → chunk CBF filter (FR3/Panda
- * capsules against tracked objects, the table plane and the workspace) → warning band
- * (src/rigs/warning-band.ts) → JointTrajectory.
+ * capsules against tracked objects, the table plane and the workspace, the held object's tilt) →
+ * warning band (src/rigs/warning-band.ts) → JointTrajectory. The filter and band are built from a
+ * plain-data recipe and run behind a ChunkFilterService (a worker thread, or inline), each answer
+ * re-checked on the control thread (src/runtime/off-thread-chunk-path.ts); the grip the tilt bound
+ * follows is read here and travels with each snapshot.
  */
 import {
   ChunkCbfFilter,
