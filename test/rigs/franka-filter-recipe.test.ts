@@ -5,7 +5,7 @@
  * counted as held) deciding the held-tilt bound as it does on the control thread.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { frankaChunkFilter, type FrankaFilterRecipe } from '../../src/rigs/franka.js';
+import { frankaChunkFilter, frankaCloseRow, type FrankaFilterRecipe } from '../../src/rigs/franka.js';
 import { WorkerChunkFilterService } from '../../src/rigs/filter-worker/worker-service.js';
 import {
   ChunkFilterRunner,
@@ -126,4 +126,22 @@ describe.each(services)('the Franka filter recipe: %s', (_name, make) => {
     if (!('targets' in split)) throw new Error('threw');
     expect(split.targets.slice(0, 10 * 7)).toEqual(Array.from(js[2]!.targets.subarray(0, 10 * 7)));
   }, 60_000);
+});
+
+describe('frankaCloseRow: where a trajectory commands the hand to close', () => {
+  const w = (...v: number[]) => Float64Array.from(v);
+  it('the first point commanding a width more than the tolerance below the present one', () => {
+    // present 8 cm (open), tolerance 1 mm: 7.95 cm is no close, 7.8 cm is
+    expect(frankaCloseRow(w(0.08, 0.0795, 0.078, 0), 0.08, 0.075, 0.001)).toBe(2);
+    // holding a 4.5 cm cup and commanded shut all along: closing from the first point
+    expect(frankaCloseRow(w(0, 0, 0), 0.045, 0.075, 0.001)).toBe(0);
+    // opening, or standing at the present width: no close
+    expect(frankaCloseRow(w(0.05, 0.06, 0.08), 0.045, 0.075, 0.001)).toBe(-1);
+    expect(frankaCloseRow(w(0.0455, 0.0455), 0.045, 0.075, 0.001)).toBe(-1);
+  });
+  it('no gripper command: none; present width unknown: measured from open; a NaN command counts as a close', () => {
+    expect(frankaCloseRow(undefined, 0.08, 0.075, 0.001)).toBe(-1);
+    expect(frankaCloseRow(w(0.08, 0.07), NaN, 0.075, 0.001)).toBe(1);
+    expect(frankaCloseRow(w(0.08, NaN), 0.08, 0.075, 0.001)).toBe(1);
+  });
 });
