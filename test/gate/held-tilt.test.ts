@@ -183,6 +183,30 @@ describe('HeldTiltFilter', () => {
     expect(barrier.enabled).toBe(false); // off between chunks
   });
 
+  it('from a gripper state with the close row the chunk commands: a close at row g > 0 splits the chunk, the pose before it the reference; at row 0 held from the first row', () => {
+    const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+    const rec = new Recorder(barrier);
+    let closeRow = 2;
+    const f = new HeldTiltFilter(rec, barrier, { held: () => false, closeRow: () => closeRow }, 2);
+    // pan 0, the tool tilting 0.1, 0.2 (the pose before the close), then 0.4, 0.6 after it
+    const out = f.filter(Float64Array.from([0, 0.1, 0, 0.2, 0, 0.4, 0, 0.6]), 4, [0, 0], 0.05);
+    expect(out.status).toBe('unchanged');
+    expect(rec.calls.map((c) => [c.enabled, c.horizon, c.q0])).toEqual([
+      [false, 2, [0, 0]],
+      [true, 2, [0, 0.2]],
+    ]);
+    expect(rec.calls[1]!.rows).toEqual([0, 0.4, 0, 0.6]);
+    expect(rec.calls[1]!.local[2]).toBeCloseTo(Math.cos(0.2), 12);
+    closeRow = 0;
+    f.filter(Float64Array.from([0, 0.3, 0, 0.3]), 2, [0, 0.3], 0.05);
+    expect(rec.calls[2]!.enabled).toBe(true);
+    expect(rec.calls[2]!.local[2]).toBeCloseTo(Math.cos(0.2), 12); // the split's reference is kept
+    closeRow = -1;
+    f.filter(Float64Array.from([0, 0.3, 0, 0.3]), 2, [0, 0.3], 0.05);
+    expect(rec.calls[3]!.enabled).toBe(false); // not held, no close: off, the reference forgotten
+    expect(barrier.enabled).toBe(false);
+  });
+
   it('a loose grasp (command short of closed, past halfway) counts as held; limits and gains are checked', () => {
     expect(commandsClosed({ column: 0, open: OPEN, closed: CLOSED }, 0.3)).toBe(true);
     expect(commandsClosed({ column: 0, open: OPEN, closed: CLOSED }, 0.6)).toBe(false);
