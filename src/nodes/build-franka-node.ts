@@ -24,6 +24,7 @@ import {
 } from '../rigs/franka.js';
 import type { ChunkFilterService } from '../runtime/chunk-filter-service.js';
 import type { PlatformRig } from '../runtime/rig.js';
+import { WorkerChunkFilterService } from '../rigs/filter-worker/worker-service.js';
 import { recordedGateMode, type FrankaNodeConfig } from './franka-node-config.js';
 import { EpisodeManager } from '../episode/episode-manager.js';
 import type { Timers } from '../util/clock.js';
@@ -43,6 +44,8 @@ export interface FrankaNodeParts {
   episodes: Session | undefined;
   /** The node's clock (s). */
   now: () => number;
+  /** The chunk filter's worker thread (extras.filterWorker in gate mode): start it before the graph spins, close it at the end. */
+  filterWorker: WorkerChunkFilterService | undefined;
   /** The semantic gate and stage events, when configured; Session.start begins its task (without it, call `begin`). */
   semantic: FrankaSemantic | undefined;
 }
@@ -60,10 +63,16 @@ export function buildFrankaNode(
       versions?: Readonly<Record<string, string>>;
     };
     /**
-     * Gate mode: the chunk filter's service from the rig's recipe (a filter worker, wired by the
-     * entry point for `chunk_filter: worker`); absent: filtered inline, on the calling thread.
+     * Gate mode: the chunk filter's service from the rig's recipe; absent (and no `filterWorker`):
+     * filtered inline, on the calling thread.
      */
     filterService?: (recipe: FrankaFilterRecipe) => ChunkFilterService;
+    /**
+     * Gate mode, `chunk_filter: worker`: the chunk filter in a worker thread on these timers
+     * (`parts.filterWorker`; the caller starts it before the graph spins and closes it). Its
+     * restarts after a fault are logged and recorded in the episode.
+     */
+    filterWorker?: { timers: Timers; timeoutS?: number };
     /** Start-up ran out of `startup_timeout` with these required signals never seen. */
     onStartupFailed?: (neverSeen: readonly string[], t: number) => void;
     /** The semantic gate and stage events (issue 18): judge, gate settings, the task, declared positions; the camera comes from the parameters. */
@@ -73,6 +82,22 @@ export function buildFrankaNode(
   const semBodies = [config.semantic?.actorBody, config.semantic?.targetBody].filter(
     (b): b is string => b !== undefined,
   );
+  let filterWorker: WorkerChunkFilterService | undefined;
+  const fw = extras.filterWorker;
+  const filterService =
+    extras.filterService ??
+    (fw && config.chunkFilter !== 'inline'
+      ? (recipe: FrankaFilterRecipe) =>
+          (filterWorker = new WorkerChunkFilterService({
+            recipe,
+            timers: fw.timers,
+            ...(fw.timeoutS !== undefined ? { timeoutS: fw.timeoutS } : {}),
+            onRestart: (detail) => {
+              extras.recording?.log?.(`armguard ros-node: ${detail}`);
+              session.recordEvent(rosNode.now(), 'chunk-filter-worker', detail);
+            },
+          }))
+      : undefined);
   const rigOptions: FrankaRigOptions = {
     spec,
     platform: config.platform,
@@ -112,7 +137,7 @@ export function buildFrankaNode(
                   warningBand: config.warningBandRunOn !== undefined ? { runOn: config.warningBandRunOn } : {},
                 }
               : {}),
-            ...(config.gateMode === 'gate' && extras.filterService ? { filterService: extras.filterService } : {}),
+            ...(config.gateMode === 'gate' && filterService ? { filterService } : {}),
           },
         }
       : {}),
@@ -250,6 +275,7 @@ export function buildFrankaNode(
     decisions: plan.decisions,
     episodes: recording ? session : undefined,
     now: () => rosNode.now(),
+    filterWorker,
     semantic,
   };
 }

@@ -7,14 +7,16 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Worker } from 'node:worker_threads';
-import { WorkerChunkFilterService } from '../../src/rigs/filter-worker/worker-service.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { OffThreadChunkPath } from '../../src/runtime/off-thread-chunk-path.js';
 import type { TriggerResponse } from '../../src/mcap/messages.js';
 import type { FrankaNodeConfig } from '../../src/nodes/franka-node-config.js';
-import { waitUntil } from '../support/run-session.js';
+import { episodeGateRecords, waitUntil } from '../support/run-session.js';
 import { countFilterCalls } from '../support/filter-calls.js';
 import { frankaTestConfig } from './support/franka-config.js';
-import { frankaRig } from './support/franka-rig.js';
+import { closeLabelledEpisode, frankaRig } from './support/franka-rig.js';
 import { FR3_READY, frankaWorld, linearTrajectory, publishStates } from './support/franka-world.js';
 import { fr3ToolTilt } from './support/fr3-tilt.js';
 
@@ -23,14 +25,17 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
-/** The node with its chunk filter in a worker (the entry point's wiring, on the rig's manual timers). */
+/**
+ * The node with its chunk filter in a worker (the entry point's wiring, on the rig's manual
+ * timers), recording episodes when `episodesDir` is given.
+ */
 async function workerNode(overrides: Partial<FrankaNodeConfig> = {}) {
   const config = frankaTestConfig(overrides);
-  let service: WorkerChunkFilterService | undefined;
   const rig = frankaRig(config, (timers) => ({
-    filterService: (recipe) => (service = new WorkerChunkFilterService({ recipe, timers })),
+    filterWorker: { timers },
+    ...(config.episodesDir !== undefined ? { recording: { timers } } : {}),
   }));
-  const worker = service!;
+  const worker = rig.parts.filterWorker!;
   cleanups.push(() => worker.close());
   await worker.start();
   const world = frankaWorld(rig.graph, config);
@@ -90,8 +95,11 @@ describe('Franka node: the chunk filter in a worker thread (chunk_filter worker)
     expect(Math.max(...sent.points.map((p) => tilt(p.positions)))).toBeLessThanOrEqual(13.5 + 0.05);
   }, 60_000);
 
-  it('killed: a typed fault holds, ~/release is refused while it is down; started again, a release arms and trajectories are committed again', async () => {
-    const n = await workerNode();
+  it('killed: a typed fault holds, ~/release is refused while it is down; started again (recorded in the episode), a release arms and trajectories are committed again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armguard-franka-worker-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const n = await workerNode({ episodesDir: dir });
+    await n.rig.parts.session.start(n.rig.clock.now());
     publishStates(n.world, n.rig.timers, 50);
     expect(n.rig.parts.gate.state).toBe('armed');
 
@@ -130,5 +138,17 @@ describe('Franka node: the chunk filter in a worker thread (chunk_filter worker)
     expect(n.world.results.at(-1)).toMatchObject({ verdict: 'executed' });
     expect(n.world.toController.slice(sent).at(-1)!.points).toHaveLength(20);
     expect(n.onControlThread.calls).toBe(0);
+
+    // the episode has the fault's hold and the restart
+    const file = await closeLabelledEpisode(n.rig, dir);
+    const records = await episodeGateRecords(join(dir, file));
+    expect(
+      records.some((r) => r.kind === 'transition' && r.to === 'hold' && /chunk filter worker/.test(r.reason)),
+    ).toBe(true);
+    expect(
+      records.some(
+        (r) => r.kind === 'event' && r.event === 'chunk-filter-worker' && /started again/.test(r.detail ?? ''),
+      ),
+    ).toBe(true);
   }, 60_000);
 });

@@ -7,7 +7,6 @@
  * (here a 34° pitch of the hand) went to the controller unbounded. Inline and in the worker.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WorkerChunkFilterService } from '../../src/rigs/filter-worker/worker-service.js';
 import { toStamp } from '../../src/mcap/messages.js';
 import { waitUntil } from '../support/run-session.js';
 import { frankaTestConfig } from './support/franka-config.js';
@@ -50,14 +49,12 @@ const modes: [string, boolean][] = [
 describe.each(modes)('Franka node: a trajectory that closes the hand part-way (%s)', (_mode, inWorker) => {
   async function node() {
     const config = frankaTestConfig({ task: 'sim-pick-cup-into-box' });
-    let service: WorkerChunkFilterService | undefined;
-    const rig = frankaRig(config, (timers) =>
-      inWorker ? { filterService: (recipe) => (service = new WorkerChunkFilterService({ recipe, timers })) } : {},
-    );
-    if (service) {
-      const s = service;
-      cleanups.push(() => s.close());
-      await s.start();
+    const rig = frankaRig(config, (timers) => (inWorker ? { filterWorker: { timers } } : {}));
+    const worker = rig.parts.filterWorker;
+    expect(worker !== undefined).toBe(inWorker);
+    if (worker) {
+      cleanups.push(() => worker.close());
+      await worker.start();
     }
     const world = frankaWorld(rig.graph, config);
     publishStates(world, rig.timers, 50); // hand open: not holding

@@ -13,7 +13,7 @@ import { liveTasksFromSpec, parseSemanticRunOptions } from '../compose/semantic-
 import type { LiveTask } from '../../runtime/live-semantic.js';
 import { loadRclnodejsRos, RosUnavailableError } from '../../../drivers/ros2/rclnodejs-adapter.js';
 import { systemTimers } from '../../platform/system-clock.js';
-import { WorkerChunkFilterService } from '../../rigs/filter-worker/worker-service.js';
+import type { WorkerChunkFilterService } from '../../rigs/filter-worker/worker-service.js';
 import { OffThreadChunkPath } from '../../runtime/off-thread-chunk-path.js';
 
 export const rosNodeCommand: Command = {
@@ -200,29 +200,15 @@ export async function serveFrankaNode(
       io.err(`armguard ros-node: ${semantic.error}`);
       return EXIT.failure;
     }
-    /** The node's parts once built (the worker's restart is recorded in its session). */
-    const built: { parts?: ReturnType<typeof buildFrankaNode> } = {};
     const parts = buildFrankaNode(ctx, config, spec, {
       recording: { timers, log: (l) => io.out(l), ...(versions ? { versions } : {}) },
       onStartupFailed: (n) => startupFailed(n),
       ...(semantic.value
         ? { semantic: { ...semantic.value, log: (l: string) => io.out(l), tasks: liveTasks(spec) } }
         : {}),
-      ...(config.gateMode === 'gate' && (config.chunkFilter ?? 'worker') === 'worker'
-        ? {
-            filterService: (recipe) =>
-              (filterWorker = new WorkerChunkFilterService({
-                recipe,
-                timers,
-                onRestart: (detail) => {
-                  io.out(`armguard ros-node: ${detail}`);
-                  built.parts?.session.recordEvent(built.parts.now(), 'chunk-filter-worker', detail);
-                },
-              })),
-          }
-        : {}),
+      filterWorker: { timers },
     });
-    built.parts = parts;
+    filterWorker = parts.filterWorker;
     io.out(
       `armguard ros-node: ${config.robotId} monitoring ${parts.bank.count} clauses; gate mode ${describeGateMode(config.gateMode)}; gate ${parts.gate.starting ? `starting (held until ${parts.gate.neverSeen().join(', ')} seen)` : parts.gate.state}`,
     );
@@ -230,7 +216,7 @@ export async function serveFrankaNode(
     // The first episode (with episodes_dir) and the semantic gate's task (again with each episode and each ~/task message).
     openEpisodes = parts.session;
     await parts.session.start(lastTime);
-    const worker = filterWorker as WorkerChunkFilterService | undefined;
+    const worker = parts.filterWorker;
     if (worker) {
       // Before the graph spins: the first trajectory finds the worker running and its code compiled.
       await worker.start();
@@ -273,7 +259,7 @@ export async function serveFrankaNode(
         .close(lastTime, 'node failed')
         .catch((e: unknown) => io.err(`armguard ros-node: closing the episode failed: ${(e as Error).message}`));
     }
-    await (filterWorker as WorkerChunkFilterService | undefined)?.close();
+    await filterWorker?.close();
     await ctx.shutdown();
   }
 }
