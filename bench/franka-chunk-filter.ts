@@ -73,6 +73,19 @@ async function run(mode: 'inline' | 'worker') {
   });
   const worker = service as WorkerChunkFilterService | undefined;
   if (worker) await worker.start();
+  // With the worker, the answer's handling on the node's thread (re-check, commit, publish) and the filter time in the worker.
+  const answerMs: number[] = [];
+  const workerFilterMs: number[] = [];
+  if (worker) {
+    const filter = worker.filter.bind(worker);
+    worker.filter = (job, done) =>
+      filter(job, (a) => {
+        if (a.kind === 'filtered') workerFilterMs.push(a.filterMs);
+        const t0 = performance.now();
+        done(a);
+        answerMs.push(performance.now() - t0);
+      });
+  }
   const path = parts.session.chunks;
   if (path instanceof OffThreadChunkPath) path.warmUp();
   const world = graph.createNode('world');
@@ -152,6 +165,7 @@ async function run(mode: 'inline' | 'worker') {
     trajectories: trajCost.length,
     trajectory_callback_ms: pct(trajCost, 3),
     robot_state_callback_us: pct(stateCost, 1),
+    ...(worker ? { answer_on_node_thread_ms: pct(answerMs, 3), filter_in_worker_ms: pct(workerFilterMs, 3) } : {}),
     lag_behind_1khz_ms: pct(lag, 2),
     verdicts,
     holds,
