@@ -204,6 +204,17 @@ export class GraspTrack {
     this.span.from = -1;
     if (!('column' in g)) {
       this.spanHeld = g.held();
+      // as HeldTiltFilter.filterByState: a close the chunk commands at row g > 0 bounds the rows
+      // from g, the pose one row before it in the filter's output the reference; at row 0, held
+      const close = this.spanHeld ? -1 : (g.closeRow?.() ?? -1);
+      if (close > 0 && close < horizon) {
+        this.spanHeld = true;
+        this.span.from = close;
+        this.spanTakes = true;
+        for (let j = 0; j < n; j++) this.spanPose[j] = filtered[(close - 1) * this.columns + j] ?? NaN;
+        return this.span;
+      }
+      if (close === 0) this.spanHeld = true;
       if (!this.spanHeld) return null;
       this.span.from = 0;
       this.spanTakes = !this.referenced;

@@ -205,6 +205,20 @@ describe('HeldTiltFilter', () => {
     f.filter(Float64Array.from([0, 0.3, 0, 0.3]), 2, [0, 0.3], 0.05);
     expect(rec.calls[3]!.enabled).toBe(false); // not held, no close: off, the reference forgotten
     expect(barrier.enabled).toBe(false);
+
+    // the control thread's re-check (GraspTrack) bounds the same rows from the same reference
+    closeRow = 2;
+    const track = new GraspTrack({ held: () => false, closeRow: () => closeRow }, 2, 2);
+    const rows = Float64Array.from([0, 0.1, 0, 0.2, 0, 0.4, 0, 0.6]);
+    const span = track.tiltRows(rows, rows, 4, [0, 0]);
+    expect(span && { from: span.from, pose: Array.from(span.pose) }).toEqual({ from: 2, pose: [0, 0.2] });
+    track.commit(rows, 4);
+    expect(Array.from(track.reference.pose!)).toEqual([0, 0.2]);
+    closeRow = 0;
+    const held = track.tiltRows(rows.subarray(0, 4), rows.subarray(0, 4), 2, [0, 0.6]);
+    expect(held && { from: held.from, pose: Array.from(held.pose) }).toEqual({ from: 0, pose: [0, 0.2] });
+    closeRow = -1;
+    expect(track.tiltRows(rows, rows, 4, [0, 0])).toBeNull();
   });
 
   it('a loose grasp (command short of closed, past halfway) counts as held; limits and gains are checked', () => {
