@@ -12,11 +12,17 @@
  *           interior-point iterations, and how the outcomes compare with the recorded ones (status
  *           per call; max |Δtarget|) — a change of code must not change a status for the worse.
  *
+ * screen: the same calls through the filter with the redundant-row screen on and off, alternating
+ *         per call in one process; prints how outcomes, SQP rounds, iterations and CPU compare.
+ *
+ * `--no-screen` replays with the redundant-row screen off (CbfFilterConfig.screenRows false: the QP
+ * keeps every CBF row), to compare rows, iterations and time with and without it.
  * `--accel A` replays with the same filter plus acceleration rows a_max = A rad/s² on every joint
  * (what the opt-in CbfFilterConfig.maxAcceleration costs per solve; outcomes then differ).
  *
  * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
- *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A]
+ *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen]
+ *      npx tsx bench/cbf-replay.ts screen <panda|so101> <file.json> [rounds=10]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -108,18 +114,21 @@ if (cmd === 'record') {
   const rounds = Number(a4 ?? '10');
   const mf = freshFilter();
   // --accel A: the same filter with acceleration rows |Δ²u| ≤ A·dt² on every joint (CbfFilterConfig.maxAcceleration)
+  // --no-screen: the same filter without the redundant-row screen (CbfFilterConfig.screenRows false)
   const accelArg = process.argv.indexOf('--accel');
-  if (accelArg > 0) {
-    const a = Number(process.argv[accelArg + 1]);
+  const noScreen = process.argv.includes('--no-screen');
+  if (accelArg > 0 || noScreen) {
+    const a = accelArg > 0 ? Number(process.argv[accelArg + 1]) : null;
     const inner = findCbf(mf.filter);
     if (!inner) throw new Error('no chunk CBF filter in the mode filter');
-    const withRows = new ChunkCbfFilter(inner.barrier, interiorPointSolver, {
+    const changed = new ChunkCbfFilter(inner.barrier, interiorPointSolver, {
       ...inner.config,
-      maxAcceleration: inner.config.qmin.map(() => a),
+      ...(a === null ? {} : { maxAcceleration: inner.config.qmin.map(() => a) }),
+      ...(noScreen ? { screenRows: false } : {}),
     });
-    if (!replaceIn(mf.filter, inner, withRows))
-      throw new Error('could not put the filter with acceleration rows in place');
-    console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);
+    if (!replaceIn(mf.filter, inner, changed)) throw new Error('could not put the changed filter in place');
+    if (a !== null) console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);
+    if (noScreen) console.log('redundant-row screen off');
   }
   const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
   const cbf = findCbf(mf.filter);
@@ -129,6 +138,8 @@ if (cmd === 'record') {
   const dTarget: number[] = [];
   const sqpRounds: number[] = [];
   const iterations: number[] = [];
+  const rowsAll: number[] = [];
+  const rowsScreened: number[] = [];
   const run = (i: number): ReturnType<typeof mf.filter.filter> => {
     const c = inputs[i]!;
     c.spheres.forEach((s, g) => mf.groups[g]!.spheres.set(s));
@@ -147,6 +158,8 @@ if (cmd === 'record') {
         status.push(o.status);
         sqpRounds.push(cbf?.outcome.rounds ?? 0);
         iterations.push(cbf?.outcome.iterations ?? 0);
+        rowsAll.push(cbf?.rowStats.rows ?? 0);
+        rowsScreened.push(cbf?.rowStats.screened ?? 0);
         const rec = calls[i]!.targets;
         let d = 0;
         if (o.targets.length === rec.length)
@@ -231,10 +244,96 @@ if (cmd === 'record') {
     `SQP rounds ${sum(sqpRounds)}, interior-point iterations ${sum(iterations)} (all calls)` +
       (split.solves > 0 ? `; QP solve ${(split.solve / split.solves).toFixed(3)} ms per solve in the timed pass` : ''),
   );
+  console.log(
+    `CBF rows in the QP solves ${sum(rowsAll)}, screened out ${sum(rowsScreened)} (${((100 * sum(rowsScreened)) / Math.max(1, sum(rowsAll))).toFixed(1)} %)`,
+  );
   if (cbf)
     console.log(
       `split (one timed pass, ${split.total.toFixed(1)} ms): barrier h ${split.h.toFixed(1)} ms (${split.hCalls} calls), gradient ${split.gradient.toFixed(1)} ms (${split.gradCalls}), QP solve ${split.solve.toFixed(1)} ms (${split.solves}), rest ${(split.total - split.h - split.gradient - split.solve).toFixed(1)} ms`,
     );
+} else if (cmd === 'screen') {
+  // The same calls through two filters built alike, the redundant-row screen on and off, in one
+  // process, alternating which goes first per call: both see the same machine within milliseconds.
+  const { calls } = JSON.parse(readFileSync(a3!, 'utf8')) as { calls: Call[] };
+  const rounds = Number(a4 ?? '10');
+  const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
+  const variants = [true, false].map((screenRows) => {
+    const mf = freshFilter();
+    const inner = findCbf(mf.filter);
+    if (!inner) throw new Error('no chunk CBF filter in the mode filter');
+    const cbf = new ChunkCbfFilter(inner.barrier, interiorPointSolver, { ...inner.config, screenRows });
+    if (!replaceIn(mf.filter, inner, cbf)) throw new Error('could not put the filter in place');
+    const stats = calls.map(() => ({
+      best: Infinity,
+      cpu: 0,
+      status: '',
+      rounds: 0,
+      iterations: 0,
+      rows: 0,
+      screened: 0,
+      targets: new Float64Array(0),
+    }));
+    return { name: screenRows ? 'screened' : 'unscreened', mf, cbf, stats };
+  });
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < inputs.length; i++) {
+      const c = inputs[i]!;
+      for (const v of (r + i) % 2 === 0 ? variants : [...variants].reverse()) {
+        c.spheres.forEach((sp, g) => v.mf.groups[g]!.spheres.set(sp));
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        const o = v.mf.filter.filter(c.nominal, c.horizon, c.q0, c.dt);
+        const t = performance.now() - t0;
+        const u = process.cpuUsage(c0);
+        const st = v.stats[i]!;
+        st.best = Math.min(st.best, t);
+        st.cpu += (u.user + u.system) / 1000;
+        if (r === 0) {
+          st.status = o.status;
+          st.rounds = v.cbf.outcome.rounds;
+          st.iterations = v.cbf.outcome.iterations;
+          st.rows = v.cbf.rowStats.rows;
+          st.screened = v.cbf.rowStats.screened;
+          st.targets = Float64Array.from(o.targets);
+        }
+      }
+    }
+  }
+  const [on, off] = variants as [(typeof variants)[0], (typeof variants)[0]];
+  const sum = (x: number[]) => x.reduce((a, b) => a + b, 0);
+  console.log(
+    `node ${process.version}, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}; ${arm}, ${calls.length} recorded calls × ${rounds}, screened and unscreened alternating`,
+  );
+  let dMax = 0;
+  let statusDiff = 0;
+  let roundsDiff = 0;
+  for (let i = 0; i < calls.length; i++) {
+    const a = on.stats[i]!;
+    const b = off.stats[i]!;
+    if (a.status !== b.status) statusDiff++;
+    if (a.rounds !== b.rounds) roundsDiff++;
+    if (a.status === b.status && a.targets.length === b.targets.length)
+      for (let k = 0; k < a.targets.length; k++) dMax = Math.max(dMax, Math.abs(a.targets[k]! - b.targets[k]!));
+    if (process.env['CBF_REPLAY_DIFF'] && (a.status !== b.status || a.rounds !== b.rounds))
+      console.log(
+        `  call ${i}: screened ${a.status} ${a.rounds} rounds ${a.iterations} it; unscreened ${b.status} ${b.rounds} rounds ${b.iterations} it`,
+      );
+  }
+  console.log(
+    `statuses differ in ${statusDiff} calls, SQP rounds in ${roundsDiff}; max |Δtarget| screened − unscreened over equal statuses ${dMax.toExponential(2)} rad`,
+  );
+  for (const v of variants) {
+    const best = v.stats.map((x) => x.best);
+    const modified = v.stats.filter((x) => x.status === 'filtered').map((x) => x.best);
+    const f2 = (x: { p50: number; p99: number }): string => `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms`;
+    console.log(
+      `${v.name}: CPU ${(sum(v.stats.map((x) => x.cpu)) / rounds).toFixed(1)} ms per pass; per call best of ${rounds} ${f2(p50p99(best))}, modified ${f2(p50p99(modified))}; ` +
+        `SQP rounds ${sum(v.stats.map((x) => x.rounds))}, iterations ${sum(v.stats.map((x) => x.iterations))}, ` +
+        `CBF rows ${sum(v.stats.map((x) => x.rows))} of which screened ${sum(v.stats.map((x) => x.screened))}`,
+    );
+  }
 } else {
   throw new Error('usage: cbf-replay.ts record <arm> <seeds> <file> | replay <arm> <file> [rounds]');
 }

@@ -16,11 +16,24 @@
  * first step is bounded by its motion bound only. Such rows couple three consecutive steps, which
  * breaks the one-step stage layout; the QP is then staged in pairs of steps (stage ⌊k/2⌋), still
  * block-tridiagonal for src/qp, with blocks of 2(n + 1) variables.
+ *
+ * Redundant-row screening (`screenImpliedRows`, after `linearise`): a CBF row that every point
+ * satisfying the QP's own joint-limit and motion rows already satisfies is freed (l = −∞). The
+ * feasible set, and so the QP's unique optimum, stay the same; src/qp gives a free row no barrier
+ * term and skips it when it assembles the normal matrix, so the solve has fewer terms and less work
+ * per iteration.
  */
 import type { CscMatrix, QpProblem } from '../qp/types.js';
 import type { BarrierModel } from './cbf-types.js';
 
 export const QP_INFINITY = 1e30;
+
+/**
+ * A CBF row is freed by the screen only when the smallest value its left side takes over the
+ * reachable box clears its lower bound by this much (m): room for the rounding of the box and of the
+ * sum, many orders above either (≈1e-16 relative), and far below the solver's tolerance.
+ */
+export const SCREEN_MARGIN = 1e-9;
 
 export interface CbfWeights {
   /** smoothness weight λ */
@@ -60,6 +73,13 @@ export class ChunkQp {
   readonly gStep: Float64Array[];
   /** First acceleration row (−1: built without them). */
   readonly accelBase: number;
+  /**
+   * The reachable box of every u_k (H × n) that `screenImpliedRows` derives from the limit and motion
+   * rows' bounds, and which CBF rows (H × m) the last screen freed (1) — for tests and diagnostics.
+   */
+  readonly reachLo: Float64Array;
+  readonly reachHi: Float64Array;
+  readonly screened: Uint8Array;
 
   constructor(
     readonly H: number,
@@ -82,6 +102,9 @@ export class ChunkQp {
     this.diagIndex = new Int32Array(nu);
     this.hStep = [];
     this.gStep = [];
+    this.reachLo = new Float64Array(nu);
+    this.reachHi = new Float64Array(nu);
+    this.screened = new Uint8Array(H * m);
     // P: upper triangle; column (k, j) has (k−1, j) then the diagonal.
     const pPtr = new Int32Array(nx + 1);
     const pRow: number[] = [];
@@ -289,6 +312,92 @@ export class ChunkQp {
         u[cbfBase + k * m + p] = QP_INFINITY;
       }
     }
+  }
+
+  /**
+   * Frees (lower bound −∞) every CBF row that the QP's hard rows already imply, and of two rows of
+   * one step with the same coefficients the looser; returns how many rows it freed (`screened`
+   * marks them). Call after `linearise` (which writes every CBF row afresh) and before the solve.
+   *
+   * The box: joint-limit rows bound u_k to [l, u] of row (k, j); motion row 0 bounds u_0 itself and
+   * motion row k ≥ 1 bounds u_k − u_{k−1}, so by interval arithmetic along the chain
+   *   lo_k = max(limit lo, lo_{k−1} + motion lo_k),  hi_k = min(limit hi, hi_{k−1} + motion hi_k)
+   * (for the filter: |u_k − q0| ≤ (k + 1)·dq within the joint limits). Every feasible u lies in it,
+   * so a row a·u_k + b·u_{k−1} + ξ_k ≥ l whose minimum over the boxes of u_k and u_{k−1} (ξ_k ≥ 0
+   * at its bound 0) is ≥ l + SCREEN_MARGIN holds at every feasible point: dropping it changes
+   * neither the feasible set nor the optimum. Boxes treat u_k and u_{k−1} as independent (a relaxation
+   * of the motion row between them): never unsound, only less tight. Acceleration rows are left out
+   * of the box (they only shrink the feasible set further). An empty box (an infeasible QP) frees
+   * nothing.
+   */
+  screenImpliedRows(): number {
+    const { H, n, m, nu, reachLo, reachHi, screened } = this;
+    const { l, u } = this.problem;
+    const Av = this.A.values;
+    screened.fill(0);
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < n; j++) {
+        const c = k * n + j;
+        const mlo = k === 0 ? l[nu + c]! : reachLo[c - n]! + l[nu + c]!;
+        const mhi = k === 0 ? u[nu + c]! : reachHi[c - n]! + u[nu + c]!;
+        const lo = Math.max(l[c]!, mlo);
+        const hi = Math.min(u[c]!, mhi);
+        if (!(lo <= hi)) return 0;
+        reachLo[c] = lo;
+        reachHi[c] = hi;
+      }
+    }
+    const cbfBase = 2 * nu;
+    let freed = 0;
+    for (let k = 0; k < H; k++) {
+      for (let p = 0; p < m; p++) {
+        const g = (k * m + p) * n;
+        let least = 0;
+        for (let j = 0; j < n; j++) {
+          const a = Av[this.cbfCur[g + j]!]!;
+          least += a * (a >= 0 ? reachLo[k * n + j]! : reachHi[k * n + j]!);
+          if (k > 0) {
+            const b = Av[this.cbfPrev[g + j]!]!;
+            least += b * (b >= 0 ? reachLo[(k - 1) * n + j]! : reachHi[(k - 1) * n + j]!);
+          }
+        }
+        const row = cbfBase + k * m + p;
+        // (linearise writes u = +∞: a row given an upper bound some other way is kept)
+        if (least >= l[row]! + SCREEN_MARGIN && u[row]! >= QP_INFINITY) {
+          l[row] = -QP_INFINITY;
+          screened[k * m + p] = 1;
+          freed++;
+        }
+      }
+      // Of two rows with the same coefficients the one with the higher bound implies the other.
+      for (let p = 1; p < m; p++) {
+        if (screened[k * m + p] || u[cbfBase + k * m + p]! < QP_INFINITY) continue;
+        for (let r = 0; r < p; r++) {
+          if (screened[k * m + r] || u[cbfBase + k * m + r]! < QP_INFINITY || !this.sameCoefficients(k, p, r)) continue;
+          const rp = cbfBase + k * m + p;
+          const rr = cbfBase + k * m + r;
+          const loose = l[rp]! <= l[rr]! ? p : r;
+          l[cbfBase + k * m + loose] = -QP_INFINITY;
+          screened[k * m + loose] = 1;
+          freed++;
+          if (loose === p) break;
+        }
+      }
+    }
+    return freed;
+  }
+
+  /** True when CBF rows p and r of step k have bit-for-bit the same coefficients. */
+  private sameCoefficients(k: number, p: number, r: number): boolean {
+    const { n, m } = this;
+    const Av = this.A.values;
+    const gp = (k * m + p) * n;
+    const gr = (k * m + r) * n;
+    for (let j = 0; j < n; j++) {
+      if (Av[this.cbfCur[gp + j]!] !== Av[this.cbfCur[gr + j]!]) return false;
+      if (k > 0 && Av[this.cbfPrev[gp + j]!] !== Av[this.cbfPrev[gr + j]!]) return false;
+    }
+    return true;
   }
 }
 
