@@ -17,11 +17,13 @@
  *
  * `--no-screen` replays with the redundant-row screen off (CbfFilterConfig.screenRows false: the QP
  * keeps every CBF row), to compare rows, iterations and time with and without it.
+ * `--clear-tolerance T` replays with CbfFilterConfig.clearRoundTolerance = T (m): a safe round that
+ * keeps h ≥ 0 everywhere ends the rounds with a barrier-condition shortfall up to T.
  * `--accel A` replays with the same filter plus acceleration rows a_max = A rad/s² on every joint
  * (what the opt-in CbfFilterConfig.maxAcceleration costs per solve; outcomes then differ).
  *
  * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
- *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen]
+ *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T]
  *      npx tsx bench/cbf-replay.ts screen <panda|so101> <file.json> [rounds=10]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -117,7 +119,10 @@ if (cmd === 'record') {
   // --no-screen: the same filter without the redundant-row screen (CbfFilterConfig.screenRows false)
   const accelArg = process.argv.indexOf('--accel');
   const noScreen = process.argv.includes('--no-screen');
-  if (accelArg > 0 || noScreen) {
+  // --clear-tolerance T: CbfFilterConfig.clearRoundTolerance = T (m)
+  const clearArg = process.argv.indexOf('--clear-tolerance');
+  const clear = clearArg > 0 ? Number(process.argv[clearArg + 1]) : null;
+  if (accelArg > 0 || noScreen || clear !== null) {
     const a = accelArg > 0 ? Number(process.argv[accelArg + 1]) : null;
     const inner = findCbf(mf.filter);
     if (!inner) throw new Error('no chunk CBF filter in the mode filter');
@@ -125,10 +130,12 @@ if (cmd === 'record') {
       ...inner.config,
       ...(a === null ? {} : { maxAcceleration: inner.config.qmin.map(() => a) }),
       ...(noScreen ? { screenRows: false } : {}),
+      ...(clear === null ? {} : { clearRoundTolerance: clear }),
     });
     if (!replaceIn(mf.filter, inner, changed)) throw new Error('could not put the changed filter in place');
     if (a !== null) console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);
     if (noScreen) console.log('redundant-row screen off');
+    if (clear !== null) console.log(`clearRoundTolerance ${clear} m`);
   }
   const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
   const cbf = findCbf(mf.filter);
@@ -140,6 +147,7 @@ if (cmd === 'record') {
   const iterations: number[] = [];
   const rowsAll: number[] = [];
   const rowsScreened: number[] = [];
+  const shortfall: number[] = [];
   const run = (i: number): ReturnType<typeof mf.filter.filter> => {
     const c = inputs[i]!;
     c.spheres.forEach((s, g) => mf.groups[g]!.spheres.set(s));
@@ -158,6 +166,7 @@ if (cmd === 'record') {
         status.push(o.status);
         sqpRounds.push(cbf?.outcome.rounds ?? 0);
         iterations.push(cbf?.outcome.iterations ?? 0);
+        shortfall.push(o.status === 'filtered' ? (cbf?.outcome.cbfViolation ?? 0) : 0);
         rowsAll.push(cbf?.rowStats.rows ?? 0);
         rowsScreened.push(cbf?.rowStats.screened ?? 0);
         const rec = calls[i]!.targets;
@@ -245,7 +254,8 @@ if (cmd === 'record') {
       (split.solves > 0 ? `; QP solve ${(split.solve / split.solves).toFixed(3)} ms per solve in the timed pass` : ''),
   );
   console.log(
-    `CBF rows in the QP solves ${sum(rowsAll)}, screened out ${sum(rowsScreened)} (${((100 * sum(rowsScreened)) / Math.max(1, sum(rowsAll))).toFixed(1)} %)`,
+    `executed chunks' largest shortfall of the barrier condition ${(1000 * Math.max(0, ...shortfall)).toFixed(3)} mm (${shortfall.filter((x) => x > 1e-4).length} chunks over 0.1 mm); ` +
+      `CBF rows in the QP solves ${sum(rowsAll)}, screened out ${sum(rowsScreened)} (${((100 * sum(rowsScreened)) / Math.max(1, sum(rowsAll))).toFixed(1)} %)`,
   );
   if (cbf)
     console.log(

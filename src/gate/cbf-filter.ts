@@ -83,6 +83,17 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    * barrier terms; false only to compare against the unscreened QP.
    */
   readonly screenRows?: boolean;
+  /**
+   * Shortfall of the nonlinear barrier condition (m) accepted without another round from a safe
+   * round whose every step also keeps h ≥ 0 — the planned clearance d_safe + δ, not only the
+   * d_safe the re-check requires. Default 0: only `cbfTolerance` ends the rounds early (as before).
+   * Safety is unchanged (the re-check still decides); what it gives up is part of the barrier
+   * condition's bound on how fast the chunk closes in — by at most this much per step, and only on
+   * chunks that stay outside the planning margin. On the fragile pilot's SO-101 calls the rounds
+   * that stop short of cbfTolerance hover at 0.4–0.9 mm at the chunk's last steps (one chunk ran all
+   * 6 rounds that way); δ (1 mm) there cut its worst chunks from 6 rounds to 3 (bench/RESULTS.md).
+   */
+  readonly clearRoundTolerance?: number;
 }
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
@@ -176,6 +187,7 @@ export class ChunkCbfFilter implements ChunkFilter {
   /** CBF rows of the last call's QP solves in all, and how many of them the screen freed. */
   readonly rowStats = { rows: 0, screened: 0 };
   private readonly screenRows: boolean;
+  private readonly clearRoundTolerance: number;
   /** Diagnostics hook: called after every round with its slack and result. */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
   private readonly solveOptions: {
@@ -210,6 +222,11 @@ export class ChunkCbfFilter implements ChunkFilter {
     if (!(eps > 0)) throw new RangeError(`CBF filter: qpTolerance must be > 0, got ${eps}`);
     this.solveOptions = { maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps };
     this.screenRows = config.screenRows ?? true;
+    this.clearRoundTolerance = config.clearRoundTolerance ?? 0;
+    if (!(this.clearRoundTolerance >= 0 && this.clearRoundTolerance < Infinity))
+      throw new RangeError(
+        `CBF filter: clearRoundTolerance must be finite and ≥ 0 m, got ${config.clearRoundTolerance}`,
+      );
     this.backOff = config.backOff ?? DEFAULT_CBF_BACK_OFF;
     if (!(this.backOff >= 0)) throw new RangeError(`CBF filter: backOff must be ≥ 0, got ${config.backOff}`);
     const margin = config.planningMargin ?? 0;
@@ -364,6 +381,9 @@ export class ChunkCbfFilter implements ChunkFilter {
         best.violation = this.checkViolation;
       }
       if ((safe && this.checkViolation <= cfg.cbfTolerance) || round === cfg.maxRounds) break;
+      // (clearRoundTolerance) a round that keeps the planned clearance everywhere ends the rounds
+      // with a shortfall up to that tolerance
+      if (safe && o.minH >= 0 && this.checkViolation <= this.clearRoundTolerance) break;
       // Next reference: the result, unless the linearised problem needed slack. Then the result lies
       // where the linear model of h is poor (typically far from q0 along a nominal that runs into the
       // obstacle); linearise at the standing-still chunk instead, where u = q0 meets every row
