@@ -253,7 +253,7 @@ if (cmd === 'record') {
     `statuses now ${JSON.stringify(count(status))}, recorded ${JSON.stringify(count(calls.map((c) => c.status)))}; ${changed} changed (${worse} to a refusal, ${better} from one); max |Δtarget| over calls with equal status ${Math.max(0, ...dTarget.filter((d, i) => status[i] === calls[i]!.status && Number.isFinite(d))).toExponential(2)} rad`,
   );
   console.log(
-    `SQP rounds ${sum(sqpRounds)}, interior-point iterations ${sum(iterations)} (all calls)` +
+    `SQP rounds ${sum(sqpRounds)} (most in a call ${Math.max(...sqpRounds)}), interior-point iterations ${sum(iterations)} (all calls; p99 / most in a call ${p50p99(iterations).p99.toFixed(1)} / ${Math.max(...iterations)})` +
       (split.solves > 0 ? `; QP solve ${(split.solve / split.solves).toFixed(3)} ms per solve in the timed pass` : ''),
   );
   console.log(
