@@ -86,7 +86,7 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
   /**
    * Shortfall of the nonlinear barrier condition (m) accepted without another round from a safe
    * round whose every step also keeps h ≥ 0 — the planned clearance d_safe + δ, not only the
-   * d_safe the re-check requires. Default 0: only `cbfTolerance` ends the rounds early (as before).
+   * d_safe the re-check requires. Default 0 (off): only `cbfTolerance` ends the rounds early.
    * Safety is unchanged (the re-check still decides); what it gives up is part of the barrier
    * condition's bound on how fast the chunk closes in — by at most this much per step, and only on
    * chunks that stay outside the planning margin. On the fragile pilot's SO-101 calls the rounds
@@ -383,7 +383,7 @@ export class ChunkCbfFilter implements ChunkFilter {
       if ((safe && this.checkViolation <= cfg.cbfTolerance) || round === cfg.maxRounds) break;
       // (clearRoundTolerance) a round that keeps the planned clearance everywhere ends the rounds
       // with a shortfall up to that tolerance
-      if (safe && o.minH >= 0 && this.checkViolation <= this.clearRoundTolerance) break;
+      if (this.clearRoundTolerance > 0 && safe && o.minH >= 0 && this.checkViolation <= this.clearRoundTolerance) break;
       // Next reference: the result, unless the linearised problem needed slack. Then the result lies
       // where the linear model of h is poor (typically far from q0 along a nominal that runs into the
       // obstacle); linearise at the standing-still chunk instead, where u = q0 meets every row

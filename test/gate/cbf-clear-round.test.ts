@@ -66,7 +66,13 @@ function filterWith(clearRoundTolerance: number | undefined, p: (typeof problems
   const rounds: { slack: number; shortfall: number; minH: number }[] = [];
   f.trace = (_round, slack, u) => rounds.push({ slack, ...recheck(bar, p.q0, u) });
   const o = f.filter(Float64Array.from(p.unom), H, p.q0, 1);
-  return { status: o.status, rounds: o.rounds, iterations: o.iterations, trace: rounds, ...recheck(bar, p.q0, o.targets) };
+  return {
+    status: o.status,
+    rounds: o.rounds,
+    iterations: o.iterations,
+    trace: rounds,
+    ...recheck(bar, p.q0, o.targets),
+  };
 }
 
 const expected0 = (stop: number, rounds: number): number => (stop < 0 ? rounds : Math.min(rounds, stop + 1));

@@ -116,7 +116,8 @@ function polygonMin(a: number, b: number, ylo: number, yhi: number, lo: number, 
   for (const x of xs) for (const y of [x - d, x + d]) pts.push([x, y]);
   let best = Infinity;
   for (const [x, y] of pts) {
-    const ok = y >= ylo - 1e-12 && y <= yhi + 1e-12 && x >= lo - 1e-12 && x <= hi + 1e-12 && Math.abs(x - y) <= d + 1e-12;
+    const ok =
+      y >= ylo - 1e-12 && y <= yhi + 1e-12 && x >= lo - 1e-12 && x <= hi + 1e-12 && Math.abs(x - y) <= d + 1e-12;
     if (ok) best = Math.min(best, a * x + b * y);
   }
   return best;
@@ -188,7 +189,10 @@ describe('ChunkQp.screenImpliedRows', () => {
                 lower[r]! >= lower[row]! &&
                 rowCoefficients(qp, r).every((v, i) => v === a[i]),
             );
-            expect(twin, `row ${row} (k ${k}, pair ${p}) freed but reachable: min ${least} < ${lower[row]}`).toBeDefined();
+            expect(
+              twin,
+              `row ${row} (k ${k}, pair ${p}) freed but reachable: min ${least} < ${lower[row]}`,
+            ).toBeDefined();
           }
         }
     }
