@@ -18,6 +18,10 @@
  *         the Panda, whose screen frees few rows): run it both ways (SCREEN_FIRST=off builds the
  *         unscreened one first) and take the geometric mean of the two ratios.
  *
+ * qp:     the filter's own QPs (one pass of the calls, screen on) solved screened and unscreened
+ *         alternately with one solver and the round's warm start, R times: CPU, iterations, max |Δu|.
+ *         `--eps E` solves at tolerance E instead of the filter's (how |Δu| follows the tolerance).
+ *
  * `--no-screen` replays with the redundant-row screen off (CbfFilterConfig.screenRows false: the QP
  * keeps every CBF row), to compare rows, iterations and time with and without it.
  * `--clear-tolerance T` replays with CbfFilterConfig.clearRoundTolerance = T (m): a safe round that
@@ -28,6 +32,7 @@
  * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
  *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T]
  *      npx tsx bench/cbf-replay.ts screen <panda|so101> <file.json> [rounds=10]
+ *      npx tsx bench/cbf-replay.ts qp <panda|so101> <file.json> [rounds=10] [--eps E]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -39,6 +44,9 @@ import { p50p99 } from '../src/cli/demo/fragile/metrics.js';
 import { demoClauses, demoPlatform } from '../src/cli/demo/clauses.js';
 import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 import { ChunkCbfFilter } from '../src/gate/cbf-filter.js';
+import { ChunkQp } from '../src/gate/cbf-qp.js';
+import { QpSolver } from '../src/qp/index.js';
+import type { QpSolveOptions } from '../src/qp/types.js';
 import { interiorPointSolver } from '../src/gate/cbf-solver.js';
 import type { BarrierModel, BoundQpSolver } from '../src/gate/cbf-types.js';
 
@@ -348,6 +356,106 @@ if (cmd === 'record') {
         `CBF rows ${sum(v.stats.map((x) => x.rows))} of which screened ${sum(v.stats.map((x) => x.screened))}`,
     );
   }
+} else if (cmd === 'qp') {
+  // The filter's own QPs, screened and unscreened: one pass of the calls (screen on) keeps every QP
+  // as solved (values, bounds before and after the screen, the round's warm start); then each is
+  // solved both ways, alternating which goes first, R times with one solver. Same solver, same
+  // data, so CPU and iterations compare the screen alone.
+  const { calls } = JSON.parse(readFileSync(a3!, 'utf8')) as { calls: Call[] };
+  const rounds = Number(a4 ?? '10');
+  const mf = freshFilter();
+  const cbf = findCbf(mf.filter);
+  if (!cbf) throw new Error('no chunk CBF filter in the mode filter');
+  interface Kept {
+    qp: ChunkQp;
+    P: Float64Array;
+    q: Float64Array;
+    A: Float64Array;
+    full: Float64Array;
+    screened: Float64Array;
+    u: Float64Array;
+    warm?: Float64Array;
+    warmDual?: Float64Array;
+  }
+  const kept: Kept[] = [];
+  const screen = ChunkQp.prototype.screenImpliedRows;
+  const options = (cbf as unknown as { solveOptions: QpSolveOptions }).solveOptions;
+  ChunkQp.prototype.screenImpliedRows = function (this: ChunkQp): number {
+    const full = Float64Array.from(this.problem.l);
+    const freed = screen.call(this);
+    const pr = this.problem;
+    kept.push({
+      qp: this,
+      P: Float64Array.from(pr.P.values),
+      q: Float64Array.from(pr.q),
+      A: Float64Array.from(pr.A.values),
+      full,
+      screened: Float64Array.from(pr.l),
+      u: Float64Array.from(pr.u),
+      ...(options.warmStart ? { warm: Float64Array.from(options.warmStart) } : {}),
+      ...(options.warmStartDual ? { warmDual: Float64Array.from(options.warmStartDual) } : {}),
+    });
+    return freed;
+  };
+  for (const c of calls) {
+    c.spheres.forEach((sp, g) => mf.groups[g]!.spheres.set(sp));
+    mf.filter.filter(Float64Array.from(c.nominal), c.horizon, Float64Array.from(c.q0), c.dt);
+  }
+  ChunkQp.prototype.screenImpliedRows = screen;
+  // --eps E: solve at tolerance E (and up to 200 iterations) instead of the filter's
+  const epsArg = process.argv.indexOf('--eps');
+  const eps = epsArg > 0 ? Number(process.argv[epsArg + 1]) : null;
+  const solvers = new Map<ChunkQp, QpSolver>();
+  const tally = { full: { cpu: 0, iterations: 0 }, screened: { cpu: 0, iterations: 0 } };
+  let dx = 0;
+  let failed = 0;
+  for (let r = 0; r <= rounds; r++) {
+    kept.forEach((k, i) => {
+      const pr = k.qp.problem;
+      let solver = solvers.get(k.qp);
+      if (!solver) solvers.set(k.qp, (solver = new QpSolver(pr)));
+      pr.P.values.set(k.P);
+      pr.q.set(k.q);
+      pr.A.values.set(k.A);
+      pr.u.set(k.u);
+      const opts: QpSolveOptions = {
+        maxIterations: eps === null ? (options.maxIterations ?? 40) : 200,
+        epsAbs: eps ?? options.epsAbs ?? 1e-6,
+        epsRel: eps ?? options.epsRel ?? 1e-6,
+        ...(k.warm ? { warmStart: k.warm } : {}),
+        ...(k.warmDual ? { warmStartDual: k.warmDual } : {}),
+      };
+      const xs: Float64Array[] = [];
+      for (const which of (r + i) % 2 === 0 ? (['full', 'screened'] as const) : (['screened', 'full'] as const)) {
+        pr.l.set(which === 'full' ? k.full : k.screened);
+        const c0 = process.cpuUsage();
+        const res = solver.solve(pr, opts);
+        const used = process.cpuUsage(c0);
+        if (res.status !== 'solved') failed++;
+        if (r > 0) {
+          // pass 0 warms up
+          tally[which].cpu += (used.user + used.system) / 1000;
+          tally[which].iterations += res.iterations;
+        }
+        xs.push(Float64Array.from(res.x.subarray(0, k.qp.nu)));
+      }
+      for (let j = 0; j < k.qp.nu; j++) dx = Math.max(dx, Math.abs(xs[0]![j]! - xs[1]![j]!));
+    });
+  }
+  const rows = kept.reduce((a, k) => a + k.qp.H * k.qp.m, 0);
+  const freedRows = kept.reduce((a, k) => a + k.screened.filter((v, i) => v !== k.full[i]).length, 0);
+  console.log(
+    `node ${process.version}, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}; ${arm}: ${kept.length} QPs of the filter (${freedRows} of ${rows} CBF rows screened), each solved ${rounds} × both ways after a warm-up pass`,
+  );
+  for (const which of ['full', 'screened'] as const)
+    console.log(
+      `${which === 'full' ? 'unscreened' : 'screened'}: ${(tally[which].cpu / rounds / kept.length).toFixed(3)} ms CPU per solve, ${(tally[which].iterations / rounds).toFixed(0)} iterations per pass`,
+    );
+  console.log(
+    `screened ÷ unscreened CPU ${(tally.screened.cpu / tally.full.cpu).toFixed(3)}; max |Δu| between the two optima ${dx.toExponential(2)} rad; ${failed} solves not 'solved'`,
+  );
 } else {
   throw new Error('usage: cbf-replay.ts record <arm> <seeds> <file> | replay <arm> <file> [rounds]');
 }
