@@ -447,7 +447,9 @@ if (cmd === 'record') {
   console.log(
     `node ${process.version}, load average ${loadavg()
       .map((x) => x.toFixed(1))
-      .join(' ')}; ${arm}: ${kept.length} QPs of the filter (${freedRows} of ${rows} CBF rows screened), each solved ${rounds} × both ways after a warm-up pass`,
+      .join(
+        ' ',
+      )}; ${arm}: ${kept.length} QPs of the filter (${freedRows} of ${rows} CBF rows screened), each solved ${rounds} × both ways after a warm-up pass`,
   );
   for (const which of ['full', 'screened'] as const)
     console.log(
