@@ -58,6 +58,13 @@ interface Call {
   spheres: number[][];
   status: string;
   targets: number[];
+  /**
+   * The held cup's axis the held-tilt filter's measurement port gave at the call (null: none), and
+   * whether the call starts an episode (the episode resets the held-tilt switch there). Absent in
+   * recordings made before the tilt reference was measured: no axis, no resets.
+   */
+  heldAxis?: number[] | null;
+  episodeStart?: boolean;
 }
 
 const SCENES = { so101: so101Scene, panda: pandaScene } as const;
@@ -83,6 +90,27 @@ function freshFilter() {
   );
 }
 
+/**
+ * Gives a mode filter each recorded call's held-cup axis through the held-tilt filter's measurement
+ * port and resets the held-tilt switch where an episode started, as the episode did; returns the
+ * per-call step to run before each filter call.
+ */
+function replayHeldTilt(mf: ReturnType<typeof freshFilter>): (c: Pick<Call, 'heldAxis' | 'episodeStart'>) => void {
+  let axis: readonly number[] | null = null;
+  if (mf.heldTilt)
+    mf.heldTilt.objectAxis = {
+      axis: (out: Float64Array): boolean => {
+        if (!axis) return false;
+        out.set(axis);
+        return true;
+      },
+    };
+  return (c) => {
+    if (c.episodeStart) mf.heldTilt?.reset();
+    axis = c.heldAxis ?? null;
+  };
+}
+
 if (cmd === 'record') {
   const seeds = Number(a3);
   const file = a4!;
@@ -91,13 +119,28 @@ if (cmd === 'record') {
   const mf = freshFilter();
   const calls: Call[] = [];
   const inner = mf.filter;
+  let episodeStart = false;
+  const heldTilt = mf.heldTilt;
+  if (heldTilt) {
+    const reset = heldTilt.reset.bind(heldTilt);
+    heldTilt.reset = () => {
+      episodeStart = true;
+      reset();
+    };
+  }
+  const axisBuf = new Float64Array(3);
   filters.set('cbf', {
     ...mf,
     filter: {
       filter: (nominal, horizon, q0, dt, deadline) => {
         const spheres = mf.groups.map((g) => Array.from(g.spheres));
+        const heldAxis = heldTilt?.objectAxis?.axis(axisBuf) ? Array.from(axisBuf) : null;
+        const start = episodeStart;
+        episodeStart = false;
         const o = inner.filter(nominal, horizon, q0, dt, deadline);
         calls.push({
+          heldAxis,
+          episodeStart: start,
           nominal: Array.from(nominal),
           horizon,
           q0: Array.from(q0),
@@ -159,8 +202,10 @@ if (cmd === 'record') {
   const rowsAll: number[] = [];
   const rowsScreened: number[] = [];
   const shortfall: number[] = [];
+  const heldTiltStep = replayHeldTilt(mf);
   const run = (i: number): ReturnType<typeof mf.filter.filter> => {
     const c = inputs[i]!;
+    heldTiltStep(c);
     c.spheres.forEach((s, g) => mf.groups[g]!.spheres.set(s));
     return mf.filter.filter(c.nominal, c.horizon, c.q0, c.dt);
   };
@@ -294,12 +339,13 @@ if (cmd === 'record') {
       screened: 0,
       targets: new Float64Array(0),
     }));
-    return { name: screenRows ? 'screened' : 'unscreened', mf, cbf, stats };
+    return { name: screenRows ? 'screened' : 'unscreened', mf, cbf, stats, heldTiltStep: replayHeldTilt(mf) };
   });
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < inputs.length; i++) {
       const c = inputs[i]!;
       for (const v of (r + i) % 2 === 0 ? variants : [...variants].reverse()) {
+        v.heldTiltStep(c);
         c.spheres.forEach((sp, g) => v.mf.groups[g]!.spheres.set(sp));
         const c0 = process.cpuUsage();
         const t0 = performance.now();
@@ -397,7 +443,9 @@ if (cmd === 'record') {
     });
     return freed;
   };
+  const heldTiltStep = replayHeldTilt(mf);
   for (const c of calls) {
+    heldTiltStep(c);
     c.spheres.forEach((sp, g) => mf.groups[g]!.spheres.set(sp));
     mf.filter.filter(Float64Array.from(c.nominal), c.horizon, Float64Array.from(c.q0), c.dt);
   }
