@@ -374,9 +374,11 @@ export class ChunkQp {
         if (screened[k * m + p] || u[cbfBase + k * m + p]! < QP_INFINITY) continue;
         for (let r = 0; r < p; r++) {
           if (screened[k * m + r] || u[cbfBase + k * m + r]! < QP_INFINITY || !this.sameCoefficients(k, p, r)) continue;
-          const rp = cbfBase + k * m + p;
-          const rr = cbfBase + k * m + r;
-          const loose = l[rp]! <= l[rr]! ? p : r;
+          const lp = l[cbfBase + k * m + p]!;
+          const lr = l[cbfBase + k * m + r]!;
+          // a bound that is not a number implies nothing: neither row is freed for the other
+          if (!(lp <= lr || lr < lp)) continue;
+          const loose = lp <= lr ? p : r;
           l[cbfBase + k * m + loose] = -QP_INFINITY;
           screened[k * m + loose] = 1;
           freed++;

@@ -269,6 +269,37 @@ describe('ChunkQp.screenImpliedRows', () => {
     expect(x[H - 1]).toBeCloseTo(0.45, 5);
   });
 
+  it('keeps a row whose twin (the same coefficients) has a bound that is not a number', () => {
+    // one joint, an obstacle 0.15 m away (reachable within the chunk, so the first pass keeps
+    // row 0), and a second pair with the same gradient whose h is NaN: a NaN bound implies
+    // nothing, so the twin with a real bound is not "the looser" of the two and stays.
+    const H = 3;
+    const barrier: BarrierModel = {
+      joints: 1,
+      pairs: 2,
+      h(q, out) {
+        out[0] = 0.15 - q[0]!;
+        out[1] = NaN;
+        return NaN;
+      },
+      gradient(q, hOut, grad) {
+        this.h(q, hOut);
+        grad[0] = -1;
+        grad[1] = -1;
+      },
+    };
+    const qp = new ChunkQp(H, 1, 2);
+    const q0 = Float64Array.of(0);
+    qp.setNominal(Float64Array.of(0.1, 0.2, 0.3), q0, [-3], [3], [0.1], WEIGHTS);
+    qp.linearise(barrier, new Float64Array(H), q0, 0.5);
+    const cbfRow = (k: number, p: number): number => 2 * H + k * 2 + p;
+    qp.screenImpliedRows();
+    for (let k = 0; k < H; k++) {
+      expect(qp.screened[k * 2]).toBe(0);
+      expect(qp.problem.l[cbfRow(k, 0)]).toBeGreaterThan(-QP_INFINITY);
+    }
+  });
+
   it('frees nothing when the box is empty (q0 outside the joint limits: the QP is infeasible as it stands)', () => {
     const c = randomCase(3);
     c.q0[0] = c.qmax[0]! + 10;
