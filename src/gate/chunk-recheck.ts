@@ -228,6 +228,8 @@ export class CommitRecheck {
   private readonly dq: Float64Array;
   private readonly start: Float64Array;
   private readonly free: RecheckBounds | null;
+  /** The barrier pass's bounds (dq rewritten per check). */
+  private readonly bounds: RecheckBounds;
   private rows = new Float64Array(0);
   /** The filter's output of the last check (for `committed`). */
   private filtered: ArrayLike<number> = new Float64Array(0);
@@ -250,6 +252,13 @@ export class CommitRecheck {
     this.scratch = recheckScratch(config.barrier);
     this.dq = new Float64Array(n);
     this.start = new Float64Array(n);
+    this.bounds = {
+      qmin: config.qmin,
+      qmax: config.qmax,
+      dq: this.dq,
+      hFloor: -config.planningMargin,
+      decay: 1 - config.gamma,
+    };
     const t = config.heldTilt ?? null;
     if (t !== null && t.barrier.joints !== n)
       throw new RangeError(`chunk re-check: the tilt faces have ${t.barrier.joints} joints, the barrier ${n}`);
@@ -315,15 +324,7 @@ export class CommitRecheck {
     }
     const tilt = c.heldTilt ?? null;
     if (tilt) tilt.barrier.enabled = false;
-    const r = recheckChunk(
-      c.barrier,
-      u,
-      horizon,
-      this.start,
-      { qmin: c.qmin, qmax: c.qmax, dq: this.dq, hFloor: -c.planningMargin, decay: 1 - c.gamma },
-      this.scratch,
-      this.result,
-    );
+    const r = recheckChunk(c.barrier, u, horizon, this.start, this.bounds, this.scratch, this.result);
     if (r.boundStep >= 0)
       return {
         check: 'limits',
