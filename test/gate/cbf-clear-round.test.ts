@@ -4,45 +4,22 @@
  * scenarios (../shared/qp/gen-chunk-qp.mjs, toy kinematics, H = 50) against each round's result
  * re-checked independently (h and the shortfall from the toy barrier's own pair distances).
  */
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
 import { generatorObstacles, ToyBarrier } from './support/toy-so101.js';
-import { sharedDir } from '../support/paths.js';
+import { GEN_H, GEN_JOINTS, GEN_QMAX, GEN_QMIN, generatorChunks, toyRecheck } from './support/generator-chunks.js';
 
-const H = 50;
-const n = 6;
-const problems = (
-  JSON.parse(
-    execFileSync(
-      process.execPath,
-      [join(sharedDir, 'qp/gen-chunk-qp.mjs'), '--H', '50', '--n', '6', '--pairs', '2', '--seq', '20', '--seed', '1'],
-      { encoding: 'utf8', maxBuffer: 1 << 28 },
-    ),
-  ) as { problems: { unom: number[]; q0: number[]; meta: { cycle: number } }[] }
-).problems.slice(0, 6);
-const qmax = [1.9, 1.75, 1.6, 1.65, 2.8, 1.0];
-const qmin = qmax.map((v, j) => (j === 5 ? -0.1 : -v));
+const H = GEN_H;
+const n = GEN_JOINTS;
+const problems = generatorChunks(6);
+const qmax = GEN_QMAX;
+const qmin = GEN_QMIN;
 const CBF_TOLERANCE = 1e-6;
 const SLACK_TOLERANCE = 1e-6;
 
 /** Shortfall of h(u_k) ≥ (1 − γ)·h(u_{k−1}) over steps and pairs, and min h, from the toy barrier. */
-function recheck(bar: ToyBarrier, q0: number[], u: Float64Array): { shortfall: number; minH: number } {
-  const decay = 1 - DEFAULT_CBF_WEIGHTS.gamma;
-  let shortfall = 0;
-  let minH = Infinity;
-  for (let p = 0; p < bar.pairs; p++) {
-    let prev = bar.pair(q0, p);
-    for (let k = 0; k < H; k++) {
-      const h = bar.pair(u.subarray(k * n, (k + 1) * n), p);
-      shortfall = Math.max(shortfall, decay * prev - h);
-      minH = Math.min(minH, h);
-      prev = h;
-    }
-  }
-  return { shortfall, minH };
-}
+const recheck = (bar: ToyBarrier, q0: number[], u: Float64Array) =>
+  toyRecheck(bar, q0, u, 1 - DEFAULT_CBF_WEIGHTS.gamma);
 
 /** The filter's planning margin δ: a round is safe down to h = −δ, but ends early only at h ≥ 0. */
 const DELTA = 2e-3;

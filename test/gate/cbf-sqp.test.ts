@@ -3,8 +3,6 @@
  * kinematics, H = 50, the first cycles of a sequence where the nominal chunk runs through the
  * obstacle): the proximal term keeps re-linearised rounds close to where they were linearised.
  */
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ChunkCbfFilter,
@@ -15,37 +13,16 @@ import {
   interiorPointSolver,
 } from '../../src/gate/index.js';
 import { generatorObstacles, ToyBarrier } from './support/toy-so101.js';
-import { sharedDir } from '../support/paths.js';
+import { GEN_H, GEN_JOINTS, GEN_QMAX, GEN_QMIN, generatorChunks, toyRecheck } from './support/generator-chunks.js';
 
-const H = 50;
-const n = 6;
-const problems = (
-  JSON.parse(
-    execFileSync(
-      process.execPath,
-      [join(sharedDir, 'qp/gen-chunk-qp.mjs'), '--H', '50', '--n', '6', '--pairs', '2', '--seq', '20', '--seed', '1'],
-      { encoding: 'utf8', maxBuffer: 1 << 28 },
-    ),
-  ) as { problems: { unom: number[]; q0: number[]; meta: { cycle: number } }[] }
-).problems.slice(0, 4);
-const qmax = [1.9, 1.75, 1.6, 1.65, 2.8, 1.0];
-const qmin = qmax.map((v, j) => (j === 5 ? -0.1 : -v));
+const H = GEN_H;
+const n = GEN_JOINTS;
+const problems = generatorChunks(4);
+const qmax = GEN_QMAX;
+const qmin = GEN_QMIN;
 
 /** Independent shortfall of h(u_k) ≥ 0.8·h(u_{k−1}) over steps and pairs, and min h. */
-function recheck(bar: ToyBarrier, q0: number[], u: Float64Array): { shortfall: number; minH: number } {
-  let shortfall = 0;
-  let minH = Infinity;
-  for (let p = 0; p < bar.pairs; p++) {
-    let prev = bar.pair(q0, p);
-    for (let k = 0; k < H; k++) {
-      const h = bar.pair(u.subarray(k * n, (k + 1) * n), p);
-      shortfall = Math.max(shortfall, 0.8 * prev - h);
-      minH = Math.min(minH, h);
-      prev = h;
-    }
-  }
-  return { shortfall, minH };
-}
+const recheck = (bar: ToyBarrier, q0: number[], u: Float64Array) => toyRecheck(bar, q0, u, 0.8);
 
 function run(proximal: number, backOff = 0) {
   return problems.map((p) => {
