@@ -14,6 +14,7 @@ import { HeldTiltFilter, type HeldObjectAxis } from '../../src/gate/held-tilt.js
 import { HoldOnlyFilter } from '../../src/gate/hold-only-filter.js';
 import { OrientationBarrier, TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
 import { PassiveColumnsFilter } from '../../src/gate/passive-columns.js';
+import { newOutcome } from '../../src/gate/filter-common.js';
 import { ForwardKinematics } from '../../src/kinematics/index.js';
 import { PAN_TILT_CHAIN, PAN_TILT_TOOL } from './support/pan-tilt.js';
 
@@ -58,18 +59,7 @@ class PredictedTilt implements ChunkFilter {
         tilts.push(Math.acos(Math.min(1, h / this.barrier.lever + Math.cos(this.theta))));
       }
     this.rows.push(tilts);
-    return {
-      status: 'unchanged',
-      targets: nominal,
-      slackUsed: 0,
-      modification: 0,
-      minH: 0,
-      minHStep: -1,
-      cbfViolation: 0,
-      rounds: 0,
-      iterations: 0,
-      detail: '',
-    };
+    return { ...newOutcome(), targets: nominal, minH: 0 };
   }
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { CbfOutcome, ChunkFilter } from '../../src/gate/index.js';
 import { GraspTrack, HeldTiltFilter, commandsClosed, tiltPlanning, toolTiltLimit } from '../../src/gate/held-tilt.js';
 import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
+import { newOutcome } from '../../src/gate/filter-common.js';
 import { ForwardKinematics } from '../../src/kinematics/index.js';
 import { PAN_TILT_CHAIN } from './support/pan-tilt.js';
 
@@ -26,18 +27,7 @@ class Recorder implements ChunkFilter {
       q0: Array.from(q0),
       rows: Array.from(nominal),
     });
-    return {
-      status: 'unchanged',
-      targets: nominal,
-      slackUsed: 0,
-      modification: 0,
-      minH: 0,
-      minHStep: -1,
-      cbfViolation: 0,
-      rounds: 0,
-      iterations: 0,
-      detail: '',
-    };
+    return { ...newOutcome(), targets: nominal, minH: 0 };
   }
 }
 
