@@ -291,6 +291,14 @@ export class ChunkCbfFilter implements ChunkFilter {
       }
       this.hasPrev = qPrev !== undefined;
       this.accelerationRows!.qPrev = this.hasPrev ? this.qPrevBuf : null;
+      if (this.hasPrev)
+        for (let j = 0; j < n; j++)
+          if (!Number.isFinite(this.qPrevBuf[j]!))
+            return refuse(
+              o,
+              'solver-failure',
+              `qPrev[${j}] must be a finite joint position (rad), got ${fmt(this.qPrevBuf[j]!)}`,
+            );
     }
     const h0 = this.barrier.h(this.q0Buf, this.h0);
     if (!(h0 >= this.hFloor)) {

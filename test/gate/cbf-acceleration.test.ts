@@ -90,6 +90,19 @@ describe('ChunkCbfFilter acceleration rows (one joint, hand-computed projections
     expect(o.targets[0]! - 1).toBeGreaterThanOrEqual(0.9 - 1e-6);
   });
 
+  it('refuses a qPrev that is not a finite position per joint, naming it (bad input, not a barrier verdict)', () => {
+    const f = new ChunkCbfFilter(LINE_BARRIER, interiorPointSolver, line);
+    const nominal = Float64Array.from([1, 1.05]);
+    for (const qPrev of [[NaN], [Infinity], []]) {
+      const o = f.filter(nominal, 2, q0, DT, undefined, qPrev);
+      expect(o.status).toBe('solver-failure');
+      expect(o.targets.length).toBe(0);
+      expect(o.detail).toMatch(/qPrev\[0\] must be a finite joint position/);
+    }
+    // the same chunk with a usable qPrev (at rest) passes
+    expect(f.filter(nominal, 2, q0, DT, undefined, q0).status).toBe('unchanged');
+  });
+
   it('rejects a limit per joint that is missing, zero or not finite', () => {
     expect(() => new ChunkCbfFilter(LINE_BARRIER, interiorPointSolver, { ...line, maxAcceleration: [] })).toThrow(
       'maxAcceleration has 0 entries',
