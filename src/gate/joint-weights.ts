@@ -77,6 +77,8 @@ export class ScaledChunkFilter implements ChunkFilter {
     const s = this.scale;
     const n = s.length;
     const size = horizon * n;
+    // a mis-shaped chunk: the inner filter's own shape check refuses it (scaling would hide it)
+    if (nominal.length !== size) return this.inner.filter(nominal, horizon, q0, dt, deadline);
     if (this.buf.length !== size) {
       this.buf = new Float64Array(size);
       this.out = new Float64Array(size);
@@ -92,7 +94,8 @@ export class ScaledChunkFilter implements ChunkFilter {
       }
       o.targets = this.out;
       o.modification = mod;
-    } else o.targets = nominal;
+    } else if (o.status === 'unchanged') o.targets = nominal;
+    // (refused: the inner filter's empty targets stay)
     return o;
   }
 }

@@ -100,4 +100,16 @@ describe('joint weights by scaled coordinates', () => {
     expect(o.status).toBe('unchanged');
     expect(o.targets).toBe(nominal);
   });
+
+  it('a refused chunk comes back refused with no targets (never the nominal), and a mis-shaped chunk is refused as such', () => {
+    // q0 = (1, 0.5): h = −0.5, already inside the safety distance: the inner filter refuses.
+    const nominal = Float64Array.of(1, 0.5, 1, 0.5);
+    const o = filterWith([3, 1]).filter(nominal, 2, [1, 0.5], 0.1);
+    expect(o.status).toBe('unsafe');
+    expect(o.targets.length).toBe(0);
+    const short = filterWith([3, 1]).filter(Float64Array.of(0.05, 0.05, 0.1), 2, [0, 0], 0.1);
+    expect(short.status).toBe('solver-failure');
+    expect(short.detail).toMatch(/chunk has 3 targets, expected 2×2/);
+    expect(short.targets.length).toBe(0);
+  });
 });
