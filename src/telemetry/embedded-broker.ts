@@ -157,6 +157,9 @@ export class EmbeddedBroker {
       done(new Error(d.reason));
     };
     broker.authorizeSubscribe = (client, sub, done) => {
+      // Refused publishes must reach no one: no subscription to (a filter matching) their topic.
+      // Filters beginning with a wildcard never match '$' topics; only a '$armguard…' filter could.
+      if (sub.topic.startsWith(NOT_FORWARDED_TOPIC.split('/')[0]!)) return done(null, null);
       const who = this.roles.get(client);
       const d = this.policy.canSubscribe(who?.roles ?? [], who?.username, sub.topic);
       done(d.allow ? null : new Error(d.reason), d.allow ? sub : null);

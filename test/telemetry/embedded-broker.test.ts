@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EmbeddedBroker, type RefusedCommand } from '../../src/telemetry/embedded-broker.js';
+import { EmbeddedBroker, NOT_FORWARDED_TOPIC, type RefusedCommand } from '../../src/telemetry/embedded-broker.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import { MqttLink } from '../../src/telemetry/mqtt-link.js';
 import { RecordingClient } from '../support/mqtt-client.js';
@@ -49,6 +49,28 @@ describe('embedded broker access enforcement', () => {
     await anon.subscribe('armguard/v1/#');
     expect(await anon.publish(topicFor('arm1', 'cmd/estop'), '{"v":1}', 0.5)).toBe('no-ack');
     await anon.end();
+  });
+  it('delivers a publish its admission refused to no subscriber, not even one naming the not-forwarded topic', async () => {
+    const chunkTopic = topicFor('arm1', 'chunk/request');
+    broker = new EmbeddedBroker(
+      {
+        users: [
+          { username: 'vla', password: 'p', roles: ['policy'] },
+          { username: 'viewer', password: 'v', roles: ['viewer'] },
+        ],
+      },
+      { admission: { topic: chunkTopic, admit: (_id, payload) => !payload.includes('over'), closed: () => undefined } },
+    );
+    const url = await broker.start();
+    const watcher = await RecordingClient.connect(url, 'viewer', 'v');
+    for (const t of [NOT_FORWARDED_TOPIC, '$armguard/#', '$armguard/+', '#', chunkTopic])
+      await watcher.subscribe(t).catch(() => undefined); // a refused subscription may be answered with an error
+    const policy = await RecordingClient.connect(url, 'vla', 'p');
+    expect(await policy.publish(chunkTopic, '{"id":"over-1"}')).toBe('acked');
+    expect(await policy.publish(chunkTopic, '{"id":"in-1"}')).toBe('acked');
+    await watcher.waitFor((t, p) => t === chunkTopic && p.includes('in-1'), 5, 'the admitted request');
+    expect(watcher.messages.filter((m) => m.payload.includes('over'))).toEqual([]);
+    await Promise.all([watcher.end(), policy.end()]);
   });
 });
 
