@@ -98,7 +98,8 @@ const ID_PATTERN = /"id"\s*:\s*"([^"\\]{0,128})"/;
  */
 export function chunkIdOf(payload: Uint8Array): string {
   const head = Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, ID_SCAN_BYTES));
-  return ID_PATTERN.exec(head.toString('latin1'))?.[1] ?? '';
+  // UTF-8, as JSON.parse reads it on the decoded path: the answer must carry the id the policy sent.
+  return ID_PATTERN.exec(head.toString('utf8'))?.[1] ?? '';
 }
 
 /** Who a limit applies to, for the answer's reason: a client id, or the whole stream (external broker). */

@@ -99,6 +99,13 @@ describe('chunkIdOf (requests that are not decoded)', () => {
     );
   });
 
+  it('reads the id as the UTF-8 text the policy sent (not byte by byte), as the decoded path does', () => {
+    for (const id of ['ß-1', 'チャンク-7', 'e\u0301', 'a🙂b']) {
+      const text = JSON.stringify({ v: 1, id, stamp: 0 });
+      expect(chunkIdOf(Buffer.from(text, 'utf8'))).toBe((JSON.parse(text) as { id: string }).id);
+    }
+  });
+
   it('never throws on arbitrary bytes and returns at most 128 characters (fuzz)', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 2000 }), (bytes) => {
