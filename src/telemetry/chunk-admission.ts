@@ -87,17 +87,17 @@ export class ChunkAdmission {
   }
 }
 
-/** How much of a payload is scanned for the id of a request that is not decoded. */
+/** How much of a payload is scanned for the id of a request that is not decoded (by default). */
 const ID_SCAN_BYTES = 512;
 const ID_PATTERN = /"id"\s*:\s*"([^"\\]{0,128})"/;
 
 /**
- * The id of a request that is not decoded, for its answer: the first `"id": "…"` in the payload's
- * first 512 bytes (a policy writes its id near the start; the chunk schema has no nested `id`), or
- * '' when there is none there. Never parses the payload.
+ * The id of a request that is not decoded (above the rate, or not JSON), for its answer: the first
+ * `"id": "…"` in the payload's first `scanBytes` bytes (a policy writes its id near the start; the
+ * chunk schema has no nested `id`), or '' when there is none there. Never parses the payload.
  */
-export function chunkIdOf(payload: Uint8Array): string {
-  const head = Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, ID_SCAN_BYTES));
+export function chunkIdOf(payload: Uint8Array, scanBytes = ID_SCAN_BYTES): string {
+  const head = Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, scanBytes));
   // UTF-8, as JSON.parse reads it on the decoded path: the answer must carry the id the policy sent.
   return ID_PATTERN.exec(head.toString('utf8'))?.[1] ?? '';
 }

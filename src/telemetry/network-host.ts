@@ -132,7 +132,7 @@ async function start(): Promise<void> {
         try {
           value = JSON.parse(text);
         } catch (e) {
-          const id = /"id"\s*:\s*"([^"\\]{1,128})"/.exec(text.slice(0, 4096))?.[1] ?? '';
+          const id = chunkIdOf(bytes, 4096);
           chunks.offer({ ok: false, error: `JSON (${(e as Error).message})`, id });
           return;
         }
