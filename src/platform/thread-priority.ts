@@ -2,9 +2,10 @@
  * The scheduling priority of the calling thread (Linux): worker threads that do background work for
  * the control loop (the network worker decoding a flood, the chunk filter worker solving) can be run
  * at a higher nice value than the control thread (their `nice` option), so that when the cores are
- * short the kernel runs the control step first. Off by default: on the 2-core bench it made no
- * measurable difference to a chunk flood's late steps, and at nice 10 the filter worker fell behind
- * an honest policy (bench/RESULTS.md, "Network faults").
+ * short the kernel runs the control step first. Off by default (bench/RESULTS.md, "Network
+ * faults"): on the loaded 2-core bench it made no difference beyond the noise to a chunk flood's
+ * late steps and the filter worker at nice 10 superseded more chunks under the flood; on the quiet
+ * machine it took about a third off the flood's p99, but under 5 ms in no setting.
  *
  * Linux applies setpriority(PRIO_PROCESS, tid) to the one thread `tid` names; the calling thread's
  * id is read from /proc/thread-self. Raising the nice value needs no privilege; lowering it does,
