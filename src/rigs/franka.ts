@@ -9,19 +9,9 @@
  * re-checked on the control thread (src/runtime/off-thread-chunk-path.ts); the grip the tilt bound
  * follows is read here and travels with each snapshot.
  */
-import {
-  ChunkCbfFilter,
-  ChunkScreen,
-  DEFAULT_CBF_TOLERANCE,
-  DEFAULT_CBF_WEIGHTS,
-  DEFAULT_GATE_CONFIG,
-  interiorPointSolver,
-  obstacleGroups,
-  TrackedObstacles,
-} from '../gate/index.js';
+import { ChunkScreen, DEFAULT_GATE_CONFIG, obstacleGroups, TrackedObstacles } from '../gate/index.js';
 import type { TrackedObstacleSpec, TrackedPositionSource } from '../gate/index.js';
 import { descriptionBarrier } from '../gate/description-barrier.js';
-import { HeldTiltFilter } from '../gate/held-tilt.js';
 import type { ChunkFilter } from '../gate/cbf-types.js';
 import type { GateChunk } from '../gate/chunk.js';
 import { bandClauses, type BandClauseSpec } from '../gate/warning-band.js';
@@ -44,6 +34,7 @@ import { FRANKA_STATE_MIN_INTERVAL_S } from '../../drivers/franka/messages.js';
 import { SceneTracker } from '../../drivers/tracking/scene-tracker.js';
 import { subscribeTracking, type TrackingInput } from '../../drivers/tracking/ros-adapters.js';
 import { frankaBand, type PlatformBand } from './warning-band.js';
+import { rigChunkCbf } from './chunk-cbf.js';
 
 /** hardware-facts §A6: FR3 and Panda joint velocity limits (rad/s). */
 export const FRANKA_DQ_MAX = {
@@ -271,18 +262,6 @@ export function frankaChunkFilter(r: FrankaFilterRecipe): FrankaChunkFilter {
     selfClearance: r.selfClearance,
     heldTilt: r.heldTilt ? { objectLimit: r.heldTilt.objectLimit, pivotGain: FRANKA_PIVOT_GAIN, faces: 4 } : null,
   });
-  const maxSpeed = [...FRANKA_DQ_MAX[r.platform]];
-  const cbf = new ChunkCbfFilter(barrier, interiorPointSolver, {
-    ...DEFAULT_CBF_WEIGHTS,
-    qmin,
-    qmax,
-    maxSpeed,
-    maxRounds: 3,
-    slackTolerance: 1e-6,
-    cbfTolerance: DEFAULT_CBF_TOLERANCE,
-    maxIterations: 40,
-    planningMargin: r.planningMargin,
-  });
   const band = r.band
     ? frankaBand({
         platform: r.platform,
@@ -296,31 +275,24 @@ export function frankaChunkFilter(r: FrankaFilterRecipe): FrankaChunkFilter {
   // follow the grip read on the control thread for each chunk — the gripper's state, and the row at
   // which the chunk's gripper command (if it carries one) closes the hand.
   let grip: GripSnapshot | undefined;
-  const heldTiltFilter = tilt
-    ? new HeldTiltFilter(
-        cbf,
-        tilt,
-        { held: () => grip?.held ?? true, closeRow: () => grip?.closeRow ?? -1 },
-        qmin.length,
-      )
-    : null;
-  const filter: ChunkFilter = heldTiltFilter ?? cbf;
+  // the re-check: the chunk as it goes to the arm (after the band) against the same barrier, limits
+  // and tilt faces, the faces on the rows the grip (set from each snapshot) holds an object
+  const { filter, recheck } = rigChunkCbf(
+    { barrier, tilt },
+    {
+      qmin,
+      qmax,
+      maxSpeed: [...FRANKA_DQ_MAX[r.platform]],
+      planningMargin: r.planningMargin,
+      columns: qmin.length,
+      gripper: { held: () => grip?.held ?? true, closeRow: () => grip?.closeRow ?? -1 },
+    },
+  );
   return {
     filter,
     band,
     tracked: groups.slice(0, r.trackedBodies),
-    // the chunk as it goes to the arm (after the band) re-checked against the same barrier, limits
-    // and tilt faces, the faces on the rows the grip (set from each snapshot) holds an object
-    recheck: {
-      barrier,
-      qmin,
-      qmax,
-      maxSpeed,
-      planningMargin: r.planningMargin,
-      gamma: DEFAULT_CBF_WEIGHTS.gamma,
-      heldTilt:
-        tilt && heldTiltFilter ? { barrier: tilt, gripper: heldTiltFilter.gripper, filter: heldTiltFilter } : null,
-    },
+    recheck,
     setGrip: (g) => (grip = g),
   };
 }

@@ -8,18 +8,13 @@
 import { jointLimitsRadians, type So101Calibration } from '../calibration/so101.js';
 import { calibratedProfile } from '../calibration/so101-thresholds.js';
 import {
-  ChunkCbfFilter,
   ChunkScreen,
-  DEFAULT_CBF_TOLERANCE,
-  DEFAULT_CBF_WEIGHTS,
-  interiorPointSolver,
   obstacleGroups,
   TrackedObstacles,
   type TrackedObstacleSpec,
   type TrackedPositionSource,
 } from '../gate/index.js';
 import { descriptionBarrier } from '../gate/description-barrier.js';
-import { HeldTiltFilter } from '../gate/held-tilt.js';
 import type { ChunkFilter } from '../gate/cbf-types.js';
 import { SO101_DESCRIPTION } from '../kinematics/index.js';
 import type { ObstacleSet } from '../kinematics/index.js';
@@ -31,6 +26,7 @@ import { SIGNALS, type SignalFrame } from '../schema/signals.js';
 import type { Clock } from '../util/clock.js';
 import { so101ModelFor } from '../../drivers/so101/mapping.js';
 import { so101Band, type PlatformBand } from './warning-band.js';
+import { rigChunkCbf } from './chunk-cbf.js';
 import { bandClauses, type BandClauseSpec } from '../gate/warning-band.js';
 import type { ChunkFilterService } from '../runtime/chunk-filter-service.js';
 import type { ChunkRecheckConfig } from '../gate/chunk-recheck.js';
@@ -379,35 +375,24 @@ export function so101ChunkFilter(r: So101FilterRecipe): So101ChunkFilter {
         ...(r.band.runOn !== undefined ? { runOn: r.band.runOn } : {}),
       })
     : undefined;
-  const maxSpeed = new Array<number>(qmin.length).fill(r.maxSpeed);
-  const cbf = new ChunkCbfFilter(barrier, interiorPointSolver, {
-    ...DEFAULT_CBF_WEIGHTS,
-    qmin,
-    qmax,
-    maxSpeed,
-    maxRounds: 3,
-    slackTolerance: 1e-6,
-    cbfTolerance: DEFAULT_CBF_TOLERANCE,
-    maxIterations: 40,
-    planningMargin: r.planningMargin,
-  });
   // The tilt pairs are switched per chunk by the gripper command (on from a chunk that starts closed).
   const gripper = so101GripperCommand(qmin[SO101_GRIPPER_COLUMN]!, qmax[SO101_GRIPPER_COLUMN]!);
-  const heldTilt = tilt ? new HeldTiltFilter(cbf, tilt, gripper, qmin.length) : null;
-  const filter: ChunkFilter = heldTilt ?? cbf;
+  const { filter, recheck } = rigChunkCbf(
+    { barrier, tilt },
+    {
+      qmin,
+      qmax,
+      maxSpeed: new Array<number>(qmin.length).fill(r.maxSpeed),
+      planningMargin: r.planningMargin,
+      columns: qmin.length,
+      gripper,
+    },
+  );
   return {
     filter,
     band,
     tracked: groups.slice(0, r.trackedBodies),
-    recheck: {
-      barrier,
-      qmin,
-      qmax,
-      maxSpeed,
-      planningMargin: r.planningMargin,
-      gamma: DEFAULT_CBF_WEIGHTS.gamma,
-      heldTilt: tilt && heldTilt ? { barrier: tilt, gripper, filter: heldTilt } : null,
-    },
+    recheck,
     gripper,
   };
 }
