@@ -106,6 +106,20 @@ function parts() {
   return { tilt, filter, band, recheck, gate, screen, arm, state };
 }
 
+/** The synchronous path over `parts`, the band after the filter, re-checking against `recheck`. */
+function bandedExecutor(p: ReturnType<typeof parts>): ChunkExecutor {
+  return new ChunkExecutor({
+    gate: p.gate,
+    screen: p.screen,
+    filter: p.filter,
+    sink: p.arm,
+    joints: p.arm,
+    maxStateAge: 0.05,
+    band: { band: p.band, state: p.state },
+    recheck: p.recheck,
+  });
+}
+
 /** Four rows standing at (pan 0, tilt 0.4) with the gripper command `grip`. */
 const standing = (id: string, t: number, grip: number): GateChunk => ({
   id,
@@ -119,16 +133,7 @@ const standing = (id: string, t: number, grip: number): GateChunk => ({
 describe('the re-check of the chunk as it would go to the arm checks the held-tilt faces', () => {
   it('synchronous path: a band bend tilting the held object 0.25 rad past its 0.1 rad bound holds (re-check: held-tilt)', () => {
     const p = parts();
-    const executor = new ChunkExecutor({
-      gate: p.gate,
-      screen: p.screen,
-      filter: p.filter,
-      sink: p.arm,
-      joints: p.arm,
-      maxStateAge: 0.05,
-      band: { band: p.band, state: p.state },
-      recheck: p.recheck,
-    });
+    const executor = bandedExecutor(p);
     const t = 0.01;
     p.arm.tick(t);
     p.gate.evaluate(t, NO_CLAUSES, null);
@@ -146,16 +151,7 @@ describe('the re-check of the chunk as it would go to the arm checks the held-ti
 
   it('synchronous path: the same bend with the gripper open (nothing held) goes to the arm as the band left it', () => {
     const p = parts();
-    const executor = new ChunkExecutor({
-      gate: p.gate,
-      screen: p.screen,
-      filter: p.filter,
-      sink: p.arm,
-      joints: p.arm,
-      maxStateAge: 0.05,
-      band: { band: p.band, state: p.state },
-      recheck: p.recheck,
-    });
+    const executor = bandedExecutor(p);
     p.arm.q[2] = OPEN;
     const t = 0.01;
     p.arm.tick(t);
