@@ -134,3 +134,16 @@ export async function startPolicySession(
 export function submitChunk(s: RunSession, chunk: GateChunk, now: number): Promise<ExecutedChunk> {
   return new Promise((resolve) => s.pipeline.submitChunkAsync(chunk, now, (r) => resolve(r)));
 }
+
+/**
+ * What an episode's gate records say of a chunk filter worker fault: a hold naming the worker, and
+ * the worker's restart event ("started again").
+ */
+export function filterWorkerFaultRecorded(records: readonly GateRecord[]): { hold: boolean; restart: boolean } {
+  return {
+    hold: records.some((r) => r.kind === 'transition' && r.to === 'hold' && /chunk filter worker/.test(r.reason)),
+    restart: records.some(
+      (r) => r.kind === 'event' && r.event === 'chunk-filter-worker' && /started again/.test(r.detail ?? ''),
+    ),
+  };
+}
