@@ -163,16 +163,21 @@ export class RosMonitorNode {
     if (this.options.onStep) this.guarded(now, 'step hook', () => this.options.onStep!(now));
   }
 
-  /** A step (episode recording), hook or publish that throws becomes a fault that holds, never an exception in a ROS callback. */
-  private guarded(now: number, what: string, fn: () => void): void {
+  /**
+   * A step (episode recording), hook or publish that throws becomes a fault that holds, never an
+   * exception in a ROS callback. Returns whether `fn` ran through without throwing.
+   */
+  private guarded(now: number, what: string, fn: () => void): boolean {
     try {
       fn();
+      return true;
     } catch (e) {
       this.gate.fault(now, {
         kind: 'storage',
         source: 'armguard node',
         detail: `${what} threw: ${e instanceof Error ? e.message : String(e)}`,
       });
+      return false;
     }
   }
 
@@ -214,16 +219,8 @@ export class RosMonitorNode {
         answered = true;
         this.guarded(t, 'chunk result publish', () => this.publishResult(r, t));
       };
-      let threw = false;
-      this.guarded(now, 'chunk decision', () => {
-        try {
-          runtime.submitChunkAsync!(parsed.chunk, now, answer);
-        } catch (e) {
-          threw = true;
-          throw e;
-        }
-      });
-      if (threw) answer(failed, now);
+      if (!this.guarded(now, 'chunk decision', () => runtime.submitChunkAsync!(parsed.chunk, now, answer)))
+        answer(failed, now);
       return;
     }
     let r = failed;
