@@ -282,6 +282,13 @@ export class OffThreadChunkPath implements ChunkPath {
     this.inflight = undefined;
     const now = this.syncNow ?? this.o.clock.now();
     if (a.kind === 'filtered') this.o.onFilterTime?.(a.filterMs);
+    if (a.kind === 'fault') {
+      // The fault holds when it arrives, also with a newer chunk waiting (that one is decided at a
+      // control step, where a service fault that lasts is raised again first).
+      this.stats.faults++;
+      this.o.gate.fault(now, a.fault);
+      return this.finish(this.steps.held(f.chunk.id), now, f.done);
+    }
     const newer = this.next;
     if (newer) {
       // Chunks arrive faster than they are filtered (a flood): this answer is superseded, and the
@@ -294,11 +301,6 @@ export class OffThreadChunkPath implements ChunkPath {
         this.begin(newer.chunk, now, newer.done, 0, true);
       }
       return;
-    }
-    if (a.kind === 'fault') {
-      this.stats.faults++;
-      this.o.gate.fault(now, a.fault);
-      return this.finish(this.steps.held(f.chunk.id), now, f.done);
     }
     const r = this.decide(f, a.stage, now);
     if (r === 'refilter') {

@@ -331,6 +331,33 @@ describe('filter worker faults', () => {
     expect(after.verdict).toMatch(/executed|filtered/);
   }, 30_000);
 
+  it('a worker that dies while a newer chunk waits: the fault holds at once, with its cause, and the chunk in flight is answered held, not superseded', async () => {
+    const s = await setup();
+    const worker = (s.service.inner as unknown as { worker: Worker }).worker;
+    const first = s.submit(ramp(REACH_FROM, REACH_TO));
+    const second = s.submit(
+      ramp(
+        REACH_FROM,
+        REACH_TO.map((x, j) => (j === 0 ? 0.3 : x)),
+      ),
+    );
+    await worker.terminate();
+    const a = await first;
+    // no control step has run since the fault
+    expect(a).toMatchObject({ id: 'c1', verdict: 'held' });
+    expect(s.session.gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { kind: 'disconnect', source: 'chunk filter worker', detail: expect.stringMatching(/exited/) },
+    });
+    expect(s.path.stats).toMatchObject({ faults: 1, held: 1, superseded: 0 });
+    // the waiting chunk is decided at a control step: held, nothing reaches the arm
+    let b: ExecutedChunk | undefined;
+    void second.then((r) => (b = r));
+    await stepUntil(s, () => b !== undefined, 10, 'the waiting chunk');
+    expect(b).toMatchObject({ id: 'c2', verdict: 'held' });
+    expect(s.arm.executed).toHaveLength(0);
+  }, 30_000);
+
   /**
    * The arm stands at P (wrist_flex 0.5) and closes the jaw 0.1 rad a row: the grasp (the first row
    * commanded closed, row 7) is at P, whose tool direction that is vertical there is the held
