@@ -25,8 +25,9 @@ import { niceThisThread } from '../platform/thread-priority.js';
 
 /**
  * The network worker's nice value by default: the control thread's (0). The e-stop arrives through
- * this thread; a higher value (NetworkHostConfig.nice) made no measurable difference to the control
- * step on the loaded 2-core machine (bench/RESULTS.md "Network faults").
+ * this thread, so it is not niced by default. A higher value (NetworkHostConfig.nice) took about a
+ * third off a chunk flood's p99 on the quiet 2-core machine and made no measurable difference on the
+ * loaded one (bench/RESULTS.md "Network faults").
  */
 export const NETWORK_WORKER_NICE = 0;
 

@@ -30,10 +30,11 @@ import { answerProblem, type FilterRecipe, type FromFilterWorker, type ToFilterW
 export const FILTER_WORKER_TIMEOUT_S = 2;
 /**
  * The filter worker thread's nice value by default: the control thread's (0). A higher value lets
- * the control step take a core first, but on the loaded 2-core machine it made no measurable
- * difference to the control step, and the control thread's late steps there were it blocking while
- * it received a worker's message (bench/RESULTS.md "Network faults"): a worker kept off the CPU holds
- * up the control thread then. Settable (`nice`) for a host where it helps.
+ * the control step take a core first: on the quiet 2-core machine nice 10 on both workers took about
+ * a third off a chunk flood's p99 (still not ≤ 5 ms in every run), on the loaded one it made no
+ * measurable difference (bench/RESULTS.md "Network faults"). On a host loaded by other programs a
+ * niced worker gets a small share of a core and its answers, which gate the chunks, come late.
+ * Settable (`nice`) for a dedicated host where it helps.
  */
 export const FILTER_WORKER_NICE = 0;
 const RESTART_FIRST_S = 0.5;
