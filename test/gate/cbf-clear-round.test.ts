@@ -1,6 +1,6 @@
 /**
- * CbfFilterConfig.clearRoundTolerance: the SQP rounds end at the first safe round that keeps h ≥ 0
- * at every step with a barrier-condition shortfall ≤ the tolerance. Checked on the generator's
+ * CbfFilterConfig.clearRoundTolerance (default: the planning margin δ): the SQP rounds end at the
+ * first safe round that keeps h ≥ 0 at every step with a barrier-condition shortfall ≤ the tolerance. Checked on the generator's
  * scenarios (../shared/qp/gen-chunk-qp.mjs, toy kinematics, H = 50) against each round's result
  * re-checked independently (h and the shortfall from the toy barrier's own pair distances).
  */
@@ -55,13 +55,17 @@ function filterWith(clearRoundTolerance: number | undefined, p: (typeof problems
 const expected0 = (stop: number, rounds: number): number => (stop < 0 ? rounds : Math.min(rounds, stop + 1));
 
 describe('CbfFilterConfig.clearRoundTolerance', () => {
-  it('0 (the default) runs the same rounds as before', () => {
+  it('defaults to the planning margin δ; 0 turns it off', () => {
+    let differ = 0;
     for (const p of problems) {
       const a = filterWith(undefined, p);
-      const b = filterWith(0, p);
-      expect(b.rounds).toBe(a.rounds);
-      expect(b.iterations).toBe(a.iterations);
+      const b = filterWith(DELTA, p);
+      expect(a.rounds).toBe(b.rounds);
+      expect(a.iterations).toBe(b.iterations);
+      if (filterWith(0, p).rounds !== a.rounds) differ++;
     }
+    // the default is not "off": δ ends the rounds earlier on some scenario
+    expect(differ).toBeGreaterThan(0);
   });
 
   it('ends the rounds at the first round that keeps h ≥ 0 within the tolerance, and not before', () => {
