@@ -176,7 +176,10 @@ if (cmd === 'record') {
   // --clear-tolerance T: CbfFilterConfig.clearRoundTolerance = T (m)
   const clearArg = process.argv.indexOf('--clear-tolerance');
   const clear = clearArg > 0 ? Number(process.argv[clearArg + 1]) : null;
-  if (accelArg > 0 || noScreen || clear !== null) {
+  // --first nominal|clear-prefix: CbfFilterConfig.firstLinearisation
+  const firstArg = process.argv.indexOf('--first');
+  const first = firstArg > 0 ? (process.argv[firstArg + 1] as 'nominal' | 'clear-prefix') : null;
+  if (accelArg > 0 || noScreen || clear !== null || first !== null) {
     const a = accelArg > 0 ? Number(process.argv[accelArg + 1]) : null;
     const inner = findCbf(mf.filter);
     if (!inner) throw new Error('no chunk CBF filter in the mode filter');
@@ -185,11 +188,13 @@ if (cmd === 'record') {
       ...(a === null ? {} : { maxAcceleration: inner.config.qmin.map(() => a) }),
       ...(noScreen ? { screenRows: false } : {}),
       ...(clear === null ? {} : { clearRoundTolerance: clear }),
+      ...(first === null ? {} : { firstLinearisation: first }),
     });
     if (!replaceIn(mf.filter, inner, changed)) throw new Error('could not put the changed filter in place');
     if (a !== null) console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);
     if (noScreen) console.log('redundant-row screen off');
     if (clear !== null) console.log(`clearRoundTolerance ${clear} m`);
+    if (first !== null) console.log(`firstLinearisation ${first}`);
   }
   const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
   const cbf = findCbf(mf.filter);
@@ -203,6 +208,17 @@ if (cmd === 'record') {
   const rowsScreened: number[] = [];
   const shortfall: number[] = [];
   const heldTiltStep = replayHeldTilt(mf);
+  // CBF_REPLAY_ROUNDS=1: per modified call of the first pass, each round's interior-point
+  // iterations and slack (s = needed slack), and the executed chunk's shortfall
+  const perRound: string[] = [];
+  if (process.env['CBF_REPLAY_ROUNDS'] && cbf) {
+    let before = 0;
+    cbf.trace = (round, slack) => {
+      if (round === 1) before = 0;
+      perRound.push(`${cbf.outcome.iterations - before}${slack > 1e-6 ? 's' : ''}`);
+      before = cbf.outcome.iterations;
+    };
+  }
   const run = (i: number): ReturnType<typeof mf.filter.filter> => {
     const c = inputs[i]!;
     heldTiltStep(c);
@@ -219,6 +235,11 @@ if (cmd === 'record') {
       cpu.push((u.user + u.system) / 1000);
       if (t < best[i]!) best[i] = t;
       if (r === 0) {
+        if (perRound.length > 0 && o.status !== 'unchanged')
+          console.log(
+            `  call ${i}: ${o.status}, rounds ${perRound.join(' ')} = ${cbf?.outcome.iterations} iterations, shortfall ${(1000 * (cbf?.outcome.cbfViolation ?? 0)).toFixed(3)} mm`,
+          );
+        perRound.length = 0;
         status.push(o.status);
         sqpRounds.push(cbf?.outcome.rounds ?? 0);
         iterations.push(cbf?.outcome.iterations ?? 0);

@@ -76,6 +76,8 @@ export interface ArmFilterProfile {
   readonly tiltFaces: number;
   /** SQP rounds of the chunk-level CBF per chunk. */
   readonly cbfRounds: number;
+  /** Where its round 1 linearises (CbfFilterConfig.firstLinearisation). */
+  readonly cbfFirstLinearisation: 'nominal' | 'clear-prefix';
   /** The chunk-level CBF's weights (λ, ρ, γ, proximal μ) where they differ from DEFAULT_CBF_WEIGHTS. */
   readonly cbfWeights?: Partial<CbfWeights>;
 }
@@ -102,6 +104,9 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     // barrier decay (γ 0.1, the detour starts earlier) find one on most (bench/RESULTS.md).
     cbfRounds: 6,
     cbfWeights: { gamma: 0.1 },
+    // the first chunk that meets the bottle: round 1 where the nominal stops short of it (its
+    // worst chunks 25 → 17 interior-point iterations, outcomes kept; bench/RESULTS.md)
+    cbfFirstLinearisation: 'clear-prefix',
   },
   // hardware-facts §A6 Panda joint velocity limits (as FRANKA_DQ_MAX in src/rigs/franka.ts)
   panda: {
@@ -116,6 +121,8 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     pivotGain: 1,
     tiltFaces: 4,
     cbfRounds: 3,
+    // 'clear-prefix' held 8 of 20 seeds at the carry's second chunk (bench/RESULTS.md)
+    cbfFirstLinearisation: 'nominal',
   },
 };
 
@@ -288,6 +295,7 @@ export function modeFilter(
         cbfTolerance: DEFAULT_CBF_TOLERANCE,
         maxIterations: 40,
         planningMargin,
+        firstLinearisation: profile.cbfFirstLinearisation,
       });
       break;
     case 'stepwise':
