@@ -110,6 +110,15 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    *   bench/RESULTS.md "Filter time: fewer SQP rounds").
    */
   readonly firstLinearisation?: 'nominal' | 'clear-prefix';
+  /**
+   * Interior-point iterations round 1 may take when more rounds follow (default: maxIterations,
+   * i.e. no cap). A round 1 that has not converged by then is treated like one that needed slack:
+   * the next round linearises at the standing-still chunk. Safety is unchanged (every round's
+   * result is re-checked; the fallback is the one slack already takes). On the fragile pilot's
+   * Panda calls every round 1 that needed slack took 9–12 iterations and every other one 6–9;
+   * 9 cut the rounds that needed slack short and changed no executed chunk (bench/RESULTS.md).
+   */
+  readonly firstRoundIterations?: number;
 }
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
@@ -205,6 +214,7 @@ export class ChunkCbfFilter implements ChunkFilter {
   private readonly screenRows: boolean;
   private readonly clearRoundTolerance: number;
   private readonly clearPrefix: boolean;
+  private readonly firstRoundIterations: number;
   /** Whether the last call passed its chunk unchanged (or there was none): 'clear-prefix' applies then. */
   private lastUnchanged = true;
   /** Diagnostics hook: called after every round with its slack and result. */
@@ -245,6 +255,10 @@ export class ChunkCbfFilter implements ChunkFilter {
     if (first !== 'nominal' && first !== 'clear-prefix')
       throw new RangeError(`CBF filter: firstLinearisation must be 'nominal' or 'clear-prefix', got ${String(first)}`);
     this.clearPrefix = first === 'clear-prefix';
+    const cap = config.firstRoundIterations;
+    if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1))
+      throw new RangeError(`CBF filter: firstRoundIterations must be an integer ≥ 1, got ${cap}`);
+    this.firstRoundIterations = cap === undefined || cap >= config.maxIterations ? 0 : cap;
     this.backOff = config.backOff ?? DEFAULT_CBF_BACK_OFF;
     if (!(this.backOff >= 0)) throw new RangeError(`CBF filter: backOff must be ≥ 0, got ${config.backOff}`);
     const margin = config.planningMargin ?? 0;
@@ -383,8 +397,16 @@ export class ChunkCbfFilter implements ChunkFilter {
       // rows the limits and motion bounds imply are dropped (the re-check below still checks every pair)
       if (this.screenRows) this.rowStats.screened += qp.screenImpliedRows();
       this.rowStats.rows += horizon * qp.m;
+      // (firstRoundIterations) round 1 at the nominal, cut short, goes the way of a round that needed slack
+      const capped = round === 1 && !this.refIsStill && round < cfg.maxRounds && this.firstRoundIterations > 0;
+      this.solveOptions.maxIterations = capped ? this.firstRoundIterations : cfg.maxIterations;
       const r = this.solver!.solve(this.solveOptions as QpSolveOptions);
       o.iterations += r.iterations;
+      if (capped && r.status === 'max-iterations') {
+        this.relineariseStill(horizon);
+        refEvaluated = false;
+        continue;
+      }
       if (r.status !== 'solved') return refuse(this.outcome, 'solver-failure', `${r.status}: ${r.reason}`);
       const x = r.x;
       // The next round changes only the CBF rows: start it from this round's primal-dual solution.
@@ -428,11 +450,8 @@ export class ChunkCbfFilter implements ChunkFilter {
       // obstacle); linearise at the standing-still chunk instead, where u = q0 meets every row
       // exactly (h(q0) ≥ (1−γ)h(q0)), so the next QP is feasible without slack near q0.
       if (slack > cfg.slackTolerance && !this.refIsStill) {
-        for (let c = 0; c < nu; c++) this.ref[c] = this.q0Buf[c % n]!;
-        this.refIsStill = true;
+        this.relineariseStill(horizon);
         refEvaluated = false;
-        // a different QP from this round's: start it like round 1, not from this round's solution
-        this.startStill(horizon);
       } else {
         this.ref.set(this.out);
         this.refIsStill = false;
@@ -511,6 +530,15 @@ export class ChunkCbfFilter implements ChunkFilter {
     for (let c = first * n; c < horizon * n; c++)
       this.ref[c] = first === 0 ? this.q0Buf[c % n]! : this.ref[(first - 1) * n + (c % n)]!;
     return first;
+  }
+
+  /** The next round linearises at the standing-still chunk (u_k = q0), and starts there like round 1. */
+  private relineariseStill(horizon: number): void {
+    const n = this.barrier.joints;
+    for (let c = 0; c < horizon * n; c++) this.ref[c] = this.q0Buf[c % n]!;
+    this.refIsStill = true;
+    // a different QP from the last round's: start it like round 1, not from that round's solution
+    this.startStill(horizon);
   }
 
   /** The next solve starts at the standing-still chunk (u_k = q0 within the limits, no slack), primal only. */

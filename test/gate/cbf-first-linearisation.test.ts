@@ -27,7 +27,7 @@ const disc: BarrierModel = {
 const H = 20;
 const DT = 0.1;
 
-const filter = (maxRounds: number, firstLinearisation?: 'nominal' | 'clear-prefix') =>
+const filter = (maxRounds: number, firstLinearisation?: 'nominal' | 'clear-prefix', firstRoundIterations?: number) =>
   new ChunkCbfFilter(disc, interiorPointSolver, {
     ...DEFAULT_CBF_WEIGHTS,
     qmin: [-5, -5],
@@ -38,6 +38,7 @@ const filter = (maxRounds: number, firstLinearisation?: 'nominal' | 'clear-prefi
     cbfTolerance: 1e-4,
     maxIterations: 40,
     ...(firstLinearisation === undefined ? {} : { firstLinearisation }),
+    ...(firstRoundIterations === undefined ? {} : { firstRoundIterations }),
   });
 
 /** A straight line from (x0, y) in steps of 0.095 along +x, H rows (the first row one step from x0). */
@@ -114,5 +115,53 @@ describe("ChunkCbfFilter firstLinearisation 'clear-prefix'", () => {
 
   it('rejects an unknown value', () => {
     expect(() => filter(1, 'still' as 'nominal')).toThrow(/firstLinearisation/);
+  });
+});
+
+describe('ChunkCbfFilter firstRoundIterations', () => {
+  // through the disc at y = 0.3: the nominal's later rows are deep inside it
+  const q0 = [-1.2, 0.3];
+  const nominal = line(-1.2, 0.3);
+  const h0 = Math.hypot(q0[0]!, q0[1]!) - R;
+
+  it('a round 1 cut short is followed by a round at the standing-still chunk', () => {
+    // uncapped, round 1 takes more than one iteration
+    const free = filter(2);
+    const freeRounds: number[] = [];
+    free.trace = (round) => freeRounds.push(round === 1 ? free.outcome.iterations : NaN);
+    free.filter(nominal, H, q0, DT);
+    expect(freeRounds[0]).toBeGreaterThan(1);
+    const f = filter(2, 'nominal', 1);
+    const traced: number[] = [];
+    f.trace = (round) => traced.push(round);
+    const o = f.filter(nominal, H, q0, DT);
+    expect(o.rounds).toBe(2);
+    // round 1 stopped after its one iteration and gave no result; round 2 ran to convergence
+    expect(traced).toEqual([2]);
+    expect(o.iterations).toBeGreaterThan(1);
+    // round 2 (the last: its re-check leaves hRef alone) linearised at u_k = q0
+    for (const h of linearisedAt(f)) expect(h).toBeCloseTo(h0, 12);
+    expect(o.status).toBe('filtered');
+    expect(o.minH).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a cap round 1 stays within changes nothing; nor does one on a round 1 that is the last', () => {
+    const free = filter(3).filter(nominal, H, q0, DT);
+    const freeRounds = free.rounds;
+    const freeIterations = free.iterations;
+    const freeTargets = Float64Array.from(free.targets);
+    const g = filter(3, 'nominal', 39).filter(nominal, H, q0, DT);
+    expect(g.rounds).toBe(freeRounds);
+    expect(g.iterations).toBe(freeIterations);
+    expect(Array.from(g.targets)).toEqual(Array.from(freeTargets));
+    // one round only: the cap does not apply (a cut round 1 would have no round after it)
+    const one = filter(1).filter(nominal, H, q0, DT);
+    const oneIterations = one.iterations;
+    expect(oneIterations).toBeGreaterThan(1);
+    expect(filter(1, 'nominal', 1).filter(nominal, H, q0, DT).iterations).toBe(oneIterations);
+  });
+
+  it('rejects a cap that is not a whole number ≥ 1', () => {
+    for (const cap of [0, 1.5, NaN, -3]) expect(() => filter(2, 'nominal', cap)).toThrow(/firstRoundIterations/);
   });
 });

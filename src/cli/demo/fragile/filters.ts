@@ -78,6 +78,8 @@ export interface ArmFilterProfile {
   readonly cbfRounds: number;
   /** Where its round 1 linearises (CbfFilterConfig.firstLinearisation). */
   readonly cbfFirstLinearisation: 'nominal' | 'clear-prefix';
+  /** Its round 1's iteration cap (CbfFilterConfig.firstRoundIterations); absent: none. */
+  readonly cbfFirstRoundIterations?: number;
   /** The chunk-level CBF's weights (λ, ρ, γ, proximal μ) where they differ from DEFAULT_CBF_WEIGHTS. */
   readonly cbfWeights?: Partial<CbfWeights>;
 }
@@ -123,6 +125,8 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     cbfRounds: 3,
     // 'clear-prefix' held 8 of 20 seeds at the carry's second chunk (bench/RESULTS.md)
     cbfFirstLinearisation: 'nominal',
+    // round 1 through the bottle that needs slack took 9–12 iterations, every other round 1 6–9
+    cbfFirstRoundIterations: 9,
   },
 };
 
@@ -296,6 +300,9 @@ export function modeFilter(
         maxIterations: 40,
         planningMargin,
         firstLinearisation: profile.cbfFirstLinearisation,
+        ...(profile.cbfFirstRoundIterations === undefined
+          ? {}
+          : { firstRoundIterations: profile.cbfFirstRoundIterations }),
       });
       break;
     case 'stepwise':
