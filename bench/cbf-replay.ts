@@ -26,14 +26,14 @@
  * keeps every CBF row), to compare rows, iterations and time with and without it.
  * `--clear-tolerance T` replays with CbfFilterConfig.clearRoundTolerance = T (m): a safe round that
  * keeps h ≥ 0 everywhere ends the rounds with a barrier-condition shortfall up to T.
- * `--first nominal|clear-prefix` and `--first-iterations N` replay with CbfFilterConfig.firstLinearisation
- * and firstRoundIterations (N ≥ maxIterations, e.g. 40: no cap). CBF_REPLAY_ROUNDS=1 prints each
+ * `--first-iterations N` replays with CbfFilterConfig.firstRoundIterations = N (N ≥ maxIterations,
+ * e.g. 40: no cap); `--back-off B` with CbfFilterConfig.backOff = B (m). CBF_REPLAY_ROUNDS=1 prints each
  * modified call's iterations per round (s: the round needed slack).
  * `--accel A` replays with the same filter plus acceleration rows a_max = A rad/s² on every joint
  * (what the opt-in CbfFilterConfig.maxAcceleration costs per solve; outcomes then differ).
  *
  * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
- *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first F] [--first-iterations N]
+ *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first-iterations N] [--back-off B]
  *      npx tsx bench/cbf-replay.ts screen <panda|so101> <file.json> [rounds=10]
  *      npx tsx bench/cbf-replay.ts qp <panda|so101> <file.json> [rounds=10] [--eps E]
  */
@@ -179,13 +179,13 @@ if (cmd === 'record') {
   // --clear-tolerance T: CbfFilterConfig.clearRoundTolerance = T (m)
   const clearArg = process.argv.indexOf('--clear-tolerance');
   const clear = clearArg > 0 ? Number(process.argv[clearArg + 1]) : null;
-  // --first nominal|clear-prefix: CbfFilterConfig.firstLinearisation
-  const firstArg = process.argv.indexOf('--first');
-  const first = firstArg > 0 ? (process.argv[firstArg + 1] as 'nominal' | 'clear-prefix') : null;
   // --first-iterations N: CbfFilterConfig.firstRoundIterations (N ≥ the filter's maxIterations: no cap)
   const capArg = process.argv.indexOf('--first-iterations');
   const cap = capArg > 0 ? Number(process.argv[capArg + 1]) : null;
-  if (accelArg > 0 || noScreen || clear !== null || first !== null || cap !== null) {
+  // --back-off B: CbfFilterConfig.backOff = B (m)
+  const boArg = process.argv.indexOf('--back-off');
+  const backOff = boArg > 0 ? Number(process.argv[boArg + 1]) : null;
+  if (accelArg > 0 || noScreen || clear !== null || cap !== null || backOff !== null) {
     const a = accelArg > 0 ? Number(process.argv[accelArg + 1]) : null;
     const inner = findCbf(mf.filter);
     if (!inner) throw new Error('no chunk CBF filter in the mode filter');
@@ -194,15 +194,15 @@ if (cmd === 'record') {
       ...(a === null ? {} : { maxAcceleration: inner.config.qmin.map(() => a) }),
       ...(noScreen ? { screenRows: false } : {}),
       ...(clear === null ? {} : { clearRoundTolerance: clear }),
-      ...(first === null ? {} : { firstLinearisation: first }),
       ...(cap === null ? {} : { firstRoundIterations: cap }),
+      ...(backOff === null ? {} : { backOff }),
     });
     if (!replaceIn(mf.filter, inner, changed)) throw new Error('could not put the changed filter in place');
     if (a !== null) console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);
     if (noScreen) console.log('redundant-row screen off');
     if (clear !== null) console.log(`clearRoundTolerance ${clear} m`);
-    if (first !== null) console.log(`firstLinearisation ${first}`);
     if (cap !== null) console.log(`firstRoundIterations ${cap}`);
+    if (backOff !== null) console.log(`backOff ${backOff} m`);
   }
   const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
   const cbf = findCbf(mf.filter);

@@ -95,22 +95,6 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    */
   readonly clearRoundTolerance?: number;
   /**
-   * Where round 1 linearises (default 'nominal'):
-   * - 'nominal': at the nominal chunk, projected onto the motion bounds and limits from q0
-   *   (reachableReference);
-   * - 'clear-prefix': on the first chunk to be modified after one passed unchanged (or the
-   *   filter's first chunk), at that projection up to the first row whose nominal leaves the
-   *   planned clearance (h < 0), and standing at the row before it from there on (at q0 when the
-   *   first row already does); on every other chunk as 'nominal'. That first chunk is where a
-   *   nominal first runs into an obstacle, deep inside it at its later rows; linearised there, the
-   *   QP often needed slack (a wasted round, then one at the standing-still chunk). Not on every
-   *   chunk: linearised in front of the obstacle, its tangent planes bar passing it, a safe round
-   *   that stops short is accepted, and the arm stalls before the obstacle chunk after chunk
-   *   (the fragile pilot with it on every chunk: 0/20 Panda, 3/20 SO-101 successes;
-   *   bench/RESULTS.md "Filter time: fewer SQP rounds").
-   */
-  readonly firstLinearisation?: 'nominal' | 'clear-prefix';
-  /**
    * Interior-point iterations round 1 may take when more rounds follow (default: maxIterations,
    * i.e. no cap). A round 1 that has not converged by then is treated like one that needed slack:
    * the next round linearises at the standing-still chunk. Safety is unchanged (every round's
@@ -213,10 +197,7 @@ export class ChunkCbfFilter implements ChunkFilter {
   readonly rowStats = { rows: 0, screened: 0 };
   private readonly screenRows: boolean;
   private readonly clearRoundTolerance: number;
-  private readonly clearPrefix: boolean;
   private readonly firstRoundIterations: number;
-  /** Whether the last call passed its chunk unchanged (or there was none): 'clear-prefix' applies then. */
-  private lastUnchanged = true;
   /** Diagnostics hook: called after every round with its slack and result. */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
   private readonly solveOptions: {
@@ -251,10 +232,6 @@ export class ChunkCbfFilter implements ChunkFilter {
     if (!(eps > 0)) throw new RangeError(`CBF filter: qpTolerance must be > 0, got ${eps}`);
     this.solveOptions = { maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps };
     this.screenRows = config.screenRows ?? true;
-    const first = config.firstLinearisation ?? 'nominal';
-    if (first !== 'nominal' && first !== 'clear-prefix')
-      throw new RangeError(`CBF filter: firstLinearisation must be 'nominal' or 'clear-prefix', got ${String(first)}`);
-    this.clearPrefix = first === 'clear-prefix';
     const cap = config.firstRoundIterations;
     if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1))
       throw new RangeError(`CBF filter: firstRoundIterations must be an integer ≥ 1, got ${cap}`);
@@ -355,7 +332,6 @@ export class ChunkCbfFilter implements ChunkFilter {
     if (this.checkHard && this.checkViolation <= cfg.cbfTolerance) {
       o.cbfViolation = this.checkViolation;
       o.status = 'unchanged';
-      this.lastUnchanged = true;
       return o;
     }
     const { nu } = qp;
@@ -364,14 +340,8 @@ export class ChunkCbfFilter implements ChunkFilter {
     // Round 1 linearises at the rows the arm can reach; where they are the nominal's, the check
     // above already evaluated the barrier there (qp.hRef/gRef hold the barrier at this.ref).
     let refEvaluated = !this.reachableReference(nominal, horizon);
-    // 'clear-prefix': -1 when the nominal keeps h ≥ 0 (the reference is unchanged), else the row it stops at
-    const stop = this.clearPrefix && this.lastUnchanged ? this.stopShort(qp, horizon) : -1;
-    this.lastUnchanged = false;
-    if (stop >= 0) refEvaluated = false;
     if (this.aStep !== null) qp.setAcceleration(this.q0Buf, this.hasPrev ? this.qPrevBuf : null, this.aStep);
-    // stopping at row 0 is the standing-still chunk: a round 1 there that needs slack is followed
-    // by one at its result, as after the standing-still round below
-    this.refIsStill = stop === 0;
+    this.refIsStill = false;
     this.solveOptions.deadline = deadline;
     // Round 1's interior point starts at the standing-still chunk (u_k = q0 within the limits, no
     // slack), which meets every motion bound. On the generator's sequences that took 6 % fewer
@@ -512,24 +482,6 @@ export class ChunkCbfFilter implements ChunkFilter {
       this.ref[c] = v;
     }
     return moved;
-  }
-
-  /**
-   * 'clear-prefix' (CbfFilterConfig.firstLinearisation): from the first row k* where the nominal
-   * chunk's h < 0 (qp.hRef holds h at the nominal rows: the nominal's check evaluated it there),
-   * round 1's reference stands at row k*−1 (q0 for k* = 0). Returns k*, or −1 when the nominal
-   * keeps h ≥ 0 at every row (the reference is left as it is).
-   */
-  private stopShort(qp: ChunkQp, horizon: number): number {
-    const n = this.barrier.joints;
-    const m = qp.m;
-    const hRef = qp.hRef;
-    let first = -1;
-    for (let i = 0; i < horizon * m && first < 0; i++) if (!(hRef[i]! >= 0)) first = Math.floor(i / m);
-    if (first < 0) return -1;
-    for (let c = first * n; c < horizon * n; c++)
-      this.ref[c] = first === 0 ? this.q0Buf[c % n]! : this.ref[(first - 1) * n + (c % n)]!;
-    return first;
   }
 
   /** The next round linearises at the standing-still chunk (u_k = q0), and starts there like round 1. */

@@ -76,8 +76,6 @@ export interface ArmFilterProfile {
   readonly tiltFaces: number;
   /** SQP rounds of the chunk-level CBF per chunk. */
   readonly cbfRounds: number;
-  /** Where its round 1 linearises (CbfFilterConfig.firstLinearisation). */
-  readonly cbfFirstLinearisation: 'nominal' | 'clear-prefix';
   /** Its round 1's iteration cap (CbfFilterConfig.firstRoundIterations); absent: none. */
   readonly cbfFirstRoundIterations?: number;
   /** The chunk-level CBF's weights (λ, ρ, γ, proximal μ) where they differ from DEFAULT_CBF_WEIGHTS. */
@@ -106,9 +104,6 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     // barrier decay (γ 0.1, the detour starts earlier) find one on most (bench/RESULTS.md).
     cbfRounds: 6,
     cbfWeights: { gamma: 0.1 },
-    // the first chunk that meets the bottle: round 1 where the nominal stops short of it (its
-    // worst chunks 25 → 17 interior-point iterations, outcomes kept; bench/RESULTS.md)
-    cbfFirstLinearisation: 'clear-prefix',
   },
   // hardware-facts §A6 Panda joint velocity limits (as FRANKA_DQ_MAX in src/rigs/franka.ts)
   panda: {
@@ -123,8 +118,6 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     pivotGain: 1,
     tiltFaces: 4,
     cbfRounds: 3,
-    // 'clear-prefix' held 8 of 20 seeds at the carry's second chunk (bench/RESULTS.md)
-    cbfFirstLinearisation: 'nominal',
     // round 1 through the bottle that needs slack took 9–12 iterations, every other round 1 6–9
     cbfFirstRoundIterations: 9,
   },
@@ -299,7 +292,6 @@ export function modeFilter(
         cbfTolerance: DEFAULT_CBF_TOLERANCE,
         maxIterations: 40,
         planningMargin,
-        firstLinearisation: profile.cbfFirstLinearisation,
         ...(profile.cbfFirstRoundIterations === undefined
           ? {}
           : { firstRoundIterations: profile.cbfFirstRoundIterations }),

@@ -1,0 +1,127 @@
+/**
+ * CbfFilterConfig.firstRoundIterations (issue 15, filter time): a round 1 that has not converged
+ * within the cap is treated like a round that needed slack, so the next round linearises at the
+ * standing-still chunk. A point robot in the plane (2 joints = x, y) and one disc obstacle,
+ * h(q) = |q| − r written here from the definition; the last round's re-check leaves the QP's hRef
+ * at that round's linearisation point, so the point is checked through it.
+ */
+import { describe, expect, it } from 'vitest';
+import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
+import type { BarrierModel } from '../../src/gate/cbf-types.js';
+
+const R = 1;
+const disc: BarrierModel = {
+  joints: 2,
+  pairs: 1,
+  h(q, out) {
+    return (out[0] = Math.hypot(q[0]!, q[1]!) - R);
+  },
+  gradient(q, hOut, grad) {
+    const r = Math.hypot(q[0]!, q[1]!);
+    hOut[0] = r - R;
+    grad[0] = q[0]! / r;
+    grad[1] = q[1]! / r;
+  },
+};
+const H = 20;
+const DT = 0.1;
+
+const filter = (maxRounds: number, firstRoundIterations?: number) =>
+  new ChunkCbfFilter(disc, interiorPointSolver, {
+    ...DEFAULT_CBF_WEIGHTS,
+    qmin: [-5, -5],
+    qmax: [5, 5],
+    maxSpeed: [1, 1], // 0.1 per step
+    maxRounds,
+    slackTolerance: 1e-6,
+    cbfTolerance: 1e-4,
+    maxIterations: 40,
+    ...(firstRoundIterations === undefined ? {} : { firstRoundIterations }),
+  });
+
+/** A straight line from (x0, y) in steps of 0.095 along +x, H rows (the first row one step from x0). */
+function line(x0: number, y: number): Float64Array {
+  const u = new Float64Array(2 * H);
+  for (let k = 0; k < H; k++) {
+    u[2 * k] = x0 + 0.095 * (k + 1);
+    u[2 * k + 1] = y;
+  }
+  return u;
+}
+
+
+/** h at the rows round 1 linearised at (one round: hRef is not overwritten by a later re-check). */
+const linearisedAt = (f: ChunkCbfFilter): number[] => Array.from(f.lastProblem!.hRef.subarray(0, H));
+
+describe('ChunkCbfFilter firstRoundIterations', () => {
+  // through the disc at y = 0.3: the nominal's later rows are deep inside it
+  const q0 = [-1.2, 0.3];
+  const nominal = line(-1.2, 0.3);
+  const h0 = Math.hypot(q0[0]!, q0[1]!) - R;
+
+  it('a round 1 cut short is followed by a round at the standing-still chunk', () => {
+    // uncapped, round 1 takes more than one iteration
+    const free = filter(2);
+    const freeRounds: number[] = [];
+    free.trace = (round) => freeRounds.push(round === 1 ? free.outcome.iterations : NaN);
+    free.filter(nominal, H, q0, DT);
+    expect(freeRounds[0]).toBeGreaterThan(1);
+    const f = filter(2, 1);
+    const traced: number[] = [];
+    f.trace = (round) => traced.push(round);
+    const o = f.filter(nominal, H, q0, DT);
+    expect(o.rounds).toBe(2);
+    // round 1 stopped after its one iteration and gave no result; round 2 ran to convergence
+    expect(traced).toEqual([2]);
+    expect(o.iterations).toBeGreaterThan(1);
+    // round 2 (the last: its re-check leaves hRef alone) linearised at u_k = q0
+    for (const h of linearisedAt(f)) expect(h).toBeCloseTo(h0, 12);
+    expect(o.status).toBe('filtered');
+    expect(o.minH).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a cap round 1 stays within changes nothing; nor does one on a round 1 that is the last', () => {
+    const free = filter(3).filter(nominal, H, q0, DT);
+    const freeRounds = free.rounds;
+    const freeIterations = free.iterations;
+    const freeTargets = Float64Array.from(free.targets);
+    const g = filter(3, 39).filter(nominal, H, q0, DT);
+    expect(g.rounds).toBe(freeRounds);
+    expect(g.iterations).toBe(freeIterations);
+    expect(Array.from(g.targets)).toEqual(Array.from(freeTargets));
+    // one round only: the cap does not apply (a cut round 1 would have no round after it)
+    const one = filter(1).filter(nominal, H, q0, DT);
+    const oneIterations = one.iterations;
+    expect(oneIterations).toBeGreaterThan(1);
+    expect(filter(1, 1).filter(nominal, H, q0, DT).iterations).toBe(oneIterations);
+  });
+
+  it('cut where round 1 needed slack: the same rounds after it and the same chunk, in fewer iterations', () => {
+    // closer to the disc's centre (y = 0.1): linearised at these rows round 1 needs slack
+    const deep = line(-1.2, 0.1);
+    const start = [-1.2, 0.1];
+    const free = filter(3);
+    const slack: number[] = [];
+    let round1 = 0;
+    free.trace = (round, s) => {
+      slack.push(s);
+      if (round === 1) round1 = free.outcome.iterations;
+    };
+    const a = free.filter(deep, H, start, DT);
+    const aTargets = Float64Array.from(a.targets);
+    const aIterations = a.iterations;
+    const aRounds = a.rounds;
+    // linearised deep inside the disc, round 1 needs slack; round 2 stands still
+    expect(slack[0]).toBeGreaterThan(1e-6);
+    expect(round1).toBeGreaterThan(2);
+    const b = filter(3, 2).filter(deep, H, start, DT);
+    expect(b.status).toBe(a.status);
+    expect(b.rounds).toBe(aRounds);
+    expect(b.iterations).toBe(aIterations - round1 + 2);
+    expect(Array.from(b.targets)).toEqual(Array.from(aTargets));
+  });
+
+  it('rejects a cap that is not a whole number ≥ 1', () => {
+    for (const cap of [0, 1.5, NaN, -3]) expect(() => filter(2, cap)).toThrow(/firstRoundIterations/);
+  });
+});
