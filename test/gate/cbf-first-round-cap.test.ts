@@ -49,7 +49,6 @@ function line(x0: number, y: number): Float64Array {
   return u;
 }
 
-
 /** h at the rows round 1 linearised at (one round: hRef is not overwritten by a later re-check). */
 const linearisedAt = (f: ChunkCbfFilter): number[] => Array.from(f.lastProblem!.hRef.subarray(0, H));
 
