@@ -10,8 +10,9 @@
  *
  * A round's result is safe when, on the nonlinear h, every step keeps h ≥ 0 within joint limits and
  * motion bounds and the solve needed no slack (design §6's re-check). It is accepted at once when it
- * also meets the discrete barrier condition h(u_k) ≥ (1−γ)h(u_{k−1}) within `cbfTolerance`; otherwise
- * the next round re-linearises. After the last round the safe result with the smallest
+ * also meets the discrete barrier condition h(u_k) ≥ (1−γ)h(u_{k−1}) within `cbfTolerance`, or keeps
+ * the planned clearance (h ≥ 0 without δ's credit) at every step with a shortfall within
+ * `clearRoundTolerance` (default δ); otherwise the next round re-linearises. After the last round the safe result with the smallest
  * barrier-condition violation is executed, so re-linearisation can only improve on a safe round,
  * never turn it into a hold. No safe round → unsafe. Preallocated per shape.
  */
@@ -86,12 +87,13 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
   /**
    * Shortfall of the nonlinear barrier condition (m) accepted without another round from a safe
    * round whose every step also keeps h ≥ 0 — the planned clearance d_safe + δ, not only the
-   * d_safe the re-check requires. Default 0 (off): only `cbfTolerance` ends the rounds early.
+   * d_safe the re-check requires. Default: `planningMargin` (δ; 0 without one, and 0 turns it off).
    * Safety is unchanged (the re-check still decides); what it gives up is part of the barrier
    * condition's bound on how fast the chunk closes in — by at most this much per step, and only on
-   * chunks that stay outside the planning margin. On the fragile pilot's SO-101 calls the rounds
-   * that stop short of cbfTolerance hover at 0.4–0.9 mm at the chunk's last steps (one chunk ran all
-   * 6 rounds that way); δ (1 mm) there cut its worst chunks from 6 rounds to 3 (bench/RESULTS.md).
+   * chunks that stay outside the planning margin (the argument: design §6). On the fragile pilot's
+   * SO-101 calls the rounds that stop short of cbfTolerance hover at 0.4–0.9 mm at the chunk's last
+   * steps (one chunk ran all 6 rounds that way); δ (1 mm) there cut its worst chunks from 6 rounds
+   * to 3, outcomes kept, its jerk up 14 % (bench/RESULTS.md).
    */
   readonly clearRoundTolerance?: number;
   /**
