@@ -38,7 +38,7 @@
  * The worker layout before chunk pacing is measured by running this file in a copy of that tree
  * (bench/RESULTS.md gives the commands).
  *
- *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,policy30,estop]
+ *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,chunks-idle-sender,policy30,estop]
  *   (BENCH_WORKER_NICE=<n> runs both worker threads at nice n instead of their defaults)
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -261,16 +261,30 @@ async function inThreadRig(): Promise<Rig> {
   };
 }
 
+/**
+ * The OS threads each worker added to this process (the worker, and its module loader's thread under
+ * tsx), found by the thread ids that appeared while it started: their CPU is the worker's.
+ */
+const workerThreads = { network: new Set<number>(), filter: new Set<number>() };
+async function recordThreads<T>(into: Set<number>, start: () => Promise<T>): Promise<T> {
+  const before = new Set(threadTimes().keys());
+  const r = await start();
+  for (const tid of threadTimes().keys()) if (!before.has(tid)) into.add(tid);
+  return r;
+}
+
 /** The network worker's telemetry (embedded broker, access file, accept-all labels) on `gate`. */
 function workerTelemetry(gate: Gate) {
-  return startTelemetry({
-    ...(benchNice !== undefined ? { networkWorkerNice: benchNice } : {}),
-    broker: { kind: 'embedded', port: 0, access },
-    robotId: ROBOT,
-    clock,
-    gate,
-    labels: { label: () => ({ ok: true }) },
-  });
+  return recordThreads(workerThreads.network, () =>
+    startTelemetry({
+      ...(benchNice !== undefined ? { networkWorkerNice: benchNice } : {}),
+      broker: { kind: 'embedded', port: 0, access },
+      robotId: ROBOT,
+      clock,
+      gate,
+      labels: { label: () => ({ ok: true }) },
+    }),
+  );
 }
 
 /**
@@ -343,7 +357,7 @@ async function offThreadChunkPath(gate: Gate, counter: ChunkCounter) {
     timers: systemTimers,
     ...(benchNice !== undefined ? { nice: benchNice } : {}),
   });
-  await worker.start();
+  await recordThreads(workerThreads.filter, () => worker.start());
   filterWorkerElu = () =>
     (worker as unknown as { worker?: Worker }).worker?.performance.eventLoopUtilization().active ?? 0;
   // Warmed up (compiled) in the worker on the flood's own chunk before anything is measured.
@@ -688,12 +702,16 @@ async function estopLatency(rig: Rig, n: number): Promise<number[]> {
 async function load(
   mode: 'flood64' | 'chunks' | 'policy30',
   url: string,
+  idleSender = false,
 ): Promise<{ go: () => Promise<string>; pid: number }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT, String(floodSeconds)],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
+  const args = ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT];
+  // idleSender: the sending process at SCHED_IDLE (`chrt -i 0`, inherited by its threads): it runs only
+  // on CPU nobody else wants, as a sender on another host would take none of armguard's cores.
+  const child = idleSender
+    ? spawn('chrt', ['-i', '0', process.execPath, ...args, String(floodSeconds)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      })
+    : spawn(process.execPath, [...args, String(floodSeconds)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   const exited = new Promise<string>((resolve) =>
     child.once('exit', () => resolve(out.trim().split('\n').at(-1) ?? '')),
@@ -705,6 +723,33 @@ async function load(
     });
   });
   return { go: () => (child.stdin.write('go\n'), exited), pid: child.pid! };
+}
+
+/**
+ * CPU of the control thread and of each worker over a window (schedstat, every run — not only with
+ * trace): what the 2,000 requests cost each thread, per request.
+ */
+function cpuWindow(requests: number): { end(): string } {
+  const before = threadTimes();
+  return {
+    end: () => {
+      const after = threadTimes();
+      const cpu = (tids: Iterable<number>) => {
+        let ms = 0;
+        for (const tid of tids) ms += ((after.get(tid)?.[0] ?? 0) - (before.get(tid)?.[0] ?? 0)) / 1e6;
+        return ms;
+      };
+      const net = cpu(workerThreads.network);
+      const others = [...after.keys()].filter(
+        (t) => t !== process.pid && !workerThreads.network.has(t) && !workerThreads.filter.has(t),
+      );
+      return (
+        `    CPU in the window: network worker ${net.toFixed(0)} ms (${((net * 1000) / requests).toFixed(0)} µs per request), ` +
+        `filter worker ${cpu(workerThreads.filter).toFixed(0)} ms, control thread ${cpu([process.pid]).toFixed(0)} ms, ` +
+        `V8 and libuv helper threads ${cpu(others).toFixed(0)} ms`
+      );
+    },
+  };
 }
 
 /** Per-thread CPU over a window, and the late steps' breakdown (tracing). */
@@ -734,8 +779,8 @@ const layouts = {
   'filter-worker': ['filter-worker (armguard run so101 now: network worker + chunk filter worker)', filterWorkerRig],
 } as const;
 const chosen = (process.argv[3] ?? 'in-thread,worker,filter-worker').split(',') as (keyof typeof layouts)[];
-/** 5th argument: the windows to run (default all): idle,flood64,chunks,policy30,estop. */
-const windows = (process.argv[5] ?? 'idle,flood64,chunks,policy30,estop').split(',');
+/** 5th argument: the windows to run (default all): idle,flood64,chunks,chunks-idle-sender,policy30,estop. */
+const windows = (process.argv[5] ?? 'idle,flood64,chunks,chunks-idle-sender,policy30,estop').split(',');
 const want = (w: string) => windows.includes(w);
 console.log(
   `${new Date().toISOString()}  load average ${loadavg()
@@ -762,14 +807,18 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
     console.log(`  64 MB PUBLISH floods     ${stats(floodSteps, gc.take())}  [${await flood}]`);
   }
   if (want('chunks')) await chunkWindow(rig);
+  if (want('chunks-idle-sender')) await chunkWindow(rig, true);
   if (want('policy30')) await policyWindow(rig);
   if (want('estop')) console.log(`  e-stop publish → hold    ${stats(await estopLatency(rig, 200))}`);
   await rig.stop();
 }
 process.exit(0);
 
-async function chunkWindow(rig: Rig): Promise<void> {
-  const chunker = await load('chunks', rig.url);
+async function chunkWindow(rig: Rig, idleSender = false): Promise<void> {
+  Object.assign(rig.chunks, { n: 0, ms: 0, maxMs: 0 });
+  rig.chunks.verdicts.clear();
+  rig.resetDetail?.();
+  const chunker = await load('chunks', rig.url, idleSender);
   const chunks = chunker.go().then((r) => {
     const c = rig.chunks;
     const verdicts = [...c.verdicts].map(([k, v]) => `${k} ${v}`).join(', ');
@@ -781,8 +830,13 @@ async function chunkWindow(rig: Rig): Promise<void> {
   });
   gc.take();
   const window = traceWindow(chunker.pid);
+  const cpu = cpuWindow(2000);
   const chunkSteps = await controlLoop(rig, 60, chunks);
-  console.log(`  2,000 chunk requests     ${stats(chunkSteps, gc.take())}  [${await chunks}]`);
+  const name = idleSender
+    ? '2,000 chunk requests, sender at SCHED_IDLE (a remote sender)'
+    : '2,000 chunk requests     ';
+  console.log(`  ${name} ${stats(chunkSteps, gc.take())}  [${await chunks}]`);
+  console.log(cpu.end());
   if (tracing) console.log(window.end());
   if (rig.gate.holding) console.log(`  (the gate held during the chunk flood: ${describeCause(rig.gate.holdCause!)})`);
   rig.gate.release(clock.now(), { by: 'bench', authorised: true });

@@ -88,8 +88,10 @@ async function chunkFlood(n: number, ROBOT: string): Promise<string> {
         topicFor(ROBOT, 'chunk/request'),
         JSON.stringify({
           v: 1,
-          id: `c${i}`,
-          stamp: performance.now() / 1000,
+          id: `c${process.pid}-${i}`, // unique across flood processes (the screen remembers ids)
+          // on the epoch: a second flood process (the SCHED_IDLE window) must not look like the
+          // same policy's clock going back (out-of-order)
+          stamp: (performance.timeOrigin + performance.now()) / 1000,
           horizon: 50,
           joints: 6,
           dt: 0.02,
@@ -130,8 +132,8 @@ async function policy30(ROBOT: string): Promise<string> {
     await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
     client.publish(
       topicFor(ROBOT, 'chunk/request'),
-      // stamped on the epoch: later than the flood's process-relative stamps (a new policy process must
-      // not look like the same policy's clock going back: out-of-order)
+      // stamped on the epoch, as the floods are: later than theirs (a new policy process must not look
+      // like the same policy's clock going back: out-of-order)
       JSON.stringify({
         v: 1,
         id: `p${i}`,
@@ -154,6 +156,12 @@ async function policy30(ROBOT: string): Promise<string> {
 // Started (and compiled) before the measurement: wait for the bench's "go" on stdin.
 console.log('ready');
 await new Promise((r) => process.stdin.once('data', r));
+// This process's own CPU from "go" on (all its threads), printed with its result: the sender's share of the cores.
+const cpuAtGo = process.cpuUsage();
+const senderCpu = () => {
+  const u = process.cpuUsage(cpuAtGo);
+  return `; sender process CPU ${((u.user + u.system) / 1000).toFixed(0)} ms`;
+};
 if (mode === 'flood64') {
   // One 64 MB PUBLISH after another (a new connection when the broker closes one) for `seconds`.
   const t0 = performance.now();
@@ -165,8 +173,9 @@ if (mode === 'flood64') {
     `${floods.length} floods in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${mb.toFixed(0)} MB sent; ` +
       (cut.length === floods.length
         ? `each cut off by the broker (after ${Math.min(...cut.map((f) => f.mb))}–${Math.max(...cut.map((f) => f.mb))} MB)`
-        : `${floods.length - cut.length} accepted in full`),
+        : `${floods.length - cut.length} accepted in full`) +
+      senderCpu(),
   );
-} else if (mode === 'policy30') console.log(await policy30(robot));
-else console.log(await chunkFlood(2000, robot));
+} else if (mode === 'policy30') console.log((await policy30(robot)) + senderCpu());
+else console.log((await chunkFlood(2000, robot)) + senderCpu());
 process.exit(0);
