@@ -1,19 +1,23 @@
 /**
  * Admission of chunk requests in the network worker, before they are decoded (issue 14 item 3):
- * a token bucket per policy connection (embedded broker: the publishing client; external broker:
- * armguard cannot tell connections apart, so one bucket for the stream). A request above the rate is
- * answered at once, here, with verdict `rejected`, code `rate-limit` and a reason naming the limit;
- * its JSON is never parsed (only its head is scanned for the id the answer needs), it is never
- * handed to the control thread and never filtered. Every request still gets exactly one answer.
- * The rejections are counted per client and recorded in the episode in one record per second at
- * most (`RateLimitLedger`), so a flood costs the control thread one message a second.
+ * a token bucket per policy identity (embedded broker: the authenticated user — not the MQTT client
+ * id, which the client chooses; external broker: armguard cannot tell connections apart, so one
+ * bucket for the stream). A request above the rate is answered at once, here, with verdict
+ * `rejected`, code `rate-limit` and a reason naming the limit; its JSON is never parsed (only its
+ * head is scanned for the id the answer needs), it is never handed to the control thread and never
+ * filtered. Every request still gets exactly one answer. The rejections are counted per user and
+ * recorded in the episode in one record per second at most (`RateLimitLedger`), so a flood costs the
+ * control thread one message a second.
+ *
+ * Buckets are kept for the process's life, across reconnects: a flooder that reconnects (with the
+ * same client id or a new one) gets no fresh burst. Their number is bounded (MAX_TRACKED_KEYS); past
+ * it, every further identity shares one overflow bucket — never a fresh bucket, never no limit.
  *
  * A policy at its own rate never meets the limit: the default (100 requests a second, a burst of 20)
  * is above any VLA's chunk rate (30–50 Hz) and at the control loop's rate, the most the control
- * thread takes (one request per step: chunk-pacer.ts). Pure: time is passed in.
+ * thread takes (one request per step: chunk-pacer.ts). Policies that must not share a limit log in
+ * as different users. Pure: time is passed in.
  */
-import type { ChunkResultMessage } from '../gate/chunk.js';
-
 export interface ChunkRateLimit {
   /** Sustained requests a second per connection. */
   readonly ratePerS: number;
@@ -61,65 +65,92 @@ export class TokenBucket {
   }
 }
 
-/** Buckets are kept for at most this many connections (the least recently used one is dropped). */
-const MAX_TRACKED = 1024;
+/** Buckets are kept for at most this many identities; the ones after share OVERFLOW_KEY's bucket. */
+export const MAX_TRACKED_KEYS = 1024;
 
-/** One bucket per key (a client id, or one key for the whole stream). */
+/** One bucket per key (an authenticated user, or one key for the whole stream), kept across reconnects. */
 export class ChunkAdmission {
   private readonly buckets = new Map<string, TokenBucket>();
+  /** The bucket every identity beyond MAX_TRACKED_KEYS shares (created when the first one comes). */
+  private overflow: TokenBucket | undefined;
 
-  constructor(readonly limit: ChunkRateLimit) {}
+  constructor(
+    readonly limit: ChunkRateLimit,
+    private readonly maxKeys = MAX_TRACKED_KEYS,
+  ) {}
 
+  /** Whether `key`'s request at `now` (s) is within the rate. */
   admit(key: string, now: number): boolean {
     let b = this.buckets.get(key);
-    if (b) this.buckets.delete(key);
-    else {
-      b = new TokenBucket(this.limit, now);
-      if (this.buckets.size >= MAX_TRACKED) this.buckets.delete(this.buckets.keys().next().value!);
+    if (!b) {
+      // Fail safe at the cap: a shared, already-used bucket — dropping a tracked one would hand its
+      // owner a fresh burst when it came back, and no bucket would mean no limit.
+      if (this.buckets.size >= this.maxKeys) b = this.overflow ??= new TokenBucket(this.limit, now);
+      else this.buckets.set(key, (b = new TokenBucket(this.limit, now)));
     }
-    this.buckets.set(key, b);
     return b.take(now);
   }
 
-  /** A connection closed: its bucket goes (a reconnecting client starts full, as a new one does). */
-  forget(key: string): void {
-    this.buckets.delete(key);
+  /** Identities with a bucket of their own. */
+  get tracked(): number {
+    return this.buckets.size;
   }
 }
 
 /** How much of a payload is scanned for the id of a request that is not decoded (by default). */
 const ID_SCAN_BYTES = 512;
-const ID_PATTERN = /"id"\s*:\s*"([^"\\]{0,128})"/;
+/** A JSON string of at most 128 characters or escapes, after `"id":`. */
+const ID_PATTERN = /"id"\s*:\s*("(?:[^"\\]|\\.){0,128}")/;
 
 /**
  * The id of a request that is not decoded (above the rate, or not JSON), for its answer: the first
  * `"id": "…"` in the payload's first `scanBytes` bytes (a policy writes its id near the start; the
- * chunk schema has no nested `id`), or '' when there is none there. Never parses the payload.
+ * chunk schema has no nested `id`), with its JSON escapes decoded as the decoded path would, or ''
+ * when there is none there (or it is not a valid JSON string). Parses only that string.
  */
 export function chunkIdOf(payload: Uint8Array, scanBytes = ID_SCAN_BYTES): string {
   const head = Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, scanBytes));
   // UTF-8, as JSON.parse reads it on the decoded path: the answer must carry the id the policy sent.
-  return ID_PATTERN.exec(head.toString('utf8'))?.[1] ?? '';
+  const quoted = ID_PATTERN.exec(head.toString('utf8'))?.[1];
+  if (quoted === undefined) return '';
+  try {
+    const id = JSON.parse(quoted) as string;
+    return id.length <= 128 ? id : '';
+  } catch {
+    return '';
+  }
 }
 
-/** Who a limit applies to, for the answer's reason: a client id, or the whole stream (external broker). */
-export type RateLimitScope = { readonly kind: 'client'; readonly clientId: string } | { readonly kind: 'stream' };
+/** Who a limit applies to, for the answer's reason: a user (and the client that sent it), or the whole stream (external broker). */
+export type RateLimitScope =
+  | { readonly kind: 'user'; readonly username: string; readonly clientId: string }
+  | { readonly kind: 'stream' };
+
+/** Whose limit it is (the ledger's key: one record per user, whichever client ids it used). */
+function limitOwner(s: RateLimitScope): string {
+  return s.kind === 'user' ? `from user '${s.username}'` : 'on this broker connection (all policies together)';
+}
 
 function scopeText(s: RateLimitScope): string {
-  return s.kind === 'client' ? `from client '${s.clientId}'` : 'on this broker connection (all policies together)';
+  return s.kind === 'user' ? `${limitOwner(s)} (client '${s.clientId}')` : limitOwner(s);
 }
 
-/** The answer to a request above the limit (ChunkResultMessage JSON). */
-export function rateLimitAnswer(id: string, limit: ChunkRateLimit, scope: RateLimitScope, t: number): string {
-  const answer: ChunkResultMessage = {
-    v: 1,
-    id,
-    verdict: 'rejected',
-    code: 'rate-limit',
-    reason: `more than ${limit.ratePerS} chunk requests a second ${scopeText(scope)} (burst ${limit.burst}; --max-chunk-rate): not decoded, not executed`,
-    t,
-  };
-  return JSON.stringify(answer);
+/**
+ * The answer to a request above the limit (ChunkResultMessage JSON, the fields in the order
+ * JSON.stringify of the message writes them), built from text made once per limit: a flood's
+ * thousands of answers cost a string concatenation each.
+ */
+export class RateLimitAnswers {
+  private readonly limitText: string;
+
+  constructor(readonly limit: ChunkRateLimit) {
+    this.limitText = ` (burst ${limit.burst}; --max-chunk-rate): not decoded, not executed`;
+  }
+
+  text(id: string, scope: RateLimitScope, t: number): string {
+    const reason = `more than ${this.limit.ratePerS} chunk requests a second ${scopeText(scope)}${this.limitText}`;
+    return `{"v":1,"id":${JSON.stringify(id)},"verdict":"rejected","code":"rate-limit","reason":${JSON.stringify(reason)},"t":${JSON.stringify(t)}}`;
+  }
 }
 
 /** At most this many ids are listed per client per record (all are counted). */
@@ -137,7 +168,7 @@ export class RateLimitLedger {
   constructor(private readonly limit: ChunkRateLimit) {}
 
   add(scope: RateLimitScope, id: string): void {
-    const key = scopeText(scope);
+    const key = limitOwner(scope);
     let p = this.pending.get(key);
     if (!p) this.pending.set(key, (p = { ids: [], count: 0 }));
     p.count++;

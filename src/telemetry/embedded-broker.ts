@@ -6,8 +6,11 @@
  * aedes itself buffers a packet of any size before it authenticates anyone; here every
  * connection's bytes pass an MqttSizeGuard first, so a packet larger than the limit (a CONNECT
  * larger than the pre-authentication limit) closes the connection before the broker buffers it.
- * Failed logins are rate-limited per client address; chunk requests per client (an admission the
- * network worker passes in: chunk-admission.ts). armguard's own connection and the
+ * Failed logins are rate-limited per client address; chunk requests per user (an admission the
+ * network worker passes in: chunk-admission.ts), whose refusals the network worker answers through
+ * `publish` — the broker itself, not armguard's own connection, so they are answered while that
+ * connection is down too. What the broker writes to a connection in one turn of the event loop goes
+ * out in one write (`GuardedConnection`). armguard's own connection and the
  * dashboard's viewer use per-process credentials (random, never written anywhere), so an access
  * file only needs password hashes.
  */
@@ -29,10 +32,10 @@ export interface EmbeddedBrokerOptions {
   loginThrottle?: LoginThrottle;
   /**
    * Admission of one topic's publishes (chunk requests: src/telemetry/chunk-admission.ts), asked
-   * once per allowed publish with the publishing client's id. A publish it refuses is acknowledged
-   * and forwarded to no one (the caller answers it); `closed` is told when a client disconnects.
+   * once per allowed publish with the publishing client's authenticated user and client id. A
+   * publish it refuses is acknowledged and forwarded to no one (the caller answers it).
    */
-  admission?: { topic: string; admit(clientId: string, payload: Buffer): boolean; closed(clientId: string): void };
+  admission?: { topic: string; admit(who: PublishingClient, payload: Buffer): boolean };
 }
 
 /**
@@ -40,6 +43,12 @@ export interface EmbeddedBrokerOptions {
  * publish for a persistent-session subscriber — returning null there closed armguard's own link.)
  */
 export const NOT_FORWARDED_TOPIC = '$armguard/not-forwarded';
+
+/** Who published: the user it logged in as (undefined: anonymous) and the client id it chose. */
+export interface PublishingClient {
+  username: string | undefined;
+  clientId: string;
+}
 
 /** A connection the size guard closed. */
 export interface OversizeRefusal {
@@ -132,14 +141,13 @@ export class EmbeddedBroker {
       );
     };
     const admission = this.admission;
-    if (admission) broker.on('clientDisconnect', (client) => admission.closed(client.id));
     broker.authorizePublish = (client, packet, done) => {
       const who = client ? this.roles.get(client) : { username: undefined, roles: ['armguard' as Role] };
       const d = this.policy.canPublish(who?.roles ?? [], who?.username, packet.topic);
       if (d.allow) {
         const payload = packet.payload;
         if (admission && client && packet.topic === admission.topic && typeof payload === 'object')
-          if (!admission.admit(client.id, payload)) {
+          if (!admission.admit({ username: who?.username, clientId: client.id }, payload)) {
             // Acknowledged (QoS 1) and delivered to none of armguard's clients: a topic no wildcard
             // matches ('$' topics), never retained. (Any logged-in client may read chunk requests on
             // their own topic anyway: nothing is exposed that was not.)
@@ -189,7 +197,28 @@ export class EmbeddedBroker {
     return `mqtt://${host}:${this.port}`;
   }
 
-  /** The socket as aedes sees it: reads pass the size guard first; writes go straight to the socket. */
+  /**
+   * Publish `payload` on `topic` as the broker itself (QoS 1, not retained) to the clients
+   * subscribed to it: no client connection in between. False when the broker is not running.
+   */
+  publish(topic: string, payload: string | Buffer): boolean {
+    const broker = this.broker;
+    if (!broker) return false;
+    broker.publish(
+      {
+        cmd: 'publish',
+        topic,
+        payload: typeof payload === 'string' ? Buffer.from(payload) : payload,
+        qos: 1,
+        retain: false,
+        dup: false,
+      },
+      () => undefined,
+    );
+    return true;
+  }
+
+  /** The socket as aedes sees it: reads pass the size guard first; writes are gathered per turn (GuardedConnection). */
   private guarded(socket: Socket): Duplex {
     const guard = new MqttSizeGuard(this.limits);
     const address = socket.remoteAddress ?? '';
@@ -203,7 +232,7 @@ export class EmbeddedBroker {
       },
     });
     socket.pipe(filter);
-    const duplex = Duplex.from({ readable: filter, writable: socket });
+    const duplex = new GuardedConnection(socket, filter);
     // aedes reads the peer address from its connection for logs and the login throttle
     Object.assign(duplex, { remoteAddress: address });
     socket.once('close', () => duplex.destroy());
@@ -222,6 +251,72 @@ export class EmbeddedBroker {
       this.sockets.clear();
       await new Promise<void>((r) => server.close(() => r()));
     }
+  }
+}
+
+/**
+ * A client connection as aedes sees it: reads come from `incoming` (the size-guarded bytes); writes
+ * are held until the end of the current turn of the event loop (setImmediate) and go to the socket
+ * in one writev. aedes writes every packet in pieces (header, topic, payload) and answers a
+ * publish with several packets (PUBACK, the publishes it forwards), each its own system call
+ * before: under a flood of small publishes those writes were the broker's largest cost. An e-stop
+ * forwarded to armguard's link waits for the same turn's end, not for a timer.
+ */
+class GuardedConnection extends Duplex {
+  private flushQueued = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly incoming: Transform,
+  ) {
+    super();
+    incoming.on('data', (chunk: Buffer) => {
+      if (!this.push(chunk)) incoming.pause();
+    });
+    incoming.once('end', () => this.push(null));
+  }
+
+  override _read(): void {
+    this.incoming.resume();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this._writev([{ chunk }], callback);
+  }
+
+  override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
+    const socket = this.socket;
+    if (socket.destroyed) return callback();
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      socket.cork();
+      setImmediate(() => this.flush());
+    }
+    let accepted = true;
+    for (const { chunk } of chunks) accepted = socket.write(chunk);
+    // The socket's buffer is full (a slow reader): take more only once it drained.
+    if (accepted) callback();
+    else socket.once('drain', () => callback());
+  }
+
+  /** Send what this turn wrote (the socket writes it at once when the kernel takes it). */
+  private flush(): void {
+    if (!this.flushQueued) return;
+    this.flushQueued = false;
+    this.socket.uncork();
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.flush();
+    this.socket.end();
+    callback();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // What was written before the close goes first (a refused CONNACK, the last PUBACK).
+    this.flush();
+    this.socket.destroy();
+    callback(error);
   }
 }
 

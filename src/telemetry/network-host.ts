@@ -17,8 +17,8 @@ import {
   chunkIdOf,
   chunkRateLimitProblem,
   DEFAULT_CHUNK_RATE_LIMIT,
+  RateLimitAnswers,
   RateLimitLedger,
-  rateLimitAnswer,
   type RateLimitScope,
 } from './chunk-admission.js';
 import { niceThisThread } from '../platform/thread-priority.js';
@@ -49,9 +49,10 @@ const chunks = new ChunkPacer({
   gateNow,
 });
 
-// Admission before decoding: per client at the embedded broker, for the whole stream with an external one.
+// Admission before decoding: per user at the embedded broker, for the whole stream with an external one.
 const rateLimit = config.chunkRate ?? DEFAULT_CHUNK_RATE_LIMIT;
 const admission = new ChunkAdmission(rateLimit);
+const answers = new RateLimitAnswers(rateLimit);
 const ledger = new RateLimitLedger(rateLimit);
 /** Rejections are recorded (posted to the control thread) at most once per this many ms. */
 const LEDGER_PERIOD_MS = 1000;
@@ -60,13 +61,22 @@ function flushLedger(): void {
   ledgerTimer = undefined;
   for (const text of ledger.take()) post({ type: 'refused', text });
 }
+/**
+ * Answer a request above the rate. With the embedded broker the broker itself publishes the answer
+ * (not armguard's own connection to it: cheaper, and the answer goes out while that connection is
+ * down). With an external broker the request came through armguard's connection a moment ago and
+ * the answer goes back on it; if the connection dropped in between, the link drops the answer and
+ * counts it (the policy's request was not executed either way: no answer is never a go-ahead).
+ */
 function rejectOverRate(payload: Uint8Array, scope: RateLimitScope): void {
   const id = chunkIdOf(payload);
-  link?.publishChunkResult(rateLimitAnswer(id, rateLimit, scope, gateNow()));
+  const text = answers.text(id, scope, gateNow());
+  if (!broker?.publish(resultTopic, text)) link?.publishChunkResult(text);
   ledger.add(scope, id);
   ledgerTimer ??= setTimeout(flushLedger, LEDGER_PERIOD_MS);
 }
 const nowS = () => performance.now() / 1000;
+const resultTopic = topicFor(config.robot, 'chunk/result');
 
 let broker: EmbeddedBroker | undefined;
 let link: MqttLink | undefined;
@@ -86,12 +96,13 @@ async function start(): Promise<void> {
       ...(b.limits ? { limits: b.limits } : {}),
       admission: {
         topic,
-        admit: (clientId, payload) => {
-          if (admission.admit(clientId, nowS())) return true;
-          rejectOverRate(payload, { kind: 'client', clientId });
+        // One bucket per user (not per client id, which the client chooses), kept across reconnects.
+        admit: ({ username, clientId }, payload) => {
+          const user = username ?? '(anonymous)';
+          if (admission.admit(user, nowS())) return true;
+          rejectOverRate(payload, { kind: 'user', username: user, clientId });
           return false;
         },
-        closed: (clientId) => admission.forget(clientId),
       },
     });
     broker.onRefused((r) =>
@@ -126,7 +137,7 @@ async function start(): Promise<void> {
       label: (value) => (command({ kind: 'label', value, topic: topicFor(robot, 'cmd/label') }), { ok: true }),
       heartbeat: (seq) => command({ kind: 'heartbeat', seq }),
       chunk: (bytes) => {
-        // The embedded broker admitted it per client already; an external one forwards everything.
+        // The embedded broker admitted it per user already; an external one forwards everything.
         if (b.kind === 'external' && !admission.admit('', nowS())) return rejectOverRate(bytes, { kind: 'stream' });
         const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
         let value: unknown;
@@ -162,7 +173,7 @@ async function start(): Promise<void> {
     lastError: link.lastConnectError,
     ...(dashboardUrl ? { dashboardUrl } : {}),
     settings:
-      `chunk requests above ${rateLimit.ratePerS}/s (burst ${rateLimit.burst}) ${b.kind === 'embedded' ? 'per client' : 'in all'} answered rate-limit undecoded; ` +
+      `chunk requests above ${rateLimit.ratePerS}/s (burst ${rateLimit.burst}) ${b.kind === 'embedded' ? 'per user' : 'in all'} answered rate-limit undecoded; ` +
       (priority.ok
         ? `network worker thread at nice ${priority.nice}`
         : `network worker priority unchanged: ${priority.reason}`),

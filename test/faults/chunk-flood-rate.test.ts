@@ -1,10 +1,11 @@
 /**
  * Issue 14 item 3: a policy client floods a live `armguard run` session (emulated SO-101 over a pty,
  * the embedded broker in the network worker) with chunk requests while a second policy client sends
- * at an honest rate. The network worker admits each client's requests through its own token bucket
- * before decoding them: the flood's requests above the rate are answered `rejected` / `rate-limit`
- * with a reason naming the limit and the client, the honest client meets no limit, every request of
- * both is answered exactly once, and the rejections are recorded in the episode (counted per client).
+ * at an honest rate as another user. The network worker admits each user's requests through its own
+ * token bucket before decoding them: the flood's requests above the rate are answered `rejected` /
+ * `rate-limit` with a reason naming the limit, the user and the client, the honest policy meets no
+ * limit, every request of both is answered exactly once, and the rejections are recorded in the
+ * episode (counted per user).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import mqtt from 'mqtt';
@@ -26,14 +27,14 @@ describe('a chunk request flood above the rate limit, next to an honest policy',
   it('answers the flood above its rate rate-limit (named), leaves the honest client alone, answers every request once and records the rejections', async () => {
     const { s, log } = await startEmulatedSession({ chunkRate: { ratePerS: RATE, burst: 8 } });
     cleanups.push(() => s.stop('test cleanup'));
-    expect(log.join('\n')).toMatch(/chunk requests above 40\/s \(burst 8\) per client answered rate-limit/);
-    const connect = (clientId: string) =>
-      mqtt.connectAsync(s.brokerUrl!, { username: 'vla', password: 'vla-secret', clientId });
-    const flooder = await connect(`flood-${process.pid}`);
+    expect(log.join('\n')).toMatch(/chunk requests above 40\/s \(burst 8\) per user answered rate-limit/);
+    const connect = (username: string, clientId: string) =>
+      mqtt.connectAsync(s.brokerUrl!, { username, password: `${username}-secret`, clientId });
+    const flooder = await connect('vla', `flood-${process.pid}`);
     let flooderClosed = 0;
     flooder.on('close', () => flooderClosed++);
     cleanups.push(() => flooder.endAsync(true));
-    const honest = await connect(`honest-${process.pid}`);
+    const honest = await connect('policy', `honest-${process.pid}`);
     cleanups.push(() => honest.endAsync(true));
     const answers: ChunkResultMessage[] = [];
     honest.on('message', (topic, payload) => {
@@ -68,7 +69,7 @@ describe('a chunk request flood above the rate limit, next to an honest policy',
         verdict: 'rejected',
         reason: expect.stringMatching(
           new RegExp(
-            `^more than ${RATE} chunk requests a second from client 'flood-${process.pid}' \\(burst 8; --max-chunk-rate\\)`,
+            `^more than ${RATE} chunk requests a second from user 'vla' \\(client 'flood-${process.pid}'\\) \\(burst 8; --max-chunk-rate\\)`,
           ),
         ),
       });
@@ -78,7 +79,7 @@ describe('a chunk request flood above the rate limit, next to an honest policy',
     expect(log.join('\n')).not.toMatch(/mqtt-link-lost/);
     expect(answers.filter((a) => a.id.startsWith('h') && a.code === 'rate-limit')).toEqual([]);
 
-    // The episode records every rejection (per client, ids listed and the rest counted).
+    // The episode records every rejection (per user, ids listed and the rest counted).
     const path = s.episodes.path!;
     await s.stop('test done');
     const records = (await episodeGateRecords(path)).flatMap((r) =>
@@ -88,8 +89,8 @@ describe('a chunk request flood above the rate limit, next to an honest policy',
     );
     let counted = 0;
     for (const d of records) {
-      const m = /^(\d+) chunk request\(s\) from client '([^']+)' rejected/.exec(d);
-      expect(m?.[2]).toBe(`flood-${process.pid}`);
+      const m = /^(\d+) chunk request\(s\) from user '([^']+)' rejected/.exec(d);
+      expect(m?.[2]).toBe('vla');
       counted += Number(m![1]);
     }
     expect(counted).toBe(limited.length);

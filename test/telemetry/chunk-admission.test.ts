@@ -3,8 +3,9 @@
  * reference written from its rule (a request is admitted when, for every earlier moment s — the
  * start or an admitted request — the burst plus the rate times the time since s, minus the
  * requests admitted since s, leaves at least one token), over random arrival sequences on times
- * exact in binary (property); hand-computed cases; per-client buckets and their memory bound; and
- * the id scan of undecoded requests (property over ids and payload layouts, fuzz over bytes).
+ * exact in binary (property); hand-computed cases; per-user buckets kept for good and the cap's
+ * shared overflow bucket; the answer text against JSON.stringify of the message; and the id scan of
+ * undecoded requests (property over ids, escapes and payload layouts, fuzz over bytes).
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -13,8 +14,9 @@ import {
   chunkIdOf,
   chunkRateLimit,
   chunkRateLimitProblem,
+  MAX_TRACKED_KEYS,
+  RateLimitAnswers,
   RateLimitLedger,
-  rateLimitAnswer,
   TokenBucket,
 } from '../../src/telemetry/chunk-admission.js';
 
@@ -61,23 +63,40 @@ describe('TokenBucket', () => {
 });
 
 describe('ChunkAdmission', () => {
-  it("keeps one bucket per client: a flooding client does not use up another client's tokens", () => {
+  it("keeps one bucket per key: a flooding user does not use up another user's tokens", () => {
     const a = new ChunkAdmission({ ratePerS: 1, burst: 3 });
     const flood = Array.from({ length: 10 }, () => a.admit('flooder', 0));
     expect(flood.filter(Boolean)).toHaveLength(3);
     expect([a.admit('honest', 0), a.admit('honest', 0.5), a.admit('honest', 1)]).toEqual([true, true, true]);
   });
 
-  it('forgets a closed client (it starts full again), and tracks at most 1,024 clients', () => {
-    const a = new ChunkAdmission({ ratePerS: 1, burst: 1 });
-    expect([a.admit('c', 0), a.admit('c', 0)]).toEqual([true, false]);
-    a.forget('c');
-    expect(a.admit('c', 0)).toBe(true);
-    // 'c' is now the least recently used of 1,025 clients: dropped, so it starts full again.
-    for (let i = 0; i < 1024; i++) a.admit(`k${i}`, 0);
-    expect(a.admit('c', 0)).toBe(true);
-    // 'k1023' was used last before 'c': still tracked (empty).
-    expect(a.admit('k1023', 0)).toBe(false);
+  it('keeps a bucket for good: the same key later (a reconnect) continues it, never starts full', () => {
+    const a = new ChunkAdmission({ ratePerS: 1, burst: 2 });
+    expect([a.admit('vla', 0), a.admit('vla', 0), a.admit('vla', 0)]).toEqual([true, true, false]);
+    // However many other keys came since, 'vla' gets back only what the rate returned.
+    for (let i = 0; i < 100; i++) a.admit(`k${i}`, 0.25);
+    expect(a.admit('vla', 0.5)).toBe(false); // half a token
+    expect(a.admit('vla', 1)).toBe(true);
+  });
+
+  it(`past ${MAX_TRACKED_KEYS} keys, every further key shares one overflow bucket (limited, never a fresh burst)`, () => {
+    const a = new ChunkAdmission({ ratePerS: 1, burst: 3 }, 4);
+    for (const k of ['a', 'b', 'c', 'd']) expect(a.admit(k, 0)).toBe(true);
+    expect(a.tracked).toBe(4);
+    // Keys 5, 6, 7, … share the overflow bucket: 3 in all, not 3 each.
+    const overflow = ['e', 'f', 'g', 'h', 'e', 'f'].map((k) => a.admit(k, 0));
+    expect(overflow).toEqual([true, true, true, false, false, false]);
+    expect(a.tracked).toBe(4);
+    // The tracked keys keep their own buckets (2 tokens left each).
+    expect([a.admit('a', 0), a.admit('a', 0), a.admit('a', 0)]).toEqual([true, true, false]);
+    // The overflow bucket refills at the rate, like any other.
+    expect(a.admit('zz', 1)).toBe(true);
+    expect(a.admit('yy', 1)).toBe(false);
+    // The default cap.
+    const d = new ChunkAdmission({ ratePerS: 1, burst: 1 });
+    for (let i = 0; i < MAX_TRACKED_KEYS; i++) expect(d.admit(`u${i}`, 0)).toBe(true);
+    expect([d.admit('late-1', 0), d.admit('late-2', 0)]).toEqual([true, false]);
+    expect(d.tracked).toBe(1024);
   });
 });
 
@@ -114,6 +133,26 @@ describe('chunkIdOf (requests that are not decoded)', () => {
     );
   });
 
+  it('decodes JSON escapes in the id as JSON.parse does (an escaped quote was an empty id before)', () => {
+    for (const id of ['x1 "quoted"', 'back\\slash', 'tab\tnl\n', '\u00fc', 'é"']) {
+      const text = JSON.stringify({ v: 1, id, stamp: 0 });
+      expect(chunkIdOf(Buffer.from(text, 'utf8'))).toBe(id);
+    }
+    expect(chunkIdOf(Buffer.from('{"id":"bad \\x escape"}'))).toBe('');
+  });
+
+  it('finds the id JSON.parse finds for any id string of up to 128 characters (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 128 }), (id) => {
+        const text = JSON.stringify({ v: 1, id, stamp: 0 });
+        // Escaped forms may exceed the scan's 128 units: then '' (no id), never a wrong one.
+        const got = chunkIdOf(Buffer.from(text, 'utf8'));
+        expect(got === id || got === '').toBe(true);
+        if (!/["\\\u0000-\u001f]/.test(id)) expect(got).toBe(id);
+      }),
+    );
+  });
+
   it("answers '' when the head of the payload has no id, and reads only a view (no copy of the payload)", () => {
     const big = Buffer.from(`{"v":1,"targets":[${'0,'.repeat(400)}0],"id":"late"}`);
     expect(chunkIdOf(big)).toBe('');
@@ -123,34 +162,47 @@ describe('chunkIdOf (requests that are not decoded)', () => {
 });
 
 describe('the answer and the record', () => {
-  it('answers rejected / rate-limit naming the limit and the client', () => {
-    const text = rateLimitAnswer('c9', { ratePerS: 40, burst: 8 }, { kind: 'client', clientId: 'vla-1' }, 12.5);
-    expect(JSON.parse(text)).toEqual({
+  it('answers rejected / rate-limit naming the limit, the user and the client: the JSON of the message, field for field', () => {
+    const answers = new RateLimitAnswers({ ratePerS: 40, burst: 8 });
+    const text = answers.text('c9', { kind: 'user', username: 'vla', clientId: 'vla-1' }, 12.5);
+    // The reference: the message object written out by hand, serialised by JSON.stringify.
+    const expected = {
       v: 1,
       id: 'c9',
       verdict: 'rejected',
       code: 'rate-limit',
       reason:
-        "more than 40 chunk requests a second from client 'vla-1' (burst 8; --max-chunk-rate): not decoded, not executed",
+        "more than 40 chunk requests a second from user 'vla' (client 'vla-1') (burst 8; --max-chunk-rate): not decoded, not executed",
       t: 12.5,
-    });
-    const stream = JSON.parse(rateLimitAnswer('', { ratePerS: 40, burst: 8 }, { kind: 'stream' }, 0)) as {
-      reason: string;
     };
+    expect(text).toBe(JSON.stringify(expected));
+    const stream = JSON.parse(answers.text('', { kind: 'stream' }, 0)) as { reason: string };
     expect(stream.reason).toMatch(/on this broker connection \(all policies together\)/);
   });
 
-  it('records per client: ids listed up to 16, every rejection counted, then starts again', () => {
+  it('writes any id, user, client id and time as valid JSON (property)', () => {
+    const answers = new RateLimitAnswers({ ratePerS: 2.5, burst: 1 });
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), fc.double(), (id, username, clientId, t) => {
+        const parsed = JSON.parse(answers.text(id, { kind: 'user', username, clientId }, t)) as Record<string, unknown>;
+        expect(parsed).toMatchObject({ v: 1, id, verdict: 'rejected', code: 'rate-limit' });
+        expect(parsed.t).toBe(Number.isFinite(t) ? t : null);
+        expect(parsed.reason).toContain(`from user '${username}' (client '${clientId}')`);
+      }),
+    );
+  });
+
+  it('records per user (whichever client ids it used): ids listed up to 16, every rejection counted, then starts again', () => {
     const l = new RateLimitLedger({ ratePerS: 40, burst: 8 });
-    for (let i = 0; i < 20; i++) l.add({ kind: 'client', clientId: 'a' }, `f${i}`);
-    l.add({ kind: 'client', clientId: 'b' }, 'g0');
+    for (let i = 0; i < 20; i++) l.add({ kind: 'user', username: 'a', clientId: `a-${i % 3}` }, `f${i}`);
+    l.add({ kind: 'user', username: 'b', clientId: 'b-1' }, 'g0');
     const [a, b] = l.take();
     expect(a).toMatch(
-      /^20 chunk request\(s\) from client 'a' rejected above the rate limit \(40\/s, burst 8; --max-chunk-rate\)/,
+      /^20 chunk request\(s\) from user 'a' rejected above the rate limit \(40\/s, burst 8; --max-chunk-rate\)/,
     );
     expect(a).toMatch(/'f15' and 4 more$/);
     expect(a).not.toMatch(/'f16'/);
-    expect(b).toMatch(/^1 chunk request\(s\) from client 'b' .*: 'g0'$/);
+    expect(b).toMatch(/^1 chunk request\(s\) from user 'b' .*: 'g0'$/);
     expect(l.total).toBe(21);
     expect(l.empty).toBe(true);
     expect(l.take()).toEqual([]);

@@ -59,7 +59,7 @@ describe('embedded broker access enforcement', () => {
           { username: 'viewer', password: 'v', roles: ['viewer'] },
         ],
       },
-      { admission: { topic: chunkTopic, admit: (_id, payload) => !payload.includes('over'), closed: () => undefined } },
+      { admission: { topic: chunkTopic, admit: (_who, payload) => !payload.includes('over') } },
     );
     const url = await broker.start();
     const watcher = await RecordingClient.connect(url, 'viewer', 'v');
