@@ -640,9 +640,13 @@ function traceSummary(steps: StepTrace[], limit: number): string {
     );
   };
   const late = rows.filter((r) => r.late > limit);
+  // Late by more than the thread waited for a core and ran beyond a normal step's ~1 ms: it was
+  // neither running nor runnable — blocked (in a message port's receive: bench/message-port-wait.mjs).
+  const blocked = late.filter((r) => r.late - r.wait - Math.max(0, r.run - 1) > limit);
   const worst = [...rows].sort((a, b) => b.late - a.late).slice(0, 5);
   return [
     group(`steps late > ${limit} ms`, late),
+    group(`of them late by more than their wait for a core and their run (blocked)`, blocked),
     group(
       `steps on time`,
       rows.filter((r) => r.late <= limit),

@@ -152,7 +152,7 @@ ${SPEC_FILE_HELP}
   --on-link-loss hold|warn   when the MQTT command channel (the remote e-stop) is down: hold the
                         arm until it is back (default) or only record the fault
   --duration <s>        stop by itself after this many seconds
-  --max-chunk-rate <Hz>  chunk requests above this rate per policy client (embedded broker; in all
+  --max-chunk-rate <Hz>  chunk requests above this rate per policy user (embedded broker; in all
                         with --mqtt) are answered rejected 'rate-limit' without being decoded
                         (default 100, bursts of 0.2 s of it)
 
