@@ -701,13 +701,14 @@ async function estopLatency(rig: Rig, n: number): Promise<number[]> {
 
 /**
  * Start bench/network-load.ts in a child process and wait until it is ready (its start-up is not
- * measured); `go()` starts the load and resolves with its last output line when it is done.
+ * measured); `go()` starts the load and resolves with its result line when the load is done — the
+ * child then waits, and exits only at `end()`, after the window (its exit is not measured either).
  */
 async function load(
   mode: 'flood64' | 'chunks' | 'policy30',
   url: string,
   idleSender = false,
-): Promise<{ go: () => Promise<string>; pid: number }> {
+): Promise<{ go: () => Promise<string>; end: () => Promise<void>; pid: number }> {
   const args = ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT];
   // idleSender: the sending process at SCHED_IDLE (`chrt -i 0`, inherited by its threads): it runs only
   // on CPU nobody else wants, as a sender on another host would take none of armguard's cores.
@@ -717,16 +718,30 @@ async function load(
       })
     : spawn(process.execPath, [...args, String(floodSeconds)], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
-  const exited = new Promise<string>((resolve) =>
-    child.once('exit', () => resolve(out.trim().split('\n').at(-1) ?? '')),
+  let ready: () => void = () => undefined;
+  let result: (line: string) => void = () => undefined;
+  const isReady = new Promise<void>((r) => (ready = r));
+  const resultLine = new Promise<string>((r) => (result = r));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      result(out.trim().split('\n').at(-1) ?? '');
+      resolve();
+    }),
   );
-  await new Promise<void>((resolve) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('ready')) resolve();
-    });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    const lines = out.split('\n');
+    if (lines.includes('ready')) ready();
+    // the line after "ready", once complete
+    const after = lines.slice(lines.indexOf('ready') + 1);
+    if (lines.includes('ready') && after.length > 1) result(after[0]!);
   });
-  return { go: () => (child.stdin.write('go\n'), exited), pid: child.pid! };
+  await isReady;
+  return {
+    go: () => (child.stdin.write('go\n'), resultLine),
+    end: () => (child.stdin.write('exit\n'), exited),
+    pid: child.pid!,
+  };
 }
 
 /**
@@ -809,6 +824,7 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
     gc.take();
     const floodSteps = await controlLoop(rig, 2 * floodSeconds, flood);
     console.log(`  64 MB PUBLISH floods     ${stats(floodSteps, gc.take())}  [${await flood}]`);
+    await flooder.end();
   }
   if (want('chunks')) await chunkWindow(rig);
   if (want('chunks-idle-sender')) await chunkWindow(rig, true);
@@ -842,6 +858,7 @@ async function chunkWindow(rig: Rig, idleSender = false): Promise<void> {
   console.log(`  ${name} ${stats(chunkSteps, gc.take())}  [${await chunks}]`);
   console.log(cpu.end());
   if (tracing) console.log(window.end());
+  await chunker.end();
   if (rig.gate.holding) console.log(`  (the gate held during the chunk flood: ${describeCause(rig.gate.holdCause!)})`);
   rig.gate.release(clock.now(), { by: 'bench', authorised: true });
 }
@@ -864,6 +881,7 @@ async function policyWindow(rig: Rig): Promise<void> {
   const policySteps = await controlLoop(rig, 60, policyDone);
   console.log(`  30 Hz policy              ${stats(policySteps, gc.take())}  [${await policyDone}]`);
   if (tracing) console.log(policyWindow.end());
+  await policy.end();
   if (rig.gate.holding) console.log(`  (the gate held during the 30 Hz policy: ${describeCause(rig.gate.holdCause!)})`);
   rig.gate.release(clock.now(), { by: 'bench', authorised: true });
 }

@@ -5,7 +5,8 @@
  * 2,000 chunk requests (H = 50, 6 joints) as fast as the client can; `policy30` publishes one such
  * request every 1/30 s for `seconds` (a VLA policy at its own rate, not a flood).
  *
- *   node --import tsx bench/network-load.ts flood64|chunks|policy30 <url> <robot> [seconds=6]   (prints "ready", starts on a line on stdin)
+ *   node --import tsx bench/network-load.ts flood64|chunks|policy30 <url> <robot> [seconds=6]
+ *   (prints "ready", starts on a line on stdin, prints its result line, exits on the next line on stdin)
  */
 import { connect } from 'node:net';
 import mqtt from 'mqtt';
@@ -178,4 +179,5 @@ if (mode === 'flood64') {
   );
 } else if (mode === 'policy30') console.log((await policy30(robot)) + senderCpu());
 else console.log((await chunkFlood(2000, robot)) + senderCpu());
-process.exit(0);
+// Exit when the bench says so, after its measured window (a process's exit is not part of the load).
+process.stdin.once('data', () => process.exit(0));
