@@ -44,6 +44,12 @@ export interface EmbeddedBrokerOptions {
  */
 export const NOT_FORWARDED_TOPIC = '$armguard/not-forwarded';
 
+/**
+ * Client ids beginning with this are armguard's (its link is `armguard-<robot>`): only a user with
+ * the armguard role may connect with one.
+ */
+export const RESERVED_CLIENT_ID_PREFIX = 'armguard-';
+
 /** Who published: the user it logged in as (undefined: anonymous) and the client id it chose. */
 export interface PublishingClient {
   username: string | undefined;
@@ -112,8 +118,12 @@ export class EmbeddedBroker {
   async start(port = 0, host = '127.0.0.1'): Promise<string> {
     const broker = await Aedes.createBroker();
     broker.authenticate = (client, username, password, done) => {
-      const refuse = (returnCode: 4 | 5, message: string) =>
+      const refuse = (returnCode: 2 | 4 | 5, message: string) =>
         done(Object.assign(new Error(message), { returnCode }) as Parameters<typeof done>[0], false);
+      // A second connection with a client id takes the first one's place: a user who may not act as
+      // armguard must not be able to disconnect armguard's own link (its command channel) that way.
+      const reservedId = (roles: readonly Role[]) =>
+        client.id.startsWith(RESERVED_CLIENT_ID_PREFIX) && !roles.includes('armguard');
       const internal = username ? this.internalUsers.get(username) : undefined;
       if (internal) {
         const ok =
@@ -134,6 +144,7 @@ export class EmbeddedBroker {
             return refuse(4, 'bad username or password');
           }
           this.throttle.succeeded(address);
+          if (reservedId(roles)) return refuse(2, `client id '${client.id}' is reserved for armguard's own connection`);
           this.roles.set(client, { username: username || undefined, roles });
           done(null, true);
         },

@@ -280,7 +280,16 @@ describe('a command subscription the broker refuses (embedded aedes broker, SUBA
     const gate = new Gate();
     const remote = new GateRemote(gate, realClock, undefined);
     const link = new MqttLink(
-      { url, robot: 'arm1', username: 'norole', password: 'nr-secret', protocolVersion: 4, reconnectSeconds: 0.1 },
+      {
+        url,
+        robot: 'arm1',
+        username: 'norole',
+        password: 'nr-secret',
+        // not armguard-…: those client ids are reserved for the armguard role (refused at CONNECT)
+        clientId: `norole-link-${process.pid}`,
+        protocolVersion: 4,
+        reconnectSeconds: 0.1,
+      },
       remote,
     );
     remote.attach(link);
