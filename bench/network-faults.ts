@@ -38,7 +38,7 @@
  * The worker layout before chunk pacing is measured by running this file in a copy of that tree
  * (bench/RESULTS.md gives the commands).
  *
- *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,chunks-idle-sender,policy30,estop]
+ *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood]
  *   (BENCH_WORKER_NICE=<n> runs both worker threads at nice n instead of their defaults)
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -668,15 +668,18 @@ function stats(xs: number[], gcPauses?: number[]): string {
   return `p50 ${q(0.5).toFixed(2)}  p99 ${q(0.99).toFixed(2)}  max ${s.at(-1)!.toFixed(2)} ms  (n = ${s.length}, load average ${loadavg()[0]!.toFixed(2)}${g})`;
 }
 
-async function estopLatency(rig: Rig, n: number): Promise<number[]> {
+/** `n` e-stops one after another (each held, then reset and released); with `until`, only while it is pending. */
+async function estopLatency(rig: Rig, n: number, until?: Promise<unknown>): Promise<number[]> {
   const client = await mqtt.connectAsync(rig.url, {
     username: 'op',
     password: 'op-secret1',
     clientId: `bench-op-${Math.random()}`,
   });
+  let over = false;
+  void until?.then(() => (over = true));
   const margins = new ArrayClauseMargins([]);
   const out: number[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n && !over; i++) {
     const t = clock.now();
     rig.gate.evaluate(t, margins, null);
     const held = new Promise<number>((resolve) => {
@@ -708,7 +711,13 @@ async function load(
   mode: 'flood64' | 'chunks' | 'policy30',
   url: string,
   idleSender = false,
-): Promise<{ go: () => Promise<string>; end: () => Promise<void>; pid: number }> {
+): Promise<{
+  go: () => Promise<string>;
+  acked: Promise<void>;
+  end: () => Promise<void>;
+  kill: () => Promise<void>;
+  pid: number;
+}> {
   const args = ['--import', 'tsx', new URL('./network-load.ts', import.meta.url).pathname, mode, url, ROBOT];
   // idleSender: the sending process at SCHED_IDLE (`chrt -i 0`, inherited by its threads): it runs only
   // on CPU nobody else wants, as a sender on another host would take none of armguard's cores.
@@ -720,6 +729,8 @@ async function load(
   let out = '';
   let ready: () => void = () => undefined;
   let result: (line: string) => void = () => undefined;
+  let allAcked: () => void = () => undefined;
+  const acked = new Promise<void>((r) => (allAcked = r));
   const isReady = new Promise<void>((r) => (ready = r));
   const resultLine = new Promise<string>((r) => (result = r));
   const exited = new Promise<void>((resolve) =>
@@ -732,14 +743,19 @@ async function load(
     out += d.toString();
     const lines = out.split('\n');
     if (lines.includes('ready')) ready();
-    // the line after "ready", once complete
-    const after = lines.slice(lines.indexOf('ready') + 1);
-    if (lines.includes('ready') && after.length > 1) result(after[0]!);
+    if (lines.includes('acked')) allAcked();
+    // the first line after "ready" (other than "acked"), once complete
+    const after = lines.slice(lines.indexOf('ready') + 1, -1).filter((l) => l !== 'acked');
+    if (lines.includes('ready') && after.length > 0) result(after[0]!);
   });
   await isReady;
   return {
     go: () => (child.stdin.write('go\n'), resultLine),
+    /** The chunk flood's requests were all acknowledged (chunks mode). */
+    acked,
     end: () => (child.stdin.write('exit\n'), exited),
+    /** Stop it before its result (it is still waiting for answers). */
+    kill: () => (child.kill(), exited),
     pid: child.pid!,
   };
 }
@@ -798,8 +814,8 @@ const layouts = {
   'filter-worker': ['filter-worker (armguard run so101 now: network worker + chunk filter worker)', filterWorkerRig],
 } as const;
 const chosen = (process.argv[3] ?? 'in-thread,worker,filter-worker').split(',') as (keyof typeof layouts)[];
-/** 5th argument: the windows to run (default all): idle,flood64,chunks,chunks-idle-sender,policy30,estop. */
-const windows = (process.argv[5] ?? 'idle,flood64,chunks,chunks-idle-sender,policy30,estop').split(',');
+/** 5th argument: the windows to run (default all): idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood. */
+const windows = (process.argv[5] ?? 'idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood').split(',');
 const want = (w: string) => windows.includes(w);
 console.log(
   `${new Date().toISOString()}  load average ${loadavg()
@@ -830,6 +846,17 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
   if (want('chunks-idle-sender')) await chunkWindow(rig, true);
   if (want('policy30')) await policyWindow(rig);
   if (want('estop')) console.log(`  e-stop publish → hold    ${stats(await estopLatency(rig, 200))}`);
+  if (want('estop-flood')) {
+    // An operator's e-stops while another client floods chunk requests (same-host sender), until the
+    // broker has acknowledged the whole flood: what the flood does to the e-stop's way through the
+    // network worker. No control loop runs here (nothing takes the request handed over, so the load
+    // process would wait for its answers: it is stopped once the flood is acknowledged).
+    const chunker = await load('chunks', rig.url);
+    void chunker.go();
+    const lat = await estopLatency(rig, 1000, chunker.acked);
+    await chunker.kill();
+    console.log(`  e-stop publish → hold during the 2,000-chunk flood  ${stats(lat)}`);
+  }
   await rig.stop();
 }
 process.exit(0);
