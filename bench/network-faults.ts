@@ -38,7 +38,7 @@
  * The worker layout before chunk pacing is measured by running this file in a copy of that tree
  * (bench/RESULTS.md gives the commands).
  *
- *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood]
+ *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood,estop-flood-idle-sender]
  *   (BENCH_WORKER_NICE=<n> runs both worker threads at nice n instead of their defaults)
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -814,8 +814,10 @@ const layouts = {
   'filter-worker': ['filter-worker (armguard run so101 now: network worker + chunk filter worker)', filterWorkerRig],
 } as const;
 const chosen = (process.argv[3] ?? 'in-thread,worker,filter-worker').split(',') as (keyof typeof layouts)[];
-/** 5th argument: the windows to run (default all): idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood. */
-const windows = (process.argv[5] ?? 'idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood').split(',');
+/** 5th argument: the windows to run (default all): idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood,estop-flood-idle-sender. */
+const windows = (
+  process.argv[5] ?? 'idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood,estop-flood-idle-sender'
+).split(',');
 const want = (w: string) => windows.includes(w);
 console.log(
   `${new Date().toISOString()}  load average ${loadavg()
@@ -846,16 +848,18 @@ for (const [name, make] of chosen.map((k) => layouts[k])) {
   if (want('chunks-idle-sender')) await chunkWindow(rig, true);
   if (want('policy30')) await policyWindow(rig);
   if (want('estop')) console.log(`  e-stop publish → hold    ${stats(await estopLatency(rig, 200))}`);
-  if (want('estop-flood')) {
+  for (const idleSender of [false, true]) {
+    if (!want(idleSender ? 'estop-flood-idle-sender' : 'estop-flood')) continue;
     // An operator's e-stops while another client floods chunk requests (same-host sender), until the
     // broker has acknowledged the whole flood: what the flood does to the e-stop's way through the
     // network worker. No control loop runs here (nothing takes the request handed over, so the load
     // process would wait for its answers: it is stopped once the flood is acknowledged).
-    const chunker = await load('chunks', rig.url);
+    const chunker = await load('chunks', rig.url, idleSender);
     void chunker.go();
     const lat = await estopLatency(rig, 1000, chunker.acked);
     await chunker.kill();
-    console.log(`  e-stop publish → hold during the 2,000-chunk flood  ${stats(lat)}`);
+    const sender = idleSender ? ', sender at SCHED_IDLE (a remote sender)' : '';
+    console.log(`  e-stop publish → hold during the 2,000-chunk flood${sender}  ${stats(lat)}`);
   }
   await rig.stop();
 }
