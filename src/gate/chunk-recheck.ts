@@ -10,7 +10,13 @@
  * scratch and result, no allocation. Pure.
  */
 import type { BarrierModel } from './cbf-types.js';
-import { GraspTrack, type GraspReference, type GripperCommand, type GripperState } from './held-tilt.js';
+import {
+  GraspTrack,
+  type GraspReference,
+  type GripperCommand,
+  type GripperState,
+  type HeldObjectAxis,
+} from './held-tilt.js';
 import type { OrientationBarrier } from './orientation-barrier.js';
 
 /** Buffers a re-check writes into: `hq` and `hPrev` of length pairs, `step` of length joints. */
@@ -183,16 +189,37 @@ export interface ChunkRecheckConfig {
 }
 
 export interface RecheckHeldTilt {
-  /** The tilt faces (a pair group of `barrier`, off outside the re-check). */
+  /**
+   * The tilt faces (a pair group of `barrier`, off outside the re-check), over the barrier's joints
+   * or more of a row's leading columns (the SO-101 pilot's faces include the jaw, its gripper column).
+   */
   readonly barrier: OrientationBarrier;
   /** The same grip HeldTiltFilter switches the faces by. */
   readonly gripper: GripperCommand | GripperState;
   /**
    * The filter on this thread that keeps a grasp reference (the synchronous path's HeldTiltFilter):
-   * handed the committed reference before every chunk, so the filter and the re-check use the same
-   * one. Absent where the filter runs elsewhere (its job carries the reference).
+   * handed the committed reference (and the held object's axis sampled for the chunk) before every
+   * chunk, so the filter and the re-check use the same one. Absent where the filter runs elsewhere
+   * (its job carries them).
    */
-  readonly filter?: { restoreGrasp(r: GraspReference): void; readonly objectAxis?: unknown } | null;
+  readonly filter?: {
+    restoreGrasp(r: GraspReference, heldAxis: ArrayLike<number> | null): void;
+    readonly objectAxis?: unknown;
+  } | null;
+  /**
+   * The held object's measured orientation (a tracked cup): read on this thread before a chunk is
+   * filtered while the grasp's reference is not yet measured, handed to the filter with the
+   * reference, and used by the re-check on the same chunk — the object↔tool rotation is fixed at
+   * the first held chunk from it (held-tilt.ts). Absent or null: the tool pose at the grasp.
+   */
+  readonly objectAxis?: HeldObjectAxis | null;
+}
+
+/** What the filter is handed before a chunk: the committed grasp reference and the held object's axis sampled for it. */
+export interface GraspHandover {
+  readonly reference: GraspReference;
+  /** The held object's axis now (base frame), when the grasp's reference still waits for one and it was usable; else null. */
+  readonly heldAxis: Float64Array | null;
 }
 
 /** Why the chunk as it would go to the arm failed its re-check. */
@@ -214,9 +241,10 @@ export function describeRecheckFailure(f: RecheckFailure): string {
  * The one re-check of a chunk before it goes to the arm (both chunk paths): joint limits, motion
  * bounds from the given start, h ≥ −δ at every row (recheckChunk on the rig's barrier), and, on the
  * rows where the grip holds an object, the held-tilt faces h ≥ −δ from the committed grasp
- * reference (GraspTrack). Chunks wider than the barrier (a gripper column the barrier does not
- * model) are checked on their leading columns. Buffers are reused; allocates only when the chunk
- * shape changes.
+ * reference (GraspTrack, the account HeldTiltFilter keeps too: the tool pose at the grasp, or the
+ * held object's axis measured at the first held chunk). Chunks wider than the barrier (a gripper
+ * column the barrier does not model) are checked on their leading columns. Buffers are reused;
+ * allocates only when the chunk shape changes.
  */
 export class CommitRecheck {
   /** The committed grasp reference (null: no tilt bound). */
@@ -227,13 +255,25 @@ export class CommitRecheck {
   private readonly tiltScratch: RecheckScratch | null;
   private readonly dq: Float64Array;
   private readonly start: Float64Array;
+  /** The tilt pass's start row (the tilt faces' joints). */
+  private readonly tiltStart: Float64Array;
   private readonly free: RecheckBounds | null;
   /** The barrier pass's bounds (dq rewritten per check). */
   private readonly bounds: RecheckBounds;
   private rows = new Float64Array(0);
+  private tiltRows = new Float64Array(0);
   /** The filter's output of the last check (for `committed`). */
   private filtered: ArrayLike<number> = new Float64Array(0);
   private horizon = 0;
+  private readonly sample = new Float64Array(3);
+  private readonly given = new Float64Array(3);
+  /** The measurement as the re-check's grasp track reads it: the sample handed to the filter. */
+  private readonly givenPort: HeldObjectAxis = {
+    axis: (out) => {
+      out.set(this.given);
+      return true;
+    },
+  };
 
   constructor(
     readonly config: ChunkRecheckConfig,
@@ -260,46 +300,66 @@ export class CommitRecheck {
       decay: 1 - config.gamma,
     };
     const t = config.heldTilt ?? null;
-    if (t !== null && t.barrier.joints !== n)
-      throw new RangeError(`chunk re-check: the tilt faces have ${t.barrier.joints} joints, the barrier ${n}`);
-    this.grasp = t === null ? null : new GraspTrack(t.gripper, n, columns);
+    const nt = t === null ? n : t.barrier.joints;
+    if (t !== null && !(nt >= n && nt <= columns))
+      throw new RangeError(
+        `chunk re-check: the tilt faces have ${nt} joints, expected from the barrier's ${n} to a row's ${columns} columns`,
+      );
+    this.tiltStart = new Float64Array(nt);
+    this.grasp = t === null ? null : new GraspTrack(t.gripper, nt, columns);
     this.tiltScratch = t === null ? null : recheckScratch(t.barrier);
     // the tilt pass checks h alone: limits and motion are the first pass's
     this.free =
       t === null
         ? null
         : {
-            qmin: new Array<number>(n).fill(-Infinity),
-            qmax: new Array<number>(n).fill(Infinity),
-            dq: new Float64Array(n).fill(Infinity),
+            qmin: new Array<number>(nt).fill(-Infinity),
+            qmax: new Array<number>(nt).fill(Infinity),
+            dq: new Float64Array(nt).fill(Infinity),
             hFloor: -config.planningMargin,
             decay: 1 - config.gamma,
           };
   }
 
   /**
-   * Before the filter runs on this thread: it takes the committed grasp reference. The reference
-   * kept here is the tool pose at the grasp; a filter that takes its reference from the held
-   * object's measured axis (HeldTiltFilter.objectAxis: the fragile pilot, which has no re-check)
-   * would bound the tilt from another reference than this check, so it is refused (a throw: the
-   * chunk path holds) rather than checked against the wrong one.
+   * Before the next chunk is filtered: the committed grasp reference, and the held object's axis
+   * read now from the configured port while the grasp's reference still waits for a measurement
+   * (a copy: a job carries it to another thread). null: no tilt bound.
    */
-  beforeFilter(): void {
+  handover(): GraspHandover | null {
+    if (!this.grasp) return null;
+    const port = this.config.heldTilt?.objectAxis ?? null;
+    let heldAxis: Float64Array | null = null;
+    if (port !== null && !this.grasp.isMeasured && port.axis(this.sample)) heldAxis = this.sample.slice();
+    return { reference: this.grasp.reference, heldAxis };
+  }
+
+  /**
+   * Before the filter runs on this thread: it takes the committed grasp reference and the held
+   * object's axis sampled for this chunk (handover), the one the re-check uses — returned, for
+   * `check`. A filter that reads a measurement port of its own (HeldTiltFilter.objectAxis) could
+   * take another sample than this check, so it is refused (a throw: the chunk path holds): give
+   * the port to the re-check (RecheckHeldTilt.objectAxis) instead.
+   */
+  beforeFilter(): Float64Array | null {
     const f = this.config.heldTilt?.filter;
-    if (!f || !this.grasp) return;
+    const h = this.handover();
+    if (!f || !h) return h?.heldAxis ?? null;
     if (f.objectAxis !== undefined && f.objectAxis !== null)
       throw new Error(
-        "the chunk re-check bounds the held tilt from the tool pose at the grasp; this filter measures the held object's axis",
+        "the chunk re-check takes the held object's axis for the filter and itself; this filter measures the held object's axis on its own (give the port to the re-check)",
       );
-    f.restoreGrasp(this.grasp.reference);
+    f.restoreGrasp(h.reference, h.heldAxis);
+    return h.heldAxis;
   }
 
   /**
    * Re-check `final` (the chunk as it would go to the arm; `horizon` rows of `columns`, step `dt`)
    * from `q0` (the joint state its first row moves from). `nominal` is the chunk as proposed and
    * `filtered` the filter's output (the nominal when it passed it unchanged), `qFilter` the state
-   * the filter started from: where the grip grasps and the grasp reference come from them. Returns
-   * null when it passes.
+   * the filter started from and `heldAxis` the held object's axis it was handed (handover;
+   * null: none): where the grip grasps and the grasp reference come from them. Returns null when
+   * it passes.
    */
   check(
     nominal: ArrayLike<number>,
@@ -309,6 +369,7 @@ export class CommitRecheck {
     dt: number,
     q0: ArrayLike<number>,
     qFilter: ArrayLike<number>,
+    heldAxis: ArrayLike<number> | null = null,
   ): RecheckFailure | null {
     const c = this.config;
     const n = c.barrier.joints;
@@ -336,29 +397,27 @@ export class CommitRecheck {
         detail: `h = ${r.minH.toPrecision(4)} m at row ${r.minHStep} (planning margin ${c.planningMargin} m)`,
       };
     if (!tilt || !this.grasp) return null;
-    const rows = this.grasp.tiltRows(nominal, filtered, horizon, qFilter);
+    if (heldAxis !== null) for (let i = 0; i < 3; i++) this.given[i] = heldAxis[i] ?? NaN;
+    const rows = this.grasp.tiltRows(nominal, filtered, horizon, qFilter, heldAxis !== null ? this.givenPort : null);
     if (rows === null || rows.from >= horizon) return null;
     const from = rows.from;
-    if (from > 0) this.start.set(u.subarray((from - 1) * n, from * n));
+    const nt = tilt.barrier.joints;
+    const m = horizon - from;
+    if (this.tiltRows.length !== m * nt) this.tiltRows = new Float64Array(m * nt);
+    const v = this.tiltRows;
+    for (let k = 0; k < m; k++) for (let j = 0; j < nt; j++) v[k * nt + j] = final[(k + from) * cols + j] ?? NaN;
+    for (let j = 0; j < nt; j++) this.tiltStart[j] = from > 0 ? (final[(from - 1) * cols + j] ?? NaN) : (q0[j] ?? NaN);
     let t: Recheck;
     try {
-      tilt.barrier.captureReference(rows.pose);
-      t = recheckChunk(
-        tilt.barrier,
-        u.subarray(from * n),
-        horizon - from,
-        this.start,
-        this.free!,
-        this.tiltScratch!,
-        this.tiltResult,
-      );
+      this.grasp.capture(tilt.barrier);
+      t = recheckChunk(tilt.barrier, v, m, this.tiltStart, this.free!, this.tiltScratch!, this.tiltResult);
     } finally {
       tilt.barrier.enabled = false;
     }
     if (t.hard) return null;
     return {
       check: 'held-tilt',
-      detail: `the held object's tilt beyond its limit from the grasp reference at row ${t.minHStep + from} (tilt face h = ${t.minH.toPrecision(4)} m, planning margin ${c.planningMargin} m)`,
+      detail: `the held object's tilt beyond its limit from the grasp reference${rows.axis ? ' (the object as measured at the first held chunk)' : ''} at row ${t.minHStep + from} (tilt face h = ${t.minH.toPrecision(4)} m, planning margin ${c.planningMargin} m)`,
     };
   }
 

@@ -128,44 +128,64 @@ export function laterGraspRow(
 }
 
 /**
- * The grasp reference a held-tilt filter keeps between chunks, as plain data (structured-cloneable):
- * what the control thread committed, handed to the filter before every chunk (the off-thread path's
- * job carries it, so a filter worker started again mid-hold keeps the grasp's reference instead of
- * taking the pose it restarted at).
+ * The grasp reference kept between chunks, as plain data (structured-cloneable): what the control
+ * thread committed, handed to the filter before every chunk (the off-thread path's job carries it,
+ * so a filter worker started again mid-hold keeps the grasp's reference instead of taking the pose
+ * it restarted at).
  */
 export interface GraspReference {
   /** Gripper command of the last committed chunk's last row (NaN: none yet, or a GripperState grip). */
   readonly lastGrip: number;
   /** Joint positions (the tilt barrier's joints) the reference was taken at; null: none. */
   readonly pose: Float64Array | null;
+  /**
+   * The held object's axis (base frame) measured at `pose`, when the reference came from it: the
+   * object↔tool rotation fixed there. null: the tool pose at the grasp (the object counted upright).
+   */
+  readonly axis: Float64Array | null;
 }
 
-/** The rows of a chunk the held object's tilt is bounded on (from `from` to its end), and the reference pose. */
+/** The rows of a chunk the held object's tilt is bounded on (from `from` to its end), and the reference. */
 export interface TiltRows {
   readonly from: number;
   /** Joint positions the reference is taken at (the tilt barrier's joints). */
   readonly pose: Float64Array;
+  /** The held object's measured axis at `pose` (base frame), or null: the tool-pose reference. */
+  readonly axis: Float64Array | null;
 }
 
+/** The direction a held object's tilt is measured from: world vertical (the robot base's z). */
+const UP: readonly [number, number, number] = [0, 0, 1];
+
 /**
- * The grasp reference of the chunks committed to the arm, kept on the control thread, and which
- * rows of a chunk the tilt bound is on for: the same decisions HeldTiltFilter makes (firstGraspRow,
- * laterGraspRow; a grasp part-way: from the grasp row with the pose one row before it in the
- * filter's output; held from the first row: the committed reference, or the present pose when there
- * is none or the chunk grasps at row 0; GripperState: held for the whole chunk, the reference the
- * pose where the hold began). The chunk re-check (chunk-recheck.ts) checks the tilt faces on those
- * rows; the filter is handed `reference` before each chunk, so both use the same one. Pure.
+ * The one account of "when is an object held, and what is the tilt reference" (design §6), used by
+ * HeldTiltFilter to switch the faces and by the chunk re-check (CommitRecheck) to check them on the
+ * chunk as it would go to the arm — the control thread's copy is the committed one and is handed
+ * to the filter before every chunk, so both decide from the same state and the same inputs. Per
+ * chunk: `begin` (which rows hold an object; the reference for a chunk held from its first row),
+ * `graspPose` (a grasp part-way: the pose one row before it, from the rows as played), `capture`
+ * (the reference into the faces), `commit` (the chunk went to the arm). See the file comment for
+ * the rules; the measured axis is read from the `HeldObjectAxis` given to `begin`, at most once per
+ * chunk and only when it is due (the chunk starts held, the grasp's reference not yet measured).
+ * Pure.
  */
 export class GraspTrack {
+  /** Committed: the last row's gripper command, whether a reference is set and whether it was measured. */
   private lastGrip = NaN;
-  private readonly pose: Float64Array;
   private referenced = false;
-  /** The last `tiltRows` call: its rows, reference pose, and whether it takes a new reference. */
+  private measured = false;
+  private readonly pose: Float64Array;
+  private readonly axis = new Float64Array(3);
+  /** The chunk of the last `begin`: its first held row, grasp row, grip, and the reference it takes. */
   private readonly spanPose: Float64Array;
+  private readonly spanAxis = new Float64Array(3);
+  private spanMeasured = false;
+  private spanFrom = -1;
   private spanGrasp = -1;
   private spanTakes = false;
   private spanHeld = false;
-  private readonly span: { from: number; pose: Float64Array };
+  private readonly sample = new Float64Array(3);
+  private readonly span: { from: number; pose: Float64Array; axis: Float64Array | null };
 
   constructor(
     readonly gripper: GripperCommand | GripperState,
@@ -178,89 +198,169 @@ export class GraspTrack {
     if (!(joints <= columns)) throw new RangeError(`grasp track: ${joints} joints, a chunk ${columns} columns`);
     this.pose = new Float64Array(joints);
     this.spanPose = new Float64Array(joints);
-    this.span = { from: -1, pose: this.spanPose };
+    this.span = { from: -1, pose: this.spanPose, axis: null };
   }
 
   /** The committed reference (a copy: plain data). */
   get reference(): GraspReference {
-    return { lastGrip: this.lastGrip, pose: this.referenced ? this.pose.slice() : null };
+    return {
+      lastGrip: this.lastGrip,
+      pose: this.referenced ? this.pose.slice() : null,
+      axis: this.referenced && this.measured ? this.axis.slice() : null,
+    };
+  }
+
+  /** The committed reference's axis is measured (no further measurement is due this grasp). */
+  get isMeasured(): boolean {
+    return this.referenced && this.measured;
+  }
+
+  /** Continue from `r` (a reference committed elsewhere: the control thread's). */
+  restore(r: GraspReference): void {
+    this.lastGrip = r.lastGrip;
+    this.referenced = r.pose !== null;
+    this.measured = r.pose !== null && r.axis !== null;
+    if (r.pose !== null) for (let j = 0; j < this.joints; j++) this.pose[j] = r.pose[j] ?? NaN;
+    if (r.axis !== null) for (let i = 0; i < 3; i++) this.axis[i] = r.axis[i] ?? NaN;
+  }
+
+  /** A new episode: no grasp seen. */
+  reset(): void {
+    this.lastGrip = NaN;
+    this.referenced = false;
+    this.measured = false;
   }
 
   /**
-   * The tilt rows of a chunk the filter passed: `nominal` as proposed (where it grasps), `filtered`
-   * the filter's output (the nominal when it passed it unchanged), `q0` the joint state the filter
-   * started from. null: no row holds an object. Valid until the next call.
+   * Which rows of chunk `nominal` (as proposed; `horizon` rows) hold an object, from the present
+   * joint state `q0`: returns the first (−1: none). 0: the reference is set (`capture`); > 0, a grasp
+   * part-way: call `graspPose` with the rows before it as they will be played first. `objectAxis`:
+   * the held object's measurement, read when due.
+   */
+  begin(nominal: ArrayLike<number>, horizon: number, q0: ArrayLike<number>, objectAxis: HeldObjectAxis | null): number {
+    const g = this.gripper;
+    this.spanTakes = false;
+    this.spanMeasured = false;
+    this.spanGrasp = -1;
+    this.spanFrom = -1;
+    // held since before this chunk (the fingers have closed): the measurement is due once per grasp
+    let heldBefore: boolean;
+    let from: number;
+    if (!('column' in g)) {
+      heldBefore = g.held();
+      this.spanHeld = heldBefore;
+      const close = heldBefore ? -1 : (g.closeRow?.() ?? -1);
+      if (close > 0 && close < horizon) {
+        this.spanHeld = true;
+        this.spanTakes = true;
+        return (this.spanFrom = close);
+      }
+      if (close === 0) this.spanHeld = true;
+      if (!this.spanHeld) return -1;
+      from = 0;
+    } else {
+      const heldAtStart = horizon > 0 && commandsClosed(g, nominal[g.column] ?? NaN);
+      const grasp = firstGraspRow(g, nominal, horizon, this.columns, this.lastGrip);
+      this.spanGrasp = grasp;
+      if (grasp > 0) {
+        this.spanTakes = true;
+        return (this.spanFrom = grasp);
+      }
+      if (grasp < 0 && !heldAtStart) return -1;
+      heldBefore = grasp < 0;
+      from = 0;
+      // a grasp at row 0 is a new grasp: the committed reference is not this one's
+      if (grasp === 0) this.spanTakes = true;
+    }
+    this.spanFrom = from;
+    // held from before with no reference (the chunk that grasped was refused): the present pose
+    if (!this.referenced) this.spanTakes = true;
+    // the fingers have closed and the grasp's reference is not measured yet: the object as
+    // measured now, at the present pose, replaces the tool-pose reference
+    if (heldBefore && !(this.referenced && this.measured) && this.measure(objectAxis)) {
+      this.spanTakes = true;
+      this.spanMeasured = true;
+    }
+    if (this.spanTakes) for (let j = 0; j < this.joints; j++) this.spanPose[j] = q0[j] ?? NaN;
+    else {
+      this.spanPose.set(this.pose);
+      this.spanMeasured = this.measured;
+      if (this.measured) this.spanAxis.set(this.axis);
+    }
+    return from;
+  }
+
+  /** A usable measurement (finite, not zero) into spanAxis; false when there is none. */
+  private measure(objectAxis: HeldObjectAxis | null): boolean {
+    const a = this.sample;
+    if (!objectAxis?.axis(a)) return false;
+    const n = Math.hypot(a[0]!, a[1]!, a[2]!);
+    if (!(n > 1e-9 && n < Infinity)) return false;
+    this.spanAxis.set(a);
+    return true;
+  }
+
+  /** A grasp part-way (`begin` returned g > 0): the reference is the pose at row g − 1 of `rows` (as played). */
+  graspPose(rows: ArrayLike<number>): void {
+    const at = (this.spanFrom - 1) * this.columns;
+    for (let j = 0; j < this.joints; j++) this.spanPose[j] = rows[at + j] ?? NaN;
+  }
+
+  /** The span of the last `begin` (after `graspPose` for a grasp part-way); null: no row holds an object. Valid until the next `begin`. */
+  get rows(): TiltRows | null {
+    if (this.spanFrom < 0) return null;
+    this.span.from = this.spanFrom;
+    this.span.axis = this.spanMeasured ? this.spanAxis : null;
+    return this.span;
+  }
+
+  /** The span's reference into `barrier` (it is left enabled). */
+  capture(barrier: OrientationBarrier): void {
+    barrier.captureReference(this.spanPose, UP, this.spanMeasured ? this.spanAxis : undefined);
+  }
+
+  /**
+   * The tilt rows of a chunk the filter passed (begin, then graspPose from `filtered`): `nominal`
+   * as proposed, `filtered` the filter's output (the nominal when it passed it unchanged), `q0` the
+   * state the filter started from, `objectAxis` the measurement the filter was given. null: no row
+   * holds an object. Valid until the next call.
    */
   tiltRows(
     nominal: ArrayLike<number>,
     filtered: ArrayLike<number>,
     horizon: number,
     q0: ArrayLike<number>,
+    objectAxis: HeldObjectAxis | null = null,
   ): TiltRows | null {
-    const g = this.gripper;
-    const n = this.joints;
-    this.spanTakes = false;
-    this.spanGrasp = -1;
-    this.span.from = -1;
-    if (!('column' in g)) {
-      this.spanHeld = g.held();
-      // as HeldTiltFilter.filterByState: a close the chunk commands at row g > 0 bounds the rows
-      // from g, the pose one row before it in the filter's output the reference; at row 0, held
-      const close = this.spanHeld ? -1 : (g.closeRow?.() ?? -1);
-      if (close > 0 && close < horizon) {
-        this.spanHeld = true;
-        this.span.from = close;
-        this.spanTakes = true;
-        for (let j = 0; j < n; j++) this.spanPose[j] = filtered[(close - 1) * this.columns + j] ?? NaN;
-        return this.span;
-      }
-      if (close === 0) this.spanHeld = true;
-      if (!this.spanHeld) return null;
-      this.span.from = 0;
-      this.spanTakes = !this.referenced;
-      for (let j = 0; j < n; j++) this.spanPose[j] = this.referenced ? this.pose[j]! : (q0[j] ?? NaN);
-    } else {
-      const heldAtStart = horizon > 0 && commandsClosed(g, nominal[g.column] ?? NaN);
-      const grasp = firstGraspRow(g, nominal, horizon, this.columns, this.lastGrip);
-      this.spanGrasp = grasp;
-      if (grasp > 0) {
-        this.span.from = grasp;
-        this.spanTakes = true;
-        for (let j = 0; j < n; j++) this.spanPose[j] = filtered[(grasp - 1) * this.columns + j] ?? NaN;
-      } else if (grasp === 0 || (heldAtStart && !this.referenced)) {
-        this.span.from = 0;
-        this.spanTakes = true;
-        for (let j = 0; j < n; j++) this.spanPose[j] = q0[j] ?? NaN;
-      } else if (heldAtStart) {
-        this.span.from = 0;
-        this.spanPose.set(this.pose);
-      } else return null;
-    }
-    return this.span;
+    if (this.begin(nominal, horizon, q0, objectAxis) > 0) this.graspPose(filtered);
+    return this.rows;
   }
 
-  /** The chunk of the last `tiltRows` call went to the arm: `filtered` (the same rows) updates the reference. */
-  commit(filtered: ArrayLike<number>, horizon: number): void {
+  /** The chunk of the last `begin` went to the arm: `played` (the filter's output) updates the reference. */
+  commit(played: ArrayLike<number>, horizon: number): void {
     const g = this.gripper;
-    if (!('column' in g)) {
+    if (!('column' in g) && !this.spanHeld) {
       // a release forgets the reference: the next hold is a new grasp
-      if (!this.spanHeld) this.referenced = false;
-      else if (this.spanTakes) {
-        this.pose.set(this.spanPose);
-        this.referenced = true;
-      }
+      this.referenced = false;
+      this.measured = false;
       return;
     }
     if (this.spanTakes) {
       this.pose.set(this.spanPose);
+      this.measured = this.spanMeasured;
+      if (this.spanMeasured) this.axis.set(this.spanAxis);
       this.referenced = true;
     }
-    const later = laterGraspRow(g, filtered, this.spanGrasp, horizon, this.columns, this.lastGrip);
+    if (!('column' in g)) return;
+    // a later grasp in the same chunk (after a release) sets the reference for the chunks that
+    // follow from its played row (a bent approach grasps with the tool where the filter put it)
+    const later = laterGraspRow(g, played, this.spanGrasp, horizon, this.columns, this.lastGrip);
     if (later >= 0) {
-      for (let j = 0; j < this.joints; j++) this.pose[j] = filtered[later * this.columns + j] ?? NaN;
+      for (let j = 0; j < this.joints; j++) this.pose[j] = played[later * this.columns + j] ?? NaN;
       this.referenced = true;
+      this.measured = false;
     }
-    if (horizon > 0) this.lastGrip = filtered[(horizon - 1) * this.columns + g.column] ?? NaN;
+    if (horizon > 0) this.lastGrip = played[(horizon - 1) * this.columns + g.column] ?? NaN;
   }
 }
 
@@ -305,27 +405,15 @@ export function tiltPlanning(
   return { maxTilt: plan, lever: planningMargin / ds };
 }
 
-/** The direction a held object's tilt is measured from: world vertical (the robot base's z). */
-const UP: readonly [number, number, number] = [0, 0, 1];
-
 export class HeldTiltFilter implements ChunkFilter {
-  /** Gripper command of the previous chunk's last row (NaN before the first chunk). */
-  private lastGrip = NaN;
-  private readonly q: Float64Array;
-  /** True once a grasp row set the barrier's reference. */
-  private referenced = false;
-  /** True once the reference came from the held object's measured axis (`heldAxis`) for this grasp. */
-  private measured = false;
-  /** The held object's axis (base frame) the reference was measured from, while `measured`. */
-  private readonly heldAxis = new Float64Array(3);
-  /** The state `checkpoint` remembered: the grip, and the pose (and measured axis) the reference was taken at. */
-  private readonly saved: {
-    lastGrip: number;
-    referenced: boolean;
-    measured: boolean;
-    q: Float64Array;
-    heldAxis: Float64Array;
-  };
+  /** The grip and the grasp reference (the same account the control thread's re-check keeps). */
+  readonly track: GraspTrack;
+  /** The track's state `checkpoint` remembered. */
+  private saved: GraspReference = { lastGrip: NaN, pose: null, axis: null };
+  /** The held object's axis the control thread sampled for the next chunk (restoreGrasp), if it handed one. */
+  private handed: HeldObjectAxis | null = null;
+  private readonly handedAxis = new Float64Array(3);
+  private readonly handedPort: HeldObjectAxis;
   /** The outcome of a chunk filtered in two parts (a grasp part-way), and its rows. */
   private readonly split: CbfOutcome = newOutcome();
   private splitRows = new Float64Array(0);
@@ -344,10 +432,11 @@ export class HeldTiltFilter implements ChunkFilter {
      */
     readonly held: ChunkFilter = inner,
     /**
-     * The held object's measured orientation, when something measures it (null: the tool-pose
-     * reference only, as before). Its axis at the first chunk that starts held becomes the
-     * reference (see the file comment). Settable between episodes, as the tracking behind it is
-     * wired per session while the filter is kept.
+     * The held object's measured orientation, read by the filter itself where it runs alone (no
+     * re-check on its path: replays, benches); null: the tool-pose reference, or the sample the
+     * control thread hands over with the grasp reference (restoreGrasp) — on a re-checked path the
+     * port is the re-check's (RecheckHeldTilt.objectAxis), so one reading serves both. Settable
+     * between episodes, as the tracking behind it is wired per session while the filter is kept.
      */
     public objectAxis: HeldObjectAxis | null = null,
   ) {
@@ -355,15 +444,14 @@ export class HeldTiltFilter implements ChunkFilter {
       throw new RangeError(`held tilt: gripper column ${gripper.column} outside a ${columns}-column chunk`);
     if (barrier.joints > columns)
       throw new RangeError(`held tilt: the barrier has ${barrier.joints} joints, a chunk ${columns} columns`);
-    this.q = new Float64Array(barrier.joints);
-    this.saved = {
-      lastGrip: NaN,
-      referenced: false,
-      measured: false,
-      q: new Float64Array(barrier.joints),
-      heldAxis: new Float64Array(3),
-    };
+    this.track = new GraspTrack(gripper, barrier.joints, columns);
     this.graspStart = new Float64Array(columns);
+    this.handedPort = {
+      axis: (out) => {
+        out.set(this.handedAxis);
+        return true;
+      },
+    };
   }
 
   /**
@@ -372,52 +460,42 @@ export class HeldTiltFilter implements ChunkFilter {
    * refused there, and then its grasp rows must not become the reference.
    */
   checkpoint(): void {
-    this.saved.lastGrip = this.lastGrip;
-    this.saved.referenced = this.referenced;
-    this.saved.measured = this.measured;
-    this.saved.q.set(this.q);
-    this.saved.heldAxis.set(this.heldAxis);
+    this.saved = this.track.reference;
   }
 
   /** Back to the state of the last checkpoint: its chunk did not go to the arm. */
   rollback(): void {
-    this.lastGrip = this.saved.lastGrip;
-    this.referenced = this.saved.referenced;
-    this.measured = this.saved.measured;
-    this.q.set(this.saved.q);
-    this.heldAxis.set(this.saved.heldAxis);
-    // the reference is the tool direction at that pose (this.q holds the pose of the last capture),
-    // along the object's axis measured there when it was measured
-    if (this.referenced) this.barrier.captureReference(this.q, UP, this.measured ? this.heldAxis : undefined);
+    this.track.restore(this.saved);
     this.barrier.enabled = false;
   }
 
   /** The grasp reference it keeps (a copy: plain data). */
   graspReference(): GraspReference {
-    return { lastGrip: this.lastGrip, pose: this.referenced ? this.q.slice() : null };
+    return this.track.reference;
   }
 
   /**
    * Continue from the grasp reference `r` (the one the control thread committed, GraspTrack): the
-   * next chunk is filtered as if the chunks that set it had just been filtered here.
+   * next chunk is filtered as if the chunks that set it had just been filtered here. `heldAxis`:
+   * the held object's axis the control thread sampled for that chunk (base frame; null: none) —
+   * the measurement the next chunk takes its reference from if one is due, in place of `objectAxis`.
    */
-  restoreGrasp(r: GraspReference): void {
-    this.lastGrip = r.lastGrip;
-    this.referenced = r.pose !== null;
-    // a tool-pose reference (GraspTrack keeps no measured object axis: see CommitRecheck)
-    this.measured = false;
-    if (r.pose !== null) {
-      for (let j = 0; j < this.q.length; j++) this.q[j] = r.pose[j] ?? NaN;
-      this.barrier.captureReference(this.q);
-    }
+  restoreGrasp(r: GraspReference, heldAxis: ArrayLike<number> | null = null): void {
+    this.track.restore(r);
+    if (heldAxis !== null) for (let i = 0; i < 3; i++) this.handedAxis[i] = heldAxis[i] ?? NaN;
+    this.handed = heldAxis !== null ? this.handedPort : null;
+    this.handedSet = true;
     this.barrier.enabled = false;
   }
 
+  /** restoreGrasp was called for the next chunk (its sample, or none, is the one to use). */
+  private handedSet = false;
+
   /** A new episode: no grasp seen, the constraint off. */
   reset(): void {
-    this.lastGrip = NaN;
-    this.referenced = false;
-    this.measured = false;
+    this.track.reset();
+    this.handed = null;
+    this.handedSet = false;
     this.barrier.enabled = false;
   }
 
@@ -428,67 +506,28 @@ export class HeldTiltFilter implements ChunkFilter {
     dt: number,
     deadline?: () => boolean,
   ): CbfOutcome {
-    const { gripper: g, columns } = this;
-    if (!('column' in g)) return this.filterByState(g, nominal, horizon, q0, dt, deadline);
-    const heldAtStart = horizon > 0 && commandsClosed(g, nominal[g.column] ?? NaN);
-    // The first grasp row (open → closed; a chunk closed from its first row after an open one, or
-    // as the episode's first chunk, grasps at row 0).
-    const grasp = firstGraspRow(g, nominal, horizon, columns, this.lastGrip);
+    const port = this.handedSet ? this.handed : this.objectAxis;
+    this.handedSet = false;
+    this.handed = null;
+    const t = this.track;
+    const from = t.begin(nominal, horizon, q0, port);
     let out: CbfOutcome;
-    if (grasp > 0) out = this.filterGrasp(nominal, horizon, grasp, q0, dt, deadline);
+    if (from > 0) out = this.filterGrasp(nominal, horizon, from, q0, dt, deadline);
     else {
-      // A grasp at the first row: the arm stands at the present pose while the fingers close. Held
-      // from before with no reference (the chunk that grasped was refused): the present pose too.
-      if (grasp === 0 || (heldAtStart && !this.referenced)) this.reference(q0, 0);
-      // Held since before this chunk (the fingers have closed): the object's measured axis, once.
-      if (grasp < 0 && heldAtStart && !this.measured) this.measure(q0);
-      this.barrier.enabled = heldAtStart;
+      const held = from === 0;
+      if (held) t.capture(this.barrier);
+      this.barrier.enabled = held;
       try {
-        out = (heldAtStart ? this.held : this.inner).filter(nominal, horizon, q0, dt, deadline);
+        out = (held ? this.held : this.inner).filter(nominal, horizon, q0, dt, deadline);
       } finally {
         this.barrier.enabled = false;
       }
     }
-    if (out.status === 'unchanged' || out.status === 'filtered') {
-      // A later grasp in the same chunk (after a release) sets the reference for the chunks that
-      // follow from its executed row (a bent approach grasps with the tool where the filter put it).
-      const rows = out.status === 'filtered' ? out.targets : nominal;
-      const later = laterGraspRow(g, rows, grasp, horizon, columns, this.lastGrip);
-      if (later >= 0) this.reference(rows, later * columns);
-      if (horizon > 0) this.lastGrip = rows[(horizon - 1) * columns + g.column] ?? NaN;
-    } else if (grasp >= 0) {
-      // Refused: the arm does not grasp; a reference taken for the unplayed grasp is not the arm's.
-      this.referenced = false;
-    }
+    // the filter goes on as if its chunk is played (off the control thread: rolled back if not)
+    if (out.status === 'unchanged' || out.status === 'filtered')
+      t.commit(out.status === 'filtered' ? out.targets : nominal, horizon);
     return out;
   }
-
-  /** The barrier's reference: the tool pose of the joint positions at rows[offset…] (a new grasp). */
-  private reference(rows: ArrayLike<number>, offset: number): void {
-    for (let j = 0; j < this.q.length; j++) this.q[j] = rows[offset + j] ?? NaN;
-    this.barrier.captureReference(this.q);
-    this.referenced = true;
-    this.measured = false;
-  }
-
-  /**
-   * The reference from the held object's measured axis at the present pose q0, when there is a
-   * usable measurement (finite, not zero); otherwise the reference stays as it is (the tool pose
-   * at the grasp) and the next held chunk tries again.
-   */
-  private measure(q0: ArrayLike<number>): void {
-    const a = this.axisSample;
-    if (!this.objectAxis?.axis(a)) return;
-    const n = Math.hypot(a[0]!, a[1]!, a[2]!);
-    if (!(n > 1e-9 && n < Infinity)) return;
-    for (let j = 0; j < this.q.length; j++) this.q[j] = q0[j] ?? NaN;
-    this.heldAxis.set(a);
-    this.barrier.captureReference(this.q, UP, this.heldAxis);
-    this.referenced = true;
-    this.measured = true;
-  }
-
-  private readonly axisSample = new Float64Array(3);
 
   /**
    * A chunk that grasps at row `grasp` > 0: rows before it filtered with the constraint off, the
@@ -515,7 +554,8 @@ export class HeldTiltFilter implements ChunkFilter {
     const { slackUsed, modification, minH, minHStep, cbfViolation, rounds, iterations } = first;
     // the arm's pose one row before the grasp row: the reference and the second part's start
     this.graspStart.set(rows.subarray((grasp - 1) * columns, grasp * columns));
-    this.reference(this.graspStart, 0);
+    this.track.graspPose(rows);
+    this.track.capture(this.barrier);
     this.barrier.enabled = true;
     let second: CbfOutcome;
     try {
@@ -564,40 +604,5 @@ export class HeldTiltFilter implements ChunkFilter {
     o.iterations = src.iterations;
     o.detail = src.detail;
     return o;
-  }
-
-  /** The grip from the gripper state: on while held, the reference the pose where a hold began. */
-  private filterByState(
-    g: GripperState,
-    nominal: Float64Array,
-    horizon: number,
-    q0: ArrayLike<number>,
-    dt: number,
-    deadline?: () => boolean,
-  ): CbfOutcome {
-    let held = g.held();
-    const close = held ? -1 : (g.closeRow?.() ?? -1);
-    if (close > 0 && close < horizon) {
-      const out = this.filterGrasp(nominal, horizon, close, q0, dt, deadline);
-      // refused: the arm does not grasp, the reference taken for the unplayed grasp is not the arm's
-      if (out.status !== 'unchanged' && out.status !== 'filtered') this.referenced = false;
-      return out;
-    }
-    // commanded to close at the first row: held from it (the fingers have not closed yet: nothing to measure)
-    if (close === 0) held = true;
-    if (held && !this.referenced) this.reference(q0, 0);
-    // the state says held: the fingers have closed, so the object's tilt in them is there to measure
-    if (held && close !== 0 && !this.measured) this.measure(q0);
-    // a release forgets the reference: the next hold is a new grasp
-    if (!held) {
-      this.referenced = false;
-      this.measured = false;
-    }
-    this.barrier.enabled = held;
-    try {
-      return (held ? this.held : this.inner).filter(nominal, horizon, q0, dt, deadline);
-    } finally {
-      this.barrier.enabled = false;
-    }
   }
 }

@@ -102,7 +102,7 @@ export class ChunkExecutor implements ChunkPath {
     if (refused) return refused;
     const band = this.o.band;
     const check = this.recheck;
-    check?.beforeFilter();
+    const heldAxis = check ? check.beforeFilter() : null;
     const stage = runFilterStage(
       this.o.filter,
       band?.band,
@@ -123,6 +123,7 @@ export class ChunkExecutor implements ChunkPath {
       chunk.dt,
       this.q0,
       this.q0,
+      heldAxis,
     );
     if (failed !== null) {
       // Nothing moved since the filter ran (same state, same thread): the chunk itself is unsafe.

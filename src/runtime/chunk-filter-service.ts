@@ -46,6 +46,12 @@ export interface FilterJob {
    */
   readonly grasp?: GraspReference | null;
   /**
+   * The held object's axis the control thread sampled for this chunk (base frame) while the
+   * grasp's reference waits for a measurement (CommitRecheck.handover): the filter takes its
+   * reference from it as the re-check does. Absent or null: none.
+   */
+  readonly heldAxis?: Float64Array | null;
+  /**
    * The grip read on the control thread, for a filter keyed on the gripper's state rather than a
    * chunk column (the Franka); absent for the others.
    */
@@ -108,7 +114,7 @@ function checkpointed(f: ChunkFilter): f is CheckpointedFilter {
 
 /** A chunk filter that keeps a grasp reference and can be set to one (HeldTiltFilter). */
 interface GraspKeepingFilter extends ChunkFilter {
-  restoreGrasp(r: GraspReference): void;
+  restoreGrasp(r: GraspReference, heldAxis: ArrayLike<number> | null): void;
 }
 
 function keepsGrasp(f: ChunkFilter): f is GraspKeepingFilter {
@@ -179,7 +185,7 @@ export class ChunkFilterRunner {
       f.checkpoint();
     }
     // the control thread's committed reference wins over whatever this filter kept
-    if (job.grasp && keepsGrasp(f)) f.restoreGrasp(job.grasp);
+    if (job.grasp && keepsGrasp(f)) f.restoreGrasp(job.grasp, job.heldAxis ?? null);
     this.ran = true;
     this.o.grip?.(job.grip);
     return runFilterStage(f, this.o.band, job, job.q0, job.band, undefined);

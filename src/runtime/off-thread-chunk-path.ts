@@ -250,6 +250,7 @@ export class OffThreadChunkPath implements ChunkPath {
         ? this.steps.held(chunk.id)
         : this.steps.presentState(chunk.id, now, this.q0);
     if (refused) return this.finish(refused, now, done);
+    const grasp = this.commitCheck.handover();
     const job: FilterJob = {
       seq: ++this.seq,
       targets: chunk.targets,
@@ -261,7 +262,8 @@ export class OffThreadChunkPath implements ChunkPath {
       spheres: this.spheres(),
       band: this.bandState(now),
       previousCommitted: this.lastCommitted,
-      grasp: this.commitCheck.grasp?.reference ?? null,
+      grasp: grasp?.reference ?? null,
+      heldAxis: grasp?.heldAxis ?? null,
       ...(this.o.grip ? { grip: this.o.grip(chunk, now) } : {}),
     };
     this.lastCommitted = false;
@@ -331,7 +333,16 @@ export class OffThreadChunkPath implements ChunkPath {
       !sameBand(job.band, bandNow) || (this.o.grip !== undefined && !sameGrip(job.grip, this.o.grip(chunk, now)));
     const targets = stage.band ? stage.band.targets : stage.cbf.targets;
     const filtered = stage.cbf.status === 'filtered' ? stage.cbf.targets : chunk.targets;
-    const failed = this.commitCheck.check(chunk.targets, filtered, targets, chunk.horizon, chunk.dt, this.qNow, job.q0);
+    const failed = this.commitCheck.check(
+      chunk.targets,
+      filtered,
+      targets,
+      chunk.horizon,
+      chunk.dt,
+      this.qNow,
+      job.q0,
+      job.heldAxis ?? null,
+    );
     if (failed === null && !bandMoved) {
       const r = this.steps.commit(chunk, stage, now);
       if (r.verdict === 'executed' || r.verdict === 'filtered') this.commitCheck.committed();

@@ -304,12 +304,12 @@ describe("GraspTrack: the control thread's grasp reference and tilt rows are the
     const rec = new Recorder(barrier);
     const f = new HeldTiltFilter(rec, barrier, { column: 2, open: OPEN, closed: CLOSED }, 3);
     // a fresh filter (as a worker started again) told the grasp was at tilt 0, the arm now at 0.05
-    f.restoreGrasp({ lastGrip: CLOSED, pose: Float64Array.of(0, 0) });
+    f.restoreGrasp({ lastGrip: CLOSED, pose: Float64Array.of(0, 0), axis: null });
     f.filter(chunk([0.05, 0.1, 0.15, 0.2], [CLOSED, CLOSED, CLOSED, CLOSED]), 4, [0, 0.05, CLOSED], 0.05);
     expect(rec.calls).toHaveLength(1);
     expect(rec.calls[0]!.enabled).toBe(true);
     // the reference direction is the tool's z at tilt 0: world vertical in the tool frame
     [0, 0, 1].forEach((v, i) => expect(rec.calls[0]!.local[i]).toBeCloseTo(v, 12));
-    expect(f.graspReference()).toEqual({ lastGrip: CLOSED, pose: Float64Array.of(0, 0) });
+    expect(f.graspReference()).toEqual({ lastGrip: CLOSED, pose: Float64Array.of(0, 0), axis: null });
   });
 });
