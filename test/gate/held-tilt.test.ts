@@ -259,42 +259,68 @@ describe('HeldTiltFilter', () => {
 });
 
 describe("GraspTrack: the control thread's grasp reference and tilt rows are the filter's", () => {
-  it('over random gripper sequences, the rows it bounds and the reference it keeps are those HeldTiltFilter used', () => {
+  it('over random gripper sequences and measurements, the rows it bounds and the reference it keeps are those HeldTiltFilter used', () => {
     const row = fc.tuple(fc.double({ min: -0.5, max: 0.5, noNaN: true }), fc.constantFrom(OPEN, CLOSED, 0.4, 0.6));
+    // the held object's axis sampled for a chunk (a lean about x), or none
+    const sample = fc.option(fc.double({ min: -0.3, max: 0.3, noNaN: true }), { nil: null });
     fc.assert(
-      fc.property(fc.array(fc.array(row, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 8 }), (chunks) => {
-        const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
-        const rec = new Recorder(barrier);
-        const grip = { column: 2, open: OPEN, closed: CLOSED };
-        const f = new HeldTiltFilter(rec, barrier, grip, 3);
-        const track = new GraspTrack(grip, 2, 3);
-        let q0 = [0, 0, OPEN];
-        for (const rows of chunks) {
-          const nominal = Float64Array.from(rows.flatMap(([t, g]) => [0, t, g]));
-          f.restoreGrasp(track.reference);
-          rec.calls.length = 0;
-          const o = f.filter(nominal, rows.length, q0, 0.05);
-          const span = track.tiltRows(nominal, o.targets, rows.length, q0);
-          // the rows the filter filtered with the faces on, and the reference they were on from
-          const on = rec.calls.filter((c) => c.enabled);
-          if (span === null) expect(on).toHaveLength(0);
-          else {
-            expect(on).toHaveLength(1);
-            expect(on[0]!.horizon).toBe(rows.length - span.from);
-            const check = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
-            check.captureReference(span.pose);
-            on[0]!.local.forEach((v, i) => expect(v).toBeCloseTo(check.local[i]!, 12));
+      fc.property(
+        fc.array(fc.tuple(fc.array(row, { minLength: 1, maxLength: 5 }), sample), { minLength: 1, maxLength: 8 }),
+        (chunks) => {
+          const barrier = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+          const rec = new Recorder(barrier);
+          const grip = { column: 2, open: OPEN, closed: CLOSED };
+          const f = new HeldTiltFilter(rec, barrier, grip, 3);
+          const track = new GraspTrack(grip, 2, 3);
+          let q0 = [0, 0, OPEN];
+          let lastClosed = false;
+          let measuredThisGrasp = false;
+          for (const [rows, lean] of chunks) {
+            const nominal = Float64Array.from(rows.flatMap(([t, g]) => [0, t, g]));
+            const axis = lean === null ? null : [0, Math.sin(lean), Math.cos(lean)];
+            const port = axis === null ? null : { axis: (out: Float64Array) => (out.set(axis), true) };
+            const wasMeasured = track.isMeasured;
+            f.restoreGrasp(track.reference, axis);
+            rec.calls.length = 0;
+            const o = f.filter(nominal, rows.length, q0, 0.05);
+            const span = track.tiltRows(nominal, o.targets, rows.length, q0, port);
+            // the rows the filter filtered with the faces on, and the reference they were on from
+            const on = rec.calls.filter((c) => c.enabled);
+            if (span === null) expect(on).toHaveLength(0);
+            else {
+              expect(on).toHaveLength(1);
+              expect(on[0]!.horizon).toBe(rows.length - span.from);
+              const check = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+              check.captureReference(span.pose, [0, 0, 1], span.axis ?? undefined);
+              on[0]!.local.forEach((v, i) => expect(v).toBeCloseTo(check.local[i]!, 12));
+            }
+            // a new measurement only where the object was in the hand before the chunk (its first
+            // row and the last committed one closed), none yet this grasp, and a sample was there
+            const closed0 = rows[0]![1] === CLOSED || rows[0]![1] === 0.4;
+            // held throughout (a chunk that releases and grasps again is a new grasp part-way)
+            const allClosed = rows.every(([, g]) => g === CLOSED || g === 0.4);
+            const newlyMeasured = span !== null && span.axis !== null && !wasMeasured;
+            if (newlyMeasured) {
+              expect(closed0 && lastClosed && axis !== null && span.from === 0).toBe(true);
+              expect(Array.from(span.pose)).toEqual(q0.slice(0, 2));
+            } else if (allClosed && lastClosed && axis !== null && !measuredThisGrasp) expect(wasMeasured).toBe(true);
+            track.commit(o.targets, rows.length);
+            const mine = track.reference;
+            const its = f.graspReference();
+            expect(Object.is(mine.lastGrip, its.lastGrip)).toBe(true);
+            expect(mine.pose === null ? null : Array.from(mine.pose)).toEqual(
+              its.pose === null ? null : Array.from(its.pose),
+            );
+            expect(mine.axis === null ? null : Array.from(mine.axis)).toEqual(
+              its.axis === null ? null : Array.from(its.axis),
+            );
+            measuredThisGrasp = mine.axis !== null;
+            const last = rows[rows.length - 1]![1];
+            lastClosed = last === CLOSED || last === 0.4;
+            q0 = Array.from(nominal.subarray(nominal.length - 3));
           }
-          track.commit(o.targets, rows.length);
-          const mine = track.reference;
-          const its = f.graspReference();
-          expect(Object.is(mine.lastGrip, its.lastGrip)).toBe(true);
-          expect(mine.pose === null ? null : Array.from(mine.pose)).toEqual(
-            its.pose === null ? null : Array.from(its.pose),
-          );
-          q0 = Array.from(nominal.subarray(nominal.length - 3));
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });

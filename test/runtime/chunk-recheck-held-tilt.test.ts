@@ -26,7 +26,7 @@ import {
   type ChunkMotionModel,
   type GateChunk,
 } from '../../src/gate/index.js';
-import type { ChunkRecheckConfig } from '../../src/gate/chunk-recheck.js';
+import { CommitRecheck, type ChunkRecheckConfig } from '../../src/gate/chunk-recheck.js';
 import { HeldTiltFilter } from '../../src/gate/held-tilt.js';
 import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
 import { PassiveColumnsFilter } from '../../src/gate/passive-columns.js';
@@ -210,5 +210,134 @@ describe('the re-check of the chunk as it would go to the arm checks the held-ti
       detail: expect.stringMatching(/^re-check on the control thread failed: held-tilt: /),
     });
     expect(p.arm.executed).toHaveLength(0);
+  });
+});
+
+/**
+ * The reference from the held object's MEASURED axis in the re-check (both paths). The object is
+ * gripped at tilt 0.4 (chunk 1 closes the gripper from its first row: the tool pose there is the
+ * reference) and measured at the next chunk, the first that starts held, leaning b = 0.06 rad along
+ * +y — so at tool tilt t its tilt is |b + 0.4 − t| (test/gate/held-tilt-measured.test.ts works the
+ * formula by hand), while the tool-pose reference counts it |t − 0.4|. The bound is 0.1 rad: a
+ * 4-face polygon, which along a face normal allows asin(sin 0.1 · cos 45°) = 0.0707 rad; a measured
+ * lean past half that turns a vertex toward the lean, where the full 0.1 rad is allowed.
+ */
+describe("the re-check takes the held object's measured axis at the first held chunk, as the filter does", () => {
+  const LEAN = 0.06;
+  const LEVELLING = [0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47, 0.48];
+  const leaning = () => {
+    const p = { reads: 0, axis: [0, Math.sin(LEAN), Math.cos(LEAN)] as number[] | null };
+    const port = {
+      axis: (out: Float64Array): boolean => {
+        p.reads++;
+        if (!p.axis) return false;
+        out.set(p.axis);
+        return true;
+      },
+    };
+    return { p, port };
+  };
+  const rows = (id: string, t: number, tilts: number[]): GateChunk => ({
+    id,
+    stamp: t,
+    horizon: tilts.length,
+    joints: 3,
+    dt: DT,
+    targets: Float64Array.from(tilts.flatMap((q) => [0, q, CLOSED])),
+  });
+
+  it('CommitRecheck: a bend the tool-pose reference passes tips the measured object past its limit — held-tilt, named as measured', () => {
+    const p = parts();
+    const m = leaning();
+    const check = new CommitRecheck(
+      { ...p.recheck, heldTilt: { barrier: p.tilt, gripper: p.recheck.heldTilt!.gripper, objectAxis: m.port } },
+      3,
+    );
+    const unmeasured = new CommitRecheck(
+      { ...p.recheck, heldTilt: { barrier: p.tilt, gripper: p.recheck.heldTilt!.gripper } },
+      3,
+    );
+    const q0 = [0, 0.4, CLOSED];
+    const grasp = standing('grasp', 0, CLOSED).targets;
+    for (const c of [check, unmeasured]) {
+      const h = c.handover()!;
+      expect(c.check(grasp, grasp, grasp, 4, DT, q0, q0, h.heldAxis)).toBeNull();
+      c.committed();
+    }
+    const nominal = standing('held', 0, CLOSED).targets;
+    const bent = rows('bent', 0, [0.38, 0.36, 0.35, 0.35]).targets;
+    const h = check.handover()!;
+    expect(Array.from(h.heldAxis!)).toEqual(m.p.axis);
+    // measured: the object at |0.06 + 0.4 − 0.35| = 0.11 rad > 0.1
+    expect(check.check(nominal, nominal, bent, 4, DT, q0, q0, h.heldAxis)).toMatchObject({
+      check: 'held-tilt',
+      detail: expect.stringMatching(/as measured at the first held chunk\) at row 2/),
+    });
+    // the tool-pose reference: 0.05 rad of tool tilt along a face normal (< 0.0707) passes
+    expect(unmeasured.check(nominal, nominal, bent, 4, DT, q0, q0, null)).toBeNull();
+    // once committed, the measured reference is kept: no further reading is due
+    check.committed();
+    expect(check.handover()!.heldAxis).toBeNull();
+    expect(check.grasp!.reference.axis).not.toBeNull();
+  });
+
+  it('synchronous path: the filter gets the sample the re-check read; a chunk that levels the leaning object goes to the arm unchanged', () => {
+    const p = parts();
+    const m = leaning();
+    const executor = new ChunkExecutor({
+      gate: p.gate,
+      screen: p.screen,
+      filter: p.filter,
+      sink: p.arm,
+      joints: p.arm,
+      maxStateAge: 0.05,
+      recheck: { ...p.recheck, heldTilt: { ...p.recheck.heldTilt!, objectAxis: m.port } },
+    });
+    let t = 0.01;
+    p.arm.tick(t);
+    p.gate.evaluate(t, NO_CLAUSES, null);
+    expect(executor.submit(standing('grasp', t, CLOSED), t).verdict).toBe('executed');
+    for (let k = 0; k < 4; k++) {
+      p.arm.tick((t += DT));
+      p.gate.evaluate(t, NO_CLAUSES, null);
+    }
+    // tool 0.4 → 0.48: the object |0.46 − t| from 0.06 down to 0.02 (on the tool-pose reference the
+    // tool's 0.08 is past 0.0707: bent), slowly enough for the faces' decay rate γ
+    const r = executor.submit(rows('level', t, LEVELLING), t);
+    expect(r.verdict).toBe('executed');
+    expect(p.gate.holding).toBe(false);
+    expect(Array.from(p.arm.executed[1]!.chunk.targets)).toEqual(LEVELLING.flatMap((q) => [0, q, CLOSED]));
+    expect(p.filter.graspReference().axis).not.toBeNull();
+  });
+
+  it('off-thread path: the job carries the sample to the filter; the same chunk goes to the arm unchanged', () => {
+    const p = parts();
+    const m = leaning();
+    const service = new InlineChunkFilterService(new ChunkFilterRunner({ filter: p.filter }));
+    const clock = new ManualClock(0.01);
+    const path = new OffThreadChunkPath({
+      gate: p.gate,
+      screen: p.screen,
+      sink: p.arm,
+      joints: p.arm,
+      maxStateAge: 0.05,
+      service,
+      clock,
+      recheck: {
+        ...p.recheck,
+        heldTilt: { barrier: p.tilt, gripper: p.recheck.heldTilt!.gripper, objectAxis: m.port },
+      },
+    });
+    let t = 0.01;
+    p.arm.tick(t);
+    p.gate.evaluate(t, NO_CLAUSES, null);
+    expect(path.submit(standing('grasp', t, CLOSED), t).verdict).toBe('executed');
+    for (let k = 0; k < 4; k++) {
+      p.arm.tick((t += DT));
+      p.gate.evaluate(t, NO_CLAUSES, null);
+    }
+    clock.set(t);
+    expect(path.submit(rows('level', t, LEVELLING), t).verdict).toBe('executed');
+    expect(p.gate.holding).toBe(false);
   });
 });
