@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { ARM_FILTER_PROFILES, modeFilter, type ArmFilterProfile } from '../../src/cli/demo/fragile/filters.js';
 import { CapsuleBarrier, obstacleGroups } from '../../src/gate/capsule-barrier.js';
+import { CommitRecheck } from '../../src/gate/chunk-recheck.js';
 import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf } from '../../src/kinematics/index.js';
 import { so101Scene } from '../../drivers/sim/index.js';
 
@@ -144,6 +145,74 @@ describe('fragile-obstacle chunk filters: the held cup’s tilt', () => {
     mf.heldTilt!.reset();
     const open = flexChunk(g.open);
     expect(mf.filter.filter(open.nominal, H, open.q0, DT).status).toBe('unchanged');
+  });
+});
+
+describe('fragile-obstacle chunk filters: the commit re-check of the pilot', () => {
+  const g = so101Scene().gripper;
+  const LIMIT = (13.5 * Math.PI) / 180;
+
+  it('cbf and hold re-check on the filter’s own barrier (the stepwise baseline as published does not)', () => {
+    const profile = ARM_FILTER_PROFILES.so101;
+    const cbf = modeFilter('cbf', profile, ARM, COLUMNS, { limit: LIMIT, grip: g });
+    expect(cbf.recheck).toMatchObject({ planningMargin: profile.planningMargin, qmin: cbf.qmin, qmax: cbf.qmax });
+    // the tilt faces over the arm and the jaw (6 joints), the distance barrier the jaw-pinned 5
+    expect(cbf.recheck!.heldTilt!.barrier.joints).toBe(COLUMNS);
+    expect(cbf.recheck!.barrier.joints).toBe(ARM);
+    expect(cbf.recheck!.heldTilt!.filter).toBe(cbf.heldTilt);
+    expect(modeFilter('hold', profile, ARM, COLUMNS, { limit: LIMIT, grip: g }).recheck).toMatchObject({
+      planningMargin: 0,
+      heldTilt: null,
+    });
+    expect(modeFilter('stepwise', profile, ARM, COLUMNS, { limit: LIMIT, grip: g }).recheck).toBeNull();
+  });
+
+  it('SO-101: the re-check bounds the cup measured at the first held chunk, over the arm and the jaw — a wrist flex the tool-pose reference passes tips the leaning cup past τ − ε', () => {
+    const profile = ARM_FILTER_PROFILES.so101;
+    const mf = modeFilter('cbf', profile, ARM, COLUMNS, { limit: LIMIT, grip: g });
+    mf.groups.forEach((grp) => grp.spheres.set([5, 5, 5, 0.01])); // the bottle far away
+    const pan = 0.2;
+    const q0 = [pan, -0.7, 0.5, 1.2, Math.PI / 2, g.closed];
+    // the cup leans a = 0.2 rad toward the wrist-flex axis (horizontal, across the pan's radial
+    // plane): flexing the wrist by d turns it about that axis, so it tilts acos(cos a · cos d)
+    const a = 0.2;
+    const lean = [-Math.sin(pan) * Math.sin(a), Math.cos(pan) * Math.sin(a), Math.cos(a)];
+    const port = { axis: (out: Float64Array) => (out.set(lean), true) };
+    const rows = (flex: number): Float64Array => {
+      const u = new Float64Array(H * COLUMNS);
+      for (let k = 0; k < H; k++) {
+        u.set(q0, k * COLUMNS);
+        u[k * COLUMNS + 3] = q0[3]! - flex * Math.min(1, (k + 1) / 10);
+      }
+      return u;
+    };
+    const measured = new CommitRecheck(
+      { ...mf.recheck!, heldTilt: { ...mf.recheck!.heldTilt!, filter: null, objectAxis: port } },
+      COLUMNS,
+    );
+    const toolPose = new CommitRecheck(
+      { ...mf.recheck!, heldTilt: { ...mf.recheck!.heldTilt!, filter: null } },
+      COLUMNS,
+    );
+    const still = rows(0);
+    for (const c of [measured, toolPose]) {
+      // the grasp (closed from the first row): the tool pose there; nothing measured yet
+      const h = c.handover()!;
+      expect(c.check(still, still, still, H, DT, q0, q0, h.heldAxis)).toBeNull();
+      c.committed();
+    }
+    // d = 0.15: the cup at acos(cos 0.2 · cos 0.15) = 0.249 rad > 0.2356; the tool alone 0.15 along
+    // a face normal, under the polygon's asin(sin 0.2356 · cos 45°) = 0.166
+    const flexed = rows(0.15);
+    const h = measured.handover()!;
+    expect(h.heldAxis).not.toBeNull();
+    expect(measured.check(still, still, flexed, H, DT, q0, q0, h.heldAxis)).toMatchObject({
+      check: 'held-tilt',
+      detail: expect.stringMatching(/as measured at the first held chunk/),
+    });
+    expect(toolPose.check(still, still, flexed, H, DT, q0, q0, null)).toBeNull();
+    // held still, the cup stays at its 0.2 rad (the polygon turned a vertex toward the lean: 0.2356 there)
+    expect(measured.check(still, still, still, H, DT, q0, q0, h.heldAxis)).toBeNull();
   });
 });
 

@@ -35,7 +35,7 @@ import { BodyAxisPoints } from '../../../../drivers/tracking/axis-points.js';
 import { SceneTracker } from '../../../../drivers/tracking/scene-tracker.js';
 import { SimTrackingAdapter } from '../../../../drivers/tracking/sim-tracking.js';
 import { TrackedHeldObjectAxis } from '../../../../drivers/tracking/held-object-axis.js';
-import type { HeldTiltFilter } from '../../../gate/held-tilt.js';
+import type { HeldObjectAxis, HeldTiltFilter } from '../../../gate/held-tilt.js';
 import { TrackedObstacles } from '../../../gate/tracked-obstacles.js';
 import { CHUNK_HORIZON } from '../../../../drivers/sim/policies.js';
 import { MonitorBank } from '../../../runtime/monitor-bank.js';
@@ -177,10 +177,11 @@ class TimedFilter implements ChunkFilter {
   readonly cpuMs: number[] = [];
   readonly calls: RecordedFilterCall[] = [];
   private readonly axis = new Float64Array(3);
+  /** The held cup's measurement port of the episode (recorded with each call), when it has one. */
+  heldAxis: HeldObjectAxis | null = null;
   constructor(
     private readonly inner: ChunkFilter,
     private readonly record: ObstacleSet[] | null,
-    private readonly heldTilt: HeldTiltFilter | null,
   ) {}
   filter(
     nominal: Float64Array,
@@ -196,7 +197,7 @@ class TimedFilter implements ChunkFilter {
         q0: Float64Array.from(q0),
         dt,
         spheres: this.record.map((g) => Float64Array.from(g.spheres)),
-        heldAxis: this.heldTilt?.objectAxis?.axis(this.axis) ? Float64Array.from(this.axis) : null,
+        heldAxis: this.heldAxis?.axis(this.axis) ? Float64Array.from(this.axis) : null,
       });
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -248,8 +249,15 @@ async function play(
   let timed: TimedFilter | null = null;
   let bottleTracking: SimTrackingAdapter | null = null;
   let sceneTracker: SceneTracker | null = null;
-  let heldTilt: HeldTiltFilter | null = null;
   let barrier: BarrierModel;
+  /** The held-tilt filter that reads the cup itself (a mode with no re-check), else null. */
+  let reads: HeldTiltFilter | null = null;
+  // The held cup's measured axis (the held-tilt reference), aged by the session's clock — which
+  // the rig makes after the barrier: the re-check reads it through `port` once it is wired.
+  const cupAxis: { axis: HeldObjectAxis | null; readonly port: HeldObjectAxis } = {
+    axis: null,
+    port: { axis: (out) => cupAxis.axis?.axis(out) ?? false },
+  };
   if (mode !== 'off') {
     const profile = ARM_FILTER_PROFILES[arm];
     let mf = input.filters?.get(mode);
@@ -260,8 +268,8 @@ async function play(
     }
     // A new episode: no grasp seen yet (a reused filter must not keep the last episode's reference).
     mf.heldTilt?.reset();
-    heldTilt = mf.heldTilt;
-    timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null, mf.heldTilt);
+    timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null);
+    reads = mf.recheck === null ? mf.heldTilt : null;
     const spheres = bottleSpheres(fs.bottle, profile.bottleSpheres, profile.sphereMargin);
     // The hardware path: sim tracking adapter → SceneTracker → the spheres' points on the bottle's axis → TrackedObstacles.
     // The cup is tracked too (the task's target): its measured axis at the grasp is the held-tilt reference.
@@ -283,9 +291,13 @@ async function play(
       filter: timed,
       maxStateAge: 0.05,
       obstacles: tracked,
-      // No warning band on this path: what reaches the arm is the mode filter's own output (the
-      // cbf mode's ChunkCbfFilter re-checked it itself; hold and stepwise are comparison baselines).
-      recheck: null,
+      // No warning band on this path; the chunk as it goes to the arm is re-checked on the mode
+      // filter's own barrier and tilt faces (cbf, hold), the held cup's measured axis read here and
+      // handed to the filter with the grasp reference (the stepwise baseline runs as published).
+      recheck:
+        mf.recheck && mf.recheck.heldTilt
+          ? { ...mf.recheck, heldTilt: { ...mf.recheck.heldTilt, objectAxis: cupAxis.port } }
+          : mf.recheck,
     };
   } else {
     // The baseline screens chunks against the description's joint limits; it never filters.
@@ -309,11 +321,13 @@ async function play(
   });
   // The held cup's measured axis for the held-tilt reference, aged by the session's clock (the
   // filter is kept across episodes; the tracking behind it is this episode's).
-  if (heldTilt)
-    heldTilt.objectAxis =
-      sceneTracker && input.heldTiltReference !== 'tool'
-        ? new TrackedHeldObjectAxis(sceneTracker, scene.targetBody, TRACKING_MAX_AGE, clock)
-        : null;
+  cupAxis.axis =
+    sceneTracker && input.heldTiltReference !== 'tool'
+      ? new TrackedHeldObjectAxis(sceneTracker, scene.targetBody, TRACKING_MAX_AGE, clock)
+      : null;
+  if (timed) timed.heldAxis = cupAxis.axis;
+  // A mode with no re-check (the stepwise baseline): its filter reads the cup itself.
+  if (reads) reads.objectAxis = cupAxis.port;
   const rec = input.record;
   const policyLabel = fragilePolicyLabel(mode);
   const { session, path } = rec
@@ -416,7 +430,7 @@ async function play(
   for (let k = 0; k < ticks; k++) for (let j = 0; j < nArm; j++) armTargets.push(executed[k * n + j]!);
 
   // the port reads this episode's tracker: a filter kept for the next episode must not read it
-  if (heldTilt) heldTilt.objectAxis = null;
+  if (reads) reads.objectAxis = null;
   const contact = observer.contacted;
   const tipped = observer.tipped;
   return {

@@ -8,6 +8,7 @@ import type { CbfWeights } from '../../../gate/cbf-qp.js';
 import { ChunkCbfFilter, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS } from '../../../gate/cbf-filter.js';
 import { interiorPointSolver } from '../../../gate/cbf-solver.js';
 import type { BarrierModel, ChunkFilter } from '../../../gate/cbf-types.js';
+import type { ChunkRecheckConfig } from '../../../gate/chunk-recheck.js';
 import { obstacleGroups } from '../../../gate/capsule-barrier.js';
 import { BarrierStack } from '../../../gate/barrier-stack.js';
 import { descriptionBarrier } from '../../../gate/description-barrier.js';
@@ -218,6 +219,16 @@ export interface ModeFilter {
   readonly qmax: readonly number[];
   /** The held-tilt switch (reset per episode), when the mode keeps the held object's tilt. */
   readonly heldTilt: HeldTiltFilter | null;
+  /**
+   * What the chunk path re-checks the chunk as it would go to the arm against (CommitRecheck): the
+   * filter's own barrier, limits, planning margin and tilt faces, the re-check handing the
+   * HeldTiltFilter the committed grasp reference. The SO-101's barrier is the jaw-pinned pair
+   * (`ArmColumnsFilter` pins it to the range the chunk commands just before the re-check, on the
+   * same thread); its tilt faces take the jaw from the chunk's gripper column. null for the
+   * stepwise baseline: the action-wise filter of Eq. A.2 is measured as published (it does not
+   * re-check its rows), a comparison, never a gate mode of a rig.
+   */
+  readonly recheck: ChunkRecheckConfig | null;
 }
 
 export interface HeldTilt {
@@ -315,5 +326,19 @@ export function modeFilter(
     compiled.tilt && tilt
       ? new HeldTiltFilter(armFilter, compiled.tilt, { column: arm, ...tilt.grip }, columns)
       : armFilter;
-  return { filter, groups, qmin, qmax, heldTilt: filter instanceof HeldTiltFilter ? filter : null };
+  const heldTilt = filter instanceof HeldTiltFilter ? filter : null;
+  const recheck: ChunkRecheckConfig | null =
+    mode === 'stepwise'
+      ? null
+      : {
+          barrier,
+          qmin,
+          qmax,
+          maxSpeed: profile.maxSpeed,
+          planningMargin,
+          gamma: profile.cbfWeights?.gamma ?? DEFAULT_CBF_WEIGHTS.gamma,
+          heldTilt:
+            heldTilt && compiled.tilt ? { barrier: compiled.tilt, gripper: heldTilt.gripper, filter: heldTilt } : null,
+        };
+  return { filter, groups, qmin, qmax, heldTilt, recheck };
 }
