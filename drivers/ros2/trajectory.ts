@@ -93,20 +93,14 @@ export function trajectoryToChunk(
     else if (Math.abs(step - dt) > 1e-6)
       return { ok: false, reason: `points[${k}] breaks the uniform step ${dt} s (step ${step} s)` };
     prevT = t;
-    for (let j = 0; j < n; j++) {
-      const v = p.positions[order[j] ?? -1];
-      if (typeof v !== 'number' || !Number.isFinite(v))
-        return { ok: false, reason: `points[${k}].positions has a non-finite value for '${jointNames[j]}'` };
-      targets[k * n + j] = v;
-    }
+    // every value, arm and finger joints alike, finite (one check, naming the joint)
+    const bad = p.positions.findIndex((v) => !Number.isFinite(v));
+    if (bad >= 0)
+      return { ok: false, reason: `points[${k}].positions has a non-finite value for '${msg.joint_names[bad]}'` };
+    for (let j = 0; j < n; j++) targets[k * n + j] = p.positions[order[j]!]!;
     if (gripperWidth) {
       let w = 0;
-      for (const i of fingers) {
-        const v = p.positions[i];
-        if (typeof v !== 'number' || !Number.isFinite(v))
-          return { ok: false, reason: `points[${k}].positions has a non-finite value for '${msg.joint_names[i]}'` };
-        w += v;
-      }
+      for (const i of fingers) w += p.positions[i]!;
       gripperWidth[k] = fingers.length === 1 ? 2 * w : w;
     }
   }
