@@ -412,6 +412,8 @@ export class HeldTiltFilter implements ChunkFilter {
   private saved: GraspReference = { lastGrip: NaN, pose: null, axis: null };
   /** The held object's axis the control thread sampled for the next chunk (restoreGrasp), if it handed one. */
   private handed: HeldObjectAxis | null = null;
+  /** restoreGrasp was called for the next chunk (its sample, or none, is the one to use). */
+  private handedSet = false;
   private readonly handedAxis = new Float64Array(3);
   private readonly handedPort: HeldObjectAxis;
   /** The outcome of a chunk filtered in two parts (a grasp part-way), and its rows. */
@@ -487,9 +489,6 @@ export class HeldTiltFilter implements ChunkFilter {
     this.handedSet = true;
     this.barrier.enabled = false;
   }
-
-  /** restoreGrasp was called for the next chunk (its sample, or none, is the one to use). */
-  private handedSet = false;
 
   /** A new episode: no grasp seen, the constraint off. */
   reset(): void {
