@@ -34,7 +34,12 @@
  * threads.
  */
 import type { ExecutedChunk, GateChunk } from '../gate/chunk.js';
-import { CommitRecheck, describeRecheckFailure, type ChunkRecheckConfig } from '../gate/chunk-recheck.js';
+import {
+  CommitRecheck,
+  describeRecheckFailure,
+  type ChunkRecheckConfig,
+  type GraspHandover,
+} from '../gate/chunk-recheck.js';
 import type { BandState } from '../gate/warning-band.js';
 import type { ObstacleSet } from '../kinematics/obstacles.js';
 import type { Clock } from '../util/clock.js';
@@ -250,7 +255,18 @@ export class OffThreadChunkPath implements ChunkPath {
         ? this.steps.held(chunk.id)
         : this.steps.presentState(chunk.id, now, this.q0);
     if (refused) return this.finish(refused, now, done);
-    const grasp = this.commitCheck.handover();
+    let grasp: GraspHandover | null;
+    try {
+      grasp = this.commitCheck.handover();
+    } catch (e) {
+      // a measurement port that throws is a fault like any component's: hold, never throw past the gate
+      this.o.gate.fault(now, {
+        kind: 'disconnect',
+        source: 'held object axis',
+        detail: `threw: ${e instanceof Error ? e.message : String(e)}`,
+      });
+      return this.finish(this.steps.held(chunk.id), now, done);
+    }
     const job: FilterJob = {
       seq: ++this.seq,
       targets: chunk.targets,

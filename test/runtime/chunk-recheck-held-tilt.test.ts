@@ -340,4 +340,53 @@ describe("the re-check takes the held object's measured axis at the first held c
     expect(path.submit(rows('level', t, LEVELLING), t).verdict).toBe('executed');
     expect(p.gate.holding).toBe(false);
   });
+
+  it('a measurement port that throws holds on both paths with the cause named; nothing throws out of the path', () => {
+    const broken = {
+      axis: (): boolean => {
+        throw new Error('tracker gone');
+      },
+    };
+    const p = parts();
+    const executor = new ChunkExecutor({
+      gate: p.gate,
+      screen: p.screen,
+      filter: p.filter,
+      sink: p.arm,
+      joints: p.arm,
+      maxStateAge: 0.05,
+      recheck: { ...p.recheck, heldTilt: { ...p.recheck.heldTilt!, objectAxis: broken } },
+    });
+    const t = 0.01;
+    p.arm.tick(t);
+    p.gate.evaluate(t, NO_CLAUSES, null);
+    expect(executor.submit(standing('sync', t, CLOSED), t).verdict).toBe('held');
+    expect(p.gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { detail: expect.stringMatching(/tracker gone/) },
+    });
+
+    const q = parts();
+    const path = new OffThreadChunkPath({
+      gate: q.gate,
+      screen: q.screen,
+      sink: q.arm,
+      joints: q.arm,
+      maxStateAge: 0.05,
+      service: new InlineChunkFilterService(new ChunkFilterRunner({ filter: q.filter })),
+      clock: new ManualClock(t),
+      recheck: {
+        ...q.recheck,
+        heldTilt: { barrier: q.tilt, gripper: q.recheck.heldTilt!.gripper, objectAxis: broken },
+      },
+    });
+    q.arm.tick(t);
+    q.gate.evaluate(t, NO_CLAUSES, null);
+    expect(path.submit(standing('async', t, CLOSED), t).verdict).toBe('held');
+    expect(q.gate.holdCause).toMatchObject({
+      kind: 'driver-fault',
+      fault: { source: 'held object axis', detail: 'threw: tracker gone' },
+    });
+    expect(q.arm.executed).toHaveLength(0);
+  });
 });
