@@ -401,23 +401,44 @@ export class CommitRecheck {
     const rows = this.grasp.tiltRows(nominal, filtered, horizon, qFilter, heldAxis !== null ? this.givenPort : null);
     if (rows === null || rows.from >= horizon) return null;
     const from = rows.from;
+    let t: Recheck;
+    try {
+      // a chunk that starts held and lets go before grasping again: its rows before the grasp too
+      if (this.grasp.lead) {
+        const lead = this.tiltPass(final, 0, from, q0, (b) => this.grasp!.captureLead(b));
+        if (!lead.hard) return this.tiltFailure(lead, 0, this.grasp.leadIsMeasured);
+      }
+      t = this.tiltPass(final, from, horizon, q0, (b) => this.grasp!.capture(b));
+    } finally {
+      tilt.barrier.enabled = false;
+    }
+    return t.hard ? null : this.tiltFailure(t, from, rows.axis !== null);
+  }
+
+  /** The tilt faces' pass over rows [from, to) of `final`, from the row before (q0 at row 0), with the reference `capture` sets. */
+  private tiltPass(
+    final: ArrayLike<number>,
+    from: number,
+    to: number,
+    q0: ArrayLike<number>,
+    capture: (b: OrientationBarrier) => void,
+  ): Recheck {
+    const tilt = this.config.heldTilt!;
     const nt = tilt.barrier.joints;
-    const m = horizon - from;
+    const cols = this.columns;
+    const m = to - from;
     if (this.tiltRows.length !== m * nt) this.tiltRows = new Float64Array(m * nt);
     const v = this.tiltRows;
     for (let k = 0; k < m; k++) for (let j = 0; j < nt; j++) v[k * nt + j] = final[(k + from) * cols + j] ?? NaN;
     for (let j = 0; j < nt; j++) this.tiltStart[j] = from > 0 ? (final[(from - 1) * cols + j] ?? NaN) : (q0[j] ?? NaN);
-    let t: Recheck;
-    try {
-      this.grasp.capture(tilt.barrier);
-      t = recheckChunk(tilt.barrier, v, m, this.tiltStart, this.free!, this.tiltScratch!, this.tiltResult);
-    } finally {
-      tilt.barrier.enabled = false;
-    }
-    if (t.hard) return null;
+    capture(tilt.barrier);
+    return recheckChunk(tilt.barrier, v, m, this.tiltStart, this.free!, this.tiltScratch!, this.tiltResult);
+  }
+
+  private tiltFailure(t: Recheck, from: number, measured: boolean): RecheckFailure {
     return {
       check: 'held-tilt',
-      detail: `the held object's tilt beyond its limit from the grasp reference${rows.axis ? ' (the object as measured at the first held chunk)' : ''} at row ${t.minHStep + from} (tilt face h = ${t.minH.toPrecision(4)} m, planning margin ${c.planningMargin} m)`,
+      detail: `the held object's tilt beyond its limit from the grasp reference${measured ? ' (the object as measured at the first held chunk)' : ''} at row ${t.minHStep + from} (tilt face h = ${t.minH.toPrecision(4)} m, planning margin ${this.config.planningMargin} m)`,
     };
   }
 

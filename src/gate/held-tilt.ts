@@ -184,6 +184,11 @@ export class GraspTrack {
   private spanGrasp = -1;
   private spanTakes = false;
   private spanHeld = false;
+  /** A grasp part-way in a chunk that starts held: the rows before it are held, from `leadPose`. */
+  private spanLead = false;
+  private readonly leadPose: Float64Array;
+  private readonly leadAxis = new Float64Array(3);
+  private leadMeasured = false;
   private readonly sample = new Float64Array(3);
   private readonly span: { from: number; pose: Float64Array; axis: Float64Array | null };
 
@@ -198,6 +203,7 @@ export class GraspTrack {
     if (!(joints <= columns)) throw new RangeError(`grasp track: ${joints} joints, a chunk ${columns} columns`);
     this.pose = new Float64Array(joints);
     this.spanPose = new Float64Array(joints);
+    this.leadPose = new Float64Array(joints);
     this.span = { from: -1, pose: this.spanPose, axis: null };
   }
 
@@ -243,6 +249,7 @@ export class GraspTrack {
     this.spanMeasured = false;
     this.spanGrasp = -1;
     this.spanFrom = -1;
+    this.spanLead = false;
     // held since before this chunk (the fingers have closed): the measurement is due once per grasp
     let heldBefore: boolean;
     let from: number;
@@ -263,6 +270,16 @@ export class GraspTrack {
       const grasp = firstGraspRow(g, nominal, horizon, this.columns, this.lastGrip);
       this.spanGrasp = grasp;
       if (grasp > 0) {
+        // held from before and let go before this grasp (heldAtStart with a grasp part-way): the
+        // rows up to the grasp hold the object too, from the reference a held chunk starts with
+        this.spanLead = heldAtStart;
+        if (heldAtStart) {
+          this.heldFromStart(q0, true, objectAxis);
+          this.leadPose.set(this.spanPose);
+          this.leadMeasured = this.spanMeasured;
+          this.leadAxis.set(this.spanAxis);
+          this.spanMeasured = false;
+        }
         this.spanTakes = true;
         return (this.spanFrom = grasp);
       }
@@ -273,6 +290,12 @@ export class GraspTrack {
       if (grasp === 0) this.spanTakes = true;
     }
     this.spanFrom = from;
+    this.heldFromStart(q0, heldBefore, objectAxis);
+    return from;
+  }
+
+  /** The reference of a chunk held from its first row (spanTakes already set for a grasp at row 0). */
+  private heldFromStart(q0: ArrayLike<number>, heldBefore: boolean, objectAxis: HeldObjectAxis | null): void {
     // held from before with no reference (the chunk that grasped was refused): the present pose
     if (!this.referenced) this.spanTakes = true;
     // the fingers have closed and the grasp's reference is not measured yet: the object as
@@ -287,7 +310,24 @@ export class GraspTrack {
       this.spanMeasured = this.measured;
       if (this.measured) this.spanAxis.set(this.axis);
     }
-    return from;
+  }
+
+  /**
+   * A grasp part-way in a chunk that starts held (`begin` returned g > 0): rows 0…g−1 hold the
+   * object until the chunk lets go, bounded from the reference they start with (`captureLead`).
+   */
+  get lead(): boolean {
+    return this.spanFrom > 0 && this.spanLead;
+  }
+
+  /** The lead rows' reference is the held object as measured. */
+  get leadIsMeasured(): boolean {
+    return this.lead && this.leadMeasured;
+  }
+
+  /** The lead rows' reference into `barrier` (it is left enabled). */
+  captureLead(barrier: OrientationBarrier): void {
+    barrier.captureReference(this.leadPose, UP, this.leadMeasured ? this.leadAxis : undefined);
   }
 
   /** A usable measurement (finite, not zero) into spanAxis; false when there is none. */
@@ -529,8 +569,9 @@ export class HeldTiltFilter implements ChunkFilter {
   }
 
   /**
-   * A chunk that grasps at row `grasp` > 0: rows before it filtered with the constraint off, the
-   * rest from the first part's last row with it on and that row's pose as the reference.
+   * A chunk that grasps at row `grasp` > 0: rows before it filtered with the constraint off (on,
+   * from the reference it starts with, when the chunk starts held and lets go before the grasp),
+   * the rest from the first part's last row with it on and that row's pose as the reference.
    */
   private filterGrasp(
     nominal: Float64Array,
@@ -545,8 +586,16 @@ export class HeldTiltFilter implements ChunkFilter {
     const n = horizon * columns;
     if (this.splitRows.length !== n) this.splitRows = new Float64Array(n);
     const rows = this.splitRows;
-    this.barrier.enabled = false;
-    const first = this.inner.filter(nominal.subarray(0, grasp * columns), grasp, q0, dt, deadline);
+    // the rows before the grasp: held while a chunk that starts held lets go (the lead), else free
+    const lead = this.track.lead;
+    if (lead) this.track.captureLead(this.barrier);
+    this.barrier.enabled = lead;
+    let first: CbfOutcome;
+    try {
+      first = (lead ? this.held : this.inner).filter(nominal.subarray(0, grasp * columns), grasp, q0, dt, deadline);
+    } finally {
+      this.barrier.enabled = false;
+    }
     if (first.status !== 'unchanged' && first.status !== 'filtered') return this.copyOutcome(first, 0);
     rows.set((first.status === 'filtered' ? first.targets : nominal).subarray(0, grasp * columns));
     const firstFiltered = first.status === 'filtered';

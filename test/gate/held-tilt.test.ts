@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { CbfOutcome, ChunkFilter } from '../../src/gate/index.js';
 import { GraspTrack, HeldTiltFilter, commandsClosed, tiltPlanning, toolTiltLimit } from '../../src/gate/held-tilt.js';
 import { TiltPolygonBarrier } from '../../src/gate/orientation-barrier.js';
+import { CommitRecheck } from '../../src/gate/chunk-recheck.js';
 import { newOutcome } from '../../src/gate/filter-common.js';
 import { ForwardKinematics } from '../../src/kinematics/index.js';
 import { PAN_TILT_CHAIN } from './support/pan-tilt.js';
@@ -62,6 +63,51 @@ describe('HeldTiltFilter', () => {
     expect(Math.abs(local[1]!)).toBeCloseTo(Math.sin(0.3), 12);
     expect(local[2]).toBeCloseTo(Math.cos(0.3), 12);
     expect(rec.calls[3]!.local).toEqual(local);
+  });
+
+  it('a chunk that starts held, lets go and grasps again part-way: the rows up to the release are held too, from the grasp they started with', () => {
+    const { rec, f } = setup();
+    // grasp at row 0 with the tool upright (the reference), then a chunk that tips the still-held
+    // object 0.3 rad at rows 0–1, opens at row 2 and closes again at row 3
+    f.filter(chunk([0, 0, 0, 0], [CLOSED, CLOSED, CLOSED, CLOSED]), 4, [0, 0, CLOSED], 0.05);
+    f.filter(chunk([0.3, 0.3, 0.3, 0.3], [CLOSED, CLOSED, OPEN, CLOSED]), 4, [0, 0, CLOSED], 0.05);
+    // rows 0–2 with the faces on from the upright grasp (before: off — the held rows went unbounded),
+    // row 3 on from the new grasp's pose (row 2's, tilt 0.3)
+    expect(rec.calls.map((c) => [c.enabled, c.horizon])).toEqual([
+      [true, 4],
+      [true, 3],
+      [true, 1],
+    ]);
+    [0, 0, 1].forEach((v, i) => expect(rec.calls[1]!.local[i]).toBeCloseTo(v, 12));
+    expect(rec.calls[2]!.local[2]).toBeCloseTo(Math.cos(0.3), 12);
+    // the control thread's re-check bounds the same rows: a chunk the filter passed tipping the
+    // held object 0.3 rad before the release holds (held-tilt at row 0), not only the rows after
+    const track = new GraspTrack({ column: 2, open: OPEN, closed: CLOSED }, 2, 3);
+    const grasp = chunk([0, 0, 0, 0], [CLOSED, CLOSED, CLOSED, CLOSED]);
+    expect(track.tiltRows(grasp, grasp, 4, [0, 0, CLOSED])?.from).toBe(0);
+    track.commit(grasp, 4);
+    const regrasp = chunk([0.3, 0.3, 0.3, 0.3], [CLOSED, CLOSED, OPEN, CLOSED]);
+    expect(track.tiltRows(regrasp, regrasp, 4, [0, 0, CLOSED])?.from).toBe(3);
+    expect(track.lead).toBe(true);
+    const faces = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+    const recheck = new CommitRecheck(
+      {
+        barrier: faces,
+        qmin: [-3, -3],
+        qmax: [3, 3],
+        maxSpeed: [10, 10],
+        planningMargin: 0,
+        gamma: 0.2,
+        heldTilt: { barrier: faces, gripper: { column: 2, open: OPEN, closed: CLOSED } },
+      },
+      3,
+    );
+    expect(recheck.check(grasp, grasp, grasp, 4, 0.05, [0, 0, CLOSED], [0, 0, CLOSED])).toBeNull();
+    recheck.committed();
+    expect(recheck.check(regrasp, regrasp, regrasp, 4, 0.05, [0, 0, CLOSED], [0, 0, CLOSED])).toMatchObject({
+      check: 'held-tilt',
+      detail: expect.stringMatching(/at row 0 /),
+    });
   });
 
   it('a grasp part-way: the rows after it are filtered with the constraint on, from the rows before it as played', () => {
@@ -280,6 +326,7 @@ describe("GraspTrack: the control thread's grasp reference and tilt rows are the
             const axis = lean === null ? null : [0, Math.sin(lean), Math.cos(lean)];
             const port = axis === null ? null : { axis: (out: Float64Array) => (out.set(axis), true) };
             const wasMeasured = track.isMeasured;
+            const closed0 = rows[0]![1] === CLOSED || rows[0]![1] === 0.4;
             f.restoreGrasp(track.reference, axis);
             rec.calls.length = 0;
             const o = f.filter(nominal, rows.length, q0, 0.05);
@@ -288,15 +335,24 @@ describe("GraspTrack: the control thread's grasp reference and tilt rows are the
             const on = rec.calls.filter((c) => c.enabled);
             if (span === null) expect(on).toHaveLength(0);
             else {
-              expect(on).toHaveLength(1);
-              expect(on[0]!.horizon).toBe(rows.length - span.from);
+              // a chunk that starts held and lets go before grasping again: its lead rows too
+              const lead = track.lead;
+              expect(on).toHaveLength(lead ? 2 : 1);
               const check = new TiltPolygonBarrier(new ForwardKinematics(CHAIN), 3, 0.1, 10);
+              if (lead) {
+                expect(on[0]!.horizon).toBe(span.from);
+                track.captureLead(check);
+                on[0]!.local.forEach((v, i) => expect(v).toBeCloseTo(check.local[i]!, 12));
+              }
+              const last = on[on.length - 1]!;
+              expect(last.horizon).toBe(rows.length - span.from);
               check.captureReference(span.pose, [0, 0, 1], span.axis ?? undefined);
-              on[0]!.local.forEach((v, i) => expect(v).toBeCloseTo(check.local[i]!, 12));
+              last.local.forEach((v, i) => expect(v).toBeCloseTo(check.local[i]!, 12));
             }
+            // the lead: exactly where the chunk starts closed, was closed before, and grasps part-way
+            expect(track.lead).toBe(span !== null && span.from > 0 && closed0 && lastClosed);
             // a new measurement only where the object was in the hand before the chunk (its first
             // row and the last committed one closed), none yet this grasp, and a sample was there
-            const closed0 = rows[0]![1] === CLOSED || rows[0]![1] === 0.4;
             // held throughout (a chunk that releases and grasps again is a new grasp part-way)
             const allClosed = rows.every(([, g]) => g === CLOSED || g === 0.4);
             const newlyMeasured = span !== null && span.axis !== null && !wasMeasured;
