@@ -16,7 +16,14 @@
  *   one row before the grasp row is the grasp's). Before, the constraint went on only from the
  *   next chunk, and the grasp chunk's rows after the grasp — a lift, bent around a bystander — were
  *   not tilt constrained (bench/RESULTS.md: the Panda shove held with the tool 1.4–3° past its
- *   limit at the next chunk's start). A grasp at row 0 references the present pose.
+ *   limit at the next chunk's start). A grasp at row 0 references the present pose. A chunk that
+ *   starts held, lets go and grasps again part-way has rows 0…g−1 filtered with the constraint ON,
+ *   from the reference it started with (the object is in the hand until the release; they went
+ *   unbounded before);
+ *
+ * - the rules live once, in {@link GraspTrack}: the filter keeps its grip and reference in one, and
+ *   the chunk re-check (chunk-recheck.ts) keeps the committed one on the control thread and hands
+ *   it, with the held object's axis sampled for the chunk, to the filter before every chunk.
  *
  * - with a measurement of the held object's orientation ({@link HeldObjectAxis}: a tracked cup on
  *   motion capture, the sim's tracked body), the first chunk that starts with the object in the
