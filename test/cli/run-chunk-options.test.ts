@@ -1,5 +1,5 @@
 /**
- * `armguard run`'s chunk-path options: --max-chunk-rate (chunk requests a second per policy client,
+ * `armguard run`'s chunk-path options: --max-chunk-rate (chunk requests a second per policy user,
  * in [1, 10000]) and --chunk-filter (worker | inline). A bad value is refused with an error naming
  * the flag, what was expected and what was given, and the usage exit code (2); a good value reaches
  * the session options — the rate as its token bucket (burst ⌈0.2 · rate⌉, at least 1, worked out
