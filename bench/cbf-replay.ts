@@ -535,6 +535,139 @@ if (cmd === 'record') {
   console.log(
     `screened ÷ unscreened CPU ${(tally.screened.cpu / tally.full.cpu).toFixed(3)}; max |Δu| between the two optima ${dx.toExponential(2)} rad; ${failed} solves not 'solved'`,
   );
+} else if (cmd === 'polish') {
+  // The filter's own QPs (one pass of the calls as the filter runs them, each QP kept with the
+  // round's warm start) solved with the interior point alone and with its active-set polish,
+  // alternating which goes first, R times with one solver per shape: iterations, CPU, how often
+  // the polish was tried and accepted, and how the two answers differ.
+  const { calls } = JSON.parse(readFileSync(a3!, 'utf8')) as { calls: Call[] };
+  const rounds = Number(a4 ?? '10');
+  const mf = freshFilter();
+  const cbf = findCbf(mf.filter);
+  if (!cbf) throw new Error('no chunk CBF filter in the mode filter');
+  const options = (cbf as unknown as { solveOptions: QpSolveOptions }).solveOptions;
+  interface KeptQp {
+    qp: ChunkQp;
+    P: Float64Array;
+    q: Float64Array;
+    A: Float64Array;
+    l: Float64Array;
+    u: Float64Array;
+    warm?: Float64Array;
+    warmDual?: Float64Array;
+  }
+  const kept: KeptQp[] = [];
+  const screen = ChunkQp.prototype.screenImpliedRows;
+  ChunkQp.prototype.screenImpliedRows = function (this: ChunkQp): number {
+    const freed = screen.call(this);
+    const pr = this.problem;
+    kept.push({
+      qp: this,
+      P: Float64Array.from(pr.P.values),
+      q: Float64Array.from(pr.q),
+      A: Float64Array.from(pr.A.values),
+      l: Float64Array.from(pr.l),
+      u: Float64Array.from(pr.u),
+      ...(options.warmStart ? { warm: Float64Array.from(options.warmStart) } : {}),
+      ...(options.warmStartDual ? { warmDual: Float64Array.from(options.warmStartDual) } : {}),
+    });
+    return freed;
+  };
+  const heldTiltStep = replayHeldTilt(mf);
+  for (const c of calls) {
+    heldTiltStep(c);
+    c.spheres.forEach((sp, g) => mf.groups[g]!.spheres.set(sp));
+    mf.filter.filter(Float64Array.from(c.nominal), c.horizon, Float64Array.from(c.q0), c.dt);
+  }
+  ChunkQp.prototype.screenImpliedRows = screen;
+  const epsArg = process.argv.indexOf('--eps');
+  const eps = epsArg > 0 ? Number(process.argv[epsArg + 1]) : null;
+  const solvers = new Map<ChunkQp, QpSolver>();
+  const variants = ['ip', 'polish'] as const;
+  const tally = { ip: { cpu: 0, iterations: 0, solved: 0 }, polish: { cpu: 0, iterations: 0, solved: 0 } };
+  const perQp = kept.map(() => ({ ip: 0, polish: 0 }));
+  let dx = 0;
+  let dObj = 0;
+  let dSlack = 0;
+  let worstViolation = 0;
+  let polishedCount = 0;
+  const statusDiff: string[] = [];
+  for (let r = 0; r <= rounds; r++) {
+    kept.forEach((k, i) => {
+      const pr = k.qp.problem;
+      let solver = solvers.get(k.qp);
+      if (!solver) solvers.set(k.qp, (solver = new QpSolver(pr)));
+      pr.P.values.set(k.P);
+      pr.q.set(k.q);
+      pr.A.values.set(k.A);
+      pr.l.set(k.l);
+      pr.u.set(k.u);
+      const base = {
+        maxIterations: eps === null ? (options.maxIterations ?? 40) : 200,
+        epsAbs: eps ?? options.epsAbs ?? 1e-6,
+        epsRel: eps ?? options.epsRel ?? 1e-6,
+        ...(k.warm ? { warmStart: k.warm } : {}),
+        ...(k.warmDual ? { warmStartDual: k.warmDual } : {}),
+      };
+      const res: Record<string, { x: Float64Array; obj: number; status: string; polished: boolean }> = {};
+      for (const which of (r + i) % 2 === 0 ? variants : [...variants].reverse()) {
+        const opts: QpSolveOptions = { ...base, polish: which === 'polish' };
+        const c0 = process.cpuUsage();
+        const out = solver.solve(pr, opts);
+        const used = process.cpuUsage(c0);
+        if (r > 0) {
+          tally[which].cpu += (used.user + used.system) / 1000;
+          tally[which].iterations += out.iterations;
+          if (out.status === 'solved') tally[which].solved++;
+        } else {
+          perQp[i]![which] = out.iterations;
+          if (which === 'polish' && out.polished) polishedCount++;
+          if (which === 'polish') worstViolation = Math.max(worstViolation, out.maxViolation);
+        }
+        res[which] = { x: Float64Array.from(out.x), obj: out.objective, status: out.status, polished: out.polished };
+      }
+      if (r === 0) {
+        const a = res['ip']!;
+        const b = res['polish']!;
+        if (a.status !== b.status) statusDiff.push(`QP ${i}: ${a.status} → ${b.status}`);
+        for (let j = 0; j < k.qp.nu; j++) dx = Math.max(dx, Math.abs(a.x[j]! - b.x[j]!));
+        let sa = 0;
+        let sb = 0;
+        for (let j = k.qp.nu; j < a.x.length; j++) {
+          sa += Math.max(0, a.x[j]!);
+          sb += Math.max(0, b.x[j]!);
+        }
+        dSlack = Math.max(dSlack, Math.abs(sa - sb));
+        dObj = Math.max(dObj, Math.abs(a.obj - b.obj) / Math.max(1, Math.abs(a.obj)));
+      }
+    });
+  }
+  const counts = [...solvers.values()].reduce(
+    (acc, s) => ({
+      attempts: acc.attempts + s.polishCounts.attempts,
+      accepted: acc.accepted + s.polishCounts.accepted,
+      sweeps: acc.sweeps + s.polishCounts.sweeps,
+      passes: acc.passes + s.polishCounts.passes,
+    }),
+    { attempts: 0, accepted: 0, sweeps: 0, passes: 0 },
+  );
+  const its = (w: 'ip' | 'polish') => perQp.map((p) => p[w]).sort((a, b) => a - b);
+  const pct = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+  console.log(
+    `node ${process.version}, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(
+        ' ',
+      )}; ${arm}: ${kept.length} QPs of the filter, tolerance ${eps ?? options.epsAbs}, each solved ${rounds} × both ways after a pass that compares them`,
+  );
+  for (const w of variants)
+    console.log(
+      `${w === 'ip' ? 'interior point only' : 'with the polish'}: ${(tally[w].cpu / rounds / kept.length).toFixed(3)} ms CPU per solve, ${(tally[w].iterations / rounds).toFixed(0)} iterations per pass (per QP p50 ${pct(its(w), 0.5)}, p99 ${pct(its(w), 0.99)}, max ${Math.max(...its(w))}), ${tally[w].solved / rounds} solved per pass`,
+    );
+  console.log(
+    `polish ÷ ip CPU ${(tally.polish.cpu / tally.ip.cpu).toFixed(3)}; polished ${polishedCount} of ${kept.length} QPs; attempts ${counts.attempts}, accepted ${counts.accepted}, factorisations ${counts.sweeps}, refinement passes ${counts.passes} (all passes); ` +
+      `max |Δu| ${dx.toExponential(2)} rad, max |ΔΣξ| ${dSlack.toExponential(2)}, max relative |Δobjective| ${dObj.toExponential(2)}, max violation with the polish ${worstViolation.toExponential(2)}; statuses differ: ${statusDiff.length === 0 ? 'none' : statusDiff.join(', ')}`,
+  );
 } else {
   throw new Error('usage: cbf-replay.ts record <arm> <seeds> <file> | replay <arm> <file> [rounds]');
 }

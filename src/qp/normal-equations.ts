@@ -179,6 +179,23 @@ export class NormalEquations {
     return this.assembleAndFactorise();
   }
 
+  /**
+   * Factorises P + A'WA with the row weights the caller wrote into slot R_W (the active-set polish:
+   * a penalty on its active rows, 0 elsewhere); false on NaN/∞. The next factorise() overwrites them.
+   */
+  factoriseWithWeights(): boolean {
+    return this.assembleAndFactorise();
+  }
+
+  /** out = (P + A'WA)⁻¹ b with the last factorisation (b and out per variable, in variable order; out may be b). */
+  solveVariables(b: Float64Array, out: Float64Array): void {
+    const { n, perm } = this.ws;
+    const order = this.order;
+    for (let p = 0; p < n; p++) perm[p] = b[order[p]!]!;
+    this.kkt.solveInPlace(perm);
+    for (let p = 0; p < n; p++) out[order[p]!] = perm[p]!;
+  }
+
   /** Assembles P + A'WA (+ regularisation, W the row slot R_W) in stage order and factorises it (P and the regularisation from loadConstantPart). */
   private assembleAndFactorise(): boolean {
     const { kkt, rowPairStart, pairTarget, entryRunStart, runTarget, runFirst, runEnd } = this;

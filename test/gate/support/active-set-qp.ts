@@ -377,6 +377,7 @@ function result(
     complementarity: NaN,
     x: Float64Array.from(x),
     y,
+    polished: false,
   };
   return status === 'solved' ? { ...fields, status } : { ...fields, status, reason };
 }
