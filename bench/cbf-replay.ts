@@ -49,7 +49,7 @@ import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
 import { ChunkCbfFilter } from '../src/gate/cbf-filter.js';
 import { ChunkQp } from '../src/gate/cbf-qp.js';
 import { QpSolver } from '../src/qp/index.js';
-import type { QpSolveOptions } from '../src/qp/types.js';
+import type { QpProblem, QpSolveOptions } from '../src/qp/types.js';
 import { interiorPointSolver } from '../src/gate/cbf-solver.js';
 import type { BarrierModel, BoundQpSolver } from '../src/gate/cbf-types.js';
 
@@ -431,6 +431,120 @@ if (cmd === 'record') {
         `CBF rows ${sum(v.stats.map((x) => x.rows))} of which screened ${sum(v.stats.map((x) => x.screened))}`,
     );
   }
+} else if (cmd === 'filter-polish') {
+  // The whole filter with the interior point alone and with QpSolveOptions.polishFromWarmStart
+  // (each SQP round that has a dual warm start first tries the previous round's active set), two
+  // filters built alike in one process, alternating which goes first per call (as `screen`):
+  // outcomes, rounds, iterations, polishes and CPU side by side.
+  const { calls } = JSON.parse(readFileSync(a3!, 'utf8')) as { calls: Call[] };
+  const rounds = Number(a4 ?? '10');
+  const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
+  const order = process.env['POLISH_FIRST'] === 'on' ? [true, false] : [false, true];
+  const variants = order.map((warmPolish) => {
+    const mf = freshFilter();
+    const inner = findCbf(mf.filter);
+    if (!inner) throw new Error('no chunk CBF filter in the mode filter');
+    const solvers: QpSolver[] = [];
+    // the filter's own options object copied into one preallocated object per shape, plus the option
+    const factory = (problem: QpProblem): BoundQpSolver => {
+      const solver = new QpSolver(problem);
+      solvers.push(solver);
+      const opts: { -readonly [K in keyof QpSolveOptions]: QpSolveOptions[K] } = {};
+      return {
+        solve: (o) => {
+          opts.maxIterations = o.maxIterations;
+          opts.epsAbs = o.epsAbs;
+          opts.epsRel = o.epsRel;
+          opts.deadline = o.deadline;
+          opts.warmStart = o.warmStart;
+          opts.warmStartDual = o.warmStartDual;
+          opts.polishFromWarmStart = warmPolish;
+          return solver.solve(problem, opts);
+        },
+      };
+    };
+    const cbf = new ChunkCbfFilter(inner.barrier, factory, inner.config);
+    if (!replaceIn(mf.filter, inner, cbf)) throw new Error('could not put the filter in place');
+    const stats = calls.map(() => ({
+      best: Infinity,
+      cpu: 0,
+      status: '',
+      rounds: 0,
+      iterations: 0,
+      targets: new Float64Array(0),
+    }));
+    return {
+      name: warmPolish ? 'warm polish' : 'interior point',
+      mf,
+      cbf,
+      solvers,
+      stats,
+      heldTiltStep: replayHeldTilt(mf),
+    };
+  });
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < inputs.length; i++) {
+      const c = inputs[i]!;
+      for (const v of (r + i) % 2 === 0 ? variants : [...variants].reverse()) {
+        v.heldTiltStep(c);
+        c.spheres.forEach((sp, g) => v.mf.groups[g]!.spheres.set(sp));
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        const o = v.mf.filter.filter(c.nominal, c.horizon, c.q0, c.dt);
+        const t = performance.now() - t0;
+        const u = process.cpuUsage(c0);
+        const st = v.stats[i]!;
+        st.best = Math.min(st.best, t);
+        st.cpu += (u.user + u.system) / 1000;
+        if (r === 0) {
+          st.status = o.status;
+          st.rounds = v.cbf.outcome.rounds;
+          st.iterations = v.cbf.outcome.iterations;
+          st.targets = Float64Array.from(o.targets);
+        }
+      }
+    }
+  }
+  const sum = (x: number[]) => x.reduce((a, b) => a + b, 0);
+  console.log(
+    `node ${process.version}, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}; ${arm}, ${calls.length} recorded calls × ${rounds}, both filters alternating`,
+  );
+  const [a, b] = [variants.find((v) => v.name === 'interior point')!, variants.find((v) => v.name === 'warm polish')!];
+  let dMax = 0;
+  const diffs: string[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const x = a.stats[i]!;
+    const y = b.stats[i]!;
+    if (x.status !== y.status || x.rounds !== y.rounds)
+      diffs.push(`call ${i}: ${x.status} ${x.rounds} rounds → ${y.status} ${y.rounds} rounds`);
+    if (x.status === y.status && x.targets.length === y.targets.length)
+      for (let k = 0; k < x.targets.length; k++) dMax = Math.max(dMax, Math.abs(x.targets[k]! - y.targets[k]!));
+  }
+  console.log(
+    `status or rounds differ: ${diffs.length === 0 ? 'none' : diffs.join('; ')}; max |Δtarget| over equal statuses ${dMax.toExponential(2)} rad; ` +
+      `statuses vs the recording: interior point ${a.stats.filter((x, i) => x.status !== calls[i]!.status).length} differ, warm polish ${b.stats.filter((x, i) => x.status !== calls[i]!.status).length} differ`,
+  );
+  for (const v of variants) {
+    const best = v.stats.map((x) => x.best);
+    const modified = v.stats.filter((x) => x.status === 'filtered').map((x) => x.best);
+    const its = v.stats.map((x) => x.iterations);
+    const f2 = (x: { p50: number; p99: number }): string => `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms`;
+    const pc = v.solvers.reduce(
+      (acc, s) => ({
+        attempts: acc.attempts + s.polishCounts.attempts,
+        accepted: acc.accepted + s.polishCounts.accepted,
+        sweeps: acc.sweeps + s.polishCounts.sweeps,
+      }),
+      { attempts: 0, accepted: 0, sweeps: 0 },
+    );
+    console.log(
+      `${v.name}: CPU ${(sum(v.stats.map((x) => x.cpu)) / rounds).toFixed(1)} ms per pass; per call best of ${rounds} ${f2(p50p99(best))}, modified ${f2(p50p99(modified))}; ` +
+        `SQP rounds ${sum(v.stats.map((x) => x.rounds))}, IP iterations ${sum(its)} (p99 / most in a call ${p50p99(its).p99.toFixed(1)} / ${Math.max(...its)}); ` +
+        `polish per pass: ${(pc.attempts / rounds).toFixed(0)} tried, ${(pc.accepted / rounds).toFixed(0)} accepted, ${(pc.sweeps / rounds).toFixed(0)} factorisations`,
+    );
+  }
 } else if (cmd === 'qp') {
   // The filter's own QPs, screened and unscreened: one pass of the calls (screen on) keeps every QP
   // as solved (values, bounds before and after the screen, the round's warm start); then each is
@@ -582,6 +696,9 @@ if (cmd === 'record') {
   ChunkQp.prototype.screenImpliedRows = screen;
   const epsArg = process.argv.indexOf('--eps');
   const eps = epsArg > 0 ? Number(process.argv[epsArg + 1]) : null;
+  // --mode iterate|warm|both: polish from the iterate, from the dual warm start's active set, or both
+  const modeArg = process.argv.indexOf('--mode');
+  const polishMode = modeArg > 0 ? process.argv[modeArg + 1]! : 'both';
   const solvers = new Map<ChunkQp, QpSolver>();
   const variants = ['ip', 'polish'] as const;
   const tally = { ip: { cpu: 0, iterations: 0, solved: 0 }, polish: { cpu: 0, iterations: 0, solved: 0 } };
@@ -611,7 +728,11 @@ if (cmd === 'record') {
       };
       const res: Record<string, { x: Float64Array; obj: number; status: string; polished: boolean }> = {};
       for (const which of (r + i) % 2 === 0 ? variants : [...variants].reverse()) {
-        const opts: QpSolveOptions = { ...base, polish: which === 'polish' };
+        const opts: QpSolveOptions = {
+          ...base,
+          polish: which === 'polish' && polishMode !== 'warm',
+          polishFromWarmStart: which === 'polish' && polishMode !== 'iterate',
+        };
         const c0 = process.cpuUsage();
         const out = solver.solve(pr, opts);
         const used = process.cpuUsage(c0);

@@ -2,7 +2,7 @@
  * Chunk-level CBF QP benchmark (design §11): H = 50 × 6 (and 7) joints, 2–4 barrier pairs, the
  * `--seq 20` sequences of shared/qp/gen-chunk-qp.mjs for several seeds.
  *
- * usage: node --expose-gc --import tsx bench/qp-chunk.ts [--seeds 1,2,3,4,5] [--rounds 5] [--heap-solves 10000]
+ * usage: node --expose-gc --import tsx bench/qp-chunk.ts [--seeds 1,2,3,4,5] [--rounds 5] [--heap-solves 10000] [--polish]
  *
  * Per joint count: one QpSolver per shape (setup timed separately), 2 untimed warm-up rounds, then
  * `rounds` timed rounds over all problems, every solve cold (x = 0). Reports wall-clock and
@@ -60,7 +60,9 @@ function groupsFor(joints: number): { groups: Group[]; setupMs: number } {
   return { groups, setupMs };
 }
 
-const COLD: QpSolveOptions = { maxIterations: 40 };
+// --polish: every solve with QpSolveOptions.polish (the verified active-set polish)
+const polish = process.argv.includes('--polish');
+const COLD: QpSolveOptions = { maxIterations: 40, polish };
 
 function coldRun(groups: Group[]) {
   const total = groups.reduce((s, g) => s + g.problems.length, 0);
@@ -110,7 +112,7 @@ function warmRun(groups: Group[], joints: number) {
   for (let r = 0; r < rounds + 1; r++) {
     for (const g of groups) {
       const warm = new Float64Array(g.problems[0]!.n);
-      const options: QpSolveOptions = { maxIterations: 40, warmStart: warm };
+      const options: QpSolveOptions = { maxIterations: 40, warmStart: warm, polish };
       let first = true;
       for (const p of g.problems) {
         const t0 = performance.now();
@@ -175,6 +177,7 @@ console.log(
   JSON.stringify({
     bench: 'qp-chunk',
     seeds,
+    polish,
     rounds,
     node: process.version,
     loadavg_start: loadavg().map((v) => Number(v.toFixed(2))),

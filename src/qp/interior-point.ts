@@ -185,6 +185,9 @@ export class QpSolver {
     const epsRel = options.epsRel ?? DEFAULT_EPS;
     const deadline = options.deadline;
     const polish = options.polish ?? false;
+    const warmDual =
+      options.warmStart !== undefined && options.warmStartDual?.length === this.m ? options.warmStartDual : undefined;
+    let polishWarm = (options.polishFromWarmStart ?? false) && warmDual !== undefined;
     const { n, m, out, ws, normal, scaling, polisher } = this;
     out.iterations = 0;
     out.polished = false;
@@ -246,6 +249,17 @@ export class QpSolver {
       const dualTol = epsAbs + epsRel * dualScale;
       const gapTol = epsAbs + epsRel * Math.abs(objective);
       if (primRes <= primTol && dualRes <= dualTol && gap / c <= gapTol) return this.finish(problem, 'solved', '');
+      if (polishWarm) {
+        // once, before the first step: the active set of the solve that gave the dual warm start
+        polishWarm = false;
+        if (polisher.attempt(epsAbs, epsRel, boundsNorm, warmDual)) {
+          out.primalResidual = polisher.primalResidual;
+          out.dualResidual = polisher.dualResidual;
+          out.complementarity = nBounds > 0 ? polisher.gap / nBounds : 0;
+          out.polished = true;
+          return this.finish(problem, 'solved', '');
+        }
+      }
       if (
         polish &&
         polishAttempts < POLISH_MAX_ATTEMPTS &&

@@ -103,6 +103,12 @@ export interface QpSolveOptions {
    * on its degenerate CBF rows (more CPU than it saves; bench/RESULTS.md "Active-set polish").
    */
   readonly polish?: boolean;
+  /**
+   * With `warmStart` and `warmStartDual`: before the first interior-point step, polish once with the
+   * active set of the solve that gave the multipliers (rows with y ≠ 0) — in an SQP whose rounds
+   * keep their active set the round is then solved by that factorisation (default false).
+   */
+  readonly polishFromWarmStart?: boolean;
   /** absolute tolerance on residuals and complementarity (default 1e-9) */
   readonly epsAbs?: number;
   /** relative tolerance (default 1e-9) */

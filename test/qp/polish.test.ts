@@ -107,6 +107,44 @@ describe('active-set polish against the dense enumeration reference', () => {
     },
   );
 
+  it('polishFromWarmStart: a re-solve whose active set is unchanged is answered before the first step; a changed one is caught', () => {
+    let before = 0;
+    let caught = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const s = randomStagedQp(seed, 8, 2, 40);
+      const problem = toProblem(s.qp);
+      const solver = new QpSolver(problem);
+      const first = solver.solve(problem, { ...POLISH, maxIterations: 100 });
+      expect(first.status).toBe('solved');
+      const warm = Float64Array.from(first.x);
+      const warmDual = Float64Array.from(first.y);
+      // a small change of the cost keeps the active set; a large one (q reversed) does not
+      for (const change of [1e-6, -2] as const) {
+        const q = Float64Array.from(problem.q, (v, j) => (change > 0 ? v + change * Math.sin(j + seed) : change * v));
+        const changed: QpProblem = { ...problem, q };
+        const ref = solveActiveSetQp(changed);
+        expect(ref.status).toBe('solved');
+        const r = solver.solve(changed, {
+          polishFromWarmStart: true,
+          warmStart: warm,
+          warmStartDual: warmDual,
+          maxIterations: 100,
+        });
+        expect(r.status).toBe('solved');
+        const scale = Math.max(1, Math.abs(ref.objective));
+        expect(Math.abs(r.objective - ref.objective)).toBeLessThanOrEqual((r.polished ? 1e-10 : 1e-7) * scale);
+        for (let j = 0; j < s.qp.n; j++)
+          expect(Math.abs(r.x[j]! - ref.x[j]!)).toBeLessThanOrEqual(
+            (r.polished ? 1e-9 : 1e-5) * (1 + Math.abs(ref.x[j]!)),
+          );
+        if (change > 0 && r.polished && r.iterations === 0) before++;
+        if (change < 0 && r.iterations > 0) caught++;
+      }
+    }
+    expect(before).toBeGreaterThanOrEqual(30);
+    expect(caught).toBeGreaterThanOrEqual(30);
+  });
+
   it('hand-computed: min ½‖x − (2, 2)‖² s.t. x₁ + x₂ ≤ 2, x₁ ≥ 0 → (1, 1), y = (1, 0)', () => {
     const p = toProblem({
       n: 2,
