@@ -77,13 +77,15 @@ export class ActiveSetPolish {
   /** rows whose multiplier verify() zeroed for having the wrong sign (1) */
   private readonly wrongSign: Uint8Array;
   /** the primal tolerance of the last verify() (unscaled) */
-  private primalTolerance = 0;
+  private primalTolerance = 0.5;
 
-  // measures of the accepted point (unscaled), for the result
-  primalResidual = 0;
-  dualResidual = 0;
+  // measures of the accepted point (unscaled), for the result; initialised with a non-integer so
+  // the fields hold doubles from the start (a field that starts as a small integer and later gets a
+  // fraction changes representation, and stores may then box the number)
+  primalResidual = 0.5;
+  dualResidual = 0.5;
   /** Σ|λ|·distance to the held bound over the active inequality rows (unscaled) */
-  gap = 0;
+  gap = 0.5;
 
   constructor(
     private readonly ws: QpWorkspace,
