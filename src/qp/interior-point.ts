@@ -223,6 +223,9 @@ export class QpSolver {
     for (let i = 0; i < m; i++)
       boundsNorm = Math.max(boundsNorm, Math.abs(D[oLo + i]! * D[oInvE + i]!), Math.abs(D[oHi + i]! * D[oInvE + i]!));
 
+    polisher.epsAbs = epsAbs;
+    polisher.epsRel = epsRel;
+    polisher.boundsNorm = boundsNorm;
     let previousPrimRes = Infinity;
     for (let iter = 0; ; iter++) {
       out.iterations = iter;
@@ -252,7 +255,7 @@ export class QpSolver {
       if (polishWarm) {
         // once, before the first step: the active set of the solve that gave the dual warm start
         polishWarm = false;
-        if (polisher.attempt(epsAbs, epsRel, boundsNorm, warmDual)) {
+        if (polisher.attempt(warmDual)) {
           out.primalResidual = polisher.primalResidual;
           out.dualResidual = polisher.dualResidual;
           out.complementarity = nBounds > 0 ? polisher.gap / nBounds : 0;
@@ -268,7 +271,7 @@ export class QpSolver {
         gap / c <= POLISH_TRIGGER * gapTol
       ) {
         polishAttempts++;
-        if (polisher.attempt(epsAbs, epsRel, boundsNorm)) {
+        if (polisher.attempt()) {
           out.primalResidual = polisher.primalResidual;
           out.dualResidual = polisher.dualResidual;
           out.complementarity = nBounds > 0 ? polisher.gap / nBounds : 0;

@@ -83,6 +83,14 @@ export class ActiveSetPolish {
   // the fields hold doubles from the start (a field that starts as a small integer and later gets a
   // fraction changes representation, and stores may then box the number)
   primalResidual = 0.5;
+  /**
+   * The solve's tolerances and the largest scaled bound (unscaled), set by the solver before its
+   * iterations: fields rather than arguments, since a double passed to a call that is not inlined
+   * is boxed (one heap number per attempt, measured with bench/qp-chunk.ts --polish).
+   */
+  epsAbs = 0.5;
+  epsRel = 0.5;
+  boundsNorm = 0.5;
   dualResidual = 0.5;
   /** Σ|λ|·distance to the held bound over the active inequality rows (unscaled) */
   gap = 0.5;
@@ -152,14 +160,14 @@ export class ActiveSetPolish {
   }
 
   /**
-   * Tries the polish from the workspace's current iterate (after the interior point's residuals(),
+   * Tries the polish (tolerances: the fields epsAbs, epsRel, boundsNorm) from the workspace's current iterate (after the interior point's residuals(),
    * whose multipliers λ in slot R_LAM start the refinement). The active set is guessed from the
    * iterate (z > s), or, given `warmDual` (multipliers y of a previous solve, OSQP sign), from
    * its non-zero entries (y < 0: lower bound held, y > 0: upper). True: the verified point is in the
    * workspace (x; zL, zU, yE carrying its multipliers) and the measures are set. False: the iterate
    * is untouched (the normal matrix and slot R_W are not: the next factorise() rebuilds them).
    */
-  attempt(epsAbs: number, epsRel: number, boundsNorm: number, warmDual?: Float64Array): boolean {
+  attempt(warmDual?: Float64Array): boolean {
     const { ws, side, lastSide } = this;
     const { n, m, rowKind } = ws;
     const R = ws.rows;
@@ -202,8 +210,8 @@ export class ActiveSetPolish {
       if (sweep > 0) for (let i = 0; i < m; i++) R[oW + i] = side[i] === SIDE_INACTIVE ? 0 : POLISH_WEIGHT;
       this.counts.sweeps++;
       if (!this.normal.factoriseWithWeights()) return false;
-      if (!this.refine(epsAbs, epsRel, sweep === 0)) return false;
-      if (this.verify(epsAbs, epsRel, boundsNorm)) break;
+      if (!this.refine(sweep === 0)) return false;
+      if (this.verify()) break;
       if (sweep + 1 >= POLISH_MAX_SWEEPS || !this.correctGuess()) return false;
     }
     for (let j = 0; j < n; j++) if (!Number.isFinite(this.x[j]!)) return false;
@@ -227,26 +235,22 @@ export class ActiveSetPolish {
     return true;
   }
 
-  /** Target of row i's held bound (scaled). */
-  private target(i: number): number {
-    const R = this.ws.rows;
-    const m = this.ws.m;
-    return this.side[i] === SIDE_UPPER ? R[R_HI * m + i]! : R[R_LO * m + i]!;
-  }
-
   /**
    * Solves the equality-constrained QP on the guessed active rows by iterative refinement on its
    * KKT system [P −A'; A 0] with the regularised factor P + A'WA, from the interior point's x and λ:
    *   Δx = (P + A'WA)⁻¹(−r_d − A'W r_p),  Δλ = −W(r_p + AΔx),  r_d = Px + q − A'λ,  r_p = A x − b.
    * Leaves A x, P x, A'λ and r_d of the final point in ax, px, atl, rd. False on a non-finite value.
    */
-  private refine(epsAbs: number, epsRel: number, fromIterate: boolean): boolean {
+  private refine(fromIterate: boolean): boolean {
+    const { epsAbs, epsRel } = this;
     const { ws, x, lam, dx, rd, px, atl, ax, adx, wr, side } = this;
     const { n, m, qs, rowsOfA, rowValues, A, Av, P, Pv, dualUnscale } = ws;
     const R = ws.rows;
     const oLam = R_LAM * m;
     const oInvE = R_INVE * m;
     const oW = R_W * m;
+    const oLo = R_LO * m;
+    const oHi = R_HI * m;
     if (fromIterate) {
       x.set(ws.x);
       for (let i = 0; i < m; i++) lam[i] = side[i] === SIDE_INACTIVE ? 0 : R[oLam + i]!;
@@ -260,7 +264,8 @@ export class ActiveSetPolish {
       let primal = 0;
       for (let i = 0; i < m; i++) {
         const s = side[i]!;
-        const r = s === SIDE_INACTIVE ? 0 : ax[i]! - this.target(i);
+        // the held bound (scaled), inline: a call returning a double may box it
+        const r = s === SIDE_INACTIVE ? 0 : ax[i]! - (s === SIDE_UPPER ? R[oHi + i]! : R[oLo + i]!);
         wr[i] = R[oW + i]! * r;
         const a = Math.abs(r * R[oInvE + i]!);
         if (a > primal) primal = a;
@@ -290,7 +295,8 @@ export class ActiveSetPolish {
    * residual recomputed), then every row's bound violation, ‖Px + q − A'λ‖∞ and Σ|λ|·distance to the
    * held bound must pass the convergence test.
    */
-  private verify(epsAbs: number, epsRel: number, boundsNorm: number): boolean {
+  private verify(): boolean {
+    const { epsAbs, epsRel, boundsNorm } = this;
     const { ws, x, lam, rd, px, atl, ax, side, scaling } = this;
     const { n, m, qs, A, Av, dualUnscale } = ws;
     const R = ws.rows;
@@ -326,7 +332,7 @@ export class ActiveSetPolish {
       else {
         if (R[oHasL + i]! > 0) v = Math.max(v, R[oLo + i]! - a);
         if (R[oHasU + i]! > 0) v = Math.max(v, a - R[oHi + i]!);
-        if (s !== SIDE_INACTIVE) gap += Math.abs(lam[i]! * (a - this.target(i)));
+        if (s !== SIDE_INACTIVE) gap += Math.abs(lam[i]! * (a - (s === SIDE_UPPER ? R[oHi + i]! : R[oLo + i]!)));
       }
       primal = Math.max(primal, v * ie);
       axNorm = Math.max(axNorm, Math.abs(a * ie));
