@@ -14,7 +14,8 @@
  *
  * --together runs the two children of a pair at the same time instead of one after the other, so
  * both see the same state of the shared machine (whose speed jumps between runs).
- * --interleaved P solves with both copies in one process instead, P alternating passes each.
+ * --interleaved P solves with both copies in one process instead, P alternating passes each;
+ * with --new-polish the new copy solves with QpSolveOptions.polish.
  *
  * ARMGUARD_SHARED overrides the location of shared/ (default: beside the repository).
  */
@@ -94,14 +95,17 @@ async function interleaved(oldDir: string, newDir: string, problemDir: string, p
     return groups;
   };
   const copies = { old: await load(oldDir), new: await load(newDir) };
+  // --new-polish: the new copy solves with QpSolveOptions.polish (the active-set polish)
+  const newPolish = process.argv.includes('--new-polish');
   const options = { maxIterations: 40 };
+  const newOptions = { maxIterations: 40, polish: newPolish };
   const pass = (label: 'old' | 'new'): { ms: number; iterations: number; solves: number } => {
     let iterations = 0;
     let solves = 0;
     const c0 = process.cpuUsage();
     for (const g of copies[label]) {
       for (const p of g.problems) {
-        iterations += g.solver.solve(p, options).iterations;
+        iterations += g.solver.solve(p, label === 'new' ? newOptions : options).iterations;
         solves++;
       }
     }
