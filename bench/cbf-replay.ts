@@ -22,6 +22,12 @@
  *         alternately with one solver and the round's warm start, R times: CPU, iterations, max |Δu|.
  *         `--eps E` solves at tolerance E instead of the filter's (how |Δu| follows the tolerance).
  *
+ * polish: the filter's own QPs solved with the interior point alone and with src/qp's active-set
+ *         polish (QpSolveOptions.polish / polishFromWarmStart; `--mode iterate|warm|both`, `--eps E`):
+ *         iterations, polish attempts and factorisations, CPU, max |Δu| between the two answers.
+ * filter-polish: the whole filter without and with polishFromWarmStart on every solve, two filters
+ *         alternating per call in one process (POLISH_FIRST=on builds the polishing one first).
+ *
  * `--no-screen` replays with the redundant-row screen off (CbfFilterConfig.screenRows false: the QP
  * keeps every CBF row), to compare rows, iterations and time with and without it.
  * `--clear-tolerance T` replays with CbfFilterConfig.clearRoundTolerance = T (m): a safe round that
@@ -36,6 +42,8 @@
  *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first-iterations N] [--back-off B]
  *      npx tsx bench/cbf-replay.ts screen <panda|so101> <file.json> [rounds=10]
  *      npx tsx bench/cbf-replay.ts qp <panda|so101> <file.json> [rounds=10] [--eps E]
+ *      npx tsx bench/cbf-replay.ts polish <panda|so101> <file.json> [rounds=10] [--mode iterate|warm|both] [--eps E]
+ *      npx tsx bench/cbf-replay.ts filter-polish <panda|so101> <file.json> [rounds=10]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
