@@ -50,11 +50,13 @@ const SIDE_EQUAL = 3;
  * solves the equality-constrained QP  min ½x'Px + q'x  s.t.  A_act x = b_act  with the interior
  * point's own block-tridiagonal factorisation of P + A'WA (W = POLISH_WEIGHT on the active rows, 0
  * elsewhere) and a few refinement passes on the unregularised KKT system (method of multipliers),
- * then checks the result against the whole problem: every row within its bounds, multipliers of the
- * right sign (wrong-signed ones are set to 0 first and must then not be missed), stationarity and
- * complementarity — the interior point's own convergence test with the same tolerances. Only a point
- * that passes is returned; a wrong guess costs one factorisation and the interior point goes on from
- * its iterate, which the polish does not touch until it is accepted. Allocates nothing per attempt.
+ * then checks the result against the whole problem: every row within 1e-3 of the primal tolerance
+ * of its bounds, multipliers of the right sign (wrong-signed ones are set to 0 first and must then
+ * not be missed), stationarity and complementarity within the interior point's own tolerances. A
+ * failed check corrects the guess (wrong-signed rows released, violated rows held) and solves again,
+ * up to POLISH_MAX_SWEEPS factorisations. Only a point that passes is returned; otherwise the
+ * interior point goes on from its iterate, which the polish does not touch until it is accepted.
+ * Allocates nothing per attempt.
  */
 export class ActiveSetPolish {
   /** polished point (scaled) and its multipliers λ (P x + q − A'λ = 0; λ > 0 at a lower bound) */
