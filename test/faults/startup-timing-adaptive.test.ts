@@ -81,8 +81,27 @@ const holds = (log: readonly string[]) => log.filter((l) => / → hold: /.test(l
 const injectedHolds = (log: readonly string[], endDelayS: number) =>
   holds(log).filter((l) => {
     const stale = /stale \(age ([\d.]+) s > max/.exec(l);
-    return !stale || Number(stale[1]) <= 2 * (0.01 + endDelayS);
+    return !stale || (Number(stale[1]) <= 2 * (0.01 + endDelayS) && !hostStalledRead(log, l, endDelayS));
   });
+
+/**
+ * A stale hold the host caused although the sample's age was small when it fired: the floor change
+ * logged within 0.5 s after it names a read slower than any the injection makes (its end delay plus
+ * 20 ms for the ≈ 7 ms read itself and the scheduling). Seen once under a full parallel test run on
+ * the shared machine: a 97.6 ms read, held at age 0.060 s > the 0.050 s floor, the floor raised 50 ms
+ * later. (With the start-up floor fixed there is no floor change line, so the old behaviour's holds
+ * are never excused by this.)
+ */
+function hostStalledRead(log: readonly string[], hold: string, endDelayS: number): boolean {
+  const at = Number(/^(\d+) /.exec(hold)?.[1]);
+  return log.some((l) => {
+    const m =
+      /^(\d+) timing: max-age floor [\d.]+ s, watchdog [\d.]+ s \(slowest of the last 200 reads ([\d.]+) ms;/.exec(l);
+    if (!m) return false;
+    const t = Number(m[1]);
+    return t >= at && t <= at + 500 && Number(m[2]) / 1000 > endDelayS + 0.02;
+  });
+}
 
 describe('the max-age floor follows reads that slow down after start-up (dry run, emulator over a pty)', () => {
   it('replies slowing to 1.3 × the start-up floor: the floor rises with the reads (logged, in the episode), no false hold', async () => {
