@@ -193,7 +193,10 @@ if (cmd === 'record') {
   // --back-off B: CbfFilterConfig.backOff = B (m)
   const boArg = process.argv.indexOf('--back-off');
   const backOff = boArg > 0 ? Number(process.argv[boArg + 1]) : null;
-  if (accelArg > 0 || noScreen || clear !== null || cap !== null || backOff !== null) {
+  // --loose E: CbfFilterConfig.looseRoundTolerance = E
+  const looseArg = process.argv.indexOf('--loose');
+  const loose = looseArg > 0 ? Number(process.argv[looseArg + 1]) : null;
+  if (accelArg > 0 || noScreen || clear !== null || cap !== null || backOff !== null || loose !== null) {
     const a = accelArg > 0 ? Number(process.argv[accelArg + 1]) : null;
     const inner = findCbf(mf.filter);
     if (!inner) throw new Error('no chunk CBF filter in the mode filter');
@@ -204,6 +207,7 @@ if (cmd === 'record') {
       ...(clear === null ? {} : { clearRoundTolerance: clear }),
       ...(cap === null ? {} : { firstRoundIterations: cap }),
       ...(backOff === null ? {} : { backOff }),
+      ...(loose === null ? {} : { looseRoundTolerance: loose }),
     });
     if (!replaceIn(mf.filter, inner, changed)) throw new Error('could not put the changed filter in place');
     if (a !== null) console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);
@@ -211,6 +215,7 @@ if (cmd === 'record') {
     if (clear !== null) console.log(`clearRoundTolerance ${clear} m`);
     if (cap !== null) console.log(`firstRoundIterations ${cap}`);
     if (backOff !== null) console.log(`backOff ${backOff} m`);
+    if (loose !== null) console.log(`looseRoundTolerance ${loose}`);
   }
   const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
   const cbf = findCbf(mf.filter);
@@ -223,6 +228,8 @@ if (cmd === 'record') {
   const rowsAll: number[] = [];
   const rowsScreened: number[] = [];
   const shortfall: number[] = [];
+  const looseSolves: number[] = [];
+  const tightSolves: number[] = [];
   const heldTiltStep = replayHeldTilt(mf);
   // CBF_REPLAY_ROUNDS=1: per modified call of the first pass, each round's interior-point
   // iterations and slack (s = needed slack), and the executed chunk's shortfall
@@ -262,6 +269,8 @@ if (cmd === 'record') {
         shortfall.push(o.status === 'filtered' ? (cbf?.outcome.cbfViolation ?? 0) : 0);
         rowsAll.push(cbf?.rowStats.rows ?? 0);
         rowsScreened.push(cbf?.rowStats.screened ?? 0);
+        looseSolves.push(cbf?.looseStats.loose ?? 0);
+        tightSolves.push(cbf?.looseStats.tightened ?? 0);
         const rec = calls[i]!.targets;
         let d = 0;
         if (o.targets.length === rec.length)
@@ -350,6 +359,8 @@ if (cmd === 'record') {
     `executed chunks' largest shortfall of the barrier condition ${(1000 * Math.max(0, ...shortfall)).toFixed(3)} mm (${shortfall.filter((x) => x > 1e-4).length} chunks over 0.1 mm); ` +
       `CBF rows in the QP solves ${sum(rowsAll)}, screened out ${sum(rowsScreened)} (${((100 * sum(rowsScreened)) / Math.max(1, sum(rowsAll))).toFixed(1)} %)`,
   );
+  if (sum(looseSolves) > 0)
+    console.log(`loose solves ${sum(looseSolves)}, finished tight ${sum(tightSolves)}`);
   if (cbf)
     console.log(
       `split (one timed pass, ${split.total.toFixed(1)} ms): barrier h ${split.h.toFixed(1)} ms (${split.hCalls} calls), gradient ${split.gradient.toFixed(1)} ms (${split.gradCalls}), QP solve ${split.solve.toFixed(1)} ms (${split.solves}), rest ${(split.total - split.h - split.gradient - split.solve).toFixed(1)} ms`,

@@ -105,6 +105,19 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    * 9 cut the rounds that needed slack short and changed no executed chunk (bench/RESULTS.md).
    */
   readonly firstRoundIterations?: number;
+  /**
+   * Tolerance (absolute and relative) of the rounds' first solve, opt-in (absent or 0: every round
+   * is solved at `qpTolerance`). A round is a linearisation point or a candidate; its result is
+   * re-checked exactly on the nonlinear barrier either way, so its accuracy bears on optimality, not
+   * on safety. With it each round is solved loosely first and the exact re-check runs on that
+   * result: an unsafe or short round re-linearises there at once. Slack is decided on a tight solve
+   * only: a loose result with Σξ above `slackTolerance` (a loose iterate's slacks are not at their
+   * bound yet) is finished at `qpTolerance`, warm-started primal-dual from it, and that solve's Σξ
+   * decides as before — so whether a linearisation needs slack does not depend on this tolerance.
+   * A round that is accepted is finished at `qpTolerance` the same way and executed when it passes
+   * the re-check too (else the loose result, which passed it). design §6.
+   */
+  readonly looseRoundTolerance?: number;
 }
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
@@ -200,6 +213,11 @@ export class ChunkCbfFilter implements ChunkFilter {
   private readonly screenRows: boolean;
   private readonly clearRoundTolerance: number;
   private readonly firstRoundIterations: number;
+  /** the rounds' first-solve tolerance (0: off) and the tight one */
+  private readonly looseTolerance: number;
+  private readonly tightTolerance: number;
+  /** Last call's rounds that were solved loosely, and how many of them were finished tight. */
+  readonly looseStats = { loose: 0, tightened: 0 };
   /** Diagnostics hook: called after every round with its slack and result. */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
   private readonly solveOptions: {
@@ -233,6 +251,13 @@ export class ChunkCbfFilter implements ChunkFilter {
     const eps = config.qpTolerance ?? DEFAULT_CBF_QP_TOLERANCE;
     if (!(eps > 0)) throw new RangeError(`CBF filter: qpTolerance must be > 0, got ${eps}`);
     this.solveOptions = { maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps };
+    this.tightTolerance = eps;
+    const loose = config.looseRoundTolerance ?? 0;
+    if (!(loose === 0 || (loose >= eps && loose < 1)))
+      throw new RangeError(
+        `CBF filter: looseRoundTolerance must be 0 (off) or in [qpTolerance, 1), got ${config.looseRoundTolerance}`,
+      );
+    this.looseTolerance = loose > eps ? loose : 0;
     this.screenRows = config.screenRows ?? true;
     const cap = config.firstRoundIterations;
     if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1))
@@ -295,6 +320,8 @@ export class ChunkCbfFilter implements ChunkFilter {
     const n = this.barrier.joints;
     const cfg = this.config;
     this.rowStats.rows = 0;
+    this.looseStats.loose = 0;
+    this.looseStats.tightened = 0;
     this.rowStats.screened = 0;
     if (startChunk(o, nominal, horizon, n)) return o;
     for (let j = 0; j < n; j++) {
@@ -372,7 +399,9 @@ export class ChunkCbfFilter implements ChunkFilter {
       // (firstRoundIterations) round 1 at the nominal, cut short, goes the way of a round that needed slack
       const capped = round === 1 && !this.refIsStill && round < cfg.maxRounds && this.firstRoundIterations > 0;
       this.solveOptions.maxIterations = capped ? this.firstRoundIterations : cfg.maxIterations;
-      const r = this.solver!.solve(this.solveOptions as QpSolveOptions);
+      const loose = this.looseTolerance > 0;
+      this.setTolerance(loose ? this.looseTolerance : this.tightTolerance);
+      let r = this.solver!.solve(this.solveOptions as QpSolveOptions);
       o.iterations += r.iterations;
       if (capped && r.status === 'max-iterations') {
         this.relineariseStill(horizon);
@@ -380,31 +409,37 @@ export class ChunkCbfFilter implements ChunkFilter {
         continue;
       }
       if (r.status !== 'solved') return refuse(this.outcome, 'solver-failure', `${r.status}: ${r.reason}`);
-      const x = r.x;
-      // The next round changes only the CBF rows: start it from this round's primal-dual solution.
-      this.warm.set(x);
-      this.warmDual.set(r.y);
-      this.solveOptions.warmStart = this.warm;
-      this.solveOptions.warmStartDual = this.warmDual;
-      let slack = 0;
-      for (let k = 0; k < horizon; k++) slack += Math.max(0, x[nu + k]!);
-      // Into the motion bounds and limits: removes the solver's residual (≈ qpTolerance), which
-      // the exact re-check below would otherwise count as a violated bound.
-      for (let c = 0; c < nu; c++) {
-        const j = c % n;
-        const prev = c < n ? this.q0Buf[j]! : this.out[c - n]!;
-        this.out[c] = clamp(clamp(x[c]!, prev - this.dq[j]!, prev + this.dq[j]!), cfg.qmin[j]!, cfg.qmax[j]!);
+      this.keepWarm(r.x, r.y);
+      let slack = this.slackOf(r.x, horizon);
+      let tight = !loose;
+      if (loose) {
+        this.looseStats.loose++;
+        // (looseRoundTolerance) slack is decided on a tight solve: a loose iterate's ξ are not yet at 0
+        if (slack > cfg.slackTolerance) {
+          r = this.tighten();
+          o.iterations += r.iterations;
+          if (r.status !== 'solved') return refuse(this.outcome, 'solver-failure', `${r.status}: ${r.reason}`);
+          this.keepWarm(r.x, r.y);
+          slack = this.slackOf(r.x, horizon);
+          tight = true;
+        }
       }
+      this.project(r.x, horizon);
       if (this.trace) this.trace(round, slack, this.out);
       // The re-check gives no credit for slack: the barrier condition must hold on the nonlinear h.
       // It evaluates h with its gradient into the QP's buffers: if the next round linearises at
       // this result, that evaluation is the linearisation (the same model at the same points).
       const last = round === cfg.maxRounds;
       this.check(this.out, horizon, last ? null : qp);
+      let safe = this.checkHard && slack <= cfg.slackTolerance;
+      const accepted = safe && this.acceptable(o.minH);
+      // (looseRoundTolerance) a loose round that ends the rounds is finished at the tight tolerance;
+      // the tight result is executed when it passes the same re-check at least as well
+      if (!tight && safe && (accepted || last)) slack = this.finishTight(horizon, slack, o);
+      safe = this.checkHard && slack <= cfg.slackTolerance;
       lastMinH = o.minH;
       lastMinHStep = o.minHStep;
       lastSlack = slack;
-      const safe = this.checkHard && slack <= cfg.slackTolerance;
       if (safe && this.checkViolation < best.violation) {
         this.best.set(this.out);
         best.round = round;
@@ -413,10 +448,9 @@ export class ChunkCbfFilter implements ChunkFilter {
         best.minHStep = o.minHStep;
         best.violation = this.checkViolation;
       }
-      if ((safe && this.checkViolation <= cfg.cbfTolerance) || round === cfg.maxRounds) break;
-      // (clearRoundTolerance) a round that keeps the planned clearance everywhere ends the rounds
-      // with a shortfall up to that tolerance
-      if (this.clearRoundTolerance > 0 && safe && o.minH >= 0 && this.checkViolation <= this.clearRoundTolerance) break;
+      // the barrier condition within cbfTolerance, or (clearRoundTolerance) the planned clearance
+      // kept everywhere with a shortfall up to that tolerance, ends the rounds
+      if (accepted || last) break;
       // Next reference: the result, unless the linearised problem needed slack. Then the result lies
       // where the linear model of h is poor (typically far from q0 along a nominal that runs into the
       // obstacle); linearise at the standing-still chunk instead, where u = q0 meets every row
@@ -459,6 +493,84 @@ export class ChunkCbfFilter implements ChunkFilter {
     o.targets = this.out;
     o.status = 'filtered';
     return o;
+  }
+
+  /** Whether a safe round (check() just ran on it) ends the rounds: see CbfFilterConfig.cbfTolerance and clearRoundTolerance. */
+  private acceptable(minH: number): boolean {
+    if (this.checkViolation <= this.config.cbfTolerance) return true;
+    return this.clearRoundTolerance > 0 && minH >= 0 && this.checkViolation <= this.clearRoundTolerance;
+  }
+
+  private setTolerance(eps: number): void {
+    this.solveOptions.epsAbs = eps;
+    this.solveOptions.epsRel = eps;
+  }
+
+  /** The next solve starts from this primal-dual point (the next round changes only the CBF rows). */
+  private keepWarm(x: Float64Array, y: Float64Array): void {
+    this.warm.set(x);
+    this.warmDual.set(y);
+    this.solveOptions.warmStart = this.warm;
+    this.solveOptions.warmStartDual = this.warmDual;
+  }
+
+  private slackOf(x: Float64Array, horizon: number): number {
+    const nu = horizon * this.barrier.joints;
+    let slack = 0;
+    for (let k = 0; k < horizon; k++) slack += Math.max(0, x[nu + k]!);
+    return slack;
+  }
+
+  /** The same QP solved again at the tight tolerance, warm-started primal-dual from the last (loose) solve. */
+  private tighten(): ReturnType<BoundQpSolver['solve']> {
+    this.looseStats.tightened++;
+    this.setTolerance(this.tightTolerance);
+    this.solveOptions.maxIterations = this.config.maxIterations;
+    return this.solver!.solve(this.solveOptions as QpSolveOptions);
+  }
+
+  /**
+   * A safe loose round that ends the rounds (it is in this.out, check() ran on it, `slack` its Σξ):
+   * solve it tight from there and re-check; keep the tight result (returning its Σξ) when it is
+   * safe and at least as acceptable, else put the loose one back (returning `slack`).
+   */
+  private finishTight(horizon: number, slack: number, o: CbfOutcome): number {
+    const cfg = this.config;
+    const loose = { minH: o.minH, minHStep: o.minHStep, violation: this.checkViolation };
+    this.ref.set(this.out); // the rounds end here: ref is not linearised at again in this call
+    const r = this.tighten();
+    o.iterations += r.iterations;
+    if (r.status === 'solved') {
+      const tightSlack = this.slackOf(r.x, horizon);
+      this.project(r.x, horizon);
+      this.check(this.out, horizon, null);
+      if (
+        this.checkHard &&
+        tightSlack <= cfg.slackTolerance &&
+        (this.checkViolation <= loose.violation || this.acceptable(o.minH))
+      )
+        return tightSlack;
+    }
+    this.out.set(this.ref);
+    this.checkHard = true;
+    this.checkViolation = loose.violation;
+    o.minH = loose.minH;
+    o.minHStep = loose.minHStep;
+    return slack;
+  }
+
+  /**
+   * A solve's result into the motion bounds and limits (this.out): removes the solver's residual
+   * (≈ its tolerance), which the exact re-check would otherwise count as a violated bound.
+   */
+  private project(x: Float64Array, horizon: number): void {
+    const n = this.barrier.joints;
+    const { qmin, qmax } = this.config;
+    for (let c = 0; c < horizon * n; c++) {
+      const j = c % n;
+      const prev = c < n ? this.q0Buf[j]! : this.out[c - n]!;
+      this.out[c] = clamp(clamp(x[c]!, prev - this.dq[j]!, prev + this.dq[j]!), qmin[j]!, qmax[j]!);
+    }
   }
 
   /**
