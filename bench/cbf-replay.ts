@@ -39,7 +39,7 @@
  * (what the opt-in CbfFilterConfig.maxAcceleration costs per solve; outcomes then differ).
  *
  * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
- *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first-iterations N] [--back-off B]
+ *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first-iterations N] [--back-off B] [--loose E [--loose-unfinished]]
  *      npx tsx bench/cbf-replay.ts screen <panda|so101> <file.json> [rounds=10]
  *      npx tsx bench/cbf-replay.ts qp <panda|so101> <file.json> [rounds=10] [--eps E]
  *      npx tsx bench/cbf-replay.ts polish <panda|so101> <file.json> [rounds=10] [--mode iterate|warm|both] [--eps E]
@@ -208,6 +208,7 @@ if (cmd === 'record') {
       ...(cap === null ? {} : { firstRoundIterations: cap }),
       ...(backOff === null ? {} : { backOff }),
       ...(loose === null ? {} : { looseRoundTolerance: loose }),
+      ...(process.argv.includes('--loose-unfinished') ? { finishLooseRounds: false } : {}),
     });
     if (!replaceIn(mf.filter, inner, changed)) throw new Error('could not put the changed filter in place');
     if (a !== null) console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);
@@ -215,7 +216,10 @@ if (cmd === 'record') {
     if (clear !== null) console.log(`clearRoundTolerance ${clear} m`);
     if (cap !== null) console.log(`firstRoundIterations ${cap}`);
     if (backOff !== null) console.log(`backOff ${backOff} m`);
-    if (loose !== null) console.log(`looseRoundTolerance ${loose}`);
+    if (loose !== null)
+      console.log(
+        `looseRoundTolerance ${loose}${process.argv.includes('--loose-unfinished') ? ', the ending round not finished tight' : ''}`,
+      );
   }
   const inputs = calls.map((c) => ({ ...c, nominal: Float64Array.from(c.nominal), q0: Float64Array.from(c.q0) }));
   const cbf = findCbf(mf.filter);
@@ -269,8 +273,8 @@ if (cmd === 'record') {
         shortfall.push(o.status === 'filtered' ? (cbf?.outcome.cbfViolation ?? 0) : 0);
         rowsAll.push(cbf?.rowStats.rows ?? 0);
         rowsScreened.push(cbf?.rowStats.screened ?? 0);
-        looseSolves.push(cbf?.looseStats.loose ?? 0);
-        tightSolves.push(cbf?.looseStats.tightened ?? 0);
+        looseSolves.push(cbf?.looseStats?.loose ?? 0);
+        tightSolves.push(cbf?.looseStats?.tightened ?? 0);
         const rec = calls[i]!.targets;
         let d = 0;
         if (o.targets.length === rec.length)
@@ -359,8 +363,7 @@ if (cmd === 'record') {
     `executed chunks' largest shortfall of the barrier condition ${(1000 * Math.max(0, ...shortfall)).toFixed(3)} mm (${shortfall.filter((x) => x > 1e-4).length} chunks over 0.1 mm); ` +
       `CBF rows in the QP solves ${sum(rowsAll)}, screened out ${sum(rowsScreened)} (${((100 * sum(rowsScreened)) / Math.max(1, sum(rowsAll))).toFixed(1)} %)`,
   );
-  if (sum(looseSolves) > 0)
-    console.log(`loose solves ${sum(looseSolves)}, finished tight ${sum(tightSolves)}`);
+  if (sum(looseSolves) > 0) console.log(`loose solves ${sum(looseSolves)}, finished tight ${sum(tightSolves)}`);
   if (cbf)
     console.log(
       `split (one timed pass, ${split.total.toFixed(1)} ms): barrier h ${split.h.toFixed(1)} ms (${split.hCalls} calls), gradient ${split.gradient.toFixed(1)} ms (${split.gradCalls}), QP solve ${split.solve.toFixed(1)} ms (${split.solves}), rest ${(split.total - split.h - split.gradient - split.solve).toFixed(1)} ms`,

@@ -115,9 +115,12 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    * bound yet) is finished at `qpTolerance`, warm-started primal-dual from it, and that solve's Σξ
    * decides as before — so whether a linearisation needs slack does not depend on this tolerance.
    * A round that is accepted is finished at `qpTolerance` the same way and executed when it passes
-   * the re-check too (else the loose result, which passed it). design §6.
+   * the re-check too (else the loose result, which passed it); with `finishLooseRounds` false the
+   * loose result that passed the re-check is executed as it is. design §6.
    */
   readonly looseRoundTolerance?: number;
+  /** With `looseRoundTolerance`: finish the round that ends the rounds at `qpTolerance` (default true). */
+  readonly finishLooseRounds?: boolean;
 }
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
@@ -435,7 +438,8 @@ export class ChunkCbfFilter implements ChunkFilter {
       const accepted = safe && this.acceptable(o.minH);
       // (looseRoundTolerance) a loose round that ends the rounds is finished at the tight tolerance;
       // the tight result is executed when it passes the same re-check at least as well
-      if (!tight && safe && (accepted || last)) slack = this.finishTight(horizon, slack, o);
+      if (!tight && safe && (accepted || last) && this.config.finishLooseRounds !== false)
+        slack = this.finishTight(horizon, slack, o);
       safe = this.checkHard && slack <= cfg.slackTolerance;
       lastMinH = o.minH;
       lastMinHStep = o.minHStep;

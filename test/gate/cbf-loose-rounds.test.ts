@@ -1,0 +1,171 @@
+/**
+ * CbfFilterConfig.looseRoundTolerance (issue 15, filter time; opt-in): each SQP round is solved at a
+ * loose tolerance first and re-checked exactly on that result; a round that is not accepted is
+ * re-linearised at at once, slack is decided on a tight solve only, and the round that ends the
+ * rounds is finished tight. A point robot in the plane (2 joints = x, y) and one disc obstacle,
+ * h(q) = |q| − r written here from the definition, and the executed chunk re-checked here from it.
+ */
+import { describe, expect, it } from 'vitest';
+import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
+import type { BarrierModel, QpSolverFactory } from '../../src/gate/cbf-types.js';
+
+const R = 1;
+const disc: BarrierModel = {
+  joints: 2,
+  pairs: 1,
+  h(q, out) {
+    return (out[0] = Math.hypot(q[0]!, q[1]!) - R);
+  },
+  gradient(q, hOut, grad) {
+    const r = Math.hypot(q[0]!, q[1]!);
+    hOut[0] = r - R;
+    grad[0] = q[0]! / r;
+    grad[1] = q[1]! / r;
+  },
+};
+const H = 20;
+const DT = 0.1;
+const STEP = 0.1; // maxSpeed 1 × DT
+const GAMMA = DEFAULT_CBF_WEIGHTS.gamma;
+const TIGHT = 1e-6;
+const LOOSE = 1e-3;
+const CBF_TOLERANCE = 1e-4;
+
+/** Every solve's tolerance, in order. */
+function loggingSolver(log: number[]): QpSolverFactory {
+  return (problem) => {
+    const s = interiorPointSolver(problem);
+    return {
+      solve: (o) => {
+        log.push(o.epsAbs ?? NaN);
+        return s.solve(o);
+      },
+    };
+  };
+}
+
+function filter(log: number[], looseRoundTolerance?: number, maxRounds = 3, finishLooseRounds?: boolean) {
+  return new ChunkCbfFilter(disc, loggingSolver(log), {
+    ...DEFAULT_CBF_WEIGHTS,
+    qmin: [-5, -5],
+    qmax: [5, 5],
+    maxSpeed: [1, 1],
+    maxRounds,
+    slackTolerance: 1e-6,
+    cbfTolerance: CBF_TOLERANCE,
+    maxIterations: 40,
+    qpTolerance: TIGHT,
+    ...(looseRoundTolerance === undefined ? {} : { looseRoundTolerance }),
+    ...(finishLooseRounds === undefined ? {} : { finishLooseRounds }),
+  });
+}
+
+/** A straight line from (x0, y) in steps of 0.095 along +x, H rows (the first row one step from x0). */
+function line(x0: number, y: number): Float64Array {
+  const u = new Float64Array(2 * H);
+  for (let k = 0; k < H; k++) {
+    u[2 * k] = x0 + 0.095 * (k + 1);
+    u[2 * k + 1] = y;
+  }
+  return u;
+}
+
+/** The chunk's exact check, from the disc: min h, largest step, barrier-condition shortfall. */
+function exactCheck(q0: number[], u: Float64Array) {
+  let minH = Infinity;
+  let step = 0;
+  let shortfall = 0;
+  let prev = q0;
+  let hPrev = Math.hypot(q0[0]!, q0[1]!) - R;
+  for (let k = 0; k < H; k++) {
+    const q = [u[2 * k]!, u[2 * k + 1]!];
+    const h = Math.hypot(q[0]!, q[1]!) - R;
+    minH = Math.min(minH, h);
+    step = Math.max(step, Math.abs(q[0]! - prev[0]!), Math.abs(q[1]! - prev[1]!));
+    shortfall = Math.max(shortfall, (1 - GAMMA) * hPrev - h);
+    prev = q;
+    hPrev = h;
+  }
+  return { minH, step, shortfall };
+}
+
+describe('ChunkCbfFilter looseRoundTolerance', () => {
+  // through the disc at y = 0.3: round 1 (linearised at the nominal) is not accepted
+  const q0 = [-1.2, 0.3];
+  const nominal = line(-1.2, 0.3);
+
+  it('a loose round that is not accepted is re-linearised at without a tight solve', () => {
+    const log: number[] = [];
+    const f = filter(log, LOOSE);
+    const slack: number[] = [];
+    f.trace = (_round, s) => slack.push(s);
+    const o = f.filter(nominal, H, q0, DT);
+    expect(o.status).toBe('filtered');
+    expect(o.rounds).toBeGreaterThanOrEqual(2);
+    // round 1 needed no slack on its loose solve, so round 2's solve follows it directly, loose too
+    expect(slack[0]).toBeLessThanOrEqual(1e-6);
+    expect(log.slice(0, 2)).toEqual([LOOSE, LOOSE]);
+    // the round that ends the rounds is finished tight: one tight solve, the last
+    expect(log.filter((e) => e === TIGHT)).toHaveLength(1);
+    expect(log[log.length - 1]).toBe(TIGHT);
+    expect(f.looseStats).toEqual({ loose: o.rounds, tightened: 1 });
+    // without the option every solve is tight
+    const tightLog: number[] = [];
+    filter(tightLog).filter(nominal, H, q0, DT);
+    expect(new Set(tightLog)).toEqual(new Set([TIGHT]));
+  });
+
+  it('the executed chunk meets the exact check, finished tight or not, and is near the tight-only chunk', () => {
+    const tight = Float64Array.from(filter([]).filter(nominal, H, q0, DT).targets);
+    for (const finish of [true, false]) {
+      const o = filter([], LOOSE, 3, finish).filter(nominal, H, q0, DT);
+      expect(o.status).toBe('filtered');
+      const c = exactCheck(q0, o.targets);
+      expect(c.minH).toBeGreaterThanOrEqual(0);
+      expect(c.step).toBeLessThanOrEqual(STEP + 1e-9);
+      expect(c.shortfall).toBeLessThanOrEqual(CBF_TOLERANCE + 1e-12);
+      expect(c.shortfall).toBeCloseTo(o.cbfViolation, 12);
+      let d = 0;
+      for (let i = 0; i < tight.length; i++) d = Math.max(d, Math.abs(o.targets[i]! - tight[i]!));
+      expect(d).toBeLessThan(0.05);
+    }
+  });
+
+  it('slack is decided on a tight solve: a linearisation that needs slack is followed by the standing-still round, as without the option', () => {
+    // closer to the disc's centre (y = 0.1): linearised at the nominal's rows round 1 needs slack
+    const deep = line(-1.2, 0.1);
+    const start = [-1.2, 0.1];
+    const h0 = Math.hypot(start[0]!, start[1]!) - R;
+    const runs = [undefined, LOOSE].map((tol) => {
+      const log: number[] = [];
+      const f = filter(log, tol, 2);
+      const slack: number[] = [];
+      f.trace = (_round, s) => slack.push(s);
+      const o = f.filter(deep, H, start, DT);
+      // round 2 (the last: its re-check leaves hRef alone) linearised at the standing-still chunk
+      const hRef = Array.from(f.lastProblem!.hRef.subarray(0, H));
+      return { status: o.status, rounds: o.rounds, slack, log, hRef, targets: Float64Array.from(o.targets) };
+    });
+    const [plain, loose] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    expect(plain.slack[0]).toBeGreaterThan(1e-6);
+    expect(loose.slack[0]).toBeGreaterThan(1e-6);
+    // the loose solve of round 1 was finished tight before its slack was judged
+    expect(loose.log.slice(0, 2)).toEqual([LOOSE, TIGHT]);
+    // and the tight slack is the one judged: within the tight solve's accuracy of the plain run's
+    expect(loose.slack[0]).toBeCloseTo(plain.slack[0]!, 4);
+    expect(loose.status).toBe(plain.status);
+    expect(loose.rounds).toBe(plain.rounds);
+    for (const h of loose.hRef) expect(h).toBeCloseTo(h0, 12);
+    if (loose.status === 'filtered') expect(exactCheck(start, loose.targets).minH).toBeGreaterThanOrEqual(0);
+  });
+
+  it('rejects a loose tolerance that is not 0 or in [qpTolerance, 1)', () => {
+    for (const t of [-1e-3, 1e-7, 1, NaN]) expect(() => filter([], t)).toThrow(/looseRoundTolerance/);
+    // 0 and the tight tolerance itself: off
+    for (const t of [0, TIGHT]) {
+      const log: number[] = [];
+      filter(log, t).filter(nominal, H, q0, DT);
+      expect(new Set(log)).toEqual(new Set([TIGHT]));
+    }
+  });
+});
