@@ -120,6 +120,8 @@ export class QpSolver {
   private readonly scaling: RuizScaling;
   private readonly out: MutableResult;
   private readonly polisher: ActiveSetPolish;
+  /** whether ws holds a loaded problem and an iterate a `resume` solve may continue */
+  private resumable = false;
 
   constructor(shape: Pick<QpProblem, 'n' | 'm' | 'P' | 'A' | 'stageHint'>) {
     const { n, m } = shape;
@@ -187,17 +189,27 @@ export class QpSolver {
     const polish = options.polish ?? false;
     const warmDual =
       options.warmStart !== undefined && options.warmStartDual?.length === this.m ? options.warmStartDual : undefined;
-    let polishWarm = (options.polishFromWarmStart ?? false) && warmDual !== undefined;
+    let polishWarm = (options.polishFromWarmStart ?? false) && warmDual !== undefined && options.resume !== true;
     const { n, m, out, ws, normal, scaling, polisher } = this;
     out.iterations = 0;
     out.polished = false;
     polisher.reset();
     let polishAttempts = 0;
 
-    const bad = loadScaledData(ws, scaling, problem);
-    if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
-    normal.loadConstantPart();
-    this.initialise(options.warmStart, options.warmStartDual);
+    if (options.resume === true) {
+      // the last solve's scaled data, constant normal-matrix part and iterate, as it left them
+      if (!this.resumable)
+        return this.finish(problem, 'numerical-error', 'resume: no previous solve of this problem to continue');
+      // finish() left the unscaled A·x in the A·x slot: the scaled one back from the iterate
+      ws.multiplyA(ws.x, R_AX);
+    } else {
+      this.resumable = false;
+      const bad = loadScaledData(ws, scaling, problem);
+      if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
+      normal.loadConstantPart();
+      this.initialise(options.warmStart, options.warmStartDual);
+      this.resumable = true;
+    }
 
     const { x, dualUnscale, rd, px, atl, qs, dx, eqRows } = ws;
     const c = scaling.c;
@@ -260,6 +272,8 @@ export class QpSolver {
           out.dualResidual = polisher.dualResidual;
           out.complementarity = nBounds > 0 ? polisher.gap / nBounds : 0;
           out.polished = true;
+          // the polished point is not an interior iterate: nothing to resume from
+          this.resumable = false;
           return this.finish(problem, 'solved', '');
         }
       }
@@ -276,6 +290,8 @@ export class QpSolver {
           out.dualResidual = polisher.dualResidual;
           out.complementarity = nBounds > 0 ? polisher.gap / nBounds : 0;
           out.polished = true;
+          // the polished point is not an interior iterate: nothing to resume from
+          this.resumable = false;
           return this.finish(problem, 'solved', '');
         }
       }

@@ -109,6 +109,14 @@ export interface QpSolveOptions {
    * keep their active set the round is then solved by that factorisation (default false).
    */
   readonly polishFromWarmStart?: boolean;
+  /**
+   * Continue from the iterate the previous solve stopped at instead of starting anew — e.g. the same
+   * problem at a tighter tolerance after a loose solve. The problem must be the one last solved,
+   * unchanged since (its scaled data are reused, not reloaded); `warmStart`/`warmStartDual` are
+   * ignored. Without a previous solve that loaded its data, or after a polished one (its point is
+   * not an interior iterate): status 'numerical-error'.
+   */
+  readonly resume?: boolean;
   /** absolute tolerance on residuals and complementarity (default 1e-9) */
   readonly epsAbs?: number;
   /** relative tolerance (default 1e-9) */
