@@ -35,11 +35,14 @@
  * `--first-iterations N` replays with CbfFilterConfig.firstRoundIterations = N (N ≥ maxIterations,
  * e.g. 40: no cap); `--back-off B` with CbfFilterConfig.backOff = B (m). CBF_REPLAY_ROUNDS=1 prints each
  * modified call's iterations per round (s: the round needed slack).
+ * `--loose E` replays with CbfFilterConfig.looseRoundTolerance = E (0: off; the pilot's profiles set
+ * one), `--loose-unfinished` with finishLooseRounds false; `--dump FILE` writes every call's replayed
+ * status, max |u − u_nom| and targets, to compare two variants call by call.
  * `--accel A` replays with the same filter plus acceleration rows a_max = A rad/s² on every joint
  * (what the opt-in CbfFilterConfig.maxAcceleration costs per solve; outcomes then differ).
  *
  * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
- *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first-iterations N] [--back-off B] [--loose E [--loose-unfinished]]
+ *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first-iterations N] [--back-off B] [--loose E [--loose-unfinished]] [--dump FILE]
  *      npx tsx bench/cbf-replay.ts screen <panda|so101> <file.json> [rounds=10]
  *      npx tsx bench/cbf-replay.ts qp <panda|so101> <file.json> [rounds=10] [--eps E]
  *      npx tsx bench/cbf-replay.ts polish <panda|so101> <file.json> [rounds=10] [--mode iterate|warm|both] [--eps E]
@@ -233,6 +236,9 @@ if (cmd === 'record') {
   const rowsScreened: number[] = [];
   const shortfall: number[] = [];
   const looseSolves: number[] = [];
+  // --dump FILE: the replayed targets and max |u − u_nom| per call, to compare two variants call by call
+  const modification: number[] = [];
+  const replayed: number[][] = [];
   const tightSolves: number[] = [];
   const heldTiltStep = replayHeldTilt(mf);
   // CBF_REPLAY_ROUNDS=1: per modified call of the first pass, each round's interior-point
@@ -274,6 +280,8 @@ if (cmd === 'record') {
         rowsAll.push(cbf?.rowStats.rows ?? 0);
         rowsScreened.push(cbf?.rowStats.screened ?? 0);
         looseSolves.push(cbf?.looseStats?.loose ?? 0);
+        modification.push(o.status === 'filtered' ? o.modification : NaN);
+        replayed.push(Array.from(o.targets));
         tightSolves.push(cbf?.looseStats?.tightened ?? 0);
         const rec = calls[i]!.targets;
         let d = 0;
@@ -363,6 +371,13 @@ if (cmd === 'record') {
     `executed chunks' largest shortfall of the barrier condition ${(1000 * Math.max(0, ...shortfall)).toFixed(3)} mm (${shortfall.filter((x) => x > 1e-4).length} chunks over 0.1 mm); ` +
       `CBF rows in the QP solves ${sum(rowsAll)}, screened out ${sum(rowsScreened)} (${((100 * sum(rowsScreened)) / Math.max(1, sum(rowsAll))).toFixed(1)} %)`,
   );
+  const mods = modification.filter((x) => Number.isFinite(x));
+  console.log(
+    `filtered chunks' max |u − u_nom|: mean ${(sum(mods) / Math.max(1, mods.length)).toFixed(4)}, max ${Math.max(0, ...mods).toFixed(4)} rad`,
+  );
+  const dumpArg = process.argv.indexOf('--dump');
+  if (dumpArg > 0)
+    writeFileSync(process.argv[dumpArg + 1]!, JSON.stringify({ status, modification, targets: replayed }));
   if (sum(looseSolves) > 0) console.log(`loose solves ${sum(looseSolves)}, finished tight ${sum(tightSolves)}`);
   if (cbf)
     console.log(

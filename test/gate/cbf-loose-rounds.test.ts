@@ -1,8 +1,8 @@
 /**
  * CbfFilterConfig.looseRoundTolerance (issue 15, filter time; opt-in): each SQP round is solved at a
  * loose tolerance first and re-checked exactly on that result; a round that is not accepted is
- * re-linearised at at once, slack is decided on a tight solve only, and the round that ends the
- * rounds is finished tight. A point robot in the plane (2 joints = x, y) and one disc obstacle,
+ * re-linearised at at once, a Σξ far above the loose solve's inaccuracy is slack the linearisation
+ * needs, and the round that ends the rounds is finished tight (continuing the loose solve). A point robot in the plane (2 joints = x, y) and one disc obstacle,
  * h(q) = |q| − r written here from the definition, and the executed chunk re-checked here from it.
  */
 import { describe, expect, it } from 'vitest';
@@ -102,8 +102,9 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
     const o = f.filter(nominal, H, q0, DT);
     expect(o.status).toBe('filtered');
     expect(o.rounds).toBeGreaterThanOrEqual(2);
-    // round 1 needed no slack on its loose solve, so round 2's solve follows it directly, loose too
-    expect(slack[0]).toBeLessThanOrEqual(1e-6);
+    // round 1 was not accepted and its loose Σξ is not slack the linearisation needs (at most the
+    // band of 10 × the loose tolerance), so round 2's solve follows it directly, loose too
+    expect(slack[0]).toBeLessThanOrEqual(1e-6 + 10 * LOOSE);
     expect(log.slice(0, 2)).toEqual([LOOSE, LOOSE]);
     // the round that ends the rounds is finished tight: one tight solve, the last
     expect(log.filter((e) => e === TIGHT)).toHaveLength(1);
@@ -131,7 +132,7 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
     }
   });
 
-  it('slack is decided on a tight solve: a linearisation that needs slack is followed by the standing-still round, as without the option', () => {
+  it('a linearisation that needs slack, by far more than the band, is judged so on the loose solve as on the tight one: the next round stands still', () => {
     // closer to the disc's centre (y = 0.1): linearised at the nominal's rows round 1 needs slack
     const deep = line(-1.2, 0.1);
     const start = [-1.2, 0.1];
@@ -148,14 +149,14 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
     });
     const [plain, loose] = runs as [(typeof runs)[0], (typeof runs)[0]];
     expect(plain.slack[0]).toBeGreaterThan(1e-6);
-    expect(loose.slack[0]).toBeGreaterThan(1e-6);
-    // the loose solve of round 1 was finished tight before its slack was judged
-    expect(loose.log.slice(0, 2)).toEqual([LOOSE, TIGHT]);
-    // and the tight slack is the one judged: within the tight solve's accuracy of the plain run's
-    expect(loose.slack[0]).toBeCloseTo(plain.slack[0]!, 4);
+    // far above slackTolerance + 10 × the loose tolerance: no tight solve needed to call it
+    expect(loose.slack[0]).toBeGreaterThan(1e-6 + 10 * LOOSE);
+    expect(loose.log.slice(0, 2)).toEqual([LOOSE, LOOSE]);
+    expect(loose.slack[0]! / plain.slack[0]!).toBeGreaterThan(0.5);
     expect(loose.status).toBe(plain.status);
     expect(loose.rounds).toBe(plain.rounds);
     for (const h of loose.hRef) expect(h).toBeCloseTo(h0, 12);
+    for (const h of plain.hRef) expect(h).toBeCloseTo(h0, 12);
     if (loose.status === 'filtered') expect(exactCheck(start, loose.targets).minH).toBeGreaterThanOrEqual(0);
   });
 
