@@ -418,6 +418,8 @@ export class ChunkCbfFilter implements ChunkFilter {
       let tight = !loose;
       if (loose) this.looseStats.loose++;
       this.project(r.x, horizon);
+      // (a loose round is reported once its slack is decided, below)
+      if (this.trace && !loose) this.trace(round, slack, this.out);
       // The re-check gives no credit for slack: the barrier condition must hold on the nonlinear h.
       // It evaluates h with its gradient into the QP's buffers: if the next round linearises at
       // this result, that evaluation is the linearisation (the same model at the same points).
@@ -438,7 +440,7 @@ export class ChunkCbfFilter implements ChunkFilter {
         this.project(r.x, horizon);
         this.check(this.out, horizon, last ? null : qp);
       }
-      if (this.trace) this.trace(round, slack, this.out);
+      if (this.trace && loose) this.trace(round, slack, this.out);
       // an ambiguous Σξ not resolved: not a candidate, but linearised at next like a round without slack
       const undecided = !tight && ambiguous;
       let safe = this.checkHard && slack <= cfg.slackTolerance;
