@@ -110,13 +110,12 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    * is solved at `qpTolerance`). A round is a linearisation point or a candidate; its result is
    * re-checked exactly on the nonlinear barrier either way, so its accuracy bears on optimality, not
    * on safety. With it each round is solved loosely first and the exact re-check runs on that
-   * result: an unsafe or short round re-linearises there at once. Slack is decided on a tight solve
-   * only: a loose result with Σξ above `slackTolerance` (a loose iterate's slacks are not at their
-   * bound yet) is finished at `qpTolerance`, warm-started primal-dual from it, and that solve's Σξ
-   * decides as before — so whether a linearisation needs slack does not depend on this tolerance.
-   * A round that is accepted is finished at `qpTolerance` the same way and executed when it passes
-   * the re-check too (else the loose result, which passed it); with `finishLooseRounds` false the
-   * loose result that passed the re-check is executed as it is. design §6.
+   * result: an unsafe or short round re-linearises there at once. The round that ends the rounds is
+   * finished at `qpTolerance` by continuing the loose solve's iterate (QpSolveOptions.resume) and
+   * executed when it passes the re-check at least as well (else the loose result, which passed).
+   * Slack: Σξ ≤ slackTolerance is none; above slackTolerance + LOOSE_SLACK_BAND × this tolerance it
+   * is slack the linearisation needs; in between the round is finished tight where that decides
+   * acceptance, and otherwise is only re-linearised at (not a fallback candidate). design §6.
    */
   readonly looseRoundTolerance?: number;
   /** With `looseRoundTolerance`: finish the round that ends the rounds at `qpTolerance` (default true). */
