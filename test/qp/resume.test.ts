@@ -79,5 +79,10 @@ describe('QpSolver resume', () => {
     const bad = { ...problem, q: Float64Array.from(problem.q, (v, i) => (i === 0 ? NaN : v)) };
     expect(solver.solve(bad).status).toBe('numerical-error');
     expect(solver.solve(bad, { resume: true }).status).toBe('numerical-error');
+    // nor does a polished solve: its point sits on the active rows, not in the interior
+    const polished = solver.solve(problem, { epsAbs: 1e-9, epsRel: 1e-9, polish: true });
+    expect(polished.status).toBe('solved');
+    expect(polished.polished).toBe(true);
+    expect(solver.solve(problem, { resume: true }).status).toBe('numerical-error');
   });
 });
