@@ -495,6 +495,7 @@ if (cmd === 'record') {
           opts.deadline = o.deadline;
           opts.warmStart = o.warmStart;
           opts.warmStartDual = o.warmStartDual;
+          opts.resume = o.resume;
           opts.polishFromWarmStart = warmPolish;
           return solver.solve(problem, opts);
         },
