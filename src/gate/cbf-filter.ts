@@ -424,6 +424,7 @@ export class ChunkCbfFilter implements ChunkFilter {
       // this result, that evaluation is the linearisation (the same model at the same points).
       const last = round === cfg.maxRounds;
       this.check(this.out, horizon, last ? null : qp);
+      let gradientsAtOut = !last;
       // (looseRoundTolerance) A loose iterate's ξ are not at their bound yet: Σξ up to the band
       // above slackTolerance may be the loose solve's and not the linearisation's. Where that
       // decides whether the round ends the rounds, the round is solved tight and that decides.
@@ -437,7 +438,10 @@ export class ChunkCbfFilter implements ChunkFilter {
         slack = this.slackOf(r.x, horizon);
         tight = true;
         this.project(r.x, horizon);
-        this.check(this.out, horizon, last ? null : qp);
+        // h only: a round that is finished tight is mostly accepted; if not, the next round's
+        // linearisation evaluates the gradients at it
+        this.check(this.out, horizon, null);
+        gradientsAtOut = false;
       }
       if (this.trace && loose) this.trace(round, slack, this.out);
       // an ambiguous Σξ not resolved: not a candidate, but linearised at next like a round without slack
@@ -473,7 +477,7 @@ export class ChunkCbfFilter implements ChunkFilter {
       } else {
         this.ref.set(this.out);
         this.refIsStill = false;
-        refEvaluated = true;
+        refEvaluated = gradientsAtOut;
       }
     }
     if (best.violation === Infinity) {
