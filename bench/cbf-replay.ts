@@ -79,6 +79,12 @@ interface Call {
    */
   heldAxis?: number[] | null;
   episodeStart?: boolean;
+  /**
+   * The grasp reference and held-cup axis the commit re-check handed the filter before the call
+   * (HeldTiltFilter.restoreGrasp; the pilot's cbf mode runs with the re-check, so its filter reads no
+   * axis itself). Absent: the call had none handed (recordings before the re-check, or none given).
+   */
+  restored?: { lastGrip: number | null; pose: number[] | null; axis: number[] | null; heldAxis: number[] | null };
 }
 
 const SCENES = { so101: so101Scene, panda: pandaScene } as const;
@@ -109,7 +115,9 @@ function freshFilter() {
  * port and resets the held-tilt switch where an episode started, as the episode did; returns the
  * per-call step to run before each filter call.
  */
-function replayHeldTilt(mf: ReturnType<typeof freshFilter>): (c: Pick<Call, 'heldAxis' | 'episodeStart'>) => void {
+function replayHeldTilt(
+  mf: ReturnType<typeof freshFilter>,
+): (c: Pick<Call, 'heldAxis' | 'episodeStart' | 'restored'>) => void {
   let axis: readonly number[] | null = null;
   if (mf.heldTilt)
     mf.heldTilt.objectAxis = {
@@ -122,6 +130,16 @@ function replayHeldTilt(mf: ReturnType<typeof freshFilter>): (c: Pick<Call, 'hel
   return (c) => {
     if (c.episodeStart) mf.heldTilt?.reset();
     axis = c.heldAxis ?? null;
+    const r = c.restored;
+    if (r && mf.heldTilt)
+      mf.heldTilt.restoreGrasp(
+        {
+          lastGrip: r.lastGrip ?? NaN,
+          pose: r.pose ? Float64Array.from(r.pose) : null,
+          axis: r.axis ? Float64Array.from(r.axis) : null,
+        },
+        r.heldAxis,
+      );
   };
 }
 
@@ -142,6 +160,19 @@ if (cmd === 'record') {
       reset();
     };
   }
+  let restored: Call['restored'] = undefined;
+  if (heldTilt) {
+    const restore = heldTilt.restoreGrasp.bind(heldTilt);
+    heldTilt.restoreGrasp = (r, handed = null) => {
+      restored = {
+        lastGrip: Number.isNaN(r.lastGrip) ? null : r.lastGrip,
+        pose: r.pose ? Array.from(r.pose) : null,
+        axis: r.axis ? Array.from(r.axis) : null,
+        heldAxis: handed ? Array.from(handed) : null,
+      };
+      restore(r, handed);
+    };
+  }
   const axisBuf = new Float64Array(3);
   filters.set('cbf', {
     ...mf,
@@ -151,10 +182,13 @@ if (cmd === 'record') {
         const heldAxis = heldTilt?.objectAxis?.axis(axisBuf) ? Array.from(axisBuf) : null;
         const start = episodeStart;
         episodeStart = false;
+        const handedNow = restored;
+        restored = undefined;
         const o = inner.filter(nominal, horizon, q0, dt, deadline);
         calls.push({
           heldAxis,
           episodeStart: start,
+          ...(handedNow ? { restored: handedNow } : {}),
           nominal: Array.from(nominal),
           horizon,
           q0: Array.from(q0),
