@@ -7,22 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
-import type { BarrierModel } from '../../src/gate/cbf-types.js';
+
+import { discBarrier } from './support/disc-barrier.js';
 
 const R = 1;
-const disc: BarrierModel = {
-  joints: 2,
-  pairs: 1,
-  h(q, out) {
-    return (out[0] = Math.hypot(q[0]!, q[1]!) - R);
-  },
-  gradient(q, hOut, grad) {
-    const r = Math.hypot(q[0]!, q[1]!);
-    hOut[0] = r - R;
-    grad[0] = q[0]! / r;
-    grad[1] = q[1]! / r;
-  },
-};
+const disc = discBarrier(R);
 const H = 20;
 const DT = 0.1;
 const SPEED = 1; // 0.1 per step
