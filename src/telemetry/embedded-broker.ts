@@ -124,6 +124,15 @@ export class EmbeddedBroker {
       // armguard must not be able to disconnect armguard's own link (its command channel) that way.
       const reservedId = (roles: readonly Role[]) =>
         client.id.startsWith(RESERVED_CLIENT_ID_PREFIX) && !roles.includes('armguard');
+      // Nor may one user take another's connection: any logged-in user (or an anonymous viewer) can
+      // read connecting client ids on $SYS, and the dashboard's clients (the page's e-stop goes
+      // through them) use ids that are not reserved. A client id already connected is taken over
+      // only by the same user (a client reconnecting after a lost connection).
+      const takesOverAnother = (name: string | undefined) => {
+        const existing = (broker as unknown as { clients: Record<string, object | undefined> }).clients[client.id];
+        if (existing === undefined || existing === client) return false;
+        return this.roles.get(existing)?.username !== name;
+      };
       const internal = username ? this.internalUsers.get(username) : undefined;
       if (internal) {
         const ok =
@@ -145,6 +154,8 @@ export class EmbeddedBroker {
           }
           this.throttle.succeeded(address);
           if (reservedId(roles)) return refuse(2, `client id '${client.id}' is reserved for armguard's own connection`);
+          if (takesOverAnother(username || undefined))
+            return refuse(2, `client id '${client.id}' is connected as another user`);
           this.roles.set(client, { username: username || undefined, roles });
           done(null, true);
         },

@@ -72,4 +72,63 @@ describe("armguard's client id on the embedded broker", () => {
     cleanups.push(() => ok.endAsync(true));
     expect(ok.connected).toBe(true);
   }, 20_000);
+
+  it("refuses one user taking over another user's client id (the dashboard's operator client); the same user may reconnect with it", async () => {
+    const net = new NetworkWorker(
+      {
+        broker: {
+          kind: 'embedded',
+          port: 0,
+          host: '127.0.0.1',
+          access: {
+            users: [
+              { username: 'vla', password: 'vla-secret1', roles: ['policy'] },
+              { username: 'op', password: 'op-secret1', roles: ['operator'] },
+            ],
+          },
+        },
+        robot: ROBOT,
+        connectTimeoutSeconds: 5,
+      },
+      { estop: () => undefined, release: () => ({ ok: true }), label: () => ({ ok: true }) },
+      { now: () => performance.now() / 1000 },
+    );
+    cleanups.push(() => net.stop());
+    const started = await net.start();
+    // An id as the dashboard gives an operator's session client (not reserved; readable on $SYS).
+    const clientId = 'dashboard-op-417';
+    const operator = await mqtt.connectAsync(started.url, {
+      username: 'op',
+      password: 'op-secret1',
+      clientId,
+      reconnectPeriod: 0,
+    });
+    cleanups.push(() => operator.endAsync(true));
+    let operatorClosed = 0;
+    operator.on('close', () => operatorClosed++);
+
+    const thief = mqtt.connectAsync(started.url, {
+      username: 'vla',
+      password: 'vla-secret1',
+      clientId,
+      reconnectPeriod: 0,
+      connectTimeout: 3000,
+    });
+    await expect(thief).rejects.toThrow(/identifier rejected/i);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(operatorClosed).toBe(0);
+    expect(operator.connected).toBe(true);
+
+    // The operator's own reconnect (a lost connection, the same id) still takes the old session's place.
+    const again = await mqtt.connectAsync(started.url, {
+      username: 'op',
+      password: 'op-secret1',
+      clientId,
+      reconnectPeriod: 0,
+    });
+    cleanups.push(() => again.endAsync(true));
+    expect(again.connected).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(operatorClosed).toBe(1);
+  }, 20_000);
 });
