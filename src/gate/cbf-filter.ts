@@ -202,6 +202,8 @@ export class ChunkCbfFilter implements ChunkFilter {
   private hasPrev = false;
   private out: Float64Array = new Float64Array(0);
   private ref: Float64Array = new Float64Array(0);
+  /** A loose round's re-check while finishTight tries its tight finish (put back if that fails). */
+  private readonly looseKept = { minH: 0, minHStep: 0, violation: 0 };
   /** The best safe round so far (smallest barrier-condition violation). */
   private best: Float64Array = new Float64Array(0);
   private readonly bestStats = { round: 0, slack: 0, minH: 0, minHStep: 0, violation: Infinity };
@@ -433,15 +435,19 @@ export class ChunkCbfFilter implements ChunkFilter {
       if (ambiguous && this.checkHard && (last || this.acceptable(o.minH))) {
         r = this.tighten();
         o.iterations += r.iterations;
-        if (r.status !== 'solved') return refuse(this.outcome, 'solver-failure', `${r.status}: ${r.reason}`);
-        this.keepWarm(r.x, r.y);
-        slack = this.slackOf(r.x, horizon);
-        tight = true;
-        this.project(r.x, horizon);
-        // h only: a round that is finished tight is mostly accepted; if not, the next round's
-        // linearisation evaluates the gradients at it
-        this.check(this.out, horizon, null);
-        gradientsAtOut = false;
+        // A tight solve that fails leaves the round undecided (its loose result, already re-checked,
+        // is linearised at next and is no candidate), as finishTight keeps a loose result whose
+        // finish failed: a safe round found before, or a later one, is still executed.
+        if (r.status === 'solved') {
+          this.keepWarm(r.x, r.y);
+          slack = this.slackOf(r.x, horizon);
+          tight = true;
+          this.project(r.x, horizon);
+          // h only: a round that is finished tight is mostly accepted; if not, the next round's
+          // linearisation evaluates the gradients at it
+          this.check(this.out, horizon, null);
+          gradientsAtOut = false;
+        }
       }
       if (this.trace && loose) this.trace(round, slack, this.out);
       // an ambiguous Σξ not resolved: not a candidate, but linearised at next like a round without slack
@@ -556,7 +562,10 @@ export class ChunkCbfFilter implements ChunkFilter {
    */
   private finishTight(horizon: number, slack: number, o: CbfOutcome): number {
     const cfg = this.config;
-    const loose = { minH: o.minH, minHStep: o.minHStep, violation: this.checkViolation };
+    const loose = this.looseKept;
+    loose.minH = o.minH;
+    loose.minHStep = o.minHStep;
+    loose.violation = this.checkViolation;
     this.ref.set(this.out); // the rounds end here: ref is not linearised at again in this call
     const r = this.tighten();
     o.iterations += r.iterations;

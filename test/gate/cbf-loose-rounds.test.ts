@@ -149,6 +149,44 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
     if (loose.status === 'filtered') expect(exactCheck(start, loose.targets).minH).toBeGreaterThanOrEqual(0);
   });
 
+  it('a round whose loose Σξ is ambiguous and whose tight solve fails is left undecided, not a hold: the next round decides', () => {
+    // The second loose solve's Σξ is put inside the band (1e-6 < Σξ ≤ 1e-6 + 10 × LOOSE) and the
+    // tight solve that would decide it stops at its iteration cap; the next round is solved as usual.
+    let looseSolves = 0;
+    let resumes = 0;
+    const factory: QpSolverFactory = (problem) => {
+      const s = interiorPointSolver(problem);
+      return {
+        solve: (o) => {
+          const r = s.solve(o);
+          if (o.resume === true && ++resumes === 1)
+            return { ...r, status: 'max-iterations', reason: 'iteration cap reached (test)' };
+          if (o.epsAbs === LOOSE && o.resume !== true && ++looseSolves === 2) r.x[2 * H] = 1e-6 + 5 * LOOSE;
+          return r;
+        },
+      };
+    };
+    const f = new ChunkCbfFilter(disc, factory, {
+      ...DEFAULT_CBF_WEIGHTS,
+      qmin: [-5, -5],
+      qmax: [5, 5],
+      maxSpeed: [1, 1],
+      maxRounds: 4,
+      slackTolerance: 1e-6,
+      cbfTolerance: CBF_TOLERANCE,
+      maxIterations: 40,
+      qpTolerance: TIGHT,
+      looseRoundTolerance: LOOSE,
+    });
+    const o = f.filter(nominal, H, q0, DT);
+    expect(resumes).toBeGreaterThanOrEqual(1);
+    expect(o.status, o.detail).toBe('filtered');
+    const c = exactCheck(q0, o.targets);
+    expect(c.minH).toBeGreaterThanOrEqual(0);
+    expect(c.step).toBeLessThanOrEqual(STEP + 1e-9);
+    expect(c.shortfall).toBeLessThanOrEqual(CBF_TOLERANCE + 1e-12);
+  });
+
   it('rejects a loose tolerance that is not 0 or in [qpTolerance, 1)', () => {
     for (const t of [-1e-3, 1e-7, 1, NaN]) expect(() => filter([], t)).toThrow(/looseRoundTolerance/);
     // 0 and the tight tolerance itself: off
