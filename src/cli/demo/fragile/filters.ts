@@ -107,9 +107,9 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     // barrier decay (γ 0.1, the detour starts earlier) find one on most (bench/RESULTS.md).
     cbfRounds: 6,
     cbfWeights: { gamma: 0.1 },
-    // rounds solved at 3e-3 first, re-linearised from there, the ending round finished tight: its
-    // p99 chunk 25 → 21 interior-point iterations on the recorded calls (bench/RESULTS.md)
-    cbfLooseRoundTolerance: 3e-3,
+    // No loose rounds here: at 3e-3 they cut its p99 chunk from 25 to 21 interior-point
+    // iterations but ran more solves and barrier evaluations, and on the quiet machine its p99
+    // call was 12.4 ms with them against 11.6–11.8 ms without (bench/RESULTS.md).
   },
   // hardware-facts §A6 Panda joint velocity limits (as FRANKA_DQ_MAX in src/rigs/franka.ts)
   panda: {
@@ -126,7 +126,8 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     cbfRounds: 3,
     // round 1 through the bottle that needs slack took 9–12 iterations, every other round 1 6–9
     cbfFirstRoundIterations: 9,
-    // as the SO-101's; 1e-3 here (p99 chunk 20 → 19 iterations; 3e-3 gave 19.8)
+    // rounds solved at 1e-3 first, re-linearised from there, the ending round finished tight: its
+    // p99 chunk 20 → 19 iterations (3e-3 gave 19.8); quiet p99 10.0–10.4 ms against 10.5–12.8 ms
     cbfLooseRoundTolerance: 1e-3,
   },
 };
