@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import mqtt from 'mqtt';
-import { NetworkWorker } from '../../src/telemetry/network-worker.js';
+import { startEmbeddedNetwork } from '../support/embedded-network.js';
 import type { LinkEvent } from '../../src/telemetry/mqtt-link.js';
 
 const ROBOT = 'take1';
@@ -20,28 +20,16 @@ afterEach(async () => {
 describe("armguard's client id on the embedded broker", () => {
   it("refuses a policy or viewer connecting as armguard-<robot>; armguard's link is not taken over", async () => {
     const events: LinkEvent[] = [];
-    const net = new NetworkWorker(
-      {
-        broker: {
-          kind: 'embedded',
-          port: 0,
-          host: '127.0.0.1',
-          access: {
-            users: [
-              { username: 'vla', password: 'vla-secret1', roles: ['policy'] },
-              { username: 'watch', password: 'watch-secret1', roles: ['viewer'] },
-            ],
-          },
-        },
-        robot: ROBOT,
-        connectTimeoutSeconds: 5,
-      },
-      { estop: () => undefined, release: () => ({ ok: true }), label: () => ({ ok: true }) },
-      { now: () => performance.now() / 1000 },
-    );
-    net.onEvent((e) => events.push(e));
-    cleanups.push(() => net.stop());
-    const started = await net.start();
+    const started = await startEmbeddedNetwork({
+      robot: ROBOT,
+      users: [
+        { username: 'vla', password: 'vla-secret1', roles: ['policy'] },
+        { username: 'watch', password: 'watch-secret1', roles: ['viewer'] },
+      ],
+      beforeStart: (net) => net.onEvent((e) => events.push(e)),
+    });
+    cleanups.push(started.stop);
+    const net = started.net;
     expect(started.connected).toBe(true);
 
     for (const [username, password] of [
@@ -74,27 +62,14 @@ describe("armguard's client id on the embedded broker", () => {
   }, 20_000);
 
   it("refuses one user taking over another user's client id (the dashboard's operator client); the same user may reconnect with it", async () => {
-    const net = new NetworkWorker(
-      {
-        broker: {
-          kind: 'embedded',
-          port: 0,
-          host: '127.0.0.1',
-          access: {
-            users: [
-              { username: 'vla', password: 'vla-secret1', roles: ['policy'] },
-              { username: 'op', password: 'op-secret1', roles: ['operator'] },
-            ],
-          },
-        },
-        robot: ROBOT,
-        connectTimeoutSeconds: 5,
-      },
-      { estop: () => undefined, release: () => ({ ok: true }), label: () => ({ ok: true }) },
-      { now: () => performance.now() / 1000 },
-    );
-    cleanups.push(() => net.stop());
-    const started = await net.start();
+    const started = await startEmbeddedNetwork({
+      robot: ROBOT,
+      users: [
+        { username: 'vla', password: 'vla-secret1', roles: ['policy'] },
+        { username: 'op', password: 'op-secret1', roles: ['operator'] },
+      ],
+    });
+    cleanups.push(started.stop);
     // An id as the dashboard gives an operator's session client (not reserved; readable on $SYS).
     const clientId = 'dashboard-op-417';
     const operator = await mqtt.connectAsync(started.url, {

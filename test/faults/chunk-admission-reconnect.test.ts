@@ -9,7 +9,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import mqtt, { type MqttClient } from 'mqtt';
-import { NetworkWorker, type NetworkWorkerHandler } from '../../src/telemetry/network-worker.js';
+import type { NetworkWorkerHandler } from '../../src/telemetry/network-worker.js';
+import { startEmbeddedNetwork } from '../support/embedded-network.js';
 import { topicFor } from '../../src/telemetry/topics.js';
 import type { ChunkResultMessage } from '../../src/gate/chunk.js';
 
@@ -32,29 +33,17 @@ async function startWorker(ratePerS: number, burst: number): Promise<Started> {
     label: () => ({ ok: true }),
     decodedChunk: () => undefined,
   };
-  const net = new NetworkWorker(
-    {
-      broker: {
-        kind: 'embedded',
-        port: 0,
-        host: '127.0.0.1',
-        access: {
-          users: [
-            { username: 'vla', password: 'vla-secret1', roles: ['policy'] },
-            { username: 'vla2', password: 'vla2-secret1', roles: ['policy'] },
-            { username: 'op', password: 'op-secret1', roles: ['operator'] },
-          ],
-        },
-      },
-      robot: ROBOT,
-      connectTimeoutSeconds: 5,
-      chunkRate: { ratePerS, burst },
-    },
+  const s = await startEmbeddedNetwork({
+    robot: ROBOT,
+    users: [
+      { username: 'vla', password: 'vla-secret1', roles: ['policy'] },
+      { username: 'vla2', password: 'vla2-secret1', roles: ['policy'] },
+      { username: 'op', password: 'op-secret1', roles: ['operator'] },
+    ],
+    chunkRate: { ratePerS, burst },
     handler,
-    { now: () => performance.now() / 1000 },
-  );
-  cleanups.push(() => net.stop());
-  const s = await net.start();
+  });
+  cleanups.push(s.stop);
   return { url: s.url, estops };
 }
 
