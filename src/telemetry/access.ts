@@ -66,7 +66,10 @@ export class AccessPolicy {
     return { allow: false, reason: `${kind} from ${who}: needs the ${need} role` };
   }
 
-  canSubscribe(roles: readonly Role[], username: string | undefined, _topic: string): Decision {
+  canSubscribe(roles: readonly Role[], username: string | undefined, topic: string): Decision {
+    // the broker's own topics name every client that connects (its client id): armguard's alone
+    if (topic.startsWith('$SYS') && !roles.includes('armguard'))
+      return { allow: false, reason: '$SYS topics are reserved (they name every connecting client)' };
     if (username === undefined || username === '') {
       return this.config.anonymousTelemetry ? { allow: true } : { allow: false, reason: 'telemetry needs credentials' };
     }

@@ -81,6 +81,21 @@ describe('MQTT topics and access', () => {
       [],
     );
   });
+  it("$SYS (which names every connecting client id) is armguard's alone to read; other topics are open to any role", () => {
+    const anonymous = new AccessPolicy({ users: [], anonymousTelemetry: true });
+    for (const [roles, user] of [
+      [['viewer'], 'view'],
+      [['policy'], 'vla'],
+      [['operator'], 'op'],
+    ] as const) {
+      expect(policy.canSubscribe(roles, user, '$SYS/#')).toMatchObject({ allow: false });
+      expect(policy.canSubscribe(roles, user, '$SYS/abc/new/clients')).toMatchObject({ allow: false });
+      expect(policy.canSubscribe(roles, user, topicFor('arm1', 'gate'))).toEqual({ allow: true });
+    }
+    expect(anonymous.canSubscribe([], undefined, '$SYS/+/new/clients')).toMatchObject({ allow: false });
+    expect(anonymous.canSubscribe([], undefined, '#')).toEqual({ allow: true });
+    expect(policy.canSubscribe(['armguard'], 'ag', '$SYS/#')).toEqual({ allow: true });
+  });
   it('release, label and the dead-man heartbeat need the operator role; e-stop any authenticated user; chunks the policy role', () => {
     const t = (k: Parameters<typeof topicFor>[1]) => topicFor('arm1', k);
     expect(policy.canPublish(['viewer'], 'view', t('cmd/estop'))).toEqual({ allow: true });
