@@ -124,10 +124,10 @@ export class EmbeddedBroker {
       // armguard must not be able to disconnect armguard's own link (its command channel) that way.
       const reservedId = (roles: readonly Role[]) =>
         client.id.startsWith(RESERVED_CLIENT_ID_PREFIX) && !roles.includes('armguard');
-      // Nor may one user take another's connection: any logged-in user (or an anonymous viewer) can
-      // read connecting client ids on $SYS, and the dashboard's clients (the page's e-stop goes
-      // through them) use ids that are not reserved. A client id already connected is taken over
-      // only by the same user (a client reconnecting after a lost connection).
+      // Nor may one user take another's connection: client ids are not secret (they were readable on
+      // $SYS until that became armguard's alone; they can be guessed), and the dashboard's clients
+      // (the page's e-stop goes through them) use ids that are not reserved. A client id already
+      // connected is taken over only by the same user (a client reconnecting after a lost connection).
       const takesOverAnother = (name: string | undefined) => {
         const existing = (broker as unknown as { clients: Record<string, object | undefined> }).clients[client.id];
         if (existing === undefined || existing === client) return false;
