@@ -143,6 +143,57 @@ function replayHeldTilt(
   };
 }
 
+/** Per call and variant: best wall time, CPU summed, and the first pass's outcome. */
+interface VariantCallStats {
+  best: number;
+  cpu: number;
+  status: string;
+  rounds: number;
+  iterations: number;
+  targets: Float64Array;
+}
+
+/**
+ * Every call through every variant, `rounds` times, alternating which variant goes first per call
+ * (both see the same machine within milliseconds); `first` records more of the first pass.
+ */
+function timeInterleaved<S extends VariantCallStats>(
+  inputs: readonly (Omit<Call, 'nominal' | 'q0'> & { nominal: Float64Array; q0: Float64Array })[],
+  variants: readonly {
+    mf: ReturnType<typeof freshFilter>;
+    cbf: ChunkCbfFilter;
+    stats: S[];
+    heldTiltStep: (c: Pick<Call, 'heldAxis' | 'episodeStart' | 'restored'>) => void;
+  }[],
+  rounds: number,
+  first?: (v: { cbf: ChunkCbfFilter }, st: S) => void,
+): void {
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < inputs.length; i++) {
+      const c = inputs[i]!;
+      for (const v of (r + i) % 2 === 0 ? variants : [...variants].reverse()) {
+        v.heldTiltStep(c);
+        c.spheres.forEach((sp, g) => v.mf.groups[g]!.spheres.set(sp));
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        const o = v.mf.filter.filter(c.nominal, c.horizon, c.q0, c.dt);
+        const t = performance.now() - t0;
+        const u = process.cpuUsage(c0);
+        const st = v.stats[i]!;
+        st.best = Math.min(st.best, t);
+        st.cpu += (u.user + u.system) / 1000;
+        if (r === 0) {
+          st.status = o.status;
+          st.rounds = v.cbf.outcome.rounds;
+          st.iterations = v.cbf.outcome.iterations;
+          st.targets = Float64Array.from(o.targets);
+          first?.(v, st);
+        }
+      }
+    }
+  }
+}
+
 if (cmd === 'record') {
   const seeds = Number(a3);
   const file = a4!;
@@ -441,31 +492,10 @@ if (cmd === 'record') {
     }));
     return { name: screenRows ? 'screened' : 'unscreened', mf, cbf, stats, heldTiltStep: replayHeldTilt(mf) };
   });
-  for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < inputs.length; i++) {
-      const c = inputs[i]!;
-      for (const v of (r + i) % 2 === 0 ? variants : [...variants].reverse()) {
-        v.heldTiltStep(c);
-        c.spheres.forEach((sp, g) => v.mf.groups[g]!.spheres.set(sp));
-        const c0 = process.cpuUsage();
-        const t0 = performance.now();
-        const o = v.mf.filter.filter(c.nominal, c.horizon, c.q0, c.dt);
-        const t = performance.now() - t0;
-        const u = process.cpuUsage(c0);
-        const st = v.stats[i]!;
-        st.best = Math.min(st.best, t);
-        st.cpu += (u.user + u.system) / 1000;
-        if (r === 0) {
-          st.status = o.status;
-          st.rounds = v.cbf.outcome.rounds;
-          st.iterations = v.cbf.outcome.iterations;
-          st.rows = v.cbf.rowStats.rows;
-          st.screened = v.cbf.rowStats.screened;
-          st.targets = Float64Array.from(o.targets);
-        }
-      }
-    }
-  }
+  timeInterleaved(inputs, variants, rounds, (v, st) => {
+    st.rows = v.cbf.rowStats.rows;
+    st.screened = v.cbf.rowStats.screened;
+  });
   const on = variants.find((v) => v.name === 'screened')!;
   const off = variants.find((v) => v.name === 'unscreened')!;
   const sum = (x: number[]) => x.reduce((a, b) => a + b, 0);
@@ -554,29 +584,7 @@ if (cmd === 'record') {
       heldTiltStep: replayHeldTilt(mf),
     };
   });
-  for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < inputs.length; i++) {
-      const c = inputs[i]!;
-      for (const v of (r + i) % 2 === 0 ? variants : [...variants].reverse()) {
-        v.heldTiltStep(c);
-        c.spheres.forEach((sp, g) => v.mf.groups[g]!.spheres.set(sp));
-        const c0 = process.cpuUsage();
-        const t0 = performance.now();
-        const o = v.mf.filter.filter(c.nominal, c.horizon, c.q0, c.dt);
-        const t = performance.now() - t0;
-        const u = process.cpuUsage(c0);
-        const st = v.stats[i]!;
-        st.best = Math.min(st.best, t);
-        st.cpu += (u.user + u.system) / 1000;
-        if (r === 0) {
-          st.status = o.status;
-          st.rounds = v.cbf.outcome.rounds;
-          st.iterations = v.cbf.outcome.iterations;
-          st.targets = Float64Array.from(o.targets);
-        }
-      }
-    }
-  }
+  timeInterleaved(inputs, variants, rounds);
   const sum = (x: number[]) => x.reduce((a, b) => a + b, 0);
   console.log(
     `node ${process.version}, load average ${loadavg()
