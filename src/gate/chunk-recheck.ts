@@ -186,6 +186,20 @@ export interface ChunkRecheckConfig {
    * object from the committed grasp reference; null or absent: the rig bounds no tilt.
    */
   readonly heldTilt?: RecheckHeldTilt | null;
+  /**
+   * What `barrier` takes from the chunk rather than from a row's joints, set from the chunk the
+   * re-check checks before its rows are (the SO-101 pilot's jaw: a model joint that is the chunk's
+   * gripper column, pinned to the range it covers over q0 and every row). Set here, not left as
+   * the filter last set it: a filter that runs a chunk in parts (HeldTiltFilter at a grasp) leaves
+   * it at its last part's range. Absent or null: the barrier depends on a row's joints alone.
+   */
+  readonly chunkPin?: ChunkPin | null;
+}
+
+/** Sets a barrier's chunk-dependent state (a pinned joint's range) from a chunk and the state it moves from. */
+export interface ChunkPin {
+  /** `chunk`: `horizon` rows of the chunk's columns; `q0`: the joint state (the chunk's columns) its first row moves from. */
+  pinTo(chunk: ArrayLike<number>, horizon: number, q0: ArrayLike<number>): void;
 }
 
 export interface RecheckHeldTilt {
@@ -243,8 +257,9 @@ export function describeRecheckFailure(f: RecheckFailure): string {
  * rows where the grip holds an object, the held-tilt faces h ≥ −δ from the committed grasp
  * reference (GraspTrack, the account HeldTiltFilter keeps too: the tool pose at the grasp, or the
  * held object's axis measured at the first held chunk). Chunks wider than the barrier (a gripper
- * column the barrier does not model) are checked on their leading columns. Buffers are reused;
- * allocates only when the chunk shape changes.
+ * column the barrier does not model) are checked on their leading columns; a barrier with a
+ * chunk-dependent part (ChunkRecheckConfig.chunkPin) is set from the chunk checked first. Buffers
+ * grow only: allocates only when a chunk is longer than every one before.
  */
 export class CommitRecheck {
   /** The committed grasp reference (null: no tilt bound). */
@@ -376,7 +391,8 @@ export class CommitRecheck {
     const cols = this.columns;
     this.filtered = filtered;
     this.horizon = horizon;
-    if (this.rows.length !== horizon * n) this.rows = new Float64Array(horizon * n);
+    // grow-only: recheckChunk reads `horizon` rows of it
+    if (this.rows.length < horizon * n) this.rows = new Float64Array(horizon * n);
     const u = this.rows;
     for (let k = 0; k < horizon; k++) for (let j = 0; j < n; j++) u[k * n + j] = final[k * cols + j] ?? NaN;
     for (let j = 0; j < n; j++) {
@@ -385,6 +401,7 @@ export class CommitRecheck {
     }
     const tilt = c.heldTilt ?? null;
     if (tilt) tilt.barrier.enabled = false;
+    c.chunkPin?.pinTo(final, horizon, q0);
     const r = recheckChunk(c.barrier, u, horizon, this.start, this.bounds, this.scratch, this.result);
     if (r.boundStep >= 0)
       return {
@@ -427,7 +444,8 @@ export class CommitRecheck {
     const nt = tilt.barrier.joints;
     const cols = this.columns;
     const m = to - from;
-    if (this.tiltRows.length !== m * nt) this.tiltRows = new Float64Array(m * nt);
+    // grow-only: the lead pass and the main pass of one chunk differ in length
+    if (this.tiltRows.length < m * nt) this.tiltRows = new Float64Array(m * nt);
     const v = this.tiltRows;
     for (let k = 0; k < m; k++) for (let j = 0; j < nt; j++) v[k * nt + j] = final[(k + from) * cols + j] ?? NaN;
     for (let j = 0; j < nt; j++) this.tiltStart[j] = from > 0 ? (final[(from - 1) * cols + j] ?? NaN) : (q0[j] ?? NaN);

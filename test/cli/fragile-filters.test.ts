@@ -7,7 +7,12 @@
  * off the filter's own barrier.
  */
 import { describe, expect, it } from 'vitest';
-import { ARM_FILTER_PROFILES, modeFilter, type ArmFilterProfile } from '../../src/cli/demo/fragile/filters.js';
+import {
+  ARM_FILTER_PROFILES,
+  JawRange,
+  modeFilter,
+  type ArmFilterProfile,
+} from '../../src/cli/demo/fragile/filters.js';
 import { CapsuleBarrier, obstacleGroups } from '../../src/gate/capsule-barrier.js';
 import { CommitRecheck } from '../../src/gate/chunk-recheck.js';
 import { CapsuleModel, ForwardKinematics, armModel, endEffectorOf } from '../../src/kinematics/index.js';
@@ -263,5 +268,72 @@ describe('fragile-obstacle chunk filters: the SO-101 jaw', () => {
       if (out.status === 'filtered')
         for (let k = 0; k < H; k++) expect(out.targets[k * COLUMNS + 5]).toBe(nominal[k * COLUMNS + 5]);
     }
+  });
+
+  it('the commit re-check pins the jaw from the chunk it checks: a chunk that grasps part-way with the jaw open at q0 is checked with the jaw open on every row', () => {
+    const profile = ARM_FILTER_PROFILES.so101;
+    const LIMIT = (13.5 * Math.PI) / 180;
+    const arm = [0.2, -0.7, 0.5, 1.2, Math.PI / 2];
+    const q0 = [...arm, g.open];
+    // the jaw closes from open over rows 0…G−1 to 40 % of the way (still open: a command counts as
+    // closed from halfway), then is commanded closed from row G (the grasp); the arm stands still
+    const G = 10;
+    const mid = g.open + 0.4 * (g.closed - g.open);
+    const nominal = new Float64Array(H * COLUMNS);
+    for (let k = 0; k < H; k++) {
+      for (let j = 0; j < ARM; j++) nominal[k * COLUMNS + j] = arm[j]!;
+      nominal[k * COLUMNS + 5] = k < G ? g.open + ((mid - g.open) * (k + 1)) / G : g.closed;
+    }
+    // the capsule model at d_safe with the jaw at `jaw` (no pins: the description's six joints)
+    const model = new CapsuleModel(armModel(profile.description, profile.endEffector));
+    const meterAt = (centre: readonly number[], jaw: number): number => {
+      const groups = obstacleGroups({
+        planes: new Float64Array(0),
+        spheres: Float64Array.from([...centre, 0.01]),
+        box: null,
+      });
+      const meter = new CapsuleBarrier(model, groups, profile.dSafe);
+      return meter.h(Float64Array.from([...arm, jaw]), new Float64Array(meter.pairs));
+    };
+    // a 1 cm sphere the jaw open at q0 reaches into d_safe of, and the jaw from 40 % closed to closed does not
+    const fk = new ForwardKinematics(profile.description.chain);
+    fk.compute(q0);
+    const o = fk.offset(endEffectorOf(profile.description, profile.endEffector).tcp.frame);
+    const tcp = [fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!];
+    let centre: number[] | null = null;
+    for (let i = -8; i <= 8 && !centre; i++)
+      for (let j = -8; j <= 8 && !centre; j++)
+        for (let k = -8; k <= 8 && !centre; k++) {
+          const c = [tcp[0]! + 0.01 * i, tcp[1]! + 0.01 * j, tcp[2]! + 0.01 * k];
+          if (meterAt(c, g.closed) > 0.005 && meterAt(c, mid) > 0.005 && meterAt(c, g.open) < -0.002) centre = c;
+        }
+    expect(centre, 'no point the open jaw alone brings within d_safe').not.toBeNull();
+
+    const mf = modeFilter('cbf', profile, ARM, COLUMNS, { limit: LIMIT, grip: g });
+    const recheck = new CommitRecheck(mf.recheck!, COLUMNS);
+    // as the synchronous chunk path: handover, filter (the bottle far), re-check
+    mf.groups.forEach((grp) => grp.spheres.set([5, 5, 5, 0.01]));
+    const heldAxis = recheck.beforeFilter();
+    const out = mf.filter.filter(nominal, H, q0, DT);
+    expect(out.status, out.detail).toBe('unchanged');
+    // the filter split it at the grasp: its second part left the pins at the range of rows G… and
+    // row G−1 (from 40 % closed to closed). The bottle as tracked at commit (the off-thread path
+    // re-checks with the obstacles present then): the sphere by the open jaw.
+    mf.groups[0]!.spheres.set([...centre!, 0.01]);
+    const failed = recheck.check(nominal, nominal, nominal, H, DT, q0, q0, heldAxis);
+    expect(failed).toMatchObject({ check: 'barrier' });
+    // the pins the re-check used: the jaw's range over q0 and every row's gripper command
+    let lo = q0[5]!;
+    let hi = q0[5]!;
+    for (let k = 0; k < H; k++) {
+      lo = Math.min(lo, nominal[k * COLUMNS + 5]!);
+      hi = Math.max(hi, nominal[k * COLUMNS + 5]!);
+    }
+    const jaw = mf.recheck!.chunkPin as JawRange;
+    expect(jaw).toBeInstanceOf(JawRange);
+    expect([jaw.pins[0].value, jaw.pins[1].value]).toEqual([lo, hi]);
+    // the bottle back far away: the chunk passes (the pins alone do not fail it)
+    mf.groups[0]!.spheres.set([5, 5, 5, 0.01]);
+    expect(recheck.check(nominal, nominal, nominal, H, DT, q0, q0, heldAxis)).toBeNull();
   });
 });

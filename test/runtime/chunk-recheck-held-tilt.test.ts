@@ -390,3 +390,28 @@ describe("the re-check takes the held object's measured axis at the first held c
     expect(q.arm.executed).toHaveLength(0);
   });
 });
+
+describe('the re-check on the control thread does not churn its buffers', () => {
+  it('a chunk that starts held, lets go and grasps again: its lead pass and main pass differ in length, and re-checking it again allocates nothing', () => {
+    const p = parts();
+    const check = new CommitRecheck({ ...p.recheck, heldTilt: { ...p.recheck.heldTilt!, filter: null } }, 3);
+    const q0 = [0, 0.4, CLOSED];
+    const grasp = standing('grasp', 0, CLOSED).targets;
+    expect(check.check(grasp, grasp, grasp, 4, DT, q0, q0, null)).toBeNull();
+    check.committed();
+    // held rows 0–1, let go at row 2, grasp again at row 3: the lead pass 3 rows, the main pass 4
+    const grips = [CLOSED, CLOSED, OPEN, CLOSED, CLOSED, CLOSED, CLOSED];
+    const regrasp = Float64Array.from(grips.flatMap((grip) => [0, 0.4, grip]));
+    expect(check.check(regrasp, regrasp, regrasp, 7, DT, q0, q0, null)).toBeNull();
+    expect(check.grasp!.lead).toBe(true);
+    const buffers = () => [check['tiltRows'], check['rows']];
+    const first = buffers();
+    for (let i = 0; i < 3; i++) {
+      expect(check.check(regrasp, regrasp, regrasp, 7, DT, q0, q0, null)).toBeNull();
+      expect(check.check(grasp, grasp, grasp, 4, DT, q0, q0, null)).toBeNull();
+    }
+    const after = buffers();
+    expect(after[0]).toBe(first[0]);
+    expect(after[1]).toBe(first[1]);
+  });
+});

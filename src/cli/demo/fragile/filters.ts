@@ -8,7 +8,7 @@ import type { CbfWeights } from '../../../gate/cbf-qp.js';
 import { ChunkCbfFilter, DEFAULT_CBF_TOLERANCE, DEFAULT_CBF_WEIGHTS } from '../../../gate/cbf-filter.js';
 import { interiorPointSolver } from '../../../gate/cbf-solver.js';
 import type { BarrierModel, ChunkFilter } from '../../../gate/cbf-types.js';
-import type { ChunkRecheckConfig } from '../../../gate/chunk-recheck.js';
+import type { ChunkPin, ChunkRecheckConfig } from '../../../gate/chunk-recheck.js';
 import { obstacleGroups } from '../../../gate/capsule-barrier.js';
 import { BarrierStack } from '../../../gate/barrier-stack.js';
 import { descriptionBarrier } from '../../../gate/description-barrier.js';
@@ -174,12 +174,43 @@ export class PinnedJointBarrier implements BarrierModel {
 }
 
 /**
+ * The jaw's range over a chunk, the two {@link PinnedJointBarrier}s pinned at its low and high end:
+ * the present jaw position and every row's gripper command, so a chunk that opens the jaw is also
+ * checked with the jaw open (pinned at the present position alone, an opening jaw's capsules went
+ * unchecked within the chunk). Set by the filter before it filters a chunk (ArmColumnsFilter) and
+ * by the commit re-check before it checks the chunk as it would go to the arm (its chunkPin): a
+ * chunk filtered in parts leaves the pins at its last part's range.
+ */
+export class JawRange implements ChunkPin {
+  constructor(
+    /** The barrier pinned at the low and at the high end of the jaw's range. */
+    readonly pins: readonly [PinnedJointBarrier, PinnedJointBarrier],
+    readonly columns: number,
+    readonly gripperColumn: number,
+  ) {
+    if (!(gripperColumn >= 0 && gripperColumn < columns))
+      throw new RangeError(`jaw range: gripper column ${gripperColumn} outside a ${columns}-column chunk`);
+  }
+
+  pinTo(chunk: ArrayLike<number>, horizon: number, q0: ArrayLike<number>): void {
+    let lo = q0[this.gripperColumn] ?? NaN;
+    let hi = lo;
+    for (let k = 0; k < horizon; k++) {
+      const v = chunk[k * this.columns + this.gripperColumn] ?? NaN;
+      // NaN propagates: a jaw the barrier cannot place is refused, never skipped
+      lo = v < lo || v !== v ? v : lo;
+      hi = v > hi || v !== v ? v : hi;
+    }
+    this.pins[0].value = lo;
+    this.pins[1].value = hi;
+  }
+}
+
+/**
  * Filters the first `arm` columns of a chunk of `columns` columns with `inner` through
  * {@link PassiveColumnsFilter}: the other columns (the gripper command) pass through exactly as sent.
- * With pinned barriers (the SO-101 jaw, a model joint that is not an arm column): the jaw is
- * checked at both ends of the range it covers in this chunk — the present jaw position and every
- * row's gripper command — so a chunk that opens the jaw is also checked with the jaw open (pinned
- * at the present position alone, an opening jaw's capsules went unchecked within the chunk).
+ * With a pinned jaw (the SO-101, a model joint that is not an arm column): pinned to its range
+ * over the chunk ({@link JawRange}) before the chunk is filtered.
  */
 export class ArmColumnsFilter implements ChunkFilter {
   private readonly columnsFilter: PassiveColumnsFilter;
@@ -188,9 +219,8 @@ export class ArmColumnsFilter implements ChunkFilter {
     readonly inner: ChunkFilter,
     readonly arm: number,
     readonly columns: number,
-    /** The barrier pinned at the low and at the high end of the jaw's range (null: no pinned joint). */
-    private readonly pins: readonly [PinnedJointBarrier, PinnedJointBarrier] | null,
-    private readonly gripperColumn: number,
+    /** The jaw's pins (null: no pinned joint). */
+    private readonly jaw: JawRange | null,
   ) {
     this.columnsFilter = new PassiveColumnsFilter(inner, arm, columns);
   }
@@ -202,18 +232,7 @@ export class ArmColumnsFilter implements ChunkFilter {
     dt: number,
     deadline?: () => boolean,
   ): CbfOutcome {
-    if (this.pins) {
-      let lo = q0[this.gripperColumn] ?? NaN;
-      let hi = lo;
-      for (let k = 0; k < horizon; k++) {
-        const v = nominal[k * this.columns + this.gripperColumn] ?? NaN;
-        // NaN propagates: a jaw the barrier cannot place is refused by the filter, never skipped
-        lo = v < lo || v !== v ? v : lo;
-        hi = v > hi || v !== v ? v : hi;
-      }
-      this.pins[0].value = lo;
-      this.pins[1].value = hi;
-    }
+    this.jaw?.pinTo(nominal, horizon, q0);
     return this.columnsFilter.filter(nominal, horizon, q0, dt, deadline);
   }
 }
@@ -230,9 +249,10 @@ export interface ModeFilter {
   /**
    * What the chunk path re-checks the chunk as it would go to the arm against (CommitRecheck): the
    * filter's own barrier, limits, planning margin and tilt faces, the re-check handing the
-   * HeldTiltFilter the committed grasp reference. The SO-101's barrier is the jaw-pinned pair
-   * (`ArmColumnsFilter` pins it to the range the chunk commands just before the re-check, on the
-   * same thread); its tilt faces take the jaw from the chunk's gripper column. null for the
+   * HeldTiltFilter the committed grasp reference. The SO-101's barrier is the jaw-pinned pair,
+   * pinned by the re-check itself to the jaw's range over the chunk it checks and q0 (chunkPin:
+   * the filter's last pins are its last part's where it filters a grasp chunk in two); its tilt
+   * faces take the jaw from the chunk's gripper column. null for the
    * stepwise baseline: the action-wise filter of Eq. A.2 is measured as published (it does not
    * re-check its rows), a comparison, never a gate mode of a rig.
    */
@@ -330,7 +350,8 @@ export function modeFilter(
       });
       break;
   }
-  const armFilter = new ArmColumnsFilter(inner, arm, columns, pins, arm);
+  const jaw = pins ? new JawRange(pins, columns, arm) : null;
+  const armFilter = new ArmColumnsFilter(inner, arm, columns, jaw);
   // The tilt pairs are over the description's joints: the arm columns, then (SO-101) the jaw, which
   // is the chunk's gripper column — the tilt filter reads a chunk row's leading columns.
   const filter =
@@ -348,6 +369,7 @@ export function modeFilter(
           maxSpeed: profile.maxSpeed,
           planningMargin,
           gamma: profile.cbfWeights?.gamma ?? DEFAULT_CBF_WEIGHTS.gamma,
+          chunkPin: jaw,
           heldTilt:
             heldTilt && compiled.tilt ? { barrier: compiled.tilt, gripper: heldTilt.gripper, filter: heldTilt } : null,
         };
