@@ -35,7 +35,7 @@ import { BodyAxisPoints } from '../../../../drivers/tracking/axis-points.js';
 import { SceneTracker } from '../../../../drivers/tracking/scene-tracker.js';
 import { SimTrackingAdapter } from '../../../../drivers/tracking/sim-tracking.js';
 import { TrackedHeldObjectAxis } from '../../../../drivers/tracking/held-object-axis.js';
-import type { HeldObjectAxis, HeldTiltFilter } from '../../../gate/held-tilt.js';
+import type { GraspReference, HeldObjectAxis, HeldTiltFilter } from '../../../gate/held-tilt.js';
 import { TrackedObstacles } from '../../../gate/tracked-obstacles.js';
 import { CHUNK_HORIZON } from '../../../../drivers/sim/policies.js';
 import { MonitorBank } from '../../../runtime/monitor-bank.js';
@@ -104,8 +104,11 @@ export interface RecordedFilterCall {
   /** The obstacle groups' spheres as the tracker had placed them. */
   readonly spheres: readonly Float64Array[];
   /**
-   * The held cup's axis the held-tilt filter's measurement port gave at the call (base frame), or
-   * null when it gave none (or the mode has no held-tilt filter): a replay measures the same.
+   * The held cup's axis the held-tilt filter was given for the call (base frame): the sample the
+   * commit re-check handed it, or what its own port gave it in a mode with no re-check; null when
+   * it was given none — the grasp's reference was already measured (or not yet due), the tracker
+   * had no usable sample, or the mode has no held-tilt filter. A replay that gives the filter this
+   * through its port measures the same.
    */
   readonly heldAxis: Float64Array | null;
 }
@@ -171,18 +174,47 @@ export interface FragileEpisodeResult {
 /**
  * Times every call of a filter: wall time, and the process's CPU time (user + system), which on a
  * shared, loaded machine says what the filter costs rather than how long it waited for a core.
+ * With `record`, each call's inputs, with the held cup's axis the filter was given for it: the
+ * sample the commit re-check handed it with the grasp reference (the re-check's handover goes
+ * through here to the held-tilt filter), or, where the filter reads the cup itself (no re-check),
+ * what its port gave it (`recording`) — the one reading the filter used, never a second one.
  */
 class TimedFilter implements ChunkFilter {
   readonly ms: number[] = [];
   readonly cpuMs: number[] = [];
   readonly calls: RecordedFilterCall[] = [];
+  /** The held cup's axis given to the filter for its next call (valid while `sampled`). */
   private readonly axis = new Float64Array(3);
-  /** The held cup's measurement port of the episode (recorded with each call), when it has one. */
-  heldAxis: HeldObjectAxis | null = null;
+  private sampled = false;
   constructor(
     private readonly inner: ChunkFilter,
     private readonly record: ObstacleSet[] | null,
+    /** The held-tilt filter inside `inner` (null: the mode keeps no tilt). */
+    private readonly held: HeldTiltFilter | null,
   ) {}
+
+  /** The commit re-check's handover (RecheckHeldTilt.filter): recorded, then given to the held-tilt filter. */
+  restoreGrasp(r: GraspReference, heldAxis: ArrayLike<number> | null): void {
+    this.given(heldAxis);
+    this.held?.restoreGrasp(r, heldAxis);
+  }
+
+  /** The held-tilt filter's own port (the re-check refuses a filter that has one). */
+  get objectAxis(): HeldObjectAxis | null {
+    return this.held?.objectAxis ?? null;
+  }
+
+  /** `port`, with what it gives the filter recorded (a filter that reads the cup itself). */
+  recording(port: HeldObjectAxis): HeldObjectAxis {
+    return {
+      axis: (out) => {
+        const ok = port.axis(out);
+        this.given(ok ? out : null);
+        return ok;
+      },
+    };
+  }
+
   filter(
     nominal: Float64Array,
     horizon: number,
@@ -190,22 +222,30 @@ class TimedFilter implements ChunkFilter {
     dt: number,
     deadline?: () => boolean,
   ): CbfOutcome {
-    if (this.record)
-      this.calls.push({
-        nominal: Float64Array.from(nominal),
-        horizon,
-        q0: Float64Array.from(q0),
-        dt,
-        spheres: this.record.map((g) => Float64Array.from(g.spheres)),
-        heldAxis: this.heldAxis?.axis(this.axis) ? Float64Array.from(this.axis) : null,
-      });
+    const inputs = this.record
+      ? {
+          nominal: Float64Array.from(nominal),
+          horizon,
+          q0: Float64Array.from(q0),
+          dt,
+          spheres: this.record.map((g) => Float64Array.from(g.spheres)),
+        }
+      : null;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const o = this.inner.filter(nominal, horizon, q0, dt, deadline);
     this.ms.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     this.cpuMs.push((c.user + c.system) / 1000);
+    // after the call: a filter reading its own port reads during it
+    if (inputs) this.calls.push({ ...inputs, heldAxis: this.sampled ? Float64Array.from(this.axis) : null });
+    this.sampled = false;
     return o;
+  }
+
+  private given(axis: ArrayLike<number> | null): void {
+    this.sampled = axis !== null;
+    if (axis !== null) for (let i = 0; i < 3; i++) this.axis[i] = axis[i] ?? NaN;
   }
 }
 
@@ -268,7 +308,7 @@ async function play(
     }
     // A new episode: no grasp seen yet (a reused filter must not keep the last episode's reference).
     mf.heldTilt?.reset();
-    timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null);
+    timed = new TimedFilter(mf.filter, input.recordFilterCalls ? mf.groups : null, mf.heldTilt);
     reads = mf.recheck === null ? mf.heldTilt : null;
     const spheres = bottleSpheres(fs.bottle, profile.bottleSpheres, profile.sphereMargin);
     // The hardware path: sim tracking adapter → SceneTracker → the spheres' points on the bottle's axis → TrackedObstacles.
@@ -293,10 +333,11 @@ async function play(
       obstacles: tracked,
       // No warning band on this path; the chunk as it goes to the arm is re-checked on the mode
       // filter's own barrier and tilt faces (cbf, hold), the held cup's measured axis read here and
-      // handed to the filter with the grasp reference (the stepwise baseline runs as published).
+      // handed to the filter with the grasp reference, through `timed` which records it (the
+      // stepwise baseline runs as published).
       recheck:
         mf.recheck && mf.recheck.heldTilt
-          ? { ...mf.recheck, heldTilt: { ...mf.recheck.heldTilt, objectAxis: cupAxis.port } }
+          ? { ...mf.recheck, heldTilt: { ...mf.recheck.heldTilt, objectAxis: cupAxis.port, filter: timed } }
           : mf.recheck,
     };
   } else {
@@ -325,9 +366,8 @@ async function play(
     sceneTracker && input.heldTiltReference !== 'tool'
       ? new TrackedHeldObjectAxis(sceneTracker, scene.targetBody, TRACKING_MAX_AGE, clock)
       : null;
-  if (timed) timed.heldAxis = cupAxis.axis;
-  // A mode with no re-check (the stepwise baseline): its filter reads the cup itself.
-  if (reads) reads.objectAxis = cupAxis.port;
+  // A mode with no re-check (the stepwise baseline): its filter reads the cup itself (recorded as read).
+  if (reads) reads.objectAxis = timed ? timed.recording(cupAxis.port) : cupAxis.port;
   const rec = input.record;
   const policyLabel = fragilePolicyLabel(mode);
   const { session, path } = rec
