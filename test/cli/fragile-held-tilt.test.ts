@@ -5,7 +5,8 @@
  * the grasp as the reference the gate counts the cup upright, lets the detour tilt the tool ≈ 6°
  * more, and the monitors hold for held_object_tilt_world (the cup at 15°); with the cup's tracked
  * axis at the grasp as the reference the filter keeps the cup itself under its limit and the
- * episode succeeds.
+ * episode succeeds. A recorded call's cup axis is the sample the commit re-check handed the filter:
+ * once the measured reference is committed none is read.
  */
 import { describe, expect, it } from 'vitest';
 import { loadMujoco, so101Scene } from '../../drivers/sim/index.js';
@@ -41,5 +42,11 @@ describe('fragile pilot: the held cup measured at the grasp', () => {
     const tiltDeg = (Math.acos(a[2]! / Math.hypot(a[0]!, a[1]!, a[2]!)) * 180) / Math.PI;
     expect(tiltDeg).toBeGreaterThan(9);
     expect(tiltDeg).toBeLessThan(13);
+    // the record is the sample the re-check handed the filter (one reading, not a second read of
+    // the tracker): it reads none once the first held chunk's measured reference is committed
+    const first = measured.filterCalls.indexOf(heldCalls[0]!);
+    const later = measured.filterCalls.slice(first + 1);
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.filter((c) => c.heldAxis !== null)).toHaveLength(0);
   }, 180_000);
 });
