@@ -578,7 +578,10 @@ export class HeldTiltFilter implements ChunkFilter {
   /**
    * A chunk that grasps at row `grasp` > 0: rows before it filtered with the constraint off (on,
    * from the reference it starts with, when the chunk starts held and lets go before the grasp),
-   * the rest from the first part's last row with it on and that row's pose as the reference.
+   * the rest from the first part's last row with it on and that row's pose as the reference. The
+   * inner filter runs once per part, so what it sets from the chunk it is given (the SO-101 pilot's
+   * jaw pins) is left at the second part's: the commit re-check sets its own from the whole chunk
+   * (ChunkRecheckConfig.chunkPin).
    */
   private filterGrasp(
     nominal: Float64Array,
