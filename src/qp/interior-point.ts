@@ -329,7 +329,9 @@ export class QpSolver {
         for (let k = 0; k < steps; k++) normal.refine();
         this.updateStepMax();
       }
-      const alpha = Math.min(1, STEP_TO_BOUNDARY * ws.stepMax);
+      let alpha = Math.min(1, STEP_TO_BOUNDARY * ws.stepMax);
+      // feasible to tolerance, only the gap is left: never step where the gap grows (see limitGapGrowth)
+      if (primRes <= primTol && dualRes <= dualTol) alpha = this.limitGapGrowth(alpha);
       if (!(alpha > 0)) return this.finish(problem, 'numerical-error', 'step length collapsed to zero');
       if (iter % 4 === 3 && certifiesUnbounded(ws, scaling))
         return this.finish(
@@ -523,6 +525,44 @@ export class QpSolver {
     D.copyWithin(oADX, oKeepADX, oKeepADX + m);
     D.copyWithin(oDYE, oKeepDYE, oKeepDYE + m);
     return false;
+  }
+
+  /**
+   * Step length along the current direction once the iterate is primal and dual feasible to
+   * tolerance (only the gap is left to close): if the step `alpha` would make the gap grow, the α
+   * that minimises the gap after the step, Σ(s + α ds)(z + α dz) = gap + α·slope + α²·curve.
+   * Near a degenerate vertex Mehrotra's direction can ask a product s·z far below σμ (s and z both
+   * small, on a bound that is not active at the solution) to rise a hundredfold; the linearisation
+   * then sends s across the whole range of the row to the opposite bound, and the full step
+   * multiplies the gap by ten. Without this limit the iterate can cycle through such steps forever
+   * with the residuals at 1e-16 (test/qp/solver.test.ts, "gap-growth cycle"). Where the gap does
+   * not grow along the step, `alpha` is returned unchanged (iterates bit for bit as before).
+   */
+  private limitGapGrowth(alpha: number): number {
+    const ws = this.ws;
+    const m = ws.m;
+    const D = ws.rows;
+    const oSL = R_SL * m;
+    const oSU = R_SU * m;
+    const oZL = R_ZL * m;
+    const oZU = R_ZU * m;
+    const oDSL = R_DSL * m;
+    const oDZL = R_DZL * m;
+    const oDSU = R_DSU * m;
+    const oDZU = R_DZU * m;
+    let slope = 0;
+    let curve = 0;
+    for (let i = 0; i < m; i++) {
+      const dsl = D[oDSL + i]!;
+      const dzl = D[oDZL + i]!;
+      const dsu = D[oDSU + i]!;
+      const dzu = D[oDZU + i]!;
+      slope += D[oSL + i]! * dzl + D[oZL + i]! * dsl + D[oSU + i]! * dzu + D[oZU + i]! * dsu;
+      curve += dsl * dzl + dsu * dzu;
+    }
+    // gap(α) − gap = α·(slope + α·curve) > 0 only past −slope/curve; its minimum is at half that
+    if (!(slope < 0 && curve > 0 && alpha * curve > -slope)) return alpha;
+    return -slope / (2 * curve);
   }
 
   /** Largest α ≤ 1 keeping all slacks and multipliers non-negative along the current direction. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseQpJson, QpSolver } from '../../src/qp/index.js';
 import type { QpProblem } from '../../src/qp/index.js';
+import { solveByActiveSetEnumeration } from './support/dense-reference.js';
 import { toProblem } from './support/build.js';
 import { sharedDir } from '../support/paths.js';
 
@@ -161,4 +162,53 @@ describe('QpSolver statuses and contract', () => {
     expect(b.status).toBe('max-iterations');
     expect(b.objective).not.toBe(objective);
   });
+});
+
+describe('QpSolver on a degenerate vertex (gap-growth cycle)', () => {
+  // randomStagedQp(127227023, 3, 1, 3) (fast-check seed 867734762): rows 1 (upper) and 2 (lower) are
+  // active at the solution, row 3 is inactive but close to its lower bound. The old solver came near
+  // the vertex where row 3 is active too, then Mehrotra's step carried row 3 across its range to the
+  // upper bound and back: a three-iteration cycle with residuals at 1e-16 and the gap × 10 every
+  // third step ('max-iterations' at 60 and at 200, objective −4.93 / −5.287).
+  const qp = {
+    n: 3,
+    P: [
+      [0.2886052597613933, 0.10164371323929956, 0],
+      [0.10164371323929956, 0.38657012099767907, -0.1566555323013431],
+      [0, -0.1566555323013431, 0.22375093314904818],
+    ],
+    q: [-1.7514228024629728, -2.3205660776833152, -2.735805951119],
+    A: [
+      [0, 0, 1.0745778770651668],
+      [-1.010831846680048, -0.8118251212461054, 0],
+      [0, -1.2539804407637145, 1.6899079604184357],
+    ],
+    l: [-1e30, -1.6917132352840605, -3.153647696686696],
+    u: [0.4138887193949292, 1e30, -1.358709523774471],
+  };
+  const ref = solveByActiveSetEnumeration(qp);
+
+  it('the dense active-set reference has rows 1 and 2 active at x ≈ (−0.66463, 2.91140, 0.38516)', () => {
+    expect(ref.feasible).toBe(true);
+    if (!ref.feasible) return;
+    expect(ref.objective).toBeCloseTo(-5.299449996, 8);
+    expect(ref.x[0]).toBeCloseTo(-0.66463, 4);
+    expect(ref.x[1]).toBeCloseTo(2.9114, 4);
+    expect(ref.x[2]).toBeCloseTo(0.38516, 4);
+  });
+
+  for (const hinted of [false, true]) {
+    it(`converges to the reference ${hinted ? 'with a stage hint' : 'unhinted (level sets)'}`, () => {
+      if (!ref.feasible) throw new Error('reference infeasible');
+      const p = toProblem(qp, hinted ? { kind: 'stages', stageOfVariable: Int32Array.from([0, 1, 2]) } : undefined);
+      const solver = new QpSolver(p);
+      expect(solver.structure.kind).toBe(hinted ? 'stages' : 'levels');
+      const r = solver.solve(p, { maxIterations: 60 });
+      expect(r.status).toBe('solved');
+      expect(Math.abs(r.objective - ref.objective)).toBeLessThanOrEqual(1e-6 * Math.abs(ref.objective));
+      expect(r.maxViolation).toBeLessThanOrEqual(1e-6);
+      for (let j = 0; j < 3; j++)
+        expect(Math.abs(r.x[j]! - ref.x[j]!)).toBeLessThanOrEqual(1e-4 * (1 + Math.abs(ref.x[j]!)));
+    });
+  }
 });
