@@ -130,6 +130,8 @@ export class QpSolver {
   private readonly polisher: ActiveSetPolish;
   /** whether ws holds a loaded problem and an iterate a `resume` solve may continue */
   private resumable = false;
+  /** the problem object that was loaded (a `resume` continues only that one) */
+  private loaded: QpProblem | null = null;
 
   constructor(shape: Pick<QpProblem, 'n' | 'm' | 'P' | 'A' | 'stageHint'>) {
     const { n, m } = shape;
@@ -206,12 +208,13 @@ export class QpSolver {
 
     if (options.resume === true) {
       // the last solve's scaled data, constant normal-matrix part and iterate, as it left them
-      if (!this.resumable)
+      if (!this.resumable || problem !== this.loaded)
         return this.finish(problem, 'numerical-error', 'resume: no previous solve of this problem to continue');
       // finish() left the unscaled A·x in the A·x slot: the scaled one back from the iterate
       ws.multiplyA(ws.x, R_AX);
     } else {
       this.resumable = false;
+      this.loaded = problem;
       const bad = loadScaledData(ws, scaling, problem);
       if (bad !== undefined) return this.finish(problem, bad.status, bad.reason);
       normal.loadConstantPart();

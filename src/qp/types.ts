@@ -114,7 +114,8 @@ export interface QpSolveOptions {
    * problem at a tighter tolerance after a loose solve. The problem must be the one last solved,
    * unchanged since (its scaled data are reused, not reloaded); `warmStart`/`warmStartDual` are
    * ignored. Without a previous solve that loaded its data, or after a polished one (its point is
-   * not an interior iterate): status 'numerical-error'.
+   * not an interior iterate), or for another problem object than the one loaded: status
+   * 'numerical-error'.
    */
   readonly resume?: boolean;
   /** absolute tolerance on residuals and complementarity (default 1e-9) */

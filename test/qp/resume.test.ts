@@ -85,4 +85,15 @@ describe('QpSolver resume', () => {
     expect(polished.polished).toBe(true);
     expect(solver.solve(problem, { resume: true }).status).toBe('numerical-error');
   });
+
+  it('resume continues only the problem object that was loaded, not another of the same shape', () => {
+    const { problem } = boxProblem(7);
+    const other = { ...problem, q: Float64Array.from(problem.q, (v) => -v) };
+    const solver = new QpSolver(problem);
+    expect(solver.solve(problem, { epsAbs: 1e-2, epsRel: 1e-2 }).status).toBe('solved');
+    const r = solver.solve(other, { epsAbs: 1e-9, epsRel: 1e-9, resume: true });
+    expect(r.status === 'numerical-error' ? r.reason : r.status).toMatch(/^resume:/);
+    // the loaded one still resumes
+    expect(solver.solve(problem, { epsAbs: 1e-9, epsRel: 1e-9, resume: true }).status).toBe('solved');
+  });
 });
