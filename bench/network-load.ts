@@ -5,7 +5,8 @@
  * 2,000 chunk requests (H = 50, 6 joints) as fast as the client can; `policy30` publishes one such
  * request every 1/30 s for `seconds` (a VLA policy at its own rate, not a flood).
  *
- *   node --import tsx bench/network-load.ts flood64|chunks|policy30 <url> <robot> [seconds=6]
+ *   node --import tsx bench/network-load.ts flood64|chunks|policy30 <url> <robot> [seconds=6] [requests=2000]
+ *   (`requests`: how many chunk requests `chunks` sends; bench/flood-worker-cpu.ts sends more)
  *   (prints "ready", starts on a line on stdin, prints its result line, exits on the next line on stdin)
  */
 import { connect } from 'node:net';
@@ -15,6 +16,7 @@ import { mqttString, remainingLength as varint } from '../test/support/mqtt-raw.
 
 const [mode, url, robot, secondsArg] = process.argv.slice(2) as [string, string, string, string | undefined];
 const seconds = Number(secondsArg ?? 6);
+const floodRequests = Number(process.argv[6] ?? 2000);
 
 /** A logged-in client that declares a 64 MB PUBLISH and writes it in 1 MB pieces; resolves when done or cut off. */
 function flood64(port: number, ROBOT: string): Promise<{ mb: number; cut: boolean }> {
@@ -179,6 +181,6 @@ if (mode === 'flood64') {
       senderCpu(),
   );
 } else if (mode === 'policy30') console.log((await policy30(robot)) + senderCpu());
-else console.log((await chunkFlood(2000, robot)) + senderCpu());
+else console.log((await chunkFlood(floodRequests, robot)) + senderCpu());
 // Exit when the bench says so, after its measured window (a process's exit is not part of the load).
 process.stdin.once('data', () => process.exit(0));

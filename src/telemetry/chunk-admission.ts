@@ -135,21 +135,50 @@ function scopeText(s: RateLimitScope): string {
   return s.kind === 'user' ? `${limitOwner(s)} (client '${s.clientId}')` : limitOwner(s);
 }
 
+/** Reasons kept (one per user and client id seen); past this many the cache starts again. */
+export const MAX_CACHED_REASONS = 1024;
+
 /**
  * The answer to a request above the limit (ChunkResultMessage JSON, the fields in the order
- * JSON.stringify of the message writes them), built from text made once per limit: a flood's
- * thousands of answers cost a string concatenation each.
+ * JSON.stringify of the message writes it), built from text made once per limit and, for the
+ * reason, once per user and client id: a flood's thousands of answers cost two map lookups and a
+ * string concatenation each (the reason was written and JSON-escaped for every answer before).
  */
 export class RateLimitAnswers {
   private readonly limitText: string;
+  /** `,"verdict":…,"reason":"…","t":` per user, per client id (and for the whole stream). */
+  private readonly middles = new Map<string, Map<string, string>>();
+  private cached = 0;
+  private streamMiddle: string | undefined;
 
   constructor(readonly limit: ChunkRateLimit) {
     this.limitText = ` (burst ${limit.burst}; --max-chunk-rate): not decoded, not executed`;
   }
 
   text(id: string, scope: RateLimitScope, t: number): string {
+    return `{"v":1,"id":${JSON.stringify(id)}${this.middle(scope)}${JSON.stringify(t)}}`;
+  }
+
+  private middle(scope: RateLimitScope): string {
+    if (scope.kind === 'stream') return (this.streamMiddle ??= this.written(scope));
+    let byClient = this.middles.get(scope.username);
+    const cached = byClient?.get(scope.clientId);
+    if (cached !== undefined) return cached;
+    if (this.cached >= MAX_CACHED_REASONS) {
+      this.middles.clear();
+      this.cached = 0;
+      byClient = undefined;
+    }
+    if (!byClient) this.middles.set(scope.username, (byClient = new Map()));
+    const middle = this.written(scope);
+    byClient.set(scope.clientId, middle);
+    this.cached++;
+    return middle;
+  }
+
+  private written(scope: RateLimitScope): string {
     const reason = `more than ${this.limit.ratePerS} chunk requests a second ${scopeText(scope)}${this.limitText}`;
-    return `{"v":1,"id":${JSON.stringify(id)},"verdict":"rejected","code":"rate-limit","reason":${JSON.stringify(reason)},"t":${JSON.stringify(t)}}`;
+    return `,"verdict":"rejected","code":"rate-limit","reason":${JSON.stringify(reason)},"t":`;
   }
 }
 

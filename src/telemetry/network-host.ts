@@ -41,7 +41,9 @@ const command = (c: WorkerCommand) => post({ type: 'command', command: c });
 const priority = niceThisThread(config.nice ?? NETWORK_WORKER_NICE);
 
 let clock = data.clock;
-const epochMs = () => performance.timeOrigin + performance.now();
+/** (performance.timeOrigin is a getter that validates its receiver: read once, not per answer.) */
+const timeOrigin = performance.timeOrigin;
+const epochMs = () => timeOrigin + performance.now();
 const gateNow = () => clock.gate + (epochMs() - clock.epochMs) / 1000;
 const chunks = new ChunkPacer({
   forward: (request) => command({ kind: 'chunk', request }),
