@@ -101,17 +101,32 @@ export class ChunkAdmission {
 const ID_SCAN_BYTES = 512;
 /** A JSON string of at most 128 characters or escapes, after `"id":`. */
 const ID_PATTERN = /"id"\s*:\s*("(?:[^"\\]|\\.){0,128}")/;
+/** The same, only where the text begins. */
+const ID_PATTERN_AT_START = /^"id"\s*:\s*("(?:[^"\\]|\\.){0,128}")/;
+const ID_KEY = Buffer.from('"id"');
+/** How much is decoded first, from the first `"id"` on (a typical id is a few dozen bytes). */
+const ID_FIRST_LOOK_BYTES = 160;
 
 /**
  * The id of a request that is not decoded (above the rate, or not JSON), for its answer: the first
  * `"id": "…"` in the payload's first `scanBytes` bytes (a policy writes its id near the start; the
  * chunk schema has no nested `id`), with its JSON escapes decoded as the decoded path would, or ''
  * when there is none there (or it is not a valid JSON string). Parses only that string.
+ *
+ * Decodes only from the first `"id"` on (no match can begin before it, and an ASCII byte decodes to
+ * itself whatever precedes it), and first only a short stretch: a match that begins at that `"id"`
+ * and ends inside the stretch is the one the whole head gives (an id's string ends at its first
+ * unescaped quote, so a truncated character at the stretch's end cannot be inside it); otherwise the
+ * rest of the head is searched as before. (Under a flood this runs once per refused request.)
  */
 export function chunkIdOf(payload: Uint8Array, scanBytes = ID_SCAN_BYTES): string {
   const head = Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, scanBytes));
+  const at = head.indexOf(ID_KEY);
+  if (at < 0) return '';
   // UTF-8, as JSON.parse reads it on the decoded path: the answer must carry the id the policy sent.
-  const quoted = ID_PATTERN.exec(head.toString('utf8'))?.[1];
+  const quoted =
+    ID_PATTERN_AT_START.exec(head.toString('utf8', at, Math.min(head.length, at + ID_FIRST_LOOK_BYTES)))?.[1] ??
+    ID_PATTERN.exec(head.toString('utf8', at))?.[1];
   if (quoted === undefined) return '';
   try {
     const id = JSON.parse(quoted) as string;

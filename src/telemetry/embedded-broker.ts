@@ -295,21 +295,13 @@ export class EmbeddedBroker {
 /**
  * A client connection as aedes sees it: reads come from `incoming` (the size-guarded bytes); writes
  * are held until the end of the current turn of the event loop (setImmediate) and go to the socket
- * as one buffer, one `socket.write`. aedes writes every packet in pieces (header, length, topic,
- * id, payload) and answers a publish with several packets (PUBACK, the publishes it forwards), each
- * its own system call before: under a flood of small publishes those writes were the broker's
- * largest cost. Handing the socket each piece, corked, still cost a write request of the socket's
- * stream per piece (and an iovec each in one writev); the pieces of a turn are small (a flood's
- * answers are a few hundred bytes each), so they are copied into one buffer instead. An e-stop
+ * in one writev. aedes writes every packet in pieces (header, topic, payload) and answers a
+ * publish with several packets (PUBACK, the publishes it forwards), each its own system call
+ * before: under a flood of small publishes those writes were the broker's largest cost. An e-stop
  * forwarded to armguard's link waits for the same turn's end, not for a timer.
  */
-export class GuardedConnection extends Duplex {
+class GuardedConnection extends Duplex {
   private flushQueued = false;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private readonly flushNow = (): void => {
-    this.flush();
-  };
 
   constructor(
     private readonly socket: Socket,
@@ -327,51 +319,29 @@ export class GuardedConnection extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.hold(chunk);
-    this.accepted(callback);
+    this._writev([{ chunk }], callback);
   }
 
   override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
-    for (let i = 0; i < chunks.length; i++) this.hold(chunks[i]!.chunk);
-    this.accepted(callback);
-  }
-
-  private hold(chunk: Buffer): void {
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
+    const socket = this.socket;
+    if (socket.destroyed) return callback();
     if (!this.flushQueued) {
       this.flushQueued = true;
-      setImmediate(this.flushNow);
+      socket.cork();
+      setImmediate(() => this.flush());
     }
-  }
-
-  /**
-   * Take more at once while what is held and what the socket has not sent yet stay below the
-   * socket's high-water mark; above it (a slow reader, or a large packet), send what is held now
-   * and take more only once the socket drained.
-   */
-  private accepted(callback: (error?: Error | null) => void): void {
-    const socket = this.socket;
-    if (socket.destroyed) {
-      this.pending = [];
-      this.pendingBytes = 0;
-      return callback();
-    }
-    if (this.pendingBytes + socket.writableLength < socket.writableHighWaterMark) return callback();
-    if (this.flush()) callback();
+    let accepted = true;
+    for (const { chunk } of chunks) accepted = socket.write(chunk);
+    // The socket's buffer is full (a slow reader): take more only once it drained.
+    if (accepted) callback();
     else socket.once('drain', () => callback());
   }
 
-  /** Send what was held (false: the socket's buffer is above its high-water mark). */
-  private flush(): boolean {
+  /** Send what this turn wrote (the socket writes it at once when the kernel takes it). */
+  private flush(): void {
+    if (!this.flushQueued) return;
     this.flushQueued = false;
-    const held = this.pending;
-    if (held.length === 0) return true;
-    const bytes = this.pendingBytes;
-    this.pending = [];
-    this.pendingBytes = 0;
-    if (this.socket.destroyed) return true;
-    return this.socket.write(held.length === 1 ? held[0]! : Buffer.concat(held, bytes));
+    this.socket.uncork();
   }
 
   override _final(callback: (error?: Error | null) => void): void {

@@ -47,7 +47,7 @@ const epochMs = () => timeOrigin + performance.now();
 const gateNow = () => clock.gate + (epochMs() - clock.epochMs) / 1000;
 const chunks = new ChunkPacer({
   forward: (request) => command({ kind: 'chunk', request }),
-  answer: (text) => link?.publishChunkResult(text),
+  answer: (text) => answerChunk(text),
   gateNow,
 });
 
@@ -64,16 +64,22 @@ function flushLedger(): void {
   for (const text of ledger.take()) post({ type: 'refused', text });
 }
 /**
- * Answer a request above the rate. With the embedded broker the broker itself publishes the answer
- * (not armguard's own connection to it: cheaper, and the answer goes out while that connection is
- * down). With an external broker the request came through armguard's connection a moment ago and
- * the answer goes back on it; if the connection dropped in between, the link drops the answer and
- * counts it (the policy's request was not executed either way: no answer is never a go-ahead).
+ * Publish a chunk answer (a ChunkResultMessage's JSON) on chunk/result: every answer — above the
+ * rate, superseded by the pacer, or the control thread's verdict. With the embedded broker the broker
+ * itself publishes it (not armguard's own connection to it: no encoding, socket round trip, parsing
+ * and acknowledgement through that connection, which also carries the e-stop; and the answer goes out
+ * while that connection is down). With an external broker the request came through armguard's
+ * connection and the answer goes back on it; if the connection dropped in between, the link drops the
+ * answer and counts it (the policy's request was not executed either way: no answer is never a
+ * go-ahead).
  */
+function answerChunk(text: string): void {
+  if (!broker?.publish(resultTopic, text)) link?.publishChunkResult(text);
+}
+/** Answer a request above the rate, undecoded (only its id is read), and record it. */
 function rejectOverRate(payload: Uint8Array, scope: RateLimitScope): void {
   const id = chunkIdOf(payload);
-  const text = answers.text(id, scope, gateNow());
-  if (!broker?.publish(resultTopic, text)) link?.publishChunkResult(text);
+  answerChunk(answers.text(id, scope, gateNow()));
   ledger.add(scope, id);
   ledgerTimer ??= setTimeout(flushLedger, LEDGER_PERIOD_MS);
 }
@@ -206,7 +212,7 @@ port.on('message', (m: ToWorker) => {
     case 'label':
       return l?.publishLabel(m.label);
     case 'chunk-result':
-      return l?.publishChunkResult(m.text);
+      return answerChunk(m.text);
     case 'chunk-credit':
       clock = m.clock;
       return chunks.grant();
