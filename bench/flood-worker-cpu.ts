@@ -117,7 +117,9 @@ async function flood(): Promise<{ result: string; ms: (tids: (tid: number) => bo
 console.log(
   `${new Date().toISOString()}  load average ${loadavg()
     .map((x) => x.toFixed(2))
-    .join(', ')}; ${rounds} floods of ${requests} chunk requests, sender ${idleSender ? 'at SCHED_IDLE' : 'at SCHED_OTHER'}`,
+    .join(
+      ', ',
+    )}; ${rounds} floods of ${requests} chunk requests, sender ${idleSender ? 'at SCHED_IDLE' : 'at SCHED_OTHER'}`,
 );
 const perRequest: number[] = [];
 for (let i = 0; i < rounds; i++) {
@@ -133,7 +135,9 @@ for (let i = 0; i < rounds; i++) {
   );
 }
 const sorted = [...perRequest].sort((a, b) => a - b);
-console.log(`  network worker µs per request: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} (${sorted.map((x) => x.toFixed(1)).join(', ')})`);
+console.log(
+  `  network worker µs per request: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} (${sorted.map((x) => x.toFixed(1)).join(', ')})`,
+);
 clearInterval(step);
 await t.stop();
 process.exit(0);

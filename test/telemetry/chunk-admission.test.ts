@@ -4,8 +4,10 @@
  * start or an admitted request — the burst plus the rate times the time since s, minus the
  * requests admitted since s, leaves at least one token), over random arrival sequences on times
  * exact in binary (property); hand-computed cases; per-user buckets kept for good and the cap's
- * shared overflow bucket; the answer text against JSON.stringify of the message; and the id scan of
- * undecoded requests (property over ids, escapes and payload layouts, fuzz over bytes).
+ * shared overflow bucket; the answer text against JSON.stringify of the message (also across the
+ * reasons it keeps per user and client id); and the id scan of undecoded requests (property over
+ * ids, escapes and payload layouts, fuzz over bytes, and against the scan's rule applied to the
+ * whole decoded head, over payloads cut inside characters and with decoy "id" keys).
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -14,6 +16,7 @@ import {
   chunkIdOf,
   chunkRateLimit,
   chunkRateLimitProblem,
+  MAX_CACHED_REASONS,
   MAX_TRACKED_KEYS,
   RateLimitAnswers,
   RateLimitLedger,
@@ -154,6 +157,35 @@ describe('chunkIdOf (requests that are not decoded)', () => {
     );
   });
 
+  it('gives what the rule gives on the whole decoded head, for decoys, any characters and cuts inside a character (property)', () => {
+    // The rule, applied naively: decode all of the first scanBytes bytes, take the first `"id": "…"`
+    // (a JSON string of at most 128 characters or escapes), JSON-parse it; '' when there is none.
+    const rule = (bytes: Uint8Array, scanBytes: number): string => {
+      const text = Buffer.from(bytes.subarray(0, scanBytes)).toString('utf8');
+      const m = /"id"\s*:\s*("(?:[^"\\]|\\.){0,128}")/.exec(text);
+      if (!m) return '';
+      try {
+        const id = JSON.parse(m[1]!) as string;
+        return id.length <= 128 ? id : '';
+      } catch {
+        return '';
+      }
+    };
+    const piece = fc.oneof(
+      fc.string({ maxLength: 40, unit: 'binary' }),
+      fc.constantFrom('"id"', '"id":', '"id": 5,', '"id" : "', '"id":"a\\', '\\"id\\":"x"', ' ', '\t', 'é', '🙂', '"'),
+      fc.string({ maxLength: 140, unit: 'binary' }).map((id) => `"id": ${JSON.stringify(id)}`),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.integer({ min: 0, max: 700 }), (pieces, scanBytes) => {
+        const bytes = Buffer.from(pieces.join(''), 'utf8');
+        expect(chunkIdOf(bytes, scanBytes)).toBe(rule(bytes, scanBytes));
+        expect(chunkIdOf(bytes)).toBe(rule(bytes, 512));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("answers '' when the head of the payload has no id, and reads only a view (no copy of the payload)", () => {
     const big = Buffer.from(`{"v":1,"targets":[${'0,'.repeat(400)}0],"id":"late"}`);
     expect(chunkIdOf(big)).toBe('');
@@ -191,6 +223,58 @@ describe('the answer and the record', () => {
         expect(parsed.t === (Number.isFinite(t) ? t : null)).toBe(true);
         expect(parsed.reason).toContain(`from user '${username}' (client '${clientId}')`);
       }),
+    );
+  });
+
+  it(`answers as the message's JSON across repeated users and client ids, beyond the ${MAX_CACHED_REASONS} reasons it keeps`, () => {
+    const answers = new RateLimitAnswers({ ratePerS: 40, burst: 8 });
+    const reference = (id: string, who: string, t: number) =>
+      JSON.stringify({
+        v: 1,
+        id,
+        verdict: 'rejected',
+        code: 'rate-limit',
+        reason: `more than 40 chunk requests a second ${who} (burst 8; --max-chunk-rate): not decoded, not executed`,
+        t,
+      });
+    // Names that run together the same way ('ab' + 'c', 'a' + 'bc') must not share a reason.
+    const pairs: [string, string][] = [
+      ['ab', 'c'],
+      ['a', 'bc'],
+      ['', 'abc'],
+      ['abc', ''],
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [u, c] of pairs)
+        expect(answers.text('p', { kind: 'user', username: u, clientId: c }, round)).toBe(
+          reference('p', `from user '${u}' (client '${c}')`, round),
+        );
+      for (let i = 0; i < MAX_CACHED_REASONS + 40; i++) {
+        const username = `u${i % 7}`;
+        const clientId = `c${i % (MAX_CACHED_REASONS + 13)}`;
+        expect(answers.text(`r${i}`, { kind: 'user', username, clientId }, i / 8)).toBe(
+          reference(`r${i}`, `from user '${username}' (client '${clientId}')`, i / 8),
+        );
+      }
+      expect(answers.text('s', { kind: 'stream' }, 1.5)).toBe(
+        reference('s', 'on this broker connection (all policies together)', 1.5),
+      );
+    }
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.constantFrom('a', 'ab', "o'k", '"q"', ''), fc.constantFrom('b', 'bc', 'c\\', ''), fc.string()),
+          {
+            maxLength: 30,
+          },
+        ),
+        (calls) => {
+          for (const [username, clientId, id] of calls)
+            expect(answers.text(id, { kind: 'user', username, clientId }, 2)).toBe(
+              reference(id, `from user '${username}' (client '${clientId}')`, 2),
+            );
+        },
+      ),
     );
   });
 

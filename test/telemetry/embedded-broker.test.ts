@@ -72,6 +72,31 @@ describe('embedded broker access enforcement', () => {
     expect(watcher.messages.filter((m) => m.payload.includes('over'))).toEqual([]);
     await Promise.all([watcher.end(), policy.end()]);
   });
+
+  it('acknowledges a publish its admission refused at QoS 0, 1 and 2 and passes it no further: aedes never publishes it', async () => {
+    const chunkTopic = topicFor('arm1', 'chunk/request');
+    broker = new EmbeddedBroker(
+      { users: [{ username: 'vla', password: 'p', roles: ['policy'] }] },
+      { admission: { topic: chunkTopic, admit: (_who, payload) => !payload.includes('over') } },
+    );
+    const url = await broker.start();
+    // White-box: every publish aedes runs through its pipeline (topic match, offline queues) ends in
+    // its 'publish' event. A refused request used to run it too (to the not-forwarded topic): under a
+    // flood, once per request besides its answer's.
+    const aedes = (
+      broker as unknown as { broker: { on(e: 'publish', l: (p: { topic: string; payload: Buffer }) => void): void } }
+    ).broker;
+    const published: string[] = [];
+    aedes.on('publish', (p) => published.push(`${p.topic} ${p.payload.toString()}`));
+    const policy = await RecordingClient.connect(url, 'vla', 'p');
+    for (const qos of [0, 1, 2] as const) await policy.client.publishAsync(chunkTopic, `{"id":"over-${qos}"}`, { qos });
+    expect(await policy.publish(chunkTopic, '{"id":"in-1"}')).toBe('acked');
+    await expect
+      .poll(() => published.filter((p) => p.startsWith(chunkTopic)), { timeout: 5000 })
+      .toEqual([`${chunkTopic} {"id":"in-1"}`]);
+    expect(published.filter((p) => p.includes('over') || p.startsWith(NOT_FORWARDED_TOPIC))).toEqual([]);
+    await policy.end();
+  });
 });
 
 describe('MqttLink command handling', () => {
