@@ -24,6 +24,8 @@ export interface AccessConfig {
 }
 
 export type Decision = { allow: true } | { allow: false; reason: string };
+/** The one allowing decision (asked once per publish: not a new object each time). */
+const ALLOW: Decision = Object.freeze({ allow: true });
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -58,12 +60,10 @@ export class AccessPolicy {
       return roles.includes('armguard') ? { allow: true } : { allow: false, reason: `only armguard publishes ${kind}` };
     }
     const need = requiredRole(kind as InboundKind);
-    const who = username ? `user '${username}'` : 'an anonymous client';
     if (username === undefined || username === '')
-      return { allow: false, reason: `${kind} from ${who}: credentials required` };
-    if (need === 'any') return { allow: true };
-    if (roles.includes(need)) return { allow: true };
-    return { allow: false, reason: `${kind} from ${who}: needs the ${need} role` };
+      return { allow: false, reason: `${kind} from an anonymous client: credentials required` };
+    if (need === 'any' || roles.includes(need)) return ALLOW;
+    return { allow: false, reason: `${kind} from user '${username}': needs the ${need} role` };
   }
 
   canSubscribe(roles: readonly Role[], username: string | undefined, topic: string): Decision {

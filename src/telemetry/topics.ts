@@ -44,26 +44,29 @@ export function topicFor(robot: string, kind: OutboundKind | InboundKind): strin
   return `${TOPIC_ROOT}/${robot}/${kind}`;
 }
 
+/** Every kind of the tree (parseTopic runs once per publish the embedded broker authorises). */
+const KINDS: ReadonlySet<string> = new Set<OutboundKind | InboundKind>([
+  'margins',
+  'margins/history',
+  'gate',
+  'events',
+  'episode',
+  'labels',
+  'chunk/result',
+  ...INBOUND_KINDS,
+]);
+const ROOT_PREFIX = `${TOPIC_ROOT}/`;
+
 /** Parse a topic of the tree into robot and kind; undefined when it is not one of ours. */
 export function parseTopic(topic: string): { robot: string; kind: OutboundKind | InboundKind } | undefined {
-  if (!topic.startsWith(`${TOPIC_ROOT}/`)) return undefined;
+  if (!topic.startsWith(ROOT_PREFIX)) return undefined;
   const rest = topic.slice(TOPIC_ROOT.length + 1);
   const slash = rest.indexOf('/');
   if (slash <= 0) return undefined;
   const robot = rest.slice(0, slash);
   const kind = rest.slice(slash + 1);
   if (!isValidRobotId(robot)) return undefined;
-  const kinds: readonly string[] = [
-    'margins',
-    'margins/history',
-    'gate',
-    'events',
-    'episode',
-    'labels',
-    'chunk/result',
-    ...INBOUND_KINDS,
-  ];
-  return kinds.includes(kind) ? { robot, kind: kind as OutboundKind | InboundKind } : undefined;
+  return KINDS.has(kind) ? { robot, kind: kind as OutboundKind | InboundKind } : undefined;
 }
 
 /**

@@ -61,6 +61,24 @@ describe('MQTT payload validation', () => {
 describe('MQTT topics and access', () => {
   it('round-trips topics of the tree', () => {
     expect(parseTopic(topicFor('so101-a', 'cmd/release'))).toEqual({ robot: 'so101-a', kind: 'cmd/release' });
+    for (const kind of [
+      'margins',
+      'margins/history',
+      'gate',
+      'events',
+      'episode',
+      'labels',
+      'chunk/result',
+      'cmd/estop',
+      'cmd/estop-reset',
+      'cmd/release',
+      'cmd/label',
+      'cmd/heartbeat',
+      'chunk/request',
+    ] as const)
+      expect(parseTopic(`armguard/v1/r-1/${kind}`)).toEqual({ robot: 'r-1', kind });
+    expect(parseTopic('armguard/v1/x/cmd')).toBeUndefined();
+    expect(parseTopic('armguard/v1/x/chunk/result/more')).toBeUndefined();
     expect(parseTopic('armguard/v1/x/unknown')).toBeUndefined();
     expect(parseTopic('armguard/v1/bad robot/gate')).toBeUndefined();
   });
@@ -99,7 +117,11 @@ describe('MQTT topics and access', () => {
   it('release, label and the dead-man heartbeat need the operator role; e-stop any authenticated user; chunks the policy role', () => {
     const t = (k: Parameters<typeof topicFor>[1]) => topicFor('arm1', k);
     expect(policy.canPublish(['viewer'], 'view', t('cmd/estop'))).toEqual({ allow: true });
-    expect(policy.canPublish([], undefined, t('cmd/estop'))).toMatchObject({ allow: false });
+    for (const anonymous of [undefined, ''])
+      expect(policy.canPublish([], anonymous, t('cmd/estop'))).toEqual({
+        allow: false,
+        reason: 'cmd/estop from an anonymous client: credentials required',
+      });
     expect(policy.canPublish(['viewer'], 'view', t('cmd/release'))).toEqual({
       allow: false,
       reason: "cmd/release from user 'view': needs the operator role",
