@@ -9,7 +9,8 @@
  * Failed logins are rate-limited per client address; chunk requests per user (an admission the
  * network worker passes in: chunk-admission.ts), whose refusals the network worker answers through
  * `publish` — the broker itself, not armguard's own connection, so they are answered while that
- * connection is down too. What the broker writes to a connection in one turn of the event loop goes
+ * connection is down too; a refused publish is acknowledged and goes no further (not through aedes'
+ * publish at all). What the broker writes to a connection in one turn of the event loop goes
  * out in one write (`GuardedConnection`). armguard's own connection and the
  * dashboard's viewer use per-process credentials (random, never written anywhere), so an access
  * file only needs password hashes.
