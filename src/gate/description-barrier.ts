@@ -8,7 +8,7 @@
  * the chunk filter the same δ as `planningMargin` so it refuses only inside the clearance itself.
  * Pure: no clock, no I/O.
  */
-import { CapsuleModel, type ArmModelSpec } from '../kinematics/capsules.js';
+import { CapsuleModel, environmentOnly, type ArmModelSpec } from '../kinematics/capsules.js';
 import { ForwardKinematics } from '../kinematics/chain.js';
 import { armModel, endEffectorOf, type RobotDescription } from '../kinematics/description.js';
 import type { ObstacleSet } from '../kinematics/obstacles.js';
@@ -85,7 +85,7 @@ export function descriptionBarrier(
   // one forward kinematics for every model: they are evaluated in turn at the same q (BarrierStack)
   const fk = new ForwardKinematics(desc.chain);
   const distance = new CapsuleBarrier(
-    new CapsuleModel(o.environment ?? armModel(desc, endEffector), fk),
+    new CapsuleModel(environmentOnly(o.environment ?? armModel(desc, endEffector)), fk),
     o.groups,
     o.dSafe + o.planningMargin,
   );

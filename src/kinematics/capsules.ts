@@ -35,6 +35,20 @@ export interface ArmModelSpec {
 }
 
 /**
+ * The environment capsules of a model alone (in their order, taking no part in self-collision): a
+ * model kept clear of obstacles only. Its update transforms only these — the SO-101 description's
+ * arm model has 5 of them beside 161 published self volumes. Environment capsules come first in a
+ * description's arm model (armModel), so their indices, and every clearance, are unchanged.
+ */
+export function environmentOnly(spec: ArmModelSpec): ArmModelSpec {
+  return {
+    chain: spec.chain,
+    capsules: spec.capsules.filter((c) => c.environment).map((c) => ({ ...c, self: false })),
+    ignorePairs: [],
+  };
+}
+
+/**
  * Capsules in the base frame for the current joint positions. `world` holds, per capsule, the two
  * endpoints (6 numbers); `selfPairs` the capsule index pairs checked for self-collision: every pair
  * of self capsules except capsules on the same frame, on frames joined by one joint (adjacent

@@ -3,14 +3,22 @@
  * self pair, the tilt faces — with every distance pair at its clearance + the planning margin.
  */
 import { describe, expect, it } from 'vitest';
-import { TILT_LEVER, TILT_PLANNING_MARGIN, descriptionBarrier, obstacleGroups } from '../../src/gate/index.js';
+import {
+  CapsuleBarrier,
+  TILT_LEVER,
+  TILT_PLANNING_MARGIN,
+  descriptionBarrier,
+  obstacleGroups,
+} from '../../src/gate/index.js';
 import {
   CapsuleModel,
   PANDA_DESCRIPTION,
+  armModel,
   SO101_DESCRIPTION,
   SO101_MODEL,
   selfCollisionModel,
 } from '../../src/kinematics/index.js';
+import { mulberry32 } from '../../src/util/index.js';
 
 const PANDA_HOME = Float64Array.of(0, -0.3, 0, -2.2, 0, 1.9, 0.79);
 
@@ -90,5 +98,33 @@ describe('descriptionBarrier', () => {
     expect(() =>
       descriptionBarrier(PANDA_DESCRIPTION, 'franka_hand', { ...o, heldTilt: null, environment: SO101_MODEL }),
     ).toThrow(/another chain \(so101\)/);
+  });
+  it("the obstacle pairs transform only the environment capsules: values and gradients equal the whole arm model's", () => {
+    for (const [desc, ee, envCount] of [
+      [SO101_DESCRIPTION, 'gripper', 5],
+      [PANDA_DESCRIPTION, 'franka_hand', 8],
+    ] as const) {
+      const d = descriptionBarrier(desc, ee, { ...o, selfClearance: null, heldTilt: null });
+      // the SO-101's arm model has 166 capsules, 161 of them published self volumes the obstacle
+      // pairs never use
+      expect(d.distance.model.count).toBe(envCount);
+      expect(d.distance.model.pairCount).toBe(0);
+      const whole = new CapsuleBarrier(new CapsuleModel(armModel(desc, ee)), groups, o.dSafe + o.planningMargin);
+      expect(whole.model.count).toBeGreaterThan(envCount);
+      const n = desc.chain.joints.length;
+      const rand = mulberry32(desc.id.length * 7919);
+      const q = new Float64Array(n);
+      const [h1, h2] = [new Float64Array(groups.length), new Float64Array(groups.length)];
+      const [g1, g2] = [new Float64Array(groups.length * n), new Float64Array(groups.length * n)];
+      for (let t = 0; t < 200; t++) {
+        desc.chain.joints.forEach((j, i) => {
+          q[i] = j.lower + (j.upper - j.lower) * rand();
+        });
+        d.distance.gradient(q, h1, g1);
+        whole.gradient(q, h2, g2);
+        expect(Array.from(h1)).toEqual(Array.from(h2));
+        expect(Array.from(g1)).toEqual(Array.from(g2));
+      }
+    }
   });
 });
