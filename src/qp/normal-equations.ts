@@ -300,9 +300,9 @@ export class NormalEquations {
       const i = eqRows[k]!;
       D[oG + i] = D[oRpLIn + i]! / EQ_REG;
     }
-    // −rd − A'g straight into stage order (A' column by column: the same sums as multiplyAT)
-    const { colPtr, rowIndex } = ws.A;
-    const Av = ws.Av;
+    // −rd − A'g straight into stage order (A' column by column: the same sums as multiplyAT; g is
+    // zero on free rows, so their terms are skipped)
+    const { boundedColPtr: colPtr, boundedRowIndex: rowIndex, boundedValues: Av } = ws;
     for (let p = 0; p < n; p++) {
       const j = order[p]!;
       let s = 0;
@@ -375,9 +375,9 @@ export class NormalEquations {
     const oADC = R_G * m;
     for (let i = 0; i < m; i++) D[oLam + i] = D[oDZL + i]! - D[oDZU + i]! + D[oDYE + i]!;
     ws.multiplyP(dx, px);
-    // −rd − P dx + A'λ straight into stage order (A' column by column: the same sums as multiplyAT)
-    const { colPtr, rowIndex } = ws.A;
-    const Av = ws.Av;
+    // −rd − P dx + A'λ straight into stage order (A' column by column: the same sums as multiplyAT;
+    // λ is zero on free rows)
+    const { boundedColPtr: colPtr, boundedRowIndex: rowIndex, boundedValues: Av } = ws;
     for (let p = 0; p < n; p++) {
       const j = order[p]!;
       let s = 0;

@@ -103,6 +103,20 @@ export function loadScaledData(ws: QpWorkspace, scaling: RuizScaling, problem: Q
   }
   ws.eqCount = eqCount;
   ws.nBounds = nBounds;
+  const { colPtr, rowIndex } = ws.A;
+  const { boundedColPtr, boundedRowIndex, boundedValues } = ws;
+  let kept = 0;
+  for (let j = 0; j < n; j++) {
+    boundedColPtr[j] = kept;
+    for (let t = colPtr[j]!; t < colPtr[j + 1]!; t++) {
+      const i = rowIndex[t]!;
+      if (rowKind[i] === ROW_FREE) continue;
+      boundedRowIndex[kept] = i;
+      boundedValues[kept] = Av[t]!;
+      kept++;
+    }
+  }
+  boundedColPtr[n] = kept;
   const dualUnscale = ws.dualUnscale;
   for (let j = 0; j < n; j++) dualUnscale[j] = 1 / (c * D[j]!);
   return undefined;

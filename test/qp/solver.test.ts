@@ -11,6 +11,43 @@ const file = join(sharedDir, 'qp', 'chunk_H50_n6.json');
 const chunk = parseQpJson(readFileSync(file, 'utf8'), file)[0]!;
 
 describe('QpSolver on hand-computed problems', () => {
+  it('free rows drop out, and a solver reused across problems that free and bound a row answers as a fresh one', () => {
+    // min ½‖x‖² − 3(x₁ + x₂ + x₃) s.t. x₁ ≤ 1, x₂ + x₃ ≤ 2 (bounded: (1, 1, 1); freed: (1, 3, 3)),
+    // plus a row that is free in both, with large coefficients
+    const problem = (secondFree: boolean): QpProblem =>
+      toProblem({
+        n: 3,
+        P: [
+          [1, 0, 0],
+          [0, 1, 0],
+          [0, 0, 1],
+        ],
+        q: [-3, -3, -3],
+        A: [
+          [1, 0, 0],
+          [0, 1, 1],
+          [1e3, -1e3, 5e2],
+        ],
+        l: [-Infinity, -Infinity, -Infinity],
+        u: [1, secondFree ? Infinity : 2, Infinity],
+      });
+    const reused = new QpSolver(problem(false));
+    for (const secondFree of [true, false, true, false]) {
+      const p = problem(secondFree);
+      const r = reused.solve(p);
+      expect(r.status).toBe('solved');
+      const want = secondFree ? [1, 3, 3] : [1, 1, 1];
+      want.forEach((v, j) => expect(r.x[j]).toBeCloseTo(v, 6));
+      // the free rows' multipliers are zero; the bounded rows' are −(Px + q) along them
+      expect(Math.abs(r.y[2]!)).toBe(0);
+      if (secondFree) expect(Math.abs(r.y[1]!)).toBe(0);
+      else expect(r.y[1]).toBeCloseTo(2, 5);
+      const fresh = new QpSolver(p).solve(p);
+      expect(Array.from(r.x)).toEqual(Array.from(fresh.x));
+      expect(r.iterations).toBe(fresh.iterations);
+    }
+  });
+
   it('equality row: min ½(x₁² + x₂²) s.t. x₁ + x₂ = 1 → (½, ½)', () => {
     const p = toProblem({
       n: 2,
