@@ -28,7 +28,7 @@ export {
   pointSegmentParameter,
   segmentSegmentDistanceSq,
 } from './distance.js';
-export { CapsuleModel, type ArmModelSpec, type CapsuleSpec } from './capsules.js';
+export { CapsuleModel, environmentOnly, type ArmModelSpec, type CapsuleSpec } from './capsules.js';
 export { selfCollisionModel } from './self-collision-model.js';
 export {
   armModel,

@@ -11,6 +11,7 @@ import {
   ARM_FILTER_PROFILES,
   JawRange,
   modeFilter,
+  warmUpModeFilter,
   type ArmFilterProfile,
 } from '../../src/cli/demo/fragile/filters.js';
 import { CapsuleBarrier, obstacleGroups } from '../../src/gate/capsule-barrier.js';
@@ -336,4 +337,37 @@ describe('fragile-obstacle chunk filters: the SO-101 jaw', () => {
     mf.groups[0]!.spheres.set([5, 5, 5, 0.01]);
     expect(recheck.check(nominal, nominal, nominal, H, DT, q0, q0, heldAxis)).toBeNull();
   });
+});
+
+describe('fragile-obstacle chunk filters: the warm-up before the first chunk', () => {
+  const tilt = { limit: 0.3, grip: { open: 1.7, closed: 0 } };
+  it.each([
+    ['so101', 5, 6],
+    ['panda', 7, 8],
+  ] as const)(
+    '%s: the sweep past the sphere reaches the solver in every mode that filters, on a throwaway filter',
+    (arm, nArm, columns) => {
+      const profile = ARM_FILTER_PROFILES[arm];
+      // bent (filtered) by the chunk-level CBF and the action-wise baseline; the hold-only check
+      // never modifies a chunk: it refuses the one that enters d_safe
+      const cbf = warmUpModeFilter('cbf', profile, nArm, columns, tilt, tilt.grip, DT);
+      expect(cbf).toHaveLength(8);
+      expect(cbf.filter((s) => s === 'filtered').length).toBeGreaterThanOrEqual(6);
+      expect(warmUpModeFilter('stepwise', profile, nArm, columns, tilt, tilt.grip, DT)).toContain('filtered');
+      expect(warmUpModeFilter('hold', profile, nArm, columns, null, tilt.grip, DT)).not.toContain('unchanged');
+      // the pilot's own filter, built after it, answers as one built without it
+      const chunk = new Float64Array(H * columns);
+      const q0 = new Float64Array(columns);
+      for (let k = 0; k < H; k++) for (let j = 0; j < nArm; j++) chunk[k * columns + j] = (0.4 * (k + 1)) / H;
+      const answer = () => {
+        const f = modeFilter('cbf', profile, nArm, columns, tilt);
+        f.groups[0]!.spheres.set([0.25, 0.05, 0.2, 0.03]);
+        const o = f.filter.filter(chunk, H, q0, DT);
+        return { status: o.status, targets: Array.from(o.targets) };
+      };
+      const before = answer();
+      warmUpModeFilter('cbf', profile, nArm, columns, tilt, tilt.grip, DT);
+      expect(answer()).toEqual(before);
+    },
+  );
 });

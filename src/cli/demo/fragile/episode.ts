@@ -45,7 +45,14 @@ import { GateStateOnlyFilter, SimSessionClock, simChunkScreen, simRig, watchHold
 import type { ClauseInstance } from '../../../safety/index.js';
 import type { ObstacleSet } from '../../../kinematics/index.js';
 import { DEMO_TASK, demoPlatform } from '../clauses.js';
-import { ARM_FILTER_PROFILES, bottleSpheres, modeFilter, type FragileMode, type ModeFilter } from './filters.js';
+import {
+  ARM_FILTER_PROFILES,
+  bottleSpheres,
+  modeFilter,
+  warmUpModeFilter,
+  type FragileMode,
+  type ModeFilter,
+} from './filters.js';
 import { REVERSAL_DEADBAND, chunkModification, correctionReversalsPerSecond, meanSquaredJerk } from '../metrics.js';
 import { pathLength } from './metrics.js';
 import { startDemoSession } from '../demo-session.js';
@@ -303,7 +310,9 @@ async function play(
     let mf = input.filters?.get(mode);
     if (mf === undefined) {
       const limit = heldTiltLimit(input.clauses);
-      mf = modeFilter(mode, profile, nArm, n, limit === null ? null : { limit, grip: scene.gripper });
+      const tilt = limit === null ? null : { limit, grip: scene.gripper };
+      warmUpModeFilter(mode, profile, nArm, n, tilt, scene.gripper, dt);
+      mf = modeFilter(mode, profile, nArm, n, tilt);
       input.filters?.set(mode, mf);
     }
     // A new episode: no grasp seen yet (a reused filter must not keep the last episode's reference).

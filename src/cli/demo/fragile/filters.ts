@@ -20,8 +20,11 @@ import type { TrackedObstacleSpec } from '../../../gate/tracked-obstacles.js';
 import type { BottleSpec } from '../../../../drivers/sim/index.js';
 import { PassiveColumnsFilter } from '../../../gate/passive-columns.js';
 import {
+  CapsuleModel,
   PANDA_DESCRIPTION,
   SO101_DESCRIPTION,
+  armModel,
+  environmentOnly,
   type ObstacleSet,
   type RobotDescription,
 } from '../../../kinematics/index.js';
@@ -374,4 +377,62 @@ export function modeFilter(
             heldTilt && compiled.tilt ? { barrier: compiled.tilt, gripper: heldTilt.gripper, filter: heldTilt } : null,
         };
   return { filter, groups, qmin, qmax, heldTilt, recheck };
+}
+
+/** Rows of a warm-up chunk (the pilot's chunks are H = 50), and how many chunks: enough solves for V8 to optimise the solver's loops. */
+const WARM_UP_ROWS = 50;
+const WARM_UP_SWEEPS = 8;
+
+/**
+ * Compiles a mode filter's code before the pilot's first chunk, as the rigs' filter worker does
+ * before it takes one (src/rigs/filter-worker/filter-host.ts): V8 compiles on first use, and without
+ * this the first episode's calls took 36–183 ms (SO-101 cbf) against under 15 ms in later episodes
+ * (bench/RESULTS.md). It runs a throwaway filter of the same mode and profile — a filter keeps
+ * per-chunk state (warm starts, the jaw's pins, the grasp reference), so the one the pilot runs sees
+ * nothing of this — on chunks that sweep the arm from mid-range toward each end of its joint ranges
+ * in turn, over a 1 cm sphere put 2 cm below the arm's tip half-way (both arms bend such chunks);
+ * in the last two the gripper closes half-way (the held-tilt faces switch on, the chunk is filtered
+ * in two parts). Returns the outcomes' statuses, so a test can see that the sweep reached the solver.
+ */
+export function warmUpModeFilter(
+  mode: Exclude<FragileMode, 'off'>,
+  profile: ArmFilterProfile,
+  arm: number,
+  columns: number,
+  tilt: HeldTilt | null,
+  grip: { readonly open: number; readonly closed: number },
+  dt: number,
+): string[] {
+  const f = modeFilter(mode, profile, arm, columns, tilt);
+  const desc = profile.description;
+  const model = new CapsuleModel(environmentOnly(armModel(desc, profile.endEffector)));
+  const modelJoints = desc.chain.joints.length;
+  const H = WARM_UP_ROWS;
+  const mid = f.qmin.map((lo, j) => (lo + f.qmax[j]!) / 2);
+  const q0 = Float64Array.from({ length: columns }, (_, j) => (j < arm ? mid[j]! : grip.open));
+  const statuses: string[] = [];
+  for (let sweep = 0; sweep < WARM_UP_SWEEPS; sweep++) {
+    // toward the upper and the lower limits in turn; the last two close the gripper half-way
+    const end = sweep % 2 === 0 ? f.qmax : f.qmin;
+    const grasp = sweep >= WARM_UP_SWEEPS - 2;
+    const targets = new Float64Array(H * columns);
+    for (let k = 0; k < H; k++) {
+      const s = (0.3 * (k + 1)) / H;
+      for (let j = 0; j < arm; j++) targets[k * columns + j] = mid[j]! + s * (end[j]! - mid[j]!);
+      for (let j = arm; j < columns; j++) targets[k * columns + j] = grasp && k >= H / 2 ? grip.closed : grip.open;
+    }
+    // the model's joints are the chunk's leading columns (the SO-101's jaw is its gripper column)
+    const row = Math.floor(H / 2);
+    model.update(targets.subarray(row * columns, row * columns + modelJoints));
+    const tip = 6 * (model.count - 1) + 3;
+    f.groups.forEach((g, i) =>
+      g.spheres.set(
+        i === 0
+          ? [model.world[tip]!, model.world[tip + 1]!, model.world[tip + 2]! - 0.02, 0.01]
+          : [100, 100, 100, 0.01],
+      ),
+    );
+    statuses.push(f.filter.filter(targets, H, q0, dt).status);
+  }
+  return statuses;
 }
