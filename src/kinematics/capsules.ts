@@ -37,8 +37,9 @@ export interface ArmModelSpec {
 /**
  * The environment capsules of a model alone (in their order, taking no part in self-collision): a
  * model kept clear of obstacles only. Its update transforms only these — the SO-101 description's
- * arm model has 5 of them beside 161 published self volumes. Environment capsules come first in a
- * description's arm model (armModel), so their indices, and every clearance, are unchanged.
+ * arm model has 5 of them beside 161 published self volumes. Obstacle distances only ever use
+ * environment capsules, in this order, so every clearance and its gradient are the same as the whole
+ * model's (in a description's arm model, armModel, they come first: even the indices are).
  */
 export function environmentOnly(spec: ArmModelSpec): ArmModelSpec {
   return {
