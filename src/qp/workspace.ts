@@ -1,4 +1,4 @@
-import { multiplyRows, multiplySymmetric } from './kernels.js';
+import { multiplyRows, multiplySymmetric, multiplyTransposed } from './kernels.js';
 import type { RowView } from './structure.js';
 import type { CscMatrix } from './types.js';
 
@@ -81,6 +81,8 @@ export class QpWorkspace {
   readonly boundedColPtr: Int32Array;
   readonly boundedRowIndex: Int32Array;
   readonly boundedValues: Float64Array;
+  /** the bounded rows' pattern as a matrix (its `values` are boundedValues) */
+  private readonly boundedA: CscMatrix;
   readonly qs: Float64Array;
   readonly rowKind: Uint8Array;
   /** equality rows (l = u), the first eqCount entries */
@@ -131,6 +133,13 @@ export class QpWorkspace {
     this.boundedColPtr = new Int32Array(n + 1);
     this.boundedRowIndex = new Int32Array(annz);
     this.boundedValues = new Float64Array(annz);
+    this.boundedA = {
+      rows: m,
+      cols: n,
+      colPtr: this.boundedColPtr,
+      rowIndex: this.boundedRowIndex,
+      values: this.boundedValues,
+    };
     this.qs = new Float64Array(n);
     this.rowKind = new Uint8Array(m);
     this.eqRows = new Int32Array(m);
@@ -158,14 +167,6 @@ export class QpWorkspace {
 
   /** out = Ā' r, r the row slot `inSlot`, which must be zero on every free row (the bounded rows' terms only) */
   multiplyAT(inSlot: number, outVars: Float64Array): void {
-    const { boundedColPtr, boundedRowIndex, boundedValues, rows, n } = this;
-    const offset = inSlot * this.m;
-    let t = 0;
-    for (let j = 0; j < n; j++) {
-      let s = 0;
-      const t1 = boundedColPtr[j + 1]!;
-      for (; t < t1; t++) s += boundedValues[t]! * rows[offset + boundedRowIndex[t]!]!;
-      outVars[j] = s;
-    }
+    multiplyTransposed(this.boundedA, this.boundedValues, this.rows, inSlot * this.m, outVars);
   }
 }
