@@ -41,7 +41,7 @@
  *   npx tsx bench/network-faults.ts [floodSeconds=6] [layouts=in-thread,worker,filter-worker] [trace|-] [windows=idle,flood64,chunks,chunks-idle-sender,policy30,estop,estop-flood,estop-flood-idle-sender]
  *   (BENCH_WORKER_NICE=<n> runs both worker threads at nice n instead of their defaults)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import mqtt from 'mqtt';
@@ -84,6 +84,7 @@ import type { ChunkSubmitter } from '../src/runtime/chunk-server.js';
 import type { ChunkServerTransport } from '../src/runtime/chunk-transport.js';
 import type { Worker } from 'node:worker_threads';
 import { systemTimers } from '../src/platform/system-clock.js';
+import { realtimeMainThread } from '../src/platform/thread-priority.js';
 
 const floodSeconds = Number(process.argv[2] ?? 6);
 /** BENCH_WORKER_NICE=<n>: both worker threads at this nice value instead of their defaults (0: as the control thread). */
@@ -826,13 +827,10 @@ console.log(
 );
 for (const [name, make] of chosen.map((k) => layouts[k])) {
   const rig = await make();
-  // BENCH_CONTROL_FIFO=<priority>: this (control) thread alone at SCHED_FIFO once the workers run —
-  // `chrt -f -p <priority> <pid>` sets the one thread whose id is the pid (hardware.md "MQTT security").
+  // BENCH_CONTROL_FIFO=<priority>: this (control) thread alone at SCHED_FIFO once the workers run, as
+  // `armguard run --control-fifo <priority>` does (realtimeMainThread: chrt -f -R -p on the one thread)
   if (process.env.BENCH_CONTROL_FIFO)
-    console.log(
-      execFileSync('chrt', ['-f', '-p', process.env.BENCH_CONTROL_FIFO, String(process.pid)], { encoding: 'utf8' }) +
-        execFileSync('chrt', ['-p', String(process.pid)], { encoding: 'utf8' }).trim(),
-    );
+    console.log(JSON.stringify(realtimeMainThread(Number(process.env.BENCH_CONTROL_FIFO))));
   console.log(`\n${name}`);
   gc.take();
   if (want('idle')) console.log(`  idle                     ${stats(await controlLoop(rig, floodSeconds), gc.take())}`);

@@ -11,7 +11,8 @@
  * id is read from /proc/thread-self. Raising the nice value needs no privilege; lowering it does,
  * so this only ever raises it.
  */
-import { readlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 export type ThreadPriorityResult =
@@ -41,5 +42,56 @@ export function niceThisThread(nice: number): ThreadPriorityResult {
     return { ok: true, tid, nice: getPriority(tid) };
   } catch (e) {
     return { ok: false, reason: `setpriority(${tid}, ${nice}) failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+export type RealtimeResult =
+  | { readonly ok: true; readonly tid: number; readonly priority: number }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Puts the process's main thread — armguard's control thread — at SCHED_FIFO `priority` (1–99) with
+ * reset-on-fork: `chrt -f -R -p <priority> <pid>` (util-linux) sets the one thread whose id is the
+ * pid, and threads it starts later (a filter worker started again, libuv's pool) begin at the normal
+ * policy instead of inheriting it. The worker threads already running are left as they are. Needs
+ * CAP_SYS_NICE or an RLIMIT_RTPRIO allowance (root, or `rtprio` in limits.conf). The policy is read
+ * back from /proc (stat fields 40–41) before it is reported as applied.
+ */
+export function realtimeMainThread(priority: number): RealtimeResult {
+  if (!Number.isInteger(priority) || priority < 1 || priority > 99)
+    return { ok: false, reason: `real-time priority ${priority} is not an integer from 1 to 99` };
+  const tid = process.pid;
+  try {
+    execFileSync('chrt', ['-f', '-R', '-p', String(priority), String(tid)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    const err = e as { code?: string; stderr?: Buffer; message?: string };
+    if (err.code === 'ENOENT') return { ok: false, reason: "'chrt' (util-linux) is not installed" };
+    const detail = err.stderr?.toString().trim() || err.message || String(e);
+    return { ok: false, reason: `chrt -f -R -p ${priority} ${tid} failed: ${detail}` };
+  }
+  const now = schedulingOf(tid);
+  if (now === undefined || now.policy !== SCHED_FIFO || now.priority !== priority)
+    return {
+      ok: false,
+      reason: `after chrt the thread's policy is ${now ? `${now.policy} priority ${now.priority}` : 'unreadable'}, not SCHED_FIFO ${priority}`,
+    };
+  return { ok: true, tid, priority };
+}
+
+/** Linux's SCHED_FIFO policy number (sched.h). */
+export const SCHED_FIFO = 1;
+
+/** A thread of this process: its policy number and real-time priority (/proc stat fields 41 and 40), or undefined. */
+export function schedulingOf(tid: number): { policy: number; priority: number } | undefined {
+  try {
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // rest[0] is field 3 (state): field n is rest[n − 3]
+    const priority = Number(rest[40 - 3]);
+    const policy = Number(rest[41 - 3]);
+    return Number.isInteger(policy) && Number.isInteger(priority) ? { policy, priority } : undefined;
+  } catch {
+    return undefined;
   }
 }

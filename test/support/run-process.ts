@@ -38,9 +38,13 @@ export interface RunProcess {
   exited: Promise<number | string>;
 }
 
-/** `node bin/armguard-dev.mjs <args>` from the repository root (no build needed). */
-export function startArmguard(args: readonly string[]): RunProcess {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin/armguard-dev.mjs'), ...args], {
+/**
+ * `node bin/armguard-dev.mjs <args>` from the repository root (no build needed); `wrapper`: a command
+ * and its arguments to run it under (e.g. setpriv dropping a capability).
+ */
+export function startArmguard(args: readonly string[], wrapper: readonly string[] = []): RunProcess {
+  const command = [...wrapper, process.execPath, join(repoRoot, 'bin/armguard-dev.mjs'), ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
