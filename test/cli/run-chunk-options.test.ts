@@ -56,6 +56,14 @@ describe('armguard run --max-chunk-rate', () => {
       }),
       { numRuns: 40 },
     );
+    // fast-check drew '--' (seed 2076047393): the parser takes it for an option, and says so
+    for (const raw of ['--', '--gpu']) {
+      const r = await parseRunArgs([...base, '--chunk-filter', raw]);
+      expect(r.ok).toBe(false);
+      if (r.ok) continue;
+      expect(r.code).toBe(EXIT.usage);
+      expect(r.errors).toEqual([`armguard run: option --chunk-filter needs a value (got option ${raw})`]);
+    }
   });
 });
 
@@ -70,7 +78,8 @@ describe('armguard run --chunk-filter', () => {
   });
 
   it('anything else is refused, naming the flag, the choices and the value (usage exit)', async () => {
-    const bad = fc.string().filter((s) => s !== 'worker' && s !== 'inline');
+    // a value that starts with '--' reads as the next option (below), not as a value
+    const bad = fc.string().filter((s) => s !== 'worker' && s !== 'inline' && !s.startsWith('--'));
     await fc.assert(
       fc.asyncProperty(fc.oneof(bad, fc.constantFrom('Worker', 'INLINE', ' inline', 'gpu', '')), async (raw) => {
         const r = await parseRunArgs([...base, '--chunk-filter', raw]);
