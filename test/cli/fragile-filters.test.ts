@@ -33,13 +33,28 @@ function sweepChunk(profile: ArmFilterProfile, sweep: number) {
     for (let j = 0; j < COLUMNS; j++) nominal[k * COLUMNS + j] = q0[j]!;
     nominal[k * COLUMNS] = (sweep * (k + 1)) / H;
   }
-  const fk = new ForwardKinematics(profile.description.chain);
   const mid = [...q0];
   mid[0] = sweep / 2;
-  fk.compute(mid);
+  return { q0, nominal, tcp: tcpAt(profile, mid) };
+}
+
+/** The end effector's TCP (base frame, m) at joint positions q, by the description's kinematics. */
+function tcpAt(profile: ArmFilterProfile, q: readonly number[]): [number, number, number] {
+  const fk = new ForwardKinematics(profile.description.chain);
+  fk.compute(q);
   const o = fk.offset(endEffectorOf(profile.description, profile.endEffector).tcp.frame);
-  const tcp = [fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!] as const;
-  return { q0, nominal, tcp };
+  return [fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!];
+}
+
+/** The first point of a 1 cm grid within ±8 cm of `around` (x, then y, then z outermost first) that `wanted` accepts; null when none does. */
+function gridPoint(around: readonly number[], wanted: (c: number[]) => boolean): number[] | null {
+  for (let i = -8; i <= 8; i++)
+    for (let j = -8; j <= 8; j++)
+      for (let k = -8; k <= 8; k++) {
+        const c = [around[0]! + 0.01 * i, around[1]! + 0.01 * j, around[2]! + 0.01 * k];
+        if (wanted(c)) return c;
+      }
+  return null;
 }
 
 /** Least clearance beyond d_safe (m) of the chunk's rows to the spheres. */
@@ -241,17 +256,7 @@ describe('fragile-obstacle chunk filters: the SO-101 jaw', () => {
       return meter.h(q, new Float64Array(meter.pairs));
     };
     // a 1 cm sphere that the open jaw reaches into d_safe of and the closed jaw does not
-    const fk = new ForwardKinematics(profile.description.chain);
-    fk.compute(q0);
-    const o = fk.offset(endEffectorOf(profile.description, profile.endEffector).tcp.frame);
-    const tcp = [fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!];
-    let centre: number[] | null = null;
-    for (let i = -8; i <= 8 && !centre; i++)
-      for (let j = -8; j <= 8 && !centre; j++)
-        for (let k = -8; k <= 8 && !centre; k++) {
-          const c = [tcp[0]! + 0.01 * i, tcp[1]! + 0.01 * j, tcp[2]! + 0.01 * k];
-          if (meterAt(c, g.closed) > 0.005 && meterAt(c, g.open) < -0.002) centre = c;
-        }
+    const centre = gridPoint(tcpAt(profile, q0), (c) => meterAt(c, g.closed) > 0.005 && meterAt(c, g.open) < -0.002);
     expect(centre, 'no point the opening jaw alone brings within d_safe').not.toBeNull();
     // the arm stands still; the gripper column opens over the chunk
     const nominal = new Float64Array(H * COLUMNS);
@@ -297,17 +302,10 @@ describe('fragile-obstacle chunk filters: the SO-101 jaw', () => {
       return meter.h(Float64Array.from([...arm, jaw]), new Float64Array(meter.pairs));
     };
     // a 1 cm sphere the jaw open at q0 reaches into d_safe of, and the jaw from 40 % closed to closed does not
-    const fk = new ForwardKinematics(profile.description.chain);
-    fk.compute(q0);
-    const o = fk.offset(endEffectorOf(profile.description, profile.endEffector).tcp.frame);
-    const tcp = [fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!];
-    let centre: number[] | null = null;
-    for (let i = -8; i <= 8 && !centre; i++)
-      for (let j = -8; j <= 8 && !centre; j++)
-        for (let k = -8; k <= 8 && !centre; k++) {
-          const c = [tcp[0]! + 0.01 * i, tcp[1]! + 0.01 * j, tcp[2]! + 0.01 * k];
-          if (meterAt(c, g.closed) > 0.005 && meterAt(c, mid) > 0.005 && meterAt(c, g.open) < -0.002) centre = c;
-        }
+    const centre = gridPoint(
+      tcpAt(profile, q0),
+      (c) => meterAt(c, g.closed) > 0.005 && meterAt(c, mid) > 0.005 && meterAt(c, g.open) < -0.002,
+    );
     expect(centre, 'no point the open jaw alone brings within d_safe').not.toBeNull();
 
     const mf = modeFilter('cbf', profile, ARM, COLUMNS, { limit: LIMIT, grip: g });
