@@ -601,6 +601,9 @@ export function describeShutdownHold(h: RunSession['shutdownHold']): string {
   }
 }
 
+const HOLD_FAILED_ADVICE =
+  'armguard run: the arm was NOT held at shutdown: secure it with its own e-stop or power switch';
+
 export const runCommand: Command = {
   name: 'run',
   help: HELP,
@@ -647,6 +650,7 @@ export const runCommand: Command = {
         await live.stop('start-up failure: --control-fifo');
         detachSignals();
         io.err(`armguard run: everything started so far was stopped; ${describeShutdownHold(live.shutdownHold)}`);
+        if (live.shutdownHold?.kind === 'failed') io.err(HOLD_FAILED_ADVICE);
         return EXIT.failure;
       }
       io.out(`control thread: SCHED_FIFO priority ${rt.priority} (thread ${rt.tid}; the workers at the normal policy)`);
@@ -676,7 +680,7 @@ export const runCommand: Command = {
       `stopped (${reason}); ${describeShutdownHold(session.shutdownHold)}; ${ended.length} episode file(s): ${session.episodes.paths.join(', ')}`,
     );
     if (session.shutdownHold?.kind === 'failed') {
-      io.err('armguard run: the arm was NOT held at shutdown: secure it with its own e-stop or power switch');
+      io.err(HOLD_FAILED_ADVICE);
       return EXIT.failure;
     }
     const losses = session.episodes.losses;
