@@ -402,7 +402,7 @@ export function warmUpModeFilter(
   tilt: HeldTilt | null,
   grip: { readonly open: number; readonly closed: number },
   dt: number,
-): string[] {
+): CbfOutcome['status'][] {
   const f = modeFilter(mode, profile, arm, columns, tilt);
   const desc = profile.description;
   const model = new CapsuleModel(environmentOnly(armModel(desc, profile.endEffector)));
@@ -410,7 +410,7 @@ export function warmUpModeFilter(
   const H = WARM_UP_ROWS;
   const mid = f.qmin.map((lo, j) => (lo + f.qmax[j]!) / 2);
   const q0 = Float64Array.from({ length: columns }, (_, j) => (j < arm ? mid[j]! : grip.open));
-  const statuses: string[] = [];
+  const statuses: CbfOutcome['status'][] = [];
   for (let sweep = 0; sweep < WARM_UP_SWEEPS; sweep++) {
     // toward the upper and the lower limits in turn; the last two close the gripper half-way
     const end = sweep % 2 === 0 ? f.qmax : f.qmin;
