@@ -46,6 +46,26 @@ function tcpAt(profile: ArmFilterProfile, q: readonly number[]): [number, number
   return [fk.frames[o + 9]!, fk.frames[o + 10]!, fk.frames[o + 11]!];
 }
 
+/**
+ * The arm's clearance beyond d_safe (m) from a 1 cm sphere at `centre`, with the arm joints at `arm`
+ * and the jaw at `jaw`: the capsule model at d_safe, no pins (the description's six joints).
+ */
+function sphereMeter(
+  profile: ArmFilterProfile,
+  arm: readonly number[],
+): (centre: readonly number[], jaw: number) => number {
+  const model = new CapsuleModel(armModel(profile.description, profile.endEffector));
+  return (centre, jaw) => {
+    const groups = obstacleGroups({
+      planes: new Float64Array(0),
+      spheres: Float64Array.from([...centre, 0.01]),
+      box: null,
+    });
+    const meter = new CapsuleBarrier(model, groups, profile.dSafe);
+    return meter.h(Float64Array.from([...arm, jaw]), new Float64Array(meter.pairs));
+  };
+}
+
 /** The first point of a 1 cm grid within ±8 cm of `around` (x, then y, then z outermost first) that `wanted` accepts; null when none does. */
 function gridPoint(around: readonly number[], wanted: (c: number[]) => boolean): number[] | null {
   for (let i = -8; i <= 8; i++)
@@ -243,18 +263,7 @@ describe('fragile-obstacle chunk filters: the SO-101 jaw', () => {
   it('a chunk that opens the jaw into d_safe of the bottle is refused, though the closed jaw is clear', () => {
     const profile = ARM_FILTER_PROFILES.so101;
     const q0 = [0.2, -0.7, 0.5, 1.2, Math.PI / 2, g.closed];
-    const model = new CapsuleModel(armModel(profile.description, profile.endEffector));
-    const meterAt = (centre: readonly number[], jaw: number): number => {
-      const groups = obstacleGroups({
-        planes: new Float64Array(0),
-        spheres: Float64Array.from([...centre, 0.01]),
-        box: null,
-      });
-      const meter = new CapsuleBarrier(model, groups, profile.dSafe);
-      const q = Float64Array.from(q0);
-      q[5] = jaw;
-      return meter.h(q, new Float64Array(meter.pairs));
-    };
+    const meterAt = sphereMeter(profile, q0.slice(0, ARM));
     // a 1 cm sphere that the open jaw reaches into d_safe of and the closed jaw does not
     const centre = gridPoint(tcpAt(profile, q0), (c) => meterAt(c, g.closed) > 0.005 && meterAt(c, g.open) < -0.002);
     expect(centre, 'no point the opening jaw alone brings within d_safe').not.toBeNull();
@@ -290,17 +299,7 @@ describe('fragile-obstacle chunk filters: the SO-101 jaw', () => {
       for (let j = 0; j < ARM; j++) nominal[k * COLUMNS + j] = arm[j]!;
       nominal[k * COLUMNS + 5] = k < G ? g.open + ((mid - g.open) * (k + 1)) / G : g.closed;
     }
-    // the capsule model at d_safe with the jaw at `jaw` (no pins: the description's six joints)
-    const model = new CapsuleModel(armModel(profile.description, profile.endEffector));
-    const meterAt = (centre: readonly number[], jaw: number): number => {
-      const groups = obstacleGroups({
-        planes: new Float64Array(0),
-        spheres: Float64Array.from([...centre, 0.01]),
-        box: null,
-      });
-      const meter = new CapsuleBarrier(model, groups, profile.dSafe);
-      return meter.h(Float64Array.from([...arm, jaw]), new Float64Array(meter.pairs));
-    };
+    const meterAt = sphereMeter(profile, arm);
     // a 1 cm sphere the jaw open at q0 reaches into d_safe of, and the jaw from 40 % closed to closed does not
     const centre = gridPoint(
       tcpAt(profile, q0),
