@@ -93,9 +93,54 @@ export class BlockTridiagonal {
         const dp = this.blockSize(k - 1);
         const os = this.subOffset[k]!;
         const op = this.diagOffset[k - 1]!;
-        // G = M_{k,k-1} L_{k-1}^{-T}: each row g solves L_{k-1} g' = row'
+        // G = M_{k,k-1} L_{k-1}^{-T}: each row g solves L_{k-1} g' = row'. Two rows at a time: each
+        // row's sums keep their order (the same bits), the two chains of dependent additions run
+        // side by side (one chain alone waits on the adder's latency).
         const pb = this.stageStart[k - 1]!;
-        for (let r = 0; r < d; r++) {
+        let r = 0;
+        for (; r + 3 < d; r += 4) {
+          const ga = os + r * dp;
+          const gb = ga + dp;
+          const gc = gb + dp;
+          const gd = gc + dp;
+          for (let c = 0; c < dp; c++) {
+            let sa = L[ga + c]!;
+            let sb = L[gb + c]!;
+            let sc = L[gc + c]!;
+            let sd = L[gd + c]!;
+            const lc = op + c * dp;
+            for (let t = 0; t < c; t++) {
+              const l = L[lc + t]!;
+              sa -= l * L[ga + t]!;
+              sb -= l * L[gb + t]!;
+              sc -= l * L[gc + t]!;
+              sd -= l * L[gd + t]!;
+            }
+            const ic = inv[pb + c]!;
+            L[ga + c] = sa * ic;
+            L[gb + c] = sb * ic;
+            L[gc + c] = sc * ic;
+            L[gd + c] = sd * ic;
+          }
+        }
+        for (; r + 1 < d; r += 2) {
+          const ga = os + r * dp;
+          const gb = ga + dp;
+          for (let c = 0; c < dp; c++) {
+            let sa = L[ga + c]!;
+            let sb = L[gb + c]!;
+            const lc = op + c * dp;
+            for (let t = 0; t < c; t++) {
+              const l = L[lc + t]!;
+              sa -= l * L[ga + t]!;
+              sb -= l * L[gb + t]!;
+            }
+            const ic = inv[pb + c]!;
+            L[ga + c] = sa * ic;
+            L[gb + c] = sb * ic;
+          }
+        }
+        for (; r < d; r++) {
           const gr = os + r * dp;
           for (let c = 0; c < dp; c++) {
             let s = L[gr + c]!;
@@ -104,18 +149,51 @@ export class BlockTridiagonal {
             L[gr + c] = s * inv[pb + c]!;
           }
         }
-        // D_k = M_kk − G G' (lower triangle)
+        // D_k = M_kk − G G' (lower triangle), two columns at a time (independent sums)
         for (let r = 0; r < d; r++) {
           const gr = os + r * dp;
-          for (let c = 0; c <= r; c++) {
+          const dr = od + r * d;
+          let c = 0;
+          for (; c + 3 <= r; c += 4) {
+            const gc = os + c * dp;
+            let sa = 0;
+            let sb = 0;
+            let sc = 0;
+            let sd = 0;
+            for (let t = 0; t < dp; t++) {
+              const g = L[gr + t]!;
+              sa += g * L[gc + t]!;
+              sb += g * L[gc + dp + t]!;
+              sc += g * L[gc + 2 * dp + t]!;
+              sd += g * L[gc + 3 * dp + t]!;
+            }
+            L[dr + c]! -= sa;
+            L[dr + c + 1]! -= sb;
+            L[dr + c + 2]! -= sc;
+            L[dr + c + 3]! -= sd;
+          }
+          for (; c + 1 <= r; c += 2) {
+            const gc = os + c * dp;
+            const gc1 = gc + dp;
+            let sa = 0;
+            let sb = 0;
+            for (let t = 0; t < dp; t++) {
+              const g = L[gr + t]!;
+              sa += g * L[gc + t]!;
+              sb += g * L[gc1 + t]!;
+            }
+            L[dr + c]! -= sa;
+            L[dr + c + 1]! -= sb;
+          }
+          for (; c <= r; c++) {
             const gc = os + c * dp;
             let s = 0;
             for (let t = 0; t < dp; t++) s += L[gr + t]! * L[gc + t]!;
-            L[od + r * d + c]! -= s;
+            L[dr + c]! -= s;
           }
         }
       }
-      // dense Cholesky of the diagonal block, in place (lower)
+      // dense Cholesky of the diagonal block, in place (lower); the column below a pivot two rows at a time
       const base = this.stageStart[k]!;
       for (let j = 0; j < d; j++) {
         const rj = od + j * d;
@@ -130,7 +208,21 @@ export class BlockTridiagonal {
         const il = 1 / ljj;
         L[rj + j] = ljj;
         inv[base + j] = il;
-        for (let i = j + 1; i < d; i++) {
+        let i = j + 1;
+        for (; i + 1 < d; i += 2) {
+          const ra = od + i * d;
+          const rb = ra + d;
+          let va = L[ra + j]!;
+          let vb = L[rb + j]!;
+          for (let t = 0; t < j; t++) {
+            const l = L[rj + t]!;
+            va -= L[ra + t]! * l;
+            vb -= L[rb + t]! * l;
+          }
+          L[ra + j] = va * il;
+          L[rb + j] = vb * il;
+        }
+        for (; i < d; i++) {
           const ri = od + i * d;
           let v = L[ri + j]!;
           for (let t = 0; t < j; t++) v -= L[ri + t]! * L[rj + t]!;
@@ -155,14 +247,47 @@ export class BlockTridiagonal {
         const dp = this.blockSize(k - 1);
         const os = this.subOffset[k]!;
         const pb = this.stageStart[k - 1]!;
-        for (let r = 0; r < d; r++) {
+        // two rows at a time: independent sums, each in its own order
+        let r = 0;
+        for (; r + 1 < d; r += 2) {
+          let sa = 0;
+          let sb = 0;
+          const ga = os + r * dp;
+          const gb = ga + dp;
+          for (let t = 0; t < dp; t++) {
+            const y = b[pb + t]!;
+            sa += L[ga + t]! * y;
+            sb += L[gb + t]! * y;
+          }
+          b[base + r]! -= sa;
+          b[base + r + 1]! -= sb;
+        }
+        for (; r < d; r++) {
           let s = 0;
           const gr = os + r * dp;
           for (let t = 0; t < dp; t++) s += L[gr + t]! * b[pb + t]!;
           b[base + r]! -= s;
         }
       }
-      for (let i = 0; i < d; i++) {
+      // rows i and i + 1 together: row i + 1's sum runs beside row i's over t < i and takes its
+      // last term (t = i) once row i is solved — the same terms in the same order
+      let i = 0;
+      for (; i + 1 < d; i += 2) {
+        const ra = od + i * d;
+        const rb = ra + d;
+        let sa = b[base + i]!;
+        let sb = b[base + i + 1]!;
+        for (let t = 0; t < i; t++) {
+          const y = b[base + t]!;
+          sa -= L[ra + t]! * y;
+          sb -= L[rb + t]! * y;
+        }
+        const ya = sa * inv[base + i]!;
+        b[base + i] = ya;
+        sb -= L[rb + i]! * ya;
+        b[base + i + 1] = sb * inv[base + i + 1]!;
+      }
+      for (; i < d; i++) {
         const ri = od + i * d;
         let s = b[base + i]!;
         for (let t = 0; t < i; t++) s -= L[ri + t]! * b[base + t]!;
@@ -178,13 +303,33 @@ export class BlockTridiagonal {
         const dn = this.blockSize(k + 1);
         const os = this.subOffset[k + 1]!;
         const nb = this.stageStart[k + 1]!;
-        for (let r = 0; r < dn; r++) {
+        // rows r and r + 1 of G' in one pass: each b_c loses the two products in the same order
+        let r = 0;
+        for (; r + 1 < dn; r += 2) {
+          const xa = b[nb + r]!;
+          const xb = b[nb + r + 1]!;
+          const ga = os + r * d;
+          const gb = ga + d;
+          for (let c = 0; c < d; c++) b[base + c] = b[base + c]! - L[ga + c]! * xa - L[gb + c]! * xb;
+        }
+        for (; r < dn; r++) {
           const xr = b[nb + r]!;
           const gr = os + r * d;
           for (let c = 0; c < d; c++) b[base + c]! -= L[gr + c]! * xr;
         }
       }
-      for (let i = d - 1; i >= 0; i--) {
+      // x_i and x_{i−1} in one pass over t < i − 1 (each b_t loses the two products in the same order)
+      let i = d - 1;
+      for (; i >= 1; i -= 2) {
+        const ra = od + i * d;
+        const rb = ra - d;
+        const xa = b[base + i]! * inv[base + i]!;
+        b[base + i] = xa;
+        const xb = (b[base + i - 1]! - L[ra + i - 1]! * xa) * inv[base + i - 1]!;
+        b[base + i - 1] = xb;
+        for (let t = 0; t < i - 1; t++) b[base + t] = b[base + t]! - L[ra + t]! * xa - L[rb + t]! * xb;
+      }
+      for (; i >= 0; i--) {
         const ri = od + i * d;
         const xi = b[base + i]! * inv[base + i]!;
         b[base + i] = xi;
