@@ -14,12 +14,45 @@ export function multiplyRows(
   out: Float64Array,
   outOffset: number,
 ): void {
-  const { rowStart, column } = rows;
-  let e = 0;
+  const { rowStart, column, groupOfRow, groupEnd, groupWidth } = rows;
   for (let i = 0; i < m; i++) {
+    const g = groupOfRow[i]!;
+    if (g >= 0) {
+      // a row group: four rows at a time read each column's v once; every row's sum keeps its own
+      // order (the same bits as one row at a time), four chains of dependent additions in flight
+      const end = groupEnd[g]!;
+      const w = groupWidth[g]!;
+      let r = i;
+      for (; r + 3 < end; r += 4) {
+        const e0 = rowStart[r]!;
+        let s0 = 0;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        for (let t = 0; t < w; t++) {
+          const x = v[column[e0 + t]!]!;
+          s0 += rowValues[e0 + t]! * x;
+          s1 += rowValues[e0 + w + t]! * x;
+          s2 += rowValues[e0 + 2 * w + t]! * x;
+          s3 += rowValues[e0 + 3 * w + t]! * x;
+        }
+        out[outOffset + r] = s0;
+        out[outOffset + r + 1] = s1;
+        out[outOffset + r + 2] = s2;
+        out[outOffset + r + 3] = s3;
+      }
+      for (; r < end; r++) {
+        const e0 = rowStart[r]!;
+        let s = 0;
+        for (let t = 0; t < w; t++) s += rowValues[e0 + t]! * v[column[e0 + t]!]!;
+        out[outOffset + r] = s;
+      }
+      i = end - 1;
+      continue;
+    }
     let s = 0;
     const e1 = rowStart[i + 1]!;
-    for (; e < e1; e++) s += rowValues[e]! * v[column[e]!]!;
+    for (let e = rowStart[i]!; e < e1; e++) s += rowValues[e]! * v[column[e]!]!;
     out[outOffset + i] = s;
   }
 }

@@ -25,11 +25,25 @@ export interface QpStructure {
   readonly hintRejected?: string;
 }
 
-/** Row-wise view of a CSC matrix: for row i, entries rowStart[i]..rowStart[i+1] as (column, CSC index). */
+/**
+ * Row-wise view of a CSC matrix: for row i, entries rowStart[i]..rowStart[i+1] as (column, CSC index).
+ * Row groups: maximal runs of at least two consecutive rows of at least three entries over the same
+ * columns (the chunk CBF's pairs of one step all read u_{k−1}, u_k and ξ_k). Row i's group is
+ * groupOfRow[i] (−1: none); group g's rows run from groupFirst[g] to groupEnd[g] (exclusive), each
+ * with groupWidth[g] entries. The products over a group gather or scatter its columns once and keep
+ * several rows' sums in flight (kernels.ts, normal-equations.ts).
+ */
 export interface RowView {
   readonly rowStart: Int32Array;
   readonly column: Int32Array;
   readonly cscIndex: Int32Array;
+  readonly groupOfRow: Int32Array;
+  readonly groupFirst: Int32Array;
+  readonly groupEnd: Int32Array;
+  readonly groupWidth: Int32Array;
+  /** most rows and most entries per row of any group (0 without groups) */
+  readonly tallestGroup: number;
+  readonly widestGroup: number;
 }
 
 export function rowView(A: CscMatrix): RowView {
@@ -49,7 +63,48 @@ export function rowView(A: CscMatrix): RowView {
       cscIndex[at] = t;
     }
   }
-  return { rowStart, column, cscIndex };
+  return { rowStart, column, cscIndex, ...rowGroups(rowStart, column, m) };
+}
+
+function rowGroups(
+  rowStart: Int32Array,
+  column: Int32Array,
+  m: number,
+): Pick<RowView, 'groupOfRow' | 'groupFirst' | 'groupEnd' | 'groupWidth' | 'tallestGroup' | 'widestGroup'> {
+  const groupOfRow = new Int32Array(m).fill(-1);
+  const firsts: number[] = [];
+  const ends: number[] = [];
+  const widths: number[] = [];
+  let tallestGroup = 0;
+  let widestGroup = 0;
+  const sameColumns = (i: number, j: number): boolean => {
+    const w = rowStart[i + 1]! - rowStart[i]!;
+    if (rowStart[j + 1]! - rowStart[j]! !== w) return false;
+    for (let t = 0; t < w; t++) if (column[rowStart[i]! + t] !== column[rowStart[j]! + t]) return false;
+    return true;
+  };
+  for (let i = 0; i < m; ) {
+    let end = i + 1;
+    while (end < m && sameColumns(i, end)) end++;
+    const width = rowStart[i + 1]! - rowStart[i]!;
+    if (width >= 3 && end - i >= 2) {
+      for (let r = i; r < end; r++) groupOfRow[r] = firsts.length;
+      firsts.push(i);
+      ends.push(end);
+      widths.push(width);
+      tallestGroup = Math.max(tallestGroup, end - i);
+      widestGroup = Math.max(widestGroup, width);
+    }
+    i = end;
+  }
+  return {
+    groupOfRow,
+    groupFirst: Int32Array.from(firsts),
+    groupEnd: Int32Array.from(ends),
+    groupWidth: Int32Array.from(widths),
+    tallestGroup,
+    widestGroup,
+  };
 }
 
 /** Stage index of every variable from a hint, or a reason why the hint does not fit the problem. */
