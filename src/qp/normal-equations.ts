@@ -66,6 +66,14 @@ export class NormalEquations {
   private readonly runTarget: Int32Array;
   private readonly runFirst: Int32Array;
   private readonly runEnd: Int32Array;
+  /**
+   * One array for the sums and the rows they are summed from: the triangle (a, b ≤ a) at
+   * a(a+1)/2 + b, then four rows' values. The sum loop reads and writes only this array (V8
+   * reloads every typed array's base in a loop that stores; see workspace.ts).
+   */
+  private readonly groupScratch: Float64Array;
+  /** a group's rows with a non-zero weight (the screen frees some) */
+  private readonly groupLive: Int32Array;
   /** kkt offset of every diagonal element, by variable */
   private readonly diagTarget: Int32Array;
   /** P + primal regularisation in kkt.values' layout: the same in every iteration of a solve */
@@ -111,6 +119,10 @@ export class NormalEquations {
         }
       }
     }
+    // a row group's Σ w a a' is summed in a dense triangle and added to the normal matrix once
+    const widest = rows.widestGroup;
+    this.groupScratch = new Float64Array((widest * (widest + 1)) / 2 + 4 * widest);
+    this.groupLive = new Int32Array(rows.tallestGroup);
     const nnz = rs[m]!;
     this.entryRunStart = new Int32Array(nnz + 1);
     let runs = 0;
@@ -199,6 +211,7 @@ export class NormalEquations {
   /** Assembles P + A'WA (+ regularisation, W the row slot R_W) in stage order and factorises it (P and the regularisation from loadConstantPart). */
   private assembleAndFactorise(): boolean {
     const { kkt, rowPairStart, pairTarget, entryRunStart, runTarget, runFirst, runEnd } = this;
+    const { groupOfRow, groupEnd } = this.ws.rowsOfA;
     const { m, rowValues } = this.ws;
     const rowStart = this.ws.rowsOfA.rowStart;
     const R = this.ws.rows;
@@ -206,6 +219,12 @@ export class NormalEquations {
     const M = kkt.values;
     M.set(this.constantPart);
     for (let i = 0; i < m; i++) {
+      const g = groupOfRow[i]!;
+      if (g >= 0) {
+        this.addGroup(g);
+        i = groupEnd[g]! - 1;
+        continue;
+      }
       const wi = R[oW + i]!;
       if (wi === 0) continue;
       const p = rowPairStart[i]!;
@@ -227,7 +246,7 @@ export class NormalEquations {
         M[pairTarget[p + 2]!]! += w1 * v1;
         continue;
       }
-      // longer rows (CBF): each entry's products run along contiguous stretches of a block row
+      // a longer row in no group: each entry's products run along contiguous stretches of a block row
       for (let a = e0; a < e1; a++) {
         const va = wi * rowValues[a]!;
         const r1 = entryRunStart[a + 1]!;
@@ -239,6 +258,97 @@ export class NormalEquations {
       }
     }
     return kkt.factorize();
+  }
+
+  /**
+   * Adds Σ w a a' of row group g to the normal matrix: the rows with a weight are
+   * summed four at a time in the scratch triangle (one pass over it per four rows; the rest two
+   * and one at a time), then the
+   * triangle is added through the first row's pair targets.
+   */
+  private addGroup(g: number): void {
+    const { groupLive: live, rowPairStart, pairTarget } = this;
+    const { groupFirst, groupEnd, groupWidth } = this.ws.rowsOfA;
+    const X = this.groupScratch;
+    const { m, rowValues } = this.ws;
+    const rowStart = this.ws.rowsOfA.rowStart;
+    const R = this.ws.rows;
+    const oW = R_W * m;
+    const first = groupFirst[g]!;
+    const end = groupEnd[g]!;
+    let count = 0;
+    for (let r = first; r < end; r++) if (R[oW + r]! !== 0) live[count++] = r;
+    if (count === 0) return;
+    const k = groupWidth[g]!;
+    const np = (k * (k + 1)) / 2;
+    const o0 = np;
+    const o1 = np + k;
+    const o2 = np + 2 * k;
+    const o3 = np + 3 * k;
+    X.fill(0, 0, np);
+    let c = 0;
+    for (; c + 3 < count; c += 4) {
+      const r0 = live[c]!;
+      const r1 = live[c + 1]!;
+      const r2 = live[c + 2]!;
+      const r3 = live[c + 3]!;
+      const w0 = R[oW + r0]!;
+      const w1 = R[oW + r1]!;
+      const w2 = R[oW + r2]!;
+      const w3 = R[oW + r3]!;
+      const e0 = rowStart[r0]!;
+      const e1 = rowStart[r1]!;
+      const e2 = rowStart[r2]!;
+      const e3 = rowStart[r3]!;
+      for (let a = 0; a < k; a++) {
+        X[o0 + a] = rowValues[e0 + a]!;
+        X[o1 + a] = rowValues[e1 + a]!;
+        X[o2 + a] = rowValues[e2 + a]!;
+        X[o3 + a] = rowValues[e3 + a]!;
+      }
+      let p = 0;
+      for (let a = 0; a < k; a++) {
+        const v0 = w0 * X[o0 + a]!;
+        const v1 = w1 * X[o1 + a]!;
+        const v2 = w2 * X[o2 + a]!;
+        const v3 = w3 * X[o3 + a]!;
+        for (let b = 0; b <= a; b++, p++)
+          X[p] = X[p]! + v0 * X[o0 + b]! + v1 * X[o1 + b]! + v2 * X[o2 + b]! + v3 * X[o3 + b]!;
+      }
+    }
+    if (c + 1 < count) {
+      const r0 = live[c]!;
+      const r1 = live[c + 1]!;
+      const w0 = R[oW + r0]!;
+      const w1 = R[oW + r1]!;
+      const e0 = rowStart[r0]!;
+      const e1 = rowStart[r1]!;
+      for (let a = 0; a < k; a++) {
+        X[o0 + a] = rowValues[e0 + a]!;
+        X[o1 + a] = rowValues[e1 + a]!;
+      }
+      let p = 0;
+      for (let a = 0; a < k; a++) {
+        const v0 = w0 * X[o0 + a]!;
+        const v1 = w1 * X[o1 + a]!;
+        for (let b = 0; b <= a; b++, p++) X[p] = X[p]! + v0 * X[o0 + b]! + v1 * X[o1 + b]!;
+      }
+      c += 2;
+    }
+    for (; c < count; c++) {
+      const r0 = live[c]!;
+      const w0 = R[oW + r0]!;
+      const e0 = rowStart[r0]!;
+      for (let a = 0; a < k; a++) X[o0 + a] = rowValues[e0 + a]!;
+      let p = 0;
+      for (let a = 0; a < k; a++) {
+        const v0 = w0 * X[o0 + a]!;
+        for (let b = 0; b <= a; b++, p++) X[p]! += v0 * X[o0 + b]!;
+      }
+    }
+    const M = this.kkt.values;
+    const p0 = rowPairStart[first]!;
+    for (let p = 0; p < np; p++) M[pairTarget[p0 + p]!]! += X[p]!;
   }
 
   /**

@@ -67,7 +67,16 @@ function chunkShapedQp(seed: number, H: number, n: number, pairs: number): Dense
   };
 }
 
-function checkNormalMatrix(qp: DenseQp, problem: QpProblem, seed: number): void {
+/**
+ * `zeroRow(i)`: rows given weight 0 (a free row, as the CBF screen leaves them), on top of the
+ * random zeros below.
+ */
+function checkNormalMatrix(
+  qp: DenseQp,
+  problem: QpProblem,
+  seed: number,
+  zeroRow: (i: number) => boolean = () => false,
+): void {
   const { n } = qp;
   const m = qp.A.length;
   const rows = rowView(problem.A);
@@ -79,8 +88,9 @@ function checkNormalMatrix(qp: DenseQp, problem: QpProblem, seed: number): void 
   const w = new Array<number>(m);
   for (let i = 0; i < m; i++) {
     // W_i = zL/sL + zU/sU; some rows with zero weight, some one-sided
-    const hasL = r() < 0.8 ? 1 : 0;
-    const hasU = r() < 0.8 ? 1 : 0;
+    const free = zeroRow(i);
+    const hasL = !free && r() < 0.8 ? 1 : 0;
+    const hasU = !free && r() < 0.8 ? 1 : 0;
     const sl = 0.1 + r();
     const su = 0.1 + r();
     const zl = hasL * (r() < 0.1 ? 0 : r() * 10);
@@ -122,6 +132,25 @@ describe('NormalEquations: the assembled normal matrix', () => {
     ] as const) {
       const qp = chunkShapedQp(seed, H, n, pairs);
       checkNormalMatrix(qp, toProblem(qp, { kind: 'chunk', horizon: H, joints: n }), seed + 100);
+    }
+  });
+
+  it('sums the CBF rows of a step as one group for any number of pairs, with some or all of a step’s rows free', () => {
+    // pairs 1–9 reach the group's four-row, two-row and one-row passes; rows of a step are free in
+    // a pattern that leaves 0..pairs of them weighted, and every row of step 1 is free
+    for (let pairs = 1; pairs <= 9; pairs++) {
+      const H = 4;
+      const n = 3;
+      const qp = chunkShapedQp(300 + pairs, H, n, pairs);
+      const firstCbf = 2 * H * n;
+      const free = (i: number): boolean => {
+        const c = i - firstCbf;
+        if (c < 0 || c >= H * pairs) return false;
+        const k = Math.floor(c / pairs);
+        const p = c % pairs;
+        return k === 1 || (k === 2 && p % 3 === 1) || (k === 3 && p >= pairs - 2);
+      };
+      checkNormalMatrix(qp, toProblem(qp, { kind: 'chunk', horizon: H, joints: n }), 400 + pairs, free);
     }
   });
 
