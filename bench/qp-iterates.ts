@@ -9,6 +9,10 @@
  *   npx tsx bench/qp-iterates.ts --write /tmp/before.json     # on the old code
  *   npx tsx bench/qp-iterates.ts --compare /tmp/before.json   # on the new code: exits 1 on any difference
  *
+ * --compare also counts the differing solves whose status or reason changed, whose iteration count
+ * changed, and among the solved ones the largest change of x (relative to max(1, ‖x‖∞)) — for a change
+ * that reorders sums and so cannot keep every bit.
+ *
  * ARMGUARD_SHARED overrides the location of shared/ (default: beside the repository).
  */
 import { execFileSync } from 'node:child_process';
@@ -146,7 +150,16 @@ if (mode === '--write') {
   console.log(JSON.stringify({ written: file, solves: records.length }));
 } else {
   const before = JSON.parse(readFileSync(file, 'utf8')) as Fingerprint[];
+  const floats = (h: string): Float64Array => {
+    const b = Buffer.from(h, 'hex');
+    return new Float64Array(b.buffer, b.byteOffset, b.length / 8);
+  };
   let differ = 0;
+  let statusChanged = 0;
+  let iterationsChanged = 0;
+  // among solved problems that differ in bits: how many, and the largest change of x relative to max(1, ‖x‖∞)
+  let solvedDiffer = 0;
+  let maxRelativeDx = 0;
   const firstDifferences: string[] = [];
   if (before.length !== records.length) differ = Math.abs(before.length - records.length);
   for (let k = 0; k < Math.min(before.length, records.length); k++) {
@@ -154,12 +167,35 @@ if (mode === '--write') {
     const b = records[k]!;
     if (JSON.stringify(a) !== JSON.stringify(b)) {
       differ++;
+      if (a.status !== b.status || a.reason !== b.reason) statusChanged++;
+      else if (a.status === 'solved') {
+        solvedDiffer++;
+        const xa = floats(a.x);
+        const xb = floats(b.x);
+        let scale = 1;
+        let d = 0;
+        for (let j = 0; j < xa.length; j++) {
+          scale = Math.max(scale, Math.abs(xa[j]!));
+          d = Math.max(d, Math.abs(xa[j]! - xb[j]!));
+        }
+        maxRelativeDx = Math.max(maxRelativeDx, d / scale);
+      }
+      if (a.iterations !== b.iterations) iterationsChanged++;
       if (firstDifferences.length < 5)
         firstDifferences.push(`${b.label}: ${a.status}/${a.iterations} → ${b.status}/${b.iterations}`);
     }
   }
   console.log(
-    JSON.stringify({ compared: records.length, bitIdentical: records.length - differ, differ, firstDifferences }),
+    JSON.stringify({
+      compared: records.length,
+      bitIdentical: records.length - differ,
+      differ,
+      statusChanged,
+      iterationsChanged,
+      solvedDiffer,
+      maxRelativeDx,
+      firstDifferences,
+    }),
   );
   if (differ > 0) process.exit(1);
 }
