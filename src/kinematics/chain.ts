@@ -106,7 +106,7 @@ export class ForwardKinematics {
     const joints = this.spec.joints;
     for (let i = 0; i < this.joints; i++) {
       multiply(scratch, 0, frames, TF * joints[i]!.parent, origins, TF * i);
-      multiplyRotZ(frames, TF * (i + 1), scratch, 0, q[i] ?? NaN);
+      multiplyRotZ(frames, TF * (i + 1), scratch, 0, lastQ, i);
     }
     const fixed = this.spec.fixedFrames;
     for (let i = 0; i < fixed.length; i++) {

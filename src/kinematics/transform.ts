@@ -97,8 +97,21 @@ export function multiply(
   out[oo + 11] = a20 * bx + a21 * by + a22 * bz + a[ao + 11]!;
 }
 
-/** out = a · Rz(theta) (a revolute joint about its local +z). */
-export function multiplyRotZ(out: Float64Array, oo: number, a: Float64Array, ao: number, theta: number): void {
+/**
+ * out = a · Rz(θ) with θ = angles[ai] (a revolute joint about its local +z). The angle is read from
+ * an array rather than passed: a number argument to a call V8 does not inline is boxed into a new
+ * heap object on every call — one per joint per forward kinematics, the bulk of the chunk filter's
+ * garbage, which the collector then reclaimed inside later filter calls.
+ */
+export function multiplyRotZ(
+  out: Float64Array,
+  oo: number,
+  a: Float64Array,
+  ao: number,
+  angles: Float64Array,
+  ai: number,
+): void {
+  const theta = angles[ai]!;
   const c = Math.cos(theta),
     s = Math.sin(theta);
   for (let r = 0; r < 3; r++) {
