@@ -1,8 +1,10 @@
 /**
  * Several barrier models over the same joints as one (e.g. the distance capsules and the held
- * object's orientation): their pairs side by side, in order, each model writing straight into its
- * rows of the caller's buffers (subarray views, no copies). h returns the minimum over all pairs
- * (NaN if any is NaN).
+ * object's orientation): their pairs side by side, in order. Each model writes into its own
+ * preallocated rows, which are copied into the caller's buffers at the model's offset: nothing is
+ * allocated per call (subarray views of the caller's buffers were, and their garbage put the
+ * filter's calls in the path of the collector while the episode around it allocated). h returns
+ * the minimum over all pairs (NaN if any is NaN).
  */
 import type { BarrierModel } from './cbf-types.js';
 
@@ -11,6 +13,9 @@ export class BarrierStack implements BarrierModel {
   readonly pairs: number;
   /** First pair row of each model. */
   private readonly offsets: number[];
+  /** Each model's own h and gradient rows. */
+  private readonly hRows: Float64Array[];
+  private readonly gradRows: Float64Array[];
 
   constructor(readonly models: readonly BarrierModel[]) {
     if (models.length === 0) throw new RangeError('BarrierStack needs at least one model');
@@ -25,6 +30,8 @@ export class BarrierStack implements BarrierModel {
       at += m.pairs;
     }
     this.pairs = at;
+    this.hRows = models.map((m) => new Float64Array(m.pairs));
+    this.gradRows = models.map((m) => new Float64Array(m.pairs * m.joints));
   }
 
   h(q: Float64Array, out: Float64Array): number {
@@ -32,7 +39,9 @@ export class BarrierStack implements BarrierModel {
     for (let i = 0; i < this.models.length; i++) {
       const m = this.models[i]!;
       const o = this.offsets[i]!;
-      const v = m.h(q, out.subarray(o, o + m.pairs));
+      const rows = this.hRows[i]!;
+      const v = m.h(q, rows);
+      out.set(rows, o);
       if (v < min || v !== v) min = v;
     }
     return min;
@@ -43,7 +52,11 @@ export class BarrierStack implements BarrierModel {
     for (let i = 0; i < this.models.length; i++) {
       const m = this.models[i]!;
       const o = this.offsets[i]!;
-      m.gradient(q, hOut.subarray(o, o + m.pairs), grad.subarray(o * n, (o + m.pairs) * n));
+      const rows = this.hRows[i]!;
+      const gradRows = this.gradRows[i]!;
+      m.gradient(q, rows, gradRows);
+      hOut.set(rows, o);
+      grad.set(gradRows, o * n);
     }
   }
 }
