@@ -72,8 +72,9 @@ export class NormalEquations {
    * reloads every typed array's base in a loop that stores; see workspace.ts).
    */
   private readonly groupScratch: Float64Array;
-  /** a group's rows with a non-zero weight (the screen frees some) */
+  /** a group's rows with a non-zero weight (the screen frees some) and their weights, padded to a multiple of four */
   private readonly groupLive: Int32Array;
+  private readonly groupWeight: Float64Array;
   /** kkt offset of every diagonal element, by variable */
   private readonly diagTarget: Int32Array;
   /** P + primal regularisation in kkt.values' layout: the same in every iteration of a solve */
@@ -122,7 +123,8 @@ export class NormalEquations {
     // a row group's Σ w a a' is summed in a dense triangle and added to the normal matrix once
     const widest = rows.widestGroup;
     this.groupScratch = new Float64Array((widest * (widest + 1)) / 2 + 4 * widest);
-    this.groupLive = new Int32Array(rows.tallestGroup);
+    this.groupLive = new Int32Array(rows.tallestGroup + 3);
+    this.groupWeight = new Float64Array(rows.tallestGroup + 3);
     const nnz = rs[m]!;
     this.entryRunStart = new Int32Array(nnz + 1);
     let runs = 0;
@@ -261,13 +263,16 @@ export class NormalEquations {
   }
 
   /**
-   * Adds Σ w a a' of row group g to the normal matrix: the rows with a weight are
-   * summed four at a time in the scratch triangle (one pass over it per four rows; the rest two
-   * and one at a time), then the
-   * triangle is added through the first row's pair targets.
+   * Adds Σ w a a' of row group g to the normal matrix: the rows with a weight are summed four at a
+   * time in the scratch triangle (one pass over it per four rows), then the triangle is added
+   * through the first row's pair targets. The last four are padded with weight-0 rows (each adds
+   * exact zeros): one code path whatever the screen left weighted. A loop for the leftover rows
+   * would run or not from one solve to the next as the screen frees rows, and V8 threw away the
+   * interior point's optimised code the first time one ran that had not run before (the first
+   * chunk of the pilot that held a cup: 25–32 ms).
    */
   private addGroup(g: number): void {
-    const { groupLive: live, rowPairStart, pairTarget } = this;
+    const { groupLive: live, groupWeight: weight, rowPairStart, pairTarget } = this;
     const { groupFirst, groupEnd, groupWidth } = this.ws.rowsOfA;
     const X = this.groupScratch;
     const { m, rowValues } = this.ws;
@@ -277,8 +282,17 @@ export class NormalEquations {
     const first = groupFirst[g]!;
     const end = groupEnd[g]!;
     let count = 0;
-    for (let r = first; r < end; r++) if (R[oW + r]! !== 0) live[count++] = r;
+    for (let r = first; r < end; r++) {
+      const w = R[oW + r]!;
+      if (w === 0) continue;
+      live[count] = r;
+      weight[count++] = w;
+    }
     if (count === 0) return;
+    while (count % 4 !== 0) {
+      live[count] = first;
+      weight[count++] = 0;
+    }
     const k = groupWidth[g]!;
     const np = (k * (k + 1)) / 2;
     const o0 = np;
@@ -286,20 +300,15 @@ export class NormalEquations {
     const o2 = np + 2 * k;
     const o3 = np + 3 * k;
     X.fill(0, 0, np);
-    let c = 0;
-    for (; c + 3 < count; c += 4) {
-      const r0 = live[c]!;
-      const r1 = live[c + 1]!;
-      const r2 = live[c + 2]!;
-      const r3 = live[c + 3]!;
-      const w0 = R[oW + r0]!;
-      const w1 = R[oW + r1]!;
-      const w2 = R[oW + r2]!;
-      const w3 = R[oW + r3]!;
-      const e0 = rowStart[r0]!;
-      const e1 = rowStart[r1]!;
-      const e2 = rowStart[r2]!;
-      const e3 = rowStart[r3]!;
+    for (let c = 0; c < count; c += 4) {
+      const w0 = weight[c]!;
+      const w1 = weight[c + 1]!;
+      const w2 = weight[c + 2]!;
+      const w3 = weight[c + 3]!;
+      const e0 = rowStart[live[c]!]!;
+      const e1 = rowStart[live[c + 1]!]!;
+      const e2 = rowStart[live[c + 2]!]!;
+      const e3 = rowStart[live[c + 3]!]!;
       for (let a = 0; a < k; a++) {
         X[o0 + a] = rowValues[e0 + a]!;
         X[o1 + a] = rowValues[e1 + a]!;
@@ -314,36 +323,6 @@ export class NormalEquations {
         const v3 = w3 * X[o3 + a]!;
         for (let b = 0; b <= a; b++, p++)
           X[p] = X[p]! + v0 * X[o0 + b]! + v1 * X[o1 + b]! + v2 * X[o2 + b]! + v3 * X[o3 + b]!;
-      }
-    }
-    if (c + 1 < count) {
-      const r0 = live[c]!;
-      const r1 = live[c + 1]!;
-      const w0 = R[oW + r0]!;
-      const w1 = R[oW + r1]!;
-      const e0 = rowStart[r0]!;
-      const e1 = rowStart[r1]!;
-      for (let a = 0; a < k; a++) {
-        X[o0 + a] = rowValues[e0 + a]!;
-        X[o1 + a] = rowValues[e1 + a]!;
-      }
-      let p = 0;
-      for (let a = 0; a < k; a++) {
-        const v0 = w0 * X[o0 + a]!;
-        const v1 = w1 * X[o1 + a]!;
-        for (let b = 0; b <= a; b++, p++) X[p] = X[p]! + v0 * X[o0 + b]! + v1 * X[o1 + b]!;
-      }
-      c += 2;
-    }
-    for (; c < count; c++) {
-      const r0 = live[c]!;
-      const w0 = R[oW + r0]!;
-      const e0 = rowStart[r0]!;
-      for (let a = 0; a < k; a++) X[o0 + a] = rowValues[e0 + a]!;
-      let p = 0;
-      for (let a = 0; a < k; a++) {
-        const v0 = w0 * X[o0 + a]!;
-        for (let b = 0; b <= a; b++, p++) X[p]! += v0 * X[o0 + b]!;
       }
     }
     const M = this.kkt.values;
