@@ -196,4 +196,40 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
       expect(new Set(log)).toEqual(new Set([TIGHT]));
     }
   });
+
+  it('passes the solver one options object whose fields never change in kind or order (one hidden class)', () => {
+    // Fields added as the rounds went (warm start, resume, a deadline) gave the object a new hidden
+    // class on some paths, and V8 discarded the solver's optimised code at the first solve that
+    // passed one it had not seen: the pilot's first bent chunk took 25–32 ms instead of ~12.
+    const shapes = new Set<string>();
+    const objects = new Set<object>();
+    const recording: QpSolverFactory = (problem) => {
+      const s = interiorPointSolver(problem);
+      return {
+        solve: (o) => {
+          shapes.add(Object.keys(o).join(','));
+          objects.add(o);
+          return s.solve(o);
+        },
+      };
+    };
+    const f = new ChunkCbfFilter(disc, recording, {
+      ...DEFAULT_CBF_WEIGHTS,
+      qmin: [-5, -5],
+      qmax: [5, 5],
+      maxSpeed: [1, 1],
+      maxRounds: 3,
+      slackTolerance: 1e-6,
+      cbfTolerance: CBF_TOLERANCE,
+      maxIterations: 40,
+      qpTolerance: TIGHT,
+      looseRoundTolerance: LOOSE,
+    });
+    // loose rounds finished tight (resume), warm starts between rounds, with and without a deadline
+    expect(f.filter(nominal, H, q0, DT).status).toBe('filtered');
+    expect(f.filter(nominal, H, q0, DT, () => false).status).toBe('filtered');
+    expect(f.filter(line(-2.5, 0.3), H, [-2.5, 0.3], DT).status).toBe('filtered');
+    expect(objects.size).toBe(1);
+    expect([...shapes]).toEqual(['maxIterations,epsAbs,epsRel,deadline,warmStart,warmStartDual,resume']);
+  });
 });
