@@ -53,7 +53,7 @@ import { loadavg } from 'node:os';
 import { loadMujoco, pandaScene, so101Scene, type FragileArm } from '../drivers/sim/index.js';
 import { runFragilePilot } from '../src/cli/demo/fragile/command.js';
 import { heldTiltLimit, type FragileFilterCache } from '../src/cli/demo/fragile/episode.js';
-import { ARM_FILTER_PROFILES, modeFilter } from '../src/cli/demo/fragile/filters.js';
+import { ARM_FILTER_PROFILES, modeFilter, type ModeFilter } from '../src/cli/demo/fragile/filters.js';
 import { p50p99 } from '../src/cli/demo/fragile/metrics.js';
 import { demoClauses, demoPlatform } from '../src/cli/demo/clauses.js';
 import { defaultSpecPaths, loadScoringSpec } from '../src/cli/spec-files.js';
@@ -63,6 +63,7 @@ import { QpSolver } from '../src/qp/index.js';
 import type { QpProblem, QpSolveOptions } from '../src/qp/types.js';
 import { interiorPointSolver } from '../src/gate/cbf-solver.js';
 import type { BarrierModel, BoundQpSolver } from '../src/gate/cbf-types.js';
+import { pilotCbfFilter, replayHeldTilt } from './support/pilot-filter.js';
 
 interface Call {
   nominal: number[];
@@ -93,54 +94,17 @@ const a4 = a4Raw?.startsWith('--') ? undefined : a4Raw;
 const arm = armArg as FragileArm;
 if (!(arm in SCENES)) throw new Error(`arm must be panda or so101, got ${armArg}`);
 
-function freshFilter() {
-  const spec = loadScoringSpec(defaultSpecPaths());
-  if (!spec.ok) throw new Error(spec.problems.join('; '));
-  const scene = SCENES[arm]();
-  const clauses = demoClauses(spec.spec, demoPlatform(arm), undefined, scene.signals);
-  if (!clauses.ok) throw new Error(clauses.reason);
-  const nArm = scene.armJoints.length;
-  const limit = heldTiltLimit(clauses.instances);
-  return modeFilter(
-    'cbf',
-    ARM_FILTER_PROFILES[arm],
-    nArm,
-    nArm + 1,
-    limit === null ? null : { limit, grip: scene.gripper },
+function freshFilter(): ModeFilter {
+  return pilotCbfFilter(
+    {
+      sim: { pandaScene, so101Scene },
+      episode: { heldTiltLimit },
+      filters: { ARM_FILTER_PROFILES, modeFilter },
+      clauses: { demoClauses, demoPlatform },
+      specFiles: { defaultSpecPaths, loadScoringSpec },
+    },
+    arm,
   );
-}
-
-/**
- * Gives a mode filter each recorded call's held-cup axis through the held-tilt filter's measurement
- * port and resets the held-tilt switch where an episode started, as the episode did; returns the
- * per-call step to run before each filter call.
- */
-function replayHeldTilt(
-  mf: ReturnType<typeof freshFilter>,
-): (c: Pick<Call, 'heldAxis' | 'episodeStart' | 'restored'>) => void {
-  let axis: readonly number[] | null = null;
-  if (mf.heldTilt)
-    mf.heldTilt.objectAxis = {
-      axis: (out: Float64Array): boolean => {
-        if (!axis) return false;
-        out.set(axis);
-        return true;
-      },
-    };
-  return (c) => {
-    if (c.episodeStart) mf.heldTilt?.reset();
-    axis = c.heldAxis ?? null;
-    const r = c.restored;
-    if (r && mf.heldTilt)
-      mf.heldTilt.restoreGrasp(
-        {
-          lastGrip: r.lastGrip ?? NaN,
-          pose: r.pose ? Float64Array.from(r.pose) : null,
-          axis: r.axis ? Float64Array.from(r.axis) : null,
-        },
-        r.heldAxis,
-      );
-  };
 }
 
 /** Per call and variant: best wall time, CPU summed, and the first pass's outcome. */

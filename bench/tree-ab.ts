@@ -22,7 +22,9 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as QpModule from '../src/qp/index.js';
 import type { QpProblem, QpSolveOptions } from '../src/qp/types.js';
+import { pilotCbfFilter, replayHeldTilt, type HeldTiltInputs, type PilotModules } from './support/pilot-filter.js';
 
 const [cmd, otherArg, armArg, file, roundsArg] = process.argv.slice(2);
 if ((cmd !== 'filter' && cmd !== 'qp') || !otherArg || (armArg !== 'panda' && armArg !== 'so101') || !file) {
@@ -34,15 +36,12 @@ const rounds = Number(roundsArg ?? '10');
 const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const other = resolve(otherArg);
 
-interface Call {
+interface Call extends HeldTiltInputs {
   nominal: number[];
   horizon: number;
   q0: number[];
   dt: number;
   spheres: number[][];
-  heldAxis?: number[] | null;
-  episodeStart?: boolean;
-  restored?: { lastGrip: number | null; pose: number[] | null; axis: number[] | null; heldAxis: number[] | null };
 }
 const calls = (JSON.parse(readFileSync(file, 'utf8')) as { calls: Call[] }).calls.map((c) => ({
   ...c,
@@ -50,52 +49,22 @@ const calls = (JSON.parse(readFileSync(file, 'utf8')) as { calls: Call[] }).call
   q0F: Float64Array.from(c.q0),
 }));
 
-const load = (root: string, path: string): Promise<any> => import(pathToFileURL(resolve(root, path)).href); // eslint-disable-line @typescript-eslint/no-explicit-any
+const load = (root: string, path: string): Promise<unknown> => import(pathToFileURL(resolve(root, path)).href);
 
-/** A tree's pilot cbf filter, fed each call's held-cup axis and episode starts as bench/cbf-replay.ts does. */
+/** A tree's pilot cbf filter (bench/support/pilot-filter.ts), fed each call's held-cup inputs. */
 async function pilotFilter(root: string) {
-  const sim = await load(root, 'drivers/sim/index.ts');
-  const episode = await load(root, 'src/cli/demo/fragile/episode.ts');
-  const filters = await load(root, 'src/cli/demo/fragile/filters.ts');
-  const demo = await load(root, 'src/cli/demo/clauses.ts');
-  const specFiles = await load(root, 'src/cli/spec-files.ts');
-  const spec = specFiles.loadScoringSpec(specFiles.defaultSpecPaths());
-  if (!spec.ok) throw new Error(spec.problems.join('; '));
-  const scene = (arm === 'panda' ? sim.pandaScene : sim.so101Scene)();
-  const clauses = demo.demoClauses(spec.spec, demo.demoPlatform(arm), undefined, scene.signals);
-  if (!clauses.ok) throw new Error(clauses.reason);
-  const nArm = scene.armJoints.length;
-  const limit = episode.heldTiltLimit(clauses.instances);
-  const mf = filters.modeFilter(
-    'cbf',
-    filters.ARM_FILTER_PROFILES[arm],
-    nArm,
-    nArm + 1,
-    limit === null ? null : { limit, grip: scene.gripper },
-  );
-  let axis: number[] | null = null;
-  if (mf.heldTilt)
-    mf.heldTilt.objectAxis = {
-      axis: (out: Float64Array): boolean => {
-        if (!axis) return false;
-        out.set(axis);
-        return true;
-      },
-    };
+  const modules = {
+    sim: await load(root, 'drivers/sim/index.ts'),
+    episode: await load(root, 'src/cli/demo/fragile/episode.ts'),
+    filters: await load(root, 'src/cli/demo/fragile/filters.ts'),
+    clauses: await load(root, 'src/cli/demo/clauses.ts'),
+    specFiles: await load(root, 'src/cli/spec-files.ts'),
+  } as PilotModules;
+  const mf = pilotCbfFilter(modules, arm);
+  const heldTiltStep = replayHeldTilt(mf);
   return (c: (typeof calls)[number]): { status: string; targets: Float64Array } => {
-    if (c.episodeStart) mf.heldTilt?.reset();
-    axis = c.heldAxis ?? null;
-    const r = c.restored;
-    if (r && mf.heldTilt)
-      mf.heldTilt.restoreGrasp(
-        {
-          lastGrip: r.lastGrip ?? NaN,
-          pose: r.pose ? Float64Array.from(r.pose) : null,
-          axis: r.axis ? Float64Array.from(r.axis) : null,
-        },
-        r.heldAxis,
-      );
-    c.spheres.forEach((sp, g) => mf.groups[g].spheres.set(sp));
+    heldTiltStep(c);
+    c.spheres.forEach((sp, g) => mf.groups[g]!.spheres.set(sp));
     return mf.filter.filter(c.nominalF, c.horizon, c.q0F, c.dt);
   };
 }
@@ -136,8 +105,8 @@ if (cmd === 'filter') {
   );
 } else {
   // every QP this tree's filter solves in one pass, copied as solved
-  const { QpSolver } = await load(here, 'src/qp/index.ts');
-  const { QpSolver: OtherSolver } = await load(other, 'src/qp/index.ts');
+  const { QpSolver } = (await load(here, 'src/qp/index.ts')) as typeof QpModule;
+  const { QpSolver: OtherSolver } = (await load(other, 'src/qp/index.ts')) as typeof QpModule;
   const kept: { problem: QpProblem; eps: number }[] = [];
   const solve = QpSolver.prototype.solve;
   QpSolver.prototype.solve = function (this: unknown, p: QpProblem, o?: QpSolveOptions) {

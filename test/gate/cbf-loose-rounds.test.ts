@@ -33,8 +33,14 @@ function loggingSolver(log: number[]): QpSolverFactory {
   };
 }
 
-function filter(log: number[], looseRoundTolerance?: number, maxRounds = 3, finishLooseRounds?: boolean) {
-  return new ChunkCbfFilter(disc, loggingSolver(log), {
+/** The filter over any solver factory (a test's own wrapper around the interior point). */
+function filterWith(
+  factory: QpSolverFactory,
+  looseRoundTolerance?: number,
+  maxRounds = 3,
+  finishLooseRounds?: boolean,
+): ChunkCbfFilter {
+  return new ChunkCbfFilter(disc, factory, {
     ...DEFAULT_CBF_WEIGHTS,
     qmin: [-5, -5],
     qmax: [5, 5],
@@ -47,6 +53,10 @@ function filter(log: number[], looseRoundTolerance?: number, maxRounds = 3, fini
     ...(looseRoundTolerance === undefined ? {} : { looseRoundTolerance }),
     ...(finishLooseRounds === undefined ? {} : { finishLooseRounds }),
   });
+}
+
+function filter(log: number[], looseRoundTolerance?: number, maxRounds = 3, finishLooseRounds?: boolean) {
+  return filterWith(loggingSolver(log), looseRoundTolerance, maxRounds, finishLooseRounds);
 }
 
 /** A straight line from (x0, y) in steps of 0.095 along +x, H rows (the first row one step from x0). */
@@ -166,18 +176,7 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
         },
       };
     };
-    const f = new ChunkCbfFilter(disc, factory, {
-      ...DEFAULT_CBF_WEIGHTS,
-      qmin: [-5, -5],
-      qmax: [5, 5],
-      maxSpeed: [1, 1],
-      maxRounds: 4,
-      slackTolerance: 1e-6,
-      cbfTolerance: CBF_TOLERANCE,
-      maxIterations: 40,
-      qpTolerance: TIGHT,
-      looseRoundTolerance: LOOSE,
-    });
+    const f = filterWith(factory, LOOSE, 4);
     const o = f.filter(nominal, H, q0, DT);
     expect(resumes).toBeGreaterThanOrEqual(1);
     expect(o.status, o.detail).toBe('filtered');
@@ -213,18 +212,7 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
         },
       };
     };
-    const f = new ChunkCbfFilter(disc, recording, {
-      ...DEFAULT_CBF_WEIGHTS,
-      qmin: [-5, -5],
-      qmax: [5, 5],
-      maxSpeed: [1, 1],
-      maxRounds: 3,
-      slackTolerance: 1e-6,
-      cbfTolerance: CBF_TOLERANCE,
-      maxIterations: 40,
-      qpTolerance: TIGHT,
-      looseRoundTolerance: LOOSE,
-    });
+    const f = filterWith(recording, LOOSE, 3);
     // loose rounds finished tight (resume), warm starts between rounds, with and without a deadline
     expect(f.filter(nominal, H, q0, DT).status).toBe('filtered');
     expect(f.filter(nominal, H, q0, DT, () => false).status).toBe('filtered');
