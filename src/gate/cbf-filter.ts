@@ -16,7 +16,7 @@
  * barrier-condition violation is executed, so re-linearisation can only improve on a safe round,
  * never turn it into a hold. No safe round → unsafe. Preallocated per shape.
  */
-import type { QpSolveOptions } from '../qp/types.js';
+import { reusableSolveOptions, type ReusableQpSolveOptions } from '../qp/types.js';
 import { ChunkQp } from './cbf-qp.js';
 import type { CbfWeights } from './cbf-qp.js';
 import type { BarrierModel, BoundQpSolver, ChunkFilter, QpSolverFactory } from './cbf-types.js';
@@ -224,15 +224,8 @@ export class ChunkCbfFilter implements ChunkFilter {
   readonly looseStats = { loose: 0, tightened: 0 };
   /** Diagnostics hook: called after every round with its slack and result. */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
-  private readonly solveOptions: {
-    maxIterations: number;
-    epsAbs: number;
-    epsRel: number;
-    deadline: (() => boolean) | undefined;
-    warmStart: Float64Array | undefined;
-    warmStartDual: Float64Array | undefined;
-    resume: boolean;
-  };
+  /** rewritten between solves; every field from construction (reusableSolveOptions) */
+  private readonly solveOptions: ReusableQpSolveOptions;
   private readonly backOff: number;
   /** −δ: the smallest h accepted (see CbfFilterConfig.planningMargin). */
   private readonly hFloor: number;
@@ -255,18 +248,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     this.dq = new Float64Array(n);
     const eps = config.qpTolerance ?? DEFAULT_CBF_QP_TOLERANCE;
     if (!(eps > 0)) throw new RangeError(`CBF filter: qpTolerance must be > 0, got ${eps}`);
-    // every field from the start, in one order: an options object that gained them as the rounds
-    // went took a new hidden class on some paths, and V8 threw away the solver's optimised code at
-    // the first solve that passed one it had not seen (the pilot's first bent chunk, 25–32 ms)
-    this.solveOptions = {
-      maxIterations: config.maxIterations,
-      epsAbs: eps,
-      epsRel: eps,
-      deadline: undefined,
-      warmStart: undefined,
-      warmStartDual: undefined,
-      resume: false,
-    };
+    this.solveOptions = reusableSolveOptions({ maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps });
     this.tightTolerance = eps;
     const loose = config.looseRoundTolerance ?? 0;
     if (!(loose === 0 || (loose >= eps && loose < 1)))
@@ -417,7 +399,7 @@ export class ChunkCbfFilter implements ChunkFilter {
       this.solveOptions.maxIterations = capped ? this.firstRoundIterations : cfg.maxIterations;
       const loose = this.looseTolerance > 0;
       this.setTolerance(loose ? this.looseTolerance : this.tightTolerance);
-      let r = this.solver!.solve(this.solveOptions as QpSolveOptions);
+      let r = this.solver!.solve(this.solveOptions);
       o.iterations += r.iterations;
       if (capped && r.status === 'max-iterations') {
         this.relineariseStill(horizon);
@@ -561,7 +543,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     this.solveOptions.maxIterations = this.config.maxIterations;
     // continue the loose solve's own iterate (the QP has not changed since)
     this.solveOptions.resume = true;
-    const r = this.solver!.solve(this.solveOptions as QpSolveOptions);
+    const r = this.solver!.solve(this.solveOptions);
     this.solveOptions.resume = false;
     return r;
   }

@@ -18,7 +18,7 @@
  * linearisation errors e compound along a boundary to about −e/γ (h_{k+1} ≥ (1−γ)h_k − e), so at
  * 30 Hz steps the published filter settles inside d_safe where the re-check would hold.
  */
-import type { QpSolveOptions } from '../qp/types.js';
+import { reusableSolveOptions, type ReusableQpSolveOptions } from '../qp/types.js';
 import type { CbfOutcome } from './cbf-filter.js';
 import { DEFAULT_CBF_QP_TOLERANCE } from './cbf-filter.js';
 import { ChunkQp } from './cbf-qp.js';
@@ -55,7 +55,8 @@ export class StepwiseCbfBaseline implements ChunkFilter {
   private readonly hq: Float64Array;
   private readonly grad: Float64Array;
   private out: Float64Array = new Float64Array(0);
-  private readonly solveOptions: { maxIterations: number; epsAbs: number; epsRel: number; deadline?: () => boolean };
+  /** rewritten between solves; every field from construction (reusableSolveOptions) */
+  private readonly solveOptions: ReusableQpSolveOptions;
   readonly outcome: CbfOutcome = newOutcome();
 
   constructor(
@@ -73,7 +74,7 @@ export class StepwiseCbfBaseline implements ChunkFilter {
     this.hq = new Float64Array(barrier.pairs);
     this.grad = new Float64Array(barrier.pairs * n);
     const eps = config.qpTolerance ?? DEFAULT_CBF_QP_TOLERANCE;
-    this.solveOptions = { maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps };
+    this.solveOptions = reusableSolveOptions({ maxIterations: config.maxIterations, epsAbs: eps, epsRel: eps });
   }
 
   filter(
@@ -115,7 +116,7 @@ export class StepwiseCbfBaseline implements ChunkFilter {
       this.qp.setNominal(unom, this.z, cfg.qmin, cfg.qmax, this.dq, weights);
       // Linearised at the present state z: ∇h(z)·(u − z) ≥ −γ h(z) − ξ.
       this.qp.linearise(this.barrier, this.z, this.z, cfg.gamma);
-      const r = this.solver.solve(this.solveOptions as QpSolveOptions);
+      const r = this.solver.solve(this.solveOptions);
       o.iterations += r.iterations;
       o.rounds++;
       if (r.status !== 'solved') return refuse(this.outcome, 'solver-failure', `step ${k}: ${r.status}: ${r.reason}`);

@@ -10,5 +10,13 @@ export { parseQpJson } from './load.js';
 export { detectStructure } from './structure.js';
 export type { QpStructure } from './structure.js';
 export { BlockTridiagonal } from './block-tridiagonal.js';
-export { INFINITE_BOUND } from './types.js';
-export type { CscMatrix, QpProblem, QpResult, QpSolveOptions, QpStatus, StageHint } from './types.js';
+export { INFINITE_BOUND, reusableSolveOptions } from './types.js';
+export type {
+  CscMatrix,
+  QpProblem,
+  QpResult,
+  QpSolveOptions,
+  QpStatus,
+  ReusableQpSolveOptions,
+  StageHint,
+} from './types.js';

@@ -218,6 +218,6 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
     expect(f.filter(nominal, H, q0, DT, () => false).status).toBe('filtered');
     expect(f.filter(line(-2.5, 0.3), H, [-2.5, 0.3], DT).status).toBe('filtered');
     expect(objects.size).toBe(1);
-    expect([...shapes]).toEqual(['maxIterations,epsAbs,epsRel,deadline,warmStart,warmStartDual,resume']);
+    expect(shapes.size).toBe(1);
   });
 });

@@ -13,6 +13,7 @@ import {
   type BarrierModel,
   type StepwiseCbfBaselineConfig,
 } from '../../src/gate/index.js';
+import type { QpSolverFactory } from '../../src/gate/cbf-types.js';
 
 /** h(q) = a·q − b over two joints. */
 function linearBarrier(a: readonly [number, number], b: number): BarrierModel {
@@ -106,5 +107,26 @@ describe('StepwiseCbfBaseline (Eq. A.2 baseline)', () => {
     expect(Math.abs(o.targets[0]!)).toBeLessThanOrEqual(0.05 + 1e-9);
     expect(Math.abs(o.targets[2]! - o.targets[0]!)).toBeLessThanOrEqual(0.05 + 1e-9);
     expect(f.filter(Float64Array.from([0, 0]), 1, [NaN, 0], 0.05).status).toBe('unsafe');
+  });
+
+  it('passes the solver one options object whose fields never change in kind or order, deadline or not', () => {
+    const shapes = new Set<string>();
+    const objects = new Set<object>();
+    const recording: QpSolverFactory = (problem) => {
+      const inner = interiorPointSolver(problem);
+      return {
+        solve: (o) => {
+          shapes.add(Object.keys(o).join(','));
+          objects.add(o);
+          return inner.solve(o);
+        },
+      };
+    };
+    const f = new StepwiseCbfBaseline(linearBarrier(a, b), recording, { ...wide, rho: 1000, recheck: true });
+    const unom = Float64Array.from([-0.3, -0.2]);
+    expect(f.filter(unom, 1, z, 0.05).status).toBe('filtered');
+    expect(f.filter(unom, 1, z, 0.05, () => false).status).toBe('filtered');
+    expect(objects.size).toBe(1);
+    expect(shapes.size).toBe(1);
   });
 });
