@@ -28,6 +28,10 @@
  * filter-polish: the whole filter without and with polishFromWarmStart on every solve, two filters
  *         alternating per call in one process (POLISH_FIRST=on builds the polishing one first).
  *
+ * garbage: bytes allocated per filter call over the recorded calls, garbage included (V8's sampling
+ *         heap profiler keeping collected objects, bench/sampled-allocation.ts), by where the
+ *         allocating code lives.
+ *
  * `--no-screen` replays with the redundant-row screen off (CbfFilterConfig.screenRows false: the QP
  * keeps every CBF row), to compare rows, iterations and time with and without it.
  * `--clear-tolerance T` replays with CbfFilterConfig.clearRoundTolerance = T (m): a safe round that
@@ -47,6 +51,7 @@
  *      npx tsx bench/cbf-replay.ts qp <panda|so101> <file.json> [rounds=10] [--eps E]
  *      npx tsx bench/cbf-replay.ts polish <panda|so101> <file.json> [rounds=10] [--mode iterate|warm|both] [--eps E]
  *      npx tsx bench/cbf-replay.ts filter-polish <panda|so101> <file.json> [rounds=10]
+ *      npx tsx bench/cbf-replay.ts garbage <panda|so101> <file.json> [passes=2]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -64,6 +69,7 @@ import type { QpProblem, QpSolveOptions } from '../src/qp/types.js';
 import { interiorPointSolver } from '../src/gate/cbf-solver.js';
 import type { BarrierModel, BoundQpSolver } from '../src/gate/cbf-types.js';
 import { pilotCbfFilter, replayHeldTilt } from './support/pilot-filter.js';
+import { sampledAllocation } from './sampled-allocation.js';
 
 interface Call {
   nominal: number[];
@@ -833,8 +839,33 @@ if (cmd === 'record') {
     `polish ÷ ip CPU ${(tally.polish.cpu / tally.ip.cpu).toFixed(3)}; polished ${polishedCount} of ${kept.length} QPs; attempts ${counts.attempts}, accepted ${counts.accepted}, factorisations ${counts.sweeps}, refinement passes ${counts.passes} (all passes); ` +
       `max |Δu| ${dx.toExponential(2)} rad, max |ΔΣξ| ${dSlack.toExponential(2)}, max relative |Δobjective| ${dObj.toExponential(2)}, max violation with the polish ${worstViolation.toExponential(2)}; statuses differ: ${statusDiff.length === 0 ? 'none' : statusDiff.join(', ')}`,
   );
+} else if (cmd === 'garbage') {
+  // Bytes allocated per filter call, garbage included (bench/sampled-allocation.ts): the recorded
+  // calls in order, R passes after a warm-up pass. Garbage the filter leaves is collected later,
+  // often inside another filter call while the episode around it allocates.
+  const { calls } = JSON.parse(readFileSync(a3!, 'utf8')) as { calls: Call[] };
+  const rounds = Number(a4 ?? '2');
+  const mf = freshFilter();
+  const heldTiltStep = replayHeldTilt(mf);
+  const inputs = calls.map((c) => ({ ...c, nominalF: Float64Array.from(c.nominal), q0F: Float64Array.from(c.q0) }));
+  let next = 0;
+  const one = (): number => {
+    const c = inputs[next++ % inputs.length]!;
+    heldTiltStep(c);
+    c.spheres.forEach((sp, g) => mf.groups[g]!.spheres.set(sp));
+    mf.filter.filter(c.nominalF, c.horizon, c.q0F, c.dt);
+    return 1;
+  };
+  for (let i = 0; i < inputs.length; i++) one();
+  const a = await sampledAllocation(one, rounds * inputs.length);
+  console.log(
+    `${arm}: ${a.units} filter calls (${rounds} passes of the ${inputs.length} recorded), bytes allocated per call: ` +
+      `src/ ${a.src}, test/ ${a.test}, other (Node, V8 builtins such as subarray, this bench) ${a.other}; total ${a.src + a.test + a.other}`,
+  );
 } else {
-  throw new Error('usage: cbf-replay.ts record <arm> <seeds> <file> | replay <arm> <file> [rounds]');
+  throw new Error(
+    'usage: cbf-replay.ts record <arm> <seeds> <file> | replay|screen|qp|polish|filter-polish|garbage <arm> <file> [rounds]',
+  );
 }
 
 /** Replaces `from` by `to` wherever a field of the wrappers around it holds it. */

@@ -93,9 +93,9 @@ export class BlockTridiagonal {
         const dp = this.blockSize(k - 1);
         const os = this.subOffset[k]!;
         const op = this.diagOffset[k - 1]!;
-        // G = M_{k,k-1} L_{k-1}^{-T}: each row g solves L_{k-1} g' = row'. Two rows at a time: each
-        // row's sums keep their order (the same bits), the two chains of dependent additions run
-        // side by side (one chain alone waits on the adder's latency).
+        // G = M_{k,k-1} L_{k-1}^{-T}: each row g solves L_{k-1} g' = row'. Four rows at a time, then
+        // two, then one: each row's sums keep their order (the same bits), and the chains of
+        // dependent additions run side by side (one chain alone waits on the adder's latency).
         const pb = this.stageStart[k - 1]!;
         let r = 0;
         for (; r + 3 < d; r += 4) {
@@ -149,7 +149,7 @@ export class BlockTridiagonal {
             L[gr + c] = s * inv[pb + c]!;
           }
         }
-        // D_k = M_kk − G G' (lower triangle), two columns at a time (independent sums)
+        // D_k = M_kk − G G' (lower triangle), four columns at a time, then two, then one (independent sums)
         for (let r = 0; r < d; r++) {
           const gr = os + r * dp;
           const dr = od + r * d;

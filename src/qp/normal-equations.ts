@@ -268,8 +268,8 @@ export class NormalEquations {
    * through the first row's pair targets. The last four are padded with weight-0 rows (each adds
    * exact zeros): one code path whatever the screen left weighted. A loop for the leftover rows
    * would run or not from one solve to the next as the screen frees rows, and V8 threw away the
-   * interior point's optimised code the first time one ran that had not run before (the first
-   * chunk of the pilot that held a cup: 25–32 ms).
+   * interior point's optimised code the first time one ran that had not run before (seen with
+   * --trace-deopt at the fragile pilot's first bent chunk).
    */
   private addGroup(g: number): void {
     const { groupLive: live, groupWeight: weight, rowPairStart, pairTarget } = this;
