@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
 import type { QpSolverFactory } from '../../src/gate/cbf-types.js';
 import { discBarrier } from './support/disc-barrier.js';
+import { optionsShapeRecorder } from './support/options-shapes.js';
 
 const R = 1;
 const disc = discBarrier(R);
@@ -200,18 +201,7 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
     // Fields added as the rounds went (warm start, resume, a deadline) gave the object a new hidden
     // class on some paths, and V8 discarded the solver's optimised code at the first solve that
     // passed one it had not seen: the pilot's first bent chunk took 25–32 ms instead of ~12.
-    const shapes = new Set<string>();
-    const objects = new Set<object>();
-    const recording: QpSolverFactory = (problem) => {
-      const s = interiorPointSolver(problem);
-      return {
-        solve: (o) => {
-          shapes.add(Object.keys(o).join(','));
-          objects.add(o);
-          return s.solve(o);
-        },
-      };
-    };
+    const { factory: recording, objects, shapes } = optionsShapeRecorder();
     const f = filterWith(recording, LOOSE, 3);
     // loose rounds finished tight (resume), warm starts between rounds, with and without a deadline
     expect(f.filter(nominal, H, q0, DT).status).toBe('filtered');

@@ -13,7 +13,7 @@ import {
   type BarrierModel,
   type StepwiseCbfBaselineConfig,
 } from '../../src/gate/index.js';
-import type { QpSolverFactory } from '../../src/gate/cbf-types.js';
+import { optionsShapeRecorder } from './support/options-shapes.js';
 
 /** h(q) = a·q − b over two joints. */
 function linearBarrier(a: readonly [number, number], b: number): BarrierModel {
@@ -110,18 +110,7 @@ describe('StepwiseCbfBaseline (Eq. A.2 baseline)', () => {
   });
 
   it('passes the solver one options object whose fields never change in kind or order, deadline or not', () => {
-    const shapes = new Set<string>();
-    const objects = new Set<object>();
-    const recording: QpSolverFactory = (problem) => {
-      const inner = interiorPointSolver(problem);
-      return {
-        solve: (o) => {
-          shapes.add(Object.keys(o).join(','));
-          objects.add(o);
-          return inner.solve(o);
-        },
-      };
-    };
+    const { factory: recording, objects, shapes } = optionsShapeRecorder();
     const f = new StepwiseCbfBaseline(linearBarrier(a, b), recording, { ...wide, rho: 1000, recheck: true });
     const unom = Float64Array.from([-0.3, -0.2]);
     expect(f.filter(unom, 1, z, 0.05).status).toBe('filtered');
