@@ -106,6 +106,22 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    */
   readonly firstRoundIterations?: number;
   /**
+   * Round 1 cut short as a linearisation point, opt-in (absent: round 1 at the nominal runs to
+   * convergence, or to `firstRoundIterations`, which this excludes). When more rounds follow, round 1
+   * stops after `iterations` interior-point iterations; unless it has converged by then, its result
+   * is neither re-checked nor a candidate: round 2 linearises at its iterate (projected onto the
+   * motion bounds and limits), with the proximal weight `proximal` around it instead of
+   * CbfWeights.proximal, and starts from it primal-dual. Safety is unchanged (every candidate is a
+   * converged round's result, re-checked exactly). Why: on the fragile pilot's SO-101 detour chunks
+   * round 1's converged result lay 5–97 mm inside the bottle's clearance, where the linear model of
+   * h is poor; round 2 linearised there fell short and a third round followed (the p99 call 24.8
+   * iterations). The early iterate lies between the standing-still start and that result, where the
+   * model is closer; 4 iterations and μ 10 there: p99 call 18 iterations, 20/20 seeds instead of
+   * 19/20, smoother (bench/RESULTS.md). Fewer iterations or a stiffer μ anchored round 2 near a
+   * chunk that lags the nominal: larger corrections, and seeds lost.
+   */
+  readonly firstRoundIterate?: { readonly iterations: number; readonly proximal: number };
+  /**
    * Tolerance (absolute and relative) of the rounds' first solve, opt-in (absent or 0: every round
    * is solved at `qpTolerance`). A round is a linearisation point or a candidate; its result is
    * re-checked exactly on the nonlinear barrier either way, so its accuracy bears on optimality, not
@@ -211,12 +227,17 @@ export class ChunkCbfFilter implements ChunkFilter {
   private checkViolation = 0;
   private checkHard = false;
   private refIsStill = false;
+  /** proximal weight of a round linearised at this.ref (0 standing still; see firstRoundIterate) */
+  private refProximal = 0;
   readonly outcome: CbfOutcome = newOutcome();
   /** CBF rows of the last call's QP solves in all, and how many of them the screen freed. */
   readonly rowStats = { rows: 0, screened: 0 };
   private readonly screenRows: boolean;
   private readonly clearRoundTolerance: number;
   private readonly firstRoundIterations: number;
+  /** firstRoundIterate's iteration cap (0: off) and proximal weight */
+  private readonly iterateCap: number;
+  private readonly iterateProximal: number;
   /** the rounds' first-solve tolerance (0: off) and the tight one */
   private readonly looseTolerance: number;
   private readonly tightTolerance: number;
@@ -261,6 +282,21 @@ export class ChunkCbfFilter implements ChunkFilter {
     if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1))
       throw new RangeError(`CBF filter: firstRoundIterations must be an integer ≥ 1, got ${cap}`);
     this.firstRoundIterations = cap === undefined || cap >= config.maxIterations ? 0 : cap;
+    const iterate = config.firstRoundIterate;
+    if (iterate !== undefined) {
+      if (cap !== undefined)
+        throw new RangeError('CBF filter: firstRoundIterate and firstRoundIterations exclude each other');
+      if (
+        !(Number.isInteger(iterate.iterations) && iterate.iterations >= 1 && iterate.iterations < config.maxIterations)
+      )
+        throw new RangeError(
+          `CBF filter: firstRoundIterate.iterations must be an integer in [1, maxIterations), got ${iterate.iterations}`,
+        );
+      if (!(iterate.proximal >= 0 && iterate.proximal < Infinity))
+        throw new RangeError(`CBF filter: firstRoundIterate.proximal must be finite and ≥ 0, got ${iterate.proximal}`);
+    }
+    this.iterateCap = iterate?.iterations ?? 0;
+    this.iterateProximal = iterate?.proximal ?? 0;
     this.backOff = config.backOff ?? DEFAULT_CBF_BACK_OFF;
     if (!(this.backOff >= 0)) throw new RangeError(`CBF filter: backOff must be ≥ 0, got ${config.backOff}`);
     const margin = config.planningMargin ?? 0;
@@ -390,19 +426,35 @@ export class ChunkCbfFilter implements ChunkFilter {
         round > 1 && !this.refIsStill ? this.backOff : 0,
         refEvaluated,
       );
-      if (round > 1) qp.setProximal(this.ref, this.refIsStill ? 0 : cfg.proximal);
+      if (round > 1) qp.setProximal(this.ref, this.refProximal);
       // rows the limits and motion bounds imply are dropped (the re-check below still checks every pair)
       if (this.screenRows) this.rowStats.screened += qp.screenImpliedRows();
       this.rowStats.rows += horizon * qp.m;
       // (firstRoundIterations) round 1 at the nominal, cut short, goes the way of a round that needed slack
       const capped = round === 1 && !this.refIsStill && round < cfg.maxRounds && this.firstRoundIterations > 0;
-      this.solveOptions.maxIterations = capped ? this.firstRoundIterations : cfg.maxIterations;
+      // (firstRoundIterate) round 1 at the nominal, cut short, is only the next round's linearisation point
+      const cutShort = round === 1 && !this.refIsStill && round < cfg.maxRounds && this.iterateCap > 0;
+      this.solveOptions.maxIterations = capped
+        ? this.firstRoundIterations
+        : cutShort
+          ? this.iterateCap
+          : cfg.maxIterations;
       const loose = this.looseTolerance > 0;
       this.setTolerance(loose ? this.looseTolerance : this.tightTolerance);
       let r = this.solver!.solve(this.solveOptions);
       o.iterations += r.iterations;
       if (capped && r.status === 'max-iterations') {
         this.relineariseStill(horizon);
+        refEvaluated = false;
+        continue;
+      }
+      if (cutShort && r.status === 'max-iterations') {
+        this.keepWarm(r.x, r.y);
+        this.project(r.x, horizon);
+        if (this.trace) this.trace(round, NaN, this.out);
+        this.ref.set(this.out);
+        this.refIsStill = false;
+        this.refProximal = this.iterateProximal;
         refEvaluated = false;
         continue;
       }
@@ -476,6 +528,7 @@ export class ChunkCbfFilter implements ChunkFilter {
       } else {
         this.ref.set(this.out);
         this.refIsStill = false;
+        this.refProximal = cfg.proximal;
         refEvaluated = gradientsAtOut;
       }
     }
@@ -625,6 +678,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     const n = this.barrier.joints;
     for (let c = 0; c < horizon * n; c++) this.ref[c] = this.q0Buf[c % n]!;
     this.refIsStill = true;
+    this.refProximal = 0;
     // a different QP from the last round's: start it like round 1, not from that round's solution
     this.startStill(horizon);
   }

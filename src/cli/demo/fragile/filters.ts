@@ -82,6 +82,10 @@ export interface ArmFilterProfile {
   readonly cbfRounds: number;
   /** Its round 1's iteration cap (CbfFilterConfig.firstRoundIterations); absent: none. */
   readonly cbfFirstRoundIterations?: number;
+  /** Its round 1 cut short as a linearisation point (CbfFilterConfig.firstRoundIterate); absent: not. */
+  readonly cbfFirstRoundIterate?: { readonly iterations: number; readonly proximal: number };
+  /** Shortfall (m) a safe round that keeps the planned clearance may end the rounds with (CbfFilterConfig.clearRoundTolerance); absent: δ. */
+  readonly cbfClearRoundTolerance?: number;
   /** Its rounds' first-solve tolerance (CbfFilterConfig.looseRoundTolerance); absent: every solve tight. */
   readonly cbfLooseRoundTolerance?: number;
   /** The chunk-level CBF's weights (λ, ρ, γ, proximal μ) where they differ from DEFAULT_CBF_WEIGHTS. */
@@ -110,6 +114,13 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     // barrier decay (γ 0.1, the detour starts earlier) find one on most (bench/RESULTS.md).
     cbfRounds: 6,
     cbfWeights: { gamma: 0.1 },
+    // Round 1 at the nominal (through the bottle) cut short after 4 iterations and round 2
+    // linearised at that iterate, μ 10; a safe round that keeps the planned clearance ends the
+    // rounds up to 3 mm short of the barrier condition (the three-round chunks left were 1.1–2.5 mm
+    // short at the chunk's last steps): its p99 chunk 24.8 → 12 interior-point iterations, 20/20
+    // seeds instead of 19/20, jerk −28 % (bench/RESULTS.md)
+    cbfFirstRoundIterate: { iterations: 4, proximal: 10 },
+    cbfClearRoundTolerance: 0.003,
     // No loose rounds here: at 3e-3 they cut its p99 chunk from 25 to 21 interior-point
     // iterations but ran more solves and barrier evaluations, and on the quiet machine its p99
     // call was 12.4 ms with them against 11.6–11.8 ms without (bench/RESULTS.md).
@@ -337,6 +348,10 @@ export function modeFilter(
         ...(profile.cbfFirstRoundIterations === undefined
           ? {}
           : { firstRoundIterations: profile.cbfFirstRoundIterations }),
+        ...(profile.cbfClearRoundTolerance === undefined
+          ? {}
+          : { clearRoundTolerance: profile.cbfClearRoundTolerance }),
+        ...(profile.cbfFirstRoundIterate === undefined ? {} : { firstRoundIterate: profile.cbfFirstRoundIterate }),
         ...(profile.cbfLooseRoundTolerance === undefined
           ? {}
           : { looseRoundTolerance: profile.cbfLooseRoundTolerance }),
