@@ -624,21 +624,25 @@ export class QpSolver {
     for (let j = 0; j < n; j++) out.x[j] = x[j]! * D[j]!;
     for (let i = 0; i < m; i++) out.y[i] = (-(R[oZL + i]! - R[oZU + i]! + R[oYE + i]!) * E[i]!) / c;
     const xs = out.x;
-    const P = problem.P;
+    const { colPtr: pPtr, rowIndex: pRow, values: pVal } = problem.P;
+    const q = problem.q;
     let obj = 0;
     for (let j = 0; j < n; j++) {
       const xj = xs[j]!;
-      obj += problem.q[j]! * xj;
-      for (let t = P.colPtr[j]!; t < P.colPtr[j + 1]!; t++) {
-        const i = P.rowIndex[t]!;
-        obj += (i === j ? 0.5 : 1) * P.values[t]! * xs[i]! * xj;
+      obj += q[j]! * xj;
+      const p1 = pPtr[j + 1]!;
+      for (let t = pPtr[j]!; t < p1; t++) {
+        const i = pRow[t]!;
+        obj += (i === j ? 0.5 : 1) * pVal[t]! * xs[i]! * xj;
       }
     }
     out.objective = obj;
     R.fill(0, oAX, oAX + m);
-    const A = problem.A;
+    const { colPtr: aPtr, rowIndex: aRow, values: aVal } = problem.A;
     for (let j = 0; j < n; j++) {
-      for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) R[oAX + A.rowIndex[t]!]! += A.values[t]! * xs[j]!;
+      const xj = xs[j]!;
+      const a1 = aPtr[j + 1]!;
+      for (let t = aPtr[j]!; t < a1; t++) R[oAX + aRow[t]!]! += aVal[t]! * xj;
     }
     let viol = 0;
     for (let i = 0; i < m; i++) {

@@ -22,6 +22,24 @@ export function isUpperFinite(v: number): boolean {
   return v < INFINITE_BOUND;
 }
 
+/**
+ * Copies the first `to.length` values of `from` into `to`; returns the index of the first value that
+ * is not finite, or −1. (v·0 is 0 for a finite v and NaN for ±∞ and NaN: one sum tells whether to
+ * look for the entry, without a branch per value.)
+ */
+function copyFinite(from: ArrayLike<number>, to: Float64Array): number {
+  const len = to.length;
+  let probe = 0;
+  for (let t = 0; t < len; t++) {
+    const v = from[t]!;
+    probe += v * 0;
+    to[t] = v;
+  }
+  if (probe === 0) return -1;
+  for (let t = 0; t < len; t++) if (!Number.isFinite(from[t]!)) return t;
+  return -1;
+}
+
 /** Why a problem's data cannot be solved (becomes the result's status and reason). */
 export interface DataFailure {
   status: QpStatus;
@@ -41,24 +59,12 @@ export function loadScaledData(ws: QpWorkspace, scaling: RuizScaling, problem: Q
     return { status: 'numerical-error', reason: `l has ${problem.l.length} entries, expected ${m}` };
   if (problem.u.length < m)
     return { status: 'numerical-error', reason: `u has ${problem.u.length} entries, expected ${m}` };
-  const pnnz = Pv.length;
-  const pVals = problem.P.values;
-  for (let t = 0; t < pnnz; t++) {
-    const v = pVals[t]!;
-    if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `P has a non-finite value at entry ${t}` };
-    Pv[t] = v;
-  }
-  const aVals = problem.A.values;
-  for (let t = 0; t < Av.length; t++) {
-    const v = aVals[t]!;
-    if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `A has a non-finite value at entry ${t}` };
-    Av[t] = v;
-  }
-  for (let j = 0; j < n; j++) {
-    const v = problem.q[j]!;
-    if (!Number.isFinite(v)) return { status: 'numerical-error', reason: `q[${j}] is not finite` };
-    qs[j] = v;
-  }
+  const pFailure = copyFinite(problem.P.values, Pv);
+  if (pFailure >= 0) return { status: 'numerical-error', reason: `P has a non-finite value at entry ${pFailure}` };
+  const aFailure = copyFinite(problem.A.values, Av);
+  if (aFailure >= 0) return { status: 'numerical-error', reason: `A has a non-finite value at entry ${aFailure}` };
+  const qFailure = copyFinite(problem.q, qs);
+  if (qFailure >= 0) return { status: 'numerical-error', reason: `q[${qFailure}] is not finite` };
   for (let i = 0; i < m; i++) {
     const l = problem.l[i]!;
     const u = problem.u[i]!;

@@ -40,6 +40,11 @@ export class RuizScaling {
    */
   equilibrate(P: CscMatrix, pValues: Float64Array, A: CscMatrix, aValues: Float64Array, q: Float64Array): void {
     const { n, m, D, E, colNorm, rowNorm } = this;
+    // the patterns in locals: the loops below read them per entry (a maximum is exact in any order)
+    const pPtr = P.colPtr;
+    const pRow = P.rowIndex;
+    const aPtr = A.colPtr;
+    const aRow = A.rowIndex;
     D.fill(1);
     E.fill(1);
     this.c = 1;
@@ -47,18 +52,23 @@ export class RuizScaling {
       colNorm.fill(0);
       rowNorm.fill(0);
       for (let j = 0; j < n; j++) {
-        for (let t = P.colPtr[j]!; t < P.colPtr[j + 1]!; t++) {
-          const i = P.rowIndex[t]!;
+        let cj = colNorm[j]!;
+        const p1 = pPtr[j + 1]!;
+        for (let t = pPtr[j]!; t < p1; t++) {
+          const i = pRow[t]!;
           const v = Math.abs(pValues[t]!);
-          if (v > colNorm[j]!) colNorm[j] = v;
+          if (v > cj) cj = v;
           if (v > colNorm[i]!) colNorm[i] = v;
         }
-        for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) {
-          const i = A.rowIndex[t]!;
+        const a1 = aPtr[j + 1]!;
+        for (let t = aPtr[j]!; t < a1; t++) {
+          const i = aRow[t]!;
           const v = Math.abs(aValues[t]!);
-          if (v > colNorm[j]!) colNorm[j] = v;
+          if (v > cj) cj = v;
           if (v > rowNorm[i]!) rowNorm[i] = v;
         }
+        // a diagonal entry of P raised colNorm[j] itself in the loop above
+        if (cj > colNorm[j]!) colNorm[j] = cj;
       }
       let converged = true;
       for (let j = 0; j < n; j++) {
@@ -75,8 +85,10 @@ export class RuizScaling {
       }
       for (let j = 0; j < n; j++) {
         const dj = colNorm[j]!;
-        for (let t = P.colPtr[j]!; t < P.colPtr[j + 1]!; t++) pValues[t]! *= dj * colNorm[P.rowIndex[t]!]!;
-        for (let t = A.colPtr[j]!; t < A.colPtr[j + 1]!; t++) aValues[t]! *= dj * rowNorm[A.rowIndex[t]!]!;
+        const p1 = pPtr[j + 1]!;
+        for (let t = pPtr[j]!; t < p1; t++) pValues[t]! *= dj * colNorm[pRow[t]!]!;
+        const a1 = aPtr[j + 1]!;
+        for (let t = aPtr[j]!; t < a1; t++) aValues[t]! *= dj * rowNorm[aRow[t]!]!;
         q[j]! *= dj;
       }
       if (converged) break;
@@ -84,8 +96,9 @@ export class RuizScaling {
     // cost scaling: bring the mean column norm of P̄ and ‖q̄‖∞ to about one
     colNorm.fill(0);
     for (let j = 0; j < n; j++) {
-      for (let t = P.colPtr[j]!; t < P.colPtr[j + 1]!; t++) {
-        const i = P.rowIndex[t]!;
+      const p1 = pPtr[j + 1]!;
+      for (let t = pPtr[j]!; t < p1; t++) {
+        const i = pRow[t]!;
         const v = Math.abs(pValues[t]!);
         if (v > colNorm[j]!) colNorm[j] = v;
         if (v > colNorm[i]!) colNorm[i] = v;

@@ -117,6 +117,40 @@ describe('QpSolver statuses and contract', () => {
     expect(solver.solve(chunk).status).toBe('solved');
   });
 
+  it('names the first non-finite entry of P, A or q (NaN, ±∞; first, middle and last entries; two bad ones)', () => {
+    const solver = new QpSolver(chunk);
+    const reason = (problem: QpProblem): string => {
+      const r = solver.solve(problem);
+      return r.status === 'numerical-error' ? r.reason : r.status;
+    };
+    const withBad = (values: Float64Array, at: readonly number[], bad: number): Float64Array => {
+      const v = Float64Array.from(values);
+      for (const t of at) v[t] = bad;
+      return v;
+    };
+    const pLast = chunk.P.values.length - 1;
+    const aLast = chunk.A.values.length - 1;
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      for (const t of [0, pLast >> 1, pLast])
+        expect(reason({ ...chunk, P: { ...chunk.P, values: withBad(chunk.P.values, [t], bad) } })).toBe(
+          `P has a non-finite value at entry ${t}`,
+        );
+      for (const t of [0, aLast >> 1, aLast])
+        expect(reason({ ...chunk, A: { ...chunk.A, values: withBad(chunk.A.values, [t], bad) } })).toBe(
+          `A has a non-finite value at entry ${t}`,
+        );
+      expect(reason({ ...chunk, A: { ...chunk.A, values: withBad(chunk.A.values, [aLast, 5], bad) } })).toBe(
+        'A has a non-finite value at entry 5',
+      );
+      expect(reason({ ...chunk, q: withBad(chunk.q, [chunk.n - 1], bad) })).toBe(`q[${chunk.n - 1}] is not finite`);
+    }
+    // a huge finite value is data: the solve may fail on it later, but not as a bad entry
+    expect(reason({ ...chunk, A: { ...chunk.A, values: withBad(chunk.A.values, [3], 1e300) } })).not.toMatch(
+      /at entry/,
+    );
+    expect(solver.solve(chunk).status).toBe('solved');
+  });
+
   it('reports a q, l or u shorter than the shape as numerical-error naming the array (a missing bound is not "no bound")', () => {
     // min ½x² − 3x s.t. x ≤ 2: without the row the answer would be 3
     const p = toProblem({ n: 1, P: [[1]], q: [-3], A: [[1]], l: [-Infinity], u: [2] });
