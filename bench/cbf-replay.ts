@@ -248,13 +248,24 @@ if (cmd === 'record') {
   // --first-iterations N: CbfFilterConfig.firstRoundIterations (N ≥ the filter's maxIterations: no cap)
   const capArg = process.argv.indexOf('--first-iterations');
   const cap = capArg > 0 ? Number(process.argv[capArg + 1]) : null;
+  // --first-iterate N,MU: CbfFilterConfig.firstRoundIterate = { iterations: N, proximal: MU } (in place of firstRoundIterations)
+  const iterateArg = process.argv.indexOf('--first-iterate');
+  const iterate = iterateArg > 0 ? process.argv[iterateArg + 1]!.split(',').map(Number) : null;
   // --back-off B: CbfFilterConfig.backOff = B (m)
   const boArg = process.argv.indexOf('--back-off');
   const backOff = boArg > 0 ? Number(process.argv[boArg + 1]) : null;
   // --loose E: CbfFilterConfig.looseRoundTolerance = E
   const looseArg = process.argv.indexOf('--loose');
   const loose = looseArg > 0 ? Number(process.argv[looseArg + 1]) : null;
-  if (accelArg > 0 || noScreen || clear !== null || cap !== null || backOff !== null || loose !== null) {
+  if (
+    accelArg > 0 ||
+    noScreen ||
+    clear !== null ||
+    cap !== null ||
+    iterate !== null ||
+    backOff !== null ||
+    loose !== null
+  ) {
     const a = accelArg > 0 ? Number(process.argv[accelArg + 1]) : null;
     const inner = findCbf(mf.filter);
     if (!inner) throw new Error('no chunk CBF filter in the mode filter');
@@ -264,6 +275,9 @@ if (cmd === 'record') {
       ...(noScreen ? { screenRows: false } : {}),
       ...(clear === null ? {} : { clearRoundTolerance: clear }),
       ...(cap === null ? {} : { firstRoundIterations: cap }),
+      ...(iterate === null
+        ? {}
+        : { firstRoundIterations: undefined, firstRoundIterate: { iterations: iterate[0]!, proximal: iterate[1]! } }),
       ...(backOff === null ? {} : { backOff }),
       ...(loose === null ? {} : { looseRoundTolerance: loose }),
       ...(process.argv.includes('--loose-unfinished') ? { finishLooseRounds: false } : {}),
@@ -273,6 +287,7 @@ if (cmd === 'record') {
     if (noScreen) console.log('redundant-row screen off');
     if (clear !== null) console.log(`clearRoundTolerance ${clear} m`);
     if (cap !== null) console.log(`firstRoundIterations ${cap}`);
+    if (iterate !== null) console.log(`firstRoundIterate ${iterate[0]} iterations, proximal ${iterate[1]}`);
     if (backOff !== null) console.log(`backOff ${backOff} m`);
     if (loose !== null)
       console.log(
