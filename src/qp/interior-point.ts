@@ -4,6 +4,7 @@ import { copyPattern, samePattern, validateCsc } from './csc.js';
 import { CENTRALITY, CORRECTOR, NormalEquations, PREDICTOR } from './normal-equations.js';
 import { ActiveSetPolish } from './polish.js';
 import { isLowerFinite, isUpperFinite, loadScaledData } from './problem-data.js';
+import { stepToBoundary } from './kernels.js';
 import { RuizScaling } from './scaling.js';
 import { detectStructure, rowView } from './structure.js';
 import type { QpStructure } from './structure.js';
@@ -601,10 +602,10 @@ export class QpSolver {
       const el = D[oDZL + i]!;
       const du = D[oDSU + i]!;
       const eu = D[oDZU + i]!;
-      if (alpha * dl < -sl) alpha = -sl / dl;
-      if (alpha * el < -zl) alpha = -zl / el;
-      if (alpha * du < -su) alpha = -su / du;
-      if (alpha * eu < -zu) alpha = -zu / eu;
+      alpha = stepToBoundary(alpha, sl, dl);
+      alpha = stepToBoundary(alpha, zl, el);
+      alpha = stepToBoundary(alpha, su, du);
+      alpha = stepToBoundary(alpha, zu, eu);
     }
     ws.stepMax = alpha;
   }

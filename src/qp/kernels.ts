@@ -3,6 +3,20 @@ import type { RowView } from './structure.js';
 import type { CscMatrix } from './types.js';
 
 /**
+ * The ratio test of a step to the boundary: the largest α' ≤ `alpha` with s + α'·d ≥ 0 (for s ≥ 0).
+ * Every bound's ratio test (lower and upper slacks and multipliers, in the step length and in the
+ * Newton direction) goes through this one function on purpose. V8 compiles an operation that has
+ * not run before the code is optimised into a deoptimisation, and on that kind ("insufficient type
+ * feedback") it keeps the code: the division for a bound kind that had not limited a step before
+ * deoptimised the whole row loop again at every later such row — the fragile pilot's Panda
+ * deoptimised the step length's loop some 20 times in its first three episodes (`--trace-deopt`).
+ * Inlined from one function, every site shares one division's type feedback.
+ */
+export function stepToBoundary(alpha: number, s: number, d: number): number {
+  return alpha * d < -s ? -s / d : alpha;
+}
+
+/**
  * out[outOffset + i] = (A v)_i, row by row over A's values in row order (`rowValues`, gathers only).
  * The offset lets the result land in a slot of the interior point's row array.
  */

@@ -1,5 +1,6 @@
 import { ArmguardError } from '../util/errors.js';
 import { BlockTridiagonal } from './block-tridiagonal.js';
+import { stepToBoundary } from './kernels.js';
 import type { QpStructure } from './structure.js';
 import {
   R_ADX,
@@ -420,10 +421,10 @@ export class NormalEquations {
       D[oDZL + i] = el;
       D[oDSU + i] = du;
       D[oDZU + i] = eu;
-      if (alpha * dl < -sl) alpha = -sl / dl;
-      if (alpha * el < -zl) alpha = -zl / el;
-      if (alpha * du < -su) alpha = -su / du;
-      if (alpha * eu < -zu) alpha = -zu / eu;
+      alpha = stepToBoundary(alpha, sl, dl);
+      alpha = stepToBoundary(alpha, zl, el);
+      alpha = stepToBoundary(alpha, su, du);
+      alpha = stepToBoundary(alpha, zu, eu);
       curve += dl * el + du * eu;
     }
     ws.stepMax = alpha;
