@@ -877,6 +877,7 @@ if (cmd === 'record') {
     `${arm}: ${a.units} filter calls (${rounds} passes of the ${inputs.length} recorded), bytes allocated per call: ` +
       `src/ ${a.src}, test/ ${a.test}, other (Node, V8 builtins such as subarray, this bench) ${a.other}; total ${a.src + a.test + a.other}`,
   );
+  for (const { site, bytes } of a.sites) console.log(`  ${String(bytes).padStart(6)} B  ${site}`);
 } else {
   throw new Error(
     'usage: cbf-replay.ts record <arm> <seeds> <file> | replay|screen|qp|polish|filter-polish|garbage <arm> <file> [rounds]',

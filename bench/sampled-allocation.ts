@@ -12,6 +12,8 @@ export interface SampledAllocation {
   test: number;
   other: number;
   units: number;
+  /** Bytes per unit by allocating frame (function, file:line), largest first, the top 12. */
+  sites: { site: string; bytes: number }[];
 }
 
 /** `run` does some work and returns how many units it did; it is warmed up first, then sampled over `calls` calls. */
@@ -29,16 +31,26 @@ export async function sampledAllocation(run: () => number, calls: number): Promi
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
   const bytes = { src: 0, test: 0, other: 0 };
+  const bySite = new Map<string, number>();
   const walk = (node: HeapProfiler.SamplingHeapProfileNode): void => {
-    const url = node.callFrame.url;
+    const { url, functionName, lineNumber } = node.callFrame;
     bytes[url.includes('/src/') ? 'src' : url.includes('/test/') ? 'test' : 'other'] += node.selfSize;
+    if (node.selfSize > 0) {
+      const site = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+      bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    }
     for (const c of node.children) walk(c);
   };
   walk(profile.head);
+  const sites = [...bySite]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([site, b]) => ({ site, bytes: Math.round(b / units) }));
   return {
     src: Math.round(bytes.src / units),
     test: Math.round(bytes.test / units),
     other: Math.round(bytes.other / units),
     units,
+    sites,
   };
 }
