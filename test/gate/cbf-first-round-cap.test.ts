@@ -6,9 +6,9 @@
  * at that round's linearisation point, so the point is checked through it.
  */
 import { describe, expect, it } from 'vitest';
-import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
+import { ChunkCbfFilter, interiorPointSolver } from '../../src/gate/index.js';
 
-import { discBarrier } from './support/disc-barrier.js';
+import { DISC_FILTER_CONFIG, discBarrier, discLine } from './support/disc-barrier.js';
 
 const R = 1;
 const disc = discBarrier(R);
@@ -17,26 +17,13 @@ const DT = 0.1;
 
 const filter = (maxRounds: number, firstRoundIterations?: number) =>
   new ChunkCbfFilter(disc, interiorPointSolver, {
-    ...DEFAULT_CBF_WEIGHTS,
-    qmin: [-5, -5],
-    qmax: [5, 5],
-    maxSpeed: [1, 1], // 0.1 per step
+    ...DISC_FILTER_CONFIG,
     maxRounds,
-    slackTolerance: 1e-6,
-    cbfTolerance: 1e-4,
-    maxIterations: 40,
     ...(firstRoundIterations === undefined ? {} : { firstRoundIterations }),
   });
 
-/** A straight line from (x0, y) in steps of 0.095 along +x, H rows (the first row one step from x0). */
-function line(x0: number, y: number): Float64Array {
-  const u = new Float64Array(2 * H);
-  for (let k = 0; k < H; k++) {
-    u[2 * k] = x0 + 0.095 * (k + 1);
-    u[2 * k + 1] = y;
-  }
-  return u;
-}
+/** A straight line from (x0, y) along +x, H rows (discLine). */
+const line = (x0: number, y: number): Float64Array => discLine(x0, y, H);
 
 /** h at the rows round 1 linearised at (one round: hRef is not overwritten by a later re-check). */
 const linearisedAt = (f: ChunkCbfFilter): number[] => Array.from(f.lastProblem!.hRef.subarray(0, H));

@@ -7,9 +7,9 @@
  * linearised and weighted them.
  */
 import { describe, expect, it } from 'vitest';
-import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
+import { ChunkCbfFilter, interiorPointSolver } from '../../src/gate/index.js';
 
-import { discBarrier } from './support/disc-barrier.js';
+import { DISC_FILTER_CONFIG, discBarrier, discLine } from './support/disc-barrier.js';
 
 const R = 1;
 const disc = discBarrier(R);
@@ -18,27 +18,10 @@ const DT = 0.1;
 const STEP = 0.1; // maxSpeed 1 × DT
 
 const filter = (maxRounds: number, extra: Record<string, unknown> = {}) =>
-  new ChunkCbfFilter(disc, interiorPointSolver, {
-    ...DEFAULT_CBF_WEIGHTS,
-    qmin: [-5, -5],
-    qmax: [5, 5],
-    maxSpeed: [1, 1],
-    maxRounds,
-    slackTolerance: 1e-6,
-    cbfTolerance: 1e-4,
-    maxIterations: 40,
-    ...extra,
-  });
+  new ChunkCbfFilter(disc, interiorPointSolver, { ...DISC_FILTER_CONFIG, maxRounds, ...extra });
 
-/** A straight line from (x0, y) in steps of 0.095 along +x, H rows (the first row one step from x0). */
-function line(x0: number, y: number): Float64Array {
-  const u = new Float64Array(2 * H);
-  for (let k = 0; k < H; k++) {
-    u[2 * k] = x0 + 0.095 * (k + 1);
-    u[2 * k + 1] = y;
-  }
-  return u;
-}
+/** A straight line from (x0, y) along +x, H rows (discLine). */
+const line = (x0: number, y: number): Float64Array => discLine(x0, y, H);
 
 interface Traced {
   round: number;

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, DEFAULT_CBF_WEIGHTS, interiorPointSolver } from '../../src/gate/index.js';
 import type { QpSolverFactory } from '../../src/gate/cbf-types.js';
-import { discBarrier } from './support/disc-barrier.js';
+import { DISC_FILTER_CONFIG, discBarrier, discLine } from './support/disc-barrier.js';
 import { optionsShapeRecorder } from './support/options-shapes.js';
 
 const R = 1;
@@ -42,14 +42,9 @@ function filterWith(
   finishLooseRounds?: boolean,
 ): ChunkCbfFilter {
   return new ChunkCbfFilter(disc, factory, {
-    ...DEFAULT_CBF_WEIGHTS,
-    qmin: [-5, -5],
-    qmax: [5, 5],
-    maxSpeed: [1, 1],
+    ...DISC_FILTER_CONFIG,
     maxRounds,
-    slackTolerance: 1e-6,
     cbfTolerance: CBF_TOLERANCE,
-    maxIterations: 40,
     qpTolerance: TIGHT,
     ...(looseRoundTolerance === undefined ? {} : { looseRoundTolerance }),
     ...(finishLooseRounds === undefined ? {} : { finishLooseRounds }),
@@ -60,15 +55,8 @@ function filter(log: number[], looseRoundTolerance?: number, maxRounds = 3, fini
   return filterWith(loggingSolver(log), looseRoundTolerance, maxRounds, finishLooseRounds);
 }
 
-/** A straight line from (x0, y) in steps of 0.095 along +x, H rows (the first row one step from x0). */
-function line(x0: number, y: number): Float64Array {
-  const u = new Float64Array(2 * H);
-  for (let k = 0; k < H; k++) {
-    u[2 * k] = x0 + 0.095 * (k + 1);
-    u[2 * k + 1] = y;
-  }
-  return u;
-}
+/** A straight line from (x0, y) along +x, H rows (discLine). */
+const line = (x0: number, y: number): Float64Array => discLine(x0, y, H);
 
 /** The chunk's exact check, from the disc: min h, largest step, barrier-condition shortfall. */
 function exactCheck(q0: number[], u: Float64Array) {
