@@ -5,8 +5,8 @@
  * or says why it cannot be made safe. Linearised at the nominal chunk (projected onto the motion
  * bounds from q0 when it starts out of reach), re-linearised at the previous
  * round's result with a proximal term and the rows backed off by `backOff` (after a round that needed
- * slack: at the standing-still chunk instead) — at most `maxRounds` QP solves — with the nonlinear h
- * re-checked every round.
+ * slack: at the standing-still chunk instead; with `firstRoundIterate`, after round 1 at its early
+ * iterate) — at most `maxRounds` QP solves — with the nonlinear h re-checked every converged round.
  *
  * A round's result is safe when, on the nonlinear h, every step keeps h ≥ 0 within joint limits and
  * motion bounds and the solve needed no slack (design §6's re-check). It is accepted at once when it
@@ -243,7 +243,10 @@ export class ChunkCbfFilter implements ChunkFilter {
   private readonly tightTolerance: number;
   /** Last call's rounds that were solved loosely, and how many of them were finished tight. */
   readonly looseStats = { loose: 0, tightened: 0 };
-  /** Diagnostics hook: called after every round with its slack and result. */
+  /**
+   * Diagnostics hook: called after every round with its slack and result (slack NaN for a round 1 cut
+   * short by firstRoundIterate: its iterate, the next round's linearisation point, not a result).
+   */
   trace: ((round: number, slack: number, u: Float64Array) => void) | null = null;
   /** rewritten between solves; every field from construction (reusableSolveOptions) */
   private readonly solveOptions: ReusableQpSolveOptions;
@@ -405,6 +408,7 @@ export class ChunkCbfFilter implements ChunkFilter {
     let refEvaluated = !this.reachableReference(nominal, horizon);
     if (this.aStep !== null) qp.setAcceleration(this.q0Buf, this.hasPrev ? this.qPrevBuf : null, this.aStep);
     this.refIsStill = false;
+    this.refProximal = cfg.proximal;
     this.solveOptions.deadline = deadline;
     // Round 1's interior point starts at the standing-still chunk (u_k = q0 within the limits, no
     // slack), which meets every motion bound. On the generator's sequences that took 6 % fewer

@@ -91,6 +91,36 @@ describe('ChunkCbfFilter firstRoundIterate', () => {
     for (let c = 0; c < 2 * H; c++) expect((pb.q[c]! - pa.q[c]!) / -14).toBeCloseTo(iterate[c]!, 9);
   });
 
+  it('only round 2 has the option’s weight: a round 3 at round 2’s result is weighted with CbfWeights.proximal', () => {
+    // closer to the disc's centre (y = 0.2): round 2 is safe but short, so a round 3 follows
+    const start = [-1.2, 0.2];
+    const deeper = line(-1.2, 0.2);
+    const a = filter(3, { firstRoundIterate: { iterations: 2, proximal: 0 } });
+    const b = filter(3, { firstRoundIterate: { iterations: 2, proximal: 7 } });
+    const ta = traced(a);
+    const tb = traced(b);
+    expect(a.filter(deeper, H, start, DT).rounds).toBe(3);
+    expect(b.filter(deeper, H, start, DT).rounds).toBe(3);
+    expect(ta.map((r) => r.round)).toEqual([1, 2, 3]);
+    // round 2 needed no slack, so round 3 linearises at its result (not standing still)
+    expect(ta[1]!.slack).toBeLessThanOrEqual(1e-6);
+    expect(tb[1]!.slack).toBeLessThanOrEqual(1e-6);
+    // round 3's P: 2·CbfWeights.proximal on every u's diagonal in both, whatever round 2's weight was
+    expect(Array.from(b.lastProblem!.problem.P.values)).toEqual(Array.from(a.lastProblem!.problem.P.values));
+    // and its q is weighted around round 2's result: q_b − q_a = −2μ(ū_b − ū_a), μ = 20
+    const mu = DISC_FILTER_CONFIG.proximal;
+    const qa = a.lastProblem!.problem.q;
+    const qb = b.lastProblem!.problem.q;
+    let moved = 0;
+    for (let c = 0; c < 2 * H; c++) {
+      const du = tb[1]!.u[c]! - ta[1]!.u[c]!;
+      moved = Math.max(moved, Math.abs(du));
+      expect(qb[c]! - qa[c]!).toBeCloseTo(-2 * mu * du, 9);
+    }
+    // the two round 2s (weights 0 and 7) did end apart, so the check above is not vacuous
+    expect(moved).toBeGreaterThan(1e-6);
+  });
+
   it('a round 1 that converges within the cap, and a single round, are as without the option', () => {
     const free = filter(3).filter(nominal, H, q0, DT);
     const freeTargets = Float64Array.from(free.targets);
