@@ -40,13 +40,14 @@
  * e.g. 40: no cap); `--back-off B` with CbfFilterConfig.backOff = B (m). CBF_REPLAY_ROUNDS=1 prints each
  * modified call's iterations per round (s: the round needed slack).
  * `--loose E` replays with CbfFilterConfig.looseRoundTolerance = E (0: off; the pilot's profiles set
- * one), `--loose-unfinished` with finishLooseRounds false; `--dump FILE` writes every call's replayed
+ * one), `--loose-unfinished` with finishLooseRounds false, `--loose-final` with looseSlackByRecheck and
+ * finishLooseRounds false (the profiles' cbfLooseResultsFinal); `--dump FILE` writes every call's replayed
  * status, max |u − u_nom| and targets, to compare two variants call by call.
  * `--accel A` replays with the same filter plus acceleration rows a_max = A rad/s² on every joint
  * (what the opt-in CbfFilterConfig.maxAcceleration costs per solve; outcomes then differ).
  *
  * Run: npx tsx bench/cbf-replay.ts record <panda|so101> <seeds> <file.json>
- *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first-iterations N] [--back-off B] [--loose E [--loose-unfinished]] [--dump FILE]
+ *      npx tsx bench/cbf-replay.ts replay <panda|so101> <file.json> [rounds=10] [--accel A] [--no-screen] [--clear-tolerance T] [--first-iterations N] [--back-off B] [--loose E [--loose-unfinished]] [--loose-final] [--dump FILE]
  *      npx tsx bench/cbf-replay.ts screen <panda|so101> <file.json> [rounds=10]
  *      npx tsx bench/cbf-replay.ts qp <panda|so101> <file.json> [rounds=10] [--eps E]
  *      npx tsx bench/cbf-replay.ts polish <panda|so101> <file.json> [rounds=10] [--mode iterate|warm|both] [--eps E]
@@ -264,7 +265,8 @@ if (cmd === 'record') {
     cap !== null ||
     iterate !== null ||
     backOff !== null ||
-    loose !== null
+    loose !== null ||
+    process.argv.includes('--loose-final')
   ) {
     const a = accelArg > 0 ? Number(process.argv[accelArg + 1]) : null;
     const inner = findCbf(mf.filter);
@@ -281,6 +283,7 @@ if (cmd === 'record') {
       ...(backOff === null ? {} : { backOff }),
       ...(loose === null ? {} : { looseRoundTolerance: loose }),
       ...(process.argv.includes('--loose-unfinished') ? { finishLooseRounds: false } : {}),
+      ...(process.argv.includes('--loose-final') ? { looseSlackByRecheck: true, finishLooseRounds: false } : {}),
     });
     if (!replaceIn(mf.filter, inner, changed)) throw new Error('could not put the changed filter in place');
     if (a !== null) console.log(`acceleration rows: a_max ${a} rad/s² on every joint`);

@@ -9,7 +9,9 @@
  * iterate) — at most `maxRounds` QP solves — with the nonlinear h re-checked every converged round.
  *
  * A round's result is safe when, on the nonlinear h, every step keeps h ≥ 0 within joint limits and
- * motion bounds and the solve needed no slack (design §6's re-check). It is accepted at once when it
+ * motion bounds and the solve needed no slack (design §6's re-check; with `looseSlackByRecheck`, a
+ * loose solve's Σξ too small to tell from its inaccuracy counts as none where the re-check accepts
+ * the result). It is accepted at once when it
  * also meets the discrete barrier condition h(u_k) ≥ (1−γ)h(u_{k−1}) within `cbfTolerance`, or keeps
  * the planned clearance (h ≥ 0 without δ's credit) at every step with a shortfall within
  * `clearRoundTolerance` (default δ); otherwise the next round re-linearises. After the last round the safe result with the smallest
@@ -136,6 +138,20 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
   readonly looseRoundTolerance?: number;
   /** With `looseRoundTolerance`: finish the round that ends the rounds at `qpTolerance` (default true). */
   readonly finishLooseRounds?: boolean;
+  /**
+   * With `looseRoundTolerance`, opt-in (default false): a loose round whose Σξ lies in the band
+   * where it may be the loose solve's own inaccuracy (see above) and whose result the exact re-check
+   * accepts — h ≥ −δ, joint limits and motion bounds at every step, the barrier condition within
+   * cbfTolerance (or clearRoundTolerance) — ends the rounds on that result, without the tight solve
+   * that would tell its Σξ apart from slack (its Σξ is reported as slackUsed). The slack rule sends
+   * the next round to a better linearisation point where the linear model of h is poor; a result
+   * the nonlinear re-check accepts needs no better one, and that re-check is what safety rests on
+   * either way (design §6). A result the re-check does not accept is decided as before. With
+   * finishLooseRounds false the loose result is executed as solved. Why: on the fragile pilot's
+   * Panda calls most detour chunks spent 6 of their 14–18 interior-point iterations on that tight
+   * solve, after a loose result the re-check had accepted (bench/RESULTS.md).
+   */
+  readonly looseSlackByRecheck?: boolean;
 }
 
 export const DEFAULT_CBF_WEIGHTS: CbfWeights = { lambda: 5, rho: 1000, gamma: 0.2, proximal: 20 };
@@ -240,6 +256,8 @@ export class ChunkCbfFilter implements ChunkFilter {
   private readonly iterateProximal: number;
   /** the rounds' first-solve tolerance (0: off) and the tight one */
   private readonly looseTolerance: number;
+  /** looseSlackByRecheck, with loose rounds on */
+  private readonly looseSlackByRecheck: boolean;
   private readonly tightTolerance: number;
   /** Last call's rounds that were solved loosely, and how many of them were finished tight. */
   readonly looseStats = { loose: 0, tightened: 0 };
@@ -280,6 +298,7 @@ export class ChunkCbfFilter implements ChunkFilter {
         `CBF filter: looseRoundTolerance must be 0 (off) or in [qpTolerance, 1), got ${config.looseRoundTolerance}`,
       );
     this.looseTolerance = loose > eps ? loose : 0;
+    this.looseSlackByRecheck = config.looseSlackByRecheck === true && this.looseTolerance > 0;
     this.screenRows = config.screenRows ?? true;
     const cap = config.firstRoundIterations;
     if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1))
@@ -481,7 +500,9 @@ export class ChunkCbfFilter implements ChunkFilter {
       // decides whether the round ends the rounds, the round is solved tight and that decides.
       const band = loose ? LOOSE_SLACK_BAND * this.looseTolerance : 0;
       const ambiguous = loose && slack > cfg.slackTolerance && slack <= cfg.slackTolerance + band;
-      if (ambiguous && this.checkHard && (last || this.acceptable(o.minH))) {
+      // (looseSlackByRecheck) an ambiguous Σξ whose loose result the exact re-check accepts: settled
+      const settled = ambiguous && this.looseSlackByRecheck && this.checkHard && this.acceptable(o.minH);
+      if (ambiguous && !settled && this.checkHard && (last || this.acceptable(o.minH))) {
         r = this.tighten();
         o.iterations += r.iterations;
         // A tight solve that fails leaves the round undecided (its loose result, already re-checked,
@@ -500,14 +521,15 @@ export class ChunkCbfFilter implements ChunkFilter {
       }
       if (this.trace && loose) this.trace(round, slack, this.out);
       // an ambiguous Σξ not resolved: not a candidate, but linearised at next like a round without slack
-      const undecided = !tight && ambiguous;
-      let safe = this.checkHard && slack <= cfg.slackTolerance;
+      // (a settled one is resolved: safe, and accepted by the re-check that settled it)
+      const undecided = !tight && ambiguous && !settled;
+      let safe = this.checkHard && (settled || slack <= cfg.slackTolerance);
       const accepted = safe && this.acceptable(o.minH);
       // (looseRoundTolerance) a loose round that ends the rounds is finished at the tight tolerance;
       // the tight result is executed when it passes the same re-check at least as well
       if (!tight && safe && (accepted || last) && this.config.finishLooseRounds !== false)
         slack = this.finishTight(horizon, slack, o);
-      safe = this.checkHard && slack <= cfg.slackTolerance;
+      safe = this.checkHard && (settled || slack <= cfg.slackTolerance);
       lastMinH = o.minH;
       lastMinHStep = o.minHStep;
       lastSlack = slack;

@@ -40,6 +40,7 @@ function filterWith(
   looseRoundTolerance?: number,
   maxRounds = 3,
   finishLooseRounds?: boolean,
+  looseSlackByRecheck?: boolean,
 ): ChunkCbfFilter {
   return new ChunkCbfFilter(disc, factory, {
     ...DISC_FILTER_CONFIG,
@@ -48,6 +49,7 @@ function filterWith(
     qpTolerance: TIGHT,
     ...(looseRoundTolerance === undefined ? {} : { looseRoundTolerance }),
     ...(finishLooseRounds === undefined ? {} : { finishLooseRounds }),
+    ...(looseSlackByRecheck === undefined ? {} : { looseSlackByRecheck }),
   });
 }
 
@@ -173,6 +175,80 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
     expect(c.minH).toBeGreaterThanOrEqual(0);
     expect(c.step).toBeLessThanOrEqual(STEP + 1e-9);
     expect(c.shortfall).toBeLessThanOrEqual(CBF_TOLERANCE + 1e-12);
+  });
+
+  describe('looseSlackByRecheck', () => {
+    // Beside the disc (y = 0.95, h0 ≈ 0.3): round 1 at the nominal is accepted by the re-check.
+    const besideStart = [-1.2, 0.95];
+    const beside = line(-1.2, 0.95);
+    /** Every solve's tolerance (R: a resumed solve); the first loose solve's Σξ set to `injected` (inside the band). */
+    function injecting(log: string[], injected: number | null): QpSolverFactory {
+      let looseSolves = 0;
+      return (problem) => {
+        const s = interiorPointSolver(problem);
+        return {
+          solve: (o) => {
+            const r = s.solve(o);
+            log.push(`${o.epsAbs}${o.resume === true ? 'R' : ''}`);
+            if (injected !== null && o.epsAbs === LOOSE && o.resume !== true && ++looseSolves === 1) {
+              for (let k = 0; k < H; k++) r.x[2 * H + k] = 0;
+              r.x[2 * H] = injected;
+            }
+            return r;
+          },
+        };
+      };
+    }
+    const INJECTED = 1e-6 + 5 * LOOSE;
+
+    it('a round whose loose Σξ is too small to tell from the loose solve and whose loose result the re-check accepts ends the rounds on it: no tight solve', () => {
+      const log: string[] = [];
+      const f = filterWith(injecting(log, INJECTED), LOOSE, 3, false, true);
+      const o = f.filter(beside, H, besideStart, DT);
+      expect(o.status, o.detail).toBe('filtered');
+      expect(o.rounds).toBe(1);
+      expect(log).toEqual([String(LOOSE)]);
+      expect(f.looseStats).toEqual({ loose: 1, tightened: 0 });
+      // reported as it was solved, not as none
+      expect(o.slackUsed).toBe(INJECTED);
+      const c = exactCheck(besideStart, o.targets);
+      expect(c.minH).toBeGreaterThanOrEqual(0);
+      expect(c.step).toBeLessThanOrEqual(STEP + 1e-9);
+      expect(c.shortfall).toBeLessThanOrEqual(CBF_TOLERANCE + 1e-12);
+      // without the option the same Σξ is decided by a tight solve continuing the loose one
+      const before: string[] = [];
+      const g = filterWith(injecting(before, INJECTED), LOOSE, 3, false);
+      expect(g.filter(beside, H, besideStart, DT).status).toBe('filtered');
+      expect(before).toEqual([String(LOOSE), `${TIGHT}R`]);
+      expect(g.looseStats.tightened).toBe(1);
+    });
+
+    it('never overrides the re-check: a loose result it does not accept is re-linearised at, and Σξ beyond the band is still slack', () => {
+      // through the disc (y = 0.3): round 1's loose result keeps h ≥ 0 but not the barrier condition
+      const log: string[] = [];
+      const o = filterWith(injecting(log, INJECTED), LOOSE, 3, false, true).filter(nominal, H, q0, DT);
+      expect(o.status, o.detail).toBe('filtered');
+      expect(o.rounds).toBeGreaterThanOrEqual(2);
+      const c = exactCheck(q0, o.targets);
+      expect(c.minH).toBeGreaterThanOrEqual(0);
+      expect(c.shortfall).toBeLessThanOrEqual(CBF_TOLERANCE + 1e-12);
+      // beside the disc with Σξ above the band: slack the linearisation needs, so round 2 stands
+      // still (its linearisation is at q0) and round 1 is no candidate
+      const f = filterWith(injecting([], 1e-6 + 20 * LOOSE), LOOSE, 2, false, true);
+      const p = f.filter(beside, H, besideStart, DT);
+      expect(p.rounds).toBe(2);
+      const h0 = Math.hypot(besideStart[0]!, besideStart[1]!) - R;
+      for (const h of f.lastProblem!.hRef.subarray(0, H)) expect(h).toBeCloseTo(h0, 12);
+    });
+
+    it('changes nothing without loose rounds', () => {
+      const plain = filter([]).filter(nominal, H, q0, DT);
+      const targets = Float64Array.from(plain.targets);
+      const log: number[] = [];
+      const o = filterWith(loggingSolver(log), undefined, 3, undefined, true).filter(nominal, H, q0, DT);
+      expect(new Set(log)).toEqual(new Set([TIGHT]));
+      expect(Array.from(o.targets)).toEqual(Array.from(targets));
+    });
   });
 
   it('rejects a loose tolerance that is not 0 or in [qpTolerance, 1)', () => {

@@ -88,6 +88,12 @@ export interface ArmFilterProfile {
   readonly cbfClearRoundTolerance?: number;
   /** Its rounds' first-solve tolerance (CbfFilterConfig.looseRoundTolerance); absent: every solve tight. */
   readonly cbfLooseRoundTolerance?: number;
+  /**
+   * With cbfLooseRoundTolerance: a loose round's result is the round's result — an ambiguous Σξ is
+   * settled by the exact re-check (CbfFilterConfig.looseSlackByRecheck) and the round that ends the
+   * rounds is executed as solved, not finished tight (finishLooseRounds false); absent: false.
+   */
+  readonly cbfLooseResultsFinal?: boolean;
   /** The chunk-level CBF's weights (λ, ρ, γ, proximal μ) where they differ from DEFAULT_CBF_WEIGHTS. */
   readonly cbfWeights?: Partial<CbfWeights>;
 }
@@ -121,9 +127,12 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     // seeds instead of 19/20, jerk −28 % (bench/RESULTS.md)
     cbfFirstRoundIterate: { iterations: 4, proximal: 10 },
     cbfClearRoundTolerance: 0.003,
-    // No loose rounds here: at 3e-3 they cut its p99 chunk from 25 to 21 interior-point
-    // iterations but ran more solves and barrier evaluations, and on the quiet machine its p99
-    // call was 12.4 ms with them against 11.6–11.8 ms without (bench/RESULTS.md).
+    // Rounds solved at 1e-3 and their results final (re-checked exactly, not finished tight): its
+    // recorded calls 573 → 409 interior-point iterations, p99 chunk 12 → 9.8; closed loop the same
+    // 20/20 with 0 contacts, jerk +1.6 % (bench/RESULTS.md). Loose rounds finished tight had cost
+    // more than they saved here (p99 call 12.4 ms against 11.6–11.8 ms without).
+    cbfLooseRoundTolerance: 1e-3,
+    cbfLooseResultsFinal: true,
   },
   // hardware-facts §A6 Panda joint velocity limits (as FRANKA_DQ_MAX in src/rigs/franka.ts)
   panda: {
@@ -142,9 +151,12 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     // (with 9); since the loose rounds, 7 changes no executed chunk (replayed and closed loop: the
     // same 20/20 and corrections) and cuts its p99 chunk 19 → 18 iterations; 6 lost a seed
     cbfFirstRoundIterations: 7,
-    // rounds solved at 1e-3 first, re-linearised from there, the ending round finished tight: its
-    // p99 chunk 20 → 19 iterations (3e-3 gave 19.8); quiet p99 10.0–10.4 ms against 10.5–12.8 ms
+    // rounds solved at 1e-3 first, re-linearised from there (its p99 chunk 20 → 19 iterations; 3e-3
+    // gave 19.8), and their results final: most detour chunks had spent 6 of their 14–18 iterations
+    // on a tight solve after a loose result the exact re-check accepted — 595 → 447 iterations, p99
+    // chunk 18 → 13.8; closed loop the same 20/20 with 0 contacts, jerk +4 % (bench/RESULTS.md)
     cbfLooseRoundTolerance: 1e-3,
+    cbfLooseResultsFinal: true,
   },
 };
 
@@ -357,6 +369,7 @@ export function modeFilter(
         ...(profile.cbfLooseRoundTolerance === undefined
           ? {}
           : { looseRoundTolerance: profile.cbfLooseRoundTolerance }),
+        ...(profile.cbfLooseResultsFinal === true ? { looseSlackByRecheck: true, finishLooseRounds: false } : {}),
       });
       break;
     case 'stepwise':
