@@ -108,6 +108,17 @@ export interface CbfFilterConfig extends CbfWeights, JointLimitConfig {
    */
   readonly firstRoundIterations?: number;
   /**
+   * With `firstRoundIterations`, opt-in: round 1 at the nominal stops first after `iterations`
+   * interior-point iterations, and when its iterate's Σξ is then above `slack` (m) it goes the way
+   * of a round that reached the cap (the next round linearises at the standing-still chunk);
+   * otherwise the same solve continues (QpSolveOptions.resume) up to the cap. Safety is unchanged:
+   * the round would only have been a linearisation point or a re-checked candidate. Why: on the
+   * fragile pilot's Panda calls, after 4 iterations the round 1s that went on to need slack (every
+   * detour chunk's: the held-tilt faces) had Σξ ≥ 0.068 and every other ≤ 0.0033 (bench/RESULTS.md);
+   * waiting for the cap spent 2 more iterations of 10 on each detour chunk.
+   */
+  readonly firstRoundSlackProbe?: { readonly iterations: number; readonly slack: number };
+  /**
    * Round 1 cut short as a linearisation point, opt-in (absent: round 1 at the nominal runs to
    * convergence, or to `firstRoundIterations`, which this excludes). When more rounds follow, round 1
    * stops after `iterations` interior-point iterations; unless it has converged by then, its result
@@ -251,6 +262,9 @@ export class ChunkCbfFilter implements ChunkFilter {
   private readonly screenRows: boolean;
   private readonly clearRoundTolerance: number;
   private readonly firstRoundIterations: number;
+  /** firstRoundSlackProbe's iterations (0: off) and Σξ (m) */
+  private readonly probeIterations: number;
+  private readonly probeSlack: number;
   /** firstRoundIterate's iteration cap (0: off) and proximal weight */
   private readonly iterateCap: number;
   private readonly iterateProximal: number;
@@ -304,6 +318,21 @@ export class ChunkCbfFilter implements ChunkFilter {
     if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1))
       throw new RangeError(`CBF filter: firstRoundIterations must be an integer ≥ 1, got ${cap}`);
     this.firstRoundIterations = cap === undefined || cap >= config.maxIterations ? 0 : cap;
+    const probe = config.firstRoundSlackProbe;
+    if (probe !== undefined) {
+      if (this.firstRoundIterations === 0)
+        throw new RangeError('CBF filter: firstRoundSlackProbe needs firstRoundIterations (below maxIterations)');
+      if (
+        !(Number.isInteger(probe.iterations) && probe.iterations >= 1 && probe.iterations < this.firstRoundIterations)
+      )
+        throw new RangeError(
+          `CBF filter: firstRoundSlackProbe.iterations must be an integer in [1, firstRoundIterations), got ${probe.iterations}`,
+        );
+      if (!(probe.slack > 0 && probe.slack < Infinity))
+        throw new RangeError(`CBF filter: firstRoundSlackProbe.slack must be finite and > 0, got ${probe.slack}`);
+    }
+    this.probeIterations = probe?.iterations ?? 0;
+    this.probeSlack = probe?.slack ?? Infinity;
     const iterate = config.firstRoundIterate;
     if (iterate !== undefined) {
       if (cap !== undefined)
@@ -457,8 +486,12 @@ export class ChunkCbfFilter implements ChunkFilter {
       const capped = round === 1 && !this.refIsStill && round < cfg.maxRounds && this.firstRoundIterations > 0;
       // (firstRoundIterate) round 1 at the nominal, cut short, is only the next round's linearisation point
       const cutShort = round === 1 && !this.refIsStill && round < cfg.maxRounds && this.iterateCap > 0;
+      // (firstRoundSlackProbe) a capped round 1 stops first at the probe to look at its Σξ
+      const probing = capped && this.probeIterations > 0;
       this.solveOptions.maxIterations = capped
-        ? this.firstRoundIterations
+        ? probing
+          ? this.probeIterations
+          : this.firstRoundIterations
         : cutShort
           ? this.iterateCap
           : cfg.maxIterations;
@@ -466,6 +499,14 @@ export class ChunkCbfFilter implements ChunkFilter {
       this.setTolerance(loose ? this.looseTolerance : this.tightTolerance);
       let r = this.solver!.solve(this.solveOptions);
       o.iterations += r.iterations;
+      if (probing && r.status === 'max-iterations' && this.slackOf(r.x, horizon) <= this.probeSlack) {
+        // no evident slack yet: the same solve continues, up to the cap in all
+        this.solveOptions.maxIterations = this.firstRoundIterations - this.probeIterations;
+        this.solveOptions.resume = true;
+        r = this.solver!.solve(this.solveOptions);
+        this.solveOptions.resume = false;
+        o.iterations += r.iterations;
+      }
       if (capped && r.status === 'max-iterations') {
         this.relineariseStill(horizon);
         refEvaluated = false;

@@ -100,3 +100,99 @@ describe('ChunkCbfFilter firstRoundIterations', () => {
     for (const cap of [0, 1.5, NaN, -3]) expect(() => filter(2, cap)).toThrow(/firstRoundIterations/);
   });
 });
+
+describe('ChunkCbfFilter firstRoundSlackProbe', () => {
+  const probed = (cap: number, iterations: number, slack: number, log?: string[]) =>
+    new ChunkCbfFilter(
+      disc,
+      (problem) => {
+        const s = interiorPointSolver(problem);
+        return {
+          solve: (o) => {
+            const r = s.solve(o);
+            log?.push(`${o.maxIterations}${o.resume === true ? 'R' : ''}:${r.status}`);
+            return r;
+          },
+        };
+      },
+      { ...DISC_FILTER_CONFIG, maxRounds: 3, firstRoundIterations: cap, firstRoundSlackProbe: { iterations, slack } },
+    );
+  /** Σξ of a solve's iterate after `k` iterations of round 1 (x beyond the H × 2 targets). */
+  const round1SlackAfter = (nominal: Float64Array, start: number[], k: number): number => {
+    let slack = NaN;
+    const f = new ChunkCbfFilter(
+      disc,
+      (problem) => {
+        const s = interiorPointSolver(problem);
+        return {
+          solve: (o) => {
+            const r = s.solve(o);
+            if (Number.isNaN(slack)) {
+              slack = 0;
+              for (let i = 2 * H; i < 3 * H; i++) slack += Math.max(0, r.x[i]!);
+            }
+            return r;
+          },
+        };
+      },
+      { ...DISC_FILTER_CONFIG, maxRounds: 3, firstRoundIterations: k },
+    );
+    f.filter(nominal, H, start, DT);
+    return slack;
+  };
+
+  it('a round 1 whose iterate shows slack at the probe goes to the standing-still chunk then, as a cap there would', () => {
+    // deep in the disc (y = 0.1): round 1 needs slack
+    const deep = line(-1.2, 0.1);
+    const start = [-1.2, 0.1];
+    const atProbe = round1SlackAfter(deep, start, 2);
+    expect(atProbe).toBeGreaterThan(1e-3);
+    const log: string[] = [];
+    const f = probed(30, 2, atProbe / 2, log);
+    const o = f.filter(deep, H, start, DT);
+    // the probe's solve, then no continuation: round 2 (and on) at full length
+    expect(log[0]).toBe('2:max-iterations');
+    expect(log.slice(1).some((e) => e.includes('R'))).toBe(false);
+    const capped = filter(3, 2).filter(deep, H, start, DT);
+    expect(o.status).toBe(capped.status);
+    expect(o.rounds).toBe(capped.rounds);
+    expect(o.iterations).toBe(capped.iterations);
+    expect(Array.from(o.targets)).toEqual(Array.from(capped.targets));
+  });
+
+  it('below the threshold the same solve continues to the cap: the chunk the cap alone gives', () => {
+    for (const [y, cap] of [
+      [0.1, 30],
+      [0.3, 30],
+      [0.1, 4],
+    ] as const) {
+      const nominal = line(-1.2, y);
+      const start = [-1.2, y];
+      const log: string[] = [];
+      const o = probed(cap, 2, 1e9, log).filter(nominal, H, start, DT);
+      // round 1 stopped at the probe and was continued (resumed) from there
+      expect(log[0]).toBe('2:max-iterations');
+      expect(log[1]).toMatch(new RegExp(`^${cap - 2}R:`));
+      const plain = filter(3, cap).filter(nominal, H, start, DT);
+      expect(o.status).toBe(plain.status);
+      expect(o.rounds).toBe(plain.rounds);
+      expect(o.iterations).toBe(plain.iterations);
+      let d = 0;
+      for (let i = 0; i < plain.targets.length; i++) d = Math.max(d, Math.abs(o.targets[i]! - plain.targets[i]!));
+      expect(d).toBeLessThan(1e-9);
+    }
+  });
+
+  it('rejects a probe without a cap, at or past the cap, or with a threshold that is not a positive number', () => {
+    const make = (cap: number | undefined, iterations: number, slack: number) => () =>
+      new ChunkCbfFilter(disc, interiorPointSolver, {
+        ...DISC_FILTER_CONFIG,
+        maxRounds: 3,
+        ...(cap === undefined ? {} : { firstRoundIterations: cap }),
+        firstRoundSlackProbe: { iterations, slack },
+      });
+    expect(make(undefined, 2, 0.01)).toThrow(/firstRoundSlackProbe/);
+    for (const it of [0, 4, 5, 1.5]) expect(make(4, it, 0.01)).toThrow(/firstRoundSlackProbe/);
+    for (const s of [0, -1, NaN, Infinity]) expect(make(4, 2, s)).toThrow(/firstRoundSlackProbe/);
+  });
+});

@@ -82,6 +82,8 @@ export interface ArmFilterProfile {
   readonly cbfRounds: number;
   /** Its round 1's iteration cap (CbfFilterConfig.firstRoundIterations); absent: none. */
   readonly cbfFirstRoundIterations?: number;
+  /** With it, round 1's early look at its Σξ (CbfFilterConfig.firstRoundSlackProbe); absent: none. */
+  readonly cbfFirstRoundSlackProbe?: { readonly iterations: number; readonly slack: number };
   /** Its round 1 cut short as a linearisation point (CbfFilterConfig.firstRoundIterate); absent: not. */
   readonly cbfFirstRoundIterate?: { readonly iterations: number; readonly proximal: number };
   /** Shortfall (m) a safe round that keeps the planned clearance may end the rounds with (CbfFilterConfig.clearRoundTolerance); absent: δ. */
@@ -154,6 +156,10 @@ export const ARM_FILTER_PROFILES: Readonly<Record<'so101' | 'panda', ArmFilterPr
     // changes no executed chunk (replayed: max |Δtarget| 0), p99 chunk 11 → 10 iterations; 5
     // changes chunks by up to 0.39 rad
     cbfFirstRoundIterations: 6,
+    // Round 1 looks at its Σξ after 4 iterations: the round 1s that went on to need slack had Σξ ≥
+    // 0.068 there, every other ≤ 0.0033; 0.015 sits 4.5× from both. Per call p99 5.54 → 5.12 ms
+    // against the tree without it, chunks the same within 1.8e-14 rad (bench/RESULTS.md)
+    cbfFirstRoundSlackProbe: { iterations: 4, slack: 0.015 },
     // Rounds solved loosely first and re-linearised from there, their results final: most detour
     // chunks had spent 6 of their 14–18 iterations on a tight solve after a loose result the exact
     // re-check accepted. At 3e-3 (finished tight, 3e-3 had been worse than 1e-3: p99 chunk 19.8
@@ -366,6 +372,9 @@ export function modeFilter(
         ...(profile.cbfFirstRoundIterations === undefined
           ? {}
           : { firstRoundIterations: profile.cbfFirstRoundIterations }),
+        ...(profile.cbfFirstRoundSlackProbe === undefined
+          ? {}
+          : { firstRoundSlackProbe: profile.cbfFirstRoundSlackProbe }),
         ...(profile.cbfClearRoundTolerance === undefined
           ? {}
           : { clearRoundTolerance: profile.cbfClearRoundTolerance }),
