@@ -7,6 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ChunkCbfFilter, interiorPointSolver } from '../../src/gate/index.js';
+import type { QpSolverFactory } from '../../src/gate/cbf-types.js';
+import type { QpSolveOptions } from '../../src/qp/types.js';
 
 import { DISC_FILTER_CONFIG, discBarrier, discLine } from './support/disc-barrier.js';
 
@@ -102,39 +104,35 @@ describe('ChunkCbfFilter firstRoundIterations', () => {
 });
 
 describe('ChunkCbfFilter firstRoundSlackProbe', () => {
-  const probed = (cap: number, iterations: number, slack: number, log?: string[]) =>
+  /** The interior point, each solve's options and result shown to `seen` (a test's log). */
+  const watched =
+    (seen: (o: QpSolveOptions, r: { status: string; x: Float64Array }) => void): QpSolverFactory =>
+    (problem) => {
+      const s = interiorPointSolver(problem);
+      return {
+        solve: (o) => {
+          const r = s.solve(o);
+          seen(o, r);
+          return r;
+        },
+      };
+    };
+  const probed = (cap: number, iterations: number, slack: number, log: string[] = []) =>
     new ChunkCbfFilter(
       disc,
-      (problem) => {
-        const s = interiorPointSolver(problem);
-        return {
-          solve: (o) => {
-            const r = s.solve(o);
-            log?.push(`${o.maxIterations}${o.resume === true ? 'R' : ''}:${r.status}`);
-            return r;
-          },
-        };
-      },
+      watched((o, r) => log.push(`${o.maxIterations}${o.resume === true ? 'R' : ''}:${r.status}`)),
       { ...DISC_FILTER_CONFIG, maxRounds: 3, firstRoundIterations: cap, firstRoundSlackProbe: { iterations, slack } },
     );
-  /** Σξ of a solve's iterate after `k` iterations of round 1 (x beyond the H × 2 targets). */
+  /** Σξ of round 1's iterate after `k` iterations (x beyond the H × 2 targets). */
   const round1SlackAfter = (nominal: Float64Array, start: number[], k: number): number => {
     let slack = NaN;
     const f = new ChunkCbfFilter(
       disc,
-      (problem) => {
-        const s = interiorPointSolver(problem);
-        return {
-          solve: (o) => {
-            const r = s.solve(o);
-            if (Number.isNaN(slack)) {
-              slack = 0;
-              for (let i = 2 * H; i < 3 * H; i++) slack += Math.max(0, r.x[i]!);
-            }
-            return r;
-          },
-        };
-      },
+      watched((_o, r) => {
+        if (!Number.isNaN(slack)) return;
+        slack = 0;
+        for (let i = 2 * H; i < 3 * H; i++) slack += Math.max(0, r.x[i]!);
+      }),
       { ...DISC_FILTER_CONFIG, maxRounds: 3, firstRoundIterations: k },
     );
     f.filter(nominal, H, start, DT);
