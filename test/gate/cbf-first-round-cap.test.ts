@@ -156,6 +156,9 @@ describe('ChunkCbfFilter firstRoundSlackProbe', () => {
     expect(o.rounds).toBe(capped.rounds);
     expect(o.iterations).toBe(capped.iterations);
     expect(Array.from(o.targets)).toEqual(Array.from(capped.targets));
+    // and the chunk clears the disc, from its definition
+    for (let k = 0; k < H; k++)
+      expect(Math.hypot(o.targets[2 * k]!, o.targets[2 * k + 1]!) - R).toBeGreaterThanOrEqual(0);
   });
 
   it('below the threshold the same solve continues to the cap: the chunk the cap alone gives', () => {

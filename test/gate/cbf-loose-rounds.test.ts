@@ -232,6 +232,17 @@ describe('ChunkCbfFilter looseRoundTolerance', () => {
       const c = exactCheck(q0, o.targets);
       expect(c.minH).toBeGreaterThanOrEqual(0);
       expect(c.shortfall).toBeLessThanOrEqual(CBF_TOLERANCE + 1e-12);
+      // the same call with round 1 the last: the refused loose result is not settled — its Σξ is
+      // decided by the tight solve that continues it, as without the option
+      const lastLog: string[] = [];
+      const one = filterWith(injecting(lastLog, INJECTED), LOOSE, 1, false, true).filter(nominal, H, q0, DT);
+      expect(lastLog).toEqual([String(LOOSE), `${TIGHT}R`]);
+      if (one.status === 'filtered') {
+        const d = exactCheck(q0, one.targets);
+        expect(d.minH).toBeGreaterThanOrEqual(0);
+        // the shortfall the re-check found is reported, not hidden by the settling
+        expect(d.shortfall).toBeCloseTo(one.cbfViolation, 12);
+      }
       // beside the disc with Σξ above the band: slack the linearisation needs, so round 2 stands
       // still (its linearisation is at q0) and round 1 is no candidate
       const f = filterWith(injecting([], 1e-6 + 20 * LOOSE), LOOSE, 2, false, true);
